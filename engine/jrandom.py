@@ -1,0 +1,68 @@
+"""A bit-exact port of java.util.Random and Collections.shuffle (R-RNG).
+
+Every random choice of the official referee (draft offers, generated cards, deck orders, derived seeds) comes
+from this generator, so the port must agree with OpenJDK to the last bit: it is checked against
+`tests/data/java-random-vectors.txt`.
+"""
+
+from __future__ import annotations
+
+_MULT = 0x5DEECE66D
+_ADD = 0xB
+_MASK = (1 << 48) - 1
+_DOUBLE_UNIT = 1.0 / (1 << 53)
+
+
+def _signed32(x: int) -> int:
+    x &= 0xFFFFFFFF
+    return x - (1 << 32) if x & 0x80000000 else x
+
+
+def _signed64(x: int) -> int:
+    x &= 0xFFFFFFFFFFFFFFFF
+    return x - (1 << 64) if x & 0x8000000000000000 else x
+
+
+class JavaRandom:
+    """java.util.Random with the same seed scrambling and the same outputs."""
+
+    __slots__ = ("_seed",)
+
+    def __init__(self, seed: int) -> None:
+        self._seed = (seed ^ _MULT) & _MASK
+
+    def next(self, bits: int) -> int:
+        self._seed = (self._seed * _MULT + _ADD) & _MASK
+        r = self._seed >> (48 - bits)
+        # Interpret as a signed 32-bit int, as Java's (int) cast does.
+        if r & 0x80000000:
+            r -= 1 << 32
+        return r
+
+    def next_int(self, bound: int | None = None) -> int:
+        if bound is None:
+            return self.next(32)
+        if bound <= 0:
+            raise ValueError(f"bound must be positive, got {bound}")
+        if bound & -bound == bound:  # a power of two
+            return (bound * self.next(31)) >> 31
+        while True:
+            bits = self.next(31)
+            val = bits % bound
+            if bits - val + (bound - 1) < (1 << 31):
+                return val
+
+    def next_long(self) -> int:
+        return _signed64((self.next(32) << 32) + self.next(32))
+
+    def next_double(self) -> float:
+        return ((self.next(26) << 27) + self.next(27)) * _DOUBLE_UNIT
+
+    def shuffle(self, items: list) -> None:
+        """Collections.shuffle(list, rnd) for a random-access list, in place."""
+        for i in range(len(items), 1, -1):
+            j = self.next_int(i)
+            items[i - 1], items[j] = items[j], items[i - 1]
+
+
+__all__ = ["JavaRandom"]

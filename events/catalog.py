@@ -1,0 +1,279 @@
+"""The catalog of domain events: every fact a game of LOCM can produce, in both rulesets.
+
+Each event is a frozen, tagged msgspec Struct. Every event carries
+- ``seq``: its position in the game's log (0, 1, 2, ...),
+- ``cause``: the ``seq`` of the command record or event that caused it (-1 for the root event),
+- ``rule``: the id of the rule of `LOCM-RULES.md` it applied (``R-…``).
+
+Tags are written out explicitly and are never reused (STYLE 1, 8): renaming a class never orphans a stored row.
+New fields get defaults; a field's type never changes.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+import msgspec
+
+from events.cards import Card
+
+SCHEMA_VERSION = 1
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every event."""
+
+    seq: int
+    cause: int
+    rule: str
+
+
+# --- set-up -----------------------------------------------------------------------------------------------
+
+
+class GameCreated(Event, tag="game_created"):
+    """A game begins: the ruleset, its version and every seed and parameter (R-SEEDS)."""
+
+    ruleset: str
+    ruleset_version: str
+    seed: int | None
+    shuffle_player0_seed: int
+    shuffle_player1_seed: int
+    draft_choices_seed: int | None = None
+    predefined_draft_ids: str | None = None
+    card_gen_seed: int | None = None
+    constructed_choices_seed: int | None = None
+    id_scheme: str = "1.2"
+    agents: tuple[str, str] = ("", "")
+    schema_version: int = SCHEMA_VERSION
+
+
+class CardPoolDefined(Event, tag="card_pool_defined"):
+    """The card definitions this game can use: the 60 drafted cards (1.2) or the 120 generated cards (1.5)."""
+
+    cards: tuple[Card, ...]
+
+
+class DraftOffered(Event, tag="draft_offered"):
+    """A draft round's three cards, in the order shown (R-DRAFT)."""
+
+    round: int
+    base_ids: tuple[int, int, int]
+
+
+class CardPicked(Event, tag="card_picked"):
+    """A player took a card in a draft round (R-DRAFT)."""
+
+    player: int
+    round: int
+    base_id: int
+
+
+class DeckChosen(Event, tag="deck_chosen"):
+    """A player's 30 constructed choices, in the order chosen (R-CONSTRUCT)."""
+
+    player: int
+    base_ids: tuple[int, ...]
+
+
+class DeckOrdered(Event, tag="deck_ordered"):
+    """A player's shuffled deck with instance ids, top card first (R-DECK)."""
+
+    player: int
+    ids: tuple[int, ...]
+    base_ids: tuple[int, ...]
+
+
+# --- commands as recorded -------------------------------------------------------------------------------
+
+
+class ActionReceived(Event, tag="action_received"):
+    """What a player sent: a whole answer line from a bot, or one action from a built-in agent."""
+
+    player: int
+    text: str
+
+
+class ActionRejected(Event, tag="action_rejected"):
+    """An action item that was skipped: illegal at that moment, with the reason and the rule (R-ACTIONS)."""
+
+    player: int
+    action: str
+    reason: str
+
+
+class HardError(Event, tag="hard_error"):
+    """An answer the referee does not accept at all (malformed, timeout, ...): that player loses."""
+
+    player: int
+    reason: str
+    text: str = ""
+
+
+# --- turns and cards --------------------------------------------------------------------------------------
+
+
+class TurnStarted(Event, tag="turn_started"):
+    """A player's turn begins (R-TURN): mana after the bonus rule, and how many cards it is to draw."""
+
+    player: int
+    turn: int
+    max_mana: int
+    mana: int
+    bonus_spent: bool
+    draws: int
+
+
+class TurnEnded(Event, tag="turn_ended"):
+    """A player's turn ends (its answer has been carried out)."""
+
+    player: int
+
+
+class CardDrawn(Event, tag="card_drawn"):
+    """The top card of a player's deck goes to its hand (R-DRAW)."""
+
+    player: int
+    id: int
+
+
+class DrawLost(Event, tag="draw_lost"):
+    """A draw that did not happen: the hand was full (R-DRAW)."""
+
+    player: int
+    reason: str
+
+
+class DrawBonus(Event, tag="draw_bonus"):
+    """A player's next-turn draw grows (card effect, broken rune, damage taken)."""
+
+    player: int
+    amount: int
+    source: str
+
+
+# --- actions ----------------------------------------------------------------------------------------------
+
+
+class CreatureSummoned(Event, tag="creature_summoned"):
+    """A creature enters a lane (R-SUMMON). ``copy_of`` > 0 marks a 1.5 Area copy (no mana, not from hand)."""
+
+    player: int
+    id: int
+    base_id: int
+    lane: int
+    cost: int
+    copy_of: int = 0
+
+
+class CreatureAttacked(Event, tag="creature_attacked"):
+    """A creature attacks an enemy creature or the opponent (``target`` -1) (R-ATTACK)."""
+
+    player: int
+    attacker: int
+    target: int
+
+
+class ItemUsed(Event, tag="item_used"):
+    """An item is played on a creature or on the opponent (``target`` -1) (R-USE)."""
+
+    player: int
+    id: int
+    base_id: int
+    target: int
+    cost: int
+
+
+class CreatureModified(Event, tag="creature_modified"):
+    """An item changed a creature: its attack, defense, keywords and readiness after the change (R-USE)."""
+
+    id: int
+    attack: int
+    defense: int
+    keywords: int
+    can_attack: bool
+
+
+class WardLost(Event, tag="ward_lost"):
+    """A creature's Ward absorbed a hit and is gone."""
+
+    id: int
+
+
+class CreatureDamaged(Event, tag="creature_damaged"):
+    """A creature that survives loses defense in combat (R-ATTACK)."""
+
+    id: int
+    amount: int
+
+
+class CreatureDied(Event, tag="creature_died"):
+    """A creature leaves the board."""
+
+    id: int
+
+
+class PlayerDamaged(Event, tag="player_damaged"):
+    """A player loses health. ``source``: attack, breakthrough, item, summon, deck, rune, turn_limit.
+
+    ``counts`` is False for the 1.5 empty-deck and turn-limit losses, which do not feed R-DAMAGEDRAW.
+    """
+
+    player: int
+    amount: int
+    source: str
+    counts: bool = True
+
+
+class PlayerHealed(Event, tag="player_healed"):
+    """A player gains health (drain, item, summon)."""
+
+    player: int
+    amount: int
+    source: str
+
+
+class RuneBroken(Event, tag="rune_broken"):
+    """A 1.2 rune breaks (R-RUNES)."""
+
+    player: int
+    rune: int
+
+
+class GameEnded(Event, tag="game_ended"):
+    """The game is over (R-WIN). ``winner`` is 0 or 1."""
+
+    winner: int
+    reason: str
+    turn: int
+
+
+AnyEvent = Union[
+    GameCreated,
+    CardPoolDefined,
+    DraftOffered,
+    CardPicked,
+    DeckChosen,
+    DeckOrdered,
+    ActionReceived,
+    ActionRejected,
+    HardError,
+    TurnStarted,
+    TurnEnded,
+    CardDrawn,
+    DrawLost,
+    DrawBonus,
+    CreatureSummoned,
+    CreatureAttacked,
+    ItemUsed,
+    CreatureModified,
+    WardLost,
+    CreatureDamaged,
+    CreatureDied,
+    PlayerDamaged,
+    PlayerHealed,
+    RuneBroken,
+    GameEnded,
+]
+
+EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]
