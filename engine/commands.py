@@ -1,0 +1,75 @@
+"""Commands: what a player asks for. `decide` turns a command into events.
+
+A command with ``cause`` -1 is recorded in the log as an `ActionReceived` event first; a command that is one
+item of an already recorded answer line carries that record's ``seq`` as its ``cause``.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class Command(msgspec.Struct, frozen=True, array_like=True):
+    def text(self) -> str:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+
+class Pick(Command, frozen=True, tag="PICK"):
+    """1.2 draft: take card ``index`` (0..2) of the offer."""
+
+    player: int
+    index: int
+
+    def text(self) -> str:
+        return f"PICK {self.index}"
+
+
+class BuildDeck(Command, frozen=True, tag="BUILD"):
+    """1.5 constructed: the deck's 30 base ids, as already parsed from the player's answer."""
+
+    player: int
+    base_ids: tuple[int, ...]
+
+    def text(self) -> str:
+        return ";".join(f"CHOOSE {b}" for b in self.base_ids)
+
+
+class Summon(Command, frozen=True, tag="SUMMON"):
+    id: int
+    lane: int
+
+    def text(self) -> str:
+        return f"SUMMON {self.id} {self.lane}"
+
+
+class Attack(Command, frozen=True, tag="ATTACK"):
+    id: int
+    target: int
+
+    def text(self) -> str:
+        return f"ATTACK {self.id} {self.target}"
+
+
+class Use(Command, frozen=True, tag="USE"):
+    id: int
+    target: int
+
+    def text(self) -> str:
+        return f"USE {self.id} {self.target}"
+
+
+class Pass(Command, frozen=True, tag="PASS"):
+    """A ``PASS`` item inside a battle answer: skipped silently (R-ACTIONS)."""
+
+    def text(self) -> str:
+        return "PASS"
+
+
+class EndTurn(Command, frozen=True, tag="END"):
+    """The end of the current player's answer: the turn passes (R-TURN)."""
+
+    def text(self) -> str:
+        return "PASS"
+
+
+BattleAction = Summon | Attack | Use

@@ -1,0 +1,78 @@
+"""`decide(state, command) -> events`: validate a command against the state and emit the facts it causes.
+
+`decide` never changes the state. A command with ``cause`` -1 is first recorded as an `ActionReceived`
+event; the facts it causes carry that record's ``seq`` as their ``cause``.
+"""
+
+from __future__ import annotations
+
+from events.catalog import ActionReceived, GameEnded, HardError
+from engine import battle, combat, construct, draft, drawing, items
+from engine.commands import Attack, BuildDeck, EndTurn, Pass, Pick, Summon, Use
+from engine.emit import Out
+from engine.errors import CommandError
+from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED
+
+
+
+def decide(state, command, cause: int = -1) -> list:
+    if state.phase == ENDED:
+        raise CommandError(f"the game is over; {command.text()} cannot be played", command)
+    player = state.current
+    out = Out(state.seq, cause)
+    if cause == -1:
+        out.cause = out.add(ActionReceived, "R-ACTIONS", player=player, text=command.text())
+    match command:
+        case Summon() | Attack() | Use():
+            _need_phase(state, BATTLE, command)
+            if not battle.is_legal(state, command):
+                battle.reject(out, player, command, battle.why_illegal(state, command))
+            elif type(command) is Attack:
+                combat.attack(state, out, player, command.id, command.target)
+            elif type(command) is Summon:
+                battle.summon(state, out, player, command.id, command.lane)
+            else:
+                items.use(state, out, player, command.id, command.target)
+        case EndTurn():
+            _need_phase(state, BATTLE, command)
+            drawing.end_turn(state, out, player)
+        case Pass():
+            _need_phase(state, BATTLE, command)
+        case Pick(player=p, index=i):
+            _need_phase(state, DRAFT, command)
+            _need_player(state, p, command)
+            if not 0 <= i < len(state.offer):
+                raise CommandError(f"PICK index must be 0..{len(state.offer) - 1}, got {i}", command)
+            draft.pick(state, out, p, i)
+        case BuildDeck(player=p, base_ids=ids):
+            _need_phase(state, CONSTRUCT, command)
+            _need_player(state, p, command)
+            construct.choose_deck(state, out, p, ids)
+        case _:
+            raise CommandError(f"not a command: {command!r}", command)
+    return out.events
+
+
+def hard_error(state, player: int, reason: str, text: str, cause: int = -1) -> list:
+    """A player's answer the referee does not accept: recorded, and the player loses (R-ACTIONS)."""
+    out = Out(state.seq, cause)
+    out.add(HardError, "R-ACTIONS", player=player, reason=reason, text=text)
+    out.add(GameEnded, "R-ACTIONS", winner=1 - player, reason="hard_error", turn=state.turn)
+    return out.events
+
+
+def record(state, player: int, text: str) -> list:
+    """An answer line as received, before its items are decided one by one."""
+    out = Out(state.seq, -1)
+    out.add(ActionReceived, "R-ACTIONS", player=player, text=text)
+    return out.events
+
+
+def _need_phase(state, phase: str, command) -> None:
+    if state.phase != phase:
+        raise CommandError(f"{command.text()} is not a {state.phase} command", command)
+
+
+def _need_player(state, p: int, command) -> None:
+    if p != state.current:
+        raise CommandError(f"it is player {state.current}'s turn, not player {p}'s", command)

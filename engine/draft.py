@@ -1,0 +1,73 @@
+"""The 1.2 draft (R-DRAFT): 60 cards drawn from the list, 30 rounds of three, both players pick from each."""
+
+from __future__ import annotations
+
+from events.catalog import CardPicked, CardPoolDefined, DraftOffered
+from engine.carddata import CARDLIST_SIZE, cardlist_12
+from engine.emit import Out
+from engine.jrandom import JavaRandom
+from engine.errors import GameParamError
+from engine.setup import begin_battle
+
+ROUNDS = 30
+POOL = 60
+
+
+def draft_offers(draft_choices_seed: int) -> tuple[list[int], list[tuple[int, int, int]]]:
+    """The 60 drafted baseIds and the 30 offered triples, as the referee draws them."""
+    r = JavaRandom(draft_choices_seed)
+    taken: set[int] = set()
+    pool: list[int] = []
+    while len(pool) < POOL:
+        i = r.next_int(CARDLIST_SIZE)
+        if i not in taken:
+            taken.add(i)
+            pool.append(i + 1)
+    offers = []
+    for _ in range(ROUNDS):
+        a = r.next_int(POOL)
+        b = r.next_int(POOL)
+        while b == a:
+            b = r.next_int(POOL)
+        c = r.next_int(POOL)
+        while c == a or c == b:
+            c = r.next_int(POOL)
+        offers.append((pool[a], pool[b], pool[c]))
+    return pool, offers
+
+
+def parse_predefined(text: str) -> list[tuple[int, int, int]]:
+    """predefinedDraftIds: 30 comma-separated triples of baseIds, `_` standing for spaces."""
+    triples = []
+    for k, part in enumerate(text.replace("_", " ").split(",")):
+        nums = part.split()
+        try:
+            triple = tuple(int(x) for x in nums)
+        except ValueError:
+            triple = ()
+        if len(triple) != 3 or not all(1 <= b <= CARDLIST_SIZE for b in triple):
+            raise GameParamError(f"predefinedDraftIds triple {k + 1}: expected 3 baseIds in 1..160, got {part!r}",
+                                 "predefinedDraftIds", text)
+        triples.append(triple)
+    if len(triples) != ROUNDS:
+        raise GameParamError(f"predefinedDraftIds: expected {ROUNDS} triples, got {len(triples)}",
+                             "predefinedDraftIds", text)
+    return triples
+
+
+def draft_events(out: Out, params: dict) -> None:
+    cards = cardlist_12()
+    if params.get("predefinedDraftIds"):
+        offers = parse_predefined(params["predefinedDraftIds"])
+        pool = list(dict.fromkeys(b for t in offers for b in t))
+    else:
+        pool, offers = draft_offers(params["draftChoicesSeed"])
+    out.add(CardPoolDefined, "R-DRAFT", cards=tuple(cards[b] for b in pool))
+    for rnd, triple in enumerate(offers):
+        out.add(DraftOffered, "R-DRAFT", round=rnd, base_ids=triple)
+
+
+def pick(state, out: Out, player: int, index: int) -> None:
+    out.add(CardPicked, "R-DRAFT", player=player, round=state.round, base_id=state.offer[index])
+    if player == 1 and state.round == ROUNDS - 1:
+        begin_battle(state, out)

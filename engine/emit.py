@@ -1,0 +1,90 @@
+"""Shared machinery of `decide`: an event buffer, health changes with their rune and draw consequences, and the
+win check. `decide` never changes the state; `Tally` projects the few values an action changes as it goes.
+"""
+
+from __future__ import annotations
+
+from events.catalog import DrawBonus, GameEnded, PlayerDamaged, PlayerHealed, RuneBroken
+from engine.rulesets import RUNES
+
+
+class Out:
+    """Collects the events of one decision, numbering them from the state's next ``seq``."""
+
+    __slots__ = ("events", "seq", "cause")
+
+    def __init__(self, seq: int, cause: int) -> None:
+        self.events: list = []
+        self.seq = seq
+        self.cause = cause
+
+    def add(self, cls, rule: str, **fields) -> int:
+        seq = self.seq
+        self.events.append(cls(seq=seq, cause=self.cause, rule=rule, **fields))
+        self.seq = seq + 1
+        return seq
+
+
+class Tally:
+    """Health, runes and damage counters as they will be after the events emitted so far."""
+
+    __slots__ = ("health", "runes", "counter", "rules", "ended")
+
+    def __init__(self, state) -> None:
+        p0, p1 = state.players
+        self.health = [p0.health, p1.health]
+        self.runes = [p0.runes, p1.runes]  # replaced, never mutated
+        self.counter = [p0.damage_counter, p1.damage_counter]
+        self.rules = state.rules
+        self.ended = False
+
+
+def lose_health(out: Out, t: Tally, player: int, amount: int, source: str, *, counts: bool = True,
+                bonus: bool = True) -> None:
+    """R-RUNES / R-DAMAGEDRAW: a health loss, the runes it breaks, the extra draws it earns."""
+    if amount <= 0:
+        return
+    out.add(PlayerDamaged, "R-RUNES" if t.rules.runes else "R-DAMAGEDRAW", player=player, amount=amount,
+            source=source, counts=counts)
+    h = t.health[player] - amount
+    t.health[player] = h
+    rules = t.rules
+    if rules.draw_rule == RUNES:
+        runes = t.runes[player]
+        if runes and runes[0] >= h:
+            kept = [r for r in runes if r < h]
+            for r in runes:
+                if r >= h:
+                    out.add(RuneBroken, "R-RUNES", player=player, rune=r)
+            t.runes[player] = kept
+            if bonus:
+                out.add(DrawBonus, "R-RUNES", player=player, amount=len(runes) - len(kept), source="rune")
+    elif counts and rules.damage_draw_step:
+        step = rules.damage_draw_step
+        old = t.counter[player]
+        new = old + amount
+        t.counter[player] = new
+        n = new // step - old // step
+        if n:
+            out.add(DrawBonus, "R-DAMAGEDRAW", player=player, amount=n, source="damage")
+
+
+def change_health(out: Out, t: Tally, player: int, delta: int, source: str, rule: str) -> None:
+    if delta > 0:
+        out.add(PlayerHealed, rule, player=player, amount=delta, source=source)
+        t.health[player] += delta
+    elif delta < 0:
+        lose_health(out, t, player, -delta, source)
+
+
+def win_check(out: Out, t: Tally, acting: int, turn: int) -> bool:
+    """R-WIN: the non-acting player's death is checked first, so a double death goes to the acting player."""
+    other = 1 - acting
+    if t.health[other] <= 0:
+        out.add(GameEnded, "R-WIN", winner=acting, reason="health", turn=turn)
+    elif t.health[acting] <= 0:
+        out.add(GameEnded, "R-WIN", winner=other, reason="health", turn=turn)
+    else:
+        return False
+    t.ended = True
+    return True

@@ -1,0 +1,52 @@
+"""The project's exception tree (STYLE 9). Every error a user can cause is a `LocmError` with a one-line
+message that says what was expected and what was got; each keeps the offending values as attributes.
+The application layer (`locm.errors`) extends this tree.
+"""
+
+from __future__ import annotations
+
+
+class LocmError(Exception):
+    """Base of every error this project raises on purpose."""
+
+
+class CardDataError(LocmError):
+    """The card list or the generator weights do not have the referee's format."""
+
+
+class UnknownRuleset(LocmError):
+    """A ruleset name that is neither a ruleset nor an alias."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"unknown ruleset {name!r}: expected one of 1.2, constructed (alias 1.5)")
+
+
+class GameParamError(LocmError):
+    """A game parameter (seed, a derived seed, predefinedDraftIds) is missing, out of range or malformed."""
+
+    def __init__(self, message: str, name: str = "", value: object = None) -> None:
+        self.name = name
+        self.value = value
+        super().__init__(message)
+
+
+class CommandError(LocmError):
+    """A command that cannot be decided in this state (game over, not this player's turn, wrong phase):
+    a caller's mistake, not a player's, so it is raised rather than recorded."""
+
+    def __init__(self, message: str, command=None) -> None:
+        self.command = command
+        super().__init__(message)
+
+
+class InvalidLogError(LocmError):
+    """A log that does not fold: it does not start with game_created, or an event does not fit the state."""
+
+
+class ProtocolError(LocmError):
+    """A player's answer that the referee treats as a hard error (R-ACTIONS); ``text`` is the answer."""
+
+    def __init__(self, message: str, text: str = "") -> None:
+        self.text = text
+        super().__init__(message)

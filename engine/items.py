@@ -1,0 +1,58 @@
+"""Using items (R-USE), with the 1.5 Area effect on a lane or a whole side."""
+
+from __future__ import annotations
+
+from events.cards import CHARGE, GREEN, WARD
+from events.catalog import CreatureDied, CreatureModified, DrawBonus, ItemUsed, WardLost
+from engine.emit import Out, Tally, change_health, win_check
+
+
+def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
+    item = state.units[item_id]
+    c = item.card
+    out.add(ItemUsed, "R-USE", player=p, id=item_id, base_id=c.base_id, target=target_id, cost=c.cost)
+    t = Tally(state)
+    opp = 1 - p
+    if target_id == -1:
+        # A blue item on the opponent: its damage and oppHealthChange are one change.
+        change_health(out, t, p, c.my_health, "item", "R-USE")
+        change_health(out, t, opp, c.defense + c.opp_health, "item", "R-USE")
+        if c.draw:
+            out.add(DrawBonus, "R-USE", player=p, amount=c.draw, source="card")
+        win_check(out, t, p, state.turn)
+        return
+
+    target = state.units[target_id]
+    targets = [target]
+    if state.rules.area and c.area:
+        side = state.players[target.owner].board
+        targets = side if c.area == 2 else [u for u in side if u.lane == target.lane]
+    for u in targets:
+        _apply_item(out, c, u)
+    n = len(targets)
+    change_health(out, t, p, c.my_health * n, "item", "R-USE")
+    change_health(out, t, opp, c.opp_health * n, "item", "R-USE")
+    if c.draw:
+        out.add(DrawBonus, "R-USE", player=p, amount=c.draw * n, source="card")
+    win_check(out, t, p, state.turn)
+
+
+def _apply_item(out: Out, c, u) -> None:
+    kw = u.keywords
+    can_attack = u.can_attack
+    if c.type == GREEN:
+        kw |= c.keywords
+        if c.keywords & CHARGE and not u.has_attacked:
+            can_attack = True
+    else:
+        kw &= ~c.keywords
+    attack = max(0, u.attack + c.attack)
+    defense = u.defense
+    ward_lost = bool(kw & WARD) and c.defense < 0
+    if not ward_lost:
+        defense += c.defense
+    out.add(CreatureModified, "R-USE", id=u.id, attack=attack, defense=defense, keywords=kw, can_attack=can_attack)
+    if ward_lost:
+        out.add(WardLost, "R-USE", id=u.id)
+    if defense <= 0:
+        out.add(CreatureDied, "R-USE", id=u.id)

@@ -1,0 +1,198 @@
+"""The referee protocol: the exact text each player is sent (R-INPUT) and how an answer is read (R-ACTIONS).
+
+Rendering is a pure function of the state. Parsing follows the referee: a line split on `;`, blank items
+ignored, items trimmed as Java's `String.trim()` does, case-sensitive verbs, arguments separated by single
+spaces, free text after the last argument. Anything the referee cannot read raises `ProtocolError`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from events.cards import CREATURE, keywords_to_str
+from engine.commands import Attack, Pass, Summon, Use
+from engine.errors import ProtocolError
+from engine.state import BATTLE, CONSTRUCT, DRAFT
+
+_JAVA_TRIM = "".join(chr(i) for i in range(33))
+_JAVA_INT = re.compile(r"[+-]?[0-9]+\Z", re.ASCII)
+_INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
+DRAFT_OFFER = 3
+
+
+# --- rendering (R-INPUT) ----------------------------------------------------------------------------------
+
+
+def render_input(state, player: int) -> str:
+    """The text the referee sends `player` now: draft, construct or battle input, each line ending in \\n."""
+    if state.phase == BATTLE:
+        return _battle_input(state, player)
+    if state.phase == DRAFT:
+        return _draft_input(state, player)
+    if state.phase == CONSTRUCT:
+        return _construct_input(state)
+    raise ProtocolError(f"no input to render in the {state.phase} phase")
+
+
+def _card_line(c, id: int, location: int, attack: int, defense: int, keywords: int, lane: int,
+               zeroed: bool, area: bool) -> str:
+    if zeroed:
+        effects = "0 0 0"
+    else:
+        effects = f"{c.my_health} {c.opp_health} {c.draw}"
+    mid = f" {c.area}" if area else ""
+    return (f"{c.base_id} {id} {location} {c.type} {c.cost} {attack} {defense} {keywords_to_str(keywords)} "
+            f"{effects}{mid} {lane} ")
+
+
+def _offered_line(c, area: bool) -> str:
+    return _card_line(c, -1, 0, c.attack, c.defense, c.keywords, -1, False, area)
+
+
+def _draft_input(state, p: int) -> str:
+    me, op = state.players[p], state.players[1 - p]
+    cards = state.cards
+    lines = [f"30 0 {len(me.picks)} 25 0", f"30 0 {len(op.picks)} 25 0", "0 0", str(DRAFT_OFFER)]
+    lines += [_offered_line(cards[b], False) for b in state.offer]
+    return "\n".join(lines) + "\n"
+
+
+def _construct_input(state) -> str:
+    cards = sorted(state.cards.values(), key=lambda c: c.base_id)
+    lines = ["30 0 0 0", "30 0 0 0", "0 0", str(len(cards))]
+    lines += [_offered_line(c, True) for c in cards]
+    return "\n".join(lines) + "\n"
+
+
+def _battle_input(state, p: int) -> str:
+    rules = state.rules
+    me, op = state.players[p], state.players[1 - p]
+    lines = [_player_line(me, rules), _player_line(op, rules), f"{len(op.hand)} {len(op.actions)}"]
+    lines += op.actions
+    area = rules.input_area
+    quirk = rules.zeroed_fields_quirk
+    cards = []
+    for u in me.hand:
+        c = u.card
+        cards.append(_card_line(c, u.id, 0, u.attack, u.defense, u.keywords, -1, False, area))
+    for loc, side in ((1, me.board), (-1, op.board)):
+        for u in side:
+            cards.append(_card_line(u.card, u.id, loc, u.attack, u.defense, u.keywords, u.lane,
+                                    quirk and u.touched, area))
+    lines.append(str(len(cards)))
+    lines += cards
+    return "\n".join(lines) + "\n"
+
+
+def _player_line(pl, rules) -> str:
+    deck = len(pl.deck)
+    if rules.input_runes:
+        return f"{pl.health} {pl.max_mana} {deck} {pl.next_rune} {pl.draw_shown}"
+    return f"{pl.health} {pl.max_mana} {deck} {pl.draw_shown}"
+
+
+# --- parsing (R-ACTIONS) ----------------------------------------------------------------------------------
+
+
+def java_trim(s: str) -> str:
+    return s.strip(_JAVA_TRIM)
+
+
+def java_int(token: str, what: str, text: str) -> int:
+    """Integer.parseInt: optional sign, ASCII digits, 32-bit range; anything else is a hard error."""
+    if not _JAVA_INT.match(token):
+        raise ProtocolError(f"{what}: expected an integer, got {token!r}", text)
+    v = int(token)
+    if not _INT_MIN <= v <= _INT_MAX:
+        raise ProtocolError(f"{what}: {token} does not fit a 32-bit integer", text)
+    return v
+
+
+def items(line: str) -> list[str]:
+    """The non-blank, trimmed items of an answer line."""
+    out = []
+    for raw in line.split(";"):
+        item = java_trim(raw)
+        if item:
+            out.append(item)
+    return out
+
+
+def _args(item: str, n: int, text: str) -> tuple[str, list[int]]:
+    parts = item.split(" ")
+    verb = parts[0]
+    if len(parts) < n + 1:
+        raise ProtocolError(f"{verb} needs {n} argument{'s' if n > 1 else ''}: {item!r}", text)
+    return verb, [java_int(parts[k + 1], f"{verb} argument {k + 1}", text) for k in range(n)]
+
+
+_BATTLE_VERBS = {"SUMMON": Summon, "ATTACK": Attack, "USE": Use}
+
+
+def parse_battle(line: str) -> list:
+    """A battle answer as commands, in order. PASS items are kept (they are skipped when played)."""
+    text = line
+    out: list = []
+    for item in items(line):
+        verb = item.split(" ", 1)[0]
+        if verb == "PASS":
+            out.append(Pass())
+            continue
+        cls = _BATTLE_VERBS.get(verb)
+        if cls is None:
+            raise ProtocolError(f"unknown action {verb!r}: expected SUMMON, ATTACK, USE or PASS", text)
+        _, (a, b) = _args(item, 2, text)
+        out.append(cls(a, b))
+    return out
+
+
+def parse_pick(line: str, offer: tuple[int, ...]) -> int:
+    """A 1.2 draft answer: `PICK n`, `CHOOSE baseId` (one of the offer) or `PASS` (the first card)."""
+    its = items(line)
+    if not its:
+        raise ProtocolError("empty answer during the draft: expected PICK, CHOOSE or PASS", line)
+    item = its[0]
+    verb = item.split(" ", 1)[0]
+    if verb == "PASS":
+        return 0
+    if verb == "PICK":
+        _, (n,) = _args(item, 1, line)
+        if not 0 <= n < len(offer):
+            raise ProtocolError(f"PICK {n}: expected 0..{len(offer) - 1}", line)
+        return n
+    if verb == "CHOOSE":
+        _, (b,) = _args(item, 1, line)
+        if b not in offer:
+            raise ProtocolError(f"CHOOSE {b}: not one of the offered cards {' '.join(map(str, offer))}", line)
+        return offer.index(b)
+    raise ProtocolError(f"unknown draft action {verb!r}: expected PICK, CHOOSE or PASS", line)
+
+
+def parse_construct(line: str, pool_size: int, deck_size: int, max_copies: int = 2) -> tuple[int, ...]:
+    """A 1.5 constructed answer: `CHOOSE baseId` items and/or `PASS`, 30 cards, at most 2 copies each."""
+    from engine.construct import fill_deck
+
+    chosen: list[int] = []
+    counts: dict[int, int] = {}
+    for item in items(line):
+        verb = item.split(" ", 1)[0]
+        if verb == "PASS":
+            fill_deck(chosen, pool_size, deck_size)
+            for b in chosen:
+                counts[b] = chosen.count(b)
+            continue
+        if verb != "CHOOSE":
+            raise ProtocolError(f"unknown constructed action {verb!r}: expected CHOOSE or PASS", line)
+        _, (b,) = _args(item, 1, line)
+        if not 0 <= b < pool_size:
+            raise ProtocolError(f"CHOOSE {b}: expected a baseId in 0..{pool_size - 1}", line)
+        counts[b] = counts.get(b, 0) + 1
+        if counts[b] > max_copies:
+            raise ProtocolError(f"CHOOSE {b}: more than {max_copies} copies", line)
+        chosen.append(b)
+    if len(chosen) != deck_size:
+        raise ProtocolError(f"a deck needs {deck_size} cards, got {len(chosen)}", line)
+    return tuple(chosen)
+
+
+__all__ = ["render_input", "parse_battle", "parse_pick", "parse_construct", "java_trim", "java_int", "CREATURE"]

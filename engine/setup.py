@@ -1,0 +1,117 @@
+"""Game creation (R-SEEDS), decks and instance ids (R-DECK) and the opening hands (R-TURN).
+
+Randomness is a recorded input (STYLE 4): the generator runs here, at creation and when the decks are
+shuffled, and its outcomes go into events; folding a log never draws a random number.
+"""
+
+from __future__ import annotations
+
+from events.catalog import CardPoolDefined, DeckOrdered, GameCreated
+from engine.drawing import opening_draws, start_turn
+from engine.emit import Out
+from engine.errors import GameParamError
+from engine.jrandom import JavaRandom
+from engine.rulesets import DRAFT, IDS_12, IDS_REVISED, Ruleset
+
+# Parameter names as the referee spells them, and our field names for them.
+PARAM_FIELDS = {
+    "seed": "seed",
+    "draftChoicesSeed": "draft_choices_seed",
+    "shufflePlayer0Seed": "shuffle_player0_seed",
+    "shufflePlayer1Seed": "shuffle_player1_seed",
+    "cardGenSeed": "card_gen_seed",
+    "constructedChoicesSeed": "constructed_choices_seed",
+    "predefinedDraftIds": "predefined_draft_ids",
+}
+
+JAVA_LONG_MIN, JAVA_LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+
+
+def derive_params(rules: Ruleset, seed: int | None, overrides: dict | None = None) -> dict:
+    """R-SEEDS: the seeds a game runs with, each derived from `seed` unless given explicitly."""
+    overrides = dict(overrides or {})
+    for name, value in overrides.items():
+        if name not in PARAM_FIELDS:
+            raise GameParamError(f"unknown game parameter {name!r}", name, value)
+        if name != "predefinedDraftIds" and not (JAVA_LONG_MIN <= value <= JAVA_LONG_MAX):
+            raise GameParamError(f"{name} must be a 64-bit signed integer, got {value}", name, value)
+    if seed is not None and not (JAVA_LONG_MIN <= seed <= JAVA_LONG_MAX):
+        raise GameParamError(f"seed must be a 64-bit signed integer, got {seed}", "seed", seed)
+    params: dict = {"seed": seed}
+    rng = JavaRandom(seed) if seed is not None else None
+    for name in rules.seed_params:
+        derived = rng.next_long() if rng is not None else None
+        value = overrides.get(name, derived)
+        if value is None:
+            raise GameParamError(f"{name} is needed: give a seed or {name}", name)
+        params[name] = value
+    if "predefinedDraftIds" in overrides:
+        if rules.deck_building != DRAFT:
+            raise GameParamError("predefinedDraftIds applies to the 1.2 draft only", "predefinedDraftIds")
+        params["predefinedDraftIds"] = overrides["predefinedDraftIds"]
+    return params
+
+
+def create(rules: Ruleset, seed: int | None, overrides: dict | None = None,
+           agents: tuple[str, str] = ("", "")) -> list:
+    """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers."""
+    params = derive_params(rules, seed, overrides)
+    out = Out(0, -1)
+    fields = {PARAM_FIELDS[k]: v for k, v in params.items()}
+    created = out.add(GameCreated, "R-SEEDS", ruleset=rules.name, ruleset_version=rules.version,
+                      id_scheme=rules.id_scheme, agents=tuple(agents), **fields)
+    out.cause = created
+    if rules.deck_building == DRAFT:
+        from engine.draft import draft_events
+
+        draft_events(out, params)
+    else:
+        from engine.cardgen import generate_cards
+
+        out.add(CardPoolDefined, "R-CARDGEN", cards=tuple(generate_cards(params["cardGenSeed"])))
+    return out.events
+
+
+def build_decks(state, out: Out) -> None:
+    """R-DECK: shuffle both players' picks, number the instances, deal the opening hands, start turn 0."""
+    created = state.params
+    scheme = state.rules.id_scheme
+    for p in (0, 1):
+        picks = state.players[p].picks
+        n = len(picks)
+        if scheme == IDS_12:
+            order = list(picks)
+            JavaRandom(_shuffle_seed(created, p)).shuffle(order)
+            ids = tuple(2 * i + p + 1 for i in range(n))
+            base_ids = tuple(order)
+        else:
+            if scheme == IDS_REVISED:
+                numbered = [(2 * i + p * 2 * n, b) for i, b in enumerate(picks)]
+            else:  # COG 2022: player 0 gets 1..30, player 1 31..60, in pick order
+                numbered = [(i + 1 + p * n, b) for i, b in enumerate(picks)]
+            JavaRandom(_shuffle_seed(created, p)).shuffle(numbered)
+            ids = tuple(i for i, _ in numbered)
+            base_ids = tuple(b for _, b in numbered)
+        out.add(DeckOrdered, "R-DECK", player=p, ids=ids, base_ids=base_ids)
+
+
+def _shuffle_seed(created: GameCreated, p: int) -> int:
+    return created.shuffle_player0_seed if p == 0 else created.shuffle_player1_seed
+
+
+def begin_battle(state, out: Out) -> None:
+    """After the last pick or deck choice: decks, opening hands and player 0's first turn.
+
+    Each step reads the state its predecessors produce, so the steps run on a scratch copy that the new
+    events are folded into; the caller's state is not touched.
+    """
+    from engine.evolve import evolve
+
+    scratch = state.copy()
+    done = 0
+    for step in (build_decks, opening_draws, lambda s, o: start_turn(s, o, 0)):
+        for e in out.events[done:]:
+            evolve(scratch, e)
+        done = len(out.events)
+        step(scratch, out)
