@@ -10,6 +10,10 @@ from engine.rulesets import LOSE_RUNE, TEN_DAMAGE
 def end_turn(state, out: Out, player: int) -> None:
     """The current player's answer is done: its turn ends and the other player's begins."""
     out.add(TurnEnded, "R-TURN", player=player)
+    # R-TURN/R-WIN: the win check that opens a turn; it matters when the ending player is at 0 or below
+    # without having acted since (1.5: killed by its own turn-start damage).
+    if win_check(out, Tally(state), player, state.turn):
+        return
     start_turn(state, out, 1 - player)
 
 
@@ -31,7 +35,8 @@ def start_turn(state, out: Out, p: int) -> None:
         _draw_with_runes(state, out, t, p, draws)
     else:
         _draw_with_damage(state, out, t, p, draws)
-    win_check(out, t, p, turn)
+    if rules.win_check_after_draw:
+        win_check(out, t, p, turn)
 
 
 def _draw_with_runes(state, out: Out, t: Tally, p: int, draws: int) -> None:

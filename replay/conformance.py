@@ -1,0 +1,211 @@
+"""Conformance: replay official referee logs through the engine and check every input, byte for byte.
+
+The log format (`shared/conformance/official-*.txt`, one game per line): a JSON object with `errors`,
+`outputs` and `summaries`, followed by ` score0 score1 key=value ...` (the game parameters). Both bots
+echoed their whole input to stderr, so `errors["0"|"1"][frame]` is the input of that frame, except that the
+last line of each echo lacks its trailing space; the 1.5 construct input is split over the player's first two
+non-null entries. `outputs[p][frame]` is what the bot answered.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from engine.errors import LocmError
+from engine.game import Game
+
+
+class ConformanceFileError(LocmError):
+    """A conformance file that cannot be read or is not in the official log format."""
+
+    def __init__(self, message: str, path: str = "", line: int = 0) -> None:
+        self.path = path
+        self.line = line
+        super().__init__(message)
+
+
+@dataclass
+class LoggedGame:
+    index: int
+    params: dict
+    scores: tuple[int, int]
+    turns: list[tuple[int, int, str, str | None]]  # (frame, player, input echo, answer)
+    generated_cards: str | None
+    ruleset: str
+
+    @property
+    def expected_winner(self) -> int:
+        return 0 if self.scores[0] > self.scores[1] else 1
+
+
+@dataclass
+class GameResult:
+    index: int
+    identical: bool
+    inputs_checked: int = 0
+    winner: int = -1
+    expected_winner: int = -1
+    frame: int = -1
+    player: int = -1
+    line: int = 0
+    expected: str = ""
+    got: str = ""
+    message: str = ""
+    events: int = 0
+    game: Game | None = field(default=None, repr=False)
+
+    def summary(self) -> str:
+        if self.identical:
+            return (f"game {self.index:02d}: identical ({self.inputs_checked} inputs, winner {self.winner}, "
+                    f"{self.events} events)")
+        where = f" at frame {self.frame}, player {self.player}" if self.frame >= 0 else ""
+        where += f", line {self.line}" if self.line else ""
+        text = f"game {self.index:02d}: MISMATCH{where}: {self.message}"
+        if self.expected or self.got:
+            text += f"\n    expected {self.expected!r}\n    got      {self.got!r}"
+        return text
+
+
+def read_log_file(path: str | Path) -> Iterator[LoggedGame]:
+    """The games of an official log file (plain or .gz)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConformanceFileError(f"{path}: no such file", str(path))
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            n = 0
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                yield parse_log_line(line, n, str(path), lineno)
+                n += 1
+            if n == 0:
+                raise ConformanceFileError(f"{path}: no games in the file", str(path))
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise ConformanceFileError(f"{path}: cannot read: {exc}", str(path)) from None
+
+
+def parse_log_line(line: str, index: int, path: str = "<log>", lineno: int = 0) -> LoggedGame:
+    where = f"{path}:{lineno}"
+    try:
+        obj, end = json.JSONDecoder().raw_decode(line)
+        errors, outputs = obj["errors"], obj["outputs"]
+        echoes = [errors["0"], errors["1"]]
+        answers = [outputs["0"], outputs["1"]]
+        summaries = obj.get("summaries") or []
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConformanceFileError(f"{where}: not an official game log line ({exc})", path, lineno) from None
+    rest = line[end:].split()
+    try:
+        scores = (int(rest[0]), int(rest[1]))
+        params: dict = {}
+        for tok in rest[2:]:
+            k, v = tok.split("=", 1)
+            params[k] = v
+    except (ValueError, IndexError):
+        raise ConformanceFileError(f"{where}: expected ' score0 score1 key=value ...' after the JSON object",
+                                   path, lineno) from None
+    generated = next((s for s in summaries if isinstance(s, str) and s.startswith("Generated cards:")), None)
+    ruleset = "constructed" if (generated is not None or "cardGenSeed" in params) else "1.2"
+    turns = []
+    for p in (0, 1):
+        entries = [(f, e, answers[p][f] if f < len(answers[p]) else None)
+                   for f, e in enumerate(echoes[p]) if e is not None]
+        if ruleset == "constructed" and len(entries) >= 2:
+            (f0, e0, a0), (_, e1, _) = entries[0], entries[1]
+            entries = [(f0, e0 + e1, a0)] + entries[2:]
+        turns += [(f, p, e, a) for f, e, a in entries]
+    turns.sort(key=lambda t: t[0])
+    return LoggedGame(index, params, scores, turns, generated, ruleset)
+
+
+def game_params(logged: LoggedGame) -> tuple[int | None, dict]:
+    from engine.rulesets import by_name
+
+    rules = by_name(logged.ruleset)
+    seed = int(logged.params["seed"]) if "seed" in logged.params else None
+    wanted = set(rules.seed_params) | ({"predefinedDraftIds"} if logged.ruleset == "1.2" else set())
+    overrides = {}
+    for k, v in logged.params.items():
+        if k in wanted:
+            overrides[k] = v if k == "predefinedDraftIds" else int(v)
+    return seed, overrides
+
+
+def check_game(logged: LoggedGame, keep_game: bool = False) -> GameResult:
+    """Replay one logged game: every input must match the echo, and the winner the scores."""
+    res = GameResult(logged.index, False, expected_winner=logged.expected_winner)
+    seed, overrides = game_params(logged)
+    try:
+        game = Game.new(logged.ruleset, seed, overrides)
+    except LocmError as exc:
+        res.message = f"cannot create the game: {exc}"
+        return res
+    if keep_game:
+        res.game = game
+    for frame, player, echo, answer in logged.turns:
+        res.frame, res.player = frame, player
+        if game.ended:
+            res.message = f"the engine's game is over (winner {game.winner}) but the log goes on"
+            return res
+        if game.to_move != player:
+            res.message = f"the log asks player {player} to play, the engine player {game.to_move}"
+            return res
+        got = game.input_for(player)
+        if not _same_as_echo(got, echo, res):
+            return res
+        res.inputs_checked += 1
+        if answer is None:
+            game.forfeit(player, "timeout")
+        else:
+            game.answer(player, answer[:-1] if answer.endswith("\n") else answer)
+    res.frame = res.player = -1
+    res.events = len(game.log)
+    res.winner = game.winner
+    if not game.ended:
+        res.message = "the log ends before the engine's game does"
+        return res
+    if game.winner != logged.expected_winner:
+        res.message = f"winner: expected player {logged.expected_winner}, got player {game.winner}"
+        return res
+    res.identical = True
+    return res
+
+
+def _same_as_echo(got: str, echo: str, res: GameResult) -> bool:
+    # The echo drops the trailing space of the input's last line; everything else must be identical.
+    body = got[:-1] if got.endswith("\n") else got
+    last = body.rfind("\n") + 1
+    comparable = body[:last] + body[last:].rstrip(" ") + "\n"
+    if comparable == echo:
+        return True
+    exp_lines, got_lines = echo.split("\n"), comparable.split("\n")
+    for i in range(max(len(exp_lines), len(got_lines))):
+        e = exp_lines[i] if i < len(exp_lines) else "<no line>"
+        g = got_lines[i] if i < len(got_lines) else "<no line>"
+        if e != g:
+            res.line, res.expected, res.got = i + 1, e, g
+            break
+    res.message = "the input differs from what the referee sent"
+    return False
+
+
+def check_generated_cards(logged: LoggedGame) -> str | None:
+    """For 1.5: None when the engine's card set equals the referee's "Generated cards:" summary."""
+    if logged.generated_cards is None:
+        return None
+    from engine.cardgen import format_generated_cards, generate_cards
+    from engine.setup import derive_params
+    from engine.rulesets import by_name
+
+    seed, overrides = game_params(logged)
+    params = derive_params(by_name("constructed"), seed, overrides)
+    got = format_generated_cards(generate_cards(params["cardGenSeed"]))
+    if got.strip() == logged.generated_cards.strip():
+        return None
+    return "generated cards differ from the referee's summary"
