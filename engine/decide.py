@@ -1,7 +1,8 @@
 """`decide(state, command) -> events`: validate a command against the state and emit the facts it causes.
 
 `decide` never changes the state. A command with ``cause`` -1 is first recorded as an `ActionReceived`
-event; the facts it causes carry that record's ``seq`` as their ``cause``.
+event; the facts it causes carry that record's ``seq`` as their ``cause``. Dispatch is by the command's exact
+type (a table, as in `engine.evolve`); an unknown command raises `CommandError`.
 """
 
 from __future__ import annotations
@@ -14,43 +15,63 @@ from engine.errors import CommandError
 from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED
 
 
-
 def decide(state, command, cause: int = -1) -> list:
     if state.phase == ENDED:
         raise CommandError(f"the game is over; {command.text()} cannot be played", command)
+    try:
+        phase, handler = _HANDLERS[type(command)]
+    except KeyError:
+        raise CommandError(f"not a command: {command!r}", command) from None
+    if state.phase != phase:
+        raise CommandError(f"{command.text()} is not a {state.phase} command", command)
     player = state.current
     out = Out(state.seq, cause)
     if cause == -1:
         out.cause = out.add(ActionReceived, "R-ACTIONS", player=player, text=command.text())
-    match command:
-        case Summon() | Attack() | Use():
-            _need_phase(state, BATTLE, command)
-            if not battle.is_legal(state, command):
-                battle.reject(out, player, command, battle.why_illegal(state, command))
-            elif type(command) is Attack:
-                combat.attack(state, out, player, command.id, command.target)
-            elif type(command) is Summon:
-                battle.summon(state, out, player, command.id, command.lane)
-            else:
-                items.use(state, out, player, command.id, command.target)
-        case EndTurn():
-            _need_phase(state, BATTLE, command)
-            drawing.end_turn(state, out, player)
-        case Pass():
-            _need_phase(state, BATTLE, command)
-        case Pick(player=p, index=i):
-            _need_phase(state, DRAFT, command)
-            _need_player(state, p, command)
-            if not 0 <= i < len(state.offer):
-                raise CommandError(f"PICK index must be 0..{len(state.offer) - 1}, got {i}", command)
-            draft.pick(state, out, p, i)
-        case BuildDeck(player=p, base_ids=ids):
-            _need_phase(state, CONSTRUCT, command)
-            _need_player(state, p, command)
-            construct.choose_deck(state, out, p, ids)
-        case _:
-            raise CommandError(f"not a command: {command!r}", command)
+    handler(state, out, player, command)
     return out.events
+
+
+def _battle_action(state, out: Out, player: int, command) -> None:
+    if not battle.is_legal(state, command):
+        battle.reject(out, player, command, battle.why_illegal(state, command))
+    elif type(command) is Attack:
+        combat.attack(state, out, player, command.id, command.target)
+    elif type(command) is Summon:
+        battle.summon(state, out, player, command.id, command.lane)
+    else:
+        items.use(state, out, player, command.id, command.target)
+
+
+def _end_turn(state, out: Out, player: int, command) -> None:
+    drawing.end_turn(state, out, player)
+
+
+def _pass(state, out: Out, player: int, command) -> None:
+    pass
+
+
+def _pick(state, out: Out, player: int, command: Pick) -> None:
+    _need_player(state, command.player, command)
+    if not 0 <= command.index < len(state.offer):
+        raise CommandError(f"PICK index must be 0..{len(state.offer) - 1}, got {command.index}", command)
+    draft.pick(state, out, command.player, command.index)
+
+
+def _build(state, out: Out, player: int, command: BuildDeck) -> None:
+    _need_player(state, command.player, command)
+    construct.choose_deck(state, out, command.player, command.base_ids)
+
+
+_HANDLERS = {
+    Summon: (BATTLE, _battle_action),
+    Attack: (BATTLE, _battle_action),
+    Use: (BATTLE, _battle_action),
+    EndTurn: (BATTLE, _end_turn),
+    Pass: (BATTLE, _pass),
+    Pick: (DRAFT, _pick),
+    BuildDeck: (CONSTRUCT, _build),
+}
 
 
 def hard_error(state, player: int, reason: str, text: str, cause: int = -1) -> list:
@@ -66,11 +87,6 @@ def record(state, player: int, text: str) -> list:
     out = Out(state.seq, -1)
     out.add(ActionReceived, "R-ACTIONS", player=player, text=text)
     return out.events
-
-
-def _need_phase(state, phase: str, command) -> None:
-    if state.phase != phase:
-        raise CommandError(f"{command.text()} is not a {state.phase} command", command)
 
 
 def _need_player(state, p: int, command) -> None:

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 
 class LocmError(Exception):
-    """Base of every error this project raises on purpose."""
+    """Base of every error this project raises on purpose. The message is always one line."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(" ".join(str(message).split("\n")))
 
 
 class CardDataError(LocmError):

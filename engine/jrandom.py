@@ -44,13 +44,19 @@ class JavaRandom:
             return self.next(32)
         if bound <= 0:
             raise ValueError(f"bound must be positive, got {bound}")
+        # next(31) inlined: it is never negative, so no sign fix-up is needed.
+        seed = (self._seed * _MULT + _ADD) & _MASK
+        bits = seed >> 17
         if bound & -bound == bound:  # a power of two
-            return (bound * self.next(31)) >> 31
-        while True:
-            bits = self.next(31)
+            self._seed = seed
+            return (bound * bits) >> 31
+        val = bits % bound
+        while bits - val + (bound - 1) >= 0x80000000:
+            seed = (seed * _MULT + _ADD) & _MASK
+            bits = seed >> 17
             val = bits % bound
-            if bits - val + (bound - 1) < (1 << 31):
-                return val
+        self._seed = seed
+        return val
 
     def next_long(self) -> int:
         return _signed64((self.next(32) << 32) + self.next(32))

@@ -1,0 +1,228 @@
+"""Built-in players. An agent plays a whole turn on a live `Game` (`play_turn(game, player)`), either one
+structured command at a time (`game.submit`) or as one protocol answer (`game.answer`, for external bots).
+
+- `pass`: takes the first card, builds with PASS, never acts in battle.
+- `random`: uniformly random choices among the legal ones (end of turn included), from its own seed.
+- `greedy`: picks and builds by a card score, then summons for value, removes threats with items, attacks
+  Guards first and trades well.
+"""
+
+from __future__ import annotations
+
+from events.cards import (
+    BLUE, BREAKTHROUGH, CHARGE, CREATURE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD,
+)
+from engine.battle import legal_actions
+from engine.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
+from engine.errors import LocmError
+from engine.jrandom import JavaRandom
+from engine.state import BATTLE, CONSTRUCT, DRAFT
+
+AGENT_NAMES = ("random", "pass", "greedy")
+
+
+class UnknownAgent(LocmError):
+    """An agent name that is not built in (and, where allowed, not a command line either)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"unknown agent {name!r}: expected one of {', '.join(AGENT_NAMES)}")
+
+
+class Agent:
+    name = "agent"
+
+    def play_turn(self, game, player: int) -> None:
+        state = game.state
+        if state.phase == DRAFT:
+            game.submit(Pick(player, self.pick(state, player)))
+        elif state.phase == CONSTRUCT:
+            game.submit(BuildDeck(player, tuple(self.build(state, player))))
+        elif state.phase == BATTLE:
+            self.battle(game, player)
+            if not game.ended:
+                game.end_turn()
+
+    def pick(self, state, player: int) -> int:
+        return 0
+
+    def build(self, state, player: int) -> list[int]:
+        from engine.construct import fill_deck
+
+        deck: list[int] = []
+        fill_deck(deck, len(state.cards), state.rules.deck_size)
+        return deck
+
+    def battle(self, game, player: int) -> None:
+        pass
+
+
+class PassAgent(Agent):
+    name = "pass"
+
+
+class RandomAgent(Agent):
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = JavaRandom(seed)
+
+    def pick(self, state, player: int) -> int:
+        return self.rng.next_int(len(state.offer))
+
+    def build(self, state, player: int) -> list[int]:
+        n = len(state.cards)
+        counts = [0] * n
+        deck = []
+        while len(deck) < state.rules.deck_size:
+            b = self.rng.next_int(n)
+            if counts[b] < 2:
+                counts[b] += 1
+                deck.append(b)
+        return deck
+
+    def battle(self, game, player: int) -> None:
+        state = game.state
+        rng = self.rng
+        submit = game.submit
+        while True:
+            acts = legal_actions(state)
+            k = rng.next_int(len(acts) + 1)
+            if k == len(acts):
+                return  # the end of the turn is one of the choices
+            submit(acts[k])
+            if game.ended:
+                return
+
+
+# --- greedy -----------------------------------------------------------------------------------------------
+
+_KW_VALUE = {BREAKTHROUGH: 0.5, CHARGE: 1.0, DRAIN: 0.7, GUARD: 1.0, LETHAL: 1.5, WARD: 1.5}
+
+
+def card_score(c) -> float:
+    """A rough value per mana: stats and keywords for creatures, effects for items."""
+    kw = sum(v for bit, v in _KW_VALUE.items() if c.keywords & bit)
+    effects = c.my_health * 0.3 - c.opp_health * 0.5 + c.draw * 1.5
+    if c.type == CREATURE:
+        value = c.attack + c.defense + kw + effects
+    elif c.type == GREEN:
+        value = c.attack + c.defense + kw + effects
+    else:
+        value = -c.attack - c.defense + kw * 0.5 + effects
+    value *= 1.5 if c.area == 2 else 1.3 if c.area == 1 else 1.0
+    return value / (c.cost + 1)
+
+
+class GreedyAgent(Agent):
+    name = "greedy"
+
+    def pick(self, state, player: int) -> int:
+        picks = state.players[player].picks
+        items_taken = sum(1 for b in picks if state.cards[b].type != CREATURE)
+        best, best_score = 0, float("-inf")
+        for i, b in enumerate(state.offer):
+            c = state.cards[b]
+            s = card_score(c)
+            if c.type != CREATURE and items_taken >= 8:
+                s -= 1.0
+            if best_score < s:
+                best, best_score = i, s
+        return best
+
+    def build(self, state, player: int) -> list[int]:
+        """Best-scoring cards with a mana curve: at most 8 cards costing 7 or more, 12 items or fewer."""
+        ranked = sorted(state.cards.values(), key=lambda c: (-card_score(c), c.base_id))
+        deck: list[int] = []
+        heavy = items_ = 0
+        for c in ranked:
+            for _ in range(2):
+                if len(deck) == state.rules.deck_size:
+                    return deck
+                if c.cost >= 7 and heavy >= 8 or c.type != CREATURE and items_ >= 12:
+                    break
+                deck.append(c.base_id)
+                heavy += c.cost >= 7
+                items_ += c.type != CREATURE
+        from engine.construct import fill_deck
+
+        fill_deck(deck, len(state.cards), state.rules.deck_size)
+        return deck
+
+    def battle(self, game, player: int) -> None:
+        state = game.state
+        for _ in range(64):  # every step spends mana or an attack, so this bound is never the limit in play
+            if game.ended:
+                return
+            action = self._choose(state, player)
+            if action is None:
+                return
+            game.submit(action)
+
+    def _choose(self, state, player: int):
+        acts = legal_actions(state)
+        if not acts:
+            return None
+        me, op = state.players[player], state.players[1 - player]
+        units = state.units
+        best, best_value = None, 0.0
+        for a in acts:
+            if type(a) is Summon:
+                c = units[a.id].card
+                v = 2.0 + c.cost + card_score(c)
+                # keep lanes balanced
+                v -= 0.1 * me.lane_count(a.lane)
+            elif type(a) is Use:
+                c = units[a.id].card
+                if a.target == -1:
+                    v = (-c.defense - c.opp_health) * 0.8 + c.my_health * 0.3 + c.draw if c.type == BLUE else 0
+                elif c.type == GREEN:
+                    t = units[a.target]
+                    v = 0.5 + c.cost * 0.8 + (1.0 if t.can_attack else 0.0)
+                else:
+                    t = units[a.target]
+                    threat = t.attack + t.defense + (2 if t.keywords & GUARD else 0)
+                    kills = t.defense + c.defense <= 0 and not t.keywords & WARD
+                    v = (threat * 1.2 if kills else 0.4 * threat) + (1 if c.type == RED else 0)
+            else:  # Attack
+                v = self._attack_value(units, units[a.id], a.target, op)
+            if v > best_value:
+                best, best_value = a, v
+        return best
+
+    @staticmethod
+    def _attack_value(units, att, target: int, op) -> float:
+        if att.attack <= 0:
+            return 0.0
+        if target == -1:
+            return 1.0 + att.attack * (2.0 if op.health <= att.attack else 0.5)
+        d = units[target]
+        kills = not d.keywords & WARD and (att.attack >= d.defense or att.keywords & LETHAL)
+        dies = not att.keywords & WARD and d.attack > 0 and (d.attack >= att.defense or d.keywords & LETHAL)
+        value = (d.attack + d.defense) if kills else 0.3
+        if d.keywords & GUARD:
+            value += 2.0  # a Guard blocks the way to the opponent
+        if dies:
+            value -= att.attack + att.defense
+        return value + 1.5
+
+
+def make_agent(name: str, seed: int = 0) -> Agent:
+    if name == "random":
+        return RandomAgent(seed)
+    if name == "pass":
+        return PassAgent()
+    if name == "greedy":
+        return GreedyAgent()
+    raise UnknownAgent(name)
+
+
+def play(game, agents) -> None:
+    """Play `game` to its end with two agents (seat 0, seat 1)."""
+    while not game.ended:
+        p = game.state.current
+        agents[p].play_turn(game, p)
+
+
+__all__ = ["Agent", "PassAgent", "RandomAgent", "GreedyAgent", "make_agent", "play", "AGENT_NAMES",
+           "UnknownAgent", "RED", "Attack", "Use", "Summon", "EndTurn"]

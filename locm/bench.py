@@ -1,0 +1,48 @@
+"""`locm bench`: seeded random-vs-random games in one process, deck building included, full event log kept."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from events.catalog import TurnStarted
+from engine.evolve import fold
+from engine.history import History
+from locm.play import play_one
+
+
+def bench(ruleset: str, games: int, seed: int = 1, progress=None) -> dict:
+    logs = []
+    events = 0
+    t0 = time.perf_counter()
+    for k in range(games):
+        g = play_one(ruleset, seed + k, ("random", "random"))
+        logs.append(g.log)
+        events += len(g.log)
+        if progress:
+            progress(1)
+    elapsed = time.perf_counter() - t0
+    # Rebuild the state at the last turn start of each game (a late turn): by a plain fold from the first
+    # event, and from a History whose snapshots are already built.
+    cold, warm = [], []
+    for log in logs[: min(len(logs), 50)]:
+        late = max(e.seq for e in log if type(e) is TurnStarted)
+        t = time.perf_counter()
+        fold(log[: late + 1])
+        cold.append(time.perf_counter() - t)
+        h = History(log)
+        h.state_at(0)
+        t = time.perf_counter()
+        h.state_at(late)
+        warm.append(time.perf_counter() - t)
+    return {
+        "ruleset": ruleset,
+        "games": games,
+        "seconds": round(elapsed, 4),
+        "games_per_s": round(games / elapsed, 1),
+        "events": events,
+        "events_per_s": round(events / elapsed, 1),
+        "events_per_game": round(events / games, 1),
+        "rebuild_ms": round(statistics.median(cold) * 1000, 3),
+        "rebuild_snapshot_ms": round(statistics.median(warm) * 1000, 3),
+    }

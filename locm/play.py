@@ -1,0 +1,67 @@
+"""Playing games with agents: one game (`play_one`), a short summary of a finished game, seat seeds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from events.catalog import CreatureSummoned, ItemUsed, PlayerDamaged, TurnStarted
+from engine.agents import make_agent, play
+from engine.game import Game
+
+_MASK64 = (1 << 64) - 1
+
+
+def seat_seed(game_seed: int, seat: int) -> int:
+    """The seed of the agent in `seat` for a game: fixed by the game's seed, different for each seat."""
+    x = (game_seed * 0x9E3779B97F4A7C15 + (seat + 1) * 0xBF58476D1CE4E5B9) & _MASK64
+    return x - (1 << 64) if x >> 63 else x
+
+
+def build_agents(names: tuple[str, str], game_seed: int, factory=None):
+    factory = factory or make_agent
+    return [factory(names[s], seat_seed(game_seed, s)) for s in (0, 1)]
+
+
+def play_one(ruleset: str, seed: int, agents: tuple[str, str], params: dict | None = None,
+             factory=None) -> Game:
+    game = Game.new(ruleset, seed, params, agents=tuple(agents))
+    play(game, build_agents(agents, seed, factory))
+    return game
+
+
+@dataclass
+class GameSummary:
+    winner: int
+    reason: str
+    turns: int
+    events: int
+    health: tuple[int, int]
+    plays: tuple[int, int]
+    damage_taken: tuple[int, int]
+
+    def lines(self, agents: tuple[str, str]) -> list[str]:
+        w = self.winner
+        return [
+            f"winner: player {w} ({agents[w]}) by {self.reason} after {self.turns} turns",
+            f"health at the end: {self.health[0]} vs {self.health[1]}",
+            f"cards played: {self.plays[0]} vs {self.plays[1]}; damage taken: "
+            f"{self.damage_taken[0]} vs {self.damage_taken[1]}",
+            f"events: {self.events}",
+        ]
+
+
+def summarize(game: Game) -> GameSummary:
+    plays = [0, 0]
+    dmg = [0, 0]
+    turns = 0
+    for e in game.log:
+        t = type(e)
+        if t is CreatureSummoned and not e.copy_of or t is ItemUsed:
+            plays[e.player] += 1
+        elif t is PlayerDamaged:
+            dmg[e.player] += e.amount
+        elif t is TurnStarted:
+            turns = e.turn + 1
+    s = game.state
+    return GameSummary(s.winner, s.end_reason, turns, len(game.log),
+                       (s.players[0].health, s.players[1].health), tuple(plays), tuple(dmg))
