@@ -1,0 +1,34 @@
+# Two entry points for a fresh machine with Python 3.11+ and make:
+#   make demo   set up, then play a demo tournament into a local SQLite file and show the results
+#   make test   set up, then run the whole test suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test setup bench conformance clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "locm needs Python 3.11 or newer: set PYTHON=python3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/locm demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/locm bench --ruleset 1.2 --games 500
+	$(BIN)/locm bench --ruleset constructed --games 500
+
+conformance: $(STAMP)
+	$(BIN)/locm conformance tests/data/official-1.2-games-00-49.txt.gz tests/data/official-1.5-games-00-49.txt.gz --quiet
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

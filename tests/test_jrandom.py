@@ -1,0 +1,110 @@
+"""The java.util.Random port (R-RNG) and the procedures built on it (R-SEEDS, R-DRAFT, R-DECK) against the
+vectors computed on OpenJDK 17 (tests/data/java-random-vectors.txt)."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from engine.draft import draft_offers
+from engine.game import Game
+from engine.jrandom import JavaRandom
+from engine.rulesets import RULES_12, RULES_CONSTRUCTED
+from engine.setup import derive_params
+from tests.helpers import section, vector_after
+
+
+@pytest.mark.parametrize("seed", [1, 12700, 28554, -5113144502819146988])
+def test_next_long(seed):
+    expected = [int(x) for x in vector_after(f"seed={seed} nextLong x4:").split()]
+    r = JavaRandom(seed)
+    assert [r.next_long() for _ in range(4)] == expected
+
+
+def test_primitives_of_random_42():
+    r = JavaRandom(42)
+    assert [r.next_int(160) for _ in range(5)] == [int(x) for x in vector_after("Random(42): nextInt(160) x5:").split()]
+    r = JavaRandom(42)
+    assert [r.next_double() for _ in range(3)] == [float(x) for x in vector_after("Random(42): nextDouble x3:").split()]
+    r = JavaRandom(42)
+    assert [r.next_int() for _ in range(3)] == [int(x) for x in vector_after("Random(42): nextInt() x3:").split()]
+    r = JavaRandom(42)
+    expected = [int(x) for x in vector_after("Random(42): nextInt(64) x3 (power of two path):").split()]
+    assert [r.next_int(64) for _ in range(3)] == expected
+
+
+def test_shuffle():
+    items = list(range(30))
+    JavaRandom(1).shuffle(items)
+    assert items == ast.literal_eval(vector_after("shuffle(0..29, Random(1)):"))
+
+
+def test_bad_bound_is_refused():
+    with pytest.raises(ValueError, match="bound must be positive"):
+        JavaRandom(1).next_int(0)
+
+
+def _draft_vectors(title):
+    lines = section(title)
+    pool = ast.literal_eval(next(l for l in lines if l.startswith("draft60")).split(":", 1)[1].strip())
+    triples_text = next(l for l in lines if l.startswith("triples:")).split(":", 1)[1]
+    triples = [tuple(int(x) for x in t.split()) for t in triples_text.split(",")]
+    return pool, triples
+
+
+def test_draft_from_draft_choices_seed_1():
+    pool, triples = _draft_vectors("LOCM 1.2 draft, draftChoicesSeed=1")
+    assert draft_offers(1) == (pool, triples)
+
+
+def test_draft_from_seed_12700_through_derived_seed():
+    pool, triples = _draft_vectors("LOCM 1.2 draft, seed=12700")
+    params = derive_params(RULES_12, 12700)
+    assert params["draftChoicesSeed"] == 7356565147623928353
+    assert params["shufflePlayer0Seed"] == -1638849014660642291
+    assert params["shufflePlayer1Seed"] == 5538750765244948829
+    assert draft_offers(params["draftChoicesSeed"]) == (pool, triples)
+
+
+def test_explicit_parameter_overrides_only_itself():
+    params = derive_params(RULES_12, 12700, {"shufflePlayer0Seed": 5})
+    assert params["shufflePlayer0Seed"] == 5
+    assert params["draftChoicesSeed"] == 7356565147623928353
+    assert params["shufflePlayer1Seed"] == 5538750765244948829
+
+
+def test_constructed_seeds_are_four_next_longs():
+    r = JavaRandom(28554)
+    expected = [r.next_long() for _ in range(4)]
+    params = derive_params(RULES_CONSTRUCTED, 28554)
+    assert [params[k] for k in RULES_CONSTRUCTED.seed_params] == expected
+
+
+def test_12_deck_ids_and_order():
+    """Dataset game #0: P0's picks shuffled with Random(1), ids 2*i+1, deck[0] drawn first."""
+    line = section("LOCM 1.2 deck")[0]
+    expected = [tuple(int(x) for x in pair.split(":")) for pair in line.split()]
+    game = Game.new("1.2", 1, {"draftChoicesSeed": 1, "shufflePlayer0Seed": 1, "shufflePlayer1Seed": 1})
+    # Replay the dataset's picks: the official log of game #0 (Baseline2 picks), read from the vectors' deck.
+    from replay.conformance import read_log_file
+    from tests.helpers import LOG_12
+
+    logged = next(iter(read_log_file(LOG_12)))
+    for frame, player, echo, answer in logged.turns:
+        if game.phase != "draft":
+            break
+        game.answer(player, answer.strip())
+    ordered = [e for e in game.log if type(e).__name__ == "DeckOrdered" and e.player == 0][0]
+    assert list(zip(ordered.ids, ordered.base_ids)) == expected
+
+
+def test_15_deck_permutation_cog2022_ids():
+    """COG 2022 ids: player 0's picks are 1..30 in pick order, then shuffled with its shuffle seed."""
+    expected = ast.literal_eval(section("LOCM 1.5 permutation")[0])
+    game = Game.new("constructed", 28554, {"shufflePlayer0Seed": 28554})
+    game.answer(0, "PASS")
+    game.answer(1, "PASS")
+    ordered = [e for e in game.log if type(e).__name__ == "DeckOrdered"]
+    assert list(ordered[0].ids) == expected
+    assert sorted(ordered[1].ids) == list(range(31, 61))

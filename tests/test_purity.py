@@ -1,0 +1,54 @@
+"""The rules core stays pure (STYLE 6): engine/ and events/ import no SQLite, plotting, CLI or process code."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FORBIDDEN = {
+    "sqlite3", "sqlite_utils", "matplotlib", "click", "subprocess", "multiprocessing", "socket",
+    "threading", "concurrent", "asyncio", "locm", "replay", "analysis", "time", "datetime", "random", "os",
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_core_modules_import_nothing_impure():
+    offenders = {}
+    for package in ("engine", "events"):
+        for path in sorted((ROOT / package).glob("*.py")):
+            bad = _imports(path) & FORBIDDEN
+            if bad:
+                offenders[f"{package}/{path.name}"] = sorted(bad)
+    assert offenders == {}
+
+
+def test_the_scan_sees_imports():
+    """The scanner itself finds an import (so an empty result above means something)."""
+    assert "msgspec" in _imports(ROOT / "events" / "catalog.py")
+
+
+def test_importing_and_playing_loads_no_impure_module():
+    code = (
+        "import sys\n"
+        "from engine.game import Game\nfrom engine.agents import make_agent, play\n"
+        "import events.codec, engine.history\n"
+        "g = Game.new('constructed', 5); play(g, [make_agent('random', 1), make_agent('greedy', 2)])\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'sqlite3', 'sqlite_utils', 'matplotlib', 'click', 'subprocess', 'multiprocessing', 'locm'})\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
