@@ -102,7 +102,9 @@ def why_illegal(state, action) -> str:
             return f"creature {action.id} was summoned this turn and has no Charge"
         guards = [v.id for v in op.board if v.lane == a.lane and v.keywords & GUARD]
         if guards and action.target not in guards:
-            return f"creature {action.id} must attack a Guard in lane {a.lane} first: {', '.join(map(str, guards))}"
+            return (
+                f"creature {action.id} must attack a Guard in lane {a.lane} first: {', '.join(map(str, guards))}"
+            )
         return f"target {action.target} is not the opponent (-1) or an enemy creature in lane {a.lane}"
     if isinstance(action, Use):
         u = _in(me.hand, action.id)
@@ -129,14 +131,29 @@ def _in(units, id: int):
 
 
 def reject(out: Out, p: int, action, reason: str) -> None:
-    out.add(ActionRejected, "R-ACTIONS", player=p, action=action.text(), reason=reason)
+    out.emit(
+        ActionRejected(
+            seq=out.seq, cause=out.cause, rule="R-ACTIONS", player=p, action=action.text(), reason=reason
+        )
+    )
 
 
 def summon(state, out: Out, p: int, unit_id: int, lane: int) -> None:
     """R-SUMMON, with the 1.5 Area copy (lane1: same lane if room; lane2: the other lane if room)."""
     u = state.units[unit_id]
     c = u.card
-    out.add(CreatureSummoned, "R-SUMMON", player=p, id=unit_id, base_id=c.base_id, lane=lane, cost=c.cost)
+    out.emit(
+        CreatureSummoned(
+            seq=out.seq,
+            cause=out.cause,
+            rule="R-SUMMON",
+            player=p,
+            id=unit_id,
+            base_id=c.base_id,
+            lane=lane,
+            cost=c.cost,
+        )
+    )
     placed = 1
     if state.rules.area and c.area:
         counts = [0, 0]
@@ -146,14 +163,29 @@ def summon(state, out: Out, p: int, unit_id: int, lane: int) -> None:
         copy_lane = lane if c.area == 1 else 1 - lane
         if counts[copy_lane] < state.rules.lane_size:
             copy_id = unit_id + 1 if state.rules.id_scheme == IDS_REVISED else state.next_id
-            out.add(CreatureSummoned, "R-SUMMON", player=p, id=copy_id, base_id=c.base_id, lane=copy_lane,
-                    cost=0, copy_of=unit_id)
+            out.emit(
+                CreatureSummoned(
+                    seq=out.seq,
+                    cause=out.cause,
+                    rule="R-SUMMON",
+                    player=p,
+                    id=copy_id,
+                    base_id=c.base_id,
+                    lane=copy_lane,
+                    cost=0,
+                    copy_of=unit_id,
+                )
+            )
             placed = 2
     t = Tally(state)
     change_health(out, t, p, c.my_health * placed, "summon", "R-SUMMON")
     change_health(out, t, 1 - p, c.opp_health * placed, "summon", "R-SUMMON")
     if c.draw:
-        out.add(DrawBonus, "R-SUMMON", player=p, amount=c.draw * placed, source="card")
+        out.emit(
+            DrawBonus(
+                seq=out.seq, cause=out.cause, rule="R-SUMMON", player=p, amount=c.draw * placed, source="card"
+            )
+        )
     win_check(out, t, p, state.turn)
 
 

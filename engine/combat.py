@@ -9,13 +9,21 @@ from engine.emit import Out, Tally, lose_health, win_check
 
 def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
     a = state.units[attacker_id]
-    out.add(CreatureAttacked, "R-ATTACK", player=p, attacker=attacker_id, target=target_id)
+    out.emit(
+        CreatureAttacked(
+            seq=out.seq, cause=out.cause, rule="R-ATTACK", player=p, attacker=attacker_id, target=target_id
+        )
+    )
     t = Tally(state)
     opp = 1 - p
     if target_id == -1:
         if a.attack > 0:
             if a.keywords & DRAIN:
-                out.add(PlayerHealed, "R-ATTACK", player=p, amount=a.attack, source="drain")
+                out.emit(
+                    PlayerHealed(
+                        seq=out.seq, cause=out.cause, rule="R-ATTACK", player=p, amount=a.attack, source="drain"
+                    )
+                )
                 t.health[p] += a.attack
             lose_health(out, t, opp, a.attack, "attack")
         win_check(out, t, p, state.turn)
@@ -29,19 +37,21 @@ def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
     d_dies = given >= d.defense or (given > 0 and a_kw & LETHAL)
     excess = given - d.defense if (a_kw & BREAKTHROUGH and given >= d.defense) else 0
     if d_kw & WARD and a.attack > 0:
-        out.add(WardLost, "R-ATTACK", id=target_id)
+        out.emit(WardLost(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=target_id))
     if d_dies:
-        out.add(CreatureDied, "R-ATTACK", id=target_id)
+        out.emit(CreatureDied(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=target_id))
     elif given > 0:
-        out.add(CreatureDamaged, "R-ATTACK", id=target_id, amount=given)
+        out.emit(CreatureDamaged(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=target_id, amount=given))
     if a_kw & WARD and d.attack > 0:
-        out.add(WardLost, "R-ATTACK", id=attacker_id)
+        out.emit(WardLost(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=attacker_id))
     if taken >= a.defense or (taken > 0 and d_kw & LETHAL):
-        out.add(CreatureDied, "R-ATTACK", id=attacker_id)
+        out.emit(CreatureDied(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=attacker_id))
     elif taken > 0:
-        out.add(CreatureDamaged, "R-ATTACK", id=attacker_id, amount=taken)
+        out.emit(CreatureDamaged(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=attacker_id, amount=taken))
     if given > 0 and a_kw & DRAIN:
-        out.add(PlayerHealed, "R-ATTACK", player=p, amount=a.attack, source="drain")
+        out.emit(
+            PlayerHealed(seq=out.seq, cause=out.cause, rule="R-ATTACK", player=p, amount=a.attack, source="drain")
+        )
         t.health[p] += a.attack
     if excess > 0:
         lose_health(out, t, opp, excess, "breakthrough")

@@ -24,6 +24,6 @@ def fill_deck(chosen: list[int], pool_size: int, deck_size: int) -> None:
 
 
 def choose_deck(state, out: Out, player: int, base_ids: tuple[int, ...]) -> None:
-    out.add(DeckChosen, "R-CONSTRUCT", player=player, base_ids=tuple(base_ids))
+    out.emit(DeckChosen(seq=out.seq, cause=out.cause, rule="R-CONSTRUCT", player=player, base_ids=tuple(base_ids)))
     if player == 1:
         begin_battle(state, out)

@@ -27,7 +27,9 @@ def decide(state, command, cause: int = -1) -> list:
     player = state.current
     out = Out(state.seq, cause)
     if cause == -1:
-        out.cause = out.add(ActionReceived, "R-ACTIONS", player=player, text=command.text())
+        out.cause = out.emit(
+            ActionReceived(seq=out.seq, cause=out.cause, rule="R-ACTIONS", player=player, text=command.text())
+        )
     handler(state, out, player, command)
     return out.events
 
@@ -77,15 +79,19 @@ _HANDLERS = {
 def hard_error(state, player: int, reason: str, text: str, cause: int = -1) -> list:
     """A player's answer the referee does not accept: recorded, and the player loses (R-ACTIONS)."""
     out = Out(state.seq, cause)
-    out.add(HardError, "R-ACTIONS", player=player, reason=reason, text=text)
-    out.add(GameEnded, "R-ACTIONS", winner=1 - player, reason="hard_error", turn=state.turn)
+    out.emit(HardError(seq=out.seq, cause=out.cause, rule="R-ACTIONS", player=player, reason=reason, text=text))
+    out.emit(
+        GameEnded(
+            seq=out.seq, cause=out.cause, rule="R-ACTIONS", winner=1 - player, reason="hard_error", turn=state.turn
+        )
+    )
     return out.events
 
 
 def record(state, player: int, text: str) -> list:
     """An answer line as received, before its items are decided one by one."""
     out = Out(state.seq, -1)
-    out.add(ActionReceived, "R-ACTIONS", player=player, text=text)
+    out.emit(ActionReceived(seq=out.seq, cause=out.cause, rule="R-ACTIONS", player=player, text=text))
     return out.events
 
 

@@ -46,12 +46,16 @@ def parse_predefined(text: str) -> list[tuple[int, int, int]]:
         except ValueError:
             triple = ()
         if len(triple) != 3 or not all(1 <= b <= CARDLIST_SIZE for b in triple):
-            raise GameParamError(f"predefinedDraftIds triple {k + 1}: expected 3 baseIds in 1..160, got {part!r}",
-                                 "predefinedDraftIds", text)
+            raise GameParamError(
+                f"predefinedDraftIds triple {k + 1}: expected 3 baseIds in 1..160, got {part!r}",
+                "predefinedDraftIds",
+                text,
+            )
         triples.append(triple)
     if len(triples) != ROUNDS:
-        raise GameParamError(f"predefinedDraftIds: expected {ROUNDS} triples, got {len(triples)}",
-                             "predefinedDraftIds", text)
+        raise GameParamError(
+            f"predefinedDraftIds: expected {ROUNDS} triples, got {len(triples)}", "predefinedDraftIds", text
+        )
     return triples
 
 
@@ -62,12 +66,21 @@ def draft_events(out: Out, params: dict) -> None:
         pool = list(dict.fromkeys(b for t in offers for b in t))
     else:
         pool, offers = draft_offers(params["draftChoicesSeed"])
-    out.add(CardPoolDefined, "R-DRAFT", cards=tuple(cards[b] for b in pool))
+    out.emit(CardPoolDefined(seq=out.seq, cause=out.cause, rule="R-DRAFT", cards=tuple(cards[b] for b in pool)))
     for rnd, triple in enumerate(offers):
-        out.add(DraftOffered, "R-DRAFT", round=rnd, base_ids=triple)
+        out.emit(DraftOffered(seq=out.seq, cause=out.cause, rule="R-DRAFT", round=rnd, base_ids=triple))
 
 
 def pick(state, out: Out, player: int, index: int) -> None:
-    out.add(CardPicked, "R-DRAFT", player=player, round=state.round, base_id=state.offer[index])
+    out.emit(
+        CardPicked(
+            seq=out.seq,
+            cause=out.cause,
+            rule="R-DRAFT",
+            player=player,
+            round=state.round,
+            base_id=state.offer[index],
+        )
+    )
     if player == 1 and state.round == ROUNDS - 1:
         begin_battle(state, out)

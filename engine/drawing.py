@@ -9,7 +9,7 @@ from engine.rulesets import LOSE_RUNE, TEN_DAMAGE
 
 def end_turn(state, out: Out, player: int) -> None:
     """The current player's answer is done: its turn ends and the other player's begins."""
-    out.add(TurnEnded, "R-TURN", player=player)
+    out.emit(TurnEnded(seq=out.seq, cause=out.cause, rule="R-TURN", player=player))
     # R-TURN/R-WIN: the win check that opens a turn; it matters when the ending player is at 0 or below
     # without having acted since (1.5: killed by its own turn-start damage).
     if win_check(out, Tally(state), player, state.turn):
@@ -29,7 +29,19 @@ def start_turn(state, out: Out, p: int) -> None:
         mm -= 1
     draws = pl.next_draw
     turn = state.turn + 1
-    out.add(TurnStarted, "R-TURN", player=p, turn=turn, max_mana=mm, mana=mm, bonus_spent=spent, draws=draws)
+    out.emit(
+        TurnStarted(
+            seq=out.seq,
+            cause=out.cause,
+            rule="R-TURN",
+            player=p,
+            turn=turn,
+            max_mana=mm,
+            mana=mm,
+            bonus_spent=spent,
+            draws=draws,
+        )
+    )
     t = Tally(state)
     if rules.empty_deck == LOSE_RUNE:
         _draw_with_runes(state, out, t, p, draws)
@@ -56,10 +68,10 @@ def _draw_with_runes(state, out: Out, t: Tally, p: int, draws: int) -> None:
             continue
         if hand_n >= rules.hand_limit:
             for _ in range(draws - i):
-                out.add(DrawLost, "R-DRAW", player=p, reason="hand_full")
+                out.emit(DrawLost(seq=out.seq, cause=out.cause, rule="R-DRAW", player=p, reason="hand_full"))
             return
         deck_n -= 1
-        out.add(CardDrawn, "R-DRAW", player=p, id=pl.deck[deck_n].id)
+        out.emit(CardDrawn(seq=out.seq, cause=out.cause, rule="R-DRAW", player=p, id=pl.deck[deck_n].id))
         hand_n += 1
 
 
@@ -73,12 +85,12 @@ def _draw_with_damage(state, out: Out, t: Tally, p: int, draws: int) -> None:
     hand_n = len(pl.hand)
     for _ in range(draws):
         if hand_n >= rules.hand_limit:
-            out.add(DrawLost, "R-DRAW", player=p, reason="hand_full")
+            out.emit(DrawLost(seq=out.seq, cause=out.cause, rule="R-DRAW", player=p, reason="hand_full"))
         elif deck_n == 0:
             lose_health(out, t, p, rules.penalty_damage, "deck", counts=False)
         else:
             deck_n -= 1
-            out.add(CardDrawn, "R-DRAW", player=p, id=pl.deck[deck_n].id)
+            out.emit(CardDrawn(seq=out.seq, cause=out.cause, rule="R-DRAW", player=p, id=pl.deck[deck_n].id))
             hand_n += 1
 
 
@@ -87,4 +99,4 @@ def opening_draws(state, out: Out) -> None:
     for p, n in ((0, 4), (1, 5)):
         deck = state.players[p].deck
         for k in range(1, n + 1):
-            out.add(CardDrawn, "R-TURN", player=p, id=deck[-k].id)
+            out.emit(CardDrawn(seq=out.seq, cause=out.cause, rule="R-TURN", player=p, id=deck[-k].id))

@@ -10,7 +10,18 @@ from engine.emit import Out, Tally, change_health, win_check
 def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
     item = state.units[item_id]
     c = item.card
-    out.add(ItemUsed, "R-USE", player=p, id=item_id, base_id=c.base_id, target=target_id, cost=c.cost)
+    out.emit(
+        ItemUsed(
+            seq=out.seq,
+            cause=out.cause,
+            rule="R-USE",
+            player=p,
+            id=item_id,
+            base_id=c.base_id,
+            target=target_id,
+            cost=c.cost,
+        )
+    )
     t = Tally(state)
     opp = 1 - p
     if target_id == -1:
@@ -18,7 +29,7 @@ def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
         change_health(out, t, p, c.my_health, "item", "R-USE")
         change_health(out, t, opp, c.defense + c.opp_health, "item", "R-USE")
         if c.draw:
-            out.add(DrawBonus, "R-USE", player=p, amount=c.draw, source="card")
+            out.emit(DrawBonus(seq=out.seq, cause=out.cause, rule="R-USE", player=p, amount=c.draw, source="card"))
         win_check(out, t, p, state.turn)
         return
 
@@ -33,7 +44,7 @@ def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
     change_health(out, t, p, c.my_health * n, "item", "R-USE")
     change_health(out, t, opp, c.opp_health * n, "item", "R-USE")
     if c.draw:
-        out.add(DrawBonus, "R-USE", player=p, amount=c.draw * n, source="card")
+        out.emit(DrawBonus(seq=out.seq, cause=out.cause, rule="R-USE", player=p, amount=c.draw * n, source="card"))
     win_check(out, t, p, state.turn)
 
 
@@ -51,8 +62,19 @@ def _apply_item(out: Out, c, u) -> None:
     ward_lost = bool(kw & WARD) and c.defense < 0
     if not ward_lost:
         defense += c.defense
-    out.add(CreatureModified, "R-USE", id=u.id, attack=attack, defense=defense, keywords=kw, can_attack=can_attack)
+    out.emit(
+        CreatureModified(
+            seq=out.seq,
+            cause=out.cause,
+            rule="R-USE",
+            id=u.id,
+            attack=attack,
+            defense=defense,
+            keywords=kw,
+            can_attack=can_attack,
+        )
+    )
     if ward_lost:
-        out.add(WardLost, "R-USE", id=u.id)
+        out.emit(WardLost(seq=out.seq, cause=out.cause, rule="R-USE", id=u.id))
     if defense <= 0:
-        out.add(CreatureDied, "R-USE", id=u.id)
+        out.emit(CreatureDied(seq=out.seq, cause=out.cause, rule="R-USE", id=u.id))

@@ -27,7 +27,6 @@ PARAM_FIELDS = {
 JAVA_LONG_MIN, JAVA_LONG_MAX = -(1 << 63), (1 << 63) - 1
 
 
-
 def derive_params(rules: Ruleset, seed: int | None, overrides: dict | None = None) -> dict:
     """R-SEEDS: the seeds a game runs with, each derived from `seed` unless given explicitly."""
     overrides = dict(overrides or {})
@@ -53,14 +52,25 @@ def derive_params(rules: Ruleset, seed: int | None, overrides: dict | None = Non
     return params
 
 
-def create(rules: Ruleset, seed: int | None, overrides: dict | None = None,
-           agents: tuple[str, str] = ("", "")) -> list:
+def create(
+    rules: Ruleset, seed: int | None, overrides: dict | None = None, agents: tuple[str, str] = ("", "")
+) -> list:
     """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers."""
     params = derive_params(rules, seed, overrides)
     out = Out(0, -1)
     fields = {PARAM_FIELDS[k]: v for k, v in params.items()}
-    created = out.add(GameCreated, "R-SEEDS", ruleset=rules.name, ruleset_version=rules.version,
-                      id_scheme=rules.id_scheme, agents=tuple(agents), **fields)
+    created = out.emit(
+        GameCreated(
+            seq=out.seq,
+            cause=out.cause,
+            rule="R-SEEDS",
+            ruleset=rules.name,
+            ruleset_version=rules.version,
+            id_scheme=rules.id_scheme,
+            agents=tuple(agents),
+            **fields,
+        )
+    )
     out.cause = created
     if rules.deck_building == DRAFT:
         from engine.draft import draft_events
@@ -69,7 +79,11 @@ def create(rules: Ruleset, seed: int | None, overrides: dict | None = None,
     else:
         from engine.cardgen import generate_cards
 
-        out.add(CardPoolDefined, "R-CARDGEN", cards=tuple(generate_cards(params["cardGenSeed"])))
+        out.emit(
+            CardPoolDefined(
+                seq=out.seq, cause=out.cause, rule="R-CARDGEN", cards=tuple(generate_cards(params["cardGenSeed"]))
+            )
+        )
     return out.events
 
 
@@ -93,7 +107,7 @@ def build_decks(state, out: Out) -> None:
             JavaRandom(_shuffle_seed(created, p)).shuffle(numbered)
             ids = tuple(i for i, _ in numbered)
             base_ids = tuple(b for _, b in numbered)
-        out.add(DeckOrdered, "R-DECK", player=p, ids=ids, base_ids=base_ids)
+        out.emit(DeckOrdered(seq=out.seq, cause=out.cause, rule="R-DECK", player=p, ids=ids, base_ids=base_ids))
 
 
 def _shuffle_seed(created: GameCreated, p: int) -> int:
