@@ -40,39 +40,56 @@ def _battle_actions(state, acts: list) -> None:
     me, op = state.players[p], state.players[1 - p]
     mana = me.mana
     lane_size = state.rules.lane_size
-    counts = [0, 0]
-    for u in me.board:
-        counts[u.lane] += 1
+    append = acts.append
+    my_board, op_board = me.board, op.board
+    n0 = n1 = 0
+    for u in my_board:
+        if u.lane:
+            n1 += 1
+        else:
+            n0 += 1
+    free0, free1 = n0 < lane_size, n1 < lane_size
     for u in me.hand:
         c = u.card
         if c.cost > mana:
             continue
         t = c.type
+        i = u.id
         if t == CREATURE:
-            if counts[0] < lane_size:
-                acts.append(Summon(u.id, 0))
-            if counts[1] < lane_size:
-                acts.append(Summon(u.id, 1))
+            if free0:
+                append(Summon(i, 0))
+            if free1:
+                append(Summon(i, 1))
         elif t == GREEN:
-            for v in me.board:
-                acts.append(Use(u.id, v.id))
+            for v in my_board:
+                append(Use(i, v.id))
         else:
             if t == BLUE:
-                acts.append(Use(u.id, -1))
-            for v in op.board:
-                acts.append(Use(u.id, v.id))
-    if not me.board:
+                append(Use(i, -1))
+            for v in op_board:
+                append(Use(i, v.id))
+    if not my_board:
         return
-    guards: list[list[int]] = [[], []]
-    lanes: list[list[int]] = [[-1], [-1]]
-    for v in op.board:
-        lanes[v.lane].append(v.id)
-        if v.keywords & GUARD:
-            guards[v.lane].append(v.id)
-    for a in me.board:
+    g0: list[int] = []
+    g1: list[int] = []
+    l0 = [-1]
+    l1 = [-1]
+    for v in op_board:
+        if v.lane:
+            l1.append(v.id)
+            if v.keywords & GUARD:
+                g1.append(v.id)
+        else:
+            l0.append(v.id)
+            if v.keywords & GUARD:
+                g0.append(v.id)
+    t0 = g0 or l0
+    t1 = g1 or l1
+    for a in my_board:
         if a.can_attack:
-            for target in guards[a.lane] or lanes[a.lane]:
-                acts.append(Attack(a.id, target))
+            i = a.id
+            for target in t1 if a.lane else t0:
+                append(Attack(i, target))
 
 
 def why_illegal(state, action) -> str:

@@ -243,6 +243,19 @@ def _check_table() -> None:
 _check_table()
 
 
+def apply_all(state: GameState, events) -> GameState:
+    """`evolve` for each event in turn (the same dispatch, without a call per event)."""
+    handlers = _HANDLERS
+    for e in events:
+        try:
+            handler = handlers[type(e)]
+        except KeyError:
+            raise InvalidLogError(f"evolve: unhandled event type {type(e).__name__}") from None
+        state.seq = e.seq + 1
+        handler(state, e)
+    return state
+
+
 def fold(events, state: GameState | None = None) -> GameState:
     """Rebuild a state from a log (or continue folding onto `state`)."""
     it = iter(events)
@@ -251,15 +264,7 @@ def fold(events, state: GameState | None = None) -> GameState:
         if not isinstance(first, GameCreated):
             raise InvalidLogError("a game's log must start with a game_created event")
         state = initial_state(first)
-    handlers = _HANDLERS
-    for e in it:
-        try:
-            handler = handlers[type(e)]
-        except KeyError:
-            raise InvalidLogError(f"evolve: unhandled event type {type(e).__name__}") from None
-        state.seq = e.seq + 1
-        handler(state, e)
-    return state
+    return apply_all(state, it)
 
 
 __all__ = ["evolve", "fold", "initial_state", "CONSTRUCT", "ENDED"]

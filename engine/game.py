@@ -12,7 +12,7 @@ from engine import protocol, setup
 from engine.commands import BuildDeck, EndTurn, Pass, Pick
 from engine.decide import decide, hard_error, record
 from engine.errors import CommandError, ProtocolError
-from engine.evolve import evolve, fold
+from engine.evolve import apply_all, fold
 from engine.rulesets import Ruleset, by_name
 from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState
 
@@ -65,9 +65,7 @@ class Game:
     # --- acting -----------------------------------------------------------------------------------------
 
     def _apply(self, events: list) -> list:
-        state = self.state
-        for e in events:
-            evolve(state, e)
+        apply_all(self.state, events)
         self.log.extend(events)
         return events
 
