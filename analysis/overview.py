@@ -1,0 +1,71 @@
+"""Game-level metrics from stored events alone (ANALYTICS.md, "Beyond cards"): per ruleset, the first
+player's win rate with its interval, game length, and damage by source."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from events.catalog import GameEnded, PlayerDamaged, PlayerHealed, TurnStarted
+from analysis.stats import rate_text, wilson
+
+DAMAGE_SOURCES = ("attack", "breakthrough", "item", "summon", "deck", "turn_limit")
+
+
+@dataclass
+class RulesetOverview:
+    ruleset: str
+    games: int = 0
+    seat0_wins: int = 0
+    turns: list[int] = field(default_factory=list)
+    damage: Counter = field(default_factory=Counter)
+    drain: int = 0
+    end_reasons: Counter = field(default_factory=Counter)
+
+    @property
+    def seat0_interval(self) -> tuple[float, float]:
+        return wilson(self.seat0_wins, self.games)
+
+    @property
+    def mean_turns(self) -> float:
+        return sum(self.turns) / len(self.turns) if self.turns else 0.0
+
+
+def overview(logs) -> dict[str, RulesetOverview]:
+    """`logs`: an iterable of (ruleset, events) for complete games."""
+    out: dict[str, RulesetOverview] = {}
+    for ruleset, events in logs:
+        o = out.setdefault(ruleset, RulesetOverview(ruleset))
+        o.games += 1
+        turns = 0
+        for e in events:
+            t = type(e)
+            if t is PlayerDamaged:
+                o.damage[e.source] += e.amount
+            elif t is PlayerHealed and e.source == "drain":
+                o.drain += e.amount
+            elif t is TurnStarted:
+                turns = e.turn + 1
+            elif t is GameEnded:
+                o.seat0_wins += e.winner == 0
+                o.end_reasons[e.reason] += 1
+        o.turns.append(turns)
+    return out
+
+
+def overview_text(result: dict[str, RulesetOverview]) -> str:
+    lines = []
+    for name, o in sorted(result.items()):
+        total = sum(o.damage.values()) or 1
+        lines.append(f"{name}: {o.games} games, mean length {o.mean_turns:.1f} turns")
+        lines.append(f"  first player (seat 0) wins {rate_text(o.seat0_wins, o.games)}")
+        parts = [f"{s} {100 * o.damage[s] / total:.0f}%" for s in DAMAGE_SOURCES if o.damage[s]]
+        lines.append(f"  damage to players by source: {', '.join(parts)}; drain healed {o.drain}")
+    return "\n".join(lines)
+
+
+def by_turn(result: dict[str, RulesetOverview]) -> dict[str, Counter]:
+    return {name: Counter(o.turns) for name, o in result.items()}
+
+
+__all__ = ["overview", "overview_text", "RulesetOverview", "by_turn", "defaultdict"]
