@@ -5,41 +5,63 @@ seeds eleven sub-generators (type, mana, area, property order, keyword count, ke
 oppHealth, bonus attack, bonus defense), each card is built from them, and the set is stable-sorted by cost
 with baseId = position. `format_generated_cards` renders the referee's "Generated cards: ..." game summary.
 
-Things the referee does that are easy to get wrong, all reproduced here:
-- Options are stable-sorted by weight before the walk `c = nextDouble() * sum; c -= w until c <= 0`; the walk
-  is done by repeated subtraction (not by comparing against cumulative sums), because the two round differently.
-- A rejected option restores the budget as `(budget * mult - add + add) / mult`, which need not be the old value.
-- The property order is one list shuffled in place once per card, so each card's order depends on the last.
-- Blue items draw no keywords at all (no keyword-count draw either); every type draws an area.
-- Weight sums use Java's compensated `DoubleStream.sum` (JDK <= 17 form, see `_java_sum`).
+Referee details reproduced here:
+- Options are stable-sorted by weight; `c = nextDouble() * sum`, then `c -= w` until `c <= 0`. The sum is
+  Java's compensated `DoubleStream.sum`, in file order (keywords: sorted order, over those not yet taken).
+- A rejected option restores the budget as `(budget * mult - add + add) / mult`.
+- The property order is one list, shuffled in place once per card, so each card's order depends on the last.
+- Blue items draw no keywords (not even a keyword count); every type draws an area.
 
-The sub-generators' java.util.Random states are kept as bare 48-bit ints and stepped inline (the same LCG as
-`engine.jrandom.JavaRandom`, which the tests hold this against): one set costs about 3,000 LCG steps, and
-method calls per step would dominate the run time.
+Speed (about 3,000 LCG steps per set): each sub-generator's calls are known in advance, so its states are
+computed all at once by jump-ahead on one packed integer (`_packed_states`), and every weighted choice is a
+`bisect` on thresholds found once by bisecting on the referee's walk itself (`_thresholds`). The tests hold
+both against `JavaRandom` and the walk.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
-from typing import Optional
+import sys
+from array import array
+from bisect import bisect_left
+from itertools import repeat
+from operator import itemgetter
 
 import msgspec
 
 from engine.jrandom import JavaRandom
-from events.cards import TYPE_NAMES, Card, keywords_to_str, AREA_NAMES, KEYWORD_NAMES, BLUE, RED, CREATURE
+from events.cards import (
+    AREA_NAMES,
+    BLUE,
+    KEYWORD_NAMES,
+    TYPE_NAMES,
+    Card,
+    keywords_to_str,
+)
 
 CARDS_PER_SET = 120
 SUMMARY_PREFIX = "Generated cards: "
 WEIGHTS_RESOURCE = "cardWeights-1.5.json"
 
-# java.util.Random (R-RNG), as in engine.jrandom; inlined below for speed.
+# java.util.Random (R-RNG), as in engine.jrandom.
 _MULT = 0x5DEECE66D
 _ADD = 0xB
 _MASK = (1 << 48) - 1
+_LOW24 = (1 << 24) - 1
 _DOUBLE_UNIT = 1.0 / (1 << 53)
+_D_LIMIT = 1 << 53  # nextDouble() is D * 2**-53 with D in [0, _D_LIMIT)
+_KW_CHUNK = 160  # keyword draws computed at a time (a set needs about 135)
 
 # The referee's initial property order; the list is reshuffled in place for every card.
 _AREA, _KEYWORDS, _DRAW, _MY_HEALTH, _OPP_HEALTH = range(5)
+
+# Bounds by type (creature, green, red, blue): attack >= 0 (blue: 0), defense >= _MIN_DEFENSE; red and
+# blue items then carry both values negated.
+_MIN_DEFENSE = (1, 0, 0, 0)
+_SIGN = (1, 1, -1, -1)
+
+_weight_of = itemgetter(0)
 
 
 class _Option(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
@@ -67,106 +89,92 @@ class _Weights(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="
     bonus_defense_distribution: _Distribution
 
 
-class _Tables(msgspec.Struct, frozen=True):
-    """Option lists sorted once by weight; items are (weight, value) or (weight, mult, add, value)."""
+class _Choice(msgspec.Struct, frozen=True):
+    """A weighted choice; `values[bisect_left(thresholds, D)]` is the referee's pick for nextDouble() = D/2**53.
 
-    types: tuple
-    types_sum: float
-    mana: tuple
-    mana_sum: float
-    area: tuple
-    area_sum: float
-    kw_count: tuple
-    kw_count_sum: float
-    keywords: tuple  # (weight, mult, add, bit)
-    kw_sums: tuple  # whitelisted weight sum for every mask of keyword bits already taken
-    draw: tuple
-    draw_sum: float
-    my_health: tuple
-    my_health_sum: float
-    opp_health: tuple
-    opp_health_sum: float
+    Values are ints (type, cost, keyword count) or (mult, add, value) rows of budgeted properties.
+    """
+
+    weights: list  # sorted, as the referee walks them
+    total: float
+    thresholds: list
+    values: list
+
+
+class _Tables(msgspec.Struct, frozen=True):
+    types: _Choice
+    mana: _Choice
+    area: _Choice
+    kw_count: _Choice
+    keywords: tuple  # one _Choice (None when all are taken) per mask of the keyword bits already taken
+    draw: _Choice
+    my_health: _Choice
+    opp_health: _Choice
     attack: _Distribution
     defense: _Distribution
-
-
-_tables: Optional[_Tables] = None
 
 
 def generate_cards(card_gen_seed: int) -> tuple[Card, ...]:
     """The 120 cards of a 1.5 game with this cardGenSeed, sorted by cost, baseId 0..119 (R-CARDGEN)."""
     t = _load_tables()
+    n = CARDS_PER_SET
     master = JavaRandom(card_gen_seed)
-    (s_type, s_mana, s_area, s_order, s_kwn, s_kw, s_draw, s_my, s_opp, s_att, s_def) = (
+    s_type, s_mana, s_area, s_order, s_kwn, s_kw, s_draw, s_my, s_opp, s_att, s_def = (
         (master.next_int() ^ _MULT) & _MASK for _ in range(11)
     )
+    types, costs = _picks(t.types, s_type, n), _picks(t.mana, s_mana, n)
+    picks = zip(_picks(t.area, s_area, n), repeat(None), _picks(t.draw, s_draw, n),
+                _picks(t.my_health, s_my, n), _picks(t.opp_health, s_opp, n))
+    kw_counts = iter(_picks(t.kw_count, s_kwn, n))  # one per non-blue card, in card order
+    kw_draws, s_kw = _doubles(s_kw, _KW_CHUNK)
+    kw_choices = t.keywords
+    bonus_atts = _bonuses(t.attack, s_att, n)
+    bonus_defs = _bonuses(t.defense, s_def, n)
+    ranks = [0] * n  # the stable sort by cost is known before any card is built
+    for rank, i in enumerate(sorted(range(n), key=costs.__getitem__)):
+        ranks[i] = rank
+    cards = [None] * n
     order = [_AREA, _KEYWORDS, _DRAW, _MY_HEALTH, _OPP_HEALTH]
-    kw_options, kw_sums = t.keywords, t.kw_sums
-    att_mean, att_std = t.attack.mean, t.attack.std
-    def_mean, def_std = t.defense.mean, t.defense.std
-    rows = []
-    for _ in range(CARDS_PER_SET):
-        s_type, d = _next_double(s_type)
-        ctype = _choose(t.types, t.types_sum, d)[1]
-        s_mana, d = _next_double(s_mana)
-        cost = _choose(t.mana, t.mana_sum, d)[1]
+    kd = 0
+    for ctype, cost, j5, j4, j3, j2, pick, bonus_att, bonus_def, rank in zip(
+            types, costs, *_shuffle_draws(s_order, n), picks, bonus_atts, bonus_defs, ranks):
+        order[4], order[j5] = order[j5], order[4]  # Collections.shuffle, carried over from the last card
+        order[3], order[j4] = order[j4], order[3]
+        order[2], order[j3] = order[j3], order[2]
+        order[1], order[j2] = order[j2], order[1]
         budget = float(cost)
-        for bound in (5, 4, 3, 2):  # Collections.shuffle of the 5-element order list
-            s_order, j = _next_int(s_order, bound)
-            order[bound - 1], order[j] = order[j], order[bound - 1]
-        area = keywords = draw = my_health = opp_health = 0
+        got = [0, 0, 0, 0, 0]  # area, keyword mask, draw, myHealth, oppHealth
         for prop in order:
-            if prop == _KEYWORDS:
-                if ctype == BLUE:
-                    continue
-                s_kwn, d = _next_double(s_kwn)
-                for _ in range(_choose(t.kw_count, t.kw_count_sum, d)[1]):
-                    s_kw, d = _next_double(s_kw)
-                    weight, mult, add, bit = _choose_free(kw_options, kw_sums[keywords], keywords, d)
+            if prop != _KEYWORDS:
+                mult, add, value = pick[prop]
+                spent = budget * mult - add
+                if spent < 0:
+                    budget = (spent + add) / mult
+                else:
+                    budget = spent
+                    got[prop] = value
+            elif ctype != BLUE:
+                mask = 0
+                for _ in range(next(kw_counts)):
+                    if kd == len(kw_draws):
+                        more, s_kw = _doubles(s_kw, _KW_CHUNK)
+                        kw_draws += more
+                    choice = kw_choices[mask]
+                    mult, add, bit = choice.values[bisect_left(choice.thresholds, kw_draws[kd])]
+                    kd += 1
                     spent = budget * mult - add
                     if spent < 0:
                         budget = (spent + add) / mult
                         break
                     budget = spent
-                    keywords |= bit
-                continue
-            if prop == _AREA:
-                s_area, d = _next_double(s_area)
-                weight, mult, add, value = _choose(t.area, t.area_sum, d)
-            elif prop == _DRAW:
-                s_draw, d = _next_double(s_draw)
-                weight, mult, add, value = _choose(t.draw, t.draw_sum, d)
-            elif prop == _MY_HEALTH:
-                s_my, d = _next_double(s_my)
-                weight, mult, add, value = _choose(t.my_health, t.my_health_sum, d)
-            else:
-                s_opp, d = _next_double(s_opp)
-                weight, mult, add, value = _choose(t.opp_health, t.opp_health_sum, d)
-            spent = budget * mult - add
-            if spent < 0:
-                budget = (spent + add) / mult
-                continue
-            budget = spent
-            if prop == _AREA:
-                area = value
-            elif prop == _DRAW:
-                draw = value
-            elif prop == _MY_HEALTH:
-                my_health = value
-            else:
-                opp_health = value
-        s_att, d = _next_double(s_att)
-        attack = int(budget + (d * att_std + att_mean))
-        s_def, d = _next_double(s_def)
-        defense = int(budget + (d * def_std + def_mean))
-        attack, defense = _clamp(ctype, attack, defense)
-        rows.append((cost, ctype, attack, defense, keywords, my_health, opp_health, draw, area))
-    rows.sort(key=_cost_of)  # stable: equal costs keep generation order
-    return tuple(
-        Card(base_id=i, type=r[1], cost=r[0], attack=r[2], defense=r[3], keywords=r[4],
-             my_health=r[5], opp_health=r[6], draw=r[7], area=r[8])
-        for i, r in enumerate(rows)
-    )
+                    mask |= bit
+                got[_KEYWORDS] = mask
+        attack, defense, low = int(budget + bonus_att), int(budget + bonus_def), _MIN_DEFENSE[ctype]
+        attack = 0 if attack < 0 or ctype == BLUE else attack * _SIGN[ctype]
+        defense = (low if defense < low else defense) * _SIGN[ctype]  # noqa: FURB136 (max() is slower)
+        cards[rank] = Card(base_id=rank, type=ctype, cost=cost, attack=attack, defense=defense, keywords=got[1],
+                           my_health=got[3], opp_health=got[4], draw=got[2], area=got[0])
+    return tuple(cards)
 
 
 def card_to_string(card: Card) -> str:
@@ -178,128 +186,162 @@ def card_to_string(card: Card) -> str:
 def format_generated_cards(cards) -> str:
     """The "Generated cards: ..." game summary exactly as the official 1.5 logs store it.
 
-    The referee joins `Card.toString` (which ends in a space) with ", "; the stored summary line, like every
-    summary line in the logs, has no trailing space before its newline.
+    The referee joins `Card.toString` (which ends in a space) with ", "; the stored summary, like every
+    summary line in the logs, has no space before its closing newline.
     """
     return (SUMMARY_PREFIX + ", ".join(map(card_to_string, cards))).rstrip(" ") + "\n"
 
 
+@functools.cache
 def _load_tables() -> _Tables:
-    global _tables
-    if _tables is None:
-        raw = (importlib.resources.files("data") / WEIGHTS_RESOURCE).read_bytes()
-        _tables = _build_tables(msgspec.json.decode(raw, type=_Weights))
-    return _tables
+    raw = (importlib.resources.files("data") / WEIGHTS_RESOURCE).read_bytes()
+    w = msgspec.json.decode(raw, type=_Weights)
+    type_index = {name: i for i, name in enumerate(TYPE_NAMES)}.__getitem__
+    area_index = {name: i for i, name in enumerate(AREA_NAMES)}.__getitem__
+    kw_bit = {name: 1 << i for i, name in enumerate(KEYWORD_NAMES)}.__getitem__
 
+    def rows(options: list[_Option], convert) -> list[tuple]:
+        return [(o.weight, (o.mult_cost, o.add_cost, convert(o.name))) for o in options]
 
-def _build_tables(w: _Weights) -> _Tables:
-    type_index = {name: i for i, name in enumerate(TYPE_NAMES)}
-    area_index = {name: i for i, name in enumerate(AREA_NAMES)}
-    kw_bit = {name: 1 << i for i, name in enumerate(KEYWORD_NAMES)}
-    types = _sorted_map(w.type_probabilities, type_index.__getitem__)
-    mana = _sorted_map(w.mana_curve, int)
-    kw_count = _sorted_map(w.keyword_number_probabilities, int)
-    area = _sorted_options(w.area_probabilities, area_index.__getitem__)
-    keywords = _sorted_options(w.keyword_probabilities, kw_bit.__getitem__)
-    draw = _sorted_options(w.draw_probabilities, int)
-    my_health = _sorted_options(w.my_health_probabilities, int)
-    opp_health = _sorted_options(w.opp_health_probabilities, int)
-    kw_sums = tuple(_java_sum(o[0] for o in keywords if not o[3] & mask) for mask in range(64))
+    # Keywords are always drawn "with blacklist": over the sorted rows not yet taken, summed in that order.
+    kw_sorted = sorted(rows(w.keyword_probabilities, kw_bit), key=_weight_of)
+    kw_free = ([p for p in kw_sorted if not p[1][2] & mask] for mask in range(1 << len(KEYWORD_NAMES)))
     return _Tables(
-        types=types, types_sum=_java_sum(w.type_probabilities.values()),
-        mana=mana, mana_sum=_java_sum(w.mana_curve.values()),
-        area=area, area_sum=_java_sum(o.weight for o in w.area_probabilities),
-        kw_count=kw_count, kw_count_sum=_java_sum(w.keyword_number_probabilities.values()),
-        keywords=keywords, kw_sums=kw_sums,
-        draw=draw, draw_sum=_java_sum(o.weight for o in w.draw_probabilities),
-        my_health=my_health, my_health_sum=_java_sum(o.weight for o in w.my_health_probabilities),
-        opp_health=opp_health, opp_health_sum=_java_sum(o.weight for o in w.opp_health_probabilities),
-        attack=w.bonus_attack_distribution, defense=w.bonus_defense_distribution,
+        types=_choice([(wt, type_index(k)) for k, wt in w.type_probabilities.items()]),
+        mana=_choice([(wt, int(k)) for k, wt in w.mana_curve.items()]),
+        area=_choice(rows(w.area_probabilities, area_index)),
+        kw_count=_choice([(wt, int(k)) for k, wt in w.keyword_number_probabilities.items()]),
+        keywords=tuple(_choice(free) if free else None for free in kw_free),
+        draw=_choice(rows(w.draw_probabilities, int)),
+        my_health=_choice(rows(w.my_health_probabilities, int)),
+        opp_health=_choice(rows(w.opp_health_probabilities, int)),
+        attack=w.bonus_attack_distribution,
+        defense=w.bonus_defense_distribution,
     )
 
 
-def _sorted_map(weights: dict[str, float], convert) -> tuple:
-    """(weight, value) pairs stable-sorted by weight, from a JSON object in file order."""
-    return tuple(sorted(((wt, convert(k)) for k, wt in weights.items()), key=_weight_of))
+def _choice(pairs: list[tuple]) -> _Choice:
+    """WeightedChoiceGenerator over (weight, value) pairs: summed in the given order, walked stably sorted."""
+    total = _java_sum(wt for wt, _ in pairs)
+    ranked = sorted(pairs, key=_weight_of)
+    weights = [wt for wt, _ in ranked]
+    return _Choice(weights=weights, total=total, thresholds=_thresholds(weights, total),
+                   values=[v for _, v in ranked])
 
 
-def _sorted_options(options: list[_Option], convert) -> tuple:
-    """(weight, mult, add, value) stable-sorted by weight."""
-    rows = ((o.weight, o.mult_cost, o.add_cost, convert(o.name)) for o in options)
-    return tuple(sorted(rows, key=_weight_of))
+def _walk(weights: list[float], total: float, d53: int) -> int:
+    """The referee's randomChoice walk: the index picked when nextDouble() = d53 * 2**-53."""
+    c = d53 * _DOUBLE_UNIT * total
+    for i, wt in enumerate(weights):
+        c -= wt
+        if c <= 0:
+            return i
+    return len(weights) - 1
+
+
+def _thresholds(weights: list[float], total: float) -> list[int]:
+    """For each index i but the last, the largest D whose walk picks an index <= i (-1 if none).
+
+    Rounding is monotone, so the walk's pick never decreases as D grows: `bisect_left(thresholds, D)` is
+    exactly `_walk(weights, total, D)`.
+    """
+    out = []
+    for i in range(len(weights) - 1):
+        lo, hi = -1, _D_LIMIT  # the walk picks <= i at lo (or lo is -1), > i at hi (or hi is out of range)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if _walk(weights, total, mid) <= i:
+                lo = mid
+            else:
+                hi = mid
+        out.append(lo)
+    return out
 
 
 def _java_sum(values) -> float:
-    """Java's `DoubleStream.sum()`: Kahan summation, final `sum + compensation` as in JDK 8..17."""
+    """Java's `DoubleStream.sum()`: Kahan summation. (Before JDK-8214761, fixed in JDK 18 and backported to
+    17u and 11u, the compensation was added instead of subtracted at the end; the shipped weights sum the
+    same either way, which the tests check.)"""
     total = comp = 0.0
     for v in values:
         y = v - comp
         t = total + y
         comp = (t - total) - y
         total = t
-    return total + comp
+    return total - comp
 
 
-def _weight_of(row: tuple) -> float:
-    return row[0]
+def _picks(choice: _Choice, state: int, count: int) -> list:
+    """The next `count` picks of a weighted choice whose java.util.Random is in `state`."""
+    thresholds, values = choice.thresholds, choice.values
+    return [values[bisect_left(thresholds, d)] for d in _doubles(state, count)[0]]
 
 
-def _cost_of(row: tuple) -> int:
-    return row[0]
+def _bonuses(dist: _Distribution, state: int, count: int) -> list[float]:
+    """The next `count` bonus values `nextDouble() * std + mean` (uniform in [mean, mean + std))."""
+    std, mean = dist.std, dist.mean
+    return [d * _DOUBLE_UNIT * std + mean for d in _doubles(state, count)[0]]
 
 
-def _next_double(s: int) -> tuple[int, float]:
-    """Random.nextDouble() on a bare state: ((next(26) << 27) + next(27)) * 2^-53."""
-    s1 = (s * _MULT + _ADD) & _MASK
-    s2 = (s1 * _MULT + _ADD) & _MASK
-    return s2, ((s1 >> 22 << 27) + (s2 >> 21)) * _DOUBLE_UNIT
+def _doubles(state: int, count: int) -> tuple[list[int], int]:
+    """The next `count` nextDouble() as D = (next(26) << 27) + next(27) (the double is D * 2**-53), and the
+    state after them."""
+    p = _packed_states(state, 2 * count)
+    high = (p >> 22) & _field_mask(26, 2, count)  # next(26) of each even state, in place
+    low = (p >> (64 + 21)) & _field_mask(27, 2, count)  # next(27) of each odd state, moved down a field
+    return _unpack((high << 27) | low, 2 * count, 2), p >> (64 * (2 * count - 1))
 
 
-def _next_int(s: int, bound: int) -> tuple[int, int]:
-    """Random.nextInt(bound) on a bare state (R-RNG), rejection loop included."""
-    while True:
-        s = (s * _MULT + _ADD) & _MASK
-        bits = s >> 17
-        if bound & -bound == bound:
-            return s, (bound * bits) >> 31
-        val = bits % bound
-        if bits - val + (bound - 1) < 0x80000000:
-            return s, val
+def _shuffle_draws(state: int, cards: int) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Per card nextInt(5), nextInt(4), nextInt(3), nextInt(2) (the R-RNG shuffle of 5 properties), as 4 lists."""
+    bits = _unpack((_packed_states(state, 4 * cards) >> 17) & _field_mask(31, 1, 4 * cards), 4 * cards, 1)
+    b5, b4, b3, b2 = bits[0::4], bits[1::4], bits[2::4], bits[3::4]
+    if max(b5) < 2147483645 and max(b3) < 2147483646:  # no rejected draw: one step per nextInt
+        return [b % 5 for b in b5], [b >> 29 for b in b4], [b % 3 for b in b3], [b >> 30 for b in b2]
+    rng = JavaRandom(state ^ _MULT)  # a rejection shifts the stream: replay it call by call
+    draws = [(rng.next_int(5), rng.next_int(4), rng.next_int(3), rng.next_int(2)) for _ in range(cards)]
+    return tuple(list(column) for column in zip(*draws))
 
 
-def _choose(options: tuple, total: float, d: float) -> tuple:
-    """WeightedChoiceGenerator.randomChoice: the option row where the walk stops (else the last)."""
-    c = d * total
-    for row in options:
-        c -= row[0]
-        if c <= 0:
-            return row
-    return options[-1]
+def _packed_states(state: int, steps: int) -> int:
+    """The next `steps` raw 48-bit states of a java.util.Random in `state`, one per 64-bit field.
+
+    `state * a mod 2**48` is taken as `lo*a_lo + ((lo*a_hi + hi*a_lo) mod 2**24 << 24)` over 24-bit halves,
+    so that no field ever holds more than 50 bits and nothing carries into the next field.
+    """
+    mults_lo, mults_hi, adds, low24, low48 = _jump(steps)
+    lo, hi = state & _LOW24, state >> 24
+    cross = (lo * mults_hi + hi * mults_lo) & low24
+    return (lo * mults_lo + (cross << 24) + adds) & low48
 
 
-def _choose_free(options: tuple, total: float, taken: int, d: float) -> tuple:
-    """randomChoiceWithBlacklist over keyword rows whose bit is not in `taken`."""
-    c = d * total
-    last = None
-    for row in options:
-        if row[3] & taken:
-            continue
-        c -= row[0]
-        if c <= 0:
-            return row
-        last = row
-    return last
+@functools.cache
+def _jump(steps: int) -> tuple[int, int, int, int, int]:
+    """Packed jump-ahead: field k holds the affine map of k+1 LCG steps (multiplier in 24-bit halves), then
+    the 24- and 48-bit field masks."""
+    mults, adds = [], []
+    a, c = 1, 0
+    for _ in range(steps):
+        a, c = (a * _MULT) & _MASK, (c * _MULT + _ADD) & _MASK
+        mults.append(a)
+        adds.append(c)
+    return (_pack([m & _LOW24 for m in mults]), _pack([m >> 24 for m in mults]), _pack(adds),
+            _pack([_LOW24] * steps), _pack([_MASK] * steps))
 
 
-def _clamp(ctype: int, attack: int, defense: int) -> tuple[int, int]:
-    """Referee bounds per type; red and blue items carry negated values (R-CARDGEN)."""
-    if ctype == CREATURE:
-        return max(attack, 0), max(defense, 1)
-    if ctype == BLUE:
-        return 0, -max(defense, 0)
-    if ctype == RED:
-        return -max(attack, 0), -max(defense, 0)
-    return max(attack, 0), max(defense, 0)
+@functools.cache
+def _field_mask(bits: int, stride: int, count: int) -> int:
+    """`bits` low ones in every `stride`-th 64-bit field, `count` times."""
+    return _pack([(1 << bits) - 1 if k % stride == 0 else 0 for k in range(stride * count)])
+
+
+def _pack(values: list[int]) -> int:
+    return int.from_bytes(b"".join(v.to_bytes(8, "little") for v in values), "little")
+
+
+def _unpack(packed: int, fields: int, stride: int) -> list[int]:
+    """Every `stride`-th 64-bit field, from the first."""
+    return array("Q", packed.to_bytes(fields * 8, sys.byteorder))[::stride].tolist()
 
 
 __all__ = ["CARDS_PER_SET", "SUMMARY_PREFIX", "card_to_string", "format_generated_cards", "generate_cards"]
