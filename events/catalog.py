@@ -20,7 +20,7 @@ from events.cards import Card
 SCHEMA_VERSION = 1
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
     """Base of every event."""
 
     seq: int
