@@ -1,0 +1,167 @@
+"""The application layer's errors (STYLE 9): this module extends the one exception tree rooted at
+`engine.errors.LocmError` (re-exported here), so a CLI that catches `LocmError` catches these too.
+
+Every error raised on purpose is a `LocmError`: its message is one line that says what was expected and what
+was found, and the offending values are kept as attributes, so a CLI can print ``str(exc)`` and exit without a
+traceback, and a test can check both the message and the values.
+
+Add new subclasses below, grouped by module and roughly alphabetical, each with a docstring saying when it
+is raised.
+"""
+
+from __future__ import annotations
+
+from engine.errors import LocmError  # re-exported: the root of the one tree
+
+
+def _short(value: object, width: int = 60) -> str:
+    """``repr`` of a value, cut to ``width`` characters so a message stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+# --- event store (locm.store) -----------------------------------------------------------------------------
+
+
+class StoreError(LocmError):
+    """Base of the event store's errors (`locm.store`)."""
+
+
+class ChainError(StoreError):
+    """A stored or imported event's hash does not match the hash recomputed from the chain.
+
+    Raised by ``verify_chain`` and ``export_jsonl`` (and, as `ImportFormatError`, on import): the event or the
+    one before it was altered, removed or reordered. ``seq`` is the first wrong event, or -1 when the events
+    chain well but do not end at the game's recorded head hash or count; ``what`` is ``hash``, ``seq`` or
+    ``event count``.
+    """
+
+    def __init__(self, game_id: str, seq: int, expected: object, got: object, what: str = "hash") -> None:
+        self.game_id, self.seq, self.expected, self.got, self.what = game_id, seq, expected, got, what
+        where = "head of chain" if seq < 0 else f"event {seq}"
+        super().__init__(f"game {game_id!r}: {where}: expected {what} {expected}, got {got}")
+
+
+class CorruptStoreError(StoreError):
+    """The store file cannot be read as SQLite: random bytes, a truncated or damaged database.
+
+    Raised when opening (the file is then left untouched) or when a read hits a damaged page or a row that
+    does not decode. ``path`` is the file, ``reason`` what was wrong.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path, self.reason = path, reason
+        super().__init__(f"{path}: corrupt event store: {reason[:200]}" + ("..." if len(reason) > 200 else ""))
+
+
+class DuplicateEventError(StoreError):
+    """The database refused an event row whose ``(game_id, seq)`` is already stored (PRIMARY KEY)."""
+
+    def __init__(self, game_id: str, seq: int | None, detail: str = "") -> None:
+        self.game_id, self.seq, self.detail = game_id, seq, detail
+        at = f"seq {seq}" if seq is not None else "an event"
+        super().__init__(f"game {game_id!r}: {at} is already stored" + (f" ({detail})" if detail else ""))
+
+
+class DuplicateGameError(StoreError):
+    """A game with this ``game_id`` is already in the store (append or import of the same game twice)."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        super().__init__(f"game {game_id!r} is already stored")
+
+
+class GameLogError(StoreError):
+    """A game's event list cannot be stored: seqs not exactly 0..n-1, or it does not start with
+    ``game_created`` and end with ``game_ended``, or an item is not an event.
+
+    ``index`` is the position in the list, ``expected`` and ``got`` what should be there and what is.
+    """
+
+    def __init__(self, game_id: str, index: int, expected: object, got: object) -> None:
+        self.game_id, self.index, self.expected, self.got = game_id, index, expected, got
+        super().__init__(f"game {game_id!r}: event {index}: expected {expected}, got {_short(got)}")
+
+
+class GameNotFoundError(StoreError):
+    """No game with this ``game_id`` is in the store."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        super().__init__(f"no game {game_id!r} in the store")
+
+
+class ImportFormatError(StoreError):
+    """A JSON-lines import file is malformed, truncated or tampered with; ``line`` is the 1-based line number
+    of the first wrong line (one past the last line for a file that ends too early). Nothing of the file is
+    written."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        self.line, self.reason = line, reason
+        super().__init__(f"line {line}: {reason}")
+
+
+class InvalidRecordError(StoreError):
+    """A game record's field has a value the store does not accept (naive timestamp, ``meta`` not JSON,
+    negative think time, ...), or an imported record disagrees with what its events say."""
+
+    def __init__(self, game_id: str, field: str, expected: str, got: object) -> None:
+        self.game_id, self.field, self.expected, self.got = game_id, field, expected, got
+        super().__init__(f"game {game_id!r}: field {field!r}: expected {expected}, got {_short(got)}")
+
+
+class NotAStoreError(StoreError):
+    """The file is a readable SQLite database but not a locm event store: other tables, no ``locm_meta``,
+    another schema version or a table whose columns differ. The file is left untouched."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path, self.reason = path, reason
+        super().__init__(f"{path}: not a locm event store: {reason}")
+
+
+class StoreNotFoundError(StoreError):
+    """The store file does not exist (or is empty) and the caller asked not to create one."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: no event store here (expected an existing locm database)")
+
+
+# --- external bots and tournaments (locm.bots, locm.tournament) -------------------------------------------
+
+
+class AgentSpecError(LocmError):
+    """An agent given on the command line is neither a built-in name nor a command line that can be run
+    (its program is not found or not executable, or the quoting does not parse). ``spec`` is the agent as
+    given, ``reason`` what is wrong with it."""
+
+    def __init__(self, spec: str, reason: str) -> None:
+        self.spec, self.reason = spec, reason
+        super().__init__(f"unknown agent {spec!r}: expected random, pass, greedy or a command line; {reason}")
+
+
+class TimeLimitError(LocmError):
+    """A time-limit specification (``--timeouts``) that does not parse: an unknown name, a value that is not
+    a positive number. ``spec`` is the text given."""
+
+    def __init__(self, spec: str, reason: str) -> None:
+        self.spec, self.reason = spec, reason
+        super().__init__(f"--timeouts {spec!r}: {reason} (expected e.g. 'x2' or 'battle=500,draft=200')")
+
+
+class TournamentError(LocmError):
+    """A tournament that cannot be run as asked (fewer than two agents, the same agent twice, an odd number
+    of games, seeds out of range) or whose worker process failed. ``reason`` says which."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class InputFileError(LocmError):
+    """A file given to a command was refused; the message is the file name followed by the reason (for an
+    import: the line number and what is wrong on it). ``path`` is the file, ``cause`` the underlying error."""
+
+    def __init__(self, path: str, cause: object) -> None:
+        self.path, self.cause = path, cause
+        super().__init__(f"{path}: {cause}")

@@ -1,0 +1,898 @@
+"""The event store: completed games and their event logs, in one SQLite file or in memory (STYLE 6, 7).
+
+A game is written once, when it is complete, in one transaction (`EventStore.append_game`), so a crash never
+leaves half a game. Two implementations share one interface and one test class: `SqliteStore` (sqlite-utils
+over an embedded SQLite file, default ``locm.db``) and `MemoryStore` (plain dicts). `open_store` is what a CLI
+calls.
+
+Schema (SQLite, store schema version 1)
+---------------------------------------
+
+    CREATE TABLE locm_meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE games (
+        game_id                  TEXT PRIMARY KEY,
+        ruleset                  TEXT NOT NULL,
+        ruleset_version          TEXT NOT NULL,
+        seed                     INTEGER,
+        shuffle_player0_seed     INTEGER NOT NULL,
+        shuffle_player1_seed     INTEGER NOT NULL,
+        draft_choices_seed       INTEGER,
+        predefined_draft_ids     TEXT,
+        card_gen_seed            INTEGER,
+        constructed_choices_seed INTEGER,
+        id_scheme                TEXT NOT NULL,
+        event_schema_version     INTEGER NOT NULL,
+        agent0                   TEXT NOT NULL,
+        agent1                   TEXT NOT NULL,
+        winner                   INTEGER NOT NULL CHECK (winner IN (0, 1)),
+        reason                   TEXT NOT NULL,
+        turns                    INTEGER NOT NULL,
+        n_events                 INTEGER NOT NULL CHECK (n_events >= 2),
+        head_hash                BLOB NOT NULL,
+        created                  TEXT NOT NULL,
+        stderr0                  TEXT NOT NULL,
+        stderr1                  TEXT NOT NULL,
+        think_ms0                REAL,
+        think_ms1                REAL,
+        error0                   INTEGER NOT NULL CHECK (error0 IN (0, 1)),
+        error1                   INTEGER NOT NULL CHECK (error1 IN (0, 1)),
+        timeout0                 INTEGER NOT NULL CHECK (timeout0 IN (0, 1)),
+        timeout1                 INTEGER NOT NULL CHECK (timeout1 IN (0, 1)),
+        meta                     TEXT NOT NULL CHECK (json_valid(meta))
+    );
+    CREATE TABLE events (
+        game_id TEXT    NOT NULL,
+        seq     INTEGER NOT NULL CHECK (seq >= 0),
+        type    TEXT    NOT NULL,
+        payload TEXT    NOT NULL,
+        hash    BLOB    NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID;
+
+- ``locm_meta`` holds ``format = 'locm-event-store'`` and ``schema_version = '1'``. A file is opened only if it
+  is new, empty (0 bytes or no tables), or has these two rows and the three tables with exactly these
+  columns; anything else is refused *before anything is written* (it is inspected through a read-only
+  connection first): `CorruptStoreError` for bytes that are not a readable SQLite database (random bytes,
+  truncated), `NotAStoreError` for another SQLite database or another schema version.
+- ``games``: one row per completed game, in the order appended (rowid). The seeds and parameters are the
+  fields of ``GameCreated`` (``agents`` split into ``agent0``/``agent1``, its ``schema_version`` as
+  ``event_schema_version``); ``winner``, ``reason`` and ``turns`` (``GameEnded.turn``) come from
+  ``GameEnded``. ``n_events`` and ``head_hash`` (the hash of the last event) pin the whole log. ``created``
+  is ISO-8601 UTC with microseconds and a ``Z`` (``2026-05-09T07:35:25.000000Z``). The tournament
+  runner's extras: ``stderr0``/``stderr1`` (at most `STDERR_LIMIT` characters: longer text keeps its tail
+  behind a ``[... N characters, start cut]`` line), ``think_ms0``/``think_ms1`` (milliseconds, NULL when unknown),
+  ``error``/``timeout`` flags per player (0/1) and ``meta`` (free JSON text, ``{}`` by default).
+- ``events``: one row per event. ``payload`` is exactly ``events.codec.to_json(event)`` as UTF-8 text (so
+  ``json_extract(payload, '$.player')`` works in SQL); ``type`` is the event's tag, for queries. The
+  primary key refuses a duplicate ``(game_id, seq)`` (`DuplicateEventError`), the CHECK a negative seq.
+  That a game's seqs are exactly 0..n-1 is checked by the store before the game's one transaction (the only
+  way rows are written; `GameLogError`) and again by ``verify_chain``; a trigger doing it in SQL
+  (``NEW.seq = max(seq) + 1``) was measured to cost about a third of the append throughput, so there is none.
+  JSON rather than MessagePack: the hash is over the JSON bytes, so storing them means verifying and
+  exporting never re-encode (a re-encoding could differ once the schema gains a field), and the benchmark
+  (`benchmarks/bench_store.py --codecs`) shows MessagePack decoding at most about 1.2x faster per event.
+- `MemoryStore` keeps exactly these rows and records in dicts; everything above except SQL holds for it.
+- WAL journal with ``synchronous=NORMAL``: a crash of the program never loses or half-writes a committed
+  game; a power cut may lose the last few commits, never corrupt the file. One writer at a time (SQLite's
+  lock); readers, e.g. ``open_store(path, readonly=True)``, may run beside it.
+
+Hash chain
+----------
+``hash[seq] = sha256(hash[seq - 1] + payload_bytes)`` with ``hash[-1]`` the genesis: 32 zero bytes
+(`GENESIS`). ``payload_bytes`` are the canonical JSON bytes of the event (``events.codec.to_json``) as
+stored. The chain catches accidental damage and naive edits (and, with ``head_hash`` and ``n_events``, a
+truncated log); it is not a signature: someone who rewrites every hash and the record defeats it.
+
+Export format (JSON lines, UTF-8, one object per line)
+-----------------------------------------------------
+    {"locm_export":1,"store_schema":1,"event_schema":1}         line 1: the file header
+    {"game":{...every field of GameRecord, head_hash in hex...}} one per game, then its n_events lines:
+    {"hash":"<64 hex>","event":{...the stored payload, byte for byte...}}
+    {"end":{"games":G,"events":E}}                               last line: totals, so a cut file is caught
+
+`EventStore.import_jsonl` reads and checks the whole file before anything is kept: each line's JSON, each
+event's decoding, seqs 0..n-1, every hash of the chain, each game record against what its events say (the
+fields derived from events and ``head_hash``), the totals and that nothing follows the end line. The first
+wrong line raises `ImportFormatError` naming the line number, and then *nothing* of the file is written, not
+even the games before that line (SQLite: one transaction for the whole file, rolled back). A game already in
+the store is an error too, unless ``skip_existing=True`` and it is the same game (same ``head_hash``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, BinaryIO, NamedTuple, Self
+
+import msgspec
+import sqlite_utils
+
+from events.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
+from events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
+from events.codec import DecodeError, from_json, to_json
+from locm.errors import (
+    ChainError,
+    CorruptStoreError,
+    DuplicateEventError,
+    DuplicateGameError,
+    GameLogError,
+    GameNotFoundError,
+    ImportFormatError,
+    InvalidRecordError,
+    NotAStoreError,
+    StoreError,
+    StoreNotFoundError,
+)
+
+STORE_FORMAT = "locm-event-store"
+STORE_SCHEMA_VERSION = 1
+EXPORT_VERSION = 1
+DEFAULT_PATH = "locm.db"
+GENESIS = bytes(32)
+STDERR_LIMIT = 8192
+
+SCHEMA_SQL = """\
+CREATE TABLE locm_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE games (
+    game_id                  TEXT PRIMARY KEY,
+    ruleset                  TEXT NOT NULL,
+    ruleset_version          TEXT NOT NULL,
+    seed                     INTEGER,
+    shuffle_player0_seed     INTEGER NOT NULL,
+    shuffle_player1_seed     INTEGER NOT NULL,
+    draft_choices_seed       INTEGER,
+    predefined_draft_ids     TEXT,
+    card_gen_seed            INTEGER,
+    constructed_choices_seed INTEGER,
+    id_scheme                TEXT NOT NULL,
+    event_schema_version     INTEGER NOT NULL,
+    agent0                   TEXT NOT NULL,
+    agent1                   TEXT NOT NULL,
+    winner                   INTEGER NOT NULL CHECK (winner IN (0, 1)),
+    reason                   TEXT NOT NULL,
+    turns                    INTEGER NOT NULL,
+    n_events                 INTEGER NOT NULL CHECK (n_events >= 2),
+    head_hash                BLOB NOT NULL,
+    created                  TEXT NOT NULL,
+    stderr0                  TEXT NOT NULL,
+    stderr1                  TEXT NOT NULL,
+    think_ms0                REAL,
+    think_ms1                REAL,
+    error0                   INTEGER NOT NULL CHECK (error0 IN (0, 1)),
+    error1                   INTEGER NOT NULL CHECK (error1 IN (0, 1)),
+    timeout0                 INTEGER NOT NULL CHECK (timeout0 IN (0, 1)),
+    timeout1                 INTEGER NOT NULL CHECK (timeout1 IN (0, 1)),
+    meta                     TEXT NOT NULL CHECK (json_valid(meta))
+);
+CREATE TABLE events (
+    game_id TEXT    NOT NULL,
+    seq     INTEGER NOT NULL CHECK (seq >= 0),
+    type    TEXT    NOT NULL,
+    payload TEXT    NOT NULL,
+    hash    BLOB    NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+"""
+"""The DDL of store schema 1; the module docstring shows the same text (a test checks it)."""
+
+# Fields of GameCreated copied into the games table under the same name.
+CREATED_FIELDS = (
+    "ruleset", "ruleset_version", "seed", "shuffle_player0_seed", "shuffle_player1_seed", "draft_choices_seed",
+    "predefined_draft_ids", "card_gen_seed", "constructed_choices_seed", "id_scheme",
+)
+_TAGS: dict[type, str] = {cls: cls.__struct_config__.tag for cls in EVENT_TYPES}
+
+
+# --- types ------------------------------------------------------------------------------------------------
+
+
+class GameExtras(msgspec.Struct, frozen=True, kw_only=True):
+    """What the caller knows about a game beyond its events (the tournament runner fills the optional part).
+
+    ``created``: an aware datetime or an ISO-8601 string with an offset; None means now.
+    """
+
+    game_id: str
+    created: datetime | str | None = None
+    stderr0: str = ""
+    stderr1: str = ""
+    think_ms0: float | None = None
+    think_ms1: float | None = None
+    error0: bool = False
+    error1: bool = False
+    timeout0: bool = False
+    timeout1: bool = False
+    meta: str = "{}"
+
+
+class GameRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One row of the ``games`` table, field for column (``head_hash`` as hex here, a BLOB in SQLite)."""
+
+    game_id: str
+    ruleset: str
+    ruleset_version: str
+    seed: int | None
+    shuffle_player0_seed: int
+    shuffle_player1_seed: int
+    draft_choices_seed: int | None
+    predefined_draft_ids: str | None
+    card_gen_seed: int | None
+    constructed_choices_seed: int | None
+    id_scheme: str
+    event_schema_version: int
+    agent0: str
+    agent1: str
+    winner: int
+    reason: str
+    turns: int
+    n_events: int
+    head_hash: str
+    created: str
+    stderr0: str
+    stderr1: str
+    think_ms0: float | None
+    think_ms1: float | None
+    error0: bool
+    error1: bool
+    timeout0: bool
+    timeout1: bool
+    meta: str
+
+    def extras(self) -> GameExtras:
+        """The caller-supplied part of this record."""
+        return GameExtras(**{f: getattr(self, f) for f in GameExtras.__struct_fields__})
+
+
+class ImportSummary(NamedTuple):
+    """What `EventStore.import_jsonl` did: games and events written, identical games skipped."""
+
+    games: int
+    events: int
+    skipped: int
+
+
+class _Prepared(NamedTuple):
+    """A validated game ready to write: its record and its event rows, exactly the columns of ``events``:
+    ``(game_id, seq, type, payload text, hash bytes)``."""
+
+    record: GameRecord
+    rows: list[tuple[str, int, str, str, bytes]]
+
+
+# --- public helpers ---------------------------------------------------------------------------------------
+
+
+def chain_hash(prev: bytes, payload: bytes) -> bytes:
+    """One link of the chain: ``sha256(prev + payload)``."""
+    return hashlib.sha256(prev + payload).digest()
+
+
+def utc_timestamp(when: datetime | str | None = None, game_id: str = "") -> str:
+    """``when`` (aware datetime, ISO-8601 string with offset, or None for now) as ISO-8601 UTC ending in Z."""
+    if when is None:
+        when = datetime.now(UTC)
+    elif isinstance(when, str):
+        try:
+            when = datetime.fromisoformat(when)
+        except ValueError:
+            raise InvalidRecordError(game_id, "created", "an ISO-8601 timestamp", when) from None
+    if not isinstance(when, datetime) or when.tzinfo is None:
+        raise InvalidRecordError(game_id, "created", "a timestamp with a time zone", when)
+    return when.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def open_store(path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, readonly: bool = False) -> EventStore:
+    """Open the event store at ``path`` (``":memory:"`` gives a `MemoryStore`).
+
+    A missing file (or a 0-byte one, or an SQLite file with no tables) is made into a store when ``create``
+    and not ``readonly``, else `StoreNotFoundError`. An existing file is first inspected read-only and
+    refused untouched if it is not a store of this schema (`CorruptStoreError`, `NotAStoreError`).
+    """
+    if str(path) == ":memory:":
+        return MemoryStore()
+    return SqliteStore(path, create=create, readonly=readonly)
+
+
+# --- the interface and its shared logic -------------------------------------------------------------------
+
+
+class EventStore:
+    """The store's interface. Subclasses provide the private primitives at the end of this class."""
+
+    path: str
+
+    def append_game(self, extras: GameExtras | Mapping[str, Any], events: Sequence[Event]) -> GameRecord:
+        """Store one complete game (``GameCreated`` first, ``GameEnded`` last, seqs 0..n-1) atomically."""
+        prepared = _prepare(_as_extras(extras), events)
+        self._write([prepared])
+        return prepared.record
+
+    def has_game(self, game_id: str) -> bool:
+        return self._record(game_id) is not None
+
+    def game(self, game_id: str) -> GameRecord:
+        record = self._record(game_id)
+        if record is None:
+            raise GameNotFoundError(game_id)
+        return record
+
+    def games(self, ruleset: str | None = None, agent: str | None = None, winner: int | None = None,
+              limit: int | None = None) -> list[GameRecord]:
+        """Records in the order stored. ``agent`` matches either seat; ``winner`` is the seat 0 or 1."""
+        if limit is not None and (not isinstance(limit, int) or limit < 0):
+            raise StoreError(f"limit: expected an integer >= 0 or None, got {limit!r}")
+        return self._records(ruleset, agent, winner, limit)
+
+    def events(self, game_id: str) -> list[Event]:
+        """A game's events, decoded, in seq order."""
+        return [self._decode(game_id, seq, payload) for seq, payload, _ in self._rows(game_id)]
+
+    def iter_events(self, game_ids: Iterable[str] | None = None, *,
+                    types: Iterable[str] | None = None) -> Iterator[tuple[str, Event]]:
+        """Stream ``(game_id, event)`` for the given games (all, in stored order, when None), each in seq
+        order, optionally only events whose tag is in ``types``."""
+        wanted = None if types is None else frozenset(types)
+        for game_id, seq, payload in self._iter_rows(None if game_ids is None else list(game_ids), wanted):
+            yield game_id, self._decode(game_id, seq, payload)
+
+    def verify_chain(self, game_id: str) -> str:
+        """Recompute a game's hash chain; return its head hash (hex) or raise `ChainError` (or
+        `GameNotFoundError`)."""
+        return self._verified(game_id)[0].head_hash
+
+    def export_jsonl(self, game_ids: Iterable[str] | None, out: BinaryIO) -> int:
+        """Write games (all when ``game_ids`` is None) to ``out`` in the export format; return how many.
+        Each game's chain is verified before it is written (`ChainError`: the output then lacks its end
+        line, so importing it is refused)."""
+        enc = msgspec.json.encode
+        out.write(enc({"locm_export": EXPORT_VERSION, "store_schema": STORE_SCHEMA_VERSION,
+                       "event_schema": EVENT_SCHEMA_VERSION}) + b"\n")
+        games = events = 0
+        for game_id in ([r.game_id for r in self._records(None, None, None, None)] if game_ids is None
+                        else game_ids):
+            record, rows = self._verified(game_id)
+            lines = [b'{"game":' + enc(record) + b"}\n"]
+            lines += [b'{"hash":"' + h.hex().encode() + b'","event":' + p.encode() + b"}\n" for _, p, h in rows]
+            out.write(b"".join(lines))
+            games, events = games + 1, events + record.n_events
+        out.write(enc({"end": {"games": games, "events": events}}) + b"\n")
+        return games
+
+    def import_jsonl(self, stream: BinaryIO | Iterable[bytes], *, skip_existing: bool = False) -> ImportSummary:
+        """Read an export file; write all its games in one transaction or, on the first wrong line, none
+        (`ImportFormatError` with the line number)."""
+        counts = [0, 0, 0]
+        self._write(_parse_export(stream, self, skip_existing, counts))
+        return ImportSummary(*counts)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # primitives --------------------------------------------------------------------------------------------
+
+    def count(self) -> int:
+        """The number of games."""
+        raise NotImplementedError
+
+    def count_events(self) -> int:
+        """The number of events of all games."""
+        raise NotImplementedError
+
+    def _write(self, games: Iterable[_Prepared]) -> None:
+        """Store every game of ``games`` or, if any error is raised while consuming it, none."""
+        raise NotImplementedError
+
+    def _record(self, game_id: str) -> GameRecord | None:
+        raise NotImplementedError
+
+    def _records(self, ruleset, agent, winner, limit) -> list[GameRecord]:
+        raise NotImplementedError
+
+    def _rows(self, game_id: str) -> list[tuple[int, str, bytes]]:
+        """``(seq, payload, hash)`` of a game in seq order; `GameNotFoundError` if there is no such game."""
+        raise NotImplementedError
+
+    def _iter_rows(self, game_ids: list[str] | None, types: frozenset[str] | None
+                   ) -> Iterator[tuple[str, int, str]]:
+        raise NotImplementedError
+
+    def _verified(self, game_id: str) -> tuple[GameRecord, list[tuple[int, str, bytes]]]:
+        record, rows = self.game(game_id), self._rows(game_id)
+        head = _verify(game_id, rows)
+        if len(rows) != record.n_events:
+            raise ChainError(game_id, -1, record.n_events, len(rows), "event count")
+        if head.hex() != record.head_hash:
+            raise ChainError(game_id, -1, record.head_hash, head.hex())
+        return record, rows
+
+    def _decode(self, game_id: str, seq: int, payload: str) -> Event:
+        try:
+            return from_json(payload)
+        except DecodeError as exc:
+            raise CorruptStoreError(self.path, f"game {game_id!r} event {seq}: {exc}") from None
+
+
+class MemoryStore(EventStore):
+    """The store in plain dicts, for tests and throw-away runs. Same behaviour as `SqliteStore`."""
+
+    def __init__(self) -> None:
+        self.path = ":memory:"
+        self._games: dict[str, _Prepared] = {}
+
+    def count(self) -> int:
+        return len(self._games)
+
+    def count_events(self) -> int:
+        return sum(len(p.rows) for p in self._games.values())
+
+    def _write(self, games: Iterable[_Prepared]) -> None:
+        staged: dict[str, _Prepared] = {}
+        for p in games:  # consume (and so validate) everything before changing anything
+            game_id = p.record.game_id
+            if game_id in self._games or game_id in staged:
+                raise DuplicateGameError(game_id)
+            staged[game_id] = p
+        self._games.update(staged)
+
+    def _record(self, game_id: str) -> GameRecord | None:
+        p = self._games.get(game_id)
+        return None if p is None else p.record
+
+    def _records(self, ruleset, agent, winner, limit) -> list[GameRecord]:
+        found = [p.record for p in self._games.values()
+                 if (ruleset is None or p.record.ruleset == ruleset)
+                 and (agent is None or agent in (p.record.agent0, p.record.agent1))
+                 and (winner is None or p.record.winner == winner)]
+        return found if limit is None else found[:limit]
+
+    def _rows(self, game_id: str) -> list[tuple[int, str, bytes]]:
+        p = self._games.get(game_id)
+        if p is None:
+            raise GameNotFoundError(game_id)
+        return [(seq, payload, h) for _, seq, _, payload, h in p.rows]
+
+    def _iter_rows(self, game_ids, types):
+        for game_id in self._games if game_ids is None else game_ids:
+            if game_id not in self._games:
+                raise GameNotFoundError(game_id)
+            for _, seq, tag, payload, _ in self._games[game_id].rows:
+                if types is None or tag in types:
+                    yield game_id, seq, payload
+
+
+class SqliteStore(EventStore):
+    """The store in one SQLite file, through sqlite-utils. Use `open_store` to get one."""
+
+    def __init__(self, path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, readonly: bool = False):
+        self.path = str(path)
+        self.readonly = readonly
+        fresh = _inspect(Path(path), self.path)
+        if fresh and (readonly or not create):
+            raise StoreNotFoundError(self.path)
+        try:
+            if readonly:
+                conn = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
+            else:
+                conn = sqlite3.connect(self.path)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open: {exc}") from None
+        try:
+            self.db = sqlite_utils.Database(conn)
+            if not readonly:
+                self.db.enable_wal()
+                self.db.execute("PRAGMA synchronous=NORMAL")
+            if fresh:
+                with self.db.atomic():
+                    self.db.executescript(SCHEMA_SQL)
+                    self.db.execute("INSERT INTO locm_meta (key, value) VALUES ('format', ?), ('schema_version', ?)",
+                                    (STORE_FORMAT, str(STORE_SCHEMA_VERSION)))
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise CorruptStoreError(self.path, str(exc)) from None
+        self._conn = self.db.conn
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def count(self) -> int:
+        return self._query("SELECT count(*) FROM games")[0][0]
+
+    def count_events(self) -> int:
+        return self._query("SELECT count(*) FROM events")[0][0]
+
+    def _query(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise CorruptStoreError(self.path, str(exc)) from None
+
+    def _write(self, games: Iterable[_Prepared]) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only, cannot write")
+        conn, game_id = self._conn, ""
+        try:
+            with self.db.atomic():
+                for p in games:
+                    game_id = p.record.game_id
+                    conn.execute(_INSERT_GAME, _record_to_row(p.record))
+                    conn.executemany(_INSERT_EVENT, p.rows)
+        except sqlite3.IntegrityError as exc:
+            text = str(exc)
+            if "games.game_id" in text:
+                raise DuplicateGameError(game_id) from None
+            if "events.game_id, events.seq" in text:
+                raise DuplicateEventError(game_id, None, text) from None
+            raise StoreError(f"{self.path}: game {game_id!r} refused by the database: {text}") from None
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot write game {game_id!r}: {exc}") from None
+
+    def _record(self, game_id: str) -> GameRecord | None:
+        rows = self._query("SELECT * FROM games WHERE game_id = ?", (game_id,))
+        return _record_from_row(rows[0]) if rows else None
+
+    def _records(self, ruleset, agent, winner, limit) -> list[GameRecord]:
+        where, params = [], []
+        if ruleset is not None:
+            where.append("ruleset = ?"), params.append(ruleset)
+        if agent is not None:
+            where.append("(agent0 = ? OR agent1 = ?)"), params.extend((agent, agent))
+        if winner is not None:
+            where.append("winner = ?"), params.append(winner)
+        sql = "SELECT * FROM games" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY rowid"
+        if limit is not None:
+            sql, params = sql + " LIMIT ?", params + [limit]
+        return [_record_from_row(r) for r in self._query(sql, params)]
+
+    def _rows(self, game_id: str) -> list[tuple[int, str, bytes]]:
+        rows = self._query("SELECT seq, payload, hash FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
+        if not rows and not self.has_game(game_id):
+            raise GameNotFoundError(game_id)
+        return rows
+
+    def _iter_rows(self, game_ids, types):
+        where = "" if types is None else f" AND e.type IN ({', '.join('?' * len(types))})"
+        tags = [] if types is None else sorted(types)
+        if game_ids is None:
+            yield from self._stream(f"{_SELECT_ALL}{where} ORDER BY g.rowid, e.seq", tags)
+            return
+        for game_id in game_ids:
+            if not self.has_game(game_id):
+                raise GameNotFoundError(game_id)
+            yield from self._stream(f"{_SELECT_ONE}{where} ORDER BY e.seq", [game_id, *tags])
+
+    def _stream(self, sql: str, params: list) -> Iterator[tuple[str, int, str]]:
+        try:
+            cursor = self._conn.execute(sql, params)
+            while batch := cursor.fetchmany(1000):
+                yield from batch
+        except sqlite3.DatabaseError as exc:
+            raise CorruptStoreError(self.path, str(exc)) from None
+
+
+# --- private helpers: SQLite ------------------------------------------------------------------------------
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_TABLES = ("locm_meta", "games", "events")
+_INSERT_GAME = (f"INSERT INTO games ({', '.join(GameRecord.__struct_fields__)}) "
+                f"VALUES ({', '.join('?' * len(GameRecord.__struct_fields__))})")
+_INSERT_EVENT = "INSERT INTO events (game_id, seq, type, payload, hash) VALUES (?, ?, ?, ?, ?)"
+_SELECT_ALL = "SELECT e.game_id, e.seq, e.payload FROM games g JOIN events e ON e.game_id = g.game_id WHERE 1"
+_SELECT_ONE = "SELECT e.game_id, e.seq, e.payload FROM events e WHERE e.game_id = ?"
+_HEAD = GameRecord.__struct_fields__.index("head_hash")
+_FLAGS = tuple(GameRecord.__struct_fields__.index(f) for f in ("error0", "error1", "timeout0", "timeout1"))
+
+
+def _record_to_row(record: GameRecord) -> list:
+    row = list(msgspec.structs.astuple(record))
+    row[_HEAD] = bytes.fromhex(row[_HEAD])
+    return row
+
+
+def _record_from_row(row: Sequence) -> GameRecord:
+    row = list(row)
+    row[_HEAD] = row[_HEAD].hex()
+    for i in _FLAGS:
+        row[i] = bool(row[i])
+    return GameRecord(**dict(zip(GameRecord.__struct_fields__, row)))
+
+
+def _expected_columns() -> dict[str, list[tuple]]:
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(SCHEMA_SQL)
+    cols = {t: conn.execute(f"PRAGMA table_info({t})").fetchall() for t in _TABLES}
+    conn.close()
+    return cols
+
+
+_COLUMNS = _expected_columns()
+
+
+def _inspect(path: Path, name: str) -> bool:
+    """Check ``path`` without writing to it: True if it is absent or empty (a store may be created there),
+    False if it is a store of this schema; otherwise raise."""
+    if not path.exists():
+        return True
+    if not path.is_file():
+        raise NotAStoreError(name, "not a regular file")
+    size = path.stat().st_size
+    if size == 0:
+        return True
+    with open(path, "rb") as f:
+        header = f.read(100)
+    if not header.startswith(_SQLITE_MAGIC):
+        raise CorruptStoreError(name, "not an SQLite database (no SQLite header)")
+    if len(header) < 100:
+        raise CorruptStoreError(name, f"truncated: {size} bytes, less than an SQLite header")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    if pages and header[24:28] == header[92:96] and size < pages * page_size:
+        raise CorruptStoreError(name, f"truncated: the header says {pages * page_size} bytes, the file has {size}")
+    # A WAL-mode file without its -wal file is complete in itself: read it as immutable, which creates no
+    # -shm/-wal beside it. Otherwise a plain read-only connection (which may use an existing -wal).
+    idle_wal = header[18:20] == b"\x02\x02" and not Path(f"{path}-wal").exists()
+    try:
+        conn = sqlite3.connect(path.resolve().as_uri() + ("?immutable=1" if idle_wal else "?mode=ro"), uri=True)
+    except sqlite3.Error as exc:
+        raise CorruptStoreError(name, str(exc)) from None
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return True
+        if "locm_meta" not in tables:
+            shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            raise NotAStoreError(name, f"expected a locm_meta table, found tables {shown}")
+        meta = dict(conn.execute("SELECT key, value FROM locm_meta"))
+        if meta.get("format") != STORE_FORMAT:
+            raise NotAStoreError(name, f"expected format {STORE_FORMAT!r}, got {meta.get('format')!r}")
+        if meta.get("schema_version") != str(STORE_SCHEMA_VERSION):
+            raise NotAStoreError(name, f"expected schema version {STORE_SCHEMA_VERSION}, "
+                                       f"got {meta.get('schema_version')!r}")
+        for table, expected in _COLUMNS.items():
+            got = conn.execute(f"PRAGMA table_info({table})").fetchall()
+            if got != expected:
+                raise NotAStoreError(name, f"table {table} does not have the columns of schema "
+                                           f"{STORE_SCHEMA_VERSION}")
+        conn.execute("SELECT count(*) FROM games").fetchone()
+        return False
+    except sqlite3.DatabaseError as exc:
+        raise CorruptStoreError(name, str(exc)) from None
+    finally:
+        conn.close()
+
+
+# --- private helpers: building and checking games ---------------------------------------------------------
+
+
+def _b(payload: bytes | str) -> bytes:
+    return payload if isinstance(payload, bytes) else payload.encode()
+
+
+def _as_extras(extras: GameExtras | Mapping[str, Any]) -> GameExtras:
+    if isinstance(extras, GameExtras):
+        return extras
+    try:
+        return GameExtras(**extras)
+    except TypeError as exc:  # an unknown or missing field; the values are checked by _make_record
+        raise InvalidRecordError(str(extras.get("game_id", "")), "extras", "fields of GameExtras", str(exc)) \
+            from None
+
+
+def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[bytes] | None = None) -> _Prepared:
+    """Check a game's log and chain it; ``payloads`` are the events' JSON bytes (default: encode them)."""
+    game_id = extras.game_id
+    if not isinstance(game_id, str) or not game_id:
+        raise InvalidRecordError(str(game_id), "game_id", "a non-empty string", game_id)
+    n = len(events)
+    if n < 2:
+        raise GameLogError(game_id, n, "at least game_created and game_ended", f"{n} event(s)")
+    rows, prev, tags, sha256, last = [], GENESIS, _TAGS, hashlib.sha256, n - 1
+    for i, event in enumerate(events):
+        tag = tags.get(type(event))
+        if tag is None:
+            raise GameLogError(game_id, i, "an event of events.catalog", event)
+        if event.seq != i:
+            raise GameLogError(game_id, i, f"seq {i}", event.seq)
+        if tag in _ENDS or i == 0 or i == last:
+            _check_end(game_id, i, last, tag)
+        payload = to_json(event) if payloads is None else payloads[i]
+        prev = sha256(prev + payload).digest()  # chain_hash, inlined: this loop is the append's hot path
+        rows.append((game_id, i, tag, payload.decode(), prev))
+    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), rows)
+
+
+_ENDS = frozenset(("game_created", "game_ended"))
+
+
+def _check_end(game_id: str, i: int, last: int, tag: str) -> None:
+    if (i == 0) != (tag == "game_created"):
+        raise GameLogError(game_id, i, "game_created first and only first", tag)
+    if (i == last) != (tag == "game_ended"):
+        raise GameLogError(game_id, i, "game_ended last and only last", tag)
+
+
+def _make_record(x: GameExtras, created: GameCreated, ended: GameEnded, n: int, head: bytes) -> GameRecord:
+    game_id = x.game_id
+    think = []
+    for field in ("think_ms0", "think_ms1"):
+        value = getattr(x, field)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value < 0:
+                raise InvalidRecordError(game_id, field, "milliseconds >= 0 or None", value)
+            value = float(value)
+        think.append(value)
+    for field in ("stderr0", "stderr1", "meta"):
+        if not isinstance(getattr(x, field), str):
+            raise InvalidRecordError(game_id, field, "text", getattr(x, field))
+    try:
+        msgspec.json.decode(x.meta)
+    except msgspec.DecodeError:
+        raise InvalidRecordError(game_id, "meta", "JSON text", x.meta) from None
+    if ended.winner not in (0, 1):
+        raise GameLogError(game_id, n - 1, "a winner 0 or 1", ended.winner)
+    for field in CREATED_FIELDS:
+        value = getattr(created, field)
+        if isinstance(value, int) and not -2**63 <= value < 2**63:
+            raise InvalidRecordError(game_id, field, "a 64-bit integer", value)
+    return GameRecord(
+        game_id=game_id, **{f: getattr(created, f) for f in CREATED_FIELDS},
+        event_schema_version=created.schema_version, agent0=created.agents[0], agent1=created.agents[1],
+        winner=ended.winner, reason=ended.reason, turns=ended.turn, n_events=n, head_hash=head.hex(),
+        created=utc_timestamp(x.created, game_id), stderr0=_bound(x.stderr0), stderr1=_bound(x.stderr1),
+        think_ms0=think[0], think_ms1=think[1], error0=bool(x.error0), error1=bool(x.error1),
+        timeout0=bool(x.timeout0), timeout1=bool(x.timeout1), meta=x.meta,
+    )
+
+
+def _bound(text: str) -> str:
+    """At most `STDERR_LIMIT` characters: a longer text keeps its tail behind a note of how much was cut."""
+    if len(text) <= STDERR_LIMIT:
+        return text
+    note = f"[... {len(text)} characters, start cut]\n"
+    return note + text[len(text) - (STDERR_LIMIT - len(note)):]
+
+
+def _verify(game_id: str, rows: Iterable[tuple[int, str, bytes]]) -> bytes:
+    prev = GENESIS
+    for i, (seq, payload, stored) in enumerate(rows):
+        if seq != i:
+            raise ChainError(game_id, i, i, seq, "seq")
+        prev = chain_hash(prev, payload.encode())
+        if prev != stored:
+            raise ChainError(game_id, seq, prev.hex(), stored.hex())
+    return prev
+
+
+# --- private helpers: the export format -------------------------------------------------------------------
+
+
+class _FileHeader(msgspec.Struct, forbid_unknown_fields=True):
+    locm_export: int
+    store_schema: int
+    event_schema: int
+
+
+class _Totals(msgspec.Struct, forbid_unknown_fields=True):
+    games: int
+    events: int
+
+
+class _Control(msgspec.Struct, forbid_unknown_fields=True):
+    game: GameRecord | None = None
+    end: _Totals | None = None
+
+
+class _EventLine(msgspec.Struct, forbid_unknown_fields=True):
+    hash: str
+    event: msgspec.Raw
+
+
+_header_dec = msgspec.json.Decoder(_FileHeader)
+_control_dec = msgspec.json.Decoder(_Control)
+_event_line_dec = msgspec.json.Decoder(_EventLine)
+
+
+def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool, counts: list[int]
+                  ) -> Iterator[_Prepared]:
+    """Yield the games of an export file, each checked; raise `ImportFormatError` at the first wrong line.
+    ``counts`` receives [games, events, skipped]."""
+    lines = enumerate(stream, 1)
+    lineno = 0
+
+    def next_line(what: str) -> bytes:
+        nonlocal lineno
+        for lineno, line in lines:
+            return _b(line)
+        lineno += 1
+        raise ImportFormatError(lineno, f"the file ends where {what} was expected (truncated?)")
+
+    def decode(dec: msgspec.json.Decoder, line: bytes, what: str):
+        try:
+            return dec.decode(line)
+        except msgspec.DecodeError as exc:
+            raise ImportFormatError(lineno, f"expected {what}: {exc}") from None
+
+    head = decode(_header_dec, next_line("the file header"), "the file header line")
+    if head.locm_export != EXPORT_VERSION:
+        raise ImportFormatError(lineno, f"expected export format {EXPORT_VERSION}, got {head.locm_export}")
+    if head.event_schema > EVENT_SCHEMA_VERSION:
+        raise ImportFormatError(lineno, f"expected event schema <= {EVENT_SCHEMA_VERSION}, got {head.event_schema}")
+    seen: set[str] = set()
+    games = events = 0
+    while True:
+        control = decode(_control_dec, next_line("a game line or the end line"), "a game line or the end line")
+        if (control.game is None) == (control.end is None):
+            raise ImportFormatError(lineno, "expected a game line or the end line, got neither or both")
+        if control.end is not None:
+            if (control.end.games, control.end.events) != (games, events):
+                raise ImportFormatError(lineno, f"end line says {control.end.games} games, {control.end.events} "
+                                                f"events; the file has {games} games, {events} events")
+            for extra, _ in lines:
+                raise ImportFormatError(extra, "expected nothing after the end line")
+            return
+        record, header_line = control.game, lineno
+        game_id = record.game_id
+        if game_id in seen:
+            raise ImportFormatError(lineno, f"game {game_id!r} appears twice in the file")
+        seen.add(game_id)
+        if record.n_events < 2:
+            raise ImportFormatError(lineno, f"game {game_id!r}: expected n_events >= 2, got {record.n_events}")
+        parsed, payloads, hashes = [], [], []
+        for i in range(record.n_events):
+            line = next_line(f"event {i} of game {game_id!r} ({record.n_events} events)")
+            item = decode(_event_line_dec, line, f"event {i} of game {game_id!r}")
+            try:
+                event = from_json(item.event)
+                hashes.append(bytes.fromhex(item.hash))
+                raw = bytes(item.event)
+                raw.decode()  # the payload column is UTF-8 text
+                payloads.append(raw)
+            except (DecodeError, ValueError) as exc:
+                raise ImportFormatError(lineno, f"game {game_id!r} event {i}: {exc}") from None
+            if event.seq != i:  # caught here, not later, so that a lost line is reported where it is missed
+                raise ImportFormatError(lineno, str(GameLogError(game_id, i, f"seq {i}", event.seq)))
+            parsed.append(event)
+        try:
+            prepared = _prepare(record.extras(), parsed, payloads)
+        except GameLogError as exc:
+            raise ImportFormatError(header_line + 1 + max(exc.index, 0), str(exc)) from None
+        except InvalidRecordError as exc:
+            raise ImportFormatError(header_line, str(exc)) from None
+        for i, (row, stored) in enumerate(zip(prepared.rows, hashes)):
+            if row[4] != stored:
+                raise ImportFormatError(header_line + 1 + i, f"game {game_id!r} event {i}: expected hash "
+                                                             f"{row[4].hex()}, the file has {stored.hex()}")
+        if prepared.record != record:
+            field = next(f for f in GameRecord.__struct_fields__
+                         if getattr(prepared.record, f) != getattr(record, f))
+            raise ImportFormatError(header_line, f"game {game_id!r}: field {field!r}: the events give "
+                                                 f"{getattr(prepared.record, field)!r:.60}, the line has "
+                                                 f"{getattr(record, field)!r:.60}")
+        games, events = games + 1, events + record.n_events
+        existing = store._record(game_id)
+        if existing is not None:
+            if skip_existing and existing.head_hash == record.head_hash:
+                counts[2] += 1
+                continue
+            raise ImportFormatError(header_line, f"game {game_id!r} is already in the store"
+                                    + ("" if skip_existing else " (skip_existing=True skips identical games)"))
+        counts[0], counts[1] = counts[0] + 1, counts[1] + record.n_events
+        yield prepared
