@@ -1,0 +1,413 @@
+"""External bots: a command line that plays the official referee protocol, as an `engine.agents.Agent`.
+
+An agent is a built-in name (`random`, `pass`, `greedy`) or a command line, as the official referee takes
+``-p1 "python3 bot.py"``: any string that is not a built-in name is a command, split with `shlex.split`.
+The bot is one long-lived process for the whole game (started with `BotAgent.start`, or at its first turn).
+At each of its turns it is sent ``game.input_for(player)`` on stdin and must answer one line on stdout,
+which is played with ``game.answer(player, line)``; a line the protocol parser rejects is a hard error
+recorded by the engine itself. Lines written ahead stay buffered for the next turn, as with the referee's
+pipe.
+
+Time limits (`TimeLimits`, in milliseconds) are the referee's by default: 1.2 draft 1000 for a player's first
+pick and 100 after; constructed 4000 for the deck; battle 1000 for each player's first turn and 200 after.
+The clock runs from the moment the input starts to be written until the answer's newline is read.
+`TimeLimits.parse` reads ``--timeouts``: a multiplier (``x3``) and/or explicit values (``battle=500``).
+
+A bot that misses its time limit, exits, crashes, closes its output, writes an answer that is not UTF-8 or
+more than `LINE_LIMIT` bytes without a newline loses by ``game.forfeit(player, reason)``; the reason is one
+of `TIMEOUT`, `EXITED`, `FLOOD`, `NOT_UTF8`, ``crashed (exit N)``, ``crashed (signal NAME)``, ``closed its
+output`` or ``cannot start (...)``. The last `STDERR_KEEP` bytes of its stderr are kept (`BotAgent.stderr`).
+
+Processes: each bot runs in a new session (``start_new_session=True``), so it and anything it spawns form one
+process group, killed with SIGKILL by `BotAgent.stop` at the end of every game, whatever ended it (the game
+runner calls it in a ``finally``). Bots that are running are listed in a module-level set so that a worker
+that is told to die can kill them all (`kill_all`). Reads and writes are non-blocking, multiplexed with
+`selectors`, so a limit is enforced to the millisecond without busy waiting and a bot that never reads its
+input cannot block the runner.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import selectors
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+
+from engine.agents import AGENT_NAMES, Agent, make_agent as make_builtin
+from engine.state import BATTLE, CONSTRUCT, DRAFT
+from locm.errors import AgentSpecError, TimeLimitError
+
+LINE_LIMIT = 64 * 1024
+"""Bytes an answer line may have; more output than this without a newline is an output flood."""
+STDERR_KEEP = 16 * 1024
+"""Bytes of a bot's stderr kept for the game record (the tail). The store keeps at most 8192 characters."""
+READ_CHUNK = 64 * 1024
+EXIT_GRACE_S = 0.5
+"""How long a bot whose stdout closed is given to exit before it is said to have closed its output."""
+
+TIMEOUT = "timeout"
+EXITED = "exited"
+FLOOD = "output flood"
+NOT_UTF8 = "not UTF-8"
+CLOSED = "closed its output"
+
+
+# --- time limits ------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeLimits:
+    """Milliseconds a bot has to answer, by phase; ``*_first`` is a player's first turn of that phase."""
+
+    draft_first: float = 1000.0
+    draft: float = 100.0
+    construct: float = 4000.0
+    battle_first: float = 1000.0
+    battle: float = 200.0
+
+    def limit_ms(self, phase: str, first: bool) -> float:
+        if phase == DRAFT:
+            return self.draft_first if first else self.draft
+        if phase == CONSTRUCT:
+            return self.construct
+        if phase == BATTLE:
+            return self.battle_first if first else self.battle
+        raise ValueError(f"no time limit for the {phase} phase")
+
+    def scaled(self, factor: float) -> "TimeLimits":
+        return TimeLimits(**{k: v * factor for k, v in self.as_dict().items()})
+
+    def as_dict(self) -> dict[str, float]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def parse(cls, spec: str | None) -> "TimeLimits":
+        """``None``/empty: the referee's limits. Otherwise comma-separated items: a multiplier of the
+        defaults (``x2``, ``2``, ``0.5x``) and/or ``name=milliseconds`` with a name among the fields
+        (``draft_first``, ``draft``, ``construct``, ``battle_first``, ``battle``). Explicit values are not
+        multiplied: ``x2,battle=500`` doubles every limit but the battle's."""
+        if not spec or not spec.strip():
+            return cls()
+        factor, explicit = 1.0, {}
+        names = {f.name for f in dataclasses.fields(cls)}
+        for item in (i.strip() for i in spec.split(",")):
+            if not item:
+                continue
+            name, sep, value = item.partition("=")
+            if sep:
+                name = name.strip().replace("-", "_")
+                if name not in names:
+                    raise TimeLimitError(spec, f"unknown limit {name!r}, expected one of {', '.join(sorted(names))}")
+                explicit[name] = _positive(spec, value.strip().removesuffix("ms"))
+            else:
+                factor = _positive(spec, item.strip("xX* "))
+        return dataclasses.replace(cls().scaled(factor), **explicit)
+
+
+def _positive(spec: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise TimeLimitError(spec, f"expected a positive number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0 or value > 1e7:
+        raise TimeLimitError(spec, f"expected a positive number up to 10000000, got {text!r}")
+    return value
+
+
+# --- agent specs ------------------------------------------------------------------------------------------
+
+
+def is_builtin(spec: str) -> bool:
+    return spec in AGENT_NAMES
+
+
+def command_argv(spec: str) -> list[str]:
+    """The argv of a command-line agent; `AgentSpecError` if it does not parse or its program is missing."""
+    try:
+        argv = shlex.split(spec)
+    except ValueError as exc:
+        raise AgentSpecError(spec, f"the command line does not parse: {exc}") from None
+    if not argv:
+        raise AgentSpecError(spec, "the command line is empty")
+    program = argv[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        if not os.path.isfile(program):
+            raise AgentSpecError(spec, f"no file {program!r}")
+        if not os.access(program, os.X_OK):
+            raise AgentSpecError(spec, f"{program!r} is not executable")
+    elif shutil.which(program) is None:
+        raise AgentSpecError(spec, f"no program {program!r} on the PATH")
+    return argv
+
+
+def check_agent(spec: str) -> str:
+    """`spec` if it names an agent that can be made (a built-in or a runnable command line), else raise."""
+    if not is_builtin(spec):
+        command_argv(spec)
+    return spec
+
+
+def make_agent(spec: str, seed: int = 0, limits: "TimeLimits | None" = None) -> Agent:
+    """A built-in agent seeded with `seed`, or a `BotAgent` for a command line (not started yet)."""
+    if is_builtin(spec):
+        return make_builtin(spec, seed)
+    return BotAgent(spec, limits or TimeLimits())
+
+
+# --- timing any agent -------------------------------------------------------------------------------------
+
+
+class TimedAgent(Agent):
+    """A built-in agent with its think time measured like a bot's (turns, total and max milliseconds)."""
+
+    def __init__(self, inner: Agent) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.turns = 0
+        self.think_ms_total = 0.0
+        self.think_ms_max = 0.0
+
+    def play_turn(self, game, player: int) -> None:
+        t0 = time.perf_counter()
+        self.inner.play_turn(game, player)
+        _count(self, (time.perf_counter() - t0) * 1000.0)
+
+
+def _count(agent, ms: float) -> None:
+    agent.turns += 1
+    agent.think_ms_total += ms
+    agent.think_ms_max = max(agent.think_ms_max, ms)
+
+
+# --- the bot process --------------------------------------------------------------------------------------
+
+_LIVE: set["BotAgent"] = set()
+
+
+def kill_all() -> None:
+    """Kill the process group of every bot still running in this process (for a worker told to die)."""
+    for bot in list(_LIVE):
+        bot.kill()
+
+
+class BotAgent(Agent):
+    """An external program playing one game through the referee protocol (see the module docstring)."""
+
+    def __init__(self, command: str, limits: TimeLimits | None = None, *, line_limit: int = LINE_LIMIT,
+                 stderr_keep: int = STDERR_KEEP) -> None:
+        self.command = self.name = command
+        self.argv = command_argv(command)
+        self.limits = limits or TimeLimits()
+        self.line_limit = line_limit
+        self.stderr_keep = stderr_keep
+        self.proc: subprocess.Popen | None = None
+        self.failure: str | None = None  # why this bot lost outside the protocol, once it has
+        self.timed_out = False
+        self.turns = 0
+        self.think_ms_total = 0.0
+        self.think_ms_max = 0.0
+        self._asked = {DRAFT: 0, CONSTRUCT: 0, BATTLE: 0}
+        self._sel: selectors.BaseSelector | None = None
+        self._out = bytearray()  # stdout read but not yet answered with
+        self._pending = bytearray()  # input not yet written
+        self._err = bytearray()  # the tail of stderr
+        self._err_total = 0
+        self._exit: tuple[int, int] | None = None  # (si_code, si_status) once seen, before the reaping
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.proc is None else self.proc.pid
+
+    # --- lifecycle ----------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the process (once). A program that cannot be started makes the bot lose at its first turn."""
+        if self.proc is not None or self.failure is not None:
+            return
+        try:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
+        except OSError as exc:
+            self.failure = f"cannot start ({exc.strerror or exc})"
+            return
+        _LIVE.add(self)
+        sel = self._sel = selectors.DefaultSelector()
+        for stream, tag in ((self.proc.stdout, "out"), (self.proc.stderr, "err")):
+            os.set_blocking(stream.fileno(), False)
+            sel.register(stream.fileno(), selectors.EVENT_READ, tag)
+        os.set_blocking(self.proc.stdin.fileno(), False)
+
+    def kill(self) -> None:
+        """SIGKILL the bot's process group (the bot and whatever it started); safe to call again."""
+        proc = self.proc
+        if proc is None or proc.returncode is not None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the leader is not reaped yet, so its group id is still ours
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def stop(self) -> None:
+        """Kill the process group, reap the bot, keep the rest of its stderr, close the pipes."""
+        proc = self.proc
+        if proc is None:
+            return
+        self.kill()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a process that SIGKILL cannot end
+            pass
+        self._drain_stderr()
+        if self._sel is not None:
+            self._sel.close()
+            self._sel = None
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        _LIVE.discard(self)
+
+    close = stop
+
+    @property
+    def stderr(self) -> str:
+        """The kept tail of the bot's stderr, as text (undecodable bytes replaced)."""
+        text = self._err.decode("utf-8", "replace")
+        cut = self._err_total - len(self._err)
+        return f"[... {cut} bytes of stderr cut]\n{text}" if cut else text
+
+    # --- a turn -------------------------------------------------------------------------------------------
+
+    def play_turn(self, game, player: int) -> None:
+        self.start()
+        phase = game.state.phase
+        first = self._asked[phase] == 0
+        self._asked[phase] += 1
+        if self.failure is None:
+            limit = self.limits.limit_ms(phase, first)
+            self._pending += game.input_for(player).encode()
+            t0 = time.monotonic()
+            line = self._exchange(t0 + limit / 1000.0)
+            _count(self, (time.monotonic() - t0) * 1000.0)
+            if line is not None:
+                game.answer(player, line)
+                return
+        self.stop()
+        game.forfeit(player, self.failure, self._partial())
+
+    def _partial(self) -> str:
+        """What the bot had written of its answer when it failed (for the record), cut to 200 characters."""
+        text = bytes(self._out[:200]).decode("utf-8", "replace")
+        return text + ("..." if len(self._out) > 200 else "")
+
+    def _exchange(self, deadline: float) -> str | None:
+        """Write the pending input and read one answer line before `deadline` (monotonic seconds); None
+        with ``self.failure`` set if the bot fails."""
+        sel, proc = self._sel, self.proc
+        stdin = proc.stdin.fileno()
+        writing = False
+        try:
+            while True:
+                line = self._take_line()
+                if line is not None or self.failure is not None:
+                    return line
+                if self._pending and not writing:
+                    sel.register(stdin, selectors.EVENT_WRITE, "in")
+                    writing = True
+                timeout = deadline - time.monotonic()
+                if timeout <= 0:
+                    self.failure, self.timed_out = TIMEOUT, True
+                    return None
+                for key, _ in sel.select(timeout):
+                    if key.data == "out":
+                        chunk = os.read(key.fd, READ_CHUNK)
+                        if not chunk:
+                            self._ended()
+                        self._out += chunk
+                    elif key.data == "err":
+                        chunk = os.read(key.fd, READ_CHUNK)
+                        if chunk:
+                            self._keep_stderr(chunk)
+                        else:
+                            sel.unregister(key.fd)
+                    else:
+                        try:
+                            del self._pending[:os.write(stdin, self._pending)]
+                        except BlockingIOError:
+                            pass
+                        except BrokenPipeError:  # it closed its input: it exited or is about to
+                            self._ended()
+                        if not self._pending:
+                            sel.unregister(stdin)
+                            writing = False
+        finally:
+            if writing:
+                sel.unregister(stdin)
+
+    def _take_line(self) -> str | None:
+        out = self._out
+        end = out.find(b"\n", 0, self.line_limit + 1)
+        if end < 0:
+            if len(out) > self.line_limit:
+                self.failure = FLOOD
+            return None
+        raw = bytes(out[:end]).removesuffix(b"\r")
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            self.failure = NOT_UTF8
+            return None
+        del out[:end + 1]
+        return line
+
+    def _ended(self) -> None:
+        """Its stdout closed (or stdin broke): find out whether it exited and how, without reaping it."""
+        if self.failure is not None:
+            return
+        pid, waited = self.proc.pid, time.monotonic() + EXIT_GRACE_S
+        while True:
+            info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            if info is not None and info.si_pid:
+                break
+            if time.monotonic() >= waited:
+                self.failure = CLOSED
+                return
+            time.sleep(0.005)
+        if info.si_code == os.CLD_EXITED:
+            self.failure = EXITED if info.si_status == 0 else f"crashed (exit {info.si_status})"
+        else:
+            try:
+                name = signal.Signals(info.si_status).name
+            except ValueError:
+                name = str(info.si_status)
+            self.failure = f"crashed (signal {name})"
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        self._err_total += len(chunk)
+        self._err += chunk
+        if len(self._err) > self.stderr_keep:
+            del self._err[:len(self._err) - self.stderr_keep]
+
+    def _drain_stderr(self) -> None:
+        """Read what is left in the stderr pipe (the process is dead; a grandchild may still hold it)."""
+        fd = self.proc.stderr.fileno() if self.proc.stderr and not self.proc.stderr.closed else -1
+        for _ in range(64):
+            if fd < 0:
+                return
+            try:
+                chunk = os.read(fd, READ_CHUNK)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                return
+            self._keep_stderr(chunk)
+
+
+__all__ = ["TimeLimits", "BotAgent", "TimedAgent", "make_agent", "check_agent", "command_argv", "is_builtin",
+           "kill_all", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]

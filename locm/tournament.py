@@ -1,0 +1,370 @@
+"""Games with stored results: one game (`run_game`), a round robin over worker processes (`run_tournament`),
+and the standings of stored games (`standings`).
+
+Game ids are deterministic: ``f"{ruleset}-{seed}-{h}"`` where ``h`` is the first 12 hex digits of the
+SHA-256 of ``[ruleset, seed, agent0, agent1, sorted params]`` as compact JSON (`game_id`). The same game
+asked for twice has the same id, so a store never holds it twice and an interrupted tournament resumes by
+skipping the ids already stored.
+
+Round robin (`schedule`): every pair of agents plays ``games`` games, half the seeds ``seed .. seed +
+games/2 - 1`` with the first agent of the pair in seat 0 and the same seeds with the seats swapped (mirrored
+seeds); every pair gets the same seeds. An odd ``games`` is refused: a seed played in one seat only would
+give that pair a seat bias.
+
+Processes: ``workers`` processes from the ``spawn`` context play the games and send back each game's
+extras and events; the main process is the only writer of the store and stores each game in its own
+transaction (`EventStore.append_game`) as it arrives. A worker notices that the main process died (its
+parent pid changes; checked every `WATCHDOG_S`) or is sent SIGTERM, kills the process groups of the bots
+it is running and exits; the main process terminates its workers when it is interrupted (Ctrl-C, SIGTERM)
+or fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Callable, NamedTuple, Sequence
+
+from analysis.stats import wilson
+from engine.agents import play
+from engine.game import Game
+from engine.errors import LocmError
+from engine.evolve import fold
+from engine.state import ENDED
+from events.catalog import GameEnded, HardError
+from events.codec import from_jsonl, to_jsonl
+from locm.bots import BotAgent, TimedAgent, TimeLimits, kill_all, make_agent
+from locm.errors import TournamentError
+from locm.play import seat_seed
+from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord
+
+WATCHDOG_S = 0.2
+"""How often a worker checks that the main process is still alive."""
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+# --- one game ---------------------------------------------------------------------------------------------
+
+
+def game_id(ruleset: str, seed: int, agents: Sequence[str], params: dict | None = None) -> str:
+    """The deterministic id of a game: ruleset, seed and a short hash of everything that defines it."""
+    key = json.dumps([ruleset, seed, agents[0], agents[1], sorted((params or {}).items())],
+                     separators=(",", ":"), ensure_ascii=False)
+    return f"{ruleset}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+@dataclass
+class PlayedGame:
+    game: Game
+    extras: GameExtras
+
+    @property
+    def game_id(self) -> str:
+        return self.extras.game_id
+
+
+def run_game(ruleset: str, seed: int, agents: Sequence[str], params: dict | None = None,
+             limits: TimeLimits | None = None) -> PlayedGame:
+    """Play one game between two agents (built-in names or command lines) and return it with the record's
+    extras: each seat's stderr (bots), average think time per turn (ms), hard-error and timeout flags, and
+    ``meta`` JSON with the turns answered, the slowest turn and, with a bot, the time limits. Every bot
+    process is killed before this returns or raises."""
+    limits = limits or TimeLimits()
+    game = Game.new(ruleset, seed, params, agents=tuple(agents))
+    seats = [make_agent(agents[s], seat_seed(seed, s), limits) for s in (0, 1)]
+    seats = [a if isinstance(a, BotAgent) else TimedAgent(a) for a in seats]
+    bots = [a for a in seats if isinstance(a, BotAgent)]
+    try:
+        for bot in bots:
+            bot.start()  # both at once, so that their start-up overlaps
+        play(game, seats)
+    finally:
+        for bot in bots:
+            bot.stop()
+    return PlayedGame(game, _extras(game_id(ruleset, seed, agents, params), game, seats, limits, bool(bots)))
+
+
+def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bool) -> GameExtras:
+    errors = {e.player for e in game.log if type(e) is HardError}
+    meta = {"turns": [a.turns for a in seats], "think_max_ms": [round(a.think_ms_max, 3) for a in seats]}
+    if with_bots:
+        meta["limits_ms"] = limits.as_dict()
+    fields = {"game_id": gid, "meta": json.dumps(meta, separators=(",", ":"))}
+    for s, a in enumerate(seats):
+        fields[f"think_ms{s}"] = round(a.think_ms_total / a.turns, 4) if a.turns else None
+        fields[f"error{s}"] = s in errors
+        fields[f"timeout{s}"] = bool(getattr(a, "timed_out", False))
+        fields[f"stderr{s}"] = a.stderr if isinstance(a, BotAgent) else ""
+    return GameExtras(**fields)
+
+
+# --- the schedule -----------------------------------------------------------------------------------------
+
+
+class Job(NamedTuple):
+    game_id: str
+    ruleset: str
+    seed: int
+    agent0: str
+    agent1: str
+
+
+def schedule(ruleset: str, agents: Sequence[str], games: int, seed: int = 1) -> list[Job]:
+    """Every game of the round robin, seed by seed (so a partial run is balanced): for each seed and each
+    pair (in the order given), the pair's first agent in seat 0, then the seats swapped."""
+    agents = list(agents)
+    if len(agents) < 2:
+        raise TournamentError(f"a tournament needs at least 2 agents, got {len(agents)}")
+    twice = sorted({a for a in agents if agents.count(a) > 1})
+    if twice:
+        raise TournamentError(f"each agent may be given once, got {twice[0]!r} {agents.count(twice[0])} times")
+    if games < 2 or games % 2:
+        raise TournamentError(f"--games must be even and at least 2 (each seed is played in both seats), "
+                              f"got {games}")
+    last = seed + games // 2 - 1
+    if not (_INT64[0] <= seed and last <= _INT64[1]):
+        raise TournamentError(f"seeds {seed}..{last} do not fit a 64-bit signed integer")
+    jobs = []
+    for s in range(seed, last + 1):
+        for a, b in itertools.combinations(agents, 2):
+            for pair in ((a, b), (b, a)):
+                jobs.append(Job(game_id(ruleset, s, pair), ruleset, s, *pair))
+    return jobs
+
+
+# --- the tournament ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class TournamentRun:
+    """What one call of `run_tournament` did."""
+
+    scheduled: int  # games in the whole tournament
+    already: int  # of those, stored before this run
+    played: int  # played and stored by this run
+    duplicates: int  # played but already stored meanwhile (another run on the same store)
+    failed: list[tuple[str, str]]  # (game id, error) of games whose worker raised
+    seconds: float
+
+
+def pending(store: EventStore, jobs: Sequence[Job]) -> list[Job]:
+    """The jobs whose game is not stored yet."""
+    return [j for j in jobs if not store.has_game(j.game_id)]
+
+
+def play_jobs(store: EventStore, jobs: Sequence[Job], *, workers: int = 1, limits: TimeLimits | None = None,
+              progress: Callable[[int], None] | None = None, scheduled: int | None = None) -> TournamentRun:
+    """Play `jobs` in `workers` processes and store each game as it arrives (one transaction each);
+    ``progress(1)`` after each game."""
+    if workers < 1:
+        raise TournamentError(f"--workers must be at least 1, got {workers}")
+    total = len(jobs) if scheduled is None else scheduled
+    run = TournamentRun(total, total - len(jobs), 0, 0, [], 0.0)
+    t0 = time.perf_counter()
+    for kind, gid, a, b in _pool(list(jobs), min(workers, len(jobs)), limits or TimeLimits()):
+        if kind == "game":
+            try:
+                store.append_game(a, from_jsonl(b))
+                run.played += 1
+            except DuplicateGameError:
+                run.duplicates += 1
+        else:
+            run.failed.append((gid, a))
+        if progress:
+            progress(1)
+    run.seconds = time.perf_counter() - t0
+    return run
+
+
+def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games: int, *, workers: int = 1,
+                   seed: int = 1, limits: TimeLimits | None = None,
+                   progress: Callable[[int], None] | None = None) -> TournamentRun:
+    """`schedule`, then play the games `store` lacks (`pending`, `play_jobs`)."""
+    jobs = schedule(ruleset, agents, games, seed)
+    return play_jobs(store, pending(store, jobs), workers=workers, limits=limits, progress=progress,
+                     scheduled=len(jobs))
+
+
+def _pool(jobs: list[Job], workers: int, limits: TimeLimits):
+    """Yield ``("game", id, extras, events as JSON lines)`` (faster to pass than pickled events) or ``("failed", id, message, None)`` for every job, played by
+    `workers` spawned processes. The workers are terminated when this generator is closed or fails."""
+    if not jobs:
+        return
+    ctx = multiprocessing.get_context("spawn")
+    job_q, result_q = ctx.Queue(), ctx.Queue()
+    procs = [ctx.Process(target=_worker, args=(job_q, result_q, os.getpid(), limits), daemon=True,
+                         name=f"locm-worker-{i}") for i in range(workers)]
+    for p in procs:
+        p.start()
+    try:
+        for job in jobs:
+            job_q.put(job)
+        for _ in procs:
+            job_q.put(None)
+        left = len(jobs)
+        while left:
+            try:
+                item = result_q.get(timeout=0.5)
+            except queue.Empty:
+                dead = [p for p in procs if p.exitcode not in (None, 0)]
+                if dead or all(p.exitcode is not None for p in procs):
+                    codes = ", ".join(f"{p.name} exit {p.exitcode}" for p in procs if p.exitcode is not None)
+                    raise TournamentError(f"a worker process ended with {left} games left ({codes})") from None
+                continue
+            left -= 1
+            yield item
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()  # SIGTERM: the worker kills its bots and exits
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():  # pragma: no cover - a worker stuck beyond SIGTERM
+                p.kill()
+                p.join()
+        for q in (job_q, result_q):
+            q.cancel_join_thread()
+            q.close()
+
+
+def _worker(job_q, result_q, parent: int, limits: TimeLimits) -> None:
+    """A worker process: play jobs until the sentinel; die (killing its bots) when the parent dies."""
+    def die(*_):
+        kill_all()
+        os._exit(1)
+
+    def watchdog():
+        while True:
+            if os.getppid() != parent:
+                die()
+            time.sleep(WATCHDOG_S)
+
+    signal.signal(signal.SIGTERM, die)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
+    threading.Thread(target=watchdog, daemon=True, name="locm-watchdog").start()
+    if os.getppid() != parent:
+        die()
+    while (job := job_q.get()) is not None:
+        try:
+            played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits)
+            result_q.put(("game", job.game_id, played.extras, to_jsonl(played.game.log)))
+        except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
+            line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+            result_q.put(("failed", job.game_id, line, None))
+
+
+# --- checking stored games -------------------------------------------------------------------------------
+
+
+def check_stored_game(store: EventStore, record: GameRecord) -> str | None:
+    """None if a stored game is sound: its hash chain is intact and the fold of its events ends the game with
+    the recorded winner and reason; otherwise what is wrong, in one line."""
+    gid = record.game_id
+    try:
+        store.verify_chain(gid)
+        events = store.events(gid)
+    except LocmError as exc:
+        return str(exc)
+    if not events or type(events[-1]) is not GameEnded:
+        return f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended"
+    try:
+        state = fold(events)
+    except Exception as exc:  # a log that does not fit the rules may break evolve anywhere: report, go on
+        return f"the events do not fold: {type(exc).__name__}: {exc}"
+    if state.phase != ENDED:
+        return f"the fold ends in the {state.phase} phase, not ended"
+    if (state.winner, state.end_reason) != (record.winner, record.reason):
+        return (f"the fold gives winner {state.winner} by {state.end_reason}, the record says winner "
+                f"{record.winner} by {record.reason}")
+    return None
+
+
+# --- standings --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Standing:
+    agent: str
+    games: int = 0
+    wins: int = 0
+    errors: int = 0
+    timeouts: int = 0
+    think_ms: float = 0.0  # total over the turns counted
+    think_turns: int = 0
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.wins, self.games)
+
+    @property
+    def avg_think_ms(self) -> float | None:
+        return self.think_ms / self.think_turns if self.think_turns else None
+
+
+def standings(records: Sequence[GameRecord], agents: Sequence[str]) -> list[Standing]:
+    """Per agent (in the order given): games, wins, hard errors, timeouts and think time per turn,
+    from stored records."""
+    table = {a: Standing(a) for a in agents}
+    for r in records:
+        try:
+            turns = json.loads(r.meta).get("turns", [1, 1])
+        except (ValueError, AttributeError):
+            turns = [1, 1]
+        for s, name in enumerate((r.agent0, r.agent1)):
+            st = table.get(name)
+            if st is None:
+                continue
+            st.games += 1
+            st.wins += r.winner == s
+            st.errors += getattr(r, f"error{s}")
+            st.timeouts += getattr(r, f"timeout{s}")
+            ms = getattr(r, f"think_ms{s}")
+            if ms is not None and turns[s]:
+                st.think_ms += ms * turns[s]
+                st.think_turns += turns[s]
+    return list(table.values())
+
+
+def standings_rows(table: list[Standing]) -> list[tuple]:
+    rows = []
+    for st in table:
+        lo, hi = st.interval
+        think = "-" if st.avg_think_ms is None else f"{st.avg_think_ms:.2f}"
+        rows.append((st.agent, st.games, st.wins, f"{100 * st.win_rate:.1f}%",
+                     f"[{100 * lo:.1f}%, {100 * hi:.1f}%]", st.errors, st.timeouts, think))
+    return rows
+
+
+STANDINGS_HEADERS = ("agent", "games", "wins", "win rate", "95% interval", "errors", "timeouts", "think ms")
+
+
+def pair_rows(records: Sequence[GameRecord], agents: Sequence[str]) -> list[tuple]:
+    """Head to head, one row per pair in schedule order: games, each side's wins."""
+    rows = []
+    for a, b in itertools.combinations(agents, 2):
+        both = [r for r in records if {r.agent0, r.agent1} == {a, b}]
+        wins_a = sum((r.agent0, r.agent1)[r.winner] == a for r in both)
+        rows.append((a, b, len(both), wins_a, len(both) - wins_a))
+    return rows
+
+
+PAIR_HEADERS = ("agent A", "agent B", "games", "A wins", "B wins")
+
+
+__all__ = ["game_id", "run_game", "PlayedGame", "Job", "schedule", "pending", "play_jobs", "run_tournament",
+           "TournamentRun", "check_stored_game",
+           "Standing", "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS",
+           "WATCHDOG_S"]

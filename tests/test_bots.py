@@ -1,0 +1,282 @@
+"""External bots (`locm.bots`): real processes from tests/bots/, real pipes, real time limits.
+
+Every game here is played by `locm.tournament.run_game`, as `locm play` and the tournament workers do. Each
+test bot writes ``botlib: pid N pgid N`` to its stderr first, so the kept stderr tells which processes must be
+gone when the game is over (checked in /proc: a zombie counts as gone).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import stat
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.agents import Agent
+from events.catalog import ActionReceived, HardError
+from locm import bots, tournament
+from locm.bots import STDERR_KEEP, TimeLimits, check_agent, command_argv
+from locm.errors import AgentSpecError, LocmError, TimeLimitError
+from locm.store import STDERR_LIMIT, GameExtras, open_store
+from locm.tournament import run_game
+
+BOTS = Path(__file__).resolve().parent / "bots"
+# Generous limits: the machines that run the tests are shared and busy; the limit tests set their own.
+EASY = TimeLimits.parse("x5")
+
+
+def bot(name: str, *args: str) -> str:
+    """The agent spec of a test bot: a command line run with this interpreter."""
+    return shlex.join([sys.executable, str(BOTS / name), *args])
+
+
+def proc_state(pid: int) -> str | None:
+    """The process's state letter from /proc (R, S, Z, ...), or None if there is no such process."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return text.rsplit(")", 1)[1].split()[0]
+
+
+def alive(pid: int) -> bool:
+    state = proc_state(pid)
+    return state is not None and state not in "ZX"
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of a process group."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] not in "ZX":
+                found.append(int(entry))
+    return found
+
+
+def bot_pids(stderr: str) -> list[tuple[int, int]]:
+    return [(int(p), int(g)) for p, g in re.findall(r"botlib: pid (\d+) pgid (\d+)", stderr)]
+
+
+def assert_gone(stderr: str, expect: int = 1) -> None:
+    pids = bot_pids(stderr)
+    assert len(pids) == expect, stderr[:300]
+    for pid, pgid in pids:
+        assert pid == pgid, "a bot must lead its own process group"
+        assert not alive(pid), f"bot {pid} is still running"
+        assert group_members(pgid) == [], f"process group {pgid} still has members"
+    for child in re.findall(r"grandchild pid (\d+)", stderr):
+        assert not alive(int(child)), f"the bot's child {child} is still running"
+
+
+def hard_errors(game) -> list[HardError]:
+    return [e for e in game.log if type(e) is HardError]
+
+
+# --- time limits and agent specs --------------------------------------------------------------------------
+
+
+def test_time_limits_default_to_the_referees():
+    t = TimeLimits()
+    assert [t.limit_ms("draft", True), t.limit_ms("draft", False)] == [1000, 100]
+    assert t.limit_ms("construct", True) == t.limit_ms("construct", False) == 4000
+    assert [t.limit_ms("battle", True), t.limit_ms("battle", False)] == [1000, 200]
+    assert TimeLimits.parse(None) == TimeLimits.parse("") == t
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("x2", TimeLimits(2000, 200, 8000, 2000, 400)),
+    ("3", TimeLimits(3000, 300, 12000, 3000, 600)),
+    ("0.5x", TimeLimits(500, 50, 2000, 500, 100)),
+    ("battle=500", TimeLimits(battle=500)),
+    ("x2, battle=500ms", TimeLimits(2000, 200, 8000, 2000, 500)),
+    ("draft-first=50,construct=10", TimeLimits(draft_first=50, construct=10)),
+])
+def test_time_limits_parse(spec, expected):
+    assert TimeLimits.parse(spec) == expected
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("fast", "--timeouts 'fast': expected a positive number, got 'fast'"),
+    ("battle=0", "--timeouts 'battle=0': expected a positive number up to 10000000, got '0'"),
+    ("speed=3", "--timeouts 'speed=3': unknown limit 'speed', expected one of battle, battle_first, construct"),
+    ("x-1", "expected a positive number up to 10000000, got '-1'"),
+])
+def test_bad_time_limits_are_refused(spec, message):
+    with pytest.raises(TimeLimitError) as info:
+        TimeLimits.parse(spec)
+    assert message in str(info.value) and info.value.spec == spec
+
+
+def test_agent_specs(tmp_path):
+    assert check_agent("greedy") == "greedy"
+    assert command_argv(bot("good_bot.py")) == [sys.executable, str(BOTS / "good_bot.py")]
+    cases = {
+        "nobody": "unknown agent 'nobody': expected random, pass, greedy or a command line; no program 'nobody'",
+        "python3 'oops": "the command line does not parse: No closing quotation",
+        "/no/such/bot --fast": "no file '/no/such/bot'",
+        "   ": "the command line is empty",
+    }
+    plain = tmp_path / "not_executable.py"
+    plain.write_text("print('PASS')\n")
+    cases[str(plain)] = "is not executable"
+    for spec, message in cases.items():
+        with pytest.raises(AgentSpecError) as info:
+            check_agent(spec)
+        assert message in str(info.value), spec
+        assert info.value.spec == spec and isinstance(info.value, LocmError)
+
+
+# --- whole games --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_good_bot_plays_whole_games(ruleset, seat):
+    agents = [bot("good_bot.py"), "pass"]
+    if seat:
+        agents.reverse()
+    played = run_game(ruleset, 5, agents, limits=EASY)
+    game, x = played.game, played.extras
+    assert game.ended and hard_errors(game) == []
+    assert game.winner == seat and game.state.end_reason == "health"  # `pass` never plays a card
+    answers = [e.text for e in game.log if type(e) is ActionReceived and e.player == seat]
+    assert answers[0] == "PASS" and any(a.startswith("SUMMON") for a in answers)
+    meta = json.loads(x.meta)
+    assert meta["turns"][seat] == len(answers) and meta["limits_ms"] == EASY.as_dict()
+    assert getattr(x, f"think_ms{seat}") > 0 and not getattr(x, f"error{seat}")
+    stderr = getattr(x, f"stderr{seat}")
+    assert stderr.startswith("botlib: pid ") and stderr.count("\n") == 1
+    assert_gone(stderr)
+
+
+def test_two_bots_each_get_their_own_process():
+    played = run_game("1.2", 8, [bot("good_bot.py"), bot("good_bot.py")], limits=EASY)
+    assert played.game.ended and hard_errors(played.game) == []
+    (p0, _), (p1, _) = bot_pids(played.extras.stderr0)[0], bot_pids(played.extras.stderr1)[0]
+    assert p0 != p1
+    assert_gone(played.extras.stderr0)
+    assert_gone(played.extras.stderr1)
+
+
+# Each bad bot fails at its own turn 3 (a draft pick in 1.2) unless told otherwise.
+FAILURES = [
+    ("crash_bot.py", (), "crashed (exit 1)"),
+    ("garbage_bot.py", ("bytes",), "not UTF-8"),
+    ("garbage_bot.py", ("words",), "unknown draft action 'HELLO': expected PICK, CHOOSE or PASS"),
+    ("flood_bot.py", (), "output flood"),
+    ("quit_bot.py", (), "exited"),
+]
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+@pytest.mark.parametrize("script, args, reason", FAILURES, ids=[f"{s}{a}" for s, a, _ in FAILURES])
+def test_a_failing_bot_loses_with_the_reason_recorded(script, args, reason, seat):
+    agents = [bot(script, *args), "random"]
+    if seat:
+        agents.reverse()
+    t0 = time.monotonic()
+    played = run_game("1.2", 3, agents, limits=EASY)
+    elapsed = time.monotonic() - t0
+    game, x = played.game, played.extras
+    assert game.ended and game.winner == 1 - seat and game.state.end_reason == "hard_error"
+    (err,) = hard_errors(game)
+    assert (err.player, err.reason) == (seat, reason)
+    assert getattr(x, f"error{seat}") and not getattr(x, f"timeout{seat}")
+    assert not getattr(x, f"error{1 - seat}")
+    assert json.loads(x.meta)["turns"][seat] == 4
+    assert elapsed < 10, "a failing bot must not hold the runner"
+    stderr = getattr(x, f"stderr{seat}")
+    assert_gone(stderr)
+    if script == "crash_bot.py":
+        assert stderr.endswith("crash_bot: giving up at turn 3\n")
+    if script == "flood_bot.py":
+        assert len(err.text) <= 203  # the record keeps the start of what it wrote, not megabytes
+
+
+def test_a_slow_bot_times_out_at_its_limit_and_its_process_group_is_killed():
+    # Turn 31 of a 1.2 game is the bot's second battle turn: the battle limit, set here to 300 ms.
+    limits = TimeLimits.parse("x5,battle=300")
+    t0 = time.monotonic()
+    played = run_game("1.2", 3, [bot("slow_bot.py", "31"), "pass"], limits=limits)
+    elapsed = time.monotonic() - t0
+    game, x = played.game, played.extras
+    (err,) = hard_errors(game)
+    assert (err.player, err.reason, game.winner) == (0, "timeout", 1)
+    assert x.timeout0 and x.error0 and not x.timeout1
+    slowest = json.loads(x.meta)["think_max_ms"][0]
+    assert 300 <= slowest < 300 + 700, slowest  # enforced at the limit, not when the bot wakes up (120 s)
+    assert elapsed < 15
+    assert "sleeping at turn 31; grandchild pid" in x.stderr0
+    assert_gone(x.stderr0)
+
+
+def test_the_first_turn_of_each_phase_has_the_longer_limit():
+    # The slow bot sleeps at turn 0 (its first pick): 1000 ms x 0.2 = 200 ms allowed.
+    played = run_game("1.2", 3, [bot("slow_bot.py", "0"), "pass"], limits=TimeLimits.parse("x0.2"))
+    assert hard_errors(played.game)[0].reason == "timeout"
+    assert 200 <= json.loads(played.extras.meta)["think_max_ms"][0] < 900
+
+
+def test_stderr_is_kept_bounded_to_its_tail(tmp_path):
+    played = run_game("1.2", 3, [bot("noisy_bot.py", "300"), "greedy"], limits=EASY)
+    x = played.extras
+    assert played.game.ended and hard_errors(played.game) == []
+    note, _, tail = x.stderr0.partition("\n")
+    assert re.fullmatch(r"\[\.\.\. \d+ bytes of stderr cut\]", note)
+    assert len(tail.encode()) == STDERR_KEEP
+    last_turn = json.loads(x.meta)["turns"][0] - 1
+    assert tail.endswith(f"turn {last_turn} line 299: thinking hard about my next move\n")
+    with open_store(tmp_path / "s.db") as store:  # the store keeps less again
+        record = store.append_game(x, played.game.log)
+    assert len(record.stderr0) <= STDERR_LIMIT and record.stderr0.endswith(tail[-1000:])
+
+
+def test_a_program_that_cannot_start_loses_at_its_first_turn(tmp_path):
+    script = tmp_path / "broken_bot"
+    script.write_text("#!/no/such/interpreter\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    played = run_game("constructed", 3, ["greedy", str(script)], limits=EASY)
+    (err,) = hard_errors(played.game)
+    assert err.player == 1 and err.reason.startswith("cannot start (")
+    assert played.game.winner == 0
+
+
+def test_an_interrupted_game_leaves_no_bot_behind(monkeypatch):
+    seen: list[int] = []
+
+    class Interrupting(Agent):
+        name = "boom"
+        turns = 0
+
+        def play_turn(self, game, player):
+            seen.extend(b.pid for b in bots._LIVE if alive(b.pid))
+            raise KeyboardInterrupt
+
+    real = tournament.make_agent
+    monkeypatch.setattr(tournament, "make_agent",
+                        lambda spec, seed, limits: Interrupting() if spec == "boom" else real(spec, seed, limits))
+    with pytest.raises(KeyboardInterrupt):
+        run_game("1.2", 3, [bot("good_bot.py"), "boom"], limits=EASY)
+    assert len(seen) == 1 and not alive(seen[0]) and group_members(seen[0]) == []
+    assert not bots._LIVE
+
+
+def test_the_store_accepts_what_the_runner_records(tmp_path):
+    played = run_game("1.2", 3, [bot("crash_bot.py"), bot("good_bot.py")], limits=EASY)
+    with open_store(tmp_path / "s.db") as store:
+        record = store.append_game(played.extras, played.game.log)
+        assert record.extras() == GameExtras(**{**{f: getattr(played.extras, f)
+                                                  for f in GameExtras.__struct_fields__},
+                                                "created": record.created})
+        assert (record.winner, record.reason, record.error0, record.error1) == (1, "hard_error", True, False)
