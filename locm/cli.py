@@ -78,33 +78,75 @@ def _check_ruleset(name: str) -> str:
 # --- play -------------------------------------------------------------------------------------------------
 
 
+AGENT_HELP = ("random, pass, greedy, or a bot's command line in quotes, e.g. \"python3 bot.py\" (one process "
+              "per game speaking the referee protocol on stdin/stdout).")
+TIMEOUTS = click.option("--timeouts", metavar="SPEC",
+                        help="Bots' time limits: a multiplier of the referee's (x3) and/or NAME=MS items, names "
+                             "draft_first, draft, construct, battle_first, battle (default 1000, 100, 4000, "
+                             "1000, 200 ms); e.g. 'x2,battle=500'.")
+DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), required=True,
+                         help="The event store (an SQLite file).")
+
+
 @cli.command()
 @RULESET
 @click.option("--seed", type=int, required=True, help="The game's seed (R-SEEDS).")
-@click.option("--p0", default="greedy", show_default=True, help="Agent in seat 0: random, pass, greedy.")
-@click.option("--p1", default="random", show_default=True, help="Agent in seat 1.")
+@click.option("--p0", default="greedy", show_default=True, help="Agent in seat 0: " + AGENT_HELP)
+@click.option("--p1", default="random", show_default=True, help="Agent in seat 1, as --p0.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the event log here (JSON lines).")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also store the game in this event store (created if missing); its id is printed.")
+@TIMEOUTS
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A referee parameter, e.g. shufflePlayer0Seed=5 (repeatable).")
-def play(ruleset, seed, p0, p1, log_path, params):
+def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     """Play one game and print the winner and a short summary.
+
+    The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
+    under a deterministic id (ruleset, seed and a hash of the agents and parameters); storing it twice is
+    refused.
 
     \b
     Example:
       locm play --ruleset constructed --seed 42 --p0 greedy --p1 random --log g.jsonl
+      locm play --seed 7 --p0 "python3 bot.py" --p1 greedy --db games.db --timeouts x2
     """
+    from engine.game import Game
     from events.codec import to_jsonl
-    from locm.play import play_one, summarize
+    from locm.bots import TimeLimits, check_agent
+    from locm.play import summarize
+    from locm.store import DuplicateGameError, open_store
+    from locm.tournament import game_id, run_game
 
     ruleset = _check_ruleset(ruleset)
-    game = play_one(ruleset, seed, (p0, p1), _parse_params(params))
+    agents = (check_agent(p0), check_agent(p1))
+    limits = TimeLimits.parse(timeouts)
+    params = _parse_params(params)
+    Game.new(ruleset, seed, params)  # a bad seed or parameter is refused before a store is created
+    store = open_store(db) if db else None
+    try:
+        gid = game_id(ruleset, seed, agents, params)
+        if store is not None and store.has_game(gid):
+            raise DuplicateGameError(gid)
+        played = run_game(ruleset, seed, agents, params, limits)
+        if store is not None:
+            store.append_game(played.extras, played.game.log)
+    finally:
+        if store is not None:
+            store.close()
+    game = played.game
     if log_path:
         _write_bytes(log_path, to_jsonl(game.log))
-    for line in summarize(game).lines((p0, p1)):
+    for line in summarize(game).lines(agents):
         click.echo(line)
+    for e in game.log:
+        if type(e).__name__ == "HardError":
+            click.echo(f"hard error: player {e.player} ({agents[e.player]}): {e.reason}")
     if log_path:
         click.echo(f"log: {log_path}")
+    if store is not None:
+        click.echo(f"stored: {gid} in {db}")
 
 
 def _parse_params(items) -> dict:
@@ -266,6 +308,218 @@ def _show(v) -> str:
     if isinstance(v, tuple):
         return ",".join(map(str, v)) or "none"
     return str(v)
+
+
+# --- tournaments and the event store ----------------------------------------------------------------------
+
+
+@cli.command()
+@RULESET
+@click.option("--agents", "-a", "first", multiple=True, metavar="AGENT",
+              help="The agents, each once: " + AGENT_HELP + " Write them after --agents, "
+                   "e.g. --agents greedy random \"python3 bot.py\".")
+@click.argument("more", nargs=-1, metavar="[AGENT]...")
+@click.option("--games", "-n", type=click.IntRange(min=2), required=True,
+              help="Games per pair of agents, both seats together: an even number (N/2 seeds, each played "
+                   "in both seats).")
+@DB_OPTION
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes playing games (the main process stores them).")
+@click.option("--seed", type=int, default=1, show_default=True, help="The first seed; seeds are consecutive.")
+@TIMEOUTS
+def tournament(ruleset, first, more, games, db, workers, seed, timeouts):
+    """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
+
+    Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. Games are
+    stored one by one under deterministic ids, so a tournament that was interrupted or killed is finished
+    by running the same command again: stored games are skipped, none is stored twice. At the end: a table
+    per agent (games, wins, win rate with its 95% Wilson interval, hard errors, timeouts, average think time
+    per turn) and the head-to-head results.
+
+    \b
+    Example:
+      locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
+      locm tournament --agents greedy "python3 bot.py" --games 20 --db t.db --timeouts x2
+    """
+    import signal
+
+    from locm.bots import TimeLimits, check_agent
+    from locm.store import open_store
+    from locm.tables import table
+    from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, pair_rows, pending, play_jobs, schedule,
+                                 standings, standings_rows)
+
+    ruleset = _check_ruleset(ruleset)
+    agents = [check_agent(a) for a in (*first, *more)]
+    limits = TimeLimits.parse(timeouts)
+    jobs = schedule(ruleset, agents, games, seed)
+    store = open_store(db)
+
+    def terminated(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        todo = pending(store, jobs)
+        click.echo(f"{len(jobs)} games scheduled, {len(jobs) - len(todo)} already stored, {len(todo)} to play "
+                   f"with {min(workers, max(len(todo), 1))} worker(s)", err=True)
+        try:
+            with click.progressbar(length=len(todo), label="playing", file=sys.stderr, show_eta=True,
+                                   show_pos=True) as bar:
+                run = play_jobs(store, todo, workers=workers, limits=limits, progress=bar.update,
+                                scheduled=len(jobs))
+        except KeyboardInterrupt:
+            done = len(jobs) - len(pending(store, jobs))
+            click.echo(f"\nlocm: interrupted: {done} of {len(jobs)} games stored in {db}; run the same command "
+                       "again to play the rest", err=True)
+            sys.exit(130)
+        ids = {j.game_id for j in jobs}
+        records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        store.close()
+    click.echo(f"{run.played} games played in {run.seconds:.1f} s, {run.already} stored before"
+               + (f", {run.duplicates} stored meanwhile by another run" if run.duplicates else "")
+               + f": {len(records)} of {len(jobs)} games in {db}")
+    click.echo(table(STANDINGS_HEADERS, standings_rows(standings(records, agents))))
+    click.echo("")
+    click.echo(table(PAIR_HEADERS, pair_rows(records, agents)))
+    for gid, message in run.failed:
+        click.echo(f"locm: error: game {gid} failed: {message}", err=True)
+    if run.failed:
+        sys.exit(1)
+
+
+@cli.command()
+@DB_OPTION
+@click.option("--ruleset", "-r", help="Only games of this ruleset.")
+@click.option("--agent", help="Only games with this agent in either seat (exactly as stored).")
+@click.option("--winner", type=click.IntRange(0, 1), help="Only games won by this seat (0 or 1).")
+@click.option("--limit", type=click.IntRange(min=0), help="At most this many games.")
+def games(db, ruleset, agent, winner, limit):
+    """List the stored games as a table, in the order they were stored.
+
+    \b
+    Example:
+      locm games --db t.db --ruleset 1.2 --agent greedy --winner 0 --limit 20
+    """
+    from locm.store import open_store
+    from locm.tables import table
+
+    ruleset = _check_ruleset(ruleset) if ruleset else None
+    with open_store(db, create=False, readonly=True) as store:
+        records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit)
+    rows = []
+    for r in records:
+        notes = [f"p{s} {what}" for s in (0, 1) for what, flag in (("error", getattr(r, f"error{s}")),
+                                                                   ("timeout", getattr(r, f"timeout{s}")))
+                 if flag]
+        rows.append((r.game_id, r.ruleset, r.seed, r.agent0, r.agent1, r.winner, r.reason, r.turns, r.n_events,
+                     r.created[:19] + "Z", ", ".join(notes)))
+    click.echo(table(("game id", "ruleset", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
+                      "created", "notes"), rows))
+    click.echo(f"{len(rows)} games")
+
+
+@cli.command()
+@DB_OPTION
+def verify(db):
+    """Check every stored game: its hash chain is intact and the fold of its events ends the game with the
+    recorded winner. Prints a line per bad game and a summary; exit status 1 if any game is bad.
+
+    \b
+    Example:
+      locm verify --db t.db
+    """
+    from locm.store import open_store
+    from locm.tournament import check_stored_game
+
+    bad = total = 0
+    with open_store(db, create=False, readonly=True) as store:
+        for record in store.games():
+            total += 1
+            problem = check_stored_game(store, record)
+            if problem:
+                bad += 1
+                click.echo(f"{record.game_id}: {problem}")
+    click.echo(f"{total} games checked: {total - bad} good, {bad} bad")
+    sys.exit(1 if bad else 0)
+
+
+@cli.command("export")
+@click.argument("game_ids", nargs=-1, metavar="[GAME_ID]...")
+@click.option("--all", "all_games", is_flag=True, help="Export every stored game.")
+@DB_OPTION
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write here instead of standard output (only once complete).")
+def export_cmd(game_ids, all_games, db, output):
+    """Write games as JSON lines: a header, each game's record and its events with their hashes, totals.
+
+    `locm import` reads the file back exactly (export, import, export gives the same bytes).
+
+    \b
+    Example:
+      locm export --all --db t.db > games.jsonl
+      locm export 1.2-7-0123456789ab --db t.db -o one.jsonl
+    """
+    from locm.store import open_store
+
+    if bool(game_ids) == all_games:
+        raise click.UsageError("give GAME_ID arguments or --all (one of the two)")
+    with open_store(db, create=False, readonly=True) as store:
+        ids = None if all_games else list(dict.fromkeys(game_ids))
+        for gid in ids or ():
+            store.game(gid)  # an unknown id is refused before anything is written
+        if output is None:
+            with click.open_file("-", "wb") as out:
+                store.export_jsonl(ids, out)
+                out.flush()
+            return
+        tmp = output.with_name(output.name + ".tmp")
+        try:
+            with open(tmp, "wb") as f:
+                n = store.export_jsonl(ids, f)
+            tmp.replace(output)
+        except OSError as exc:
+            raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
+        finally:
+            tmp.unlink(missing_ok=True)
+    click.echo(f"{n} games written to {output}", err=True)
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True, path_type=Path))
+@DB_OPTION
+@click.option("--skip-existing", is_flag=True, help="Skip games already stored identically instead of refusing.")
+def import_cmd(file, db, skip_existing):
+    """Store the games of an export file, all or none: a malformed, truncated or tampered file is refused
+    with the number of its first wrong line, and nothing is written. FILE may be - for standard input.
+
+    \b
+    Example:
+      locm import games.jsonl --db copy.db
+    """
+    from locm.errors import ImportFormatError, InputFileError
+    from locm.store import open_store
+
+    existed = db.exists()
+    store = open_store(db)
+    ok = False
+    try:
+        with click.open_file(str(file), "rb") as stream:
+            summary = store.import_jsonl(stream, skip_existing=skip_existing)
+        ok = True
+    except ImportFormatError as exc:
+        raise InputFileError(str(file), exc) from None
+    except OSError as exc:
+        raise InputFileError(str(file), exc.strerror or exc) from None
+    finally:
+        store.close()
+        if not ok and not existed:  # leave no empty store behind a refused import
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+    click.echo(f"imported {summary.games} games ({summary.events} events) into {db}"
+               + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
 
 
 def main() -> None:

@@ -285,6 +285,11 @@ def check_stored_game(store: EventStore, record: GameRecord) -> str | None:
     if (state.winner, state.end_reason) != (record.winner, record.reason):
         return (f"the fold gives winner {state.winner} by {state.end_reason}, the record says winner "
                 f"{record.winner} by {record.reason}")
+    loser = 1 - state.winner
+    if state.end_reason == "health" and state.players[loser].health > 0:  # R-WIN
+        return f"won on health, but the loser (player {loser}) has {state.players[loser].health} health"
+    if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
+        return f"won by a hard error, but the event before the end is not a hard error of player {loser}"
     return None
 
 

@@ -1,0 +1,283 @@
+"""The store's commands: `locm play --db`, `games`, `verify`, `export`, `import`. Round trips byte for byte,
+tampered and foreign files refused with one line and left untouched."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+
+from events.codec import to_jsonl
+from locm.cli import cli
+from locm.store import GameExtras, open_store
+from locm.play import play_one
+from locm.tournament import game_id
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
+
+
+def locm(*args, input=None):
+    """`locm ...` through click's runner (fast); returns (exit code, stdout bytes, stderr text)."""
+    r = CliRunner().invoke(cli, [str(a) for a in args], input=input)
+    return r.exit_code, r.stdout_bytes, r.stderr
+
+
+def run_locm(*args):
+    """The real entry point in a subprocess, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "locm.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT)
+
+
+def assert_one_line_error(code, stderr, start):
+    assert code == 2, stderr
+    assert stderr.startswith(start), stderr
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr
+
+
+def dir_state(path: Path) -> dict[str, bytes]:
+    """Every file of a directory with its bytes: proof that a refused command changed nothing."""
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    """A store with five games: both rulesets, a forfeit by a bot, a constructed game won by seat 1."""
+    path = tmp_path / "games.db"
+    with open_store(path) as store:
+        for ruleset, seed, agents in [("1.2", 1, ("greedy", "random")), ("1.2", 2, ("random", "greedy")),
+                                      ("constructed", 3, ("greedy", "pass")), ("constructed", 4, ("pass", "greedy")),
+                                      ("1.2", 5, ("random", "pass"))]:
+            game = play_one(ruleset, seed, agents)
+            store.append_game(GameExtras(game_id=game_id(ruleset, seed, agents), stderr1="ü\n", think_ms0=0.5),
+                              game.log)
+    return path
+
+
+# --- play --db --------------------------------------------------------------------------------------------
+
+
+def test_play_stores_the_game_under_its_deterministic_id(tmp_path):
+    logs = []
+    for name in ("a", "b"):
+        code, out, err = locm("play", "-r", "constructed", "--seed", 11, "--db", tmp_path / f"{name}.db",
+                              "--log", tmp_path / f"{name}.jsonl")
+        assert code == 0, err
+        gid = game_id("constructed", 11, ("greedy", "random"))
+        assert gid.startswith("constructed-11-") and f"stored: {gid} in ".encode() in out
+        with open_store(tmp_path / f"{name}.db", readonly=True) as store:
+            logs.append(to_jsonl(store.events(gid)))
+        assert logs[-1] == (tmp_path / f"{name}.jsonl").read_bytes()
+    assert logs[0] == logs[1]  # same seed, same built-in agents: byte-identical event logs
+
+
+def test_play_refuses_to_store_a_game_twice(tmp_path):
+    path = tmp_path / "a.db"
+    assert locm("play", "--seed", 3, "--db", path)[0] == 0
+    before = dir_state(tmp_path)
+    code, _, err = locm("play", "--seed", 3, "--db", path)
+    assert_one_line_error(code, err, f"locm: error: game '{game_id('1.2', 3, ('greedy', 'random'))}' is already stored")
+    assert dir_state(tmp_path) == before
+    assert locm("play", "--seed", 3, "--p1", "pass", "--db", path)[0] == 0  # other agents: another game
+
+
+def test_play_with_an_external_bot_stores_its_stderr(tmp_path):
+    r = run_locm("play", "--seed", 4, "--p0", GOOD_BOT, "--p1", "greedy", "--db", tmp_path / "a.db",
+                 "--timeouts", "x5")
+    assert r.returncode == 0, r.stderr
+    with open_store(tmp_path / "a.db", readonly=True) as store:
+        (record,) = store.games()
+    assert record.game_id == game_id("1.2", 4, (GOOD_BOT, "greedy")) and record.agent0 == GOOD_BOT
+    assert record.stderr0.startswith("botlib: pid ") and record.think_ms0 > 0 and not record.error0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["play", "--seed", 1, "--p0", "/no/such/bot.py"], "locm: error: unknown agent '/no/such/bot.py'"),
+    (["play", "--seed", 1, "--timeouts", "slow"], "locm: error: --timeouts 'slow': expected a positive number"),
+    (["play", "--seed", 1, "--p0", "python3 'oops"], "locm: error: unknown agent \"python3 'oops\""),
+])
+def test_play_refuses_bad_agents_and_limits_in_one_line(tmp_path, args, message):
+    r = run_locm(*args, "--db", tmp_path / "x.db")
+    assert_one_line_error(r.returncode, r.stderr, message)
+    assert not (tmp_path / "x.db").exists()
+
+
+# --- games --------------------------------------------------------------------------------------------------
+
+
+def test_games_lists_and_filters(db):
+    code, out, _ = locm("games", "--db", db)
+    lines = out.decode().splitlines()
+    assert code == 0 and lines[0].split()[:4] == ["game", "id", "ruleset", "seed"]
+    assert len(lines) == 2 + 5 + 1 and lines[-1] == "5 games"
+    assert lines[2].startswith(game_id("1.2", 1, ("greedy", "random")))
+
+    def ids(*args):
+        return [line.split()[0] for line in locm("games", "--db", db, *args)[1].decode().splitlines()[2:-1]]
+
+    assert ids("--ruleset", "1.5") == ids("--ruleset", "constructed") == [
+        game_id("constructed", 3, ("greedy", "pass")), game_id("constructed", 4, ("pass", "greedy"))]
+    assert len(ids("--agent", "pass")) == 3 and ids("--agent", "nobody") == []
+    assert ids("--ruleset", "constructed", "--winner", "1") == [game_id("constructed", 4, ("pass", "greedy"))]
+    assert len(ids("--limit", "2")) == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--winner", "2"], "locm games: error: Invalid value for '--winner'"),
+    (["--limit", "-1"], "locm games: error: Invalid value for '--limit'"),
+    (["--ruleset", "2.0"], "locm: error: unknown ruleset '2.0'"),
+])
+def test_games_refuses_bad_filters(db, args, message):
+    r = run_locm("games", "--db", db, *args)
+    assert_one_line_error(r.returncode, r.stderr, message)
+
+
+# --- verify -------------------------------------------------------------------------------------------------
+
+
+def test_verify_passes_a_sound_store(db):
+    r = run_locm("verify", "--db", db)
+    assert r.returncode == 0 and r.stdout == "5 games checked: 5 good, 0 bad\n"
+
+
+def test_verify_reports_each_bad_game_and_exits_1(db):
+    with open_store(db) as store:
+        first, second, third = [r.game_id for r in store.games(limit=3)]
+        log = store.events(third)
+        # a forged result with an intact chain: the winner flipped in a copy of a real log
+        forged = log[:-1] + [msgspec.structs.replace(log[-1], winner=1 - log[-1].winner)]
+        store.append_game(GameExtras(game_id="forged"), forged)
+        # a log that does not fold: one card draw left out, the seqs renumbered, the chain rebuilt
+        draws = [(i, e.player) for i, e in enumerate(log) if type(e).__name__ == "CardDrawn"]
+        drop = next(i for i, p in draws[10:] if any(j > i and q == p for j, q in draws))
+        store.append_game(GameExtras(game_id="gapped"),
+                          [msgspec.structs.replace(e, seq=i) for i, e in enumerate(log[:drop] + log[drop + 1:])])
+    conn = sqlite3.connect(db)
+    with conn:  # edited behind the store's back: the hash chain breaks
+        conn.execute("UPDATE events SET payload = replace(payload, '\"rule\":\"', '\"rule\":\"X') "
+                     "WHERE game_id = ? AND seq = 5", (first,))
+        conn.execute("DELETE FROM events WHERE game_id = ? AND seq = (SELECT max(seq) FROM events WHERE game_id = ?)",
+                     (second, second))
+    conn.close()
+    r = run_locm("verify", "--db", db)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert lines[-1] == "7 games checked: 3 good, 4 bad"
+    bad = dict(line.split(": ", 1) for line in lines[:-1])
+    assert set(bad) == {first, second, "forged", "gapped"}
+    assert bad[first].startswith(f"game '{first}': event 5: expected hash ")
+    assert "head of chain: expected" in bad[second]
+    assert bad["forged"].startswith("won on health, but the loser (player ")
+    assert bad["gapped"].startswith("the events do not fold: InvalidLogError: card_drawn")
+
+
+# --- export and import --------------------------------------------------------------------------------------
+
+
+def test_export_import_export_is_byte_exact(db, tmp_path):
+    code, first, _ = locm("export", "--all", "--db", db)
+    assert code == 0 and first.count(b"\n") > 5
+    (tmp_path / "games.jsonl").write_bytes(first)
+    code, out, err = locm("import", tmp_path / "games.jsonl", "--db", tmp_path / "copy.db")
+    assert code == 0, err
+    assert out.decode().startswith("imported 5 games (") and str(tmp_path / "copy.db") in out.decode()
+    assert locm("export", "--all", "--db", tmp_path / "copy.db")[1] == first
+    assert run_locm("verify", "--db", tmp_path / "copy.db").returncode == 0
+    # one game, to a file, then through standard input
+    gid = game_id("constructed", 3, ("greedy", "pass"))
+    assert locm("export", gid, "--db", db, "-o", tmp_path / "one.jsonl")[0] == 0
+    one = (tmp_path / "one.jsonl").read_bytes()
+    assert one.endswith(b'{"end":{"games":1,"events":' + str(one.count(b"\n") - 3).encode() + b"}}\n")
+    code, out, err = locm("import", "-", "--db", tmp_path / "third.db", input=one)
+    assert code == 0, err
+    assert locm("export", gid, "--db", tmp_path / "third.db")[1] == one
+    # importing again: refused, or skipped on request
+    code, _, err = locm("import", tmp_path / "one.jsonl", "--db", tmp_path / "third.db")
+    assert_one_line_error(code, err, f"locm: error: {tmp_path / 'one.jsonl'}: line 2: game '{gid}' is already in")
+    code, out, _ = locm("import", tmp_path / "one.jsonl", "--db", tmp_path / "third.db", "--skip-existing")
+    assert code == 0 and out.decode().strip().endswith("1 already stored, skipped")
+
+
+def test_a_tampered_or_truncated_export_is_refused_with_its_line(db, tmp_path):
+    lines = locm("export", "--all", "--db", db)[1].splitlines(keepends=True)
+    target = next(i for i, line in enumerate(lines) if b'"type":"creature_summoned"' in line)
+    tampered = lines.copy()
+    tampered[target] = tampered[target].replace(b'"lane":0', b'"lane":1').replace(b'"lane":1,', b'"lane":0,', 0)
+    if tampered[target] == lines[target]:
+        tampered[target] = tampered[target].replace(b'"lane":1', b'"lane":0')
+    assert tampered[target] != lines[target]
+    cases = {"tampered.jsonl": (b"".join(tampered), target + 1),
+             "truncated.jsonl": (b"".join(lines[:-7]), len(lines) - 6),
+             "garbage.jsonl": (b"".join(lines[:3]) + b"\xff not json\n" + b"".join(lines[4:]), 4)}
+    for name, (data, line) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        r = run_locm("import", path, "--db", tmp_path / "new.db")
+        assert_one_line_error(r.returncode, r.stderr, f"locm: error: {path}: line {line}: ")
+        assert not (tmp_path / "new.db").exists(), "a refused import leaves no store behind"
+    # into an existing store: refused the same way, and nothing of the file is written
+    with open_store(tmp_path / "existing.db") as store:
+        store.append_game(GameExtras(game_id="x"), play_one("1.2", 9, ("pass", "pass")).log)
+    before = locm("export", "--all", "--db", tmp_path / "existing.db")[1]
+    r = run_locm("import", tmp_path / "truncated.jsonl", "--db", tmp_path / "existing.db")
+    assert r.returncode == 2
+    assert locm("export", "--all", "--db", tmp_path / "existing.db")[1] == before
+
+
+def test_export_needs_ids_or_all_and_known_ids(db, tmp_path):
+    for args, message in [([], "locm export: error: give GAME_ID arguments or --all"),
+                          (["--all", "x"], "locm export: error: give GAME_ID arguments or --all"),
+                          (["nope"], "locm: error: no game 'nope' in the store")]:
+        r = run_locm("export", *args, "--db", db, "-o", tmp_path / "out.jsonl")
+        assert_one_line_error(r.returncode, r.stderr, message)
+        assert not (tmp_path / "out.jsonl").exists()
+
+
+# --- foreign, damaged and missing files -----------------------------------------------------------------------
+
+
+def _foreign_sqlite(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE people (name TEXT)")
+    conn.execute("INSERT INTO people VALUES ('ada')")
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("kind", ["foreign", "random"])
+def test_foreign_and_random_files_are_refused_untouched(tmp_path, kind):
+    work = tmp_path / "dir"
+    work.mkdir()
+    path = work / "file.db"
+    if kind == "foreign":
+        _foreign_sqlite(path)
+        message = f"locm: error: {path}: not a locm event store: expected a locm_meta table, found tables people"
+    else:
+        path.write_bytes(os.urandom(5000))
+        message = f"locm: error: {path}: corrupt event store: not an SQLite database"
+    export = tmp_path / "one.jsonl"
+    export.write_bytes(b"")  # content does not matter: the store is refused first
+    before = dir_state(work)
+    for args in (["games", "--db", path], ["verify", "--db", path], ["export", "--all", "--db", path],
+                 ["import", export, "--db", path], ["play", "--seed", 1, "--db", path],
+                 ["tournament", "--agents", "greedy", "pass", "--games", 2, "--db", path]):
+        r = run_locm(*args)
+        assert_one_line_error(r.returncode, r.stderr, message)
+        assert dir_state(work) == before, args
+
+
+def test_a_missing_store_is_not_created_by_readers(tmp_path):
+    path = tmp_path / "missing.db"
+    for command in ("games", "verify"):
+        code, _, err = locm(command, "--db", path)
+        assert_one_line_error(code, err, f"locm: error: {path}: no event store here")
+    code, _, err = locm("export", "--all", "--db", path)
+    assert_one_line_error(code, err, f"locm: error: {path}: no event store here")
+    assert list(tmp_path.iterdir()) == []
