@@ -1,0 +1,222 @@
+"""Tournaments (`locm.tournament`, `locm tournament`): ids, the mirrored schedule, standings, and a real
+tournament process killed mid-run (SIGKILL and SIGTERM) then restarted: no process survives, no game is
+lost or stored twice."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from locm.errors import TournamentError
+from locm.store import MemoryStore
+from locm.tournament import game_id, run_tournament, schedule, standings
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
+
+
+# --- ids and the schedule -------------------------------------------------------------------------------------
+
+
+def test_game_ids_are_deterministic_and_tell_games_apart():
+    gid = game_id("1.2", 7, ("greedy", "random"))
+    assert re.fullmatch(r"1\.2-7-[0-9a-f]{12}", gid)
+    assert gid == game_id("1.2", 7, ["greedy", "random"], {})
+    others = {game_id("1.2", 7, ("random", "greedy")), game_id("1.2", 8, ("greedy", "random")),
+              game_id("constructed", 7, ("greedy", "random")), game_id("1.2", 7, ("greedy", "pass")),
+              game_id("1.2", 7, ("greedy", "random"), {"shufflePlayer0Seed": 1}),
+              game_id("1.2", -7, ("greedy", "random"))}
+    assert len(others) == 6 and gid not in others
+
+
+def test_the_schedule_plays_every_seed_in_both_seats():
+    jobs = schedule("1.2", ["a", "b", "c"], 4, seed=10)
+    assert len(jobs) == 3 * 4 and len({j.game_id for j in jobs}) == 12
+    per_pair = Counter((frozenset((j.agent0, j.agent1)), j.seed) for j in jobs)
+    assert set(per_pair.values()) == {2} and {s for _, s in per_pair} == {10, 11}
+    for j in jobs:
+        mirror = [k for k in jobs if (k.agent0, k.agent1, k.seed) == (j.agent1, j.agent0, j.seed)]
+        assert len(mirror) == 1
+    assert [(j.agent0, j.agent1, j.seed) for j in jobs[:4]] == [("a", "b", 10), ("b", "a", 10), ("a", "c", 10),
+                                                               ("c", "a", 10)]
+    assert all(j.game_id == game_id("1.2", j.seed, (j.agent0, j.agent1)) for j in jobs)
+
+
+@pytest.mark.parametrize("agents, games, seed, message", [
+    (["a", "b"], 5, 1, "--games must be even and at least 2 (each seed is played in both seats), got 5"),
+    (["a", "b"], 0, 1, "--games must be even and at least 2 (each seed is played in both seats), got 0"),
+    (["a"], 2, 1, "a tournament needs at least 2 agents, got 1"),
+    (["a", "b", "a"], 2, 1, "each agent may be given once, got 'a' 2 times"),
+    (["a", "b"], 4, 2**63 - 1, f"seeds {2**63 - 1}..{2**63} do not fit a 64-bit signed integer"),
+])
+def test_the_schedule_refuses_bad_requests(agents, games, seed, message):
+    with pytest.raises(TournamentError) as info:
+        schedule("1.2", agents, games, seed)
+    assert str(info.value) == message
+
+
+# --- a small tournament in this process's store -------------------------------------------------------------
+
+
+def test_run_tournament_stores_every_game_once_and_resumes():
+    store = MemoryStore()
+    run = run_tournament(store, "constructed", ["greedy", "pass"], 6, workers=2, seed=3)
+    assert (run.scheduled, run.already, run.played, run.failed) == (6, 0, 6, [])
+    expected = {j.game_id for j in schedule("constructed", ["greedy", "pass"], 6, 3)}
+    assert {r.game_id for r in store.games()} == expected
+    again = run_tournament(store, "constructed", ["greedy", "pass"], 6, workers=2, seed=3)
+    assert (again.already, again.played) == (6, 0) and store.count() == 6
+    greedy, passer = standings(store.games(), ["greedy", "pass"])
+    assert (greedy.games, greedy.wins, passer.wins, greedy.errors, greedy.timeouts) == (6, 6, 0, 0, 0)
+    lo, hi = greedy.interval
+    assert hi == 1.0 and 0.60 < lo < 0.61  # Wilson 95% for 6/6: [0.6097, 1]
+    assert greedy.avg_think_ms is not None and greedy.avg_think_ms > 0
+
+
+# --- the command ----------------------------------------------------------------------------------------------
+
+
+def run_locm(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "locm.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, env=env)
+
+
+def test_the_command_prints_standings_and_resumes(tmp_path):
+    args = ["tournament", "-r", "1.2", "--agents", "greedy", "random", "pass", "--games", 4, "--db",
+            tmp_path / "t.db", "--workers", 2, "--seed", 5]
+    r = run_locm(*args)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"12 games played in {lines[0].split(' in ')[1].split(' s,')[0]} s, 0 stored before: " \
+                       f"12 of 12 games in {tmp_path / 't.db'}"
+    assert lines[1].split() == ["agent", "games", "wins", "win", "rate", "95%", "interval", "errors", "timeouts",
+                                "think", "ms"]
+    rows = {line.split()[0]: line.split() for line in lines[3:6]}
+    assert set(rows) == {"greedy", "random", "pass"} and all(row[1] == "8" for row in rows.values())
+    assert sum(int(row[2]) for row in rows.values()) == 12
+    assert "12 games scheduled, 0 already stored, 12 to play with 2 worker(s)" in r.stderr
+    again = run_locm(*args)
+    assert again.returncode == 0 and again.stdout.startswith("0 games played")
+    assert again.stdout.splitlines()[1:] == lines[1:] or again.stdout.splitlines()[3:6] != []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--agents", "greedy", "pass", "--games", "3"], "locm: error: --games must be even"),
+    (["--agents", "greedy", "pass", "--games", "2", "--workers", "0"], "locm tournament: error: Invalid value for"),
+    (["--agents", "greedy", "nobody", "--games", "2"], "locm: error: unknown agent 'nobody'"),
+    (["--agents", "greedy", "greedy", "--games", "2"], "locm: error: each agent may be given once"),
+    (["--agents", "greedy", "pass", "--games", "2", "--timeouts", "x0"], "locm: error: --timeouts 'x0'"),
+])
+def test_the_command_refuses_bad_input_in_one_line(tmp_path, args, message):
+    r = run_locm("tournament", *args, "--db", tmp_path / "t.db")
+    assert r.returncode == 2 and r.stderr.startswith(message), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- killed mid-run, restarted ----------------------------------------------------------------------------------
+
+
+def marked(marker: str) -> dict[int, str]:
+    """Processes started with `marker` in their environment: pid -> command line (zombies left out)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if marker.encode() not in Path(f"/proc/{entry}/environ").read_bytes():
+                continue
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if state not in "ZX":
+            found[int(entry)] = cmdline
+    return found
+
+
+def stored_ids(db: Path) -> list[str]:
+    if not db.exists():
+        return []
+    try:
+        conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True, timeout=5)
+        try:
+            return [r[0] for r in conn.execute("SELECT game_id FROM games")]
+        finally:
+            conn.close()
+    except sqlite3.OperationalError:  # not created yet
+        return []
+
+
+def wait_until(condition, timeout: float, step: float = 0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = condition()
+        if value:
+            return value
+        time.sleep(step)
+    return condition()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_killed_tournament_leaves_no_process_and_finishes_when_restarted(tmp_path, sig):
+    marker = f"LOCM_TEST_MARKER=tournament-{uuid.uuid4().hex}"
+    env = {**os.environ, marker.split("=")[0]: marker.split("=")[1]}
+    db = tmp_path / "t.db"
+    agents = ["greedy", GOOD_BOT, "random"]
+    args = ["tournament", "--ruleset", "1.2", "--agents", *agents, "--games", 16, "--db", db, "--workers", 2,
+            "--seed", 100, "--timeouts", "x5"]
+    expected = {j.game_id for j in schedule("1.2", agents, 16, 100)}
+    assert len(expected) == 48
+
+    proc = subprocess.Popen([sys.executable, "-m", "locm.cli", *map(str, args)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # kill it once a few games are stored and a bot is running
+        ready = wait_until(lambda: len(stored_ids(db)) >= 4 and any("good_bot.py" in c for c in marked(marker).values()),
+                           timeout=60, step=0.02)
+        assert ready, f"the tournament did not get going: {proc.poll()}"
+        running = marked(marker)
+        assert len(running) >= 4, running  # the main process, 2 workers, at least one bot
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 130, err
+        assert re.search(r"locm: interrupted: \d+ of 48 games stored in .*; run the same command again", err), err
+    else:
+        assert proc.returncode == -signal.SIGKILL
+    left = wait_until(lambda: not marked(marker), timeout=10) or marked(marker)
+    assert left is True, f"processes left behind: {left}"
+
+    stored_before = stored_ids(db)
+    assert 4 <= len(stored_before) < 48, "kill earlier: the test must interrupt the tournament"
+    assert set(stored_before) <= expected
+
+    r = run_locm(*args, env=env)
+    assert r.returncode == 0, r.stderr
+    assert f"48 games scheduled, {len(stored_before)} already stored, {48 - len(stored_before)} to play" in r.stderr
+    final = stored_ids(db)
+    assert len(final) == 48 and set(final) == expected  # every game, each once
+    conn = sqlite3.connect(db)
+    counts = dict(conn.execute("SELECT game_id, count(*) FROM events GROUP BY game_id"))
+    n_events = dict(conn.execute("SELECT game_id, n_events FROM games"))
+    conn.close()
+    assert counts == n_events
+    v = run_locm("verify", "--db", db)
+    assert v.returncode == 0 and v.stdout.endswith("48 games checked: 48 good, 0 bad\n"), v.stdout
+    assert not marked(marker)
