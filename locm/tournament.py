@@ -34,19 +34,21 @@ import traceback
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Sequence
 
+import msgspec
+
 from analysis.stats import wilson
 from engine.agents import play
-from engine.game import Game
 from engine.errors import LocmError
 from engine.evolve import fold
+from engine.game import Game
 from engine.state import ENDED
-from events.catalog import GameEnded, HardError
-from events.codec import from_jsonl, to_jsonl
+from events.catalog import AnyEvent, GameEnded, HardError
 from locm.bots import BotAgent, TimedAgent, TimeLimits, kill_all, make_agent
 from locm.errors import TournamentError
 from locm.play import seat_seed
 from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord
 
+_log_decoder = msgspec.json.Decoder(list[AnyEvent])  # a worker sends a game's events as one JSON array
 WATCHDOG_S = 0.2
 """How often a worker checks that the main process is still alive."""
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -173,7 +175,7 @@ def play_jobs(store: EventStore, jobs: Sequence[Job], *, workers: int = 1, limit
     for kind, gid, a, b in _pool(list(jobs), min(workers, len(jobs)), limits or TimeLimits()):
         if kind == "game":
             try:
-                store.append_game(a, from_jsonl(b))
+                store.append_game(a, _log_decoder.decode(b))
                 run.played += 1
             except DuplicateGameError:
                 run.duplicates += 1
@@ -195,7 +197,7 @@ def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games
 
 
 def _pool(jobs: list[Job], workers: int, limits: TimeLimits):
-    """Yield ``("game", id, extras, events as JSON lines)`` (faster to pass than pickled events) or ``("failed", id, message, None)`` for every job, played by
+    """Yield ``("game", id, extras, events as one JSON array)`` (faster to pass than pickled events) or ``("failed", id, message, None)`` for every job, played by
     `workers` spawned processes. The workers are terminated when this generator is closed or fails."""
     if not jobs:
         return
@@ -256,7 +258,7 @@ def _worker(job_q, result_q, parent: int, limits: TimeLimits) -> None:
     while (job := job_q.get()) is not None:
         try:
             played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits)
-            result_q.put(("game", job.game_id, played.extras, to_jsonl(played.game.log)))
+            result_q.put(("game", job.game_id, played.extras, msgspec.json.encode(played.game.log)))
         except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
             line = traceback.format_exception_only(type(exc), exc)[-1].strip()
             result_q.put(("failed", job.game_id, line, None))

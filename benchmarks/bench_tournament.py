@@ -1,0 +1,78 @@
+"""Tournament throughput: games per second of `locm.tournament.run_tournament` (greedy vs random, mirrored
+seeds, every game stored in a fresh SQLite store) with 1 and 2 worker processes, for each ruleset.
+
+Each figure is the median of --runs runs; a run is a whole tournament of --games games, worker start-up and
+the store's writes included. For reference, ``baseline`` is the same games played in this process with no
+store and no workers (`locm.play.play_one` in a loop).
+
+    .venv/bin/python benchmarks/bench_tournament.py                  # both rulesets, 1 and 2 workers
+    .venv/bin/python benchmarks/bench_tournament.py --ruleset 1.2 --games 400 --runs 5 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from locm.play import play_one  # noqa: E402
+from locm.store import open_store  # noqa: E402
+from locm.tournament import run_tournament, schedule  # noqa: E402
+
+AGENTS = ("greedy", "random")
+
+
+def one_run(ruleset: str, games: int, workers: int, seed: int) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        with open_store(Path(tmp) / "bench.db") as store:
+            t0 = time.perf_counter()
+            run = run_tournament(store, ruleset, AGENTS, games, workers=workers, seed=seed)
+            elapsed = time.perf_counter() - t0
+            assert run.played == games and not run.failed, run
+    return games / elapsed
+
+
+def baseline(ruleset: str, games: int, seed: int) -> float:
+    jobs = schedule(ruleset, AGENTS, games, seed)
+    t0 = time.perf_counter()
+    for j in jobs:
+        play_one(ruleset, j.seed, (j.agent0, j.agent1))
+    return games / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ruleset", choices=("1.2", "constructed", "all"), default="all")
+    ap.add_argument("--games", type=int, default=400, help="games per run (even)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    rulesets = ("1.2", "constructed") if args.ruleset == "all" else (args.ruleset,)
+    results = {}
+    for ruleset in rulesets:
+        entry = {"games": args.games, "runs": args.runs,
+                 "baseline_games_per_s": statistics.median(baseline(ruleset, args.games, args.seed)
+                                                           for _ in range(args.runs))}
+        for w in args.workers:
+            rates = [one_run(ruleset, args.games, w, args.seed) for _ in range(args.runs)]
+            entry[f"workers_{w}_games_per_s"] = statistics.median(rates)
+            entry[f"workers_{w}_all_runs"] = [round(r, 1) for r in rates]
+        results[ruleset] = entry
+        if not args.json:
+            figures = ", ".join(f"{w} worker(s) {entry[f'workers_{w}_games_per_s']:.0f}" for w in args.workers)
+            print(f"{ruleset}: {args.games} games/run, median of {args.runs}: {figures} games/s "
+                  f"(in-process, no store: {entry['baseline_games_per_s']:.0f})")
+    if args.json:
+        print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
