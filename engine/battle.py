@@ -21,18 +21,13 @@ def legal_actions(state) -> list:
     acts: list = []
     if state.phase == BATTLE:
         _battle_actions(state, acts)
-    state._legal = (state.seq, acts, None)
+    state._legal = (state.seq, acts)
     return acts
 
 
 def is_legal(state, action) -> bool:
-    acts = legal_actions(state)
-    cache = state._legal
-    legal = cache[2]
-    if legal is None:
-        legal = frozenset(acts)
-        state._legal = (cache[0], acts, legal)
-    return action in legal
+    # A list scan: the legal set is small (tens of actions), and hashing all of it to build a set costs more.
+    return action in legal_actions(state)
 
 
 def _battle_actions(state, acts: list) -> None:

@@ -142,7 +142,7 @@ class GameState:
         self.winner = -1
         self.end_reason = ""
         self.params = None  # the GameCreated event
-        self._legal = None  # (seq, actions, set) cache for legal_actions
+        self._legal = None  # (seq, actions) cache for legal_actions
 
     @property
     def ended(self) -> bool:
