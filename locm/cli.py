@@ -3,8 +3,10 @@ project errors become one-line messages and a non-zero exit, never a traceback."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -113,6 +115,7 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
       locm play --seed 7 --p0 "python3 bot.py" --p1 greedy --db games.db --timeouts x2
     """
     from engine.game import Game
+    from events.catalog import HardError
     from events.codec import to_jsonl
     from locm.bots import TimeLimits, check_agent
     from locm.play import summarize
@@ -126,12 +129,13 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     Game.new(ruleset, seed, params)  # a bad seed or parameter is refused before a store is created
     store = open_store(db) if db else None
     try:
-        gid = game_id(ruleset, seed, agents, params)
-        if store is not None and store.has_game(gid):
-            raise DuplicateGameError(gid)
-        played = run_game(ruleset, seed, agents, params, limits)
-        if store is not None:
-            store.append_game(played.extras, played.game.log)
+        with _sigterm_as_interrupt():
+            gid = game_id(ruleset, seed, agents, params)
+            if store is not None and store.has_game(gid):
+                raise DuplicateGameError(gid)
+            played = run_game(ruleset, seed, agents, params, limits)
+            if store is not None:
+                store.append_game(played.extras, played.game.log)
     finally:
         if store is not None:
             store.close()
@@ -141,12 +145,25 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     for line in summarize(game).lines(agents):
         click.echo(line)
     for e in game.log:
-        if type(e).__name__ == "HardError":
+        if type(e) is HardError:
             click.echo(f"hard error: player {e.player} ({agents[e.player]}): {e.reason}")
     if log_path:
         click.echo(f"log: {log_path}")
     if store is not None:
         click.echo(f"stored: {gid} in {db}")
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM raises KeyboardInterrupt for the duration, so that `finally` blocks kill bots and workers."""
+    def terminated(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _parse_params(items) -> dict:
@@ -341,8 +358,6 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts):
       locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
       locm tournament --agents greedy "python3 bot.py" --games 20 --db t.db --timeouts x2
     """
-    import signal
-
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
@@ -354,29 +369,23 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts):
     limits = TimeLimits.parse(timeouts)
     jobs = schedule(ruleset, agents, games, seed)
     store = open_store(db)
-
-    def terminated(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, terminated)
     try:
-        todo = pending(store, jobs)
-        click.echo(f"{len(jobs)} games scheduled, {len(jobs) - len(todo)} already stored, {len(todo)} to play "
-                   f"with {min(workers, max(len(todo), 1))} worker(s)", err=True)
-        try:
+        with _sigterm_as_interrupt():
+            todo = pending(store, jobs)
+            click.echo(f"{len(jobs)} games scheduled, {len(jobs) - len(todo)} already stored, {len(todo)} to "
+                       f"play with {min(workers, max(len(todo), 1))} worker(s)", err=True)
             with click.progressbar(length=len(todo), label="playing", file=sys.stderr, show_eta=True,
                                    show_pos=True) as bar:
                 run = play_jobs(store, todo, workers=workers, limits=limits, progress=bar.update,
                                 scheduled=len(jobs))
-        except KeyboardInterrupt:
-            done = len(jobs) - len(pending(store, jobs))
-            click.echo(f"\nlocm: interrupted: {done} of {len(jobs)} games stored in {db}; run the same command "
-                       "again to play the rest", err=True)
-            sys.exit(130)
         ids = {j.game_id for j in jobs}
         records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
+    except KeyboardInterrupt:
+        done = len(jobs) - len(pending(store, jobs))
+        click.echo(f"\nlocm: interrupted: {done} of {len(jobs)} games stored in {db}; run the same command "
+                   "again to play the rest", err=True)
+        sys.exit(130)
     finally:
-        signal.signal(signal.SIGTERM, previous)
         store.close()
     click.echo(f"{run.played} games played in {run.seconds:.1f} s, {run.already} stored before"
                + (f", {run.duplicates} stored meanwhile by another run" if run.duplicates else "")

@@ -280,3 +280,45 @@ def test_the_store_accepts_what_the_runner_records(tmp_path):
                                                   for f in GameExtras.__struct_fields__},
                                                 "created": record.created})
         assert (record.winner, record.reason, record.error0, record.error1) == (1, "hard_error", True, False)
+
+
+def test_a_terminated_play_command_kills_its_bot(tmp_path):
+    """`locm play` sent SIGTERM while its bot thinks: exit 130, the bot and its child are gone."""
+    import signal
+    import subprocess
+    import uuid
+
+    marker = f"locm-play-{uuid.uuid4().hex}"
+    env = {**os.environ, "LOCM_TEST_MARKER": marker}
+
+    def marked() -> dict[int, str]:
+        found = {}
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if marker.encode() in Path(f"/proc/{entry}/environ").read_bytes() and alive(int(entry)):
+                    found[int(entry)] = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+        return found
+
+    proc = subprocess.Popen([sys.executable, "-m", "locm.cli", "play", "--seed", "1", "--p0", bot("slow_bot.py", "0"),
+                             "--timeouts", "x100", "--db", str(tmp_path / "a.db")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 30
+        while not any("locm-test-grandchild" in c for c in marked().values()) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert len(marked()) == 3, marked()  # locm, the bot, its child
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and err.strip().endswith("locm: aborted"), err
+    end = time.monotonic() + 5
+    while marked() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert marked() == {}
+    with open_store(tmp_path / "a.db", readonly=True) as store:
+        assert store.count() == 0  # an interrupted game is not stored
