@@ -197,8 +197,9 @@ def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games
 
 
 def _pool(jobs: list[Job], workers: int, limits: TimeLimits):
-    """Yield ``("game", id, extras, events as one JSON array)`` (faster to pass than pickled events) or ``("failed", id, message, None)`` for every job, played by
-    `workers` spawned processes. The workers are terminated when this generator is closed or fails."""
+    """Yield ``("game", id, extras, events as one JSON array)`` (cheaper to pass than pickled events) or
+    ``("failed", id, message, None)`` for every job, played by `workers` spawned processes. The workers are
+    terminated when this generator is closed or fails."""
     if not jobs:
         return
     ctx = multiprocessing.get_context("spawn")

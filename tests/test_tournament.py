@@ -184,8 +184,10 @@ def test_a_killed_tournament_leaves_no_process_and_finishes_when_restarted(tmp_p
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # kill it once a few games are stored and a bot is running
-        ready = wait_until(lambda: len(stored_ids(db)) >= 4 and any("good_bot.py" in c for c in marked(marker).values()),
-                           timeout=60, step=0.02)
+        def going():
+            return len(stored_ids(db)) >= 4 and any("good_bot.py" in c for c in marked(marker).values())
+
+        ready = wait_until(going, timeout=60, step=0.02)
         assert ready, f"the tournament did not get going: {proc.poll()}"
         running = marked(marker)
         assert len(running) >= 4, running  # the main process, 2 workers, at least one bot
