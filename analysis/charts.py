@@ -45,7 +45,7 @@ def win_rate_chart(results: dict[str, list[tuple[str, int, int]]], lengths: dict
         right.hist(lengths.get(rs, []), bins=bins, alpha=0.6, label=rs)
     right.set_xlabel("game length (turns, both players)")
     right.set_ylabel("games")
-    right.set_title("Game length")
+    right.set_title("Game length, greedy against itself")
     right.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -531,6 +531,34 @@ def import_cmd(file, db, skip_existing):
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
 
 
+@cli.command()
+@click.option("--db", default="locm-demo.db", show_default=True, type=click.Path(dir_okay=False),
+              help="The SQLite event store to play into (resumed if it exists).")
+@click.option("--games", "-n", type=click.IntRange(min=2), default=100, show_default=True,
+              help="Games per pair of agents and ruleset (even: each seed in both seats).")
+@click.option("--workers", "-w", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--chart", default="locm-demo.png", show_default=True, type=click.Path(dir_okay=False),
+              help="Where to draw the chart (PNG).")
+def demo(db, games, workers, chart):
+    """Play a round robin of the built-in agents in both rulesets into a local SQLite file, then show the
+    standings, the first-player advantage, game length and damage by source, side by side, and a chart.
+
+    \b
+    Example:
+      locm demo --db locm-demo.db --games 100
+    """
+    import contextlib
+
+    from locm.demo import run_demo
+
+    @contextlib.contextmanager
+    def progress(length, label):
+        with click.progressbar(length=length, label=label, file=sys.stderr, show_eta=True) as bar:
+            yield bar
+
+    run_demo(db, games, workers, chart, click.echo, progress)
+
+
 def main() -> None:
     cli.main()
 

@@ -10,9 +10,11 @@ from analysis.charts import win_rate_chart
 from analysis.overview import overview, overview_text
 from locm.store import open_store
 from locm.tables import table
-from locm.tournament import (STANDINGS_HEADERS, pending, play_jobs, schedule, standings, standings_rows)
+from locm.tournament import (STANDINGS_HEADERS, Job, game_id, pending, play_jobs, schedule, standings,
+                             standings_rows)
 
 DEMO_AGENTS = ("greedy", "random", "pass")
+MIRROR = ("greedy", "greedy")
 RULESETS = ("1.2", "constructed")
 
 
@@ -32,17 +34,22 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
             table_rows = standings(records, DEMO_AGENTS)
             results[ruleset] = (records, table_rows)
+        mirror = {}
+        for ruleset in RULESETS:
+            jobs = [Job(game_id(ruleset, s, MIRROR), ruleset, s, *MIRROR) for s in range(1, games + 1)]
+            todo = pending(store, jobs)
+            if todo:
+                with progress_bar(len(todo), f"{MIRROR[0]} mirror {ruleset}") as bar:
+                    play_jobs(store, todo, workers=workers, progress=bar.update, scheduled=len(jobs))
+            mirror[ruleset] = [j.game_id for j in jobs]
         echo("")
         for ruleset, (records, rows) in results.items():
             echo(f"== {ruleset}: standings ({len(records)} games)")
             echo(table(STANDINGS_HEADERS, standings_rows(rows)))
             echo("")
-        logs = []
-        for ruleset, (records, _) in results.items():
-            for r in records:
-                logs.append((ruleset, store.events(r.game_id)))
+        logs = [(ruleset, store.events(gid)) for ruleset, ids in mirror.items() for gid in ids]
         summary = overview(logs)
-        echo("== Both rulesets, same agents and seeds")
+        echo(f"== {MIRROR[0]} against itself, the same {games} seeds in both rulesets")
         echo(overview_text(summary))
         path = win_rate_chart(
             {rs: [(s.agent, s.wins, s.games) for s in rows] for rs, (_, rows) in results.items()},
