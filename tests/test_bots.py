@@ -68,15 +68,26 @@ def bot_pids(stderr: str) -> list[tuple[int, int]]:
     return [(int(p), int(g)) for p, g in re.findall(r"botlib: pid (\d+) pgid (\d+)", stderr)]
 
 
+def _gone_soon(check, seconds: float = 3.0) -> bool:
+    """SIGKILL is delivered asynchronously: a killed process can be seen running for a moment after the
+    kill returns. Poll, bounded, for the condition instead of sampling it once."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 def assert_gone(stderr: str, expect: int = 1) -> None:
     pids = bot_pids(stderr)
     assert len(pids) == expect, stderr[:300]
     for pid, pgid in pids:
         assert pid == pgid, "a bot must lead its own process group"
-        assert not alive(pid), f"bot {pid} is still running"
-        assert group_members(pgid) == [], f"process group {pgid} still has members"
+        assert _gone_soon(lambda: not alive(pid)), f"bot {pid} is still running"
+        assert _gone_soon(lambda: group_members(pgid) == []), f"process group {pgid} still has members"
     for child in re.findall(r"grandchild pid (\d+)", stderr):
-        assert not alive(int(child)), f"the bot's child {child} is still running"
+        assert _gone_soon(lambda: not alive(int(child))), f"the bot's child {child} is still running"
 
 
 def hard_errors(game) -> list[HardError]:
