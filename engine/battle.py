@@ -6,9 +6,9 @@
 from __future__ import annotations
 
 from events.cards import BLUE, CHARGE, CREATURE, GREEN, GUARD, RED, TYPE_NAMES
-from events.catalog import ActionRejected, CreatureSummoned, DrawBonus
+from events.catalog import ActionRejected, CreatureSummoned
 from engine.commands import Attack, Summon, Use
-from engine.emit import Out, Tally, change_health, win_check
+from engine.emit import Out, Tally, card_effects, win_check
 from engine.rulesets import IDS_REVISED
 from engine.state import BATTLE
 
@@ -190,14 +190,7 @@ def summon(state, out: Out, p: int, unit_id: int, lane: int) -> None:
             )
             placed = 2
     t = Tally(state)
-    change_health(out, t, p, c.my_health * placed, "summon", "R-SUMMON")
-    change_health(out, t, 1 - p, c.opp_health * placed, "summon", "R-SUMMON")
-    if c.draw:
-        out.emit(
-            DrawBonus(
-                seq=out.seq, cause=out.cause, rule="R-SUMMON", player=p, amount=c.draw * placed, source="card"
-            )
-        )
+    card_effects(out, t, p, c, placed, "summon", "R-SUMMON")
     win_check(out, t, p, state.turn)
 
 

@@ -105,6 +105,15 @@ def change_health(out: Out, t: Tally, player: int, delta: int, source: str, rule
         lose_health(out, t, player, -delta, source)
 
 
+def card_effects(out: Out, t: Tally, p: int, c, times: int, source: str, rule: str) -> None:
+    """A played card's own health changes and draw (R-SUMMON, R-USE), multiplied by the creatures it reached
+    (1.5 Area), then the win check."""
+    change_health(out, t, p, c.my_health * times, source, rule)
+    change_health(out, t, 1 - p, c.opp_health * times, source, rule)
+    if c.draw:
+        out.emit(DrawBonus(seq=out.seq, cause=out.cause, rule=rule, player=p, amount=c.draw * times, source="card"))
+
+
 def win_check(out: Out, t: Tally, acting: int, turn: int) -> bool:
     """R-WIN: the non-acting player's death is checked first, so a double death goes to the acting player."""
     other = 1 - acting

@@ -30,13 +30,7 @@ def initial_state(created: GameCreated) -> GameState:
 
 
 def evolve(state: GameState, e) -> GameState:
-    try:
-        handler = _HANDLERS[type(e)]
-    except KeyError:
-        raise InvalidLogError(f"evolve: unhandled event type {type(e).__name__}") from None
-    state.seq = e.seq + 1
-    handler(state, e)
-    return state
+    return apply_all(state, (e,))
 
 
 def _nothing(state, e) -> None:

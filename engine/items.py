@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from events.cards import CHARGE, GREEN, WARD
 from events.catalog import CreatureDied, CreatureModified, DrawBonus, ItemUsed, WardLost
-from engine.emit import Out, Tally, change_health, win_check
+from engine.emit import Out, Tally, card_effects, change_health, win_check
 
 
 def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
@@ -40,11 +40,7 @@ def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
         targets = side if c.area == 2 else [u for u in side if u.lane == target.lane]
     for u in targets:
         _apply_item(out, c, u)
-    n = len(targets)
-    change_health(out, t, p, c.my_health * n, "item", "R-USE")
-    change_health(out, t, opp, c.opp_health * n, "item", "R-USE")
-    if c.draw:
-        out.emit(DrawBonus(seq=out.seq, cause=out.cause, rule="R-USE", player=p, amount=c.draw * n, source="card"))
+    card_effects(out, t, p, c, len(targets), "item", "R-USE")
     win_check(out, t, p, state.turn)
 
 
