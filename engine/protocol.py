@@ -15,7 +15,8 @@ from engine.errors import ProtocolError
 from engine.state import BATTLE, CONSTRUCT, DRAFT
 
 _JAVA_TRIM = "".join(chr(i) for i in range(33))
-_JAVA_INT = re.compile(r"[+-]?[0-9]+\Z", re.ASCII)
+# Integer.parseInt reads any Unicode decimal digit (Character.digit), as Python's \d and int() do.
+_JAVA_INT = re.compile(r"[+-]?\d+\Z")
 _INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
 DRAFT_OFFER = 3
 
@@ -99,7 +100,7 @@ def java_trim(s: str) -> str:
 
 
 def java_int(token: str, what: str, text: str) -> int:
-    """Integer.parseInt: optional sign, ASCII digits, 32-bit range; anything else is a hard error."""
+    """Integer.parseInt: optional sign, decimal digits (any script), 32-bit range; else a hard error."""
     if not _JAVA_INT.match(token):
         raise ProtocolError(f"{what}: expected an integer, got {token!r}", text)
     v = int(token)

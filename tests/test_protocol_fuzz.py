@@ -364,3 +364,16 @@ def test_answer_in_deck_building_never_raises(ruleset, seed, picks, data):
         readable = draft_lines(state.offer) if state.phase == DRAFT else deck_lines(len(state.cards))
         text = data.draw(readable if data.draw(st.booleans(), label="readable") else answer_texts, label="text")
     _check_answer(game, text)
+
+
+def test_unicode_decimal_digits_are_read_as_java_reads_them():
+    """Integer.parseInt uses Character.digit, so the referee reads Arabic-Indic or fullwidth digits too
+    (checked with javac: "٣" is 3, "１２" is 12, "²" is refused)."""
+    from engine.commands import Summon
+    from engine.errors import ProtocolError
+    from engine.protocol import parse_battle
+
+    assert parse_battle("SUMMON ٣ 0") == [Summon(3, 0)]
+    assert parse_battle("SUMMON １２ ١") == [Summon(12, 1)]
+    with pytest.raises(ProtocolError):
+        parse_battle("SUMMON ² 0")
