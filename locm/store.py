@@ -270,6 +270,9 @@ class _Prepared(NamedTuple):
     rows: list[tuple[str, int, str, str, bytes]]
 
 
+PreparedGame = _Prepared
+
+
 # --- public helpers ---------------------------------------------------------------------------------------
 
 
@@ -314,7 +317,10 @@ class EventStore:
 
     def append_game(self, extras: GameExtras | Mapping[str, Any], events: Sequence[Event]) -> GameRecord:
         """Store one complete game (``GameCreated`` first, ``GameEnded`` last, seqs 0..n-1) atomically."""
-        prepared = _prepare(_as_extras(extras), events)
+        return self.append_prepared(prepare_game(extras, events))
+
+    def append_prepared(self, prepared: PreparedGame) -> GameRecord:
+        """Store a game checked and chained by `prepare_game` (possibly in another process) atomically."""
         self._write([prepared])
         return prepared.record
 
@@ -679,6 +685,14 @@ def _inspect(path: Path, name: str) -> bool:
 
 
 # --- private helpers: building and checking games ---------------------------------------------------------
+
+
+def prepare_game(extras: GameExtras | Mapping[str, Any], events: Sequence[Event]) -> PreparedGame:
+    """Check a complete game's log, encode it and chain its hashes: everything an append does but the write.
+
+    Tournament workers call this, so that the one process writing the store only runs the SQL.
+    """
+    return _prepare(_as_extras(extras), events)
 
 
 def _b(payload: bytes | str) -> bytes:

@@ -11,10 +11,10 @@ games/2 - 1`` with the first agent of the pair in seat 0 and the same seeds with
 seeds); every pair gets the same seeds. An odd ``games`` is refused: a seed played in one seat only would
 give that pair a seat bias.
 
-Processes: ``workers`` processes from the ``spawn`` context play the games and send back each game's
-extras and events; the main process is the only writer of the store and stores each game in its own
-transaction (`EventStore.append_game`) as it arrives. A worker notices that the main process died (its
-parent pid changes; checked every `WATCHDOG_S`) or is sent SIGTERM, kills the process groups of the bots
+Processes: ``workers`` processes from the ``spawn`` context play the games, check, encode and chain each
+one (`locm.store.prepare_game`) and send it back; the main process is the only writer of the store and stores
+each game in its own transaction (`EventStore.append_prepared`) as it arrives. A worker notices that the
+main process died (its parent pid changes; checked every `WATCHDOG_S`) or is sent SIGTERM, kills the process groups of the bots
 it is running and exits; the main process terminates its workers when it is interrupted (Ctrl-C, SIGTERM)
 or fails.
 """
@@ -34,7 +34,6 @@ import traceback
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Sequence
 
-import msgspec
 
 from analysis.stats import wilson
 from engine.agents import play
@@ -42,13 +41,12 @@ from engine.errors import LocmError
 from engine.evolve import fold
 from engine.game import Game
 from engine.state import ENDED
-from events.catalog import AnyEvent, GameEnded, HardError
+from events.catalog import GameEnded, HardError
 from locm.bots import BotAgent, TimedAgent, TimeLimits, kill_all, make_agent
 from locm.errors import TournamentError
 from locm.play import seat_seed
-from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord
+from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord, prepare_game
 
-_log_decoder = msgspec.json.Decoder(list[AnyEvent])  # a worker sends a game's events as one JSON array
 WATCHDOG_S = 0.2
 """How often a worker checks that the main process is still alive."""
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -175,7 +173,7 @@ def play_jobs(store: EventStore, jobs: Sequence[Job], *, workers: int = 1, limit
     for kind, gid, a, b in _pool(list(jobs), min(workers, len(jobs)), limits or TimeLimits()):
         if kind == "game":
             try:
-                store.append_game(a, _log_decoder.decode(b))
+                store.append_prepared(a)
                 run.played += 1
             except DuplicateGameError:
                 run.duplicates += 1
@@ -197,7 +195,8 @@ def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games
 
 
 def _pool(jobs: list[Job], workers: int, limits: TimeLimits):
-    """Yield ``("game", id, extras, events as one JSON array)`` (cheaper to pass than pickled events) or
+    """Yield ``("game", id, PreparedGame, None)`` (checked, encoded and chained in the worker, so the one
+    writing process only runs the SQL) or
     ``("failed", id, message, None)`` for every job, played by `workers` spawned processes. The workers are
     terminated when this generator is closed or fails."""
     if not jobs:
@@ -259,7 +258,7 @@ def _worker(job_q, result_q, parent: int, limits: TimeLimits) -> None:
     while (job := job_q.get()) is not None:
         try:
             played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits)
-            result_q.put(("game", job.game_id, played.extras, msgspec.json.encode(played.game.log)))
+            result_q.put(("game", job.game_id, prepare_game(played.extras, played.game.log), None))
         except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
             line = traceback.format_exception_only(type(exc), exc)[-1].strip()
             result_q.put(("failed", job.game_id, line, None))
