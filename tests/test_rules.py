@@ -257,3 +257,26 @@ def test_15_area_item_hits_the_whole_lane_on_the_targets_side():
     assert [e.id for e in of(events, WardLost)] == [y]
     assert of(events, PlayerDamaged)[0].amount == 2  # oppHealthChange times the 2 creatures hit
     assert game.state.units[z].defense == 2
+
+
+def test_predefined_draft_ids_replace_the_drawn_draft():
+    """R-SEEDS: 30 comma-separated triples, `_` for spaces, replace the offers; the pool is their cards."""
+    from engine.errors import GameParamError
+    from engine.game import Game
+    from events.catalog import CardPoolDefined, DraftOffered
+
+    triples = [(1 + k % 150, 2 + k % 150, 160 - k) for k in range(30)]
+    text = ",".join("_".join(map(str, t)) for t in triples)
+    game = Game.new("1.2", 5, {"predefinedDraftIds": text})
+    assert [e.base_ids for e in of(game.log, DraftOffered)] == triples
+    pool = of(game.log, CardPoolDefined)[0].cards
+    assert {c.base_id for c in pool} == {b for t in triples for b in t}
+    assert game.input_for(0).splitlines()[4].startswith("1 -1 0 ")
+    game.answer(0, "CHOOSE 160")
+    assert game.state.players[0].picks == [160]
+    import pytest
+
+    with pytest.raises(GameParamError, match="expected 30 triples, got 2"):
+        Game.new("1.2", 5, {"predefinedDraftIds": "1_2_3,4_5_6"})
+    with pytest.raises(GameParamError, match="triple 1: expected 3 baseIds in 1..160"):
+        Game.new("1.2", 5, {"predefinedDraftIds": "1_2_999," + text.split(",", 1)[1]})
