@@ -10,7 +10,7 @@ from __future__ import annotations
 from events.catalog import ActionReceived, GameEnded, HardError
 from engine import battle, combat, construct, draft, drawing, items
 from engine.commands import Attack, BuildDeck, EndTurn, Pass, Pick, Summon, Use
-from engine.emit import Out
+from engine.emit import Out, Tally, win_check
 from engine.errors import CommandError
 from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED
 
@@ -30,6 +30,13 @@ def decide(state, command, cause: int = -1) -> list:
         out.cause = out.emit(
             ActionReceived(seq=out.seq, cause=out.cause, rule="R-ACTIONS", player=player, text=command.text())
         )
+    if phase == BATTLE:
+        p0, p1 = state.players
+        if p0.health <= 0 or p1.health <= 0:
+            # R-WIN: a player died to its own turn-start draws (empty deck, turn limit). The referee still sends
+            # it its input, and ends the game once the answer is in, before any action of it is carried out.
+            win_check(out, Tally(state), player, state.turn)
+            return out.events
     handler(state, out, player, command)
     return out.events
 

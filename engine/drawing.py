@@ -47,8 +47,8 @@ def start_turn(state, out: Out, p: int) -> None:
         _draw_with_runes(state, out, t, p, draws)
     else:
         _draw_with_damage(state, out, t, p, draws)
-    if rules.win_check_after_draw:
-        win_check(out, t, p, turn)
+    # No win check here: a player killed by its own draws still gets its input and answers; the game ends
+    # right after that answer, before any of its actions (see `decide`, R-WIN).
 
 
 def _draw_with_runes(state, out: Out, t: Tally, p: int, draws: int) -> None:

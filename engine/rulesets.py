@@ -48,10 +48,6 @@ class Ruleset:
     input_runes: bool = _f(True, "R-INPUT", "player lines carry the next rune")
     input_area: bool = _f(False, "R-INPUT", "card lines carry the area field")
     zeroed_fields_quirk: bool = _f(True, "R-INPUT", "touched board creatures print my/opp/draw as 0 0 0")
-    win_check_after_draw: bool = _f(
-        True, "R-TURN",
-        "a player killed by its turn-start draws loses at once (1.5: it still plays that turn; official log 27)",
-    )
     hand_limit: int = _f(8, "R-DRAW", "cards in hand at most")
     start_health: int = _f(30, "R-TURN", "starting health")
     deck_size: int = _f(30, "R-DECK", "cards in a deck")
@@ -81,7 +77,6 @@ RULES_CONSTRUCTED = Ruleset(
     input_runes=False,
     input_area=True,
     zeroed_fields_quirk=False,
-    win_check_after_draw=False,
 )
 
 RULESETS = {"1.2": RULES_12, "constructed": RULES_CONSTRUCTED}

@@ -152,6 +152,20 @@ class GameMachine(RuleBasedStateMachine):
 
     # --- battle ---------------------------------------------------------------------------------------------
 
+    def _ends_for_a_death_at_turn_start(self, events) -> bool:
+        """R-WIN as the referee runs it: a player killed by its own turn-start draws still answers, and its
+        first command ends the game (the other player wins) before anything of it is carried out. True when
+        `events` were that case (and checked)."""
+        state = self.state
+        if not any(type(e) is GameEnded for e in events) or type(events[1]) is not GameEnded:
+            return False
+        assert [type(e) for e in events] == [ActionReceived, GameEnded], events
+        dead = [p for p in (0, 1) if state.players[p].health <= 0]
+        assert dead, events
+        acting = events[0].player
+        assert events[1].winner == (acting if 1 - acting in dead else 1 - acting)
+        return True
+
     @precondition(lambda self: self.state.phase == BATTLE and legal_actions(self.state))
     @rule(data=st.data())
     def legal_action(self, data):
@@ -161,6 +175,8 @@ class GameMachine(RuleBasedStateMachine):
         note(f"action: {action.text()}")
         p = state.current
         events = self.game.submit(action)
+        if self._ends_for_a_death_at_turn_start(events):
+            return
         kinds = [type(e) for e in events]
         assert ActionRejected not in kinds, events
         fact = events[1]
@@ -182,6 +198,8 @@ class GameMachine(RuleBasedStateMachine):
             return
         before = _key_without_seq(state)
         events = self.game.submit(action)
+        if self._ends_for_a_death_at_turn_start(events):
+            return
         assert [type(e) for e in events] == [ActionReceived, ActionRejected], events
         assert events[1].action == action.text() and events[1].reason
         assert _key_without_seq(self.state) == before
@@ -191,6 +209,8 @@ class GameMachine(RuleBasedStateMachine):
     def end_turn(self):
         p = self.state.current
         events = self.game.end_turn()
+        if self._ends_for_a_death_at_turn_start(events):
+            return
         assert type(events[1]) is TurnEnded and events[1].player == p
         if not self.game.ended:
             started = [e for e in events if type(e) is TurnStarted]

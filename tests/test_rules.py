@@ -280,3 +280,34 @@ def test_predefined_draft_ids_replace_the_drawn_draft():
         Game.new("1.2", 5, {"predefinedDraftIds": "1_2_3,4_5_6"})
     with pytest.raises(GameParamError, match="triple 1: expected 3 baseIds in 1..160"):
         Game.new("1.2", 5, {"predefinedDraftIds": "1_2_999," + text.split(",", 1)[1]})
+
+
+def test_a_player_killed_by_its_own_draws_still_answers_and_then_loses():
+    """R-WIN as the referee runs it (EngineReferee: AdvanceState, then the input, the answer, and only then
+    CheckAndHandleEndgame): a player whose empty deck kills it at turn start is still sent its input, and the
+    game ends once its answer is in, before any action of that answer is carried out."""
+    pos = Position()
+    pos.health = [1, 4]  # player 1 has no rune left (all runes are >= 4) and an empty deck
+    killer = pos.on_board(1, card(1, attack=5, defense=5))
+    game = pos.game()
+    game.state.units[killer].can_attack = True
+    game.end_turn()
+    assert not game.ended and game.to_move == 1 and game.state.players[1].health == 0
+    assert game.input_for(1).startswith("0 ")  # the referee sends the dying player its input
+    events = game.answer(1, f"ATTACK {killer} -1")
+    assert types(events) == ["ActionReceived", "GameEnded"]
+    assert of(events, GameEnded)[0].winner == 0
+    assert game.state.players[0].health == 1  # the lethal attack never happened
+
+
+def test_15_turn_limit_death_also_waits_for_the_answer():
+    pos = Position("constructed")
+    pos.health = [30, 5]
+    for _ in range(3):
+        pos.in_deck(1, card(9))
+    game = pos.game()
+    game.state.players[1].turns = 50  # its 51st turn: 10 damage at turn start
+    game.end_turn()
+    assert not game.ended and game.state.players[1].health == -5
+    events = game.answer(1, "")
+    assert of(events, GameEnded)[0].winner == 0
