@@ -178,7 +178,8 @@ def parse_construct(line: str, pool_size: int, deck_size: int, max_copies: int =
     for item in items(line):
         verb = item.split(" ", 1)[0]
         if verb == "PASS":
-            fill_deck(chosen, pool_size, deck_size)
+            # A bare PASS fills the deck; `PASS text` takes one card: the first with fewer than 2 copies.
+            fill_deck(chosen, pool_size, deck_size if item == "PASS" else len(chosen) + 1)
             for b in chosen:
                 counts[b] = chosen.count(b)
             continue

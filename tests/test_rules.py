@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from events.cards import BLUE, BREAKTHROUGH, CHARGE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD
 from events.catalog import (
     ActionRejected, CardDrawn, CreatureDamaged, CreatureDied, CreatureModified, CreatureSummoned, DrawBonus,
@@ -311,3 +313,19 @@ def test_15_turn_limit_death_also_waits_for_the_answer():
     assert not game.ended and game.state.players[1].health == -5
     events = game.answer(1, "")
     assert of(events, GameEnded)[0].winner == 0
+
+
+def test_construct_bare_pass_fills_but_pass_with_text_takes_one_card():
+    """R-CONSTRUCT: a bare PASS fills the deck to 30 with the first offered cards that have fewer than 2
+    copies; `PASS text` takes just one such card; CHOOSE counts toward the copies."""
+    from engine.errors import ProtocolError
+    from engine.protocol import parse_construct
+
+    assert parse_construct("CHOOSE 1;PASS", 120, 30) == (1, 0, 0, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8,
+                                                         9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14)
+    deck = parse_construct(";".join(["PASS hello"] * 29 + ["CHOOSE 119"]), 120, 30)
+    assert deck[:4] == (0, 0, 1, 1) and deck[-1] == 119 and len(deck) == 30
+    with pytest.raises(ProtocolError, match="a deck needs 30 cards, got 1"):
+        parse_construct("PASS hello", 120, 30)
+    with pytest.raises(ProtocolError, match="more than 2 copies"):
+        parse_construct("CHOOSE 3;CHOOSE 3;CHOOSE 3;PASS", 120, 30)
