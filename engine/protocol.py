@@ -148,25 +148,28 @@ def parse_battle(line: str) -> list:
 
 
 def parse_pick(line: str, offer: tuple[int, ...]) -> int:
-    """A 1.2 draft answer: `PICK n`, `CHOOSE baseId` (one of the offer) or `PASS` (the first card)."""
-    its = items(line)
-    if not its:
-        raise ProtocolError("empty answer during the draft: expected PICK, CHOOSE or PASS", line)
-    item = its[0]
-    verb = item.split(" ", 1)[0]
+    """A 1.2 draft answer: `PICK n`, `CHOOSE baseId` (one of the offer) or `PASS` (the first card).
+
+    Unlike a battle answer, the referee reads the draft line as it is (`action.split(" ", 3)` in its
+    DraftPhase): no `;` items and no trimming, so `PASS;` or ` PICK 1` is a hard error.
+    """
+    command = line.split(" ", 2)
+    verb = command[0]
     if verb == "PASS":
         return 0
+    if verb not in ("PICK", "CHOOSE"):
+        raise ProtocolError(f"unknown draft action {verb!r}: expected PICK, CHOOSE or PASS", line)
+    if len(command) < 2:
+        raise ProtocolError(f"{verb} needs 1 argument: {line!r}", line)
     if verb == "PICK":
-        _, (n,) = _args(item, 1, line)
+        n = java_int(command[1], "PICK argument", line)
         if not 0 <= n < len(offer):
             raise ProtocolError(f"PICK {n}: expected 0..{len(offer) - 1}", line)
         return n
-    if verb == "CHOOSE":
-        _, (b,) = _args(item, 1, line)
-        if b not in offer:
-            raise ProtocolError(f"CHOOSE {b}: not one of the offered cards {' '.join(map(str, offer))}", line)
-        return offer.index(b)
-    raise ProtocolError(f"unknown draft action {verb!r}: expected PICK, CHOOSE or PASS", line)
+    b = java_int(command[1], "CHOOSE argument", line)
+    if b not in offer:
+        raise ProtocolError(f"CHOOSE {b}: not one of the offered cards {' '.join(map(str, offer))}", line)
+    return offer.index(b)
 
 
 def parse_construct(line: str, pool_size: int, deck_size: int, max_copies: int = 2) -> tuple[int, ...]:

@@ -184,13 +184,14 @@ def test_an_empty_line_only_ends_the_turn():
 
 @pytest.mark.parametrize(
     "text, index",
-    [("PICK 2", 2), ("PASS", 0), ("  PICK 1 because ;", 1), ("PICK +1", 1)],
+    [("PICK 2", 2), ("PASS", 0), ("PICK 1 because ;", 1), ("PICK +1", 1)],
 )
 def test_draft_lines_that_parse(text, index):
     assert protocol.parse_pick(text, (10, 20, 30)) == index
 
 
-@pytest.mark.parametrize("text", ["", "PICK 3", "PICK -1", "PICK", "pick 1", "CHOOSE 11", "SUMMON 1 0", "PICK  1"])
+@pytest.mark.parametrize("text", ["", "PICK 3", "PICK -1", "PICK", "pick 1", "CHOOSE 11", "SUMMON 1 0", "PICK  1",
+                                  "  PICK 1 because ;", "PASS;"])
 def test_draft_lines_that_are_hard_errors(text):
     with pytest.raises(ProtocolError):
         protocol.parse_pick(text, (10, 20, 30))

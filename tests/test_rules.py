@@ -329,3 +329,22 @@ def test_construct_bare_pass_fills_but_pass_with_text_takes_one_card():
         parse_construct("PASS hello", 120, 30)
     with pytest.raises(ProtocolError, match="more than 2 copies"):
         parse_construct("CHOOSE 3;CHOOSE 3;CHOOSE 3;PASS", 120, 30)
+
+
+@pytest.mark.parametrize("line, index", [("PICK 2", 2), ("PICK 1 my text", 1), ("PASS", 0), ("PASS 2", 0),
+                                         ("PICK +1", 1), ("PICK 0 ", 0)])
+def test_draft_answer_is_read_raw_like_the_referee(line, index):
+    from engine.protocol import parse_pick
+
+    assert parse_pick(line, (5, 6, 7)) == index
+
+
+@pytest.mark.parametrize("line", ["PASS;", "PICK 1;", " PICK 1", "PICK 1\t", "pick 1", "PICK 3", "PICK", "",
+                                  "CHOOSE 9", "PICK  1", "SUMMON 1 0"])
+def test_draft_answers_the_referee_refuses(line):
+    """DraftPhase.PlayerChoice splits the raw line on single spaces: no `;` items, no trimming."""
+    from engine.errors import ProtocolError
+    from engine.protocol import parse_pick
+
+    with pytest.raises(ProtocolError):
+        parse_pick(line, (5, 6, 7))
