@@ -58,6 +58,7 @@ class LocmGroup(click.Group):
 
 
 @click.group(cls=LocmGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="locm", message="%(prog)s %(version)s")
 def cli():
     """Legends of Code and Magic: an event-sourced rules engine for the 1.2 and constructed rulesets.
 
@@ -86,8 +87,8 @@ TIMEOUTS = click.option("--timeouts", metavar="SPEC",
                         help="Bots' time limits: a multiplier of the referee's (x3) and/or NAME=MS items, names "
                              "draft_first, draft, construct, battle_first, battle (default 1000, 100, 4000, "
                              "1000, 200 ms); e.g. 'x2,battle=500'.")
-DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), required=True,
-                         help="The event store (an SQLite file).")
+DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"),
+                         show_default=True, help="The event store (an SQLite file).")
 
 
 @cli.command()
