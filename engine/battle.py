@@ -8,7 +8,7 @@ from __future__ import annotations
 from events.cards import BLUE, CHARGE, CREATURE, GREEN, GUARD, RED, TYPE_NAMES
 from events.catalog import ActionRejected, CreatureSummoned
 from engine.commands import Attack, Summon, Use
-from engine.emit import Out, Tally, card_effects, win_check
+from engine.emit import Out, card_effects
 from engine.rulesets import IDS_REVISED
 from engine.state import BATTLE
 
@@ -189,9 +189,7 @@ def summon(state, out: Out, p: int, unit_id: int, lane: int) -> None:
                 )
             )
             placed = 2
-    t = Tally(state)
-    card_effects(out, t, p, c, placed, "summon", "R-SUMMON")
-    win_check(out, t, p, state.turn)
+    card_effects(out, state, p, c, placed, "summon", "R-SUMMON")
 
 
 __all__ = ["legal_actions", "is_legal", "why_illegal", "summon", "reject", "CHARGE"]

@@ -14,9 +14,9 @@ def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
             seq=out.seq, cause=out.cause, rule="R-ATTACK", player=p, attacker=attacker_id, target=target_id
         )
     )
-    t = Tally(state)
     opp = 1 - p
     if target_id == -1:
+        t = Tally(state)
         if a.attack > 0:
             if a.keywords & DRAIN:
                 out.emit(
@@ -48,7 +48,11 @@ def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
         out.emit(CreatureDied(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=attacker_id))
     elif taken > 0:
         out.emit(CreatureDamaged(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=attacker_id, amount=taken))
-    if given > 0 and a_kw & DRAIN:
+    drain = given > 0 and a_kw & DRAIN
+    if not drain and excess <= 0:
+        return  # no player's health changed: the game cannot end here
+    t = Tally(state)
+    if drain:
         out.emit(
             PlayerHealed(seq=out.seq, cause=out.cause, rule="R-ATTACK", player=p, amount=a.attack, source="drain")
         )

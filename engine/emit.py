@@ -105,13 +105,20 @@ def change_health(out: Out, t: Tally, player: int, delta: int, source: str, rule
         lose_health(out, t, player, -delta, source)
 
 
-def card_effects(out: Out, t: Tally, p: int, c, times: int, source: str, rule: str) -> None:
+def card_effects(out: Out, state, p: int, c, times: int, source: str, rule: str) -> None:
     """A played card's own health changes and draw (R-SUMMON, R-USE), multiplied by the creatures it reached
-    (1.5 Area), then the win check."""
-    change_health(out, t, p, c.my_health * times, source, rule)
-    change_health(out, t, 1 - p, c.opp_health * times, source, rule)
+    (1.5 Area), then the win check. Without a health change the game cannot end here (a player already at 0
+    ends the game before any action, see `decide`), so neither the tally nor the check is needed."""
+    if c.my_health or c.opp_health:
+        t = Tally(state)
+        change_health(out, t, p, c.my_health * times, source, rule)
+        change_health(out, t, 1 - p, c.opp_health * times, source, rule)
+    else:
+        t = None
     if c.draw:
         out.emit(DrawBonus(seq=out.seq, cause=out.cause, rule=rule, player=p, amount=c.draw * times, source="card"))
+    if t is not None:
+        win_check(out, t, p, state.turn)
 
 
 def win_check(out: Out, t: Tally, acting: int, turn: int) -> bool:

@@ -54,7 +54,7 @@ def _attacked(state, e: CreatureAttacked) -> None:
     t = e.target
     if t != -1:
         units[t].touched = True
-    state.players[e.player].actions.append(f"{u.card.base_id} ATTACK {e.attacker} {t}")
+    state.players[e.player].actions.append((u.card.base_id, "ATTACK", e.attacker, t))
 
 
 def _damaged(state, e: CreatureDamaged) -> None:
@@ -90,7 +90,7 @@ def _summoned(state, e: CreatureSummoned) -> None:
         u = state.units[i]
         pl.hand.remove(u)
         pl.mana -= e.cost
-        pl.actions.append(f"{u.card.base_id} SUMMON {i} {e.lane}")
+        pl.actions.append((u.card.base_id, "SUMMON", i, e.lane))
     u.lane = e.lane
     u.can_attack = bool(u.keywords & CHARGE)
     pl.board.append(u)
@@ -104,7 +104,7 @@ def _item_used(state, e: ItemUsed) -> None:
     t = e.target
     if t != -1:
         state.units[t].touched = True
-    pl.actions.append(f"{u.card.base_id} USE {e.id} {t}")
+    pl.actions.append((u.card.base_id, "USE", e.id, t))
 
 
 def _modified(state, e: CreatureModified) -> None:

@@ -22,10 +22,10 @@ def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
             cost=c.cost,
         )
     )
-    t = Tally(state)
     opp = 1 - p
     if target_id == -1:
         # A blue item on the opponent: its damage and oppHealthChange are one change.
+        t = Tally(state)
         change_health(out, t, p, c.my_health, "item", "R-USE")
         change_health(out, t, opp, c.defense + c.opp_health, "item", "R-USE")
         if c.draw:
@@ -40,8 +40,7 @@ def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
         targets = side if c.area == 2 else [u for u in side if u.lane == target.lane]
     for u in targets:
         _apply_item(out, c, u)
-    card_effects(out, t, p, c, len(targets), "item", "R-USE")
-    win_check(out, t, p, state.turn)
+    card_effects(out, state, p, c, len(targets), "item", "R-USE")
 
 
 def _apply_item(out: Out, c, u) -> None:

@@ -69,7 +69,7 @@ def _battle_input(state, p: int) -> str:
     rules = state.rules
     me, op = state.players[p], state.players[1 - p]
     lines = [_player_line(me, rules), _player_line(op, rules), f"{len(op.hand)} {len(op.actions)}"]
-    lines += op.actions
+    lines += [f"{b} {verb} {i} {arg}" for b, verb, i, arg in op.actions]
     area = rules.input_area
     quirk = rules.zeroed_fields_quirk
     cards = []

@@ -77,7 +77,7 @@ class Player:
         self.deck: list[Unit] = []
         self.hand: list[Unit] = []
         self.board: list[Unit] = []
-        self.actions: list[str] = []  # executed actions of this player's current/last turn (R-INPUT)
+        self.actions: list[tuple] = []  # (baseId, verb, id, arg) executed this/last turn (R-INPUT)
         self.turns = 0  # own turns started so far
         self.picks: list[int] = []
 

@@ -237,7 +237,8 @@ def test_15_area_lane1_summon_copies_with_the_next_global_id():
     summoned = of(events, CreatureSummoned)
     assert [(e.id, e.lane, e.copy_of) for e in summoned] == [(c, 1, 0), (61, 1, c)]
     assert of(events, PlayerDamaged)[0].amount == 2
-    assert game.state.players[0].actions == [f"7 SUMMON {c} 1"]
+    assert game.state.players[0].actions == [(7, "SUMMON", c, 1)]
+    assert f"7 SUMMON {c} 1\n" in game.input_for(1)
     c2 = Position("constructed")
     k = c2.in_hand(0, card(8, cost=2, area=2))
     for _ in range(3):
