@@ -741,3 +741,12 @@ def test_store_errors_join_the_one_exception_tree():
         assert issubclass(cls, engine.errors.LocmError) and cls.__doc__, cls
     assert str(LocmError("a\nb")) == "a b"
     assert str(ImportFormatError(3, "bad\nthing")) == "line 3: bad thing"
+
+
+def test_the_readme_shows_the_schema_as_the_code_creates_it():
+    from pathlib import Path
+
+    from locm.store import SCHEMA_SQL
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "```sql\n" + SCHEMA_SQL.rstrip("\n") + "\n```" in readme
