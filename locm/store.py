@@ -8,49 +8,7 @@ calls.
 Schema (SQLite, store schema version 1)
 ---------------------------------------
 
-    CREATE TABLE locm_meta (
-        key   TEXT PRIMARY KEY,
-        value TEXT NOT NULL
-    );
-    CREATE TABLE games (
-        game_id                  TEXT PRIMARY KEY,
-        ruleset                  TEXT NOT NULL,
-        ruleset_version          TEXT NOT NULL,
-        seed                     INTEGER,
-        shuffle_player0_seed     INTEGER NOT NULL,
-        shuffle_player1_seed     INTEGER NOT NULL,
-        draft_choices_seed       INTEGER,
-        predefined_draft_ids     TEXT,
-        card_gen_seed            INTEGER,
-        constructed_choices_seed INTEGER,
-        id_scheme                TEXT NOT NULL,
-        event_schema_version     INTEGER NOT NULL,
-        agent0                   TEXT NOT NULL,
-        agent1                   TEXT NOT NULL,
-        winner                   INTEGER NOT NULL CHECK (winner IN (0, 1)),
-        reason                   TEXT NOT NULL,
-        turns                    INTEGER NOT NULL,
-        n_events                 INTEGER NOT NULL CHECK (n_events >= 2),
-        head_hash                BLOB NOT NULL,
-        created                  TEXT NOT NULL,
-        stderr0                  TEXT NOT NULL,
-        stderr1                  TEXT NOT NULL,
-        think_ms0                REAL,
-        think_ms1                REAL,
-        error0                   INTEGER NOT NULL CHECK (error0 IN (0, 1)),
-        error1                   INTEGER NOT NULL CHECK (error1 IN (0, 1)),
-        timeout0                 INTEGER NOT NULL CHECK (timeout0 IN (0, 1)),
-        timeout1                 INTEGER NOT NULL CHECK (timeout1 IN (0, 1)),
-        meta                     TEXT NOT NULL CHECK (json_valid(meta))
-    );
-    CREATE TABLE events (
-        game_id TEXT    NOT NULL,
-        seq     INTEGER NOT NULL CHECK (seq >= 0),
-        type    TEXT    NOT NULL,
-        payload TEXT    NOT NULL,
-        hash    BLOB    NOT NULL,
-        PRIMARY KEY (game_id, seq)
-    ) WITHOUT ROWID;
+The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them equal).
 
 - ``locm_meta`` holds ``format = 'locm-event-store'`` and ``schema_version = '1'``. A file is opened only if it
   is new, empty (0 bytes or no tables), or has these two rows and the three tables with exactly these
