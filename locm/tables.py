@@ -15,6 +15,8 @@ def table(headers, rows) -> str:
 
 
 def card_table(cards) -> str:
+    named = any(c.name for c in cards)  # generated (1.5) cards have no names
+    headers = ("id", "type", "cost", "att", "def", "keywords", "my", "opp", "draw", "area") + (("name",) if named else ())
     rows = [(c.base_id, TYPE_NAMES[c.type], c.cost, c.attack, c.defense, keywords_to_str(c.keywords),
-             c.my_health, c.opp_health, c.draw, AREA_NAMES[c.area], c.name) for c in cards]
-    return table(("id", "type", "cost", "att", "def", "keywords", "my", "opp", "draw", "area", "name"), rows)
+             c.my_health, c.opp_health, c.draw, AREA_NAMES[c.area]) + ((c.name,) if named else ()) for c in cards]
+    return table(headers, rows)
