@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from events.catalog import CardDrawn, DrawLost, TurnEnded, TurnStarted
-from engine.emit import Out, Tally, lose_health, win_check
+from engine.emit import Out, Tally, lose_health
 from engine.rulesets import LOSE_RUNE, TEN_DAMAGE
 
 
 def end_turn(state, out: Out, player: int) -> None:
     """The current player's answer is done: its turn ends and the other player's begins."""
     out.emit(TurnEnded(seq=out.seq, cause=out.cause, rule="R-TURN", player=player))
-    # R-TURN/R-WIN: the win check that opens a turn; it matters when the ending player is at 0 or below
-    # without having acted since (1.5: killed by its own turn-start damage).
-    if win_check(out, Tally(state), player, state.turn):
-        return
+    # No win check needed here: every action checks after itself, and a player killed by its own turn-start
+    # draws is caught by `decide` before any command of that turn, this one included.
     start_turn(state, out, 1 - player)
 
 
