@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from events.cards import BREAKTHROUGH, DRAIN, LETHAL, WARD
-from events.catalog import CreatureAttacked, CreatureDamaged, CreatureDied, PlayerHealed, WardLost
-from engine.emit import Out, Tally, lose_health, win_check
+from events.catalog import CreatureAttacked, CreatureDamaged, CreatureDied, WardLost
+from engine.emit import Out, heal, lose_health, win_check
 
 
 def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
@@ -16,17 +16,11 @@ def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
     )
     opp = 1 - p
     if target_id == -1:
-        t = Tally(state)
         if a.attack > 0:
             if a.keywords & DRAIN:
-                out.emit(
-                    PlayerHealed(
-                        seq=out.seq, cause=out.cause, rule="R-ATTACK", player=p, amount=a.attack, source="drain"
-                    )
-                )
-                t.health[p] += a.attack
-            lose_health(out, t, opp, a.attack, "attack")
-        win_check(out, t, p, state.turn)
+                heal(out, p, a.attack, "drain", "R-ATTACK")
+            lose_health(out, opp, a.attack, "attack")
+        win_check(out, p)
         return
 
     d = state.units[target_id]
@@ -51,12 +45,8 @@ def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
     drain = given > 0 and a_kw & DRAIN
     if not drain and excess <= 0:
         return  # no player's health changed: the game cannot end here
-    t = Tally(state)
     if drain:
-        out.emit(
-            PlayerHealed(seq=out.seq, cause=out.cause, rule="R-ATTACK", player=p, amount=a.attack, source="drain")
-        )
-        t.health[p] += a.attack
+        heal(out, p, a.attack, "drain", "R-ATTACK")
     if excess > 0:
-        lose_health(out, t, opp, excess, "breakthrough")
-    win_check(out, t, p, state.turn)
+        lose_health(out, opp, excess, "breakthrough")
+    win_check(out, p)

@@ -73,3 +73,24 @@ class EndTurn(Command, frozen=True, tag="END"):
 
 
 BattleAction = Summon | Attack | Use
+
+
+def parse_command(text: str, player: int, phase: str) -> Command:
+    """A built-in agent's recorded action (`ActionReceived` of kind ``action``) as its command again: the
+    canonical `text()` of a `Summon`, `Attack`, `Use`, `Pass`, `Pick` or `BuildDeck`."""
+    from engine.errors import CommandError
+
+    parts = text.split(";")
+    verb, _, rest = parts[0].partition(" ")
+    try:
+        if verb == "PICK":
+            return Pick(player, int(rest))
+        if verb == "CHOOSE":
+            return BuildDeck(player, tuple(int(p.partition(" ")[2]) for p in parts))
+        if verb == "PASS" and not rest:
+            return Pass()
+        cls = {"SUMMON": Summon, "ATTACK": Attack, "USE": Use}[verb]
+        a, b = rest.split(" ")
+        return cls(int(a), int(b))
+    except (KeyError, ValueError):
+        raise CommandError(f"not the text of a command: {text!r}") from None

@@ -1,4 +1,4 @@
-"""The 1.5 constructed phase (R-CONSTRUCT): each player names its 30 cards among the 120 offered."""
+"""The 1.5 constructed phase (R-CONSTRUCT): each player names its deck among the offered cards."""
 
 from __future__ import annotations
 
@@ -6,24 +6,42 @@ from events.catalog import DeckChosen
 from engine.emit import Out
 from engine.setup import begin_battle
 
-MAX_COPIES = 2
+MAX_COPIES = 2  # the official value of `Rules.max_copies`
 
 
-def fill_deck(chosen: list[int], pool_size: int, deck_size: int) -> None:
-    """A bare PASS: take the first offered card with fewer than 2 copies until the deck is full."""
+def fill_deck(chosen: list[int], pool_size: int, deck_size: int, max_copies: int = MAX_COPIES) -> None:
+    """A bare PASS: take the first offered card with fewer than `max_copies` copies until the deck is full."""
     counts = [0] * pool_size
     for b in chosen:
-        counts[b] += 1
+        if 0 <= b < pool_size:  # a card outside the pool is refused by `deck_problem`, not here
+            counts[b] += 1
     b = 0
     while len(chosen) < deck_size and b < pool_size:
-        if counts[b] < MAX_COPIES:
+        if counts[b] < max_copies:
             chosen.append(b)
             counts[b] += 1
         else:
             b += 1
 
 
+def deck_problem(base_ids, pool_size: int, deck_size: int, max_copies: int) -> str | None:
+    """Why a deck is not a legal choice (R-CONSTRUCT), or None: cards of the pool, copies, the deck size.
+    The one check behind both a bot's answer (`protocol.parse_construct`) and a built-in agent's `BuildDeck`."""
+    counts: dict[int, int] = {}
+    for b in base_ids:
+        if not 0 <= b < pool_size:
+            return f"CHOOSE {b}: expected a baseId in 0..{pool_size - 1}"
+        n = counts[b] = counts.get(b, 0) + 1
+        if n > max_copies:
+            return f"CHOOSE {b}: more than {max_copies} copies"
+    if len(base_ids) != deck_size:
+        return f"a deck needs {deck_size} cards, got {len(base_ids)}"
+    return None
+
+
 def choose_deck(state, out: Out, player: int, base_ids: tuple[int, ...]) -> None:
-    out.emit(DeckChosen(seq=out.seq, cause=out.cause, rule="R-CONSTRUCT", player=player, base_ids=tuple(base_ids)))
-    if player == 1:
-        begin_battle(state, out)
+    last = player == 1
+    out.emit(DeckChosen(seq=out.seq, cause=out.cause, rule="R-CONSTRUCT", player=player, base_ids=tuple(base_ids),
+                        ends_phase=last))
+    if last:
+        begin_battle(state, out, (state.players[0].picks, list(base_ids)))

@@ -1,18 +1,21 @@
 """`decide(state, command) -> events`: validate a command against the state and emit the facts it causes.
 
-`decide` never changes the state. A command with ``cause`` -1 is first recorded as an `ActionReceived`
-event; the facts it causes carry that record's ``seq`` as their ``cause``. Dispatch is by the command's exact
-type (a table, as in `engine.evolve`); an unknown command raises `CommandError`.
+`decide` never changes the state (nor caches anything in it). A command with ``cause`` -1 is first recorded
+as an `ActionReceived` event of kind ``action`` (``end_turn`` for `EndTurn`); the facts it causes carry that
+record's ``seq`` as their ``cause``. A command that is one item of an already recorded answer line carries
+that line's record as its ``cause``. Dispatch is by the command's exact type (a table, as in
+`engine.evolve`); an unknown command raises `CommandError`.
 """
 
 from __future__ import annotations
 
-from events.catalog import ActionReceived, GameEnded, HardError
+from events.catalog import ACTION, END_TURN, LINE, ActionReceived, GameEnded, HardError
 from engine import battle, combat, construct, draft, drawing, items
 from engine.commands import Attack, BuildDeck, EndTurn, Pass, Pick, Summon, Use
-from engine.emit import Out, Tally, win_check
+from engine.emit import Out, win_check
 from engine.errors import CommandError
-from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED
+from engine.legal import problem
+from engine.state import BATTLE, ENDED, CONSTRUCT, DRAFT
 
 
 def decide(state, command, cause: int = -1) -> list:
@@ -25,25 +28,27 @@ def decide(state, command, cause: int = -1) -> list:
     if state.phase != phase:
         raise CommandError(f"{command.text()} is not a {state.phase} command", command)
     player = state.current
-    out = Out(state.seq, cause)
+    out = Out(state, cause)
     if cause == -1:
+        kind = END_TURN if type(command) is EndTurn else ACTION
         out.cause = out.emit(
-            ActionReceived(seq=out.seq, cause=out.cause, rule="R-ACTIONS", player=player, text=command.text())
+            ActionReceived(seq=out.seq, cause=-1, rule="R-ACTIONS", player=player, text=command.text(), kind=kind)
         )
     if phase == BATTLE:
         p0, p1 = state.players
         if p0.health <= 0 or p1.health <= 0:
             # R-WIN: a player died to its own turn-start draws (empty deck, turn limit). The referee still sends
             # it its input, and ends the game once the answer is in, before any action of it is carried out.
-            win_check(out, Tally(state), player, state.turn)
+            win_check(out, player)
             return out.events
     handler(state, out, player, command)
     return out.events
 
 
 def _battle_action(state, out: Out, player: int, command) -> None:
-    if not battle.is_legal(state, command):
-        battle.reject(out, player, command, battle.why_illegal(state, command))
+    reason = problem(state, command)
+    if reason is not None:
+        battle.reject(out, player, command, reason)
     elif type(command) is Attack:
         combat.attack(state, out, player, command.id, command.target)
     elif type(command) is Summon:
@@ -69,6 +74,10 @@ def _pick(state, out: Out, player: int, command: Pick) -> None:
 
 def _build(state, out: Out, player: int, command: BuildDeck) -> None:
     _need_player(state, command.player, command)
+    rules = state.rules
+    reason = construct.deck_problem(command.base_ids, len(state.cards), rules.deck_size, rules.max_copies)
+    if reason is not None:
+        raise CommandError(f"not a legal deck: {reason}", command)
     construct.choose_deck(state, out, command.player, command.base_ids)
 
 
@@ -84,24 +93,28 @@ _HANDLERS = {
 
 
 def hard_error(state, player: int, reason: str, text: str, cause: int = -1) -> list:
-    """A player's answer the referee does not accept: recorded, and the player loses (R-ACTIONS)."""
-    out = Out(state.seq, cause)
-    out.emit(HardError(seq=out.seq, cause=out.cause, rule="R-ACTIONS", player=player, reason=reason, text=text))
+    """A player's answer the referee does not accept: recorded, and the player loses (R-ACTIONS).
+
+    With ``cause`` -1 (a timeout, a crash: nothing was received) the `HardError` itself is the game's record
+    of that input."""
+    out = Out(state, cause)
+    error = out.emit(HardError(seq=out.seq, cause=cause, rule="R-ACTIONS", player=player, reason=reason, text=text))
     out.emit(
-        GameEnded(
-            seq=out.seq, cause=out.cause, rule="R-ACTIONS", winner=1 - player, reason="hard_error", turn=state.turn
-        )
+        GameEnded(seq=out.seq, cause=error, rule="R-ACTIONS", winner=1 - player, reason="hard_error", turn=state.turn)
     )
     return out.events
 
 
 def record(state, player: int, text: str) -> list:
     """An answer line as received, before its items are decided one by one."""
-    out = Out(state.seq, -1)
-    out.emit(ActionReceived(seq=out.seq, cause=out.cause, rule="R-ACTIONS", player=player, text=text))
-    return out.events
+    if state.phase == ENDED:
+        raise CommandError("the game is over")
+    return [ActionReceived(seq=state.seq, cause=-1, rule="R-ACTIONS", player=player, text=text, kind=LINE)]
 
 
 def _need_player(state, p: int, command) -> None:
     if p != state.current:
         raise CommandError(f"it is player {state.current}'s turn, not player {p}'s", command)
+
+
+__all__ = ["decide", "hard_error", "record", "CONSTRUCT", "DRAFT"]

@@ -9,34 +9,34 @@ from engine.jrandom import JavaRandom
 from engine.errors import GameParamError
 from engine.setup import begin_battle
 
-ROUNDS = 30
-POOL = 60
+ROUNDS = 30  # the official value of `Rules.draft_rounds`
 
 
-def draft_offers(draft_choices_seed: int) -> tuple[list[int], list[tuple[int, int, int]]]:
-    """The 60 drafted baseIds and the 30 offered triples, as the referee draws them."""
+def draft_offers(draft_choices_seed: int, rounds: int = ROUNDS) -> tuple[list[int], list[tuple[int, int, int]]]:
+    """The drafted baseIds (twice the rounds: 60) and the offered triples, as the referee draws them."""
     r = JavaRandom(draft_choices_seed)
     taken: set[int] = set()
     pool: list[int] = []
-    while len(pool) < POOL:
+    size = min(2 * rounds, CARDLIST_SIZE)
+    while len(pool) < size:
         i = r.next_int(CARDLIST_SIZE)
         if i not in taken:
             taken.add(i)
             pool.append(i + 1)
     offers = []
-    for _ in range(ROUNDS):
-        a = r.next_int(POOL)
-        b = r.next_int(POOL)
+    for _ in range(rounds):
+        a = r.next_int(size)
+        b = r.next_int(size)
         while b == a:
-            b = r.next_int(POOL)
-        c = r.next_int(POOL)
+            b = r.next_int(size)
+        c = r.next_int(size)
         while c == a or c == b:
-            c = r.next_int(POOL)
+            c = r.next_int(size)
         offers.append((pool[a], pool[b], pool[c]))
     return pool, offers
 
 
-def parse_predefined(text: str) -> list[tuple[int, int, int]]:
+def parse_predefined(text: str, rounds: int = ROUNDS) -> list[tuple[int, int, int]]:
     """predefinedDraftIds: 30 comma-separated triples of baseIds, `_` standing for spaces."""
     triples = []
     for k, part in enumerate(text.replace("_", " ").split(",")):
@@ -52,26 +52,27 @@ def parse_predefined(text: str) -> list[tuple[int, int, int]]:
                 text,
             )
         triples.append(triple)
-    if len(triples) != ROUNDS:
+    if len(triples) != rounds:
         raise GameParamError(
-            f"predefinedDraftIds: expected {ROUNDS} triples, got {len(triples)}", "predefinedDraftIds", text
+            f"predefinedDraftIds: expected {rounds} triples, got {len(triples)}", "predefinedDraftIds", text
         )
     return triples
 
 
-def draft_events(out: Out, params: dict) -> None:
+def draft_events(out: Out, created, rules) -> None:
     cards = cardlist_12()
-    if params.get("predefinedDraftIds"):
-        offers = parse_predefined(params["predefinedDraftIds"])
+    if created.predefined_draft_ids:
+        offers = parse_predefined(created.predefined_draft_ids, rules.draft_rounds)
         pool = list(dict.fromkeys(b for t in offers for b in t))
     else:
-        pool, offers = draft_offers(params["draftChoicesSeed"])
+        pool, offers = draft_offers(created.draft_choices_seed, rules.draft_rounds)
     out.emit(CardPoolDefined(seq=out.seq, cause=out.cause, rule="R-DRAFT", cards=tuple(cards[b] for b in pool)))
     for rnd, triple in enumerate(offers):
         out.emit(DraftOffered(seq=out.seq, cause=out.cause, rule="R-DRAFT", round=rnd, base_ids=triple))
 
 
 def pick(state, out: Out, player: int, index: int) -> None:
+    last = player == 1 and state.round == state.rules.draft_rounds - 1
     out.emit(
         CardPicked(
             seq=out.seq,
@@ -80,7 +81,9 @@ def pick(state, out: Out, player: int, index: int) -> None:
             player=player,
             round=state.round,
             base_id=state.offer[index],
+            ends_phase=last,
         )
     )
-    if player == 1 and state.round == ROUNDS - 1:
-        begin_battle(state, out)
+    if last:
+        p0, p1 = state.players
+        begin_battle(state, out, (p0.picks, p1.picks + [state.offer[index]]))

@@ -1,10 +1,16 @@
-"""The start of a turn and drawing cards (R-TURN, R-DRAW, R-RUNES, R-DAMAGEDRAW)."""
+"""The start of a turn and drawing cards (R-TURN, R-DRAW, R-RUNES, R-DAMAGEDRAW).
+
+Draws read the decks and hand sizes through the decision's look-ahead (`Out.ahead`), so the opening draws
+and the first turn start see the decks `build_decks` has just ordered, without folding anything.
+"""
 
 from __future__ import annotations
 
 from events.catalog import CardDrawn, DrawLost, TurnEnded, TurnStarted
-from engine.emit import Out, Tally, lose_health
+from engine.emit import Out, lose_health
 from engine.rulesets import LOSE_RUNE, TEN_DAMAGE
+
+OPENING_HAND = (4, 5)  # R-TURN: cards drawn before the first turn, by seat
 
 
 def end_turn(state, out: Out, player: int) -> None:
@@ -16,7 +22,7 @@ def end_turn(state, out: Out, player: int) -> None:
 
 
 def start_turn(state, out: Out, p: int) -> None:
-    """R-TURN: mana and the bonus token, then the draws, then the win check."""
+    """R-TURN: mana and the bonus token, the creatures made ready, then the draws."""
     rules = state.rules
     pl = state.players[p]
     mm = pl.max_mana
@@ -26,75 +32,79 @@ def start_turn(state, out: Out, p: int) -> None:
     if spent:
         mm -= 1
     draws = pl.next_draw
-    turn = state.turn + 1
     out.emit(
         TurnStarted(
             seq=out.seq,
             cause=out.cause,
             rule="R-TURN",
             player=p,
-            turn=turn,
+            turn=state.turn + 1,
             max_mana=mm,
             mana=mm,
             bonus_spent=spent,
             draws=draws,
+            ready=tuple(u.id for u in pl.board),
+            cleared=tuple(u.id for u in state.players[1 - p].board),
         )
     )
-    t = Tally(state)
     if rules.empty_deck == LOSE_RUNE:
-        _draw_with_runes(state, out, t, p, draws)
+        _draw_with_runes(state, out, p, draws)
     else:
-        _draw_with_damage(state, out, t, p, draws)
+        _draw_with_damage(state, out, p, draws)
     # No win check here: a player killed by its own draws still gets its input and answers; the game ends
     # right after that answer, before any of its actions (see `decide`, R-WIN).
 
 
-def _draw_with_runes(state, out: Out, t: Tally, p: int, draws: int) -> None:
+def _draw_with_runes(state, out: Out, p: int, draws: int) -> None:
     """1.2: an empty deck or the turn limit costs a rune per draw; a full hand loses the remaining draws."""
     rules = state.rules
-    pl = state.players[p]
-    deck_n = len(pl.deck)
-    hand_n = len(pl.hand)
-    over_limit = pl.turns >= rules.turn_limit
+    t = out.ahead
+    deck = t.deck(p)
+    over_limit = state.players[p].turns >= rules.turn_limit
     for i in range(draws):
-        if deck_n == 0 or over_limit:
+        if not deck or over_limit:
             runes = t.runes[p]
             target = runes[0] if runes else 0
-            lose_health(out, t, p, t.health[p] - target, "turn_limit" if over_limit else "deck", bonus=False)
+            lose_health(out, p, t.health[p] - target, "turn_limit" if over_limit else "deck", bonus=False)
             if t.health[p] <= 0:
                 return
             continue
-        if hand_n >= rules.hand_limit:
-            for _ in range(draws - i):
+        if t.hands[p] >= rules.hand_limit:
+            lost = draws - i if rules.full_hand_stops_draws else 1
+            for _ in range(lost):
                 out.emit(DrawLost(seq=out.seq, cause=out.cause, rule="R-DRAW", player=p, reason="hand_full"))
-            return
-        deck_n -= 1
-        out.emit(CardDrawn(seq=out.seq, cause=out.cause, rule="R-DRAW", player=p, id=pl.deck[deck_n].id))
-        hand_n += 1
+            if rules.full_hand_stops_draws:
+                return
+            continue
+        _draw(out, p, deck, "R-DRAW")
 
 
-def _draw_with_damage(state, out: Out, t: Tally, p: int, draws: int) -> None:
+def _draw_with_damage(state, out: Out, p: int, draws: int) -> None:
     """1.5: the turn limit costs 10 health once per turn; a full hand loses one draw; an empty deck costs 10."""
     rules = state.rules
-    pl = state.players[p]
-    if rules.turn_limit_penalty == TEN_DAMAGE and pl.turns >= rules.turn_limit:
-        lose_health(out, t, p, rules.penalty_damage, "turn_limit", counts=False)
-    deck_n = len(pl.deck)
-    hand_n = len(pl.hand)
+    t = out.ahead
+    if rules.turn_limit_penalty == TEN_DAMAGE and state.players[p].turns >= rules.turn_limit:
+        lose_health(out, p, rules.penalty_damage, "turn_limit", counts=False)
+    deck = t.deck(p)
     for _ in range(draws):
-        if hand_n >= rules.hand_limit:
+        if t.hands[p] >= rules.hand_limit:
             out.emit(DrawLost(seq=out.seq, cause=out.cause, rule="R-DRAW", player=p, reason="hand_full"))
-        elif deck_n == 0:
-            lose_health(out, t, p, rules.penalty_damage, "deck", counts=False)
+            if rules.full_hand_stops_draws:
+                return
+        elif not deck:
+            lose_health(out, p, rules.penalty_damage, "deck", counts=False)
         else:
-            deck_n -= 1
-            out.emit(CardDrawn(seq=out.seq, cause=out.cause, rule="R-DRAW", player=p, id=pl.deck[deck_n].id))
-            hand_n += 1
+            _draw(out, p, deck, "R-DRAW")
+
+
+def _draw(out: Out, p: int, deck: list[int], rule: str) -> None:
+    out.emit(CardDrawn(seq=out.seq, cause=out.cause, rule=rule, player=p, id=deck.pop()))
+    out.ahead.hands[p] += 1
 
 
 def opening_draws(state, out: Out) -> None:
     """R-TURN: player 0 starts with 4 cards, player 1 with 5, from the top of their decks."""
-    for p, n in ((0, 4), (1, 5)):
-        deck = state.players[p].deck
-        for k in range(1, n + 1):
-            out.emit(CardDrawn(seq=out.seq, cause=out.cause, rule="R-TURN", player=p, id=deck[-k].id))
+    for p, n in enumerate(OPENING_HAND):
+        deck = out.ahead.deck(p)
+        for _ in range(n):
+            _draw(out, p, deck, "R-TURN")

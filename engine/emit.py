@@ -1,5 +1,11 @@
-"""Shared machinery of `decide`: an event buffer, health changes with their rune and draw consequences, and the
-win check. `decide` never changes the state; `Tally` projects the few values an action changes as it goes.
+"""Shared machinery of `decide`: an event buffer with a look-ahead, health changes with their rune and draw
+consequences, and the win check.
+
+`decide` never changes the state. Within one decision, later steps need some values as the events emitted so
+far will leave them (a drain heal before the damage that breaks a rune, the decks just ordered before the
+opening draws). `Out` keeps that look-ahead (`Ahead`): the few values a decision changes, made on first use
+from the state and updated by the code that emits the events. It is the one look-ahead mechanism; nothing
+folds a scratch copy of the state.
 """
 
 from __future__ import annotations
@@ -8,15 +14,40 @@ from events.catalog import DrawBonus, GameEnded, PlayerDamaged, PlayerHealed, Ru
 from engine.rulesets import RUNES
 
 
+class Ahead:
+    """Health, runes, damage counters, decks (instance ids, top card last) and hand sizes of both players as
+    they will be after the events emitted so far."""
+
+    __slots__ = ("health", "runes", "counter", "decks", "hands", "ended", "_state")
+
+    def __init__(self, state) -> None:
+        p0, p1 = state.players
+        self.health = [p0.health, p1.health]
+        self.runes = [p0.runes, p1.runes]  # replaced, never mutated
+        self.counter = [p0.damage_counter, p1.damage_counter]
+        self.decks: list[list[int] | None] = [None, None]  # made on first use (`deck`)
+        self.hands = [len(p0.hand), len(p1.hand)]
+        self.ended = False
+        self._state = state
+
+    def deck(self, p: int) -> list[int]:
+        d = self.decks[p]
+        if d is None:
+            d = self.decks[p] = [u.id for u in self._state.players[p].deck]
+        return d
+
+
 class Out:
     """Collects the events of one decision, numbering them from the state's next ``seq``."""
 
-    __slots__ = ("events", "seq", "cause")
+    __slots__ = ("events", "seq", "cause", "state", "_ahead")
 
-    def __init__(self, seq: int, cause: int) -> None:
+    def __init__(self, state, cause: int, seq: int | None = None) -> None:
         self.events: list = []
-        self.seq = seq
+        self.state = state
+        self.seq = state.seq if seq is None else seq
         self.cause = cause
+        self._ahead: Ahead | None = None
 
     def emit(self, event) -> int:
         """Append an event built with ``seq=out.seq, cause=out.cause``; returns its seq.
@@ -29,32 +60,27 @@ class Out:
         self.seq = seq + 1
         return seq
 
-
-class Tally:
-    """Health, runes and damage counters as they will be after the events emitted so far."""
-
-    __slots__ = ("health", "runes", "counter", "rules", "ended")
-
-    def __init__(self, state) -> None:
-        p0, p1 = state.players
-        self.health = [p0.health, p1.health]
-        self.runes = [p0.runes, p1.runes]  # replaced, never mutated
-        self.counter = [p0.damage_counter, p1.damage_counter]
-        self.rules = state.rules
-        self.ended = False
+    @property
+    def ahead(self) -> Ahead:
+        a = self._ahead
+        if a is None:
+            a = self._ahead = Ahead(self.state)
+        return a
 
 
 def lose_health(
-    out: Out, t: Tally, player: int, amount: int, source: str, *, counts: bool = True, bonus: bool = True
+    out: Out, player: int, amount: int, source: str, *, counts: bool = True, bonus: bool = True
 ) -> None:
     """R-RUNES / R-DAMAGEDRAW: a health loss, the runes it breaks, the extra draws it earns."""
     if amount <= 0:
         return
+    t = out.ahead
+    rules = out.state.rules
     out.emit(
         PlayerDamaged(
             seq=out.seq,
             cause=out.cause,
-            rule="R-RUNES" if t.rules.runes else "R-DAMAGEDRAW",
+            rule="R-RUNES" if rules.runes else "R-DAMAGEDRAW",
             player=player,
             amount=amount,
             source=source,
@@ -63,7 +89,6 @@ def lose_health(
     )
     h = t.health[player] - amount
     t.health[player] = h
-    rules = t.rules
     if rules.draw_rule == RUNES:
         runes = t.runes[player]
         if runes and runes[0] >= h:
@@ -97,33 +122,37 @@ def lose_health(
             )
 
 
-def change_health(out: Out, t: Tally, player: int, delta: int, source: str, rule: str) -> None:
+def heal(out: Out, player: int, amount: int, source: str, rule: str) -> None:
+    out.emit(PlayerHealed(seq=out.seq, cause=out.cause, rule=rule, player=player, amount=amount, source=source))
+    out.ahead.health[player] += amount
+
+
+def change_health(out: Out, player: int, delta: int, source: str, rule: str) -> None:
     if delta > 0:
-        out.emit(PlayerHealed(seq=out.seq, cause=out.cause, rule=rule, player=player, amount=delta, source=source))
-        t.health[player] += delta
+        heal(out, player, delta, source, rule)
     elif delta < 0:
-        lose_health(out, t, player, -delta, source)
+        lose_health(out, player, -delta, source)
 
 
-def card_effects(out: Out, state, p: int, c, times: int, source: str, rule: str) -> None:
+def card_effects(out: Out, p: int, c, times: int, source: str, rule: str) -> None:
     """A played card's own health changes and draw (R-SUMMON, R-USE), multiplied by the creatures it reached
     (1.5 Area), then the win check. Without a health change the game cannot end here (a player already at 0
-    ends the game before any action, see `decide`), so neither the tally nor the check is needed."""
-    if c.my_health or c.opp_health:
-        t = Tally(state)
-        change_health(out, t, p, c.my_health * times, source, rule)
-        change_health(out, t, 1 - p, c.opp_health * times, source, rule)
-    else:
-        t = None
+    ends the game before any action, see `decide`), so no check is needed."""
+    changed = c.my_health or c.opp_health
+    if changed:
+        change_health(out, p, c.my_health * times, source, rule)
+        change_health(out, 1 - p, c.opp_health * times, source, rule)
     if c.draw:
         out.emit(DrawBonus(seq=out.seq, cause=out.cause, rule=rule, player=p, amount=c.draw * times, source="card"))
-    if t is not None:
-        win_check(out, t, p, state.turn)
+    if changed:
+        win_check(out, p)
 
 
-def win_check(out: Out, t: Tally, acting: int, turn: int) -> bool:
+def win_check(out: Out, acting: int) -> bool:
     """R-WIN: the non-acting player's death is checked first, so a double death goes to the acting player."""
+    t = out.ahead
     other = 1 - acting
+    turn = out.state.turn
     if t.health[other] <= 0:
         out.emit(GameEnded(seq=out.seq, cause=out.cause, rule="R-WIN", winner=acting, reason="health", turn=turn))
     elif t.health[acting] <= 0:

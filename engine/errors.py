@@ -44,7 +44,12 @@ class CommandError(LocmError):
 
 
 class InvalidLogError(LocmError):
-    """A log that does not fold: it does not start with game_created, or an event does not fit the state."""
+    """A log that does not fold: it does not start with game_created, its seqs are not 0, 1, 2, ..., a cause
+    is not an earlier event, or an event does not fit the state. ``seq`` is the offending event's (or -1)."""
+
+    def __init__(self, message: str, seq: int = -1) -> None:
+        self.seq = seq
+        super().__init__(message)
 
 
 class ProtocolError(LocmError):

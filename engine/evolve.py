@@ -12,7 +12,7 @@ missing from it raises `InvalidLogError`, the same guarantee as a `case _:` that
 
 from __future__ import annotations
 
-from events.cards import CHARGE, WARD
+from events.cards import WARD
 from events.catalog import (
     EVENT_TYPES, ActionReceived, ActionRejected, CardDrawn, CardPicked, CardPoolDefined, CreatureAttacked,
     CreatureDamaged, CreatureDied, CreatureModified, CreatureSummoned, DeckChosen, DeckOrdered, DraftOffered,
@@ -20,13 +20,19 @@ from events.catalog import (
     TurnEnded, TurnStarted, WardLost,
 )
 from engine.errors import InvalidLogError
-from engine.rulesets import DRAFT, by_name
+from engine.rulesets import DRAFT
 from engine.state import BATTLE, CONSTRUCT, DRAFT as DRAFT_PHASE, ENDED, GameState, Unit
 
 
 def initial_state(created: GameCreated) -> GameState:
-    state = GameState(by_name(created.ruleset))
-    return evolve(state, created)
+    """The state right after `game_created`, with the rules the event carries (never looked up by name)."""
+    if type(created) is not GameCreated:
+        raise InvalidLogError(f"a game's log must start with a game_created event, not {type(created).__name__}")
+    if created.rules is None:
+        raise InvalidLogError("game_created carries no rules: a schema 1 log must be read through "
+                              "engine.upcast.upcast")
+    state = GameState(created.rules)
+    return apply_all(state, (created,))
 
 
 def evolve(state: GameState, e) -> GameState:
@@ -92,7 +98,7 @@ def _summoned(state, e: CreatureSummoned) -> None:
         pl.mana -= e.cost
         pl.actions.append((u.card.base_id, "SUMMON", i, e.lane))
     u.lane = e.lane
-    u.can_attack = bool(u.keywords & CHARGE)
+    u.can_attack = e.can_attack
     pl.board.append(u)
 
 
@@ -129,11 +135,15 @@ def _rune_broken(state, e: RuneBroken) -> None:
 
 def _turn_started(state: GameState, e: TurnStarted) -> None:
     p = e.player
-    if state.phase == BATTLE:
+    units = state.units
+    for i in e.cleared:
+        u = units[i]
+        u.can_attack = False
+        u.has_attacked = False
+    for i in e.ready:
+        units[i].can_attack = True
+    if e.turn > 0:
         ending = state.players[1 - p]
-        for u in ending.board:
-            u.can_attack = False
-            u.has_attacked = False
         ending.draw_shown = ending.next_draw
     state.phase = BATTLE
     state.current = p
@@ -143,8 +153,6 @@ def _turn_started(state: GameState, e: TurnStarted) -> None:
     pl.mana = e.mana
     if e.bonus_spent:
         pl.bonus = False
-    for u in pl.board:
-        u.can_attack = True
     pl.actions = []
     pl.draw_shown = e.draws
     pl.turns += 1
@@ -164,8 +172,10 @@ def _card_picked(state, e: CardPicked) -> None:
     if p == 1:
         state.round += 1
         offers = state._offers
-        state.offer = offers[state.round] if state.round < len(offers) else ()
+        state.offer = offers[state.round] if state.round < len(offers) and not e.ends_phase else ()
     state.current = 1 - p
+    if e.ends_phase:
+        state.phase = BATTLE
 
 
 def _draft_offered(state, e: DraftOffered) -> None:
@@ -177,6 +187,8 @@ def _draft_offered(state, e: DraftOffered) -> None:
 def _deck_chosen(state, e: DeckChosen) -> None:
     state.players[e.player].picks = list(e.base_ids)
     state.current = 1 - e.player
+    if e.ends_phase:
+        state.phase = BATTLE
 
 
 def _deck_ordered(state, e: DeckOrdered) -> None:
@@ -238,27 +250,41 @@ _check_table()
 
 
 def apply_all(state: GameState, events) -> GameState:
-    """`evolve` for each event in turn (the same dispatch, without a call per event)."""
+    """`evolve` for each event in turn (the same dispatch, without a call per event).
+
+    Fold checks what it folds: each event's ``seq`` must be the next one (0, 1, 2, ...: a log with an event
+    dropped or two swapped is refused) and its ``cause`` must be an earlier event (or -1, for a record of
+    input). Either failure raises `InvalidLogError` naming the seq.
+    """
     handlers = _HANDLERS
     for e in events:
+        seq = e.seq
+        if seq != state.seq:
+            raise InvalidLogError(f"seq {seq}: expected seq {state.seq} here (an event is missing, repeated or out "
+                                  "of order)", seq)
+        if not -1 <= e.cause < seq:
+            raise InvalidLogError(f"seq {seq}: its cause {e.cause} is not an earlier event", seq)
         try:
             handler = handlers[type(e)]
         except KeyError:
-            raise InvalidLogError(f"evolve: unhandled event type {type(e).__name__}") from None
-        state.seq = e.seq + 1
+            raise InvalidLogError(f"evolve: unhandled event type {type(e).__name__}", seq) from None
+        state.seq = seq + 1
         handler(state, e)
     return state
 
 
 def fold(events, state: GameState | None = None) -> GameState:
-    """Rebuild a state from a log (or continue folding onto `state`)."""
-    it = iter(events)
+    """Rebuild a state from a log (or continue folding onto `state`). A log of an older schema is upcast
+    first (`engine.upcast`)."""
     if state is None:
-        first = next(it, None)
-        if not isinstance(first, GameCreated):
-            raise InvalidLogError("a game's log must start with a game_created event")
-        state = initial_state(first)
-    return apply_all(state, it)
+        from engine.upcast import upcast
+
+        events = upcast(events)
+        if not events:
+            raise InvalidLogError("a game's log must start with a game_created event; the log is empty")
+        state = initial_state(events[0])
+        return apply_all(state, events[1:])
+    return apply_all(state, events)
 
 
 __all__ = ["evolve", "fold", "initial_state", "CONSTRUCT", "ENDED"]

@@ -1,40 +1,57 @@
-"""A live game: the state, its event log, and the two ways players act on it.
+"""A live game: the state, its event log, and the ways players act on it.
 
-- `Game.answer(player, text)`: a whole answer line in the referee protocol (bots, conformance logs).
-- `Game.submit(command)`: one structured command (built-in agents, tests).
-Both go through `decide` and `evolve`; the log is the only record of what happened.
+- `Game.answer(player, text)`: a whole answer line in the referee protocol (bots, referee logs), recorded as
+  an `action_received` of kind ``line``.
+- `Game.submit(command)`: one structured command (built-in agents, tests), recorded as kind ``action``
+  (``end_turn`` for `EndTurn`).
+- `Game.forfeit(player, reason)`: a hard error outside any answer (timeout, crash): the `hard_error` is the
+  record.
+All go through `decide` and `evolve`; the log is the only record of what happened, and `engine.redecide`
+can feed those records through the same paths again.
 """
 
 from __future__ import annotations
 
-from events.catalog import GameCreated
+from events.catalog import ActionReceived, GameCreated, HardError
 from engine import protocol, setup
 from engine.commands import BuildDeck, EndTurn, Pass, Pick
 from engine.decide import decide, hard_error, record
 from engine.errors import CommandError, ProtocolError
 from engine.evolve import apply_all, fold
-from engine.rulesets import Ruleset, by_name
+from engine.legal import legal_actions
+from engine.rulesets import Rules, by_name
 from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState
+from engine.upcast import upcast
 
 
 class Game:
-    __slots__ = ("state", "log")
+    __slots__ = ("state", "log", "_owed")
 
     def __init__(self, state: GameState, log: list) -> None:
         self.state = state
         self.log = log
+        self._owed: tuple[int, str] | None | bool = False  # not computed yet
 
     @classmethod
-    def new(cls, ruleset: str | Ruleset = "1.2", seed: int | None = None, params: dict | None = None,
+    def new(cls, ruleset: str | Rules = "1.2", seed: int | None = None, params: dict | None = None,
             agents: tuple[str, str] = ("", "")) -> "Game":
-        """A new game (R-SEEDS): `seed`, and any derived parameter given explicitly in `params`."""
+        """A new game (R-SEEDS) under `ruleset` (a built-in name or alias, or any `Rules` value, which the log
+        then carries): `seed`, and any derived parameter given explicitly in `params`."""
         rules = by_name(ruleset) if isinstance(ruleset, str) else ruleset
         events = setup.create(rules, seed, params, agents)
-        return cls(fold(events), list(events))
+        return cls(fold(events), events)
 
     @classmethod
     def from_log(cls, events) -> "Game":
-        events = list(events)
+        """Continue a game from its log (of any schema: older ones are upcast)."""
+        events = upcast(list(events))
+        return cls(fold(events), events)
+
+    @classmethod
+    def from_created(cls, created: GameCreated) -> "Game":
+        """A game rebuilt from its `game_created` alone: what follows from it (card pool, draft offers) is
+        decided again."""
+        events = [created] + setup.opening(created)
         return cls(fold(events), events)
 
     # --- reading ----------------------------------------------------------------------------------------
@@ -42,6 +59,10 @@ class Game:
     @property
     def created(self) -> GameCreated:
         return self.state.params
+
+    @property
+    def rules(self) -> Rules:
+        return self.state.rules
 
     @property
     def phase(self) -> str:
@@ -61,6 +82,35 @@ class Game:
 
     def input_for(self, player: int) -> str:
         return protocol.render_input(self.state, player)
+
+    def legal_actions(self) -> tuple:
+        """The legal battle actions of the player to move (an immutable tuple; empty outside the battle)."""
+        return legal_actions(self.state)
+
+    def owed_input(self) -> tuple[int, str] | None:
+        """An input the referee still sends after the game has ended, as (player, text), or None.
+
+        In a draft or construct round the referee sends both players their input before it reads either
+        answer (`DraftTurn`, `ConstructTurn`). So when player 0's answer of such a round is a hard error or a
+        timeout, the game is over, yet player 1 has been sent that round's input.
+        """
+        if self._owed is False:
+            self._owed = self._find_owed()
+        return self._owed  # type: ignore[return-value]
+
+    def _find_owed(self) -> tuple[int, str] | None:
+        if not self.ended:
+            return None
+        k = len(self.log) - 1
+        while k > 0 and not (self.log[k].cause == -1 and type(self.log[k]) in (ActionReceived, HardError)):
+            k -= 1
+        record_ = self.log[k]
+        if record_.player != 0 or not any(type(e) is HardError for e in self.log[k:]):
+            return None
+        before = fold(self.log[:k])
+        if before.phase not in (DRAFT, CONSTRUCT):
+            return None
+        return 1, protocol.render_input(before, 1)
 
     # --- acting -----------------------------------------------------------------------------------------
 
@@ -92,7 +142,8 @@ class Game:
             elif phase == DRAFT:
                 commands = [Pick(player, protocol.parse_pick(text, state.offer))]
             elif phase == CONSTRUCT:
-                ids = protocol.parse_construct(text, len(state.cards), state.rules.deck_size)
+                rules = state.rules
+                ids = protocol.parse_construct(text, len(state.cards), rules.deck_size, rules.max_copies)
                 commands = [BuildDeck(player, ids)]
             else:
                 raise CommandError(f"no answers are taken in the {state.phase} phase")
@@ -111,4 +162,6 @@ class Game:
 
     def forfeit(self, player: int, reason: str, text: str = "") -> list:
         """A hard error outside the answer's text (timeout, crash, flood): the player loses."""
+        if self.state.phase == ENDED:
+            raise CommandError("the game is over")
         return self._apply(hard_error(self.state, player, reason, text))

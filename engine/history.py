@@ -3,7 +3,7 @@
 `History(events).state_at(seq)` returns the state just after event `seq`. The first call folds the log once
 and keeps a copy of the state every `every` events and at every turn start; later calls start from the
 nearest snapshot at or before `seq`, so rebuilding a late turn costs at most `every` events of folding plus
-one copy.
+one copy. The log's own rules (`game_created`) are used; older schemas are upcast first.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from bisect import bisect_right
 
 from events.catalog import TurnStarted
 from engine.errors import InvalidLogError
-from engine.evolve import evolve, fold, initial_state
+from engine.evolve import apply_all, fold, initial_state
 from engine.state import GameState
+from engine.upcast import upcast
 
 DEFAULT_EVERY = 64
 
@@ -22,7 +23,7 @@ class History:
     __slots__ = ("events", "every", "_seqs", "_states")
 
     def __init__(self, events, every: int = DEFAULT_EVERY) -> None:
-        self.events = list(events)
+        self.events = upcast(list(events))
         if not self.events:
             raise InvalidLogError("an empty log has no history")
         self.every = every
@@ -38,7 +39,7 @@ class History:
         every = self.every
         last = 0
         for e in self.events[1:]:
-            evolve(state, e)
+            apply_all(state, (e,))
             if e.seq - last >= every or type(e) is TurnStarted:
                 seqs.append(e.seq)
                 states.append(state.copy())
@@ -53,7 +54,7 @@ class History:
             self._build()
         k = bisect_right(self._seqs, seq) - 1
         state = self._states[k].copy()
-        return fold(self.events[self._seqs[k] + 1: seq + 1], state)
+        return apply_all(state, self.events[self._seqs[k] + 1: seq + 1])
 
     def final(self) -> GameState:
         return self.state_at(len(self.events) - 1)
@@ -65,4 +66,4 @@ class History:
 
 def rebuild(events, seq: int) -> GameState:
     """The state after event `seq`, by a plain fold from the start (no snapshots)."""
-    return fold(events[: seq + 1])
+    return fold(upcast(list(events))[: seq + 1])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from events.cards import CHARGE, GREEN, WARD
 from events.catalog import CreatureDied, CreatureModified, DrawBonus, ItemUsed, WardLost
-from engine.emit import Out, Tally, card_effects, change_health, win_check
+from engine.emit import Out, card_effects, change_health, win_check
 
 
 def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
@@ -25,12 +25,11 @@ def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
     opp = 1 - p
     if target_id == -1:
         # A blue item on the opponent: its damage and oppHealthChange are one change.
-        t = Tally(state)
-        change_health(out, t, p, c.my_health, "item", "R-USE")
-        change_health(out, t, opp, c.defense + c.opp_health, "item", "R-USE")
+        change_health(out, p, c.my_health, "item", "R-USE")
+        change_health(out, opp, c.defense + c.opp_health, "item", "R-USE")
         if c.draw:
             out.emit(DrawBonus(seq=out.seq, cause=out.cause, rule="R-USE", player=p, amount=c.draw, source="card"))
-        win_check(out, t, p, state.turn)
+        win_check(out, p)
         return
 
     target = state.units[target_id]
@@ -40,7 +39,7 @@ def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
         targets = side if c.area == 2 else [u for u in side if u.lane == target.lane]
     for u in targets:
         _apply_item(out, c, u)
-    card_effects(out, state, p, c, len(targets), "item", "R-USE")
+    card_effects(out, p, c, len(targets), "item", "R-USE")
 
 
 def _apply_item(out: Out, c, u) -> None:

@@ -51,9 +51,12 @@ def _offered_line(c, area: bool) -> str:
 
 
 def _draft_input(state, p: int) -> str:
-    me, op = state.players[p], state.players[1 - p]
+    # The referee's mock player lines (DraftPhase.getMockPlayersInput): the round as both "decks", player 1
+    # seeing player 0 one card ahead. Both inputs of a round are sent before either answer is read, so they
+    # do not depend on what player 0 picks.
+    rnd = state.round
     cards = state.cards
-    lines = [f"30 0 {len(me.picks)} 25 0", f"30 0 {len(op.picks)} 25 0", "0 0", str(DRAFT_OFFER)]
+    lines = [f"30 0 {rnd} 25 0", f"30 0 {rnd + p} 25 0", "0 0", str(DRAFT_OFFER)]
     lines += [_offered_line(cards[b], False) for b in state.offer]
     return "\n".join(lines) + "\n"
 
@@ -173,30 +176,24 @@ def parse_pick(line: str, offer: tuple[int, ...]) -> int:
 
 
 def parse_construct(line: str, pool_size: int, deck_size: int, max_copies: int = 2) -> tuple[int, ...]:
-    """A 1.5 constructed answer: `CHOOSE baseId` items and/or `PASS`, 30 cards, at most 2 copies each."""
-    from engine.construct import fill_deck
+    """A 1.5 constructed answer: `CHOOSE baseId` items and/or `PASS`, checked as a whole deck
+    (`construct.deck_problem`: cards of the pool, at most `max_copies` copies, `deck_size` cards)."""
+    from engine.construct import deck_problem, fill_deck
 
     chosen: list[int] = []
-    counts: dict[int, int] = {}
     for item in items(line):
         verb = item.split(" ", 1)[0]
         if verb == "PASS":
             # A bare PASS fills the deck; `PASS text` takes one card: the first with fewer than 2 copies.
-            fill_deck(chosen, pool_size, deck_size if item == "PASS" else len(chosen) + 1)
-            for b in chosen:
-                counts[b] = chosen.count(b)
+            fill_deck(chosen, pool_size, deck_size if item == "PASS" else len(chosen) + 1, max_copies)
             continue
         if verb != "CHOOSE":
             raise ProtocolError(f"unknown constructed action {verb!r}: expected CHOOSE or PASS", line)
         _, (b,) = _args(item, 1, line)
-        if not 0 <= b < pool_size:
-            raise ProtocolError(f"CHOOSE {b}: expected a baseId in 0..{pool_size - 1}", line)
-        counts[b] = counts.get(b, 0) + 1
-        if counts[b] > max_copies:
-            raise ProtocolError(f"CHOOSE {b}: more than {max_copies} copies", line)
         chosen.append(b)
-    if len(chosen) != deck_size:
-        raise ProtocolError(f"a deck needs {deck_size} cards, got {len(chosen)}", line)
+    reason = deck_problem(chosen, pool_size, deck_size, max_copies)
+    if reason is not None:
+        raise ProtocolError(reason, line)
     return tuple(chosen)
 
 

@@ -57,42 +57,50 @@ def create(
 ) -> list:
     """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers."""
     params = derive_params(rules, seed, overrides)
-    out = Out(0, -1)
     fields = {PARAM_FIELDS[k]: v for k, v in params.items()}
-    created = out.emit(
-        GameCreated(
-            seq=out.seq,
-            cause=out.cause,
-            rule="R-SEEDS",
-            ruleset=rules.name,
-            ruleset_version=rules.version,
-            id_scheme=rules.id_scheme,
-            agents=tuple(agents),
-            **fields,
-        )
+    created = GameCreated(
+        seq=0,
+        cause=-1,
+        rule="R-SEEDS",
+        ruleset=rules.name,
+        ruleset_version=rules.version,
+        id_scheme=rules.id_scheme,
+        agents=tuple(agents),
+        rules=rules,
+        **fields,
     )
-    out.cause = created
+    return [created] + opening(created)
+
+
+def opening(created: GameCreated) -> list:
+    """What follows from `game_created` alone: the card pool and (1.2) the draft offers. Re-deciding a log
+    starts here, from the stored `game_created`."""
+    rules = created.rules
+    if rules is None:
+        raise GameParamError("game_created has no rules (a schema 1 log: read it through engine.upcast)")
+    out = Out(None, created.seq, seq=created.seq + 1)
     if rules.deck_building == DRAFT:
         from engine.draft import draft_events
 
-        draft_events(out, params)
+        draft_events(out, created, rules)
     else:
         from engine.cardgen import generate_cards
 
         out.emit(
             CardPoolDefined(
-                seq=out.seq, cause=out.cause, rule="R-CARDGEN", cards=tuple(generate_cards(params["cardGenSeed"]))
+                seq=out.seq, cause=out.cause, rule="R-CARDGEN", cards=tuple(generate_cards(created.card_gen_seed))
             )
         )
     return out.events
 
 
-def build_decks(state, out: Out) -> None:
-    """R-DECK: shuffle both players' picks, number the instances, deal the opening hands, start turn 0."""
+
+def build_decks(state, out: Out, chosen: tuple[list[int], list[int]]) -> None:
+    """R-DECK: shuffle both players' chosen cards and number the instances; the look-ahead gets the decks."""
     created = state.params
     scheme = state.rules.id_scheme
     for p in (0, 1):
-        picks = state.players[p].picks
+        picks = chosen[p]
         n = len(picks)
         if scheme == IDS_12:
             order = list(picks)
@@ -108,24 +116,17 @@ def build_decks(state, out: Out) -> None:
             ids = tuple(i for i, _ in numbered)
             base_ids = tuple(b for _, b in numbered)
         out.emit(DeckOrdered(seq=out.seq, cause=out.cause, rule="R-DECK", player=p, ids=ids, base_ids=base_ids))
+        out.ahead.decks[p] = list(reversed(ids))  # top card last, as drawing pops it
 
 
 def _shuffle_seed(created: GameCreated, p: int) -> int:
     return created.shuffle_player0_seed if p == 0 else created.shuffle_player1_seed
 
 
-def begin_battle(state, out: Out) -> None:
-    """After the last pick or deck choice: decks, opening hands and player 0's first turn.
-
-    Each step reads the state its predecessors produce, so the steps run on a scratch copy that the new
-    events are folded into; the caller's state is not touched.
-    """
-    from engine.evolve import evolve
-
-    scratch = state.copy()
-    done = 0
-    for step in (build_decks, opening_draws, lambda s, o: start_turn(s, o, 0)):
-        for e in out.events[done:]:
-            evolve(scratch, e)
-        done = len(out.events)
-        step(scratch, out)
+def begin_battle(state, out: Out, chosen: tuple[list[int], list[int]]) -> None:
+    """After the last pick or deck choice (`chosen`: both players' cards, the decision's own included): decks,
+    opening hands and player 0's first turn. Each step reads what the previous ones decided through the
+    decision's look-ahead (`Out.ahead`)."""
+    build_decks(state, out, chosen)
+    opening_draws(state, out)
+    start_turn(state, out, 0)

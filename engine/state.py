@@ -123,7 +123,7 @@ class GameState:
 
     __slots__ = (
         "rules", "phase", "seq", "cards", "players", "units", "current", "turn", "round",
-        "offer", "_offers", "next_id", "winner", "end_reason", "params", "_legal",
+        "offer", "_offers", "next_id", "winner", "end_reason", "params",
     )
 
     def __init__(self, rules: Ruleset) -> None:
@@ -142,7 +142,6 @@ class GameState:
         self.winner = -1
         self.end_reason = ""
         self.params = None  # the GameCreated event
-        self._legal = None  # (seq, actions) cache for legal_actions
 
     @property
     def ended(self) -> bool:
@@ -165,7 +164,6 @@ class GameState:
         s.winner = self.winner
         s.end_reason = self.end_reason
         s.params = self.params
-        s._legal = None
         return s
 
     def key(self) -> tuple:

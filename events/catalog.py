@@ -16,8 +16,13 @@ from typing import Union
 import msgspec
 
 from events.cards import Card
+from events.rules import Rules
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: the log carries its rules (`GameCreated.rules`), records say what kind of input they hold
+(`ActionReceived.kind`), and the values `decide` computes travel in the events (`CreatureSummoned.can_attack`,
+`TurnStarted.ready`/`cleared`, `CardPicked`/`DeckChosen.ends_phase`). Logs of schema 1 are read through
+`engine.upcast.upcast`, which fills these fields in."""
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
@@ -32,7 +37,11 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_
 
 
 class GameCreated(Event, tag="game_created"):
-    """A game begins: the ruleset, its version and every seed and parameter (R-SEEDS)."""
+    """A game begins: the ruleset, its version and every seed and parameter (R-SEEDS).
+
+    ``rules`` holds every resolved value the game runs with; folding and re-deciding use it, never a lookup
+    of ``ruleset`` by name. It is None only in logs of schema 1 (see `engine.upcast`).
+    """
 
     ruleset: str
     ruleset_version: str
@@ -46,6 +55,7 @@ class GameCreated(Event, tag="game_created"):
     id_scheme: str = "1.2"
     agents: tuple[str, str] = ("", "")
     schema_version: int = SCHEMA_VERSION
+    rules: Rules | None = None
 
 
 class CardPoolDefined(Event, tag="card_pool_defined"):
@@ -67,6 +77,7 @@ class CardPicked(Event, tag="card_picked"):
     player: int
     round: int
     base_id: int
+    ends_phase: bool = False  # the last pick of the draft: the battle set-up follows
 
 
 class DeckChosen(Event, tag="deck_chosen"):
@@ -74,6 +85,7 @@ class DeckChosen(Event, tag="deck_chosen"):
 
     player: int
     base_ids: tuple[int, ...]
+    ends_phase: bool = False  # the second deck: the battle set-up follows
 
 
 class DeckOrdered(Event, tag="deck_ordered"):
@@ -87,11 +99,23 @@ class DeckOrdered(Event, tag="deck_ordered"):
 # --- commands as recorded -------------------------------------------------------------------------------
 
 
+LINE, ACTION, END_TURN = "line", "action", "end_turn"
+
+
 class ActionReceived(Event, tag="action_received"):
-    """What a player sent: a whole answer line from a bot, or one action from a built-in agent."""
+    """What a player sent, recorded before anything it causes (R-ACTIONS). ``kind`` says how to read ``text``:
+
+    - ``line``: a whole answer line in the referee protocol, exactly as received (bots, referee logs);
+    - ``action``: one action of a built-in agent, in its canonical text (``SUMMON 3 0``, ``PICK 1``,
+      ``CHOOSE 4;CHOOSE 4;...``, ``PASS`` for an action that does nothing);
+    - ``end_turn``: a built-in agent ends its turn (``text`` is ``PASS``).
+
+    Re-deciding a log feeds each record back through the same path (`engine.redecide`).
+    """
 
     player: int
     text: str
+    kind: str = LINE
 
 
 class ActionRejected(Event, tag="action_rejected"):
@@ -114,7 +138,9 @@ class HardError(Event, tag="hard_error"):
 
 
 class TurnStarted(Event, tag="turn_started"):
-    """A player's turn begins (R-TURN): mana after the bonus rule, and how many cards it is to draw."""
+    """A player's turn begins (R-TURN): mana after the bonus rule, how many cards it is to draw, its creatures
+    that are now ready to attack (``ready``) and the other side's creatures whose turn is over (``cleared``:
+    they can no longer attack and have not attacked)."""
 
     player: int
     turn: int
@@ -122,6 +148,8 @@ class TurnStarted(Event, tag="turn_started"):
     mana: int
     bonus_spent: bool
     draws: int
+    ready: tuple[int, ...] = ()
+    cleared: tuple[int, ...] = ()
 
 
 class TurnEnded(Event, tag="turn_ended"):
@@ -164,6 +192,7 @@ class CreatureSummoned(Event, tag="creature_summoned"):
     lane: int
     cost: int
     copy_of: int = 0
+    can_attack: bool = False  # ready at once (Charge)
 
 
 class CreatureAttacked(Event, tag="creature_attacked"):

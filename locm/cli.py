@@ -433,13 +433,19 @@ def games(db, ruleset, agent, winner, limit):
 
 @cli.command()
 @DB_OPTION
-def verify(db):
-    """Check every stored game: its hash chain is intact and the fold of its events ends the game with the
-    recorded winner. Prints a line per bad game and a summary; exit status 1 if any game is bad.
+@click.option("--redecide/--no-redecide", default=True, show_default=True,
+              help="Also rebuild each game from its game_created, feed every recorded input through the rules "
+                   "again and compare the events byte for byte (--no-redecide: the chain and the fold only).")
+def verify(db, redecide):
+    """Check every stored game: its hash chain is intact, the fold of its events ends the game with the
+    recorded winner, and (by default) re-deciding its recorded inputs gives exactly its events, so a log that
+    was edited and re-chained is caught at the first event the rules would not produce. Prints a line per bad
+    game and a summary; exit status 1 if any game is bad.
 
     \b
     Example:
       locm verify --db t.db
+      locm verify --db t.db --no-redecide    # faster: hash chain and fold only
     """
     from locm.store import open_store
     from locm.tournament import check_stored_game
@@ -448,7 +454,7 @@ def verify(db):
     with open_store(db, create=False, readonly=True) as store:
         for record in store.games():
             total += 1
-            problem = check_stored_game(store, record)
+            problem = check_stored_game(store, record, redecide)
             if problem:
                 bad += 1
                 click.echo(f"{record.game_id}: {problem}")

@@ -267,9 +267,10 @@ def _worker(job_q, result_q, parent: int, limits: TimeLimits) -> None:
 # --- checking stored games -------------------------------------------------------------------------------
 
 
-def check_stored_game(store: EventStore, record: GameRecord) -> str | None:
-    """None if a stored game is sound: its hash chain is intact and the fold of its events ends the game with
-    the recorded winner and reason; otherwise what is wrong, in one line."""
+def check_stored_game(store: EventStore, record: GameRecord, redecide: bool = True) -> str | None:
+    """None if a stored game is sound: its hash chain is intact, the fold of its events ends the game with
+    the recorded winner and reason, and (with `redecide`) every event is what the rules make of the recorded
+    inputs (`engine.redecide`); otherwise what is wrong, in one line."""
     gid = record.game_id
     try:
         store.verify_chain(gid)
@@ -292,6 +293,12 @@ def check_stored_game(store: EventStore, record: GameRecord) -> str | None:
         return f"won on health, but the loser (player {loser}) has {state.players[loser].health} health"
     if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
         return f"won by a hard error, but the event before the end is not a hard error of player {loser}"
+    if redecide:
+        from engine.redecide import redecide as redecide_log
+
+        result = redecide_log(events)
+        if not result.ok:
+            return f"re-decided from its inputs, {result.divergence}"
     return None
 
 

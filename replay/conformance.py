@@ -56,6 +56,7 @@ class GameResult:
     got: str = ""
     message: str = ""
     events: int = 0
+    owed_checked: bool = False
     game: Game | None = field(default=None, repr=False)
 
     def summary(self) -> str:
@@ -125,11 +126,11 @@ def parse_log_line(line: str, index: int, path: str = "<log>", lineno: int = 0) 
 
 
 def game_params(logged: LoggedGame) -> tuple[int | None, dict]:
-    from engine.rulesets import by_name
+    from engine.rulesets import DRAFT, by_name
 
     rules = by_name(logged.ruleset)
     seed = int(logged.params["seed"]) if "seed" in logged.params else None
-    wanted = set(rules.seed_params) | ({"predefinedDraftIds"} if logged.ruleset == "1.2" else set())
+    wanted = set(rules.seed_params) | ({"predefinedDraftIds"} if rules.deck_building == DRAFT else set())
     overrides = {}
     for k, v in logged.params.items():
         if k in wanted:
@@ -151,6 +152,15 @@ def check_game(logged: LoggedGame, keep_game: bool = False) -> GameResult:
     for frame, player, echo, answer in logged.turns:
         res.frame, res.player = frame, player
         if game.ended:
+            # A draft/construct round sends both inputs before reading the answers: player 1 still gets its
+            # input after player 0's hard error ends the game (its answer is never read).
+            owed = game.owed_input()
+            if owed is not None and owed[0] == player and not res.owed_checked:
+                if not _same_as_echo(owed[1], echo, res):
+                    return res
+                res.inputs_checked += 1
+                res.owed_checked = True
+                continue
             res.message = f"the engine's game is over (winner {game.winner}) but the log goes on"
             return res
         if game.to_move != player:
@@ -175,6 +185,7 @@ def check_game(logged: LoggedGame, keep_game: bool = False) -> GameResult:
         return res
     res.identical = True
     return res
+
 
 
 def _same_as_echo(got: str, echo: str, res: GameResult) -> bool:

@@ -11,6 +11,7 @@ from events.catalog import (
     CardDrawn, CardPoolDefined, CreatureSummoned, DeckOrdered, GameCreated, PlayerDamaged, PlayerHealed, TurnStarted,
 )
 from engine.game import Game
+from engine.rulesets import by_name
 
 
 def card(base_id, cost=1, attack=1, defense=1, keywords=0, type=0, my=0, opp=0, draw=0, area=0) -> Card:
@@ -57,7 +58,7 @@ class Position:
             ev.append(cls(seq=len(ev), cause=-1 if not ev else 0, rule="TEST", **kw))
 
         add(GameCreated, ruleset=self.ruleset, ruleset_version="test", seed=0, shuffle_player0_seed=0,
-            shuffle_player1_seed=0)
+            shuffle_player1_seed=0, rules=by_name(self.ruleset))
         add(CardPoolDefined, cards=tuple(sorted(self.cards.values(), key=lambda c: c.base_id)))
         for p in (0, 1):
             # Top of the deck first: the hand's cards are drawn first, then the board's, the deck stays.
@@ -68,8 +69,10 @@ class Position:
             for i, c, lane in self.board[p]:
                 add(CardDrawn, player=p, id=i)
                 add(CreatureSummoned, player=p, id=i, base_id=c.base_id, lane=lane, cost=0)
-        add(TurnStarted, player=1, turn=0, max_mana=0, mana=0, bonus_spent=False, draws=0)
-        add(TurnStarted, player=0, turn=1, max_mana=self.mana, mana=self.mana, bonus_spent=False, draws=0)
+        ids = [tuple(i for i, _, _ in self.board[p]) for p in (0, 1)]
+        add(TurnStarted, player=1, turn=0, max_mana=0, mana=0, bonus_spent=False, draws=0, ready=ids[1])
+        add(TurnStarted, player=0, turn=1, max_mana=self.mana, mana=self.mana, bonus_spent=False, draws=0,
+            ready=ids[0], cleared=ids[1])
         for p in (0, 1):
             d = 30 - self.health[p]
             if d > 0:

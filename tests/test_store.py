@@ -555,7 +555,8 @@ def test_schema_is_documented_and_matches_the_record():
 
 def test_games_table_holds_every_seed_and_parameter():
     created = set(ev.GameCreated.__struct_fields__) - {"seq", "cause", "rule"}
-    assert created == set(store_mod.CREATED_FIELDS) | {"agents", "schema_version"}
+    # the resolved rules travel in the stored game_created payload, not in a column
+    assert created == set(store_mod.CREATED_FIELDS) | {"agents", "schema_version", "rules"}
 
 
 def test_new_store_is_wal_with_meta(tmp_path):

@@ -175,7 +175,27 @@ def test_verify_reports_each_bad_game_and_exits_1(db):
     assert bad[first].startswith(f"game '{first}': event 5: expected hash ")
     assert "head of chain: expected" in bad[second]
     assert bad["forged"].startswith("won on health, but the loser (player ")
-    assert bad["gapped"].startswith("the events do not fold: InvalidLogError: card_drawn")
+    assert bad["gapped"].startswith("the events do not fold: InvalidLogError: seq ")
+
+
+def test_verify_redecides_and_catches_a_rechained_log_that_breaks_a_rule(db):
+    """A creature's attack damage edited and the chain rebuilt by the store itself: the chain, the fold and the
+    winner are all sound, only re-deciding the recorded inputs shows the rule that was broken."""
+    with open_store(db) as store:
+        record = store.games(limit=1)[0]
+        log = store.events(record.game_id)
+        k = next(i for i, e in enumerate(log) if type(e).__name__ == "CreatureDamaged")
+        cheat = log[:k] + [msgspec.structs.replace(log[k], amount=log[k].amount + 1)] + log[k + 1:]
+        store.append_game(GameExtras(game_id="cheat"), cheat)
+    r = run_locm("verify", "--db", db, "--no-redecide")
+    assert r.returncode == 0, r.stdout  # chain and fold alone do not see it
+    r = run_locm("verify", "--db", db)
+    assert r.returncode == 1
+    line = next(x for x in r.stdout.splitlines() if x.startswith("cheat: "))
+    assert line.startswith(f"cheat: re-decided from its inputs, seq {k}: the event differs from what the rules "
+                           "give; the log has {\"type\":\"creature_damaged\""), line
+    assert f'"amount":{log[k].amount + 1}' in line and f'"amount":{log[k].amount},' in line
+    assert r.stdout.splitlines()[-1].endswith("1 bad")
 
 
 # --- export and import --------------------------------------------------------------------------------------
