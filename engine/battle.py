@@ -25,7 +25,7 @@ def summon(state, out: Out, p: int, unit_id: int, lane: int) -> None:
     u = state.units[unit_id]
     c = u.card
     charge = bool(u.keywords & CHARGE)
-    out.emit(
+    summoned = out.emit(
         CreatureSummoned(
             seq=out.seq,
             cause=out.cause,
@@ -50,7 +50,7 @@ def summon(state, out: Out, p: int, unit_id: int, lane: int) -> None:
             out.emit(
                 CreatureSummoned(
                     seq=out.seq,
-                    cause=out.cause,
+                    cause=summoned,
                     rule="R-SUMMON",
                     player=p,
                     id=copy_id,
@@ -62,7 +62,7 @@ def summon(state, out: Out, p: int, unit_id: int, lane: int) -> None:
                 )
             )
             placed = 2
-    card_effects(out, p, c, placed, "summon", "R-SUMMON")
+    card_effects(out, p, c, placed, "summon", "R-SUMMON", summoned)
 
 
 __all__ = ["legal_actions", "summon", "reject"]

@@ -9,7 +9,7 @@ from engine.emit import Out, heal, lose_health, win_check
 
 def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
     a = state.units[attacker_id]
-    out.emit(
+    att = out.emit(
         CreatureAttacked(
             seq=out.seq, cause=out.cause, rule="R-ATTACK", player=p, attacker=attacker_id, target=target_id
         )
@@ -18,8 +18,8 @@ def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
     if target_id == -1:
         if a.attack > 0:
             if a.keywords & DRAIN:
-                heal(out, p, a.attack, "drain", "R-ATTACK")
-            lose_health(out, opp, a.attack, "attack")
+                heal(out, p, a.attack, "drain", "R-ATTACK", att)
+            lose_health(out, opp, a.attack, "attack", "R-ATTACK", att)
         win_check(out, p)
         return
 
@@ -31,22 +31,22 @@ def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
     d_dies = given >= d.defense or (given > 0 and a_kw & LETHAL)
     excess = given - d.defense if (a_kw & BREAKTHROUGH and given >= d.defense) else 0
     if d_kw & WARD and a.attack > 0:
-        out.emit(WardLost(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=target_id))
+        out.emit(WardLost(seq=out.seq, cause=att, rule="R-ATTACK", id=target_id))
     if d_dies:
-        out.emit(CreatureDied(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=target_id))
+        out.emit(CreatureDied(seq=out.seq, cause=att, rule="R-ATTACK", id=target_id))
     elif given > 0:
-        out.emit(CreatureDamaged(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=target_id, amount=given))
+        out.emit(CreatureDamaged(seq=out.seq, cause=att, rule="R-ATTACK", id=target_id, amount=given))
     if a_kw & WARD and d.attack > 0:
-        out.emit(WardLost(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=attacker_id))
+        out.emit(WardLost(seq=out.seq, cause=att, rule="R-ATTACK", id=attacker_id))
     if taken >= a.defense or (taken > 0 and d_kw & LETHAL):
-        out.emit(CreatureDied(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=attacker_id))
+        out.emit(CreatureDied(seq=out.seq, cause=att, rule="R-ATTACK", id=attacker_id))
     elif taken > 0:
-        out.emit(CreatureDamaged(seq=out.seq, cause=out.cause, rule="R-ATTACK", id=attacker_id, amount=taken))
+        out.emit(CreatureDamaged(seq=out.seq, cause=att, rule="R-ATTACK", id=attacker_id, amount=taken))
     drain = given > 0 and a_kw & DRAIN
     if not drain and excess <= 0:
         return  # no player's health changed: the game cannot end here
     if drain:
-        heal(out, p, a.attack, "drain", "R-ATTACK")
+        heal(out, p, a.attack, "drain", "R-ATTACK", att)
     if excess > 0:
-        lose_health(out, opp, excess, "breakthrough")
+        lose_health(out, opp, excess, "breakthrough", "R-ATTACK", att)
     win_check(out, p)

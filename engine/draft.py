@@ -73,7 +73,7 @@ def draft_events(out: Out, created, rules) -> None:
 
 def pick(state, out: Out, player: int, index: int) -> None:
     last = player == 1 and state.round == state.rules.draft_rounds - 1
-    out.emit(
+    picked = out.emit(
         CardPicked(
             seq=out.seq,
             cause=out.cause,
@@ -86,4 +86,4 @@ def pick(state, out: Out, player: int, index: int) -> None:
     )
     if last:
         p0, p1 = state.players
-        begin_battle(state, out, (p0.picks, p1.picks + [state.offer[index]]))
+        begin_battle(state, out, (p0.picks, p1.picks + [state.offer[index]]), picked)

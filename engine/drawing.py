@@ -15,14 +15,15 @@ OPENING_HAND = (4, 5)  # R-TURN: cards drawn before the first turn, by seat
 
 def end_turn(state, out: Out, player: int) -> None:
     """The current player's answer is done: its turn ends and the other player's begins."""
-    out.emit(TurnEnded(seq=out.seq, cause=out.cause, rule="R-TURN", player=player))
+    ended = out.emit(TurnEnded(seq=out.seq, cause=out.cause, rule="R-TURN", player=player))
     # No win check needed here: every action checks after itself, and a player killed by its own turn-start
     # draws is caught by `decide` before any command of that turn, this one included.
-    start_turn(state, out, 1 - player)
+    start_turn(state, out, 1 - player, ended)
 
 
-def start_turn(state, out: Out, p: int) -> None:
-    """R-TURN: mana and the bonus token, the creatures made ready, then the draws."""
+def start_turn(state, out: Out, p: int, cause: int) -> None:
+    """R-TURN: mana and the bonus token, the creatures made ready, then the draws, each caused by the turn
+    start (itself caused by the turn end before it, or by the choice that ended the deck building)."""
     rules = state.rules
     pl = state.players[p]
     mm = pl.max_mana
@@ -32,10 +33,10 @@ def start_turn(state, out: Out, p: int) -> None:
     if spent:
         mm -= 1
     draws = pl.next_draw
-    out.emit(
+    started = out.emit(
         TurnStarted(
             seq=out.seq,
-            cause=out.cause,
+            cause=cause,
             rule="R-TURN",
             player=p,
             turn=state.turn + 1,
@@ -48,14 +49,14 @@ def start_turn(state, out: Out, p: int) -> None:
         )
     )
     if rules.empty_deck == LOSE_RUNE:
-        _draw_with_runes(state, out, p, draws)
+        _draw_with_runes(state, out, p, draws, started)
     else:
-        _draw_with_damage(state, out, p, draws)
+        _draw_with_damage(state, out, p, draws, started)
     # No win check here: a player killed by its own draws still gets its input and answers; the game ends
     # right after that answer, before any of its actions (see `decide`, R-WIN).
 
 
-def _draw_with_runes(state, out: Out, p: int, draws: int) -> None:
+def _draw_with_runes(state, out: Out, p: int, draws: int, cause: int) -> None:
     """1.2: an empty deck or the turn limit costs a rune per draw; a full hand loses the remaining draws."""
     rules = state.rules
     t = out.ahead
@@ -65,46 +66,48 @@ def _draw_with_runes(state, out: Out, p: int, draws: int) -> None:
         if not deck or over_limit:
             runes = t.runes[p]
             target = runes[0] if runes else 0
-            lose_health(out, p, t.health[p] - target, "turn_limit" if over_limit else "deck", bonus=False)
+            lose_health(out, p, t.health[p] - target, "turn_limit" if over_limit else "deck", "R-DRAW", cause,
+                        bonus=False)
             if t.health[p] <= 0:
                 return
             continue
         if t.hands[p] >= rules.hand_limit:
             lost = draws - i if rules.full_hand_stops_draws else 1
             for _ in range(lost):
-                out.emit(DrawLost(seq=out.seq, cause=out.cause, rule="R-DRAW", player=p, reason="hand_full"))
+                out.emit(DrawLost(seq=out.seq, cause=cause, rule="R-DRAW", player=p, reason="hand_full"))
             if rules.full_hand_stops_draws:
                 return
             continue
-        _draw(out, p, deck, "R-DRAW")
+        _draw(out, p, deck, "R-DRAW", cause)
 
 
-def _draw_with_damage(state, out: Out, p: int, draws: int) -> None:
+def _draw_with_damage(state, out: Out, p: int, draws: int, cause: int) -> None:
     """1.5: the turn limit costs 10 health once per turn; a full hand loses one draw; an empty deck costs 10."""
     rules = state.rules
     t = out.ahead
     if rules.turn_limit_penalty == TEN_DAMAGE and state.players[p].turns >= rules.turn_limit:
-        lose_health(out, p, rules.penalty_damage, "turn_limit", counts=False)
+        lose_health(out, p, rules.penalty_damage, "turn_limit", "R-DRAW", cause, counts=False)
     deck = t.deck(p)
     for _ in range(draws):
         if t.hands[p] >= rules.hand_limit:
-            out.emit(DrawLost(seq=out.seq, cause=out.cause, rule="R-DRAW", player=p, reason="hand_full"))
+            out.emit(DrawLost(seq=out.seq, cause=cause, rule="R-DRAW", player=p, reason="hand_full"))
             if rules.full_hand_stops_draws:
                 return
         elif not deck:
-            lose_health(out, p, rules.penalty_damage, "deck", counts=False)
+            lose_health(out, p, rules.penalty_damage, "deck", "R-DRAW", cause, counts=False)
         else:
-            _draw(out, p, deck, "R-DRAW")
+            _draw(out, p, deck, "R-DRAW", cause)
 
 
-def _draw(out: Out, p: int, deck: list[int], rule: str) -> None:
-    out.emit(CardDrawn(seq=out.seq, cause=out.cause, rule=rule, player=p, id=deck.pop()))
+def _draw(out: Out, p: int, deck: list[int], rule: str, cause: int) -> None:
+    out.emit(CardDrawn(seq=out.seq, cause=cause, rule=rule, player=p, id=deck.pop()))
     out.ahead.hands[p] += 1
 
 
-def opening_draws(state, out: Out) -> None:
-    """R-TURN: player 0 starts with 4 cards, player 1 with 5, from the top of their decks."""
+def opening_draws(state, out: Out, ordered: tuple[int, int]) -> None:
+    """R-TURN: player 0 starts with 4 cards, player 1 with 5, from the top of their decks; each draw is caused
+    by its deck's `deck_ordered` (``ordered``: their seqs)."""
     for p, n in enumerate(OPENING_HAND):
         deck = out.ahead.deck(p)
         for _ in range(n):
-            _draw(out, p, deck, "R-TURN")
+            _draw(out, p, deck, "R-TURN", ordered[p])

@@ -18,7 +18,7 @@ class Ahead:
     """Health, runes, damage counters, decks (instance ids, top card last) and hand sizes of both players as
     they will be after the events emitted so far."""
 
-    __slots__ = ("health", "runes", "counter", "decks", "hands", "ended", "_state")
+    __slots__ = ("health", "runes", "counter", "decks", "hands", "ended", "last_damage", "_state")
 
     def __init__(self, state) -> None:
         p0, p1 = state.players
@@ -27,6 +27,7 @@ class Ahead:
         self.counter = [p0.damage_counter, p1.damage_counter]
         self.decks: list[list[int] | None] = [None, None]  # made on first use (`deck`)
         self.hands = [len(p0.hand), len(p1.hand)]
+        self.last_damage = [p0.last_damage, p1.last_damage]  # seq of each player's latest health loss
         self.ended = False
         self._state = state
 
@@ -69,39 +70,38 @@ class Out:
 
 
 def lose_health(
-    out: Out, player: int, amount: int, source: str, *, counts: bool = True, bonus: bool = True
+    out: Out, player: int, amount: int, source: str, rule: str, cause: int, *, counts: bool = True,
+    bonus: bool = True,
 ) -> None:
-    """R-RUNES / R-DAMAGEDRAW: a health loss, the runes it breaks, the extra draws it earns."""
+    """A health loss under `rule` (R-ATTACK, R-USE, R-SUMMON, R-DRAW) caused by event `cause`, then what it
+    brings: the runes it breaks and the draw they give (R-RUNES), or the draws every 5 damage earn
+    (R-DAMAGEDRAW), each caused by the fact before it."""
     if amount <= 0:
         return
     t = out.ahead
     rules = out.state.rules
-    out.emit(
+    damage = out.emit(
         PlayerDamaged(
-            seq=out.seq,
-            cause=out.cause,
-            rule="R-RUNES" if rules.runes else "R-DAMAGEDRAW",
-            player=player,
-            amount=amount,
-            source=source,
-            counts=counts,
+            seq=out.seq, cause=cause, rule=rule, player=player, amount=amount, source=source, counts=counts
         )
     )
+    t.last_damage[player] = damage
     h = t.health[player] - amount
     t.health[player] = h
     if rules.draw_rule == RUNES:
         runes = t.runes[player]
         if runes and runes[0] >= h:
             kept = [r for r in runes if r < h]
+            broken = damage
             for r in runes:
                 if r >= h:
-                    out.emit(RuneBroken(seq=out.seq, cause=out.cause, rule="R-RUNES", player=player, rune=r))
+                    broken = out.emit(RuneBroken(seq=out.seq, cause=damage, rule="R-RUNES", player=player, rune=r))
             t.runes[player] = kept
             if bonus:
                 out.emit(
                     DrawBonus(
                         seq=out.seq,
-                        cause=out.cause,
+                        cause=broken,
                         rule="R-RUNES",
                         player=player,
                         amount=len(runes) - len(kept),
@@ -116,48 +116,51 @@ def lose_health(
         n = new // step - old // step
         if n:
             out.emit(
-                DrawBonus(
-                    seq=out.seq, cause=out.cause, rule="R-DAMAGEDRAW", player=player, amount=n, source="damage"
-                )
+                DrawBonus(seq=out.seq, cause=damage, rule="R-DAMAGEDRAW", player=player, amount=n, source="damage")
             )
 
 
-def heal(out: Out, player: int, amount: int, source: str, rule: str) -> None:
-    out.emit(PlayerHealed(seq=out.seq, cause=out.cause, rule=rule, player=player, amount=amount, source=source))
+def heal(out: Out, player: int, amount: int, source: str, rule: str, cause: int) -> None:
+    out.emit(PlayerHealed(seq=out.seq, cause=cause, rule=rule, player=player, amount=amount, source=source))
     out.ahead.health[player] += amount
 
 
-def change_health(out: Out, player: int, delta: int, source: str, rule: str) -> None:
+def change_health(out: Out, player: int, delta: int, source: str, rule: str, cause: int) -> None:
     if delta > 0:
-        heal(out, player, delta, source, rule)
+        heal(out, player, delta, source, rule, cause)
     elif delta < 0:
-        lose_health(out, player, -delta, source)
+        lose_health(out, player, -delta, source, rule, cause)
 
 
-def card_effects(out: Out, p: int, c, times: int, source: str, rule: str) -> None:
+def card_effects(out: Out, p: int, c, times: int, source: str, rule: str, cause: int) -> None:
     """A played card's own health changes and draw (R-SUMMON, R-USE), multiplied by the creatures it reached
-    (1.5 Area), then the win check. Without a health change the game cannot end here (a player already at 0
-    ends the game before any action, see `decide`), so no check is needed."""
+    (1.5 Area), each caused by the play (`cause`), then the win check. Without a health change the game cannot
+    end here (a player already at 0 ends the game before any action, see `decide`), so no check is needed."""
     changed = c.my_health or c.opp_health
     if changed:
-        change_health(out, p, c.my_health * times, source, rule)
-        change_health(out, 1 - p, c.opp_health * times, source, rule)
+        change_health(out, p, c.my_health * times, source, rule, cause)
+        change_health(out, 1 - p, c.opp_health * times, source, rule, cause)
     if c.draw:
-        out.emit(DrawBonus(seq=out.seq, cause=out.cause, rule=rule, player=p, amount=c.draw * times, source="card"))
+        out.emit(DrawBonus(seq=out.seq, cause=cause, rule=rule, player=p, amount=c.draw * times, source="card"))
     if changed:
         win_check(out, p)
 
 
 def win_check(out: Out, acting: int) -> bool:
-    """R-WIN: the non-acting player's death is checked first, so a double death goes to the acting player."""
+    """R-WIN: the non-acting player's death is checked first, so a double death goes to the acting player. The
+    end is caused by the health loss that killed (the dead player's latest), or by the decision's record."""
     t = out.ahead
     other = 1 - acting
     turn = out.state.turn
     if t.health[other] <= 0:
-        out.emit(GameEnded(seq=out.seq, cause=out.cause, rule="R-WIN", winner=acting, reason="health", turn=turn))
+        dead, winner = other, acting
     elif t.health[acting] <= 0:
-        out.emit(GameEnded(seq=out.seq, cause=out.cause, rule="R-WIN", winner=other, reason="health", turn=turn))
+        dead, winner = acting, other
     else:
         return False
+    cause = t.last_damage[dead]
+    if cause < 0:
+        cause = out.cause
+    out.emit(GameEnded(seq=out.seq, cause=cause, rule="R-WIN", winner=winner, reason="health", turn=turn))
     t.ended = True
     return True

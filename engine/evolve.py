@@ -75,6 +75,7 @@ def _died(state, e: CreatureDied) -> None:
 def _player_damaged(state, e: PlayerDamaged) -> None:
     pl = state.players[e.player]
     pl.health -= e.amount
+    pl.last_damage = e.seq
     if e.counts:
         pl.damage_counter += e.amount
 

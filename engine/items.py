@@ -10,7 +10,7 @@ from engine.emit import Out, card_effects, change_health, win_check
 def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
     item = state.units[item_id]
     c = item.card
-    out.emit(
+    used = out.emit(
         ItemUsed(
             seq=out.seq,
             cause=out.cause,
@@ -25,10 +25,10 @@ def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
     opp = 1 - p
     if target_id == -1:
         # A blue item on the opponent: its damage and oppHealthChange are one change.
-        change_health(out, p, c.my_health, "item", "R-USE")
-        change_health(out, opp, c.defense + c.opp_health, "item", "R-USE")
+        change_health(out, p, c.my_health, "item", "R-USE", used)
+        change_health(out, opp, c.defense + c.opp_health, "item", "R-USE", used)
         if c.draw:
-            out.emit(DrawBonus(seq=out.seq, cause=out.cause, rule="R-USE", player=p, amount=c.draw, source="card"))
+            out.emit(DrawBonus(seq=out.seq, cause=used, rule="R-USE", player=p, amount=c.draw, source="card"))
         win_check(out, p)
         return
 
@@ -38,11 +38,11 @@ def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
         side = state.players[target.owner].board
         targets = side if c.area == 2 else [u for u in side if u.lane == target.lane]
     for u in targets:
-        _apply_item(out, c, u)
-    card_effects(out, p, c, len(targets), "item", "R-USE")
+        _apply_item(out, c, u, used)
+    card_effects(out, p, c, len(targets), "item", "R-USE", used)
 
 
-def _apply_item(out: Out, c, u) -> None:
+def _apply_item(out: Out, c, u, used: int) -> None:
     kw = u.keywords
     can_attack = u.can_attack
     if c.type == GREEN:
@@ -56,10 +56,10 @@ def _apply_item(out: Out, c, u) -> None:
     ward_lost = bool(kw & WARD) and c.defense < 0
     if not ward_lost:
         defense += c.defense
-    out.emit(
+    modified = out.emit(
         CreatureModified(
             seq=out.seq,
-            cause=out.cause,
+            cause=used,
             rule="R-USE",
             id=u.id,
             attack=attack,
@@ -69,6 +69,6 @@ def _apply_item(out: Out, c, u) -> None:
         )
     )
     if ward_lost:
-        out.emit(WardLost(seq=out.seq, cause=out.cause, rule="R-USE", id=u.id))
+        out.emit(WardLost(seq=out.seq, cause=used, rule="R-USE", id=u.id))
     if defense <= 0:
-        out.emit(CreatureDied(seq=out.seq, cause=out.cause, rule="R-USE", id=u.id))
+        out.emit(CreatureDied(seq=out.seq, cause=modified, rule="R-USE", id=u.id))

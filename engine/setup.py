@@ -95,10 +95,12 @@ def opening(created: GameCreated) -> list:
 
 
 
-def build_decks(state, out: Out, chosen: tuple[list[int], list[int]]) -> None:
-    """R-DECK: shuffle both players' chosen cards and number the instances; the look-ahead gets the decks."""
+def build_decks(state, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> tuple[int, int]:
+    """R-DECK: shuffle both players' chosen cards and number the instances; the look-ahead gets the decks.
+    Returns the seqs of the two `deck_ordered` events."""
     created = state.params
     scheme = state.rules.id_scheme
+    seqs = []
     for p in (0, 1):
         picks = chosen[p]
         n = len(picks)
@@ -115,18 +117,20 @@ def build_decks(state, out: Out, chosen: tuple[list[int], list[int]]) -> None:
             JavaRandom(_shuffle_seed(created, p)).shuffle(numbered)
             ids = tuple(i for i, _ in numbered)
             base_ids = tuple(b for _, b in numbered)
-        out.emit(DeckOrdered(seq=out.seq, cause=out.cause, rule="R-DECK", player=p, ids=ids, base_ids=base_ids))
+        seqs.append(out.emit(DeckOrdered(seq=out.seq, cause=cause, rule="R-DECK", player=p, ids=ids,
+                                         base_ids=base_ids)))
         out.ahead.decks[p] = list(reversed(ids))  # top card last, as drawing pops it
+    return seqs[0], seqs[1]
 
 
 def _shuffle_seed(created: GameCreated, p: int) -> int:
     return created.shuffle_player0_seed if p == 0 else created.shuffle_player1_seed
 
 
-def begin_battle(state, out: Out, chosen: tuple[list[int], list[int]]) -> None:
-    """After the last pick or deck choice (`chosen`: both players' cards, the decision's own included): decks,
-    opening hands and player 0's first turn. Each step reads what the previous ones decided through the
-    decision's look-ahead (`Out.ahead`)."""
-    build_decks(state, out, chosen)
-    opening_draws(state, out)
-    start_turn(state, out, 0)
+def begin_battle(state, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> None:
+    """After the last pick or deck choice (`chosen`: both players' cards, the decision's own included; `cause`:
+    that pick or choice): decks, opening hands and player 0's first turn. Each step reads what the previous
+    ones decided through the decision's look-ahead (`Out.ahead`)."""
+    ordered = build_decks(state, out, chosen, cause)
+    opening_draws(state, out, ordered)
+    start_turn(state, out, 0, cause)

@@ -60,7 +60,7 @@ class Player:
 
     __slots__ = (
         "index", "health", "max_mana", "mana", "bonus", "runes", "next_draw", "draw_shown",
-        "damage_counter", "deck", "hand", "board", "actions", "turns", "picks",
+        "damage_counter", "deck", "hand", "board", "actions", "turns", "picks", "last_damage",
     )
 
     def __init__(self, index: int, rules: Ruleset) -> None:
@@ -80,6 +80,7 @@ class Player:
         self.actions: list[tuple] = []  # (baseId, verb, id, arg) executed this/last turn (R-INPUT)
         self.turns = 0  # own turns started so far
         self.picks: list[int] = []
+        self.last_damage = -1  # seq of the latest player_damaged of this player (what a death points to)
 
     @property
     def next_rune(self) -> int:
@@ -109,13 +110,14 @@ class Player:
         p.actions = list(self.actions)
         p.turns = self.turns
         p.picks = list(self.picks)
+        p.last_damage = self.last_damage
         return p
 
     def key(self) -> tuple:
         return (self.health, self.max_mana, self.mana, self.bonus, tuple(self.runes), self.next_draw,
                 self.draw_shown, self.damage_counter, tuple(u.key() for u in self.deck),
                 tuple(u.key() for u in self.hand), tuple(u.key() for u in self.board),
-                tuple(self.actions), self.turns, tuple(self.picks))
+                tuple(self.actions), self.turns, tuple(self.picks), self.last_damage)
 
 
 class GameState:

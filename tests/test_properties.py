@@ -356,6 +356,11 @@ class GameMachine(RuleBasedStateMachine):
         self.log_is_well_formed()
         self.players_within_bounds()
         self.ids_are_unique()
+        # The log is the whole truth: its recorded inputs, decided again, give exactly its events.
+        from engine.redecide import redecide
+
+        result = redecide(log)
+        assert result.ok and result.strict, str(result.divergence)
 
 
 class GameMachine12(GameMachine):
