@@ -341,3 +341,20 @@ def test_game_created_without_rules_in_a_current_schema_log_is_refused():
                           shuffle_player0_seed=1, shuffle_player1_seed=2)
     with pytest.raises(InvalidLogError, match="carries no rules"):
         fold([created])
+
+
+def test_a_stored_custom_ruleset_game_verifies_with_the_logs_own_rules(tmp_path):
+    from locm.store import GameExtras, open_store
+    from locm.tournament import check_stored_game
+
+    mine = RULES_CONSTRUCTED.replace(name="constructed-25", start_health=25)
+    game = Game.new(mine, seed=17, agents=("greedy", "random"))
+    play(game, (RandomAgent(3), RandomAgent(4)))
+    with open_store(tmp_path / "s.db") as store:
+        store.append_game(GameExtras(game_id="g"), game.log)
+    with open_store(tmp_path / "s.db", readonly=True) as store:
+        record = store.game("g")
+        assert record.ruleset == "constructed-25"
+        events = store.events("g")
+        assert events[0].rules == mine and fold(events) == game.state
+        assert check_stored_game(store, record) is None
