@@ -218,10 +218,17 @@ def make_agent(name: str, seed: int = 0) -> Agent:
 
 
 def play(game, agents) -> None:
-    """Play `game` to its end with two agents (seat 0, seat 1)."""
+    """Play `game` to its end with two agents (seat 0, seat 1). An input the referee still sends after the end
+    (`Game.owed_input`: player 1's draft or construct input when player 0's answer of that round lost the game)
+    goes to an agent that takes one (`receive_input(text, phase)`, e.g. an external bot), as the referee does."""
     while not game.ended:
         p = game.state.current
         agents[p].play_turn(game, p)
+    owed = game.owed_input()
+    if owed is not None:
+        receive = getattr(agents[owed[0]], "receive_input", None)
+        if receive is not None:
+            receive(owed[1], DRAFT if game.rules.deck_building == "draft" else CONSTRUCT)
 
 
 __all__ = ["Agent", "PassAgent", "RandomAgent", "GreedyAgent", "make_agent", "play", "AGENT_NAMES",
