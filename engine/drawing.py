@@ -60,10 +60,9 @@ def _draw_with_runes(state, out: Out, p: int, draws: int, cause: int) -> None:
     """1.2: an empty deck or the turn limit costs a rune per draw; a full hand loses the remaining draws."""
     rules = state.rules
     t = out.ahead
-    deck = t.deck(p)
     over_limit = state.players[p].turns >= rules.turn_limit
     for i in range(draws):
-        if not deck or over_limit:
+        if over_limit or not t.deck_size(p):
             runes = t.runes[p]
             target = runes[0] if runes else 0
             lose_health(out, p, t.health[p] - target, "turn_limit" if over_limit else "deck", "R-DRAW", cause,
@@ -78,7 +77,7 @@ def _draw_with_runes(state, out: Out, p: int, draws: int, cause: int) -> None:
             if rules.full_hand_stops_draws:
                 return
             continue
-        _draw(out, p, deck, "R-DRAW", cause)
+        _draw(out, p, "R-DRAW", cause)
 
 
 def _draw_with_damage(state, out: Out, p: int, draws: int, cause: int) -> None:
@@ -87,27 +86,26 @@ def _draw_with_damage(state, out: Out, p: int, draws: int, cause: int) -> None:
     t = out.ahead
     if rules.turn_limit_penalty == TEN_DAMAGE and state.players[p].turns >= rules.turn_limit:
         lose_health(out, p, rules.penalty_damage, "turn_limit", "R-DRAW", cause, counts=False)
-    deck = t.deck(p)
     for _ in range(draws):
         if t.hands[p] >= rules.hand_limit:
             out.emit(DrawLost(seq=out.seq, cause=cause, rule="R-DRAW", player=p, reason="hand_full"))
             if rules.full_hand_stops_draws:
                 return
-        elif not deck:
+        elif not t.deck_size(p):
             lose_health(out, p, rules.penalty_damage, "deck", "R-DRAW", cause, counts=False)
         else:
-            _draw(out, p, deck, "R-DRAW", cause)
+            _draw(out, p, "R-DRAW", cause)
 
 
-def _draw(out: Out, p: int, deck: list[int], rule: str, cause: int) -> None:
-    out.emit(CardDrawn(seq=out.seq, cause=cause, rule=rule, player=p, id=deck.pop()))
-    out.ahead.hands[p] += 1
+def _draw(out: Out, p: int, rule: str, cause: int) -> None:
+    t = out.ahead
+    out.emit(CardDrawn(seq=out.seq, cause=cause, rule=rule, player=p, id=t.draw(p)))
+    t.hands[p] += 1
 
 
 def opening_draws(state, out: Out, ordered: tuple[int, int]) -> None:
     """R-TURN: player 0 starts with 4 cards, player 1 with 5, from the top of their decks; each draw is caused
     by its deck's `deck_ordered` (``ordered``: their seqs)."""
     for p, n in enumerate(OPENING_HAND):
-        deck = out.ahead.deck(p)
         for _ in range(n):
-            _draw(out, p, deck, "R-TURN", ordered[p])
+            _draw(out, p, "R-TURN", ordered[p])

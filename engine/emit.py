@@ -18,24 +18,34 @@ class Ahead:
     """Health, runes, damage counters, decks (instance ids, top card last) and hand sizes of both players as
     they will be after the events emitted so far."""
 
-    __slots__ = ("health", "runes", "counter", "decks", "hands", "ended", "last_damage", "_state")
+    __slots__ = ("health", "runes", "counter", "decks", "drawn", "hands", "ended", "last_damage", "_state")
 
     def __init__(self, state) -> None:
         p0, p1 = state.players
         self.health = [p0.health, p1.health]
         self.runes = [p0.runes, p1.runes]  # replaced, never mutated
         self.counter = [p0.damage_counter, p1.damage_counter]
-        self.decks: list[list[int] | None] = [None, None]  # made on first use (`deck`)
+        self.decks: list[list[int] | None] = [None, None]  # decks ordered in this decision (top card last)
+        self.drawn = [0, 0]  # cards drawn in this decision from the state's decks
         self.hands = [len(p0.hand), len(p1.hand)]
         self.last_damage = [p0.last_damage, p1.last_damage]  # seq of each player's latest health loss
         self.ended = False
         self._state = state
 
-    def deck(self, p: int) -> list[int]:
+    def deck_size(self, p: int) -> int:
         d = self.decks[p]
-        if d is None:
-            d = self.decks[p] = [u.id for u in self._state.players[p].deck]
-        return d
+        if d is not None:
+            return len(d)
+        return len(self._state.players[p].deck) - self.drawn[p]
+
+    def draw(self, p: int) -> int:
+        """The id of the top card of player `p`'s deck, taken (the deck must not be empty)."""
+        d = self.decks[p]
+        if d is not None:
+            return d.pop()
+        k = self.drawn[p]
+        self.drawn[p] = k + 1
+        return self._state.players[p].deck[-1 - k].id
 
 
 class Out:
