@@ -452,7 +452,7 @@ class SqliteStore(EventStore):
             raise StoreNotFoundError(self.path)
         try:
             if readonly:
-                conn = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
+                conn = sqlite3.connect(_read_uri(Path(path)), uri=True)
             else:
                 conn = sqlite3.connect(self.path)
         except sqlite3.Error as exc:
@@ -588,9 +588,36 @@ def _expected_columns() -> dict[str, list[tuple]]:
 _COLUMNS = _expected_columns()
 
 
+def _read_uri(path: Path) -> str:
+    """The URI that opens ``path`` for reading only, the way that works where it lies.
+
+    ``immutable=1`` (SQLite reads the file as it is, creating no ``-shm``/``-wal`` beside it) when there is no
+    ``-wal`` with content to recover and either the file is in WAL mode (an idle WAL store, whose ``-wal``
+    any writer would have created) or its directory cannot be written (read-only media: a plain read-only
+    connection would need to create a ``-shm`` there). Otherwise ``mode=ro``: SQLite recovers the ``-wal``
+    of a writer that died (into ``-shm``, or into private memory where ``-shm`` cannot be written).
+    """
+    wal = Path(f"{path}-wal")
+    pending_wal = wal.exists() and wal.stat().st_size > 0
+    with open(path, "rb") as f:
+        wal_mode = f.read(20)[18:20] == b"\x02\x02"
+    writable = os.access(path.parent, os.W_OK)
+    immutable = not pending_wal and (wal_mode and not wal.exists() or not writable)
+    return path.resolve().as_uri() + ("?immutable=1" if immutable else "?mode=ro")
+
+
+RECOVER_HINT = ("to recover: work on a copy; `sqlite3 COPY .recover | sqlite3 NEW.db` keeps what SQLite can "
+                "still read, then `locm verify --db NEW.db` names the intact games and `locm export` writes them")
+
+
 def _inspect(path: Path, name: str) -> bool:
     """Check ``path`` without writing to it: True if it is absent or empty (a store may be created there),
-    False if it is a store of this schema; otherwise raise."""
+    False if it is a store of this schema; otherwise raise.
+
+    SQLite does the checking: it recovers a ``-wal`` left by a writer that died, so a main file that is
+    shorter than its header says (a checkpoint cut short by kill -9 or a full disk, the pages still in the
+    ``-wal``) is fine if SQLite finds it whole. Only then, when the sizes disagree, ``PRAGMA quick_check``
+    runs, and a store it finds damaged is refused with a way to recover."""
     if not path.exists():
         return True
     if not path.is_file():
@@ -607,17 +634,30 @@ def _inspect(path: Path, name: str) -> bool:
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(header[28:32], "big")
-    if pages and header[24:28] == header[92:96] and size < pages * page_size:
-        raise CorruptStoreError(name, f"truncated: the header says {pages * page_size} bytes, the file has {size}")
-    # A WAL-mode file without its -wal file is complete in itself: read it as immutable, which creates no
-    # -shm/-wal beside it. Otherwise a plain read-only connection (which may use an existing -wal).
-    idle_wal = header[18:20] == b"\x02\x02" and not Path(f"{path}-wal").exists()
+    short = bool(pages) and header[24:28] == header[92:96] and size < pages * page_size
     try:
-        conn = sqlite3.connect(path.resolve().as_uri() + ("?immutable=1" if idle_wal else "?mode=ro"), uri=True)
+        conn = sqlite3.connect(_read_uri(path), uri=True)
     except sqlite3.Error as exc:
-        raise CorruptStoreError(name, str(exc)) from None
+        raise StoreError(f"{name}: cannot open: {exc}") from None
     try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        try:
+            found = [r[0] for r in conn.execute("PRAGMA quick_check(3)")] if short else ["ok"]
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.OperationalError as exc:  # not damage: the file or its -wal/-shm cannot be opened
+            if "unable to open" in str(exc) or "readonly" in str(exc):
+                raise StoreError(f"{name}: cannot open: {exc}" + (
+                    "; it has a -wal file to recover and its directory is read-only: copy the store with its "
+                    "-wal and -shm files to a writable place" if not os.access(path.parent, os.W_OK) else "")
+                ) from None
+            raise
+        except sqlite3.DatabaseError as exc:
+            if not short:
+                raise
+            found = [str(exc)]
+        if found != ["ok"]:
+            raise CorruptStoreError(name, f"truncated: the header says {pages * page_size} bytes, the file "
+                                          f"has {size}, and SQLite's quick_check finds: {found[0][:80]}",
+                                    RECOVER_HINT)
         if not tables:
             return True
         if "locm_meta" not in tables:
@@ -637,7 +677,7 @@ def _inspect(path: Path, name: str) -> bool:
         conn.execute("SELECT count(*) FROM games").fetchone()
         return False
     except sqlite3.DatabaseError as exc:
-        raise CorruptStoreError(name, str(exc)) from None
+        raise CorruptStoreError(name, str(exc), RECOVER_HINT) from None
     finally:
         conn.close()
 
