@@ -345,7 +345,10 @@ def _show(v) -> str:
               help="Worker processes playing games (the main process stores them).")
 @click.option("--seed", type=int, default=1, show_default=True, help="The first seed; seeds are consecutive.")
 @TIMEOUTS
-def tournament(ruleset, first, more, games, db, workers, seed, timeouts):
+@click.option("--busy-timeout", type=click.FloatRange(min=0), metavar="SECONDS",
+              help="How long to wait, saying so, while another writer holds the store's lock (default 600, "
+                   "or $LOCM_BUSY_TIMEOUT).")
+def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. Games are
@@ -369,7 +372,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts):
     agents = [check_agent(a) for a in (*first, *more)]
     limits = TimeLimits.parse(timeouts)
     jobs = schedule(ruleset, agents, games, seed)
-    store = open_store(db)
+    store = open_store(db, busy_timeout=busy_timeout)
     try:
         with _sigterm_as_interrupt():
             todo = pending(store, jobs)

@@ -120,6 +120,15 @@ class NotAStoreError(StoreError):
         super().__init__(f"{path}: not a locm event store: {reason}")
 
 
+class StoreBusyError(StoreError):
+    """Another writer held the store's write lock for longer than the busy timeout (``seconds``) allows."""
+
+    def __init__(self, path: str, seconds: float) -> None:
+        self.path, self.seconds = path, seconds
+        super().__init__(f"{path}: locked by another writer for {seconds:.0f} s, longer than the busy timeout "
+                         f"(--busy-timeout or LOCM_BUSY_TIMEOUT, in seconds); nothing was written")
+
+
 class StoreNotFoundError(StoreError):
     """The store file does not exist (or is empty) and the caller asked not to create one."""
 

@@ -153,3 +153,74 @@ def test_reading_commands_work_on_a_read_only_filesystem(tmp_path, state):
         assert_all_readable(db, ids, tmp_path)
         r = run_locm("play", "--seed", 1, "--db", db)
         one_line_error(r)
+
+
+# --- 3. concurrent first opens and a writer holding the lock ----------------------------------------------
+
+
+def _open_and_append(path, barrier, seat, errors):
+    try:
+        barrier.wait()
+        with open_store(path) as store:
+            game = play_one("1.2", seat, ("pass", "pass"))
+            store.append_game(GameExtras(game_id=f"g{seat}"), game.log)
+    except Exception as exc:  # reported to the test
+        errors.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_two_processes_creating_one_store_at_once_both_succeed(tmp_path):
+    ctx = multiprocessing.get_context("fork")
+    errors = ctx.Queue()
+    for trial in range(15):
+        path = tmp_path / f"t{trial}.db"
+        barrier = ctx.Barrier(3)
+        procs = [ctx.Process(target=_open_and_append, args=(path, barrier, seat, errors)) for seat in range(3)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+        assert errors.empty(), f"trial {trial}: {errors.get()}"
+        with open_store(path, readonly=True) as store:
+            assert sorted(r.game_id for r in store.games()) == ["g0", "g1", "g2"]
+
+
+def _hold_write_lock(path: Path, seconds: float, ready) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    ready.set()
+    time.sleep(seconds)
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def test_a_writer_waits_for_the_lock_with_a_message_then_goes_on(tmp_path):
+    db = tmp_path / "t.db"
+    ids = fill_store(db, 2)
+    ctx = multiprocessing.get_context("fork")
+    ready = ctx.Event()
+    holder = ctx.Process(target=_hold_write_lock, args=(db, 7, ready))
+    holder.start()
+    assert ready.wait(30)
+    r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db)
+    holder.join()
+    assert r.returncode == 0, r.stderr
+    assert "waiting for another writer" in r.stderr
+    assert "2 of 2 games" in r.stdout
+    assert_all_readable(db, ids, tmp_path)
+
+
+def test_the_wait_for_the_lock_is_bounded(tmp_path):
+    db = tmp_path / "t.db"
+    ids = fill_store(db, 2)
+    ctx = multiprocessing.get_context("fork")
+    ready = ctx.Event()
+    holder = ctx.Process(target=_hold_write_lock, args=(db, 8, ready))
+    holder.start()
+    assert ready.wait(30)
+    r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db, "--busy-timeout", 2)
+    holder.join()
+    line = one_line_error(r)
+    assert "locked by another writer" in line and "--busy-timeout" in line
+    assert_all_readable(db, ids, tmp_path)
