@@ -167,6 +167,11 @@ def _sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
+def _n(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _parse_params(items) -> dict:
     from engine.errors import GameParamError
 
@@ -365,8 +370,8 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
-    from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, pair_rows, pending, play_jobs, schedule,
-                                 standings, standings_rows)
+    from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, count_stored, iter_pending, pair_rows, play_jobs,
+                                 schedule, standings, standings_rows)
 
     ruleset = _check_ruleset(ruleset)
     agents = [check_agent(a) for a in (*first, *more)]
@@ -375,19 +380,20 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     store = open_store(db, busy_timeout=busy_timeout)
     try:
         with _sigterm_as_interrupt():
-            todo = pending(store, jobs)
-            click.echo(f"{len(jobs)} games scheduled, {len(jobs) - len(todo)} already stored, {len(todo)} to "
-                       f"play with {min(workers, max(len(todo), 1))} worker(s)", err=True)
-            with click.progressbar(length=len(todo), label="playing", file=sys.stderr, show_eta=True,
+            todo = len(jobs) - count_stored(store, jobs)
+            used = min(workers, max(todo, 1))
+            click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "
+                       f"with {_n(used, 'worker')}", err=True)
+            with click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True,
                                    show_pos=True) as bar:
-                run = play_jobs(store, todo, workers=workers, limits=limits, progress=bar.update,
-                                scheduled=len(jobs))
+                run = play_jobs(store, iter_pending(store, jobs), workers=workers, limits=limits,
+                                progress=bar.update, scheduled=len(jobs), count=todo)
         ids = {j.game_id for j in jobs}
         records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
     except KeyboardInterrupt:
-        done = len(jobs) - len(pending(store, jobs))
-        click.echo(f"\nlocm: interrupted: {done} of {len(jobs)} games stored in {db}; run the same command "
-                   "again to play the rest", err=True)
+        done = count_stored(store, jobs)
+        click.echo(f"\nlocm: interrupted: {done} of {_n(len(jobs), 'game')} stored in {db}; run the same "
+                   "command again to play the rest", err=True)
         sys.exit(130)
     finally:
         store.close()

@@ -224,3 +224,60 @@ def test_the_wait_for_the_lock_is_bounded(tmp_path):
     line = one_line_error(r)
     assert "locked by another writer" in line and "--busy-timeout" in line
     assert_all_readable(db, ids, tmp_path)
+
+
+# --- 4. bounded memory -----------------------------------------------------------------------------------
+
+
+def test_an_absurd_tournament_is_refused_at_once(tmp_path):
+    t0 = time.monotonic()
+    r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 10**12, "--db", tmp_path / "t.db",
+                 timeout=60)
+    line = one_line_error(r)
+    assert "10000000 games" not in line and "at most" in line, line
+    assert time.monotonic() - t0 < 30 and not (tmp_path / "t.db").exists()
+
+
+def test_a_large_schedule_is_not_built_in_memory():
+    from locm.tournament import MAX_GAMES, schedule
+
+    games = MAX_GAMES // 3 // 2 * 2
+    jobs = schedule("1.2", ["a", "b", "c"], games, seed=1)
+    assert len(jobs) == games * 3
+    assert jobs[len(jobs) - 1].seed == games // 2 and jobs[-1] == jobs[-6:][-1] and jobs[0] == next(iter(jobs))
+    assert sys.getsizeof(jobs) < 10_000
+
+
+def _children_rss_kb() -> int:
+    """Resident memory of this process's children (the worker processes), in kB."""
+    total = 0
+    for task in Path("/proc/self/task").iterdir():
+        for pid in (task / "children").read_text().split():
+            with contextlib.suppress(OSError):
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+    return total
+
+
+def test_workers_do_not_pile_up_finished_games_behind_a_slow_writer(tmp_path):
+    """The hand-off is bounded: a worker starts a game only when the writer has taken one, so however slow the
+    store is, at most a few games per worker are played and not yet stored, and memory stays flat."""
+    from locm.tournament import play_jobs, schedule
+
+    started = tmp_path / "started"
+    started.write_text("")
+    bot = f"sh {BOTS / 'count_bot.sh'} {started}"
+    ahead, rss = [], []
+
+    def slow_writer(n):  # the store's writer is much slower than the workers
+        time.sleep(0.03)
+        ahead.append(len(started.read_text().splitlines()) - (len(ahead) + 1))
+        rss.append(_children_rss_kb())
+
+    with open_store(tmp_path / "t.db") as store:
+        jobs = schedule("1.2", [bot, "pass"], 160, seed=1)
+        run = play_jobs(store, jobs, workers=2, progress=slow_writer)
+        assert run.played == 160 and not run.failed
+    assert max(ahead) <= 2 * 2 + 2, ahead  # games begun but not stored: bounded by the hand-off
+    assert max(rss[-20:]) - max(rss[10:30]) < 20_000, rss  # kB
