@@ -281,3 +281,78 @@ def test_workers_do_not_pile_up_finished_games_behind_a_slow_writer(tmp_path):
         assert run.played == 160 and not run.failed
     assert max(ahead) <= 2 * 2 + 2, ahead  # games begun but not stored: bounded by the hand-off
     assert max(rss[-20:]) - max(rss[10:30]) < 20_000, rss  # kB
+
+
+# --- 5. bots that escape their process group -------------------------------------------------------------
+
+
+def _alive(pid: int) -> bool:
+    """True while the process exists, even as a zombie nobody reaped."""
+    return Path(f"/proc/{pid}").exists()
+
+
+def _pids(path: Path, n: int) -> list[int]:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        pids = [int(line.split()[1]) for line in path.read_text().splitlines()] if path.exists() else []
+        if len(pids) >= n:
+            return pids
+        time.sleep(0.02)
+    raise AssertionError(f"the bot wrote {path.read_text() if path.exists() else 'nothing'}")
+
+
+def _gone(pids: list[int]) -> list[int]:
+    """The pids still there after a short grace."""
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and any(map(_alive, pids)):
+        time.sleep(0.02)
+    return [p for p in pids if _alive(p)]
+
+
+@pytest.mark.parametrize("bot, n", [("setsid_bot.py", 1), ("double_fork_bot.py", 2)])
+def test_play_leaves_no_process_of_a_bot_behind(tmp_path, bot, n):
+    pidfile = tmp_path / "pids"
+    command = shlex.join([sys.executable, str(BOTS / bot), str(pidfile)])
+    r = run_locm("play", "--seed", 3, "--p0", command, "--p1", "pass", "--timeouts", "x20")
+    assert r.returncode == 0, r.stderr
+    pids = _pids(pidfile, n)
+    try:
+        assert _gone(pids) == []
+    finally:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("bot, n", [("setsid_bot.py", 1), ("double_fork_bot.py", 2)])
+def test_the_game_runner_kills_and_reaps_every_descendant(tmp_path, bot, n):
+    """In the process that runs the game (a worker, or `locm play`): nothing left running, no zombie."""
+    from locm.bots import TimeLimits
+    from locm.tournament import run_game
+
+    pidfile = tmp_path / "pids"
+    command = shlex.join([sys.executable, str(BOTS / bot), str(pidfile)])
+    played = run_game("1.2", 4, (command, "greedy"), limits=TimeLimits.parse("x20"))
+    assert played.game.state.winner in (0, 1)
+    pids = _pids(pidfile, n)
+    try:
+        assert _gone(pids) == []
+    finally:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_tournament_leaves_no_process_of_a_bot_behind(tmp_path):
+    pidfile = tmp_path / "pids"
+    command = shlex.join([sys.executable, str(BOTS / "double_fork_bot.py"), str(pidfile)])
+    r = run_locm("tournament", "--agents", command, "pass", "--games", 2, "--db", tmp_path / "t.db", "-j", 2,
+                 "--timeouts", "x20")
+    assert r.returncode == 0, r.stderr
+    pids = _pids(pidfile, 4)
+    try:
+        assert _gone(pids) == []
+    finally:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
