@@ -353,7 +353,9 @@ def _show(v) -> str:
 @click.option("--busy-timeout", type=click.FloatRange(min=0), metavar="SECONDS",
               help="How long to wait, saying so, while another writer holds the store's lock (default 600, "
                    "or $LOCM_BUSY_TIMEOUT).")
-def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout):
+@click.option("--allow-changed-bots", is_flag=True,
+              help="Resume even if a bot's files changed since its stored games (mixing its versions).")
+def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. Games are
@@ -370,8 +372,9 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
-    from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, count_stored, iter_pending, pair_rows, play_jobs,
-                                 schedule, standings, standings_rows)
+    from locm.errors import TournamentError
+    from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, iter_pending,
+                                 pair_rows, play_jobs, schedule, standings, standings_rows)
 
     ruleset = _check_ruleset(ruleset)
     agents = [check_agent(a) for a in (*first, *more)]
@@ -380,6 +383,9 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     store = open_store(db, busy_timeout=busy_timeout)
     try:
         with _sigterm_as_interrupt():
+            for bot, n in [] if allow_changed_bots else changed_bots(store, agents)[:1]:
+                raise TournamentError(f"bot {bot!r} changed since {_n(n, 'stored game')} with it (its files "
+                                      "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
             todo = len(jobs) - count_stored(store, jobs)
             used = min(workers, max(todo, 1))
             click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "

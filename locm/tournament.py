@@ -27,6 +27,7 @@ import json
 import multiprocessing
 import os
 import queue
+import shutil
 import signal
 import threading
 import time
@@ -43,7 +44,7 @@ from engine.evolve import fold
 from engine.game import Game
 from engine.state import ENDED
 from events.catalog import GameEnded, HardError
-from locm.bots import BotAgent, TimedAgent, TimeLimits, kill_all, make_agent
+from locm.bots import BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent
 from locm.errors import TournamentError
 from locm.play import seat_seed
 from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord, prepare_game
@@ -99,6 +100,7 @@ def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bo
     meta = {"turns": [a.turns for a in seats], "think_max_ms": [round(a.think_ms_max, 3) for a in seats]}
     if with_bots:
         meta["limits_ms"] = limits.as_dict()
+        meta["bot_sha256"] = [bot_fingerprint(a.command) if isinstance(a, BotAgent) else None for a in seats]
     fields = {"game_id": gid, "meta": json.dumps(meta, separators=(",", ":"))}
     for s, a in enumerate(seats):
         fields[f"think_ms{s}"] = round(a.think_ms_total / a.turns, 4) if a.turns else None
@@ -106,6 +108,46 @@ def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bo
         fields[f"timeout{s}"] = bool(getattr(a, "timed_out", False))
         fields[f"stderr{s}"] = a.stderr if isinstance(a, BotAgent) else ""
     return GameExtras(**fields)
+
+
+def bot_fingerprint(spec: str) -> str | None:
+    """The SHA-256 (hex) of a command-line agent's files: its program and every argument that is a file,
+    each as its path and content, so that an edited script or a rebuilt binary is a different bot. None for
+    a built-in agent."""
+    if is_builtin(spec):
+        return None
+    argv = command_argv(spec)
+    h = hashlib.sha256()
+    for i, arg in enumerate(argv):
+        path = (shutil.which(arg) or arg) if i == 0 else arg
+        if os.path.isfile(path):
+            h.update(f"{i}\0{arg}\0".encode())
+            with open(path, "rb") as f:
+                h.update(hashlib.file_digest(f, "sha256").digest())
+    return h.hexdigest()
+
+
+def changed_bots(store: EventStore, agents: Sequence[str]) -> list[tuple[str, int]]:
+    """The command-line agents whose files differ from those of games already stored with them, each with
+    how many stored games were played by another version (games stored without a fingerprint are not
+    counted)."""
+    found = []
+    for agent in agents:
+        now = bot_fingerprint(agent)
+        if now is None:
+            continue
+        other = 0
+        for r in store.games(agent=agent):
+            try:
+                stored = json.loads(r.meta).get("bot_sha256") or [None, None]
+            except (ValueError, AttributeError):
+                continue
+            for seat, name in enumerate((r.agent0, r.agent1)):
+                if name == agent and stored[seat] is not None and stored[seat] != now:
+                    other += 1
+        if other:
+            found.append((agent, other))
+    return found
 
 
 # --- the schedule -----------------------------------------------------------------------------------------
@@ -447,6 +489,6 @@ PAIR_HEADERS = ("agent A", "agent B", "games", "A wins", "B wins")
 
 __all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "MAX_GAMES", "pending", "iter_pending",
            "count_stored", "play_jobs", "run_tournament",
-           "TournamentRun", "check_stored_game",
+           "TournamentRun", "check_stored_game", "bot_fingerprint", "changed_bots",
            "Standing", "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS",
            "WATCHDOG_S"]

@@ -356,3 +356,34 @@ def test_a_tournament_leaves_no_process_of_a_bot_behind(tmp_path):
         for pid in pids:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+
+
+# --- 6. a changed bot is not a new player ----------------------------------------------------------------
+
+
+def test_a_tournament_resumed_with_an_edited_bot_is_refused_naming_it(tmp_path):
+    import shutil
+
+    for name in ("botlib.py", "good_bot.py"):
+        shutil.copy(BOTS / name, tmp_path / name)
+    bot = shlex.join([sys.executable, str(tmp_path / "good_bot.py")])
+    db = tmp_path / "t.db"
+    args = ["tournament", "--agents", bot, "pass", "--db", db, "--timeouts", "x20"]
+    r = run_locm(*args, "--games", 2)
+    assert r.returncode == 0, r.stderr
+    with open_store(db, readonly=True) as store:
+        ids = [g.game_id for g in store.games()]
+        assert all(json.loads(g.meta)["bot_sha256"][g.agent0 != bot] for g in store.games())
+    r = run_locm(*args, "--games", 4)  # the same bot: resumed
+    assert r.returncode == 0, r.stderr
+    with (tmp_path / "good_bot.py").open("a") as f:
+        f.write("# a new version\n")
+    r = run_locm(*args, "--games", 6)
+    line = one_line_error(r)
+    assert bot in line and "changed" in line and "--allow-changed-bots" in line, line
+    with open_store(db, readonly=True) as store:
+        assert store.count() == 4
+        ids = [g.game_id for g in store.games()]
+    r = run_locm(*args, "--games", 6, "--allow-changed-bots")
+    assert r.returncode == 0, r.stderr
+    assert_all_readable(db, ids, tmp_path)
