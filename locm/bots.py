@@ -20,8 +20,12 @@ output`` or ``cannot start (...)``. The last `STDERR_KEEP` bytes of its stderr a
 
 Processes: each bot runs in a new session (``start_new_session=True``), so it and anything it spawns form one
 process group, killed with SIGKILL by `BotAgent.stop` at the end of every game, whatever ended it (the game
-runner calls it in a ``finally``). Bots that are running are listed in a module-level set so that a worker
-that is told to die can kill them all (`kill_all`). Reads and writes are non-blocking, multiplexed with
+runner calls it in a ``finally``). A descendant that leaves the group (``setsid``, a double fork) is found
+too: every bot gets a token in its environment (`TOKEN_VAR`), which its descendants inherit, and `stop`
+kills every process carrying it. The process running the games is a child subreaper (Linux ``prctl``), so
+such orphans become its children and are reaped, not left as zombies or to init. (A descendant that both
+leaves the group and clears its environment is not found; a PID namespace or cgroup would be needed.)
+Bots that are running are listed in a module-level set so that a worker that is told to die can kill them all (`kill_all`). Reads and writes are non-blocking, multiplexed with
 `selectors`, so a limit is enforced to the millisecond without busy waiting and a bot that never reads its
 input cannot block the runner.
 """
@@ -37,6 +41,7 @@ import shutil
 import signal
 import subprocess
 import time
+import uuid
 
 from engine.agents import AGENT_NAMES, Agent, make_agent as make_builtin
 from engine.state import BATTLE, CONSTRUCT, DRAFT
@@ -187,6 +192,81 @@ def _count(agent, ms: float) -> None:
 # --- the bot process --------------------------------------------------------------------------------------
 
 _LIVE: set["BotAgent"] = set()
+TOKEN_VAR = "LOCM_BOT_TOKEN"
+"""The environment variable that marks a bot and every process it starts."""
+_subreaper = False
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``): orphaned descendants of its
+    bots are re-parented to it instead of init, so that it can reap them. False where not available."""
+    global _subreaper
+    if not _subreaper:
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            _subreaper = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+        except (OSError, AttributeError):
+            _subreaper = False
+    return _subreaper
+
+
+def _carriers(token: bytes) -> list[int]:
+    """The pids of the live processes whose environment holds ``token``."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as f:
+                    if token in f.read().split(b"\0"):
+                        found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+def _orphan_zombies(known: set[int]) -> list[int]:
+    """This process's children that are zombies and not in ``known`` (orphans re-parented to a subreaper)."""
+    me, found = os.getpid(), []
+    try:
+        children = {int(p) for t in os.scandir(f"/proc/{me}/task")
+                    for p in open(f"/proc/{me}/task/{t.name}/children").read().split()}
+    except OSError:
+        return []
+    for pid in children - known:
+        try:
+            stat = open(f"/proc/{pid}/stat").read()
+        except OSError:
+            continue
+        if stat[stat.rindex(")") + 2] == "Z":
+            found.append(pid)
+    return found
+
+
+def reap_escaped(token: str, deadline_s: float = 2.0) -> None:
+    """Kill every process carrying the bot ``token`` and reap those re-parented to this process, until each
+    one killed is gone (or ``deadline_s`` passes)."""
+    marker = f"{TOKEN_VAR}={token}".encode()
+    known = {b.proc.pid for b in _LIVE if b.proc is not None}
+    end = time.monotonic() + deadline_s
+    killed: set[int] = set()
+    while True:
+        for pid in _carriers(marker):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except OSError:
+                pass
+        for pid in _orphan_zombies(known) if _subreaper else ():
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+        killed = {pid for pid in killed if os.path.exists(f"/proc/{pid}")}
+        if not killed or time.monotonic() >= end:
+            return
+        time.sleep(0.005)
 
 
 def kill_all() -> None:
@@ -206,6 +286,7 @@ class BotAgent(Agent):
         self.line_limit = line_limit
         self.stderr_keep = stderr_keep
         self.proc: subprocess.Popen | None = None
+        self.token = ""  # set at start: marks the bot's process and its descendants (TOKEN_VAR)
         self.failure: str | None = None  # why this bot lost outside the protocol, once it has
         self.timed_out = False
         self.turns = 0
@@ -229,9 +310,12 @@ class BotAgent(Agent):
         """Start the process (once). A program that cannot be started makes the bot lose at its first turn."""
         if self.proc is not None or self.failure is not None:
             return
+        become_subreaper()
+        self.token = uuid.uuid4().hex
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
+                                         stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
+                                         env={**os.environ, TOKEN_VAR: self.token})
         except OSError as exc:
             self.failure = f"cannot start ({exc.strerror or exc})"
             return
@@ -251,6 +335,11 @@ class BotAgent(Agent):
             os.killpg(proc.pid, signal.SIGKILL)  # the leader is not reaped yet, so its group id is still ours
         except (ProcessLookupError, PermissionError):
             pass
+        for pid in _carriers(f"{TOKEN_VAR}={self.token}".encode()):  # those that left the group
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     def stop(self) -> None:
         """Kill the process group, reap the bot, keep the rest of its stderr, close the pipes."""
@@ -263,6 +352,8 @@ class BotAgent(Agent):
         except subprocess.TimeoutExpired:  # pragma: no cover - a process that SIGKILL cannot end
             pass
         self._drain_stderr()
+        _LIVE.discard(self)
+        reap_escaped(self.token)
         if self._sel is not None:
             self._sel.close()
             self._sel = None
@@ -410,4 +501,4 @@ class BotAgent(Agent):
 
 
 __all__ = ["TimeLimits", "BotAgent", "TimedAgent", "make_agent", "check_agent", "command_argv", "is_builtin",
-           "kill_all", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]
+           "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]

@@ -167,6 +167,11 @@ def _sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
+def _n(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _parse_params(items) -> dict:
     from engine.errors import GameParamError
 
@@ -345,7 +350,12 @@ def _show(v) -> str:
               help="Worker processes playing games (the main process stores them).")
 @click.option("--seed", type=int, default=1, show_default=True, help="The first seed; seeds are consecutive.")
 @TIMEOUTS
-def tournament(ruleset, first, more, games, db, workers, seed, timeouts):
+@click.option("--busy-timeout", type=click.FloatRange(min=0), metavar="SECONDS",
+              help="How long to wait, saying so, while another writer holds the store's lock (default 600, "
+                   "or $LOCM_BUSY_TIMEOUT).")
+@click.option("--allow-changed-bots", is_flag=True,
+              help="Resume even if a bot's files changed since its stored games (mixing its versions).")
+def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. Games are
@@ -362,29 +372,34 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts):
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
-    from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, pair_rows, pending, play_jobs, schedule,
-                                 standings, standings_rows)
+    from locm.errors import TournamentError
+    from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, iter_pending,
+                                 pair_rows, play_jobs, schedule, standings, standings_rows)
 
     ruleset = _check_ruleset(ruleset)
     agents = [check_agent(a) for a in (*first, *more)]
     limits = TimeLimits.parse(timeouts)
     jobs = schedule(ruleset, agents, games, seed)
-    store = open_store(db)
+    store = open_store(db, busy_timeout=busy_timeout)
     try:
         with _sigterm_as_interrupt():
-            todo = pending(store, jobs)
-            click.echo(f"{len(jobs)} games scheduled, {len(jobs) - len(todo)} already stored, {len(todo)} to "
-                       f"play with {min(workers, max(len(todo), 1))} worker(s)", err=True)
-            with click.progressbar(length=len(todo), label="playing", file=sys.stderr, show_eta=True,
+            for bot, n in [] if allow_changed_bots else changed_bots(store, agents)[:1]:
+                raise TournamentError(f"bot {bot!r} changed since {_n(n, 'stored game')} with it (its files "
+                                      "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
+            todo = len(jobs) - count_stored(store, jobs)
+            used = min(workers, max(todo, 1))
+            click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "
+                       f"with {_n(used, 'worker')}", err=True)
+            with click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True,
                                    show_pos=True) as bar:
-                run = play_jobs(store, todo, workers=workers, limits=limits, progress=bar.update,
-                                scheduled=len(jobs))
+                run = play_jobs(store, iter_pending(store, jobs), workers=workers, limits=limits,
+                                progress=bar.update, scheduled=len(jobs), count=todo)
         ids = {j.game_id for j in jobs}
         records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
     except KeyboardInterrupt:
-        done = len(jobs) - len(pending(store, jobs))
-        click.echo(f"\nlocm: interrupted: {done} of {len(jobs)} games stored in {db}; run the same command "
-                   "again to play the rest", err=True)
+        done = count_stored(store, jobs)
+        click.echo(f"\nlocm: interrupted: {done} of {_n(len(jobs), 'game')} stored in {db}; run the same "
+                   "command again to play the rest", err=True)
         sys.exit(130)
     finally:
         store.close()

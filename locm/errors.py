@@ -46,12 +46,13 @@ class CorruptStoreError(StoreError):
     """The store file cannot be read as SQLite: random bytes, a truncated or damaged database.
 
     Raised when opening (the file is then left untouched) or when a read hits a damaged page or a row that
-    does not decode. ``path`` is the file, ``reason`` what was wrong.
+    does not decode. ``path`` is the file, ``reason`` what was wrong, ``hint`` how to recover what can be read.
     """
 
-    def __init__(self, path: str, reason: str) -> None:
-        self.path, self.reason = path, reason
-        super().__init__(f"{path}: corrupt event store: {reason[:200]}" + ("..." if len(reason) > 200 else ""))
+    def __init__(self, path: str, reason: str, hint: str = "") -> None:
+        self.path, self.reason, self.hint = path, reason, hint
+        super().__init__(f"{path}: corrupt event store: {reason[:200]}" + ("..." if len(reason) > 200 else "")
+                         + (f"; {hint}" if hint else ""))
 
 
 class DuplicateEventError(StoreError):
@@ -117,6 +118,15 @@ class NotAStoreError(StoreError):
     def __init__(self, path: str, reason: str) -> None:
         self.path, self.reason = path, reason
         super().__init__(f"{path}: not a locm event store: {reason}")
+
+
+class StoreBusyError(StoreError):
+    """Another writer held the store's write lock for longer than the busy timeout (``seconds``) allows."""
+
+    def __init__(self, path: str, seconds: float) -> None:
+        self.path, self.seconds = path, seconds
+        super().__init__(f"{path}: locked by another writer for {seconds:.0f} s, longer than the busy timeout "
+                         f"(--busy-timeout or LOCM_BUSY_TIMEOUT, in seconds); nothing was written")
 
 
 class StoreNotFoundError(StoreError):

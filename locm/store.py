@@ -61,11 +61,14 @@ the store is an error too, unless ``skip_existing=True`` and it is the same game
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, Self
@@ -86,6 +89,7 @@ from locm.errors import (
     ImportFormatError,
     InvalidRecordError,
     NotAStoreError,
+    StoreBusyError,
     StoreError,
     StoreNotFoundError,
 )
@@ -96,6 +100,11 @@ EXPORT_VERSION = 1
 DEFAULT_PATH = "locm.db"
 GENESIS = bytes(32)
 STDERR_LIMIT = 8192
+BUSY_TIMEOUT_S = 600.0
+"""How long a writer waits for another writer's lock before giving up (`StoreBusyError`), by default; the
+environment variable ``LOCM_BUSY_TIMEOUT`` (seconds) changes the default."""
+BUSY_MESSAGE_S = 5.0
+"""How often a waiting writer says it is waiting."""
 
 SCHEMA_SQL = """\
 CREATE TABLE locm_meta (
@@ -253,16 +262,36 @@ def utc_timestamp(when: datetime | str | None = None, game_id: str = "") -> str:
     return when.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def open_store(path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, readonly: bool = False) -> EventStore:
+def open_store(path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, readonly: bool = False,
+               busy_timeout: float | None = None, on_wait: Callable[[str], None] | None = None) -> EventStore:
     """Open the event store at ``path`` (``":memory:"`` gives a `MemoryStore`).
 
     A missing file (or a 0-byte one, or an SQLite file with no tables) is made into a store when ``create``
     and not ``readonly``, else `StoreNotFoundError`. An existing file is first inspected read-only and
     refused untouched if it is not a store of this schema (`CorruptStoreError`, `NotAStoreError`).
+    Creating the schema is one transaction that does nothing if another process did it first, so any number
+    of processes may open a new file at once.
+
+    A write waits for another writer's lock up to ``busy_timeout`` seconds (default `BUSY_TIMEOUT_S` or
+    ``$LOCM_BUSY_TIMEOUT``), calling ``on_wait(message)`` every `BUSY_MESSAGE_S` (default: print it on
+    stderr), then raises `StoreBusyError` having written nothing.
     """
     if str(path) == ":memory:":
         return MemoryStore()
-    return SqliteStore(path, create=create, readonly=readonly)
+    return SqliteStore(path, create=create, readonly=readonly, busy_timeout=busy_timeout, on_wait=on_wait)
+
+
+def default_busy_timeout() -> float:
+    """``$LOCM_BUSY_TIMEOUT`` (seconds) if set and valid, else `BUSY_TIMEOUT_S`."""
+    try:
+        value = float(os.environ.get("LOCM_BUSY_TIMEOUT", BUSY_TIMEOUT_S))
+    except ValueError:
+        return BUSY_TIMEOUT_S
+    return value if math.isfinite(value) and value >= 0 else BUSY_TIMEOUT_S
+
+
+def _print_wait(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 # --- the interface and its shared logic -------------------------------------------------------------------
@@ -444,33 +473,80 @@ class MemoryStore(EventStore):
 class SqliteStore(EventStore):
     """The store in one SQLite file, through sqlite-utils. Use `open_store` to get one."""
 
-    def __init__(self, path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, readonly: bool = False):
+    def __init__(self, path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, readonly: bool = False,
+                 busy_timeout: float | None = None, on_wait: Callable[[str], None] | None = None):
         self.path = str(path)
         self.readonly = readonly
+        self.busy_timeout = default_busy_timeout() if busy_timeout is None else float(busy_timeout)
+        self.on_wait = on_wait or _print_wait
         fresh = _inspect(Path(path), self.path)
         if fresh and (readonly or not create):
             raise StoreNotFoundError(self.path)
+        step = min(1.0, self.busy_timeout)  # SQLite's own busy wait per attempt; _retry bounds the total
         try:
             if readonly:
-                conn = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
+                conn = sqlite3.connect(_read_uri(Path(path)), uri=True, timeout=step, isolation_level=None)
             else:
-                conn = sqlite3.connect(self.path)
+                conn = sqlite3.connect(self.path, timeout=step, isolation_level=None)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open: {exc}") from None
+        self._conn = conn
         try:
             self.db = sqlite_utils.Database(conn)
             if not readonly:
-                self.db.enable_wal()
-                self.db.execute("PRAGMA synchronous=NORMAL")
-            if fresh:
-                with self.db.atomic():
-                    self.db.executescript(SCHEMA_SQL)
-                    self.db.execute("INSERT INTO locm_meta (key, value) VALUES ('format', ?), ('schema_version', ?)",
-                                    (STORE_FORMAT, str(STORE_SCHEMA_VERSION)))
+                self._retry(lambda: conn.execute("PRAGMA journal_mode=wal").fetchall())
+                conn.execute("PRAGMA synchronous=NORMAL")
+                if fresh:
+                    self._create_schema()
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise CorruptStoreError(self.path, str(exc)) from None
-        self._conn = self.db.conn
+        except BaseException:
+            conn.close()
+            raise
+
+    def _create_schema(self) -> None:
+        """Create the tables and the meta rows in one write transaction, unless another process has."""
+        with self._transaction():
+            if self._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'locm_meta'").fetchone():
+                return
+            for statement in SCHEMA_SQL.split(";"):
+                if statement.strip():
+                    self._conn.execute(statement)
+            self._conn.execute("INSERT INTO locm_meta (key, value) VALUES ('format', ?), ('schema_version', ?)",
+                               (STORE_FORMAT, str(STORE_SCHEMA_VERSION)))
+
+    def _retry(self, attempt: Callable[[], Any]) -> Any:
+        """``attempt()``, again while another connection holds the lock, up to the busy timeout."""
+        start = told = time.monotonic()
+        while True:
+            try:
+                return attempt()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                now = time.monotonic()
+                if now - start >= self.busy_timeout:
+                    raise StoreBusyError(self.path, now - start) from None
+                if now - told >= BUSY_MESSAGE_S or told == start:
+                    told = now
+                    self.on_wait(f"locm: {self.path}: waiting for another writer to finish "
+                                 f"({now - start:.0f} s; giving up after {self.busy_timeout:.0f} s)")
+                time.sleep(0.05)
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        """One write transaction, begun with the write lock taken (``BEGIN IMMEDIATE``, waiting for it as
+        `_retry` does), committed at the end or rolled back on any error."""
+        conn = self._conn
+        self._retry(lambda: conn.execute("BEGIN IMMEDIATE"))
+        try:
+            yield
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        self._retry(lambda: conn.execute("COMMIT"))
 
     def close(self) -> None:
         self._conn.close()
@@ -492,7 +568,7 @@ class SqliteStore(EventStore):
             raise StoreError(f"{self.path}: opened read-only, cannot write")
         conn, game_id = self._conn, ""
         try:
-            with self.db.atomic():
+            with self._transaction():
                 for p in games:
                     game_id = p.record.game_id
                     conn.execute(_INSERT_GAME, _record_to_row(p.record))
@@ -588,9 +664,36 @@ def _expected_columns() -> dict[str, list[tuple]]:
 _COLUMNS = _expected_columns()
 
 
+def _read_uri(path: Path) -> str:
+    """The URI that opens ``path`` for reading only, the way that works where it lies.
+
+    ``immutable=1`` (SQLite reads the file as it is, creating no ``-shm``/``-wal`` beside it) when there is no
+    ``-wal`` with content to recover and either the file is in WAL mode (an idle WAL store, whose ``-wal``
+    any writer would have created) or its directory cannot be written (read-only media: a plain read-only
+    connection would need to create a ``-shm`` there). Otherwise ``mode=ro``: SQLite recovers the ``-wal``
+    of a writer that died (into ``-shm``, or into private memory where ``-shm`` cannot be written).
+    """
+    wal = Path(f"{path}-wal")
+    pending_wal = wal.exists() and wal.stat().st_size > 0
+    with open(path, "rb") as f:
+        wal_mode = f.read(20)[18:20] == b"\x02\x02"
+    writable = os.access(path.parent, os.W_OK)
+    immutable = not pending_wal and (wal_mode and not wal.exists() or not writable)
+    return path.resolve().as_uri() + ("?immutable=1" if immutable else "?mode=ro")
+
+
+RECOVER_HINT = ("to recover: work on a copy; `sqlite3 COPY .recover | sqlite3 NEW.db` keeps what SQLite can "
+                "still read, then `locm verify --db NEW.db` names the intact games and `locm export` writes them")
+
+
 def _inspect(path: Path, name: str) -> bool:
     """Check ``path`` without writing to it: True if it is absent or empty (a store may be created there),
-    False if it is a store of this schema; otherwise raise."""
+    False if it is a store of this schema; otherwise raise.
+
+    SQLite does the checking: it recovers a ``-wal`` left by a writer that died, so a main file that is
+    shorter than its header says (a checkpoint cut short by kill -9 or a full disk, the pages still in the
+    ``-wal``) is fine if SQLite finds it whole. Only then, when the sizes disagree, ``PRAGMA quick_check``
+    runs, and a store it finds damaged is refused with a way to recover."""
     if not path.exists():
         return True
     if not path.is_file():
@@ -607,17 +710,30 @@ def _inspect(path: Path, name: str) -> bool:
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(header[28:32], "big")
-    if pages and header[24:28] == header[92:96] and size < pages * page_size:
-        raise CorruptStoreError(name, f"truncated: the header says {pages * page_size} bytes, the file has {size}")
-    # A WAL-mode file without its -wal file is complete in itself: read it as immutable, which creates no
-    # -shm/-wal beside it. Otherwise a plain read-only connection (which may use an existing -wal).
-    idle_wal = header[18:20] == b"\x02\x02" and not Path(f"{path}-wal").exists()
+    short = bool(pages) and header[24:28] == header[92:96] and size < pages * page_size
     try:
-        conn = sqlite3.connect(path.resolve().as_uri() + ("?immutable=1" if idle_wal else "?mode=ro"), uri=True)
+        conn = sqlite3.connect(_read_uri(path), uri=True)
     except sqlite3.Error as exc:
-        raise CorruptStoreError(name, str(exc)) from None
+        raise StoreError(f"{name}: cannot open: {exc}") from None
     try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        try:
+            found = [r[0] for r in conn.execute("PRAGMA quick_check(3)")] if short else ["ok"]
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.OperationalError as exc:  # not damage: the file or its -wal/-shm cannot be opened
+            if "unable to open" in str(exc) or "readonly" in str(exc):
+                raise StoreError(f"{name}: cannot open: {exc}" + (
+                    "; it has a -wal file to recover and its directory is read-only: copy the store with its "
+                    "-wal and -shm files to a writable place" if not os.access(path.parent, os.W_OK) else "")
+                ) from None
+            raise
+        except sqlite3.DatabaseError as exc:
+            if not short:
+                raise
+            found = [str(exc)]
+        if found != ["ok"]:
+            raise CorruptStoreError(name, f"truncated: the header says {pages * page_size} bytes, the file "
+                                          f"has {size}, and SQLite's quick_check finds: {found[0][:80]}",
+                                    RECOVER_HINT)
         if not tables:
             return True
         if "locm_meta" not in tables:
@@ -637,7 +753,7 @@ def _inspect(path: Path, name: str) -> bool:
         conn.execute("SELECT count(*) FROM games").fetchone()
         return False
     except sqlite3.DatabaseError as exc:
-        raise CorruptStoreError(name, str(exc)) from None
+        raise CorruptStoreError(name, str(exc), RECOVER_HINT) from None
     finally:
         conn.close()
 

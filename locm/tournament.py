@@ -27,12 +27,14 @@ import json
 import multiprocessing
 import os
 import queue
+import shutil
 import signal
 import threading
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Callable, NamedTuple, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 
 from analysis.stats import wilson
@@ -42,7 +44,7 @@ from engine.evolve import fold
 from engine.game import Game
 from engine.state import ENDED
 from events.catalog import GameEnded, HardError
-from locm.bots import BotAgent, TimedAgent, TimeLimits, kill_all, make_agent
+from locm.bots import BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent
 from locm.errors import TournamentError
 from locm.play import seat_seed
 from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord, prepare_game
@@ -98,6 +100,7 @@ def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bo
     meta = {"turns": [a.turns for a in seats], "think_max_ms": [round(a.think_ms_max, 3) for a in seats]}
     if with_bots:
         meta["limits_ms"] = limits.as_dict()
+        meta["bot_sha256"] = [bot_fingerprint(a.command) if isinstance(a, BotAgent) else None for a in seats]
     fields = {"game_id": gid, "meta": json.dumps(meta, separators=(",", ":"))}
     for s, a in enumerate(seats):
         fields[f"think_ms{s}"] = round(a.think_ms_total / a.turns, 4) if a.turns else None
@@ -105,6 +108,46 @@ def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bo
         fields[f"timeout{s}"] = bool(getattr(a, "timed_out", False))
         fields[f"stderr{s}"] = a.stderr if isinstance(a, BotAgent) else ""
     return GameExtras(**fields)
+
+
+def bot_fingerprint(spec: str) -> str | None:
+    """The SHA-256 (hex) of a command-line agent's files: its program and every argument that is a file,
+    each as its path and content, so that an edited script or a rebuilt binary is a different bot. None for
+    a built-in agent."""
+    if is_builtin(spec):
+        return None
+    argv = command_argv(spec)
+    h = hashlib.sha256()
+    for i, arg in enumerate(argv):
+        path = (shutil.which(arg) or arg) if i == 0 else arg
+        if os.path.isfile(path):
+            h.update(f"{i}\0{arg}\0".encode())
+            with open(path, "rb") as f:
+                h.update(hashlib.file_digest(f, "sha256").digest())
+    return h.hexdigest()
+
+
+def changed_bots(store: EventStore, agents: Sequence[str]) -> list[tuple[str, int]]:
+    """The command-line agents whose files differ from those of games already stored with them, each with
+    how many stored games were played by another version (games stored without a fingerprint are not
+    counted)."""
+    found = []
+    for agent in agents:
+        now = bot_fingerprint(agent)
+        if now is None:
+            continue
+        other = 0
+        for r in store.games(agent=agent):
+            try:
+                stored = json.loads(r.meta).get("bot_sha256") or [None, None]
+            except (ValueError, AttributeError):
+                continue
+            for seat, name in enumerate((r.agent0, r.agent1)):
+                if name == agent and stored[seat] is not None and stored[seat] != now:
+                    other += 1
+        if other:
+            found.append((agent, other))
+    return found
 
 
 # --- the schedule -----------------------------------------------------------------------------------------
@@ -118,9 +161,46 @@ class Job(NamedTuple):
     agent1: str
 
 
-def schedule(ruleset: str, agents: Sequence[str], games: int, seed: int = 1) -> list[Job]:
-    """Every game of the round robin, seed by seed (so a partial run is balanced): for each seed and each
-    pair (in the order given), the pair's first agent in seat 0, then the seats swapped."""
+MAX_GAMES = 10_000_000
+"""The most games one tournament run may schedule (a store of that many games is hundreds of gigabytes);
+more is refused up front. Play a bigger experiment as several runs with different ``--seed``."""
+
+
+class Schedule(Sequence):
+    """Every game of a round robin, computed on demand (never held in memory): seed by seed (so a partial
+    run is balanced), for each seed each pair in the order given, the pair's first agent in seat 0, then the
+    seats swapped. Indexing and `len` are arithmetic."""
+
+    def __init__(self, ruleset: str, agents: Sequence[str], seed: int, seeds: int) -> None:
+        self.ruleset, self.agents, self.seed, self.seeds = ruleset, tuple(agents), seed, seeds
+        self.pairs = [p for a, b in itertools.combinations(agents, 2) for p in ((a, b), (b, a))]
+
+    def __len__(self) -> int:
+        return self.seeds * len(self.pairs)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(index)
+        s, k = divmod(index, len(self.pairs))
+        return self._job(self.seed + s, self.pairs[k])
+
+    def __iter__(self):
+        for s in range(self.seed, self.seed + self.seeds):
+            for pair in self.pairs:
+                yield self._job(s, pair)
+
+    def _job(self, seed: int, pair: tuple[str, str]) -> Job:
+        return Job(game_id(self.ruleset, seed, pair), self.ruleset, seed, *pair)
+
+
+def schedule(ruleset: str, agents: Sequence[str], games: int, seed: int = 1) -> Schedule:
+    """Every game of the round robin as a lazy `Schedule`; refused up front if malformed or larger than
+    `MAX_GAMES`."""
     agents = list(agents)
     if len(agents) < 2:
         raise TournamentError(f"a tournament needs at least 2 agents, got {len(agents)}")
@@ -130,15 +210,15 @@ def schedule(ruleset: str, agents: Sequence[str], games: int, seed: int = 1) -> 
     if games < 2 or games % 2:
         raise TournamentError(f"--games must be even and at least 2 (each seed is played in both seats), "
                               f"got {games}")
+    pairs = len(agents) * (len(agents) - 1) // 2
+    if games * pairs > MAX_GAMES:
+        raise TournamentError(f"--games {games} with {pairs} pair{'s' * (pairs != 1)} of agents is {games * pairs} "
+                              f"games, more than one run plays (at most {MAX_GAMES}); split it into runs with "
+                              f"different --seed")
     last = seed + games // 2 - 1
     if not (_INT64[0] <= seed and last <= _INT64[1]):
         raise TournamentError(f"seeds {seed}..{last} do not fit a 64-bit signed integer")
-    jobs = []
-    for s in range(seed, last + 1):
-        for a, b in itertools.combinations(agents, 2):
-            for pair in ((a, b), (b, a)):
-                jobs.append(Job(game_id(ruleset, s, pair), ruleset, s, *pair))
-    return jobs
+    return Schedule(ruleset, agents, seed, games // 2)
 
 
 # --- the tournament ---------------------------------------------------------------------------------------
@@ -156,21 +236,41 @@ class TournamentRun:
     seconds: float
 
 
-def pending(store: EventStore, jobs: Sequence[Job]) -> list[Job]:
-    """The jobs whose game is not stored yet."""
-    return [j for j in jobs if not store.has_game(j.game_id)]
+def pending(store: EventStore, jobs: Iterable[Job]) -> list[Job]:
+    """The jobs whose game is not stored yet (a list: for a short schedule; see `iter_pending`)."""
+    return list(iter_pending(store, jobs))
 
 
-def play_jobs(store: EventStore, jobs: Sequence[Job], *, workers: int = 1, limits: TimeLimits | None = None,
-              progress: Callable[[int], None] | None = None, scheduled: int | None = None) -> TournamentRun:
+def iter_pending(store: EventStore, jobs: Iterable[Job]) -> Iterator[Job]:
+    """The jobs whose game is not stored yet, one at a time (each looked up when it is reached)."""
+    return (j for j in jobs if not store.has_game(j.game_id))
+
+
+def count_stored(store: EventStore, jobs: Iterable[Job]) -> int:
+    """How many of the jobs' games are stored (one pass, nothing kept)."""
+    return sum(1 for j in jobs if store.has_game(j.game_id))
+
+
+HANDOFF = 2
+"""Games handed to each worker ahead of the writer: a worker starts a game only when the writer has taken
+one, so games played but not stored stay below ``HANDOFF * workers`` however slow the store is."""
+
+
+def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limits: TimeLimits | None = None,
+              progress: Callable[[int], None] | None = None, scheduled: int | None = None,
+              count: int | None = None) -> TournamentRun:
     """Play `jobs` in `workers` processes and store each game as it arrives (one transaction each);
-    ``progress(1)`` after each game."""
+    ``progress(1)`` after each game. ``jobs`` may be a lazy iterable (then give ``count``, the number of
+    jobs, for the summary); it is consumed as workers become free."""
     if workers < 1:
         raise TournamentError(f"--workers must be at least 1, got {workers}")
-    total = len(jobs) if scheduled is None else scheduled
-    run = TournamentRun(total, total - len(jobs), 0, 0, [], 0.0)
+    if count is None:
+        jobs = list(jobs)
+        count = len(jobs)
+    total = count if scheduled is None else scheduled
+    run = TournamentRun(total, total - count, 0, 0, [], 0.0)
     t0 = time.perf_counter()
-    for kind, gid, a, b in _pool(list(jobs), min(workers, len(jobs)), limits or TimeLimits()):
+    for kind, gid, a, b in _pool(jobs, max(1, min(workers, count)), limits or TimeLimits()):
         if kind == "game":
             try:
                 store.append_prepared(a)
@@ -188,41 +288,57 @@ def play_jobs(store: EventStore, jobs: Sequence[Job], *, workers: int = 1, limit
 def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games: int, *, workers: int = 1,
                    seed: int = 1, limits: TimeLimits | None = None,
                    progress: Callable[[int], None] | None = None) -> TournamentRun:
-    """`schedule`, then play the games `store` lacks (`pending`, `play_jobs`)."""
+    """`schedule`, then play the games `store` lacks (`iter_pending`, `play_jobs`)."""
     jobs = schedule(ruleset, agents, games, seed)
-    return play_jobs(store, pending(store, jobs), workers=workers, limits=limits, progress=progress,
-                     scheduled=len(jobs))
+    todo = len(jobs) - count_stored(store, jobs)
+    return play_jobs(store, iter_pending(store, jobs), workers=workers, limits=limits, progress=progress,
+                     scheduled=len(jobs), count=todo)
 
 
-def _pool(jobs: list[Job], workers: int, limits: TimeLimits):
+def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits):
     """Yield ``("game", id, PreparedGame, None)`` (checked, encoded and chained in the worker, so the one
-    writing process only runs the SQL) or
-    ``("failed", id, message, None)`` for every job, played by `workers` spawned processes. The workers are
-    terminated when this generator is closed or fails."""
-    if not jobs:
+    writing process only runs the SQL) or ``("failed", id, message, None)`` for every job, played by
+    `workers` spawned processes. Jobs are taken from ``jobs`` only as results come back (`HANDOFF` per
+    worker in flight). The workers are terminated when this generator is closed or fails."""
+    source = iter(jobs)
+    first = list(itertools.islice(source, HANDOFF * workers))
+    if not first:
         return
+    source = itertools.chain(first, source)
     ctx = multiprocessing.get_context("spawn")
     job_q, result_q = ctx.Queue(), ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(job_q, result_q, os.getpid(), limits), daemon=True,
-                         name=f"locm-worker-{i}") for i in range(workers)]
+                         name=f"locm-worker-{i}") for i in range(min(workers, len(first)))]
     for p in procs:
         p.start()
-    try:
-        for job in jobs:
+    in_flight, exhausted = 0, False
+
+    def hand_out() -> None:
+        nonlocal in_flight, exhausted
+        while not exhausted and in_flight < HANDOFF * len(procs):
+            job = next(source, None)
+            if job is None:
+                exhausted = True
+                for _ in procs:
+                    job_q.put(None)
+                return
             job_q.put(job)
-        for _ in procs:
-            job_q.put(None)
-        left = len(jobs)
-        while left:
+            in_flight += 1
+
+    try:
+        hand_out()
+        while in_flight:
             try:
                 item = result_q.get(timeout=0.5)
             except queue.Empty:
                 dead = [p for p in procs if p.exitcode not in (None, 0)]
                 if dead or all(p.exitcode is not None for p in procs):
                     codes = ", ".join(f"{p.name} exit {p.exitcode}" for p in procs if p.exitcode is not None)
-                    raise TournamentError(f"a worker process ended with {left} games left ({codes})") from None
+                    raise TournamentError(f"a worker process ended with {in_flight} games in hand "
+                                          f"({codes})") from None
                 continue
-            left -= 1
+            in_flight -= 1
+            hand_out()
             yield item
     finally:
         for p in procs:
@@ -378,7 +494,8 @@ def pair_rows(records: Sequence[GameRecord], agents: Sequence[str]) -> list[tupl
 PAIR_HEADERS = ("agent A", "agent B", "games", "A wins", "B wins")
 
 
-__all__ = ["game_id", "run_game", "PlayedGame", "Job", "schedule", "pending", "play_jobs", "run_tournament",
-           "TournamentRun", "check_stored_game",
+__all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "MAX_GAMES", "pending", "iter_pending",
+           "count_stored", "play_jobs", "run_tournament",
+           "TournamentRun", "check_stored_game", "bot_fingerprint", "changed_bots",
            "Standing", "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS",
            "WATCHDOG_S"]

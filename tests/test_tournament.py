@@ -105,7 +105,7 @@ def test_the_command_prints_standings_and_resumes(tmp_path):
     rows = {line.split()[0]: line.split() for line in lines[3:6]}
     assert set(rows) == {"greedy", "random", "pass"} and all(row[1] == "8" for row in rows.values())
     assert sum(int(row[2]) for row in rows.values()) == 12
-    assert "12 games scheduled, 0 already stored, 12 to play with 2 worker(s)" in r.stderr
+    assert "12 games scheduled, 0 already stored, 12 to play with 2 workers" in r.stderr
     again = run_locm(*args)
     assert again.returncode == 0 and again.stdout.startswith("0 games played")
     assert again.stdout.splitlines()[1:] == lines[1:]  # the tables come from the store: the same again

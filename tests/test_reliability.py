@@ -1,0 +1,389 @@
+"""Faults a store, a tournament or a bot runner must survive (issue 12), each against real SQLite files and
+real processes: a checkpoint cut short by a full disk or kill -9, read-only media, concurrent first opens, a
+writer holding the lock, bots that escape their process group, bots edited between runs, full disks on
+output files. After each fault, every committed game is still listed, exported and verified.
+
+Written through the CLI and `locm.store.open_store` only, so that they hold on another store layout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from locm.store import GameExtras, open_store
+from locm.play import play_one
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+
+
+def run_locm(*args, env=None, preexec_fn=None, stdout=subprocess.PIPE, timeout=120):
+    """The real entry point in a subprocess, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "locm.cli", *map(str, args)], stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env, preexec_fn=preexec_fn,
+                          timeout=timeout)
+
+
+def one_line_error(r, start="locm: error: "):
+    assert r.returncode != 0, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert lines and lines[-1].startswith(start), r.stderr
+    assert "Traceback" not in r.stderr, r.stderr
+    return lines[-1]
+
+
+def assert_all_readable(db: Path, ids: list[str], tmp: Path) -> None:
+    """Every game of ``ids`` is listed by `locm games`, exported by `locm export` and good for `locm verify`."""
+    r = run_locm("games", "--db", db)
+    assert r.returncode == 0, r.stderr
+    listed = {line.split()[0] for line in r.stdout.splitlines()[2:-1]}
+    assert set(ids) <= listed, sorted(set(ids) - listed)[:3]
+    out = tmp / f"export-{time.monotonic_ns()}.jsonl"
+    r = run_locm("export", "--all", "--db", db, "-o", out)
+    assert r.returncode == 0, r.stderr
+    exported = {json.loads(line)["game"]["game_id"] for line in out.read_text().splitlines() if '"game":' in line[:8]}
+    assert set(ids) <= exported
+    r = run_locm("verify", "--db", db)
+    assert r.returncode == 0 and f"{len(listed)} good, 0 bad" in r.stdout, r.stdout + r.stderr
+
+
+def fill_store(path: Path, n: int, *, checkpoint: bool = True) -> list[str]:
+    """Store ``n`` seeded games; without ``checkpoint`` the process dies like kill -9 with every commit
+    still in the -wal file (run in a subprocess)."""
+    code = f"""
+import os
+from locm.store import open_store, GameExtras
+from locm.play import play_one
+s = open_store({str(path)!r})
+{'' if checkpoint else "s._conn.execute('PRAGMA wal_autocheckpoint=0')"}
+for i in range({n}):
+    g = play_one('1.2', i, ('greedy', 'random'))
+    s.append_game(GameExtras(game_id=f'g{{i}}'), g.log)
+{'s.close()' if checkpoint else 'os._exit(0)'}
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    return [f"g{i}" for i in range(n)]
+
+
+@contextlib.contextmanager
+def tmpfs(where: Path, size: str = "4m"):
+    """A real tmpfs mounted at ``where`` (skips the test where mounting is not allowed)."""
+    where.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True)
+    if r.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def remount_ro(where: Path) -> None:
+    subprocess.run(["mount", "-o", "remount,ro", str(where)], check=True)
+
+
+# --- 1. a healthy store after an interrupted checkpoint ----------------------------------------------------
+
+
+def _cut_checkpoint(db: Path, limit: int = 1 << 20) -> None:
+    """Checkpoint the -wal into the main file with a disk that is full after ``limit`` bytes (RLIMIT_FSIZE):
+    SQLite writes page 1 (whose header gives the new page count), then fails, leaving the main file shorter
+    than its header says and every page still in the -wal, as a kill -9 in the checkpoint does."""
+    code = f"""
+import resource, signal, sqlite3, os
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
+c = sqlite3.connect({str(db)!r})
+try:
+    c.execute('PRAGMA wal_checkpoint(TRUNCATE)')
+except sqlite3.Error:
+    pass
+os._exit(0)
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_checkpoint_cut_short_leaves_a_store_every_command_reads(tmp_path):
+    db = tmp_path / "s.db"
+    ids = fill_store(db, 60, checkpoint=False)
+    _cut_checkpoint(db)
+    header = db.read_bytes()[:100]
+    pages = int.from_bytes(header[28:32], "big") * int.from_bytes(header[16:18], "big")
+    assert db.stat().st_size < pages and Path(f"{db}-wal").stat().st_size > 0  # the state of the issue
+    assert_all_readable(db, ids, tmp_path)
+    r = run_locm("play", "--seed", 5, "--p0", "pass", "--p1", "greedy", "--db", db)  # and a writer goes on
+    assert r.returncode == 0, r.stderr
+    assert_all_readable(db, ids, tmp_path)
+
+
+def test_a_really_truncated_store_is_refused_with_a_way_to_recover(tmp_path):
+    db = tmp_path / "s.db"
+    fill_store(db, 40)
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 2])
+    r = run_locm("games", "--db", db)
+    line = one_line_error(r, f"locm: error: {db}: corrupt event store: truncated")
+    assert "quick_check" in line and "to recover" in line
+
+
+# --- 2. read-only media ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("state", ["checkpointed", "wal"])
+def test_reading_commands_work_on_a_read_only_filesystem(tmp_path, state):
+    with tmpfs(tmp_path / "ro", "16m") as mnt:
+        db = mnt / "s.db"
+        ids = fill_store(db, 12, checkpoint=state == "checkpointed")
+        if state == "wal":  # the -shm of a crashed writer is left too, as on a real disk
+            assert Path(f"{db}-wal").exists()
+        remount_ro(mnt)
+        with pytest.raises(OSError):
+            (mnt / "probe").write_text("x")
+        assert_all_readable(db, ids, tmp_path)
+        r = run_locm("play", "--seed", 1, "--db", db)
+        one_line_error(r)
+
+
+# --- 3. concurrent first opens and a writer holding the lock ----------------------------------------------
+
+
+def _open_and_append(path, barrier, seat, errors):
+    try:
+        barrier.wait()
+        with open_store(path) as store:
+            game = play_one("1.2", seat, ("pass", "pass"))
+            store.append_game(GameExtras(game_id=f"g{seat}"), game.log)
+    except Exception as exc:  # reported to the test
+        errors.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_two_processes_creating_one_store_at_once_both_succeed(tmp_path):
+    ctx = multiprocessing.get_context("fork")
+    errors = ctx.Queue()
+    for trial in range(15):
+        path = tmp_path / f"t{trial}.db"
+        barrier = ctx.Barrier(3)
+        procs = [ctx.Process(target=_open_and_append, args=(path, barrier, seat, errors)) for seat in range(3)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+        assert errors.empty(), f"trial {trial}: {errors.get()}"
+        with open_store(path, readonly=True) as store:
+            assert sorted(r.game_id for r in store.games()) == ["g0", "g1", "g2"]
+
+
+def _hold_write_lock(path: Path, seconds: float, ready) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    ready.set()
+    time.sleep(seconds)
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def test_a_writer_waits_for_the_lock_with_a_message_then_goes_on(tmp_path):
+    db = tmp_path / "t.db"
+    ids = fill_store(db, 2)
+    ctx = multiprocessing.get_context("fork")
+    ready = ctx.Event()
+    holder = ctx.Process(target=_hold_write_lock, args=(db, 7, ready))
+    holder.start()
+    assert ready.wait(30)
+    r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db)
+    holder.join()
+    assert r.returncode == 0, r.stderr
+    assert "waiting for another writer" in r.stderr
+    assert "2 of 2 games" in r.stdout
+    assert_all_readable(db, ids, tmp_path)
+
+
+def test_the_wait_for_the_lock_is_bounded(tmp_path):
+    db = tmp_path / "t.db"
+    ids = fill_store(db, 2)
+    ctx = multiprocessing.get_context("fork")
+    ready = ctx.Event()
+    holder = ctx.Process(target=_hold_write_lock, args=(db, 8, ready))
+    holder.start()
+    assert ready.wait(30)
+    r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db, "--busy-timeout", 2)
+    holder.join()
+    line = one_line_error(r)
+    assert "locked by another writer" in line and "--busy-timeout" in line
+    assert_all_readable(db, ids, tmp_path)
+
+
+# --- 4. bounded memory -----------------------------------------------------------------------------------
+
+
+def test_an_absurd_tournament_is_refused_at_once(tmp_path):
+    t0 = time.monotonic()
+    r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 10**12, "--db", tmp_path / "t.db",
+                 timeout=60)
+    line = one_line_error(r)
+    assert "10000000 games" not in line and "at most" in line, line
+    assert time.monotonic() - t0 < 30 and not (tmp_path / "t.db").exists()
+
+
+def test_a_large_schedule_is_not_built_in_memory():
+    from locm.tournament import MAX_GAMES, schedule
+
+    games = MAX_GAMES // 3 // 2 * 2
+    jobs = schedule("1.2", ["a", "b", "c"], games, seed=1)
+    assert len(jobs) == games * 3
+    assert jobs[len(jobs) - 1].seed == games // 2 and jobs[-1] == jobs[-6:][-1] and jobs[0] == next(iter(jobs))
+    assert sys.getsizeof(jobs) < 10_000
+
+
+def _children_rss_kb() -> int:
+    """Resident memory of this process's children (the worker processes), in kB."""
+    total = 0
+    for task in Path("/proc/self/task").iterdir():
+        for pid in (task / "children").read_text().split():
+            with contextlib.suppress(OSError):
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+    return total
+
+
+def test_workers_do_not_pile_up_finished_games_behind_a_slow_writer(tmp_path):
+    """The hand-off is bounded: a worker starts a game only when the writer has taken one, so however slow the
+    store is, at most a few games per worker are played and not yet stored, and memory stays flat."""
+    from locm.tournament import play_jobs, schedule
+
+    started = tmp_path / "started"
+    started.write_text("")
+    bot = f"sh {BOTS / 'count_bot.sh'} {started}"
+    ahead, rss = [], []
+
+    def slow_writer(n):  # the store's writer is much slower than the workers
+        time.sleep(0.03)
+        ahead.append(len(started.read_text().splitlines()) - (len(ahead) + 1))
+        rss.append(_children_rss_kb())
+
+    with open_store(tmp_path / "t.db") as store:
+        jobs = schedule("1.2", [bot, "pass"], 160, seed=1)
+        run = play_jobs(store, jobs, workers=2, progress=slow_writer)
+        assert run.played == 160 and not run.failed
+    assert max(ahead) <= 2 * 2 + 2, ahead  # games begun but not stored: bounded by the hand-off
+    assert max(rss[-20:]) - max(rss[10:30]) < 20_000, rss  # kB
+
+
+# --- 5. bots that escape their process group -------------------------------------------------------------
+
+
+def _alive(pid: int) -> bool:
+    """True while the process exists, even as a zombie nobody reaped."""
+    return Path(f"/proc/{pid}").exists()
+
+
+def _pids(path: Path, n: int) -> list[int]:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        pids = [int(line.split()[1]) for line in path.read_text().splitlines()] if path.exists() else []
+        if len(pids) >= n:
+            return pids
+        time.sleep(0.02)
+    raise AssertionError(f"the bot wrote {path.read_text() if path.exists() else 'nothing'}")
+
+
+def _gone(pids: list[int]) -> list[int]:
+    """The pids still there after a short grace."""
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and any(map(_alive, pids)):
+        time.sleep(0.02)
+    return [p for p in pids if _alive(p)]
+
+
+@pytest.mark.parametrize("bot, n", [("setsid_bot.py", 1), ("double_fork_bot.py", 2)])
+def test_play_leaves_no_process_of_a_bot_behind(tmp_path, bot, n):
+    pidfile = tmp_path / "pids"
+    command = shlex.join([sys.executable, str(BOTS / bot), str(pidfile)])
+    r = run_locm("play", "--seed", 3, "--p0", command, "--p1", "pass", "--timeouts", "x20")
+    assert r.returncode == 0, r.stderr
+    pids = _pids(pidfile, n)
+    try:
+        assert _gone(pids) == []
+    finally:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("bot, n", [("setsid_bot.py", 1), ("double_fork_bot.py", 2)])
+def test_the_game_runner_kills_and_reaps_every_descendant(tmp_path, bot, n):
+    """In the process that runs the game (a worker, or `locm play`): nothing left running, no zombie."""
+    from locm.bots import TimeLimits
+    from locm.tournament import run_game
+
+    pidfile = tmp_path / "pids"
+    command = shlex.join([sys.executable, str(BOTS / bot), str(pidfile)])
+    played = run_game("1.2", 4, (command, "greedy"), limits=TimeLimits.parse("x20"))
+    assert played.game.state.winner in (0, 1)
+    pids = _pids(pidfile, n)
+    try:
+        assert _gone(pids) == []
+    finally:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_tournament_leaves_no_process_of_a_bot_behind(tmp_path):
+    pidfile = tmp_path / "pids"
+    command = shlex.join([sys.executable, str(BOTS / "double_fork_bot.py"), str(pidfile)])
+    r = run_locm("tournament", "--agents", command, "pass", "--games", 2, "--db", tmp_path / "t.db", "-j", 2,
+                 "--timeouts", "x20")
+    assert r.returncode == 0, r.stderr
+    pids = _pids(pidfile, 4)
+    try:
+        assert _gone(pids) == []
+    finally:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+# --- 6. a changed bot is not a new player ----------------------------------------------------------------
+
+
+def test_a_tournament_resumed_with_an_edited_bot_is_refused_naming_it(tmp_path):
+    import shutil
+
+    for name in ("botlib.py", "good_bot.py"):
+        shutil.copy(BOTS / name, tmp_path / name)
+    bot = shlex.join([sys.executable, str(tmp_path / "good_bot.py")])
+    db = tmp_path / "t.db"
+    args = ["tournament", "--agents", bot, "pass", "--db", db, "--timeouts", "x20"]
+    r = run_locm(*args, "--games", 2)
+    assert r.returncode == 0, r.stderr
+    with open_store(db, readonly=True) as store:
+        ids = [g.game_id for g in store.games()]
+        assert all(json.loads(g.meta)["bot_sha256"][g.agent0 != bot] for g in store.games())
+    r = run_locm(*args, "--games", 4)  # the same bot: resumed
+    assert r.returncode == 0, r.stderr
+    with (tmp_path / "good_bot.py").open("a") as f:
+        f.write("# a new version\n")
+    r = run_locm(*args, "--games", 6)
+    line = one_line_error(r)
+    assert bot in line and "changed" in line and "--allow-changed-bots" in line, line
+    with open_store(db, readonly=True) as store:
+        assert store.count() == 4
+        ids = [g.game_id for g in store.games()]
+    r = run_locm(*args, "--games", 6, "--allow-changed-bots")
+    assert r.returncode == 0, r.stderr
+    assert_all_readable(db, ids, tmp_path)
