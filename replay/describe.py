@@ -52,7 +52,8 @@ def describe(e, units: dict, perspective: int | None = None) -> str:
         case CardDrawn():
             if perspective is not None and perspective != e.player:
                 return f"P{e.player} draws a card"
-            return f"P{e.player} draws {_u(units, e.id)}"
+            u = units.get(e.id)
+            return f"P{e.player} draws #{e.id}" + (f" (b{u.card.base_id})" if u is not None else "")
         case DrawLost():
             return f"P{e.player} loses a draw: {e.reason}"
         case DrawBonus():

@@ -137,6 +137,10 @@ def diff(a: GameState, b: GameState) -> dict:
     return out
 
 
+def _v(x) -> str:
+    return ("yes" if x else "no") if isinstance(x, bool) else str(x)
+
+
 def diff_lines(d: dict) -> list[str]:
     """A diff as short lines a person reads, e.g. ``P1 health 30 -> 28``."""
     lines = []
@@ -153,12 +157,12 @@ def diff_lines(d: dict) -> list[str]:
             elif f == "hand_removed":
                 lines.append(f"{who} hand - {', '.join(f'#{i}' for i in v)}")
             else:
-                lines.append(f"{who} {f.replace('_', ' ')} {v[0]} -> {v[1]}")
+                lines.append(f"{who} {f.replace('_', ' ')} {_v(v[0])} -> {_v(v[1])}")
     for c in d.get("creatures", []):
         for f, v in c.items():
             if f in ("id", "owner", "base_id"):
                 continue
-            lines.append(f"#{c['id']} (P{c['owner']}) {f.replace('_', ' ')} {v[0]} -> {v[1]}")
+            lines.append(f"#{c['id']} (P{c['owner']}) {f.replace('_', ' ')} {_v(v[0])} -> {_v(v[1])}")
     for c in d.get("entered", []):
         lines.append(f"#{c['id']} (P{c['owner']}) enters lane {c['lane']}: {c['attack']}/{c['defense']} "
                      f"{c['keywords']}")
