@@ -157,8 +157,8 @@ class Replay:
         return chain
 
     def explain(self, seq: int) -> dict:
-        """The event, its rule (id, section, text), its causes (nearest first), the diff it made, and the
-        cards it and its causes name as they were just before it."""
+        """The event, its rule (id, section, text), its causes (nearest first), the diff it made, the cards
+        it and its causes name as they were just before it, and both players just before it."""
         e = self.event(seq)
         before = self.state_at(seq - 1) if seq > 0 else None
         involved = []
@@ -174,12 +174,23 @@ class Replay:
                                  "deck" if u in before.players[u.owner].deck else "gone")
                         involved.append({"owner": u.owner, "zone": where,
                                          **card_obj(u, self.constructed, where == "board")})
+        players = []
+        if before is not None:
+            for pl in before.players:
+                p = {"player": pl.index, "health": pl.health, "mana": pl.mana, "max_mana": pl.max_mana,
+                     "deck": len(pl.deck), "hand_size": len(pl.hand), "next_draw": pl.next_draw}
+                if self.constructed:
+                    p["damage_counter"] = pl.damage_counter
+                else:
+                    p["runes"] = list(pl.runes)
+                players.append(p)
         return {
             "event": self.event_obj(seq),
             "rule": rule(e.rule).as_dict(),
             "causes": [self.event_obj(c.seq) | {"rule_section": rule(c.rule).heading} for c in self.causes(seq)],
             "diff": self.diff(seq - 1, seq) if seq > 0 else {},
             "involved": involved,
+            "players_before": players,
         }
 
     def rejected(self) -> list[dict]:

@@ -41,6 +41,10 @@ def audit_text(x: dict) -> list[str]:
             ready = (" can attack" if c.get("can_attack") else "") if c["zone"] == "board" else ""
             lines.append(f"  #{c['id']} b{c['base_id']} P{c['owner']} {c['zone']}: {c['type']} "
                          f"{c['attack']}/{c['defense']} {c['keywords']}{ready}")
+    for p in x.get("players_before", []):
+        extra = f"runes {p['runes']}" if "runes" in p else f"damage {p['damage_counter']}"
+        lines.append(f"  P{p['player']} before: health {p['health']}, mana {p['mana']}/{p['max_mana']}, deck "
+                     f"{p['deck']}, hand {p['hand_size']}, {extra}, next draw {p['next_draw']}")
     lines.append("what it changed:")
     lines += ["  " + line for line in diff_lines(x["diff"])] or ["  nothing on the board"]
     return lines
