@@ -274,3 +274,13 @@ def test_import_referee_is_all_or_none_per_file(tmp_path):
     res = invoke("import-referee", bad, "--db", db)
     assert res.exit_code == 2 and "game 3" in res.output
     assert not db.exists()
+
+
+def test_demo_writes_one_games_html_replay_and_says_what_to_try_next(tmp_path):
+    db, chart = tmp_path / "demo.db", tmp_path / "demo.png"
+    res = invoke("demo", "--db", db, "--games", 2, "--workers", 1, "--chart", chart)
+    assert res.exit_code == 0, res.output
+    page = tmp_path / "demo-replay.html"
+    assert page.exists() and "game-data" in page.read_text(encoding="utf-8")
+    line = next(x for x in res.output.splitlines() if x.startswith("replay of game"))
+    assert str(page) in line and f"locm replay --db {db}" in line
