@@ -21,7 +21,6 @@ from engine.errors import LocmError
 from engine.history import History
 from engine.state import GameState
 from replay.describe import describe, unit_ids
-from replay.rules import rule
 from replay.views import card_obj, diff as state_diff, view as state_view
 
 
@@ -159,6 +158,8 @@ class Replay:
     def explain(self, seq: int) -> dict:
         """The event, its rule (id, section, text), its causes (nearest first), the diff it made, the cards
         it and its causes name as they were just before it, and both players just before it."""
+        from replay.rules import rule
+
         e = self.event(seq)
         before = self.state_at(seq - 1) if seq > 0 else None
         involved = []
@@ -195,6 +196,8 @@ class Replay:
 
     def rejected(self) -> list[dict]:
         """Every skipped action and hard error: who, the answer line it came from, the reason, the rule."""
+        from replay.rules import rule
+
         out = []
         for e in self.events:
             if type(e) not in (ActionRejected, HardError):

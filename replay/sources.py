@@ -14,13 +14,17 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import LocmError
-from events.codec import DecodeError, from_jsonl
-from replay.conformance import ConformanceFileError, LoggedGame, check_game, parse_log_line, read_log_file
+from events.codec import DecodeError, from_json, from_jsonl
 from replay.game import Replay, ReplaySourceError
+
+if TYPE_CHECKING:
+    from replay.conformance import LoggedGame
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -81,6 +85,8 @@ def sniff(path: str | Path) -> tuple[str, bytes]:
 
 
 def _pick_logged(path, data: bytes, game: int | None) -> tuple[LoggedGame, int]:
+    from replay.conformance import ConformanceFileError, parse_log_line  # only for official logs
+
     lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
     if game is None:
         if len(lines) != 1:
@@ -96,6 +102,8 @@ def _pick_logged(path, data: bytes, game: int | None) -> tuple[LoggedGame, int]:
 
 
 def replay_logged(logged: LoggedGame, path: str, count: int = 0) -> Replay:
+    from replay.conformance import check_game
+
     res = check_game(logged, keep_game=True)
     if not res.identical:
         raise ReplaySourceError(f"{path}: game {logged.index} does not replay identically: {res.summary()}")
@@ -108,18 +116,58 @@ def referee_meta(logged: LoggedGame, path: str) -> dict:
 
 
 def open_stored(db: str | Path, game_id: str) -> Replay:
-    from locm.store import open_store  # the store is an edge: imported only when a store is used
+    """A stored game. Reading a store of the schema this module knows goes straight through sqlite3 (the
+    store's module loads sqlite-utils, which alone costs more than the whole answer of `locm show`); anything
+    else (a missing, corrupt or foreign file, another schema version) goes through `locm.store`, which
+    names the problem."""
+    fast = _read_stored_fast(Path(db), game_id)
+    if fast is not None:
+        gid, meta_text, agents, events = fast
+    else:
+        from locm.store import open_store  # the store is an edge: imported only when a store is used
 
-    with open_store(db, create=False, readonly=True) as store:
-        gid = resolve_id(store, game_id)
-        record = store.game(gid)
-        events = store.events(gid)
+        with open_store(db, create=False, readonly=True) as store:
+            gid = resolve_id(store, game_id)
+            record = store.game(gid)
+            events = store.events(gid)
+        meta_text, agents = record.meta, [record.agent0, record.agent1]
     try:
-        meta = json.loads(record.meta)
+        meta = json.loads(meta_text)
     except ValueError:
         meta = {}
-    meta = {"game_id": gid, "agents": [record.agent0, record.agent1], **(meta if isinstance(meta, dict) else {})}
+    meta = {"game_id": gid, "agents": agents, **(meta if isinstance(meta, dict) else {})}
     return Replay(events, source=f"{db} {gid}", meta=meta)
+
+
+_KNOWN_STORE = {"format": "locm-event-store", "schema_version": "1"}
+
+
+def _read_stored_fast(path: Path, game_id: str):
+    """``(game_id, meta, agents, events)`` read with sqlite3 from a store of schema 1, or None to let
+    `locm.store` handle (and explain) the file."""
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        if dict(conn.execute("SELECT key, value FROM locm_meta").fetchall()) != _KNOWN_STORE:
+            return None
+        row = conn.execute("SELECT game_id, meta, agent0, agent1 FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        if row is None:
+            rows = conn.execute("SELECT game_id, meta, agent0, agent1 FROM games WHERE substr(game_id, 1, ?) = ? "
+                                "ORDER BY rowid LIMIT 2", (len(game_id), game_id)).fetchall() if game_id else []
+            if len(rows) != 1:
+                return None  # unknown or ambiguous: the store's path says which
+            row = rows[0]
+        payloads = conn.execute("SELECT payload FROM events WHERE game_id = ? ORDER BY seq", (row[0],)).fetchall()
+        events = [from_json(p) for (p,) in payloads]
+    except (sqlite3.Error, DecodeError):
+        return None
+    finally:
+        conn.close()
+    return row[0], row[1], [row[2], row[3]], events
 
 
 def resolve_id(store, game_id: str) -> str:
@@ -148,6 +196,8 @@ class RefereeGame:
 def referee_games(path: str | Path) -> list[RefereeGame]:
     """Every game of an official log file replayed through the engine, or `ReplaySourceError` for the first
     game that does not replay identically (so a file is imported all or none)."""
+    from replay.conformance import ConformanceFileError, check_game, read_log_file
+
     out = []
     try:
         logs = list(read_log_file(path))
