@@ -211,7 +211,7 @@ def import_referee(files, db, skip_existing):
       locm import-referee tests/data/official-1.2-games-00-49.txt.gz --db official.db
     """
     from locm.store import GameExtras, open_store, prepare_game
-    from replay.sources import referee_games
+    from replay.sources import referee_game, referee_logs
     from locm.errors import DuplicateGameError
 
     existed = db.exists()
@@ -219,10 +219,11 @@ def import_referee(files, db, skip_existing):
     stored = 0
     try:
         for path in files:
-            games = referee_games(path)
+            logs = referee_logs(path)
             prepared = []
-            with click.progressbar(games, label=f"checking {path.name}", file=sys.stderr) as bar:
-                for g in bar:
+            with click.progressbar(logs, label=f"replaying {path.name}", file=sys.stderr) as bar:
+                for logged in bar:
+                    g = referee_game(logged, path)
                     if store.has_game(g.game_id):
                         if skip_existing:
                             continue
@@ -232,7 +233,7 @@ def import_referee(files, db, skip_existing):
             store.append_games(prepared)
             stored += len(prepared)
             click.echo(f"{path}: {len(prepared)} games stored" +
-                       (f", {len(games) - len(prepared)} already there" if len(prepared) < len(games) else ""))
+                       (f", {len(logs) - len(prepared)} already there" if len(prepared) < len(logs) else ""))
     finally:
         store.close()
         if not stored and not existed:

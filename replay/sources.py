@@ -193,23 +193,31 @@ class RefereeGame:
     meta: dict
 
 
-def referee_games(path: str | Path) -> list[RefereeGame]:
-    """Every game of an official log file replayed through the engine, or `ReplaySourceError` for the first
-    game that does not replay identically (so a file is imported all or none)."""
-    from replay.conformance import ConformanceFileError, check_game, read_log_file
+def referee_logs(path: str | Path) -> list[LoggedGame]:
+    """The games of an official log file, parsed (not yet replayed)."""
+    from replay.conformance import ConformanceFileError, read_log_file
 
-    out = []
     try:
-        logs = list(read_log_file(path))
+        return list(read_log_file(path))
     except ConformanceFileError as exc:
         raise ReplaySourceError(str(exc)) from None
-    for logged in logs:
-        res = check_game(logged, keep_game=True)
-        if not res.identical:
-            raise ReplaySourceError(f"{path}: game {logged.index} does not replay identically: {res.summary()}")
-        out.append(RefereeGame(referee_game_id(logged, res.game.log), res.game.log,
-                               referee_meta(logged, str(path))))
-    return out
+
+
+def referee_game(logged: LoggedGame, path: str | Path) -> RefereeGame:
+    """One official game replayed through the engine, or `ReplaySourceError` if it does not replay
+    identically."""
+    from replay.conformance import check_game
+
+    res = check_game(logged, keep_game=True)
+    if not res.identical:
+        raise ReplaySourceError(f"{path}: game {logged.index} does not replay identically: {res.summary()}")
+    return RefereeGame(referee_game_id(logged, res.game.log), res.game.log, referee_meta(logged, str(path)))
+
+
+def referee_games(path: str | Path) -> list[RefereeGame]:
+    """Every game of an official log file replayed, or `ReplaySourceError` for the first game that does not
+    replay identically (so a file is imported all or none)."""
+    return [referee_game(logged, path) for logged in referee_logs(path)]
 
 
 def referee_game_id(logged: LoggedGame, events) -> str:
