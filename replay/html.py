@@ -4,9 +4,10 @@ Every board the page can show is computed here, by the engine's fold, and embedd
 page's script only draws them (`replay/viewer.html`). Layout of the embedded data:
 
 - ``cards``: ``{id: [base_id, type, cost, my_health, opp_health, draw, area, name]}`` (printed values);
+  ``pool``: ``{base_id: [type, cost, attack, defense, keywords, my, opp, draw, area, name]}`` of draft offers;
 - ``views``: distinct boards; ``at[seq]`` is the index of the board just after event ``seq``. A board is
   ``[turn, active, phase, winner, p0, p1]`` with ``p = [health, mana, max_mana, deck, next_draw, rune or
-  damage counter, hand, board]``, a hand card ``[id, attack, defense, keywords]`` and a creature
+  damage counter, hand, board]`` (and, in the draft, ``[round, offered base ids]``), a hand card ``[id, attack, defense, keywords]`` and a creature
   ``[id, lane, attack, defense, keywords, can_attack, has_attacked]``;
 - ``events``: ``[seq, type, rule, cause, description, player-if-a-draw]``; ``diffs[seq]``: lines;
 - ``rules``: the cited rules' sections; ``turns``: ``[number, player, first, start, last]``; ``stops``: the
@@ -19,7 +20,7 @@ import json
 from importlib.resources import files
 
 from events.cards import keywords_to_str
-from events.catalog import CardDrawn
+from events.catalog import CardDrawn, DraftOffered
 from engine.evolve import evolve, initial_state
 from replay.describe import describe
 from replay.game import Replay
@@ -39,7 +40,10 @@ def _compact(state) -> list:
                   int(u.has_attacked)] for u in pl.board]
         extra = pl.damage_counter if constructed else pl.next_rune
         players.append([pl.health, pl.mana, pl.max_mana, len(pl.deck), pl.next_draw, extra, hand, board])
-    return [state.turn, state.current, _PHASES.get(state.phase, 0), state.winner, *players]
+    out = [state.turn, state.current, _PHASES.get(state.phase, 0), state.winner, *players]
+    if state.phase == "draft" and state.offer:
+        out.append([state.round, list(state.offer)])
+    return out
 
 
 def game_data(r: Replay) -> dict:
@@ -57,6 +61,13 @@ def game_data(r: Replay) -> dict:
             views.append(v)
         at.append(k)
         diffs.append(diff_lines(diff(prev, state)) if prev is not None else [])
+    pool = {}
+    for e in r.events:
+        if type(e) is DraftOffered:
+            for b in e.base_ids:
+                c = r.final.cards[b]
+                pool[b] = [c.type, c.cost, c.attack, c.defense, keywords_to_str(c.keywords), c.my_health,
+                           c.opp_health, c.draw, c.area, c.name]
     cards = {}
     for i, u in sorted(r.units.items()):
         c = u.card
@@ -74,7 +85,7 @@ def game_data(r: Replay) -> dict:
         "start": r.turns()[0].start_seq if r.turns() else 0,
     }
     return {
-        "meta": meta, "cards": cards, "views": "[" + ",".join(views) + "]", "at": at, "events": events,
+        "meta": meta, "cards": cards, "pool": pool, "views": "[" + ",".join(views) + "]", "at": at, "events": events,
         "diffs": diffs, "rules": {rid: rule(rid).as_dict() for rid in sorted({e.rule for e in r.events})},
         "turns": [[t.number, t.player, t.first_seq, t.start_seq, t.last_seq] for t in r.turns()],
         "stops": stops(r),

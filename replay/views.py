@@ -61,6 +61,10 @@ def view(state: GameState, perspective: int | None = None) -> dict:
         "seq": state.seq - 1, "turn": state.turn, "active": state.current, "phase": state.phase,
         "ruleset": state.rules.name, "perspective": perspective, "players": players,
     }
+    if state.phase == "draft" and state.offer:
+        out["draft"] = {"round": state.round, "offer": list(state.offer),
+                        "picks": [len(pl.picks) if perspective not in (None, pl.index) else list(pl.picks)
+                                  for pl in state.players]}
     if state.ended:
         out["winner"] = state.winner
         out["end_reason"] = state.end_reason
@@ -192,6 +196,10 @@ def card_label(c: dict) -> str:
     return text + ("".join(f" {x}" for x in extra))
 
 
+def _n(x) -> int:
+    return x if isinstance(x, int) else len(x)
+
+
 def board_text(v: dict) -> list[str]:
     """A view as text lines: each player's line, hand and lanes (the opponent of the active player on top)."""
     lines = []
@@ -201,6 +209,11 @@ def board_text(v: dict) -> list[str]:
     if "winner" in v:
         head += f"  WINNER P{v['winner']} ({v['end_reason']})"
     lines.append(head)
+    if "draft" in v:
+        d = v["draft"]
+        lines.append(f"draft round {d['round']}: P{v['active']} picks one of "
+                     + ", ".join(f"b{b}" for b in d["offer"])
+                     + f"  (picked so far: P0 {_n(d['picks'][0])}, P1 {_n(d['picks'][1])})")
     for p in v["players"]:
         extra = (f"next rune {p['next_rune']}" if "next_rune" in p else f"damage {p['damage_counter']}")
         marker = ">" if p["player"] == v["active"] else " "
