@@ -110,3 +110,54 @@ def test_the_page_is_self_contained_and_small(tmp_path):
     assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", text)
     assert "<link" not in text and "@import" not in text and "fetch(" not in text
     assert text.count('"R-ATTACK"') >= 1 and "dataset.zone" in text
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
+def test_buttons_keys_perspective_and_event_clicks_drive_the_page(tmp_path):
+    from replay.terminal import stops
+    from tests.cdp import Browser
+
+    page = tmp_path / "game.html"
+    assert CliRunner().invoke(cli, ["html", str(GOLDEN_12), "-o", str(page)]).exit_code == 0
+    r = open_game(GOLDEN_12)
+    marks, starts = stops(r), [t.start_seq for t in r.turns()]
+    s0 = r.turn_start(3)
+    b = Browser(BROWSER, str(tmp_path / "profile"))
+    try:
+        b.open(page.resolve().as_uri() + f"#seq={s0}")
+        seq = lambda: int(b.eval("document.getElementById('app').dataset.seq"))  # noqa: E731
+        click = lambda i: b.eval(f"document.getElementById('{i}').click()")  # noqa: E731
+        key = lambda k: b.eval(f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{k}'}}))")  # noqa: E731
+        assert seq() == s0
+        click("nact")
+        assert seq() == next(s for s in marks if s > s0)
+        click("pact")
+        assert seq() == s0
+        key("ArrowRight")
+        assert seq() == next(s for s in marks if s > s0)
+        key("ArrowLeft")
+        key(".")
+        assert seq() == s0 + 1
+        key(",")
+        click("nturn")
+        assert seq() == next(s for s in starts if s > s0)
+        key("[")
+        assert seq() == s0
+        key("v")
+        assert b.eval("document.getElementById('app').dataset.as") == "0"
+        assert b.eval("location.hash") == f"#seq={s0}&as=0"
+        assert b.eval("document.querySelectorAll('[data-zone=hand1] [data-id]').length") == 0
+        assert b.eval("document.querySelectorAll('[data-zone=hand1] .back').length") == r.view(s0, 0)["players"][1]["hand"]
+        key("v"), key("v")
+        died = next(e for e in r.events if type(e).__name__ == "CreatureDied")
+        b.eval(f"document.querySelectorAll('#events li:not(.turnhead)')[{died.seq}].click()")
+        assert seq() == died.seq
+        detail = b.eval("document.getElementById('detail').innerText")
+        assert f"#{died.seq} creature_died" in detail and died.rule in detail
+        assert str(r.causes(died.seq)[-1].seq) in detail and "leaves the board" in detail
+        key("End")
+        assert seq() == r.last_seq and "wins" in b.eval("document.getElementById('table').innerText")
+        key("Home")
+        assert seq() == 0
+    finally:
+        b.close()
