@@ -7,8 +7,9 @@ page's script only draws them (`replay/viewer.html`). Layout of the embedded dat
   ``pool``: ``{base_id: [type, cost, attack, defense, keywords, my, opp, draw, area, name]}`` of draft offers;
 - ``views``: distinct boards; ``at[seq]`` is the index of the board just after event ``seq``. A board is
   ``[turn, active, phase, winner, p0, p1]`` with ``p = [health, mana, max_mana, deck, next_draw, rune or
-  damage counter, hand, board]`` (and, in the draft, ``[round, offered base ids]``), a hand card ``[id, attack, defense, keywords]`` and a creature
-  ``[id, lane, attack, defense, keywords, can_attack, has_attacked]``;
+  damage counter, hand, board]`` (and, in the draft, ``[round, offered base ids]``), a hand card
+  ``[id, attack, defense, keywords]`` and a creature ``[id, lane, attack, defense, keywords, can_attack,
+  has_attacked]``;
 - ``events``: ``[seq, type, rule, cause, description, player-if-a-draw]``; ``diffs[seq]``: lines;
 - ``rules``: the cited rules' sections; ``turns``: ``[number, player, first, start, last]``; ``stops``: the
   seqs a step by action lands on.

@@ -147,7 +147,8 @@ def test_buttons_keys_perspective_and_event_clicks_drive_the_page(tmp_path):
         assert b.eval("document.getElementById('app').dataset.as") == "0"
         assert b.eval("location.hash") == f"#seq={s0}&as=0"
         assert b.eval("document.querySelectorAll('[data-zone=hand1] [data-id]').length") == 0
-        assert b.eval("document.querySelectorAll('[data-zone=hand1] .back').length") == r.view(s0, 0)["players"][1]["hand"]
+        backs = b.eval("document.querySelectorAll('[data-zone=hand1] .back').length")
+        assert backs == r.view(s0, 0)["players"][1]["hand"]
         key("v"), key("v")
         died = next(e for e in r.events if type(e).__name__ == "CreatureDied")
         b.eval(f"document.querySelectorAll('#events li:not(.turnhead)')[{died.seq}].click()")
