@@ -54,6 +54,7 @@ class Replay:
         self.meta = meta or {}
         try:
             self.history = History(self.events)
+            self.events = self.history.events  # as the fold reads them (older schemas upcast, if History does)
             self.final = self.history.final()
         except LocmError as exc:
             raise ReplaySourceError(f"{source or 'log'}: does not fold: {exc}") from None

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from events.catalog import ActionReceived, GameCreated, TurnStarted
+from events.catalog import ActionReceived, GameCreated, HardError, TurnStarted
 from events.codec import to_jsonl
 from locm.cli import cli
 from locm.play import play_one
@@ -122,7 +122,7 @@ def test_causes_walk_back_with_decreasing_seqs_in_every_official_game():
                 seqs = [e.seq] + [c.seq for c in chain]
                 assert seqs == sorted(seqs, reverse=True) and len(set(seqs)) == len(seqs)
                 end = chain[-1] if chain else e
-                assert end.cause == -1 and type(end) in (ActionReceived, GameCreated), (path, e)
+                assert end.cause == -1 and type(end) in (ActionReceived, HardError, GameCreated), (path, e)
 
 
 def test_replay_of_an_official_game_is_the_conformance_replay():
