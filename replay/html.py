@@ -10,7 +10,8 @@ page's script only draws them (`replay/viewer.html`). Layout of the embedded dat
   damage counter, hand, board]`` (and, in the draft, ``[round, offered base ids]``), a hand card
   ``[id, attack, defense, keywords]`` and a creature ``[id, lane, attack, defense, keywords, can_attack,
   has_attacked]``;
-- ``events``: ``[seq, type, rule, cause, description, player-if-a-draw]``; ``diffs[seq]``: lines;
+- ``events``: ``[seq, type, rule, cause, description, player-if-a-draw]``; ``diffs[seq]``: lines, a line
+  that names a player's hand cards as ``[text, player]`` (not shown in the other player's view);
 - ``rules``: the cited rules' sections; ``turns``: ``[number, player, first, start, last]``; ``stops``: the
   seqs a step by action lands on.
 """
@@ -27,7 +28,7 @@ from replay.describe import describe
 from replay.game import Replay
 from replay.rules import rule
 from replay.terminal import stops
-from replay.views import diff, diff_lines
+from replay.views import diff, tagged_diff_lines
 
 _PHASES = {"setup": 0, "draft": 1, "construct": 2, "battle": 3, "ended": 4}
 
@@ -61,7 +62,8 @@ def game_data(r: Replay) -> dict:
             k = index[v] = len(views)
             views.append(v)
         at.append(k)
-        diffs.append(diff_lines(diff(prev, state)) if prev is not None else [])
+        lines = tagged_diff_lines(diff(prev, state)) if prev is not None else []
+        diffs.append([text if who < 0 else [text, who] for text, who in lines])
     pool = {}
     for e in r.events:
         if type(e) is DraftOffered:

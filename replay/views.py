@@ -147,7 +147,12 @@ def _v(x) -> str:
 
 def diff_lines(d: dict) -> list[str]:
     """A diff as short lines a person reads, e.g. ``P1 health 30 -> 28``."""
-    lines = []
+    return [line for line, _ in tagged_diff_lines(d)]
+
+
+def tagged_diff_lines(d: dict) -> list[tuple[str, int]]:
+    """`diff_lines` with, for each line, the player whose hidden cards it names (-1: anyone may see it)."""
+    lines: list = []
     for key in ("turn", "active", "phase", "winner"):
         if key in d:
             lines.append(f"{key} {d[key][0]} -> {d[key][1]}")
@@ -157,9 +162,9 @@ def diff_lines(d: dict) -> list[str]:
             if f == "player":
                 continue
             if f == "hand_added":
-                lines.append(f"{who} hand + {', '.join(f'#{i}' for i in v)}")
+                lines.append((f"{who} hand + {', '.join(f'#{i}' for i in v)}", p["player"]))
             elif f == "hand_removed":
-                lines.append(f"{who} hand - {', '.join(f'#{i}' for i in v)}")
+                lines.append((f"{who} hand - {', '.join(f'#{i}' for i in v)}", p["player"]))
             else:
                 lines.append(f"{who} {f.replace('_', ' ')} {_v(v[0])} -> {_v(v[1])}")
     for c in d.get("creatures", []):
@@ -172,7 +177,7 @@ def diff_lines(d: dict) -> list[str]:
                      f"{c['keywords']}")
     for c in d.get("left", []):
         lines.append(f"#{c['id']} (P{c['owner']}) leaves the board")
-    return lines
+    return [x if isinstance(x, tuple) else (x, -1) for x in lines]
 
 
 # --- text -------------------------------------------------------------------------------------------------
