@@ -539,8 +539,8 @@ class SqliteStore(EventStore):
         return [_record_from_row(r) for r in self._query(sql, params)]
 
     def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
-        rows = self._query("SELECT game_id FROM games WHERE substr(game_id, 1, ?) = ? ORDER BY rowid LIMIT ?",
-                           (len(prefix), prefix, limit))
+        rows = self._query("SELECT game_id FROM games WHERE game_id >= ? AND game_id < ? ORDER BY game_id LIMIT ?",
+                           (prefix, prefix + "\U0010ffff", limit))  # a range of the primary key
         return [r[0] for r in rows]
 
     def _rows(self, game_id: str) -> list[tuple[int, str, bytes]]:

@@ -139,6 +139,7 @@ def open_stored(db: str | Path, game_id: str) -> Replay:
     return Replay(events, source=f"{db} {gid}", meta=meta)
 
 
+_MAX_CHAR = "\U0010ffff"  # every id that starts with a prefix sorts between prefix and prefix + this
 _KNOWN_STORE = {"format": "locm-event-store", "schema_version": "1"}
 
 
@@ -156,8 +157,9 @@ def _read_stored_fast(path: Path, game_id: str):
             return None
         row = conn.execute("SELECT game_id, meta, agent0, agent1 FROM games WHERE game_id = ?", (game_id,)).fetchone()
         if row is None:
-            rows = conn.execute("SELECT game_id, meta, agent0, agent1 FROM games WHERE substr(game_id, 1, ?) = ? "
-                                "ORDER BY rowid LIMIT 2", (len(game_id), game_id)).fetchall() if game_id else []
+            sql = ("SELECT game_id, meta, agent0, agent1 FROM games WHERE game_id >= ? AND game_id < ? "
+                   "ORDER BY game_id LIMIT 2")
+            rows = conn.execute(sql, (game_id, game_id + _MAX_CHAR)).fetchall() if game_id else []
             if len(rows) != 1:
                 return None  # unknown or ambiguous: the store's path says which
             row = rows[0]
