@@ -284,3 +284,20 @@ def test_demo_writes_one_games_html_replay_and_says_what_to_try_next(tmp_path):
     assert page.exists() and "game-data" in page.read_text(encoding="utf-8")
     line = next(x for x in res.output.splitlines() if x.startswith("replay of game"))
     assert str(page) in line and f"locm replay --db {db}" in line
+
+
+def test_the_quick_store_reader_and_the_store_agree(store_path, monkeypatch):
+    import replay.sources as sources
+
+    quick = open_game(db=store_path, game_id="constructed-3")
+    monkeypatch.setattr(sources, "_read_stored_fast", lambda path, gid: None)
+    slow = open_game(db=store_path, game_id="constructed-3")
+    assert quick.events == slow.events and quick.meta == slow.meta and quick.source == slow.source
+
+
+@pytest.mark.parametrize("content", [b"\x00garbage" * 100, b""])
+def test_a_bad_store_file_is_one_line_and_exit_2(tmp_path, content):
+    db = tmp_path / "bad.db"
+    db.write_bytes(content)
+    res = invoke("show", "--db", db, "x")
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
