@@ -115,7 +115,7 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
     """
     from replay.render import audit_text, card_life_text, rejected_text
 
-    if sum(x is not None and x is not False for x in (seq, card_id, rejected or None)) != 1:
+    if [seq is not None, rejected, card_id is not None].count(True) != 1:
         raise click.UsageError("give exactly one of --seq S, --rejected, --card ID")
     r = _open(source, db, game_index)
     if seq is not None:

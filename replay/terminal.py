@@ -14,7 +14,7 @@ import termios
 import tty
 from bisect import bisect_left, bisect_right
 
-from replay.game import Replay
+from replay.game import Replay, ReplayError
 from replay.render import show_text
 
 CLEAR = "\x1b[H\x1b[2J"
@@ -75,7 +75,7 @@ class Stepper:
     def jump(self, text: str) -> None:
         try:
             self.seq = self.r.turn_start(int(text))
-        except (ValueError, Exception) as exc:  # a bad number is a message, never an exit
+        except (ValueError, ReplayError) as exc:  # a bad number is a message, never an exit
             self.message = f"cannot jump to turn {text!r}: {exc}"
 
     def screen(self) -> str:
