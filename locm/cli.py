@@ -581,6 +581,11 @@ def demo(db, games, workers, chart):
     run_demo(db, games, workers, chart, click.echo, progress)
 
 
+from locm import replay_cli  # noqa: E402  (show, audit, replay, html, import-referee)
+
+replay_cli.register(cli)
+
+
 def main() -> None:
     cli.main()
 

@@ -18,6 +18,15 @@ MIRROR = ("greedy", "greedy")
 RULESETS = ("1.2", "constructed")
 
 
+def write_replay(store, db, game_id: str, path: Path) -> Path:
+    """One stored game as a self-contained HTML replay (`locm html`)."""
+    from replay.game import Replay
+    from replay.html import render_html
+
+    path.write_text(render_html(Replay(store.events(game_id), source=f"{db} {game_id}")), encoding="utf-8")
+    return path
+
+
 def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, progress_bar) -> None:
     store = open_store(db)
     try:
@@ -58,5 +67,9 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
         )
         echo("")
         echo(f"chart: {path}   games and events: {db}   (try: locm games --db {db})")
+        gid = mirror[RULESETS[0]][0]
+        page = write_replay(store, db, gid, Path(chart).with_name(Path(chart).stem + "-replay.html"))
+        echo(f"replay of game {gid}: {page}   (next: locm replay --db {db} {gid}   or   "
+             f"locm audit --db {db} {gid} --rejected)")
     finally:
         store.close()

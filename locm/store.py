@@ -311,8 +311,16 @@ class EventStore:
         self._write([prepared])
         return prepared.record
 
+    def append_games(self, prepared: Sequence[PreparedGame]) -> None:
+        """Store several games checked by `prepare_game` in one transaction: all of them or none."""
+        self._write(list(prepared))
+
     def has_game(self, game_id: str) -> bool:
         return self._record(game_id) is not None
+
+    def game_ids_with_prefix(self, prefix: str, limit: int = 2) -> list[str]:
+        """Up to ``limit`` stored game ids that start with ``prefix`` (to resolve an abbreviated id)."""
+        return self._ids_with_prefix(prefix, limit)
 
     def game(self, game_id: str) -> GameRecord:
         record = self._record(game_id)
@@ -398,6 +406,9 @@ class EventStore:
     def _records(self, ruleset, agent, winner, limit) -> list[GameRecord]:
         raise NotImplementedError
 
+    def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        raise NotImplementedError
+
     def _rows(self, game_id: str) -> list[tuple[int, str, bytes]]:
         """``(seq, payload, hash)`` of a game in seq order; `GameNotFoundError` if there is no such game."""
         raise NotImplementedError
@@ -454,6 +465,9 @@ class MemoryStore(EventStore):
                  and (agent is None or agent in (p.record.agent0, p.record.agent1))
                  and (winner is None or p.record.winner == winner)]
         return found if limit is None else found[:limit]
+
+    def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        return [g for g in self._games if g.startswith(prefix)][:limit]
 
     def _rows(self, game_id: str) -> list[tuple[int, str, bytes]]:
         p = self._games.get(game_id)
@@ -599,6 +613,11 @@ class SqliteStore(EventStore):
         if limit is not None:
             sql, params = sql + " LIMIT ?", params + [limit]
         return [_record_from_row(r) for r in self._query(sql, params)]
+
+    def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        rows = self._query("SELECT game_id FROM games WHERE game_id >= ? AND game_id < ? ORDER BY game_id LIMIT ?",
+                           (prefix, prefix + "\U0010ffff", limit))  # a range of the primary key
+        return [r[0] for r in rows]
 
     def _rows(self, game_id: str) -> list[tuple[int, str, bytes]]:
         rows = self._query("SELECT seq, payload, hash FROM events WHERE game_id = ? ORDER BY seq", (game_id,))

@@ -1,0 +1,242 @@
+"""Replay and audit commands: `locm show`, `locm audit`, `locm replay`, `locm html`, `locm import-referee`.
+
+Each is a thin layer over `replay`. SOURCE is one of
+  game.jsonl                  an event log written by `locm play --log`
+  official.txt.gz --game K    game K (0-based line) of an official referee log, replayed through the engine
+  --db locm.db GAME_ID        a stored game (a unique prefix of its id is enough)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+SOURCE_HELP = """
+\b
+SOURCE is one of:
+  game.jsonl                 an event log written by 'locm play --log'
+  official.txt.gz --game K   game K (0-based) of an official referee log
+  --db locm.db GAME_ID       a stored game (a unique prefix of the id is enough)
+"""
+
+
+def _source(f):
+    f = click.argument("source")(f)
+    f = click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Read SOURCE as a game id in this event store.")(f)
+    f = click.option("--game", "game_index", type=int, metavar="K",
+                     help="Which game of an official referee log (0-based line number).")(f)
+    return f
+
+
+def _open(source, db, game_index):
+    from replay import open_game
+
+    if db is not None:
+        if game_index is not None:
+            raise click.UsageError("--game is for official logs, not with --db")
+        return open_game(db=db, game_id=source)
+    return open_game(source, game=game_index)
+
+
+def _dump(obj) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, indent=1))
+
+
+def _pick_seq(r, turn, seq) -> int:
+    if turn is not None and seq is not None:
+        raise click.UsageError("give --turn or --seq, not both")
+    if seq is not None:
+        return r.check_seq(seq)
+    if turn is not None:
+        return r.turn_start(turn)
+    return r.last_seq
+
+
+def register(cli: click.Group) -> None:
+    for cmd in (show, audit, replay_cmd, html, import_referee):
+        cli.add_command(cmd)
+
+
+# --- show -------------------------------------------------------------------------------------------------
+
+
+@click.command(epilog=SOURCE_HELP)
+@_source
+@click.option("--turn", type=int, metavar="N", help="The start of game turn N (after its draws).")
+@click.option("--seq", type=int, metavar="S", help="Just after event S.")
+@click.option("--as", "perspective", type=click.IntRange(0, 1), help="What player 0 or 1 saw (hides the other "
+              "hand and the decks' order).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def show(source, db, game_index, turn, seq, perspective, as_json):
+    """Show the board at one point of a game (default: the end) and the events of that turn.
+
+    \b
+    Example:
+      locm show game.jsonl --turn 6
+      locm show --db locm.db 1.2-7-0123 --seq 212 --as 0 --json
+      locm show tests/data/official-1.5-games-00-49.txt.gz --game 3 --turn 10
+    """
+    from replay.render import show_text
+
+    r = _open(source, db, game_index)
+    s = _pick_seq(r, turn, seq)
+    v = r.view(s, perspective)
+    t = r.turn_of(s)
+    events = range(t.first_seq, t.last_seq + 1) if t else range(max(0, s - 5), s + 1)
+    if as_json:
+        v["events"] = [{"seq": i, "type": r.event_obj(i)["type"], "description": r.describe(i, perspective)}
+                       for i in events]
+        _dump(v)
+        return
+    click.echo("\n".join(show_text(r, s, perspective)))
+
+
+# --- audit ------------------------------------------------------------------------------------------------
+
+
+@click.command(epilog=SOURCE_HELP)
+@_source
+@click.option("--seq", type=int, metavar="S", help="Explain event S: its rule, its causes and what it changed.")
+@click.option("--rejected", is_flag=True, help="List every skipped action and hard error with its reason and rule.")
+@click.option("--card", "card_id", type=int, metavar="ID", help="One card instance's whole life.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def audit(source, db, game_index, seq, rejected, card_id, as_json):
+    """Settle a dispute from the log alone: why an event happened, which rule it applied, what it changed.
+
+    \b
+    Example:
+      locm audit game.jsonl --seq 210
+      locm audit --db locm.db 1.2-7-0123 --rejected
+      locm audit game.jsonl --card 7 --json
+    """
+    from replay.render import audit_text, card_life_text, rejected_text
+
+    if [seq is not None, rejected, card_id is not None].count(True) != 1:
+        raise click.UsageError("give exactly one of --seq S, --rejected, --card ID")
+    r = _open(source, db, game_index)
+    if seq is not None:
+        out = r.explain(seq)
+        lines = audit_text(out)
+    elif rejected:
+        out = r.rejected()
+        lines = rejected_text(out)
+    else:
+        out = r.card_life(card_id)
+        lines = card_life_text(card_id, out)
+    if as_json:
+        _dump(out)
+    else:
+        click.echo("\n".join(lines))
+
+
+# --- replay -----------------------------------------------------------------------------------------------
+
+
+@click.command("replay", epilog=SOURCE_HELP)
+@_source
+@click.option("--all", "print_all", is_flag=True, help="Print every turn's board and events (no keys).")
+@click.option("--as", "perspective", type=click.IntRange(0, 1), help="Start in player 0's or 1's view.")
+def replay_cmd(source, db, game_index, print_all, perspective):
+    """Step through a game in the terminal: n/p next/previous action, N/P (or ]/[) next/previous turn,
+    t jump to a turn, v switch view (full, P0, P1), q quit. Not in a terminal, or with --all, print every
+    turn's board and events in order.
+
+    \b
+    Example:
+      locm replay game.jsonl
+      locm replay --db locm.db 1.2-7-0123 --all | less
+    """
+    from replay.render import all_turns_text
+    from replay.terminal import interactive
+
+    r = _open(source, db, game_index)
+    if print_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        for line in all_turns_text(r, perspective):
+            click.echo(line)
+        return
+    interactive(r, perspective)
+
+
+# --- html -------------------------------------------------------------------------------------------------
+
+
+@click.command(epilog=SOURCE_HELP)
+@_source
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The HTML file to write.")
+def html(source, db, game_index, output):
+    """Write a self-contained replay viewer (one HTML file, no network): the board, the hands, the events;
+    step by event, action or turn; click an event for its rule, causes and diff. Open
+    game.html#seq=S&as=0 to start at seq S in player 0's view.
+
+    \b
+    Example:
+      locm html game.jsonl -o game.html
+      locm html --db locm.db 1.2-7-0123 -o game.html
+    """
+    from locm.cli import OutputError
+    from replay.html import render_html
+
+    r = _open(source, db, game_index)
+    page = render_html(r)
+    tmp = output.with_name(output.name + ".tmp")
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        tmp.replace(output)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
+    click.echo(f"{output} ({len(page.encode()) // 1024} KB, {len(r)} events)")
+
+
+# --- import-referee ---------------------------------------------------------------------------------------
+
+
+@click.command("import-referee")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"), show_default=True,
+              help="The event store (created if missing).")
+@click.option("--skip-existing", is_flag=True, help="Skip games already stored instead of refusing the file.")
+def import_referee(files, db, skip_existing):
+    """Store the games of official referee logs as event games, each replayed through the engine exactly as
+    'locm conformance' does. A file is stored all or none: one game that does not replay identically refuses
+    the whole file. The log's scores and parameters are kept in each game's meta.
+
+    \b
+    Example:
+      locm import-referee tests/data/official-1.2-games-00-49.txt.gz --db official.db
+    """
+    from locm.store import GameExtras, open_store, prepare_game
+    from replay.sources import referee_game, referee_logs
+    from locm.errors import DuplicateGameError
+
+    existed = db.exists()
+    store = open_store(db)
+    stored = 0
+    try:
+        for path in files:
+            logs = referee_logs(path)
+            prepared = []
+            with click.progressbar(logs, label=f"replaying {path.name}", file=sys.stderr) as bar:
+                for logged in bar:
+                    g = referee_game(logged, path)
+                    if store.has_game(g.game_id):
+                        if skip_existing:
+                            continue
+                        raise DuplicateGameError(g.game_id)
+                    extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
+                    prepared.append(prepare_game(extras, g.events))
+            store.append_games(prepared)
+            stored += len(prepared)
+            click.echo(f"{path}: {len(prepared)} games stored" +
+                       (f", {len(logs) - len(prepared)} already there" if len(prepared) < len(logs) else ""))
+    finally:
+        store.close()
+        if not stored and not existed:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+    click.echo(f"{stored} games stored in {db}")

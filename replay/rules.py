@@ -1,0 +1,50 @@
+"""The rule texts that events cite: sections of `data/LOCM-RULES.md` (a byte-for-byte copy of the shared
+rules), looked up by their id (``R-ATTACK``, ``R-RUNES``, ...).
+
+A section starts at a ``## `` heading whose first words are its ids (``## R-RUNES  1.2 runes / R-DAMAGEDRAW
+1.5`` holds both R-RUNES and R-DAMAGEDRAW) and runs to the next heading.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.resources import files
+
+RULES_FILE = "LOCM-RULES.md"
+_ID = re.compile(r"\bR-[A-Z0-9]+\b")
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    heading: str  # the section's heading line, without the ``## ``
+    text: str  # the section's body
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "section": self.heading, "text": self.text}
+
+
+@lru_cache(maxsize=1)
+def _sections() -> dict[str, Rule]:
+    text = (files("data") / RULES_FILE).read_text(encoding="utf-8")
+    out: dict[str, Rule] = {}
+    blocks = re.split(r"(?m)^## ", text)[1:]
+    for block in blocks:
+        heading, _, body = block.partition("\n")
+        for rid in _ID.findall(heading):
+            out.setdefault(rid, Rule(rid, heading.strip(), body.strip()))
+    return out
+
+
+def rule(rule_id: str) -> Rule:
+    """The section of a rule id; an id the rules do not define gets an explanatory placeholder."""
+    found = _sections().get(rule_id)
+    if found is not None:
+        return found
+    return Rule(rule_id, rule_id, f"({rule_id} is not a section of {RULES_FILE})")
+
+
+def rule_ids() -> list[str]:
+    return list(_sections())

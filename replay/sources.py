@@ -1,0 +1,234 @@
+"""`open_game`: every game a user has, as one `Replay`.
+
+- a stored game: ``open_game(db="locm.db", game_id="1.2-7-01ab")`` (a unique prefix of the id is enough);
+- an event log written by ``locm play --log`` (JSON lines): ``open_game("game.jsonl")``;
+- an official referee log (one game per line, plain or .gz): ``open_game("official.txt.gz", game=3)``, replayed
+  through the engine exactly as ``locm conformance`` does (`replay.conformance.check_game`); a game that does
+  not replay identically is refused with the conformance message.
+
+`referee_games` turns a whole official log file into stored-game form (`locm import-referee`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.errors import LocmError
+from events.codec import DecodeError, from_json, from_jsonl
+from replay.game import Replay, ReplaySourceError
+
+if TYPE_CHECKING:
+    from replay.conformance import LoggedGame
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def open_game(path: str | Path | None = None, *, db: str | Path | None = None, game_id: str | None = None,
+              game: int | None = None) -> Replay:
+    """One game as a `Replay`: from a store (``db`` and ``game_id``), an event log or an official log."""
+    if db is not None:
+        if game_id is None:
+            raise ReplaySourceError("a stored game needs its id (or a unique prefix of it)")
+        return open_stored(db, game_id)
+    if path is None:
+        raise ReplaySourceError("give a log file, or --db FILE and a game id")
+    kind, data = sniff(path)
+    if kind == "events":
+        if game is not None:
+            raise ReplaySourceError(f"{path}: an event log holds one game; --game is for official logs")
+        try:
+            events = from_jsonl(data)
+        except DecodeError as exc:
+            raise ReplaySourceError(f"{path}: not an event log: {exc}") from None
+        return Replay(events, source=str(path))
+    logged, count = _pick_logged(path, data, game)
+    return replay_logged(logged, str(path), count)
+
+
+def sniff(path: str | Path) -> tuple[str, bytes]:
+    """``("events" | "official", bytes)`` for a file, or `ReplaySourceError` naming what it is not."""
+    p = Path(path)
+    if p.is_dir():
+        raise ReplaySourceError(f"{p}: is a directory, not a log file")
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise ReplaySourceError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise ReplaySourceError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise ReplaySourceError(f"{p}: cannot decompress: {exc}") from None
+    if data[:16] == b"SQLite format 3\x00":
+        raise ReplaySourceError(f"{p}: is an event store: use --db {p} GAME_ID")
+    first = next((line for line in data.splitlines() if line.strip()), b"")
+    try:
+        obj, _ = json.JSONDecoder().raw_decode(first.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ReplaySourceError(f"{p}: not an event log (JSON lines) or an official referee log") from None
+    if isinstance(obj, dict) and obj.get("type") == "game_created":
+        return "events", data
+    if isinstance(obj, dict) and "outputs" in obj and "errors" in obj:
+        return "official", data
+    if isinstance(obj, dict) and "locm_export" in obj:
+        raise ReplaySourceError(f"{p}: is a store export: 'locm import {p} --db DB' it, then use --db DB GAME_ID")
+    raise ReplaySourceError(f"{p}: not an event log (first event is not game_created) or an official "
+                            "referee log")
+
+
+def _pick_logged(path, data: bytes, game: int | None) -> tuple[LoggedGame, int]:
+    from replay.conformance import ConformanceFileError, parse_log_line  # only for official logs
+
+    lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+    if game is None:
+        if len(lines) != 1:
+            raise ReplaySourceError(f"{path}: an official log of {len(lines)} games: pick one with --game K "
+                                    f"(0..{len(lines) - 1})")
+        game = 0
+    if not 0 <= game < len(lines):
+        raise ReplaySourceError(f"{path}: --game must be in 0..{len(lines) - 1}, got {game}")
+    try:
+        return parse_log_line(lines[game], game, str(path), game + 1), len(lines)
+    except ConformanceFileError as exc:
+        raise ReplaySourceError(str(exc)) from None
+
+
+def replay_logged(logged: LoggedGame, path: str, count: int = 0) -> Replay:
+    from replay.conformance import check_game
+
+    res = check_game(logged, keep_game=True)
+    if not res.identical:
+        raise ReplaySourceError(f"{path}: game {logged.index} does not replay identically: {res.summary()}")
+    return Replay(res.game.log, source=f"{path} game {logged.index}", meta=referee_meta(logged, path))
+
+
+def referee_meta(logged: LoggedGame, path: str) -> dict:
+    return {"source": "official referee log", "file": Path(path).name, "game": logged.index,
+            "scores": list(logged.scores), "params": logged.params}
+
+
+def open_stored(db: str | Path, game_id: str) -> Replay:
+    """A stored game. Reading a store of the schema this module knows goes straight through sqlite3 (the
+    store's module loads sqlite-utils, which alone costs more than the whole answer of `locm show`); anything
+    else (a missing, corrupt or foreign file, another schema version) goes through `locm.store`, which
+    names the problem."""
+    fast = _read_stored_fast(Path(db), game_id)
+    if fast is not None:
+        gid, meta_text, agents, events = fast
+    else:
+        from locm.store import open_store  # the store is an edge: imported only when a store is used
+
+        with open_store(db, create=False, readonly=True) as store:
+            gid = resolve_id(store, game_id)
+            record = store.game(gid)
+            events = store.events(gid)
+        meta_text, agents = record.meta, [record.agent0, record.agent1]
+    try:
+        meta = json.loads(meta_text)
+    except ValueError:
+        meta = {}
+    meta = {"game_id": gid, "agents": agents, **(meta if isinstance(meta, dict) else {})}
+    return Replay(events, source=f"{db} {gid}", meta=meta)
+
+
+_MAX_CHAR = "\U0010ffff"  # every id that starts with a prefix sorts between prefix and prefix + this
+_KNOWN_STORE = {"format": "locm-event-store", "schema_version": "1"}
+
+
+def _read_stored_fast(path: Path, game_id: str):
+    """``(game_id, meta, agents, events)`` read with sqlite3 from a store of schema 1, or None to let
+    `locm.store` handle (and explain) the file."""
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        if dict(conn.execute("SELECT key, value FROM locm_meta").fetchall()) != _KNOWN_STORE:
+            return None
+        row = conn.execute("SELECT game_id, meta, agent0, agent1 FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        if row is None:
+            sql = ("SELECT game_id, meta, agent0, agent1 FROM games WHERE game_id >= ? AND game_id < ? "
+                   "ORDER BY game_id LIMIT 2")
+            rows = conn.execute(sql, (game_id, game_id + _MAX_CHAR)).fetchall() if game_id else []
+            if len(rows) != 1:
+                return None  # unknown or ambiguous: the store's path says which
+            row = rows[0]
+        payloads = conn.execute("SELECT payload FROM events WHERE game_id = ? ORDER BY seq", (row[0],)).fetchall()
+        events = [from_json(p) for (p,) in payloads]
+    except (sqlite3.Error, DecodeError):
+        return None
+    finally:
+        conn.close()
+    return row[0], row[1], [row[2], row[3]], events
+
+
+def resolve_id(store, game_id: str) -> str:
+    """The stored id that ``game_id`` names exactly or as a unique prefix."""
+    if store.has_game(game_id):
+        return game_id
+    found = store.game_ids_with_prefix(game_id, 2) if game_id else []
+    if not found:
+        raise ReplaySourceError(f"no game {game_id!r} in {store.path} (see 'locm games --db {store.path}')")
+    if len(found) > 1:
+        raise ReplaySourceError(f"game id prefix {game_id!r} is ambiguous in {store.path}: {found[0]}, "
+                                f"{found[1]}, ...")
+    return found[0]
+
+
+# --- import of official logs -------------------------------------------------------------------------------
+
+
+@dataclass
+class RefereeGame:
+    game_id: str
+    events: list
+    meta: dict
+
+
+def referee_logs(path: str | Path) -> list[LoggedGame]:
+    """The games of an official log file, parsed (not yet replayed)."""
+    from replay.conformance import ConformanceFileError, read_log_file
+
+    try:
+        return list(read_log_file(path))
+    except ConformanceFileError as exc:
+        raise ReplaySourceError(str(exc)) from None
+
+
+def referee_game(logged: LoggedGame, path: str | Path) -> RefereeGame:
+    """One official game replayed through the engine, or `ReplaySourceError` if it does not replay
+    identically."""
+    from replay.conformance import check_game
+
+    res = check_game(logged, keep_game=True)
+    if not res.identical:
+        raise ReplaySourceError(f"{path}: game {logged.index} does not replay identically: {res.summary()}")
+    return RefereeGame(referee_game_id(logged, res.game.log), res.game.log, referee_meta(logged, str(path)))
+
+
+def referee_games(path: str | Path) -> list[RefereeGame]:
+    """Every game of an official log file replayed, or `ReplaySourceError` for the first game that does not
+    replay identically (so a file is imported all or none)."""
+    return [referee_game(logged, path) for logged in referee_logs(path)]
+
+
+def referee_game_id(logged: LoggedGame, events) -> str:
+    """``ref-<ruleset>-<seed>-<12 hex>``: the hash is over the parameters and the answers, so the same
+    referee game gets the same id from any file."""
+    key = json.dumps([logged.ruleset, sorted(logged.params.items()), [t[3] for t in logged.turns]],
+                     separators=(",", ":"), ensure_ascii=False)
+    seed = logged.params.get("seed", "x")
+    return f"ref-{logged.ruleset}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+__all__ = ["open_game", "open_stored", "referee_games", "resolve_id", "sniff", "LocmError"]

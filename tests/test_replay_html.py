@@ -1,0 +1,164 @@
+"""`locm html` in a real browser (headless Chromium): the board drawn at several seqs and perspectives is
+exactly what `locm show --json` says; the file is self-contained and small."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from locm.cli import cli
+from replay import open_game
+from tests.helpers import LOG_15
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN_12 = ROOT / "tests" / "golden" / "1.2-seed7-greedy-vs-random.jsonl"
+BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+VOID = {"meta", "input", "br", "img", "link", "hr", "col", "source", "wbr", "area", "base", "embed", "track"}
+
+
+class Zones(HTMLParser):
+    """Cards (``data-id``) per enclosing ``data-zone``, card backs per zone, and the root's ``data-seq``."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[str | None] = []
+        self.cards: dict[str, list[dict]] = {}
+        self.backs: dict[str, int] = {}
+        self.seq = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id") == "app":
+            self.seq = int(a["data-seq"])
+        zone = a.get("data-zone") or next((z for z in reversed(self.stack) if z), None)
+        if "data-id" in a and zone:
+            self.cards.setdefault(zone, []).append(a)
+        if "back" in (a.get("class") or "").split() and zone:
+            self.backs[zone] = self.backs.get(zone, 0) + 1
+        if tag not in VOID:
+            self.stack.append(a.get("data-zone"))
+
+    def handle_endtag(self, tag):
+        if tag not in VOID and self.stack:
+            self.stack.pop()
+
+
+def dump_dom(page: Path, fragment: str, tmp_path: Path) -> Zones:
+    res = subprocess.run(
+        [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}",
+         "--virtual-time-budget=5000", "--dump-dom", page.resolve().as_uri() + fragment],
+        capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    z = Zones()
+    z.feed(res.stdout)
+    return z
+
+
+def show_json(source, seq, perspective):
+    args = ["show", *source, "--seq", str(seq), "--json"] + ([] if perspective is None else ["--as", str(perspective)])
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    return json.loads(res.output)
+
+
+def card_key(c: dict) -> tuple:
+    return (int(c["id"]), int(c["attack"]), int(c["defense"]), c["keywords"])
+
+
+def drawn_key(a: dict) -> tuple:
+    return (int(a["data-id"]), int(a["data-attack"]), int(a["data-defense"]), a["data-keywords"])
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
+@pytest.mark.parametrize("name, source", [("1.2", [str(GOLDEN_12)]), ("1.5", [str(LOG_15), "--game", "3"])])
+def test_the_page_draws_what_show_json_says(tmp_path, name, source):
+    page = tmp_path / "game.html"
+    res = CliRunner().invoke(cli, ["html", *source, "-o", str(page)])
+    assert res.exit_code == 0, res.output
+    r = open_game(source[0], game=int(source[2]) if len(source) > 2 else None)
+    turns = r.turns()
+    picks = [(turns[2].start_seq, None), (turns[len(turns) // 2].start_seq + 3, 0),
+             (turns[-3].last_seq, 1), (r.last_seq, None)]
+    for seq, perspective in picks:
+        frag = f"#seq={seq}" + ("" if perspective is None else f"&as={perspective}")
+        z = dump_dom(page, frag, tmp_path)
+        v = show_json(source, seq, perspective)
+        assert z.seq == seq
+        for p, pl in enumerate(v["players"]):
+            drawn_board = [drawn_key(a) for a in z.cards.get(f"board{p}", [])]
+            assert drawn_board == [card_key(c) for lane in pl["board"] for c in lane], (name, seq, p)
+            ready = [a["data-can-attack"] == "1" for a in z.cards.get(f"board{p}", [])]
+            assert ready == [c["can_attack"] for lane in pl["board"] for c in lane]
+            if isinstance(pl["hand"], list):
+                assert [drawn_key(a) for a in z.cards.get(f"hand{p}", [])] == [card_key(c) for c in pl["hand"]]
+            else:
+                assert f"hand{p}" not in z.cards and z.backs.get(f"hand{p}", 0) == pl["hand"]
+
+
+def test_the_page_is_self_contained_and_small(tmp_path):
+    page = tmp_path / "game.html"
+    assert CliRunner().invoke(cli, ["html", str(GOLDEN_12), "-o", str(page)]).exit_code == 0
+    text = page.read_text(encoding="utf-8")
+    assert len(open_game(GOLDEN_12)) >= 300 and len(text.encode()) < 1_000_000
+    assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", text)
+    assert "<link" not in text and "@import" not in text and "fetch(" not in text
+    assert text.count('"R-ATTACK"') >= 1 and "dataset.zone" in text
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
+def test_buttons_keys_perspective_and_event_clicks_drive_the_page(tmp_path):
+    from replay.terminal import stops
+    from tests.cdp import Browser
+
+    page = tmp_path / "game.html"
+    assert CliRunner().invoke(cli, ["html", str(GOLDEN_12), "-o", str(page)]).exit_code == 0
+    r = open_game(GOLDEN_12)
+    marks, starts = stops(r), [t.start_seq for t in r.turns()]
+    s0 = r.turn_start(3)
+    b = Browser(BROWSER, str(tmp_path / "profile"))
+    try:
+        b.open(page.resolve().as_uri() + f"#seq={s0}")
+        seq = lambda: int(b.eval("document.getElementById('app').dataset.seq"))  # noqa: E731
+        click = lambda i: b.eval(f"document.getElementById('{i}').click()")  # noqa: E731
+        key = lambda k: b.eval(f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{k}'}}))")  # noqa: E731
+        assert seq() == s0
+        click("nact")
+        assert seq() == next(s for s in marks if s > s0)
+        click("pact")
+        assert seq() == s0
+        key("ArrowRight")
+        assert seq() == next(s for s in marks if s > s0)
+        key("ArrowLeft")
+        key(".")
+        assert seq() == s0 + 1
+        key(",")
+        click("nturn")
+        assert seq() == next(s for s in starts if s > s0)
+        key("[")
+        assert seq() == s0
+        key("v")
+        assert b.eval("document.getElementById('app').dataset.as") == "0"
+        assert b.eval("location.hash") == f"#seq={s0}&as=0"
+        assert b.eval("document.querySelectorAll('[data-zone=hand1] [data-id]').length") == 0
+        backs = b.eval("document.querySelectorAll('[data-zone=hand1] .back').length")
+        assert backs == r.view(s0, 0)["players"][1]["hand"]
+        key("v"), key("v")
+        died = next(e for e in r.events if type(e).__name__ == "CreatureDied")
+        b.eval(f"document.querySelectorAll('#events li:not(.turnhead)')[{died.seq}].click()")
+        assert seq() == died.seq
+        detail = b.eval("document.getElementById('detail').innerText")
+        assert f"#{died.seq} creature_died" in detail and died.rule in detail
+        assert str(r.causes(died.seq)[-1].seq) in detail and "leaves the board" in detail
+        key("End")
+        assert seq() == r.last_seq and "wins" in b.eval("document.getElementById('table').innerText")
+        key("Home")
+        assert seq() == 0
+    finally:
+        b.close()
