@@ -392,6 +392,19 @@ class BotAgent(Agent):
         self.stop()
         game.forfeit(player, self.failure, self._partial())
 
+    def receive_input(self, text: str, phase: str) -> None:
+        """An input the referee sends after the game is over (`Game.owed_input`: player 1's draft or construct
+        input when player 0's answer of that round lost). It is written to the bot, and its answer is waited
+        for within the phase's limit, then dropped, as the referee never reads it; nothing here changes the
+        game or the bot's record."""
+        if self.proc is None or self.failure is not None:
+            return
+        first = self._asked[phase] == 0
+        self._asked[phase] += 1
+        self._pending += text.encode()
+        self._exchange(time.monotonic() + self.limits.limit_ms(phase, first) / 1000.0)
+        self.failure, self.timed_out = None, False
+
     def _partial(self) -> str:
         """What the bot had written of its answer when it failed (for the record), cut to 200 characters."""
         text = bytes(self._out[:200]).decode("utf-8", "replace")

@@ -180,6 +180,20 @@ def test_two_bots_each_get_their_own_process():
     assert_gone(played.extras.stderr1)
 
 
+@pytest.mark.parametrize("ruleset, at", [("1.2", 2), ("constructed", 0)])
+def test_player_1_still_gets_the_round_input_after_player_0_loses_it(ruleset, at):
+    """As the referee's DraftTurn/ConstructTurn: both inputs of a round are sent before either answer is read,
+    so a hard error of player 0 in that round still leaves player 1 with its input (its answer is dropped)."""
+    played = run_game(ruleset, 3, [bot("garbage_bot.py", "words", str(at)), bot("inputs_bot.py")], limits=EASY)
+    game = played.game
+    assert game.ended and game.winner == 1 and hard_errors(game)[0].player == 0
+    assert game.owed_input() is not None
+    answers = [e for e in game.log if type(e) is ActionReceived and e.player == 1]
+    assert len(answers) == at  # rounds before the bad one: its answer in the bad round is never played
+    assert f"inputs: {at + 1}" in played.extras.stderr1
+    assert not played.extras.error1 and not played.extras.timeout1
+
+
 # Each bad bot fails at its own turn 3 (a draft pick in 1.2) unless told otherwise.
 FAILURES = [
     ("crash_bot.py", (), "crashed (exit 1)"),
