@@ -387,3 +387,82 @@ def test_a_tournament_resumed_with_an_edited_bot_is_refused_naming_it(tmp_path):
     r = run_locm(*args, "--games", 6, "--allow-changed-bots")
     assert r.returncode == 0, r.stderr
     assert_all_readable(db, ids, tmp_path)
+
+
+# --- 7. output edges -------------------------------------------------------------------------------------
+
+
+def test_dash_means_standard_output_for_every_output_file(tmp_path):
+    r = run_locm("play", "--seed", 2, "--p0", "greedy", "--p1", "pass", "--log", "-")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert json.loads(lines[0])["type"] == "game_created" and json.loads(lines[-1])["type"] == "game_ended"
+    assert "winner: player" in r.stderr  # the summary moves out of the way of the log
+    assert not (ROOT / "-").exists()
+    db = tmp_path / "s.db"
+    ids = fill_store(db, 2)
+    r = run_locm("export", "--all", "--db", db, "-o", "-")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.splitlines()[-1]) == {"end": {"games": 2, "events": r.stdout.count('"hash"')}}
+    assert not (ROOT / "-").exists()
+    assert_all_readable(db, ids, tmp_path)
+
+
+def fill_up(mnt: Path) -> None:
+    """Fill a filesystem to the last byte: the next write fails with ENOSPC."""
+    with contextlib.suppress(OSError), open(mnt / ".filler", "wb", buffering=0) as f:
+        while True:
+            f.write(b"\0" * 4096)
+
+
+def test_a_full_disk_under_a_log_file_is_one_line_and_leaves_nothing(tmp_path):
+    with tmpfs(tmp_path / "full", "64k") as mnt:
+        fill_up(mnt)
+        r = run_locm("play", "--seed", 2, "--p0", "greedy", "--p1", "random", "--log", mnt / "g.jsonl")
+        line = one_line_error(r)
+        assert "g.jsonl" in line and "No space left" in line, line
+        assert "winner: player" in r.stdout  # the game was played: its summary is still shown
+        assert [p.name for p in mnt.iterdir()] == [".filler"]
+        db = tmp_path / "s.db"
+        ids = fill_store(db, 3)
+        r = run_locm("export", "--all", "--db", db, "-o", mnt / "all.jsonl")
+        one_line_error(r)
+        assert [p.name for p in mnt.iterdir()] == [".filler"]
+        assert_all_readable(db, ids, tmp_path)
+
+
+@pytest.mark.parametrize("args", [["play", "--seed", 2, "--log", "-"], ["export", "--all"],
+                                  ["games"]])
+def test_a_full_disk_under_standard_output_is_one_line(tmp_path, args):
+    db = tmp_path / "s.db"
+    ids = fill_store(db, 30)
+    if args[0] != "play":
+        args = [*args, "--db", db]
+    with tmpfs(tmp_path / "full", "16k") as mnt:
+        fill_up(mnt)
+        with open(mnt / "out", "w") as out:
+            r = run_locm(*args, stdout=out)
+        line = one_line_error(r)
+        assert "standard output" in line and "No space left" in line, line
+    assert_all_readable(db, ids, tmp_path)
+
+
+def test_demo_checks_its_chart_path_before_playing(tmp_path):
+    t0 = time.monotonic()
+    r = run_locm("demo", "--db", tmp_path / "d.db", "--games", 2, "--chart", tmp_path / "no" / "dir" / "c.png")
+    line = one_line_error(r)
+    assert "c.png" in line and not (tmp_path / "d.db").exists(), line
+
+
+def test_a_bad_line_in_a_conformance_file_is_reported_and_the_rest_checked(tmp_path):
+    import gzip
+
+    from tests.helpers import LOG_12
+
+    lines = gzip.open(LOG_12, "rt").read().splitlines()[:3]
+    path = tmp_path / "log.txt"
+    path.write_text("\n".join([lines[0], "this is not a game", lines[1], lines[2]]) + "\n")
+    r = run_locm("conformance", path)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith(f"locm: error: {path}:2: not an official game log line") and "Traceback" not in r.stderr
+    assert "3/4 games identical" in r.stdout, r.stdout
