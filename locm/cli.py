@@ -309,7 +309,8 @@ def conformance(files, quiet):
 
 @cli.command()
 @RULESET
-@click.option("--games", "-n", type=click.IntRange(min=1), default=200, show_default=True)
+@click.option("--games", "-n", type=click.IntRange(min=1), default=200, show_default=True,
+              help="How many games to play.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench(ruleset, games, seed, as_json):
@@ -473,9 +474,9 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
         sys.exit(130)
     finally:
         store.close()
-    click.echo(f"{run.played} games played in {run.seconds:.1f} s, {run.already} stored before"
+    click.echo(f"{_n(run.played, 'game')} played in {run.seconds:.1f} s, {run.already} stored before"
                + (f", {run.duplicates} stored meanwhile by another run" if run.duplicates else "")
-               + f": {len(records)} of {len(jobs)} games in {db}")
+               + f": {len(records)} of {_n(len(jobs), 'game')} in {db}")
     click.echo(table(STANDINGS_HEADERS, standings_rows(standings(records, agents))))
     click.echo("")
     click.echo(table(PAIR_HEADERS, pair_rows(records, agents)))
@@ -490,30 +491,45 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
 @click.option("--ruleset", "-r", help="Only games of this ruleset.")
 @click.option("--agent", help="Only games with this agent in either seat (exactly as stored).")
 @click.option("--winner", type=click.IntRange(0, 1), help="Only games won by this seat (0 or 1).")
+@click.option("--winner-agent", metavar="AGENT", help="Only games won by this agent, in either seat.")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many games.")
-def games(db, ruleset, agent, winner, limit):
-    """List the stored games as a table, in the order they were stored.
+@click.option("--stderr", "stderr_of", metavar="GAME_ID",
+              help="Instead of the table, print what the bots of this stored game wrote on stderr.")
+def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
+    """List the stored games as a table, in the order they were stored. ``turns`` are the battle turns
+    begun, both players counted (as `locm play` says them).
 
     \b
     Example:
       locm games --db t.db --ruleset 1.2 --agent greedy --winner 0 --limit 20
+      locm games --db t.db --winner-agent "python3 bot.py"
+      locm games --db t.db --stderr 1.2-7-0123456789ab
     """
+    from locm.play import turns_played
     from locm.store import open_store
     from locm.tables import table
+    from locm.tournament import stored_stderr
 
     ruleset = _check_ruleset(ruleset) if ruleset else None
     with open_store(db, create=False, readonly=True) as store:
-        records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit)
+        if stderr_of is not None:
+            for seat, agent_name, text, failed in stored_stderr(store, stderr_of):
+                click.echo(f"== player {seat} ({agent_name}){' (lost by an error)' if failed else ''}: "
+                           + ("stderr:" if text else "nothing on stderr"))
+                if text:
+                    click.echo(text.rstrip("\n"))
+            return
+        records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent)
     rows = []
     for r in records:
         notes = [f"p{s} {what}" for s in (0, 1) for what, flag in (("error", getattr(r, f"error{s}")),
                                                                    ("timeout", getattr(r, f"timeout{s}")))
                  if flag]
-        rows.append((r.game_id, r.ruleset, r.seed, r.agent0, r.agent1, r.winner, r.reason, r.turns, r.n_events,
-                     r.created[:19] + "Z", ", ".join(notes)))
+        rows.append((r.game_id, r.ruleset, r.seed, r.agent0, r.agent1, r.winner, r.reason, turns_played(r.turns),
+                     r.n_events, r.created[:19] + "Z", ", ".join(notes)))
     click.echo(table(("game id", "ruleset", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
                       "created", "notes"), rows))
-    click.echo(f"{len(rows)} games")
+    click.echo(_n(len(rows), "game"))
 
 
 @cli.command()
@@ -536,8 +552,8 @@ def verify(db):
             problem = check_stored_game(store, record)
             if problem:
                 bad += 1
-                click.echo(f"{record.game_id}: {problem}")
-    click.echo(f"{total} games checked: {total - bad} good, {bad} bad")
+                click.echo(f"{record.game_id}: {problem.removeprefix(f'game {record.game_id!r}: ')}")
+    click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
     sys.exit(1 if bad else 0)
 
 
@@ -579,7 +595,7 @@ def export_cmd(game_ids, all_games, db, output):
             raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
         finally:
             tmp.unlink(missing_ok=True)
-    click.echo(f"{n} games written to {output}", err=True)
+    click.echo(f"{_n(n, 'game')} written to {output}", err=True)
 
 
 @cli.command("import")
@@ -613,7 +629,7 @@ def import_cmd(file, db, skip_existing):
         if not ok and not existed:  # leave no empty store behind a refused import
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
-    click.echo(f"imported {summary.games} games ({summary.events} events) into {db}"
+    click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
 
 
@@ -622,10 +638,12 @@ def import_cmd(file, db, skip_existing):
               help="The SQLite event store to play into (resumed if it exists).")
 @click.option("--games", "-n", type=click.IntRange(min=2), default=100, show_default=True,
               help="Games per pair of agents and ruleset (even: each seed in both seats).")
-@click.option("--workers", "-w", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Worker processes playing games.")
+@click.option("-w", "workers_old", type=click.IntRange(min=1), hidden=True)  # the old spelling, still read
 @click.option("--chart", default="locm-demo.png", show_default=True, type=click.Path(dir_okay=False),
               help="Where to draw the chart (PNG).")
-def demo(db, games, workers, chart):
+def demo(db, games, workers, workers_old, chart):
     """Play a round robin of the built-in agents in both rulesets into a local SQLite file, then show the
     standings, the first-player advantage, game length and damage by source, side by side, and a chart.
 
@@ -638,6 +656,7 @@ def demo(db, games, workers, chart):
     from locm.demo import run_demo
 
     _check_output(Path(chart))  # before playing, not after
+    workers = workers_old or workers
 
     @contextlib.contextmanager
     def progress(length, label):

@@ -466,3 +466,85 @@ def test_a_bad_line_in_a_conformance_file_is_reported_and_the_rest_checked(tmp_p
     assert r.returncode == 1, r.stderr
     assert r.stderr.startswith(f"locm: error: {path}:2: not an official game log line") and "Traceback" not in r.stderr
     assert "3/4 games identical" in r.stdout, r.stdout
+
+
+# --- 8. consistency ----------------------------------------------------------------------------------------
+
+
+def test_play_and_games_count_turns_the_same_way(tmp_path):
+    db = tmp_path / "s.db"
+    crash = shlex.join([sys.executable, str(BOTS / "crash_bot.py"), "0"])  # loses in the draft, no turn played
+    for seed, p0 in ((2, "greedy"), (3, crash)):
+        r = run_locm("play", "--seed", seed, "--p0", p0, "--p1", "random", "--db", db, "--timeouts", "x20")
+        assert r.returncode == 0, r.stderr
+        played = int(r.stdout.split(" turns")[0].rsplit(" ", 1)[1])
+        r = run_locm("games", "--db", db)
+        shown = r.stdout.splitlines()[-2].split()
+        assert str(played) in shown, (played, shown)
+        assert played >= 0
+
+
+def test_play_shows_the_end_of_a_crashed_bots_stderr(tmp_path):
+    crash = shlex.join([sys.executable, str(BOTS / "crash_bot.py"), "2"])
+    r = run_locm("play", "--seed", 2, "--p0", crash, "--p1", "pass", "--timeouts", "x20")
+    assert r.returncode == 0, r.stderr
+    assert "crashed (exit 1)" in r.stdout and "| crash_bot: giving up at turn 2" in r.stdout, r.stdout
+
+
+def test_games_shows_a_stored_games_bot_stderr(tmp_path):
+    db = tmp_path / "s.db"
+    crash = shlex.join([sys.executable, str(BOTS / "crash_bot.py"), "2"])
+    r = run_locm("play", "--seed", 2, "--p0", crash, "--p1", "pass", "--timeouts", "x20", "--db", db)
+    gid = r.stdout.split("stored: ")[1].split()[0]
+    r = run_locm("games", "--db", db, "--stderr", gid)
+    assert r.returncode == 0, r.stderr
+    assert "crash_bot: giving up at turn 2" in r.stdout and "player 0" in r.stdout
+    one_line_error(run_locm("games", "--db", db, "--stderr", "nope"), "locm: error: no game 'nope'")
+
+
+def test_games_selects_by_winning_agent(tmp_path):
+    db = tmp_path / "s.db"
+    r = run_locm("tournament", "--agents", "greedy", "pass", "--games", 4, "--db", db)
+    assert r.returncode == 0, r.stderr
+    r = run_locm("games", "--db", db, "--winner-agent", "greedy")
+    rows = r.stdout.splitlines()[2:-1]
+    assert r.stdout.splitlines()[-1] == "4 games" and len(rows) == 4
+    r = run_locm("games", "--db", db, "--winner-agent", "pass")
+    assert r.stdout.splitlines()[-1] == "0 games"
+    r = run_locm("games", "--db", db, "--limit", 1)
+    assert r.stdout.splitlines()[-1] == "1 game"
+
+
+def test_every_option_has_help_and_workers_is_spelled_one_way():
+    from locm.cli import cli
+
+    def commands(group, prefix=""):
+        for name, cmd in group.commands.items():
+            yield f"{prefix}{name}", cmd
+            if hasattr(cmd, "commands"):
+                yield from commands(cmd, f"{prefix}{name} ")
+
+    for name, cmd in commands(cli):
+        for p in cmd.params:
+            if p.param_type_name == "option" and not p.hidden:
+                assert p.help, f"locm {name} {p.opts[0]} has no help"
+                if "--workers" in p.opts:
+                    assert p.opts == ["--workers", "-j"] or p.opts == ["-j", "--workers"], (name, p.opts)
+
+
+def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
+    db = tmp_path / "s.db"
+    fill_store(db, 2)
+    out = tmp_path / "e.jsonl"
+    assert run_locm("export", "--all", "--db", db, "-o", out).returncode == 0
+    line = one_line_error(run_locm("import", out, "--db", db))
+    assert "--skip-existing" in line and "skip_existing=True" not in line
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE events SET payload = replace(payload, '\"seq\":3', '\"seq\":3 ') WHERE game_id = 'g1' AND seq = 3")
+    conn.commit()
+    conn.close()
+    r = run_locm("verify", "--db", db)
+    bad = [line for line in r.stdout.splitlines() if "g1" in line]
+    assert r.returncode == 1 and len(bad) == 1 and bad[0].count("g1") == 1, r.stdout
