@@ -4,6 +4,8 @@ project errors become one-line messages and a non-zero exit, never a traceback."
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
 import json
 import os
 import signal
@@ -30,7 +32,9 @@ class LocmGroup(click.Group):
 
     def main(self, args=None, prog_name="locm", **extra):
         try:
-            return super().main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
+            value = super().main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
+            sys.stdout.flush()  # a full disk under standard output is reported here, not at exit
+            return value
         except click.exceptions.NoArgsIsHelpError as exc:  # pragma: no cover - click >= 8.2
             click.echo(exc.ctx.get_help())
             sys.exit(0)
@@ -49,12 +53,35 @@ class LocmGroup(click.Group):
             sys.exit(EXIT_ERROR)
         except BrokenPipeError:
             sys.exit(0)
+        except OSError as exc:
+            if exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS:
+                _internal_error(exc)
+            _silence_stdout()
+            click.echo(f"locm: error: cannot write standard output: {exc.strerror}", err=True)
+            sys.exit(EXIT_ERROR)
         except Exception as exc:  # a bug: still one line, the traceback on demand
-            if os.environ.get("LOCM_DEBUG"):
-                raise
-            click.echo(f"locm: internal error: {type(exc).__name__}: {exc} (set LOCM_DEBUG=1 for the "
-                       "traceback)", err=True)
-            sys.exit(70)
+            _internal_error(exc)
+
+
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO}
+"""Errors of a write to standard output that are the output's fault (a full disk, a file-size limit)."""
+
+
+def _internal_error(exc: Exception):
+    if os.environ.get("LOCM_DEBUG"):
+        raise exc
+    click.echo(f"locm: internal error: {type(exc).__name__}: {exc} (set LOCM_DEBUG=1 for the "
+               "traceback)", err=True)
+    sys.exit(70)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that what is still buffered for it is dropped at exit instead
+    of failing again there."""
+    with contextlib.suppress(OSError):
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
 
 
 @click.group(cls=LocmGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -96,8 +123,9 @@ DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path)
 @click.option("--seed", type=int, required=True, help="The game's seed (R-SEEDS).")
 @click.option("--p0", default="greedy", show_default=True, help="Agent in seat 0: " + AGENT_HELP)
 @click.option("--p1", default="random", show_default=True, help="Agent in seat 1, as --p0.")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the event log here (JSON lines).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+              help="Write the event log here (JSON lines); - for standard output (the summary then goes to "
+                   "standard error).")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
               help="Also store the game in this event store (created if missing); its id is printed.")
 @TIMEOUTS
@@ -128,6 +156,9 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     limits = TimeLimits.parse(timeouts)
     params = _parse_params(params)
     Game.new(ruleset, seed, params)  # a bad seed or parameter is refused before a store is created
+    to_stdout = log_path is not None and str(log_path) == "-"
+    if log_path and not to_stdout:
+        _check_output(log_path)  # before playing, not after
     store = open_store(db) if db else None
     try:
         with _sigterm_as_interrupt():
@@ -141,17 +172,28 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
         if store is not None:
             store.close()
     game = played.game
-    if log_path:
-        _write_bytes(log_path, to_jsonl(game.log))
+    say = functools.partial(click.echo, err=to_stdout)  # the log, if it goes to stdout, has it to itself
     for line in summarize(game).lines(agents):
-        click.echo(line)
+        say(line)
     for e in game.log:
         if type(e) is HardError:
-            click.echo(f"hard error: player {e.player} ({agents[e.player]}): {e.reason}")
-    if log_path:
-        click.echo(f"log: {log_path}")
+            say(f"hard error: player {e.player} ({agents[e.player]}): {e.reason}")
+    x = played.extras
+    for seat, (text, failed) in enumerate(((x.stderr0, x.error0 or x.timeout0), (x.stderr1, x.error1 or x.timeout1))):
+        if failed and text.strip():  # a bot that lost by an error: its traceback, usually
+            say(f"stderr of player {seat} ({agents[seat]}), last lines:")
+            for line in text.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
+                say(f"  | {line}")
     if store is not None:
-        click.echo(f"stored: {gid} in {db}")
+        say(f"stored: {gid} in {db}")
+    if log_path:
+        _write_bytes(log_path, to_jsonl(game.log))  # after the summary: a full disk still shows the game
+        if not to_stdout:
+            say(f"log: {log_path}")
+
+
+STDERR_TAIL_LINES = 10
+"""Lines of a failed bot's stderr that `locm play` shows (its traceback, usually)."""
 
 
 @contextlib.contextmanager
@@ -191,12 +233,33 @@ def _parse_params(items) -> dict:
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole (through a .tmp file renamed when complete, removed on failure) or to
+    standard output for ``-``."""
+    if str(path) == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(data)
         tmp.replace(path)
     except OSError as exc:
+        tmp.unlink(missing_ok=True)
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}", str(path)) from None
+
+
+def _check_output(path: Path) -> None:
+    """Refuse an output path that cannot be written (no such directory, not writable, a directory), before
+    any work is done for it."""
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise OutputError(f"cannot write {path}: it is a directory", str(path))
+    if not parent.is_dir():
+        raise OutputError(f"cannot write {path}: no directory {parent}", str(path))
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise OutputError(f"cannot write {path}: permission denied or read-only", str(path))
 
 
 # --- conformance ------------------------------------------------------------------------------------------
@@ -208,8 +271,9 @@ def _write_bytes(path: Path, data: bytes) -> None:
 def conformance(files, quiet):
     """Replay official referee logs and check every input byte for byte, and the winner.
 
-    FILES are logs in the official format (one game per line; .gz allowed). Exit status 0 only when every
-    game is identical.
+    FILES are logs in the official format (one game per line; .gz allowed). A line that is not a game log is
+    reported with its line number and the other games are still checked. Exit status 0 only when every game
+    is identical.
 
     \b
     Example:
@@ -217,9 +281,15 @@ def conformance(files, quiet):
     """
     from replay.conformance import check_game, check_generated_cards, read_log_file
 
-    total = same = 0
+    total = same = bad = 0
+
+    def bad_line(exc):
+        nonlocal total, bad
+        total, bad = total + 1, bad + 1
+        click.echo(f"locm: error: {exc}", err=True)
+
     for path in files:
-        for logged in read_log_file(path):
+        for logged in read_log_file(path, on_bad_line=bad_line):
             result = check_game(logged)
             cards_problem = check_generated_cards(logged)
             if result.identical and cards_problem:
@@ -230,8 +300,8 @@ def conformance(files, quiet):
             if not (quiet and result.identical):
                 prefix = f"{path}: " if len(files) > 1 else ""
                 click.echo(prefix + result.summary())
-    click.echo(f"{same}/{total} games identical")
-    sys.exit(0 if same == total else 1)
+    click.echo(f"{same}/{total} games identical" + (f" ({_n(bad, 'line')} not a game log)" if bad else ""))
+    sys.exit(0 if same == total else EXIT_ERROR if bad == total else 1)
 
 
 # --- bench ------------------------------------------------------------------------------------------------
@@ -239,7 +309,8 @@ def conformance(files, quiet):
 
 @cli.command()
 @RULESET
-@click.option("--games", "-n", type=click.IntRange(min=1), default=200, show_default=True)
+@click.option("--games", "-n", type=click.IntRange(min=1), default=200, show_default=True,
+              help="How many games to play.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench(ruleset, games, seed, as_json):
@@ -403,9 +474,9 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
         sys.exit(130)
     finally:
         store.close()
-    click.echo(f"{run.played} games played in {run.seconds:.1f} s, {run.already} stored before"
+    click.echo(f"{_n(run.played, 'game')} played in {run.seconds:.1f} s, {run.already} stored before"
                + (f", {run.duplicates} stored meanwhile by another run" if run.duplicates else "")
-               + f": {len(records)} of {len(jobs)} games in {db}")
+               + f": {len(records)} of {_n(len(jobs), 'game')} in {db}")
     click.echo(table(STANDINGS_HEADERS, standings_rows(standings(records, agents))))
     click.echo("")
     click.echo(table(PAIR_HEADERS, pair_rows(records, agents)))
@@ -420,30 +491,45 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
 @click.option("--ruleset", "-r", help="Only games of this ruleset.")
 @click.option("--agent", help="Only games with this agent in either seat (exactly as stored).")
 @click.option("--winner", type=click.IntRange(0, 1), help="Only games won by this seat (0 or 1).")
+@click.option("--winner-agent", metavar="AGENT", help="Only games won by this agent, in either seat.")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many games.")
-def games(db, ruleset, agent, winner, limit):
-    """List the stored games as a table, in the order they were stored.
+@click.option("--stderr", "stderr_of", metavar="GAME_ID",
+              help="Instead of the table, print what the bots of this stored game wrote on stderr.")
+def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
+    """List the stored games as a table, in the order they were stored. ``turns`` are the battle turns
+    begun, both players counted (as `locm play` says them).
 
     \b
     Example:
       locm games --db t.db --ruleset 1.2 --agent greedy --winner 0 --limit 20
+      locm games --db t.db --winner-agent "python3 bot.py"
+      locm games --db t.db --stderr 1.2-7-0123456789ab
     """
+    from locm.play import turns_played
     from locm.store import open_store
     from locm.tables import table
+    from locm.tournament import stored_stderr
 
     ruleset = _check_ruleset(ruleset) if ruleset else None
     with open_store(db, create=False, readonly=True) as store:
-        records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit)
+        if stderr_of is not None:
+            for seat, agent_name, text, failed in stored_stderr(store, stderr_of):
+                click.echo(f"== player {seat} ({agent_name}){' (lost by an error)' if failed else ''}: "
+                           + ("stderr:" if text else "nothing on stderr"))
+                if text:
+                    click.echo(text.rstrip("\n"))
+            return
+        records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent)
     rows = []
     for r in records:
         notes = [f"p{s} {what}" for s in (0, 1) for what, flag in (("error", getattr(r, f"error{s}")),
                                                                    ("timeout", getattr(r, f"timeout{s}")))
                  if flag]
-        rows.append((r.game_id, r.ruleset, r.seed, r.agent0, r.agent1, r.winner, r.reason, r.turns, r.n_events,
-                     r.created[:19] + "Z", ", ".join(notes)))
+        rows.append((r.game_id, r.ruleset, r.seed, r.agent0, r.agent1, r.winner, r.reason, turns_played(r.turns),
+                     r.n_events, r.created[:19] + "Z", ", ".join(notes)))
     click.echo(table(("game id", "ruleset", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
                       "created", "notes"), rows))
-    click.echo(f"{len(rows)} games")
+    click.echo(_n(len(rows), "game"))
 
 
 @cli.command()
@@ -472,8 +558,8 @@ def verify(db, redecide):
             problem = check_stored_game(store, record, redecide)
             if problem:
                 bad += 1
-                click.echo(f"{record.game_id}: {problem}")
-    click.echo(f"{total} games checked: {total - bad} good, {bad} bad")
+                click.echo(f"{record.game_id}: {problem.removeprefix(f'game {record.game_id!r}: ')}")
+    click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
     sys.exit(1 if bad else 0)
 
 
@@ -481,8 +567,8 @@ def verify(db, redecide):
 @click.argument("game_ids", nargs=-1, metavar="[GAME_ID]...")
 @click.option("--all", "all_games", is_flag=True, help="Export every stored game.")
 @DB_OPTION
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write here instead of standard output (only once complete).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+              help="Write here instead of standard output (only once complete); - is standard output.")
 def export_cmd(game_ids, all_games, db, output):
     """Write games as JSON lines: a header, each game's record and its events with their hashes, totals.
 
@@ -501,7 +587,7 @@ def export_cmd(game_ids, all_games, db, output):
         ids = None if all_games else list(dict.fromkeys(game_ids))
         for gid in ids or ():
             store.game(gid)  # an unknown id is refused before anything is written
-        if output is None:
+        if output is None or str(output) == "-":
             with click.open_file("-", "wb") as out:
                 store.export_jsonl(ids, out)
                 out.flush()
@@ -515,7 +601,7 @@ def export_cmd(game_ids, all_games, db, output):
             raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
         finally:
             tmp.unlink(missing_ok=True)
-    click.echo(f"{n} games written to {output}", err=True)
+    click.echo(f"{_n(n, 'game')} written to {output}", err=True)
 
 
 @cli.command("import")
@@ -549,7 +635,7 @@ def import_cmd(file, db, skip_existing):
         if not ok and not existed:  # leave no empty store behind a refused import
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
-    click.echo(f"imported {summary.games} games ({summary.events} events) into {db}"
+    click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
 
 
@@ -558,10 +644,12 @@ def import_cmd(file, db, skip_existing):
               help="The SQLite event store to play into (resumed if it exists).")
 @click.option("--games", "-n", type=click.IntRange(min=2), default=100, show_default=True,
               help="Games per pair of agents and ruleset (even: each seed in both seats).")
-@click.option("--workers", "-w", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Worker processes playing games.")
+@click.option("-w", "workers_old", type=click.IntRange(min=1), hidden=True)  # the old spelling, still read
 @click.option("--chart", default="locm-demo.png", show_default=True, type=click.Path(dir_okay=False),
               help="Where to draw the chart (PNG).")
-def demo(db, games, workers, chart):
+def demo(db, games, workers, workers_old, chart):
     """Play a round robin of the built-in agents in both rulesets into a local SQLite file, then show the
     standings, the first-player advantage, game length and damage by source, side by side, and a chart.
 
@@ -572,6 +660,9 @@ def demo(db, games, workers, chart):
     import contextlib
 
     from locm.demo import run_demo
+
+    _check_output(Path(chart))  # before playing, not after
+    workers = workers_old or workers
 
     @contextlib.contextmanager
     def progress(length, label):

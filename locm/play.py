@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.catalog import CreatureSummoned, ItemUsed, PlayerDamaged, TurnStarted
+from events.catalog import CreatureSummoned, ItemUsed, PlayerDamaged
 from engine.agents import make_agent, play
 from engine.game import Game
 
@@ -15,6 +15,13 @@ def seat_seed(game_seed: int, seat: int) -> int:
     """The seed of the agent in `seat` for a game: fixed by the game's seed, different for each seat."""
     x = (game_seed * 0x9E3779B97F4A7C15 + (seat + 1) * 0xBF58476D1CE4E5B9) & _MASK64
     return x - (1 << 64) if x >> 63 else x
+
+
+def turns_played(turn: int) -> int:
+    """A game's length in battle turns, as every command shows it: the turns begun, counting both players'
+    (``GameEnded.turn`` + 1; the stored ``turns`` column is ``GameEnded.turn``, -1 for a game that ended
+    before its battle, so that is 0 here)."""
+    return max(turn + 1, 0)
 
 
 def build_agents(names: tuple[str, str], game_seed: int, factory=None):
@@ -42,7 +49,7 @@ class GameSummary:
     def lines(self, agents: tuple[str, str]) -> list[str]:
         w = self.winner
         return [
-            f"winner: player {w} ({agents[w]}) by {self.reason} after {self.turns} turns",
+            f"winner: player {w} ({agents[w]}) by {self.reason} after {self.turns} turn{'' if self.turns == 1 else 's'}",
             f"health at the end: {self.health[0]} vs {self.health[1]}",
             f"cards played: {self.plays[0]} vs {self.plays[1]}; damage taken: "
             f"{self.damage_taken[0]} vs {self.damage_taken[1]}",
@@ -53,15 +60,13 @@ class GameSummary:
 def summarize(game: Game) -> GameSummary:
     plays = [0, 0]
     dmg = [0, 0]
-    turns = 0
     for e in game.log:
         t = type(e)
         if t is CreatureSummoned and not e.copy_of or t is ItemUsed:
             plays[e.player] += 1
         elif t is PlayerDamaged:
             dmg[e.player] += e.amount
-        elif t is TurnStarted:
-            turns = e.turn + 1
     s = game.state
+    turns = turns_played(game.log[-1].turn)
     return GameSummary(s.winner, s.end_reason, turns, len(game.log),
                        (s.players[0].health, s.players[1].health), tuple(plays), tuple(dmg))

@@ -329,11 +329,16 @@ class EventStore:
         return record
 
     def games(self, ruleset: str | None = None, agent: str | None = None, winner: int | None = None,
-              limit: int | None = None) -> list[GameRecord]:
-        """Records in the order stored. ``agent`` matches either seat; ``winner`` is the seat 0 or 1."""
+              limit: int | None = None, *, winner_agent: str | None = None) -> list[GameRecord]:
+        """Records in the order stored. ``agent`` matches either seat; ``winner`` is the seat 0 or 1;
+        ``winner_agent`` the agent that won (in either seat)."""
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise StoreError(f"limit: expected an integer >= 0 or None, got {limit!r}")
-        return self._records(ruleset, agent, winner, limit)
+        if winner_agent is None:
+            return self._records(ruleset, agent, winner, limit)
+        found = [r for r in self._records(ruleset, agent or winner_agent, winner, None)
+                 if (r.agent0, r.agent1)[r.winner] == winner_agent]
+        return found if limit is None else found[:limit]
 
     def events(self, game_id: str) -> list[Event]:
         """A game's events, decoded, in seq order."""
@@ -1000,6 +1005,6 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
                 counts[2] += 1
                 continue
             raise ImportFormatError(header_line, f"game {game_id!r} is already in the store"
-                                    + ("" if skip_existing else " (skip_existing=True skips identical games)"))
+                                    + ("" if skip_existing else " (--skip-existing skips identical games)"))
         counts[0], counts[1] = counts[0] + 1, counts[1] + record.n_events
         yield prepared

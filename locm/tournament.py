@@ -418,6 +418,22 @@ def check_stored_game(store: EventStore, record: GameRecord, redecide: bool = Tr
     return None
 
 
+class BotStderr(NamedTuple):
+    """What a stored game keeps of one seat's standard error (bots only; built-in agents write none)."""
+
+    seat: int
+    agent: str
+    text: str
+    failed: bool  # the seat lost by a hard error or a timeout
+
+
+def stored_stderr(store: EventStore, game_id: str) -> list[BotStderr]:
+    """Both seats' kept stderr of a stored game (`GameNotFoundError` if there is none)."""
+    r = store.game(game_id)
+    return [BotStderr(0, r.agent0, r.stderr0, r.error0 or r.timeout0),
+            BotStderr(1, r.agent1, r.stderr1, r.error1 or r.timeout1)]
+
+
 # --- standings --------------------------------------------------------------------------------------------
 
 
@@ -496,6 +512,6 @@ PAIR_HEADERS = ("agent A", "agent B", "games", "A wins", "B wins")
 
 __all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "MAX_GAMES", "pending", "iter_pending",
            "count_stored", "play_jobs", "run_tournament",
-           "TournamentRun", "check_stored_game", "bot_fingerprint", "changed_bots",
+           "TournamentRun", "check_stored_game", "bot_fingerprint", "changed_bots", "stored_stderr", "BotStderr",
            "Standing", "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS",
            "WATCHDOG_S"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -71,8 +72,10 @@ class GameResult:
         return text
 
 
-def read_log_file(path: str | Path) -> Iterator[LoggedGame]:
-    """The games of an official log file (plain or .gz)."""
+def read_log_file(path: str | Path, on_bad_line: Callable[[ConformanceFileError], None] | None = None
+                  ) -> Iterator[LoggedGame]:
+    """The games of an official log file (plain or .gz). A line that is not a game log raises
+    `ConformanceFileError` naming it, or, with ``on_bad_line``, is passed to it and skipped."""
     path = Path(path)
     if not path.is_file():
         raise ConformanceFileError(f"{path}: no such file", str(path))
@@ -83,7 +86,15 @@ def read_log_file(path: str | Path) -> Iterator[LoggedGame]:
             for lineno, line in enumerate(f, 1):
                 if not line.strip():
                     continue
-                yield parse_log_line(line, n, str(path), lineno)
+                try:
+                    logged = parse_log_line(line, n, str(path), lineno)
+                except ConformanceFileError as exc:
+                    if on_bad_line is None:
+                        raise
+                    on_bad_line(exc)
+                    n += 1
+                    continue
+                yield logged
                 n += 1
             if n == 0:
                 raise ConformanceFileError(f"{path}: no games in the file", str(path))

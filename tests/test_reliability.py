@@ -387,3 +387,164 @@ def test_a_tournament_resumed_with_an_edited_bot_is_refused_naming_it(tmp_path):
     r = run_locm(*args, "--games", 6, "--allow-changed-bots")
     assert r.returncode == 0, r.stderr
     assert_all_readable(db, ids, tmp_path)
+
+
+# --- 7. output edges -------------------------------------------------------------------------------------
+
+
+def test_dash_means_standard_output_for_every_output_file(tmp_path):
+    r = run_locm("play", "--seed", 2, "--p0", "greedy", "--p1", "pass", "--log", "-")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert json.loads(lines[0])["type"] == "game_created" and json.loads(lines[-1])["type"] == "game_ended"
+    assert "winner: player" in r.stderr  # the summary moves out of the way of the log
+    assert not (ROOT / "-").exists()
+    db = tmp_path / "s.db"
+    ids = fill_store(db, 2)
+    r = run_locm("export", "--all", "--db", db, "-o", "-")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.splitlines()[-1]) == {"end": {"games": 2, "events": r.stdout.count('"hash"')}}
+    assert not (ROOT / "-").exists()
+    assert_all_readable(db, ids, tmp_path)
+
+
+def fill_up(mnt: Path) -> None:
+    """Fill a filesystem to the last byte: the next write fails with ENOSPC."""
+    with contextlib.suppress(OSError), open(mnt / ".filler", "wb", buffering=0) as f:
+        while True:
+            f.write(b"\0" * 4096)
+
+
+def test_a_full_disk_under_a_log_file_is_one_line_and_leaves_nothing(tmp_path):
+    with tmpfs(tmp_path / "full", "64k") as mnt:
+        fill_up(mnt)
+        r = run_locm("play", "--seed", 2, "--p0", "greedy", "--p1", "random", "--log", mnt / "g.jsonl")
+        line = one_line_error(r)
+        assert "g.jsonl" in line and "No space left" in line, line
+        assert "winner: player" in r.stdout  # the game was played: its summary is still shown
+        assert [p.name for p in mnt.iterdir()] == [".filler"]
+        db = tmp_path / "s.db"
+        ids = fill_store(db, 3)
+        r = run_locm("export", "--all", "--db", db, "-o", mnt / "all.jsonl")
+        one_line_error(r)
+        assert [p.name for p in mnt.iterdir()] == [".filler"]
+        assert_all_readable(db, ids, tmp_path)
+
+
+@pytest.mark.parametrize("args", [["play", "--seed", 2, "--log", "-"], ["export", "--all"],
+                                  ["games"]])
+def test_a_full_disk_under_standard_output_is_one_line(tmp_path, args):
+    db = tmp_path / "s.db"
+    ids = fill_store(db, 30)
+    if args[0] != "play":
+        args = [*args, "--db", db]
+    with tmpfs(tmp_path / "full", "16k") as mnt:
+        fill_up(mnt)
+        with open(mnt / "out", "w") as out:
+            r = run_locm(*args, stdout=out)
+        line = one_line_error(r)
+        assert "standard output" in line and "No space left" in line, line
+    assert_all_readable(db, ids, tmp_path)
+
+
+def test_demo_checks_its_chart_path_before_playing(tmp_path):
+    t0 = time.monotonic()
+    r = run_locm("demo", "--db", tmp_path / "d.db", "--games", 2, "--chart", tmp_path / "no" / "dir" / "c.png")
+    line = one_line_error(r)
+    assert "c.png" in line and not (tmp_path / "d.db").exists(), line
+
+
+def test_a_bad_line_in_a_conformance_file_is_reported_and_the_rest_checked(tmp_path):
+    import gzip
+
+    from tests.helpers import LOG_12
+
+    lines = gzip.open(LOG_12, "rt").read().splitlines()[:3]
+    path = tmp_path / "log.txt"
+    path.write_text("\n".join([lines[0], "this is not a game", lines[1], lines[2]]) + "\n")
+    r = run_locm("conformance", path)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith(f"locm: error: {path}:2: not an official game log line") and "Traceback" not in r.stderr
+    assert "3/4 games identical" in r.stdout, r.stdout
+
+
+# --- 8. consistency ----------------------------------------------------------------------------------------
+
+
+def test_play_and_games_count_turns_the_same_way(tmp_path):
+    db = tmp_path / "s.db"
+    crash = shlex.join([sys.executable, str(BOTS / "crash_bot.py"), "0"])  # loses in the draft, no turn played
+    for seed, p0 in ((2, "greedy"), (3, crash)):
+        r = run_locm("play", "--seed", seed, "--p0", p0, "--p1", "random", "--db", db, "--timeouts", "x20")
+        assert r.returncode == 0, r.stderr
+        played = int(r.stdout.split(" turns")[0].rsplit(" ", 1)[1])
+        r = run_locm("games", "--db", db)
+        shown = r.stdout.splitlines()[-2].split()
+        assert str(played) in shown, (played, shown)
+        assert played >= 0
+
+
+def test_play_shows_the_end_of_a_crashed_bots_stderr(tmp_path):
+    crash = shlex.join([sys.executable, str(BOTS / "crash_bot.py"), "2"])
+    r = run_locm("play", "--seed", 2, "--p0", crash, "--p1", "pass", "--timeouts", "x20")
+    assert r.returncode == 0, r.stderr
+    assert "crashed (exit 1)" in r.stdout and "| crash_bot: giving up at turn 2" in r.stdout, r.stdout
+
+
+def test_games_shows_a_stored_games_bot_stderr(tmp_path):
+    db = tmp_path / "s.db"
+    crash = shlex.join([sys.executable, str(BOTS / "crash_bot.py"), "2"])
+    r = run_locm("play", "--seed", 2, "--p0", crash, "--p1", "pass", "--timeouts", "x20", "--db", db)
+    gid = r.stdout.split("stored: ")[1].split()[0]
+    r = run_locm("games", "--db", db, "--stderr", gid)
+    assert r.returncode == 0, r.stderr
+    assert "crash_bot: giving up at turn 2" in r.stdout and "player 0" in r.stdout
+    one_line_error(run_locm("games", "--db", db, "--stderr", "nope"), "locm: error: no game 'nope'")
+
+
+def test_games_selects_by_winning_agent(tmp_path):
+    db = tmp_path / "s.db"
+    r = run_locm("tournament", "--agents", "greedy", "pass", "--games", 4, "--db", db)
+    assert r.returncode == 0, r.stderr
+    r = run_locm("games", "--db", db, "--winner-agent", "greedy")
+    rows = r.stdout.splitlines()[2:-1]
+    assert r.stdout.splitlines()[-1] == "4 games" and len(rows) == 4
+    r = run_locm("games", "--db", db, "--winner-agent", "pass")
+    assert r.stdout.splitlines()[-1] == "0 games"
+    r = run_locm("games", "--db", db, "--limit", 1)
+    assert r.stdout.splitlines()[-1] == "1 game"
+
+
+def test_every_option_has_help_and_workers_is_spelled_one_way():
+    from locm.cli import cli
+
+    def commands(group, prefix=""):
+        for name, cmd in group.commands.items():
+            yield f"{prefix}{name}", cmd
+            if hasattr(cmd, "commands"):
+                yield from commands(cmd, f"{prefix}{name} ")
+
+    for name, cmd in commands(cli):
+        for p in cmd.params:
+            if p.param_type_name == "option" and not p.hidden:
+                assert p.help, f"locm {name} {p.opts[0]} has no help"
+                if "--workers" in p.opts:
+                    assert p.opts == ["--workers", "-j"] or p.opts == ["-j", "--workers"], (name, p.opts)
+
+
+def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
+    db = tmp_path / "s.db"
+    fill_store(db, 2)
+    out = tmp_path / "e.jsonl"
+    assert run_locm("export", "--all", "--db", db, "-o", out).returncode == 0
+    line = one_line_error(run_locm("import", out, "--db", db))
+    assert "--skip-existing" in line and "skip_existing=True" not in line
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE events SET payload = replace(payload, '\"seq\":3', '\"seq\":3 ') WHERE game_id = 'g1' AND seq = 3")
+    conn.commit()
+    conn.close()
+    r = run_locm("verify", "--db", db)
+    bad = [line for line in r.stdout.splitlines() if "g1" in line]
+    assert r.returncode == 1 and len(bad) == 1 and bad[0].count("g1") == 1, r.stdout

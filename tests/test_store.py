@@ -385,7 +385,7 @@ class TestStoreContract:
         target.append_game(GameExtras(game_id="a", created=T0), make_game())
         with pytest.raises(ImportFormatError) as info:
             target.import_jsonl(io.BytesIO(data))
-        assert str(info.value) == "line 2: game 'a' is already in the store (skip_existing=True skips identical games)"
+        assert str(info.value) == "line 2: game 'a' is already in the store (--skip-existing skips identical games)"
         assert target.count() == 1
         assert target.import_jsonl(io.BytesIO(data), skip_existing=True) == (1, store.game("b").n_events, 1)
         assert export_bytes(target) == data
