@@ -9,6 +9,7 @@ derived from the definitions alone.
 
 from __future__ import annotations
 
+import hashlib
 from typing import NamedTuple
 
 import msgspec
@@ -56,6 +57,9 @@ FIELDS: dict[str, FieldInfo] = {
     "max_mana": FieldInfo("R-TURN", "mana cap (13 while the bonus token is kept)"),
     "draft_rounds": FieldInfo("R-DRAFT", "draft rounds (three cards offered in each)"),
     "max_copies": FieldInfo("R-CONSTRUCT", "copies of one card a constructed deck may hold"),
+    "base": FieldInfo("R-SEEDS", "the built-in ruleset a variant changes (a built-in: its own name)"),
+    "cards": FieldInfo("R-DRAFT", "1.2 card definitions that replace the card list's (by baseId)"),
+    "card_weights": FieldInfo("R-CARDGEN", "the card generator's weights as JSON (empty: the official file)"),
 }
 
 RULES_12 = Rules()
@@ -77,6 +81,7 @@ RULES_CONSTRUCTED = Rules(
     input_runes=False,
     input_area=True,
     zeroed_fields_quirk=False,
+    base="constructed",
 )
 
 RULESETS = {"1.2": RULES_12, "constructed": RULES_CONSTRUCTED}
@@ -111,6 +116,13 @@ def diff_rulesets(a: Rules, b: Rules) -> list[RuleDifference]:
     return out
 
 
+def rules_hash(rules: Rules) -> str:
+    """The content hash of a ruleset's resolved values: SHA-256 (hex) of the msgspec JSON of `rules` without
+    its names (``name``, ``base``). Two rulesets with the same values have the same hash, whatever they are
+    called; `game_created` records it (R-SEEDS)."""
+    return hashlib.sha256(msgspec.json.encode(rules.replace(name="", base=""))).hexdigest()
+
+
 def _check_fields() -> None:
     missing = set(Rules.__struct_fields__) ^ set(FIELDS)
     if missing:  # pragma: no cover - a programming error caught at import
@@ -119,4 +131,4 @@ def _check_fields() -> None:
 
 _check_fields()
 
-__all__ = ["Rules", "Ruleset", "RULES_12", "RULES_CONSTRUCTED", "by_name", "diff_rulesets", "FIELDS", "msgspec"]
+__all__ = ["Rules", "Ruleset", "RULES_12", "RULES_CONSTRUCTED", "by_name", "diff_rulesets", "rules_hash", "FIELDS", "msgspec"]

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import msgspec
 
+from events.cards import Card
+
 
 class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Every parameter and policy that differs between rulesets. See `engine.rulesets.FIELDS` for the rule
@@ -42,6 +44,9 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     max_mana: int = 12
     draft_rounds: int = 30
     max_copies: int = 2
+    base: str = "1.2"
+    cards: tuple[Card, ...] = ()
+    card_weights: str = ""
 
     def replace(self, **changes) -> "Rules":
         """A copy with some fields changed (``RULES_12.replace(start_health=1)``)."""

@@ -69,13 +69,15 @@ def cli():
 
 
 RULESET = click.option("--ruleset", "-r", default="1.2", show_default=True,
-                       help="1.2 (draft) or constructed (alias 1.5).")
+                       help="1.2 (draft), constructed (alias 1.5), or a ruleset variant file (TOML, see "
+                            "examples/variants/).")
 
 
-def _check_ruleset(name: str) -> str:
-    from engine.rulesets import by_name
+def _check_ruleset(name: str):
+    """The `Rules` meant by a --ruleset value (a built-in name or a variant file): `locm.variants`."""
+    from locm.variants import resolve_ruleset
 
-    return by_name(name).name
+    return resolve_ruleset(name)
 
 
 # --- play -------------------------------------------------------------------------------------------------
@@ -252,7 +254,7 @@ def bench(ruleset, games, seed, as_json):
         return
     with click.progressbar(length=games, label="playing", file=sys.stderr) as bar:
         r = run(ruleset, games, seed, bar.update)
-    click.echo(f"{r['games']} {ruleset} games in {r['seconds']:.2f} s: {r['games_per_s']:.0f} games/s, "
+    click.echo(f"{r['games']} {ruleset.name} games in {r['seconds']:.2f} s: {r['games_per_s']:.0f} games/s, "
                f"{r['events_per_s']:.0f} events/s ({r['events_per_game']:.0f} events a game)")
     click.echo(f"rebuild a late turn: {r['rebuild_ms']:.2f} ms by a full fold, "
                f"{r['rebuild_snapshot_ms']:.3f} ms from snapshots")
@@ -275,14 +277,13 @@ def cards(ruleset, seed, as_json):
     import msgspec
 
     from locm.tables import card_table
-    from engine.rulesets import by_name
     from engine.setup import create
     from events.catalog import CardPoolDefined
     from engine.carddata import cardlist_12
 
-    rules = by_name(ruleset)
+    rules = _check_ruleset(ruleset)
     if seed is None and rules.deck_building == "draft":
-        pool = list(cardlist_12().values())
+        pool = list({**cardlist_12(), **{c.base_id: c for c in rules.cards}}.values())
     elif seed is None:
         raise click.UsageError("--seed is needed for the constructed card set")
     else:
@@ -306,26 +307,19 @@ def rules():
 @rules.command("diff")
 @click.argument("left", default="1.2")
 @click.argument("right", default="constructed")
-def rules_diff(left, right):
-    """List every rule that differs between two rulesets, with its R-… id.
+@click.option("--json", "as_json", is_flag=True, help="Print the differences as a JSON list.")
+def rules_diff(left, right, as_json):
+    """List every rule that differs between two rulesets (built-in names or variant files), with its R-… id;
+    changed cards are listed per card and field.
 
     \b
     Example:
       locm rules diff 1.2 constructed
+      locm rules diff 1.2 examples/variants/low-health.toml --json
     """
-    from engine.rulesets import by_name, diff_rulesets
-    from locm.tables import table
+    from locm.variants import rules_diff_command
 
-    a, b = by_name(left), by_name(right)
-    rows = [(d.rule, d.field, _show(d.left), _show(d.right), d.doc) for d in diff_rulesets(a, b)]
-    click.echo(table(("rule", "setting", f"{a.name} ({a.version})", f"{b.name} ({b.version})", "meaning"), rows))
-    click.echo(f"{len(rows)} differences")
-
-
-def _show(v) -> str:
-    if isinstance(v, tuple):
-        return ",".join(map(str, v)) or "none"
-    return str(v)
+    rules_diff_command(left, right, as_json, click.echo)
 
 
 # --- tournaments and the event store ----------------------------------------------------------------------
@@ -380,7 +374,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts):
                 run = play_jobs(store, todo, workers=workers, limits=limits, progress=bar.update,
                                 scheduled=len(jobs))
         ids = {j.game_id for j in jobs}
-        records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
+        records = [r for r in store.games(ruleset=ruleset.name) if r.game_id in ids]
     except KeyboardInterrupt:
         done = len(jobs) - len(pending(store, jobs))
         click.echo(f"\nlocm: interrupted: {done} of {len(jobs)} games stored in {db}; run the same command "
@@ -416,7 +410,7 @@ def games(db, ruleset, agent, winner, limit):
     from locm.store import open_store
     from locm.tables import table
 
-    ruleset = _check_ruleset(ruleset) if ruleset else None
+    ruleset = _check_ruleset(ruleset).name if ruleset else None
     with open_store(db, create=False, readonly=True) as store:
         records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit)
     rows = []

@@ -40,6 +40,7 @@ from engine.agents import play
 from engine.errors import LocmError
 from engine.evolve import fold
 from engine.game import Game
+from engine.rulesets import RULESETS, Rules, rules_hash
 from engine.state import ENDED
 from events.catalog import GameEnded, HardError
 from locm.bots import BotAgent, TimedAgent, TimeLimits, kill_all, make_agent
@@ -55,11 +56,22 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 # --- one game ---------------------------------------------------------------------------------------------
 
 
-def game_id(ruleset: str, seed: int, agents: Sequence[str], params: dict | None = None) -> str:
-    """The deterministic id of a game: ruleset, seed and a short hash of everything that defines it."""
-    key = json.dumps([ruleset, seed, agents[0], agents[1], sorted((params or {}).items())],
+def game_id(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None) -> str:
+    """The deterministic id of a game: ruleset, seed and a short hash of everything that defines it. A
+    variant's id also hashes its resolved values (`rules_hash`): two variant files of the same name but
+    different values never share ids."""
+    name, extra = _ruleset_key(ruleset)
+    key = json.dumps([name, seed, agents[0], agents[1], sorted((params or {}).items())] + extra,
                      separators=(",", ":"), ensure_ascii=False)
-    return f"{ruleset}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+    return f"{name}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def _ruleset_key(ruleset: str | Rules) -> tuple[str, list]:
+    if isinstance(ruleset, str):
+        return ruleset, []
+    if RULESETS.get(ruleset.name) == ruleset:
+        return ruleset.name, []
+    return ruleset.name, [rules_hash(ruleset)]
 
 
 @dataclass
@@ -72,7 +84,7 @@ class PlayedGame:
         return self.extras.game_id
 
 
-def run_game(ruleset: str, seed: int, agents: Sequence[str], params: dict | None = None,
+def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None,
              limits: TimeLimits | None = None) -> PlayedGame:
     """Play one game between two agents (built-in names or command lines) and return it with the record's
     extras: each seat's stderr (bots), average think time per turn (ms), hard-error and timeout flags, and
@@ -112,13 +124,13 @@ def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bo
 
 class Job(NamedTuple):
     game_id: str
-    ruleset: str
+    ruleset: str | Rules
     seed: int
     agent0: str
     agent1: str
 
 
-def schedule(ruleset: str, agents: Sequence[str], games: int, seed: int = 1) -> list[Job]:
+def schedule(ruleset: str | Rules, agents: Sequence[str], games: int, seed: int = 1) -> list[Job]:
     """Every game of the round robin, seed by seed (so a partial run is balanced): for each seed and each
     pair (in the order given), the pair's first agent in seat 0, then the seats swapped."""
     agents = list(agents)
