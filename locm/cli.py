@@ -409,18 +409,20 @@ def games(db, ruleset, agent, winner, limit):
     """
     from locm.store import open_store
     from locm.tables import table
+    from locm.variants import rules_identities
 
     ruleset = _check_ruleset(ruleset).name if ruleset else None
     with open_store(db, create=False, readonly=True) as store:
         records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit)
+        rules_of = rules_identities(store, [r.game_id for r in records])
     rows = []
     for r in records:
         notes = [f"p{s} {what}" for s in (0, 1) for what, flag in (("error", getattr(r, f"error{s}")),
                                                                    ("timeout", getattr(r, f"timeout{s}")))
                  if flag]
-        rows.append((r.game_id, r.ruleset, r.seed, r.agent0, r.agent1, r.winner, r.reason, r.turns, r.n_events,
-                     r.created[:19] + "Z", ", ".join(notes)))
-    click.echo(table(("game id", "ruleset", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
+        rows.append((r.game_id, r.ruleset, rules_of.get(r.game_id, ""), r.seed, r.agent0, r.agent1, r.winner,
+                     r.reason, r.turns, r.n_events, r.created[:19] + "Z", ", ".join(notes)))
+    click.echo(table(("game id", "ruleset", "base, rules hash", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
                       "created", "notes"), rows))
     click.echo(f"{len(rows)} games")
 
@@ -558,6 +560,12 @@ def demo(db, games, workers, chart):
             yield bar
 
     run_demo(db, games, workers, chart, click.echo, progress)
+
+
+from locm.whatif_cli import rerun, whatif  # noqa: E402  (what-if re-runs: locm/whatif.py)
+
+cli.add_command(rerun)
+cli.add_command(whatif)
 
 
 def main() -> None:

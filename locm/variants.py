@@ -69,8 +69,19 @@ def _label(r: Rules) -> str:
     return f"{r.name} ({r.version})" if is_builtin(r) else f"{r.name} ({r.base} variant)"
 
 
+def rules_identities(store, game_ids: list[str]) -> dict[str, str]:
+    """Per stored game, the rules it ran under as its `game_created` records them: ``base #hash`` (the first
+    12 hex digits of `rules_hash`; a schema 1 game has none)."""
+    out = {}
+    for gid, created in store.iter_events(game_ids, types=("game_created",)):
+        rules = created.rules
+        base = rules.base if rules is not None else created.ruleset
+        out[gid] = f"{base} #{created.rules_hash[:12]}" if created.rules_hash else base
+    return out
+
+
 def is_builtin(rules: Rules) -> bool:
     return RULESETS.get(rules.name) == rules
 
 
-__all__ = ["resolve_ruleset", "RulesetChoiceError", "is_builtin", "rules_diff_command"]
+__all__ = ["resolve_ruleset", "RulesetChoiceError", "is_builtin", "rules_diff_command", "rules_identities"]
