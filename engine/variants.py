@@ -32,7 +32,7 @@ import msgspec
 
 from engine.carddata import CARDLIST_SIZE, cardlist_12
 from engine.errors import LocmError
-from engine.rulesets import (ALIASES, DAMAGE_DRAW, DRAFT, FIELDS, LOSE_RUNE, RULESETS, RUNES, TEN_DAMAGE, Rules,
+from engine.rulesets import (ALIASES, DAMAGE_DRAW, DRAFT, LOSE_RUNE, RULESETS, RUNES, TEN_DAMAGE, Rules,
                              diff_rulesets)
 from events.cards import AREA_NAMES, KEYWORD_LETTERS, TYPE_NAMES, Card, keywords_from_str, keywords_to_str
 
@@ -165,11 +165,9 @@ def variant_from_dict(doc: dict, source: str = "<ruleset>", default_name: str = 
         if "max_copies" in changes:
             raise VariantError(source, "max_copies", "no change: copies apply to constructed decks (1.2 decks "
                                "are the draft picks)", has_got=False)
-        rounds = changes.get("draft_rounds", base.draft_rounds)
-        if changes.get("deck_size", rounds) != rounds:
-            raise VariantError(source, "deck_size", f"{rounds}, the draft rounds (a 1.2 deck is the picks; "
-                               "change draft_rounds)", changes["deck_size"])
-        changes["deck_size"] = rounds
+        if "deck_size" in changes:
+            raise VariantError(source, "deck_size", "no change: a 1.2 deck is the draft picks (change "
+                               "draft_rounds)", has_got=False)
     else:
         if "draft_rounds" in changes:
             raise VariantError(source, "draft_rounds", "no change: constructed has no draft", has_got=False)
@@ -344,10 +342,5 @@ def _weight_rows(wa: str, wb: str) -> list[DiffRow]:
             for k in sorted(fa.keys() | fb.keys()) if fa.get(k) != fb.get(k)]
 
 
-def changed_field(a: Rules, b: Rules) -> list[str]:
-    """The fields (not names) whose values differ: what a re-run under `b` of a game of `a` changes."""
-    return [d.field for d in diff_rulesets(a, b) if d.field not in ("base",)]
-
-
 __all__ = ["parse_variant", "variant_from_dict", "VariantError", "OVERRIDABLE", "FIXED", "diff_rows", "DiffRow",
-           "show_value", "changed_field", "FIELDS"]
+           "show_value"]

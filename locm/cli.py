@@ -420,10 +420,10 @@ def games(db, ruleset, agent, winner, limit):
         notes = [f"p{s} {what}" for s in (0, 1) for what, flag in (("error", getattr(r, f"error{s}")),
                                                                    ("timeout", getattr(r, f"timeout{s}")))
                  if flag]
-        rows.append((r.game_id, r.ruleset, rules_of.get(r.game_id, ""), r.seed, r.agent0, r.agent1, r.winner,
-                     r.reason, r.turns, r.n_events, r.created[:19] + "Z", ", ".join(notes)))
-    click.echo(table(("game id", "ruleset", "base, rules hash", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
-                      "created", "notes"), rows))
+        rows.append((r.game_id, r.ruleset, r.seed, r.agent0, r.agent1, r.winner, r.reason, r.turns, r.n_events,
+                     r.created[:19] + "Z", ", ".join(notes), rules_of.get(r.game_id, "")))
+    click.echo(table(("game id", "ruleset", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
+                      "created", "notes", "rules (base #hash)"), rows))
     click.echo(f"{len(rows)} games")
 
 

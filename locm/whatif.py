@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 from analysis.overview import DAMAGE_SOURCES
 from analysis.stats import wilson
 from engine.errors import LocmError
-from engine.rulesets import FIELDS, Rules, rules_hash
+from engine.rulesets import Rules, rules_hash
 from engine.setup import PARAM_FIELDS, derive_params
 from engine.variants import diff_rows
 from events.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
@@ -353,11 +353,6 @@ def _card_key(c, named: bool) -> str:
             f"{c.my_health}/{c.opp_health}/{c.draw} {AREA_NAMES[c.area]}")
 
 
-@dataclass
-class WhatifJob:
-    game_id: str  # the game under A
-
-
 _STATE: dict = {}
 
 
@@ -578,4 +573,4 @@ def whatif_lines(s: dict) -> list[str]:
 
 
 __all__ = ["rerun_game", "rerun_report", "rerun_params", "first_divergence", "board_text", "load_source",
-           "whatif", "whatif_lines", "WhatifResult", "facts", "RerunError", "FIELDS"]
+           "whatif", "whatif_lines", "WhatifResult", "facts", "RerunError"]

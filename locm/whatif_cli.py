@@ -79,6 +79,9 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
         raise click.UsageError(f"--db {db}: no such store")
     rules_b = resolve_ruleset(ruleset)
     rules_a = resolve_ruleset(ruleset_a) if ruleset_a else None
+    if rules_a is not None and rules_a.deck_building != rules_b.deck_building:
+        raise click.UsageError(f"--ruleset-a {rules_a.name} builds decks by {rules_a.deck_building}, --ruleset "
+                               f"{rules_b.name} by {rules_b.deck_building}: a game cannot be re-run across them")
     from locm.bots import is_builtin
 
     for a in agents:
