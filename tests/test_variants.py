@@ -413,3 +413,21 @@ def test_a_tournament_under_a_variant_file_plays_in_worker_processes(tmp_path):
         records = store.games(ruleset="two-lanes")
         assert len(records) == 2
         assert all(store.events(r.game_id)[0].rules.lane_size == 2 for r in records)
+
+
+def test_rerun_runs_an_external_bot_again_as_a_process():
+    import shlex
+    import sys
+
+    from locm.bots import TimeLimits
+    from locm.tournament import run_game
+
+    spec = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
+    limits = TimeLimits.parse("x5")
+    played = run_game("1.2", 4, (spec, "greedy"), limits=limits)
+    assert played.game.log[0].agents[0] == spec
+    same = rerun_report("g", played.game.log, variant("1.2"), limits)
+    assert same.seq is None  # the bot answers as before: the same game
+    short = rerun_report("g", played.game.log, variant("1.2", start_health=5), limits)
+    assert short.seq is not None and short.outcome_b.turns < short.outcome_a.turns
+    assert any(type(e).__name__ == "ActionReceived" and e.kind == "line" and e.player == 0 for e in short.log_b)
