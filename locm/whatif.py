@@ -418,6 +418,7 @@ class WhatifResult:
     reused: int = 0
     changed: int = 0
     skipped: list = field(default_factory=list)
+    changed_games: list = field(default_factory=list)  # the first few games (under A) whose winner changes
     a: Side = field(default_factory=Side)
     b: Side = field(default_factory=Side)
     seconds: float = 0.0
@@ -429,6 +430,7 @@ class WhatifResult:
             "games": n, "rerun_now": self.stored, "reused_from_store": self.reused,
             "skipped": len(self.skipped), "seconds": round(self.seconds, 3),
             "winner_changed": _rate(self.changed, n),
+            "winner_changed_games": list(self.changed_games),
             "first_player_win_rate": {"a": _rate(self.a.seat0_wins, n), "b": _rate(self.b.seat0_wins, self.b.games)},
             "game_length_turns": {"a": _mean(self.a.turns), "b": _mean(self.b.turns)},
             "damage_per_game_by_source": {
@@ -457,14 +459,14 @@ def _rate(k: int, n: int) -> dict:
 
 
 def _mean(values: list) -> dict:
-    """Mean with n and a 95% normal interval (mean +- 1.96 standard errors)."""
+    """Mean with n and a 95% normal interval (mean +- 1.96 standard errors), clipped to the values' range."""
     n = len(values)
     if not n:
         return {"n": 0, "mean": 0.0, "low": 0.0, "high": 0.0}
     m = sum(values) / n
     sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
     half = 1.96 * sd / math.sqrt(n)
-    return {"n": n, "mean": m, "low": m - half, "high": m + half}
+    return {"n": n, "mean": m, "low": max(m - half, min(values)), "high": min(m + half, max(values))}
 
 
 def select_games(store, rules_a: Rules | None, base: str, agents: Sequence[str] | None,
@@ -515,7 +517,10 @@ def whatif(db: Path, rules_b: Rules, rules_a: Rules | None = None, agents: Seque
                     result.reused += 1
                 result.a.add(fa)
                 result.b.add(fb)
-                result.changed += fa.winner != fb.winner
+                if fa.winner != fb.winner:
+                    result.changed += 1
+                    if len(result.changed_games) < 10:
+                        result.changed_games.append(gid)
             if progress:
                 progress(1)
     result.seconds = time.perf_counter() - t0
@@ -558,7 +563,11 @@ def whatif_lines(s: dict) -> list[str]:
     a = s["ruleset_a"]
     out = [f"{s['games']} games of {a} re-run under {b} ({s['rerun_now']} played now, {s['reused_from_store']} "
            f"already stored, {s['skipped']} skipped) in {s['seconds']:.1f} s",
-           f"winner changes: {_pct(s['winner_changed'])}", ""]
+           f"winner changes: {_pct(s['winner_changed'])}"]
+    if s["winner_changed_games"]:
+        out.append("  e.g. " + ", ".join(s["winner_changed_games"][:3]) + " (see 'locm rerun GAME_ID --db DB "
+                   "--ruleset B')")
+    out.append("")
     rows = [("first player wins", _pct(s["first_player_win_rate"]["a"]), _pct(s["first_player_win_rate"]["b"])),
             ("game length (turns)", _avg(s["game_length_turns"]["a"]), _avg(s["game_length_turns"]["b"]))]
     for src, m in s["damage_per_game_by_source"].items():
