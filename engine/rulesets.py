@@ -57,7 +57,7 @@ FIELDS: dict[str, FieldInfo] = {
     "max_mana": FieldInfo("R-TURN", "mana cap (13 while the bonus token is kept)"),
     "draft_rounds": FieldInfo("R-DRAFT", "draft rounds (three cards offered in each)"),
     "max_copies": FieldInfo("R-CONSTRUCT", "copies of one card a constructed deck may hold"),
-    "base": FieldInfo("R-SEEDS", "the built-in ruleset a variant changes (a built-in: its own name)"),
+    "base": FieldInfo("R-SEEDS", "the built-in ruleset a variant changes (empty for a built-in)"),
     "cards": FieldInfo("R-DRAFT", "1.2 card definitions that replace the card list's (by baseId)"),
     "card_weights": FieldInfo("R-CARDGEN", "the card generator's weights as JSON (empty: the official file)"),
 }
@@ -81,7 +81,6 @@ RULES_CONSTRUCTED = Rules(
     input_runes=False,
     input_area=True,
     zeroed_fields_quirk=False,
-    base="constructed",
 )
 
 RULESETS = {"1.2": RULES_12, "constructed": RULES_CONSTRUCTED}
@@ -110,7 +109,7 @@ def diff_rulesets(a: Rules, b: Rules) -> list[RuleDifference]:
     out = []
     for name in Rules.__struct_fields__:
         va, vb = getattr(a, name), getattr(b, name)
-        if va != vb and name != "name":
+        if va != vb and name not in ("name", "base"):  # names, not values (see `rules_hash`)
             info = FIELDS[name]
             out.append(RuleDifference(name, info.rule, info.doc, va, vb))
     return out

@@ -62,11 +62,11 @@ def rules_diff_command(left: str, right: str, as_json: bool, echo) -> None:
 def _identity(r: Rules) -> dict:
     from engine.rulesets import rules_hash
 
-    return {"name": r.name, "base": r.base, "version": r.version, "rules_hash": rules_hash(r)}
+    return {"name": r.name, "base": r.base_name, "version": r.version, "rules_hash": rules_hash(r)}
 
 
 def _label(r: Rules) -> str:
-    return f"{r.name} ({r.version})" if is_builtin(r) else f"{r.name} ({r.base} variant)"
+    return f"{r.name} ({r.version})" if is_builtin(r) else f"{r.name} ({r.base_name} variant)"
 
 
 def rules_identities(store, game_ids: list[str]) -> dict[str, str]:
@@ -75,7 +75,7 @@ def rules_identities(store, game_ids: list[str]) -> dict[str, str]:
     out = {}
     for gid, created in store.iter_events(game_ids, types=("game_created",)):
         rules = created.rules
-        base = rules.base if rules is not None else created.ruleset
+        base = rules.base_name if rules is not None else created.ruleset
         out[gid] = f"{base} #{created.rules_hash[:12]}" if created.rules_hash else base
     return out
 

@@ -70,7 +70,7 @@ def rerun_game(events: Sequence, rules: Rules, limits: TimeLimits | None = None)
     if rules.deck_building != created.rules.deck_building:
         raise RerunError(f"the game was played under {created.rules.name} ({created.rules.deck_building}); "
                          f"{rules.name} builds decks by {rules.deck_building}: re-run it under a ruleset of "
-                         f"base {created.rules.base}")
+                         f"base {created.rules.base_name}")
     seed, params = rerun_params(created, rules)
     return run_game(rules, seed, agents, params, limits)
 
@@ -196,11 +196,11 @@ def _loads(text: str):
 
 
 def _identity(r: Rules) -> dict:
-    return {"name": r.name, "base": r.base, "rules_hash": rules_hash(r)}
+    return {"name": r.name, "base": r.base_name, "rules_hash": rules_hash(r)}
 
 
 def _label(r: Rules) -> str:
-    return f"{r.name} (base {r.base}, #{rules_hash(r)[:12]})"
+    return f"{r.name} (base {r.base_name}, #{rules_hash(r)[:12]})"
 
 
 def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimits | None = None) -> RerunReport:
@@ -218,7 +218,7 @@ def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimi
         if seq < len(events_b):
             eb, rb = to_json(events_b[seq]).decode(), events_b[seq].rule
         board_a, board_b = board_text(fold(events_a[:seq])), board_text(fold(events_b[:seq]))
-    changed = [r for r in diff_rows(rules_a, rules_b) if r.field != "base"]
+    changed = diff_rows(rules_a, rules_b)
     return RerunReport(game, rules_a, rules_b, seq, ea, eb, changed, ra, rb, board_a, board_b,
                        outcome(events_a), outcome(events_b), events_b)
 
@@ -498,10 +498,10 @@ def whatif(db: Path, rules_b: Rules, rules_a: Rules | None = None, agents: Seque
 
     t0 = time.perf_counter()
     with open_store(db, create=False, readonly=False) as store:
-        ids = select_games(store, rules_a, rules_b.base, agents, games)
+        ids = select_games(store, rules_a, rules_b.base_name, agents, games)
         if announce:
             announce(len(ids))
-        result = WhatifResult(rules_a.name if rules_a else rules_b.base, rules_b, selected=len(ids))
+        result = WhatifResult(rules_a.name if rules_a else rules_b.base_name, rules_b, selected=len(ids))
         hash_a = rules_hash(rules_a) if rules_a is not None else None
         for gid, fa, fb, prepared, gid_b, skip in _results(str(db), hash_a, rules_b, ids, workers):
             if skip:

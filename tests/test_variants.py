@@ -162,7 +162,7 @@ def test_a_variant_equal_to_its_base_gives_the_same_logs_apart_from_the_identity
         assert [to_json(e) for e in a[1:]] == [to_json(e) for e in b[1:]]
         ca, cb = msgspec.structs.asdict(a[0]), msgspec.structs.asdict(b[0])
         assert {k for k in ca if ca[k] != cb[k]} == {"ruleset", "rules"}
-        assert ca["rules"].replace(name="v", base=base) == cb["rules"]
+        assert ca["rules"].replace(name="v", base=base) == cb["rules"] and cb["rules"].base_name == base
         assert a[0].rules_hash == b[0].rules_hash
         for rules_b in (same, BASES[base]):  # re-run the base game under the variant, and the variant's under 1.2
             report = rerun_report("g", a if rules_b is same else b, rules_b)
@@ -317,7 +317,9 @@ def test_rules_diff_takes_files_and_prints_rule_ids_and_card_rows(tmp_path):
     assert rows["cards.116.cost"][:4] == ["R-DRAFT", "cards.116.cost", "12", "5"]
     assert result.output.strip().endswith("2 differences")
     data = json.loads(CliRunner().invoke(cli, ["rules", "diff", str(path), "constructed", "--json"]).output)
-    assert {"lane_size", "cards.116.cost", "deck_building", "base"} <= {d["field"] for d in data["differences"]}
+    fields = {d["field"] for d in data["differences"]}
+    assert {"lane_size", "cards.116.cost", "deck_building"} <= fields and not fields & {"name", "base"}
+    assert (data["left"]["base"], data["right"]["base"]) == ("1.2", "constructed")
 
 
 # --- rerun and whatif ----------------------------------------------------------------------------------------
@@ -431,3 +433,19 @@ def test_rerun_runs_an_external_bot_again_as_a_process():
     short = rerun_report("g", played.game.log, variant("1.2", start_health=5), limits)
     assert short.seq is not None and short.outcome_b.turns < short.outcome_a.turns
     assert any(type(e).__name__ == "ActionReceived" and e.kind == "line" and e.player == 0 for e in short.log_b)
+
+
+@pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
+def test_a_log_written_before_variants_still_decodes_and_re_decides(ruleset):
+    from engine.redecide import redecide
+    from events.codec import from_jsonl
+
+    lines = to_jsonl(play_one(ruleset, 3, ("greedy", "random")).log).splitlines(keepends=True)
+    created = json.loads(lines[0])
+    del created["rules_hash"]
+    for key in ("base", "cards", "card_weights"):
+        del created["rules"][key]
+    old = [json.dumps(created, separators=(",", ":")).encode() + b"\n"] + lines[1:]
+    events = list(from_jsonl(b"".join(old)))
+    assert events[0].rules.base_name == ruleset and events[0].rules_hash == ""
+    assert redecide(events).ok
