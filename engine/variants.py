@@ -302,22 +302,26 @@ def diff_rows(a: Rules, b: Rules) -> list[DiffRow]:
 
 
 def _card_rows(a: Rules, b: Rules) -> list[DiffRow]:
+    originals = cardlist_12()
+
     def deck(r: Rules) -> dict[int, Card]:
-        return {**cardlist_12(), **{c.base_id: c for c in r.cards}}
+        return {**originals, **{c.base_id: c for c in r.cards}}
+
+    def show(f: str, v: object) -> str:
+        return keywords_to_str(v) if f == "keywords" else TYPE_NAMES[v] if f == "type" else str(v)
 
     ca, cb = deck(a), deck(b)
+    listed = (a.deck_building == DRAFT, b.deck_building == DRAFT)  # constructed has no card list
     rows = []
     for bid in sorted({c.base_id for c in a.cards} | {c.base_id for c in b.cards}):
-        x, y = msgspec.structs.asdict(ca[bid]), msgspec.structs.asdict(cb[bid])
+        x, y, o = (msgspec.structs.asdict(c) for c in (ca[bid], cb[bid], originals[bid]))
         for f in x:
-            if x[f] != y[f]:
-                sx, sy = x[f], y[f]
-                if f == "keywords":
-                    sx, sy = keywords_to_str(sx), keywords_to_str(sy)
-                elif f == "type":
-                    sx, sy = TYPE_NAMES[sx], TYPE_NAMES[sy]
-                rows.append(DiffRow(f"cards.{bid}.{f}", "R-DRAFT", str(sx), str(sy),
-                                    f"card {bid} ({ca[bid].name or cb[bid].name})"))
+            # both with a card list: the values differ; else: the field the card-list side changes
+            if x[f] != y[f] if all(listed) else x[f] != o[f] or y[f] != o[f]:
+                rows.append(DiffRow(f"cards.{bid}.{f}", "R-DRAFT",
+                                    show(f, x[f]) if listed[0] else "(no card list)",
+                                    show(f, y[f]) if listed[1] else "(no card list)",
+                                    f"card {bid} ({originals[bid].name})"))
     return rows
 
 
