@@ -449,3 +449,48 @@ def test_a_log_written_before_variants_still_decodes_and_re_decides(ruleset):
     events = list(from_jsonl(b"".join(old)))
     assert events[0].rules.base_name == ruleset and events[0].rules_hash == ""
     assert redecide(events).ok
+
+
+def test_whatif_under_a_variant_equal_to_the_base_changes_nothing_and_bad_files_store_nothing(tmp_path):
+    db = tmp_path / "t.db"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["tournament", "--ruleset", "constructed", "--agents", "greedy", "random",
+                               "--games", "4", "--db", str(db)]).exit_code == 0
+    same = tmp_path / "same.toml"
+    same.write_text('base = "constructed"\nname = "same"\n')
+    result = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", str(same), "--json", "--min-n", "1"])
+    data = json.loads(result.output[result.output.index("{"):])
+    assert data["games"] == 4 and data["winner_changed"]["k"] == 0
+    for key in ("first_player_win_rate", "game_length_turns"):
+        assert data[key]["a"] == data[key]["b"]
+    assert all(v["a"] == v["b"] for v in data["damage_per_game_by_source"].values())
+    assert all(m["move"] == 0 for m in data["cards_in_hand_win_rate_moves"])
+    with open_store(db, create=False) as store:
+        before = store.count()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('base = "constructed"\nlane_size = 0\n')
+    for args in (["whatif", "--db", str(db), "--ruleset", str(bad)], ["whatif", "--db", str(db), "--ruleset",
+                                                                      str(tmp_path / "missing.toml")]):
+        refused = runner.invoke(cli, args)
+        assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
+    with open_store(db, create=False) as store:
+        assert store.count() == before
+
+
+def test_whatif_from_games_of_a_variant_file_back_to_the_built_in(tmp_path):
+    db = tmp_path / "t.db"
+    var = tmp_path / "low.toml"
+    var.write_text('base = "1.2"\nname = "low"\nstart_health = 8\n')
+    runner = CliRunner()
+    assert runner.invoke(cli, ["tournament", "--ruleset", str(var), "--agents", "greedy", "random", "--games",
+                               "4", "--db", str(db)]).exit_code == 0
+    var2 = tmp_path / "low2.toml"  # the same name, other values: its games are not the ones of low.toml
+    var2.write_text('base = "1.2"\nname = "low"\nstart_health = 9\n')
+    result = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "1.2", "--ruleset-a", str(var),
+                                 "--json", "--min-n", "1"])
+    data = json.loads(result.output[result.output.index("{"):])
+    assert (data["ruleset_a"], data["ruleset_b"]["name"], data["games"]) == ("low", "1.2", 4)
+    assert data["game_length_turns"]["a"]["mean"] < data["game_length_turns"]["b"]["mean"]
+    other = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "1.2", "--ruleset-a", str(var2), "--json"])
+    data2 = json.loads(other.output[other.output.index("{"):])
+    assert data2["games"] == 0 and data2["skipped"] == 4
