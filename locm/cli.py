@@ -562,7 +562,7 @@ def demo(db, games, workers, chart):
     run_demo(db, games, workers, chart, click.echo, progress)
 
 
-from locm.whatif_cli import rerun, whatif  # noqa: E402  (what-if re-runs: locm/whatif.py)
+from locm.whatif_cli import rerun, whatif  # noqa: E402  (what-if re-runs: locm/rerun.py, locm/whatif.py)
 
 cli.add_command(rerun)
 cli.add_command(whatif)

@@ -1,4 +1,5 @@
-"""The `locm rerun` and `locm whatif` commands (registered in `locm.cli`); the work is in `locm.whatif`."""
+"""The `locm rerun` and `locm whatif` commands (registered in `locm.cli`); the work is in `locm.rerun` and
+`locm.whatif`."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def rerun(source, ruleset, db, as_json):
       locm rerun 1.2-7 --db t.db --ruleset constructed.toml --json
     """
     from locm.variants import resolve_ruleset
-    from locm.whatif import load_source, rerun_report
+    from locm.rerun import load_source, rerun_report
 
     if db is not None and not db.exists():
         raise click.UsageError(f"--db {db}: no such store")

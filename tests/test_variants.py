@@ -26,7 +26,7 @@ from locm.cli import cli
 from locm.play import build_agents, play_one
 from locm.store import open_store
 from locm.variants import resolve_ruleset
-from locm.whatif import first_divergence, rerun_report
+from locm.rerun import first_divergence, rerun_report
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples" / "variants").glob("*.toml"))
