@@ -396,7 +396,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts):
 
 @cli.command()
 @DB_OPTION
-@click.option("--ruleset", "-r", help="Only games of this ruleset.")
+@click.option("--ruleset", "-r", help="Only games of this ruleset (a name, an alias or a variant file).")
 @click.option("--agent", help="Only games with this agent in either seat (exactly as stored).")
 @click.option("--winner", type=click.IntRange(0, 1), help="Only games won by this seat (0 or 1).")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many games.")
@@ -409,10 +409,10 @@ def games(db, ruleset, agent, winner, limit):
     """
     from locm.store import open_store
     from locm.tables import table
-    from locm.variants import rules_identities
+    from locm.variants import ruleset_name, rules_identities
 
-    ruleset = _check_ruleset(ruleset).name if ruleset else None
     with open_store(db, create=False, readonly=True) as store:
+        ruleset = ruleset_name(ruleset, store) if ruleset else None
         records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit)
         rules_of = rules_identities(store, [r.game_id for r in records])
     rows = []

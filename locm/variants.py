@@ -26,7 +26,7 @@ def resolve_ruleset(spec: str | Rules) -> Rules:
     if key in RULESETS:
         return RULESETS[key]
     path = Path(spec)
-    if not (path.suffix.lower() == ".toml" or path.exists() or "/" in spec):
+    if not _looks_like_a_file(spec):
         raise RulesetChoiceError(f"unknown ruleset {spec!r}: expected 1.2, constructed (alias 1.5) or a "
                                  "ruleset file (.toml)")
     try:
@@ -37,6 +37,21 @@ def resolve_ruleset(spec: str | Rules) -> Rules:
         raise RulesetChoiceError(f"{spec}: cannot read the ruleset file: {getattr(exc, 'strerror', None) or exc}"
                                  ) from None
     return parse_variant(text, spec, path.stem)
+
+
+def ruleset_name(spec: str, store) -> str:
+    """The stored ruleset name a filter means: a built-in's name, a variant file's ``name``, or `spec` itself
+    when games of a variant of that name are in `store`."""
+    if ALIASES.get(spec, spec) in RULESETS or _looks_like_a_file(spec):
+        return resolve_ruleset(spec).name
+    if not store.games(ruleset=spec, limit=1):
+        raise RulesetChoiceError(f"unknown ruleset {spec!r}: expected 1.2, constructed (alias 1.5), a ruleset "
+                                 "file (.toml) or the name of a variant with stored games")
+    return spec
+
+
+def _looks_like_a_file(spec: str) -> bool:
+    return Path(spec).suffix.lower() == ".toml" or Path(spec).exists() or "/" in spec
 
 
 def rules_diff_command(left: str, right: str, as_json: bool, echo) -> None:
@@ -84,4 +99,4 @@ def is_builtin(rules: Rules) -> bool:
     return RULESETS.get(rules.name) == rules
 
 
-__all__ = ["resolve_ruleset", "RulesetChoiceError", "is_builtin", "rules_diff_command", "rules_identities"]
+__all__ = ["resolve_ruleset", "ruleset_name", "RulesetChoiceError", "is_builtin", "rules_diff_command", "rules_identities"]

@@ -494,3 +494,17 @@ def test_whatif_from_games_of_a_variant_file_back_to_the_built_in(tmp_path):
     other = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "1.2", "--ruleset-a", str(var2), "--json"])
     data2 = json.loads(other.output[other.output.index("{"):])
     assert data2["games"] == 0 and data2["skipped"] == 4
+
+
+def test_games_filters_by_a_variant_name_or_file(tmp_path):
+    var = tmp_path / "low.toml"
+    var.write_text('base = "1.2"\nname = "low"\nstart_health = 8\n')
+    db = tmp_path / "g.db"
+    runner = CliRunner()
+    for ruleset in (str(var), "1.2"):
+        assert runner.invoke(cli, ["play", "--seed", "2", "--ruleset", ruleset, "--db", str(db)]).exit_code == 0
+    for spec in ("low", str(var)):
+        out = runner.invoke(cli, ["games", "--db", str(db), "--ruleset", spec]).output
+        assert out.strip().endswith("1 games") and "low-2-" in out
+    unknown = runner.invoke(cli, ["games", "--db", str(db), "--ruleset", "high"])
+    assert unknown.exit_code == 2 and "unknown ruleset 'high'" in unknown.output
