@@ -42,8 +42,15 @@ def resolve_ruleset(spec: str | Rules) -> Rules:
 def ruleset_name(spec: str, store) -> str:
     """The stored ruleset name a filter means: a built-in's name, a variant file's ``name``, or `spec` itself
     when games of a variant of that name are in `store`."""
+    found = ruleset_or_name(spec, store)
+    return found if isinstance(found, str) else found.name
+
+
+def ruleset_or_name(spec: str, store) -> Rules | str:
+    """`resolve_ruleset(spec)` for a built-in or a file; else `spec`, the name of a variant with games in
+    `store` (refused if there are none)."""
     if ALIASES.get(spec, spec) in RULESETS or _looks_like_a_file(spec):
-        return resolve_ruleset(spec).name
+        return resolve_ruleset(spec)
     if not store.games(ruleset=spec, limit=1):
         raise RulesetChoiceError(f"unknown ruleset {spec!r}: expected 1.2, constructed (alias 1.5), a ruleset "
                                  "file (.toml) or the name of a variant with stored games")
@@ -99,4 +106,4 @@ def is_builtin(rules: Rules) -> bool:
     return RULESETS.get(rules.name) == rules
 
 
-__all__ = ["resolve_ruleset", "ruleset_name", "RulesetChoiceError", "is_builtin", "rules_diff_command", "rules_identities"]
+__all__ = ["resolve_ruleset", "ruleset_name", "ruleset_or_name", "RulesetChoiceError", "is_builtin", "rules_diff_command", "rules_identities"]

@@ -191,11 +191,11 @@ def _mean(values: list) -> dict:
     return {"n": n, "mean": m, "low": max(m - half, min(values)), "high": min(m + half, max(values))}
 
 
-def select_games(store, rules_a: Rules | None, base: str, agents: Sequence[str] | None,
+def select_games(store, rules_a: Rules | str | None, base: str, agents: Sequence[str] | None,
                  limit: int | None) -> list[str]:
     """The stored games to re-run: of ruleset A (its name; by default B's base), both seats built-in agents
     (of `agents` when given), at most `limit`, in stored order."""
-    name = rules_a.name if rules_a is not None else base
+    name = base if rules_a is None else rules_a if isinstance(rules_a, str) else rules_a.name
     wanted = set(agents) if agents else None
     out = []
     for r in store.games(ruleset=name):
@@ -208,12 +208,13 @@ def select_games(store, rules_a: Rules | None, base: str, agents: Sequence[str] 
     return out
 
 
-def whatif(db: Path, rules_b: Rules, rules_a: Rules | None = None, agents: Sequence[str] | None = None,
+def whatif(db: Path, rules_b: Rules, rules_a: Rules | str | None = None, agents: Sequence[str] | None = None,
            games: int | None = None, workers: int = 1,
            progress: Callable[[int], None] | None = None, announce: Callable[[int], None] | None = None
            ) -> WhatifResult:
     """Re-run stored built-in-agent games under `rules_b`, store the re-runs (as games of B; those already
-    stored are read back, so a second call resumes), and compare both sides."""
+    stored are read back, so a second call resumes), and compare both sides. `rules_a`: the games' ruleset
+    (default: B's base); as `Rules`, only games with exactly its values; as a name, every game of that name."""
     import time
 
     from locm.store import DuplicateGameError, open_store
@@ -223,8 +224,9 @@ def whatif(db: Path, rules_b: Rules, rules_a: Rules | None = None, agents: Seque
         ids = select_games(store, rules_a, rules_b.base_name, agents, games)
         if announce:
             announce(len(ids))
-        result = WhatifResult(rules_a.name if rules_a else rules_b.base_name, rules_b, selected=len(ids))
-        hash_a = rules_hash(rules_a) if rules_a is not None else None
+        name_a = rules_b.base_name if rules_a is None else rules_a if isinstance(rules_a, str) else rules_a.name
+        result = WhatifResult(name_a, rules_b, selected=len(ids))
+        hash_a = rules_hash(rules_a) if isinstance(rules_a, Rules) else None  # a name alone: any values
         for gid, fa, fb, prepared, gid_b, skip in _results(str(db), hash_a, rules_b, ids, workers):
             if skip:
                 result.skipped.append((gid, skip))

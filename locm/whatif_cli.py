@@ -50,7 +50,8 @@ def rerun(source, ruleset, db, as_json):
 @click.option("--ruleset", "-r", "ruleset", required=True,
               help="Ruleset B: 1.2, constructed, or a ruleset variant file (TOML).")
 @click.option("--ruleset-a", "ruleset_a",
-              help="Re-run only the stored games of this ruleset (a name or a file; default: B's base).")
+              help="Re-run only the stored games of this ruleset (default: B's base): a built-in, a variant "
+                   "file (only its games with exactly its values) or the name of a variant with stored games.")
 @click.option("--agents", "-a", "agents", multiple=True, metavar="AGENT",
               help="Only games whose two agents are among these built-in agents (repeatable).")
 @click.option("--games", "-n", type=click.IntRange(min=1), help="At most this many games (the first stored).")
@@ -73,14 +74,21 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
       locm tournament --agents greedy random --games 200 --db t.db
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
     """
+    from engine.rulesets import Rules
     from locm.variants import resolve_ruleset
     from locm.whatif import whatif as run, whatif_lines
 
     if not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
     rules_b = resolve_ruleset(ruleset)
-    rules_a = resolve_ruleset(ruleset_a) if ruleset_a else None
-    if rules_a is not None and rules_a.deck_building != rules_b.deck_building:
+    rules_a = None
+    if ruleset_a:
+        from locm.store import open_store
+        from locm.variants import ruleset_or_name
+
+        with open_store(db, create=False, readonly=True) as store:
+            rules_a = ruleset_or_name(ruleset_a, store)  # a stored variant's name: its games, whatever values
+    if isinstance(rules_a, Rules) and rules_a.deck_building != rules_b.deck_building:
         raise click.UsageError(f"--ruleset-a {rules_a.name} builds decks by {rules_a.deck_building}, --ruleset "
                                f"{rules_b.name} by {rules_b.deck_building}: a game cannot be re-run across them")
     from locm.bots import is_builtin

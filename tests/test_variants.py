@@ -508,3 +508,17 @@ def test_games_filters_by_a_variant_name_or_file(tmp_path):
         assert out.strip().endswith("1 games") and "low-2-" in out
     unknown = runner.invoke(cli, ["games", "--db", str(db), "--ruleset", "high"])
     assert unknown.exit_code == 2 and "unknown ruleset 'high'" in unknown.output
+
+
+def test_whatif_takes_the_name_of_a_stored_variant_as_ruleset_a(tmp_path):
+    db = tmp_path / "t.db"
+    var = tmp_path / "low.toml"
+    var.write_text('base = "1.2"\nname = "low"\nstart_health = 8\n')
+    runner = CliRunner()
+    assert runner.invoke(cli, ["tournament", "--ruleset", str(var), "--agents", "greedy", "random", "--games",
+                               "2", "--db", str(db)]).exit_code == 0
+    result = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "1.2", "--ruleset-a", "low", "--json"])
+    data = json.loads(result.output[result.output.index("{"):])
+    assert (data["ruleset_a"], data["games"]) == ("low", 2)
+    unknown = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "1.2", "--ruleset-a", "lower"])
+    assert unknown.exit_code == 2 and "unknown ruleset 'lower'" in unknown.output
