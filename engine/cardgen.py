@@ -368,4 +368,5 @@ def _unpack(packed: int, fields: int, stride: int) -> list[int]:
     return array("Q", packed.to_bytes(fields * 8, sys.byteorder))[::stride].tolist()
 
 
-__all__ = ["official_weights", "check_weights", "CARDS_PER_SET", "SUMMARY_PREFIX", "card_to_string", "format_generated_cards", "generate_cards"]
+__all__ = ["official_weights", "check_weights", "CARDS_PER_SET", "SUMMARY_PREFIX", "card_to_string",
+           "format_generated_cards", "generate_cards"]

@@ -130,4 +130,5 @@ def _check_fields() -> None:
 
 _check_fields()
 
-__all__ = ["Rules", "Ruleset", "RULES_12", "RULES_CONSTRUCTED", "by_name", "diff_rulesets", "rules_hash", "FIELDS", "msgspec"]
+__all__ = ["Rules", "Ruleset", "RULES_12", "RULES_CONSTRUCTED", "by_name", "diff_rulesets", "rules_hash", "FIELDS",
+           "msgspec"]

@@ -89,7 +89,8 @@ def opening(created: GameCreated) -> list:
 
         out.emit(
             CardPoolDefined(
-                seq=out.seq, cause=out.cause, rule="R-CARDGEN", cards=tuple(generate_cards(created.card_gen_seed, rules.card_weights))
+                seq=out.seq, cause=out.cause, rule="R-CARDGEN",
+                cards=tuple(generate_cards(created.card_gen_seed, rules.card_weights)),
             )
         )
     return out.events

@@ -294,5 +294,6 @@ def resolve_game_id(store, prefix: str) -> str:
                      "more of the id")
 
 
-__all__ = ["RerunError", "rules_identity", "rerun_params", "rerun_game", "first_divergence", "event_change", "Outcome", "outcome",
+__all__ = ["RerunError", "rules_identity", "rerun_params", "rerun_game", "first_divergence", "event_change",
+           "Outcome", "outcome",
            "RerunReport", "rerun_report", "board_text", "load_source", "resolve_game_id"]
