@@ -114,9 +114,11 @@ class _Tables(msgspec.Struct, frozen=True):
     defense: _Distribution
 
 
-def generate_cards(card_gen_seed: int) -> tuple[Card, ...]:
-    """The 120 cards of a 1.5 game with this cardGenSeed, sorted by cost, baseId 0..119 (R-CARDGEN)."""
-    t = _load_tables()
+def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
+    """The 120 cards of a 1.5 game with this cardGenSeed, sorted by cost, baseId 0..119 (R-CARDGEN).
+    `weights`: the generator's weights as JSON in the format of `data/cardWeights-1.5.json` (a ruleset
+    variant's `card_weights`); empty for the official file."""
+    t = _load_tables(weights)
     n = CARDS_PER_SET
     master = JavaRandom(card_gen_seed)
     s_type, s_mana, s_area, s_order, s_kwn, s_kw, s_draw, s_my, s_opp, s_att, s_def = (
@@ -192,9 +194,31 @@ def format_generated_cards(cards) -> str:
     return (SUMMARY_PREFIX + ", ".join(map(card_to_string, cards))).rstrip(" ") + "\n"
 
 
+def official_weights() -> bytes:
+    """The official generator weights (the JSON file the referee ships)."""
+    return (importlib.resources.files("data") / WEIGHTS_RESOURCE).read_bytes()
+
+
+def check_weights(raw: str | bytes) -> None:
+    """Raise `msgspec.ValidationError` (or `DecodeError`) unless `raw` is a complete weights document."""
+    w = msgspec.json.decode(raw, type=_Weights)
+    for name in ("type_probabilities", "mana_curve", "keyword_number_probabilities"):
+        if not any(v > 0 for v in getattr(w, name).values()):
+            raise msgspec.ValidationError(f"{name}: expected at least one positive weight")
+    for name in ("area_probabilities", "keyword_probabilities", "draw_probabilities",
+                 "my_health_probabilities", "opp_health_probabilities"):
+        options = getattr(w, name)
+        if not options or not any(o.weight > 0 for o in options) or any(o.mult_cost <= 0 for o in options):
+            raise msgspec.ValidationError(f"{name}: expected options with a positive weight and multCost > 0")
+    if set(w.type_probabilities) - set(TYPE_NAMES):
+        raise msgspec.ValidationError(f"typeProbabilities: expected keys among {', '.join(TYPE_NAMES)}")
+    if any(not k.isdigit() or int(k) > 12 for k in w.mana_curve):
+        raise msgspec.ValidationError("manaCurve: expected keys 0..12")
+
+
 @functools.cache
-def _load_tables() -> _Tables:
-    raw = (importlib.resources.files("data") / WEIGHTS_RESOURCE).read_bytes()
+def _load_tables(weights: str = "") -> _Tables:
+    raw = weights.encode() if weights else official_weights()
     w = msgspec.json.decode(raw, type=_Weights)
     type_index = {name: i for i, name in enumerate(TYPE_NAMES)}.__getitem__
     area_index = {name: i for i, name in enumerate(AREA_NAMES)}.__getitem__
@@ -344,4 +368,5 @@ def _unpack(packed: int, fields: int, stride: int) -> list[int]:
     return array("Q", packed.to_bytes(fields * 8, sys.byteorder))[::stride].tolist()
 
 
-__all__ = ["CARDS_PER_SET", "SUMMARY_PREFIX", "card_to_string", "format_generated_cards", "generate_cards"]
+__all__ = ["official_weights", "check_weights", "CARDS_PER_SET", "SUMMARY_PREFIX", "card_to_string",
+           "format_generated_cards", "generate_cards"]

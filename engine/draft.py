@@ -61,6 +61,8 @@ def parse_predefined(text: str, rounds: int = ROUNDS) -> list[tuple[int, int, in
 
 def draft_events(out: Out, created, rules) -> None:
     cards = cardlist_12()
+    if rules.cards:  # a variant's changed cards replace the list's (R-DRAFT)
+        cards = {**cards, **{c.base_id: c for c in rules.cards}}
     if created.predefined_draft_ids:
         offers = parse_predefined(created.predefined_draft_ids, rules.draft_rounds)
         pool = list(dict.fromkeys(b for t in offers for b in t))

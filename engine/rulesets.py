@@ -9,6 +9,7 @@ derived from the definitions alone.
 
 from __future__ import annotations
 
+import hashlib
 from typing import NamedTuple
 
 import msgspec
@@ -56,6 +57,9 @@ FIELDS: dict[str, FieldInfo] = {
     "max_mana": FieldInfo("R-TURN", "mana cap (13 while the bonus token is kept)"),
     "draft_rounds": FieldInfo("R-DRAFT", "draft rounds (three cards offered in each)"),
     "max_copies": FieldInfo("R-CONSTRUCT", "copies of one card a constructed deck may hold"),
+    "base": FieldInfo("R-SEEDS", "the built-in ruleset a variant changes (empty for a built-in)"),
+    "cards": FieldInfo("R-DRAFT", "1.2 card definitions that replace the card list's (by baseId)"),
+    "card_weights": FieldInfo("R-CARDGEN", "the card generator's weights as JSON (empty: the official file)"),
 }
 
 RULES_12 = Rules()
@@ -105,10 +109,17 @@ def diff_rulesets(a: Rules, b: Rules) -> list[RuleDifference]:
     out = []
     for name in Rules.__struct_fields__:
         va, vb = getattr(a, name), getattr(b, name)
-        if va != vb and name != "name":
+        if va != vb and name not in ("name", "base"):  # names, not values (see `rules_hash`)
             info = FIELDS[name]
             out.append(RuleDifference(name, info.rule, info.doc, va, vb))
     return out
+
+
+def rules_hash(rules: Rules) -> str:
+    """The content hash of a ruleset's resolved values: SHA-256 (hex) of the msgspec JSON of `rules` without
+    its names (``name``, ``base``). Two rulesets with the same values have the same hash, whatever they are
+    called; `game_created` records it (R-SEEDS)."""
+    return hashlib.sha256(msgspec.json.encode(rules.replace(name="", base=""))).hexdigest()
 
 
 def _check_fields() -> None:
@@ -119,4 +130,5 @@ def _check_fields() -> None:
 
 _check_fields()
 
-__all__ = ["Rules", "Ruleset", "RULES_12", "RULES_CONSTRUCTED", "by_name", "diff_rulesets", "FIELDS", "msgspec"]
+__all__ = ["Rules", "Ruleset", "RULES_12", "RULES_CONSTRUCTED", "by_name", "diff_rulesets", "rules_hash", "FIELDS",
+           "msgspec"]

@@ -11,7 +11,7 @@ from engine.drawing import opening_draws, start_turn
 from engine.emit import Out
 from engine.errors import GameParamError
 from engine.jrandom import JavaRandom
-from engine.rulesets import DRAFT, IDS_12, IDS_REVISED, Ruleset
+from engine.rulesets import DRAFT, IDS_12, IDS_REVISED, Ruleset, rules_hash
 
 # Parameter names as the referee spells them, and our field names for them.
 PARAM_FIELDS = {
@@ -67,6 +67,7 @@ def create(
         id_scheme=rules.id_scheme,
         agents=tuple(agents),
         rules=rules,
+        rules_hash=rules_hash(rules),
         **fields,
     )
     return [created] + opening(created)
@@ -88,7 +89,8 @@ def opening(created: GameCreated) -> list:
 
         out.emit(
             CardPoolDefined(
-                seq=out.seq, cause=out.cause, rule="R-CARDGEN", cards=tuple(generate_cards(created.card_gen_seed))
+                seq=out.seq, cause=out.cause, rule="R-CARDGEN",
+                cards=tuple(generate_cards(created.card_gen_seed, rules.card_weights)),
             )
         )
     return out.events

@@ -56,6 +56,7 @@ class GameCreated(Event, tag="game_created"):
     agents: tuple[str, str] = ("", "")
     schema_version: int = SCHEMA_VERSION
     rules: Rules | None = None
+    rules_hash: str = ""  # sha256 of the resolved rules' values (`engine.rulesets.rules_hash`); "" before variants
 
 
 class CardPoolDefined(Event, tag="card_pool_defined"):

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import msgspec
 
+from events.cards import Card
+
 
 class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Every parameter and policy that differs between rulesets. See `engine.rulesets.FIELDS` for the rule
@@ -42,10 +44,18 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     max_mana: int = 12
     draft_rounds: int = 30
     max_copies: int = 2
+    base: str = ""  # the built-in a variant changes; empty for a built-in itself (and logs before variants)
+    cards: tuple[Card, ...] = ()
+    card_weights: str = ""
 
     def replace(self, **changes) -> "Rules":
         """A copy with some fields changed (``RULES_12.replace(start_health=1)``)."""
         return msgspec.structs.replace(self, **changes)
+
+    @property
+    def base_name(self) -> str:
+        """The built-in ruleset these rules are or derive from (``1.2`` or ``constructed``)."""
+        return self.base or self.name
 
     def values(self) -> dict:
         """Every field and its value, in declaration order."""

@@ -11,7 +11,7 @@ from engine.history import History
 from locm.play import play_one
 
 
-def bench(ruleset: str, games: int, seed: int = 1, progress=None) -> dict:
+def bench(ruleset, games: int, seed: int = 1, progress=None) -> dict:
     logs = []
     events = 0
     t0 = time.perf_counter()
@@ -36,7 +36,7 @@ def bench(ruleset: str, games: int, seed: int = 1, progress=None) -> dict:
         h.state_at(late)
         warm.append(time.perf_counter() - t)
     return {
-        "ruleset": ruleset,
+        "ruleset": getattr(ruleset, "name", ruleset),
         "games": games,
         "seconds": round(elapsed, 4),
         "games_per_s": round(games / elapsed, 1),

@@ -252,7 +252,8 @@ def reap_escaped(token: str, deadline_s: float = 2.0) -> None:
     end = time.monotonic() + deadline_s
     killed: set[int] = set()
     while True:
-        for pid in _carriers(marker):
+        found = _carriers(marker)
+        for pid in found:
             try:
                 os.kill(pid, signal.SIGKILL)
                 killed.add(pid)
@@ -264,7 +265,9 @@ def reap_escaped(token: str, deadline_s: float = 2.0) -> None:
             except ChildProcessError:
                 pass
         killed = {pid for pid in killed if os.path.exists(f"/proc/{pid}")}
-        if not killed or time.monotonic() >= end:
+        # Done only when a whole scan finds no carrier: a process forked just before its parent was killed
+        # shows up in the next scan, not in the one that killed the parent.
+        if (not found and not killed) or time.monotonic() >= end:
             return
         time.sleep(0.005)
 

@@ -96,13 +96,15 @@ def cli():
 
 
 RULESET = click.option("--ruleset", "-r", default="1.2", show_default=True,
-                       help="1.2 (draft) or constructed (alias 1.5).")
+                       help="1.2 (draft), constructed (alias 1.5), or a ruleset variant file (TOML, see "
+                            "examples/variants/).")
 
 
-def _check_ruleset(name: str) -> str:
-    from engine.rulesets import by_name
+def _check_ruleset(name: str):
+    """The `Rules` meant by a --ruleset value (a built-in name or a variant file): `locm.variants`."""
+    from locm.variants import resolve_ruleset
 
-    return by_name(name).name
+    return resolve_ruleset(name)
 
 
 # --- play -------------------------------------------------------------------------------------------------
@@ -328,7 +330,7 @@ def bench(ruleset, games, seed, as_json):
         return
     with click.progressbar(length=games, label="playing", file=sys.stderr) as bar:
         r = run(ruleset, games, seed, bar.update)
-    click.echo(f"{r['games']} {ruleset} games in {r['seconds']:.2f} s: {r['games_per_s']:.0f} games/s, "
+    click.echo(f"{r['games']} {ruleset.name} games in {r['seconds']:.2f} s: {r['games_per_s']:.0f} games/s, "
                f"{r['events_per_s']:.0f} events/s ({r['events_per_game']:.0f} events a game)")
     click.echo(f"rebuild a late turn: {r['rebuild_ms']:.2f} ms by a full fold, "
                f"{r['rebuild_snapshot_ms']:.3f} ms from snapshots")
@@ -351,14 +353,13 @@ def cards(ruleset, seed, as_json):
     import msgspec
 
     from locm.tables import card_table
-    from engine.rulesets import by_name
     from engine.setup import create
     from events.catalog import CardPoolDefined
     from engine.carddata import cardlist_12
 
-    rules = by_name(ruleset)
+    rules = _check_ruleset(ruleset)
     if seed is None and rules.deck_building == "draft":
-        pool = list(cardlist_12().values())
+        pool = list({**cardlist_12(), **{c.base_id: c for c in rules.cards}}.values())
     elif seed is None:
         raise click.UsageError("--seed is needed for the constructed card set")
     else:
@@ -382,26 +383,19 @@ def rules():
 @rules.command("diff")
 @click.argument("left", default="1.2")
 @click.argument("right", default="constructed")
-def rules_diff(left, right):
-    """List every rule that differs between two rulesets, with its R-… id.
+@click.option("--json", "as_json", is_flag=True, help="Print the differences as a JSON list.")
+def rules_diff(left, right, as_json):
+    """List every rule that differs between two rulesets (built-in names or variant files), with its R-… id;
+    changed cards are listed per card and field.
 
     \b
     Example:
       locm rules diff 1.2 constructed
+      locm rules diff 1.2 examples/variants/low-health.toml --json
     """
-    from engine.rulesets import by_name, diff_rulesets
-    from locm.tables import table
+    from locm.variants import rules_diff_command
 
-    a, b = by_name(left), by_name(right)
-    rows = [(d.rule, d.field, _show(d.left), _show(d.right), d.doc) for d in diff_rulesets(a, b)]
-    click.echo(table(("rule", "setting", f"{a.name} ({a.version})", f"{b.name} ({b.version})", "meaning"), rows))
-    click.echo(f"{len(rows)} differences")
-
-
-def _show(v) -> str:
-    if isinstance(v, tuple):
-        return ",".join(map(str, v)) or "none"
-    return str(v)
+    rules_diff_command(left, right, as_json, click.echo)
 
 
 # --- tournaments and the event store ----------------------------------------------------------------------
@@ -466,7 +460,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                 run = play_jobs(store, iter_pending(store, jobs), workers=workers, limits=limits,
                                 progress=bar.update, scheduled=len(jobs), count=todo)
         ids = {j.game_id for j in jobs}
-        records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
+        records = [r for r in store.games(ruleset=ruleset.name) if r.game_id in ids]
     except KeyboardInterrupt:
         done = count_stored(store, jobs)
         click.echo(f"\nlocm: interrupted: {done} of {_n(len(jobs), 'game')} stored in {db}; run the same "
@@ -488,7 +482,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
 
 @cli.command()
 @DB_OPTION
-@click.option("--ruleset", "-r", help="Only games of this ruleset.")
+@click.option("--ruleset", "-r", help="Only games of this ruleset (a name, an alias or a variant file).")
 @click.option("--agent", help="Only games with this agent in either seat (exactly as stored).")
 @click.option("--winner", type=click.IntRange(0, 1), help="Only games won by this seat (0 or 1).")
 @click.option("--winner-agent", metavar="AGENT", help="Only games won by this agent, in either seat.")
@@ -509,8 +503,8 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
     from locm.store import open_store
     from locm.tables import table
     from locm.tournament import stored_stderr
+    from locm.variants import ruleset_name, rules_identities
 
-    ruleset = _check_ruleset(ruleset) if ruleset else None
     with open_store(db, create=False, readonly=True) as store:
         if stderr_of is not None:
             for seat, agent_name, text, failed in stored_stderr(store, stderr_of):
@@ -519,16 +513,18 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
                 if text:
                     click.echo(text.rstrip("\n"))
             return
+        ruleset = ruleset_name(ruleset, store) if ruleset else None
         records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent)
+        rules_of = rules_identities(store, [r.game_id for r in records])
     rows = []
     for r in records:
         notes = [f"p{s} {what}" for s in (0, 1) for what, flag in (("error", getattr(r, f"error{s}")),
                                                                    ("timeout", getattr(r, f"timeout{s}")))
                  if flag]
         rows.append((r.game_id, r.ruleset, r.seed, r.agent0, r.agent1, r.winner, r.reason, turns_played(r.turns),
-                     r.n_events, r.created[:19] + "Z", ", ".join(notes)))
+                     r.n_events, r.created[:19] + "Z", ", ".join(notes), rules_of.get(r.game_id, "")))
     click.echo(table(("game id", "ruleset", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
-                      "created", "notes"), rows))
+                      "created", "notes", "rules (base #hash)"), rows))
     click.echo(_n(len(rows), "game"))
 
 
@@ -675,6 +671,11 @@ def demo(db, games, workers, workers_old, chart):
 from locm import replay_cli  # noqa: E402  (show, audit, replay, html, import-referee)
 
 replay_cli.register(cli)
+
+from locm.whatif_cli import rerun, whatif  # noqa: E402  (what-if re-runs: locm/rerun.py, locm/whatif.py)
+
+cli.add_command(rerun)
+cli.add_command(whatif)
 
 
 def main() -> None:

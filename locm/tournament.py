@@ -42,6 +42,7 @@ from engine.agents import play
 from engine.errors import LocmError
 from engine.evolve import fold
 from engine.game import Game
+from engine.rulesets import RULESETS, Rules, rules_hash
 from engine.state import ENDED
 from events.catalog import GameEnded, HardError
 from locm.bots import BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent
@@ -57,11 +58,22 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 # --- one game ---------------------------------------------------------------------------------------------
 
 
-def game_id(ruleset: str, seed: int, agents: Sequence[str], params: dict | None = None) -> str:
-    """The deterministic id of a game: ruleset, seed and a short hash of everything that defines it."""
-    key = json.dumps([ruleset, seed, agents[0], agents[1], sorted((params or {}).items())],
+def game_id(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None) -> str:
+    """The deterministic id of a game: ruleset, seed and a short hash of everything that defines it. A
+    variant's id also hashes its resolved values (`rules_hash`): two variant files of the same name but
+    different values never share ids."""
+    name, extra = _ruleset_key(ruleset)
+    key = json.dumps([name, seed, agents[0], agents[1], sorted((params or {}).items())] + extra,
                      separators=(",", ":"), ensure_ascii=False)
-    return f"{ruleset}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+    return f"{name}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def _ruleset_key(ruleset: str | Rules) -> tuple[str, list]:
+    if isinstance(ruleset, str):
+        return ruleset, []
+    if RULESETS.get(ruleset.name) == ruleset:
+        return ruleset.name, []
+    return ruleset.name, [rules_hash(ruleset)]
 
 
 @dataclass
@@ -74,7 +86,7 @@ class PlayedGame:
         return self.extras.game_id
 
 
-def run_game(ruleset: str, seed: int, agents: Sequence[str], params: dict | None = None,
+def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None,
              limits: TimeLimits | None = None) -> PlayedGame:
     """Play one game between two agents (built-in names or command lines) and return it with the record's
     extras: each seat's stderr (bots), average think time per turn (ms), hard-error and timeout flags, and
@@ -155,7 +167,7 @@ def changed_bots(store: EventStore, agents: Sequence[str]) -> list[tuple[str, in
 
 class Job(NamedTuple):
     game_id: str
-    ruleset: str
+    ruleset: str | Rules
     seed: int
     agent0: str
     agent1: str
@@ -171,7 +183,7 @@ class Schedule(Sequence):
     run is balanced), for each seed each pair in the order given, the pair's first agent in seat 0, then the
     seats swapped. Indexing and `len` are arithmetic."""
 
-    def __init__(self, ruleset: str, agents: Sequence[str], seed: int, seeds: int) -> None:
+    def __init__(self, ruleset: str | Rules, agents: Sequence[str], seed: int, seeds: int) -> None:
         self.ruleset, self.agents, self.seed, self.seeds = ruleset, tuple(agents), seed, seeds
         self.pairs = [p for a, b in itertools.combinations(agents, 2) for p in ((a, b), (b, a))]
 
@@ -198,7 +210,7 @@ class Schedule(Sequence):
         return Job(game_id(self.ruleset, seed, pair), self.ruleset, seed, *pair)
 
 
-def schedule(ruleset: str, agents: Sequence[str], games: int, seed: int = 1) -> Schedule:
+def schedule(ruleset: str | Rules, agents: Sequence[str], games: int, seed: int = 1) -> Schedule:
     """Every game of the round robin as a lazy `Schedule`; refused up front if malformed or larger than
     `MAX_GAMES`."""
     agents = list(agents)

@@ -556,7 +556,7 @@ def test_schema_is_documented_and_matches_the_record():
 def test_games_table_holds_every_seed_and_parameter():
     created = set(ev.GameCreated.__struct_fields__) - {"seq", "cause", "rule"}
     # the resolved rules travel in the stored game_created payload, not in a column
-    assert created == set(store_mod.CREATED_FIELDS) | {"agents", "schema_version", "rules"}
+    assert created == set(store_mod.CREATED_FIELDS) | {"agents", "schema_version", "rules", "rules_hash"}
 
 
 def test_new_store_is_wal_with_meta(tmp_path):

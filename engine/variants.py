@@ -1,0 +1,350 @@
+"""Ruleset variants written as files (TOML): a built-in base, a name, changed values, changed cards.
+
+A variant file names its base (``base = "1.2"`` or ``"constructed"``), a ``name`` for the variant, any field
+of `engine.rulesets.Ruleset` by its own name, card changes by base id (``[cards.116]``, 1.2 only: the
+constructed cards are generated per game) and, for constructed, changes to the card generator's weights
+(``[weights.typeProbabilities]``, in the keys of ``data/cardWeights-1.5.json``)::
+
+    base = "1.2"
+    name = "low-health"
+    start_health = 20
+    hand_limit = 6
+
+    [cards.116]
+    cost = 5
+    keywords = "B---LW"
+
+The file is validated as a whole before anything runs: the first problem found is one `VariantError` line
+naming the file, the field and what was expected. The result is an ordinary `Rules` value whose fields hold
+everything the variant changes (card changes in ``cards``, generator weights in ``card_weights``), so a game
+played under it carries all of it in its `game_created`.
+
+This module is pure: it parses text (stdlib ``tomllib``) and never opens a file (`locm.variants` does).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from typing import Callable, NamedTuple
+
+import msgspec
+
+from engine.carddata import CARDLIST_SIZE, cardlist_12
+from engine.errors import LocmError
+from engine.rulesets import (ALIASES, DAMAGE_DRAW, DRAFT, LOSE_RUNE, RULESETS, RUNES, TEN_DAMAGE, Rules,
+                             diff_rulesets)
+from events.cards import AREA_NAMES, KEYWORD_LETTERS, TYPE_NAMES, Card, keywords_from_str, keywords_to_str
+
+
+class VariantError(LocmError):
+    """A ruleset file that cannot be used: ``source`` (the file), ``field`` (its dotted path) and what was
+    expected, in one line."""
+
+    def __init__(self, source: str, field: str, expected: str, got: object = None, *, has_got: bool = True):
+        self.source, self.field, self.expected = source, field, expected
+        where = f"{source}: {field}: " if field else f"{source}: "
+        tail = f", got {_shown(got)}" if has_got and got is not None else ""
+        super().__init__(f"{where}expected {expected}{tail}")
+
+
+def _shown(v: object) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- checks of one value -----------------------------------------------------------------------------------
+
+
+class _Check(NamedTuple):
+    expected: str
+    ok: Callable[[object], bool]
+    convert: Callable[[object], object] = lambda v: v
+
+
+def _int(lo: int, hi: int) -> _Check:
+    return _Check(f"an integer in {lo}..{hi}", lambda v: type(v) is int and lo <= v <= hi)
+
+
+def _choice(*values: str) -> _Check:
+    return _Check("one of " + ", ".join(repr(v) for v in values), lambda v: v in values)
+
+
+_BOOL = _Check("true or false", lambda v: type(v) is bool)
+_RUNES = _Check("a list of positive integers, largest first (e.g. [25, 20, 15, 10, 5]) or []",
+                lambda v: isinstance(v, list) and all(type(x) is int and x > 0 for x in v)
+                and all(a > b for a, b in zip(v, v[1:])), tuple)
+
+# The fields a file may change, with what each must be. Ranges keep a game finite and playable.
+OVERRIDABLE: dict[str, _Check] = {
+    "runes": _RUNES,
+    "draw_rule": _choice(RUNES, DAMAGE_DRAW),
+    "damage_draw_step": _int(0, 1000),
+    "empty_deck": _choice(LOSE_RUNE, TEN_DAMAGE),
+    "turn_limit": _int(1, 1000),
+    "turn_limit_penalty": _choice(LOSE_RUNE, TEN_DAMAGE),
+    "penalty_damage": _int(0, 1000),
+    "full_hand_stops_draws": _BOOL,
+    "area": _BOOL,
+    "hand_limit": _int(1, 30),
+    "start_health": _int(1, 1000),
+    "deck_size": _int(1, 240),
+    "lane_size": _int(1, 10),
+    "max_mana": _int(0, 99),
+    "draft_rounds": _int(2, CARDLIST_SIZE // 2),
+    "max_copies": _int(1, 30),
+}
+# Fields that define the base itself (how seeds are derived, ids numbered, the protocol spoken): a variant
+# keeps its base's, so that games, bots and replays of the base stay valid.
+FIXED = ("version", "seed_params", "deck_building", "id_scheme", "input_runes", "input_area",
+         "zeroed_fields_quirk")
+TOP_KEYS = ("base", "name", "cards", "weights")
+
+_CARD_CHECKS: dict[str, _Check] = {
+    "name": _Check("a string", lambda v: isinstance(v, str)),
+    "text": _Check("a string", lambda v: isinstance(v, str)),
+    "type": _Check("one of " + ", ".join(TYPE_NAMES), lambda v: v in TYPE_NAMES, TYPE_NAMES.index),
+    "cost": _int(0, 99),
+    "attack": _int(-99, 99),
+    "defense": _int(-99, 99),
+    "keywords": _Check(f"six characters, each its letter of {KEYWORD_LETTERS} or '-' (e.g. 'B---LW')",
+                       lambda v: isinstance(v, str) and len(v) == 6
+                       and all(c in ("-", KEYWORD_LETTERS[i]) for i, c in enumerate(v)), keywords_from_str),
+    "my_health": _int(-99, 99),
+    "opp_health": _int(-99, 99),
+    "draw": _int(0, 10),
+    "area": _Check("one of target, lane1, lane2", lambda v: v in AREA_NAMES, AREA_NAMES.index),
+}
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+]*(?:-[A-Za-z0-9._+]+)*")
+_BUILTIN_NAMES = set(RULESETS) | set(ALIASES)
+
+
+# --- the whole file ----------------------------------------------------------------------------------------
+
+
+def parse_variant(text: str, source: str = "<ruleset>", default_name: str = "") -> Rules:
+    """The resolved `Rules` of a variant file's text; `source` names the file in errors, `default_name` is
+    the variant's name when the file gives none (the file's stem)."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise VariantError(source, "", f"a TOML document: {exc}", has_got=False) from None
+    return variant_from_dict(doc, source, default_name)
+
+
+def variant_from_dict(doc: dict, source: str = "<ruleset>", default_name: str = "") -> Rules:
+    """As `parse_variant`, from the decoded TOML table."""
+    for key in doc:
+        if key not in OVERRIDABLE and key not in TOP_KEYS:
+            if key in FIXED:
+                raise VariantError(source, key, "no change: it is fixed by the base ruleset (choose another "
+                                   "base instead)", has_got=False)
+            known = ", ".join([*TOP_KEYS, *OVERRIDABLE])
+            raise VariantError(source, key, f"a known field ({known})", has_got=False)
+    if "base" not in doc:
+        raise VariantError(source, "base", 'a base ruleset: base = "1.2" or base = "constructed"', has_got=False)
+    base_name = doc["base"]
+    if not isinstance(base_name, str) or ALIASES.get(base_name, base_name) not in RULESETS:
+        raise VariantError(source, "base", '"1.2" or "constructed" (alias "1.5")', base_name)
+    base = RULESETS[ALIASES.get(base_name, base_name)]
+    name = doc.get("name", default_name)
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or len(name) > 40:
+        raise VariantError(source, "name", "a name of letters, digits, '.', '_', '+' and '-' (at most 40)", name)
+    if name in _BUILTIN_NAMES:
+        raise VariantError(source, "name", "a name other than a built-in ruleset's", name)
+    changes: dict = {}
+    for key, check in OVERRIDABLE.items():
+        if key in doc:
+            value = doc[key]
+            if not check.ok(value):
+                raise VariantError(source, key, check.expected, value)
+            changes[key] = check.convert(value)
+    draft = base.deck_building == DRAFT
+    if draft:
+        if "max_copies" in changes:
+            raise VariantError(source, "max_copies", "no change: copies apply to constructed decks (1.2 decks "
+                               "are the draft picks)", has_got=False)
+        if "deck_size" in changes:
+            raise VariantError(source, "deck_size", "no change: a 1.2 deck is the draft picks (change "
+                               "draft_rounds)", has_got=False)
+    else:
+        if "draft_rounds" in changes:
+            raise VariantError(source, "draft_rounds", "no change: constructed has no draft", has_got=False)
+        copies = changes.get("max_copies", base.max_copies)
+        if changes.get("deck_size", base.deck_size) > 120 * copies:
+            raise VariantError(source, "deck_size", f"at most {120 * copies} (120 cards, {copies} copies each)",
+                               changes["deck_size"])
+    if "cards" in doc:
+        if not draft:
+            raise VariantError(source, "cards", "no card changes under constructed: its cards are generated "
+                               "per game (change [weights] instead)", has_got=False)
+        changes["cards"] = _card_changes(doc["cards"], source)
+    if "weights" in doc:
+        if draft:
+            raise VariantError(source, "weights", "no generator weights under 1.2: its cards are a fixed list "
+                               "(change [cards.ID] instead)", has_got=False)
+        changes["card_weights"] = _weights(doc["weights"], source)
+    return base.replace(name=name, base=base.name, **changes)
+
+
+def _card_changes(table: object, source: str) -> tuple[Card, ...]:
+    if not isinstance(table, dict):
+        raise VariantError(source, "cards", "tables [cards.ID] with the changed values", table)
+    originals = cardlist_12()
+    out = []
+    for key, change in table.items():
+        where = f"cards.{key}"
+        if not key.isdigit() or int(key) not in originals:
+            raise VariantError(source, where, f"a card id of the 1.2 list (1..{CARDLIST_SIZE})", key)
+        if not isinstance(change, dict):
+            raise VariantError(source, where, "a table of changed values (cost = 5, ...)", change)
+        values = msgspec.structs.asdict(originals[int(key)])
+        for field, value in change.items():
+            check = _CARD_CHECKS.get(field)
+            if check is None:
+                raise VariantError(source, f"{where}.{field}", f"a card field ({', '.join(_CARD_CHECKS)})",
+                                   has_got=False)
+            if not check.ok(value):
+                raise VariantError(source, f"{where}.{field}", check.expected, value)
+            values[field] = check.convert(value)
+        if values["type"] == 0 and values["defense"] < 1:
+            raise VariantError(source, f"{where}.defense", "at least 1 for a creature", values["defense"])
+        card = Card(**values)
+        if card != originals[card.base_id]:
+            out.append(card)
+    return tuple(sorted(out, key=lambda c: c.base_id))
+
+
+def _weights(table: object, source: str) -> str:
+    from engine.cardgen import check_weights, official_weights
+
+    official = msgspec.json.decode(official_weights())
+    if not isinstance(table, dict):
+        raise VariantError(source, "weights", "tables [weights.KEY] (keys of cardWeights-1.5.json)", table)
+    merged = dict(official)
+    for key, change in table.items():
+        where = f"weights.{key}"
+        if key not in official:
+            raise VariantError(source, where, f"a key of cardWeights-1.5.json ({', '.join(official)})",
+                               has_got=False)
+        base = official[key]
+        if not isinstance(change, dict):
+            raise VariantError(source, where, "a table of changes", change)
+        if isinstance(base, list):  # options by name: [weights.keywordProbabilities.guard] weight = 3
+            options = {o["name"]: dict(o) for o in base}
+            for opt, fields in change.items():
+                if opt not in options:
+                    raise VariantError(source, f"{where}.{opt}", f"an option of {key} ({', '.join(options)})",
+                                       has_got=False)
+                if not isinstance(fields, dict):
+                    raise VariantError(source, f"{where}.{opt}", "a table of weight, multCost, addCost", fields)
+                for f, v in fields.items():
+                    if f not in ("weight", "multCost", "addCost"):
+                        raise VariantError(source, f"{where}.{opt}.{f}", "weight, multCost or addCost",
+                                           has_got=False)
+                    if type(v) not in (int, float) or v < 0:
+                        raise VariantError(source, f"{where}.{opt}.{f}", "a number >= 0", v)
+                    options[opt][f] = float(v)
+            merged[key] = list(options.values())
+        else:
+            values = dict(base)
+            for k, v in change.items():
+                if k not in base and key != "manaCurve":
+                    raise VariantError(source, f"{where}.{k}", f"a key of {key} ({', '.join(base)})",
+                                       has_got=False)
+                if type(v) not in (int, float) or v < 0:
+                    raise VariantError(source, f"{where}.{k}", "a number >= 0", v)
+                values[k] = float(v) if isinstance(base.get(k, 0.0), float) else v
+            merged[key] = values
+    text = msgspec.json.encode(merged).decode()
+    try:
+        check_weights(text)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise VariantError(source, "weights", f"weights the generator can use ({exc})", has_got=False) from None
+    if merged == official:
+        return ""
+    return text
+
+
+# --- comparing -------------------------------------------------------------------------------------------
+
+
+class DiffRow(NamedTuple):
+    """One difference between two rulesets: the field (``cards.116.cost`` for a card), the rule id, both
+    values as text, and what the field means."""
+
+    field: str
+    rule: str
+    left: str
+    right: str
+    doc: str
+
+
+def show_value(v: object) -> str:
+    if isinstance(v, tuple):
+        return ",".join(map(str, v)) or "none"
+    return str(v)
+
+
+def diff_rows(a: Rules, b: Rules) -> list[DiffRow]:
+    """Every difference between two rulesets, in field order; card changes and generator weights per card
+    and per key."""
+    rows = []
+    for d in diff_rulesets(a, b):
+        if d.field == "cards":
+            rows += _card_rows(a, b)
+        elif d.field == "card_weights":
+            rows += _weight_rows(a.card_weights, b.card_weights)
+        else:
+            rows.append(DiffRow(d.field, d.rule, show_value(d.left), show_value(d.right), d.doc))
+    return rows
+
+
+def _card_rows(a: Rules, b: Rules) -> list[DiffRow]:
+    originals = cardlist_12()
+
+    def deck(r: Rules) -> dict[int, Card]:
+        return {**originals, **{c.base_id: c for c in r.cards}}
+
+    def show(f: str, v: object) -> str:
+        return keywords_to_str(v) if f == "keywords" else TYPE_NAMES[v] if f == "type" else str(v)
+
+    ca, cb = deck(a), deck(b)
+    listed = (a.deck_building == DRAFT, b.deck_building == DRAFT)  # constructed has no card list
+    rows = []
+    for bid in sorted({c.base_id for c in a.cards} | {c.base_id for c in b.cards}):
+        x, y, o = (msgspec.structs.asdict(c) for c in (ca[bid], cb[bid], originals[bid]))
+        for f in x:
+            # both with a card list: the values differ; else: the field the card-list side changes
+            if x[f] != y[f] if all(listed) else x[f] != o[f] or y[f] != o[f]:
+                rows.append(DiffRow(f"cards.{bid}.{f}", "R-DRAFT",
+                                    show(f, x[f]) if listed[0] else "(no card list)",
+                                    show(f, y[f]) if listed[1] else "(no card list)",
+                                    f"card {bid} ({originals[bid].name})"))
+    return rows
+
+
+def _weight_rows(wa: str, wb: str) -> list[DiffRow]:
+    from engine.cardgen import official_weights
+
+    def flat(text: str) -> dict[str, object]:
+        doc = msgspec.json.decode(text.encode() if text else official_weights())
+        out = {}
+        for key, value in doc.items():
+            if isinstance(value, list):
+                for o in value:
+                    for f in ("weight", "multCost", "addCost"):
+                        out[f"weights.{key}.{o['name']}.{f}"] = float(o[f])
+            else:
+                for k, v in value.items():
+                    out[f"weights.{key}.{k}"] = float(v)
+        return out
+
+    fa, fb = flat(wa), flat(wb)
+    return [DiffRow(k, "R-CARDGEN", str(fa.get(k, "-")), str(fb.get(k, "-")), "card generator weight")
+            for k in sorted(fa.keys() | fb.keys()) if fa.get(k) != fb.get(k)]
+
+
+__all__ = ["parse_variant", "variant_from_dict", "VariantError", "OVERRIDABLE", "FIXED", "diff_rows", "DiffRow",
+           "show_value"]

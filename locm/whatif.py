@@ -1,0 +1,308 @@
+"""What-if re-runs of many stored games (`locm whatif`): every stored game of built-in agents of ruleset A is
+re-run under ruleset B (`locm.rerun`), the re-runs are stored as games of B, and the two sides are compared:
+the share of games whose winner changes, the first player's win rate, game length, damage by source and the
+cards whose in-hand win rate moves most, each with n and a 95% interval.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from analysis.overview import DAMAGE_SOURCES
+from analysis.stats import wilson
+from engine.errors import LocmError
+from engine.rulesets import Rules, rules_hash
+from events.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
+from events.catalog import CardDrawn, CardPoolDefined, DeckOrdered, GameEnded, PlayerDamaged, TurnStarted
+from locm.bots import is_builtin
+from locm.rerun import rules_identity, rerun_game, rerun_params
+
+
+# --- many re-runs ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Facts:
+    """What `whatif` keeps of one game: outcome, length, damage by source, the cards each player held."""
+
+    winner: int
+    turns: int
+    damage: dict
+    held: tuple  # (cards of player 0, cards of player 1): card keys ever in hand
+
+
+def facts(events: Sequence) -> Facts:
+    cards: dict = {}
+    ids: dict = {}
+    held = (set(), set())
+    damage: Counter = Counter()
+    winner, turns = -1, 0
+    named = False
+    for e in events:
+        t = type(e)
+        if t is CardDrawn:
+            key = ids.get(e.id)
+            if key is not None:
+                held[e.player].add(key)
+        elif t is PlayerDamaged:
+            damage[e.source] += e.amount
+        elif t is TurnStarted:
+            turns = e.turn + 1
+        elif t is DeckOrdered:
+            for i, b in zip(e.ids, e.base_ids):
+                ids[i] = cards[b]
+        elif t is CardPoolDefined:
+            named = any(c.name for c in e.cards)
+            for c in e.cards:
+                cards[c.base_id] = _card_key(c, named)
+        elif t is GameEnded:
+            winner = e.winner
+    return Facts(winner, turns, dict(damage), (tuple(sorted(held[0])), tuple(sorted(held[1]))))
+
+
+def _card_key(c, named: bool) -> str:
+    """1.2: the base id and name (the card list's, so a variant's changed card keeps its key); constructed:
+    the generated card's values (the same seed and weights give the same card)."""
+    if named:
+        return f"{c.base_id} {c.name}"
+    kind = "C" if c.type == 0 else TYPE_NAMES[c.type]
+    return (f"{kind} {c.cost}: {c.attack}/{c.defense} {keywords_to_str(c.keywords)} "
+            f"{c.my_health}/{c.opp_health}/{c.draw} {AREA_NAMES[c.area]}")
+
+
+_STATE: dict = {}
+
+
+def _init_worker(db: str, rules_a_hash: str | None, rules_b: Rules) -> None:
+    from locm.store import open_store
+
+    _STATE.update(store=open_store(db, create=False, readonly=True), hash_a=rules_a_hash, rules_b=rules_b)
+
+
+def _work(gid: str):
+    """Re-run one stored game: ``(gid, facts A, facts B, prepared B or None, B's id, winner changed, skip)``."""
+    from locm.store import prepare_game
+    from locm.tournament import game_id
+
+    store, rules_b = _STATE["store"], _STATE["rules_b"]
+    try:
+        events_a = store.events(gid)
+        created = events_a[0]
+        if _STATE["hash_a"] is not None and created.rules_hash != _STATE["hash_a"]:
+            return gid, None, None, None, "", "its rules differ from --ruleset-a"
+        seed, params = rerun_params(created, rules_b)
+        gid_b = game_id(rules_b, seed, tuple(created.agents), params)
+        prepared = None
+        if store.has_game(gid_b):
+            events_b = store.events(gid_b)
+        else:
+            played = rerun_game(events_a, rules_b)
+            events_b = played.game.log
+            prepared = prepare_game(played.extras, events_b)
+        return gid, facts(events_a), facts(events_b), prepared, gid_b, ""
+    except LocmError as exc:
+        return gid, None, None, None, "", str(exc)
+
+
+@dataclass
+class Side:
+    games: int = 0
+    seat0_wins: int = 0
+    turns: list = field(default_factory=list)
+    damage: dict = field(default_factory=dict)  # source -> per-game amounts
+    cards: dict = field(default_factory=dict)  # card -> [held, won]
+
+    def add(self, f: Facts) -> None:
+        self.games += 1
+        self.seat0_wins += f.winner == 0
+        self.turns.append(f.turns)
+        for s in set(self.damage) | set(f.damage):
+            self.damage.setdefault(s, [0] * (self.games - 1)).append(f.damage.get(s, 0))
+        for p in (0, 1):
+            for key in f.held[p]:
+                c = self.cards.setdefault(key, [0, 0])
+                c[0] += 1
+                c[1] += f.winner == p
+
+
+@dataclass
+class WhatifResult:
+    rules_a: str
+    rules_b: Rules
+    selected: int = 0
+    rerun: int = 0
+    stored: int = 0
+    reused: int = 0
+    changed: int = 0
+    skipped: list = field(default_factory=list)
+    changed_games: list = field(default_factory=list)  # the first few games (under A) whose winner changes
+    a: Side = field(default_factory=Side)
+    b: Side = field(default_factory=Side)
+    seconds: float = 0.0
+
+    def summary(self, top: int = 10, min_n: int = 20) -> dict:
+        n = self.a.games
+        out = {
+            "ruleset_a": self.rules_a, "ruleset_b": rules_identity(self.rules_b),
+            "games": n, "rerun_now": self.stored, "reused_from_store": self.reused,
+            "skipped": len(self.skipped), "seconds": round(self.seconds, 3),
+            "winner_changed": _rate(self.changed, n),
+            "winner_changed_games": list(self.changed_games),
+            "first_player_win_rate": {"a": _rate(self.a.seat0_wins, n), "b": _rate(self.b.seat0_wins, self.b.games)},
+            "game_length_turns": {"a": _mean(self.a.turns), "b": _mean(self.b.turns)},
+            "damage_per_game_by_source": {
+                s: {"a": _mean(self.a.damage.get(s, [0] * n)), "b": _mean(self.b.damage.get(s, [0] * n))}
+                for s in DAMAGE_SOURCES + tuple(sorted((set(self.a.damage) | set(self.b.damage))
+                                                      - set(DAMAGE_SOURCES)))
+                if s in self.a.damage or s in self.b.damage},
+            "cards_in_hand_win_rate_moves": self.card_moves(top, min_n),
+        }
+        return out
+
+    def card_moves(self, top: int, min_n: int) -> list[dict]:
+        rows = []
+        for key in set(self.a.cards) & set(self.b.cards):
+            (na, wa), (nb, wb) = self.a.cards[key], self.b.cards[key]
+            if na < min_n or nb < min_n:
+                continue
+            rows.append({"card": key, "a": _rate(wa, na), "b": _rate(wb, nb), "move": wb / nb - wa / na})
+        rows.sort(key=lambda r: (-abs(r["move"]), r["card"]))
+        return rows[:top]
+
+
+def _rate(k: int, n: int) -> dict:
+    lo, hi = wilson(k, n) if n else (0.0, 0.0)
+    return {"k": k, "n": n, "rate": k / n if n else 0.0, "low": lo, "high": hi}
+
+
+def _mean(values: list) -> dict:
+    """Mean with n and a 95% normal interval (mean +- 1.96 standard errors), clipped to the values' range."""
+    n = len(values)
+    if not n:
+        return {"n": 0, "mean": 0.0, "low": 0.0, "high": 0.0}
+    m = sum(values) / n
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n)
+    return {"n": n, "mean": m, "low": max(m - half, min(values)), "high": min(m + half, max(values))}
+
+
+def select_games(store, rules_a: Rules | str | None, base: str, agents: Sequence[str] | None,
+                 limit: int | None) -> list[str]:
+    """The stored games to re-run: of ruleset A (its name; by default B's base), both seats built-in agents
+    (of `agents` when given), at most `limit`, in stored order."""
+    name = base if rules_a is None else rules_a if isinstance(rules_a, str) else rules_a.name
+    wanted = set(agents) if agents else None
+    out = []
+    for r in store.games(ruleset=name):
+        pair = (r.agent0, r.agent1)
+        if not all(is_builtin(a) for a in pair) or (wanted is not None and not set(pair) <= wanted):
+            continue
+        out.append(r.game_id)
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def whatif(db: Path, rules_b: Rules, rules_a: Rules | str | None = None, agents: Sequence[str] | None = None,
+           games: int | None = None, workers: int = 1,
+           progress: Callable[[int], None] | None = None, announce: Callable[[int], None] | None = None
+           ) -> WhatifResult:
+    """Re-run stored built-in-agent games under `rules_b`, store the re-runs (as games of B; those already
+    stored are read back, so a second call resumes), and compare both sides. `rules_a`: the games' ruleset
+    (default: B's base); as `Rules`, only games with exactly its values; as a name, every game of that name."""
+    import time
+
+    from locm.store import DuplicateGameError, open_store
+
+    t0 = time.perf_counter()
+    with open_store(db, create=False, readonly=False) as store:
+        ids = select_games(store, rules_a, rules_b.base_name, agents, games)
+        if announce:
+            announce(len(ids))
+        name_a = rules_b.base_name if rules_a is None else rules_a if isinstance(rules_a, str) else rules_a.name
+        result = WhatifResult(name_a, rules_b, selected=len(ids))
+        hash_a = rules_hash(rules_a) if isinstance(rules_a, Rules) else None  # a name alone: any values
+        for gid, fa, fb, prepared, gid_b, skip in _results(str(db), hash_a, rules_b, ids, workers):
+            if skip:
+                result.skipped.append((gid, skip))
+            else:
+                if prepared is not None:
+                    try:
+                        store.append_prepared(prepared)
+                        result.stored += 1
+                    except DuplicateGameError:
+                        result.reused += 1
+                else:
+                    result.reused += 1
+                result.a.add(fa)
+                result.b.add(fb)
+                if fa.winner != fb.winner:
+                    result.changed += 1
+                    if len(result.changed_games) < 10:
+                        result.changed_games.append(gid)
+            if progress:
+                progress(1)
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _results(db: str, hash_a, rules_b: Rules, ids: list[str], workers: int):
+    if workers <= 1 or len(ids) < 2:
+        _init_worker(db, hash_a, rules_b)
+        try:
+            for gid in ids:
+                yield _work(gid)
+        finally:
+            _STATE.pop("store").close()
+        return
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(db, hash_a, rules_b)) as pool:
+        try:
+            yield from pool.imap(_work, ids, chunksize=8)
+        except BaseException:
+            pool.terminate()
+            raise
+
+
+# --- text ---------------------------------------------------------------------------------------------------------
+
+
+def _pct(r: dict) -> str:
+    return f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}%, {100 * r['high']:.1f}%] (n={r['n']})"
+
+
+def _avg(m: dict) -> str:
+    return f"{m['mean']:.2f} [{m['low']:.2f}, {m['high']:.2f}] (n={m['n']})"
+
+
+def whatif_lines(s: dict) -> list[str]:
+    from locm.tables import table
+
+    b = s["ruleset_b"]["name"]
+    a = s["ruleset_a"]
+    out = [f"{s['games']} games of {a} re-run under {b} ({s['rerun_now']} played now, {s['reused_from_store']} "
+           f"already stored, {s['skipped']} skipped) in {s['seconds']:.1f} s",
+           f"winner changes: {_pct(s['winner_changed'])}"]
+    if s["winner_changed_games"]:
+        out.append("  e.g. " + ", ".join(s["winner_changed_games"][:3]) + " (see 'locm rerun GAME_ID --db DB "
+                   "--ruleset B')")
+    out.append("")
+    rows = [("first player wins", _pct(s["first_player_win_rate"]["a"]), _pct(s["first_player_win_rate"]["b"])),
+            ("game length (turns)", _avg(s["game_length_turns"]["a"]), _avg(s["game_length_turns"]["b"]))]
+    for src, m in s["damage_per_game_by_source"].items():
+        rows.append((f"damage per game: {src}", _avg(m["a"]), _avg(m["b"])))
+    out.append(table(("95% intervals", f"under {a}", f"under {b}"), rows))
+    moves = s["cards_in_hand_win_rate_moves"]
+    if moves:
+        out += ["", "cards whose in-hand win rate moves most:"]
+        out.append(table(("card", f"in-hand WR under {a}", f"under {b}", "move"),
+                         [(m["card"], _pct(m["a"]), _pct(m["b"]), f"{100 * m['move']:+.1f} pts") for m in moves]))
+    return out
+
+
+__all__ = ["whatif", "whatif_lines", "WhatifResult", "facts", "select_games"]

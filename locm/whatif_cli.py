@@ -1,0 +1,122 @@
+"""The `locm rerun` and `locm whatif` commands (registered in `locm.cli`); the work is in `locm.rerun` and
+`locm.whatif`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("source")
+@click.option("--ruleset", "-r", "ruleset", required=True,
+              help="Ruleset B: 1.2, constructed, or a ruleset variant file (TOML).")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="Read SOURCE as a stored game id (or a unique prefix of one) in this store; without --db "
+                   "SOURCE is a JSON-lines log written by 'locm play --log'.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def rerun(source, ruleset, db, as_json):
+    """Re-play a recorded game under ruleset B, with the same seeds and the same agents deciding again
+    (built-in agents; a bot's command line is run again as a process), and show where it first diverges:
+    the seq, the event under A and under B, the rule of that event and the changed settings, both boards
+    just before it, and the outcome under each. A game that never diverges says "no divergence".
+
+    \b
+    Example:
+      locm play --seed 7 --log g.jsonl && locm rerun g.jsonl --ruleset examples/variants/low-health.toml
+      locm rerun 1.2-7 --db t.db --ruleset constructed.toml --json
+    """
+    from locm.variants import resolve_ruleset
+    from locm.rerun import load_source, rerun_report
+
+    if db is not None and not db.exists():
+        raise click.UsageError(f"--db {db}: no such store")
+    rules_b = resolve_ruleset(ruleset)
+    gid, events = load_source(source, db)
+    report = rerun_report(gid, events, rules_b)
+    if as_json:
+        click.echo(json.dumps(report.as_json(), indent=1))
+    else:
+        for line in report.lines():
+            click.echo(line)
+
+
+@click.command()
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The event store: its games are re-run, and the re-runs are stored in it.")
+@click.option("--ruleset", "-r", "ruleset", required=True,
+              help="Ruleset B: 1.2, constructed, or a ruleset variant file (TOML).")
+@click.option("--ruleset-a", "ruleset_a",
+              help="Re-run only the stored games of this ruleset (default: B's base): a built-in, a variant "
+                   "file (only its games with exactly its values) or the name of a variant with stored games.")
+@click.option("--agents", "-a", "agents", multiple=True, metavar="AGENT",
+              help="Only games whose two agents are among these built-in agents (repeatable).")
+@click.option("--games", "-n", type=click.IntRange(min=1), help="At most this many games (the first stored).")
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes re-running games (the main process stores them).")
+@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Cards listed whose in-hand win rate moves most.")
+@click.option("--min-n", type=click.IntRange(min=1), default=20, show_default=True,
+              help="A card is listed only when held in at least this many games under both rulesets.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
+    """Re-run stored games of built-in agents under ruleset B (same seeds, same agents) and report, each with
+    n and a 95% interval (Wilson for rates; mean +- 1.96 standard errors for lengths and damage): the share
+    of games whose winner changes, the first player's win rate, game length and damage by source under A and
+    B, and the cards whose in-hand win rate moves most. The re-runs are stored as games of B, so running the
+    command again reads them back instead of playing them.
+
+    \b
+    Example:
+      locm tournament --agents greedy random --games 200 --db t.db
+      locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
+    """
+    from engine.rulesets import Rules
+    from locm.variants import resolve_ruleset
+    from locm.whatif import whatif as run, whatif_lines
+
+    if not db.exists():
+        raise click.UsageError(f"--db {db}: no such store")
+    rules_b = resolve_ruleset(ruleset)
+    rules_a = None
+    if ruleset_a:
+        from locm.store import open_store
+        from locm.variants import ruleset_or_name
+
+        with open_store(db, create=False, readonly=True) as store:
+            rules_a = ruleset_or_name(ruleset_a, store)  # a stored variant's name: its games, whatever values
+    if isinstance(rules_a, Rules) and rules_a.deck_building != rules_b.deck_building:
+        raise click.UsageError(f"--ruleset-a {rules_a.name} builds decks by {rules_a.deck_building}, --ruleset "
+                               f"{rules_b.name} by {rules_b.deck_building}: a game cannot be re-run across them")
+    from locm.bots import is_builtin
+
+    for a in agents:
+        if not is_builtin(a):
+            raise click.UsageError(f"--agents {a!r}: expected a built-in agent (random, pass, greedy)")
+    bar = None
+
+    def announce(n):
+        nonlocal bar
+        bar = click.progressbar(length=n, label="re-running", file=sys.stderr, show_eta=True, show_pos=True)
+        bar.__enter__()
+
+    try:
+        result = run(db, rules_b, rules_a, agents or None, games, workers,
+                     progress=lambda k: bar.update(k), announce=announce)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    summary = result.summary(top, min_n)
+    if as_json:
+        summary["skipped_games"] = [{"game": g, "why": w} for g, w in result.skipped]
+        click.echo(json.dumps(summary, indent=1))
+        return
+    for line in whatif_lines(summary):
+        click.echo(line)
+    for g, why in result.skipped[:5]:
+        click.echo(f"skipped {g}: {why}", err=True)
+    if result.selected == 0:
+        click.echo("no stored games to re-run (see --ruleset-a and --agents)", err=True)
