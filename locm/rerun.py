@@ -18,7 +18,6 @@ from engine.errors import LocmError
 from engine.rulesets import Rules, rules_hash
 from engine.setup import PARAM_FIELDS, derive_params
 from engine.variants import diff_rows
-from events.cards import TYPE_NAMES, keywords_to_str
 from events.catalog import CardPoolDefined, GameCreated, GameEnded, TurnStarted
 from events.codec import to_json
 from locm.bots import TimeLimits
@@ -220,35 +219,10 @@ def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimi
 
 
 def board_text(state) -> str:
-    """A game state in a few lines: phase and turn, then per player health, mana, deck, runes, hand and the
-    creatures of each lane (``[id] name att/def keywords``)."""
-    lines = [f"phase {state.phase}, turn {state.turn}, player {state.current} to move"
-             + (f", draft round {state.round}" if state.phase == "draft" else "")]
-    for p in state.players:
-        runes = ",".join(map(str, p.runes)) or "-"
-        lines.append(f"player {p.index}: health {p.health}, mana {p.mana}/{p.max_mana}"
-                     + (" +bonus" if p.bonus else "")
-                     + f", deck {len(p.deck)}, runes {runes}, hand {len(p.hand)}")
-        if p.hand:
-            lines.append("  hand: " + ", ".join(_unit(u, hand=True) for u in p.hand))
-        lanes = sorted({u.lane for u in p.board} | {0, 1})
-        for lane in lanes:
-            units = [u for u in p.board if u.lane == lane]
-            lines.append(f"  lane {lane}: " + (", ".join(_unit(u) for u in units) if units else "-"))
-        if state.phase == "draft":
-            lines.append(f"  picks: {len(p.picks)}")
-    return "\n".join(lines)
+    """A game state as `locm show` prints a board (`replay.views`): the full view, both hands and lanes."""
+    from replay.views import board_text as show_board, view
 
-
-def _unit(u, hand: bool = False) -> str:
-    c = u.card
-    name = c.name or f"#{c.base_id}"
-    kw = keywords_to_str(u.keywords).replace("-", "")
-    if hand:
-        stats = f"{c.attack}/{c.defense}" if c.type == 0 else TYPE_NAMES[c.type]
-        return f"[{u.id}] {name} ({c.cost}) {stats}" + (f" {kw}" if kw else "")
-    flags = "" if u.can_attack and not u.has_attacked else " (cannot attack)"
-    return f"[{u.id}] {name} {u.attack}/{u.defense}" + (f" {kw}" if kw else "") + flags
+    return "\n".join(show_board(view(state)))
 
 
 # --- reading a source ----------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from events.catalog import ActionReceived, ActionRejected, HardError, TurnStarted
+from engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from engine.errors import LocmError
 from engine.history import History
 from engine.state import GameState
@@ -64,7 +65,7 @@ class Replay:
             if e.seq != i:
                 raise ReplaySourceError(f"{source or 'log'}: event {i} has seq {e.seq}")
         self.units = self.final.units
-        self.constructed = self.final.rules.name != "1.2"
+        self.constructed = self.final.rules.deck_building == CONSTRUCTED
         self._turns: list[Turn] | None = None
 
     # --- navigation ---------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from importlib.resources import files
 
 from events.cards import keywords_to_str
 from events.catalog import CardDrawn, DraftOffered
+from engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from engine.evolve import evolve, initial_state
 from replay.describe import describe
 from replay.game import Replay
@@ -35,7 +36,7 @@ _PHASES = {"setup": 0, "draft": 1, "construct": 2, "battle": 3, "ended": 4}
 
 def _compact(state) -> list:
     players = []
-    constructed = state.rules.name != "1.2"
+    constructed = state.rules.deck_building == CONSTRUCTED
     for pl in state.players:
         hand = [[u.id, u.attack, u.defense, keywords_to_str(u.keywords)] for u in pl.hand]
         board = [[u.id, u.lane, u.attack, u.defense, keywords_to_str(u.keywords), int(u.can_attack),

@@ -5,6 +5,7 @@ descriptions of events. Everything here reads states built by the engine's fold;
 from __future__ import annotations
 
 from events.cards import AREA_NAMES, CREATURE, TYPE_NAMES, keywords_to_str
+from engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from engine.state import GameState, Unit
 
 LANES = 2
@@ -34,7 +35,7 @@ def view(state: GameState, perspective: int | None = None) -> dict:
     both decks' order; None shows everything, with each deck's cards top first under ``deck_cards``."""
     if perspective not in (None, 0, 1):
         raise ValueError(f"perspective must be 0, 1 or None, got {perspective!r}")
-    constructed = state.rules.name != "1.2"
+    constructed = state.rules.deck_building == CONSTRUCTED
     players = []
     for pl in state.players:
         hidden = perspective is not None and perspective != pl.index
@@ -91,7 +92,7 @@ def diff(a: GameState, b: GameState) -> dict:
     ``creatures``: creatures on the board in both with changed attack, defense, keywords, can_attack,
     has_attacked or lane; ``entered`` / ``left``: creatures that came onto or left the board.
     """
-    constructed = a.rules.name != "1.2"
+    constructed = a.rules.deck_building == CONSTRUCTED
     out: dict = {}
     for f in ("turn", "current", "phase", "winner"):
         va, vb = getattr(a, f), getattr(b, f)

@@ -349,7 +349,7 @@ def test_rerun_shows_the_first_divergence_with_its_rule_boards_and_outcomes(tmp_
     assert (d["event_a"]["type"], d["event_a"]["rune"]) == ("rune_broken", 25)
     assert d["event_b"]["type"] != "rune_broken"
     assert d["rule_a"] == "R-RUNES" and d["changed_settings_of_that_rule"] == ["runes"]
-    assert "player 0: health" in d["board_a"] and "lane 0:" in d["board_b"]
+    assert "P0  health" in d["board_a"] and "lane 0:" in d["board_b"]  # the `locm show` board
     assert data["outcome_a"]["winner"] in (0, 1) and data["outcome_b"]["winner"] in (0, 1)
     text = CliRunner().invoke(cli, ["rerun", str(log), "--ruleset", str(var)]).output
     assert f"first divergence at seq {d['seq']}" in text and "outcome under few-runes" in text
