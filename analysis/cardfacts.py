@@ -1,0 +1,245 @@
+"""The card-facts projection: one pass over a game's events gives, for each player and each card the player
+took into its deck, the facts the card metrics of ``data/ANALYTICS.md`` are computed from. Pure: no SQLite,
+no I/O (`locm.cardfacts_store` keeps the rows in the store file).
+
+Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card_features`, bumps it):
+
+- A *card* is a base id of that game. In 1.2 it is the same card in every game; in constructed it is a card
+  generated for that game only (R-CARDGEN), so reports group constructed cards by `card_features`.
+- *Offered* (1.2): draft rounds whose three cards include the card (R-DRAFT). Both players see the same offer,
+  so it is kept once per game (`GameFacts.offered`) and counts for each player-game of the game.
+  Constructed: every card of the pool is available to both players; `GameFacts.pool` counts the pool's cards
+  per feature bucket.
+- *Picked*: draft picks of the card (1.2, pick number = round + 1, 1..30) or constructed choices of it
+  (pick number = its position 1..30 in the ``DeckChosen`` order). ``pick_first`` is the earliest.
+- *Copies*: copies in the player's shuffled deck (``DeckOrdered``, R-DECK).
+- *Opening*: copies drawn before the first ``TurnStarted`` (the opening hand, R-TURN: 4 for the first player,
+  5 for the second). *Drawn*: copies drawn after it (turn draws and card effects, R-DRAW).
+- *Played*: copies summoned (``CreatureSummoned`` with ``copy_of == 0``; an Area copy is not a play) or used
+  (``ItemUsed``). *Own turn*: the player's k-th ``TurnStarted`` is its own turn k (1-based).
+  ``play_turn_sum`` sums the own turns of the plays; ``first_play_turn`` is the own turn of the first play.
+  *Turns held*: own turn of the play minus own turn the copy entered the hand (opening hand: own turn 1; a
+  copy drawn before the player's first turn counts from 1 too), summed over plays in ``held_sum``.
+- *Won*: the player is ``GameEnded.winner``.
+
+Events of types not listed in `_HANDLED` (and fields not read here) are ignored, so that new event types and
+new fields do not break the projection.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from events.cards import KEYWORD_NAMES, TYPE_NAMES, AREA_NAMES, CREATURE, Card
+from events.catalog import (
+    CardDrawn, CardPicked, CardPoolDefined, CreatureSummoned, DeckChosen, DeckOrdered, DraftOffered,
+    GameCreated, GameEnded, ItemUsed, PlayerDamaged, PlayerHealed, TurnStarted,
+)
+
+DEFINITIONS_VERSION = "cardfacts-1"
+"""The version of the definitions above and of `card_features`; every report states it."""
+
+# Event tags the projection reads (the store can filter on them).
+TYPES = ("game_created", "card_pool_defined", "draft_offered", "card_picked", "deck_chosen", "deck_ordered",
+         "card_drawn", "turn_started", "creature_summoned", "item_used", "player_damaged", "player_healed",
+         "game_ended")
+
+# The columns of a card row, in order (`CardFact` fields).
+CARD_COLUMNS = ("player", "card", "won", "copies", "picked", "pick_sum", "pick_first", "opening", "drawn",
+                "plays", "play_turn_sum", "first_play_turn", "held_sum", "type", "cost", "attack", "defense",
+                "keywords", "area", "draw", "my_health", "opp_health")
+
+
+@dataclass(slots=True)
+class CardFact:
+    """One player-game and one card of its deck (or one it picked)."""
+
+    player: int
+    card: int
+    won: int = 0
+    copies: int = 0
+    picked: int = 0
+    pick_sum: int = 0
+    pick_first: int | None = None
+    opening: int = 0
+    drawn: int = 0
+    plays: int = 0
+    play_turn_sum: int = 0
+    first_play_turn: int | None = None
+    held_sum: int = 0
+    type: int = 0
+    cost: int = 0
+    attack: int = 0
+    defense: int = 0
+    keywords: int = 0
+    area: int = 0
+    draw: int = 0
+    my_health: int = 0
+    opp_health: int = 0
+
+    def row(self) -> tuple:
+        return tuple(getattr(self, c) for c in CARD_COLUMNS)
+
+
+@dataclass
+class GameFacts:
+    """What one game gives: its card rows and the game-level facts (seat, length, damage, offers)."""
+
+    ruleset: str = ""
+    seed: int | None = None
+    agents: tuple[str, str] = ("", "")
+    winner: int = -1
+    reason: str = ""
+    turns: int = 0  # TurnStarted events, both players
+    damage: Counter = field(default_factory=Counter)  # PlayerDamaged amount by source
+    drain: int = 0  # PlayerHealed by drain
+    offered: Counter = field(default_factory=Counter)  # 1.2: base id -> draft rounds offered
+    pool: Counter = field(default_factory=Counter)  # constructed: feature bucket -> cards of the pool
+    cards: list[CardFact] = field(default_factory=list)
+
+
+# --- card features (constructed) --------------------------------------------------------------------------
+
+COST_TOP = 7  # costs of 7 and more share a bucket
+FEATURE_FAMILIES = ("type", "cost", "keyword", "area", "draw", "health", "efficiency")
+
+
+def efficiency_bucket(card: Card) -> str | None:
+    """Stat efficiency of a creature: (attack + defense) per mana, in four buckets (None for items)."""
+    if card.type != CREATURE:
+        return None
+    if card.cost == 0:
+        return "free (cost 0)"
+    e = (card.attack + card.defense) / card.cost
+    if e < 1.5:
+        return "< 1.5 per mana"
+    if e < 2.5:
+        return "1.5-2.5 per mana"
+    if e < 3.5:
+        return "2.5-3.5 per mana"
+    return ">= 3.5 per mana"
+
+
+def card_features(card: Card) -> list[str]:
+    """The feature buckets a card belongs to, as ``family: value`` (one or more per family)."""
+    out = [f"type: {TYPE_NAMES[card.type]}",
+           f"cost: {card.cost}" if card.cost < COST_TOP else f"cost: {COST_TOP}+"]
+    kws = [name for bit, name in enumerate(KEYWORD_NAMES) if card.keywords >> bit & 1]
+    out += [f"keyword: {k}" for k in kws] or ["keyword: none"]
+    out.append(f"area: {AREA_NAMES[card.area] if 0 <= card.area < len(AREA_NAMES) else card.area}")
+    out.append(f"draw: {min(card.draw, 2)}{'+' if card.draw >= 2 else ''}")
+    health = ([f"health: heals you"] if card.my_health > 0 else []) + \
+             ([f"health: hurts you"] if card.my_health < 0 else []) + \
+             ([f"health: hurts opponent"] if card.opp_health < 0 else []) + \
+             ([f"health: heals opponent"] if card.opp_health > 0 else [])
+    out += health or ["health: none"]
+    eff = efficiency_bucket(card)
+    if eff is not None:
+        out.append(f"efficiency: {eff}")
+    return out
+
+
+# --- the projection ---------------------------------------------------------------------------------------
+
+
+def project(events) -> GameFacts:
+    """One pass over one complete game's events (in seq order) -> its `GameFacts`."""
+    g = GameFacts()
+    defs: dict[int, Card] = {}
+    facts: list[dict[int, CardFact]] = [{}, {}]
+    instance: dict[int, tuple[int, int]] = {}  # instance id -> (player, base id)
+    entered: dict[int, int] = {}  # instance id -> own turn it entered the hand
+    own_turn = [0, 0]
+    started = False
+    constructed = False
+
+    def fact(player: int, card: int) -> CardFact:
+        f = facts[player].get(card)
+        if f is None:
+            f = facts[player][card] = CardFact(player, card)
+        return f
+
+    for e in events:
+        t = type(e)
+        if t is CardDrawn:
+            p = e.player
+            base = instance.get(e.id, (p, -1))[1]
+            f = fact(p, base)
+            if started:
+                f.drawn += 1
+            else:
+                f.opening += 1
+            entered[e.id] = max(own_turn[p], 1)
+        elif t is TurnStarted:
+            started = True
+            own_turn[e.player] += 1
+            g.turns += 1
+        elif t is CreatureSummoned or t is ItemUsed:
+            if t is CreatureSummoned and e.copy_of > 0:
+                continue
+            p = e.player
+            turn = max(own_turn[p], 1)
+            f = fact(p, e.base_id)
+            f.plays += 1
+            f.play_turn_sum += turn
+            if f.first_play_turn is None:
+                f.first_play_turn = turn
+            f.held_sum += turn - entered.get(e.id, turn)
+        elif t is PlayerDamaged:
+            g.damage[e.source] += e.amount
+        elif t is PlayerHealed:
+            if e.source == "drain":
+                g.drain += e.amount
+        elif t is DraftOffered:
+            for b in set(e.base_ids):
+                g.offered[b] += 1
+        elif t is CardPicked:
+            f = fact(e.player, e.base_id)
+            n = e.round + 1
+            f.picked += 1
+            f.pick_sum += n
+            if f.pick_first is None or n < f.pick_first:
+                f.pick_first = n
+        elif t is DeckChosen:
+            constructed = True
+            for i, b in enumerate(e.base_ids, 1):
+                f = fact(e.player, b)
+                f.picked += 1
+                f.pick_sum += i
+                if f.pick_first is None:
+                    f.pick_first = i
+        elif t is DeckOrdered:
+            for i, b in zip(e.ids, e.base_ids):
+                instance[i] = (e.player, b)
+                fact(e.player, b).copies += 1
+        elif t is CardPoolDefined:
+            for c in e.cards:
+                defs[c.base_id] = c
+        elif t is GameCreated:
+            g.ruleset, g.seed, g.agents = e.ruleset, e.seed, tuple(e.agents)
+        elif t is GameEnded:
+            g.winner, g.reason = e.winner, e.reason
+    if constructed:
+        for c in defs.values():
+            g.pool.update(card_features(c))
+    for p in (0, 1):
+        won = int(g.winner == p)
+        for f in facts[p].values():
+            f.won = won
+            c = defs.get(f.card)
+            if c is not None:
+                f.type, f.cost, f.attack, f.defense, f.keywords = c.type, c.cost, c.attack, c.defense, c.keywords
+                f.area, f.draw, f.my_health, f.opp_health = c.area, c.draw, c.my_health, c.opp_health
+            g.cards.append(f)
+    return g
+
+
+def card_of(f: CardFact) -> Card:
+    """The card definition a row carries (for `card_features`)."""
+    return Card(base_id=f.card, type=f.type, cost=f.cost, attack=f.attack, defense=f.defense,
+                keywords=f.keywords, my_health=f.my_health, opp_health=f.opp_health, draw=f.draw, area=f.area)
+
+
+__all__ = ["project", "GameFacts", "CardFact", "card_features", "DEFINITIONS_VERSION", "TYPES", "CARD_COLUMNS",
+           "FEATURE_FAMILIES", "card_of"]
