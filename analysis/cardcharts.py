@@ -28,7 +28,7 @@ class Chart:
 def _err(wins: int, n: int) -> tuple[float, float, float]:
     p = wins / n
     lo, hi = wilson(wins, n)
-    return 100 * p, 100 * (p - lo), 100 * (hi - p)
+    return 100 * p, max(0.0, 100 * (p - lo)), max(0.0, 100 * (hi - p))
 
 
 def _save(fig, out: Path, name: str) -> str:
@@ -82,7 +82,7 @@ def iih_chart(rows: list[dict], ruleset: str, out: Path, names: dict[int, str], 
     for r in pick:
         d = r["in_hand_wins"] / r["in_hand_n"] - r["not_seen_wins"] / r["not_seen_n"]
         a, b = diff_interval(r["in_hand_wins"], r["in_hand_n"], r["not_seen_wins"], r["not_seen_n"])
-        vals.append(100 * d), lo.append(100 * (d - a)), hi.append(100 * (b - d))
+        vals.append(100 * d), lo.append(max(0.0, 100 * (d - a))), hi.append(max(0.0, 100 * (b - d)))
     ax.barh(range(len(pick)), vals, xerr=[lo, hi], capsize=2, color=["#2a9d8f" if v >= 0 else "#e76f51" for v in vals],
             error_kw={"elinewidth": 1})
     ax.set_yticks(range(len(pick)), [_label(r, names) for r in pick])

@@ -72,17 +72,12 @@ def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: st
             on_start=None) -> ReportData:
     """Refresh the projection (unless ``refresh`` is False) and compute every number of the report."""
     path = str(db_path)
+    check_request(path, ruleset)
     if refresh:
         cs.refresh(path, progress=progress, on_start=on_start)
     db = cs.connect(path)
     try:
         stored = dict(db.execute("SELECT ruleset, count(*) FROM cardfacts_games GROUP BY ruleset").fetchall())
-        if not stored:
-            raise ReportError(f"{path} holds no games: play some first, e.g. locm tournament --db {path} "
-                              "--agents greedy random --games 100")
-        if ruleset is not None and ruleset not in stored:
-            have = ", ".join(f"{k}: {v}" for k, v in sorted(stored.items()))
-            raise ReportError(f"{path} holds no {ruleset} games (it has {have})")
         names = [r for r in RULESET_ORDER if r in stored] + sorted(set(stored) - set(RULESET_ORDER))
         wanted = [ruleset] if ruleset else names
         out: dict[str, RulesetData] = {}
@@ -100,6 +95,21 @@ def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: st
                           {"ruleset": ruleset, "agent": agent, "seat": seat}, out, coverage, agents, comparison)
     finally:
         db.close()
+
+
+def check_request(path: str, ruleset: str | None) -> None:
+    """Refuse a store without games, or without games of ``ruleset`` (`ReportError`), before any work."""
+    db = cs.connect(path)
+    try:
+        stored = dict(db.execute("SELECT ruleset, count(*) FROM games GROUP BY ruleset").fetchall())
+    finally:
+        db.close()
+    if not stored:
+        raise ReportError(f"{path} holds no games: play some first, e.g. locm tournament --db {path} "
+                          "--agents greedy random --games 100")
+    if ruleset is not None and ruleset not in stored:
+        have = ", ".join(f"{k}: {v}" for k, v in sorted(stored.items()))
+        raise ReportError(f"{path} holds no {ruleset} games (it has {have})")
 
 
 def _ruleset_data(db, rs: str, agent, seat, min_n: int, games: list[dict]) -> RulesetData:

@@ -42,7 +42,7 @@ def _progress(label: str):
     state = {}
 
     def start(n):
-        if n:
+        if n >= 500:  # a short refresh needs no bar
             state["bar"] = click.progressbar(length=n, label=label, file=sys.stderr, show_eta=True)
             state["bar"].__enter__()
 
@@ -79,12 +79,13 @@ def report(db, ruleset, agent, seat, min_n, out, rebuild):
       locm report --db t.db --ruleset 1.2 --agent greedy --seat 0 --min-games 100 -o greedy-first
     """
     from locm import cardfacts_store
-    from locm.report import ReportError, collect, write_report
+    from locm.report import ReportError, check_request, collect, write_report
 
     path = _existing(db)
     ruleset = _ruleset(ruleset)
     if out.exists() and not out.is_dir():  # refused before any work
         raise ReportError(f"{out}: is a file, expected a directory for the report")
+    check_request(path, ruleset)
     with _progress("projecting games") as (start, step):
         cardfacts_store.refresh(path, rebuild=rebuild, progress=step, on_start=start)
     data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False)
@@ -112,11 +113,12 @@ def stats(db, ruleset, agent, seat, min_n, metric, top):
     """
     from engine.carddata import cardlist_12
     from locm import cardfacts_store
-    from locm.report import collect, top_rows
+    from locm.report import check_request, collect, top_rows
     from locm.tables import table
 
     path = _existing(db)
     ruleset = _ruleset(ruleset)
+    check_request(path, ruleset)
     with _progress("projecting games") as (start, step):
         cardfacts_store.refresh(path, progress=step, on_start=start)
     data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False)
