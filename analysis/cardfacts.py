@@ -29,6 +29,7 @@ new fields do not break the projection.
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 from dataclasses import dataclass, field
 
 from events.cards import KEYWORD_NAMES, TYPE_NAMES, AREA_NAMES, CREATURE, Card
@@ -48,7 +49,10 @@ TYPES = ("game_created", "card_pool_defined", "draft_offered", "card_picked", "d
 # The columns of a card row, in order (`CardFact` fields).
 CARD_COLUMNS = ("player", "card", "won", "copies", "picked", "pick_sum", "pick_first", "opening", "drawn",
                 "plays", "play_turn_sum", "first_play_turn", "held_sum", "type", "cost", "attack", "defense",
-                "keywords", "area", "draw", "my_health", "opp_health")
+                "keywords", "area", "draw", "my_health", "opp_health", "fkey")
+
+
+_row = None  # attrgetter of CARD_COLUMNS, set below the class
 
 
 @dataclass(slots=True)
@@ -77,9 +81,13 @@ class CardFact:
     draw: int = 0
     my_health: int = 0
     opp_health: int = 0
+    fkey: int = 0  # `feature_key` of the card
 
     def row(self) -> tuple:
-        return tuple(getattr(self, c) for c in CARD_COLUMNS)
+        return _row(self)
+
+
+_row = attrgetter(*CARD_COLUMNS)
 
 
 @dataclass
@@ -103,41 +111,54 @@ class GameFacts:
 
 COST_TOP = 7  # costs of 7 and more share a bucket
 FEATURE_FAMILIES = ("type", "cost", "keyword", "area", "draw", "health", "efficiency")
+EFFICIENCY = ("", "free (cost 0)", "< 1.5 per mana", "1.5-2.5 per mana", "2.5-3.5 per mana", ">= 3.5 per mana")
+HEALTH = ("heals you", "hurts you", "hurts opponent", "heals opponent")
+FEATURE_ORDER = tuple(
+    [f"type: {t}" for t in TYPE_NAMES] + [f"cost: {c}" for c in range(COST_TOP)] + [f"cost: {COST_TOP}+"]
+    + [f"keyword: {k}" for k in KEYWORD_NAMES] + ["keyword: none"] + [f"area: {a}" for a in AREA_NAMES]
+    + ["draw: 0", "draw: 1", "draw: 2+"] + [f"health: {h}" for h in HEALTH] + ["health: none"]
+    + [f"efficiency: {e}" for e in EFFICIENCY[1:]])
+"""Every feature bucket, in the order reports show them."""
 
 
-def efficiency_bucket(card: Card) -> str | None:
-    """Stat efficiency of a creature: (attack + defense) per mana, in four buckets (None for items)."""
+def efficiency_bucket(card: Card) -> int:
+    """Stat efficiency of a creature, (attack + defense) per mana, as an index of `EFFICIENCY` (0: an item).
+    Integer comparisons, so that no rounding moves a card across a bucket edge."""
     if card.type != CREATURE:
-        return None
+        return 0
     if card.cost == 0:
-        return "free (cost 0)"
-    e = (card.attack + card.defense) / card.cost
-    if e < 1.5:
-        return "< 1.5 per mana"
-    if e < 2.5:
-        return "1.5-2.5 per mana"
-    if e < 3.5:
-        return "2.5-3.5 per mana"
-    return ">= 3.5 per mana"
+        return 1
+    twice = 2 * (card.attack + card.defense)
+    c = card.cost
+    return 2 if twice < 3 * c else 3 if twice < 5 * c else 4 if twice < 7 * c else 5
+
+
+def feature_key(card: Card) -> int:
+    """Everything `card_features` looks at, packed in one integer (kept in every card row as ``fkey``)."""
+    health = (card.my_health > 0) | (card.my_health < 0) << 1 | (card.opp_health < 0) << 2 \
+        | (card.opp_health > 0) << 3
+    area = card.area if 0 <= card.area < len(AREA_NAMES) else 3
+    return (card.type | min(card.cost, COST_TOP) << 2 | card.keywords << 5 | area << 11
+            | min(card.draw, 2) << 13 | health << 15 | efficiency_bucket(card) << 19)
+
+
+def features_of_key(key: int) -> list[str]:
+    """The feature buckets (``family: value``, one or more per family) of a `feature_key`."""
+    t, cost, kw, area = key & 3, key >> 2 & 7, key >> 5 & 63, key >> 11 & 3
+    draw, health, eff = key >> 13 & 3, key >> 15 & 15, key >> 19 & 7
+    out = [f"type: {TYPE_NAMES[t]}", f"cost: {cost}" if cost < COST_TOP else f"cost: {COST_TOP}+"]
+    out += [f"keyword: {name}" for bit, name in enumerate(KEYWORD_NAMES) if kw >> bit & 1] or ["keyword: none"]
+    out.append(f"area: {AREA_NAMES[area]}" if area < len(AREA_NAMES) else "area: other")
+    out.append("draw: 2+" if draw >= 2 else f"draw: {draw}")
+    out += [f"health: {h}" for bit, h in enumerate(HEALTH) if health >> bit & 1] or ["health: none"]
+    if eff:
+        out.append(f"efficiency: {EFFICIENCY[eff]}")
+    return out
 
 
 def card_features(card: Card) -> list[str]:
     """The feature buckets a card belongs to, as ``family: value`` (one or more per family)."""
-    out = [f"type: {TYPE_NAMES[card.type]}",
-           f"cost: {card.cost}" if card.cost < COST_TOP else f"cost: {COST_TOP}+"]
-    kws = [name for bit, name in enumerate(KEYWORD_NAMES) if card.keywords >> bit & 1]
-    out += [f"keyword: {k}" for k in kws] or ["keyword: none"]
-    out.append(f"area: {AREA_NAMES[card.area] if 0 <= card.area < len(AREA_NAMES) else card.area}")
-    out.append(f"draw: {min(card.draw, 2)}{'+' if card.draw >= 2 else ''}")
-    health = ([f"health: heals you"] if card.my_health > 0 else []) + \
-             ([f"health: hurts you"] if card.my_health < 0 else []) + \
-             ([f"health: hurts opponent"] if card.opp_health < 0 else []) + \
-             ([f"health: heals opponent"] if card.opp_health > 0 else [])
-    out += health or ["health: none"]
-    eff = efficiency_bucket(card)
-    if eff is not None:
-        out.append(f"efficiency: {eff}")
-    return out
+    return features_of_key(feature_key(card))
 
 
 # --- the projection ---------------------------------------------------------------------------------------
@@ -220,9 +241,10 @@ def project(events) -> GameFacts:
             g.ruleset, g.seed, g.agents = e.ruleset, e.seed, tuple(e.agents)
         elif t is GameEnded:
             g.winner, g.reason = e.winner, e.reason
+    fkeys = {b: feature_key(c) for b, c in defs.items()}
     if constructed:
-        for c in defs.values():
-            g.pool.update(card_features(c))
+        for k in fkeys.values():
+            g.pool.update(features_of_key(k))
     for p in (0, 1):
         won = int(g.winner == p)
         for f in facts[p].values():
@@ -231,6 +253,7 @@ def project(events) -> GameFacts:
             if c is not None:
                 f.type, f.cost, f.attack, f.defense, f.keywords = c.type, c.cost, c.attack, c.defense, c.keywords
                 f.area, f.draw, f.my_health, f.opp_health = c.area, c.draw, c.my_health, c.opp_health
+                f.fkey = fkeys[f.card]
             g.cards.append(f)
     return g
 
@@ -242,4 +265,4 @@ def card_of(f: CardFact) -> Card:
 
 
 __all__ = ["project", "GameFacts", "CardFact", "card_features", "DEFINITIONS_VERSION", "TYPES", "CARD_COLUMNS",
-           "FEATURE_FAMILIES", "card_of"]
+           "FEATURE_FAMILIES", "card_of", "feature_key", "features_of_key", "FEATURE_ORDER"]

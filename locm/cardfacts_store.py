@@ -36,6 +36,21 @@ GAME_COLUMNS = ("game_id", "ruleset", "seed", "agent0", "agent1", "winner", "rea
 ROW_COLUMNS = ("game_id", "ruleset", "agent", "opponent") + CARD_COLUMNS
 CHUNK = 2000  # games per unit of work
 
+_CONDITIONS = {
+    "deck": "copies > 0",
+    "opening_hand": "opening > 0",
+    "drawn": "drawn > 0",
+    "in_hand": "opening + drawn > 0",
+    "not_seen": "copies > 0 AND opening + drawn = 0",
+    "played": "plays > 0",
+}
+_SUMS = ", ".join(f"SUM({c}), SUM(({c}) AND won)" for c in _CONDITIONS.values()) + (
+    ", SUM(picked), SUM(pick_sum), SUM(picked > 0), SUM(COALESCE(pick_first, 0)), SUM(plays), "
+    "SUM(play_turn_sum), SUM(held_sum)")
+_SUM_NAMES = tuple(f"{m}_{k}" for m in _CONDITIONS for k in ("n", "wins")) + (
+    "picked", "pick_sum", "pick_games", "pick_first_sum", "plays", "play_turn_sum", "held_sum")
+
+
 DDL = f"""\
 CREATE TABLE IF NOT EXISTS cardfacts_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS cardfacts_games (
@@ -47,6 +62,19 @@ CREATE TABLE IF NOT EXISTS cardfacts_cards (
     game_id TEXT NOT NULL, ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL,
     {", ".join(f"{c} INTEGER" + (" NOT NULL" if c not in ("pick_first", "first_play_turn") else "")
                for c in CARD_COLUMNS)}
+);
+CREATE TABLE IF NOT EXISTS cardfacts_totals (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, card INTEGER NOT NULL,
+    fkey INTEGER NOT NULL, {", ".join(f"{c} INTEGER NOT NULL" for c in _SUM_NAMES)},
+    PRIMARY KEY (ruleset, agent, player, card, fkey)
+);
+CREATE TABLE IF NOT EXISTS cardfacts_turns (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, turn INTEGER NOT NULL,
+    n INTEGER NOT NULL, wins INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, player, turn)
+);
+CREATE TABLE IF NOT EXISTS cardfacts_offered (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, key TEXT NOT NULL,
+    n INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, player, key)
 );
 """
 
@@ -120,7 +148,8 @@ def version(db: sqlite_utils.Database) -> str | None:
 def drop(db: sqlite_utils.Database) -> None:
     """Remove the projection's tables (the events are untouched)."""
     with db.conn:
-        for table in ("cardfacts_cards", "cardfacts_games", "cardfacts_meta"):
+        for table in ("cardfacts_cards", "cardfacts_games", "cardfacts_meta", "cardfacts_totals",
+                      "cardfacts_turns", "cardfacts_offered"):
             db.execute(f"DROP TABLE IF EXISTS {table}")
 
 
@@ -160,13 +189,40 @@ def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | No
         db.close()
 
 
+_TOTALS_SQL = (
+    f"INSERT INTO cardfacts_totals (ruleset, agent, player, card, fkey, {', '.join(_SUM_NAMES)}) "
+    f"SELECT ruleset, agent, player, CASE WHEN ruleset = 'constructed' THEN -1 ELSE card END, fkey, {_SUMS} "
+    "FROM cardfacts_cards WHERE rowid > ? GROUP BY 1, 2, 3, 4, 5 "
+    "ON CONFLICT (ruleset, agent, player, card, fkey) DO UPDATE SET "
+    + ", ".join(f"{c} = {c} + excluded.{c}" for c in _SUM_NAMES))
+_TURNS_SQL = (
+    "INSERT INTO cardfacts_turns (ruleset, agent, player, turn, n, wins) "
+    "SELECT ruleset, agent, player, first_play_turn, count(*), SUM(won) FROM cardfacts_cards "
+    "WHERE rowid > ? AND plays > 0 GROUP BY 1, 2, 3, 4 "
+    "ON CONFLICT (ruleset, agent, player, turn) DO UPDATE SET n = n + excluded.n, wins = wins + excluded.wins")
+_OFFERED_SQL = (
+    "INSERT INTO cardfacts_offered (ruleset, agent, player, key, n) "
+    "SELECT g.ruleset, CASE s.p WHEN 0 THEN g.agent0 ELSE g.agent1 END, s.p, j.key, SUM(j.value) "
+    "FROM cardfacts_games g, (SELECT 0 AS p UNION ALL SELECT 1) s, "
+    "json_each(CASE WHEN g.ruleset = 'constructed' THEN g.pool ELSE g.offered END) j "
+    "WHERE g.rowid > ? GROUP BY 1, 2, 3, 4 "
+    "ON CONFLICT (ruleset, agent, player, key) DO UPDATE SET n = n + excluded.n")
+
+
 def _store_chunks(db, results, progress) -> None:
+    """Write each chunk's rows, then add the chunk into the running totals, in one transaction per chunk."""
     game_sql = f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
     card_sql = f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
+    conn = db.conn
     for games, cards in results:
-        with db.conn:  # one transaction per chunk: a crash leaves whole games, never half of one
-            db.conn.executemany(game_sql, games)
-            db.conn.executemany(card_sql, cards)
+        with conn:  # a crash leaves whole chunks (rows and totals together), never half of one
+            last_game = conn.execute("SELECT COALESCE(max(rowid), 0) FROM cardfacts_games").fetchone()[0]
+            last_card = conn.execute("SELECT COALESCE(max(rowid), 0) FROM cardfacts_cards").fetchone()[0]
+            conn.executemany(game_sql, games)
+            conn.executemany(card_sql, cards)
+            conn.execute(_TOTALS_SQL, (last_card,))
+            conn.execute(_TURNS_SQL, (last_card,))
+            conn.execute(_OFFERED_SQL, (last_game,))
         if progress:
             progress(len(games))
 
@@ -178,7 +234,9 @@ def dump(path: str | os.PathLike) -> tuple[list[tuple], list[tuple]]:
         games = db.execute(f"SELECT {', '.join(GAME_COLUMNS)} FROM cardfacts_games ORDER BY game_id").fetchall()
         cards = db.execute(f"SELECT {', '.join(ROW_COLUMNS)} FROM cardfacts_cards "
                            "ORDER BY game_id, player, card").fetchall()
-        return games, cards
+        totals = [db.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3, 4, 5").fetchall()
+                  for t in ("cardfacts_totals", "cardfacts_turns", "cardfacts_offered")]
+        return games, cards, *totals
     finally:
         db.close()
 
@@ -187,22 +245,6 @@ def dump(path: str | os.PathLike) -> tuple[list[tuple], list[tuple]]:
 
 
 # --- aggregation for reports ------------------------------------------------------------------------------
-
-DEF_COLUMNS = ("type", "cost", "attack", "defense", "keywords", "area", "draw", "my_health", "opp_health")
-_CONDITIONS = {
-    "deck": "copies > 0",
-    "opening_hand": "opening > 0",
-    "drawn": "drawn > 0",
-    "in_hand": "opening + drawn > 0",
-    "not_seen": "copies > 0 AND opening + drawn = 0",
-    "played": "plays > 0",
-}
-_SUMS = ", ".join(f"SUM({c}), SUM(({c}) AND won)" for c in _CONDITIONS.values()) + (
-    ", SUM(picked), SUM(pick_sum), SUM(picked > 0), SUM(COALESCE(pick_first, 0)), SUM(plays), "
-    "SUM(play_turn_sum), SUM(held_sum)")
-_SUM_NAMES = tuple(f"{m}_{k}" for m in _CONDITIONS for k in ("n", "wins")) + (
-    "picked", "pick_sum", "pick_games", "pick_first_sum", "plays", "play_turn_sum", "held_sum")
-
 
 def _where(ruleset: str, agent: str | None, seat: int | None) -> tuple[str, list]:
     where, params = ["ruleset = ?"], [ruleset]
@@ -214,36 +256,30 @@ def _where(ruleset: str, agent: str | None, seat: int | None) -> tuple[str, list
 
 
 def card_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
-                by_card: bool = True) -> list[tuple[tuple, dict]]:
-    """[((card, *definition), counts)] summed over player-games: per base id (``by_card``) or per distinct
-    card definition (constructed, card = -1)."""
+                by_card: bool = True) -> list[tuple[tuple[int, int], dict]]:
+    """[((card, fkey), counts)] summed over the player-games the filters keep: per base id (``by_card``) or
+    per feature key (card -1), from ``cardfacts_totals``."""
     where, params = _where(ruleset, agent, seat)
-    key = ("card, " if by_card else "") + ", ".join(DEF_COLUMNS)
-    sql = (f"SELECT {'' if by_card else '-1, '}{key}, {_SUMS} FROM cardfacts_cards WHERE {where} "
-           f"GROUP BY {key}")
-    width = 1 + len(DEF_COLUMNS)
-    return [(tuple(r[:width]), dict(zip(_SUM_NAMES, r[width:]))) for r in db.execute(sql, params)]
+    key = "card, fkey" if by_card else "-1, fkey"
+    sql = (f"SELECT {key}, {', '.join(f'SUM({c})' for c in _SUM_NAMES)} FROM cardfacts_totals WHERE {where} "
+           f"GROUP BY {'card, fkey' if by_card else 'fkey'}")
+    return [((r[0], r[1]), dict(zip(_SUM_NAMES, r[2:]))) for r in db.execute(sql, params)]
 
 
 def turn_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None
                 ) -> list[tuple[int, int, int]]:
     """[(own turn of first play, player-game-cards first played then, of which won)]."""
     where, params = _where(ruleset, agent, seat)
-    sql = (f"SELECT first_play_turn, count(*), SUM(won) FROM cardfacts_cards WHERE {where} AND plays > 0 "
-           "GROUP BY first_play_turn ORDER BY first_play_turn")
+    sql = f"SELECT turn, SUM(n), SUM(wins) FROM cardfacts_turns WHERE {where} GROUP BY turn ORDER BY turn"
     return [tuple(r) for r in db.execute(sql, params)]
 
 
-def offered_counts(db: sqlite_utils.Database, ruleset: str, column: str, agent: str | None = None,
+def offered_counts(db: sqlite_utils.Database, ruleset: str, agent: str | None = None,
                    seat: int | None = None) -> dict[str, int]:
-    """Sum of the ``offered`` (1.2) or ``pool`` (constructed) JSON of the games, times the player-games of
-    each game that the filters keep."""
-    assert column in ("offered", "pool")
-    seats = [f"(agent{s} = ?)" if agent is not None else "1" for s in (0, 1)]
-    weight = " + ".join(s for i, s in enumerate(seats) if seat is None or seat == i)
-    params = [agent] * weight.count("?") + [ruleset]
-    sql = (f"SELECT j.key, SUM(j.value * ({weight})) FROM cardfacts_games, json_each(cardfacts_games.{column}) j "
-           "WHERE ruleset = ? GROUP BY j.key")
+    """Times offered per key (1.2: base id as text; constructed: feature bucket of a pool card), summed over
+    the player-games the filters keep."""
+    where, params = _where(ruleset, agent, seat)
+    sql = f"SELECT key, SUM(n) FROM cardfacts_offered WHERE {where} GROUP BY key"
     return {k: v for k, v in db.execute(sql, params) if v}
 
 

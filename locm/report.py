@@ -13,11 +13,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis.cardfacts import DEFINITIONS_VERSION, card_features
+from analysis.cardfacts import DEFINITIONS_VERSION, FEATURE_ORDER, features_of_key
 from analysis.cardmetrics import DEFAULT_MIN_N, METRICS, add_counts, bucket_counts, card_row, sort_key
 from analysis.stats import wilson
 from engine.errors import LocmError
-from events.cards import Card
 from locm import cardfacts_store as cs
 
 RULESET_ORDER = ("1.2", "constructed")
@@ -57,14 +56,8 @@ class ReportData:
     comparison: dict | None
 
 
-def _def_card(key: tuple) -> Card:
-    base, t, cost, att, de, kw, area, draw, my, opp = key
-    return Card(base_id=base, type=t, cost=cost, attack=att, defense=de, keywords=kw, area=area, draw=draw,
-                my_health=my, opp_health=opp)
-
-
-def _cost_bucket(cost: int) -> str:
-    return str(cost) if cost < 7 else "7+"
+def _cost_bucket(fkey: int) -> str:
+    return features_of_key(fkey)[1].partition(": ")[2]
 
 
 def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: str | None = None,
@@ -117,13 +110,13 @@ def _ruleset_data(db, rs: str, agent, seat, min_n: int, games: list[dict]) -> Ru
     groups = cs.card_groups(db, rs, agent, seat, by_card=not constructed)
     by_cost: dict[str, dict] = defaultdict(dict)
     for key, counts in groups:
-        add_counts(by_cost[_cost_bucket(key[2])], counts)
+        add_counts(by_cost[_cost_bucket(key[1])], counts)
     cost_rows = [(c, v["in_hand_n"], v["in_hand_wins"]) for c, v in
-                 sorted(by_cost.items(), key=lambda kv: (len(kv[0]), kv[0]))]
+                 sorted(by_cost.items(), key=lambda kv: FEATURE_ORDER.index("cost: " + kv[0]))]
     features: dict[str, list[dict]] = {}
     if constructed:
-        offered = cs.offered_counts(db, rs, "pool", agent, seat)
-        buckets = bucket_counts(groups, lambda key: card_features(_def_card(key)))
+        offered = cs.offered_counts(db, rs, agent, seat)
+        buckets = bucket_counts(groups, lambda key: features_of_key(key[1]))
         rows = []
         for feature, counts in buckets.items():
             counts["offered"] = offered.get(feature, 0)
@@ -133,7 +126,7 @@ def _ruleset_data(db, rs: str, agent, seat, min_n: int, games: list[dict]) -> Ru
             features[family] = sorted(fam, key=lambda r: _feature_order(r["feature"]))
         rows.sort(key=lambda r: _feature_order(r["feature"]))
     else:
-        offered = cs.offered_counts(db, rs, "offered", agent, seat)
+        offered = cs.offered_counts(db, rs, agent, seat)
         rows = []
         for key, counts in groups:
             counts = dict(counts, offered=offered.get(str(key[0]), 0))
@@ -143,11 +136,7 @@ def _ruleset_data(db, rs: str, agent, seat, min_n: int, games: list[dict]) -> Ru
 
 
 def _feature_order(feature: str):
-    family, _, value = feature.partition(": ")
-    order = ("type", "cost", "keyword", "area", "draw", "health", "efficiency")
-    fam = order.index(family) if family in order else len(order)
-    num = value.rstrip("+")
-    return (fam, 0 if num.isdigit() else 1, int(num) if num.isdigit() else 0, value)
+    return (FEATURE_ORDER.index(feature) if feature in FEATURE_ORDER else len(FEATURE_ORDER), feature)
 
 
 def _coverage(games: list[dict]) -> dict:
