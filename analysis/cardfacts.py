@@ -29,6 +29,7 @@ new fields do not break the projection.
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from operator import attrgetter
 from dataclasses import dataclass, field
 
@@ -48,11 +49,7 @@ TYPES = ("game_created", "card_pool_defined", "draft_offered", "card_picked", "d
 
 # The columns of a card row, in order (`CardFact` fields).
 CARD_COLUMNS = ("player", "card", "won", "copies", "picked", "pick_sum", "pick_first", "opening", "drawn",
-                "plays", "play_turn_sum", "first_play_turn", "held_sum", "type", "cost", "attack", "defense",
-                "keywords", "area", "draw", "my_health", "opp_health", "fkey")
-
-
-_row = None  # attrgetter of CARD_COLUMNS, set below the class
+                "plays", "play_turn_sum", "first_play_turn", "held_sum", "fkey")
 
 
 @dataclass(slots=True)
@@ -72,16 +69,7 @@ class CardFact:
     play_turn_sum: int = 0
     first_play_turn: int | None = None
     held_sum: int = 0
-    type: int = 0
-    cost: int = 0
-    attack: int = 0
-    defense: int = 0
-    keywords: int = 0
-    area: int = 0
-    draw: int = 0
-    my_health: int = 0
-    opp_health: int = 0
-    fkey: int = 0  # `feature_key` of the card
+    fkey: int = 0  # `feature_key` of the card: what reports group constructed cards by
 
     def row(self) -> tuple:
         return _row(self)
@@ -156,6 +144,10 @@ def features_of_key(key: int) -> list[str]:
     return out
 
 
+_features_cached = lru_cache(maxsize=65536)(lambda key: tuple(features_of_key(key)))
+_key_cached = lru_cache(maxsize=4096)(feature_key)  # 1.2 cards are the same 160 in every game
+
+
 def card_features(card: Card) -> list[str]:
     """The feature buckets a card belongs to, as ``family: value`` (one or more per family)."""
     return features_of_key(feature_key(card))
@@ -169,7 +161,8 @@ def project(events) -> GameFacts:
     g = GameFacts()
     defs: dict[int, Card] = {}
     facts: list[dict[int, CardFact]] = [{}, {}]
-    instance: dict[int, tuple[int, int]] = {}  # instance id -> (player, base id)
+    instance: dict[int, int] = {}  # instance id -> base id
+    offered, damage = g.offered, g.damage
     entered: dict[int, int] = {}  # instance id -> own turn it entered the hand
     own_turn = [0, 0]
     started = False
@@ -183,15 +176,26 @@ def project(events) -> GameFacts:
 
     for e in events:
         t = type(e)
-        if t is CardDrawn:
+        if t is CardPicked:
+            f = fact(e.player, e.base_id)
+            n = e.round + 1
+            f.picked += 1
+            f.pick_sum += n
+            if f.pick_first is None or n < f.pick_first:
+                f.pick_first = n
+        elif t is CardDrawn:
             p = e.player
-            base = instance.get(e.id, (p, -1))[1]
-            f = fact(p, base)
+            f = fact(p, instance.get(e.id, -1))
             if started:
                 f.drawn += 1
             else:
                 f.opening += 1
-            entered[e.id] = max(own_turn[p], 1)
+            entered[e.id] = own_turn[p] or 1
+        elif t is DraftOffered:
+            for b in set(e.base_ids):
+                offered[b] += 1
+        elif t is PlayerDamaged:
+            damage[e.source] += e.amount
         elif t is TurnStarted:
             started = True
             own_turn[e.player] += 1
@@ -200,28 +204,16 @@ def project(events) -> GameFacts:
             if t is CreatureSummoned and e.copy_of > 0:
                 continue
             p = e.player
-            turn = max(own_turn[p], 1)
+            turn = own_turn[p] or 1
             f = fact(p, e.base_id)
             f.plays += 1
             f.play_turn_sum += turn
             if f.first_play_turn is None:
                 f.first_play_turn = turn
             f.held_sum += turn - entered.get(e.id, turn)
-        elif t is PlayerDamaged:
-            g.damage[e.source] += e.amount
         elif t is PlayerHealed:
             if e.source == "drain":
                 g.drain += e.amount
-        elif t is DraftOffered:
-            for b in set(e.base_ids):
-                g.offered[b] += 1
-        elif t is CardPicked:
-            f = fact(e.player, e.base_id)
-            n = e.round + 1
-            f.picked += 1
-            f.pick_sum += n
-            if f.pick_first is None or n < f.pick_first:
-                f.pick_first = n
         elif t is DeckChosen:
             constructed = True
             for i, b in enumerate(e.base_ids, 1):
@@ -231,9 +223,10 @@ def project(events) -> GameFacts:
                 if f.pick_first is None:
                     f.pick_first = i
         elif t is DeckOrdered:
+            p = e.player
             for i, b in zip(e.ids, e.base_ids):
-                instance[i] = (e.player, b)
-                fact(e.player, b).copies += 1
+                instance[i] = b
+                fact(p, b).copies += 1
         elif t is CardPoolDefined:
             for c in e.cards:
                 defs[c.base_id] = c
@@ -241,28 +234,21 @@ def project(events) -> GameFacts:
             g.ruleset, g.seed, g.agents = e.ruleset, e.seed, tuple(e.agents)
         elif t is GameEnded:
             g.winner, g.reason = e.winner, e.reason
-    fkeys = {b: feature_key(c) for b, c in defs.items()}
     if constructed:
-        for k in fkeys.values():
-            g.pool.update(features_of_key(k))
+        fkeys = {b: feature_key(c) for b, c in defs.items()}
+        for k, n in Counter(fkeys.values()).items():
+            for feature in _features_cached(k):
+                g.pool[feature] += n
+    else:
+        fkeys = {b: _key_cached(defs[b]) for f in facts for b in f if b in defs}
     for p in (0, 1):
         won = int(g.winner == p)
         for f in facts[p].values():
             f.won = won
-            c = defs.get(f.card)
-            if c is not None:
-                f.type, f.cost, f.attack, f.defense, f.keywords = c.type, c.cost, c.attack, c.defense, c.keywords
-                f.area, f.draw, f.my_health, f.opp_health = c.area, c.draw, c.my_health, c.opp_health
-                f.fkey = fkeys[f.card]
+            f.fkey = fkeys.get(f.card, 0)
             g.cards.append(f)
     return g
 
 
-def card_of(f: CardFact) -> Card:
-    """The card definition a row carries (for `card_features`)."""
-    return Card(base_id=f.card, type=f.type, cost=f.cost, attack=f.attack, defense=f.defense,
-                keywords=f.keywords, my_health=f.my_health, opp_health=f.opp_health, draw=f.draw, area=f.area)
-
-
 __all__ = ["project", "GameFacts", "CardFact", "card_features", "DEFINITIONS_VERSION", "TYPES", "CARD_COLUMNS",
-           "FEATURE_FAMILIES", "card_of", "feature_key", "features_of_key", "FEATURE_ORDER"]
+           "FEATURE_FAMILIES", "feature_key", "features_of_key", "FEATURE_ORDER"]

@@ -7,7 +7,8 @@ Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
 - ``cardfacts_games``: one row per projected game: ruleset, seed, agents, winner, length, damage by source
   (JSON), drain, draft offers (1.2, JSON base id -> rounds) and pool feature counts (constructed, JSON).
 - ``cardfacts_cards``: one row per player-game and card (`analysis.cardfacts.CARD_COLUMNS`), with the
-  game's ruleset, the player's agent and its opponent's.
+  game's ruleset and the player's agent (card definitions stay in the events; ``fkey`` packs the card's
+  feature buckets, `analysis.cardfacts.feature_key`).
 
 `refresh` projects the games stored since the last run (games of ``games`` that ``cardfacts_games`` lacks);
 it rebuilds everything when the definitions version differs or when a projected game is no longer in the
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -33,7 +35,7 @@ from locm.store import open_store
 PREFIX = "cardfacts_"
 GAME_COLUMNS = ("game_id", "ruleset", "seed", "agent0", "agent1", "winner", "reason", "turns", "damage", "drain",
                 "offered", "pool")
-ROW_COLUMNS = ("game_id", "ruleset", "agent", "opponent") + CARD_COLUMNS
+ROW_COLUMNS = ("game_id", "ruleset", "agent") + CARD_COLUMNS
 CHUNK = 2000  # games per unit of work
 
 _CONDITIONS = {
@@ -59,7 +61,7 @@ CREATE TABLE IF NOT EXISTS cardfacts_games (
     drain INTEGER NOT NULL, offered TEXT NOT NULL, pool TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS cardfacts_cards (
-    game_id TEXT NOT NULL, ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL,
+    game_id TEXT NOT NULL, ruleset TEXT NOT NULL, agent TEXT NOT NULL,
     {", ".join(f"{c} INTEGER" + (" NOT NULL" if c not in ("pick_first", "first_play_turn") else "")
                for c in CARD_COLUMNS)}
 );
@@ -98,12 +100,14 @@ def game_rows(game_id: str, events) -> tuple[tuple, list[tuple]]:
             g.drain, _enc.encode({str(k): v for k, v in g.offered.items()}).decode(),
             _enc.encode(dict(g.pool)).decode())
     agents = (a0, a1)
-    cards = [(game_id, g.ruleset, agents[f.player], agents[1 - f.player], *f.row()) for f in g.cards]
+    rs = g.ruleset
+    cards = [(game_id, rs, agents[f.player], *f.row()) for f in g.cards]
     return game, cards
 
 
-def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list[tuple]]:
-    """Project some games of the store at ``path`` (read-only), in the order given."""
+def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """Project some games of the store at ``path`` (read-only), in the order given: their game rows, card rows
+    and offered totals ``(ruleset, agent, player, key, n)``."""
     store = open_store(path, readonly=True)
     try:
         return _project_from(store, game_ids)
@@ -111,20 +115,29 @@ def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list
         store.close()
 
 
-def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple]]:
+def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple]]:
     games, cards = [], []
+    offered: Counter = Counter()
     current, events = None, []
+
+    def flush():
+        g, c = game_rows(current, events)
+        games.append(g), cards.extend(c)
+        rs, agents = g[1], (g[3], g[4])
+        counts = msgspec.json.decode(g[11] if rs == "constructed" else g[10])
+        for p in (0, 1):
+            for key, n in counts.items():
+                offered[(rs, agents[p], p, key)] += n
+
     for gid, e in store.iter_events(game_ids, types=TYPES):
         if gid != current:
             if current is not None:
-                g, c = game_rows(current, events)
-                games.append(g), cards.extend(c)
+                flush()
             current, events = gid, []
         events.append(e)
     if current is not None:
-        g, c = game_rows(current, events)
-        games.append(g), cards.extend(c)
-    return games, cards
+        flush()
+    return games, cards, [(*k, n) for k, n in offered.items()]
 
 
 def connect(path: str | os.PathLike) -> sqlite_utils.Database:
@@ -201,11 +214,7 @@ _TURNS_SQL = (
     "WHERE rowid > ? AND plays > 0 GROUP BY 1, 2, 3, 4 "
     "ON CONFLICT (ruleset, agent, player, turn) DO UPDATE SET n = n + excluded.n, wins = wins + excluded.wins")
 _OFFERED_SQL = (
-    "INSERT INTO cardfacts_offered (ruleset, agent, player, key, n) "
-    "SELECT g.ruleset, CASE s.p WHEN 0 THEN g.agent0 ELSE g.agent1 END, s.p, j.key, SUM(j.value) "
-    "FROM cardfacts_games g, (SELECT 0 AS p UNION ALL SELECT 1) s, "
-    "json_each(CASE WHEN g.ruleset = 'constructed' THEN g.pool ELSE g.offered END) j "
-    "WHERE g.rowid > ? GROUP BY 1, 2, 3, 4 "
+    "INSERT INTO cardfacts_offered (ruleset, agent, player, key, n) VALUES (?, ?, ?, ?, ?) "
     "ON CONFLICT (ruleset, agent, player, key) DO UPDATE SET n = n + excluded.n")
 
 
@@ -214,15 +223,14 @@ def _store_chunks(db, results, progress) -> None:
     game_sql = f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
     card_sql = f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
     conn = db.conn
-    for games, cards in results:
+    for games, cards, offered in results:
         with conn:  # a crash leaves whole chunks (rows and totals together), never half of one
-            last_game = conn.execute("SELECT COALESCE(max(rowid), 0) FROM cardfacts_games").fetchone()[0]
             last_card = conn.execute("SELECT COALESCE(max(rowid), 0) FROM cardfacts_cards").fetchone()[0]
             conn.executemany(game_sql, games)
             conn.executemany(card_sql, cards)
             conn.execute(_TOTALS_SQL, (last_card,))
             conn.execute(_TURNS_SQL, (last_card,))
-            conn.execute(_OFFERED_SQL, (last_game,))
+            conn.executemany(_OFFERED_SQL, offered)
         if progress:
             progress(len(games))
 
