@@ -121,7 +121,7 @@ def by_cost(data, out: Path) -> Chart | None:
                  "Per (player-game, card) that reached the hand, grouped by the card's cost.")
 
 
-def pick_vs_win(rows: list[dict], ruleset: str, out: Path) -> Chart | None:
+def pick_vs_win(rows: list[dict], ruleset: str, out: Path, names: dict[int, str]) -> Chart | None:
     pts = [r for r in rows if r["pick_rate"] is not None and r["in_hand_wr"] is not None]
     if len(pts) < 3:
         return None
@@ -130,13 +130,18 @@ def pick_vs_win(rows: list[dict], ruleset: str, out: Path) -> Chart | None:
     ax.errorbar([100 * r["pick_rate"] for r in pts], [v[0] for v in vals],
                 yerr=[[v[1] for v in vals], [v[2] for v in vals]], fmt="o", markersize=4, alpha=0.7,
                 elinewidth=0.7, color=COLORS.get(ruleset))
+    ranked = sorted(pts, key=lambda r: r["in_hand_wr"])
+    for r in (pts if len(pts) <= 20 else ranked[:4] + ranked[-4:]):
+        ax.annotate(_label(r, names), (100 * r["pick_rate"], 100 * r["in_hand_wr"]), fontsize=8,
+                    xytext=(4, 3), textcoords="offset points", color="#333")
     ax.axhline(50, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("pick rate, % (picks / times offered)")
     ax.set_ylabel("in-hand win rate, % (95% Wilson)")
     ax.set_title(f"{ruleset}: pick rate against win rate")
     return Chart(_save(fig, out, f"{ruleset}-pick-vs-win.png"), f"{ruleset}: pick rate against win rate",
-                 "Cards above the dotted line win more than average when drawn; cards far right are picked often. "
-                 "A card high and to the left is undervalued by the drafters.")
+                 "Cards above the dotted line win more than half their games when drawn; cards far right are "
+                 "picked often. A card high and to the left is undervalued by the drafters; the highest and "
+                 "lowest are named.")
 
 
 def by_turn(data, out: Path) -> Chart | None:
@@ -229,7 +234,10 @@ def features_chart(features: dict[str, list[dict]], out: Path) -> Chart | None:
         ax.set_title(f"by {family}", loc="left", fontsize=11)
     axes[-1].set_xlabel("in-hand win rate, % (95% Wilson), per (player-game, card) with the feature")
     fig.suptitle("constructed: win rate by card feature", fontweight="bold")
-    return Chart(_save(fig, out, "constructed-features.png"), "constructed: win rate by card feature",
+    fig.tight_layout(rect=(0, 0, 1, 0.985))
+    fig.savefig(out / "constructed-features.png", dpi=100)
+    plt.close(fig)
+    return Chart("constructed-features.png", "constructed: win rate by card feature",
                  "Constructed cards are generated anew each game, so they are grouped by feature.")
 
 
@@ -243,7 +251,7 @@ def draw_all(data, out: Path) -> list[Chart]:
         charts.append(best_worst(d.cards, rs, out, names))
         charts.append(iih_chart(d.cards, rs, out, names))
         if rs != "constructed":
-            charts.append(pick_vs_win(d.cards, rs, out))
+            charts.append(pick_vs_win(d.cards, rs, out, names))
         else:
             charts.append(features_chart(d.features, out))
     charts.append(by_cost(data, out))

@@ -18,11 +18,12 @@ background:#f3f6fa;border:1px solid #dde4ee;border-radius:6px;padding:12px 16px}
 .facts b{color:#444} .note{background:#fff8e1;border-left:4px solid #f2b600;padding:8px 12px;margin:14px 0}
 figure{margin:22px 0} figure img{max-width:100%;border:1px solid #eee} figcaption{color:#555;font-size:14px}
 table{border-collapse:collapse;font-size:13px;margin:10px 0;font-variant-numeric:tabular-nums}
-th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap;vertical-align:top}
+th{white-space:normal;vertical-align:bottom;min-width:3.5em}
 th:first-child,td:first-child{text-align:left} th{background:#f3f3f3;position:sticky;top:0}
 table.sortable th{cursor:pointer} table.sortable th:hover{background:#e6ecf5}
 th[data-dir=asc]::after{content:" \\25B2"} th[data-dir=desc]::after{content:" \\25BC"}
-.ci{color:#888;font-size:11px} .na{color:#aaa} .scroll{max-height:640px;overflow:auto;border:1px solid #eee}
+.ci{color:#888;font-size:11px;display:block;line-height:1.1} .na{color:#aaa} .scroll{max-height:640px;overflow:auto;border:1px solid #eee}
 nav a{margin-right:14px}
 """
 

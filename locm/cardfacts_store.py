@@ -18,6 +18,7 @@ store. `rebuild` drops the tables and projects every game. Events are read throu
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 from collections import Counter
@@ -80,6 +81,8 @@ CREATE TABLE IF NOT EXISTS cardfacts_offered (
 );
 """
 
+LAYOUT = hashlib.sha256(DDL.encode()).hexdigest()[:16]
+"""The tables' layout: a projection written with another layout is rebuilt, like one of another version."""
 _enc = msgspec.json.Encoder()
 
 
@@ -174,7 +177,9 @@ def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | No
     ``on_start(n)`` is told how many games will be projected, ``progress(k)`` after each chunk of k."""
     db = connect(path)
     try:
-        stale = version(db) not in (None, DEFINITIONS_VERSION) or db.execute(
+        meta = dict(db.execute("SELECT key, value FROM cardfacts_meta").fetchall())
+        stale = (meta and (meta.get("definitions_version") != DEFINITIONS_VERSION
+                           or meta.get("layout") != LAYOUT)) or db.execute(
             "SELECT EXISTS (SELECT 1 FROM cardfacts_games c WHERE c.game_id NOT IN (SELECT game_id FROM games))"
         ).fetchone()[0]
         rebuilt = bool(rebuild or stale)
@@ -182,8 +187,8 @@ def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | No
             drop(db)
             db.executescript(DDL)
         with db.conn:
-            db.execute("INSERT OR REPLACE INTO cardfacts_meta (key, value) VALUES ('definitions_version', ?)",
-                       (DEFINITIONS_VERSION,))
+            db.execute("INSERT OR REPLACE INTO cardfacts_meta (key, value) VALUES ('definitions_version', ?), "
+                       "('layout', ?)", (DEFINITIONS_VERSION, LAYOUT))
         todo = [r[0] for r in db.execute(
             "SELECT game_id FROM games WHERE game_id NOT IN (SELECT game_id FROM cardfacts_games) ORDER BY rowid")]
         already = db.execute("SELECT count(*) FROM cardfacts_games").fetchone()[0]

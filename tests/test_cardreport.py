@@ -277,9 +277,13 @@ def test_rebuilt_projection_equals_the_incremental_one(tmp_path, monkeypatch):
     rebuilt = cs.refresh(db, rebuild=True, workers=2)
     assert (rebuilt.projected, rebuilt.rebuilt) == (11, True)
     assert cs.dump(db) == incremental
-    with sqlite3.connect(db) as conn:  # a changed definitions version is never trusted: rebuilt
+    with sqlite3.connect(db) as conn:  # a changed definitions version or layout is never trusted: rebuilt
         conn.execute("UPDATE cardfacts_meta SET value = 'old' WHERE key = 'definitions_version'")
     assert cs.refresh(db, workers=1).rebuilt and cs.dump(db) == incremental
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE cardfacts_meta SET value = 'other' WHERE key = 'layout'")
+    assert cs.refresh(db, workers=1).rebuilt and cs.dump(db) == incremental
+    assert not cs.refresh(db, workers=1).rebuilt
 
 
 def test_the_store_still_opens_with_the_projection_tables(tmp_path):
@@ -377,3 +381,19 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, small_db):
         assert r.returncode == 2, (args, r.stderr)
         assert r.stderr.count("\n") == 1 and r.stderr.startswith("locm: error: ") and message in r.stderr, r.stderr
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
+    import contextlib
+
+    from locm.demo import run_demo
+
+    @contextlib.contextmanager
+    def bar(length, label):
+        yield type("Bar", (), {"update": lambda self, n: None})()
+
+    lines = []
+    run_demo(tmp_path / "demo.db", 2, 1, tmp_path / "demo.png", lines.append, bar)
+    index = tmp_path / "locm-demo-report" / "index.html"
+    assert index.is_file() and (tmp_path / "locm-demo-report" / "cards.json").is_file()
+    assert f"card-balance report: {index}" in lines[-1] and "locm cards stats --db" in lines[-1]
