@@ -131,9 +131,13 @@ def pick_vs_win(rows: list[dict], ruleset: str, out: Path, names: dict[int, str]
                 yerr=[[v[1] for v in vals], [v[2] for v in vals]], fmt="o", markersize=4, alpha=0.7,
                 elinewidth=0.7, color=COLORS.get(ruleset))
     ranked = sorted(pts, key=lambda r: r["in_hand_wr"])
+    placed: list[tuple[float, float]] = []
     for r in (pts if len(pts) <= 20 else ranked[:4] + ranked[-4:]):
-        ax.annotate(_label(r, names), (100 * r["pick_rate"], 100 * r["in_hand_wr"]), fontsize=8,
-                    xytext=(4, 3), textcoords="offset points", color="#333")
+        x, y = 100 * r["pick_rate"], 100 * r["in_hand_wr"]
+        near = sum(1 for px, py in placed if abs(px - x) < 8 and abs(py - y) < 4)  # stack, don't overlap
+        placed.append((x, y))
+        ax.annotate(_label(r, names), (x, y), fontsize=8, xytext=(5, 3 + 11 * near), textcoords="offset points",
+                    color="#333", arrowprops={"arrowstyle": "-", "color": "#bbb"} if near else None)
     ax.axhline(50, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("pick rate, % (picks / times offered)")
     ax.set_ylabel("in-hand win rate, % (95% Wilson)")

@@ -9,7 +9,7 @@ Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card
 - *Offered* (1.2): draft rounds whose three cards include the card (R-DRAFT). Both players see the same offer,
   so it is kept once per game (`GameFacts.offered`) and counts for each player-game of the game.
   Constructed: every card of the pool is available to both players; `GameFacts.pool` counts the pool's cards
-  per feature bucket.
+  per `feature_key` (reports expand a key into its feature buckets).
 - *Picked*: draft picks of the card (1.2, pick number = round + 1, 1..30) or constructed choices of it
   (pick number = its position 1..30 in the ``DeckChosen`` order). ``pick_first`` is the earliest.
 - *Copies*: copies in the player's shuffled deck (``DeckOrdered``, R-DECK).
@@ -39,7 +39,7 @@ from events.catalog import (
     GameCreated, GameEnded, ItemUsed, PlayerDamaged, PlayerHealed, TurnStarted,
 )
 
-DEFINITIONS_VERSION = "cardfacts-1"
+DEFINITIONS_VERSION = "cardfacts-2"
 """The version of the definitions above and of `card_features`; every report states it."""
 
 # Event tags the projection reads (the store can filter on them).
@@ -91,7 +91,7 @@ class GameFacts:
     damage: Counter = field(default_factory=Counter)  # PlayerDamaged amount by source
     drain: int = 0  # PlayerHealed by drain
     offered: Counter = field(default_factory=Counter)  # 1.2: base id -> draft rounds offered
-    pool: Counter = field(default_factory=Counter)  # constructed: feature bucket -> cards of the pool
+    pool: Counter = field(default_factory=Counter)  # constructed: feature key -> cards of the pool
     cards: list[CardFact] = field(default_factory=list)
 
 
@@ -144,7 +144,6 @@ def features_of_key(key: int) -> list[str]:
     return out
 
 
-_features_cached = lru_cache(maxsize=65536)(lambda key: tuple(features_of_key(key)))
 _key_cached = lru_cache(maxsize=4096)(feature_key)  # 1.2 cards are the same 160 in every game
 
 
@@ -236,9 +235,7 @@ def project(events) -> GameFacts:
             g.winner, g.reason = e.winner, e.reason
     if constructed:
         fkeys = {b: feature_key(c) for b, c in defs.items()}
-        for k, n in Counter(fkeys.values()).items():
-            for feature in _features_cached(k):
-                g.pool[feature] += n
+        g.pool.update(fkeys.values())
     else:
         fkeys = {b: _key_cached(defs[b]) for f in facts for b in f if b in defs}
     for p in (0, 1):

@@ -5,7 +5,7 @@ Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
 
 - ``cardfacts_meta``: ``definitions_version`` (`analysis.cardfacts.DEFINITIONS_VERSION`).
 - ``cardfacts_games``: one row per projected game: ruleset, seed, agents, winner, length, damage by source
-  (JSON), drain, draft offers (1.2, JSON base id -> rounds) and pool feature counts (constructed, JSON).
+  (JSON), drain, draft offers (1.2, JSON base id -> rounds) and pool cards per feature key (constructed, JSON).
 - ``cardfacts_cards``: one row per player-game and card (`analysis.cardfacts.CARD_COLUMNS`), with the
   game's ruleset and the player's agent (card definitions stay in the events; ``fkey`` packs the card's
   feature buckets, `analysis.cardfacts.feature_key`).
@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -101,7 +102,7 @@ def game_rows(game_id: str, events) -> tuple[tuple, list[tuple]]:
     a0, a1 = g.agents
     game = (game_id, g.ruleset, g.seed, a0, a1, g.winner, g.reason, g.turns, _enc.encode(dict(g.damage)).decode(),
             g.drain, _enc.encode({str(k): v for k, v in g.offered.items()}).decode(),
-            _enc.encode(dict(g.pool)).decode())
+            _enc.encode({str(k): v for k, v in g.pool.items()}).decode())
     agents = (a0, a1)
     rs = g.ruleset
     cards = [(game_id, rs, agents[f.player], *f.row()) for f in g.cards]
@@ -151,8 +152,12 @@ def connect(path: str | os.PathLike) -> sqlite_utils.Database:
         raise StoreError(f"{path}: no such event store")
     open_store(path, create=False).close()
     db = sqlite_utils.Database(path)
-    db.execute("PRAGMA busy_timeout = 10000")
-    db.executescript(DDL)
+    try:
+        db.execute("PRAGMA busy_timeout = 10000")
+        db.executescript(DDL)
+    except sqlite3.Error as exc:
+        db.close()
+        raise StoreError(f"{path}: cannot keep the card-facts tables in this file: {exc}") from None
     return db
 
 
@@ -177,34 +182,41 @@ def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | No
     ``on_start(n)`` is told how many games will be projected, ``progress(k)`` after each chunk of k."""
     db = connect(path)
     try:
-        meta = dict(db.execute("SELECT key, value FROM cardfacts_meta").fetchall())
-        stale = (meta and (meta.get("definitions_version") != DEFINITIONS_VERSION
-                           or meta.get("layout") != LAYOUT)) or db.execute(
-            "SELECT EXISTS (SELECT 1 FROM cardfacts_games c WHERE c.game_id NOT IN (SELECT game_id FROM games))"
-        ).fetchone()[0]
-        rebuilt = bool(rebuild or stale)
-        if rebuilt:
-            drop(db)
-            db.executescript(DDL)
-        with db.conn:
-            db.execute("INSERT OR REPLACE INTO cardfacts_meta (key, value) VALUES ('definitions_version', ?), "
-                       "('layout', ?)", (DEFINITIONS_VERSION, LAYOUT))
-        todo = [r[0] for r in db.execute(
-            "SELECT game_id FROM games WHERE game_id NOT IN (SELECT game_id FROM cardfacts_games) ORDER BY rowid")]
-        already = db.execute("SELECT count(*) FROM cardfacts_games").fetchone()[0]
-        if on_start:
-            on_start(len(todo))
-        chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
-        workers = min(workers or os.cpu_count() or 1, len(chunks))
-        if workers <= 1:
-            results = (project_chunk(str(path), c) for c in chunks)
-            _store_chunks(db, results, progress)
-        else:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-                _store_chunks(db, pool.map(project_chunk, [str(path)] * len(chunks), chunks), progress)
-        return ProjectionSummary(len(todo), already, rebuilt)
+        return _refresh(db, path, rebuild, workers, progress, on_start)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot update the card-facts tables: {exc}") from None
     finally:
         db.close()
+
+
+def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummary:
+    """`refresh` on an open connection."""
+    meta = dict(db.execute("SELECT key, value FROM cardfacts_meta").fetchall())
+    stale = (meta and (meta.get("definitions_version") != DEFINITIONS_VERSION
+                       or meta.get("layout") != LAYOUT)) or db.execute(
+        "SELECT EXISTS (SELECT 1 FROM cardfacts_games c WHERE c.game_id NOT IN (SELECT game_id FROM games))"
+    ).fetchone()[0]
+    rebuilt = bool(rebuild or stale)
+    if rebuilt:
+        drop(db)
+        db.executescript(DDL)
+    with db.conn:
+        db.execute("INSERT OR REPLACE INTO cardfacts_meta (key, value) VALUES ('definitions_version', ?), "
+                   "('layout', ?)", (DEFINITIONS_VERSION, LAYOUT))
+    todo = [r[0] for r in db.execute(
+        "SELECT game_id FROM games WHERE game_id NOT IN (SELECT game_id FROM cardfacts_games) ORDER BY rowid")]
+    already = db.execute("SELECT count(*) FROM cardfacts_games").fetchone()[0]
+    if on_start:
+        on_start(len(todo))
+    chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
+    workers = min(workers or os.cpu_count() or 1, len(chunks))
+    if workers <= 1:
+        results = (project_chunk(str(path), c) for c in chunks)
+        _store_chunks(db, results, progress)
+    else:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            _store_chunks(db, pool.map(project_chunk, [str(path)] * len(chunks), chunks), progress)
+    return ProjectionSummary(len(todo), already, rebuilt)
 
 
 _TOTALS_SQL = (

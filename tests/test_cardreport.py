@@ -397,3 +397,34 @@ def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
     index = tmp_path / "locm-demo-report" / "index.html"
     assert index.is_file() and (tmp_path / "locm-demo-report" / "cards.json").is_file()
     assert f"card-balance report: {index}" in lines[-1] and "locm cards stats --db" in lines[-1]
+
+
+def test_agent_matrix_and_ruleset_comparison_count_what_the_store_says(small_db):
+    data = collect(small_db, min_n=5)
+    store = open_store(small_db)
+    for rs in ("1.2", "constructed"):
+        records = store.games(ruleset=rs)
+        greedy_wins = sum((r.agent0 == "greedy") == (r.winner == 0) for r in records)
+        assert data.agents[rs]["cells"][("greedy", "random")] == (greedy_wins, len(records))
+        assert data.agents[rs]["cells"][("random", "greedy")] == (len(records) - greedy_wins, len(records))
+        assert data.agents[rs]["mirrored"] == (16, 16)
+    store.close()
+    assert data.comparison["keys"] == 16
+    assert data.comparison["1.2"]["games"] == data.comparison["constructed"]["games"] == 16
+    only12 = collect(small_db, ruleset="1.2", min_n=5)
+    assert only12.comparison is None and list(only12.rulesets) == ["1.2"]
+
+
+def test_constructed_offered_counts_the_pool_cards_of_each_bucket(small_db):
+    from events.cards import CREATURE
+
+    data = collect(small_db, ruleset="constructed", min_n=5)
+    store = open_store(small_db)
+    creatures = 0
+    for r in store.games(ruleset="constructed"):
+        pool = next(e for e in store.events(r.game_id) if isinstance(e, CardPoolDefined))
+        creatures += 2 * sum(c.type == CREATURE for c in pool.cards)  # both players see the whole pool
+    store.close()
+    row = next(r for r in data.rulesets["constructed"].cards if r["feature"] == "type: creature")
+    assert row["offered"] == creatures
+    assert row["pick_rate"] == round(row["picked"] / creatures, 4)
