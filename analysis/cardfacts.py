@@ -9,7 +9,7 @@ Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card
 - *Offered* (1.2): draft rounds whose three cards include the card (R-DRAFT). Both players see the same offer,
   so it is kept once per game (`GameFacts.offered`) and counts for each player-game of the game.
   Constructed: every card of the pool is available to both players; `GameFacts.pool` counts the pool's cards
-  per `feature_key` (reports expand a key into its feature buckets).
+  per feature bucket.
 - *Picked*: draft picks of the card (1.2, pick number = round + 1, 1..30) or constructed choices of it
   (pick number = its position 1..30 in the ``DeckChosen`` order). ``pick_first`` is the earliest.
 - *Copies*: copies in the player's shuffled deck (``DeckOrdered``, R-DECK).
@@ -39,7 +39,7 @@ from events.catalog import (
     GameCreated, GameEnded, ItemUsed, PlayerDamaged, PlayerHealed, TurnStarted,
 )
 
-DEFINITIONS_VERSION = "cardfacts-2"
+DEFINITIONS_VERSION = "cardfacts-3"
 """The version of the definitions above and of `card_features`; every report states it."""
 
 # Event tags the projection reads (the store can filter on them).
@@ -91,7 +91,7 @@ class GameFacts:
     damage: Counter = field(default_factory=Counter)  # PlayerDamaged amount by source
     drain: int = 0  # PlayerHealed by drain
     offered: Counter = field(default_factory=Counter)  # 1.2: base id -> draft rounds offered
-    pool: Counter = field(default_factory=Counter)  # constructed: feature key -> cards of the pool
+    pool: Counter = field(default_factory=Counter)  # constructed: feature bucket -> cards of the pool
     cards: list[CardFact] = field(default_factory=list)
 
 
@@ -105,7 +105,7 @@ FEATURE_ORDER = tuple(
     [f"type: {t}" for t in TYPE_NAMES] + [f"cost: {c}" for c in range(COST_TOP)] + [f"cost: {COST_TOP}+"]
     + [f"keyword: {k}" for k in KEYWORD_NAMES] + ["keyword: none"] + [f"area: {a}" for a in AREA_NAMES]
     + ["draw: 0", "draw: 1", "draw: 2+"] + [f"health: {h}" for h in HEALTH] + ["health: none"]
-    + [f"efficiency: {e}" for e in EFFICIENCY[1:]])
+    + [f"efficiency: {e}" for e in EFFICIENCY[1:]] + ["area: other"])
 """Every feature bucket, in the order reports show them."""
 
 
@@ -142,6 +142,18 @@ def features_of_key(key: int) -> list[str]:
     if eff:
         out.append(f"efficiency: {EFFICIENCY[eff]}")
     return out
+
+
+_CODE = {f: i for i, f in enumerate(FEATURE_ORDER)}
+_codes_cache: dict[int, tuple[int, ...]] = {}
+
+
+def _codes(key: int) -> tuple[int, ...]:
+    """`features_of_key` as indices of `FEATURE_ORDER`, remembered (a few hundred thousand keys at most)."""
+    codes = _codes_cache.get(key)
+    if codes is None:
+        codes = _codes_cache[key] = tuple(_CODE[f] for f in features_of_key(key))
+    return codes
 
 
 _key_cached = lru_cache(maxsize=4096)(feature_key)  # 1.2 cards are the same 160 in every game
@@ -235,7 +247,11 @@ def project(events) -> GameFacts:
             g.winner, g.reason = e.winner, e.reason
     if constructed:
         fkeys = {b: feature_key(c) for b, c in defs.items()}
-        g.pool.update(fkeys.values())
+        codes: Counter = Counter()
+        for k, n in Counter(fkeys.values()).items():
+            for code in _codes(k):
+                codes[code] += n
+        g.pool.update({FEATURE_ORDER[c]: n for c, n in codes.items()})
     else:
         fkeys = {b: _key_cached(defs[b]) for f in facts for b in f if b in defs}
     for p in (0, 1):

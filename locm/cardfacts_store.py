@@ -5,7 +5,7 @@ Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
 
 - ``cardfacts_meta``: ``definitions_version`` (`analysis.cardfacts.DEFINITIONS_VERSION`).
 - ``cardfacts_games``: one row per projected game: ruleset, seed, agents, winner, length, damage by source
-  (JSON), drain, draft offers (1.2, JSON base id -> rounds) and pool cards per feature key (constructed, JSON).
+  (JSON), drain, draft offers (1.2, JSON base id -> rounds) and pool cards per feature bucket (constructed, JSON).
 - ``cardfacts_cards``: one row per player-game and card (`analysis.cardfacts.CARD_COLUMNS`), with the
   game's ruleset and the player's agent (card definitions stay in the events; ``fkey`` packs the card's
   feature buckets, `analysis.cardfacts.feature_key`).

@@ -115,10 +115,7 @@ def _ruleset_data(db, rs: str, agent, seat, min_n: int, games: list[dict]) -> Ru
                  sorted(by_cost.items(), key=lambda kv: FEATURE_ORDER.index("cost: " + kv[0]))]
     features: dict[str, list[dict]] = {}
     if constructed:
-        offered: Counter = Counter()
-        for key, n in cs.offered_counts(db, rs, agent, seat).items():
-            for feature in features_of_key(int(key)):
-                offered[feature] += n
+        offered = cs.offered_counts(db, rs, agent, seat)
         buckets = bucket_counts(groups, lambda key: features_of_key(key[1]))
         rows = []
         for feature, counts in buckets.items():
