@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from engine.errors import LocmError
+from locm import report_cli
 
 EXIT_ERROR = 2
 
@@ -339,17 +340,22 @@ def bench(ruleset, games, seed, as_json):
 # --- cards and rules --------------------------------------------------------------------------------------
 
 
-@cli.command()
+@cli.group(invoke_without_command=True)
 @RULESET
 @click.option("--seed", type=int, help="Game seed: the generated set (constructed) or the draft pool (1.2).")
 @click.option("--json", "as_json", is_flag=True, help="Print the cards as JSON.")
-def cards(ruleset, seed, as_json):
-    """Print a game's card set as a table (constructed: the 120 generated cards).
+@click.pass_context
+def cards(ctx, ruleset, seed, as_json):
+    """Print a game's card set as a table (constructed: the 120 generated cards); `stats` and `rebuild` work
+    on the card metrics of an event store.
 
     \b
     Example:
       locm cards --ruleset constructed --seed 42
+      locm cards stats --db t.db --sort iih
     """
+    if ctx.invoked_subcommand is not None:
+        return
     import msgspec
 
     from locm.tables import card_table
@@ -368,6 +374,11 @@ def cards(ruleset, seed, as_json):
         click.echo(msgspec.json.encode([msgspec.structs.asdict(c) for c in pool]).decode())
     else:
         click.echo(card_table(pool))
+
+
+cards.add_command(report_cli.stats)
+cards.add_command(report_cli.rebuild)
+cli.add_command(report_cli.report)
 
 
 @cli.group()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from analysis.charts import win_rate_chart
 from analysis.overview import overview, overview_text
+from locm.report import collect, write_report
 from locm.store import open_store
 from locm.tables import table
 from locm.tournament import (STANDINGS_HEADERS, Job, game_id, pending, play_jobs, schedule, standings,
@@ -27,7 +28,8 @@ def write_replay(store, db, game_id: str, path: Path) -> Path:
     return path
 
 
-def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, progress_bar) -> None:
+def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, progress_bar,
+             report_dir: str | Path | None = None) -> None:
     store = open_store(db)
     try:
         results = {}
@@ -73,3 +75,6 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
              f"locm audit --db {db} {gid} --rejected)")
     finally:
         store.close()
+    report_dir = Path(report_dir) if report_dir else Path(db).with_name("locm-demo-report")
+    index = write_report(collect(db), report_dir)
+    echo(f"card-balance report: {index}   (next: locm cards stats --db {db} --ruleset 1.2 --sort iih)")

@@ -1,0 +1,208 @@
+"""The card-balance report as one self-contained HTML page: charts embedded as base64 PNG, tables sortable by
+a few lines of inline JavaScript, no network access, no server."""
+
+from __future__ import annotations
+
+import base64
+from html import escape
+from pathlib import Path
+
+from analysis.stats import wilson
+
+CSS = """
+body{font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#222;background:#fafafa}
+main{max-width:1180px;margin:0 auto;padding:24px 28px 60px;background:#fff}
+h1{margin:0 0 4px;font-size:28px} h2{margin-top:40px;border-bottom:2px solid #eee;padding-bottom:4px}
+.lead{color:#555;margin-top:0} .facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 18px;
+background:#f3f6fa;border:1px solid #dde4ee;border-radius:6px;padding:12px 16px}
+.facts b{color:#444} .note{background:#fff8e1;border-left:4px solid #f2b600;padding:8px 12px;margin:14px 0}
+figure{margin:22px 0} figure img{max-width:100%;border:1px solid #eee} figcaption{color:#555;font-size:14px}
+table{border-collapse:collapse;font-size:13px;margin:10px 0;font-variant-numeric:tabular-nums}
+th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap;vertical-align:top}
+th{white-space:normal;vertical-align:bottom;min-width:3.5em}
+th:first-child,td:first-child{text-align:left} th{background:#f3f3f3;position:sticky;top:0}
+table.sortable th{cursor:pointer} table.sortable th:hover{background:#e6ecf5}
+th[data-dir=asc]::after{content:" \\25B2"} th[data-dir=desc]::after{content:" \\25BC"}
+.ci{color:#888;font-size:11px;display:block;line-height:1.1} .na{color:#aaa} .scroll{max-height:640px;overflow:auto;border:1px solid #eee}
+nav a{margin-right:14px}
+"""
+
+JS = """
+document.querySelectorAll('table.sortable th').forEach((th, i) => th.addEventListener('click', () => {
+  const body = th.closest('table').tBodies[0], desc = th.dataset.dir !== 'desc';
+  th.closest('tr').querySelectorAll('th').forEach(h => delete h.dataset.dir);
+  th.dataset.dir = desc ? 'desc' : 'asc';
+  const val = r => r.cells[i].dataset.v ?? r.cells[i].textContent;
+  [...body.rows].sort((a, b) => {
+    const x = val(a), y = val(b);
+    if (x === '' || y === '') return (x === '') - (y === '');
+    const nx = parseFloat(x), ny = parseFloat(y);
+    const c = isNaN(nx) || isNaN(ny) ? x.localeCompare(y) : nx - ny;
+    return desc ? -c : c;
+  }).forEach(r => body.appendChild(r));
+}));
+"""
+
+
+def _pct(v) -> str:
+    return "" if v is None else f"{100 * v:.1f}%"
+
+
+def _rate_cell(row: dict, m: str) -> str:
+    wr, ci = row[f"{m}_wr"], row[f"{m}_ci"]
+    if wr is None:
+        return f'<td data-v="" class="na" title="n={row[f"{m}_n"]}: not enough data">n/a</td>'
+    return (f'<td data-v="{wr}" title="{row[f"{m}_wins"]} wins of {row[f"{m}_n"]}">{_pct(wr)} '
+            f'<span class="ci">[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]</span></td>')
+
+
+def _num(v, fmt="{}") -> str:
+    return '<td data-v="" class="na">-</td>' if v is None else f'<td data-v="{v}">{fmt.format(v)}</td>'
+
+
+def card_table(rows: list[dict], names: dict[int, str]) -> str:
+    feature = bool(rows) and "feature" in rows[0]
+    head = ["feature" if feature else "card", "in deck n", "deck WR", "in hand n", "in-hand WR", "not seen n",
+            "not-seen WR", "IIH", "opening WR", "drawn WR", "played n", "played WR", "pick rate", "avg pick",
+            "turn played", "turns held"]
+    out = ['<div class="scroll"><table class="sortable"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
+           + "</tr></thead><tbody>"]
+    for r in rows:
+        if feature:
+            first = f'<td>{escape(r["feature"])}</td>'
+        else:
+            first = f'<td data-v="{r["base_id"]:04d}">#{r["base_id"]} {escape(names.get(r["base_id"], ""))}</td>'
+        iih = r["iih"]
+        out.append("<tr>" + first + _num(r["deck_n"]) + _rate_cell(r, "deck") + _num(r["in_hand_n"])
+                   + _rate_cell(r, "in_hand") + _num(r["not_seen_n"]) + _rate_cell(r, "not_seen")
+                   + ('<td data-v="" class="na">n/a</td>' if iih is None else
+                      f'<td data-v="{iih}">{100 * iih:+.1f} pp</td>')
+                   + _rate_cell(r, "opening_hand") + _rate_cell(r, "drawn") + _num(r["played_n"])
+                   + _rate_cell(r, "played")
+                   + ('<td data-v="" class="na">-</td>' if r["pick_rate"] is None else
+                      f'<td data-v="{r["pick_rate"]}">{_pct(r["pick_rate"])}</td>')
+                   + _num(r["avg_pick"]) + _num(r["avg_turn_played"]) + _num(r["avg_turns_held"]) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "\n".join(out)
+
+
+def _cell(wins: int, n: int) -> str:
+    if not n:
+        return "<td class=na>-</td>"
+    lo, hi = wilson(wins, n)
+    return (f'<td data-v="{wins / n:.4f}">{100 * wins / n:.1f}% <span class="ci">[{100 * lo:.1f}, '
+            f'{100 * hi:.1f}] n={n}</span></td>')
+
+
+def matrix_table(m: dict) -> str:
+    agents = m["agents"]
+    out = ["<table><thead><tr><th>row agent's win rate against &rarr;</th>"
+           + "".join(f"<th>{escape(a)}</th>" for a in agents) + "<th>overall</th></tr></thead><tbody>"]
+    for a in agents:
+        cells, tw, tn = [], 0, 0
+        for b in agents:
+            if a == b:
+                cells.append('<td class="na">mirror</td>')
+                continue
+            w, n = m["cells"].get((a, b), (0, 0))
+            tw, tn = tw + w, tn + n
+            cells.append(_cell(w, n))
+        out.append(f"<tr><td>{escape(a)}</td>" + "".join(cells) + _cell(tw, tn) + "</tr>")
+    out.append("</tbody></table>")
+    k, n = m["mirrored"]
+    out.append(f"<p class=lead>{k} of {n} (seed, seating) pairs between different agents were also played with "
+               "the seats swapped (mirrored seeds).</p>")
+    return "\n".join(out)
+
+
+def summary_table(summary: dict[str, dict]) -> str:
+    sources = sorted({k for s in summary.values() for k in s["damage"]})
+    head = ["ruleset", "games", "first player WR", "mean length (turns)"] + [f"damage: {s}" for s in sources] + \
+           ["drain healed"]
+    out = ["<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"]
+    for rs, s in summary.items():
+        total = sum(s["damage"].values()) or 1
+        mean = sum(s["turns"]) / len(s["turns"]) if s["turns"] else 0
+        out.append(f"<tr><td>{escape(rs)}</td><td>{s['games']}</td>" + _cell(s["seat0_wins"], s["games"])
+                   + f"<td>{mean:.1f}</td>"
+                   + "".join(f"<td>{100 * s['damage'].get(k, 0) / total:.1f}%</td>" for k in sources)
+                   + f"<td>{s['drain']}</td></tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def render(data, charts) -> str:
+    from engine.carddata import cardlist_12
+    from locm.report import HIDDEN_INFO_NOTE, seat_summary
+
+    names = {b: c.name for b, c in cardlist_12().items()}
+    cov = data.coverage
+    f = data.filters
+    filt = ", ".join(f"{k} = {v}" for k, v in f.items() if v is not None) or "none (all games, both seats)"
+    seeds = cov["seeds"]
+    facts = [
+        ("games", f"{cov['games']:,}".replace(",", " ") + " (" + ", ".join(f"{k}: {v}" for k, v in
+                                                                         cov["rulesets"].items()) + ")"),
+        ("agents", ", ".join(f"{escape(a)} ({n} player-games)" for a, n in cov["agents"].items())),
+        ("seeds", f"{seeds['count']} distinct, {seeds['min']} to {seeds['max']}"),
+        ("filters", escape(filt)),
+        ("minimum sample", f"{data.min_n} player-games: a rate on fewer is shown as n/a (not enough data), "
+                           "never as a number"),
+        ("definitions", f"version <b>{escape(data.version)}</b> of data/ANALYTICS.md as implemented in "
+                        "analysis/cardfacts.py and analysis/cardmetrics.py"),
+        ("source", escape(str(data.db))),
+    ]
+    parts = ["<!doctype html><html lang=en><head><meta charset=utf-8>",
+             "<meta name=viewport content='width=device-width, initial-scale=1'>",
+             f"<title>Card-balance report ({escape(', '.join(data.rulesets))})</title><style>{CSS}</style></head>",
+             "<body><main>", "<h1>Card-balance report</h1>",
+             "<p class=lead>Legends of Code and Magic, computed from the stored event logs alone. Every rate has "
+             "its sample size and a 95% Wilson interval.</p>",
+             "<div class=facts>" + "".join(f"<b>{k}</b><span>{v}</span>" for k, v in facts) + "</div>",
+             f"<p class=note>{escape(HIDDEN_INFO_NOTE)}</p>",
+             "<nav>" + "".join(f'<a href="#cards-{escape(rs)}">{escape(rs)} cards</a>' for rs in data.rulesets)
+             + '<a href="#games">games</a><a href="#agents">agents</a><a href="#defs">definitions</a>'
+             + '<a href="cards.json">cards.json</a><a href="cards.csv">cards.csv</a></nav>',
+             "<h2>Charts</h2>"]
+    for c in charts:
+        png = Path(c.path).read_bytes()
+        b64 = base64.b64encode(png).decode()
+        parts.append(f'<figure><img alt="{escape(c.title)}" src="data:image/png;base64,{b64}">'
+                     f"<figcaption><b>{escape(c.title)}.</b> {escape(c.caption)}</figcaption></figure>")
+    for rs, d in data.rulesets.items():
+        what = "per card feature bucket" if rs == "constructed" else "per card (base id)"
+        parts.append(f'<h2 id="cards-{escape(rs)}">{escape(rs)}: cards, {what}</h2>')
+        if rs == "constructed":
+            parts.append("<p class=lead>Constructed cards are generated anew for every game, so a base id means a "
+                         "different card in each game; rows are feature buckets over (player-game, card) pairs. "
+                         "Pairs of one game are not independent, so these intervals are somewhat narrow. "
+                         "Pick rate: cards of the pool chosen into the deck.</p>")
+        parts.append("<p class=lead>Click a column to sort. WR = win rate of the player-games where the card "
+                     "was in the deck / in the opening hand / drawn later / in hand / never seen / played; "
+                     "IIH = in-hand WR minus not-seen WR (percentage points).</p>")
+        parts.append(card_table(d.cards, names))
+    parts.append('<h2 id="games">Games: first player, length, damage</h2>')
+    parts.append(summary_table(seat_summary(data)))
+    parts.append('<h2 id="agents">Agents</h2>')
+    for rs, m in data.agents.items():
+        parts.append(f"<h3>{escape(rs)}: win rate between agents (both seats)</h3>" + matrix_table(m))
+    if data.comparison:
+        c = data.comparison
+        parts.append(f"<h3>1.2 and constructed side by side</h3><p class=lead>The {c['keys']} games played by "
+                     "the same agents on the same seeds and seats under both rulesets.</p>")
+        parts.append(summary_table({"1.2": c["1.2"], "constructed": c["constructed"]}))
+        for rs in ("1.2", "constructed"):
+            parts.append(f"<h4>{rs}, those games</h4>" + matrix_table(c[rs]["matrix"]))
+    else:
+        parts.append("<p class=lead>No ruleset comparison: the report does not hold the same agents and seeds "
+                     "under both rulesets.</p>")
+    parts.append('<h2 id="defs">Definitions</h2><ul>'
+                 "<li>Each player-game counts once per card in every rate (two copies count once).</li>"
+                 "<li>Opening hand: 4 cards for the first player, 5 for the second; drawn: after the opening "
+                 "hand; in hand: either; not seen: in the deck, never in hand.</li>"
+                 "<li>Played: a copy summoned (Area copies excluded) or used. Turn played: mean own-turn number "
+                 "of the plays (1 = the player's first turn). Turns held: own turns in hand before the play.</li>"
+                 "<li>Pick rate: picks / draft rounds in which it was offered (1.2); average pick: 1..30.</li>"
+                 "<li>Wilson score interval, 95%; charts show it as error bars.</li></ul>")
+    parts.append(f"<script>{JS}</script></main></body></html>")
+    return "\n".join(parts)

@@ -1,0 +1,104 @@
+"""Card metrics of ``data/ANALYTICS.md`` from aggregated card facts: rates, sample sizes and 95% Wilson
+intervals, one row per card (1.2) or per card feature bucket (constructed). Pure: the counts come from
+`locm.cardfacts_store.aggregate`.
+
+Choices where ANALYTICS.md is silent or where the issue narrows it (definitions version
+`analysis.cardfacts.DEFINITIONS_VERSION`):
+
+- Every rate counts a player-game once per card: two copies in one deck count once (issue 9; this replaces
+  the "weighted by copies" of Deck WR in ANALYTICS.md, and makes ``in_hand_n + not_seen_n == deck_n``).
+- ``drawn``: a copy reached the hand after the opening hand; ``in_hand``: opening hand or drawn;
+  ``not_seen``: in the deck, no copy reached the hand; ``played``: a copy summoned or used.
+- Below the minimum sample (``min_n``) a rate and its interval are None ("not enough data"), the counts stay.
+- ``iih`` = in-hand WR minus not-seen WR, None unless both are shown.
+- ``pick_rate`` = picks / rounds offered (1.2); constructed: cards chosen / cards of the pool available to
+  the player-game. ``avg_pick``: mean pick number (1.2, 1..30) or mean position of the card's first copy in
+  the constructed choice order (1..30).
+- ``avg_turn_played``: mean own-turn number over every play; ``avg_turns_held`` mean own turns a played copy
+  spent in hand.
+- Constructed feature buckets (`analysis.cardfacts.card_features`) aggregate (player-game, card) pairs: a
+  player-game with two Guard cards counts twice in "keyword: guard". Such pairs are not independent samples,
+  so the bucket intervals are somewhat too narrow; the 1.2 per-card rows have no such caveat.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from analysis.stats import wilson
+
+METRICS = ("deck", "opening_hand", "drawn", "in_hand", "not_seen", "played")
+EXTRA = ("picked", "pick_sum", "pick_games", "pick_first_sum", "plays", "play_turn_sum", "held_sum", "offered")
+COUNT_FIELDS = tuple(f"{m}_{k}" for m in METRICS for k in ("n", "wins")) + EXTRA
+DEFAULT_MIN_N = 50
+
+
+def rate(wins: int, n: int, min_n: int) -> tuple[float | None, list[float] | None]:
+    """(rate, [lo, hi]) rounded to 4 places, or (None, None) below the minimum sample (or n == 0)."""
+    if n <= 0 or n < min_n:
+        return None, None
+    lo, hi = wilson(wins, n)
+    return round(wins / n, 4), [round(lo, 4), round(hi, 4)]
+
+
+def diff_interval(w1: int, n1: int, w2: int, n2: int) -> tuple[float, float]:
+    """Newcombe's hybrid score interval (95%) for p1 - p2 from two Wilson intervals (used for IIH bars)."""
+    p1, p2 = w1 / n1, w2 / n2
+    l1, u1 = wilson(w1, n1)
+    l2, u2 = wilson(w2, n2)
+    d = p1 - p2
+    return d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+
+
+def add_counts(into: dict, counts: dict) -> None:
+    for k in COUNT_FIELDS:
+        into[k] = into.get(k, 0) + counts.get(k, 0)
+
+
+def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version: str) -> dict:
+    """One row of cards.json: the issue's keys, in order, plus ``definitions_version``."""
+    row: dict = {"ruleset": ruleset, key_name: key}
+    for m in METRICS:
+        n, w = counts.get(f"{m}_n", 0), counts.get(f"{m}_wins", 0)
+        wr, ci = rate(w, n, min_n)
+        row.update({f"{m}_n": n, f"{m}_wins": w, f"{m}_wr": wr, f"{m}_ci": ci})
+    a, b = row["in_hand_wr"], row["not_seen_wr"]
+    row["iih"] = None if a is None or b is None else round(a - b, 4)
+    offered = counts.get("offered", 0)
+    picked = counts.get("pick_games" if ruleset == "constructed" else "picked", 0)
+    row["offered"] = offered
+    row["picked"] = picked
+    row["pick_rate"] = round(picked / offered, 4) if offered else None
+    if ruleset == "constructed":
+        games = counts.get("pick_games", 0)
+        row["avg_pick"] = round(counts.get("pick_first_sum", 0) / games, 2) if games else None
+    else:
+        row["avg_pick"] = round(counts.get("pick_sum", 0) / picked, 2) if picked else None
+    plays = counts.get("plays", 0)
+    row["avg_turn_played"] = round(counts.get("play_turn_sum", 0) / plays, 2) if plays else None
+    row["avg_turns_held"] = round(counts.get("held_sum", 0) / plays, 2) if plays else None
+    row["definitions_version"] = version
+    return row
+
+
+def bucket_counts(groups, features_of) -> dict[str, dict]:
+    """Sum the counts of card groups into feature buckets: ``groups`` is [(card, counts)],
+    ``features_of(card)`` the buckets of a card."""
+    out: dict[str, dict] = defaultdict(dict)
+    for card, counts in groups:
+        for feature in features_of(card):
+            add_counts(out[feature], counts)
+    return dict(out)
+
+
+def sort_key(metric: str):
+    """Sort rows by a metric, highest first, rows without a value last."""
+    def key(row):
+        v = row.get(metric)
+        return (v is None, -(v if isinstance(v, (int, float)) else 0))
+    return key
+
+
+__all__ = ["METRICS", "COUNT_FIELDS", "rate", "card_row", "bucket_counts", "diff_interval", "sort_key",
+           "DEFAULT_MIN_N", "add_counts"]

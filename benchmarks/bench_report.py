@@ -1,0 +1,105 @@
+"""Benchmark: the card-balance report over a large store, projection included (issue 9: 100,000 games in
+under 60 s).
+
+CPU seconds (this process and the workers) are printed too: the machine is shared, and the wall time
+depends on the other jobs running (the load average is printed). Each run drops the card-facts projection (untimed), projects every game from the events (worker processes, one per core),
+computes every metric and writes the whole report (JSON, CSV, PNGs, HTML). Prints each phase per run and
+the median over runs. A store is built first if the file does not exist (a greedy/random round robin, half
+1.2, half constructed, with `locm tournament`'s machinery; 100k games take about 5 minutes on 2 cores).
+
+    .venv/bin/python benchmarks/bench_report.py --db /tmp/bench100k.db --games 100000 --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from locm import cardfacts_store  # noqa: E402
+from locm.report import collect, write_report  # noqa: E402
+from locm.store import open_store  # noqa: E402
+from locm.tournament import pending, play_jobs, schedule  # noqa: E402
+
+
+def build(db: Path, games: int, workers: int) -> None:
+    store = open_store(db)
+    try:
+        for ruleset in ("1.2", "constructed"):
+            jobs = schedule(ruleset, ("greedy", "random"), games // 2, seed=1)
+            todo = pending(store, jobs)
+            print(f"building: {len(todo)} {ruleset} games", file=sys.stderr)
+            play_jobs(store, todo, workers=workers)
+    finally:
+        store.close()
+
+
+def _cpu() -> float:
+    """CPU seconds used by this process and its finished children (the projection's workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def run_once(db: Path, out: Path, workers: int | None) -> dict[str, float]:
+    conn = cardfacts_store.connect(db)
+    td = time.perf_counter()
+    cardfacts_store.drop(conn)  # as if the report had never run on this store: not part of the timing
+    conn.close()
+    t0 = time.perf_counter()
+    drop_s = t0 - td
+    cpu0 = _cpu()
+    s = cardfacts_store.refresh(db, workers=workers)
+    t1 = time.perf_counter()
+    cpu1 = _cpu()
+    data = collect(db, refresh=False)
+    t2 = time.perf_counter()
+    write_report(data, out)
+    t3 = time.perf_counter()
+    cpu3 = _cpu()
+    return {"projection_cpu_s": cpu1 - cpu0, "cpu_s": cpu3 - cpu0, "games": s.projected, "projection_s": t1 - t0, "metrics_s": t2 - t1, "write_s": t3 - t2,
+            "total_s": t3 - t0, "drop_s": drop_s, "load_avg_1min": os.getloadavg()[0]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--db", type=Path, required=True)
+    ap.add_argument("--games", type=int, default=100_000, help="Games to build when --db does not exist.")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--workers", type=int, default=None, help="Projection workers (default: one per core).")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    if not args.db.exists():
+        build(args.db, args.games, os.cpu_count() or 1)
+    runs = []
+    with tempfile.TemporaryDirectory() as d:
+        for i in range(args.runs):
+            r = run_once(args.db, Path(d) / f"report{i}", args.workers)
+            runs.append(r)
+            if not args.json:
+                print(f"run {i + 1}: {r['games']} games: projection {r['projection_s']:.1f} s, metrics "
+                      f"{r['metrics_s']:.1f} s, writing {r['write_s']:.1f} s, total {r['total_s']:.1f} s "
+                      f"(CPU {r['cpu_s']:.1f} s, of which projection {r['projection_cpu_s']:.1f} s; dropping the "
+                      f"old projection first: {r['drop_s']:.1f} s, untimed; load average "
+                      f"{r['load_avg_1min']:.1f})", flush=True)
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    med["games_per_s"] = med["games"] / med["total_s"]
+    med["cpus"] = os.cpu_count()
+    if args.json:
+        print(json.dumps(med))
+    else:
+        print(f"median of {len(runs)}: {med['total_s']:.1f} s for {med['games']:.0f} games "
+              f"({med['games_per_s']:.0f} games/s; projection {med['projection_s']:.1f} s, metrics "
+              f"{med['metrics_s']:.1f} s, writing {med['write_s']:.1f} s) on {med['cpus']} cores; CPU "
+              f"{med['cpu_s']:.1f} s in all, so at least {med['cpu_s'] / med['cpus']:.1f} s on idle cores")
+
+
+if __name__ == "__main__":
+    main()

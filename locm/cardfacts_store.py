@@ -1,0 +1,325 @@
+"""The card-facts projection kept in the event store's file, next to the events (a projection: derived,
+versioned, rebuildable, never trusted over the events).
+
+Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
+
+- ``cardfacts_meta``: ``definitions_version`` (`analysis.cardfacts.DEFINITIONS_VERSION`).
+- ``cardfacts_games``: one row per projected game: ruleset, seed, agents, winner, length, damage by source
+  (JSON), drain, draft offers (1.2, JSON base id -> rounds) and pool cards per feature bucket (constructed, JSON).
+- ``cardfacts_cards``: one row per player-game and card (`analysis.cardfacts.CARD_COLUMNS`), with the
+  game's ruleset and the player's agent (card definitions stay in the events; ``fkey`` packs the card's
+  feature buckets, `analysis.cardfacts.feature_key`).
+
+`refresh` projects the games stored since the last run (games of ``games`` that ``cardfacts_games`` lacks);
+it rebuilds everything when the definitions version differs or when a projected game is no longer in the
+store. `rebuild` drops the tables and projects every game. Events are read through the store API
+(`locm.store.open_store(...).iter_events`), in worker processes when there are many games.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import sqlite3
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import msgspec
+import sqlite_utils
+
+from analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project
+from locm.errors import StoreError
+from locm.store import open_store
+
+PREFIX = "cardfacts_"
+GAME_COLUMNS = ("game_id", "ruleset", "seed", "agent0", "agent1", "winner", "reason", "turns", "damage", "drain",
+                "offered", "pool")
+ROW_COLUMNS = ("game_id", "ruleset", "agent") + CARD_COLUMNS
+CHUNK = 2000  # games per unit of work
+
+_CONDITIONS = {
+    "deck": "copies > 0",
+    "opening_hand": "opening > 0",
+    "drawn": "drawn > 0",
+    "in_hand": "opening + drawn > 0",
+    "not_seen": "copies > 0 AND opening + drawn = 0",
+    "played": "plays > 0",
+}
+_SUMS = ", ".join(f"SUM({c}), SUM(({c}) AND won)" for c in _CONDITIONS.values()) + (
+    ", SUM(picked), SUM(pick_sum), SUM(picked > 0), SUM(COALESCE(pick_first, 0)), SUM(plays), "
+    "SUM(play_turn_sum), SUM(held_sum)")
+_SUM_NAMES = tuple(f"{m}_{k}" for m in _CONDITIONS for k in ("n", "wins")) + (
+    "picked", "pick_sum", "pick_games", "pick_first_sum", "plays", "play_turn_sum", "held_sum")
+
+
+DDL = f"""\
+CREATE TABLE IF NOT EXISTS cardfacts_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cardfacts_games (
+    game_id TEXT PRIMARY KEY, ruleset TEXT NOT NULL, seed INTEGER, agent0 TEXT NOT NULL, agent1 TEXT NOT NULL,
+    winner INTEGER NOT NULL, reason TEXT NOT NULL, turns INTEGER NOT NULL, damage TEXT NOT NULL,
+    drain INTEGER NOT NULL, offered TEXT NOT NULL, pool TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cardfacts_cards (
+    game_id TEXT NOT NULL, ruleset TEXT NOT NULL, agent TEXT NOT NULL,
+    {", ".join(f"{c} INTEGER" + (" NOT NULL" if c not in ("pick_first", "first_play_turn") else "")
+               for c in CARD_COLUMNS)}
+);
+CREATE TABLE IF NOT EXISTS cardfacts_totals (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, card INTEGER NOT NULL,
+    fkey INTEGER NOT NULL, {", ".join(f"{c} INTEGER NOT NULL" for c in _SUM_NAMES)},
+    PRIMARY KEY (ruleset, agent, player, card, fkey)
+);
+CREATE TABLE IF NOT EXISTS cardfacts_turns (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, turn INTEGER NOT NULL,
+    n INTEGER NOT NULL, wins INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, player, turn)
+);
+CREATE TABLE IF NOT EXISTS cardfacts_offered (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, key TEXT NOT NULL,
+    n INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, player, key)
+);
+"""
+
+LAYOUT = hashlib.sha256(DDL.encode()).hexdigest()[:16]
+"""The tables' layout: a projection written with another layout is rebuilt, like one of another version."""
+_enc = msgspec.json.Encoder()
+
+
+class ProjectionSummary(msgspec.Struct, frozen=True):
+    """What `refresh` did: games projected now, games already projected, whether it started from scratch."""
+
+    projected: int
+    already: int
+    rebuilt: bool
+    version: str = DEFINITIONS_VERSION
+
+
+def game_rows(game_id: str, events) -> tuple[tuple, list[tuple]]:
+    """The ``cardfacts_games`` row and the ``cardfacts_cards`` rows of one game's events."""
+    g = project(events)
+    a0, a1 = g.agents
+    game = (game_id, g.ruleset, g.seed, a0, a1, g.winner, g.reason, g.turns, _enc.encode(dict(g.damage)).decode(),
+            g.drain, _enc.encode({str(k): v for k, v in g.offered.items()}).decode(),
+            _enc.encode({str(k): v for k, v in g.pool.items()}).decode())
+    agents = (a0, a1)
+    rs = g.ruleset
+    cards = [(game_id, rs, agents[f.player], *f.row()) for f in g.cards]
+    return game, cards
+
+
+def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """Project some games of the store at ``path`` (read-only), in the order given: their game rows, card rows
+    and offered totals ``(ruleset, agent, player, key, n)``."""
+    store = open_store(path, readonly=True)
+    try:
+        return _project_from(store, game_ids)
+    finally:
+        store.close()
+
+
+def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    games, cards = [], []
+    offered: Counter = Counter()
+    current, events = None, []
+
+    def flush():
+        g, c = game_rows(current, events)
+        games.append(g), cards.extend(c)
+        rs, agents = g[1], (g[3], g[4])
+        counts = msgspec.json.decode(g[11] if rs == "constructed" else g[10])
+        for p in (0, 1):
+            for key, n in counts.items():
+                offered[(rs, agents[p], p, key)] += n
+
+    for gid, e in store.iter_events(game_ids, types=TYPES):
+        if gid != current:
+            if current is not None:
+                flush()
+            current, events = gid, []
+        events.append(e)
+    if current is not None:
+        flush()
+    return games, cards, [(*k, n) for k, n in offered.items()]
+
+
+def connect(path: str | os.PathLike) -> sqlite_utils.Database:
+    """The store file through sqlite-utils, with the projection's tables created if missing. The file must
+    already be an event store (opened once through `open_store`, which refuses anything else)."""
+    path = str(path)
+    if path == ":memory:" or not Path(path).is_file():
+        raise StoreError(f"{path}: no such event store")
+    open_store(path, create=False).close()
+    db = sqlite_utils.Database(path)
+    try:
+        db.execute("PRAGMA busy_timeout = 10000")
+        db.executescript(DDL)
+    except sqlite3.Error as exc:
+        db.close()
+        raise StoreError(f"{path}: cannot keep the card-facts tables in this file: {exc}") from None
+    return db
+
+
+def version(db: sqlite_utils.Database) -> str | None:
+    rows = db.execute("SELECT value FROM cardfacts_meta WHERE key = 'definitions_version'").fetchall()
+    return rows[0][0] if rows else None
+
+
+def drop(db: sqlite_utils.Database) -> None:
+    """Remove the projection's tables (the events are untouched)."""
+    with db.conn:
+        for table in ("cardfacts_cards", "cardfacts_games", "cardfacts_meta", "cardfacts_totals",
+                      "cardfacts_turns", "cardfacts_offered"):
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | None = None,
+            progress: Callable[[int], None] | None = None,
+            on_start: Callable[[int], None] | None = None) -> ProjectionSummary:
+    """Bring the projection up to date with the events: project the games it lacks (all of them when
+    ``rebuild``, when the definitions version changed, or when a projected game left the store).
+    ``on_start(n)`` is told how many games will be projected, ``progress(k)`` after each chunk of k."""
+    db = connect(path)
+    try:
+        return _refresh(db, path, rebuild, workers, progress, on_start)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot update the card-facts tables: {exc}") from None
+    finally:
+        db.close()
+
+
+def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummary:
+    """`refresh` on an open connection."""
+    meta = dict(db.execute("SELECT key, value FROM cardfacts_meta").fetchall())
+    stale = (meta and (meta.get("definitions_version") != DEFINITIONS_VERSION
+                       or meta.get("layout") != LAYOUT)) or db.execute(
+        "SELECT EXISTS (SELECT 1 FROM cardfacts_games c WHERE c.game_id NOT IN (SELECT game_id FROM games))"
+    ).fetchone()[0]
+    rebuilt = bool(rebuild or stale)
+    if rebuilt:
+        drop(db)
+        db.executescript(DDL)
+    with db.conn:
+        db.execute("INSERT OR REPLACE INTO cardfacts_meta (key, value) VALUES ('definitions_version', ?), "
+                   "('layout', ?)", (DEFINITIONS_VERSION, LAYOUT))
+    todo = [r[0] for r in db.execute(
+        "SELECT game_id FROM games WHERE game_id NOT IN (SELECT game_id FROM cardfacts_games) ORDER BY rowid")]
+    already = db.execute("SELECT count(*) FROM cardfacts_games").fetchone()[0]
+    if on_start:
+        on_start(len(todo))
+    chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
+    workers = min(workers or os.cpu_count() or 1, len(chunks))
+    if workers <= 1:
+        results = (project_chunk(str(path), c) for c in chunks)
+        _store_chunks(db, results, progress)
+    else:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            _store_chunks(db, pool.map(project_chunk, [str(path)] * len(chunks), chunks), progress)
+    return ProjectionSummary(len(todo), already, rebuilt)
+
+
+_TOTALS_SQL = (
+    f"INSERT INTO cardfacts_totals (ruleset, agent, player, card, fkey, {', '.join(_SUM_NAMES)}) "
+    f"SELECT ruleset, agent, player, CASE WHEN ruleset = 'constructed' THEN -1 ELSE card END, fkey, {_SUMS} "
+    "FROM cardfacts_cards WHERE rowid > ? GROUP BY 1, 2, 3, 4, 5 "
+    "ON CONFLICT (ruleset, agent, player, card, fkey) DO UPDATE SET "
+    + ", ".join(f"{c} = {c} + excluded.{c}" for c in _SUM_NAMES))
+_TURNS_SQL = (
+    "INSERT INTO cardfacts_turns (ruleset, agent, player, turn, n, wins) "
+    "SELECT ruleset, agent, player, first_play_turn, count(*), SUM(won) FROM cardfacts_cards "
+    "WHERE rowid > ? AND plays > 0 GROUP BY 1, 2, 3, 4 "
+    "ON CONFLICT (ruleset, agent, player, turn) DO UPDATE SET n = n + excluded.n, wins = wins + excluded.wins")
+_OFFERED_SQL = (
+    "INSERT INTO cardfacts_offered (ruleset, agent, player, key, n) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (ruleset, agent, player, key) DO UPDATE SET n = n + excluded.n")
+
+
+def _store_chunks(db, results, progress) -> None:
+    """Write each chunk's rows, then add the chunk into the running totals, in one transaction per chunk."""
+    game_sql = f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
+    card_sql = f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
+    conn = db.conn
+    for games, cards, offered in results:
+        with conn:  # a crash leaves whole chunks (rows and totals together), never half of one
+            last_card = conn.execute("SELECT COALESCE(max(rowid), 0) FROM cardfacts_cards").fetchone()[0]
+            conn.executemany(game_sql, games)
+            conn.executemany(card_sql, cards)
+            conn.execute(_TOTALS_SQL, (last_card,))
+            conn.execute(_TURNS_SQL, (last_card,))
+            conn.executemany(_OFFERED_SQL, offered)
+        if progress:
+            progress(len(games))
+
+
+def dump(path: str | os.PathLike) -> tuple[list[tuple], list[tuple]]:
+    """Every row of the projection in a canonical order (for comparing two projections)."""
+    db = connect(path)
+    try:
+        games = db.execute(f"SELECT {', '.join(GAME_COLUMNS)} FROM cardfacts_games ORDER BY game_id").fetchall()
+        cards = db.execute(f"SELECT {', '.join(ROW_COLUMNS)} FROM cardfacts_cards "
+                           "ORDER BY game_id, player, card").fetchall()
+        totals = [db.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3, 4, 5").fetchall()
+                  for t in ("cardfacts_totals", "cardfacts_turns", "cardfacts_offered")]
+        return games, cards, *totals
+    finally:
+        db.close()
+
+
+
+
+
+# --- aggregation for reports ------------------------------------------------------------------------------
+
+def _where(ruleset: str, agent: str | None, seat: int | None) -> tuple[str, list]:
+    where, params = ["ruleset = ?"], [ruleset]
+    if agent is not None:
+        where.append("agent = ?"), params.append(agent)
+    if seat is not None:
+        where.append("player = ?"), params.append(seat)
+    return " AND ".join(where), params
+
+
+def card_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
+                by_card: bool = True) -> list[tuple[tuple[int, int], dict]]:
+    """[((card, fkey), counts)] summed over the player-games the filters keep: per base id (``by_card``) or
+    per feature key (card -1), from ``cardfacts_totals``."""
+    where, params = _where(ruleset, agent, seat)
+    key = "card, fkey" if by_card else "-1, fkey"
+    sql = (f"SELECT {key}, {', '.join(f'SUM({c})' for c in _SUM_NAMES)} FROM cardfacts_totals WHERE {where} "
+           f"GROUP BY {'card, fkey' if by_card else 'fkey'}")
+    return [((r[0], r[1]), dict(zip(_SUM_NAMES, r[2:]))) for r in db.execute(sql, params)]
+
+
+def turn_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None
+                ) -> list[tuple[int, int, int]]:
+    """[(own turn of first play, player-game-cards first played then, of which won)]."""
+    where, params = _where(ruleset, agent, seat)
+    sql = f"SELECT turn, SUM(n), SUM(wins) FROM cardfacts_turns WHERE {where} GROUP BY turn ORDER BY turn"
+    return [tuple(r) for r in db.execute(sql, params)]
+
+
+def offered_counts(db: sqlite_utils.Database, ruleset: str, agent: str | None = None,
+                   seat: int | None = None) -> dict[str, int]:
+    """Times offered per key (1.2: base id as text; constructed: feature bucket of a pool card), summed over
+    the player-games the filters keep."""
+    where, params = _where(ruleset, agent, seat)
+    sql = f"SELECT key, SUM(n) FROM cardfacts_offered WHERE {where} GROUP BY key"
+    return {k: v for k, v in db.execute(sql, params) if v}
+
+
+def game_facts(db: sqlite_utils.Database, ruleset: str | None = None, agent: str | None = None) -> list[dict]:
+    """The ``cardfacts_games`` rows (JSON columns decoded), optionally of one ruleset and/or agent."""
+    where, params = [], []
+    if ruleset is not None:
+        where.append("ruleset = ?"), params.append(ruleset)
+    if agent is not None:
+        where.append("(agent0 = ? OR agent1 = ?)"), params.extend((agent, agent))
+    sql = (f"SELECT game_id, ruleset, seed, agent0, agent1, winner, reason, turns, damage, drain "
+           f"FROM cardfacts_games{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY rowid")
+    dec = msgspec.json.decode
+    out = []
+    for r in db.execute(sql, params):
+        out.append({"game_id": r[0], "ruleset": r[1], "seed": r[2], "agents": (r[3], r[4]), "winner": r[5],
+                    "reason": r[6], "turns": r[7], "damage": dec(r[8]), "drain": r[9]})
+    return out

@@ -1,0 +1,262 @@
+"""The card-balance report (issue 9): brings the card-facts projection up to date, then computes the metrics of
+``data/ANALYTICS.md`` and writes ``cards.json``, ``cards.csv``, PNG charts and one self-contained
+``index.html`` into a directory. `collect` gives the same numbers as data (for `locm cards stats`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analysis.cardfacts import DEFINITIONS_VERSION, FEATURE_ORDER, features_of_key
+from analysis.cardmetrics import DEFAULT_MIN_N, METRICS, add_counts, bucket_counts, card_row, sort_key
+from analysis.stats import wilson
+from engine.errors import LocmError
+from locm import cardfacts_store as cs
+
+RULESET_ORDER = ("1.2", "constructed")
+CARD_KEYS = (["ruleset", "base_id", "feature"] + [f"{m}_{k}" for m in METRICS for k in ("n", "wins", "wr", "ci")]
+             + ["iih", "offered", "picked", "pick_rate", "avg_pick", "avg_turn_played", "avg_turns_held",
+                "definitions_version"])
+HIDDEN_INFO_NOTE = ("These are simulated games: every hand and deck is in the log, so the rates carry no "
+                    "selection bias from hidden information (unlike sites that only see the cards a player "
+                    "revealed).")
+
+
+class ReportError(LocmError):
+    """A report cannot be made: no games to cover, or an output place that cannot be written."""
+
+
+@dataclass
+class RulesetData:
+    """Everything the report shows for one ruleset."""
+
+    ruleset: str
+    cards: list[dict]
+    by_cost: list[tuple[str, int, int]]  # (cost bucket, in-hand n, wins)
+    by_turn: list[tuple[int, int, int]]  # (own turn of first play, n, wins)
+    games: list[dict]
+    features: dict[str, list[dict]] = field(default_factory=dict)  # constructed: family -> rows
+
+
+@dataclass
+class ReportData:
+    db: str
+    version: str
+    min_n: int
+    filters: dict
+    rulesets: dict[str, RulesetData]
+    coverage: dict
+    agents: dict[str, dict]  # ruleset -> {"agents": [...], "cells": {(a, b): (wins, n)}, "mirrored": (k, n)}
+    comparison: dict | None
+
+
+def _cost_bucket(fkey: int) -> str:
+    return features_of_key(fkey)[1].partition(": ")[2]
+
+
+def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: str | None = None,
+            seat: int | None = None, min_n: int = DEFAULT_MIN_N, refresh: bool = True, progress=None,
+            on_start=None) -> ReportData:
+    """Refresh the projection (unless ``refresh`` is False) and compute every number of the report."""
+    path = str(db_path)
+    check_request(path, ruleset)
+    if refresh:
+        cs.refresh(path, progress=progress, on_start=on_start)
+    db = cs.connect(path)
+    try:
+        stored = dict(db.execute("SELECT ruleset, count(*) FROM cardfacts_games GROUP BY ruleset").fetchall())
+        names = [r for r in RULESET_ORDER if r in stored] + sorted(set(stored) - set(RULESET_ORDER))
+        wanted = [ruleset] if ruleset else names
+        out: dict[str, RulesetData] = {}
+        for rs in wanted:
+            games = cs.game_facts(db, rs, agent)
+            if not games:
+                raise ReportError(f"{path} holds no {rs} games with agent {agent!r}")
+            out[rs] = _ruleset_data(db, rs, agent, seat, min_n, games)
+        all_games = [g for d in out.values() for g in d.games]
+        coverage = _coverage(all_games)
+        agents = {rs: _agent_matrix(d.games) for rs, d in out.items()}
+        comparison = _comparison(out["1.2"].games, out["constructed"].games) \
+            if "1.2" in out and "constructed" in out else None
+        return ReportData(path, cs.version(db) or DEFINITIONS_VERSION, min_n,
+                          {"ruleset": ruleset, "agent": agent, "seat": seat}, out, coverage, agents, comparison)
+    finally:
+        db.close()
+
+
+def check_request(path: str, ruleset: str | None) -> None:
+    """Refuse a store without games, or without games of ``ruleset`` (`ReportError`), before any work."""
+    db = cs.connect(path)
+    try:
+        stored = dict(db.execute("SELECT ruleset, count(*) FROM games GROUP BY ruleset").fetchall())
+    finally:
+        db.close()
+    if not stored:
+        raise ReportError(f"{path} holds no games: play some first, e.g. locm tournament --db {path} "
+                          "--agents greedy random --games 100")
+    if ruleset is not None and ruleset not in stored:
+        have = ", ".join(f"{k}: {v}" for k, v in sorted(stored.items()))
+        raise ReportError(f"{path} holds no {ruleset} games (it has {have})")
+
+
+def _ruleset_data(db, rs: str, agent, seat, min_n: int, games: list[dict]) -> RulesetData:
+    constructed = rs == "constructed"
+    groups = cs.card_groups(db, rs, agent, seat, by_card=not constructed)
+    by_cost: dict[str, dict] = defaultdict(dict)
+    for key, counts in groups:
+        add_counts(by_cost[_cost_bucket(key[1])], counts)
+    cost_rows = [(c, v["in_hand_n"], v["in_hand_wins"]) for c, v in
+                 sorted(by_cost.items(), key=lambda kv: FEATURE_ORDER.index("cost: " + kv[0]))]
+    features: dict[str, list[dict]] = {}
+    if constructed:
+        offered = cs.offered_counts(db, rs, agent, seat)
+        buckets = bucket_counts(groups, lambda key: features_of_key(key[1]))
+        rows = []
+        for feature, counts in buckets.items():
+            counts["offered"] = offered.get(feature, 0)
+            rows.append(card_row(rs, "feature", feature, counts, min_n, DEFINITIONS_VERSION))
+        for family in ("type", "cost", "keyword", "area", "draw", "health", "efficiency"):
+            fam = [r for r in rows if r["feature"].startswith(family + ":")]
+            features[family] = sorted(fam, key=lambda r: _feature_order(r["feature"]))
+        rows.sort(key=lambda r: _feature_order(r["feature"]))
+    else:
+        offered = cs.offered_counts(db, rs, agent, seat)
+        rows = []
+        for key, counts in groups:
+            counts = dict(counts, offered=offered.get(str(key[0]), 0))
+            rows.append(card_row(rs, "base_id", key[0], counts, min_n, DEFINITIONS_VERSION))
+        rows.sort(key=lambda r: r["base_id"])
+    return RulesetData(rs, rows, cost_rows, cs.turn_groups(db, rs, agent, seat), games, features)
+
+
+def _feature_order(feature: str):
+    return (FEATURE_ORDER.index(feature) if feature in FEATURE_ORDER else len(FEATURE_ORDER), feature)
+
+
+def _coverage(games: list[dict]) -> dict:
+    seeds = sorted({g["seed"] for g in games if g["seed"] is not None})
+    return {
+        "games": len(games),
+        "rulesets": dict(sorted(Counter(g["ruleset"] for g in games).items())),
+        "agents": dict(sorted(Counter(a for g in games for a in g["agents"]).items())),
+        "seeds": {"count": len(seeds), "min": seeds[0] if seeds else None, "max": seeds[-1] if seeds else None},
+    }
+
+
+def _agent_matrix(games: list[dict]) -> dict:
+    cells: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    seatings = Counter()
+    for g in games:
+        a0, a1 = g["agents"]
+        seatings[(g["seed"], a0, a1)] += 1
+        if a0 == a1:
+            continue
+        for s, (me, other) in enumerate(((a0, a1), (a1, a0))):
+            c = cells[(me, other)]
+            c[0] += g["winner"] == s
+            c[1] += 1
+    pairs = {(s, a, b) for (s, a, b) in seatings if a != b}
+    mirrored = sum(1 for (s, a, b) in pairs if (s, b, a) in pairs)
+    agents = sorted({a for g in games for a in g["agents"]})
+    return {"agents": agents, "cells": {k: tuple(v) for k, v in cells.items()}, "mirrored": (mirrored, len(pairs))}
+
+
+def _summary(games: list[dict]) -> dict:
+    n = len(games)
+    damage = Counter()
+    for g in games:
+        damage.update(g["damage"])
+    return {"games": n, "seat0_wins": sum(g["winner"] == 0 for g in games),
+            "turns": [g["turns"] for g in games], "damage": dict(damage),
+            "drain": sum(g["drain"] for g in games)}
+
+
+def _comparison(g12: list[dict], g15: list[dict]) -> dict | None:
+    """The games played by the same agents on the same seeds (and seats) under both rulesets, side by side."""
+    k12 = {(g["seed"], *g["agents"]): g for g in g12}
+    k15 = {(g["seed"], *g["agents"]): g for g in g15}
+    common = sorted(set(k12) & set(k15), key=str)
+    if not common:
+        return None
+    left, right = [k12[k] for k in common], [k15[k] for k in common]
+    return {"keys": len(common), "1.2": {**_summary(left), "matrix": _agent_matrix(left)},
+            "constructed": {**_summary(right), "matrix": _agent_matrix(right)}}
+
+
+def seat_summary(data: ReportData) -> dict[str, dict]:
+    return {rs: _summary(d.games) for rs, d in data.rulesets.items()}
+
+
+# --- writing ----------------------------------------------------------------------------------------------
+
+
+def all_rows(data: ReportData) -> list[dict]:
+    return [r for d in data.rulesets.values() for r in d.cards]
+
+
+def cards_json(data: ReportData) -> str:
+    return json.dumps(all_rows(data), indent=1) + "\n"
+
+
+CSV_KEYS = [c for k in CARD_KEYS for c in ((f"{k}_lo", f"{k}_hi") if k.endswith("_ci") else (k,))]
+
+
+def cards_csv(data: ReportData) -> str:
+    """The rows of cards.json as CSV: the same keys, except that each ``M_ci`` is two columns ``M_ci_lo`` and
+    ``M_ci_hi``; an empty cell is a null (not enough data, or not applicable)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_KEYS)
+    for r in all_rows(data):
+        cells = []
+        for k in CARD_KEYS:
+            v = r.get(k)
+            if k.endswith("_ci"):
+                cells += ["", ""] if v is None else v
+            else:
+                cells.append("" if v is None else v)
+        w.writerow(cells)
+    return buf.getvalue()
+
+
+def prepare_dir(out: str | os.PathLike) -> Path:
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"{out}: is a file, expected a directory for the report")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportError(f"{out}: cannot create the report directory: {exc.strerror or exc}") from None
+    return out
+
+
+def write_report(data: ReportData, out: str | os.PathLike) -> Path:
+    """Write cards.json, cards.csv, the charts and index.html into ``out``; returns index.html's path."""
+    from analysis.cardcharts import draw_all
+    from analysis.cardhtml import render
+
+    out = prepare_dir(out)
+    try:
+        (out / "cards.json").write_text(cards_json(data), encoding="utf-8")
+        (out / "cards.csv").write_text(cards_csv(data), encoding="utf-8")
+        charts = draw_all(data, out)
+        index = out / "index.html"
+        index.write_text(render(data, charts), encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
+    return index
+
+
+def top_rows(data: ReportData, metric: str, top: int | None) -> list[dict]:
+    rows = sorted(all_rows(data), key=sort_key(metric))
+    return rows if top is None else rows[:top]
+
+
+__all__ = ["collect", "write_report", "ReportData", "ReportError", "cards_json", "cards_csv", "seat_summary",
+           "top_rows", "CARD_KEYS", "HIDDEN_INFO_NOTE", "wilson"]

@@ -1,0 +1,159 @@
+"""`locm report` and `locm cards stats` / `locm cards rebuild`: card-balance reports from an event store
+(registered in `locm.cli`)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+
+import click
+
+from analysis.cardmetrics import DEFAULT_MIN_N, METRICS
+
+DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"),
+                  show_default=True, help="The event store (an SQLite file).")
+RULESET = click.option("--ruleset", "-r", help="Only this ruleset: 1.2 or constructed (alias 1.5); default all.")
+AGENT = click.option("--agent", "-a", help="Only the player-games of this agent (either seat).")
+SEAT = click.option("--seat", type=click.IntRange(0, 1), help="Only the player-games of this seat (0 moves first).")
+MIN = click.option("--min-games", "min_n", type=click.IntRange(min=1), default=DEFAULT_MIN_N, show_default=True,
+                   help="Minimum sample: a rate over fewer player-games is shown as not enough data.")
+SORT_METRICS = [f"{m}_{k}" for m in METRICS for k in ("wr", "n")] + ["iih", "pick_rate", "avg_pick", "offered",
+                                                                      "picked", "avg_turn_played"]
+
+
+def _ruleset(name):
+    from engine.rulesets import by_name
+
+    return None if name is None else by_name(name).name
+
+
+def _existing(db: Path) -> str:
+    from locm.errors import StoreNotFoundError
+
+    if not db.is_file():
+        raise StoreNotFoundError(str(db))
+    return str(db)
+
+
+@contextlib.contextmanager
+def _progress(label: str):
+    """A click progress bar for the games the projection still has to read (none shown when there are none)."""
+    state = {}
+
+    def start(n):
+        if n >= 500:  # a short refresh needs no bar
+            state["bar"] = click.progressbar(length=n, label=label, file=sys.stderr, show_eta=True)
+            state["bar"].__enter__()
+
+    def step(k):
+        if "bar" in state:
+            state["bar"].update(k)
+
+    try:
+        yield start, step
+    finally:
+        if "bar" in state:
+            state["bar"].__exit__(None, None, None)
+
+
+@click.command()
+@DB
+@RULESET
+@AGENT
+@SEAT
+@MIN
+@click.option("--output", "-o", "out", type=click.Path(path_type=Path), default=Path("report"), show_default=True,
+              help="The directory to write into (created if missing).")
+@click.option("--rebuild", is_flag=True, help="Rebuild the card-facts projection from the events first.")
+def report(db, ruleset, agent, seat, min_n, out, rebuild):
+    """Write a card-balance report: cards.json, cards.csv, PNG charts and a self-contained index.html.
+
+    Brings the card-facts projection (tables cardfacts_* in the store file) up to date with the stored
+    events first: only games stored since the last run are read. Every rate has its sample size and a 95%
+    Wilson interval; rates on fewer than --min-games player-games are shown as not enough data.
+
+    \b
+    Example:
+      locm report --db t.db -o report && chromium report/index.html
+      locm report --db t.db --ruleset 1.2 --agent greedy --seat 0 --min-games 100 -o greedy-first
+    """
+    from locm import cardfacts_store
+    from locm.report import ReportError, check_request, collect, write_report
+
+    path = _existing(db)
+    ruleset = _ruleset(ruleset)
+    if out.exists() and not out.is_dir():  # refused before any work
+        raise ReportError(f"{out}: is a file, expected a directory for the report")
+    check_request(path, ruleset)
+    with _progress("projecting games") as (start, step):
+        cardfacts_store.refresh(path, rebuild=rebuild, progress=step, on_start=start)
+    data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False)
+    index = write_report(data, out)
+    click.echo(f"{data.coverage['games']} games ({', '.join(f'{k}: {v}' for k, v in data.coverage['rulesets'].items())}), "
+               f"definitions {data.version}, minimum sample {min_n}")
+    click.echo(f"report: {index}  (also {out / 'cards.json'}, {out / 'cards.csv'})")
+
+
+@click.command("stats")
+@DB
+@RULESET
+@AGENT
+@SEAT
+@MIN
+@click.option("--sort", "metric", type=click.Choice(SORT_METRICS), default="in_hand_wr", show_default=True,
+              help="The metric to sort by, highest first (rows without a value last).")
+@click.option("--top", type=click.IntRange(min=1), default=20, show_default=True, help="Rows to show.")
+def stats(db, ruleset, agent, seat, min_n, metric, top):
+    """The card metrics of the report as a terminal table (1.2: per card; constructed: per feature bucket).
+
+    \b
+    Example:
+      locm cards stats --db t.db --ruleset 1.2 --sort iih --top 15
+    """
+    from engine.carddata import cardlist_12
+    from locm import cardfacts_store
+    from locm.report import check_request, collect, top_rows
+    from locm.tables import table
+
+    path = _existing(db)
+    ruleset = _ruleset(ruleset)
+    check_request(path, ruleset)
+    with _progress("projecting games") as (start, step):
+        cardfacts_store.refresh(path, progress=step, on_start=start)
+    data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False)
+    names = {b: c.name for b, c in cardlist_12().items()}
+
+    def pct(r, m):
+        wr, ci = r[f"{m}_wr"], r[f"{m}_ci"]
+        return "n/a" if wr is None else f"{100 * wr:5.1f} [{100 * ci[0]:4.1f},{100 * ci[1]:5.1f}]"
+
+    rows = []
+    for r in top_rows(data, metric, top):
+        card = r["feature"] if "feature" in r else f"#{r['base_id']} {names.get(r['base_id'], '')}"[:26]
+        rows.append((r["ruleset"], card, r["deck_n"], pct(r, "deck"), r["in_hand_n"], pct(r, "in_hand"),
+                     pct(r, "not_seen"), "n/a" if r["iih"] is None else f"{100 * r['iih']:+.1f}",
+                     pct(r, "played"), "-" if r["pick_rate"] is None else f"{100 * r['pick_rate']:.1f}%",
+                     "-" if r["avg_pick"] is None else r["avg_pick"],
+                     "-" if r["avg_turn_played"] is None else r["avg_turn_played"]))
+    click.echo(table(("ruleset", "card", "deck n", "deck WR % [95% CI]", "hand n", "in-hand WR %", "not-seen WR %",
+                      "IIH pp", "played WR %", "pick", "avg pick", "turn"), rows))
+    click.echo(f"{data.coverage['games']} games, definitions {data.version}, minimum sample {min_n} "
+               f"player-games (n/a below), sorted by {metric}")
+
+
+@click.command("rebuild")
+@DB
+def rebuild(db):
+    """Drop the card-facts projection and rebuild it from the stored events.
+
+    \b
+    Example:
+      locm cards rebuild --db t.db
+    """
+    from locm import cardfacts_store
+
+    path = _existing(db)
+    with _progress("projecting games") as (start, step):
+        s = cardfacts_store.refresh(path, rebuild=True, progress=step, on_start=start)
+    click.echo(f"card facts rebuilt from the events: {s.projected} games, definitions {s.version}")

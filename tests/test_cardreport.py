@@ -1,0 +1,430 @@
+"""Card-balance reports (issue 9): the card-facts projection, its metrics, the report files and commands."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analysis.cardfacts import DEFINITIONS_VERSION, project
+from analysis.cardmetrics import rate
+from engine.agents import Agent, GreedyAgent, RandomAgent, play
+from engine.carddata import cardlist_12
+from engine.game import Game
+from events.catalog import (CardDrawn, CardPicked, CardPoolDefined, CreatureSummoned, DeckOrdered, DraftOffered,
+                            GameCreated, GameEnded, ItemUsed, TurnStarted)
+from locm import cardfacts_store as cs
+from locm.cli import cli
+from locm.report import CARD_KEYS, collect, write_report
+from locm.store import open_store
+from locm.tournament import run_game
+
+CARDS = cardlist_12()
+
+
+# --- hand-written logs with known answers -----------------------------------------------------------------
+
+
+class _Log:
+    """Builds a hand-written log: events get their seq in order."""
+
+    def __init__(self, agents=("a", "b"), seed=1, ruleset="1.2"):
+        self.events = []
+        self.add(GameCreated, ruleset=ruleset, ruleset_version=ruleset, seed=seed, shuffle_player0_seed=1,
+                 shuffle_player1_seed=2, draft_choices_seed=3, agents=agents)
+
+    def add(self, cls, rule="R-TEST", **fields):
+        self.events.append(cls(seq=len(self.events), cause=-1, rule=rule, **fields))
+        return self
+
+
+def _game_a():
+    """Winner 0. Player 0: deck 10, 10, 20 (ids 1, 2, 3); player 1: deck 10, 30 (ids 4, 5)."""
+    g = _Log(seed=1)
+    g.add(CardPoolDefined, cards=tuple(CARDS[b] for b in (10, 20, 30, 40, 50)))
+    g.add(DraftOffered, round=0, base_ids=(10, 20, 30))
+    g.add(CardPicked, player=0, round=0, base_id=10).add(CardPicked, player=1, round=0, base_id=10)
+    g.add(DraftOffered, round=1, base_ids=(10, 20, 30))
+    g.add(CardPicked, player=0, round=1, base_id=10).add(CardPicked, player=1, round=1, base_id=30)
+    g.add(DraftOffered, round=2, base_ids=(20, 40, 50))
+    g.add(CardPicked, player=0, round=2, base_id=20).add(CardPicked, player=1, round=2, base_id=40)
+    g.add(DeckOrdered, player=0, ids=(1, 2, 3), base_ids=(10, 10, 20))
+    g.add(DeckOrdered, player=1, ids=(4, 5), base_ids=(10, 30))
+    g.add(CardDrawn, rule="R-TURN", player=0, id=1).add(CardDrawn, rule="R-TURN", player=1, id=4)
+    g.add(TurnStarted, player=0, turn=0, max_mana=1, mana=1, bonus_spent=False, draws=1)
+    g.add(CardDrawn, player=0, id=2)
+    g.add(CreatureSummoned, player=0, id=2, base_id=10, lane=0, cost=1)
+    g.add(CreatureSummoned, player=0, id=99, base_id=10, lane=0, cost=0, copy_of=2)  # an Area copy: no play
+    g.add(TurnStarted, player=1, turn=1, max_mana=1, mana=1, bonus_spent=False, draws=1)
+    g.add(CardDrawn, player=1, id=5)
+    g.add(ItemUsed, player=1, id=5, base_id=30, target=-1, cost=1)
+    g.add(TurnStarted, player=0, turn=2, max_mana=2, mana=2, bonus_spent=False, draws=0)
+    g.add(CreatureSummoned, player=0, id=1, base_id=10, lane=1, cost=1)
+    g.add(GameEnded, winner=0, reason="test", turn=2)
+    return g.events
+
+
+def _game_b():
+    """Winner 1. Player 0: deck 20, 10 (ids 1, 2): 20 drawn after the opening hand and never played, 10 never
+    seen. Player 1: deck 30 (id 3), not drawn."""
+    g = _Log(seed=2)
+    g.add(CardPoolDefined, cards=tuple(CARDS[b] for b in (10, 20, 30)))
+    g.add(DeckOrdered, player=0, ids=(1, 2), base_ids=(20, 10))
+    g.add(DeckOrdered, player=1, ids=(3,), base_ids=(30,))
+    g.add(TurnStarted, player=0, turn=0, max_mana=1, mana=1, bonus_spent=False, draws=1)
+    g.add(CardDrawn, player=0, id=1)
+    g.add(GameEnded, winner=1, reason="test", turn=0)
+    return g.events
+
+
+def _store(path, *games):
+    store = open_store(path)
+    for i, events in enumerate(games):
+        store.append_game({"game_id": f"g{i}-{path.name}"}, events)
+    store.close()
+
+
+def _row(rows, key):
+    return next(r for r in rows if r.get("base_id") == key)
+
+
+def test_hand_written_logs_give_the_exact_counts(tmp_path):
+    db = tmp_path / "s.db"
+    _store(db, _game_a(), _game_b())
+    data = collect(db, min_n=1)
+    rows = data.rulesets["1.2"].cards
+    c10 = _row(rows, 10)
+    assert (c10["deck_n"], c10["deck_wins"]) == (3, 1)  # two copies in one deck count once
+    assert (c10["opening_hand_n"], c10["opening_hand_wins"]) == (2, 1)
+    assert (c10["drawn_n"], c10["drawn_wins"]) == (1, 1)
+    assert (c10["in_hand_n"], c10["in_hand_wins"]) == (2, 1)
+    assert (c10["not_seen_n"], c10["not_seen_wins"]) == (1, 0)
+    assert (c10["played_n"], c10["played_wins"]) == (1, 1)
+    assert c10["iih"] == 0.5 and c10["in_hand_wr"] == 0.5 and c10["not_seen_wr"] == 0.0
+    assert (c10["offered"], c10["picked"], c10["pick_rate"], c10["avg_pick"]) == (4, 3, 0.75, 1.33)
+    assert c10["avg_turn_played"] == 1.5 and c10["avg_turns_held"] == 0.5  # the Area copy is no play
+    c20 = _row(rows, 20)  # drawn in game B, not in game A, never played
+    assert (c20["deck_n"], c20["deck_wins"], c20["drawn_n"], c20["drawn_wins"]) == (2, 1, 1, 0)
+    assert (c20["in_hand_n"], c20["not_seen_n"], c20["not_seen_wins"]) == (1, 1, 1)
+    assert (c20["played_n"], c20["played_wr"], c20["avg_turn_played"]) == (0, None, None)
+    assert (c20["offered"], c20["picked"], c20["avg_pick"]) == (6, 1, 3.0)
+    c30 = _row(rows, 30)
+    assert (c30["deck_n"], c30["played_n"], c30["played_wins"], c30["avg_turn_played"]) == (2, 1, 0, 1.0)
+    assert c30["not_seen_n"] == 1 and c30["in_hand_n"] == 1
+    c40 = _row(rows, 40)  # picked, not in the deck
+    assert (c40["deck_n"], c40["picked"], c40["offered"], c40["pick_rate"]) == (0, 1, 2, 0.5)
+    assert data.version == DEFINITIONS_VERSION
+    seat = data.rulesets["1.2"].games
+    assert [g["turns"] for g in seat] == [3, 1] and [g["winner"] for g in seat] == [0, 1]
+
+
+def test_minimum_sample_hides_the_rate_but_keeps_the_counts(tmp_path):
+    db = tmp_path / "s.db"
+    _store(db, _game_a(), _game_b())
+    c10 = _row(collect(db, min_n=3).rulesets["1.2"].cards, 10)
+    assert c10["deck_n"] == 3 and c10["deck_wr"] == 0.3333 and c10["deck_ci"] is not None
+    assert c10["in_hand_n"] == 2 and c10["in_hand_wr"] is None and c10["in_hand_ci"] is None
+    assert c10["iih"] is None
+
+
+def test_seat_and_agent_filters(tmp_path):
+    db = tmp_path / "s.db"
+    _store(db, _game_a(), _game_b())
+    seat1 = collect(db, min_n=1, seat=1).rulesets["1.2"].cards
+    assert _row(seat1, 10)["deck_n"] == 1 and _row(seat1, 10)["offered"] == 2
+    agent_b = collect(db, min_n=1, agent="b").rulesets["1.2"].cards
+    assert _row(agent_b, 30)["deck_n"] == 2 and _row(agent_b, 10)["deck_n"] == 1
+
+
+def test_projection_ignores_event_types_and_fields_it_does_not_use():
+    events = _game_a()
+    before = project(events)
+
+    class Unknown:  # a future event type: no handler, no failure
+        seq = 99
+
+    after = project(events[:3] + [Unknown()] + events[3:])
+    assert [f.row() for f in after.cards] == [f.row() for f in before.cards]
+
+
+# --- properties -------------------------------------------------------------------------------------------
+
+
+@given(st.integers(0, 400), st.integers(1, 400))
+def test_the_interval_contains_the_rate_and_narrows_as_n_grows(wins, n):
+    wins = min(wins, n)
+    p, (lo, hi) = rate(wins, n, 1)
+    assert lo <= p <= hi
+    p2, (lo2, hi2) = rate(4 * wins, 4 * n, 1)
+    assert p2 == p and hi2 - lo2 < hi - lo
+
+
+_seen_games: dict = {}
+
+
+def _played(ruleset, seed, agents):
+    key = (ruleset, seed, agents)
+    if key not in _seen_games:
+        _seen_games[key] = run_game(ruleset, seed, agents).game.log
+    return _seen_games[key]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["1.2", "constructed"]), st.lists(st.integers(1, 40), min_size=1, max_size=4, unique=True),
+       st.sampled_from([("random", "random"), ("greedy", "random"), ("random", "greedy")]))
+def test_metric_identities_hold_on_played_games(ruleset, seeds, agents):
+    with tempfile.TemporaryDirectory() as d:
+        db = Path(d) / "p.db"
+        store = open_store(db)
+        for s in seeds:
+            store.append_game({"game_id": f"{ruleset}-{s}"}, _played(ruleset, s, agents))
+        store.close()
+        data = collect(db, min_n=1)
+    for r in data.rulesets[ruleset].cards:
+        assert r["in_hand_n"] + r["not_seen_n"] == r["deck_n"], r
+        assert r["opening_hand_n"] <= r["in_hand_n"] and r["drawn_n"] <= r["in_hand_n"]
+        assert r["played_n"] <= r["in_hand_n"]
+        if r["iih"] is not None:
+            assert math.isclose(r["iih"], r["in_hand_wr"] - r["not_seen_wr"], abs_tol=1e-9)
+        for m in ("deck", "in_hand", "not_seen", "played"):
+            if r[f"{m}_wr"] is not None:
+                lo, hi = r[f"{m}_ci"]
+                assert lo <= r[f"{m}_wr"] <= hi
+        if r["avg_pick"] is not None:
+            assert 1 <= r["avg_pick"] <= 30
+
+
+# --- a planted signal -------------------------------------------------------------------------------------
+
+PLANTED = 22  # any 1.2 card: the signal comes from the agent, not from the card
+
+
+class PlantedAgent(Agent):
+    """Drafts PLANTED whenever it is offered, else at random; plays greedily once PLANTED reached its hand,
+    at random before. So PLANTED in hand means a much better player."""
+
+    name = "planted"
+
+    def __init__(self, seed):
+        self.greedy, self.random, self.lucky = GreedyAgent(), RandomAgent(seed), False
+
+    def pick(self, state, player):
+        offer = list(state.offer)
+        return offer.index(PLANTED) if PLANTED in offer else self.random.pick(state, player)
+
+    def battle(self, game, player):
+        self.lucky = self.lucky or any(u.card.base_id == PLANTED for u in game.state.players[player].hand)
+        (self.greedy if self.lucky else self.random).battle(game, player)
+
+
+class AvoidingAgent(RandomAgent):
+    """Random, but never drafts PLANTED."""
+
+    name = "avoiding"
+
+    def pick(self, state, player):
+        options = [i for i, b in enumerate(state.offer) if b != PLANTED]
+        return options[self.rng.next_int(len(options))]
+
+
+def test_a_planted_card_tops_the_ranking_with_an_interval_above_half(tmp_path):
+    db = tmp_path / "planted.db"
+    store = open_store(db)
+    for seed in range(1, 161):
+        for seat in (0, 1):
+            names = ("planted", "avoiding") if seat == 0 else ("avoiding", "planted")
+            game = Game.new("1.2", seed, agents=names)
+            agents = [PlantedAgent(seed) if n == "planted" else AvoidingAgent(seed + 1000) for n in names]
+            play(game, agents)
+            store.append_game({"game_id": f"p-{seed}-{seat}"}, game.log)
+    store.close()
+    data = collect(db, min_n=20)
+    ranked = sorted((r for r in data.rulesets["1.2"].cards if r["in_hand_wr"] is not None),
+                    key=lambda r: r["in_hand_wr"], reverse=True)
+    top = ranked[0]
+    assert top["base_id"] == PLANTED, [(r["base_id"], r["in_hand_wr"], r["in_hand_n"]) for r in ranked[:5]]
+    assert top["in_hand_ci"][0] > 0.5
+    assert top["iih"] > 0.2
+
+
+# --- the projection: rebuilt equals incremental -----------------------------------------------------------
+
+
+def test_rebuilt_projection_equals_the_incremental_one(tmp_path, monkeypatch):
+    db = tmp_path / "inc.db"
+    store = open_store(db)
+    batches = [[("1.2", s, ("greedy", "random")) for s in range(1, 4)],
+               [("constructed", s, ("random", "greedy")) for s in range(1, 4)],
+               [("1.2", s, ("random", "random")) for s in range(4, 9)]]
+    summaries = []
+    for batch in batches:
+        for rs, s, agents in batch:
+            store.append_game({"game_id": f"{rs}-{s}-{agents}"}, _played(rs, s, agents))
+        summaries.append(cs.refresh(db, workers=1))
+    store.close()
+    assert [(s.projected, s.already, s.rebuilt) for s in summaries] == [(3, 0, False), (3, 3, False),
+                                                                         (5, 6, False)]
+    incremental = cs.dump(db)
+    assert len(incremental[0]) == 11 and len(incremental[1]) > 11 * 2 * 10
+    monkeypatch.setattr(cs, "CHUNK", 3)  # several chunks, projected by two worker processes
+    rebuilt = cs.refresh(db, rebuild=True, workers=2)
+    assert (rebuilt.projected, rebuilt.rebuilt) == (11, True)
+    assert cs.dump(db) == incremental
+    with sqlite3.connect(db) as conn:  # a changed definitions version or layout is never trusted: rebuilt
+        conn.execute("UPDATE cardfacts_meta SET value = 'old' WHERE key = 'definitions_version'")
+    assert cs.refresh(db, workers=1).rebuilt and cs.dump(db) == incremental
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE cardfacts_meta SET value = 'other' WHERE key = 'layout'")
+    assert cs.refresh(db, workers=1).rebuilt and cs.dump(db) == incremental
+    assert not cs.refresh(db, workers=1).rebuilt
+
+
+def test_the_store_still_opens_with_the_projection_tables(tmp_path):
+    db = tmp_path / "s.db"
+    _store(db, _game_a())
+    cs.refresh(db, workers=1)
+    store = open_store(db, create=False)
+    assert store.count() == 1
+    store.close()
+
+
+# --- the report files and the commands --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory):
+    db = tmp_path_factory.mktemp("rep") / "r.db"
+    store = open_store(db)
+    for rs in ("1.2", "constructed"):
+        for s in range(1, 9):
+            for agents in (("greedy", "random"), ("random", "greedy")):
+                store.append_game({"game_id": f"{rs}-{s}-{agents[0]}"}, _played(rs, s, agents))
+    store.close()
+    return db
+
+
+def test_report_writes_every_file_with_the_issue_keys(small_db, tmp_path):
+    out = tmp_path / "rep"
+    result = CliRunner().invoke(cli, ["report", "--db", str(small_db), "--min-games", "5", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = json.loads((out / "cards.json").read_text())
+    assert {r["ruleset"] for r in rows} == {"1.2", "constructed"}
+    for r in rows:
+        key = "base_id" if r["ruleset"] == "1.2" else "feature"
+        assert list(r) == [k for k in CARD_KEYS if k not in ("base_id", "feature") or k == key]
+        assert r["definitions_version"] == DEFINITIONS_VERSION
+    assert any(r.get("feature") == "keyword: guard" for r in rows)
+    csv_lines = (out / "cards.csv").read_text().splitlines()
+    assert len(csv_lines) == len(rows) + 1 and "in_hand_ci_lo" in csv_lines[0]
+    html = (out / "index.html").read_text()
+    for text in ("32 (1.2: 16, constructed: 16)", DEFINITIONS_VERSION, "minimum sample", "hidden information",
+                 "data:image/png;base64,", "greedy", "1.2 and constructed side by side", "sortable"):
+        assert text in html, text
+    assert "http://" not in html and "https://" not in html  # self-contained
+    pngs = sorted(p.name for p in out.glob("*.png"))
+    assert {"seat.png", "length-damage.png", "cost.png", "turn-played.png", "constructed-features.png"} <= set(pngs)
+    assert all((out / p).read_bytes().startswith(b"\x89PNG") for p in pngs)
+
+
+def test_cards_stats_prints_a_sorted_table(small_db):
+    result = CliRunner().invoke(cli, ["cards", "stats", "--db", str(small_db), "-r", "1.2", "--sort", "deck_n",
+                                      "--top", "5", "--min-games", "3"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("ruleset") and len(lines) == 2 + 5 + 1
+    assert "definitions cardfacts-" in lines[-1] and "sorted by deck_n" in lines[-1]
+    data = collect(small_db, ruleset="1.2", min_n=3)
+    best = max(data.rulesets["1.2"].cards, key=lambda r: r["deck_n"])
+    assert f"#{best['base_id']} " in lines[2]
+
+
+def test_cards_without_a_subcommand_still_prints_a_card_set():
+    result = CliRunner().invoke(cli, ["cards", "--ruleset", "constructed", "--seed", "3"])
+    assert result.exit_code == 0 and result.output.startswith("id ")
+
+
+def test_cards_rebuild(small_db):
+    result = CliRunner().invoke(cli, ["cards", "rebuild", "--db", str(small_db)])
+    assert result.exit_code == 0 and "rebuilt from the events: 32 games" in result.output
+
+
+def _run(args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "locm.cli", *args], capture_output=True, text=True)
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, small_db):
+    empty = tmp_path / "empty.db"
+    open_store(empty).close()
+    only12 = tmp_path / "only12.db"
+    _store(only12, _game_a())
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    cases = [
+        (["report", "--db", str(empty), "-o", str(tmp_path / "o1")], "holds no games"),
+        (["report", "--db", str(only12), "-r", "constructed", "-o", str(tmp_path / "o2")], "holds no constructed"),
+        (["report", "--db", str(small_db), "-o", str(a_file)], "is a file, expected a directory"),
+        (["report", "--db", str(tmp_path / "missing.db"), "-o", str(tmp_path / "o3")], "missing.db"),
+        (["cards", "stats", "--db", str(empty)], "holds no games"),
+    ]
+    for args, message in cases:
+        r = _run(args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.count("\n") == 1 and r.stderr.startswith("locm: error: ") and message in r.stderr, r.stderr
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
+    import contextlib
+
+    from locm.demo import run_demo
+
+    @contextlib.contextmanager
+    def bar(length, label):
+        yield type("Bar", (), {"update": lambda self, n: None})()
+
+    lines = []
+    run_demo(tmp_path / "demo.db", 2, 1, tmp_path / "demo.png", lines.append, bar)
+    index = tmp_path / "locm-demo-report" / "index.html"
+    assert index.is_file() and (tmp_path / "locm-demo-report" / "cards.json").is_file()
+    assert f"card-balance report: {index}" in lines[-1] and "locm cards stats --db" in lines[-1]
+
+
+def test_agent_matrix_and_ruleset_comparison_count_what_the_store_says(small_db):
+    data = collect(small_db, min_n=5)
+    store = open_store(small_db)
+    for rs in ("1.2", "constructed"):
+        records = store.games(ruleset=rs)
+        greedy_wins = sum((r.agent0 == "greedy") == (r.winner == 0) for r in records)
+        assert data.agents[rs]["cells"][("greedy", "random")] == (greedy_wins, len(records))
+        assert data.agents[rs]["cells"][("random", "greedy")] == (len(records) - greedy_wins, len(records))
+        assert data.agents[rs]["mirrored"] == (16, 16)
+    store.close()
+    assert data.comparison["keys"] == 16
+    assert data.comparison["1.2"]["games"] == data.comparison["constructed"]["games"] == 16
+    only12 = collect(small_db, ruleset="1.2", min_n=5)
+    assert only12.comparison is None and list(only12.rulesets) == ["1.2"]
+
+
+def test_constructed_offered_counts_the_pool_cards_of_each_bucket(small_db):
+    from events.cards import CREATURE
+
+    data = collect(small_db, ruleset="constructed", min_n=5)
+    store = open_store(small_db)
+    creatures = 0
+    for r in store.games(ruleset="constructed"):
+        pool = next(e for e in store.events(r.game_id) if isinstance(e, CardPoolDefined))
+        creatures += 2 * sum(c.type == CREATURE for c in pool.cards)  # both players see the whole pool
+    store.close()
+    row = next(r for r in data.rulesets["constructed"].cards if r["feature"] == "type: creature")
+    assert row["offered"] == creatures
+    assert row["pick_rate"] == round(row["picked"] / creatures, 4)
