@@ -244,13 +244,13 @@ def _orphan_zombies(known: set[int]) -> list[int]:
     return found
 
 
-def reap_escaped(token: str, deadline_s: float = 2.0) -> None:
+def reap_escaped(token: str, killed: set[int] | None = None, deadline_s: float = 2.0) -> None:
     """Kill every process carrying the bot ``token`` and reap those re-parented to this process, until each
-    one killed is gone (or ``deadline_s`` passes)."""
+    one killed (here or before, ``killed``) is gone (or ``deadline_s`` passes)."""
     marker = f"{TOKEN_VAR}={token}".encode()
     known = {b.proc.pid for b in _LIVE if b.proc is not None}
     end = time.monotonic() + deadline_s
-    killed: set[int] = set()
+    killed = set(killed or ())
     while True:
         for pid in _carriers(marker):
             try:
@@ -287,6 +287,7 @@ class BotAgent(Agent):
         self.stderr_keep = stderr_keep
         self.proc: subprocess.Popen | None = None
         self.token = ""  # set at start: marks the bot's process and its descendants (TOKEN_VAR)
+        self._killed: set[int] = set()  # descendants outside the group killed by `kill`, to be reaped
         self.failure: str | None = None  # why this bot lost outside the protocol, once it has
         self.timed_out = False
         self.turns = 0
@@ -338,6 +339,7 @@ class BotAgent(Agent):
         for pid in _carriers(f"{TOKEN_VAR}={self.token}".encode()):  # those that left the group
             try:
                 os.kill(pid, signal.SIGKILL)
+                self._killed.add(pid)
             except OSError:
                 pass
 
@@ -353,7 +355,7 @@ class BotAgent(Agent):
             pass
         self._drain_stderr()
         _LIVE.discard(self)
-        reap_escaped(self.token)
+        reap_escaped(self.token, self._killed)
         if self._sel is not None:
             self._sel.close()
             self._sel = None

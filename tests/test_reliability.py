@@ -548,3 +548,21 @@ def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
     r = run_locm("verify", "--db", db)
     bad = [line for line in r.stdout.splitlines() if "g1" in line]
     assert r.returncode == 1 and len(bad) == 1 and bad[0].count("g1") == 1, r.stdout
+
+
+def test_kill_9_of_a_tournament_leaves_no_warning_and_every_stored_game_readable(tmp_path):
+    db = tmp_path / "t.db"
+    p = subprocess.Popen([sys.executable, "-m", "locm.cli", "tournament", "--agents", "pass", "random", "--games",
+                          "4000", "--db", str(db), "-j", "2"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not Path(f"{db}-wal").exists():
+        time.sleep(0.1)
+    time.sleep(2)
+    p.kill()
+    _, err = p.communicate(timeout=60)  # ends when every process holding its stderr (workers too) is gone
+    assert "leaked" not in err and "Traceback" not in err, err
+    with open_store(db, readonly=True) as store:
+        ids = [r.game_id for r in store.games()]
+    assert ids
+    assert_all_readable(db, ids, tmp_path)
