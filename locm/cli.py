@@ -108,8 +108,8 @@ def _check_ruleset(name: str) -> str:
 # --- play -------------------------------------------------------------------------------------------------
 
 
-AGENT_HELP = ("random, pass, greedy, or a bot's command line in quotes, e.g. \"python3 bot.py\" (one process "
-              "per game speaking the referee protocol on stdin/stdout).")
+AGENT_HELP = ("random, pass, greedy, or a bot's command line in quotes, e.g. \"python3 examples/bot.py\" "
+              "(one process per game speaking the referee protocol on stdin/stdout).")
 TIMEOUTS = click.option("--timeouts", metavar="SPEC",
                         help="Bots' time limits: a multiplier of the referee's (x3) and/or NAME=MS items, names "
                              "draft_first, draft, construct, battle_first, battle (default 1000, 100, 4000, "
@@ -141,7 +141,7 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     \b
     Example:
       locm play --ruleset constructed --seed 42 --p0 greedy --p1 random --log g.jsonl
-      locm play --seed 7 --p0 "python3 bot.py" --p1 greedy --db games.db --timeouts x2
+      locm play --seed 7 --p0 "python3 examples/bot.py" --p1 greedy --db games.db --timeouts x2
     """
     from engine.game import Game
     from events.catalog import HardError
@@ -411,7 +411,7 @@ def _show(v) -> str:
 @RULESET
 @click.option("--agents", "-a", "first", multiple=True, metavar="AGENT",
               help="The agents, each once: " + AGENT_HELP + " Write them after --agents, "
-                   "e.g. --agents greedy random \"python3 bot.py\".")
+                   "e.g. --agents greedy random \"python3 examples/bot.py\".")
 @click.argument("more", nargs=-1, metavar="[AGENT]...")
 @click.option("--games", "-n", type=click.IntRange(min=2), required=True,
               help="Games per pair of agents, both seats together: an even number (N/2 seeds, each played "
@@ -438,7 +438,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     \b
     Example:
       locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
-      locm tournament --agents greedy "python3 bot.py" --games 20 --db t.db --timeouts x2
+      locm tournament --agents greedy "python3 examples/bot.py" --games 20 --db t.db --timeouts x2
     """
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
@@ -502,7 +502,7 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
     \b
     Example:
       locm games --db t.db --ruleset 1.2 --agent greedy --winner 0 --limit 20
-      locm games --db t.db --winner-agent "python3 bot.py"
+      locm games --db t.db --winner-agent "python3 examples/bot.py"
       locm games --db t.db --stderr 1.2-7-0123456789ab
     """
     from locm.play import turns_played

@@ -57,6 +57,6 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             chart,
         )
         echo("")
-        echo(f"chart: {path}   games and events: {db}   (try: locm games --db {db})")
+        echo(f"chart: {path}   games and events: {db}   (try: .venv/bin/locm games --db {db})")
     finally:
         store.close()

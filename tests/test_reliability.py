@@ -555,10 +555,12 @@ def test_kill_9_of_a_tournament_leaves_no_warning_and_every_stored_game_readable
     p = subprocess.Popen([sys.executable, "-m", "locm.cli", "tournament", "--agents", "pass", "random", "--games",
                           "4000", "--db", str(db), "-j", "2"], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not Path(f"{db}-wal").exists():
-        time.sleep(0.1)
-    time.sleep(2)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # kill it once it has stored a few games, mid-run
+        time.sleep(0.2)
+        with contextlib.suppress(Exception), open_store(db, readonly=True) as store:
+            if store.count() >= 20:
+                break
     p.kill()
     _, err = p.communicate(timeout=60)  # ends when every process holding its stderr (workers too) is gone
     assert "leaked" not in err and "Traceback" not in err, err
@@ -566,3 +568,35 @@ def test_kill_9_of_a_tournament_leaves_no_warning_and_every_stored_game_readable
         ids = [r.game_id for r in store.games()]
     assert ids
     assert_all_readable(db, ids, tmp_path)
+
+
+# --- 9. a newcomer's first hour ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
+def test_the_example_bot_plays_legal_games_in_both_rulesets(tmp_path, ruleset):
+    bot = f"{sys.executable} examples/bot.py"
+    for seed in (1, 2):
+        log = tmp_path / f"{ruleset}-{seed}.jsonl"
+        r = run_locm("play", "-r", ruleset, "--seed", seed, "--p0", bot, "--p1", "greedy", "--log", log,
+                     "--timeouts", "x20")
+        assert r.returncode == 0, r.stderr
+        types = [json.loads(line)["type"] for line in log.read_text().splitlines()]
+        assert types[-1] == "game_ended" and "hard_error" not in types and "action_rejected" not in types
+        assert types.count("action_received") > 10
+
+
+def test_every_doc_the_code_cites_is_in_the_repository():
+    import re
+
+    cited = set()
+    for path in [*ROOT.glob("*.md"), *ROOT.glob("*/*.py"), *ROOT.glob("*/*.md"), *ROOT.glob("examples/*")]:
+        if ".venv" not in path.parts:
+            cited |= set(re.findall(r"\b([A-Z][A-Z-]+\.md)\b", path.read_text(errors="replace")))
+    assert {"LOCM-RULES.md", "ANALYTICS.md"} <= cited
+    present = {p.name for p in ROOT.rglob("*.md") if ".venv" not in p.parts}
+    assert cited - {"STYLE.md"} <= present, cited - present
+    shared = ROOT.parent / "shared"
+    for name, source in (("LOCM-RULES.md", shared / "rules" / "LOCM-RULES.md"), ("ANALYTICS.md", shared / "ANALYTICS.md")):
+        if source.exists():
+            assert (ROOT / "data" / name).read_bytes() == source.read_bytes()
