@@ -563,7 +563,10 @@ def verify(db):
 @DB_OPTION
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
               help="Write here instead of standard output (only once complete); - is standard output.")
-def export_cmd(game_ids, all_games, db, output):
+@click.option("--salvage", is_flag=True,
+              help="From a damaged store: write every game that still reads and verifies, name the others "
+                   "on stderr (exit status 1 if any).")
+def export_cmd(game_ids, all_games, db, output, salvage):
     """Write games as JSON lines: a header, each game's record and its events with their hashes, totals.
 
     `locm import` reads the file back exactly (export, import, export gives the same bytes).
@@ -572,30 +575,41 @@ def export_cmd(game_ids, all_games, db, output):
     Example:
       locm export --all --db t.db > games.jsonl
       locm export 1.2-7-0123456789ab --db t.db -o one.jsonl
+      locm export --all --salvage --db damaged.db -o rescued.jsonl
     """
     from locm.store import open_store
 
     if bool(game_ids) == all_games:
         raise click.UsageError("give GAME_ID arguments or --all (one of the two)")
-    with open_store(db, create=False, readonly=True) as store:
+    bad = []
+
+    def on_bad(gid, exc):
+        bad.append(gid)
+        click.echo(f"locm: left out game {gid}: {str(exc).removeprefix(f'game {gid!r}: ')}", err=True)
+
+    with open_store(db, create=False, readonly=True, salvage=salvage) as store:
         ids = None if all_games else list(dict.fromkeys(game_ids))
         for gid in ids or ():
             store.game(gid)  # an unknown id is refused before anything is written
+        kw = {"on_bad": on_bad} if salvage else {}
         if output is None or str(output) == "-":
             with click.open_file("-", "wb") as out:
-                store.export_jsonl(ids, out)
+                n = store.export_jsonl(ids, out, **kw)
                 out.flush()
-            return
-        tmp = output.with_name(output.name + ".tmp")
-        try:
-            with open(tmp, "wb") as f:
-                n = store.export_jsonl(ids, f)
-            tmp.replace(output)
-        except OSError as exc:
-            raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
-        finally:
-            tmp.unlink(missing_ok=True)
-    click.echo(f"{_n(n, 'game')} written to {output}", err=True)
+        else:
+            tmp = output.with_name(output.name + ".tmp")
+            try:
+                with open(tmp, "wb") as f:
+                    n = store.export_jsonl(ids, f, **kw)
+                tmp.replace(output)
+            except OSError as exc:
+                raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
+            finally:
+                tmp.unlink(missing_ok=True)
+            click.echo(f"{_n(n, 'game')} written to {output}", err=True)
+    if bad:
+        click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
+        sys.exit(1)
 
 
 @cli.command("import")

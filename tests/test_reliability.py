@@ -134,7 +134,35 @@ def test_a_really_truncated_store_is_refused_with_a_way_to_recover(tmp_path):
     db.write_bytes(data[: len(data) // 2])
     r = run_locm("games", "--db", db)
     line = one_line_error(r, f"locm: error: {db}: corrupt event store: truncated")
-    assert "quick_check" in line and "to recover" in line
+    assert "quick_check" in line and "to recover" in line and "--salvage" in line
+    r = run_locm("export", "--all", "--salvage", "--db", db, "-o", tmp_path / "rescued.jsonl")
+    assert r.returncode == 1 and "damaged games left out" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def _salvage(db: Path, tmp: Path) -> None:
+    """`export --salvage` writes the games that still read and verify and names the others; its file imports
+    and verifies."""
+    rescued = tmp / "rescued.jsonl"
+    r = run_locm("export", "--all", "--salvage", "--db", db, "-o", rescued)
+    assert r.returncode == 1, r.stderr
+    left_out = [line for line in r.stderr.splitlines() if line.startswith("locm: left out game ")]
+    saved = int(r.stderr.split(" saved")[0].rsplit(" ", 2)[-2])  # "... N games saved"
+    assert left_out and saved > 0 and "Traceback" not in r.stderr, r.stderr
+    r = run_locm("import", rescued, "--db", tmp / "new.db")
+    assert r.returncode == 0, r.stderr
+    r = run_locm("verify", "--db", tmp / "new.db")
+    assert r.returncode == 0 and f"{saved} good, 0 bad" in r.stdout, r.stdout
+
+
+def test_a_damaged_page_is_salvaged(tmp_path):
+    import random
+
+    db = tmp_path / "s.db"
+    fill_store(db, 40)
+    data = bytearray(db.read_bytes())
+    data[len(data) // 2: len(data) // 2 + 3000] = random.Random(1).randbytes(3000)
+    db.write_bytes(bytes(data))
+    _salvage(db, tmp_path)
 
 
 # --- 2. read-only media ----------------------------------------------------------------------------------
