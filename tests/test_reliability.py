@@ -127,6 +127,39 @@ def test_a_checkpoint_cut_short_leaves_a_store_every_command_reads(tmp_path):
     assert_all_readable(db, ids, tmp_path)
 
 
+def test_kill_9_during_a_large_import_keeps_every_committed_game(tmp_path):
+    db, source = tmp_path / "s.db", tmp_path / "source.db"
+    ids = fill_store(db, 5)
+    fill_store(source, 150)
+    big = tmp_path / "big.jsonl"
+    assert run_locm("export", "--all", "--db", source, "-o", big).returncode == 0
+    big.write_bytes(big.read_bytes().replace(b'"game_id":"g', b'"game_id":"h'))  # other ids (no event holds one)
+    p = subprocess.Popen([sys.executable, "-m", "locm.cli", "import", str(big), "--db", str(db)], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wal = Path(f"{db}-wal")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and p.poll() is None and (not wal.exists() or wal.stat().st_size < 1_000_000):
+        time.sleep(0.01)
+    p.kill()
+    p.wait()
+    assert_all_readable(db, ids, tmp_path)
+    r = run_locm("import", big, "--db", db)  # and the import can simply be run again
+    assert r.returncode == 0, r.stderr
+    assert_all_readable(db, ids + [f"h{i}" for i in range(150)], tmp_path)
+
+
+def test_a_full_disk_during_a_tournament_is_one_line_and_keeps_every_stored_game(tmp_path):
+    with tmpfs(tmp_path / "small", "1m") as mnt:
+        db = mnt / "t.db"
+        r = run_locm("tournament", "--agents", "pass", "random", "--games", 2000, "--db", db, timeout=300)
+        line = one_line_error(r)
+        assert "full" in line or "No space" in line, line
+        with open_store(db, readonly=True) as store:
+            ids = [g.game_id for g in store.games()]
+        assert ids
+        assert_all_readable(db, ids, tmp_path)
+
+
 def test_a_really_truncated_store_is_refused_with_a_way_to_recover(tmp_path):
     db = tmp_path / "s.db"
     fill_store(db, 40)
