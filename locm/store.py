@@ -14,7 +14,14 @@ The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them
   is new, empty (0 bytes or no tables), or has these two rows and the three tables with exactly these
   columns; anything else is refused *before anything is written* (it is inspected through a read-only
   connection first): `CorruptStoreError` for bytes that are not a readable SQLite database (random bytes,
-  truncated), `NotAStoreError` for another SQLite database or another schema version.
+  truncated), `NotAStoreError` for another SQLite database or another schema version. SQLite does the
+  checking: it recovers the ``-wal`` of a writer that died, so a main file shorter than its header says (a
+  checkpoint cut short by kill -9 or a full disk) is accepted when ``PRAGMA quick_check`` finds the store
+  whole; a damaged one is refused with how to recover (``salvage=True`` opens it read-only to export what
+  still reads). Reading opens ``immutable=1`` where the directory cannot be written (read-only media).
+- Creating the schema is one ``BEGIN IMMEDIATE`` transaction that does nothing if the tables exist, so any
+  number of processes may open a new file at once. A writer waits for another's lock up to a busy timeout
+  (`BUSY_TIMEOUT_S`, ``$LOCM_BUSY_TIMEOUT``), saying so every `BUSY_MESSAGE_S`, then `StoreBusyError`.
 - ``games``: one row per completed game, in the order appended (rowid). The seeds and parameters are the
   fields of ``GameCreated`` (``agents`` split into ``agent0``/``agent1``, its ``schema_version`` as
   ``event_schema_version``); ``winner``, ``reason`` and ``turns`` (``GameEnded.turn``) come from
@@ -56,7 +63,8 @@ event's decoding, seqs 0..n-1, every hash of the chain, each game record against
 fields derived from events and ``head_hash``), the totals and that nothing follows the end line. The first
 wrong line raises `ImportFormatError` naming the line number, and then *nothing* of the file is written, not
 even the games before that line (SQLite: one transaction for the whole file, rolled back). A game already in
-the store is an error too, unless ``skip_existing=True`` and it is the same game (same ``head_hash``).
+the store is an error too, unless ``skip_existing=True`` (``--skip-existing``) and it is the same game (same
+``head_hash``).
 """
 
 from __future__ import annotations
