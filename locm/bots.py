@@ -25,9 +25,9 @@ too: every bot gets a token in its environment (`TOKEN_VAR`), which its descenda
 kills every process carrying it. The process running the games is a child subreaper (Linux ``prctl``), so
 such orphans become its children and are reaped, not left as zombies or to init. (A descendant that both
 leaves the group and clears its environment is not found; a PID namespace or cgroup would be needed.)
-Bots that are running are listed in a module-level set so that a worker that is told to die can kill them all (`kill_all`). Reads and writes are non-blocking, multiplexed with
-`selectors`, so a limit is enforced to the millisecond without busy waiting and a bot that never reads its
-input cannot block the runner.
+Bots that are running are listed in a module-level set so that a worker that is told to die can kill them
+all (`kill_all`). Reads and writes are non-blocking, multiplexed with `selectors`, so a limit is enforced
+to the millisecond without busy waiting and a bot that never reads its input cannot block the runner.
 """
 
 from __future__ import annotations
@@ -503,4 +503,5 @@ class BotAgent(Agent):
 
 
 __all__ = ["TimeLimits", "BotAgent", "TimedAgent", "make_agent", "check_agent", "command_argv", "is_builtin",
-           "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]
+           "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT",
+           "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]

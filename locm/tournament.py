@@ -13,11 +13,11 @@ give that pair a seat bias.
 
 Processes: ``workers`` processes from the ``spawn`` context play the games, check, encode and chain each
 one (`locm.store.prepare_game`) and send it back, each through its own pipe with at most `HANDOFF` games in
-hand (the schedule is read lazily, and memory stays flat however slow the store is); the main process is the only writer of the store and stores
-each game in its own transaction (`EventStore.append_prepared`) as it arrives. A worker notices that the
-main process died (its parent pid changes; checked every `WATCHDOG_S`) or is sent SIGTERM, kills the process groups of the bots
-it is running and exits; the main process terminates its workers when it is interrupted (Ctrl-C, SIGTERM)
-or fails.
+hand (the schedule is read lazily, and memory stays flat however slow the store is); the main process is
+the only writer of the store and stores each game in its own transaction (`EventStore.append_prepared`) as
+it arrives. A worker notices that the main process died (its parent pid changes; checked every
+`WATCHDOG_S`) or is sent SIGTERM, kills the process groups of the bots it is running and exits; the main
+process terminates its workers when it is interrupted (Ctrl-C, SIGTERM) or fails.
 """
 
 from __future__ import annotations

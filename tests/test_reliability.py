@@ -603,7 +603,8 @@ def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
     import sqlite3
 
     conn = sqlite3.connect(db)
-    conn.execute("UPDATE events SET payload = replace(payload, '\"seq\":3', '\"seq\":3 ') WHERE game_id = 'g1' AND seq = 3")
+    conn.execute("UPDATE events SET payload = replace(payload, '\"seq\":3', '\"seq\":3 ') "
+                 "WHERE game_id = 'g1' AND seq = 3")
     conn.commit()
     conn.close()
     r = run_locm("verify", "--db", db)
@@ -658,6 +659,7 @@ def test_every_doc_the_code_cites_is_in_the_repository():
     present = {p.name for p in ROOT.rglob("*.md") if ".venv" not in p.parts}
     assert cited - {"STYLE.md"} <= present, cited - present
     shared = ROOT.parent / "shared"
-    for name, source in (("LOCM-RULES.md", shared / "rules" / "LOCM-RULES.md"), ("ANALYTICS.md", shared / "ANALYTICS.md")):
+    for name, source in (("LOCM-RULES.md", shared / "rules" / "LOCM-RULES.md"),
+                         ("ANALYTICS.md", shared / "ANALYTICS.md")):
         if source.exists():
             assert (ROOT / "data" / name).read_bytes() == source.read_bytes()
