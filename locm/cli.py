@@ -669,6 +669,8 @@ def demo(db, games, workers, workers_old, chart):
 
     from locm.demo import run_demo
 
+    if chart == "-":
+        raise click.UsageError("--chart: give a file name for the PNG (standard output carries the demo's text)")
     _check_output(Path(chart))  # before playing, not after
     workers = workers_old or workers
 
