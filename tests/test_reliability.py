@@ -245,6 +245,23 @@ def test_two_processes_creating_one_store_at_once_both_succeed(tmp_path):
             assert sorted(r.game_id for r in store.games()) == ["g0", "g1", "g2"]
 
 
+def test_two_tournaments_started_together_on_a_new_file_both_finish(tmp_path):
+    for trial in range(3):
+        db = tmp_path / f"t{trial}.db"
+        args = [sys.executable, "-m", "locm.cli", "tournament", "--agents", "pass", "greedy", "--games", "6",
+                "--db", str(db)]
+        procs = [subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+        for out, err, code in results:
+            assert code == 0, err
+            assert "6 of 6 games" in out
+        with open_store(db, readonly=True) as store:
+            ids = [g.game_id for g in store.games()]
+        assert len(ids) == len(set(ids)) == 6
+        assert_all_readable(db, ids, tmp_path)
+
+
 def _hold_write_lock(path: Path, seconds: float, ready) -> None:
     import sqlite3
 
