@@ -465,8 +465,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                                    show_pos=True) as bar:
                 run = play_jobs(store, iter_pending(store, jobs), workers=workers, limits=limits,
                                 progress=bar.update, scheduled=len(jobs), count=todo)
-        ids = {j.game_id for j in jobs}
-        records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
+        records = [r for r in store.games(ruleset=ruleset) if jobs.holds(r)]
     except KeyboardInterrupt:
         done = count_stored(store, jobs)
         click.echo(f"\nlocm: interrupted: {done} of {_n(len(jobs), 'game')} stored in {db}; run the same "

@@ -176,6 +176,7 @@ class Schedule(Sequence):
     def __init__(self, ruleset: str, agents: Sequence[str], seed: int, seeds: int) -> None:
         self.ruleset, self.agents, self.seed, self.seeds = ruleset, tuple(agents), seed, seeds
         self.pairs = [p for a, b in itertools.combinations(agents, 2) for p in ((a, b), (b, a))]
+        self._pair_set = frozenset(self.pairs)
 
     def __len__(self) -> int:
         return self.seeds * len(self.pairs)
@@ -195,6 +196,12 @@ class Schedule(Sequence):
         for s in range(self.seed, self.seed + self.seeds):
             for pair in self.pairs:
                 yield self._job(s, pair)
+
+    def holds(self, record: GameRecord) -> bool:
+        """Whether a stored game is one of this schedule's (arithmetic: nothing is enumerated)."""
+        return (record.ruleset == self.ruleset and self.seed <= (record.seed or 0) < self.seed + self.seeds
+                and (record.agent0, record.agent1) in self._pair_set
+                and record.game_id == game_id(self.ruleset, record.seed, (record.agent0, record.agent1)))
 
     def _job(self, seed: int, pair: tuple[str, str]) -> Job:
         return Job(game_id(self.ruleset, seed, pair), self.ruleset, seed, *pair)
@@ -338,7 +345,7 @@ def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits):
             for conn in multiprocessing.connection.wait(busy, timeout=0.5):
                 try:
                     item = conn.recv()
-                except EOFError:
+                except (EOFError, OSError):  # the worker died (a reset pipe when it died starting)
                     p, n = hands[conn]
                     p.join(timeout=1)
                     raise TournamentError(f"{p.name} ended (exit {p.exitcode}) with {n} games in hand") from None

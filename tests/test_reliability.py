@@ -680,3 +680,15 @@ def test_every_doc_the_code_cites_is_in_the_repository():
                          ("ANALYTICS.md", shared / "ANALYTICS.md")):
         if source.exists():
             assert (ROOT / "data" / name).read_bytes() == source.read_bytes()
+
+
+def test_a_schedule_knows_its_games_without_listing_them():
+    from locm.tournament import MAX_GAMES, schedule
+
+    jobs = schedule("1.2", ["a", "b", "c"], MAX_GAMES // 3 // 2 * 2, seed=5)
+    last = jobs[-1]
+    record = type("R", (), {"ruleset": "1.2", "seed": last.seed, "agent0": last.agent0, "agent1": last.agent1,
+                            "game_id": last.game_id})
+    assert jobs.holds(record)
+    record.seed, record.game_id = last.seed + 1, jobs._job(last.seed + 1, (last.agent0, last.agent1)).game_id
+    assert not jobs.holds(record)
