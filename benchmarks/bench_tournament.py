@@ -67,7 +67,8 @@ def main() -> None:
             entry[f"workers_{w}_all_runs"] = [round(r, 1) for r in rates]
         results[ruleset] = entry
         if not args.json:
-            figures = ", ".join(f"{w} worker(s) {entry[f'workers_{w}_games_per_s']:.0f}" for w in args.workers)
+            figures = ", ".join(f"{w} worker{'s' * (w != 1)} {entry[f'workers_{w}_games_per_s']:.0f}"
+                                for w in args.workers)
             print(f"{ruleset}: {args.games} games/run, median of {args.runs}: {figures} games/s "
                   f"(in-process, no store: {entry['baseline_games_per_s']:.0f})")
     if args.json:

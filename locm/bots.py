@@ -25,9 +25,9 @@ too: every bot gets a token in its environment (`TOKEN_VAR`), which its descenda
 kills every process carrying it. The process running the games is a child subreaper (Linux ``prctl``), so
 such orphans become its children and are reaped, not left as zombies or to init. (A descendant that both
 leaves the group and clears its environment is not found; a PID namespace or cgroup would be needed.)
-Bots that are running are listed in a module-level set so that a worker that is told to die can kill them all (`kill_all`). Reads and writes are non-blocking, multiplexed with
-`selectors`, so a limit is enforced to the millisecond without busy waiting and a bot that never reads its
-input cannot block the runner.
+Bots that are running are listed in a module-level set so that a worker that is told to die can kill them
+all (`kill_all`). Reads and writes are non-blocking, multiplexed with `selectors`, so a limit is enforced
+to the millisecond without busy waiting and a bot that never reads its input cannot block the runner.
 """
 
 from __future__ import annotations
@@ -244,13 +244,13 @@ def _orphan_zombies(known: set[int]) -> list[int]:
     return found
 
 
-def reap_escaped(token: str, deadline_s: float = 2.0) -> None:
+def reap_escaped(token: str, killed: set[int] | None = None, deadline_s: float = 2.0) -> None:
     """Kill every process carrying the bot ``token`` and reap those re-parented to this process, until each
-    one killed is gone (or ``deadline_s`` passes)."""
+    one killed (here or before, ``killed``) is gone (or ``deadline_s`` passes)."""
     marker = f"{TOKEN_VAR}={token}".encode()
     known = {b.proc.pid for b in _LIVE if b.proc is not None}
     end = time.monotonic() + deadline_s
-    killed: set[int] = set()
+    killed = set(killed or ())
     while True:
         found = _carriers(marker)
         for pid in found:
@@ -290,6 +290,7 @@ class BotAgent(Agent):
         self.stderr_keep = stderr_keep
         self.proc: subprocess.Popen | None = None
         self.token = ""  # set at start: marks the bot's process and its descendants (TOKEN_VAR)
+        self._killed: set[int] = set()  # descendants outside the group killed by `kill`, to be reaped
         self.failure: str | None = None  # why this bot lost outside the protocol, once it has
         self.timed_out = False
         self.turns = 0
@@ -341,6 +342,7 @@ class BotAgent(Agent):
         for pid in _carriers(f"{TOKEN_VAR}={self.token}".encode()):  # those that left the group
             try:
                 os.kill(pid, signal.SIGKILL)
+                self._killed.add(pid)
             except OSError:
                 pass
 
@@ -356,7 +358,7 @@ class BotAgent(Agent):
             pass
         self._drain_stderr()
         _LIVE.discard(self)
-        reap_escaped(self.token)
+        reap_escaped(self.token, self._killed)
         if self._sel is not None:
             self._sel.close()
             self._sel = None
@@ -517,4 +519,5 @@ class BotAgent(Agent):
 
 
 __all__ = ["TimeLimits", "BotAgent", "TimedAgent", "make_agent", "check_agent", "command_argv", "is_builtin",
-           "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]
+           "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT",
+           "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]

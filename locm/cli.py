@@ -111,8 +111,8 @@ def _check_ruleset(name: str):
 # --- play -------------------------------------------------------------------------------------------------
 
 
-AGENT_HELP = ("random, pass, greedy, or a bot's command line in quotes, e.g. \"python3 bot.py\" (one process "
-              "per game speaking the referee protocol on stdin/stdout).")
+AGENT_HELP = ("random, pass, greedy, or a bot's command line in quotes, e.g. \"python3 examples/bot.py\" "
+              "(one process per game speaking the referee protocol on stdin/stdout).")
 TIMEOUTS = click.option("--timeouts", metavar="SPEC",
                         help="Bots' time limits: a multiplier of the referee's (x3) and/or NAME=MS items, names "
                              "draft_first, draft, construct, battle_first, battle (default 1000, 100, 4000, "
@@ -144,7 +144,7 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     \b
     Example:
       locm play --ruleset constructed --seed 42 --p0 greedy --p1 random --log g.jsonl
-      locm play --seed 7 --p0 "python3 bot.py" --p1 greedy --db games.db --timeouts x2
+      locm play --seed 7 --p0 "python3 examples/bot.py" --p1 greedy --db games.db --timeouts x2
     """
     from engine.game import Game
     from events.catalog import HardError
@@ -416,7 +416,7 @@ def rules_diff(left, right, as_json):
 @RULESET
 @click.option("--agents", "-a", "first", multiple=True, metavar="AGENT",
               help="The agents, each once: " + AGENT_HELP + " Write them after --agents, "
-                   "e.g. --agents greedy random \"python3 bot.py\".")
+                   "e.g. --agents greedy random \"python3 examples/bot.py\".")
 @click.argument("more", nargs=-1, metavar="[AGENT]...")
 @click.option("--games", "-n", type=click.IntRange(min=2), required=True,
               help="Games per pair of agents, both seats together: an even number (N/2 seeds, each played "
@@ -443,7 +443,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     \b
     Example:
       locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
-      locm tournament --agents greedy "python3 bot.py" --games 20 --db t.db --timeouts x2
+      locm tournament --agents greedy "python3 examples/bot.py" --games 20 --db t.db --timeouts x2
     """
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
@@ -470,8 +470,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                                    show_pos=True) as bar:
                 run = play_jobs(store, iter_pending(store, jobs), workers=workers, limits=limits,
                                 progress=bar.update, scheduled=len(jobs), count=todo)
-        ids = {j.game_id for j in jobs}
-        records = [r for r in store.games(ruleset=ruleset.name) if r.game_id in ids]
+        records = [r for r in store.games(ruleset=ruleset.name) if jobs.holds(r)]
     except KeyboardInterrupt:
         done = count_stored(store, jobs)
         click.echo(f"\nlocm: interrupted: {done} of {_n(len(jobs), 'game')} stored in {db}; run the same "
@@ -507,7 +506,7 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
     \b
     Example:
       locm games --db t.db --ruleset 1.2 --agent greedy --winner 0 --limit 20
-      locm games --db t.db --winner-agent "python3 bot.py"
+      locm games --db t.db --winner-agent "python3 examples/bot.py"
       locm games --db t.db --stderr 1.2-7-0123456789ab
     """
     from locm.play import turns_played
@@ -576,7 +575,10 @@ def verify(db, redecide):
 @DB_OPTION
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
               help="Write here instead of standard output (only once complete); - is standard output.")
-def export_cmd(game_ids, all_games, db, output):
+@click.option("--salvage", is_flag=True,
+              help="From a damaged store: write every game that still reads and verifies, name the others "
+                   "on stderr (exit status 1 if any).")
+def export_cmd(game_ids, all_games, db, output, salvage):
     """Write games as JSON lines: a header, each game's record and its events with their hashes, totals.
 
     `locm import` reads the file back exactly (export, import, export gives the same bytes).
@@ -585,30 +587,41 @@ def export_cmd(game_ids, all_games, db, output):
     Example:
       locm export --all --db t.db > games.jsonl
       locm export 1.2-7-0123456789ab --db t.db -o one.jsonl
+      locm export --all --salvage --db damaged.db -o rescued.jsonl
     """
     from locm.store import open_store
 
     if bool(game_ids) == all_games:
         raise click.UsageError("give GAME_ID arguments or --all (one of the two)")
-    with open_store(db, create=False, readonly=True) as store:
+    bad = []
+
+    def on_bad(gid, exc):
+        bad.append(gid)
+        click.echo(f"locm: left out game {gid}: {str(exc).removeprefix(f'game {gid!r}: ')}", err=True)
+
+    with open_store(db, create=False, readonly=True, salvage=salvage) as store:
         ids = None if all_games else list(dict.fromkeys(game_ids))
         for gid in ids or ():
             store.game(gid)  # an unknown id is refused before anything is written
+        kw = {"on_bad": on_bad} if salvage else {}
         if output is None or str(output) == "-":
             with click.open_file("-", "wb") as out:
-                store.export_jsonl(ids, out)
+                n = store.export_jsonl(ids, out, **kw)
                 out.flush()
-            return
-        tmp = output.with_name(output.name + ".tmp")
-        try:
-            with open(tmp, "wb") as f:
-                n = store.export_jsonl(ids, f)
-            tmp.replace(output)
-        except OSError as exc:
-            raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
-        finally:
-            tmp.unlink(missing_ok=True)
-    click.echo(f"{_n(n, 'game')} written to {output}", err=True)
+        else:
+            tmp = output.with_name(output.name + ".tmp")
+            try:
+                with open(tmp, "wb") as f:
+                    n = store.export_jsonl(ids, f, **kw)
+                tmp.replace(output)
+            except OSError as exc:
+                raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
+            finally:
+                tmp.unlink(missing_ok=True)
+            click.echo(f"{_n(n, 'game')} written to {output}", err=True)
+    if bad:
+        click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
+        sys.exit(1)
 
 
 @cli.command("import")
@@ -668,6 +681,8 @@ def demo(db, games, workers, workers_old, chart):
 
     from locm.demo import run_demo
 
+    if chart == "-":
+        raise click.UsageError("--chart: give a file name for the PNG (standard output carries the demo's text)")
     _check_output(Path(chart))  # before playing, not after
     workers = workers_old or workers
 

@@ -17,6 +17,7 @@ from locm.tournament import (STANDINGS_HEADERS, Job, game_id, pending, play_jobs
 DEMO_AGENTS = ("greedy", "random", "pass")
 MIRROR = ("greedy", "greedy")
 RULESETS = ("1.2", "constructed")
+LOCM = ".venv/bin/locm" if Path(".venv/bin/locm").exists() else "locm"  # what to type next, from here
 
 
 def write_replay(store, db, game_id: str, path: Path) -> Path:
@@ -68,13 +69,13 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             chart,
         )
         echo("")
-        echo(f"chart: {path}   games and events: {db}   (try: locm games --db {db})")
+        echo(f"chart: {path}   games and events: {db}   (try: {LOCM} games --db {db})")
         gid = mirror[RULESETS[0]][0]
         page = write_replay(store, db, gid, Path(chart).with_name(Path(chart).stem + "-replay.html"))
-        echo(f"replay of game {gid}: {page}   (next: locm replay --db {db} {gid}   or   "
-             f"locm audit --db {db} {gid} --rejected)")
+        echo(f"replay of game {gid}: {page}   (next: {LOCM} replay --db {db} {gid}   or   "
+             f"{LOCM} audit --db {db} {gid} --rejected)")
     finally:
         store.close()
     report_dir = Path(report_dir) if report_dir else Path(db).with_name("locm-demo-report")
     index = write_report(collect(db), report_dir)
-    echo(f"card-balance report: {index}   (next: locm cards stats --db {db} --ruleset 1.2 --sort iih)")
+    echo(f"card-balance report: {index}   (next: {LOCM} cards stats --db {db} --ruleset 1.2 --sort iih)")

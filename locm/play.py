@@ -49,7 +49,8 @@ class GameSummary:
     def lines(self, agents: tuple[str, str]) -> list[str]:
         w = self.winner
         return [
-            f"winner: player {w} ({agents[w]}) by {self.reason} after {self.turns} turn{'' if self.turns == 1 else 's'}",
+            f"winner: player {w} ({agents[w]}) by {self.reason} after {self.turns} "
+            f"turn{'' if self.turns == 1 else 's'}",
             f"health at the end: {self.health[0]} vs {self.health[1]}",
             f"cards played: {self.plays[0]} vs {self.plays[1]}; damage taken: "
             f"{self.damage_taken[0]} vs {self.damage_taken[1]}",

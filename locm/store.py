@@ -14,7 +14,14 @@ The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them
   is new, empty (0 bytes or no tables), or has these two rows and the three tables with exactly these
   columns; anything else is refused *before anything is written* (it is inspected through a read-only
   connection first): `CorruptStoreError` for bytes that are not a readable SQLite database (random bytes,
-  truncated), `NotAStoreError` for another SQLite database or another schema version.
+  truncated), `NotAStoreError` for another SQLite database or another schema version. SQLite does the
+  checking: it recovers the ``-wal`` of a writer that died, so a main file shorter than its header says (a
+  checkpoint cut short by kill -9 or a full disk) is accepted when ``PRAGMA quick_check`` finds the store
+  whole; a damaged one is refused with how to recover (``salvage=True`` opens it read-only to export what
+  still reads). Reading opens ``immutable=1`` where the directory cannot be written (read-only media).
+- Creating the schema is one ``BEGIN IMMEDIATE`` transaction that does nothing if the tables exist, so any
+  number of processes may open a new file at once. A writer waits for another's lock up to a busy timeout
+  (`BUSY_TIMEOUT_S`, ``$LOCM_BUSY_TIMEOUT``), saying so every `BUSY_MESSAGE_S`, then `StoreBusyError`.
 - ``games``: one row per completed game, in the order appended (rowid). The seeds and parameters are the
   fields of ``GameCreated`` (``agents`` split into ``agent0``/``agent1``, its ``schema_version`` as
   ``event_schema_version``); ``winner``, ``reason`` and ``turns`` (``GameEnded.turn``) come from
@@ -56,7 +63,8 @@ event's decoding, seqs 0..n-1, every hash of the chain, each game record against
 fields derived from events and ``head_hash``), the totals and that nothing follows the end line. The first
 wrong line raises `ImportFormatError` naming the line number, and then *nothing* of the file is written, not
 even the games before that line (SQLite: one transaction for the whole file, rolled back). A game already in
-the store is an error too, unless ``skip_existing=True`` and it is the same game (same ``head_hash``).
+the store is an error too, unless ``skip_existing=True`` (``--skip-existing``) and it is the same game (same
+``head_hash``).
 """
 
 from __future__ import annotations
@@ -263,7 +271,8 @@ def utc_timestamp(when: datetime | str | None = None, game_id: str = "") -> str:
 
 
 def open_store(path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, readonly: bool = False,
-               busy_timeout: float | None = None, on_wait: Callable[[str], None] | None = None) -> EventStore:
+               busy_timeout: float | None = None, on_wait: Callable[[str], None] | None = None,
+               salvage: bool = False) -> EventStore:
     """Open the event store at ``path`` (``":memory:"`` gives a `MemoryStore`).
 
     A missing file (or a 0-byte one, or an SQLite file with no tables) is made into a store when ``create``
@@ -275,10 +284,14 @@ def open_store(path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, r
     A write waits for another writer's lock up to ``busy_timeout`` seconds (default `BUSY_TIMEOUT_S` or
     ``$LOCM_BUSY_TIMEOUT``), calling ``on_wait(message)`` every `BUSY_MESSAGE_S` (default: print it on
     stderr), then raises `StoreBusyError` having written nothing.
+
+    ``salvage`` (read-only): open a store that SQLite finds damaged anyway, to export what still reads
+    (`EventStore.export_jsonl` with ``on_bad``); a file that is not a store is still refused.
     """
     if str(path) == ":memory:":
         return MemoryStore()
-    return SqliteStore(path, create=create, readonly=readonly, busy_timeout=busy_timeout, on_wait=on_wait)
+    return SqliteStore(path, create=create, readonly=readonly or salvage, busy_timeout=busy_timeout,
+                       on_wait=on_wait, salvage=salvage)
 
 
 def default_busy_timeout() -> float:
@@ -357,23 +370,37 @@ class EventStore:
         `GameNotFoundError`)."""
         return self._verified(game_id)[0].head_hash
 
-    def export_jsonl(self, game_ids: Iterable[str] | None, out: BinaryIO) -> int:
+    def export_jsonl(self, game_ids: Iterable[str] | None, out: BinaryIO, *,
+                     on_bad: Callable[[str, StoreError], None] | None = None) -> int:
         """Write games (all when ``game_ids`` is None) to ``out`` in the export format; return how many.
         Each game's chain is verified before it is written (`ChainError`: the output then lacks its end
-        line, so importing it is refused)."""
+        line, so importing it is refused). With ``on_bad`` (salvage), a game that cannot be read or does not
+        verify is passed to it and left out instead, and the file stays importable."""
         enc = msgspec.json.encode
         out.write(enc({"locm_export": EXPORT_VERSION, "store_schema": STORE_SCHEMA_VERSION,
                        "event_schema": EVENT_SCHEMA_VERSION}) + b"\n")
         games = events = 0
-        for game_id in ([r.game_id for r in self._records(None, None, None, None)] if game_ids is None
-                        else game_ids):
-            record, rows = self._verified(game_id)
+        if game_ids is None:
+            game_ids = self.readable_ids() if on_bad else [r.game_id for r in self._records(None, None, None, None)]
+        for game_id in game_ids:
+            try:
+                record, rows = self._verified(game_id)
+            except StoreError as exc:
+                if on_bad is None or isinstance(exc, GameNotFoundError):
+                    raise
+                on_bad(game_id, exc)
+                continue
             lines = [b'{"game":' + enc(record) + b"}\n"]
             lines += [b'{"hash":"' + h.hex().encode() + b'","event":' + p.encode() + b"}\n" for _, p, h in rows]
             out.write(b"".join(lines))
             games, events = games + 1, events + record.n_events
         out.write(enc({"end": {"games": games, "events": events}}) + b"\n")
         return games
+
+    def readable_ids(self) -> list[str]:
+        """The ids of the stored games, as far as they can still be read (for salvage): from the games table,
+        or, where it is damaged, from whatever of it and of the events table still reads."""
+        return [r.game_id for r in self._records(None, None, None, None)]
 
     def import_jsonl(self, stream: BinaryIO | Iterable[bytes], *, skip_existing: bool = False) -> ImportSummary:
         """Read an export file; write all its games in one transaction or, on the first wrong line, none
@@ -493,18 +520,19 @@ class SqliteStore(EventStore):
     """The store in one SQLite file, through sqlite-utils. Use `open_store` to get one."""
 
     def __init__(self, path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, readonly: bool = False,
-                 busy_timeout: float | None = None, on_wait: Callable[[str], None] | None = None):
+                 busy_timeout: float | None = None, on_wait: Callable[[str], None] | None = None,
+                 salvage: bool = False):
         self.path = str(path)
         self.readonly = readonly
         self.busy_timeout = default_busy_timeout() if busy_timeout is None else float(busy_timeout)
         self.on_wait = on_wait or _print_wait
-        fresh = _inspect(Path(path), self.path)
+        fresh = _inspect(Path(path), self.path, salvage)
         if fresh and (readonly or not create):
             raise StoreNotFoundError(self.path)
         step = min(1.0, self.busy_timeout)  # SQLite's own busy wait per attempt; _retry bounds the total
         try:
             if readonly:
-                conn = sqlite3.connect(_read_uri(Path(path)), uri=True, timeout=step, isolation_level=None)
+                conn = _connect_read(Path(path), salvage, timeout=step, isolation_level=None)
             else:
                 conn = sqlite3.connect(self.path, timeout=step, isolation_level=None)
         except sqlite3.Error as exc:
@@ -601,6 +629,17 @@ class SqliteStore(EventStore):
             raise StoreError(f"{self.path}: game {game_id!r} refused by the database: {text}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot write game {game_id!r}: {exc}") from None
+
+    def readable_ids(self) -> list[str]:
+        found: dict[str, None] = {}
+        for sql in ("SELECT game_id FROM games ORDER BY rowid", "SELECT game_id FROM games INDEXED BY "
+                    "sqlite_autoindex_games_1", "SELECT DISTINCT game_id FROM events"):
+            try:
+                for (game_id,) in self._conn.execute(sql):
+                    found[game_id] = None
+            except sqlite3.DatabaseError:
+                continue  # a damaged page: what was read before it is kept; try the next way in
+        return list(found)
 
     def _record(self, game_id: str) -> GameRecord | None:
         rows = self._query("SELECT * FROM games WHERE game_id = ?", (game_id,))
@@ -706,11 +745,21 @@ def _read_uri(path: Path) -> str:
     return path.resolve().as_uri() + ("?immutable=1" if immutable else "?mode=ro")
 
 
-RECOVER_HINT = ("to recover: work on a copy; `sqlite3 COPY .recover | sqlite3 NEW.db` keeps what SQLite can "
-                "still read, then `locm verify --db NEW.db` names the intact games and `locm export` writes them")
+def _connect_read(path: Path, salvage: bool = False, **kw) -> sqlite3.Connection:
+    """A read-only connection (`_read_uri`). ``salvage``: with ``writable_schema`` on, which makes SQLite
+    read a file shorter than its header says up to its end instead of refusing it whole (nothing is written:
+    the connection is read-only)."""
+    conn = sqlite3.connect(_read_uri(path), uri=True, **kw)
+    if salvage:
+        conn.execute("PRAGMA writable_schema = ON")
+    return conn
 
 
-def _inspect(path: Path, name: str) -> bool:
+RECOVER_HINT = ("to recover: `locm export --all --salvage --db FILE -o rescued.jsonl` writes every game that "
+                "still reads and verifies and names the others, then `locm import rescued.jsonl --db NEW.db`")
+
+
+def _inspect(path: Path, name: str, salvage: bool = False) -> bool:
     """Check ``path`` without writing to it: True if it is absent or empty (a store may be created there),
     False if it is a store of this schema; otherwise raise.
 
@@ -736,25 +785,29 @@ def _inspect(path: Path, name: str) -> bool:
     pages = int.from_bytes(header[28:32], "big")
     short = bool(pages) and header[24:28] == header[92:96] and size < pages * page_size
     try:
-        conn = sqlite3.connect(_read_uri(path), uri=True)
+        conn = _connect_read(path, salvage)
     except sqlite3.Error as exc:
         raise StoreError(f"{name}: cannot open: {exc}") from None
     try:
         try:
-            found = [r[0] for r in conn.execute("PRAGMA quick_check(3)")] if short else ["ok"]
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            found = ["ok"]
+            if short:  # a checkpoint cut short (the -wal holds the rest) or a truncated file: SQLite decides
+                found = [r[0] for r in conn.execute("PRAGMA quick_check(3)")]
         except sqlite3.OperationalError as exc:  # not damage: the file or its -wal/-shm cannot be opened
             if "unable to open" in str(exc) or "readonly" in str(exc):
                 raise StoreError(f"{name}: cannot open: {exc}" + (
                     "; it has a -wal file to recover and its directory is read-only: copy the store with its "
                     "-wal and -shm files to a writable place" if not os.access(path.parent, os.W_OK) else "")
                 ) from None
-            raise
+            if not short:
+                raise
+            found = [str(exc)]
         except sqlite3.DatabaseError as exc:
             if not short:
                 raise
             found = [str(exc)]
-        if found != ["ok"]:
+        if found != ["ok"] and not salvage:
             raise CorruptStoreError(name, f"truncated: the header says {pages * page_size} bytes, the file "
                                           f"has {size}, and SQLite's quick_check finds: {found[0][:80]}",
                                     RECOVER_HINT)
@@ -774,7 +827,8 @@ def _inspect(path: Path, name: str) -> bool:
             if got != expected:
                 raise NotAStoreError(name, f"table {table} does not have the columns of schema "
                                            f"{STORE_SCHEMA_VERSION}")
-        conn.execute("SELECT count(*) FROM games").fetchone()
+        if not salvage:
+            conn.execute("SELECT count(*) FROM games").fetchone()
         return False
     except sqlite3.DatabaseError as exc:
         raise CorruptStoreError(name, str(exc), RECOVER_HINT) from None

@@ -12,21 +12,23 @@ seeds); every pair gets the same seeds. An odd ``games`` is refused: a seed play
 give that pair a seat bias.
 
 Processes: ``workers`` processes from the ``spawn`` context play the games, check, encode and chain each
-one (`locm.store.prepare_game`) and send it back; the main process is the only writer of the store and stores
-each game in its own transaction (`EventStore.append_prepared`) as it arrives. A worker notices that the
-main process died (its parent pid changes; checked every `WATCHDOG_S`) or is sent SIGTERM, kills the process groups of the bots
-it is running and exits; the main process terminates its workers when it is interrupted (Ctrl-C, SIGTERM)
-or fails.
+one (`locm.store.prepare_game`) and send it back, each through its own pipe with at most `HANDOFF` games in
+hand (the schedule is read lazily, and memory stays flat however slow the store is); the main process is
+the only writer of the store and stores each game in its own transaction (`EventStore.append_prepared`) as
+it arrives. A worker notices that the main process died (its parent pid changes; checked every
+`WATCHDOG_S`) or is sent SIGTERM, kills the process groups of the bots it is running and exits; the main
+process terminates its workers when it is interrupted (Ctrl-C, SIGTERM) or fails.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
 import multiprocessing
+import multiprocessing.connection
 import os
-import queue
 import shutil
 import signal
 import threading
@@ -186,6 +188,7 @@ class Schedule(Sequence):
     def __init__(self, ruleset: str | Rules, agents: Sequence[str], seed: int, seeds: int) -> None:
         self.ruleset, self.agents, self.seed, self.seeds = ruleset, tuple(agents), seed, seeds
         self.pairs = [p for a, b in itertools.combinations(agents, 2) for p in ((a, b), (b, a))]
+        self._pair_set = frozenset(self.pairs)
 
     def __len__(self) -> int:
         return self.seeds * len(self.pairs)
@@ -205,6 +208,13 @@ class Schedule(Sequence):
         for s in range(self.seed, self.seed + self.seeds):
             for pair in self.pairs:
                 yield self._job(s, pair)
+
+    def holds(self, record: GameRecord) -> bool:
+        """Whether a stored game is one of this schedule's (arithmetic: nothing is enumerated)."""
+        name = self.ruleset if isinstance(self.ruleset, str) else self.ruleset.name
+        return (record.ruleset == name and self.seed <= (record.seed or 0) < self.seed + self.seeds
+                and (record.agent0, record.agent1) in self._pair_set
+                and record.game_id == game_id(self.ruleset, record.seed, (record.agent0, record.agent1)))
 
     def _job(self, seed: int, pair: tuple[str, str]) -> Job:
         return Job(game_id(self.ruleset, seed, pair), self.ruleset, seed, *pair)
@@ -310,50 +320,58 @@ def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games
 def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits):
     """Yield ``("game", id, PreparedGame, None)`` (checked, encoded and chained in the worker, so the one
     writing process only runs the SQL) or ``("failed", id, message, None)`` for every job, played by
-    `workers` spawned processes. Jobs are taken from ``jobs`` only as results come back (`HANDOFF` per
-    worker in flight). The workers are terminated when this generator is closed or fails."""
+    `workers` spawned processes. Each worker has its own pipe and at most `HANDOFF` jobs in hand; a job is
+    taken from ``jobs`` only when a result comes back. Pipes, not queues: no named semaphores, so nothing
+    for the resource tracker to warn about when the main process is killed. The workers are terminated when
+    this generator is closed or fails."""
     source = iter(jobs)
     first = list(itertools.islice(source, HANDOFF * workers))
     if not first:
         return
     source = itertools.chain(first, source)
     ctx = multiprocessing.get_context("spawn")
-    job_q, result_q = ctx.Queue(), ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(job_q, result_q, os.getpid(), limits), daemon=True,
-                         name=f"locm-worker-{i}") for i in range(min(workers, len(first)))]
-    for p in procs:
-        p.start()
-    in_flight, exhausted = 0, False
-
-    def hand_out() -> None:
-        nonlocal in_flight, exhausted
-        while not exhausted and in_flight < HANDOFF * len(procs):
-            job = next(source, None)
-            if job is None:
-                exhausted = True
-                for _ in procs:
-                    job_q.put(None)
-                return
-            job_q.put(job)
-            in_flight += 1
-
+    procs, hands = [], {}
     try:
-        hand_out()
-        while in_flight:
-            try:
-                item = result_q.get(timeout=0.5)
-            except queue.Empty:
-                dead = [p for p in procs if p.exitcode not in (None, 0)]
-                if dead or all(p.exitcode is not None for p in procs):
-                    codes = ", ".join(f"{p.name} exit {p.exitcode}" for p in procs if p.exitcode is not None)
-                    raise TournamentError(f"a worker process ended with {in_flight} games in hand "
-                                          f"({codes})") from None
-                continue
-            in_flight -= 1
-            hand_out()
-            yield item
+        for i in range(min(workers, len(first))):
+            mine, theirs = ctx.Pipe(duplex=True)
+            p = ctx.Process(target=_worker, args=(theirs, os.getpid(), limits), daemon=True, name=f"locm-worker-{i}")
+            p.start()
+            theirs.close()
+            procs.append(p)
+            hands[mine] = [p, 0]
+        exhausted = False
+
+        def hand_out(conn) -> None:
+            nonlocal exhausted
+            hand = hands[conn]
+            while not exhausted and hand[1] < HANDOFF:
+                job = next(source, None)
+                if job is None:
+                    exhausted = True
+                    return
+                conn.send(job)
+                hand[1] += 1
+
+        for conn in hands:
+            hand_out(conn)
+        while busy := [c for c, (_, n) in hands.items() if n]:
+            for conn in multiprocessing.connection.wait(busy, timeout=0.5):
+                try:
+                    item = conn.recv()
+                except (EOFError, OSError):  # the worker died (a reset pipe when it died starting)
+                    p, n = hands[conn]
+                    p.join(timeout=1)
+                    raise TournamentError(f"{p.name} ended (exit {p.exitcode}) with {n} games in hand") from None
+                hands[conn][1] -= 1
+                hand_out(conn)
+                yield item
     finally:
+        for conn in hands:
+            with contextlib.suppress(OSError):
+                conn.send(None)  # done: the worker exits
+            conn.close()
         for p in procs:
+            p.join(timeout=0.5)
             if p.is_alive():
                 p.terminate()  # SIGTERM: the worker kills its bots and exits
         for p in procs:
@@ -361,13 +379,11 @@ def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits):
             if p.is_alive():  # pragma: no cover - a worker stuck beyond SIGTERM
                 p.kill()
                 p.join()
-        for q in (job_q, result_q):
-            q.cancel_join_thread()
-            q.close()
 
 
-def _worker(job_q, result_q, parent: int, limits: TimeLimits) -> None:
-    """A worker process: play jobs until the sentinel; die (killing its bots) when the parent dies."""
+def _worker(conn, parent: int, limits: TimeLimits) -> None:
+    """A worker process: play the jobs received until None or the end of the pipe; die (killing its bots)
+    when the parent dies."""
     def die(*_):
         kill_all()
         os._exit(1)
@@ -383,13 +399,23 @@ def _worker(job_q, result_q, parent: int, limits: TimeLimits) -> None:
     threading.Thread(target=watchdog, daemon=True, name="locm-watchdog").start()
     if os.getppid() != parent:
         die()
-    while (job := job_q.get()) is not None:
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
         try:
             played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits)
-            result_q.put(("game", job.game_id, prepare_game(played.extras, played.game.log), None))
+            result = ("game", job.game_id, prepare_game(played.extras, played.game.log), None)
         except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
             line = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            result_q.put(("failed", job.game_id, line, None))
+            result = ("failed", job.game_id, line, None)
+        try:
+            conn.send(result)
+        except (BrokenPipeError, OSError):
+            die()
 
 
 # --- checking stored games -------------------------------------------------------------------------------

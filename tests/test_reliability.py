@@ -127,6 +127,39 @@ def test_a_checkpoint_cut_short_leaves_a_store_every_command_reads(tmp_path):
     assert_all_readable(db, ids, tmp_path)
 
 
+def test_kill_9_during_a_large_import_keeps_every_committed_game(tmp_path):
+    db, source = tmp_path / "s.db", tmp_path / "source.db"
+    ids = fill_store(db, 5)
+    fill_store(source, 150)
+    big = tmp_path / "big.jsonl"
+    assert run_locm("export", "--all", "--db", source, "-o", big).returncode == 0
+    big.write_bytes(big.read_bytes().replace(b'"game_id":"g', b'"game_id":"h'))  # other ids (no event holds one)
+    p = subprocess.Popen([sys.executable, "-m", "locm.cli", "import", str(big), "--db", str(db)], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wal = Path(f"{db}-wal")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and p.poll() is None and (not wal.exists() or wal.stat().st_size < 1_000_000):
+        time.sleep(0.01)
+    p.kill()
+    p.wait()
+    assert_all_readable(db, ids, tmp_path)
+    r = run_locm("import", big, "--db", db)  # and the import can simply be run again
+    assert r.returncode == 0, r.stderr
+    assert_all_readable(db, ids + [f"h{i}" for i in range(150)], tmp_path)
+
+
+def test_a_full_disk_during_a_tournament_is_one_line_and_keeps_every_stored_game(tmp_path):
+    with tmpfs(tmp_path / "small", "1m") as mnt:
+        db = mnt / "t.db"
+        r = run_locm("tournament", "--agents", "pass", "random", "--games", 2000, "--db", db, timeout=300)
+        line = one_line_error(r)
+        assert "full" in line or "No space" in line, line
+        with open_store(db, readonly=True) as store:
+            ids = [g.game_id for g in store.games()]
+        assert ids
+        assert_all_readable(db, ids, tmp_path)
+
+
 def test_a_really_truncated_store_is_refused_with_a_way_to_recover(tmp_path):
     db = tmp_path / "s.db"
     fill_store(db, 40)
@@ -134,7 +167,35 @@ def test_a_really_truncated_store_is_refused_with_a_way_to_recover(tmp_path):
     db.write_bytes(data[: len(data) // 2])
     r = run_locm("games", "--db", db)
     line = one_line_error(r, f"locm: error: {db}: corrupt event store: truncated")
-    assert "quick_check" in line and "to recover" in line
+    assert "quick_check" in line and "to recover" in line and "--salvage" in line
+    r = run_locm("export", "--all", "--salvage", "--db", db, "-o", tmp_path / "rescued.jsonl")
+    assert r.returncode == 1 and "damaged games left out" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def _salvage(db: Path, tmp: Path) -> None:
+    """`export --salvage` writes the games that still read and verify and names the others; its file imports
+    and verifies."""
+    rescued = tmp / "rescued.jsonl"
+    r = run_locm("export", "--all", "--salvage", "--db", db, "-o", rescued)
+    assert r.returncode == 1, r.stderr
+    left_out = [line for line in r.stderr.splitlines() if line.startswith("locm: left out game ")]
+    saved = int(r.stderr.split(" saved")[0].rsplit(" ", 2)[-2])  # "... N games saved"
+    assert left_out and saved > 0 and "Traceback" not in r.stderr, r.stderr
+    r = run_locm("import", rescued, "--db", tmp / "new.db")
+    assert r.returncode == 0, r.stderr
+    r = run_locm("verify", "--db", tmp / "new.db")
+    assert r.returncode == 0 and f"{saved} good, 0 bad" in r.stdout, r.stdout
+
+
+def test_a_damaged_page_is_salvaged(tmp_path):
+    import random
+
+    db = tmp_path / "s.db"
+    fill_store(db, 40)
+    data = bytearray(db.read_bytes())
+    data[len(data) // 2: len(data) // 2 + 3000] = random.Random(1).randbytes(3000)
+    db.write_bytes(bytes(data))
+    _salvage(db, tmp_path)
 
 
 # --- 2. read-only media ----------------------------------------------------------------------------------
@@ -184,6 +245,23 @@ def test_two_processes_creating_one_store_at_once_both_succeed(tmp_path):
             assert sorted(r.game_id for r in store.games()) == ["g0", "g1", "g2"]
 
 
+def test_two_tournaments_started_together_on_a_new_file_both_finish(tmp_path):
+    for trial in range(3):
+        db = tmp_path / f"t{trial}.db"
+        args = [sys.executable, "-m", "locm.cli", "tournament", "--agents", "pass", "greedy", "--games", "6",
+                "--db", str(db)]
+        procs = [subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+        for out, err, code in results:
+            assert code == 0, err
+            assert "6 of 6 games" in out
+        with open_store(db, readonly=True) as store:
+            ids = [g.game_id for g in store.games()]
+        assert len(ids) == len(set(ids)) == 6
+        assert_all_readable(db, ids, tmp_path)
+
+
 def _hold_write_lock(path: Path, seconds: float, ready) -> None:
     import sqlite3
 
@@ -200,7 +278,7 @@ def test_a_writer_waits_for_the_lock_with_a_message_then_goes_on(tmp_path):
     ids = fill_store(db, 2)
     ctx = multiprocessing.get_context("fork")
     ready = ctx.Event()
-    holder = ctx.Process(target=_hold_write_lock, args=(db, 7, ready))
+    holder = ctx.Process(target=_hold_write_lock, args=(db, 5, ready))
     holder.start()
     assert ready.wait(30)
     r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db)
@@ -216,10 +294,10 @@ def test_the_wait_for_the_lock_is_bounded(tmp_path):
     ids = fill_store(db, 2)
     ctx = multiprocessing.get_context("fork")
     ready = ctx.Event()
-    holder = ctx.Process(target=_hold_write_lock, args=(db, 8, ready))
+    holder = ctx.Process(target=_hold_write_lock, args=(db, 6, ready))
     holder.start()
     assert ready.wait(30)
-    r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db, "--busy-timeout", 2)
+    r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db, "--busy-timeout", 1)
     holder.join()
     line = one_line_error(r)
     assert "locked by another writer" in line and "--busy-timeout" in line
@@ -542,9 +620,75 @@ def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
     import sqlite3
 
     conn = sqlite3.connect(db)
-    conn.execute("UPDATE events SET payload = replace(payload, '\"seq\":3', '\"seq\":3 ') WHERE game_id = 'g1' AND seq = 3")
+    conn.execute("UPDATE events SET payload = replace(payload, '\"seq\":3', '\"seq\":3 ') "
+                 "WHERE game_id = 'g1' AND seq = 3")
     conn.commit()
     conn.close()
     r = run_locm("verify", "--db", db)
     bad = [line for line in r.stdout.splitlines() if "g1" in line]
     assert r.returncode == 1 and len(bad) == 1 and bad[0].count("g1") == 1, r.stdout
+
+
+def test_kill_9_of_a_tournament_leaves_no_warning_and_every_stored_game_readable(tmp_path):
+    db = tmp_path / "t.db"
+    p = subprocess.Popen([sys.executable, "-m", "locm.cli", "tournament", "--agents", "pass", "random", "--games",
+                          "4000", "--db", str(db), "-j", "2"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # kill it once it has stored a few games, mid-run
+        time.sleep(0.2)
+        with contextlib.suppress(Exception), open_store(db, readonly=True) as store:
+            if store.count() >= 20:
+                break
+    p.kill()
+    _, err = p.communicate(timeout=60)  # ends when every process holding its stderr (workers too) is gone
+    assert "leaked" not in err and "Traceback" not in err, err
+    with open_store(db, readonly=True) as store:
+        ids = [r.game_id for r in store.games()]
+    assert ids
+    assert_all_readable(db, ids, tmp_path)
+
+
+# --- 9. a newcomer's first hour ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
+def test_the_example_bot_plays_legal_games_in_both_rulesets(tmp_path, ruleset):
+    bot = f"{sys.executable} examples/bot.py"
+    for seed in (1, 2):
+        log = tmp_path / f"{ruleset}-{seed}.jsonl"
+        r = run_locm("play", "-r", ruleset, "--seed", seed, "--p0", bot, "--p1", "greedy", "--log", log,
+                     "--timeouts", "x20")
+        assert r.returncode == 0, r.stderr
+        types = [json.loads(line)["type"] for line in log.read_text().splitlines()]
+        assert types[-1] == "game_ended" and "hard_error" not in types and "action_rejected" not in types
+        assert types.count("action_received") > 10
+
+
+def test_every_doc_the_code_cites_is_in_the_repository():
+    import re
+
+    cited = set()
+    for path in [*ROOT.glob("*.md"), *ROOT.glob("*/*.py"), *ROOT.glob("*/*.md"), *ROOT.glob("examples/**/*")]:
+        if ".venv" not in path.parts and path.is_file():
+            cited |= set(re.findall(r"\b([A-Z][A-Z-]+\.md)\b", path.read_text(errors="replace")))
+    assert {"LOCM-RULES.md", "ANALYTICS.md"} <= cited
+    present = {p.name for p in ROOT.rglob("*.md") if ".venv" not in p.parts}
+    assert cited - {"STYLE.md"} <= present, cited - present
+    shared = ROOT.parent / "shared"
+    for name, source in (("LOCM-RULES.md", shared / "rules" / "LOCM-RULES.md"),
+                         ("ANALYTICS.md", shared / "ANALYTICS.md")):
+        if source.exists():
+            assert (ROOT / "data" / name).read_bytes() == source.read_bytes()
+
+
+def test_a_schedule_knows_its_games_without_listing_them():
+    from locm.tournament import MAX_GAMES, schedule
+
+    jobs = schedule("1.2", ["a", "b", "c"], MAX_GAMES // 3 // 2 * 2, seed=5)
+    last = jobs[-1]
+    record = type("R", (), {"ruleset": "1.2", "seed": last.seed, "agent0": last.agent0, "agent1": last.agent1,
+                            "game_id": last.game_id})
+    assert jobs.holds(record)
+    record.seed, record.game_id = last.seed + 1, jobs._job(last.seed + 1, (last.agent0, last.agent1)).game_id
+    assert not jobs.holds(record)

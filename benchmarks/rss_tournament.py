@@ -1,0 +1,54 @@
+"""Memory of a tournament over its run: the resident memory (MB) of `locm tournament` and its workers,
+sampled every 0.5 s, at 10%, 50% and 90% of the run and at most (a script, not a test).
+
+    .venv/bin/python benchmarks/rss_tournament.py --games 6000
+    .venv/bin/python benchmarks/rss_tournament.py --games 6000 --src /path/to/another/checkout
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def tree_rss_mb(pid: int) -> float:
+    total, todo = 0, [pid]
+    while todo:
+        q = todo.pop()
+        try:
+            for line in open(f"/proc/{q}/status"):
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            for t in os.listdir(f"/proc/{q}/task"):
+                todo += [int(c) for c in open(f"/proc/{q}/task/{t}/children").read().split()]
+        except OSError:
+            pass
+    return total / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=6000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--src", default=str(Path(__file__).resolve().parent.parent), help="the checkout to run")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.Popen([sys.executable, "-m", "locm.cli", "tournament", "--agents", "pass", "random",
+                              "--games", str(args.games), "--db", f"{tmp}/t.db", "-j", str(args.workers)],
+                             cwd=args.src, env=dict(os.environ, PYTHONPATH=args.src),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        samples = []
+        while p.poll() is None:
+            samples.append(tree_rss_mb(p.pid))
+            time.sleep(0.5)
+    n = len(samples)
+    at = [round(samples[int(n * f)]) for f in (0.1, 0.5, 0.9)] if n else []
+    print(f"{args.games} games, {args.workers} workers: RSS MB at 10/50/90% of the run {at}, "
+          f"max {round(max(samples, default=0))}, {n / 2:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
