@@ -290,6 +290,8 @@ def open_store(path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, r
     """
     if str(path) == ":memory:":
         return MemoryStore()
+    if str(path) == "-":  # `-` is standard input/output for the file options, which cannot hold a store
+        raise NotAStoreError("-", "an event store is an SQLite file, not standard input or output: give a file name")
     return SqliteStore(path, create=create, readonly=readonly or salvage, busy_timeout=busy_timeout,
                        on_wait=on_wait, salvage=salvage)
 

@@ -692,3 +692,11 @@ def test_a_schedule_knows_its_games_without_listing_them():
     assert jobs.holds(record)
     record.seed, record.game_id = last.seed + 1, jobs._job(last.seed + 1, (last.agent0, last.agent1)).game_id
     assert not jobs.holds(record)
+
+
+@pytest.mark.parametrize("args", [("play", "--seed", "3"), ("games",), ("verify",), ("export", "--all")])
+def test_a_store_cannot_be_standard_input_or_output(tmp_path, args):
+    r = subprocess.run([sys.executable, "-m", "locm.cli", *args, "--db", "-"], cwd=tmp_path, capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "not standard input or output" in r.stderr and not (tmp_path / "-").exists()
