@@ -21,9 +21,13 @@ Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card
   *Turns held*: own turn of the play minus own turn the copy entered the hand (opening hand: own turn 1; a
   copy drawn before the player's first turn counts from 1 too), summed over plays in ``held_sum``.
 - *Won*: the player is ``GameEnded.winner``.
+- ``fkey``: the card's `feature_key` (type, cost, keywords, area, draw, health effects, stat efficiency packed
+  in one integer); `features_of_key` turns it into the constructed report's feature buckets.
+- Game level: length = ``TurnStarted`` events (both players), damage to players by ``PlayerDamaged.source``,
+  drain = ``PlayerHealed`` with source ``drain``.
 
-Events of types not listed in `_HANDLED` (and fields not read here) are ignored, so that new event types and
-new fields do not break the projection.
+Events of types not in `TYPES` (and fields not read here) are ignored, so that new event types and new fields
+do not break the projection (unlike the fold, which must refuse what it does not know, STYLE 3).
 """
 
 from __future__ import annotations

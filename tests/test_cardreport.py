@@ -284,6 +284,11 @@ def test_rebuilt_projection_equals_the_incremental_one(tmp_path, monkeypatch):
         conn.execute("UPDATE cardfacts_meta SET value = 'other' WHERE key = 'layout'")
     assert cs.refresh(db, workers=1).rebuilt and cs.dump(db) == incremental
     assert not cs.refresh(db, workers=1).rebuilt
+    with sqlite3.connect(db) as conn:  # a crash after the last chunk's rows, before the totals: caught up
+        conn.execute("DELETE FROM cardfacts_totals")
+        conn.execute("DELETE FROM cardfacts_turns")
+        conn.execute("UPDATE cardfacts_meta SET value = '0' WHERE key = 'totals_rowid'")
+    assert cs.refresh(db, workers=1).projected == 0 and cs.dump(db) == incremental
 
 
 def test_the_store_still_opens_with_the_projection_tables(tmp_path):
