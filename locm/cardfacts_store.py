@@ -215,8 +215,13 @@ def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummar
         results = (project_chunk(str(path), c) for c in chunks)
         _store_chunks(db, results, progress)
     else:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        try:
             _store_chunks(db, pool.map(project_chunk, [str(path)] * len(chunks), chunks), progress)
+        except BaseException:  # interrupted: the chunks stored so far stay, the rest is not started
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
     return ProjectionSummary(len(todo), already, rebuilt)
 
 
