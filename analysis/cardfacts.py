@@ -21,9 +21,13 @@ Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card
   *Turns held*: own turn of the play minus own turn the copy entered the hand (opening hand: own turn 1; a
   copy drawn before the player's first turn counts from 1 too), summed over plays in ``held_sum``.
 - *Won*: the player is ``GameEnded.winner``.
+- ``fkey``: the card's `feature_key` (type, cost, keywords, area, draw, health effects, stat efficiency packed
+  in one integer); `features_of_key` turns it into the constructed report's feature buckets.
+- Game level: length = ``TurnStarted`` events (both players), damage to players by ``PlayerDamaged.source``,
+  drain = ``PlayerHealed`` with source ``drain``.
 
-Events of types not listed in `_HANDLED` (and fields not read here) are ignored, so that new event types and
-new fields do not break the projection.
+Events of types not in `TYPES` (and fields not read here) are ignored, so that new event types and new fields
+do not break the projection (unlike the fold, which must refuse what it does not know, STYLE 3).
 """
 
 from __future__ import annotations
@@ -123,11 +127,18 @@ def efficiency_bucket(card: Card) -> int:
 
 def feature_key(card: Card) -> int:
     """Everything `card_features` looks at, packed in one integer (kept in every card row as ``fkey``)."""
-    health = (card.my_health > 0) | (card.my_health < 0) << 1 | (card.opp_health < 0) << 2 \
-        | (card.opp_health > 0) << 3
-    area = card.area if 0 <= card.area < len(AREA_NAMES) else 3
-    return (card.type | min(card.cost, COST_TOP) << 2 | card.keywords << 5 | area << 11
-            | min(card.draw, 2) << 13 | health << 15 | efficiency_bucket(card) << 19)
+    my, opp, cost, t, area = card.my_health, card.opp_health, card.cost, card.type, card.area
+    if t != CREATURE:
+        eff = 0
+    elif cost == 0:
+        eff = 1
+    else:  # efficiency_bucket, inlined: this runs for every card of every constructed pool
+        twice = 2 * (card.attack + card.defense)
+        eff = 2 if twice < 3 * cost else 3 if twice < 5 * cost else 4 if twice < 7 * cost else 5
+    health = (my > 0) | (my < 0) << 1 | (opp < 0) << 2 | (opp > 0) << 3
+    return (t | (cost if cost < COST_TOP else COST_TOP) << 2 | card.keywords << 5
+            | (area if 0 <= area <= 2 else 3) << 11 | (card.draw if card.draw < 2 else 2) << 13 | health << 15
+            | eff << 19)
 
 
 def features_of_key(key: int) -> list[str]:
@@ -188,7 +199,7 @@ def project(events) -> GameFacts:
     for e in events:
         t = type(e)
         if t is CardPicked:
-            f = fact(e.player, e.base_id)
+            f = facts[e.player].get(e.base_id) or fact(e.player, e.base_id)
             n = e.round + 1
             f.picked += 1
             f.pick_sum += n
@@ -196,7 +207,8 @@ def project(events) -> GameFacts:
                 f.pick_first = n
         elif t is CardDrawn:
             p = e.player
-            f = fact(p, instance.get(e.id, -1))
+            b = instance.get(e.id, -1)
+            f = facts[p].get(b) or fact(p, b)
             if started:
                 f.drawn += 1
             else:

@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS cardfacts_offered (
 );
 """
 
-LAYOUT = hashlib.sha256(DDL.encode()).hexdigest()[:16]
+LAYOUT = hashlib.sha256(DDL.encode() + b"totals caught up after the chunks").hexdigest()[:16]
 """The tables' layout: a projection written with another layout is rebuilt, like one of another version."""
 _enc = msgspec.json.Encoder()
 
@@ -206,6 +206,7 @@ def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummar
     todo = [r[0] for r in db.execute(
         "SELECT game_id FROM games WHERE game_id NOT IN (SELECT game_id FROM cardfacts_games) ORDER BY rowid")]
     already = db.execute("SELECT count(*) FROM cardfacts_games").fetchone()[0]
+    _catch_up_totals(db)  # after a crash between the last chunk and its totals
     if on_start:
         on_start(len(todo))
     chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
@@ -214,8 +215,13 @@ def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummar
         results = (project_chunk(str(path), c) for c in chunks)
         _store_chunks(db, results, progress)
     else:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        try:
             _store_chunks(db, pool.map(project_chunk, [str(path)] * len(chunks), chunks), progress)
+        except BaseException:  # interrupted: the chunks stored so far stay, the rest is not started
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
     return ProjectionSummary(len(todo), already, rebuilt)
 
 
@@ -241,15 +247,28 @@ def _store_chunks(db, results, progress) -> None:
     card_sql = f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
     conn = db.conn
     for games, cards, offered in results:
-        with conn:  # a crash leaves whole chunks (rows and totals together), never half of one
-            last_card = conn.execute("SELECT COALESCE(max(rowid), 0) FROM cardfacts_cards").fetchone()[0]
+        with conn:  # a crash leaves whole chunks, never half of one
             conn.executemany(game_sql, games)
             conn.executemany(card_sql, cards)
-            conn.execute(_TOTALS_SQL, (last_card,))
-            conn.execute(_TURNS_SQL, (last_card,))
             conn.executemany(_OFFERED_SQL, offered)
         if progress:
             progress(len(games))
+    _catch_up_totals(db)
+
+
+def _catch_up_totals(db) -> None:
+    """Add the card rows written since the last call into ``cardfacts_totals`` and ``cardfacts_turns`` (one
+    GROUP BY over all of them, cheaper than one per chunk). ``totals_rowid`` in the meta table says how far
+    the totals go, and moves in the same transaction, so a crash in between is caught up by the next run."""
+    conn = db.conn
+    with conn:
+        row = conn.execute("SELECT value FROM cardfacts_meta WHERE key = 'totals_rowid'").fetchone()
+        done = int(row[0]) if row else 0
+        last = conn.execute("SELECT COALESCE(max(rowid), 0) FROM cardfacts_cards").fetchone()[0]
+        if last > done:
+            conn.execute(_TOTALS_SQL, (done,))
+            conn.execute(_TURNS_SQL, (done,))
+        conn.execute("INSERT OR REPLACE INTO cardfacts_meta (key, value) VALUES ('totals_rowid', ?)", (str(last),))
 
 
 def dump(path: str | os.PathLike) -> tuple[list[tuple], list[tuple]]:

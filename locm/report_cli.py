@@ -38,7 +38,10 @@ def _existing(db: Path) -> str:
 
 @contextlib.contextmanager
 def _progress(label: str):
-    """A click progress bar for the games the projection still has to read (none shown when there are none)."""
+    """A click progress bar for the games the projection still has to read (none for a few), with SIGTERM
+    turned into an interrupt so that the worker processes are stopped too."""
+    from locm.cli import _sigterm_as_interrupt
+
     state = {}
 
     def start(n):
@@ -51,7 +54,8 @@ def _progress(label: str):
             state["bar"].update(k)
 
     try:
-        yield start, step
+        with _sigterm_as_interrupt():
+            yield start, step
     finally:
         if "bar" in state:
             state["bar"].__exit__(None, None, None)

@@ -284,6 +284,11 @@ def test_rebuilt_projection_equals_the_incremental_one(tmp_path, monkeypatch):
         conn.execute("UPDATE cardfacts_meta SET value = 'other' WHERE key = 'layout'")
     assert cs.refresh(db, workers=1).rebuilt and cs.dump(db) == incremental
     assert not cs.refresh(db, workers=1).rebuilt
+    with sqlite3.connect(db) as conn:  # a crash after the last chunk's rows, before the totals: caught up
+        conn.execute("DELETE FROM cardfacts_totals")
+        conn.execute("DELETE FROM cardfacts_turns")
+        conn.execute("UPDATE cardfacts_meta SET value = '0' WHERE key = 'totals_rowid'")
+    assert cs.refresh(db, workers=1).projected == 0 and cs.dump(db) == incremental
 
 
 def test_the_store_still_opens_with_the_projection_tables(tmp_path):
@@ -428,3 +433,17 @@ def test_constructed_offered_counts_the_pool_cards_of_each_bucket(small_db):
     row = next(r for r in data.rulesets["constructed"].cards if r["feature"] == "type: creature")
     assert row["offered"] == creatures
     assert row["pick_rate"] == round(row["picked"] / creatures, 4)
+
+
+@given(st.builds(lambda t, cost, a, d, kw, area, draw, my, opp: __import__("events.cards").cards.Card(
+    base_id=0, type=t, cost=cost, attack=a, defense=d, keywords=kw, area=area, draw=draw, my_health=my,
+    opp_health=opp), st.integers(0, 3), st.integers(0, 12), st.integers(-12, 12), st.integers(-12, 12),
+    st.integers(0, 63), st.integers(0, 2), st.integers(0, 4), st.integers(-5, 5), st.integers(-5, 5)))
+def test_feature_key_agrees_with_the_efficiency_definition(card):
+    from analysis.cardfacts import EFFICIENCY, efficiency_bucket, feature_key, features_of_key
+
+    features = features_of_key(feature_key(card))
+    eff = efficiency_bucket(card)
+    assert (f"efficiency: {EFFICIENCY[eff]}" in features) if eff else not any(
+        f.startswith("efficiency:") for f in features)
+    assert f"cost: {card.cost if card.cost < 7 else '7+'}" in features
