@@ -62,7 +62,7 @@ def best_worst(rows: list[dict], ruleset: str, out: Path, names: dict[int, str],
     ax.axvline(50, color="grey", linestyle=":", linewidth=1)
     ax.set_xlim(0, 100)
     ax.set_xlabel("win rate when in hand (GIH WR), % with 95% Wilson interval")
-    what = "feature buckets" if ruleset == "constructed" else "cards"
+    what = "feature buckets" if "feature" in shown[0] else "cards"
     ax.set_title(f"{ruleset}: best and worst {what} by in-hand win rate")
     name = _save(fig, out, f"{ruleset}-best-worst.png")
     return Chart(name, f"{ruleset}: best and worst {what}",
@@ -254,7 +254,7 @@ def draw_all(data, out: Path) -> list[Chart]:
     for rs, d in data.rulesets.items():
         charts.append(best_worst(d.cards, rs, out, names))
         charts.append(iih_chart(d.cards, rs, out, names))
-        if rs != "constructed":
+        if not d.constructed:
             charts.append(pick_vs_win(d.cards, rs, out, names))
         else:
             charts.append(features_chart(d.features, out))

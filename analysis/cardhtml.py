@@ -170,9 +170,9 @@ def render(data, charts) -> str:
         parts.append(f'<figure><img alt="{escape(c.title)}" src="data:image/png;base64,{b64}">'
                      f"<figcaption><b>{escape(c.title)}.</b> {escape(c.caption)}</figcaption></figure>")
     for rs, d in data.rulesets.items():
-        what = "per card feature bucket" if rs == "constructed" else "per card (base id)"
+        what = "per card feature bucket" if d.constructed else "per card (base id)"
         parts.append(f'<h2 id="cards-{escape(rs)}">{escape(rs)}: cards, {what}</h2>')
-        if rs == "constructed":
+        if d.constructed:
             parts.append("<p class=lead>Constructed cards are generated anew for every game, so a base id means a "
                          "different card in each game; rows are feature buckets over (player-game, card) pairs. "
                          "Pairs of one game are not independent, so these intervals are somewhat narrow. "

@@ -56,8 +56,11 @@ def add_counts(into: dict, counts: dict) -> None:
         into[k] = into.get(k, 0) + counts.get(k, 0)
 
 
-def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version: str) -> dict:
+def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version: str,
+             constructed: bool | None = None) -> dict:
     """One row of cards.json: the issue's keys, in order, plus ``definitions_version``."""
+    if constructed is None:
+        constructed = ruleset == "constructed"
     row: dict = {"ruleset": ruleset, key_name: key}
     for m in METRICS:
         n, w = counts.get(f"{m}_n", 0), counts.get(f"{m}_wins", 0)
@@ -66,11 +69,11 @@ def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version
     a, b = row["in_hand_wr"], row["not_seen_wr"]
     row["iih"] = None if a is None or b is None else round(a - b, 4)
     offered = counts.get("offered", 0)
-    picked = counts.get("pick_games" if ruleset == "constructed" else "picked", 0)
+    picked = counts.get("pick_games" if constructed else "picked", 0)
     row["offered"] = offered
     row["picked"] = picked
     row["pick_rate"] = round(picked / offered, 4) if offered else None
-    if ruleset == "constructed":
+    if constructed:
         games = counts.get("pick_games", 0)
         row["avg_pick"] = round(counts.get("pick_first_sum", 0) / games, 2) if games else None
     else:

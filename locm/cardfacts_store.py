@@ -128,7 +128,7 @@ def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple
         g, c = game_rows(current, events)
         games.append(g), cards.extend(c)
         rs, agents = g[1], (g[3], g[4])
-        counts = msgspec.json.decode(g[11] if rs == "constructed" else g[10])
+        counts = msgspec.json.decode(g[11] if g[11] != "{}" else g[10])  # a constructed game has a pool
         for p in (0, 1):
             for key, n in counts.items():
                 offered[(rs, agents[p], p, key)] += n
@@ -297,6 +297,13 @@ def _where(ruleset: str, agent: str | None, seat: int | None) -> tuple[str, list
     if seat is not None:
         where.append("player = ?"), params.append(seat)
     return " AND ".join(where), params
+
+
+def is_constructed(db: sqlite_utils.Database, ruleset: str) -> bool:
+    """Whether a ruleset's games build decks from a generated pool (constructed, or a variant of it): its rows
+    are then feature buckets. Told by the projected games themselves, never by the ruleset's name."""
+    row = db.execute("SELECT pool FROM cardfacts_games WHERE ruleset = ? LIMIT 1", [ruleset]).fetchone()
+    return row is not None and row[0] != "{}"
 
 
 def card_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,

@@ -42,6 +42,7 @@ class RulesetData:
     by_turn: list[tuple[int, int, int]]  # (own turn of first play, n, wins)
     games: list[dict]
     features: dict[str, list[dict]] = field(default_factory=dict)  # constructed: family -> rows
+    constructed: bool = False  # rows are feature buckets (constructed or a variant of it)
 
 
 @dataclass
@@ -106,7 +107,7 @@ def check_request(path: str, ruleset: str | None) -> None:
 
 
 def _ruleset_data(db, rs: str, agent, seat, min_n: int, games: list[dict]) -> RulesetData:
-    constructed = rs == "constructed"
+    constructed = cs.is_constructed(db, rs)
     groups = cs.card_groups(db, rs, agent, seat, by_card=not constructed)
     by_cost: dict[str, dict] = defaultdict(dict)
     for key, counts in groups:
@@ -120,7 +121,7 @@ def _ruleset_data(db, rs: str, agent, seat, min_n: int, games: list[dict]) -> Ru
         rows = []
         for feature, counts in buckets.items():
             counts["offered"] = offered.get(feature, 0)
-            rows.append(card_row(rs, "feature", feature, counts, min_n, DEFINITIONS_VERSION))
+            rows.append(card_row(rs, "feature", feature, counts, min_n, DEFINITIONS_VERSION, constructed))
         for family in ("type", "cost", "keyword", "area", "draw", "health", "efficiency"):
             fam = [r for r in rows if r["feature"].startswith(family + ":")]
             features[family] = sorted(fam, key=lambda r: _feature_order(r["feature"]))
@@ -130,9 +131,9 @@ def _ruleset_data(db, rs: str, agent, seat, min_n: int, games: list[dict]) -> Ru
         rows = []
         for key, counts in groups:
             counts = dict(counts, offered=offered.get(str(key[0]), 0))
-            rows.append(card_row(rs, "base_id", key[0], counts, min_n, DEFINITIONS_VERSION))
+            rows.append(card_row(rs, "base_id", key[0], counts, min_n, DEFINITIONS_VERSION, constructed))
         rows.sort(key=lambda r: r["base_id"])
-    return RulesetData(rs, rows, cost_rows, cs.turn_groups(db, rs, agent, seat), games, features)
+    return RulesetData(rs, rows, cost_rows, cs.turn_groups(db, rs, agent, seat), games, features, constructed)
 
 
 def _feature_order(feature: str):

@@ -447,3 +447,25 @@ def test_feature_key_agrees_with_the_efficiency_definition(card):
     assert (f"efficiency: {EFFICIENCY[eff]}" in features) if eff else not any(
         f.startswith("efficiency:") for f in features)
     assert f"cost: {card.cost if card.cost < 7 else '7+'}" in features
+
+
+def test_a_variant_is_reported_as_its_base_family_not_by_its_name(tmp_path):
+    """A constructed variant's cards are generated per game: its rows are feature buckets, as constructed's;
+    a 1.2 variant's rows are base ids. Told by the games, never by the ruleset's name."""
+    from engine.rulesets import RULES_12, RULES_CONSTRUCTED
+
+    variants = (RULES_CONSTRUCTED.replace(name="gen-25", start_health=25), RULES_12.replace(name="draft-25",
+                                                                                              start_health=25))
+    games = []
+    for rules in variants:
+        for seed in range(1, 5):
+            game = Game.new(rules, seed, agents=("greedy", "random"))
+            play(game, (GreedyAgent(), RandomAgent(seed)))
+            games.append(game.log)
+    db = tmp_path / "v.db"
+    _store(db, *games)
+    data = collect(db, min_n=1)
+    assert set(data.rulesets) == {"gen-25", "draft-25"}
+    assert data.rulesets["gen-25"].constructed and not data.rulesets["draft-25"].constructed
+    assert all("feature" in r for r in data.rulesets["gen-25"].cards)
+    assert all("base_id" in r for r in data.rulesets["draft-25"].cards)
