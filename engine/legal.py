@@ -1,10 +1,14 @@
 """Battle legality (R-ACTIONS): one set of predicates for generating the legal actions and for explaining why
 an action is not legal.
 
-Each check is a small predicate that returns None when it passes and the one-line reason when it fails.
-`legal_actions` builds its list by running the same predicates on every candidate, and `problem` runs them on
-one action, so a rejected action's reason can never disagree with the list. Nothing here is cached in the
-state: `legal_actions` returns a fresh tuple (an immutable value) computed from the state alone.
+Each check is a small predicate that returns None when it passes and, when it fails, the reason: a template
+and its values, formatted into the one-line text only when a refusal is explained (`problem`), so building
+the legal list never formats a string. `legal_actions` builds its list by running the same predicates on the
+candidates, and `problem` runs them on one action, so a rejected action's reason can never disagree with the
+list. A predicate whose answer cannot depend on a candidate's particulars is run once for all of them (a
+lane's room, an item's kind of target, an attack on the opponent, on a Guard or on another creature of the
+lane). Nothing here is cached in the state: `legal_actions` returns a fresh tuple (an immutable value)
+computed from the state alone.
 """
 
 from __future__ import annotations
@@ -16,70 +20,77 @@ from engine.state import BATTLE
 LANES = (0, 1)
 OPPONENT = -1
 
-
 # Where an item's target is, for `_item_target`.
 MINE, THEIRS, FACE, NOWHERE = "mine", "theirs", "face", "nowhere"
 
+Reason = tuple  # (template, *values): `_text` makes the one-line reason
 
-# --- the predicates (each: None when the check passes, else the one-line reason) --------------------------
+
+def _text(reason: Reason) -> str:
+    return reason[0].format(*reason[1:])
 
 
-def _playable(u, id: int, mana: int) -> str | None:
+# --- the predicates (each: None when the check passes, else the reason) -------------------------------------
+
+
+def _playable(u, id: int, mana: int) -> Reason | None:
     if u is None:
-        return f"card {id} is not in your hand"
+        return ("card {} is not in your hand", id)
     if u.card.cost > mana:
-        return f"card {id} costs {u.card.cost} mana, you have {mana}"
+        return ("card {} costs {} mana, you have {}", id, u.card.cost, mana)
     return None
 
 
-def _summonable(u) -> str | None:
+def _summonable(u) -> Reason | None:
     if u.card.type != CREATURE:
-        return f"card {u.id} is an item ({TYPE_NAMES[u.card.type]}), not a creature"
+        return ("card {} is an item ({}), not a creature", u.id, TYPE_NAMES[u.card.type])
     return None
 
 
-def _lane_free(lane: int, count: int, lane_size: int) -> str | None:
+def _lane_free(lane: int, count: int, lane_size: int) -> Reason | None:
     if lane not in LANES:
-        return f"lane must be 0 or 1, got {lane}"
+        return ("lane must be 0 or 1, got {}", lane)
     if count >= lane_size:
-        return f"lane {lane} already holds {count} creatures"
+        return ("lane {} already holds {} creatures", lane, count)
     return None
 
 
-def _usable(u) -> str | None:
+def _usable(u) -> Reason | None:
     if u.card.type == CREATURE:
-        return f"card {u.id} is a creature, not an item"
+        return ("card {} is a creature, not an item", u.id)
     return None
 
 
-def _item_target(u, target: int, where: str) -> str | None:
+def _item_target(u, target: int, where: str) -> Reason | None:
     t = u.card.type
     if t == GREEN:
         if where != MINE:
-            return f"green item {u.id} must target one of your creatures, not {target}"
+            return ("green item {} must target one of your creatures, not {}", u.id, target)
     elif t == RED:
         if where != THEIRS:
-            return f"red item {u.id} must target an enemy creature, not {target}"
+            return ("red item {} must target an enemy creature, not {}", u.id, target)
     elif where not in (THEIRS, FACE):
-        return f"blue item {u.id} must target an enemy creature or -1, not {target}"
+        return ("blue item {} must target an enemy creature or -1, not {}", u.id, target)
     return None
 
 
-def _ready(a, id: int) -> str | None:
+def _ready(a, id: int) -> Reason | None:
     if a is None:
-        return f"creature {id} is not one of your creatures on the board"
+        return ("creature {} is not one of your creatures on the board", id)
     if not a.can_attack:
         if a.has_attacked:
-            return f"creature {id} has already attacked this turn"
-        return f"creature {id} was summoned this turn and has no Charge"
+            return ("creature {} has already attacked this turn", id)
+        return ("creature {} was summoned this turn and has no Charge", id)
     return None
 
 
-def _attack_target(a, target: int, in_lane: bool, guards: list[int]) -> str | None:
-    if guards and target not in guards:
-        return f"creature {a.id} must attack a Guard in lane {a.lane} first: {', '.join(map(str, guards))}"
+def _attack_target(a, target: int, in_lane: bool, guard: bool, guards: list[int]) -> Reason | None:
+    """``in_lane``: the target is an enemy creature in the attacker's lane; ``guard``: it has Guard;
+    ``guards``: the Guards of that lane."""
+    if guards and not guard:
+        return ("creature {} must attack a Guard in lane {} first: {}", a.id, a.lane, ", ".join(map(str, guards)))
     if target != OPPONENT and not in_lane:
-        return f"target {target} is not the opponent (-1) or an enemy creature in lane {a.lane}"
+        return ("target {} is not the opponent (-1) or an enemy creature in lane {}", target, a.lane)
     return None
 
 
@@ -96,37 +107,34 @@ def problem(state, action) -> str | None:
     if kind is Summon:
         u = _find(me.hand, action.id)
         lane = action.lane
-        return (_playable(u, action.id, me.mana) or _summonable(u)
-                or _lane_free(lane, sum(1 for v in me.board if v.lane == lane), state.rules.lane_size))
-    if kind is Attack:
+        reason = (_playable(u, action.id, me.mana) or _summonable(u)
+                  or _lane_free(lane, sum(1 for v in me.board if v.lane == lane), state.rules.lane_size))
+    elif kind is Attack:
         a = _find(me.board, action.id)
         reason = _ready(a, action.id)
-        if reason is not None:
-            return reason
-        target = action.target
-        lane = a.lane
-        guards = [v.id for v in op.board if v.lane == lane and v.keywords & GUARD]
-        in_lane = any(v.id == target and v.lane == lane for v in op.board)
-        return _attack_target(a, target, in_lane, guards)
-    if kind is Use:
+        if reason is None:
+            target, lane = action.target, a.lane
+            guards = [v.id for v in op.board if v.lane == lane and v.keywords & GUARD]
+            d = _find(op.board, target)
+            in_lane = d is not None and d.lane == lane
+            reason = _attack_target(a, target, in_lane, in_lane and bool(d.keywords & GUARD), guards)
+    elif kind is Use:
         u = _find(me.hand, action.id)
         reason = _playable(u, action.id, me.mana) or _usable(u)
-        if reason is not None:
-            return reason
-        target = action.target
-        where = (FACE if target == OPPONENT else MINE if _find(me.board, target) else
-                 THEIRS if _find(op.board, target) else NOWHERE)
-        return _item_target(u, target, where)
-    return f"{action.text()} is not a battle action"
+        if reason is None:
+            target = action.target
+            where = (FACE if target == OPPONENT else MINE if _find(me.board, target) else
+                     THEIRS if _find(op.board, target) else NOWHERE)
+            reason = _item_target(u, target, where)
+    else:
+        return f"{action.text()} is not a battle action"
+    return None if reason is None else _text(reason)
 
 
 def legal_actions(state) -> tuple:
     """Every legal SUMMON, ATTACK and USE of the player to move, in a fixed order: the hand's cards in hand
     order (summons by lane; items on own creatures, or on the opponent then its creatures), then each ready
-    creature's attacks (the opponent first, then the lane's creatures). Empty outside the battle.
-
-    The list runs the predicates `problem` runs. A predicate whose answer cannot depend on a candidate's
-    particulars is run once for all of them (a lane's room, an item's kind of target)."""
+    creature's attacks (the opponent first, then the lane's creatures). Empty outside the battle."""
     if state.phase != BATTLE:
         return ()
     p = state.current
@@ -135,11 +143,14 @@ def legal_actions(state) -> tuple:
     acts: list = []
     append = acts.append
     my_board, op_board = me.board, op.board
-    counts = [0, 0]
+    n0 = n1 = 0
     for v in my_board:
-        counts[v.lane] += 1
+        if v.lane:
+            n1 += 1
+        else:
+            n0 += 1
     lane_size = state.rules.lane_size
-    free = [lane for lane in LANES if _lane_free(lane, counts[lane], lane_size) is None]
+    free = [lane for lane, n in ((0, n0), (1, n1)) if _lane_free(lane, n, lane_size) is None]
     for u in me.hand:
         if _playable(u, u.id, mana) is not None:
             continue
@@ -158,22 +169,31 @@ def legal_actions(state) -> tuple:
                 append(Use(i, v.id))
     if not my_board:
         return tuple(acts)
-    ids: tuple[list[int], list[int]] = ([], [])
+    lanes: tuple[list, list] = ([], [])
     guards: tuple[list[int], list[int]] = ([], [])
     for v in op_board:
-        ids[v.lane].append(v.id)
-        if v.keywords & GUARD:
+        guard = bool(v.keywords & GUARD)
+        lanes[v.lane].append((v.id, guard))
+        if guard:
             guards[v.lane].append(v.id)
+    # The attack predicate, once per lane for each kind of target: the opponent, another creature, a Guard.
+    ok_by_lane: list = [None, None]
     for a in my_board:
         if _ready(a, a.id) is not None:
             continue
         lane = a.lane
-        g = guards[lane]
-        if _attack_target(a, OPPONENT, False, g) is None:
-            append(Attack(a.id, OPPONENT))
-        for target in ids[lane]:
-            if _attack_target(a, target, True, g) is None:
-                append(Attack(a.id, target))
+        ok = ok_by_lane[lane]
+        if ok is None:
+            g = guards[lane]
+            ok = ok_by_lane[lane] = (_attack_target(a, OPPONENT, False, False, g) is None,
+                                     _attack_target(a, 0, True, False, g) is None,
+                                     _attack_target(a, 0, True, True, g) is None)
+        i = a.id
+        if ok[0]:
+            append(Attack(i, OPPONENT))
+        for target, guard in lanes[lane]:
+            if ok[1 + guard]:
+                append(Attack(i, target))
     return tuple(acts)
 
 
