@@ -559,12 +559,16 @@ def verify(db, redecide):
 
     bad = total = 0
     with open_store(db, create=False, readonly=True) as store:
-        for record in store.games():
-            total += 1
-            problem = check_stored_game(store, record, redecide)
-            if problem:
-                bad += 1
-                click.echo(f"{record.game_id}: {problem.removeprefix(f'game {record.game_id!r}: ')}")
+        records = store.games()
+        # The bar goes to stderr and only to a terminal: the report lines on stdout stay as they are.
+        with click.progressbar(records, label="verifying", file=sys.stderr, show_pos=True,
+                               show_eta=True) as bar:
+            for record in bar:
+                total += 1
+                problem = check_stored_game(store, record, redecide)
+                if problem:
+                    bad += 1
+                    click.echo(f"{record.game_id}: {problem.removeprefix(f'game {record.game_id!r}: ')}")
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
     sys.exit(1 if bad else 0)
 
