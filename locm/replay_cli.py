@@ -183,6 +183,11 @@ def html(source, db, game_index, output):
 
     r = _open(source, db, game_index)
     page = render_html(r)
+    if str(output) == "-":  # the page on standard output, the summary on stderr
+        sys.stdout.write(page)
+        sys.stdout.flush()
+        click.echo(f"- ({len(page.encode()) // 1024} KB, {len(r)} events)", err=True)
+        return
     tmp = output.with_name(output.name + ".tmp")
     try:
         tmp.write_text(page, encoding="utf-8")

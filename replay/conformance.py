@@ -9,8 +9,10 @@ non-null entries. `outputs[p][frame]` is what the bot answered.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,11 +79,12 @@ def read_log_file(path: str | Path, on_bad_line: Callable[[ConformanceFileError]
     """The games of an official log file (plain or .gz). A line that is not a game log raises
     `ConformanceFileError` naming it, or, with ``on_bad_line``, is passed to it and skipped."""
     path = Path(path)
-    if not path.is_file():
+    stdin = str(path) == "-"
+    if not stdin and not path.is_file():
         raise ConformanceFileError(f"{path}: no such file", str(path))
     opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8") as f:
+        with (contextlib.nullcontext(sys.stdin) if stdin else opener(path, "rt", encoding="utf-8")) as f:
             n = 0
             for lineno, line in enumerate(f, 1):
                 if not line.strip():

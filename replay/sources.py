@@ -15,6 +15,7 @@ import gzip
 import hashlib
 import json
 import sqlite3
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,14 +55,26 @@ def open_game(path: str | Path | None = None, *, db: str | Path | None = None, g
 def sniff(path: str | Path) -> tuple[str, bytes]:
     """``("events" | "official", bytes)`` for a file, or `ReplaySourceError` naming what it is not."""
     p = Path(path)
-    if p.is_dir():
+    if str(path) == "-":  # standard input: an event log or an official log piped in
+        data = sys.stdin.buffer.read()
+        p = Path("<stdin>")
+    elif p.is_dir():
         raise ReplaySourceError(f"{p}: is a directory, not a log file")
+    else:
+        data = _read(p)
+    return _sniffed(p, data)
+
+
+def _read(p: Path) -> bytes:
     try:
-        data = p.read_bytes()
+        return p.read_bytes()
     except FileNotFoundError:
         raise ReplaySourceError(f"{p}: no such file") from None
     except OSError as exc:
         raise ReplaySourceError(f"{p}: cannot read: {exc.strerror or exc}") from None
+
+
+def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
     if data[:2] == _GZIP_MAGIC:
         try:
             data = gzip.decompress(data)

@@ -9,6 +9,7 @@ Written through the CLI and `locm.store.open_store` only, so that they hold on a
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import multiprocessing
 import os
@@ -700,3 +701,24 @@ def test_a_store_cannot_be_standard_input_or_output(tmp_path, args):
                        text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert "not standard input or output" in r.stderr and not (tmp_path / "-").exists()
+
+
+def test_dash_reads_standard_input_for_logs_and_writes_standard_output_for_html(tmp_path):
+    """`-` is standard input for the log a command reads (conformance, show) and standard output for
+    `html -o`; no file named `-` is made."""
+    official = (ROOT / "tests" / "data" / "official-1.2-games-00-49.txt.gz")
+    lines = gzip.decompress(official.read_bytes()).decode().splitlines(keepends=True)[:2]
+
+    def locm_in(stdin: str, *args):
+        return subprocess.run([sys.executable, "-m", "locm.cli", *args], cwd=tmp_path, input=stdin,
+                              capture_output=True, text=True)
+
+    r = locm_in("".join(lines), "conformance", "-", "--quiet")
+    assert r.returncode == 0 and r.stdout.strip().endswith("2/2 games identical"), r.stdout + r.stderr
+    log = tmp_path / "g.jsonl"
+    assert locm_in("", "play", "--seed", "7", "--log", str(log)).returncode == 0
+    r = locm_in(log.read_text(), "show", "-", "--seq", "5", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["seq"] == 5, r.stderr
+    r = locm_in("", "html", str(log), "-o", "-")
+    assert r.returncode == 0 and r.stdout.startswith("<!DOCTYPE html>") and "KB" in r.stderr
+    assert not (tmp_path / "-").exists()
