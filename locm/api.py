@@ -1,0 +1,209 @@
+"""`locm.Game`: one object for a notebook, over the event-sourced engine (as python-chess's `Board`).
+
+    >>> import locm
+    >>> g = locm.Game("1.2", seed=7)
+    >>> while not g.ended:
+    ...     g.play(g.legal_actions()[0])
+    >>> g.outcome()
+    Outcome(winner=..., reason=..., turn=...)
+
+Every phase offers its legal actions, the end of a battle turn included:
+
+- draft (1.2): `Pick(player, 0..2)`;
+- construct (constructed): `Choose(base_id)`, one card at a time, for cards with copies left; the
+  `deck_size`-th choice submits the whole deck (`BuildDeck`), as a bot's answer would;
+- battle: the engine's legal `Summon`, `Attack` and `Use` (`engine.legal`), then `EndTurn()`.
+
+`play` refuses an action that is not legal (`IllegalActionError`, with the engine's reason), so a notebook never
+records a refusal by mistake; bots and referee logs, whose refused actions are part of the game, go through
+`engine.game.Game.answer`. `undo` takes back the last action: the game is the fold of its log minus that
+action's events (a pending `Choose` is simply dropped). The log is the engine's, event for event: what a
+`Game` played can be stored, exported, replayed and re-decided like any other game.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import msgspec
+
+from engine import game as engine_game
+from engine.commands import Attack, BuildDeck, Command, EndTurn, Pick, Summon, Use
+from engine.errors import LocmError
+from engine.evolve import fold
+from engine.legal import legal_actions, problem
+from engine.rulesets import Rules
+from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED
+from events.catalog import ActionReceived, GameEnded, HardError
+
+
+class Choose(msgspec.Struct, frozen=True, array_like=True):
+    """Constructed: one card of the deck being chosen (`Game` submits the deck when it is complete)."""
+
+    base_id: int
+
+    def text(self) -> str:
+        return f"CHOOSE {self.base_id}"
+
+
+class Outcome(NamedTuple):
+    winner: int
+    reason: str
+    turn: int
+
+
+class IllegalActionError(LocmError):
+    """`Game.play` of an action that is not among `legal_actions()` now; ``reason`` says why."""
+
+    def __init__(self, action, reason: str) -> None:
+        self.action, self.reason = action, reason
+        super().__init__(f"{_text(action)} is not legal now: {reason}")
+
+
+class Game:
+    """A live game: `legal_actions`, `play`, `undo`, `outcome`, `view`, `log`."""
+
+    __slots__ = ("_game", "_chosen")
+
+    def __init__(self, ruleset: str | Rules = "1.2", seed: int = 0, *, params: dict | None = None,
+                 agents: tuple[str, str] = ("", "")) -> None:
+        self._game = engine_game.Game.new(ruleset, seed, params, agents)
+        self._chosen: list[int] = []  # constructed: the cards chosen so far by the player to move
+
+    @classmethod
+    def from_log(cls, events) -> "Game":
+        """Continue a game from its event log (of any schema)."""
+        g = cls.__new__(cls)
+        g._game = engine_game.Game.from_log(events)
+        g._chosen = []
+        return g
+
+    # --- reading ------------------------------------------------------------------------------------------
+
+    @property
+    def log(self) -> tuple:
+        """The events so far (immutable values; the tuple is a copy)."""
+        return tuple(self._game.log)
+
+    @property
+    def rules(self) -> Rules:
+        return self._game.rules
+
+    @property
+    def phase(self) -> str:
+        return self._game.phase
+
+    @property
+    def to_move(self) -> int:
+        return self._game.to_move
+
+    @property
+    def turn(self) -> int:
+        return self._game.state.turn
+
+    @property
+    def ended(self) -> bool:
+        return self._game.ended
+
+    @property
+    def chosen(self) -> tuple[int, ...]:
+        """Constructed: the cards chosen so far for the deck of the player to move."""
+        return tuple(self._chosen)
+
+    def outcome(self) -> Outcome | None:
+        """Who won, how and in which turn; None while the game goes on."""
+        last = self._game.log[-1]
+        return Outcome(last.winner, last.reason, last.turn) if type(last) is GameEnded else None
+
+    def view(self, player: int | None = None) -> dict:
+        """The board as `locm show --json` gives it: `player` 0 or 1 sees what that player could see; None
+        shows everything."""
+        from replay.views import view
+
+        return view(self._game.state, player)
+
+    def input_for(self, player: int) -> str:
+        """The exact text the referee would send `player` now."""
+        return self._game.input_for(player)
+
+    # --- acting -------------------------------------------------------------------------------------------
+
+    def legal_actions(self) -> tuple:
+        """Every action the player to move may play now (empty once the game is over)."""
+        state = self._game.state
+        phase = state.phase
+        if phase == BATTLE:
+            return legal_actions(state) + (EndTurn(),)
+        if phase == DRAFT:
+            return tuple(Pick(state.current, i) for i in range(len(state.offer)))
+        if phase == CONSTRUCT:
+            limit = state.rules.max_copies
+            return tuple(Choose(b) for b in sorted(state.cards) if self._chosen.count(b) < limit)
+        return ()
+
+    def play(self, action) -> list:
+        """Play one legal action; returns the events it caused (none for a `Choose` that does not complete
+        the deck)."""
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(action, self._why(action))
+        if type(action) is Choose:
+            self._chosen.append(action.base_id)
+            if len(self._chosen) < self._game.rules.deck_size:
+                return []
+            deck, self._chosen = tuple(self._chosen), []
+            return self._game.submit(BuildDeck(self._game.to_move, deck))
+        return self._game.submit(action)
+
+    def undo(self) -> None:
+        """Take back the last action: a pending `Choose`, or the last recorded input and all it caused."""
+        if self._chosen:
+            self._chosen.pop()
+            return
+        log = self._game.log
+        k = len(log) - 1
+        while k > 0 and not (log[k].cause == -1 and type(log[k]) in (ActionReceived, HardError)):
+            k -= 1
+        if k == 0:
+            raise LocmError("nothing to undo: no action has been played")
+        kept = log[:k]
+        self._game = engine_game.Game(fold(kept), list(kept))
+
+    def _why(self, action) -> str:
+        state = self._game.state
+        if state.phase == ENDED:
+            return "the game is over"
+        if type(action) in (Summon, Attack, Use):
+            return problem(state, action) or "not an action of this phase"
+        if type(action) is Choose and state.phase == CONSTRUCT:
+            if action.base_id not in state.cards:
+                return f"card {action.base_id} is not in the pool (0..{len(state.cards) - 1})"
+            return f"the deck already holds {state.rules.max_copies} copies of card {action.base_id}"
+        if type(action) is Pick and state.phase == DRAFT:
+            return f"player {state.current} picks one of 0..{len(state.offer) - 1}"
+        return f"not an action of the {state.phase} phase"
+
+    def __repr__(self) -> str:
+        s = self._game.state
+        head = f"<locm.Game {s.rules.name} seed={self._game.created.seed}"
+        if s.phase == ENDED:
+            o = self.outcome()
+            body = f"over: player {o.winner} won by {o.reason} in turn {o.turn}" if o else "over"
+        elif s.phase == BATTLE:
+            p0, p1 = s.players
+            body = (f"battle turn {s.turn}, P{s.current} to move; P0 {p0.health} hp {p0.mana}/{p0.max_mana} "
+                    f"mana, P1 {p1.health} hp {p1.mana}/{p1.max_mana} mana")
+        elif s.phase == DRAFT:
+            body = f"draft round {s.round}, P{s.current} to pick"
+        else:
+            body = f"construct, P{s.current} to choose ({len(self._chosen)}/{s.rules.deck_size} chosen)"
+        return f"{head} {body} | {len(self._game.log)} events>"
+
+
+def _text(action) -> str:
+    text = getattr(action, "text", None)
+    return text() if callable(text) else repr(action)
+
+
+__all__ = ["Game", "Choose", "Outcome", "IllegalActionError", "Pick", "Summon", "Attack", "Use", "EndTurn",
+           "Command"]

@@ -1,0 +1,106 @@
+"""`locm.Game`, the notebook front object: legal actions in every phase, play, undo, outcome, view, repr, and the
+README's example, run as it is written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import locm
+from engine.commands import EndTurn, Pick
+from engine.evolve import fold
+from engine.redecide import redecide
+from engine.rulesets import RULES_12
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_the_readme_example_runs_as_written(capsys):
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## A notebook API"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("<locm.Game constructed seed=42 over: player ") and "Outcome(winner=" in out[0]
+    assert out[1].split()[0].isdigit()  # the other hand, seen from player 0, is a count
+
+
+@pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
+def test_every_phase_offers_legal_actions_and_a_whole_game_redecides(ruleset):
+    g = locm.Game(ruleset, seed=5)
+    phases = set()
+    k = 0
+    while not g.ended:
+        acts = g.legal_actions()
+        assert acts and isinstance(acts, tuple)
+        phases.add(g.phase)
+        if g.phase == "battle":
+            assert acts[-1] == EndTurn()
+        g.play(acts[k % len(acts)])
+        k += 7
+    assert phases == {"draft" if ruleset == "1.2" else "construct", "battle"}
+    assert g.legal_actions() == () and g.outcome() is not None
+    result = redecide(list(g.log))
+    assert result.ok and result.strict, result.divergence
+
+
+def test_undo_is_the_fold_of_the_log_minus_the_last_action():
+    g = locm.Game("1.2", seed=9)
+    while g.phase == "draft":
+        g.play(g.legal_actions()[-1])
+    before = g.log
+    g.play(g.legal_actions()[0])
+    g.play(EndTurn())
+    g.undo()
+    g.undo()
+    assert g.log == before
+    assert fold(list(before)) == locm.Game.from_log(before)._game.state
+    from engine.errors import LocmError
+
+    with pytest.raises(LocmError, match="nothing to undo"):
+        locm.Game("1.2", seed=9).undo()
+
+def test_a_construct_deck_is_chosen_card_by_card_and_submitted_whole():
+    g = locm.Game("constructed", seed=3)
+    assert len(g.legal_actions()) == 120
+    for _ in range(29):
+        assert g.play(g.legal_actions()[0]) == []
+    assert len(g.chosen) == 29 and g.to_move == 0
+    with pytest.raises(locm.IllegalActionError, match="already holds 2 copies of card 0"):
+        g.play(locm.Choose(0))
+    g.undo()
+    assert len(g.chosen) == 28
+    g.play(g.legal_actions()[0])
+    events = g.play(g.legal_actions()[0])
+    assert type(events[-1]).__name__ == "DeckChosen" and g.to_move == 1 and g.chosen == ()
+
+
+def test_illegal_actions_are_refused_with_the_engines_reason():
+    g = locm.Game("1.2", seed=4)
+    start = len(g.log)
+    with pytest.raises(locm.IllegalActionError, match="picks one of 0..2"):
+        g.play(Pick(0, 5))
+    with pytest.raises(locm.IllegalActionError, match="not an action of the draft phase"):
+        g.play(EndTurn())
+    assert len(g.log) == start  # a refusal records nothing
+    while g.phase == "draft":
+        g.play(g.legal_actions()[0])
+    from engine.commands import Attack
+
+    before = len(g.log)
+    with pytest.raises(locm.IllegalActionError, match="is not one of your creatures on the board"):
+        g.play(Attack(99, -1))
+    assert len(g.log) == before
+
+
+def test_view_hides_the_other_hand_and_repr_reads_well():
+    g = locm.Game(RULES_12.replace(name="house", start_health=20), seed=2)
+    while g.phase == "draft":
+        g.play(g.legal_actions()[0])
+    v0, full = g.view(0), g.view()
+    assert isinstance(v0["players"][1]["hand"], int) and isinstance(full["players"][1]["hand"], list)
+    assert v0["players"][0]["health"] == 20
+    assert repr(g).startswith("<locm.Game house seed=2 battle turn 0, P0 to move; P0 20 hp")
+    assert g.input_for(0).startswith("20 1 25 25 1\n")
