@@ -44,8 +44,8 @@ def start_turn(state, out: Out, p: int, cause: int) -> None:
             mana=mm,
             bonus_spent=spent,
             draws=draws,
-            ready=tuple(u.id for u in pl.board),
-            cleared=tuple(u.id for u in state.players[1 - p].board),
+            ready=_ids(pl.board),
+            cleared=_ids(state.players[1 - p].board),
         )
     )
     if rules.empty_deck == LOSE_RUNE:
@@ -61,8 +61,9 @@ def _draw_with_runes(state, out: Out, p: int, draws: int, cause: int) -> None:
     rules = state.rules
     t = out.ahead
     over_limit = state.players[p].turns >= rules.turn_limit
+    left = t.deck_size(p)
     for i in range(draws):
-        if over_limit or not t.deck_size(p):
+        if over_limit or not left:
             runes = t.runes[p]
             target = runes[0] if runes else 0
             lose_health(out, p, t.health[p] - target, "turn_limit" if over_limit else "deck", "R-DRAW", cause,
@@ -77,7 +78,8 @@ def _draw_with_runes(state, out: Out, p: int, draws: int, cause: int) -> None:
             if rules.full_hand_stops_draws:
                 return
             continue
-        _draw(out, p, "R-DRAW", cause)
+        _draw(out, t, p, "R-DRAW", cause)
+        left -= 1
 
 
 def _draw_with_damage(state, out: Out, p: int, draws: int, cause: int) -> None:
@@ -86,26 +88,32 @@ def _draw_with_damage(state, out: Out, p: int, draws: int, cause: int) -> None:
     t = out.ahead
     if rules.turn_limit_penalty == TEN_DAMAGE and state.players[p].turns >= rules.turn_limit:
         lose_health(out, p, rules.penalty_damage, "turn_limit", "R-DRAW", cause, counts=False)
+    left = t.deck_size(p)
     for _ in range(draws):
         if t.hands[p] >= rules.hand_limit:
             out.emit(DrawLost(seq=out.seq, cause=cause, rule="R-DRAW", player=p, reason="hand_full"))
             if rules.full_hand_stops_draws:
                 return
-        elif not t.deck_size(p):
+        elif not left:
             lose_health(out, p, rules.penalty_damage, "deck", "R-DRAW", cause, counts=False)
         else:
-            _draw(out, p, "R-DRAW", cause)
+            _draw(out, t, p, "R-DRAW", cause)
+            left -= 1
 
 
-def _draw(out: Out, p: int, rule: str, cause: int) -> None:
-    t = out.ahead
+def _draw(out: Out, t, p: int, rule: str, cause: int) -> None:
     out.emit(CardDrawn(seq=out.seq, cause=cause, rule=rule, player=p, id=t.draw(p)))
     t.hands[p] += 1
+
+
+def _ids(units) -> tuple[int, ...]:
+    return tuple([u.id for u in units]) if units else ()
 
 
 def opening_draws(state, out: Out, ordered: tuple[int, int]) -> None:
     """R-TURN: player 0 starts with 4 cards, player 1 with 5, from the top of their decks; each draw is caused
     by its deck's `deck_ordered` (``ordered``: their seqs)."""
+    t = out.ahead
     for p, n in enumerate(OPENING_HAND):
         for _ in range(n):
-            _draw(out, p, "R-TURN", ordered[p])
+            _draw(out, t, p, "R-TURN", ordered[p])

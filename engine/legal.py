@@ -107,8 +107,13 @@ def problem(state, action) -> str | None:
     if kind is Summon:
         u = _find(me.hand, action.id)
         lane = action.lane
-        reason = (_playable(u, action.id, me.mana) or _summonable(u)
-                  or _lane_free(lane, sum(1 for v in me.board if v.lane == lane), state.rules.lane_size))
+        reason = _playable(u, action.id, me.mana) or _summonable(u)
+        if reason is None:
+            count = 0
+            for v in me.board:
+                if v.lane == lane:
+                    count += 1
+            reason = _lane_free(lane, count, state.rules.lane_size)
     elif kind is Attack:
         a = _find(me.board, action.id)
         reason = _ready(a, action.id)
@@ -150,21 +155,26 @@ def legal_actions(state) -> tuple:
         else:
             n0 += 1
     lane_size = state.rules.lane_size
-    free = [lane for lane, n in ((0, n0), (1, n1)) if _lane_free(lane, n, lane_size) is None]
+    free = []
+    if _lane_free(0, n0, lane_size) is None:
+        free.append(0)
+    if _lane_free(1, n1, lane_size) is None:
+        free.append(1)
+    playable, summonable, item_target = _playable, _summonable, _item_target
     for u in me.hand:
-        if _playable(u, u.id, mana) is not None:
-            continue
         i = u.id
-        if _summonable(u) is None:
+        if playable(u, i, mana) is not None:
+            continue
+        if summonable(u) is None:
             for lane in free:
                 append(Summon(i, lane))
             continue
-        if _item_target(u, OPPONENT, FACE) is None:
+        if item_target(u, OPPONENT, FACE) is None:
             append(Use(i, OPPONENT))
-        if my_board and _item_target(u, 0, MINE) is None:
+        if my_board and item_target(u, 0, MINE) is None:
             for v in my_board:
                 append(Use(i, v.id))
-        if op_board and _item_target(u, 0, THEIRS) is None:
+        if op_board and item_target(u, 0, THEIRS) is None:
             for v in op_board:
                 append(Use(i, v.id))
     if not my_board:
