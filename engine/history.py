@@ -1,9 +1,11 @@
-"""Rebuilding the state at any point of a log, with periodic snapshots.
+"""Rebuilding the state at any point of a log, with periodic snapshots and a forward cursor.
 
 `History(events).state_at(seq)` returns the state just after event `seq`. The first call folds the log once
-and keeps a copy of the state every `every` events and at every turn start; later calls start from the
-nearest snapshot at or before `seq`, so rebuilding a late turn costs at most `every` events of folding plus
-one copy. The log's own rules (`game_created`) are used; older schemas are upcast first.
+and keeps a copy of the state every `every` events (128: a snapshot costs a copy of every card instance, so
+one at every turn start, as before, made building them several times a plain fold). Later calls start from
+the nearest snapshot at or before `seq`, or from the state of the previous call when that is nearer (stepping
+forward through a game folds one event a step), so a rebuild costs at most `every` events of folding plus one
+copy. The log's own rules (`game_created`) are used; older schemas are upcast first.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from engine.evolve import apply_all, fold, initial_state
 from engine.state import GameState
 from engine.upcast import upcast
 
-DEFAULT_EVERY = 64
+DEFAULT_EVERY = 128
 
 
 class History:
-    __slots__ = ("events", "every", "_seqs", "_states")
+    __slots__ = ("events", "every", "_seqs", "_states", "_cursor")
 
     def __init__(self, events, every: int = DEFAULT_EVERY) -> None:
         self.events = upcast(list(events))
@@ -29,6 +31,7 @@ class History:
         self.every = every
         self._seqs: list[int] = []
         self._states: list[GameState] = []
+        self._cursor: tuple[int, GameState] | None = None  # (seq, state after it) of the last call
 
     def __len__(self) -> int:
         return len(self.events)
@@ -40,7 +43,7 @@ class History:
         last = 0
         for e in self.events[1:]:
             apply_all(state, (e,))
-            if e.seq - last >= every or type(e) is TurnStarted:
+            if e.seq - last >= every:
                 seqs.append(e.seq)
                 states.append(state.copy())
                 last = e.seq
@@ -53,8 +56,16 @@ class History:
         if not self._seqs:
             self._build()
         k = bisect_right(self._seqs, seq) - 1
-        state = self._states[k].copy()
-        return apply_all(state, self.events[self._seqs[k] + 1: seq + 1])
+        start, base = self._seqs[k], self._states[k]
+        cursor = self._cursor
+        if cursor is not None and start <= cursor[0] <= seq:
+            start, base = cursor
+            state = base  # the cursor is private: fold on, then hand out a copy
+        else:
+            state = base.copy()
+        apply_all(state, self.events[start + 1: seq + 1])
+        self._cursor = (seq, state)
+        return state.copy()
 
     def final(self) -> GameState:
         return self.state_at(len(self.events) - 1)
