@@ -10,6 +10,7 @@ from events.catalog import ActionRejected, CreatureSummoned
 from engine.emit import Out, card_effects
 from engine.legal import legal_actions
 from engine.rulesets import IDS_REVISED
+from engine.state import GameState
 
 
 def reject(out: Out, p: int, action, reason: str) -> None:
@@ -20,7 +21,7 @@ def reject(out: Out, p: int, action, reason: str) -> None:
     )
 
 
-def summon(state, out: Out, p: int, unit_id: int, lane: int) -> None:
+def summon(state: GameState, out: Out, p: int, unit_id: int, lane: int) -> None:
     """R-SUMMON, with the 1.5 Area copy (lane1: same lane if room; lane2: the other lane if room)."""
     u = state.units[unit_id]
     c = u.card

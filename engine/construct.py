@@ -5,6 +5,7 @@ from __future__ import annotations
 from events.catalog import DeckChosen
 from engine.emit import Out
 from engine.setup import begin_battle
+from engine.state import GameState
 
 MAX_COPIES = 2  # the official value of `Rules.max_copies`
 
@@ -39,7 +40,7 @@ def deck_problem(base_ids, pool_size: int, deck_size: int, max_copies: int) -> s
     return None
 
 
-def choose_deck(state, out: Out, player: int, base_ids: tuple[int, ...]) -> None:
+def choose_deck(state: GameState, out: Out, player: int, base_ids: tuple[int, ...]) -> None:
     last = player == 1
     chosen = out.emit(DeckChosen(seq=out.seq, cause=out.cause, rule="R-CONSTRUCT", player=player, base_ids=tuple(base_ids),
                         ends_phase=last))

@@ -15,10 +15,10 @@ from engine.commands import Attack, BuildDeck, EndTurn, Pass, Pick, Summon, Use
 from engine.emit import Out, win_check
 from engine.errors import CommandError
 from engine.legal import problem
-from engine.state import BATTLE, ENDED, CONSTRUCT, DRAFT
+from engine.state import BATTLE, ENDED, CONSTRUCT, DRAFT, GameState
 
 
-def decide(state, command, cause: int = -1) -> list:
+def decide(state: GameState, command, cause: int = -1) -> list:
     if state.phase == ENDED:
         raise CommandError(f"the game is over; {command.text()} cannot be played", command)
     try:
@@ -45,7 +45,7 @@ def decide(state, command, cause: int = -1) -> list:
     return out.events
 
 
-def _battle_action(state, out: Out, player: int, command) -> None:
+def _battle_action(state: GameState, out: Out, player: int, command) -> None:
     reason = problem(state, command)
     if reason is not None:
         battle.reject(out, player, command, reason)
@@ -57,22 +57,22 @@ def _battle_action(state, out: Out, player: int, command) -> None:
         items.use(state, out, player, command.id, command.target)
 
 
-def _end_turn(state, out: Out, player: int, command) -> None:
+def _end_turn(state: GameState, out: Out, player: int, command) -> None:
     drawing.end_turn(state, out, player)
 
 
-def _pass(state, out: Out, player: int, command) -> None:
+def _pass(state: GameState, out: Out, player: int, command) -> None:
     pass
 
 
-def _pick(state, out: Out, player: int, command: Pick) -> None:
+def _pick(state: GameState, out: Out, player: int, command: Pick) -> None:
     _need_player(state, command.player, command)
     if not 0 <= command.index < len(state.offer):
         raise CommandError(f"PICK index must be 0..{len(state.offer) - 1}, got {command.index}", command)
     draft.pick(state, out, command.player, command.index)
 
 
-def _build(state, out: Out, player: int, command: BuildDeck) -> None:
+def _build(state: GameState, out: Out, player: int, command: BuildDeck) -> None:
     _need_player(state, command.player, command)
     rules = state.rules
     reason = construct.deck_problem(command.base_ids, len(state.cards), rules.deck_size, rules.max_copies)
@@ -92,7 +92,7 @@ _HANDLERS = {
 }
 
 
-def hard_error(state, player: int, reason: str, text: str, cause: int = -1) -> list:
+def hard_error(state: GameState, player: int, reason: str, text: str, cause: int = -1) -> list:
     """A player's answer the referee does not accept: recorded, and the player loses (R-ACTIONS).
 
     With ``cause`` -1 (a timeout, a crash: nothing was received) the `HardError` itself is the game's record
@@ -105,14 +105,14 @@ def hard_error(state, player: int, reason: str, text: str, cause: int = -1) -> l
     return out.events
 
 
-def record(state, player: int, text: str) -> list:
+def record(state: GameState, player: int, text: str) -> list:
     """An answer line as received, before its items are decided one by one."""
     if state.phase == ENDED:
         raise CommandError("the game is over")
     return [ActionReceived(seq=state.seq, cause=-1, rule="R-ACTIONS", player=player, text=text, kind=LINE)]
 
 
-def _need_player(state, p: int, command) -> None:
+def _need_player(state: GameState, p: int, command) -> None:
     if p != state.current:
         raise CommandError(f"it is player {state.current}'s turn, not player {p}'s", command)
 

@@ -8,6 +8,7 @@ from engine.emit import Out
 from engine.jrandom import JavaRandom
 from engine.errors import GameParamError
 from engine.setup import begin_battle
+from engine.state import GameState
 
 ROUNDS = 30  # the official value of `Rules.draft_rounds`
 
@@ -73,7 +74,7 @@ def draft_events(out: Out, created, rules) -> None:
         out.emit(DraftOffered(seq=out.seq, cause=out.cause, rule="R-DRAFT", round=rnd, base_ids=triple))
 
 
-def pick(state, out: Out, player: int, index: int) -> None:
+def pick(state: GameState, out: Out, player: int, index: int) -> None:
     last = player == 1 and state.round == state.rules.draft_rounds - 1
     picked = out.emit(
         CardPicked(

@@ -5,9 +5,10 @@ from __future__ import annotations
 from events.cards import CHARGE, GREEN, WARD
 from events.catalog import CreatureDied, CreatureModified, DrawBonus, ItemUsed, WardLost
 from engine.emit import Out, card_effects, change_health, win_check
+from engine.state import GameState
 
 
-def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
+def use(state: GameState, out: Out, p: int, item_id: int, target_id: int) -> None:
     item = state.units[item_id]
     c = item.card
     used = out.emit(

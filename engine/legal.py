@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from events.cards import BLUE, CREATURE, GREEN, GUARD, RED, TYPE_NAMES
 from engine.commands import Attack, Summon, Use
-from engine.state import BATTLE
+from engine.state import BATTLE, GameState
 
 LANES = (0, 1)
 OPPONENT = -1
@@ -97,7 +97,7 @@ def _attack_target(a, target: int, in_lane: bool, guard: bool, guards: list[int]
 # --- the two uses ---------------------------------------------------------------------------------------------
 
 
-def problem(state, action) -> str | None:
+def problem(state: GameState, action) -> str | None:
     """Why `action` is not legal for the player to move now (one line), or None if it is legal."""
     if state.phase != BATTLE:
         return f"no battle actions during the {state.phase} phase"
@@ -131,7 +131,7 @@ def problem(state, action) -> str | None:
     return None if reason is None else _text(reason)
 
 
-def legal_actions(state) -> tuple:
+def legal_actions(state: GameState) -> tuple:
     """Every legal SUMMON, ATTACK and USE of the player to move, in a fixed order: the hand's cards in hand
     order (summons by lane; items on own creatures, or on the opponent then its creatures), then each ready
     creature's attacks (the opponent first, then the lane's creatures). Empty outside the battle."""

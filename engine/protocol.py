@@ -12,7 +12,7 @@ import re
 from events.cards import CREATURE, keywords_to_str
 from engine.commands import Attack, Pass, Summon, Use
 from engine.errors import ProtocolError
-from engine.state import BATTLE, CONSTRUCT, DRAFT
+from engine.state import BATTLE, CONSTRUCT, DRAFT, GameState
 
 _JAVA_TRIM = "".join(chr(i) for i in range(33))
 # Integer.parseInt reads any Unicode decimal digit (Character.digit), as Python's \d and int() do.
@@ -24,7 +24,7 @@ DRAFT_OFFER = 3
 # --- rendering (R-INPUT) ----------------------------------------------------------------------------------
 
 
-def render_input(state, player: int) -> str:
+def render_input(state: GameState, player: int) -> str:
     """The text the referee sends `player` now: draft, construct or battle input, each line ending in \\n."""
     if state.phase == BATTLE:
         return _battle_input(state, player)
@@ -50,7 +50,7 @@ def _offered_line(c, area: bool) -> str:
     return _card_line(c, -1, 0, c.attack, c.defense, c.keywords, -1, False, area)
 
 
-def _draft_input(state, p: int) -> str:
+def _draft_input(state: GameState, p: int) -> str:
     # The referee's mock player lines (DraftPhase.getMockPlayersInput): the round as both "decks", player 1
     # seeing player 0 one card ahead. Both inputs of a round are sent before either answer is read, so they
     # do not depend on what player 0 picks.
@@ -61,14 +61,14 @@ def _draft_input(state, p: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _construct_input(state) -> str:
+def _construct_input(state: GameState) -> str:
     cards = sorted(state.cards.values(), key=lambda c: c.base_id)
     lines = ["30 0 0 0", "30 0 0 0", "0 0", str(len(cards))]
     lines += [_offered_line(c, True) for c in cards]
     return "\n".join(lines) + "\n"
 
 
-def _battle_input(state, p: int) -> str:
+def _battle_input(state: GameState, p: int) -> str:
     rules = state.rules
     me, op = state.players[p], state.players[1 - p]
     lines = [_player_line(me, rules), _player_line(op, rules), f"{len(op.hand)} {len(op.actions)}"]

@@ -12,6 +12,7 @@ from engine.emit import Out
 from engine.errors import GameParamError
 from engine.jrandom import JavaRandom
 from engine.rulesets import DRAFT, IDS_12, IDS_REVISED, Ruleset, rules_hash
+from engine.state import GameState
 
 # Parameter names as the referee spells them, and our field names for them.
 PARAM_FIELDS = {
@@ -97,7 +98,7 @@ def opening(created: GameCreated) -> list:
 
 
 
-def build_decks(state, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> tuple[int, int]:
+def build_decks(state: GameState, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> tuple[int, int]:
     """R-DECK: shuffle both players' chosen cards and number the instances; the look-ahead gets the decks.
     Returns the seqs of the two `deck_ordered` events."""
     created = state.params
@@ -129,7 +130,7 @@ def _shuffle_seed(created: GameCreated, p: int) -> int:
     return created.shuffle_player0_seed if p == 0 else created.shuffle_player1_seed
 
 
-def begin_battle(state, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> None:
+def begin_battle(state: GameState, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> None:
     """After the last pick or deck choice (`chosen`: both players' cards, the decision's own included; `cause`:
     that pick or choice): decks, opening hands and player 0's first turn. Each step reads what the previous
     ones decided through the decision's look-ahead (`Out.ahead`)."""
