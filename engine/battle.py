@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from events.cards import CHARGE
 from events.catalog import ActionRejected, CreatureSummoned
+from engine.commands import Command
 from engine.emit import Out, card_effects
 from engine.legal import legal_actions
 from engine.rulesets import IDS_REVISED
 from engine.state import GameState
 
 
-def reject(out: Out, p: int, action, reason: str) -> None:
+def reject(out: Out, p: int, action: Command, reason: str) -> None:
     out.emit(
         ActionRejected(
             seq=out.seq, cause=out.cause, rule="R-ACTIONS", player=p, action=action.text(), reason=reason

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from events.catalog import DeckChosen
 from engine.emit import Out
 from engine.setup import begin_battle
@@ -25,7 +27,7 @@ def fill_deck(chosen: list[int], pool_size: int, deck_size: int, max_copies: int
             b += 1
 
 
-def deck_problem(base_ids, pool_size: int, deck_size: int, max_copies: int) -> str | None:
+def deck_problem(base_ids: Sequence[int], pool_size: int, deck_size: int, max_copies: int) -> str | None:
     """Why a deck is not a legal choice (R-CONSTRUCT), or None: cards of the pool, copies, the deck size.
     The one check behind both a bot's answer (`protocol.parse_construct`) and a built-in agent's `BuildDeck`."""
     counts: dict[int, int] = {}

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from events.cards import CHARGE, GREEN, WARD
+from events.cards import CHARGE, GREEN, WARD, Card
 from events.catalog import CreatureDied, CreatureModified, DrawBonus, ItemUsed, WardLost
 from engine.emit import Out, card_effects, change_health, win_check
-from engine.state import GameState
+from engine.state import GameState, Unit
 
 
 def use(state: GameState, out: Out, p: int, item_id: int, target_id: int) -> None:
@@ -43,7 +43,7 @@ def use(state: GameState, out: Out, p: int, item_id: int, target_id: int) -> Non
     card_effects(out, p, c, len(targets), "item", "R-USE", used)
 
 
-def _apply_item(out: Out, c, u, used: int) -> None:
+def _apply_item(out: Out, c: Card, u: Unit, used: int) -> None:
     kw = u.keywords
     can_attack = u.can_attack
     if c.type == GREEN:
