@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
-from events.cards import CREATURE, keywords_to_str
-from engine.commands import Attack, Pass, Summon, Use
+from events.cards import CREATURE, Card, keywords_to_str
+from engine.commands import Attack, Command, Pass, Summon, Use
 from engine.errors import ProtocolError
-from engine.state import BATTLE, CONSTRUCT, DRAFT, GameState
+from engine.rulesets import Ruleset
+from engine.state import BATTLE, CONSTRUCT, DRAFT, GameState, Player
 
 _JAVA_TRIM = "".join(chr(i) for i in range(33))
 # Integer.parseInt reads any Unicode decimal digit (Character.digit), as Python's \d and int() do.
@@ -35,7 +36,7 @@ def render_input(state: GameState, player: int) -> str:
     raise ProtocolError(f"no input to render in the {state.phase} phase")
 
 
-def _card_line(c, id: int, location: int, attack: int, defense: int, keywords: int, lane: int,
+def _card_line(c: Card, id: int, location: int, attack: int, defense: int, keywords: int, lane: int,
                zeroed: bool, area: bool) -> str:
     if zeroed:
         effects = "0 0 0"
@@ -46,7 +47,7 @@ def _card_line(c, id: int, location: int, attack: int, defense: int, keywords: i
             f"{effects}{mid} {lane} ")
 
 
-def _offered_line(c, area: bool) -> str:
+def _offered_line(c: Card, area: bool) -> str:
     return _card_line(c, -1, 0, c.attack, c.defense, c.keywords, -1, False, area)
 
 
@@ -88,7 +89,7 @@ def _battle_input(state: GameState, p: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _player_line(pl, rules) -> str:
+def _player_line(pl: Player, rules: Ruleset) -> str:
     deck = len(pl.deck)
     if rules.input_runes:
         return f"{pl.health} {pl.max_mana} {deck} {pl.next_rune} {pl.draw_shown}"
@@ -133,10 +134,10 @@ def _args(item: str, n: int, text: str) -> tuple[str, list[int]]:
 _BATTLE_VERBS = {"SUMMON": Summon, "ATTACK": Attack, "USE": Use}
 
 
-def parse_battle(line: str) -> list:
+def parse_battle(line: str) -> list[Command]:
     """A battle answer as commands, in order. PASS items are kept (they are skipped when played)."""
     text = line
-    out: list = []
+    out: list[Command] = []
     for item in items(line):
         verb = item.split(" ", 1)[0]
         if verb == "PASS":
