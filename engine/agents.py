@@ -9,14 +9,19 @@ structured command at a time (`game.submit`) or as one protocol answer (`game.an
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Sequence, cast
+
 from events.cards import (
-    BLUE, BREAKTHROUGH, CHARGE, CREATURE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD,
+    BLUE, BREAKTHROUGH, CHARGE, CREATURE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD, Card,
 )
 from engine.battle import legal_actions
-from engine.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
+from engine.commands import Attack, BattleAction, BuildDeck, EndTurn, Pick, Summon, Use
 from engine.errors import LocmError
 from engine.jrandom import JavaRandom
-from engine.state import BATTLE, CONSTRUCT, DRAFT
+from engine.state import BATTLE, CONSTRUCT, DRAFT, GameState, Player, Unit
+
+if TYPE_CHECKING:
+    from engine.game import Game
 
 AGENT_NAMES = ("random", "pass", "greedy")
 
@@ -32,7 +37,7 @@ class UnknownAgent(LocmError):
 class Agent:
     name = "agent"
 
-    def play_turn(self, game, player: int) -> None:
+    def play_turn(self, game: Game, player: int) -> None:
         state = game.state
         if state.phase == DRAFT:
             game.submit(Pick(player, self.pick(state, player)))
@@ -43,17 +48,17 @@ class Agent:
             if not game.ended:
                 game.end_turn()
 
-    def pick(self, state, player: int) -> int:
+    def pick(self, state: GameState, player: int) -> int:
         return 0
 
-    def build(self, state, player: int) -> list[int]:
+    def build(self, state: GameState, player: int) -> list[int]:
         from engine.construct import fill_deck
 
         deck: list[int] = []
         fill_deck(deck, len(state.cards), state.rules.deck_size)
         return deck
 
-    def battle(self, game, player: int) -> None:
+    def battle(self, game: Game, player: int) -> None:
         pass
 
 
@@ -67,13 +72,13 @@ class RandomAgent(Agent):
     def __init__(self, seed: int = 0) -> None:
         self.rng = JavaRandom(seed)
 
-    def pick(self, state, player: int) -> int:
+    def pick(self, state: GameState, player: int) -> int:
         return self.rng.next_int(len(state.offer))
 
-    def build(self, state, player: int) -> list[int]:
+    def build(self, state: GameState, player: int) -> list[int]:
         n = len(state.cards)
         counts = [0] * n
-        deck = []
+        deck: list[int] = []
         while len(deck) < state.rules.deck_size:
             b = self.rng.next_int(n)
             if counts[b] < 2:
@@ -81,7 +86,7 @@ class RandomAgent(Agent):
                 deck.append(b)
         return deck
 
-    def battle(self, game, player: int) -> None:
+    def battle(self, game: Game, player: int) -> None:
         state = game.state
         rng = self.rng
         submit = game.submit
@@ -100,7 +105,7 @@ class RandomAgent(Agent):
 _KW_VALUE = {BREAKTHROUGH: 0.5, CHARGE: 1.0, DRAIN: 0.7, GUARD: 1.0, LETHAL: 1.5, WARD: 1.5}
 
 
-def card_score(c) -> float:
+def card_score(c: Card) -> float:
     """A rough value per mana: stats and keywords for creatures, effects for items."""
     kw = sum(v for bit, v in _KW_VALUE.items() if c.keywords & bit)
     effects = c.my_health * 0.3 - c.opp_health * 0.5 + c.draw * 1.5
@@ -117,7 +122,7 @@ def card_score(c) -> float:
 class GreedyAgent(Agent):
     name = "greedy"
 
-    def pick(self, state, player: int) -> int:
+    def pick(self, state: GameState, player: int) -> int:
         picks = state.players[player].picks
         items_taken = sum(1 for b in picks if state.cards[b].type != CREATURE)
         best, best_score = 0, float("-inf")
@@ -130,7 +135,7 @@ class GreedyAgent(Agent):
                 best, best_score = i, s
         return best
 
-    def build(self, state, player: int) -> list[int]:
+    def build(self, state: GameState, player: int) -> list[int]:
         """Best-scoring cards with a mana curve: at most 8 cards costing 7 or more, 12 items or fewer."""
         ranked = sorted(state.cards.values(), key=lambda c: (-card_score(c), c.base_id))
         deck: list[int] = []
@@ -149,7 +154,7 @@ class GreedyAgent(Agent):
         fill_deck(deck, len(state.cards), state.rules.deck_size)
         return deck
 
-    def battle(self, game, player: int) -> None:
+    def battle(self, game: Game, player: int) -> None:
         state = game.state
         for _ in range(64):  # every step spends mana or an attack, so this bound is never the limit in play
             if game.ended:
@@ -159,13 +164,14 @@ class GreedyAgent(Agent):
                 return
             game.submit(action)
 
-    def _choose(self, state, player: int):
+    def _choose(self, state: GameState, player: int) -> BattleAction | None:
         acts = legal_actions(state)
         if not acts:
             return None
         me, op = state.players[player], state.players[1 - player]
         units = state.units
-        best, best_value = None, 0.0
+        best: BattleAction | None = None
+        best_value = 0.0
         for a in acts:
             if type(a) is Summon:
                 c = units[a.id].card
@@ -185,13 +191,13 @@ class GreedyAgent(Agent):
                     kills = t.defense + c.defense <= 0 and not t.keywords & WARD
                     v = (threat * 1.2 if kills else 0.4 * threat) + (1 if c.type == RED else 0)
             else:  # Attack
-                v = self._attack_value(units, units[a.id], a.target, op)
+                v = self._attack_value(units, units[a.id], cast(Attack, a).target, op)
             if v > best_value:
                 best, best_value = a, v
         return best
 
     @staticmethod
-    def _attack_value(units, att, target: int, op) -> float:
+    def _attack_value(units: dict[int, Unit], att: Unit, target: int, op: Player) -> float:
         if att.attack <= 0:
             return 0.0
         if target == -1:
@@ -217,7 +223,7 @@ def make_agent(name: str, seed: int = 0) -> Agent:
     raise UnknownAgent(name)
 
 
-def play(game, agents) -> None:
+def play(game: Game, agents: Sequence[Agent]) -> None:
     """Play `game` to its end with two agents (seat 0, seat 1). An input the referee still sends after the end
     (`Game.owed_input`: player 1's draft or construct input when player 0's answer of that round lost the game)
     goes to an agent that takes one (`receive_input(text, phase)`, e.g. an external bot), as the referee does."""

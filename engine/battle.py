@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from events.cards import CHARGE
 from events.catalog import ActionRejected, CreatureSummoned
+from engine.commands import Command
 from engine.emit import Out, card_effects
 from engine.legal import legal_actions
 from engine.rulesets import IDS_REVISED
+from engine.state import GameState
 
 
-def reject(out: Out, p: int, action, reason: str) -> None:
+def reject(out: Out, p: int, action: Command, reason: str) -> None:
     out.emit(
         ActionRejected(
             seq=out.seq, cause=out.cause, rule="R-ACTIONS", player=p, action=action.text(), reason=reason
@@ -20,7 +22,7 @@ def reject(out: Out, p: int, action, reason: str) -> None:
     )
 
 
-def summon(state, out: Out, p: int, unit_id: int, lane: int) -> None:
+def summon(state: GameState, out: Out, p: int, unit_id: int, lane: int) -> None:
     """R-SUMMON, with the 1.5 Area copy (lane1: same lane if room; lane2: the other lane if room)."""
     u = state.units[unit_id]
     c = u.card

@@ -27,6 +27,7 @@ from array import array
 from bisect import bisect_left
 from itertools import repeat
 from operator import itemgetter
+from typing import Any, Callable, Iterable, Sequence, cast
 
 import msgspec
 
@@ -95,10 +96,10 @@ class _Choice(msgspec.Struct, frozen=True):
     Values are ints (type, cost, keyword count) or (mult, add, value) rows of budgeted properties.
     """
 
-    weights: list  # sorted, as the referee walks them
+    weights: list[float]  # sorted, as the referee walks them
     total: float
-    thresholds: list
-    values: list
+    thresholds: list[int]
+    values: list[Any]  # ints or (mult, add, value) rows
 
 
 class _Tables(msgspec.Struct, frozen=True):
@@ -106,7 +107,7 @@ class _Tables(msgspec.Struct, frozen=True):
     mana: _Choice
     area: _Choice
     kw_count: _Choice
-    keywords: tuple  # one _Choice (None when all are taken) per mask of the keyword bits already taken
+    keywords: tuple[_Choice | None, ...]  # one _Choice (None when all are taken) per mask of the bits taken
     draw: _Choice
     my_health: _Choice
     opp_health: _Choice
@@ -129,13 +130,13 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
                 _picks(t.my_health, s_my, n), _picks(t.opp_health, s_opp, n))
     kw_counts = iter(_picks(t.kw_count, s_kwn, n))  # one per non-blue card, in card order
     kw_draws, s_kw = _doubles(s_kw, _KW_CHUNK)
-    kw_choices = t.keywords
+    kw_choices = cast("tuple[_Choice, ...]", t.keywords)  # None only where no keyword is left to draw
     bonus_atts = _bonuses(t.attack, s_att, n)
     bonus_defs = _bonuses(t.defense, s_def, n)
     ranks = [0] * n  # the stable sort by cost is known before any card is built
     for rank, i in enumerate(sorted(range(n), key=costs.__getitem__)):
         ranks[i] = rank
-    cards = [None] * n
+    cards: list[Card | None] = [None] * n
     order = [_AREA, _KEYWORDS, _DRAW, _MY_HEALTH, _OPP_HEALTH]
     kd = 0
     for ctype, cost, j5, j4, j3, j2, pick, bonus_att, bonus_def, rank in zip(
@@ -176,7 +177,7 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
         defense = (low if defense < low else defense) * _SIGN[ctype]  # noqa: FURB136 (max() is slower)
         cards[rank] = Card(base_id=rank, type=ctype, cost=cost, attack=attack, defense=defense, keywords=got[1],
                            my_health=got[3], opp_health=got[4], draw=got[2], area=got[0])
-    return tuple(cards)
+    return cast("tuple[Card, ...]", tuple(cards))  # every rank was filled
 
 
 def card_to_string(card: Card) -> str:
@@ -185,7 +186,7 @@ def card_to_string(card: Card) -> str:
             f"{keywords_to_str(card.keywords)} {card.my_health} {card.opp_health} {card.draw} {card.area} ")
 
 
-def format_generated_cards(cards) -> str:
+def format_generated_cards(cards: Iterable[Card]) -> str:
     """The "Generated cards: ..." game summary exactly as the official 1.5 logs store it.
 
     The referee joins `Card.toString` (which ends in a space) with ", "; the stored summary, like every
@@ -224,7 +225,9 @@ def _load_tables(weights: str = "") -> _Tables:
     area_index = {name: i for i, name in enumerate(AREA_NAMES)}.__getitem__
     kw_bit = {name: 1 << i for i, name in enumerate(KEYWORD_NAMES)}.__getitem__
 
-    def rows(options: list[_Option], convert) -> list[tuple]:
+    def rows(
+        options: list[_Option], convert: Callable[[str], int]
+    ) -> list[tuple[float, tuple[float, float, int]]]:
         return [(o.weight, (o.mult_cost, o.add_cost, convert(o.name))) for o in options]
 
     # Keywords are always drawn "with blacklist": over the sorted rows not yet taken, summed in that order.
@@ -244,7 +247,7 @@ def _load_tables(weights: str = "") -> _Tables:
     )
 
 
-def _choice(pairs: list[tuple]) -> _Choice:
+def _choice(pairs: Sequence[tuple[float, Any]]) -> _Choice:
     """WeightedChoiceGenerator over (weight, value) pairs: summed in the given order, walked stably sorted."""
     total = _java_sum(wt for wt, _ in pairs)
     ranked = sorted(pairs, key=_weight_of)
@@ -269,7 +272,7 @@ def _thresholds(weights: list[float], total: float) -> list[int]:
     Rounding is monotone, so the walk's pick never decreases as D grows: `bisect_left(thresholds, D)` is
     exactly `_walk(weights, total, D)`.
     """
-    out = []
+    out: list[int] = []
     for i in range(len(weights) - 1):
         lo, hi = -1, _D_LIMIT  # the walk picks <= i at lo (or lo is -1), > i at hi (or hi is out of range)
         while hi - lo > 1:
@@ -282,7 +285,7 @@ def _thresholds(weights: list[float], total: float) -> list[int]:
     return out
 
 
-def _java_sum(values) -> float:
+def _java_sum(values: Iterable[float]) -> float:
     """Java's `DoubleStream.sum()`: Kahan summation. (Before JDK-8214761, fixed in JDK 18 and backported to
     17u and 11u, the compensation was added instead of subtracted at the end; the shipped weights sum the
     same either way, which the tests check.)"""
@@ -295,7 +298,7 @@ def _java_sum(values) -> float:
     return total - comp
 
 
-def _picks(choice: _Choice, state: int, count: int) -> list:
+def _picks(choice: _Choice, state: int, count: int) -> list[Any]:
     """The next `count` picks of a weighted choice whose java.util.Random is in `state`."""
     thresholds, values = choice.thresholds, choice.values
     return [values[bisect_left(thresholds, d)] for d in _doubles(state, count)[0]]
@@ -324,7 +327,7 @@ def _shuffle_draws(state: int, cards: int) -> tuple[list[int], list[int], list[i
         return [b % 5 for b in b5], [b >> 29 for b in b4], [b % 3 for b in b3], [b >> 30 for b in b2]
     rng = JavaRandom(state ^ _MULT)  # a rejection shifts the stream: replay it call by call
     draws = [(rng.next_int(5), rng.next_int(4), rng.next_int(3), rng.next_int(2)) for _ in range(cards)]
-    return tuple(list(column) for column in zip(*draws))
+    return cast("tuple[list[int], list[int], list[int], list[int]]", tuple(list(column) for column in zip(*draws)))
 
 
 def _packed_states(state: int, steps: int) -> int:

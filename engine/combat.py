@@ -5,9 +5,10 @@ from __future__ import annotations
 from events.cards import BREAKTHROUGH, DRAIN, LETHAL, WARD
 from events.catalog import CreatureAttacked, CreatureDamaged, CreatureDied, WardLost
 from engine.emit import Out, heal, lose_health, win_check
+from engine.state import GameState
 
 
-def attack(state, out: Out, p: int, attacker_id: int, target_id: int) -> None:
+def attack(state: GameState, out: Out, p: int, attacker_id: int, target_id: int) -> None:
     a = state.units[attacker_id]
     att = out.emit(
         CreatureAttacked(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from events.catalog import DeckChosen
 from engine.emit import Out
 from engine.setup import begin_battle
+from engine.state import GameState
 
 MAX_COPIES = 2  # the official value of `Rules.max_copies`
 
@@ -24,7 +27,7 @@ def fill_deck(chosen: list[int], pool_size: int, deck_size: int, max_copies: int
             b += 1
 
 
-def deck_problem(base_ids, pool_size: int, deck_size: int, max_copies: int) -> str | None:
+def deck_problem(base_ids: Sequence[int], pool_size: int, deck_size: int, max_copies: int) -> str | None:
     """Why a deck is not a legal choice (R-CONSTRUCT), or None: cards of the pool, copies, the deck size.
     The one check behind both a bot's answer (`protocol.parse_construct`) and a built-in agent's `BuildDeck`."""
     counts: dict[int, int] = {}
@@ -39,7 +42,7 @@ def deck_problem(base_ids, pool_size: int, deck_size: int, max_copies: int) -> s
     return None
 
 
-def choose_deck(state, out: Out, player: int, base_ids: tuple[int, ...]) -> None:
+def choose_deck(state: GameState, out: Out, player: int, base_ids: tuple[int, ...]) -> None:
     last = player == 1
     chosen = out.emit(DeckChosen(seq=out.seq, cause=out.cause, rule="R-CONSTRUCT", player=player, base_ids=tuple(base_ids),
                         ends_phase=last))

@@ -9,16 +9,18 @@ that line's record as its ``cause``. Dispatch is by the command's exact type (a 
 
 from __future__ import annotations
 
-from events.catalog import ACTION, END_TURN, LINE, ActionReceived, GameEnded, HardError
+from typing import Any, Callable, cast
+
+from events.catalog import ACTION, END_TURN, LINE, ActionReceived, Event, GameEnded, HardError
 from engine import battle, combat, construct, draft, drawing, items
-from engine.commands import Attack, BuildDeck, EndTurn, Pass, Pick, Summon, Use
+from engine.commands import Attack, BattleAction, BuildDeck, Command, EndTurn, Pass, Pick, Summon, Use
 from engine.emit import Out, win_check
 from engine.errors import CommandError
 from engine.legal import problem
-from engine.state import BATTLE, ENDED, CONSTRUCT, DRAFT
+from engine.state import BATTLE, ENDED, CONSTRUCT, DRAFT, GameState
 
 
-def decide(state, command, cause: int = -1) -> list:
+def decide(state: GameState, command: Command, cause: int = -1) -> list[Event]:
     if state.phase == ENDED:
         raise CommandError(f"the game is over; {command.text()} cannot be played", command)
     try:
@@ -45,7 +47,7 @@ def decide(state, command, cause: int = -1) -> list:
     return out.events
 
 
-def _battle_action(state, out: Out, player: int, command) -> None:
+def _battle_action(state: GameState, out: Out, player: int, command: BattleAction) -> None:
     reason = problem(state, command)
     if reason is not None:
         battle.reject(out, player, command, reason)
@@ -54,25 +56,26 @@ def _battle_action(state, out: Out, player: int, command) -> None:
     elif type(command) is Summon:
         battle.summon(state, out, player, command.id, command.lane)
     else:
-        items.use(state, out, player, command.id, command.target)
+        use = cast(Use, command)  # the table sends only SUMMON, ATTACK and USE here
+        items.use(state, out, player, use.id, use.target)
 
 
-def _end_turn(state, out: Out, player: int, command) -> None:
+def _end_turn(state: GameState, out: Out, player: int, command: Command) -> None:
     drawing.end_turn(state, out, player)
 
 
-def _pass(state, out: Out, player: int, command) -> None:
+def _pass(state: GameState, out: Out, player: int, command: Command) -> None:
     pass
 
 
-def _pick(state, out: Out, player: int, command: Pick) -> None:
+def _pick(state: GameState, out: Out, player: int, command: Pick) -> None:
     _need_player(state, command.player, command)
     if not 0 <= command.index < len(state.offer):
         raise CommandError(f"PICK index must be 0..{len(state.offer) - 1}, got {command.index}", command)
     draft.pick(state, out, command.player, command.index)
 
 
-def _build(state, out: Out, player: int, command: BuildDeck) -> None:
+def _build(state: GameState, out: Out, player: int, command: BuildDeck) -> None:
     _need_player(state, command.player, command)
     rules = state.rules
     reason = construct.deck_problem(command.base_ids, len(state.cards), rules.deck_size, rules.max_copies)
@@ -81,7 +84,7 @@ def _build(state, out: Out, player: int, command: BuildDeck) -> None:
     construct.choose_deck(state, out, command.player, command.base_ids)
 
 
-_HANDLERS = {
+_HANDLERS: dict[type[Command], tuple[str, Callable[[GameState, Out, int, Any], None]]] = {  # each its own type
     Summon: (BATTLE, _battle_action),
     Attack: (BATTLE, _battle_action),
     Use: (BATTLE, _battle_action),
@@ -92,7 +95,7 @@ _HANDLERS = {
 }
 
 
-def hard_error(state, player: int, reason: str, text: str, cause: int = -1) -> list:
+def hard_error(state: GameState, player: int, reason: str, text: str, cause: int = -1) -> list[Event]:
     """A player's answer the referee does not accept: recorded, and the player loses (R-ACTIONS).
 
     With ``cause`` -1 (a timeout, a crash: nothing was received) the `HardError` itself is the game's record
@@ -105,14 +108,14 @@ def hard_error(state, player: int, reason: str, text: str, cause: int = -1) -> l
     return out.events
 
 
-def record(state, player: int, text: str) -> list:
+def record(state: GameState, player: int, text: str) -> list[Event]:
     """An answer line as received, before its items are decided one by one."""
     if state.phase == ENDED:
         raise CommandError("the game is over")
     return [ActionReceived(seq=state.seq, cause=-1, rule="R-ACTIONS", player=player, text=text, kind=LINE)]
 
 
-def _need_player(state, p: int, command) -> None:
+def _need_player(state: GameState, p: int, command: Command) -> None:
     if p != state.current:
         raise CommandError(f"it is player {state.current}'s turn, not player {p}'s", command)
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from events.catalog import CardPicked, CardPoolDefined, DraftOffered
+from typing import cast
+
+from events.catalog import CardPicked, CardPoolDefined, DraftOffered, GameCreated
 from engine.carddata import CARDLIST_SIZE, cardlist_12
 from engine.emit import Out
 from engine.jrandom import JavaRandom
 from engine.errors import GameParamError
+from engine.rulesets import Ruleset
 from engine.setup import begin_battle
+from engine.state import GameState
 
 ROUNDS = 30  # the official value of `Rules.draft_rounds`
 
@@ -59,7 +63,7 @@ def parse_predefined(text: str, rounds: int = ROUNDS) -> list[tuple[int, int, in
     return triples
 
 
-def draft_events(out: Out, created, rules) -> None:
+def draft_events(out: Out, created: GameCreated, rules: Ruleset) -> None:
     cards = cardlist_12()
     if rules.cards:  # a variant's changed cards replace the list's (R-DRAFT)
         cards = {**cards, **{c.base_id: c for c in rules.cards}}
@@ -67,13 +71,13 @@ def draft_events(out: Out, created, rules) -> None:
         offers = parse_predefined(created.predefined_draft_ids, rules.draft_rounds)
         pool = list(dict.fromkeys(b for t in offers for b in t))
     else:
-        pool, offers = draft_offers(created.draft_choices_seed, rules.draft_rounds)
+        pool, offers = draft_offers(cast(int, created.draft_choices_seed), rules.draft_rounds)  # a 1.2 seed param
     out.emit(CardPoolDefined(seq=out.seq, cause=out.cause, rule="R-DRAFT", cards=tuple(cards[b] for b in pool)))
     for rnd, triple in enumerate(offers):
         out.emit(DraftOffered(seq=out.seq, cause=out.cause, rule="R-DRAFT", round=rnd, base_ids=triple))
 
 
-def pick(state, out: Out, player: int, index: int) -> None:
+def pick(state: GameState, out: Out, player: int, index: int) -> None:
     last = player == 1 and state.round == state.rules.draft_rounds - 1
     picked = out.emit(
         CardPicked(

@@ -7,13 +7,14 @@ and the first turn start see the decks `build_decks` has just ordered, without f
 from __future__ import annotations
 
 from events.catalog import CardDrawn, DrawLost, TurnEnded, TurnStarted
-from engine.emit import Out, lose_health
+from engine.emit import Ahead, Out, lose_health
 from engine.rulesets import LOSE_RUNE, TEN_DAMAGE
+from engine.state import GameState, Unit
 
 OPENING_HAND = (4, 5)  # R-TURN: cards drawn before the first turn, by seat
 
 
-def end_turn(state, out: Out, player: int) -> None:
+def end_turn(state: GameState, out: Out, player: int) -> None:
     """The current player's answer is done: its turn ends and the other player's begins."""
     ended = out.emit(TurnEnded(seq=out.seq, cause=out.cause, rule="R-TURN", player=player))
     # No win check needed here: every action checks after itself, and a player killed by its own turn-start
@@ -21,7 +22,7 @@ def end_turn(state, out: Out, player: int) -> None:
     start_turn(state, out, 1 - player, ended)
 
 
-def start_turn(state, out: Out, p: int, cause: int) -> None:
+def start_turn(state: GameState, out: Out, p: int, cause: int) -> None:
     """R-TURN: mana and the bonus token, the creatures made ready, then the draws, each caused by the turn
     start (itself caused by the turn end before it, or by the choice that ended the deck building)."""
     rules = state.rules
@@ -56,7 +57,7 @@ def start_turn(state, out: Out, p: int, cause: int) -> None:
     # right after that answer, before any of its actions (see `decide`, R-WIN).
 
 
-def _draw_with_runes(state, out: Out, p: int, draws: int, cause: int) -> None:
+def _draw_with_runes(state: GameState, out: Out, p: int, draws: int, cause: int) -> None:
     """1.2: an empty deck or the turn limit costs a rune per draw; a full hand loses the remaining draws."""
     rules = state.rules
     t = out.ahead
@@ -82,7 +83,7 @@ def _draw_with_runes(state, out: Out, p: int, draws: int, cause: int) -> None:
         left -= 1
 
 
-def _draw_with_damage(state, out: Out, p: int, draws: int, cause: int) -> None:
+def _draw_with_damage(state: GameState, out: Out, p: int, draws: int, cause: int) -> None:
     """1.5: the turn limit costs 10 health once per turn; a full hand loses one draw; an empty deck costs 10."""
     rules = state.rules
     t = out.ahead
@@ -101,16 +102,16 @@ def _draw_with_damage(state, out: Out, p: int, draws: int, cause: int) -> None:
             left -= 1
 
 
-def _draw(out: Out, t, p: int, rule: str, cause: int) -> None:
+def _draw(out: Out, t: Ahead, p: int, rule: str, cause: int) -> None:
     out.emit(CardDrawn(seq=out.seq, cause=cause, rule=rule, player=p, id=t.draw(p)))
     t.hands[p] += 1
 
 
-def _ids(units) -> tuple[int, ...]:
+def _ids(units: list[Unit]) -> tuple[int, ...]:
     return tuple([u.id for u in units]) if units else ()
 
 
-def opening_draws(state, out: Out, ordered: tuple[int, int]) -> None:
+def opening_draws(state: GameState, out: Out, ordered: tuple[int, int]) -> None:
     """R-TURN: player 0 starts with 4 cards, player 1 with 5, from the top of their decks; each draw is caused
     by its deck's `deck_ordered` (``ordered``: their seqs)."""
     t = out.ahead

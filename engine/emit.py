@@ -10,8 +10,10 @@ folds a scratch copy of the state.
 
 from __future__ import annotations
 
-from events.catalog import DrawBonus, GameEnded, PlayerDamaged, PlayerHealed, RuneBroken
+from events.cards import Card
+from events.catalog import DrawBonus, Event, GameEnded, PlayerDamaged, PlayerHealed, RuneBroken
 from engine.rulesets import RUNES
+from engine.state import GameState
 
 
 class Ahead:
@@ -20,7 +22,7 @@ class Ahead:
 
     __slots__ = ("health", "runes", "counter", "decks", "drawn", "hands", "ended", "last_damage", "_state")
 
-    def __init__(self, state) -> None:
+    def __init__(self, state: GameState) -> None:
         p0, p1 = state.players
         self.health = [p0.health, p1.health]
         self.runes = [p0.runes, p1.runes]  # replaced, never mutated
@@ -53,14 +55,14 @@ class Out:
 
     __slots__ = ("events", "seq", "cause", "state", "_ahead")
 
-    def __init__(self, state, cause: int, seq: int | None = None) -> None:
-        self.events: list = []
+    def __init__(self, state: GameState, cause: int, seq: int | None = None) -> None:
+        self.events: list[Event] = []
         self.state = state
         self.seq = state.seq if seq is None else seq
         self.cause = cause
         self._ahead: Ahead | None = None
 
-    def emit(self, event) -> int:
+    def emit(self, event: Event) -> int:
         """Append an event built with ``seq=out.seq, cause=out.cause``; returns its seq.
 
         Callers build the event themselves: passing the fields through ``**kwargs`` here cost six times as
@@ -142,7 +144,7 @@ def change_health(out: Out, player: int, delta: int, source: str, rule: str, cau
         lose_health(out, player, -delta, source, rule, cause)
 
 
-def card_effects(out: Out, p: int, c, times: int, source: str, rule: str, cause: int) -> None:
+def card_effects(out: Out, p: int, c: Card, times: int, source: str, rule: str, cause: int) -> None:
     """A played card's own health changes and draw (R-SUMMON, R-USE), multiplied by the creatures it reached
     (1.5 Area), each caused by the play (`cause`), then the win check. Without a health change the game cannot
     end here (a player already at 0 ends the game before any action, see `decide`), so no check is needed."""

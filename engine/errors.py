@@ -38,7 +38,7 @@ class CommandError(LocmError):
     """A command that cannot be decided in this state (game over, not this player's turn, wrong phase):
     a caller's mistake, not a player's, so it is raised rather than recorded."""
 
-    def __init__(self, message: str, command=None) -> None:
+    def __init__(self, message: str, command: object = None) -> None:
         self.command = command
         super().__init__(message)
 

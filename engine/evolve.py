@@ -12,9 +12,11 @@ missing from it raises `InvalidLogError`, the same guarantee as a `case _:` that
 
 from __future__ import annotations
 
+from typing import Any, Callable, Iterable
+
 from events.cards import WARD
 from events.catalog import (
-    EVENT_TYPES, ActionReceived, ActionRejected, CardDrawn, CardPicked, CardPoolDefined, CreatureAttacked,
+    EVENT_TYPES, ActionReceived, Event, ActionRejected, CardDrawn, CardPicked, CardPoolDefined, CreatureAttacked,
     CreatureDamaged, CreatureDied, CreatureModified, CreatureSummoned, DeckChosen, DeckOrdered, DraftOffered,
     DrawBonus, DrawLost, GameCreated, GameEnded, HardError, ItemUsed, PlayerDamaged, PlayerHealed, RuneBroken,
     TurnEnded, TurnStarted, WardLost,
@@ -24,7 +26,7 @@ from engine.rulesets import DRAFT
 from engine.state import BATTLE, CONSTRUCT, DRAFT as DRAFT_PHASE, ENDED, GameState, Unit
 
 
-def initial_state(created: GameCreated) -> GameState:
+def initial_state(created: Event) -> GameState:
     """The state right after `game_created`, with the rules the event carries (never looked up by name)."""
     if type(created) is not GameCreated:
         raise InvalidLogError(f"a game's log must start with a game_created event, not {type(created).__name__}")
@@ -35,15 +37,15 @@ def initial_state(created: GameCreated) -> GameState:
     return apply_all(state, (created,))
 
 
-def evolve(state: GameState, e) -> GameState:
+def evolve(state: GameState, e: Event) -> GameState:
     return apply_all(state, (e,))
 
 
-def _nothing(state, e) -> None:
+def _nothing(state: GameState, e: Event) -> None:
     pass
 
 
-def _card_drawn(state, e: CardDrawn) -> None:
+def _card_drawn(state: GameState, e: CardDrawn) -> None:
     pl = state.players[e.player]
     u = pl.deck.pop()
     if u.id != e.id:
@@ -51,7 +53,7 @@ def _card_drawn(state, e: CardDrawn) -> None:
     pl.hand.append(u)
 
 
-def _attacked(state, e: CreatureAttacked) -> None:
+def _attacked(state: GameState, e: CreatureAttacked) -> None:
     units = state.units
     u = units[e.attacker]
     u.can_attack = False
@@ -63,16 +65,16 @@ def _attacked(state, e: CreatureAttacked) -> None:
     state.players[e.player].actions.append((u.card.base_id, "ATTACK", e.attacker, t))
 
 
-def _damaged(state, e: CreatureDamaged) -> None:
+def _damaged(state: GameState, e: CreatureDamaged) -> None:
     state.units[e.id].defense -= e.amount
 
 
-def _died(state, e: CreatureDied) -> None:
+def _died(state: GameState, e: CreatureDied) -> None:
     u = state.units[e.id]
     state.players[u.owner].board.remove(u)
 
 
-def _player_damaged(state, e: PlayerDamaged) -> None:
+def _player_damaged(state: GameState, e: PlayerDamaged) -> None:
     pl = state.players[e.player]
     pl.health -= e.amount
     pl.last_damage = e.seq
@@ -80,11 +82,11 @@ def _player_damaged(state, e: PlayerDamaged) -> None:
         pl.damage_counter += e.amount
 
 
-def _player_healed(state, e: PlayerHealed) -> None:
+def _player_healed(state: GameState, e: PlayerHealed) -> None:
     state.players[e.player].health += e.amount
 
 
-def _summoned(state, e: CreatureSummoned) -> None:
+def _summoned(state: GameState, e: CreatureSummoned) -> None:
     p = e.player
     pl = state.players[p]
     i = e.id
@@ -103,7 +105,7 @@ def _summoned(state, e: CreatureSummoned) -> None:
     pl.board.append(u)
 
 
-def _item_used(state, e: ItemUsed) -> None:
+def _item_used(state: GameState, e: ItemUsed) -> None:
     pl = state.players[e.player]
     u = state.units[e.id]
     pl.hand.remove(u)
@@ -114,7 +116,7 @@ def _item_used(state, e: ItemUsed) -> None:
     pl.actions.append((u.card.base_id, "USE", e.id, t))
 
 
-def _modified(state, e: CreatureModified) -> None:
+def _modified(state: GameState, e: CreatureModified) -> None:
     u = state.units[e.id]
     u.attack = e.attack
     u.defense = e.defense
@@ -122,15 +124,15 @@ def _modified(state, e: CreatureModified) -> None:
     u.can_attack = e.can_attack
 
 
-def _ward_lost(state, e: WardLost) -> None:
+def _ward_lost(state: GameState, e: WardLost) -> None:
     state.units[e.id].keywords &= ~WARD
 
 
-def _draw_bonus(state, e: DrawBonus) -> None:
+def _draw_bonus(state: GameState, e: DrawBonus) -> None:
     state.players[e.player].next_draw += e.amount
 
 
-def _rune_broken(state, e: RuneBroken) -> None:
+def _rune_broken(state: GameState, e: RuneBroken) -> None:
     state.players[e.player].runes.remove(e.rune)
 
 
@@ -161,13 +163,13 @@ def _turn_started(state: GameState, e: TurnStarted) -> None:
     pl.damage_counter = 0
 
 
-def _game_ended(state, e: GameEnded) -> None:
+def _game_ended(state: GameState, e: GameEnded) -> None:
     state.phase = ENDED
     state.winner = e.winner
     state.end_reason = e.reason
 
 
-def _card_picked(state, e: CardPicked) -> None:
+def _card_picked(state: GameState, e: CardPicked) -> None:
     p = e.player
     state.players[p].picks.append(e.base_id)
     if p == 1:
@@ -179,20 +181,20 @@ def _card_picked(state, e: CardPicked) -> None:
         state.phase = BATTLE
 
 
-def _draft_offered(state, e: DraftOffered) -> None:
+def _draft_offered(state: GameState, e: DraftOffered) -> None:
     state._offers.append(e.base_ids)
     if e.round == 0:
         state.offer = e.base_ids
 
 
-def _deck_chosen(state, e: DeckChosen) -> None:
+def _deck_chosen(state: GameState, e: DeckChosen) -> None:
     state.players[e.player].picks = list(e.base_ids)
     state.current = 1 - e.player
     if e.ends_phase:
         state.phase = BATTLE
 
 
-def _deck_ordered(state, e: DeckOrdered) -> None:
+def _deck_ordered(state: GameState, e: DeckOrdered) -> None:
     cards = state.cards
     p = e.player
     deck = [Unit(i, cards[b], p) for i, b in zip(e.ids, e.base_ids)]
@@ -202,17 +204,17 @@ def _deck_ordered(state, e: DeckOrdered) -> None:
     state.players[p].deck = deck
 
 
-def _card_pool(state, e: CardPoolDefined) -> None:
+def _card_pool(state: GameState, e: CardPoolDefined) -> None:
     state.cards = {c.base_id: c for c in e.cards}
 
 
-def _game_created(state, e: GameCreated) -> None:
+def _game_created(state: GameState, e: GameCreated) -> None:
     state.params = e
     state.phase = DRAFT_PHASE if state.rules.deck_building == DRAFT else CONSTRUCT
     state.current = 0
 
 
-_HANDLERS = {
+_HANDLERS: dict[type[Event], Callable[[GameState, Any], None]] = {  # each handler takes its own type
     ActionReceived: _nothing,
     ActionRejected: _nothing,
     TurnEnded: _nothing,
@@ -250,7 +252,7 @@ def _check_table() -> None:
 _check_table()
 
 
-def apply_all(state: GameState, events) -> GameState:
+def apply_all(state: GameState, events: Iterable[Event]) -> GameState:
     """`evolve` for each event in turn (the same dispatch, without a call per event).
 
     Fold checks what it folds: each event's ``seq`` must be the next one (0, 1, 2, ...: a log with an event
@@ -274,7 +276,7 @@ def apply_all(state: GameState, events) -> GameState:
     return state
 
 
-def fold(events, state: GameState | None = None) -> GameState:
+def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
     """Rebuild a state from a log (or continue folding onto `state`). A log of an older schema is upcast
     first (`engine.upcast`)."""
     if state is None:

@@ -12,9 +12,11 @@ can feed those records through the same paths again.
 
 from __future__ import annotations
 
-from events.catalog import ActionReceived, GameCreated, HardError
+from typing import Any, Iterable, cast
+
+from events.catalog import ActionReceived, Event, GameCreated, HardError
 from engine import protocol, setup
-from engine.commands import BuildDeck, EndTurn, Pass, Pick
+from engine.commands import BattleAction, BuildDeck, Command, EndTurn, Pass, Pick
 from engine.decide import decide, hard_error, record
 from engine.errors import CommandError, ProtocolError
 from engine.evolve import apply_all, fold
@@ -27,13 +29,13 @@ from engine.upcast import upcast
 class Game:
     __slots__ = ("state", "log", "_owed")
 
-    def __init__(self, state: GameState, log: list) -> None:
+    def __init__(self, state: GameState, log: list[Event]) -> None:
         self.state = state
         self.log = log
         self._owed: tuple[int, str] | None | bool = False  # not computed yet
 
     @classmethod
-    def new(cls, ruleset: str | Rules = "1.2", seed: int | None = None, params: dict | None = None,
+    def new(cls, ruleset: str | Rules = "1.2", seed: int | None = None, params: dict[str, Any] | None = None,
             agents: tuple[str, str] = ("", "")) -> "Game":
         """A new game (R-SEEDS) under `ruleset` (a built-in name or alias, or any `Rules` value, which the log
         then carries): `seed`, and any derived parameter given explicitly in `params`."""
@@ -42,10 +44,10 @@ class Game:
         return cls(fold(events), events)
 
     @classmethod
-    def from_log(cls, events) -> "Game":
+    def from_log(cls, events: Iterable[Event]) -> "Game":
         """Continue a game from its log (of any schema: older ones are upcast)."""
-        events = upcast(list(events))
-        return cls(fold(events), events)
+        log = upcast(list(events))
+        return cls(fold(log), log)
 
     @classmethod
     def from_created(cls, created: GameCreated) -> "Game":
@@ -58,7 +60,7 @@ class Game:
 
     @property
     def created(self) -> GameCreated:
-        return self.state.params
+        return cast(GameCreated, self.state.params)  # every log starts with game_created
 
     @property
     def rules(self) -> Rules:
@@ -83,7 +85,7 @@ class Game:
     def input_for(self, player: int) -> str:
         return protocol.render_input(self.state, player)
 
-    def legal_actions(self) -> tuple:
+    def legal_actions(self) -> tuple[BattleAction, ...]:
         """The legal battle actions of the player to move (an immutable tuple; empty outside the battle)."""
         return legal_actions(self.state)
 
@@ -104,7 +106,7 @@ class Game:
         k = len(self.log) - 1
         while k > 0 and not (self.log[k].cause == -1 and type(self.log[k]) in (ActionReceived, HardError)):
             k -= 1
-        record_ = self.log[k]
+        record_ = cast("ActionReceived | HardError", self.log[k])  # an ended game has such a record
         if record_.player != 0 or not any(type(e) is HardError for e in self.log[k:]):
             return None
         before = fold(self.log[:k])
@@ -114,19 +116,19 @@ class Game:
 
     # --- acting -----------------------------------------------------------------------------------------
 
-    def _apply(self, events: list) -> list:
+    def _apply(self, events: list[Event]) -> list[Event]:
         apply_all(self.state, events)
         self.log.extend(events)
         return events
 
-    def submit(self, command, cause: int = -1) -> list:
+    def submit(self, command: Command, cause: int = -1) -> list[Event]:
         """Decide one command and apply its events; returns them."""
         return self._apply(decide(self.state, command, cause))
 
-    def end_turn(self, cause: int = -1) -> list:
+    def end_turn(self, cause: int = -1) -> list[Event]:
         return self.submit(EndTurn(), cause)
 
-    def answer(self, player: int, text: str) -> list:
+    def answer(self, player: int, text: str) -> list[Event]:
         """Play one answer line of `player`, exactly as the referee would. Returns the events it caused."""
         state = self.state
         if state.phase == ENDED:
@@ -160,7 +162,7 @@ class Game:
             self._apply(decide(state, EndTurn(), rec))
         return self.log[start:]
 
-    def forfeit(self, player: int, reason: str, text: str = "") -> list:
+    def forfeit(self, player: int, reason: str, text: str = "") -> list[Event]:
         """A hard error outside the answer's text (timeout, crash, flood): the player loses."""
         if self.state.phase == ENDED:
             raise CommandError("the game is over")

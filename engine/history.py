@@ -11,8 +11,9 @@ copy. The log's own rules (`game_created`) are used; older schemas are upcast fi
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import Iterable
 
-from events.catalog import TurnStarted
+from events.catalog import Event, TurnStarted
 from engine.errors import InvalidLogError
 from engine.evolve import apply_all, fold, initial_state
 from engine.state import GameState
@@ -24,7 +25,7 @@ DEFAULT_EVERY = 128
 class History:
     __slots__ = ("events", "every", "_seqs", "_states", "_cursor")
 
-    def __init__(self, events, every: int = DEFAULT_EVERY) -> None:
+    def __init__(self, events: Iterable[Event], every: int = DEFAULT_EVERY) -> None:
         self.events = upcast(list(events))
         if not self.events:
             raise InvalidLogError("an empty log has no history")
@@ -75,6 +76,6 @@ class History:
         return [(e.seq, e.turn, e.player) for e in self.events if type(e) is TurnStarted]
 
 
-def rebuild(events, seq: int) -> GameState:
+def rebuild(events: Iterable[Event], seq: int) -> GameState:
     """The state after event `seq`, by a plain fold from the start (no snapshots)."""
     return fold(upcast(list(events))[: seq + 1])

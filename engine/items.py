@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from events.cards import CHARGE, GREEN, WARD
+from events.cards import CHARGE, GREEN, WARD, Card
 from events.catalog import CreatureDied, CreatureModified, DrawBonus, ItemUsed, WardLost
 from engine.emit import Out, card_effects, change_health, win_check
+from engine.state import GameState, Unit
 
 
-def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
+def use(state: GameState, out: Out, p: int, item_id: int, target_id: int) -> None:
     item = state.units[item_id]
     c = item.card
     used = out.emit(
@@ -42,7 +43,7 @@ def use(state, out: Out, p: int, item_id: int, target_id: int) -> None:
     card_effects(out, p, c, len(targets), "item", "R-USE", used)
 
 
-def _apply_item(out: Out, c, u, used: int) -> None:
+def _apply_item(out: Out, c: Card, u: Unit, used: int) -> None:
     kw = u.keywords
     can_attack = u.can_attack
     if c.type == GREEN:

@@ -7,6 +7,8 @@ from this generator, so the port must agree with OpenJDK to the last bit: it is 
 
 from __future__ import annotations
 
+from typing import Any
+
 _MULT = 0x5DEECE66D
 _ADD = 0xB
 _MASK = (1 << 48) - 1
@@ -64,7 +66,7 @@ class JavaRandom:
     def next_double(self) -> float:
         return ((self.next(26) << 27) + self.next(27)) * _DOUBLE_UNIT
 
-    def shuffle(self, items: list) -> None:
+    def shuffle(self, items: list[Any]) -> None:
         """Collections.shuffle(list, rnd) for a random-access list, in place."""
         for i in range(len(items), 1, -1):
             j = self.next_int(i)

@@ -13,9 +13,11 @@ computed from the state alone.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from events.cards import BLUE, CREATURE, GREEN, GUARD, RED, TYPE_NAMES
-from engine.commands import Attack, Summon, Use
-from engine.state import BATTLE
+from engine.commands import Attack, BattleAction, Command, Summon, Use
+from engine.state import BATTLE, GameState, Unit
 
 LANES = (0, 1)
 OPPONENT = -1
@@ -23,17 +25,18 @@ OPPONENT = -1
 # Where an item's target is, for `_item_target`.
 MINE, THEIRS, FACE, NOWHERE = "mine", "theirs", "face", "nowhere"
 
-Reason = tuple  # (template, *values): `_text` makes the one-line reason
+Reason = tuple[Any, ...]  # (template, *values): `_text` makes the one-line reason
 
 
 def _text(reason: Reason) -> str:
-    return reason[0].format(*reason[1:])
+    template: str = reason[0]
+    return template.format(*reason[1:])
 
 
 # --- the predicates (each: None when the check passes, else the reason) -------------------------------------
 
 
-def _playable(u, id: int, mana: int) -> Reason | None:
+def _playable(u: Unit | None, id: int, mana: int) -> Reason | None:
     if u is None:
         return ("card {} is not in your hand", id)
     if u.card.cost > mana:
@@ -41,7 +44,7 @@ def _playable(u, id: int, mana: int) -> Reason | None:
     return None
 
 
-def _summonable(u) -> Reason | None:
+def _summonable(u: Unit) -> Reason | None:
     if u.card.type != CREATURE:
         return ("card {} is an item ({}), not a creature", u.id, TYPE_NAMES[u.card.type])
     return None
@@ -55,13 +58,13 @@ def _lane_free(lane: int, count: int, lane_size: int) -> Reason | None:
     return None
 
 
-def _usable(u) -> Reason | None:
+def _usable(u: Unit) -> Reason | None:
     if u.card.type == CREATURE:
         return ("card {} is a creature, not an item", u.id)
     return None
 
 
-def _item_target(u, target: int, where: str) -> Reason | None:
+def _item_target(u: Unit, target: int, where: str) -> Reason | None:
     t = u.card.type
     if t == GREEN:
         if where != MINE:
@@ -74,7 +77,7 @@ def _item_target(u, target: int, where: str) -> Reason | None:
     return None
 
 
-def _ready(a, id: int) -> Reason | None:
+def _ready(a: Unit | None, id: int) -> Reason | None:
     if a is None:
         return ("creature {} is not one of your creatures on the board", id)
     if not a.can_attack:
@@ -84,7 +87,7 @@ def _ready(a, id: int) -> Reason | None:
     return None
 
 
-def _attack_target(a, target: int, in_lane: bool, guard: bool, guards: list[int]) -> Reason | None:
+def _attack_target(a: Unit, target: int, in_lane: bool, guard: bool, guards: list[int]) -> Reason | None:
     """``in_lane``: the target is an enemy creature in the attacker's lane; ``guard``: it has Guard;
     ``guards``: the Guards of that lane."""
     if guards and not guard:
@@ -97,36 +100,37 @@ def _attack_target(a, target: int, in_lane: bool, guard: bool, guards: list[int]
 # --- the two uses ---------------------------------------------------------------------------------------------
 
 
-def problem(state, action) -> str | None:
+def problem(state: GameState, action: Command) -> str | None:
     """Why `action` is not legal for the player to move now (one line), or None if it is legal."""
     if state.phase != BATTLE:
         return f"no battle actions during the {state.phase} phase"
     p = state.current
     me, op = state.players[p], state.players[1 - p]
-    kind = type(action)
-    if kind is Summon:
+    if type(action) is Summon:
         u = _find(me.hand, action.id)
         lane = action.lane
-        reason = _playable(u, action.id, me.mana) or _summonable(u)
+        reason = _playable(u, action.id, me.mana) or _summonable(cast(Unit, u))  # _playable refused None
         if reason is None:
             count = 0
             for v in me.board:
                 if v.lane == lane:
                     count += 1
             reason = _lane_free(lane, count, state.rules.lane_size)
-    elif kind is Attack:
+    elif type(action) is Attack:
         a = _find(me.board, action.id)
         reason = _ready(a, action.id)
         if reason is None:
+            a = cast(Unit, a)  # _ready refused None
             target, lane = action.target, a.lane
             guards = [v.id for v in op.board if v.lane == lane and v.keywords & GUARD]
             d = _find(op.board, target)
             in_lane = d is not None and d.lane == lane
-            reason = _attack_target(a, target, in_lane, in_lane and bool(d.keywords & GUARD), guards)
-    elif kind is Use:
+            reason = _attack_target(a, target, in_lane, in_lane and bool(cast(Unit, d).keywords & GUARD), guards)
+    elif type(action) is Use:
         u = _find(me.hand, action.id)
-        reason = _playable(u, action.id, me.mana) or _usable(u)
+        reason = _playable(u, action.id, me.mana) or _usable(cast(Unit, u))  # _playable refused None
         if reason is None:
+            u = cast(Unit, u)
             target = action.target
             where = (FACE if target == OPPONENT else MINE if _find(me.board, target) else
                      THEIRS if _find(op.board, target) else NOWHERE)
@@ -136,7 +140,7 @@ def problem(state, action) -> str | None:
     return None if reason is None else _text(reason)
 
 
-def legal_actions(state) -> tuple:
+def legal_actions(state: GameState) -> tuple[BattleAction, ...]:
     """Every legal SUMMON, ATTACK and USE of the player to move, in a fixed order: the hand's cards in hand
     order (summons by lane; items on own creatures, or on the opponent then its creatures), then each ready
     creature's attacks (the opponent first, then the lane's creatures). Empty outside the battle."""
@@ -145,7 +149,7 @@ def legal_actions(state) -> tuple:
     p = state.current
     me, op = state.players[p], state.players[1 - p]
     mana = me.mana
-    acts: list = []
+    acts: list[BattleAction] = []
     append = acts.append
     my_board, op_board = me.board, op.board
     n0 = n1 = 0
@@ -179,7 +183,7 @@ def legal_actions(state) -> tuple:
                 append(Use(i, v.id))
     if not my_board:
         return tuple(acts)
-    lanes: tuple[list, list] = ([], [])
+    lanes: tuple[list[tuple[int, bool]], list[tuple[int, bool]]] = ([], [])
     guards: tuple[list[int], list[int]] = ([], [])
     for v in op_board:
         guard = bool(v.keywords & GUARD)
@@ -187,7 +191,7 @@ def legal_actions(state) -> tuple:
         if guard:
             guards[v.lane].append(v.id)
     # The attack predicate, once per lane for each kind of target: the opponent, another creature, a Guard.
-    ok_by_lane: list = [None, None]
+    ok_by_lane: list[tuple[bool, bool, bool] | None] = [None, None]
     for a in my_board:
         if _ready(a, a.id) is not None:
             continue
@@ -207,7 +211,7 @@ def legal_actions(state) -> tuple:
     return tuple(acts)
 
 
-def _find(units, id: int):
+def _find(units: list[Unit], id: int) -> Unit | None:
     for u in units:
         if u.id == id:
             return u

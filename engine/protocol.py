@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
-from events.cards import CREATURE, keywords_to_str
-from engine.commands import Attack, Pass, Summon, Use
+from events.cards import CREATURE, Card, keywords_to_str
+from engine.commands import Attack, Command, Pass, Summon, Use
 from engine.errors import ProtocolError
-from engine.state import BATTLE, CONSTRUCT, DRAFT
+from engine.rulesets import Ruleset
+from engine.state import BATTLE, CONSTRUCT, DRAFT, GameState, Player
 
 _JAVA_TRIM = "".join(chr(i) for i in range(33))
 # Integer.parseInt reads any Unicode decimal digit (Character.digit), as Python's \d and int() do.
@@ -24,7 +25,7 @@ DRAFT_OFFER = 3
 # --- rendering (R-INPUT) ----------------------------------------------------------------------------------
 
 
-def render_input(state, player: int) -> str:
+def render_input(state: GameState, player: int) -> str:
     """The text the referee sends `player` now: draft, construct or battle input, each line ending in \\n."""
     if state.phase == BATTLE:
         return _battle_input(state, player)
@@ -35,7 +36,7 @@ def render_input(state, player: int) -> str:
     raise ProtocolError(f"no input to render in the {state.phase} phase")
 
 
-def _card_line(c, id: int, location: int, attack: int, defense: int, keywords: int, lane: int,
+def _card_line(c: Card, id: int, location: int, attack: int, defense: int, keywords: int, lane: int,
                zeroed: bool, area: bool) -> str:
     if zeroed:
         effects = "0 0 0"
@@ -46,11 +47,11 @@ def _card_line(c, id: int, location: int, attack: int, defense: int, keywords: i
             f"{effects}{mid} {lane} ")
 
 
-def _offered_line(c, area: bool) -> str:
+def _offered_line(c: Card, area: bool) -> str:
     return _card_line(c, -1, 0, c.attack, c.defense, c.keywords, -1, False, area)
 
 
-def _draft_input(state, p: int) -> str:
+def _draft_input(state: GameState, p: int) -> str:
     # The referee's mock player lines (DraftPhase.getMockPlayersInput): the round as both "decks", player 1
     # seeing player 0 one card ahead. Both inputs of a round are sent before either answer is read, so they
     # do not depend on what player 0 picks.
@@ -61,14 +62,14 @@ def _draft_input(state, p: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _construct_input(state) -> str:
+def _construct_input(state: GameState) -> str:
     cards = sorted(state.cards.values(), key=lambda c: c.base_id)
     lines = ["30 0 0 0", "30 0 0 0", "0 0", str(len(cards))]
     lines += [_offered_line(c, True) for c in cards]
     return "\n".join(lines) + "\n"
 
 
-def _battle_input(state, p: int) -> str:
+def _battle_input(state: GameState, p: int) -> str:
     rules = state.rules
     me, op = state.players[p], state.players[1 - p]
     lines = [_player_line(me, rules), _player_line(op, rules), f"{len(op.hand)} {len(op.actions)}"]
@@ -88,7 +89,7 @@ def _battle_input(state, p: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _player_line(pl, rules) -> str:
+def _player_line(pl: Player, rules: Ruleset) -> str:
     deck = len(pl.deck)
     if rules.input_runes:
         return f"{pl.health} {pl.max_mana} {deck} {pl.next_rune} {pl.draw_shown}"
@@ -133,10 +134,10 @@ def _args(item: str, n: int, text: str) -> tuple[str, list[int]]:
 _BATTLE_VERBS = {"SUMMON": Summon, "ATTACK": Attack, "USE": Use}
 
 
-def parse_battle(line: str) -> list:
+def parse_battle(line: str) -> list[Command]:
     """A battle answer as commands, in order. PASS items are kept (they are skipped when played)."""
     text = line
-    out: list = []
+    out: list[Command] = []
     for item in items(line):
         verb = item.split(" ", 1)[0]
         if verb == "PASS":

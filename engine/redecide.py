@@ -19,10 +19,11 @@ schema is upcast first and compared on its facts: the types and values of its ev
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Iterable, cast
 
 import msgspec
 
-from events.catalog import ACTION, END_TURN, LINE, SCHEMA_VERSION, ActionReceived, GameCreated, HardError
+from events.catalog import ACTION, END_TURN, LINE, SCHEMA_VERSION, ActionReceived, Event, GameCreated, HardError
 from events.codec import to_json
 from engine.commands import parse_command
 from engine.errors import LocmError
@@ -68,7 +69,7 @@ class Redecided:
         return self.schema >= SCHEMA_VERSION
 
 
-def redecide(events) -> Redecided:
+def redecide(events: Iterable[Event]) -> Redecided:
     """Re-decide a complete log (any schema) and report the first event the rules do not give."""
     events = list(events)
     schema = schema_of(events)
@@ -109,13 +110,12 @@ def redecide(events) -> Redecided:
     return Redecided(len(events), inputs, schema, None)
 
 
-def _feed(game: Game, e) -> None:
-    t = type(e)
-    if e.cause != -1 or t not in (ActionReceived, HardError):
+def _feed(game: Game, e: Event) -> None:
+    if e.cause != -1 or not isinstance(e, (ActionReceived, HardError)):
         raise _NotAnInput(f"{_tag(e)} is not caused by a recorded input")
     if game.to_move != e.player:
         raise _NotAnInput(f"the input is player {e.player}'s, but player {game.to_move} is to move")
-    if t is HardError:
+    if isinstance(e, HardError):
         game.forfeit(e.player, e.reason, e.text)
     elif e.kind == LINE:
         game.answer(e.player, e.text)
@@ -131,7 +131,9 @@ class _NotAnInput(LocmError):
     """An event where the log should hold a recorded input."""
 
 
-def _compare(stored: list, produced: list, start: int, same) -> Divergence | None:
+def _compare(
+    stored: list[Event], produced: list[Event], start: int, same: Callable[[Event, Event], bool]
+) -> Divergence | None:
     for i in range(start, len(produced)):
         got = produced[i]
         if i >= len(stored):
@@ -142,11 +144,11 @@ def _compare(stored: list, produced: list, start: int, same) -> Divergence | Non
     return None
 
 
-def _same_strict(a, b) -> bool:
+def _same_strict(a: Event, b: Event) -> bool:
     return to_json(a) == to_json(b)
 
 
-def _same_facts(a, b) -> bool:
+def _same_facts(a: Event, b: Event) -> bool:
     if type(a) is not type(b):
         return False
     fa, fb = msgspec.structs.asdict(a), msgspec.structs.asdict(b)
@@ -159,12 +161,12 @@ def _same_facts(a, b) -> bool:
     return fa == fb
 
 
-def _text(e) -> str:
+def _text(e: Event) -> str:
     return to_json(e).decode()
 
 
-def _tag(e) -> str:
-    return type(e).__struct_config__.tag
+def _tag(e: Event) -> str:
+    return cast(str, type(e).__struct_config__.tag)  # every event names its tag
 
 
 __all__ = ["redecide", "Redecided", "Divergence"]

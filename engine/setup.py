@@ -6,12 +6,15 @@ shuffled, and its outcomes go into events; folding a log never draws a random nu
 
 from __future__ import annotations
 
-from events.catalog import CardPoolDefined, DeckOrdered, GameCreated
+from typing import Any, cast
+
+from events.catalog import CardPoolDefined, DeckOrdered, Event, GameCreated
 from engine.drawing import opening_draws, start_turn
 from engine.emit import Out
 from engine.errors import GameParamError
 from engine.jrandom import JavaRandom
 from engine.rulesets import DRAFT, IDS_12, IDS_REVISED, Ruleset, rules_hash
+from engine.state import GameState
 
 # Parameter names as the referee spells them, and our field names for them.
 PARAM_FIELDS = {
@@ -27,7 +30,9 @@ PARAM_FIELDS = {
 JAVA_LONG_MIN, JAVA_LONG_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def derive_params(rules: Ruleset, seed: int | None, overrides: dict | None = None) -> dict:
+def derive_params(
+    rules: Ruleset, seed: int | None, overrides: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """R-SEEDS: the seeds a game runs with, each derived from `seed` unless given explicitly."""
     overrides = dict(overrides or {})
     for name, value in overrides.items():
@@ -37,7 +42,7 @@ def derive_params(rules: Ruleset, seed: int | None, overrides: dict | None = Non
             raise GameParamError(f"{name} must be a 64-bit signed integer, got {value}", name, value)
     if seed is not None and not (JAVA_LONG_MIN <= seed <= JAVA_LONG_MAX):
         raise GameParamError(f"seed must be a 64-bit signed integer, got {seed}", "seed", seed)
-    params: dict = {"seed": seed}
+    params: dict[str, Any] = {"seed": seed}
     rng = JavaRandom(seed) if seed is not None else None
     for name in rules.seed_params:
         derived = rng.next_long() if rng is not None else None
@@ -53,8 +58,8 @@ def derive_params(rules: Ruleset, seed: int | None, overrides: dict | None = Non
 
 
 def create(
-    rules: Ruleset, seed: int | None, overrides: dict | None = None, agents: tuple[str, str] = ("", "")
-) -> list:
+    rules: Ruleset, seed: int | None, overrides: dict[str, Any] | None = None, agents: tuple[str, str] = ("", "")
+) -> list[Event]:
     """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers."""
     params = derive_params(rules, seed, overrides)
     fields = {PARAM_FIELDS[k]: v for k, v in params.items()}
@@ -65,7 +70,7 @@ def create(
         ruleset=rules.name,
         ruleset_version=rules.version,
         id_scheme=rules.id_scheme,
-        agents=tuple(agents),
+        agents=cast("tuple[str, str]", tuple(agents)),
         rules=rules,
         rules_hash=rules_hash(rules),
         **fields,
@@ -73,13 +78,13 @@ def create(
     return [created] + opening(created)
 
 
-def opening(created: GameCreated) -> list:
+def opening(created: GameCreated) -> list[Event]:
     """What follows from `game_created` alone: the card pool and (1.2) the draft offers. Re-deciding a log
     starts here, from the stored `game_created`."""
     rules = created.rules
     if rules is None:
         raise GameParamError("game_created has no rules (a schema 1 log: read it through engine.upcast)")
-    out = Out(None, created.seq, seq=created.seq + 1)
+    out = Out(None, created.seq, seq=created.seq + 1)  # type: ignore[arg-type]  # no state yet: only emit() is used
     if rules.deck_building == DRAFT:
         from engine.draft import draft_events
 
@@ -90,19 +95,19 @@ def opening(created: GameCreated) -> list:
         out.emit(
             CardPoolDefined(
                 seq=out.seq, cause=out.cause, rule="R-CARDGEN",
-                cards=tuple(generate_cards(created.card_gen_seed, rules.card_weights)),
+                cards=tuple(generate_cards(cast(int, created.card_gen_seed), rules.card_weights)),  # a 1.5 seed param
             )
         )
     return out.events
 
 
 
-def build_decks(state, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> tuple[int, int]:
+def build_decks(state: GameState, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> tuple[int, int]:
     """R-DECK: shuffle both players' chosen cards and number the instances; the look-ahead gets the decks.
     Returns the seqs of the two `deck_ordered` events."""
-    created = state.params
+    created = cast(GameCreated, state.params)  # game_created comes before any deck
     scheme = state.rules.id_scheme
-    seqs = []
+    seqs: list[int] = []
     for p in (0, 1):
         picks = chosen[p]
         n = len(picks)
@@ -129,7 +134,7 @@ def _shuffle_seed(created: GameCreated, p: int) -> int:
     return created.shuffle_player0_seed if p == 0 else created.shuffle_player1_seed
 
 
-def begin_battle(state, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> None:
+def begin_battle(state: GameState, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> None:
     """After the last pick or deck choice (`chosen`: both players' cards, the decision's own included; `cause`:
     that pick or choice): decks, opening hands and player 0's first turn. Each step reads what the previous
     ones decided through the decision's look-ahead (`Out.ahead`)."""

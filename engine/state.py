@@ -7,6 +7,7 @@ The state is a private working copy (STYLE 2): only `engine.evolve.evolve` chang
 from __future__ import annotations
 
 from events.cards import Card
+from events.catalog import GameCreated
 from engine.rulesets import Ruleset
 
 # Phases
@@ -47,7 +48,7 @@ class Unit:
         u.touched = self.touched
         return u
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         return (self.id, self.card.base_id, self.owner, self.attack, self.defense, self.keywords,
                 self.can_attack, self.has_attacked, self.lane, self.touched)
 
@@ -77,7 +78,7 @@ class Player:
         self.deck: list[Unit] = []
         self.hand: list[Unit] = []
         self.board: list[Unit] = []
-        self.actions: list[tuple] = []  # (baseId, verb, id, arg) executed this/last turn (R-INPUT)
+        self.actions: list[tuple[int, str, int, int]] = []  # (baseId, verb, id, arg) executed this/last turn (R-INPUT)
         self.turns = 0  # own turns started so far
         self.picks: list[int] = []
         self.last_damage = -1  # seq of the latest player_damaged of this player (what a death points to)
@@ -113,7 +114,7 @@ class Player:
         p.last_damage = self.last_damage
         return p
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         return (self.health, self.max_mana, self.mana, self.bonus, tuple(self.runes), self.next_draw,
                 self.draw_shown, self.damage_counter, tuple(u.key() for u in self.deck),
                 tuple(u.key() for u in self.hand), tuple(u.key() for u in self.board),
@@ -143,7 +144,7 @@ class GameState:
         self.next_id = 61  # 1.5 COG 2022 id counter for Area copies
         self.winner = -1
         self.end_reason = ""
-        self.params = None  # the GameCreated event
+        self.params: GameCreated | None = None  # the GameCreated event
 
     @property
     def ended(self) -> bool:
@@ -168,7 +169,7 @@ class GameState:
         s.params = self.params
         return s
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         """Everything observable, as a comparable value (for tests: fold == live)."""
         return (self.rules.name, self.phase, self.seq, self.players[0].key(), self.players[1].key(),
                 tuple(sorted(u.key() for u in self.units.values())), self.current, self.turn,

@@ -16,12 +16,14 @@ they were. A log of the current schema is returned as it is.
 
 from __future__ import annotations
 
+from typing import Iterable, Sequence, cast
+
 import msgspec
 
 from events.cards import CHARGE
 from events.catalog import (
     ACTION, LINE, SCHEMA_VERSION, ActionReceived, CardPicked, CreatureSummoned, DeckChosen, GameCreated, GameEnded,
-    HardError, TurnEnded, TurnStarted,
+    Event, HardError, TurnEnded, TurnStarted,
 )
 from engine.errors import InvalidLogError, UnknownRuleset
 from engine.rulesets import by_name
@@ -31,13 +33,13 @@ _replace = msgspec.structs.replace
 _V1_DRAFT_ROUNDS = 30
 
 
-def schema_of(events) -> int:
+def schema_of(events: Sequence[Event]) -> int:
     """The schema a log was recorded under (its `game_created`'s ``schema_version``)."""
     first = events[0] if events else None
     return first.schema_version if type(first) is GameCreated else SCHEMA_VERSION
 
 
-def upcast(events) -> list:
+def upcast(events: Iterable[Event]) -> list[Event]:
     """The log as events of the current schema (the same list if it already is one)."""
     events = events if isinstance(events, list) else list(events)
     if not events or type(events[0]) is not GameCreated or events[0].schema_version >= SCHEMA_VERSION:
@@ -45,10 +47,10 @@ def upcast(events) -> list:
     return _from_v1(events)
 
 
-def _from_v1(events: list) -> list:
+def _from_v1(events: list[Event]) -> list[Event]:
     from engine.evolve import apply_all, initial_state
 
-    created = events[0]
+    created = cast(GameCreated, events[0])  # upcast checked it
     if created.rules is None:
         try:
             created = _replace(created, rules=by_name(created.ruleset))
@@ -58,25 +60,24 @@ def _from_v1(events: list) -> list:
     for e in events:
         if e.cause >= 0:
             caused.setdefault(e.cause, set()).add(type(e))
-    out = [created]
+    out: list[Event] = [created]
     state = initial_state(created)
     for e in events[1:]:
-        t = type(e)
-        if t is ActionReceived and e.cause == -1:
+        if type(e) is ActionReceived and e.cause == -1:
             kinds = caused.get(e.seq, set())
             line = state.phase != BATTLE or bool(kinds & {TurnEnded, GameEnded, HardError})
             e = _replace(e, kind=LINE if line else ACTION)
-        elif t is CreatureSummoned:
+        elif type(e) is CreatureSummoned:
             card = state.units[e.copy_of].card if e.copy_of else state.units[e.id].card
             keywords = card.keywords if e.copy_of else state.units[e.id].keywords
             e = _replace(e, can_attack=bool(keywords & CHARGE))
-        elif t is TurnStarted:
+        elif type(e) is TurnStarted:
             p = e.player
             cleared = tuple(u.id for u in state.players[1 - p].board) if state.phase == BATTLE else ()
             e = _replace(e, ready=tuple(u.id for u in state.players[p].board), cleared=cleared)
-        elif t is CardPicked:
+        elif type(e) is CardPicked:
             e = _replace(e, ends_phase=e.player == 1 and e.round == _V1_DRAFT_ROUNDS - 1)
-        elif t is DeckChosen:
+        elif type(e) is DeckChosen:
             e = _replace(e, ends_phase=e.player == 1)
         apply_all(state, (e,))
         out.append(e)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import msgspec
 
@@ -59,7 +59,7 @@ def _shown(v: object) -> str:
 class _Check(NamedTuple):
     expected: str
     ok: Callable[[object], bool]
-    convert: Callable[[object], object] = lambda v: v
+    convert: Callable[[Any], object] = lambda v: v  # takes what `ok` accepted
 
 
 def _int(lo: int, hi: int) -> _Check:
@@ -133,7 +133,7 @@ def parse_variant(text: str, source: str = "<ruleset>", default_name: str = "") 
     return variant_from_dict(doc, source, default_name)
 
 
-def variant_from_dict(doc: dict, source: str = "<ruleset>", default_name: str = "") -> Rules:
+def variant_from_dict(doc: dict[str, Any], source: str = "<ruleset>", default_name: str = "") -> Rules:
     """As `parse_variant`, from the decoded TOML table."""
     for key in doc:
         if key not in OVERRIDABLE and key not in TOP_KEYS:
@@ -153,7 +153,7 @@ def variant_from_dict(doc: dict, source: str = "<ruleset>", default_name: str = 
         raise VariantError(source, "name", "a name of letters, digits, '.', '_', '+' and '-' (at most 40)", name)
     if name in _BUILTIN_NAMES:
         raise VariantError(source, "name", "a name other than a built-in ruleset's", name)
-    changes: dict = {}
+    changes: dict[str, Any] = {}  # each value checked against its field above
     for key, check in OVERRIDABLE.items():
         if key in doc:
             value = doc[key]
@@ -307,7 +307,7 @@ def _card_rows(a: Rules, b: Rules) -> list[DiffRow]:
     def deck(r: Rules) -> dict[int, Card]:
         return {**originals, **{c.base_id: c for c in r.cards}}
 
-    def show(f: str, v: object) -> str:
+    def show(f: str, v: Any) -> str:
         return keywords_to_str(v) if f == "keywords" else TYPE_NAMES[v] if f == "type" else str(v)
 
     ca, cb = deck(a), deck(b)
@@ -330,7 +330,7 @@ def _weight_rows(wa: str, wb: str) -> list[DiffRow]:
 
     def flat(text: str) -> dict[str, object]:
         doc = msgspec.json.decode(text.encode() if text else official_weights())
-        out = {}
+        out: dict[str, object] = {}
         for key, value in doc.items():
             if isinstance(value, list):
                 for o in value:

@@ -36,7 +36,7 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_
 # --- set-up -----------------------------------------------------------------------------------------------
 
 
-class GameCreated(Event, tag="game_created"):
+class GameCreated(Event, frozen=True, tag="game_created"):
     """A game begins: the ruleset, its version and every seed and parameter (R-SEEDS).
 
     ``rules`` holds every resolved value the game runs with; folding and re-deciding use it, never a lookup
@@ -59,20 +59,20 @@ class GameCreated(Event, tag="game_created"):
     rules_hash: str = ""  # sha256 of the resolved rules' values (`engine.rulesets.rules_hash`); "" before variants
 
 
-class CardPoolDefined(Event, tag="card_pool_defined"):
+class CardPoolDefined(Event, frozen=True, tag="card_pool_defined"):
     """The card definitions this game can use: the 60 drafted cards (1.2) or the 120 generated cards (1.5)."""
 
     cards: tuple[Card, ...]
 
 
-class DraftOffered(Event, tag="draft_offered"):
+class DraftOffered(Event, frozen=True, tag="draft_offered"):
     """A draft round's three cards, in the order shown (R-DRAFT)."""
 
     round: int
     base_ids: tuple[int, int, int]
 
 
-class CardPicked(Event, tag="card_picked"):
+class CardPicked(Event, frozen=True, tag="card_picked"):
     """A player took a card in a draft round (R-DRAFT)."""
 
     player: int
@@ -81,7 +81,7 @@ class CardPicked(Event, tag="card_picked"):
     ends_phase: bool = False  # the last pick of the draft: the battle set-up follows
 
 
-class DeckChosen(Event, tag="deck_chosen"):
+class DeckChosen(Event, frozen=True, tag="deck_chosen"):
     """A player's 30 constructed choices, in the order chosen (R-CONSTRUCT)."""
 
     player: int
@@ -89,7 +89,7 @@ class DeckChosen(Event, tag="deck_chosen"):
     ends_phase: bool = False  # the second deck: the battle set-up follows
 
 
-class DeckOrdered(Event, tag="deck_ordered"):
+class DeckOrdered(Event, frozen=True, tag="deck_ordered"):
     """A player's shuffled deck with instance ids, top card first (R-DECK)."""
 
     player: int
@@ -103,7 +103,7 @@ class DeckOrdered(Event, tag="deck_ordered"):
 LINE, ACTION, END_TURN = "line", "action", "end_turn"
 
 
-class ActionReceived(Event, tag="action_received"):
+class ActionReceived(Event, frozen=True, tag="action_received"):
     """What a player sent, recorded before anything it causes (R-ACTIONS). ``kind`` says how to read ``text``:
 
     - ``line``: a whole answer line in the referee protocol, exactly as received (bots, referee logs);
@@ -119,7 +119,7 @@ class ActionReceived(Event, tag="action_received"):
     kind: str = LINE
 
 
-class ActionRejected(Event, tag="action_rejected"):
+class ActionRejected(Event, frozen=True, tag="action_rejected"):
     """An action item that was skipped: illegal at that moment, with the reason and the rule (R-ACTIONS)."""
 
     player: int
@@ -127,7 +127,7 @@ class ActionRejected(Event, tag="action_rejected"):
     reason: str
 
 
-class HardError(Event, tag="hard_error"):
+class HardError(Event, frozen=True, tag="hard_error"):
     """An answer the referee does not accept at all (malformed, timeout, ...): that player loses."""
 
     player: int
@@ -138,7 +138,7 @@ class HardError(Event, tag="hard_error"):
 # --- turns and cards --------------------------------------------------------------------------------------
 
 
-class TurnStarted(Event, tag="turn_started"):
+class TurnStarted(Event, frozen=True, tag="turn_started"):
     """A player's turn begins (R-TURN): mana after the bonus rule, how many cards it is to draw, its creatures
     that are now ready to attack (``ready``) and the other side's creatures whose turn is over (``cleared``:
     they can no longer attack and have not attacked)."""
@@ -153,27 +153,27 @@ class TurnStarted(Event, tag="turn_started"):
     cleared: tuple[int, ...] = ()
 
 
-class TurnEnded(Event, tag="turn_ended"):
+class TurnEnded(Event, frozen=True, tag="turn_ended"):
     """A player's turn ends (its answer has been carried out)."""
 
     player: int
 
 
-class CardDrawn(Event, tag="card_drawn"):
+class CardDrawn(Event, frozen=True, tag="card_drawn"):
     """The top card of a player's deck goes to its hand (R-DRAW)."""
 
     player: int
     id: int
 
 
-class DrawLost(Event, tag="draw_lost"):
+class DrawLost(Event, frozen=True, tag="draw_lost"):
     """A draw that did not happen: the hand was full (R-DRAW)."""
 
     player: int
     reason: str
 
 
-class DrawBonus(Event, tag="draw_bonus"):
+class DrawBonus(Event, frozen=True, tag="draw_bonus"):
     """A player's next-turn draw grows (card effect, broken rune, damage taken)."""
 
     player: int
@@ -184,7 +184,7 @@ class DrawBonus(Event, tag="draw_bonus"):
 # --- actions ----------------------------------------------------------------------------------------------
 
 
-class CreatureSummoned(Event, tag="creature_summoned"):
+class CreatureSummoned(Event, frozen=True, tag="creature_summoned"):
     """A creature enters a lane (R-SUMMON). ``copy_of`` > 0 marks a 1.5 Area copy (no mana, not from hand)."""
 
     player: int
@@ -196,7 +196,7 @@ class CreatureSummoned(Event, tag="creature_summoned"):
     can_attack: bool = False  # ready at once (Charge)
 
 
-class CreatureAttacked(Event, tag="creature_attacked"):
+class CreatureAttacked(Event, frozen=True, tag="creature_attacked"):
     """A creature attacks an enemy creature or the opponent (``target`` -1) (R-ATTACK)."""
 
     player: int
@@ -204,7 +204,7 @@ class CreatureAttacked(Event, tag="creature_attacked"):
     target: int
 
 
-class ItemUsed(Event, tag="item_used"):
+class ItemUsed(Event, frozen=True, tag="item_used"):
     """An item is played on a creature or on the opponent (``target`` -1) (R-USE)."""
 
     player: int
@@ -214,7 +214,7 @@ class ItemUsed(Event, tag="item_used"):
     cost: int
 
 
-class CreatureModified(Event, tag="creature_modified"):
+class CreatureModified(Event, frozen=True, tag="creature_modified"):
     """An item changed a creature: its attack, defense, keywords and readiness after the change (R-USE)."""
 
     id: int
@@ -224,26 +224,26 @@ class CreatureModified(Event, tag="creature_modified"):
     can_attack: bool
 
 
-class WardLost(Event, tag="ward_lost"):
+class WardLost(Event, frozen=True, tag="ward_lost"):
     """A creature's Ward absorbed a hit and is gone."""
 
     id: int
 
 
-class CreatureDamaged(Event, tag="creature_damaged"):
+class CreatureDamaged(Event, frozen=True, tag="creature_damaged"):
     """A creature that survives loses defense in combat (R-ATTACK)."""
 
     id: int
     amount: int
 
 
-class CreatureDied(Event, tag="creature_died"):
+class CreatureDied(Event, frozen=True, tag="creature_died"):
     """A creature leaves the board."""
 
     id: int
 
 
-class PlayerDamaged(Event, tag="player_damaged"):
+class PlayerDamaged(Event, frozen=True, tag="player_damaged"):
     """A player loses health. ``source``: attack, breakthrough, item, summon, deck, rune, turn_limit.
 
     ``counts`` is False for the 1.5 empty-deck and turn-limit losses, which do not feed R-DAMAGEDRAW.
@@ -255,7 +255,7 @@ class PlayerDamaged(Event, tag="player_damaged"):
     counts: bool = True
 
 
-class PlayerHealed(Event, tag="player_healed"):
+class PlayerHealed(Event, frozen=True, tag="player_healed"):
     """A player gains health (drain, item, summon)."""
 
     player: int
@@ -263,14 +263,14 @@ class PlayerHealed(Event, tag="player_healed"):
     source: str
 
 
-class RuneBroken(Event, tag="rune_broken"):
+class RuneBroken(Event, frozen=True, tag="rune_broken"):
     """A 1.2 rune breaks (R-RUNES)."""
 
     player: int
     rune: int
 
 
-class GameEnded(Event, tag="game_ended"):
+class GameEnded(Event, frozen=True, tag="game_ended"):
     """The game is over (R-WIN). ``winner`` is 0 or 1."""
 
     winner: int

@@ -12,10 +12,10 @@ import msgspec
 from events.catalog import SCHEMA_VERSION, AnyEvent, Event
 
 _json_enc = msgspec.json.Encoder()
-_json_dec = msgspec.json.Decoder(AnyEvent)
-_json_list_dec = msgspec.json.Decoder(list[AnyEvent])
+_json_dec: msgspec.json.Decoder[AnyEvent] = msgspec.json.Decoder(AnyEvent)
+_json_list_dec: msgspec.json.Decoder[list[AnyEvent]] = msgspec.json.Decoder(list[AnyEvent])
 _mp_enc = msgspec.msgpack.Encoder()
-_mp_dec = msgspec.msgpack.Decoder(AnyEvent)
+_mp_dec: msgspec.msgpack.Decoder[AnyEvent] = msgspec.msgpack.Decoder(AnyEvent)
 
 
 class DecodeError(ValueError):

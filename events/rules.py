@@ -11,6 +11,8 @@ Fields get defaults (the 1.2 values) and never change type (STYLE 8); decoding r
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from events.cards import Card
@@ -48,7 +50,7 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     cards: tuple[Card, ...] = ()
     card_weights: str = ""
 
-    def replace(self, **changes) -> "Rules":
+    def replace(self, **changes: Any) -> "Rules":
         """A copy with some fields changed (``RULES_12.replace(start_health=1)``)."""
         return msgspec.structs.replace(self, **changes)
 
@@ -57,6 +59,6 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         """The built-in ruleset these rules are or derive from (``1.2`` or ``constructed``)."""
         return self.base or self.name
 
-    def values(self) -> dict:
+    def values(self) -> dict[str, Any]:
         """Every field and its value, in declaration order."""
         return {f: getattr(self, f) for f in self.__struct_fields__}
