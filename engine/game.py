@@ -103,9 +103,7 @@ class Game:
     def _find_owed(self) -> tuple[int, str] | None:
         if not self.ended:
             return None
-        k = len(self.log) - 1
-        while k > 0 and not (self.log[k].cause == -1 and type(self.log[k]) in (ActionReceived, HardError)):
-            k -= 1
+        k = last_input(self.log)
         record_ = cast("ActionReceived | HardError", self.log[k])  # an ended game has such a record
         if record_.player != 0 or not any(type(e) is HardError for e in self.log[k:]):
             return None
@@ -167,3 +165,12 @@ class Game:
         if self.state.phase == ENDED:
             raise CommandError("the game is over")
         return self._apply(hard_error(self.state, player, reason, text))
+
+
+def last_input(log: list[Event]) -> int:
+    """The index of the last recorded input of a log (an `action_received` or a `hard_error` with cause -1:
+    what started the last decision), or 0 when there is none (the game's root)."""
+    k = len(log) - 1
+    while k > 0 and not (log[k].cause == -1 and type(log[k]) in (ActionReceived, HardError)):
+        k -= 1
+    return k

@@ -34,7 +34,7 @@ from engine.evolve import fold
 from engine.legal import legal_actions, problem
 from engine.rulesets import Rules
 from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED
-from events.catalog import ActionReceived, GameEnded, HardError
+from events.catalog import GameEnded
 
 
 class Choose(msgspec.Struct, frozen=True, array_like=True):
@@ -161,9 +161,7 @@ class Game:
             self._chosen.pop()
             return
         log = self._game.log
-        k = len(log) - 1
-        while k > 0 and not (log[k].cause == -1 and type(log[k]) in (ActionReceived, HardError)):
-            k -= 1
+        k = engine_game.last_input(log)
         if k == 0:
             raise LocmError("nothing to undo: no action has been played")
         kept = log[:k]
