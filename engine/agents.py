@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Sequence, cast
 from events.cards import (
     BLUE, BREAKTHROUGH, CHARGE, CREATURE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD, Card,
 )
-from engine.battle import legal_actions
+from engine.legal import legal_actions
 from engine.commands import Attack, BattleAction, BuildDeck, EndTurn, Pick, Summon, Use
 from engine.errors import LocmError
 from engine.jrandom import JavaRandom

@@ -9,7 +9,7 @@ from events.cards import CHARGE
 from events.catalog import ActionRejected, CreatureSummoned
 from engine.commands import Command
 from engine.emit import Out, card_effects
-from engine.legal import legal_actions
+from engine.legal import lane_free
 from engine.rulesets import IDS_REVISED
 from engine.state import GameState
 
@@ -42,12 +42,12 @@ def summon(state: GameState, out: Out, p: int, unit_id: int, lane: int) -> None:
     )
     placed = 1
     if state.rules.area and c.area:
-        counts = [0, 0]
-        for v in state.players[p].board:
-            counts[v.lane] += 1
-        counts[lane] += 1
         copy_lane = lane if c.area == 1 else 1 - lane
-        if counts[copy_lane] < state.rules.lane_size:
+        count = 1 if copy_lane == lane else 0  # the creature just summoned
+        for v in state.players[p].board:
+            if v.lane == copy_lane:
+                count += 1
+        if lane_free(copy_lane, count, state.rules.lane_size) is None:  # the same room rule as a summon's
             copy_id = unit_id + 1 if state.rules.id_scheme == IDS_REVISED else state.next_id
             out.emit(
                 CreatureSummoned(
@@ -67,4 +67,4 @@ def summon(state: GameState, out: Out, p: int, unit_id: int, lane: int) -> None:
     card_effects(out, p, c, placed, "summon", "R-SUMMON", summoned)
 
 
-__all__ = ["legal_actions", "summon", "reject"]
+__all__ = ["summon", "reject"]

@@ -44,7 +44,7 @@ def deck_problem(base_ids: Sequence[int], pool_size: int, deck_size: int, max_co
 
 def choose_deck(state: GameState, out: Out, player: int, base_ids: tuple[int, ...]) -> None:
     last = player == 1
-    chosen = out.emit(DeckChosen(seq=out.seq, cause=out.cause, rule="R-CONSTRUCT", player=player, base_ids=tuple(base_ids),
-                        ends_phase=last))
+    chosen = out.emit(DeckChosen(seq=out.seq, cause=out.cause, rule="R-CONSTRUCT", player=player,
+                                 base_ids=tuple(base_ids), ends_phase=last))
     if last:
         begin_battle(state, out, (state.players[0].picks, list(base_ids)), chosen)

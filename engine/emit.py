@@ -20,7 +20,7 @@ class Ahead:
     """Health, runes, damage counters, decks (instance ids, top card last) and hand sizes of both players as
     they will be after the events emitted so far."""
 
-    __slots__ = ("health", "runes", "counter", "decks", "drawn", "hands", "ended", "last_damage", "_state")
+    __slots__ = ("health", "runes", "counter", "decks", "drawn", "hands", "last_damage", "_state")
 
     def __init__(self, state: GameState) -> None:
         p0, p1 = state.players
@@ -31,7 +31,6 @@ class Ahead:
         self.drawn = [0, 0]  # cards drawn in this decision from the state's decks
         self.hands = [len(p0.hand), len(p1.hand)]
         self.last_damage = [p0.last_damage, p1.last_damage]  # seq of each player's latest health loss
-        self.ended = False
         self._state = state
 
     def deck_size(self, p: int) -> int:
@@ -63,7 +62,8 @@ class Out:
         self._ahead: Ahead | None = None
 
     def emit(self, event: Event) -> int:
-        """Append an event built with ``seq=out.seq, cause=out.cause``; returns its seq.
+        """Append an event built with ``seq=out.seq`` and its nearest cause (``out.cause`` is the decision's
+        record); returns its seq.
 
         Callers build the event themselves: passing the fields through ``**kwargs`` here cost six times as
         much as the construction itself, and this runs for every event of every game.
@@ -174,5 +174,4 @@ def win_check(out: Out, acting: int) -> bool:
     if cause < 0:
         cause = out.cause
     out.emit(GameEnded(seq=out.seq, cause=cause, rule="R-WIN", winner=winner, reason="health", turn=turn))
-    t.ended = True
     return True

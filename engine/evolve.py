@@ -12,6 +12,7 @@ missing from it raises `InvalidLogError`, the same guarantee as a `case _:` that
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any, Callable, Iterable
 
 from events.cards import WARD
@@ -286,7 +287,7 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
         if not events:
             raise InvalidLogError("a game's log must start with a game_created event; the log is empty")
         state = initial_state(events[0])
-        return apply_all(state, events[1:])
+        return apply_all(state, islice(events, 1, None))
     return apply_all(state, events)
 
 

@@ -40,14 +40,11 @@ class History:
     def _build(self) -> None:
         state = initial_state(self.events[0])
         seqs, states = [0], [state.copy()]
-        every = self.every
-        last = 0
-        for e in self.events[1:]:
-            apply_all(state, (e,))
-            if e.seq - last >= every:
-                seqs.append(e.seq)
-                states.append(state.copy())
-                last = e.seq
+        events, every = self.events, self.every
+        for at in range(every, len(events), every):  # fold a chunk, keep a copy, and on
+            apply_all(state, events[at - every + 1: at + 1])
+            seqs.append(at)
+            states.append(state.copy())
         self._seqs, self._states = seqs, states
 
     def state_at(self, seq: int) -> GameState:

@@ -50,7 +50,7 @@ def _summonable(u: Unit) -> Reason | None:
     return None
 
 
-def _lane_free(lane: int, count: int, lane_size: int) -> Reason | None:
+def lane_free(lane: int, count: int, lane_size: int) -> Reason | None:
     if lane not in LANES:
         return ("lane must be 0 or 1, got {}", lane)
     if count >= lane_size:
@@ -115,7 +115,7 @@ def problem(state: GameState, action: Command) -> str | None:
             for v in me.board:
                 if v.lane == lane:
                     count += 1
-            reason = _lane_free(lane, count, state.rules.lane_size)
+            reason = lane_free(lane, count, state.rules.lane_size)
     elif type(action) is Attack:
         a = _find(me.board, action.id)
         reason = _ready(a, action.id)
@@ -160,9 +160,9 @@ def legal_actions(state: GameState) -> tuple[BattleAction, ...]:
             n0 += 1
     lane_size = state.rules.lane_size
     free = []
-    if _lane_free(0, n0, lane_size) is None:
+    if lane_free(0, n0, lane_size) is None:
         free.append(0)
-    if _lane_free(1, n1, lane_size) is None:
+    if lane_free(1, n1, lane_size) is None:
         free.append(1)
     playable, summonable, item_target = _playable, _summonable, _item_target
     for u in me.hand:

@@ -34,7 +34,7 @@ from events.catalog import (
     GameCreated, GameEnded, HardError, ItemUsed, TurnEnded, TurnStarted,
 )
 from engine.agents import GreedyAgent, PassAgent, RandomAgent, play
-from engine.battle import legal_actions
+from engine.legal import legal_actions
 from engine.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
 from engine.construct import fill_deck
 from engine.errors import CommandError

@@ -296,7 +296,7 @@ def _junk_tail() -> st.SearchStrategy:
 @st.composite
 def legal_lines(draw, state):
     """A line of actions that are legal now (later items may have become illegal by the time they run)."""
-    from engine.battle import legal_actions
+    from engine.legal import legal_actions
 
     acts = legal_actions(state)
     if not acts:
@@ -338,7 +338,7 @@ def test_answer_in_battle_never_raises(ruleset, seed, turns, data):
     if game.ended:
         return
     if data is None:  # the explicit example: a line of every legal action, most illegal by their turn
-        from engine.battle import legal_actions
+        from engine.legal import legal_actions
 
         text = ";".join(a.text() for a in legal_actions(game.state))
     else:
