@@ -27,12 +27,11 @@ from engine.upcast import upcast
 
 
 class Game:
-    __slots__ = ("state", "log", "_owed")
+    __slots__ = ("state", "log")
 
     def __init__(self, state: GameState, log: list[Event]) -> None:
         self.state = state
         self.log = log
-        self._owed: tuple[int, str] | None | bool = False  # not computed yet
 
     @classmethod
     def new(cls, ruleset: str | Rules = "1.2", seed: int | None = None, params: dict[str, Any] | None = None,
@@ -96,11 +95,6 @@ class Game:
         answer (`DraftTurn`, `ConstructTurn`). So when player 0's answer of such a round is a hard error or a
         timeout, the game is over, yet player 1 has been sent that round's input.
         """
-        if self._owed is False:
-            self._owed = self._find_owed()
-        return self._owed  # type: ignore[return-value]
-
-    def _find_owed(self) -> tuple[int, str] | None:
         if not self.ended:
             return None
         k = last_input(self.log)
