@@ -87,4 +87,25 @@ def all_turns_text(r: Replay, perspective: int | None = None) -> list[str]:
 
 
 def wrap(text: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width) or [""]
+    """A board line cut to `width` between its items (a hand's cards are two spaces apart), the rest indented
+    under its start; an item longer than a line is cut at spaces."""
+    if len(text) <= width:
+        return [text]
+    body = text.lstrip(" ")
+    lead = text[: len(text) - len(body)]
+    indent = lead + "    "
+    items = body.split("  ")
+    lines, line = [], lead + items[0]
+    for item in items[1:]:
+        if len(line) + 2 + len(item) <= width:
+            line += "  " + item
+        else:
+            lines.append(line)
+            line = indent + item
+    lines.append(line)
+    out: list[str] = []
+    for one in lines:
+        rest = one.lstrip(" ")
+        out += textwrap.wrap(rest, width, initial_indent=one[: len(one) - len(rest)], subsequent_indent=indent,
+                             break_long_words=False) or [one]
+    return out

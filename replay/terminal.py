@@ -9,13 +9,14 @@ read one at a time, without echo) and restored on exit, whatever happens.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import termios
 import tty
 from bisect import bisect_left, bisect_right
 
 from replay.game import Replay, ReplayError
-from replay.render import show_text
+from replay.render import show_text, wrap
 
 CLEAR = "\x1b[H\x1b[2J"
 HELP = "n/p action  ./, event  N/P turn  t jump  v view  q quit"
@@ -80,7 +81,8 @@ class Stepper:
 
     def screen(self) -> str:
         who = "full view" if self.perspective is None else f"player {self.perspective}'s view"
-        lines = show_text(self.r, self.seq, self.perspective)
+        width = shutil.get_terminal_size().columns
+        lines = [part for line in show_text(self.r, self.seq, self.perspective) for part in wrap(line, width)]
         lines += ["", f"[{who}]  seq {self.seq}/{self.r.last_seq}   {HELP}"]
         if self.message:
             lines.append(self.message)

@@ -109,3 +109,14 @@ def test_stepper_stays_inside_the_game(log_path):
     assert st.seq == stops(r)[0] - 1
     assert st.key("x") and "unknown key" in st.message
     assert not st.key("q")
+
+
+def test_long_board_lines_wrap_between_cards_to_the_terminal_width():
+    from replay.render import wrap
+
+    hand = "    hand: " + "  ".join(f"#{i} b{100 + i} (3) itemRed -2/-2 ------" for i in range(8))
+    lines = wrap(hand, 80)
+    assert len(lines) > 1 and all(len(x) <= 80 for x in lines)
+    assert lines[0].startswith("    hand: #0 ") and all(x.startswith("        #") for x in lines[1:])
+    assert "  ".join(x.strip() for x in lines) == hand.strip()  # nothing lost, cut only between cards
+    assert wrap("    lane 0: -", 80) == ["    lane 0: -"]
