@@ -259,13 +259,13 @@ def load_source(source: str, db: Path | None) -> tuple[str, list]:
 def resolve_game_id(store, prefix: str) -> str:
     if store.has_game(prefix):
         return prefix
-    found = [r.game_id for r in store.games() if r.game_id.startswith(prefix)]
+    found = store.game_ids_with_prefix(prefix, 2) if prefix else []  # a range of the key, not a scan
     if len(found) == 1:
         return found[0]
     if not found:
         raise RerunError(f"no stored game id starts with {prefix!r}")
-    raise RerunError(f"{len(found)} stored games start with {prefix!r} (e.g. {found[0]}, {found[1]}): give "
-                     "more of the id")
+    raise RerunError(f"several stored games start with {prefix!r} (e.g. {found[0]}, {found[1]}): give more of "
+                     "the id")
 
 
 __all__ = ["RerunError", "rules_identity", "rerun_params", "rerun_game", "first_divergence", "event_change",

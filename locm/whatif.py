@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from analysis.overview import DAMAGE_SOURCES
-from analysis.stats import wilson
+from analysis.stats import Z95, wilson
 from engine.errors import LocmError
 from engine.rulesets import Rules, rules_hash
 from events.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
@@ -187,7 +187,7 @@ def _mean(values: list) -> dict:
         return {"n": 0, "mean": 0.0, "low": 0.0, "high": 0.0}
     m = sum(values) / n
     sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(n)
+    half = Z95 * sd / math.sqrt(n)
     return {"n": n, "mean": m, "low": max(m - half, min(values)), "high": min(m + half, max(values))}
 
 
