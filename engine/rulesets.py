@@ -14,8 +14,8 @@ from typing import NamedTuple
 
 import msgspec
 
-from engine.errors import UnknownRuleset
-from events.rules import Rules
+from locm.engine.errors import UnknownRuleset
+from locm.events.rules import Rules
 
 # Policy values, named so that code compares against constants, not strings typed in place.
 DRAFT, CONSTRUCTED = "draft", "constructed"
@@ -125,7 +125,7 @@ def rules_hash(rules: Rules) -> str:
 def _check_fields() -> None:
     missing = set(Rules.__struct_fields__) ^ set(FIELDS)
     if missing:  # pragma: no cover - a programming error caught at import
-        raise RuntimeError(f"engine.rulesets.FIELDS and events.rules.Rules differ: {sorted(missing)}")
+        raise RuntimeError(f"locm.engine.rulesets.FIELDS and locm.events.rules.Rules differ: {sorted(missing)}")
 
 
 _check_fields()
