@@ -12,7 +12,8 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "locm needs Python 3.11 or newer: set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@# PYTHONWARNINGS: setuptools warns about the locm/ folder beside the editable install, which is intended
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
 setup: $(STAMP)
