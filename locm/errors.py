@@ -120,6 +120,17 @@ class NotAStoreError(StoreError):
         super().__init__(f"{path}: not a locm event store: {reason}")
 
 
+class OldStoreError(NotAStoreError):
+    """The file is an event store of an older schema that this version reads only after ``locm migrate``
+    (`locm.migrate`), which converts it keeping the original beside it. The file is left untouched."""
+
+    def __init__(self, path: str, found: int, current: int) -> None:
+        self.found, self.current = found, current
+        StoreError.__init__(self, f"{path}: an event store of schema {found}; this locm reads schema {current}: "
+                                  f"run `locm migrate {path}` to convert it (the original is kept as {path}.v{found})")
+        self.path, self.reason = path, f"schema {found}"
+
+
 class StoreBusyError(StoreError):
     """Another writer held the store's write lock for longer than the busy timeout (``seconds``) allows."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shlex
 import sqlite3
+import zlib
 import subprocess
 import sys
 from pathlib import Path
@@ -160,20 +161,28 @@ def test_verify_reports_each_bad_game_and_exits_1(db):
         store.append_game(GameExtras(game_id="gapped"),
                           [msgspec.structs.replace(e, seq=i) for i, e in enumerate(log[:drop] + log[drop + 1:])])
     conn = sqlite3.connect(db)
+
+    def edit_log(game_id, edit):
+        key = "(SELECT id FROM games WHERE game_id = ?)"
+        (data,) = conn.execute(f"SELECT data FROM logs WHERE game = {key}", (game_id,)).fetchone()
+        lines = zlib.decompress(data).split(b"\n")
+        conn.execute(f"UPDATE logs SET data = ? WHERE game = {key}", (edit(lines), game_id))
+
     with conn:  # edited behind the store's back: the hash chain breaks
-        conn.execute("UPDATE events SET payload = replace(payload, '\"rule\":\"', '\"rule\":\"X') "
-                     "WHERE game_id = ? AND seq = 5", (first,))
-        conn.execute("DELETE FROM events WHERE game_id = ? AND seq = (SELECT max(seq) FROM events WHERE game_id = ?)",
-                     (second, second))
+        edit_log(first, lambda lines: zlib.compress(b"\n".join(
+            line.replace(b'"rule":"', b'"rule":"X') if i == 5 else line for i, line in enumerate(lines))))
+        edit_log(second, lambda lines: zlib.compress(b"\n".join(lines[:-1])))
+        edit_log(third, lambda lines: b"not zlib" + zlib.compress(b"\n".join(lines)))
     conn.close()
     r = run_locm("verify", "--db", db)
     assert r.returncode == 1
     lines = r.stdout.splitlines()
-    assert lines[-1] == "7 games checked: 3 good, 4 bad"
+    assert lines[-1] == "7 games checked: 2 good, 5 bad"
     bad = dict(line.split(": ", 1) for line in lines[:-1])
-    assert set(bad) == {first, second, "forged", "gapped"}
-    assert bad[first].startswith("event 5: expected hash ")  # the id once, at the start of the line
-    assert "head of chain: expected" in bad[second]
+    assert set(bad) == {first, second, third, "forged", "gapped"}
+    assert bad[first].startswith("head of chain: expected hash ")  # the id once, at the start of the line
+    assert bad[second].startswith("head of chain: expected event count ")
+    assert bad[third].startswith("head of chain: expected log a readable log, got game ")
     assert bad["forged"].startswith("won on health, but the loser (player ")
     assert bad["gapped"].startswith("the events do not fold: InvalidLogError: seq ")
 
