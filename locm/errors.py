@@ -111,6 +111,11 @@ class InvalidRecordError(StoreError):
         super().__init__(f"game {game_id!r}: field {field!r}: expected {expected}, got {_short(got)}")
 
 
+class MigrateError(StoreError):
+    """A store cannot be migrated (`locm.migrate`): not a schema-1 store, a game that does not check, a file in
+    the way. The old store is left as it was."""
+
+
 class NotAStoreError(StoreError):
     """The file is a readable SQLite database but not a locm event store: other tables, no ``locm_meta``,
     another schema version or a table whose columns differ. The file is left untouched."""
