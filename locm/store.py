@@ -49,15 +49,19 @@ The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them
   json_extract(payload, '$.amount') FROM events WHERE type = 'player_damaged'``. In another SQLite client the
   view is there but the function is not (``no such function: locm_log_json``). The payload the view shows is
   SQLite's rendering of the JSON, equal as JSON to the stored event (byte for byte for every event locm writes).
-- Why this layout (measured on real 1.2 games, 330 events and 40 KB of JSON each, `benchmarks/bench_store.py`):
-  the schema-1 layout (a row per event with its JSON text and hash, a text key) took 75 KB per game and
-  appended about 90k events/s; one compressed row per game takes about 6 KB and an append is two INSERTs.
-  zlib level 6 is 6 KB at 0.5 ms per game to compress (level 1: 7.6 KB, 0.2 ms; level 9: 5.8 KB, 1.3 ms) and
-  0.1 ms to inflate at any level; a preset dictionary (``zdict``) built from typical events saved only 6 % more,
-  not worth a versioned dictionary. Reading a game is one inflate and one ``msgspec`` decode of the whole log
-  as a JSON array (not a decode per event). JSON lines rather than MessagePack: the hash is over the JSON
-  bytes, so storing them means verifying and exporting never re-encode (a re-encoding could differ once the
-  schema gains a field).
+- Why this layout (measured on played 1.2 games, 330-350 events and 40 KB of JSON each,
+  ``benchmarks/bench_store.py --real``): the schema-1 layout (a row per event with its JSON text and hash, a
+  text key) took 76 KB per game and appended 120-135k events/s; one compressed row per game takes 9 KB and an
+  append of a prepared game is two INSERTs. zlib level 1 (`LOG_LEVEL`): 9.0 KB a game in the file and 460k
+  events/s appended from event objects (level 3: 8.5 KB, 410k/s; level 6: 7.3 KB, 320k/s, same run);
+  inflating costs 0.1 ms a game at any level. Level 1 because compressing is part of every game a tournament
+  worker plays. A preset dictionary (``zdict``) of typical events saved 3-6 % more: not worth versioning one.
+  Reading a game is one inflate and one ``msgspec`` decode of the whole log as a JSON array (not a decode per
+  event). JSON lines rather than MessagePack: the hash is over the JSON bytes, so storing them means verifying
+  and exporting never re-encode (a re-encoding could differ once the schema gains a field). Not storing the
+  per-event hashes (32 bytes an event, incompressible: 10 KB a game) means that a broken chain says that a log
+  was altered, not at which event; ``locm verify`` re-decides the log and names the first event the rules
+  would not produce.
 - `MemoryStore` keeps exactly these records and log blobs in dicts; everything above except SQL holds for it.
 - WAL journal with ``synchronous=NORMAL``: a crash of the program never loses or half-writes a committed
   game; a power cut may lose the last few commits, never corrupt the file. One writer at a time (SQLite's
@@ -132,7 +136,7 @@ STORE_SCHEMA_VERSION = 2
 EXPORT_VERSION = 1
 EXPORT_STORE_SCHEMA = 1
 """The ``store_schema`` of an export file's header: the layout of its game lines, unchanged by store schema 2."""
-LOG_LEVEL = 6
+LOG_LEVEL = 1
 """The zlib level of the stored logs (see the module docstring for the measurements behind it)."""
 DEFAULT_PATH = "locm.db"
 GENESIS = bytes(32)
@@ -499,6 +503,8 @@ class EventStore:
         except CorruptStoreError as exc:
             raise ChainError(game_id, -1, "a readable log", exc.reason, "log") from None
         hashes = _verify(game_id, lines)
+        if hashes[-1].hex() != record.head_hash:
+            _first_bad_seq(game_id, lines)  # a line lost or moved is named; else the count or the head hash
         if len(lines) != record.n_events:
             raise ChainError(game_id, -1, record.n_events, len(lines), "event count")
         if hashes[-1].hex() != record.head_hash:
@@ -1018,15 +1024,20 @@ def _bound(text: str) -> str:
 
 
 def _verify(game_id: str, lines: Sequence[bytes]) -> list[bytes]:
-    """The chained hashes of a log's lines (the first seq that is not its line number is a `ChainError`)."""
+    """The chained hashes of a log's lines."""
     prev, hashes, sha256 = GENESIS, [], hashlib.sha256
+    for line in lines:
+        prev = sha256(prev + line).digest()
+        hashes.append(prev)
+    return hashes
+
+
+def _first_bad_seq(game_id: str, lines: Sequence[bytes]) -> None:
+    """Raise `ChainError` (what ``seq``) at the first line whose event's seq is not its line number."""
     for i, line in enumerate(lines):
         seq = _seq(line)
         if seq != i:
             raise ChainError(game_id, i, i, seq, "seq")
-        prev = sha256(prev + line).digest()
-        hashes.append(prev)
-    return hashes
 
 
 def _seq(line: bytes) -> int | str:

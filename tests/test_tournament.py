@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from locm.errors import TournamentError
-from locm.store import MemoryStore
+from locm.store import MemoryStore, register_functions
 from locm.tournament import game_id, run_tournament, schedule, standings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,6 +215,7 @@ def test_a_killed_tournament_leaves_no_process_and_finishes_when_restarted(tmp_p
     final = stored_ids(db)
     assert len(final) == 48 and set(final) == expected  # every game, each once
     conn = sqlite3.connect(db)
+    register_functions(conn)  # the events view (one row per event) needs the store's SQL function
     counts = dict(conn.execute("SELECT game_id, count(*) FROM events GROUP BY game_id"))
     n_events = dict(conn.execute("SELECT game_id, n_events FROM games"))
     conn.close()
