@@ -110,7 +110,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, Self
 
 import msgspec
-import sqlite_utils
 
 from events.catalog import EVENT_TYPES, AnyEvent, Event, GameCreated, GameEnded
 from events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
@@ -595,6 +594,8 @@ class SqliteStore(EventStore):
             raise StoreError(f"{self.path}: cannot open: {exc}") from None
         self._conn = conn
         try:
+            import sqlite_utils  # here, not at the top: tournament workers import this module and never open a store
+
             self.db = sqlite_utils.Database(conn)
             if not readonly:
                 self._retry(lambda: conn.execute("PRAGMA journal_mode=wal").fetchall())
@@ -924,19 +925,34 @@ def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[byt
     n = len(events)
     if n < 2:
         raise GameLogError(game_id, n, "at least game_created and game_ended", f"{n} event(s)")
-    lines, prev, tags, sha256, last = [], GENESIS, _TAGS, hashlib.sha256, n - 1
+    types = list(map(type, events))
+    # the whole log's checks at once (this is the append's hot path); the loop below names the first fault
+    if not (_TYPES.issuperset(types) and types[0] is GameCreated and types[-1] is GameEnded
+            and types.count(GameCreated) == 1 and types.count(GameEnded) == 1
+            and [e.seq for e in events] == list(range(n))):
+        _first_fault(game_id, events)
+    lines = list(map(to_json, events)) if payloads is None else list(payloads)
+    prev, sha256 = GENESIS, hashlib.sha256
+    for line in lines:
+        prev = sha256(prev + line).digest()  # chain_hash, inlined
+    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), pack_log(lines))
+
+
+def _first_fault(game_id: str, events: Sequence[Event]) -> None:
+    """Raise `GameLogError` at the first event of a log that is not a complete game's."""
+    last = len(events) - 1
     for i, event in enumerate(events):
-        tag = tags.get(type(event))
+        tag = _TAGS.get(type(event))
         if tag is None:
             raise GameLogError(game_id, i, "an event of events.catalog", event)
         if event.seq != i:
             raise GameLogError(game_id, i, f"seq {i}", event.seq)
         if tag in _ENDS or i == 0 or i == last:
             _check_end(game_id, i, last, tag)
-        payload = to_json(event) if payloads is None else payloads[i]
-        prev = sha256(prev + payload).digest()  # chain_hash, inlined: this loop is the append's hot path
-        lines.append(payload)
-    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), pack_log(lines))
+    raise AssertionError("_first_fault: the log has no fault")  # pragma: no cover
+
+
+_TYPES = frozenset(_TAGS)
 
 
 def pack_log(lines: Sequence[bytes]) -> bytes:
