@@ -734,8 +734,8 @@ class SqliteStore(EventStore):
                 yield game_id, self._log(game_id)
             return
         try:
-            cursor = self._conn.execute("SELECT g.game_id, l.data FROM games g JOIN logs l ON l.game = g.id "
-                                        "ORDER BY g.id")
+            cursor = self._conn.execute("SELECT g.game_id, l.data FROM games g LEFT JOIN logs l ON l.game = g.id "
+                                        "ORDER BY g.id")  # a missing log (NULL) is reported, not skipped
             while batch := cursor.fetchmany(100):
                 yield from batch
         except sqlite3.DatabaseError as exc:
