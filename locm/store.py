@@ -696,6 +696,9 @@ class SqliteStore(EventStore):
                 continue  # a damaged page: what was read before it is kept; try the next way in
         return list(found)
 
+    def has_game(self, game_id: str) -> bool:
+        return bool(self._query("SELECT 1 FROM games WHERE game_id = ?", (game_id,)))
+
     def _record(self, game_id: str) -> GameRecord | None:
         rows = self._query(f"SELECT {_RECORD_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
         return _record_from_row(rows[0]) if rows else None
