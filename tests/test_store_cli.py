@@ -310,3 +310,39 @@ def test_a_missing_store_is_not_created_by_readers(tmp_path):
     code, _, err = locm("export", "--all", "--db", path)
     assert_one_line_error(code, err, f"locm: error: {path}: no event store here")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- sql ----------------------------------------------------------------------------------------------------
+
+
+def test_sql_queries_the_events_view_and_prints_a_table(db):
+    with open_store(db, readonly=True) as store:
+        expected = {}
+        for gid, event in store.iter_events():
+            tag = type(event).__struct_config__.tag
+            expected[tag] = expected.get(tag, 0) + 1
+        first = store.games(limit=1)[0].game_id
+        damage = [e.amount for e in store.events(first) if type(e).__name__ == "PlayerDamaged"]
+    code, out, err = locm("sql", "SELECT type, count(*) AS n FROM events GROUP BY type ORDER BY n DESC, type",
+                          "--db", db)
+    assert code == 0, err
+    lines = out.decode().splitlines()
+    assert lines[0].split() == ["type", "n"] and set(lines[1]) == {"-", " "}
+    got = {line.split()[0]: int(line.split()[1]) for line in lines[2:]}
+    assert got == expected and "rows" in err
+    code, out, err = locm("sql", f"SELECT json_extract(payload, '$.amount') AS amount FROM events "
+                                 f"WHERE game_id = '{first}' AND type = 'player_damaged' ORDER BY seq", "--db", db,
+                          "--json")
+    assert code == 0, err
+    assert [msgspec.json.decode(line)["amount"] for line in out.splitlines()] == damage
+
+
+def test_sql_is_read_only_and_a_bad_query_is_one_line(db):
+    before = db.read_bytes()
+    for query, start in (("SELEC 1", "locm: error: "), ("DELETE FROM games", "locm: error: ")):
+        code, out, err = locm("sql", query, "--db", db)
+        assert_one_line_error(code, err, start)
+        assert f"{db}: SQL: " in err
+    assert db.read_bytes() == before
+    with open_store(db, readonly=True) as store:
+        assert store.count() == 5
