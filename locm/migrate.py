@@ -83,7 +83,10 @@ def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = No
         raise MigrateError(f"{name}: {backup} is in the way (a migration keeps the old store there): move it first")
     for leftover in (new, Path(f"{new}-wal"), Path(f"{new}-shm")):
         leftover.unlink(missing_ok=True)
-    old = sqlite3.connect(name, timeout=5, isolation_level=None)
+    try:
+        old = sqlite3.connect(name, timeout=5, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise MigrateError(f"{name}: cannot open: {exc}") from None
     try:
         tables = {r[0] for r in old.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not SCHEMA_1_TABLES <= tables:
@@ -100,9 +103,11 @@ def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = No
             raise MigrateError(f"{name}: another program has the store open: close it and run again")
         if old.execute("SELECT count(*), max(rowid) FROM games").fetchone() != (games, last):
             raise MigrateError(f"{name}: games were stored while migrating: run again")
-    except BaseException:
+    except BaseException as exc:
         for leftover in (new, Path(f"{new}-wal"), Path(f"{new}-shm")):
             leftover.unlink(missing_ok=True)
+        if isinstance(exc, sqlite3.Error):  # a damaged page, a directory that cannot be written, ...
+            raise MigrateError(f"{name}: cannot migrate: {exc}") from None
         raise
     finally:
         old.close()

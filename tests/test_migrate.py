@@ -121,3 +121,13 @@ def test_migrate_reads_games_still_in_the_wal(v1, tmp_path):
         assert store.events("copy") == store.events(IDS[0])
         (data,) = store.db.execute("SELECT data FROM logs WHERE game = 3").fetchone()
         assert zlib.decompress(data).count(b"\n") == 278
+
+
+def test_migrate_of_a_damaged_schema_1_store_is_one_line_and_keeps_it(v1):
+    data = bytearray(v1.read_bytes())
+    data[len(data) // 2: len(data) // 2 + 4096] = bytes(range(256)) * 16  # a page of events overwritten
+    v1.write_bytes(bytes(data))
+    line = one_line_error(run_locm("migrate", v1))
+    assert line.startswith(f"locm: error: {v1}: "), line
+    assert v1.read_bytes() == bytes(data)
+    assert sorted(p.name for p in v1.parent.iterdir()) == ["old.db"]
