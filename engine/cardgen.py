@@ -31,8 +31,8 @@ from typing import Any, Callable, Iterable, Sequence, cast
 
 import msgspec
 
-from engine.jrandom import JavaRandom
-from events.cards import (
+from locm.engine.jrandom import JavaRandom
+from locm.events.cards import (
     AREA_NAMES,
     BLUE,
     KEYWORD_NAMES,
@@ -197,7 +197,7 @@ def format_generated_cards(cards: Iterable[Card]) -> str:
 
 def official_weights() -> bytes:
     """The official generator weights (the JSON file the referee ships)."""
-    return (importlib.resources.files("data") / WEIGHTS_RESOURCE).read_bytes()
+    return (importlib.resources.files("locm.data") / WEIGHTS_RESOURCE).read_bytes()
 
 
 def check_weights(raw: str | bytes) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import statistics
 import time
 
-from events.catalog import TurnStarted
-from engine.evolve import fold
-from engine.history import History
+from locm.events.catalog import TurnStarted
+from locm.engine.evolve import fold
+from locm.engine.history import History
 from locm.play import play_one
 
 

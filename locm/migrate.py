@@ -20,7 +20,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from events.codec import DecodeError, from_json
+from locm.events.codec import DecodeError, from_json
 from locm.errors import MigrateError, StoreError
 from locm.store import (
     GENESIS,

@@ -112,9 +112,9 @@ from typing import Any, BinaryIO, NamedTuple, Self
 
 import msgspec
 
-from events.catalog import EVENT_TYPES, AnyEvent, Event, GameCreated, GameEnded
-from events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
-from events.codec import DecodeError, from_json, to_json
+from locm.events.catalog import EVENT_TYPES, AnyEvent, Event, GameCreated, GameEnded
+from locm.events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
+from locm.events.codec import DecodeError, from_json, to_json
 from locm.errors import (
     ChainError,
     CorruptStoreError,
