@@ -2,19 +2,25 @@
 
 Each game is built from the real event classes with plausible values: a 1.2 draft (card pool of 60 cards,
 30 rounds of offers and picks, two shuffled decks) and then turns of draws, summons, attacks, damage and
-deaths until it has ``--events`` events, ending in ``GameEnded``. It measures, as the median of ``--runs``
-runs, each on a fresh SQLite file (WAL, as `open_store` makes it):
+deaths until it has ``--events`` events, ending in ``GameEnded``; with ``--real``, the games are played
+instead (1.2, greedy vs random, seeds 1..N: about 330 events and 40 KB of JSON each). It measures, as the
+median of ``--runs`` runs, each on a fresh SQLite file (WAL, as `open_store` makes it):
 
-- append: events per second through ``append_game`` (one transaction per whole game; encoding and hashing
-  included);
-- read: events per second through ``events(game_id)`` (read and decode, game by game) and ``iter_events()``
-  (one stream over all games);
-- verify: events per second through ``verify_chain``;
-- export and import: events per second through ``export_jsonl`` / ``import_jsonl`` (in memory buffers).
+- append: events per second through ``append_game``, from event objects in memory to committed rows: the
+  checks, the JSON encoding, the hash chain, the compression and the SQL, one transaction per game;
+- append_prepared: events per second through ``append_prepared`` of games already checked, encoded and
+  compressed by ``prepare_game`` (what the tournament's writer process does: the SQL alone);
+- read: events per second through ``events(game_id)`` (read+decode: the SELECT of the game's log row,
+  inflating it and decoding every event into its msgspec Struct, game by game) and ``iter_events()``
+  (the same as one stream over all games);
+- verify: events per second through ``verify_chain`` (inflate and recompute the chain);
+- export and import: events per second through ``export_jsonl`` / ``import_jsonl`` (in memory buffers);
+- bytes_per_game: the size of the store file (checkpointed, so the -wal is empty) divided by the games.
 
 ``--codecs`` adds a per-event comparison of the JSON and MessagePack codecs (the choice of JSON payloads).
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_store.py --games 200 --runs 5
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_store.py --real --games 500 --runs 5
     PYTHONPATH=. .venv/bin/python benchmarks/bench_store.py --json --codecs
 """
 
@@ -33,7 +39,7 @@ from pathlib import Path
 from locm.events import catalog as ev
 from locm.events.cards import Card
 from locm.events.codec import from_json, from_msgpack, to_json, to_msgpack
-from locm.store import GameExtras, open_store
+from locm.store import GameExtras, open_store, prepare_game
 
 
 def make_game(rng: random.Random, n_events: int = 500) -> list[ev.Event]:
@@ -97,6 +103,15 @@ def run_once(games: list[list[ev.Event]], workdir: Path, run: int) -> dict[str, 
         for game_id, events in zip(ids, games):
             store.append_game(GameExtras(game_id=game_id, think_ms0=12.5, think_ms1=30.0), events)
         rates["append"] = _rate(n, time.perf_counter() - t)
+        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    rates["bytes_per_game"] = path.stat().st_size / len(games)
+    prepared = [prepare_game(GameExtras(game_id=f"p{game_id}", think_ms0=12.5, think_ms1=30.0), events)
+                for game_id, events in zip(ids, games)]
+    with open_store(workdir / f"prepared-{run}.db") as store:
+        t = time.perf_counter()
+        for p in prepared:
+            store.append_prepared(p)
+        rates["append_prepared"] = _rate(n, time.perf_counter() - t)
     with open_store(path, create=False) as store:
         t = time.perf_counter()
         got = sum(len(store.events(game_id)) for game_id in ids)
@@ -153,18 +168,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=500, help="events per game (default 500)")
     parser.add_argument("--runs", type=int, default=5, help="runs; the median is reported (default 5)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the synthetic games (default 1)")
+    parser.add_argument("--real", action="store_true", help="played 1.2 games (greedy vs random) instead")
     parser.add_argument("--codecs", action="store_true", help="also compare the JSON and MessagePack codecs")
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    games = [make_game(rng, args.events) for _ in range(args.games)]
+    if args.real:
+        from locm.play import play_one
+
+        games = [play_one("1.2", seed, ("greedy", "random")).log for seed in range(1, args.games + 1)]
+        args.events = round(sum(map(len, games)) / len(games))
+    else:
+        games = [make_game(rng, args.events) for _ in range(args.games)]
     speed = [calibration()]
     with tempfile.TemporaryDirectory(prefix="locm-bench-") as tmp:
         runs = [run_once(games, Path(tmp), r) for r in range(args.runs)]
     speed.append(calibration())
     result = {
         "games": args.games, "events_per_game": args.events, "runs": args.runs, "python": sys.version.split()[0],
-        "events_per_second": {k: round(statistics.median(r[k] for r in runs)) for k in runs[0]},
+        "events_per_second": {k: round(statistics.median(r[k] for r in runs)) for k in runs[0]
+                              if k != "bytes_per_game"},
+        "bytes_per_game": round(statistics.median(r["bytes_per_game"] for r in runs)),
         "all_runs": {k: [round(r[k]) for r in runs] for k in runs[0]},
         "calibration_sum_range_1000_per_second": [round(x) for x in speed],
     }
@@ -173,9 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"{args.games} games x {args.events} events, median of {args.runs} runs (events/s):")
+        print(f"{args.games} {'played 1.2' if args.real else 'synthetic'} games x {args.events} events, "
+              f"median of {args.runs} runs (events/s):")
         for k, v in result["events_per_second"].items():
             print(f"  {k:12} {v:>12,}")
+        print(f"  {'bytes/game':12} {result['bytes_per_game']:>12,}")
         for k, v in result.get("codec_per_event", {}).items():
             print(f"  codec {k:24} {v:>14,.1f}")
         print(f"  machine: sum(range(1000)) {speed[0]:,.0f}/s before, {speed[1]:,.0f}/s after")

@@ -2,8 +2,12 @@
 seeds, every game stored in a fresh SQLite store) with 1 and 2 worker processes, for each ruleset.
 
 Each figure is the median of --runs runs; a run is a whole tournament of --games games, worker start-up and
-the store's writes included. For reference, ``baseline`` is the same games played in this process with no
-store and no workers (`locm.play.play_one` in a loop).
+the store's writes included; the runs of 1 and 2 workers alternate, so that a change of load on a shared
+machine hits both alike. For reference, ``baseline`` is the same games played in this process with no
+store and no workers (`locm.play.play_one` in a loop). It also reports the CPU time per game of the main
+process (the one writer of the store: receiving, unpickling and inserting each game) and of the workers,
+and the load average before the runs: the 2-worker figure means something only on a machine whose other
+load is near 0.
 
     .venv/bin/python benchmarks/bench_tournament.py                  # both rulesets, 1 and 2 workers
     .venv/bin/python benchmarks/bench_tournament.py --ruleset 1.2 --games 400 --runs 5 --json
@@ -13,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -28,14 +34,18 @@ from locm.tournament import run_tournament, schedule  # noqa: E402
 AGENTS = ("greedy", "random")
 
 
-def one_run(ruleset: str, games: int, workers: int, seed: int) -> float:
+def one_run(ruleset: str, games: int, workers: int, seed: int) -> tuple[float, float, float]:
+    """Games per second, and the CPU milliseconds per game of the main process and of the workers."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryDirectory() as tmp:
         with open_store(Path(tmp) / "bench.db") as store:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             run = run_tournament(store, ruleset, AGENTS, games, workers=workers, seed=seed)
-            elapsed = time.perf_counter() - t0
+            elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
             assert run.played == games and not run.failed, run
-    return games / elapsed
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    child = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return games / elapsed, 1000 * cpu / games, 1000 * child / games
 
 
 def baseline(ruleset: str, games: int, seed: int) -> float:
@@ -58,19 +68,34 @@ def main() -> None:
     rulesets = ("1.2", "constructed") if args.ruleset == "all" else (args.ruleset,)
     results = {}
     for ruleset in rulesets:
+        load = [round(x, 2) for x in os.getloadavg()]
         entry = {"games": args.games, "runs": args.runs,
                  "baseline_games_per_s": statistics.median(baseline(ruleset, args.games, args.seed)
                                                            for _ in range(args.runs))}
+        runs = {w: [] for w in args.workers}
+        for _ in range(args.runs):
+            for w in args.workers:
+                runs[w].append(one_run(ruleset, args.games, w, args.seed))
         for w in args.workers:
-            rates = [one_run(ruleset, args.games, w, args.seed) for _ in range(args.runs)]
-            entry[f"workers_{w}_games_per_s"] = statistics.median(rates)
-            entry[f"workers_{w}_all_runs"] = [round(r, 1) for r in rates]
+            entry[f"workers_{w}_games_per_s"] = statistics.median(r[0] for r in runs[w])
+            entry[f"workers_{w}_all_runs"] = [round(r[0], 1) for r in runs[w]]
+            entry[f"workers_{w}_main_cpu_ms_per_game"] = round(statistics.median(r[1] for r in runs[w]), 3)
+            entry[f"workers_{w}_worker_cpu_ms_per_game"] = round(statistics.median(r[2] for r in runs[w]), 3)
+        if 1 in args.workers and 2 in args.workers:
+            entry["speedup_2_over_1"] = round(entry["workers_2_games_per_s"] / entry["workers_1_games_per_s"], 2)
+        entry["load_average_before"] = load
         results[ruleset] = entry
         if not args.json:
             figures = ", ".join(f"{w} worker{'s' * (w != 1)} {entry[f'workers_{w}_games_per_s']:.0f}"
                                 for w in args.workers)
             print(f"{ruleset}: {args.games} games/run, median of {args.runs}: {figures} games/s "
-                  f"(in-process, no store: {entry['baseline_games_per_s']:.0f})")
+                  f"(in-process, no store: {entry['baseline_games_per_s']:.0f})"
+                  + (f"; 2 workers / 1: {entry['speedup_2_over_1']}x" if "speedup_2_over_1" in entry else ""))
+            for w in args.workers:
+                print(f"  {w} worker{'s' * (w != 1)}: runs {entry[f'workers_{w}_all_runs']} games/s; CPU ms a game: "
+                      f"main process (writer) {entry[f'workers_{w}_main_cpu_ms_per_game']}, workers "
+                      f"{entry[f'workers_{w}_worker_cpu_ms_per_game']}")
+            print(f"  load average before: {load}")
     if args.json:
         print(json.dumps(results))
 

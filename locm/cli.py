@@ -707,6 +707,10 @@ from locm.whatif_cli import rerun, whatif  # noqa: E402  (what-if re-runs: locm/
 cli.add_command(rerun)
 cli.add_command(whatif)
 
+from locm import store_cli  # noqa: E402  (migrate, sql: locm/store_cli.py)
+
+store_cli.register(cli)
+
 
 def main() -> None:
     cli.main()

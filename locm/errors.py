@@ -111,6 +111,11 @@ class InvalidRecordError(StoreError):
         super().__init__(f"game {game_id!r}: field {field!r}: expected {expected}, got {_short(got)}")
 
 
+class MigrateError(StoreError):
+    """A store cannot be migrated (`locm.migrate`): not a schema-1 store, a game that does not check, a file in
+    the way. The old store is left as it was."""
+
+
 class NotAStoreError(StoreError):
     """The file is a readable SQLite database but not a locm event store: other tables, no ``locm_meta``,
     another schema version or a table whose columns differ. The file is left untouched."""
@@ -118,6 +123,17 @@ class NotAStoreError(StoreError):
     def __init__(self, path: str, reason: str) -> None:
         self.path, self.reason = path, reason
         super().__init__(f"{path}: not a locm event store: {reason}")
+
+
+class OldStoreError(NotAStoreError):
+    """The file is an event store of an older schema that this version reads only after ``locm migrate``
+    (`locm.migrate`), which converts it keeping the original beside it. The file is left untouched."""
+
+    def __init__(self, path: str, found: int, current: int) -> None:
+        self.found, self.current = found, current
+        StoreError.__init__(self, f"{path}: an event store of schema {found}; this locm reads schema {current}: "
+                                  f"run `locm migrate {path}` to convert it (the original is kept as {path}.v{found})")
+        self.path, self.reason = path, f"schema {found}"
 
 
 class StoreBusyError(StoreError):

@@ -5,16 +5,18 @@ leaves half a game. Two implementations share one interface and one test class: 
 over an embedded SQLite file, default ``locm.db``) and `MemoryStore` (plain dicts). `open_store` is what a CLI
 calls.
 
-Schema (SQLite, store schema version 1)
+Schema (SQLite, store schema version 2)
 ---------------------------------------
 
 The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them equal).
 
-- ``locm_meta`` holds ``format = 'locm-event-store'`` and ``schema_version = '1'``. A file is opened only if it
-  is new, empty (0 bytes or no tables), or has these two rows and the three tables with exactly these
+- ``locm_meta`` holds ``format = 'locm-event-store'`` and ``schema_version = '2'``. A file is opened only if it
+  is new, empty (0 bytes or no tables), or has these two rows and the tables with exactly these
   columns; anything else is refused *before anything is written* (it is inspected through a read-only
   connection first): `CorruptStoreError` for bytes that are not a readable SQLite database (random bytes,
-  truncated), `NotAStoreError` for another SQLite database or another schema version. SQLite does the
+  truncated), `NotAStoreError` for another SQLite database or another schema version; a store of schema 1
+  (locm before schema 2) is refused with `OldStoreError`, whose one line says to run ``locm migrate DB``
+  (`locm.migrate`). SQLite does the
   checking: it recovers the ``-wal`` of a writer that died, so a main file shorter than its header says (a
   checkpoint cut short by kill -9 or a full disk) is accepted when ``PRAGMA quick_check`` finds the store
   whole; a damaged one is refused with how to recover (``salvage=True`` opens it read-only to export what
@@ -22,7 +24,9 @@ The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them
 - Creating the schema is one ``BEGIN IMMEDIATE`` transaction that does nothing if the tables exist, so any
   number of processes may open a new file at once. A writer waits for another's lock up to a busy timeout
   (`BUSY_TIMEOUT_S`, ``$LOCM_BUSY_TIMEOUT``), saying so every `BUSY_MESSAGE_S`, then `StoreBusyError`.
-- ``games``: one row per completed game, in the order appended (rowid). The seeds and parameters are the
+- ``games``: one row per completed game, in the order appended (``id``, an integer key: joins and inserts on
+  it are cheaper than on text; ``game_id``, the text id users see, is UNIQUE, so its index serves exact and
+  prefix look-ups). The seeds and parameters are the
   fields of ``GameCreated`` (``agents`` split into ``agent0``/``agent1``, its ``schema_version`` as
   ``event_schema_version``); ``winner``, ``reason`` and ``turns`` (``GameEnded.turn``) come from
   ``GameEnded``. ``n_events`` and ``head_hash`` (the hash of the last event) pin the whole log. ``created``
@@ -30,16 +34,36 @@ The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them
   runner's extras: ``stderr0``/``stderr1`` (at most `STDERR_LIMIT` characters: longer text keeps its tail
   behind a ``[... N characters, start cut]`` line), ``think_ms0``/``think_ms1`` (milliseconds, NULL when unknown),
   ``error``/``timeout`` flags per player (0/1) and ``meta`` (free JSON text, ``{}`` by default).
-- ``events``: one row per event. ``payload`` is exactly ``events.codec.to_json(event)`` as UTF-8 text (so
-  ``json_extract(payload, '$.player')`` works in SQL); ``type`` is the event's tag, for queries. The
-  primary key refuses a duplicate ``(game_id, seq)`` (`DuplicateEventError`), the CHECK a negative seq.
-  That a game's seqs are exactly 0..n-1 is checked by the store before the game's one transaction (the only
-  way rows are written; `GameLogError`) and again by ``verify_chain``; a trigger doing it in SQL
-  (``NEW.seq = max(seq) + 1``) was measured to cost about a third of the append throughput, so there is none.
-  JSON rather than MessagePack: the hash is over the JSON bytes, so storing them means verifying and
-  exporting never re-encode (a re-encoding could differ once the schema gains a field), and the benchmark
-  (`benchmarks/bench_store.py --codecs`) shows MessagePack decoding at most about 1.2x faster per event.
-- `MemoryStore` keeps exactly these rows and records in dicts; everything above except SQL holds for it.
+- ``logs``: one row per game, its whole event log, in a table of its own so that listing or filtering games
+  never reads a log page. ``data`` is the zlib stream (level `LOG_LEVEL`) of the events' canonical JSON bytes
+  (exactly ``events.codec.to_json(event)``, what is hashed and exported), one event per line, in seq order,
+  joined by ``\n`` (canonical JSON has no raw newline). The per-event hashes are not stored: the chain is
+  recomputed from these bytes whenever it is checked (``verify_chain``, export), against ``n_events`` and
+  ``head_hash`` of the game's row. That a game's seqs are exactly 0..n-1 and that it begins with
+  ``game_created`` and ends with ``game_ended`` is checked before its one transaction (`GameLogError`);
+  ``verify_chain`` checks the seqs again when the chain does not end at ``head_hash``, to name a line lost
+  or moved.
+- ``events``: a view, one row per event (``game``, ``game_id``, ``seq``, ``type``, ``payload`` = the event's
+  JSON), over ``json_each(locm_log_json(logs.data))``. SQLite cannot inflate zlib, so ``locm_log_json(data)``
+  (the log as one JSON array) is a Python function that every connection the store opens registers
+  (`register_functions`); ``locm sql "SELECT ..."`` runs a query with it, e.g. ``SELECT game_id,
+  json_extract(payload, '$.amount') FROM events WHERE type = 'player_damaged'``. In another SQLite client the
+  view is there but the function is not (``no such function: locm_log_json``). The payload the view shows is
+  SQLite's minified rendering of the stored JSON, which is already minified: the same bytes (a test checks).
+- Why this layout (measured on played 1.2 games, 330-350 events and 40 KB of JSON each,
+  ``benchmarks/bench_store.py --real``): the schema-1 layout (a row per event with its JSON text and hash, a
+  text key) took 76 KB per game and appended 120-135k events/s; one compressed row per game takes 9 KB and an
+  append of a prepared game is two INSERTs. zlib level 1 (`LOG_LEVEL`): 9.0 KB a game in the file and 460k
+  events/s appended from event objects (level 3: 8.5 KB, 410k/s; level 6: 7.3 KB, 320k/s, same run);
+  inflating costs 0.1 ms a game at any level. Level 1 because compressing is part of every game a tournament
+  worker plays. A preset dictionary (``zdict``) of typical events saved 3-6 % more: not worth versioning one.
+  Reading a game is one inflate and one ``msgspec`` decode of the whole log as a JSON array (not a decode per
+  event). JSON lines rather than MessagePack: the hash is over the JSON bytes, so storing them means verifying
+  and exporting never re-encode (a re-encoding could differ once the schema gains a field). Not storing the
+  per-event hashes (32 bytes an event, incompressible: 10 KB a game) means that a broken chain says that a log
+  was altered, not at which event; ``locm verify`` re-decides the log and names the first event the rules
+  would not produce.
+- `MemoryStore` keeps exactly these records and log blobs in dicts; everything above except SQL holds for it.
 - WAL journal with ``synchronous=NORMAL``: a crash of the program never loses or half-writes a committed
   game; a power cut may lose the last few commits, never corrupt the file. One writer at a time (SQLite's
   lock); readers, e.g. ``open_store(path, readonly=True)``, may run beside it.
@@ -57,6 +81,10 @@ Export format (JSON lines, UTF-8, one object per line)
     {"game":{...every field of GameRecord, head_hash in hex...}} one per game, then its n_events lines:
     {"hash":"<64 hex>","event":{...the stored payload, byte for byte...}}
     {"end":{"games":G,"events":E}}                               last line: totals, so a cut file is caught
+
+``store_schema`` in the header is the layout of the game lines (`EXPORT_STORE_SCHEMA`, 1): store schema 2
+changed how logs are kept in the file, not a field of a game or an event, so the export of a game is the
+same byte for byte from a schema-1 store and from the same store migrated.
 
 `EventStore.import_jsonl` reads and checks the whole file before anything is kept: each line's JSON, each
 event's decoding, seqs 0..n-1, every hash of the chain, each game record against what its events say (the
@@ -76,15 +104,15 @@ import os
 import sqlite3
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, Self
 
 import msgspec
-import sqlite_utils
 
-from locm.events.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
+from locm.events.catalog import EVENT_TYPES, AnyEvent, Event, GameCreated, GameEnded
 from locm.events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
 from locm.events.codec import DecodeError, from_json, to_json
 from locm.errors import (
@@ -97,14 +125,19 @@ from locm.errors import (
     ImportFormatError,
     InvalidRecordError,
     NotAStoreError,
+    OldStoreError,
     StoreBusyError,
     StoreError,
     StoreNotFoundError,
 )
 
 STORE_FORMAT = "locm-event-store"
-STORE_SCHEMA_VERSION = 1
+STORE_SCHEMA_VERSION = 2
 EXPORT_VERSION = 1
+EXPORT_STORE_SCHEMA = 1
+"""The ``store_schema`` of an export file's header: the layout of its game lines, unchanged by store schema 2."""
+LOG_LEVEL = 1
+"""The zlib level of the stored logs (see the module docstring for the measurements behind it)."""
 DEFAULT_PATH = "locm.db"
 GENESIS = bytes(32)
 STDERR_LIMIT = 8192
@@ -120,7 +153,8 @@ CREATE TABLE locm_meta (
     value TEXT NOT NULL
 );
 CREATE TABLE games (
-    game_id                  TEXT PRIMARY KEY,
+    id                       INTEGER PRIMARY KEY,
+    game_id                  TEXT NOT NULL UNIQUE,
     ruleset                  TEXT NOT NULL,
     ruleset_version          TEXT NOT NULL,
     seed                     INTEGER,
@@ -150,16 +184,16 @@ CREATE TABLE games (
     timeout1                 INTEGER NOT NULL CHECK (timeout1 IN (0, 1)),
     meta                     TEXT NOT NULL CHECK (json_valid(meta))
 );
-CREATE TABLE events (
-    game_id TEXT    NOT NULL,
-    seq     INTEGER NOT NULL CHECK (seq >= 0),
-    type    TEXT    NOT NULL,
-    payload TEXT    NOT NULL,
-    hash    BLOB    NOT NULL,
-    PRIMARY KEY (game_id, seq)
-) WITHOUT ROWID;
+CREATE TABLE logs (
+    game INTEGER PRIMARY KEY REFERENCES games (id),
+    data BLOB    NOT NULL
+);
+CREATE VIEW events AS
+    SELECT g.id AS game, g.game_id, CAST(e.key AS INTEGER) AS seq, json_extract(e.value, '$.type') AS type,
+           e.value AS payload
+    FROM games g JOIN logs l ON l.game = g.id, json_each(locm_log_json(l.data)) e;
 """
-"""The DDL of store schema 1; the module docstring shows the same text (a test checks it)."""
+"""The DDL of store schema 2; the module docstring shows the same text (a test checks it)."""
 
 # Fields of GameCreated copied into the games table under the same name.
 CREATED_FIELDS = (
@@ -238,11 +272,11 @@ class ImportSummary(NamedTuple):
 
 
 class _Prepared(NamedTuple):
-    """A validated game ready to write: its record and its event rows, exactly the columns of ``events``:
-    ``(game_id, seq, type, payload text, hash bytes)``."""
+    """A validated game ready to write: its record and its log, the ``data`` of its ``logs`` row (the zlib
+    stream of its events' canonical JSON lines). Cheap to pickle: what a tournament worker sends the writer."""
 
     record: GameRecord
-    rows: list[tuple[str, int, str, str, bytes]]
+    data: bytes
 
 
 PreparedGame = _Prepared
@@ -357,15 +391,23 @@ class EventStore:
 
     def events(self, game_id: str) -> list[Event]:
         """A game's events, decoded, in seq order."""
-        return [self._decode(game_id, seq, payload) for seq, payload, _ in self._rows(game_id)]
+        raw = _inflate(self.path, game_id, self._log(game_id))
+        try:
+            return _log_dec.decode(b"[" + raw.replace(b"\n", b",") + b"]")
+        except msgspec.DecodeError:
+            return self._decode_lines(game_id, raw.split(b"\n"))  # names the line that does not decode
 
     def iter_events(self, game_ids: Iterable[str] | None = None, *,
                     types: Iterable[str] | None = None) -> Iterator[tuple[str, Event]]:
         """Stream ``(game_id, event)`` for the given games (all, in stored order, when None), each in seq
-        order, optionally only events whose tag is in ``types``."""
-        wanted = None if types is None else frozenset(types)
-        for game_id, seq, payload in self._iter_rows(None if game_ids is None else list(game_ids), wanted):
-            yield game_id, self._decode(game_id, seq, payload)
+        order, optionally only events whose tag is in ``types`` (the other lines are not decoded)."""
+        heads = None if types is None else tuple(b'{"type":"' + t.encode() + b'"' for t in types)
+        for game_id, data in self._iter_logs(None if game_ids is None else list(game_ids)):
+            lines = _lines(self.path, game_id, data)
+            if heads is not None:
+                lines = [line for line in lines if line.startswith(heads)]
+            for event in self._decode_lines(game_id, lines):
+                yield game_id, event
 
     def verify_chain(self, game_id: str) -> str:
         """Recompute a game's hash chain; return its head hash (hex) or raise `ChainError` (or
@@ -379,22 +421,22 @@ class EventStore:
         line, so importing it is refused). With ``on_bad`` (salvage), a game that cannot be read or does not
         verify is passed to it and left out instead, and the file stays importable."""
         enc = msgspec.json.encode
-        out.write(enc({"locm_export": EXPORT_VERSION, "store_schema": STORE_SCHEMA_VERSION,
+        out.write(enc({"locm_export": EXPORT_VERSION, "store_schema": EXPORT_STORE_SCHEMA,
                        "event_schema": EVENT_SCHEMA_VERSION}) + b"\n")
         games = events = 0
         if game_ids is None:
             game_ids = self.readable_ids() if on_bad else [r.game_id for r in self._records(None, None, None, None)]
         for game_id in game_ids:
             try:
-                record, rows = self._verified(game_id)
+                record, lines, hashes = self._verified(game_id)
             except StoreError as exc:
                 if on_bad is None or isinstance(exc, GameNotFoundError):
                     raise
                 on_bad(game_id, exc)
                 continue
-            lines = [b'{"game":' + enc(record) + b"}\n"]
-            lines += [b'{"hash":"' + h.hex().encode() + b'","event":' + p.encode() + b"}\n" for _, p, h in rows]
-            out.write(b"".join(lines))
+            parts = [b'{"game":' + enc(record) + b"}\n"]
+            parts += [b'{"hash":"' + h.hex().encode() + b'","event":' + p + b"}\n" for p, h in zip(lines, hashes)]
+            out.write(b"".join(parts))
             games, events = games + 1, events + record.n_events
         out.write(enc({"end": {"games": games, "events": events}}) + b"\n")
         return games
@@ -443,28 +485,43 @@ class EventStore:
     def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
         raise NotImplementedError
 
-    def _rows(self, game_id: str) -> list[tuple[int, str, bytes]]:
-        """``(seq, payload, hash)`` of a game in seq order; `GameNotFoundError` if there is no such game."""
+    def _log(self, game_id: str) -> bytes:
+        """A game's ``logs.data``; `GameNotFoundError` if there is no such game, `CorruptStoreError` if its
+        log is missing."""
         raise NotImplementedError
 
-    def _iter_rows(self, game_ids: list[str] | None, types: frozenset[str] | None
-                   ) -> Iterator[tuple[str, int, str]]:
+    def _iter_logs(self, game_ids: list[str] | None) -> Iterator[tuple[str, bytes]]:
+        """``(game_id, data)`` of the given games (all, in stored order, when None)."""
         raise NotImplementedError
 
-    def _verified(self, game_id: str) -> tuple[GameRecord, list[tuple[int, str, bytes]]]:
-        record, rows = self.game(game_id), self._rows(game_id)
-        head = _verify(game_id, rows)
-        if len(rows) != record.n_events:
-            raise ChainError(game_id, -1, record.n_events, len(rows), "event count")
-        if head.hex() != record.head_hash:
-            raise ChainError(game_id, -1, record.head_hash, head.hex())
-        return record, rows
-
-    def _decode(self, game_id: str, seq: int, payload: str) -> Event:
+    def _verified(self, game_id: str) -> tuple[GameRecord, list[bytes], list[bytes]]:
+        """A game's record, its events' JSON lines and their chained hashes, the chain checked against the
+        record (`ChainError`: the log was altered, cut, lost or does not inflate)."""
+        record = self.game(game_id)
         try:
-            return from_json(payload)
-        except DecodeError as exc:
-            raise CorruptStoreError(self.path, f"game {game_id!r} event {seq}: {exc}") from None
+            lines = _lines(self.path, game_id, self._log(game_id))
+        except CorruptStoreError as exc:
+            raise ChainError(game_id, -1, "a readable log", exc.reason, "log") from None
+        hashes = _verify(game_id, lines)
+        if hashes[-1].hex() != record.head_hash:
+            _first_bad_seq(game_id, lines)  # a line lost or moved is named; else the count or the head hash
+        if len(lines) != record.n_events:
+            raise ChainError(game_id, -1, record.n_events, len(lines), "event count")
+        if hashes[-1].hex() != record.head_hash:
+            raise ChainError(game_id, -1, record.head_hash, hashes[-1].hex())
+        return record, lines, hashes
+
+    def _decode_lines(self, game_id: str, lines: list[bytes]) -> list[Event]:
+        """The events of JSON lines, decoded in one call (as one JSON array)."""
+        try:
+            return _log_dec.decode(b"[" + b",".join(lines) + b"]")
+        except msgspec.DecodeError:
+            for seq, line in enumerate(lines):  # find the line to name; the array decoder does not say
+                try:
+                    from_json(line)
+                except DecodeError as exc:
+                    raise CorruptStoreError(self.path, f"game {game_id!r} event {seq}: {exc}") from None
+            raise CorruptStoreError(self.path, f"game {game_id!r}: the log does not decode") from None
 
 
 class MemoryStore(EventStore):
@@ -478,7 +535,7 @@ class MemoryStore(EventStore):
         return len(self._games)
 
     def count_events(self) -> int:
-        return sum(len(p.rows) for p in self._games.values())
+        return sum(p.record.n_events for p in self._games.values())
 
     def _write(self, games: Iterable[_Prepared]) -> None:
         staged: dict[str, _Prepared] = {}
@@ -503,19 +560,15 @@ class MemoryStore(EventStore):
     def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
         return [g for g in self._games if g.startswith(prefix)][:limit]
 
-    def _rows(self, game_id: str) -> list[tuple[int, str, bytes]]:
+    def _log(self, game_id: str) -> bytes:
         p = self._games.get(game_id)
         if p is None:
             raise GameNotFoundError(game_id)
-        return [(seq, payload, h) for _, seq, _, payload, h in p.rows]
+        return p.data
 
-    def _iter_rows(self, game_ids, types):
+    def _iter_logs(self, game_ids):
         for game_id in self._games if game_ids is None else game_ids:
-            if game_id not in self._games:
-                raise GameNotFoundError(game_id)
-            for _, seq, tag, payload, _ in self._games[game_id].rows:
-                if types is None or tag in types:
-                    yield game_id, seq, payload
+            yield game_id, self._log(game_id)
 
 
 class SqliteStore(EventStore):
@@ -537,10 +590,13 @@ class SqliteStore(EventStore):
                 conn = _connect_read(Path(path), salvage, timeout=step, isolation_level=None)
             else:
                 conn = sqlite3.connect(self.path, timeout=step, isolation_level=None)
+            register_functions(conn)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open: {exc}") from None
         self._conn = conn
         try:
+            import sqlite_utils  # here, not at the top: tournament workers import this module and never open a store
+
             self.db = sqlite_utils.Database(conn)
             if not readonly:
                 self._retry(lambda: conn.execute("PRAGMA journal_mode=wal").fetchall())
@@ -604,7 +660,7 @@ class SqliteStore(EventStore):
         return self._query("SELECT count(*) FROM games")[0][0]
 
     def count_events(self) -> int:
-        return self._query("SELECT count(*) FROM events")[0][0]
+        return self._query("SELECT coalesce(sum(n_events), 0) FROM games")[0][0]
 
     def _query(self, sql: str, params: Sequence = ()) -> list[tuple]:
         try:
@@ -620,22 +676,20 @@ class SqliteStore(EventStore):
             with self._transaction():
                 for p in games:
                     game_id = p.record.game_id
-                    conn.execute(_INSERT_GAME, _record_to_row(p.record))
-                    conn.executemany(_INSERT_EVENT, p.rows)
+                    key = conn.execute(_INSERT_GAME, _record_to_row(p.record)).lastrowid
+                    conn.execute(_INSERT_LOG, (key, p.data))
         except sqlite3.IntegrityError as exc:
             text = str(exc)
             if "games.game_id" in text:
                 raise DuplicateGameError(game_id) from None
-            if "events.game_id, events.seq" in text:
-                raise DuplicateEventError(game_id, None, text) from None
             raise StoreError(f"{self.path}: game {game_id!r} refused by the database: {text}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot write game {game_id!r}: {exc}") from None
 
     def readable_ids(self) -> list[str]:
         found: dict[str, None] = {}
-        for sql in ("SELECT game_id FROM games ORDER BY rowid", "SELECT game_id FROM games INDEXED BY "
-                    "sqlite_autoindex_games_1", "SELECT DISTINCT game_id FROM events"):
+        for sql in ("SELECT game_id FROM games ORDER BY id", "SELECT game_id FROM games INDEXED BY "
+                    "sqlite_autoindex_games_1"):
             try:
                 for (game_id,) in self._conn.execute(sql):
                     found[game_id] = None
@@ -643,8 +697,11 @@ class SqliteStore(EventStore):
                 continue  # a damaged page: what was read before it is kept; try the next way in
         return list(found)
 
+    def has_game(self, game_id: str) -> bool:
+        return bool(self._query("SELECT 1 FROM games WHERE game_id = ?", (game_id,)))
+
     def _record(self, game_id: str) -> GameRecord | None:
-        rows = self._query("SELECT * FROM games WHERE game_id = ?", (game_id,))
+        rows = self._query(f"SELECT {_RECORD_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
         return _record_from_row(rows[0]) if rows else None
 
     def _records(self, ruleset, agent, winner, limit) -> list[GameRecord]:
@@ -655,7 +712,8 @@ class SqliteStore(EventStore):
             where.append("(agent0 = ? OR agent1 = ?)"), params.extend((agent, agent))
         if winner is not None:
             where.append("winner = ?"), params.append(winner)
-        sql = "SELECT * FROM games" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY rowid"
+        sql = (f"SELECT {_RECORD_COLUMNS} FROM games" + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY id")
         if limit is not None:
             sql, params = sql + " LIMIT ?", params + [limit]
         return [_record_from_row(r) for r in self._query(sql, params)]
@@ -665,27 +723,24 @@ class SqliteStore(EventStore):
                            (prefix, prefix + "\U0010ffff", limit))  # a range of the primary key
         return [r[0] for r in rows]
 
-    def _rows(self, game_id: str) -> list[tuple[int, str, bytes]]:
-        rows = self._query("SELECT seq, payload, hash FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
-        if not rows and not self.has_game(game_id):
+    def _log(self, game_id: str) -> bytes:
+        rows = self._query("SELECT g.id, l.data FROM games g LEFT JOIN logs l ON l.game = g.id WHERE g.game_id = ?",
+                           (game_id,))
+        if not rows:
             raise GameNotFoundError(game_id)
-        return rows
+        if rows[0][1] is None:
+            raise CorruptStoreError(self.path, f"game {game_id!r}: its log is missing")
+        return rows[0][1]
 
-    def _iter_rows(self, game_ids, types):
-        where = "" if types is None else f" AND e.type IN ({', '.join('?' * len(types))})"
-        tags = [] if types is None else sorted(types)
-        if game_ids is None:
-            yield from self._stream(f"{_SELECT_ALL}{where} ORDER BY g.rowid, e.seq", tags)
+    def _iter_logs(self, game_ids):
+        if game_ids is not None:
+            for game_id in game_ids:
+                yield game_id, self._log(game_id)
             return
-        for game_id in game_ids:
-            if not self.has_game(game_id):
-                raise GameNotFoundError(game_id)
-            yield from self._stream(f"{_SELECT_ONE}{where} ORDER BY e.seq", [game_id, *tags])
-
-    def _stream(self, sql: str, params: list) -> Iterator[tuple[str, int, str]]:
         try:
-            cursor = self._conn.execute(sql, params)
-            while batch := cursor.fetchmany(1000):
+            cursor = self._conn.execute("SELECT g.game_id, l.data FROM games g LEFT JOIN logs l ON l.game = g.id "
+                                        "ORDER BY g.id")  # a missing log (NULL) is reported, not skipped
+            while batch := cursor.fetchmany(100):
                 yield from batch
         except sqlite3.DatabaseError as exc:
             raise CorruptStoreError(self.path, str(exc)) from None
@@ -694,12 +749,11 @@ class SqliteStore(EventStore):
 # --- private helpers: SQLite ------------------------------------------------------------------------------
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-_TABLES = ("locm_meta", "games", "events")
+_TABLES = ("locm_meta", "games", "logs")
 _INSERT_GAME = (f"INSERT INTO games ({', '.join(GameRecord.__struct_fields__)}) "
                 f"VALUES ({', '.join('?' * len(GameRecord.__struct_fields__))})")
-_INSERT_EVENT = "INSERT INTO events (game_id, seq, type, payload, hash) VALUES (?, ?, ?, ?, ?)"
-_SELECT_ALL = "SELECT e.game_id, e.seq, e.payload FROM games g JOIN events e ON e.game_id = g.game_id WHERE 1"
-_SELECT_ONE = "SELECT e.game_id, e.seq, e.payload FROM events e WHERE e.game_id = ?"
+_INSERT_LOG = "INSERT INTO logs (game, data) VALUES (?, ?)"
+_RECORD_COLUMNS = ", ".join(GameRecord.__struct_fields__)
 _HEAD = GameRecord.__struct_fields__.index("head_hash")
 _FLAGS = tuple(GameRecord.__struct_fields__.index(f) for f in ("error0", "error1", "timeout0", "timeout1"))
 
@@ -821,6 +875,8 @@ def _inspect(path: Path, name: str, salvage: bool = False) -> bool:
         meta = dict(conn.execute("SELECT key, value FROM locm_meta"))
         if meta.get("format") != STORE_FORMAT:
             raise NotAStoreError(name, f"expected format {STORE_FORMAT!r}, got {meta.get('format')!r}")
+        if meta.get("schema_version") == "1":
+            raise OldStoreError(name, 1, STORE_SCHEMA_VERSION)
         if meta.get("schema_version") != str(STORE_SCHEMA_VERSION):
             raise NotAStoreError(name, f"expected schema version {STORE_SCHEMA_VERSION}, "
                                        f"got {meta.get('schema_version')!r}")
@@ -829,6 +885,8 @@ def _inspect(path: Path, name: str, salvage: bool = False) -> bool:
             if got != expected:
                 raise NotAStoreError(name, f"table {table} does not have the columns of schema "
                                            f"{STORE_SCHEMA_VERSION}")
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'events'").fetchone():
+            raise NotAStoreError(name, f"the events view of schema {STORE_SCHEMA_VERSION} is missing")
         if not salvage:
             conn.execute("SELECT count(*) FROM games").fetchone()
         return False
@@ -871,19 +929,66 @@ def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[byt
     n = len(events)
     if n < 2:
         raise GameLogError(game_id, n, "at least game_created and game_ended", f"{n} event(s)")
-    rows, prev, tags, sha256, last = [], GENESIS, _TAGS, hashlib.sha256, n - 1
+    types = list(map(type, events))
+    # the whole log's checks at once (this is the append's hot path); the loop below names the first fault
+    if not (_TYPES.issuperset(types) and types[0] is GameCreated and types[-1] is GameEnded
+            and types.count(GameCreated) == 1 and types.count(GameEnded) == 1
+            and [e.seq for e in events] == list(range(n))):
+        _first_fault(game_id, events)
+    lines = list(map(to_json, events)) if payloads is None else list(payloads)
+    prev, sha256 = GENESIS, hashlib.sha256
+    for line in lines:
+        prev = sha256(prev + line).digest()  # chain_hash, inlined
+    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), pack_log(lines))
+
+
+def _first_fault(game_id: str, events: Sequence[Event]) -> None:
+    """Raise `GameLogError` at the first event of a log that is not a complete game's."""
+    last = len(events) - 1
     for i, event in enumerate(events):
-        tag = tags.get(type(event))
+        tag = _TAGS.get(type(event))
         if tag is None:
             raise GameLogError(game_id, i, "an event of events.catalog", event)
         if event.seq != i:
             raise GameLogError(game_id, i, f"seq {i}", event.seq)
         if tag in _ENDS or i == 0 or i == last:
             _check_end(game_id, i, last, tag)
-        payload = to_json(event) if payloads is None else payloads[i]
-        prev = sha256(prev + payload).digest()  # chain_hash, inlined: this loop is the append's hot path
-        rows.append((game_id, i, tag, payload.decode(), prev))
-    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), rows)
+    raise AssertionError("_first_fault: the log has no fault")  # pragma: no cover
+
+
+_TYPES = frozenset(_TAGS)
+
+
+def pack_log(lines: Sequence[bytes]) -> bytes:
+    """The ``logs.data`` of a game whose events' canonical JSON bytes are ``lines``."""
+    return zlib.compress(b"\n".join(lines), LOG_LEVEL)
+
+
+def _inflate(path: str, game_id: str, data: bytes) -> bytes:
+    try:
+        return zlib.decompress(data)
+    except (zlib.error, TypeError) as exc:
+        raise CorruptStoreError(path, f"game {game_id!r}: the log does not inflate: {exc}") from None
+
+
+def _lines(path: str, game_id: str, data: bytes) -> list[bytes]:
+    """A stored log's events as their JSON lines."""
+    return _inflate(path, game_id, data).split(b"\n")
+
+
+def _log_json(data: bytes | None) -> str | None:
+    """``locm_log_json(data)``: a ``logs.data`` as one JSON array of its events (NULL for NULL)."""
+    if data is None:
+        return None
+    return "[" + zlib.decompress(data).replace(b"\n", b",").decode() + "]"
+
+
+def register_functions(conn: sqlite3.Connection) -> None:
+    """Register the SQL functions of the store's ``events`` view (``locm_log_json``) on a connection."""
+    conn.create_function("locm_log_json", 1, _log_json, deterministic=True)
+
+
+_log_dec = msgspec.json.Decoder(list[AnyEvent])
 
 
 _ENDS = frozenset(("game_created", "game_ended"))
@@ -938,15 +1043,37 @@ def _bound(text: str) -> str:
     return note + text[len(text) - (STDERR_LIMIT - len(note)):]
 
 
-def _verify(game_id: str, rows: Iterable[tuple[int, str, bytes]]) -> bytes:
-    prev = GENESIS
-    for i, (seq, payload, stored) in enumerate(rows):
+def _verify(game_id: str, lines: Sequence[bytes]) -> list[bytes]:
+    """The chained hashes of a log's lines."""
+    prev, hashes, sha256 = GENESIS, [], hashlib.sha256
+    for line in lines:
+        prev = sha256(prev + line).digest()
+        hashes.append(prev)
+    return hashes
+
+
+def _first_bad_seq(game_id: str, lines: Sequence[bytes]) -> None:
+    """Raise `ChainError` (what ``seq``) at the first line whose event's seq is not its line number."""
+    for i, line in enumerate(lines):
+        seq = _seq(line)
         if seq != i:
             raise ChainError(game_id, i, i, seq, "seq")
-        prev = chain_hash(prev, payload.encode())
-        if prev != stored:
-            raise ChainError(game_id, seq, prev.hex(), stored.hex())
-    return prev
+
+
+def _seq(line: bytes) -> int | str:
+    """The ``seq`` of an event's JSON line (its text, shortened, when it has none)."""
+    try:
+        seq = _seq_dec.decode(line).seq
+    except msgspec.DecodeError:
+        return repr(line[:40])
+    return seq
+
+
+class _Seq(msgspec.Struct):
+    seq: int
+
+
+_seq_dec = msgspec.json.Decoder(_Seq)
 
 
 # --- private helpers: the export format -------------------------------------------------------------------
@@ -1044,10 +1171,10 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
             raise ImportFormatError(header_line + 1 + max(exc.index, 0), str(exc)) from None
         except InvalidRecordError as exc:
             raise ImportFormatError(header_line, str(exc)) from None
-        for i, (row, stored) in enumerate(zip(prepared.rows, hashes)):
-            if row[4] != stored:
+        for i, (got, stored) in enumerate(zip(_verify(game_id, payloads), hashes)):
+            if got != stored:
                 raise ImportFormatError(header_line + 1 + i, f"game {game_id!r} event {i}: expected hash "
-                                                             f"{row[4].hex()}, the file has {stored.hex()}")
+                                                             f"{got.hex()}, the file has {stored.hex()}")
         if prepared.record != record:
             field = next(f for f in GameRecord.__struct_fields__
                          if getattr(prepared.record, f) != getattr(record, f))

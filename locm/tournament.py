@@ -11,11 +11,14 @@ games/2 - 1`` with the first agent of the pair in seat 0 and the same seeds with
 seeds); every pair gets the same seeds. An odd ``games`` is refused: a seed played in one seat only would
 give that pair a seat bias.
 
-Processes: ``workers`` processes from the ``spawn`` context play the games, check, encode and chain each
-one (`locm.store.prepare_game`) and send it back, each through its own pipe with at most `HANDOFF` games in
-hand (the schedule is read lazily, and memory stays flat however slow the store is); the main process is
-the only writer of the store and stores each game in its own transaction (`EventStore.append_prepared`) as
-it arrives. A worker notices that the main process died (its parent pid changes; checked every
+Processes: ``workers`` processes from the ``spawn`` context play the games, check, encode, chain and
+compress each one (`locm.store.prepare_game`: its record and its log as the one zlib blob the store keeps,
+about 9 KB for a 1.2 game, so a game crosses the pipe as one small pickle) and send it back, each through its
+own pipe with at most `HANDOFF` games in hand (the schedule is read lazily, and memory stays flat however
+slow the store is); the main process is the only writer of the store and stores each game in its own
+transaction (`EventStore.append_prepared`: two INSERTs) as it arrives, so that it needs a small part of a
+core (`benchmarks/bench_tournament.py` reports its CPU time per game) and the workers have the rest. The
+workers do not import sqlite-utils (`locm.store` imports it only to open a store), so they start sooner. A worker notices that the main process died (its parent pid changes; checked every
 `WATCHDOG_S`) or is sent SIGTERM, kills the process groups of the bots it is running and exits; the main
 process terminates its workers when it is interrupted (Ctrl-C, SIGTERM) or fails.
 """
@@ -318,8 +321,8 @@ def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games
 
 
 def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits):
-    """Yield ``("game", id, PreparedGame, None)`` (checked, encoded and chained in the worker, so the one
-    writing process only runs the SQL) or ``("failed", id, message, None)`` for every job, played by
+    """Yield ``("game", id, PreparedGame, None)`` (checked, encoded, chained and compressed in the worker, so
+    the one writing process only runs the SQL) or ``("failed", id, message, None)`` for every job, played by
     `workers` spawned processes. Each worker has its own pipe and at most `HANDOFF` jobs in hand; a job is
     taken from ``jobs`` only when a result comes back. Pipes, not queues: no named semaphores, so nothing
     for the resource tracker to warn about when the main process is killed. The workers are terminated when

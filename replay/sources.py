@@ -16,11 +16,15 @@ import hashlib
 import json
 import sqlite3
 import sys
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from locm.engine.errors import LocmError
+from locm.events.catalog import AnyEvent
 from locm.events.codec import DecodeError, from_json, from_jsonl
 from locm.replay.game import Replay, ReplaySourceError
 
@@ -152,12 +156,14 @@ def open_stored(db: str | Path, game_id: str) -> Replay:
     return Replay(events, source=f"{db} {gid}", meta=meta)
 
 
+_LOG_DECODER = msgspec.json.Decoder(list[AnyEvent])
 _MAX_CHAR = "\U0010ffff"  # every id that starts with a prefix sorts between prefix and prefix + this
-_KNOWN_STORE = {"format": "locm-event-store", "schema_version": "1"}
+_KNOWN_STORE = {"format": "locm-event-store", "schema_version": "2"}
 
 
 def _read_stored_fast(path: Path, game_id: str):
-    """``(game_id, meta, agents, events)`` read with sqlite3 from a store of schema 1, or None to let
+    """``(game_id, meta, agents, events)`` read with sqlite3 from a store of schema 2 (its ``logs`` row
+    inflated and decoded as one JSON array, the layout `locm.store` documents), or None to let
     `locm.store` handle (and explain) the file."""
     if not path.is_file():
         return None
@@ -168,17 +174,20 @@ def _read_stored_fast(path: Path, game_id: str):
     try:
         if dict(conn.execute("SELECT key, value FROM locm_meta").fetchall()) != _KNOWN_STORE:
             return None
-        row = conn.execute("SELECT game_id, meta, agent0, agent1 FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        row = conn.execute("SELECT game_id, meta, agent0, agent1, id FROM games WHERE game_id = ?",
+                           (game_id,)).fetchone()
         if row is None:
-            sql = ("SELECT game_id, meta, agent0, agent1 FROM games WHERE game_id >= ? AND game_id < ? "
+            sql = ("SELECT game_id, meta, agent0, agent1, id FROM games WHERE game_id >= ? AND game_id < ? "
                    "ORDER BY game_id LIMIT 2")
             rows = conn.execute(sql, (game_id, game_id + _MAX_CHAR)).fetchall() if game_id else []
             if len(rows) != 1:
                 return None  # unknown or ambiguous: the store's path says which
             row = rows[0]
-        payloads = conn.execute("SELECT payload FROM events WHERE game_id = ? ORDER BY seq", (row[0],)).fetchall()
-        events = [from_json(p) for (p,) in payloads]
-    except (sqlite3.Error, DecodeError):
+        (data,) = conn.execute("SELECT data FROM logs WHERE game = ?", (row[4],)).fetchone() or (None,)
+        if data is None:
+            return None
+        events = _LOG_DECODER.decode(b"[" + zlib.decompress(data).replace(b"\n", b",") + b"]")
+    except (sqlite3.Error, zlib.error, msgspec.DecodeError):
         return None
     finally:
         conn.close()

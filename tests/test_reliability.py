@@ -3,7 +3,8 @@ real processes: a checkpoint cut short by a full disk or kill -9, read-only medi
 writer holding the lock, bots that escape their process group, bots edited between runs, full disks on
 output files. After each fault, every committed game is still listed, exported and verified.
 
-Written through the CLI and `locm.store.open_store` only, so that they hold on another store layout.
+Written through the CLI and `locm.store.open_store` only, so that they hold on another store layout (but two
+tests that edit a stored log behind the store's back, which needs the layout).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def remount_ro(where: Path) -> None:
 # --- 1. a healthy store after an interrupted checkpoint ----------------------------------------------------
 
 
-def _cut_checkpoint(db: Path, limit: int = 1 << 20) -> None:
+def _cut_checkpoint(db: Path, limit: int = 1 << 18) -> None:
     """Checkpoint the -wal into the main file with a disk that is full after ``limit`` bytes (RLIMIT_FSIZE):
     SQLite writes page 1 (whose header gives the new page count), then fails, leaving the main file shorter
     than its header says and every page still in the -wal, as a kill -9 in the checkpoint does."""
@@ -134,7 +135,13 @@ def test_kill_9_during_a_large_import_keeps_every_committed_game(tmp_path):
     fill_store(source, 150)
     big = tmp_path / "big.jsonl"
     assert run_locm("export", "--all", "--db", source, "-o", big).returncode == 0
-    big.write_bytes(big.read_bytes().replace(b'"game_id":"g', b'"game_id":"h'))  # other ids (no event holds one)
+    # four copies under other ids (no event holds one): more than SQLite's page cache, so that the one
+    # transaction of the import spills pages to the -wal before it commits
+    head, *body, end = big.read_bytes().splitlines(keepends=True)
+    totals = json.loads(end)["end"]
+    copies = [b"".join(body).replace(b'"game_id":"g', b'"game_id":"' + p.encode()) for p in "hijk"]
+    big.write_bytes(head + b"".join(copies) + json.dumps(
+        {"end": {"games": 4 * totals["games"], "events": 4 * totals["events"]}}, separators=(",", ":")).encode() + b"\n")
     p = subprocess.Popen([sys.executable, "-m", "locm.cli", "import", str(big), "--db", str(db)], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wal = Path(f"{db}-wal")
@@ -146,7 +153,7 @@ def test_kill_9_during_a_large_import_keeps_every_committed_game(tmp_path):
     assert_all_readable(db, ids, tmp_path)
     r = run_locm("import", big, "--db", db)  # and the import can simply be run again
     assert r.returncode == 0, r.stderr
-    assert_all_readable(db, ids + [f"h{i}" for i in range(150)], tmp_path)
+    assert_all_readable(db, ids + [f"{p}{i}" for p in "hijk" for i in range(150)], tmp_path)
 
 
 def test_a_full_disk_during_a_tournament_is_one_line_and_keeps_every_stored_game(tmp_path):
@@ -620,9 +627,13 @@ def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
     assert "--skip-existing" in line and "skip_existing=True" not in line
     import sqlite3
 
-    conn = sqlite3.connect(db)
-    conn.execute("UPDATE events SET payload = replace(payload, '\"seq\":3', '\"seq\":3 ') "
-                 "WHERE game_id = 'g1' AND seq = 3")
+    import zlib
+
+    conn = sqlite3.connect(db)  # event 3 of g1 edited in its stored log
+    key = "(SELECT id FROM games WHERE game_id = 'g1')"
+    lines = zlib.decompress(conn.execute(f"SELECT data FROM logs WHERE game = {key}").fetchone()[0]).split(b"\n")
+    lines[3] = lines[3].replace(b'"seq":3', b'"seq":3 ')
+    conn.execute(f"UPDATE logs SET data = ? WHERE game = {key}", (zlib.compress(b"\n".join(lines)),))
     conn.commit()
     conn.close()
     r = run_locm("verify", "--db", db)

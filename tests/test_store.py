@@ -9,6 +9,7 @@ import math
 import os
 import random
 import sqlite3
+import zlib
 from datetime import UTC, datetime, timedelta, timezone
 
 import msgspec
@@ -117,20 +118,23 @@ def target(request, tmp_path):
 
 
 def tamper(store, game_id: str, seq: int, payload: str | None = None, delete: bool = False) -> None:
-    """Change (or delete) a stored event behind the store's back."""
+    """Change (or delete) a stored event behind the store's back: rewrite the game's log blob."""
     if isinstance(store, SqliteStore):
-        if delete:
-            store.db.execute("DELETE FROM events WHERE game_id = ? AND seq = ?", (game_id, seq))
-        else:
-            store.db.execute("UPDATE events SET payload = ? WHERE game_id = ? AND seq = ?", (payload, game_id, seq))
+        (data,) = store.db.execute("SELECT data FROM logs WHERE game = (SELECT id FROM games WHERE game_id = ?)",
+                                   (game_id,)).fetchone()
     else:
-        prepared = store._games[game_id]
-        rows = prepared.rows
-        if delete:
-            del rows[seq]
-        else:
-            g, s, t, _, h = rows[seq]
-            rows[seq] = (g, s, t, payload, h)
+        data = store._games[game_id].data
+    lines = zlib.decompress(data).split(b"\n")
+    if delete:
+        del lines[seq]
+    else:
+        lines[seq] = payload.encode()
+    data = store_mod.pack_log(lines)
+    if isinstance(store, SqliteStore):
+        store.db.execute("UPDATE logs SET data = ? WHERE game = (SELECT id FROM games WHERE game_id = ?)",
+                         (data, game_id))
+    else:
+        store._games[game_id] = store._games[game_id]._replace(data=data)
 
 
 class TestStoreContract:
@@ -319,8 +323,10 @@ class TestStoreContract:
         tamper(store, "g1", 7, to_json(msgspec.structs.replace(game[7], amount=99)).decode())
         with pytest.raises(ChainError) as info:
             store.verify_chain("g1")
-        assert (info.value.game_id, info.value.seq) == ("g1", 7)
-        assert str(info.value).startswith("game 'g1': event 7: expected hash ")
+        # schema 2 keeps the head hash only: the chain says that the log was altered, not where (the
+        # re-decide of `locm verify` finds the first event the rules would not produce)
+        assert (info.value.game_id, info.value.seq) == ("g1", -1)
+        assert str(info.value).startswith("game 'g1': head of chain: expected hash ")
         assert store.verify_chain("g2")
         with pytest.raises(ChainError):
             export_bytes(store)
@@ -550,7 +556,7 @@ def test_schema_is_documented_and_matches_the_record():
     conn = sqlite3.connect(":memory:")
     conn.executescript(store_mod.SCHEMA_SQL)
     columns = tuple(r[1] for r in conn.execute("PRAGMA table_info(games)"))
-    assert columns == GameRecord.__struct_fields__
+    assert columns == ("id",) + GameRecord.__struct_fields__
 
 
 def test_games_table_holds_every_seed_and_parameter():
@@ -563,29 +569,50 @@ def test_new_store_is_wal_with_meta(tmp_path):
     with open_store(tmp_path / "s.db") as s:
         assert s.db.journal_mode == "wal"
         assert dict(s.db.execute("SELECT key, value FROM locm_meta").fetchall()) == \
-               {"format": "locm-event-store", "schema_version": "1"}
-        assert set(s.db.table_names()) == {"locm_meta", "games", "events"}
+               {"format": "locm-event-store", "schema_version": "2"}
+        assert set(s.db.table_names()) == {"locm_meta", "games", "logs"}
+        assert s.db.view_names() == ["events"]
 
 
-def test_primary_key_refuses_a_duplicate_event_row(tmp_path):
+def test_primary_key_refuses_a_second_log_of_a_game(tmp_path):
     with open_store(tmp_path / "s.db") as s:
         s.append_game(GameExtras(game_id="g1"), make_game())
-        with pytest.raises(sqlite3.IntegrityError, match="UNIQUE constraint failed: events.game_id, events.seq"):
-            s.db.execute("INSERT INTO events VALUES ('g1', 3, 'turn_ended', '{}', x'00')")
-        with pytest.raises(sqlite3.IntegrityError, match="CHECK constraint failed"):
-            s.db.execute("INSERT INTO events VALUES ('g1', -1, 'turn_ended', '{}', x'00')")
+        with pytest.raises(sqlite3.IntegrityError, match="UNIQUE constraint failed: logs.game"):
+            s.db.execute("INSERT INTO logs VALUES ((SELECT id FROM games WHERE game_id = 'g1'), x'00')")
+        with pytest.raises(sqlite3.IntegrityError, match="UNIQUE constraint failed: games.game_id"):
+            s.db.execute("INSERT INTO games SELECT id + 1, game_id, ruleset, ruleset_version, seed, shuffle_player0_seed, "
+                         "shuffle_player1_seed, draft_choices_seed, predefined_draft_ids, card_gen_seed, "
+                         "constructed_choices_seed, id_scheme, event_schema_version, agent0, agent1, winner, reason, "
+                         "turns, n_events, head_hash, created, stderr0, stderr1, think_ms0, think_ms1, error0, error1, "
+                         "timeout0, timeout1, meta FROM games")
 
 
-def test_duplicate_event_row_maps_to_project_error_and_rolls_back(tmp_path):
-    """Bypass the Python checks: the database itself refuses the repeated (game_id, seq)."""
+def test_a_refused_log_row_rolls_back_its_game(tmp_path):
+    """Bypass the Python checks: the database refuses the log (NOT NULL) and the game row goes with it."""
     with open_store(tmp_path / "s.db") as s:
-        prepared = store_mod._prepare(GameExtras(game_id="g1"), make_game())
-        prepared.rows.append(prepared.rows[3])
-        with pytest.raises(DuplicateEventError) as info:
+        prepared = store_mod._prepare(GameExtras(game_id="g1"), make_game())._replace(data=None)
+        with pytest.raises(StoreError) as info:
             s._write([prepared])
-        assert info.value.game_id == "g1"
-        assert str(info.value).startswith("game 'g1': an event is already stored (UNIQUE constraint failed")
+        assert str(info.value).startswith(f"{s.path}: game 'g1' refused by the database: NOT NULL constraint failed")
         assert s.count() == 0 and s.count_events() == 0
+
+
+def test_the_events_view_gives_every_stored_payload(tmp_path):
+    """The documented view (`locm_log_json` over the compressed logs) shows each event's canonical JSON."""
+    games = {"g1": make_game(), "g2": make_game(seed=3)}
+    with open_store(tmp_path / "s.db") as s:
+        for gid, game in games.items():
+            s.append_game(GameExtras(game_id=gid), game)
+        rows = s.db.execute("SELECT game_id, seq, type, payload FROM events ORDER BY game, seq").fetchall()
+        expected = [(gid, e.seq, type(e).__struct_config__.tag, to_json(e).decode())
+                    for gid, game in games.items() for e in game]
+        assert rows == expected
+        damage = s.db.execute("SELECT game_id, json_extract(payload, '$.amount') FROM events "
+                              "WHERE type = 'player_damaged'").fetchall()
+        assert damage == [(gid, e.amount) for gid, game in games.items() for e in game
+                          if type(e) is ev.PlayerDamaged]
+    with open_store(tmp_path / "s.db", readonly=True) as s:  # registered on read-only connections too
+        assert s.db.execute("SELECT count(*) FROM events").fetchone()[0] == sum(map(len, games.values()))
 
 
 def test_an_error_midway_writes_nothing(tmp_path):
@@ -675,7 +702,7 @@ def _foreign(tmp_path, kind: str):
         _real_store(path)
         conn = sqlite3.connect(path)
         if kind == "newer_schema":
-            conn.execute("UPDATE locm_meta SET value = '2' WHERE key = 'schema_version'")
+            conn.execute("UPDATE locm_meta SET value = '3' WHERE key = 'schema_version'")
         elif kind == "wrong_format":
             conn.execute("UPDATE locm_meta SET value = 'something-else' WHERE key = 'format'")
         else:
@@ -695,9 +722,9 @@ def _foreign(tmp_path, kind: str):
     ("truncated", CorruptStoreError, "corrupt event store: truncated: the header says"),
     ("other_tables", NotAStoreError, "not a locm event store: expected a locm_meta table, found tables users"),
     ("other_wal_db", NotAStoreError, "not a locm event store: expected a locm_meta table, found tables games"),
-    ("newer_schema", NotAStoreError, "not a locm event store: expected schema version 1, got '2'"),
+    ("newer_schema", NotAStoreError, "not a locm event store: expected schema version 2, got '3'"),
     ("wrong_format", NotAStoreError, "expected format 'locm-event-store', got 'something-else'"),
-    ("missing_column", NotAStoreError, "not a locm event store: table games does not have the columns of schema 1"),
+    ("missing_column", NotAStoreError, "not a locm event store: table games does not have the columns of schema 2"),
 ])
 @pytest.mark.parametrize("mode", [{}, {"create": False}, {"readonly": True}])
 def test_foreign_or_damaged_file_is_refused_and_untouched(tmp_path, kind, error, message, mode):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shlex
 import sqlite3
+import zlib
 import subprocess
 import sys
 from pathlib import Path
@@ -160,20 +161,28 @@ def test_verify_reports_each_bad_game_and_exits_1(db):
         store.append_game(GameExtras(game_id="gapped"),
                           [msgspec.structs.replace(e, seq=i) for i, e in enumerate(log[:drop] + log[drop + 1:])])
     conn = sqlite3.connect(db)
+
+    def edit_log(game_id, edit):
+        key = "(SELECT id FROM games WHERE game_id = ?)"
+        (data,) = conn.execute(f"SELECT data FROM logs WHERE game = {key}", (game_id,)).fetchone()
+        lines = zlib.decompress(data).split(b"\n")
+        conn.execute(f"UPDATE logs SET data = ? WHERE game = {key}", (edit(lines), game_id))
+
     with conn:  # edited behind the store's back: the hash chain breaks
-        conn.execute("UPDATE events SET payload = replace(payload, '\"rule\":\"', '\"rule\":\"X') "
-                     "WHERE game_id = ? AND seq = 5", (first,))
-        conn.execute("DELETE FROM events WHERE game_id = ? AND seq = (SELECT max(seq) FROM events WHERE game_id = ?)",
-                     (second, second))
+        edit_log(first, lambda lines: zlib.compress(b"\n".join(
+            line.replace(b'"rule":"', b'"rule":"X') if i == 5 else line for i, line in enumerate(lines))))
+        edit_log(second, lambda lines: zlib.compress(b"\n".join(lines[:-1])))
+        edit_log(third, lambda lines: b"not zlib" + zlib.compress(b"\n".join(lines)))
     conn.close()
     r = run_locm("verify", "--db", db)
     assert r.returncode == 1
     lines = r.stdout.splitlines()
-    assert lines[-1] == "7 games checked: 3 good, 4 bad"
+    assert lines[-1] == "7 games checked: 2 good, 5 bad"
     bad = dict(line.split(": ", 1) for line in lines[:-1])
-    assert set(bad) == {first, second, "forged", "gapped"}
-    assert bad[first].startswith("event 5: expected hash ")  # the id once, at the start of the line
-    assert "head of chain: expected" in bad[second]
+    assert set(bad) == {first, second, third, "forged", "gapped"}
+    assert bad[first].startswith("head of chain: expected hash ")  # the id once, at the start of the line
+    assert bad[second].startswith("head of chain: expected event count ")
+    assert bad[third].startswith("head of chain: expected log a readable log, got game ")
     assert bad["forged"].startswith("won on health, but the loser (player ")
     assert bad["gapped"].startswith("the events do not fold: InvalidLogError: seq ")
 
@@ -301,3 +310,39 @@ def test_a_missing_store_is_not_created_by_readers(tmp_path):
     code, _, err = locm("export", "--all", "--db", path)
     assert_one_line_error(code, err, f"locm: error: {path}: no event store here")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- sql ----------------------------------------------------------------------------------------------------
+
+
+def test_sql_queries_the_events_view_and_prints_a_table(db):
+    with open_store(db, readonly=True) as store:
+        expected = {}
+        for gid, event in store.iter_events():
+            tag = type(event).__struct_config__.tag
+            expected[tag] = expected.get(tag, 0) + 1
+        first = store.games(limit=1)[0].game_id
+        damage = [e.amount for e in store.events(first) if type(e).__name__ == "PlayerDamaged"]
+    code, out, err = locm("sql", "SELECT type, count(*) AS n FROM events GROUP BY type ORDER BY n DESC, type",
+                          "--db", db)
+    assert code == 0, err
+    lines = out.decode().splitlines()
+    assert lines[0].split() == ["type", "n"] and set(lines[1]) == {"-", " "}
+    got = {line.split()[0]: int(line.split()[1]) for line in lines[2:]}
+    assert got == expected and "rows" in err
+    code, out, err = locm("sql", f"SELECT json_extract(payload, '$.amount') AS amount FROM events "
+                                 f"WHERE game_id = '{first}' AND type = 'player_damaged' ORDER BY seq", "--db", db,
+                          "--json")
+    assert code == 0, err
+    assert [msgspec.json.decode(line)["amount"] for line in out.splitlines()] == damage
+
+
+def test_sql_is_read_only_and_a_bad_query_is_one_line(db):
+    before = db.read_bytes()
+    for query, start in (("SELEC 1", "locm: error: "), ("DELETE FROM games", "locm: error: ")):
+        code, out, err = locm("sql", query, "--db", db)
+        assert_one_line_error(code, err, start)
+        assert f"{db}: SQL: " in err
+    assert db.read_bytes() == before
+    with open_store(db, readonly=True) as store:
+        assert store.count() == 5

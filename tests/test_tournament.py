@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from locm.errors import TournamentError
-from locm.store import MemoryStore
+from locm.store import MemoryStore, register_functions
 from locm.tournament import game_id, run_tournament, schedule, standings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,6 +215,7 @@ def test_a_killed_tournament_leaves_no_process_and_finishes_when_restarted(tmp_p
     final = stored_ids(db)
     assert len(final) == 48 and set(final) == expected  # every game, each once
     conn = sqlite3.connect(db)
+    register_functions(conn)  # the events view (one row per event) needs the store's SQL function
     counts = dict(conn.execute("SELECT game_id, count(*) FROM events GROUP BY game_id"))
     n_events = dict(conn.execute("SELECT game_id, n_events FROM games"))
     conn.close()
@@ -222,3 +223,32 @@ def test_a_killed_tournament_leaves_no_process_and_finishes_when_restarted(tmp_p
     v = run_locm("verify", "--db", db)
     assert v.returncode == 0 and v.stdout.endswith("48 games checked: 48 good, 0 bad\n"), v.stdout
     assert not marked(marker)
+
+
+def test_the_hand_off_is_bounded_and_each_game_one_small_blob():
+    """However slow the writer, the workers hold at most HANDOFF games each beyond what it has taken; each
+    game arrives as its record and its compressed log, a pickle of a few KB."""
+    import pickle
+    import zlib
+
+    from locm.bots import TimeLimits
+    from locm.store import PreparedGame
+    from locm.tournament import HANDOFF, _pool
+
+    jobs = schedule("1.2", ("greedy", "random"), 24, 1)
+    taken = []
+
+    def source():
+        for job in jobs:
+            taken.append(job.game_id)
+            yield job
+
+    got = []
+    for kind, gid, prepared, _ in _pool(source(), 2, TimeLimits()):
+        assert kind == "game" and isinstance(prepared, PreparedGame)
+        got.append(gid)
+        assert len(taken) <= len(got) + HANDOFF * 2
+        assert len(pickle.dumps(prepared)) < 20_000
+        assert zlib.decompress(prepared.data).count(b"\n") == prepared.record.n_events - 1
+        time.sleep(0.05)  # a slow writer: the workers must wait for it, not run ahead
+    assert sorted(got) == sorted(j.game_id for j in jobs)

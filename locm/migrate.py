@@ -1,0 +1,195 @@
+"""`migrate`: convert an event store of schema 1 (one row per event) to schema 2 (`locm.store`), losing nothing.
+
+Every game of the old file is read with its events and checked exactly as an import checks a game
+(`locm.store._prepare`: each event decodes, seqs are 0..n-1, the record matches what the events say) and its
+hash chain is recomputed and compared with every stored per-event hash and with the record's ``head_hash``;
+the first game that does not check stops the migration, naming it, with the old file untouched.
+
+Atomic: the games are written into a new file beside the old one (``DB.migrating``, any leftover of an
+interrupted run is replaced), which becomes ``DB`` only when complete. Then the old file is checkpointed
+and switched out of WAL mode (so that no ``DB-wal`` of it is left to be mistaken for the new file's; this needs
+every other program to have closed it, and it checks that no game was stored meanwhile), then kept as ``DB.v1`` through a hard link, and the new file renamed over ``DB`` (one atomic rename: at every
+moment ``DB`` is either the whole old store or the whole new one). Where hard links are not possible, the
+old file is renamed to ``DB.v1`` first.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from locm.events.codec import DecodeError, from_json
+from locm.errors import MigrateError, StoreError
+from locm.store import (
+    GENESIS,
+    STORE_FORMAT,
+    STORE_SCHEMA_VERSION,
+    GameRecord,
+    _prepare,
+    _record_from_row,
+    chain_hash,
+    open_store,
+)
+
+BATCH = 200
+"""Games written per transaction into the new file (which is not in place until the end)."""
+
+SCHEMA_1_TABLES = {"locm_meta", "games", "events"}
+
+
+def schema_of(path: Path) -> int | None:
+    """The store schema version of the file at ``path`` (None if it is not a locm event store)."""
+    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM locm_meta").fetchall())
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        conn.close()
+    if meta.get("format") != STORE_FORMAT:
+        return None
+    try:
+        return int(meta.get("schema_version", ""))
+    except ValueError:
+        return None
+
+
+def count_games(path: Path) -> int:
+    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT count(*) FROM games").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = None) -> tuple[int, int, Path]:
+    """Convert the schema-1 store at ``path`` to schema 2 in place, keeping the old file as ``path.v1``;
+    ``progress(n)`` after each batch of n games. Return ``(games, events, backup path)``."""
+    path = Path(path)
+    name = str(path)
+    if not path.is_file():
+        raise MigrateError(f"{name}: no such file")
+    version = schema_of(path)
+    if version is None:
+        raise MigrateError(f"{name}: not a locm event store")
+    if version == STORE_SCHEMA_VERSION:
+        raise MigrateError(f"{name}: already an event store of schema {STORE_SCHEMA_VERSION}: nothing to migrate")
+    if version != 1:
+        raise MigrateError(f"{name}: an event store of schema {version}, which this locm cannot migrate")
+    backup, new = Path(f"{path}.v1"), Path(f"{path}.migrating")
+    if backup.exists():
+        raise MigrateError(f"{name}: {backup} is in the way (a migration keeps the old store there): move it first")
+    for leftover in (new, Path(f"{new}-wal"), Path(f"{new}-shm")):
+        leftover.unlink(missing_ok=True)
+    try:
+        old = sqlite3.connect(name, timeout=5, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise MigrateError(f"{name}: cannot open: {exc}") from None
+    try:
+        tables = {r[0] for r in old.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not SCHEMA_1_TABLES <= tables:
+            raise MigrateError(f"{name}: schema 1 says the meta table, but the tables {sorted(SCHEMA_1_TABLES)} "
+                               f"are not all there")
+        games, events, last = _copy(old, new, name, progress)
+        try:  # fold the -wal in and leave WAL mode: the old file is then whole on its own, with no -wal beside
+            old.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            mode = old.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            raise MigrateError(f"{name}: cannot take the store for migration ({exc}): close the programs using "
+                               f"it and run again") from None
+        if mode != "delete":
+            raise MigrateError(f"{name}: another program has the store open: close it and run again")
+        if old.execute("SELECT count(*), max(rowid) FROM games").fetchone() != (games, last):
+            raise MigrateError(f"{name}: games were stored while migrating: run again")
+    except BaseException as exc:
+        for leftover in (new, Path(f"{new}-wal"), Path(f"{new}-shm")):
+            leftover.unlink(missing_ok=True)
+        if isinstance(exc, sqlite3.Error):  # a damaged page, a directory that cannot be written, ...
+            raise MigrateError(f"{name}: cannot migrate: {exc}") from None
+        raise
+    finally:
+        old.close()
+    for leftover in (Path(f"{path}-wal"), Path(f"{path}-shm")):  # none after journal_mode=DELETE; be sure
+        if leftover.exists() and leftover.stat().st_size:
+            raise MigrateError(f"{name}: {leftover} appeared during the migration (another writer?): the old store "
+                               f"is untouched; the new one is {new}")
+        leftover.unlink(missing_ok=True)
+    try:
+        os.link(path, backup)
+    except OSError:  # no hard links here: the old store moves aside first (for a moment there is no DB)
+        os.replace(path, backup)
+    os.replace(new, path)
+    _fsync_dir(path.parent)
+    return games, events, backup
+
+
+def _copy(old: sqlite3.Connection, new: Path, name: str, progress) -> tuple[int, int, int | None]:
+    """Copy every game into a new store at ``new``: (games, events, last rowid of the old games table)."""
+    games = events = 0
+    last = None
+    columns = ", ".join(GameRecord.__struct_fields__)
+    with open_store(new) as store:
+        batch = []
+        rows = old.cursor().execute(f"SELECT rowid, {columns} FROM games ORDER BY rowid")
+        while chunk := rows.fetchmany(BATCH):  # streamed: the events are read through another cursor
+            for row in chunk:
+                last, record = row[0], _record_from_row(row[1:])
+                batch.append(_check(old, record, name))
+                games, events = games + 1, events + record.n_events
+            store.append_games(batch)
+            if progress:
+                progress(len(batch))
+            batch = []
+    if Path(f"{new}-wal").exists():  # closing the last connection checkpoints and removes it
+        raise MigrateError(f"{new}: its -wal was not folded in on close")
+    return games, events, last
+
+
+def _check(old: sqlite3.Connection, record: GameRecord, name: str):
+    """The game as schema 2 writes it, after every check of an import and of its stored per-event hashes."""
+    gid = record.game_id
+    rows = old.execute("SELECT seq, payload, hash FROM events WHERE game_id = ? ORDER BY seq", (gid,)).fetchall()
+    where = f"{name}: game {gid!r}"
+    if len(rows) != record.n_events:
+        raise MigrateError(f"{where}: the record says {record.n_events} events, the file has {len(rows)}")
+    prev, payloads, decoded = GENESIS, [], []
+    for i, (seq, payload, stored) in enumerate(rows):
+        data = payload.encode()
+        prev = chain_hash(prev, data)
+        if seq != i or prev != stored:
+            raise MigrateError(f"{where} event {i}: its hash chain does not verify (altered or damaged): migrate "
+                               f"after `locm export --all --salvage` with the locm that wrote it")
+        try:
+            decoded.append(from_json(data))
+        except DecodeError as exc:
+            raise MigrateError(f"{where} event {i}: {exc}") from None
+        payloads.append(data)
+    if prev.hex() != record.head_hash:
+        raise MigrateError(f"{where}: the chain ends at {prev.hex()[:16]}..., the record says "
+                           f"{record.head_hash[:16]}...")
+    try:
+        prepared = _prepare(record.extras(), decoded, payloads)
+    except StoreError as exc:
+        raise MigrateError(f"{where}: {exc}") from None
+    if prepared.record != record:
+        field = next(f for f in GameRecord.__struct_fields__ if getattr(prepared.record, f) != getattr(record, f))
+        raise MigrateError(f"{where}: field {field!r} differs from what its events say")
+    return prepared
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+__all__ = ["migrate", "MigrateError", "schema_of", "count_games"]

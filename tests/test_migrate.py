@@ -1,0 +1,133 @@
+"""Store schema 1 -> 2: a schema-1 file is refused with one line naming `locm migrate`, and `locm migrate`
+converts it with every game intact, `locm verify` passing and the same export bytes as before.
+
+The fixture ``tests/data/store-v1.db.gz`` was written by locm at commit 3e01f60 (the last with store schema 1),
+through `locm.store.open_store(...).append_game`: a 1.2 game (greedy vs pass, seed 1, 279 events) and a
+constructed game (pass vs greedy, seed 2, 113 events), with bot extras (think time, stderr, meta), then
+VACUUMed; ``store-v1-export.jsonl.gz`` is `locm export --all` of it by the same commit.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import shutil
+import sqlite3
+import zlib
+from pathlib import Path
+
+import pytest
+
+from locm.errors import MigrateError, OldStoreError
+from locm.migrate import migrate
+from locm.store import open_store
+from tests.test_reliability import one_line_error, run_locm
+
+DATA = Path(__file__).resolve().parent / "data"
+IDS = ["1.2-1-fixture", "constructed-2-fixture"]
+
+
+@pytest.fixture
+def v1(tmp_path) -> Path:
+    db = tmp_path / "old.db"
+    db.write_bytes(gzip.decompress((DATA / "store-v1.db.gz").read_bytes()))
+    return db
+
+
+def old_export() -> bytes:
+    return gzip.decompress((DATA / "store-v1-export.jsonl.gz").read_bytes())
+
+
+def test_a_schema_1_store_is_refused_in_one_line_naming_migrate(v1):
+    before = v1.read_bytes()
+    with pytest.raises(OldStoreError) as info:
+        open_store(v1, readonly=True)
+    assert str(info.value) == (f"{v1}: an event store of schema 1; this locm reads schema 2: run `locm migrate "
+                               f"{v1}` to convert it (the original is kept as {v1}.v1)")
+    for args in (["games", "--db", v1], ["show", "--db", v1, IDS[0]], ["verify", "--db", v1]):
+        line = one_line_error(run_locm(*args))
+        assert f"run `locm migrate {v1}`" in line
+    assert v1.read_bytes() == before
+
+
+def test_migrate_keeps_every_game_and_the_export_bytes(v1, tmp_path):
+    r = run_locm("migrate", v1)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (f"migrated 2 games (392 events) to store schema 2 in {v1}; the schema-1 file is kept as "
+                        f"{v1}.v1\n")
+    with open_store(v1, readonly=True) as store:
+        assert [g.game_id for g in store.games()] == IDS
+        assert store.count_events() == 392
+        buf = io.BytesIO()
+        store.export_jsonl(None, buf)
+    assert buf.getvalue() == old_export()  # byte for byte what schema 1 exported
+    r = run_locm("verify", "--db", v1)
+    assert r.returncode == 0 and r.stdout.endswith("2 games checked: 2 good, 0 bad\n"), r.stdout + r.stderr
+    # the old file is kept whole (no -wal beside it) and still holds every event
+    backup = Path(f"{v1}.v1")
+    assert not Path(f"{backup}-wal").exists() and not Path(f"{v1}.migrating").exists()
+    conn = sqlite3.connect(backup)
+    assert conn.execute("SELECT count(*) FROM events").fetchone() == (392,)
+    conn.close()
+    # export -> import -> export into a fresh schema-2 store gives the same bytes again
+    exported = tmp_path / "e.jsonl"
+    exported.write_bytes(old_export())
+    assert run_locm("import", exported, "--db", tmp_path / "new.db").returncode == 0
+    assert run_locm("export", "--all", "--db", tmp_path / "new.db").stdout.encode() == old_export()
+    assert "already an event store of schema 2" in one_line_error(run_locm("migrate", v1))
+
+
+def test_migrate_refuses_a_tampered_game_and_leaves_the_old_store_as_it_was(v1):
+    conn = sqlite3.connect(v1)
+    conn.execute("UPDATE events SET payload = replace(payload, '\"rule\":\"', '\"rule\":\"X') "
+                 "WHERE game_id = ? AND seq = 7", (IDS[1],))
+    conn.commit()
+    conn.close()
+    before = v1.read_bytes()
+    with pytest.raises(MigrateError) as info:
+        migrate(v1)
+    assert str(info.value).startswith(f"{v1}: game {IDS[1]!r} event 7: its hash chain does not verify")
+    assert v1.read_bytes() == before
+    assert sorted(p.name for p in v1.parent.iterdir()) == ["old.db"]
+
+
+def test_migrate_refuses_when_the_backup_name_is_taken(v1):
+    Path(f"{v1}.v1").write_text("mine")
+    line = one_line_error(run_locm("migrate", v1))
+    assert line == f"locm: error: {v1}: {v1}.v1 is in the way (a migration keeps the old store there): move it first"
+    assert Path(f"{v1}.v1").read_text() == "mine"
+
+
+def test_migrate_reads_games_still_in_the_wal(v1, tmp_path):
+    """A schema-1 store whose last commits are only in its -wal (its writer was killed): migrated whole."""
+    conn = sqlite3.connect(v1)
+    conn.execute("PRAGMA journal_mode=wal")
+    conn.execute("PRAGMA wal_autocheckpoint=0")
+    conn.execute("INSERT INTO games SELECT 'copy', ruleset, ruleset_version, seed, shuffle_player0_seed, "
+                 "shuffle_player1_seed, draft_choices_seed, predefined_draft_ids, card_gen_seed, "
+                 "constructed_choices_seed, id_scheme, event_schema_version, agent0, agent1, winner, reason, turns, "
+                 "n_events, head_hash, created, stderr0, stderr1, think_ms0, think_ms1, error0, error1, timeout0, "
+                 "timeout1, meta FROM games WHERE game_id = ?", (IDS[0],))
+    conn.execute("INSERT INTO events SELECT 'copy', seq, type, payload, hash FROM events WHERE game_id = ?", (IDS[0],))
+    conn.commit()
+    shutil.copy(v1, tmp_path / "main-only.db")
+    wal = Path(f"{v1}-wal").read_bytes()
+    conn.close()  # (closing checkpoints: put the -wal back as a killed writer leaves it)
+    shutil.copy(tmp_path / "main-only.db", v1)
+    Path(f"{v1}-wal").write_bytes(wal)
+    games, events, _ = migrate(v1)
+    assert (games, events) == (3, 392 + 279)
+    with open_store(v1, readonly=True) as store:
+        assert store.events("copy") == store.events(IDS[0])
+        (data,) = store.db.execute("SELECT data FROM logs WHERE game = 3").fetchone()
+        assert zlib.decompress(data).count(b"\n") == 278
+
+
+def test_migrate_of_a_damaged_schema_1_store_is_one_line_and_keeps_it(v1):
+    data = bytearray(v1.read_bytes())
+    data[len(data) // 2: len(data) // 2 + 4096] = bytes(range(256)) * 16  # a page of events overwritten
+    v1.write_bytes(bytes(data))
+    line = one_line_error(run_locm("migrate", v1))
+    assert line.startswith(f"locm: error: {v1}: "), line
+    assert v1.read_bytes() == bytes(data)
+    assert sorted(p.name for p in v1.parent.iterdir()) == ["old.db"]
