@@ -6,9 +6,23 @@ and its values, formatted into the one-line text only when a refusal is explaine
 the legal list never formats a string. `legal_actions` builds its list by running the same predicates on the
 candidates, and `problem` runs them on one action, so a rejected action's reason can never disagree with the
 list. A predicate whose answer cannot depend on a candidate's particulars is run once for all of them (a
-lane's room, an item's kind of target, an attack on the opponent, on a Guard or on another creature of the
-lane). Nothing here is cached in the state: `legal_actions` returns a fresh tuple (an immutable value)
-computed from the state alone.
+lane's room, an attack on the opponent, on a Guard or on another creature of the lane), or once for every
+kind of card at import (`_SUMMONABLE`, `_ITEM_WHERE`: whether a card type summons, and where an item of a
+type may go, are functions of the type alone; the id and target only go into the reason's text).
+
+Why the list is cached, and in two parts: a random or search bot asks for the list after every action, and
+rebuilding it was a fifth of a game's time. The list is the hand's actions (summons and uses) followed by
+the attacks, and most actions change only one of the two: an attack that kills nothing leaves the hand's
+actions as they were; a summon without Charge leaves the attacks. So the state keeps each part
+(`GameState.legal_hand`, `legal_attacks`) and the whole list (`legal`), and `engine.evolve` clears a part
+when an event changes what that part reads:
+
+- the hand's actions read the hand (ids, cost, type), the mana, and the ids and lanes of both boards;
+- the attacks read both boards: ids, lanes, ``can_attack``/``has_attacked`` and Guard.
+
+Health, defense, Ward and the decks are read by neither. The parts are immutable tuples, so a state's copy
+shares them. `fresh_legal_actions` builds the list without the cache (the property tests compare the two
+after every step).
 """
 
 from __future__ import annotations
@@ -17,7 +31,7 @@ from typing import Any, cast
 
 from events.cards import BLUE, CREATURE, GREEN, GUARD, RED, TYPE_NAMES
 from engine.commands import Attack, BattleAction, Command, Summon, Use
-from engine.state import BATTLE, GameState, Unit
+from engine.state import BATTLE, GameState, Player, Unit
 
 LANES = (0, 1)
 OPPONENT = -1
@@ -44,9 +58,9 @@ def _playable(u: Unit | None, id: int, mana: int) -> Reason | None:
     return None
 
 
-def _summonable(u: Unit) -> Reason | None:
-    if u.card.type != CREATURE:
-        return ("card {} is an item ({}), not a creature", u.id, TYPE_NAMES[u.card.type])
+def _summonable(type: int, id: int) -> Reason | None:
+    if type != CREATURE:
+        return ("card {} is an item ({}), not a creature", id, TYPE_NAMES[type])
     return None
 
 
@@ -58,22 +72,21 @@ def lane_free(lane: int, count: int, lane_size: int) -> Reason | None:
     return None
 
 
-def _usable(u: Unit) -> Reason | None:
-    if u.card.type == CREATURE:
-        return ("card {} is a creature, not an item", u.id)
+def _usable(type: int, id: int) -> Reason | None:
+    if type == CREATURE:
+        return ("card {} is a creature, not an item", id)
     return None
 
 
-def _item_target(u: Unit, target: int, where: str) -> Reason | None:
-    t = u.card.type
-    if t == GREEN:
+def _item_target(type: int, id: int, target: int, where: str) -> Reason | None:
+    if type == GREEN:
         if where != MINE:
-            return ("green item {} must target one of your creatures, not {}", u.id, target)
-    elif t == RED:
+            return ("green item {} must target one of your creatures, not {}", id, target)
+    elif type == RED:
         if where != THEIRS:
-            return ("red item {} must target an enemy creature, not {}", u.id, target)
+            return ("red item {} must target an enemy creature, not {}", id, target)
     elif where not in (THEIRS, FACE):
-        return ("blue item {} must target an enemy creature or -1, not {}", u.id, target)
+        return ("blue item {} must target an enemy creature or -1, not {}", id, target)
     return None
 
 
@@ -109,7 +122,7 @@ def problem(state: GameState, action: Command) -> str | None:
     if type(action) is Summon:
         u = _find(me.hand, action.id)
         lane = action.lane
-        reason = _playable(u, action.id, me.mana) or _summonable(cast(Unit, u))  # _playable refused None
+        reason = _playable(u, action.id, me.mana) or _summonable(cast(Unit, u).card.type, action.id)  # None refused
         if reason is None:
             count = 0
             for v in me.board:
@@ -128,13 +141,13 @@ def problem(state: GameState, action: Command) -> str | None:
             reason = _attack_target(a, target, in_lane, in_lane and bool(cast(Unit, d).keywords & GUARD), guards)
     elif type(action) is Use:
         u = _find(me.hand, action.id)
-        reason = _playable(u, action.id, me.mana) or _usable(cast(Unit, u))  # _playable refused None
+        reason = _playable(u, action.id, me.mana) or _usable(cast(Unit, u).card.type, action.id)  # None refused
         if reason is None:
             u = cast(Unit, u)
             target = action.target
             where = (FACE if target == OPPONENT else MINE if _find(me.board, target) else
                      THEIRS if _find(op.board, target) else NOWHERE)
-            reason = _item_target(u, target, where)
+            reason = _item_target(u.card.type, action.id, target, where)
     else:
         return f"{action.text()} is not a battle action"
     return None if reason is None else _text(reason)
@@ -143,11 +156,37 @@ def problem(state: GameState, action: Command) -> str | None:
 def legal_actions(state: GameState) -> tuple[BattleAction, ...]:
     """Every legal SUMMON, ATTACK and USE of the player to move, in a fixed order: the hand's cards in hand
     order (summons by lane; items on own creatures, or on the opponent then its creatures), then each ready
-    creature's attacks (the opponent first, then the lane's creatures). Empty outside the battle."""
+    creature's attacks (the opponent first, then the lane's creatures). Empty outside the battle.
+
+    Built from the parts the state keeps since the last event that changed them (see the module's note)."""
+    if state.phase != BATTLE:
+        return ()
+    acts = state.legal
+    if acts is None:
+        hand = state.legal_hand
+        attacks = state.legal_attacks
+        if hand is None or attacks is None:
+            p = state.current
+            me, op = state.players[p], state.players[1 - p]
+            if hand is None:
+                hand = state.legal_hand = _hand_actions(me, op, state.rules.lane_size)
+            if attacks is None:
+                attacks = state.legal_attacks = _attacks(me, op)
+        acts = state.legal = hand + attacks
+    return acts
+
+
+def fresh_legal_actions(state: GameState) -> tuple[BattleAction, ...]:
+    """`legal_actions` built from the state alone, without the kept parts (for tests of the cache)."""
     if state.phase != BATTLE:
         return ()
     p = state.current
     me, op = state.players[p], state.players[1 - p]
+    return _hand_actions(me, op, state.rules.lane_size) + _attacks(me, op)
+
+
+def _hand_actions(me: Player, op: Player, lane_size: int) -> tuple[BattleAction, ...]:
+    """The summons and uses of the hand's cards, in hand order."""
     mana = me.mana
     acts: list[BattleAction] = []
     append = acts.append
@@ -158,34 +197,43 @@ def legal_actions(state: GameState) -> tuple[BattleAction, ...]:
             n1 += 1
         else:
             n0 += 1
-    lane_size = state.rules.lane_size
     free = []
     if lane_free(0, n0, lane_size) is None:
         free.append(0)
     if lane_free(1, n1, lane_size) is None:
         free.append(1)
-    playable, summonable, item_target = _playable, _summonable, _item_target
+    summonable, item_where = _SUMMONABLE, _ITEM_WHERE
     for u in me.hand:
         i = u.id
-        if playable(u, i, mana) is not None:
+        if _playable(u, i, mana) is not None:
             continue
-        if summonable(u) is None:
+        t = u.card.type
+        if summonable[t]:
             for lane in free:
                 append(Summon(i, lane))
             continue
-        if item_target(u, OPPONENT, FACE) is None:
+        face, mine, theirs = item_where[t]
+        if face:
             append(Use(i, OPPONENT))
-        if my_board and item_target(u, 0, MINE) is None:
+        if mine:
             for v in my_board:
                 append(Use(i, v.id))
-        if op_board and item_target(u, 0, THEIRS) is None:
+        if theirs:
             for v in op_board:
                 append(Use(i, v.id))
+    return tuple(acts)
+
+
+def _attacks(me: Player, op: Player) -> tuple[BattleAction, ...]:
+    """Each ready creature's attacks, in board order: the opponent first, then the lane's creatures."""
+    my_board = me.board
     if not my_board:
-        return tuple(acts)
+        return ()
+    acts: list[BattleAction] = []
+    append = acts.append
     lanes: tuple[list[tuple[int, bool]], list[tuple[int, bool]]] = ([], [])
     guards: tuple[list[int], list[int]] = ([], [])
-    for v in op_board:
+    for v in op.board:
         guard = bool(v.keywords & GUARD)
         lanes[v.lane].append((v.id, guard))
         if guard:
@@ -211,6 +259,13 @@ def legal_actions(state: GameState) -> tuple[BattleAction, ...]:
     return tuple(acts)
 
 
+# The type-only predicates, run once for every card type: whether it summons, and where an item of the type
+# may go (the opponent, one of your creatures, an enemy creature).
+_TYPES = range(len(TYPE_NAMES))
+_SUMMONABLE = tuple(_summonable(t, 0) is None for t in _TYPES)
+_ITEM_WHERE = tuple(tuple(_item_target(t, 0, 0, where) is None for where in (FACE, MINE, THEIRS)) for t in _TYPES)
+
+
 def _find(units: list[Unit], id: int) -> Unit | None:
     for u in units:
         if u.id == id:
@@ -218,4 +273,4 @@ def _find(units: list[Unit], id: int) -> Unit | None:
     return None
 
 
-__all__ = ["legal_actions", "problem", "LANES", "OPPONENT", "BLUE"]
+__all__ = ["legal_actions", "fresh_legal_actions", "problem", "LANES", "OPPONENT", "BLUE"]
