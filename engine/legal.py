@@ -43,8 +43,9 @@ Reason = tuple[Any, ...]  # (template, *values): `_text` makes the one-line reas
 
 
 def _text(reason: Reason) -> str:
+    """The one-line text of a reason; a list value (the Guards of a lane) is written as ids joined by ", "."""
     template: str = reason[0]
-    return template.format(*reason[1:])
+    return template.format(*(", ".join(map(str, v)) if type(v) is list else v for v in reason[1:]))
 
 
 # --- the predicates (each: None when the check passes, else the reason) -------------------------------------
@@ -104,7 +105,7 @@ def _attack_target(a: Unit, target: int, in_lane: bool, guard: bool, guards: lis
     """``in_lane``: the target is an enemy creature in the attacker's lane; ``guard``: it has Guard;
     ``guards``: the Guards of that lane."""
     if guards and not guard:
-        return ("creature {} must attack a Guard in lane {} first: {}", a.id, a.lane, ", ".join(map(str, guards)))
+        return ("creature {} must attack a Guard in lane {} first: {}", a.id, a.lane, guards)
     if target != OPPONENT and not in_lane:
         return ("target {} is not the opponent (-1) or an enemy creature in lane {}", target, a.lane)
     return None
