@@ -8,8 +8,9 @@ Run with any python from anywhere:
 The baseline is another checkout with its own `.venv` (e.g. `git worktree add /tmp/engine-base main` and
 `make setup` there). Each round plays the games of `locm bench` in both checkouts, one after the other in separate
 processes, the order alternating between rounds so a drift of the machine's load hits both alike. Reported:
-the median games/s of each side and the median of the per-round ratios (this checkout / baseline). On a
-shared machine only the ratio means much; the games are timed by the process's CPU time.
+the median games/s of each side, the median of the per-round ratios (this checkout / baseline) and the
+ratio of the best runs (the least disturbed by other jobs). On a shared machine only the ratios mean much;
+the games are timed by the process's CPU time.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ import json, sys, time
 import locm.cli  # as `locm bench`: what the CLI imports is loaded, what the first game loads is timed
 from locm.play import play_one
 ruleset, games = sys.argv[1], int(sys.argv[2])
+logs = []  # kept, as `locm bench` keeps every game's log
 t = time.process_time()
 for k in range(games):
-    play_one(ruleset, 1 + k, ("random", "random"))
+    logs.append(play_one(ruleset, 1 + k, ("random", "random")).log)
 print(json.dumps({"games_per_s": games / (time.process_time() - t)}))
 """
 
@@ -67,7 +69,8 @@ def main() -> None:
             base.append(b)
             ratios.append(o / b)
         print(f"{ruleset}: this {statistics.median(ours):.0f} games/s, base {statistics.median(base):.0f} games/s, "
-              f"median ratio {statistics.median(ratios):.2f}x (rounds {', '.join(f'{r:.2f}' for r in ratios)})")
+              f"median ratio {statistics.median(ratios):.2f}x, best/best {max(ours) / max(base):.2f}x "
+              f"(rounds {', '.join(f'{r:.2f}' for r in ratios)})")
 
 
 if __name__ == "__main__":
