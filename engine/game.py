@@ -19,7 +19,7 @@ from engine import protocol, setup
 from engine.commands import BattleAction, BuildDeck, Command, EndTurn, Pass, Pick
 from engine.decide import decide, hard_error, record
 from engine.errors import CommandError, ProtocolError
-from engine.evolve import apply_all, fold
+from engine.evolve import apply_decided, fold
 from engine.legal import legal_actions
 from engine.rulesets import Rules, by_name
 from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState
@@ -109,7 +109,7 @@ class Game:
     # --- acting -----------------------------------------------------------------------------------------
 
     def _apply(self, events: list[Event]) -> list[Event]:
-        apply_all(self.state, events)
+        apply_decided(self.state, events)
         self.log.extend(events)
         return events
 

@@ -7,8 +7,9 @@ the legal list never formats a string. `legal_actions` builds its list by runnin
 candidates, and `problem` runs them on one action, so a rejected action's reason can never disagree with the
 list. A predicate whose answer cannot depend on a candidate's particulars is run once for all of them (a
 lane's room, an attack on the opponent, on a Guard or on another creature of the lane), or once for every
-kind of card at import (`_SUMMONABLE`, `_ITEM_WHERE`: whether a card type summons, and where an item of a
-type may go, are functions of the type alone; the id and target only go into the reason's text).
+kind of candidate at import (`_SUMMONABLE`, `_ITEM_WHERE`, `_READY`: whether a card type summons, where an
+item of a type may go and whether a creature may attack are functions of its type or its two attack flags
+alone; the id and target only go into the reason's text).
 
 Why the list is cached, and in two parts: a random or search bot asks for the list after every action, and
 rebuilding it was a fifth of a game's time. The list is the hand's actions (summons and uses) followed by
@@ -91,11 +92,15 @@ def _item_target(type: int, id: int, target: int, where: str) -> Reason | None:
     return None
 
 
-def _ready(a: Unit | None, id: int) -> Reason | None:
+def _on_board(a: Unit | None, id: int) -> Reason | None:
     if a is None:
         return ("creature {} is not one of your creatures on the board", id)
-    if not a.can_attack:
-        if a.has_attacked:
+    return None
+
+
+def _ready(can_attack: bool, has_attacked: bool, id: int) -> Reason | None:
+    if not can_attack:
+        if has_attacked:
             return ("creature {} has already attacked this turn", id)
         return ("creature {} was summoned this turn and has no Charge", id)
     return None
@@ -132,9 +137,9 @@ def problem(state: GameState, action: Command) -> str | None:
             reason = lane_free(lane, count, state.rules.lane_size)
     elif type(action) is Attack:
         a = _find(me.board, action.id)
-        reason = _ready(a, action.id)
+        reason = _on_board(a, action.id) or _ready(cast(Unit, a).can_attack, cast(Unit, a).has_attacked, action.id)
         if reason is None:
-            a = cast(Unit, a)  # _ready refused None
+            a = cast(Unit, a)  # _on_board refused None
             target, lane = action.target, a.lane
             guards = [v.id for v in op.board if v.lane == lane and v.keywords & GUARD]
             d = _find(op.board, target)
@@ -241,8 +246,9 @@ def _attacks(me: Player, op: Player) -> tuple[BattleAction, ...]:
             guards[v.lane].append(v.id)
     # The attack predicate, once per lane for each kind of target: the opponent, another creature, a Guard.
     ok_by_lane: list[tuple[bool, bool, bool] | None] = [None, None]
+    ready = _READY
     for a in my_board:
-        if _ready(a, a.id) is not None:
+        if not ready[a.can_attack][a.has_attacked]:
             continue
         lane = a.lane
         ok = ok_by_lane[lane]
@@ -260,11 +266,13 @@ def _attacks(me: Player, op: Player) -> tuple[BattleAction, ...]:
     return tuple(acts)
 
 
-# The type-only predicates, run once for every card type: whether it summons, and where an item of the type
-# may go (the opponent, one of your creatures, an enemy creature).
+# The predicates of one kind of candidate, run once for every kind: whether a card type summons, where an item
+# of a type may go (the opponent, one of your creatures, an enemy creature), and whether a creature with these
+# `can_attack` and `has_attacked` may attack (indexed [can_attack][has_attacked]).
 _TYPES = range(len(TYPE_NAMES))
 _SUMMONABLE = tuple(_summonable(t, 0) is None for t in _TYPES)
 _ITEM_WHERE = tuple(tuple(_item_target(t, 0, 0, where) is None for where in (FACE, MINE, THEIRS)) for t in _TYPES)
+_READY = tuple(tuple(_ready(can, did, 0) is None for did in (False, True)) for can in (False, True))
 
 
 def _find(units: list[Unit], id: int) -> Unit | None:
