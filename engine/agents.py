@@ -18,7 +18,7 @@ from engine.legal import legal_actions
 from engine.commands import Attack, BattleAction, BuildDeck, EndTurn, Pick, Summon, Use
 from engine.errors import LocmError
 from engine.jrandom import JavaRandom
-from engine.state import BATTLE, CONSTRUCT, DRAFT, GameState, Player, Unit
+from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState, Player, Unit
 
 if TYPE_CHECKING:
     from engine.game import Game
@@ -96,7 +96,7 @@ class RandomAgent(Agent):
             if k == len(acts):
                 return  # the end of the turn is one of the choices
             submit(acts[k])
-            if game.ended:
+            if state.phase == ENDED:
                 return
 
 

@@ -6,10 +6,10 @@ and its values, formatted into the one-line text only when a refusal is explaine
 the legal list never formats a string. `legal_actions` builds its list by running the same predicates on the
 candidates, and `problem` runs them on one action, so a rejected action's reason can never disagree with the
 list. A predicate whose answer cannot depend on a candidate's particulars is run once for all of them (a
-lane's room, an attack on the opponent, on a Guard or on another creature of the lane), or once for every
-kind of candidate at import (`_SUMMONABLE`, `_ITEM_WHERE`, `_READY`: whether a card type summons, where an
-item of a type may go and whether a creature may attack are functions of its type or its two attack flags
-alone; the id and target only go into the reason's text).
+lane's room), or once for every kind of candidate at import (`_SUMMONABLE`, `_ITEM_WHERE`, `_READY`,
+`_ATTACK_OK`: whether a card type summons, where an item of a type may go, whether a creature may attack and
+at what are functions of its type, its two attack flags, and whether its lane holds Guards; ids, lanes and
+targets only go into the reason's text).
 
 Why the list is cached, and in two parts: a random or search bot asks for the list after every action, and
 rebuilding it was a fifth of a game's time. The list is the hand's actions (summons and uses) followed by
@@ -106,13 +106,13 @@ def _ready(can_attack: bool, has_attacked: bool, id: int) -> Reason | None:
     return None
 
 
-def _attack_target(a: Unit, target: int, in_lane: bool, guard: bool, guards: list[int]) -> Reason | None:
-    """``in_lane``: the target is an enemy creature in the attacker's lane; ``guard``: it has Guard;
-    ``guards``: the Guards of that lane."""
+def _attack_target(id: int, lane: int, target: int, in_lane: bool, guard: bool, guards: list[int]) -> Reason | None:
+    """An attack by creature `id` of `lane`. ``in_lane``: the target is an enemy creature in that lane;
+    ``guard``: it has Guard; ``guards``: the Guards of that lane."""
     if guards and not guard:
-        return ("creature {} must attack a Guard in lane {} first: {}", a.id, a.lane, guards)
+        return ("creature {} must attack a Guard in lane {} first: {}", id, lane, guards)
     if target != OPPONENT and not in_lane:
-        return ("target {} is not the opponent (-1) or an enemy creature in lane {}", target, a.lane)
+        return ("target {} is not the opponent (-1) or an enemy creature in lane {}", target, lane)
     return None
 
 
@@ -144,7 +144,8 @@ def problem(state: GameState, action: Command) -> str | None:
             guards = [v.id for v in op.board if v.lane == lane and v.keywords & GUARD]
             d = _find(op.board, target)
             in_lane = d is not None and d.lane == lane
-            reason = _attack_target(a, target, in_lane, in_lane and bool(cast(Unit, d).keywords & GUARD), guards)
+            guard = in_lane and bool(cast(Unit, d).keywords & GUARD)  # in_lane: d is not None
+            reason = _attack_target(a.id, lane, target, in_lane, guard, guards)
     elif type(action) is Use:
         u = _find(me.hand, action.id)
         reason = _playable(u, action.id, me.mana) or _usable(cast(Unit, u).card.type, action.id)  # None refused
@@ -238,25 +239,19 @@ def _attacks(me: Player, op: Player) -> tuple[BattleAction, ...]:
     acts: list[BattleAction] = []
     append = acts.append
     lanes: tuple[list[tuple[int, bool]], list[tuple[int, bool]]] = ([], [])
-    guards: tuple[list[int], list[int]] = ([], [])
+    guarded = [False, False]
     for v in op.board:
         guard = bool(v.keywords & GUARD)
         lanes[v.lane].append((v.id, guard))
         if guard:
-            guards[v.lane].append(v.id)
-    # The attack predicate, once per lane for each kind of target: the opponent, another creature, a Guard.
-    ok_by_lane: list[tuple[bool, bool, bool] | None] = [None, None]
+            guarded[v.lane] = True
+    ok_by_lane = (_ATTACK_OK[guarded[0]], _ATTACK_OK[guarded[1]])
     ready = _READY
     for a in my_board:
         if not ready[a.can_attack][a.has_attacked]:
             continue
         lane = a.lane
         ok = ok_by_lane[lane]
-        if ok is None:
-            g = guards[lane]
-            ok = ok_by_lane[lane] = (_attack_target(a, OPPONENT, False, False, g) is None,
-                                     _attack_target(a, 0, True, False, g) is None,
-                                     _attack_target(a, 0, True, True, g) is None)
         i = a.id
         if ok[0]:
             append(Attack(i, OPPONENT))
@@ -266,13 +261,18 @@ def _attacks(me: Player, op: Player) -> tuple[BattleAction, ...]:
     return tuple(acts)
 
 
-# The predicates of one kind of candidate, run once for every kind: whether a card type summons, where an item
-# of a type may go (the opponent, one of your creatures, an enemy creature), and whether a creature with these
-# `can_attack` and `has_attacked` may attack (indexed [can_attack][has_attacked]).
+# The predicates of one kind of candidate, run once for every kind at import: whether a card type summons,
+# where an item of a type may go (the opponent, one of your creatures, an enemy creature), whether a creature
+# with these `can_attack` and `has_attacked` may attack (indexed [can_attack][has_attacked]), and at what.
 _TYPES = range(len(TYPE_NAMES))
 _SUMMONABLE = tuple(_summonable(t, 0) is None for t in _TYPES)
 _ITEM_WHERE = tuple(tuple(_item_target(t, 0, 0, where) is None for where in (FACE, MINE, THEIRS)) for t in _TYPES)
 _READY = tuple(tuple(_ready(can, did, 0) is None for did in (False, True)) for can in (False, True))
+# The attack predicate for each kind of target (the opponent, a creature of the lane without Guard, a Guard of
+# the lane), in a lane without Guards and in a lane with Guards: [guarded] -> (opponent, creature, guard).
+_ATTACK_OK = tuple(tuple(_attack_target(0, 0, target, in_lane, guard, [0] if guarded else []) is None
+                         for target, in_lane, guard in ((OPPONENT, False, False), (0, True, False), (0, True, True)))
+                   for guarded in (False, True))
 
 
 def _find(units: list[Unit], id: int) -> Unit | None:
