@@ -6,10 +6,11 @@ and its values, formatted into the one-line text only when a refusal is explaine
 the legal list never formats a string. `legal_actions` builds its list by running the same predicates on the
 candidates, and `problem` runs them on one action, so a rejected action's reason can never disagree with the
 list. A predicate whose answer cannot depend on a candidate's particulars is run once for all of them (a
-lane's room), or once for every kind of candidate at import (`_SUMMONABLE`, `_ITEM_WHERE`, `_READY`,
-`_ATTACK_OK`: whether a card type summons, where an item of a type may go, whether a creature may attack and
-at what are functions of its type, its two attack flags, and whether its lane holds Guards; ids, lanes and
-targets only go into the reason's text).
+lane's room, once per count: `_free_lanes`), or once for every kind of candidate at import (`_AFFORDABLE`,
+`_SUMMONABLE`, `_ITEM_WHERE`, `_READY`, `_ATTACK_OK`: whether a card is affordable, whether a card type
+summons, where an item of a type may go, whether a creature may attack and at what are functions of its cost
+and the mana, its type, its two attack flags, and whether its lane holds Guards; ids, lanes and targets only
+go into the reason's text).
 
 Why the list is cached, and in two parts: a random or search bot asks for the list after every action, and
 rebuilding it was a fifth of a game's time. The list is the hand's actions (summons and uses) followed by
@@ -28,6 +29,7 @@ after every step).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, cast
 
 from events.cards import BLUE, CREATURE, GREEN, GUARD, RED, TYPE_NAMES
@@ -52,11 +54,15 @@ def _text(reason: Reason) -> str:
 # --- the predicates (each: None when the check passes, else the reason) -------------------------------------
 
 
-def _playable(u: Unit | None, id: int, mana: int) -> Reason | None:
+def _in_hand(u: Unit | None, id: int) -> Reason | None:
     if u is None:
         return ("card {} is not in your hand", id)
-    if u.card.cost > mana:
-        return ("card {} costs {} mana, you have {}", id, u.card.cost, mana)
+    return None
+
+
+def _affordable(cost: int, mana: int, id: int) -> Reason | None:
+    if cost > mana:
+        return ("card {} costs {} mana, you have {}", id, cost, mana)
     return None
 
 
@@ -128,7 +134,8 @@ def problem(state: GameState, action: Command) -> str | None:
     if type(action) is Summon:
         u = _find(me.hand, action.id)
         lane = action.lane
-        reason = _playable(u, action.id, me.mana) or _summonable(cast(Unit, u).card.type, action.id)  # None refused
+        reason = (_in_hand(u, action.id) or _affordable(cast(Unit, u).card.cost, me.mana, action.id)
+                  or _summonable(cast(Unit, u).card.type, action.id))  # _in_hand refused None
         if reason is None:
             count = 0
             for v in me.board:
@@ -148,7 +155,8 @@ def problem(state: GameState, action: Command) -> str | None:
             reason = _attack_target(a.id, lane, target, in_lane, guard, guards)
     elif type(action) is Use:
         u = _find(me.hand, action.id)
-        reason = _playable(u, action.id, me.mana) or _usable(cast(Unit, u).card.type, action.id)  # None refused
+        reason = (_in_hand(u, action.id) or _affordable(cast(Unit, u).card.cost, me.mana, action.id)
+                  or _usable(cast(Unit, u).card.type, action.id))  # _in_hand refused None
         if reason is None:
             u = cast(Unit, u)
             target = action.target
@@ -204,17 +212,19 @@ def _hand_actions(me: Player, op: Player, lane_size: int) -> tuple[BattleAction,
             n1 += 1
         else:
             n0 += 1
-    free = []
-    if lane_free(0, n0, lane_size) is None:
-        free.append(0)
-    if lane_free(1, n1, lane_size) is None:
-        free.append(1)
+    free = _free_lanes(n0, n1, lane_size)
     summonable, item_where = _SUMMONABLE, _ITEM_WHERE
+    affordable = _AFFORDABLE[mana] if 0 <= mana < _COSTS else None
     for u in me.hand:
         i = u.id
-        if _playable(u, i, mana) is not None:
+        c = u.card
+        cost = c.cost
+        if affordable is not None and 0 <= cost < _COSTS:
+            if not affordable[cost]:
+                continue
+        elif _affordable(cost, mana, i) is not None:
             continue
-        t = u.card.type
+        t = c.type
         if summonable[t]:
             for lane in free:
                 append(Summon(i, lane))
@@ -261,12 +271,20 @@ def _attacks(me: Player, op: Player) -> tuple[BattleAction, ...]:
     return tuple(acts)
 
 
+@functools.cache
+def _free_lanes(n0: int, n1: int, lane_size: int) -> tuple[int, ...]:
+    """The lanes with room, given the creatures in each (the room predicate, once per count)."""
+    return tuple(lane for lane, n in ((0, n0), (1, n1)) if lane_free(lane, n, lane_size) is None)
+
+
 # The predicates of one kind of candidate, run once for every kind at import: whether a card type summons,
 # where an item of a type may go (the opponent, one of your creatures, an enemy creature), whether a creature
 # with these `can_attack` and `has_attacked` may attack (indexed [can_attack][has_attacked]), and at what.
 _TYPES = range(len(TYPE_NAMES))
 _SUMMONABLE = tuple(_summonable(t, 0) is None for t in _TYPES)
 _ITEM_WHERE = tuple(tuple(_item_target(t, 0, 0, where) is None for where in (FACE, MINE, THEIRS)) for t in _TYPES)
+_COSTS = 16  # costs and mana 0..15 are looked up: [mana][cost]; others (a variant's cards) ask the predicate
+_AFFORDABLE = tuple(tuple(_affordable(cost, mana, 0) is None for cost in range(_COSTS)) for mana in range(_COSTS))
 _READY = tuple(tuple(_ready(can, did, 0) is None for did in (False, True)) for can in (False, True))
 # The attack predicate for each kind of target (the opponent, a creature of the lane without Guard, a Guard of
 # the lane), in a lane without Guards and in a lane with Guards: [guarded] -> (opponent, creature, guard).
