@@ -10,13 +10,14 @@
 # .py. Two things differ from the source, both because compiled classes are native:
 # - GameState/Player/Unit.copy() build the copy with the constructor (a native class has no bare __new__);
 #   interpreted, that copy is 1.4x slower, which is why the source keeps __new__;
-# - engine/agents.py stays interpreted (locm.bots subclasses its Agent), and so does engine/cardgen.py (mypyc
-#   breaks its msgspec weight structs' decoding), with the modules that are not on the hot path.
+# - engine/agents.py stays interpreted (locm.bots subclasses its Agent; compiling it too, with mypyc_attr(
+#   allow_interpreted_subclasses=True) on Agent, measured another ~8%), with the modules off the hot path
+#   and engine/cardweights.py (msgspec structs in a compiled module no longer decode).
 set -euo pipefail
 BUILD=${1:-${TMPDIR:-/tmp}/locm-mypyc}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 PY="$REPO/.venv/bin/python"
-MODULES="state jrandom legal evolve emit decide drawing combat battle items draft game setup construct"
+MODULES="state jrandom legal evolve emit decide drawing combat battle items draft game setup construct cardgen"
 
 rm -rf "$BUILD" && mkdir -p "$BUILD"
 git -C "$REPO" archive HEAD | tar -x -C "$BUILD"

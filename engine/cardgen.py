@@ -31,6 +31,8 @@ from typing import Any, Callable, Iterable, Sequence, cast
 
 import msgspec
 
+from engine.cardweights import Choice as _Choice, Distribution as _Distribution, Option as _Option
+from engine.cardweights import Tables as _Tables, Weights as _Weights
 from engine.jrandom import JavaRandom
 from events.cards import (
     AREA_NAMES,
@@ -64,56 +66,6 @@ _MIN_DEFENSE = (1, 0, 0, 0)
 _SIGN = (1, 1, -1, -1)
 
 _weight_of = itemgetter(0)
-
-
-class _Option(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
-    name: str
-    weight: float
-    mult_cost: float
-    add_cost: float
-
-
-class _Distribution(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    mean: float
-    std: float
-
-
-class _Weights(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
-    type_probabilities: dict[str, float]
-    mana_curve: dict[str, float]
-    area_probabilities: list[_Option]
-    keyword_number_probabilities: dict[str, float]
-    keyword_probabilities: list[_Option]
-    draw_probabilities: list[_Option]
-    my_health_probabilities: list[_Option]
-    opp_health_probabilities: list[_Option]
-    bonus_attack_distribution: _Distribution
-    bonus_defense_distribution: _Distribution
-
-
-class _Choice(msgspec.Struct, frozen=True):
-    """A weighted choice; `values[bisect_left(thresholds, D)]` is the referee's pick for nextDouble() = D/2**53.
-
-    Values are ints (type, cost, keyword count) or (mult, add, value) rows of budgeted properties.
-    """
-
-    weights: list[float]  # sorted, as the referee walks them
-    total: float
-    thresholds: list[int]
-    values: list[Any]  # ints or (mult, add, value) rows
-
-
-class _Tables(msgspec.Struct, frozen=True):
-    types: _Choice
-    mana: _Choice
-    area: _Choice
-    kw_count: _Choice
-    keywords: tuple[_Choice | None, ...]  # one _Choice (None when all are taken) per mask of the bits taken
-    draw: _Choice
-    my_health: _Choice
-    opp_health: _Choice
-    attack: _Distribution
-    defense: _Distribution
 
 
 def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
