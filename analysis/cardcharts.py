@@ -10,8 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from analysis.cardmetrics import diff_interval  # noqa: E402
-from analysis.stats import wilson  # noqa: E402
+from locm.analysis.cardmetrics import diff_interval  # noqa: E402
+from locm.analysis.stats import wilson  # noqa: E402
 
 COLORS = {"1.2": "#1f77b4", "constructed": "#d62728"}
 SOURCE_COLORS = {"attack": "#4c72b0", "breakthrough": "#8172b2", "item": "#dd8452", "summon": "#55a868",
@@ -246,7 +246,7 @@ def features_chart(features: dict[str, list[dict]], out: Path) -> Chart | None:
 
 
 def draw_all(data, out: Path) -> list[Chart]:
-    from engine.carddata import cardlist_12
+    from locm.engine.carddata import cardlist_12
     from locm.report import seat_summary
 
     names = {b: c.name for b, c in cardlist_12().items()}

@@ -37,8 +37,8 @@ from functools import lru_cache
 from operator import attrgetter
 from dataclasses import dataclass, field
 
-from events.cards import KEYWORD_NAMES, TYPE_NAMES, AREA_NAMES, CREATURE, Card
-from events.catalog import (
+from locm.events.cards import KEYWORD_NAMES, TYPE_NAMES, AREA_NAMES, CREATURE, Card
+from locm.events.catalog import (
     CardDrawn, CardPicked, CardPoolDefined, CreatureSummoned, DeckChosen, DeckOrdered, DraftOffered,
     GameCreated, GameEnded, ItemUsed, PlayerDamaged, PlayerHealed, TurnStarted,
 )

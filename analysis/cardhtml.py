@@ -7,7 +7,7 @@ import base64
 from html import escape
 from pathlib import Path
 
-from analysis.stats import wilson
+from locm.analysis.stats import wilson
 
 CSS = """
 body{font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#222;background:#fafafa}
@@ -132,7 +132,7 @@ def summary_table(summary: dict[str, dict]) -> str:
 
 
 def render(data, charts) -> str:
-    from engine.carddata import cardlist_12
+    from locm.engine.carddata import cardlist_12
     from locm.report import HIDDEN_INFO_NOTE, seat_summary
 
     names = {b: c.name for b, c in cardlist_12().items()}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from analysis.stats import wilson
+from locm.analysis.stats import wilson
 
 METRICS = ("deck", "opening_hand", "drawn", "in_hand", "not_seen", "played")
 EXTRA = ("picked", "pick_sum", "pick_games", "pick_first_sum", "plays", "play_turn_sum", "held_sum", "offered")

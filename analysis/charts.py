@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from analysis.stats import wilson  # noqa: E402
+from locm.analysis.stats import wilson  # noqa: E402
 
 
 def win_rate_chart(results: dict[str, list[tuple[str, int, int]]], lengths: dict[str, list[int]],

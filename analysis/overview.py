@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from events.catalog import GameEnded, PlayerDamaged, PlayerHealed, TurnStarted
-from analysis.stats import rate_text, wilson
+from locm.events.catalog import GameEnded, PlayerDamaged, PlayerHealed, TurnStarted
+from locm.analysis.stats import rate_text, wilson
 
 DAMAGE_SOURCES = ("attack", "breakthrough", "item", "summon", "deck", "turn_limit")
 

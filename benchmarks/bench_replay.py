@@ -75,8 +75,8 @@ def main() -> None:
         html = [timed(["html", "--db", str(args.db), rec.game_id, "-o", f"{tmp}/g.html"], args.runs) for rec in picks]
         size = Path(f"{tmp}/g.html").stat().st_size
     startup = timed(["--version"], args.runs)
-    from replay import open_game
-    from replay.render import show_text
+    from locm.replay import open_game
+    from locm.replay.render import show_text
 
     inproc = []
     for rec in picks:

@@ -30,9 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from events import catalog as ev
-from events.cards import Card
-from events.codec import from_json, from_msgpack, to_json, to_msgpack
+from locm.events import catalog as ev
+from locm.events.cards import Card
+from locm.events.codec import from_json, from_msgpack, to_json, to_msgpack
 from locm.store import GameExtras, open_store
 
 

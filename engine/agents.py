@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence, cast
 
-from events.cards import (
+from locm.events.cards import (
     BLUE, BREAKTHROUGH, CHARGE, CREATURE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD, Card,
 )
-from engine.legal import legal_actions
-from engine.commands import Attack, BattleAction, BuildDeck, EndTurn, Pick, Summon, Use
-from engine.errors import LocmError
-from engine.jrandom import JavaRandom
-from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState, Player, Unit
+from locm.engine.legal import legal_actions
+from locm.engine.commands import Attack, BattleAction, BuildDeck, EndTurn, Pick, Summon, Use
+from locm.engine.errors import LocmError
+from locm.engine.jrandom import JavaRandom
+from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState, Player, Unit
 
 if TYPE_CHECKING:
-    from engine.game import Game
+    from locm.engine.game import Game
 
 AGENT_NAMES = ("random", "pass", "greedy")
 
@@ -52,7 +52,7 @@ class Agent:
         return 0
 
     def build(self, state: GameState, player: int) -> list[int]:
-        from engine.construct import fill_deck
+        from locm.engine.construct import fill_deck
 
         deck: list[int] = []
         fill_deck(deck, len(state.cards), state.rules.deck_size)
@@ -149,7 +149,7 @@ class GreedyAgent(Agent):
                 deck.append(c.base_id)
                 heavy += c.cost >= 7
                 items_ += c.type != CREATURE
-        from engine.construct import fill_deck
+        from locm.engine.construct import fill_deck
 
         fill_deck(deck, len(state.cards), state.rules.deck_size)
         return deck

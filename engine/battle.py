@@ -5,13 +5,13 @@ Legality itself is `engine.legal`: one set of predicates that builds the legal l
 
 from __future__ import annotations
 
-from events.cards import CHARGE
-from events.catalog import ActionRejected, CreatureSummoned
-from engine.commands import Command
-from engine.emit import Out, card_effects
-from engine.legal import lane_free
-from engine.rulesets import IDS_REVISED
-from engine.state import GameState
+from locm.events.cards import CHARGE
+from locm.events.catalog import ActionRejected, CreatureSummoned
+from locm.engine.commands import Command
+from locm.engine.emit import Out, card_effects
+from locm.engine.legal import lane_free
+from locm.engine.rulesets import IDS_REVISED
+from locm.engine.state import GameState
 
 
 def reject(out: Out, p: int, action: Command, reason: str) -> None:

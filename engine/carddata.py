@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib.resources import files
 
-from engine.errors import CardDataError
-from events.cards import TYPE_NAMES, Card, keywords_from_str
+from locm.engine.errors import CardDataError
+from locm.events.cards import TYPE_NAMES, Card, keywords_from_str
 
 CARDLIST_FILE = "cardlist-1.2.txt"
 CARDLIST_SIZE = 160
@@ -45,7 +45,7 @@ def parse_cardlist(text: str) -> dict[int, Card]:
 @lru_cache(maxsize=1)
 def cardlist_12() -> dict[int, Card]:
     """The 160 cards of 1.2, keyed by baseId (1..160)."""
-    cards = parse_cardlist((files("data") / CARDLIST_FILE).read_text(encoding="utf-8"))
+    cards = parse_cardlist((files("locm.data") / CARDLIST_FILE).read_text(encoding="utf-8"))
     if sorted(cards) != list(range(1, CARDLIST_SIZE + 1)):
         raise CardDataError(f"{CARDLIST_FILE}: expected baseIds 1..{CARDLIST_SIZE}")
     return cards

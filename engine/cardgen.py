@@ -31,10 +31,10 @@ from typing import Any, Callable, Iterable, Sequence, cast
 
 import msgspec
 
-from engine.cardweights import Choice as _Choice, Distribution as _Distribution, Option as _Option
-from engine.cardweights import Tables as _Tables, Weights as _Weights
-from engine.jrandom import JavaRandom
-from events.cards import (
+from locm.engine.cardweights import Choice as _Choice, Distribution as _Distribution, Option as _Option
+from locm.engine.cardweights import Tables as _Tables, Weights as _Weights
+from locm.engine.jrandom import JavaRandom
+from locm.events.cards import (
     AREA_NAMES,
     BLUE,
     KEYWORD_NAMES,
@@ -150,7 +150,7 @@ def format_generated_cards(cards: Iterable[Card]) -> str:
 
 def official_weights() -> bytes:
     """The official generator weights (the JSON file the referee ships)."""
-    return (importlib.resources.files("data") / WEIGHTS_RESOURCE).read_bytes()
+    return (importlib.resources.files("locm.data") / WEIGHTS_RESOURCE).read_bytes()
 
 
 def check_weights(raw: str | bytes) -> None:

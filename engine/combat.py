@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from events.cards import BREAKTHROUGH, DRAIN, LETHAL, WARD
-from events.catalog import CreatureAttacked, CreatureDamaged, CreatureDied, WardLost
-from engine.emit import Out, heal, lose_health, win_check
-from engine.state import GameState
+from locm.events.cards import BREAKTHROUGH, DRAIN, LETHAL, WARD
+from locm.events.catalog import CreatureAttacked, CreatureDamaged, CreatureDied, WardLost
+from locm.engine.emit import Out, heal, lose_health, win_check
+from locm.engine.state import GameState
 
 
 def attack(state: GameState, out: Out, p: int, attacker_id: int, target_id: int) -> None:

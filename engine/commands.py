@@ -78,7 +78,7 @@ BattleAction = Summon | Attack | Use
 def parse_command(text: str, player: int, phase: str) -> Command:
     """A built-in agent's recorded action (`ActionReceived` of kind ``action``) as its command again: the
     canonical `text()` of a `Summon`, `Attack`, `Use`, `Pass`, `Pick` or `BuildDeck`."""
-    from engine.errors import CommandError
+    from locm.engine.errors import CommandError
 
     parts = text.split(";")
     verb, _, rest = parts[0].partition(" ")

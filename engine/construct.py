@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from events.catalog import DeckChosen
-from engine.emit import Out
-from engine.setup import begin_battle
-from engine.state import GameState
+from locm.events.catalog import DeckChosen
+from locm.engine.emit import Out
+from locm.engine.setup import begin_battle
+from locm.engine.state import GameState
 
 MAX_COPIES = 2  # the official value of `Rules.max_copies`
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, cast
 
-from events.catalog import ACTION, END_TURN, LINE, ActionReceived, Event, GameEnded, HardError
-from engine import battle, combat, construct, draft, drawing, items
-from engine.commands import Attack, BattleAction, BuildDeck, Command, EndTurn, Pass, Pick, Summon, Use
-from engine.emit import Out, win_check
-from engine.errors import CommandError
-from engine.legal import problem
-from engine.state import BATTLE, ENDED, CONSTRUCT, DRAFT, GameState
+from locm.events.catalog import ACTION, END_TURN, LINE, ActionReceived, Event, GameEnded, HardError
+from locm.engine import battle, combat, construct, draft, drawing, items
+from locm.engine.commands import Attack, BattleAction, BuildDeck, Command, EndTurn, Pass, Pick, Summon, Use
+from locm.engine.emit import Out, win_check
+from locm.engine.errors import CommandError
+from locm.engine.legal import problem
+from locm.engine.state import BATTLE, ENDED, CONSTRUCT, DRAFT, GameState
 
 
 def decide(state: GameState, command: Command, cause: int = -1) -> list[Event]:

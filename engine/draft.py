@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import cast
 
-from events.catalog import CardPicked, CardPoolDefined, DraftOffered, GameCreated
-from engine.carddata import CARDLIST_SIZE, cardlist_12
-from engine.emit import Out
-from engine.jrandom import JavaRandom
-from engine.errors import GameParamError
-from engine.rulesets import Ruleset
-from engine.setup import begin_battle
-from engine.state import GameState
+from locm.events.catalog import CardPicked, CardPoolDefined, DraftOffered, GameCreated
+from locm.engine.carddata import CARDLIST_SIZE, cardlist_12
+from locm.engine.emit import Out
+from locm.engine.jrandom import JavaRandom
+from locm.engine.errors import GameParamError
+from locm.engine.rulesets import Ruleset
+from locm.engine.setup import begin_battle
+from locm.engine.state import GameState
 
 ROUNDS = 30  # the official value of `Rules.draft_rounds`
 

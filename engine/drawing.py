@@ -6,10 +6,10 @@ and the first turn start see the decks `build_decks` has just ordered, without f
 
 from __future__ import annotations
 
-from events.catalog import CardDrawn, DrawLost, TurnEnded, TurnStarted
-from engine.emit import Ahead, Out, lose_health
-from engine.rulesets import LOSE_RUNE, TEN_DAMAGE
-from engine.state import GameState, Unit
+from locm.events.catalog import CardDrawn, DrawLost, TurnEnded, TurnStarted
+from locm.engine.emit import Ahead, Out, lose_health
+from locm.engine.rulesets import LOSE_RUNE, TEN_DAMAGE
+from locm.engine.state import GameState, Unit
 
 OPENING_HAND = (4, 5)  # R-TURN: cards drawn before the first turn, by seat
 

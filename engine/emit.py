@@ -10,10 +10,10 @@ folds a scratch copy of the state.
 
 from __future__ import annotations
 
-from events.cards import Card
-from events.catalog import DrawBonus, Event, GameEnded, PlayerDamaged, PlayerHealed, RuneBroken
-from engine.rulesets import RUNES
-from engine.state import GameState
+from locm.events.cards import Card
+from locm.events.catalog import DrawBonus, Event, GameEnded, PlayerDamaged, PlayerHealed, RuneBroken
+from locm.engine.rulesets import RUNES
+from locm.engine.state import GameState
 
 
 class Ahead:

@@ -15,16 +15,16 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Callable, Iterable
 
-from events.cards import WARD
-from events.catalog import (
+from locm.events.cards import WARD
+from locm.events.catalog import (
     EVENT_TYPES, ActionReceived, Event, ActionRejected, CardDrawn, CardPicked, CardPoolDefined, CreatureAttacked,
     CreatureDamaged, CreatureDied, CreatureModified, CreatureSummoned, DeckChosen, DeckOrdered, DraftOffered,
     DrawBonus, DrawLost, GameCreated, GameEnded, HardError, ItemUsed, PlayerDamaged, PlayerHealed, RuneBroken,
     TurnEnded, TurnStarted, WardLost,
 )
-from engine.errors import InvalidLogError
-from engine.rulesets import DRAFT
-from engine.state import BATTLE, CONSTRUCT, DRAFT as DRAFT_PHASE, ENDED, GameState, Unit
+from locm.engine.errors import InvalidLogError
+from locm.engine.rulesets import DRAFT
+from locm.engine.state import BATTLE, CONSTRUCT, DRAFT as DRAFT_PHASE, ENDED, GameState, Unit
 
 
 def initial_state(created: Event) -> GameState:
@@ -305,7 +305,7 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
     """Rebuild a state from a log (or continue folding onto `state`). A log of an older schema is upcast
     first (`engine.upcast`)."""
     if state is None:
-        from engine.upcast import upcast
+        from locm.engine.upcast import upcast
 
         events = upcast(events)
         if not events:

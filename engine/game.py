@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from typing import Any, Iterable, cast
 
-from events.catalog import ActionReceived, Event, GameCreated, HardError
-from engine import protocol, setup
-from engine.commands import BattleAction, BuildDeck, Command, EndTurn, Pass, Pick
-from engine.decide import decide, hard_error, record
-from engine.errors import CommandError, ProtocolError
-from engine.evolve import apply_decided, fold
-from engine.legal import legal_actions
-from engine.rulesets import Rules, by_name
-from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState
-from engine.upcast import upcast
+from locm.events.catalog import ActionReceived, Event, GameCreated, HardError
+from locm.engine import protocol, setup
+from locm.engine.commands import BattleAction, BuildDeck, Command, EndTurn, Pass, Pick
+from locm.engine.decide import decide, hard_error, record
+from locm.engine.errors import CommandError, ProtocolError
+from locm.engine.evolve import apply_decided, fold
+from locm.engine.legal import legal_actions
+from locm.engine.rulesets import Rules, by_name
+from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState
+from locm.engine.upcast import upcast
 
 
 class Game:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from events.cards import CHARGE, GREEN, WARD, Card
-from events.catalog import CreatureDied, CreatureModified, DrawBonus, ItemUsed, WardLost
-from engine.emit import Out, card_effects, change_health, win_check
-from engine.state import GameState, Unit
+from locm.events.cards import CHARGE, GREEN, WARD, Card
+from locm.events.catalog import CreatureDied, CreatureModified, DrawBonus, ItemUsed, WardLost
+from locm.engine.emit import Out, card_effects, change_health, win_check
+from locm.engine.state import GameState, Unit
 
 
 def use(state: GameState, out: Out, p: int, item_id: int, target_id: int) -> None:

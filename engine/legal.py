@@ -32,9 +32,9 @@ from __future__ import annotations
 import functools
 from typing import Any, cast
 
-from events.cards import BLUE, CREATURE, GREEN, GUARD, RED, TYPE_NAMES
-from engine.commands import Attack, BattleAction, Command, Summon, Use
-from engine.state import BATTLE, GameState, Player, Unit
+from locm.events.cards import BLUE, CREATURE, GREEN, GUARD, RED, TYPE_NAMES
+from locm.engine.commands import Attack, BattleAction, Command, Summon, Use
+from locm.engine.state import BATTLE, GameState, Player, Unit
 
 LANES = (0, 1)
 OPPONENT = -1

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-from events.cards import CREATURE, Card, keywords_to_str
-from engine.commands import Attack, Command, Pass, Summon, Use
-from engine.errors import ProtocolError
-from engine.rulesets import Ruleset
-from engine.state import BATTLE, CONSTRUCT, DRAFT, GameState, Player
+from locm.events.cards import CREATURE, Card, keywords_to_str
+from locm.engine.commands import Attack, Command, Pass, Summon, Use
+from locm.engine.errors import ProtocolError
+from locm.engine.rulesets import Ruleset
+from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, GameState, Player
 
 _JAVA_TRIM = "".join(chr(i) for i in range(33))
 # Integer.parseInt reads any Unicode decimal digit (Character.digit), as Python's \d and int() do.
@@ -179,7 +179,7 @@ def parse_pick(line: str, offer: tuple[int, ...]) -> int:
 def parse_construct(line: str, pool_size: int, deck_size: int, max_copies: int = 2) -> tuple[int, ...]:
     """A 1.5 constructed answer: `CHOOSE baseId` items and/or `PASS`, checked as a whole deck
     (`construct.deck_problem`: cards of the pool, at most `max_copies` copies, `deck_size` cards)."""
-    from engine.construct import deck_problem, fill_deck
+    from locm.engine.construct import deck_problem, fill_deck
 
     chosen: list[int] = []
     for item in items(line):

@@ -23,12 +23,12 @@ from typing import Callable, Iterable, cast
 
 import msgspec
 
-from events.catalog import ACTION, END_TURN, LINE, SCHEMA_VERSION, ActionReceived, Event, GameCreated, HardError
-from events.codec import to_json
-from engine.commands import parse_command
-from engine.errors import LocmError
-from engine.game import Game
-from engine.upcast import schema_of, upcast
+from locm.events.catalog import ACTION, END_TURN, LINE, SCHEMA_VERSION, ActionReceived, Event, GameCreated, HardError
+from locm.events.codec import to_json
+from locm.engine.commands import parse_command
+from locm.engine.errors import LocmError
+from locm.engine.game import Game
+from locm.engine.upcast import schema_of, upcast
 
 _LENIENT_FIELDS = ("cause", "rule", "reason")
 

@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 import msgspec
 
-from engine.errors import UnknownRuleset
-from events.rules import Rules
+from locm.engine.errors import UnknownRuleset
+from locm.events.rules import Rules
 
 # Policy values, named so that code compares against constants, not strings typed in place.
 DRAFT, CONSTRUCTED = "draft", "constructed"

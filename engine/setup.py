@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from events.catalog import CardPoolDefined, DeckOrdered, Event, GameCreated
-from engine.drawing import opening_draws, start_turn
-from engine.emit import Out
-from engine.errors import GameParamError
-from engine.jrandom import JavaRandom
-from engine.rulesets import DRAFT, IDS_12, IDS_REVISED, Ruleset, rules_hash
-from engine.state import GameState
+from locm.events.catalog import CardPoolDefined, DeckOrdered, Event, GameCreated
+from locm.engine.drawing import opening_draws, start_turn
+from locm.engine.emit import Out
+from locm.engine.errors import GameParamError
+from locm.engine.jrandom import JavaRandom
+from locm.engine.rulesets import DRAFT, IDS_12, IDS_REVISED, Ruleset, rules_hash
+from locm.engine.state import GameState
 
 # Parameter names as the referee spells them, and our field names for them.
 PARAM_FIELDS = {
@@ -86,11 +86,11 @@ def opening(created: GameCreated) -> list[Event]:
         raise GameParamError("game_created has no rules (a schema 1 log: read it through engine.upcast)")
     out = Out(None, created.seq, seq=created.seq + 1)  # type: ignore[arg-type]  # no state yet: only emit() is used
     if rules.deck_building == DRAFT:
-        from engine.draft import draft_events
+        from locm.engine.draft import draft_events
 
         draft_events(out, created, rules)
     else:
-        from engine.cardgen import generate_cards
+        from locm.engine.cardgen import generate_cards
 
         out.emit(
             CardPoolDefined(
@@ -108,13 +108,13 @@ def preload(rules: Ruleset) -> None:
     process does it otherwise. `locm bench` calls it before its clock starts, as the peer benchmark loads its
     card list and weights before its own."""
     if rules.deck_building == DRAFT:
-        from engine.carddata import cardlist_12
-        from engine.draft import draft_offers
+        from locm.engine.carddata import cardlist_12
+        from locm.engine.draft import draft_offers
 
         cardlist_12()
         draft_offers(0, rules.draft_rounds)
     else:
-        from engine.cardgen import generate_cards
+        from locm.engine.cardgen import generate_cards
 
         generate_cards(0, rules.card_weights)
 

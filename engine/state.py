@@ -6,10 +6,10 @@ The state is a private working copy (STYLE 2): only `engine.evolve.evolve` chang
 
 from __future__ import annotations
 
-from events.cards import Card
-from events.catalog import GameCreated
-from engine.commands import BattleAction
-from engine.rulesets import Ruleset
+from locm.events.cards import Card
+from locm.events.catalog import GameCreated
+from locm.engine.commands import BattleAction
+from locm.engine.rulesets import Ruleset
 
 # Phases
 SETUP, DRAFT, CONSTRUCT, BATTLE, ENDED = "setup", "draft", "construct", "battle", "ended"

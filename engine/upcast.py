@@ -20,14 +20,14 @@ from typing import Iterable, Sequence, cast
 
 import msgspec
 
-from events.cards import CHARGE
-from events.catalog import (
+from locm.events.cards import CHARGE
+from locm.events.catalog import (
     ACTION, LINE, SCHEMA_VERSION, ActionReceived, CardPicked, CreatureSummoned, DeckChosen, GameCreated, GameEnded,
     Event, HardError, TurnEnded, TurnStarted,
 )
-from engine.errors import InvalidLogError, UnknownRuleset
-from engine.rulesets import by_name
-from engine.state import BATTLE
+from locm.engine.errors import InvalidLogError, UnknownRuleset
+from locm.engine.rulesets import by_name
+from locm.engine.state import BATTLE
 
 _replace = msgspec.structs.replace
 _V1_DRAFT_ROUNDS = 30
@@ -48,7 +48,7 @@ def upcast(events: Iterable[Event]) -> list[Event]:
 
 
 def _from_v1(events: list[Event]) -> list[Event]:
-    from engine.evolve import apply_all, initial_state
+    from locm.engine.evolve import apply_all, initial_state
 
     created = cast(GameCreated, events[0])  # upcast checked it
     if created.rules is None:

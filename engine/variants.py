@@ -30,11 +30,11 @@ from typing import Any, Callable, NamedTuple
 
 import msgspec
 
-from engine.carddata import CARDLIST_SIZE, cardlist_12
-from engine.errors import LocmError
-from engine.rulesets import (ALIASES, DAMAGE_DRAW, DRAFT, LOSE_RUNE, RULESETS, RUNES, TEN_DAMAGE, Rules,
+from locm.engine.carddata import CARDLIST_SIZE, cardlist_12
+from locm.engine.errors import LocmError
+from locm.engine.rulesets import (ALIASES, DAMAGE_DRAW, DRAFT, LOSE_RUNE, RULESETS, RUNES, TEN_DAMAGE, Rules,
                              diff_rulesets)
-from events.cards import AREA_NAMES, KEYWORD_LETTERS, TYPE_NAMES, Card, keywords_from_str, keywords_to_str
+from locm.events.cards import AREA_NAMES, KEYWORD_LETTERS, TYPE_NAMES, Card, keywords_from_str, keywords_to_str
 
 
 class VariantError(LocmError):
@@ -217,7 +217,7 @@ def _card_changes(table: object, source: str) -> tuple[Card, ...]:
 
 
 def _weights(table: object, source: str) -> str:
-    from engine.cardgen import check_weights, official_weights
+    from locm.engine.cardgen import check_weights, official_weights
 
     official = msgspec.json.decode(official_weights())
     if not isinstance(table, dict):
@@ -326,7 +326,7 @@ def _card_rows(a: Rules, b: Rules) -> list[DiffRow]:
 
 
 def _weight_rows(wa: str, wb: str) -> list[DiffRow]:
-    from engine.cardgen import official_weights
+    from locm.engine.cardgen import official_weights
 
     def flat(text: str) -> dict[str, object]:
         doc = msgspec.json.decode(text.encode() if text else official_weights())

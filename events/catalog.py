@@ -15,8 +15,8 @@ from typing import Union
 
 import msgspec
 
-from events.cards import Card
-from events.rules import Rules
+from locm.events.cards import Card
+from locm.events.rules import Rules
 
 SCHEMA_VERSION = 2
 """2: the log carries its rules (`GameCreated.rules`), records say what kind of input they hold

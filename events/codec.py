@@ -9,7 +9,7 @@ from typing import Iterable
 
 import msgspec
 
-from events.catalog import SCHEMA_VERSION, AnyEvent, Event
+from locm.events.catalog import SCHEMA_VERSION, AnyEvent, Event
 
 _json_enc = msgspec.json.Encoder()
 _json_dec: msgspec.json.Decoder[AnyEvent] = msgspec.json.Decoder(AnyEvent)

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from events.cards import Card
+from locm.events.cards import Card
 
 
 class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

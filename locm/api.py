@@ -27,14 +27,14 @@ from typing import NamedTuple
 
 import msgspec
 
-from engine import game as engine_game
-from engine.commands import Attack, BuildDeck, Command, EndTurn, Pick, Summon, Use
-from engine.errors import LocmError
-from engine.evolve import fold
-from engine.legal import legal_actions, problem
-from engine.rulesets import Rules
-from engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED
-from events.catalog import GameEnded
+from locm.engine import game as engine_game
+from locm.engine.commands import Attack, BuildDeck, Command, EndTurn, Pick, Summon, Use
+from locm.engine.errors import LocmError
+from locm.engine.evolve import fold
+from locm.engine.legal import legal_actions, problem
+from locm.engine.rulesets import Rules
+from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED
+from locm.events.catalog import GameEnded
 
 
 class Choose(msgspec.Struct, frozen=True, array_like=True):
@@ -118,7 +118,7 @@ class Game:
     def view(self, player: int | None = None) -> dict:
         """The board as `locm show --json` gives it: `player` 0 or 1 sees what that player could see; None
         shows everything."""
-        from replay.views import view
+        from locm.replay.views import view
 
         return view(self._game.state, player)
 

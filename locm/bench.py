@@ -7,11 +7,11 @@ from __future__ import annotations
 import statistics
 import time
 
-from events.catalog import TurnStarted
-from engine.evolve import fold
-from engine.history import History
-from engine.rulesets import by_name
-from engine.setup import preload
+from locm.events.catalog import TurnStarted
+from locm.engine.evolve import fold
+from locm.engine.history import History
+from locm.engine.rulesets import by_name
+from locm.engine.setup import preload
 from locm.play import play_one
 
 

@@ -43,8 +43,8 @@ import subprocess
 import time
 import uuid
 
-from engine.agents import AGENT_NAMES, Agent, make_agent as make_builtin
-from engine.state import BATTLE, CONSTRUCT, DRAFT
+from locm.engine.agents import AGENT_NAMES, Agent, make_agent as make_builtin
+from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
 from locm.errors import AgentSpecError, TimeLimitError
 
 LINE_LIMIT = 64 * 1024

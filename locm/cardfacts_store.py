@@ -30,7 +30,7 @@ from pathlib import Path
 import msgspec
 import sqlite_utils
 
-from analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project
+from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project
 from locm.errors import StoreError
 from locm.store import open_store
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from engine.errors import LocmError
+from locm.engine.errors import LocmError
 from locm import report_cli
 
 EXIT_ERROR = 2
@@ -146,9 +146,9 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
       locm play --ruleset constructed --seed 42 --p0 greedy --p1 random --log g.jsonl
       locm play --seed 7 --p0 "python3 examples/bot.py" --p1 greedy --db games.db --timeouts x2
     """
-    from engine.game import Game
-    from events.catalog import HardError
-    from events.codec import to_jsonl
+    from locm.engine.game import Game
+    from locm.events.catalog import HardError
+    from locm.events.codec import to_jsonl
     from locm.bots import TimeLimits, check_agent
     from locm.play import summarize
     from locm.store import DuplicateGameError, open_store
@@ -218,7 +218,7 @@ def _n(count: int, noun: str) -> str:
 
 
 def _parse_params(items) -> dict:
-    from engine.errors import GameParamError
+    from locm.engine.errors import GameParamError
 
     out = {}
     for item in items:
@@ -282,7 +282,7 @@ def conformance(files, quiet):
     Example:
       locm conformance tests/data/official-1.2-games-00-49.txt.gz
     """
-    from replay.conformance import check_game, check_generated_cards, read_log_file
+    from locm.replay.conformance import check_game, check_generated_cards, read_log_file
 
     total = same = bad = 0
 
@@ -359,9 +359,9 @@ def cards(ctx, ruleset, seed, as_json):
     import msgspec
 
     from locm.tables import card_table
-    from engine.setup import create
-    from events.catalog import CardPoolDefined
-    from engine.carddata import cardlist_12
+    from locm.engine.setup import create
+    from locm.events.catalog import CardPoolDefined
+    from locm.engine.carddata import cardlist_12
 
     rules = _check_ruleset(ruleset)
     if seed is None and rules.deck_building == "draft":

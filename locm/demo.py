@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis.charts import win_rate_chart
-from analysis.overview import overview, overview_text
+from locm.analysis.charts import win_rate_chart
+from locm.analysis.overview import overview, overview_text
 from locm.report import collect, write_report
 from locm.store import open_store
 from locm.tables import table
@@ -22,8 +22,8 @@ LOCM = ".venv/bin/locm" if Path(".venv/bin/locm").exists() else "locm"  # what t
 
 def write_replay(store, db, game_id: str, path: Path) -> Path:
     """One stored game as a self-contained HTML replay (`locm html`)."""
-    from replay.game import Replay
-    from replay.html import render_html
+    from locm.replay.game import Replay
+    from locm.replay.html import render_html
 
     path.write_text(render_html(Replay(store.events(game_id), source=f"{db} {game_id}")), encoding="utf-8")
     return path

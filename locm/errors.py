@@ -11,7 +11,7 @@ is raised.
 
 from __future__ import annotations
 
-from engine.errors import LocmError  # re-exported: the root of the one tree
+from locm.engine.errors import LocmError  # re-exported: the root of the one tree
 
 
 def _short(value: object, width: int = 60) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.catalog import CreatureSummoned, ItemUsed, PlayerDamaged
-from engine.agents import make_agent, play
-from engine.game import Game
+from locm.events.catalog import CreatureSummoned, ItemUsed, PlayerDamaged
+from locm.engine.agents import make_agent, play
+from locm.engine.game import Game
 
 _MASK64 = (1 << 64) - 1
 

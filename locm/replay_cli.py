@@ -33,7 +33,7 @@ def _source(f):
 
 
 def _open(source, db, game_index):
-    from replay import open_game
+    from locm.replay import open_game
 
     if db is not None:
         if game_index is not None:
@@ -80,7 +80,7 @@ def show(source, db, game_index, turn, seq, perspective, as_json):
       locm show --db locm.db 1.2-7-0123 --seq 212 --as 0 --json
       locm show tests/data/official-1.5-games-00-49.txt.gz --game 3 --turn 10
     """
-    from replay.render import show_text
+    from locm.replay.render import show_text
 
     r = _open(source, db, game_index)
     s = _pick_seq(r, turn, seq)
@@ -113,7 +113,7 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
       locm audit --db locm.db 1.2-7-0123 --rejected
       locm audit game.jsonl --card 7 --json
     """
-    from replay.render import audit_text, card_life_text, rejected_text
+    from locm.replay.render import audit_text, card_life_text, rejected_text
 
     if [seq is not None, rejected, card_id is not None].count(True) != 1:
         raise click.UsageError("give exactly one of --seq S, --rejected, --card ID")
@@ -150,8 +150,8 @@ def replay_cmd(source, db, game_index, print_all, perspective):
       locm replay game.jsonl
       locm replay --db locm.db 1.2-7-0123 --all | less
     """
-    from replay.render import all_turns_text
-    from replay.terminal import interactive
+    from locm.replay.render import all_turns_text
+    from locm.replay.terminal import interactive
 
     r = _open(source, db, game_index)
     if print_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -179,7 +179,7 @@ def html(source, db, game_index, output):
       locm html --db locm.db 1.2-7-0123 -o game.html
     """
     from locm.cli import OutputError
-    from replay.html import render_html
+    from locm.replay.html import render_html
 
     r = _open(source, db, game_index)
     page = render_html(r)
@@ -216,7 +216,7 @@ def import_referee(files, db, skip_existing):
       locm import-referee tests/data/official-1.2-games-00-49.txt.gz --db official.db
     """
     from locm.store import GameExtras, open_store, prepare_game
-    from replay.sources import referee_game, referee_logs
+    from locm.replay.sources import referee_game, referee_logs
     from locm.errors import DuplicateGameError
 
     existed = db.exists()

@@ -13,10 +13,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis.cardfacts import DEFINITIONS_VERSION, FEATURE_ORDER, features_of_key
-from analysis.cardmetrics import DEFAULT_MIN_N, METRICS, add_counts, bucket_counts, card_row, sort_key
-from analysis.stats import wilson
-from engine.errors import LocmError
+from locm.analysis.cardfacts import DEFINITIONS_VERSION, FEATURE_ORDER, features_of_key
+from locm.analysis.cardmetrics import DEFAULT_MIN_N, METRICS, add_counts, bucket_counts, card_row, sort_key
+from locm.analysis.stats import wilson
+from locm.engine.errors import LocmError
 from locm import cardfacts_store as cs
 
 RULESET_ORDER = ("1.2", "constructed")
@@ -239,8 +239,8 @@ def prepare_dir(out: str | os.PathLike) -> Path:
 
 def write_report(data: ReportData, out: str | os.PathLike) -> Path:
     """Write cards.json, cards.csv, the charts and index.html into ``out``; returns index.html's path."""
-    from analysis.cardcharts import draw_all
-    from analysis.cardhtml import render
+    from locm.analysis.cardcharts import draw_all
+    from locm.analysis.cardhtml import render
 
     out = prepare_dir(out)
     try:

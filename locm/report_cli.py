@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from analysis.cardmetrics import DEFAULT_MIN_N, METRICS
+from locm.analysis.cardmetrics import DEFAULT_MIN_N, METRICS
 
 DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"),
                   show_default=True, help="The event store (an SQLite file).")
@@ -23,7 +23,7 @@ SORT_METRICS = [f"{m}_{k}" for m in METRICS for k in ("wr", "n")] + ["iih", "pic
 
 
 def _ruleset(name):
-    from engine.rulesets import by_name
+    from locm.engine.rulesets import by_name
 
     return None if name is None else by_name(name).name
 
@@ -115,7 +115,7 @@ def stats(db, ruleset, agent, seat, min_n, metric, top):
     Example:
       locm cards stats --db t.db --ruleset 1.2 --sort iih --top 15
     """
-    from engine.carddata import cardlist_12
+    from locm.engine.carddata import cardlist_12
     from locm import cardfacts_store
     from locm.report import check_request, collect, top_rows
     from locm.tables import table

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from engine.errors import LocmError
-from engine.rulesets import Rules, rules_hash
-from engine.setup import PARAM_FIELDS, derive_params
-from engine.variants import diff_rows
-from events.catalog import CardPoolDefined, GameCreated, GameEnded, TurnStarted
-from events.codec import to_json
+from locm.engine.errors import LocmError
+from locm.engine.rulesets import Rules, rules_hash
+from locm.engine.setup import PARAM_FIELDS, derive_params
+from locm.engine.variants import diff_rows
+from locm.events.catalog import CardPoolDefined, GameCreated, GameEnded, TurnStarted
+from locm.events.codec import to_json
 from locm.bots import TimeLimits
 
 
@@ -49,7 +49,7 @@ def rerun_params(created: GameCreated, rules: Rules) -> tuple[int | None, dict]:
 def rerun_game(events: Sequence, rules: Rules, limits: TimeLimits | None = None):
     """Play the game of `events` again under `rules`: a `locm.tournament.PlayedGame` (game and record
     extras; its id is the deterministic id of the re-run under `rules`)."""
-    from engine.upcast import upcast
+    from locm.engine.upcast import upcast
     from locm.tournament import run_game
 
     events = upcast(list(events))
@@ -197,7 +197,7 @@ def _label(r: Rules) -> str:
 
 def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimits | None = None) -> RerunReport:
     """Re-run the game of `events_a` under `rules_b` and describe the first divergence."""
-    from engine.evolve import fold
+    from locm.engine.evolve import fold
 
     played = rerun_game(events_a, rules_b, limits)
     events_b = played.game.log
@@ -220,7 +220,7 @@ def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimi
 
 def board_text(state) -> str:
     """A game state as `locm show` prints a board (`replay.views`): the full view, both hands and lanes."""
-    from replay.views import board_text as show_board, view
+    from locm.replay.views import board_text as show_board, view
 
     return "\n".join(show_board(view(state)))
 
@@ -237,7 +237,7 @@ def load_source(source: str, db: Path | None) -> tuple[str, list]:
         with open_store(db, create=False, readonly=True) as store:
             gid = resolve_game_id(store, source)
             return gid, store.events(gid)
-    from events.codec import from_jsonl
+    from locm.events.codec import from_jsonl
     from locm.errors import InputFileError
 
     path = Path(source)
@@ -251,7 +251,7 @@ def load_source(source: str, db: Path | None) -> tuple[str, list]:
         raise InputFileError(source, f"not a JSON-lines event log ({exc})") from None
     if not events or type(events[0]) is not GameCreated:
         raise InputFileError(source, "not an event log: the first line is not game_created")
-    from engine.upcast import upcast
+    from locm.engine.upcast import upcast
 
     return path.name, upcast(events)
 

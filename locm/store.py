@@ -84,9 +84,9 @@ from typing import Any, BinaryIO, NamedTuple, Self
 import msgspec
 import sqlite_utils
 
-from events.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
-from events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
-from events.codec import DecodeError, from_json, to_json
+from locm.events.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
+from locm.events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
+from locm.events.codec import DecodeError, from_json, to_json
 from locm.errors import (
     ChainError,
     CorruptStoreError,

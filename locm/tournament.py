@@ -39,14 +39,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 
-from analysis.stats import wilson
-from engine.agents import play
-from engine.errors import LocmError
-from engine.evolve import fold
-from engine.game import Game
-from engine.rulesets import RULESETS, Rules, rules_hash
-from engine.state import ENDED
-from events.catalog import GameEnded, HardError
+from locm.analysis.stats import wilson
+from locm.engine.agents import play
+from locm.engine.errors import LocmError
+from locm.engine.evolve import fold
+from locm.engine.game import Game
+from locm.engine.rulesets import RULESETS, Rules, rules_hash
+from locm.engine.state import ENDED
+from locm.events.catalog import GameEnded, HardError
 from locm.bots import BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent
 from locm.errors import TournamentError
 from locm.play import seat_seed
@@ -448,7 +448,7 @@ def check_stored_game(store: EventStore, record: GameRecord, redecide: bool = Tr
     if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
         return f"won by a hard error, but the event before the end is not a hard error of player {loser}"
     if redecide:
-        from engine.redecide import redecide as redecide_log
+        from locm.engine.redecide import redecide as redecide_log
 
         result = redecide_log(events)
         if not result.ok:

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from analysis.overview import DAMAGE_SOURCES
-from analysis.stats import Z95, wilson
-from engine.errors import LocmError
-from engine.rulesets import Rules, rules_hash
-from events.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
-from events.catalog import CardDrawn, CardPoolDefined, DeckOrdered, GameEnded, PlayerDamaged, TurnStarted
+from locm.analysis.overview import DAMAGE_SOURCES
+from locm.analysis.stats import Z95, wilson
+from locm.engine.errors import LocmError
+from locm.engine.rulesets import Rules, rules_hash
+from locm.events.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
+from locm.events.catalog import CardDrawn, CardPoolDefined, DeckOrdered, GameEnded, PlayerDamaged, TurnStarted
 from locm.bots import is_builtin
 from locm.rerun import rules_identity, rerun_game, rerun_params
 

@@ -74,7 +74,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
       locm tournament --agents greedy random --games 200 --db t.db
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
     """
-    from engine.rulesets import Rules
+    from locm.engine.rulesets import Rules
     from locm.variants import resolve_ruleset
     from locm.whatif import whatif as run, whatif_lines
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from engine.errors import LocmError
-from engine.game import Game
+from locm.engine.errors import LocmError
+from locm.engine.game import Game
 
 
 class ConformanceFileError(LocmError):
@@ -140,7 +140,7 @@ def parse_log_line(line: str, index: int, path: str = "<log>", lineno: int = 0) 
 
 
 def game_params(logged: LoggedGame) -> tuple[int | None, dict]:
-    from engine.rulesets import DRAFT, by_name
+    from locm.engine.rulesets import DRAFT, by_name
 
     rules = by_name(logged.ruleset)
     seed = int(logged.params["seed"]) if "seed" in logged.params else None
@@ -224,9 +224,9 @@ def check_generated_cards(logged: LoggedGame) -> str | None:
     """For 1.5: None when the engine's card set equals the referee's "Generated cards:" summary."""
     if logged.generated_cards is None:
         return None
-    from engine.cardgen import format_generated_cards, generate_cards
-    from engine.setup import derive_params
-    from engine.rulesets import by_name
+    from locm.engine.cardgen import format_generated_cards, generate_cards
+    from locm.engine.setup import derive_params
+    from locm.engine.rulesets import by_name
 
     seed, overrides = game_params(logged)
     params = derive_params(by_name("constructed"), seed, overrides)

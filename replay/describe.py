@@ -7,8 +7,8 @@ other player's drawn cards are not named.
 
 from __future__ import annotations
 
-from events.cards import keywords_to_str
-from events.catalog import (
+from locm.events.cards import keywords_to_str
+from locm.events.catalog import (
     ActionReceived, ActionRejected, CardDrawn, CardPicked, CardPoolDefined, CreatureAttacked, CreatureDamaged,
     CreatureDied, CreatureModified, CreatureSummoned, DeckChosen, DeckOrdered, DraftOffered, DrawBonus, DrawLost,
     GameCreated, GameEnded, HardError, ItemUsed, PlayerDamaged, PlayerHealed, RuneBroken, TurnEnded, TurnStarted,

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from events.catalog import ActionReceived, ActionRejected, HardError, TurnStarted
-from engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
-from engine.errors import LocmError
-from engine.history import History
-from engine.state import GameState
-from replay.describe import describe, unit_ids
-from replay.views import card_obj, diff as state_diff, view as state_view
+from locm.events.catalog import ActionReceived, ActionRejected, HardError, TurnStarted
+from locm.engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
+from locm.engine.errors import LocmError
+from locm.engine.history import History
+from locm.engine.state import GameState
+from locm.replay.describe import describe, unit_ids
+from locm.replay.views import card_obj, diff as state_diff, view as state_view
 
 
 class ReplayError(LocmError):
@@ -160,7 +160,7 @@ class Replay:
     def explain(self, seq: int) -> dict:
         """The event, its rule (id, section, text), its causes (nearest first), the diff it made, the cards
         it and its causes name as they were just before it, and both players just before it."""
-        from replay.rules import rule
+        from locm.replay.rules import rule
 
         e = self.event(seq)
         before = self.state_at(seq - 1) if seq > 0 else None
@@ -198,7 +198,7 @@ class Replay:
 
     def rejected(self) -> list[dict]:
         """Every skipped action and hard error: who, the answer line it came from, the reason, the rule."""
-        from replay.rules import rule
+        from locm.replay.rules import rule
 
         out = []
         for e in self.events:

@@ -21,15 +21,15 @@ from __future__ import annotations
 import json
 from importlib.resources import files
 
-from events.cards import keywords_to_str
-from events.catalog import CardDrawn, DraftOffered
-from engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
-from engine.evolve import evolve, initial_state
-from replay.describe import describe
-from replay.game import Replay
-from replay.rules import rule
-from replay.terminal import stops
-from replay.views import diff, tagged_diff_lines
+from locm.events.cards import keywords_to_str
+from locm.events.catalog import CardDrawn, DraftOffered
+from locm.engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
+from locm.engine.evolve import evolve, initial_state
+from locm.replay.describe import describe
+from locm.replay.game import Replay
+from locm.replay.rules import rule
+from locm.replay.terminal import stops
+from locm.replay.views import diff, tagged_diff_lines
 
 _PHASES = {"setup": 0, "draft": 1, "construct": 2, "battle": 3, "ended": 4}
 
@@ -102,7 +102,7 @@ def render_html(r: Replay) -> str:
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     payload = payload[:-1] + ',"views":' + views + "}"
     payload = payload.replace("</", "<\\/")
-    template = (files("replay") / "viewer.html").read_text(encoding="utf-8")
+    template = (files("locm.replay") / "viewer.html").read_text(encoding="utf-8")
     title = f"LOCM {data['meta']['ruleset']} replay: {r.source}"
     return template.replace("__TITLE__", _escape(title)).replace("/*__DATA__*/null", payload)
 

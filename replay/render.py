@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
-from replay.game import Replay
-from replay.views import board_text, diff_lines
+from locm.replay.game import Replay
+from locm.replay.views import board_text, diff_lines
 
 
 def show_text(r: Replay, seq: int, perspective: int | None = None) -> list[str]:

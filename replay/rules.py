@@ -28,7 +28,7 @@ class Rule:
 
 @lru_cache(maxsize=1)
 def _sections() -> dict[str, Rule]:
-    text = (files("data") / RULES_FILE).read_text(encoding="utf-8")
+    text = (files("locm.data") / RULES_FILE).read_text(encoding="utf-8")
     out: dict[str, Rule] = {}
     blocks = re.split(r"(?m)^## ", text)[1:]
     for block in blocks:

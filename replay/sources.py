@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.errors import LocmError
-from events.codec import DecodeError, from_json, from_jsonl
-from replay.game import Replay, ReplaySourceError
+from locm.engine.errors import LocmError
+from locm.events.codec import DecodeError, from_json, from_jsonl
+from locm.replay.game import Replay, ReplaySourceError
 
 if TYPE_CHECKING:
-    from replay.conformance import LoggedGame
+    from locm.replay.conformance import LoggedGame
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -98,7 +98,7 @@ def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
 
 
 def _pick_logged(path, data: bytes, game: int | None) -> tuple[LoggedGame, int]:
-    from replay.conformance import ConformanceFileError, parse_log_line  # only for official logs
+    from locm.replay.conformance import ConformanceFileError, parse_log_line  # only for official logs
 
     lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
     if game is None:
@@ -115,7 +115,7 @@ def _pick_logged(path, data: bytes, game: int | None) -> tuple[LoggedGame, int]:
 
 
 def replay_logged(logged: LoggedGame, path: str, count: int = 0) -> Replay:
-    from replay.conformance import check_game
+    from locm.replay.conformance import check_game
 
     res = check_game(logged, keep_game=True)
     if not res.identical:
@@ -210,7 +210,7 @@ class RefereeGame:
 
 def referee_logs(path: str | Path) -> list[LoggedGame]:
     """The games of an official log file, parsed (not yet replayed)."""
-    from replay.conformance import ConformanceFileError, read_log_file
+    from locm.replay.conformance import ConformanceFileError, read_log_file
 
     try:
         return list(read_log_file(path))
@@ -221,7 +221,7 @@ def referee_logs(path: str | Path) -> list[LoggedGame]:
 def referee_game(logged: LoggedGame, path: str | Path) -> RefereeGame:
     """One official game replayed through the engine, or `ReplaySourceError` if it does not replay
     identically."""
-    from replay.conformance import check_game
+    from locm.replay.conformance import check_game
 
     res = check_game(logged, keep_game=True)
     if not res.identical:

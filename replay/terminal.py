@@ -15,8 +15,8 @@ import termios
 import tty
 from bisect import bisect_left, bisect_right
 
-from replay.game import Replay, ReplayError
-from replay.render import show_text, wrap
+from locm.replay.game import Replay, ReplayError
+from locm.replay.render import show_text, wrap
 
 CLEAR = "\x1b[H\x1b[2J"
 HELP = "n/p action  ./, event  N/P turn  t jump  v view  q quit"

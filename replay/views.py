@@ -4,9 +4,9 @@ descriptions of events. Everything here reads states built by the engine's fold;
 
 from __future__ import annotations
 
-from events.cards import AREA_NAMES, CREATURE, TYPE_NAMES, keywords_to_str
-from engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
-from engine.state import GameState, Unit
+from locm.events.cards import AREA_NAMES, CREATURE, TYPE_NAMES, keywords_to_str
+from locm.engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
+from locm.engine.state import GameState, Unit
 
 LANES = 2
 

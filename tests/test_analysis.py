@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from analysis.overview import overview
-from analysis.stats import wilson
+from locm.analysis.overview import overview
+from locm.analysis.stats import wilson
 from locm.play import play_one
 
 

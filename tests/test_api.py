@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import locm
-from engine.commands import EndTurn, Pick
-from engine.evolve import fold
-from engine.redecide import redecide
-from engine.rulesets import RULES_12
+from locm.engine.commands import EndTurn, Pick
+from locm.engine.evolve import fold
+from locm.engine.redecide import redecide
+from locm.engine.rulesets import RULES_12
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -57,7 +57,7 @@ def test_undo_is_the_fold_of_the_log_minus_the_last_action():
     g.undo()
     assert g.log == before
     assert fold(list(before)) == locm.Game.from_log(before)._game.state
-    from engine.errors import LocmError
+    from locm.engine.errors import LocmError
 
     with pytest.raises(LocmError, match="nothing to undo"):
         locm.Game("1.2", seed=9).undo()
@@ -87,7 +87,7 @@ def test_illegal_actions_are_refused_with_the_engines_reason():
     assert len(g.log) == start  # a refusal records nothing
     while g.phase == "draft":
         g.play(g.legal_actions()[0])
-    from engine.commands import Attack
+    from locm.engine.commands import Attack
 
     before = len(g.log)
     with pytest.raises(locm.IllegalActionError, match="is not one of your creatures on the board"):

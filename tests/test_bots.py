@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.agents import Agent
-from events.catalog import ActionReceived, HardError
+from locm.engine.agents import Agent
+from locm.events.catalog import ActionReceived, HardError
 from locm import bots, tournament
 from locm.bots import STDERR_KEEP, TimeLimits, check_agent, command_argv
 from locm.errors import AgentSpecError, LocmError, TimeLimitError

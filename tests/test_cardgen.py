@@ -13,15 +13,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import cardgen
-from engine.cardgen import (
+from locm.engine import cardgen
+from locm.engine.cardgen import (
     SUMMARY_PREFIX,
     card_to_string,
     format_generated_cards,
     generate_cards,
 )
-from engine.jrandom import JavaRandom
-from events.cards import BLUE, CREATURE, GREEN, RED
+from locm.engine.jrandom import JavaRandom
+from locm.events.cards import BLUE, CREATURE, GREEN, RED
 
 DATA = Path(__file__).parent / "data"
 VECTORS = DATA / "java-random-vectors.txt"

@@ -13,12 +13,12 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.cardfacts import DEFINITIONS_VERSION, project
-from analysis.cardmetrics import rate
-from engine.agents import Agent, GreedyAgent, RandomAgent, play
-from engine.carddata import cardlist_12
-from engine.game import Game
-from events.catalog import (CardDrawn, CardPicked, CardPoolDefined, CreatureSummoned, DeckOrdered, DraftOffered,
+from locm.analysis.cardfacts import DEFINITIONS_VERSION, project
+from locm.analysis.cardmetrics import rate
+from locm.engine.agents import Agent, GreedyAgent, RandomAgent, play
+from locm.engine.carddata import cardlist_12
+from locm.engine.game import Game
+from locm.events.catalog import (CardDrawn, CardPicked, CardPoolDefined, CreatureSummoned, DeckOrdered, DraftOffered,
                             GameCreated, GameEnded, ItemUsed, TurnStarted)
 from locm import cardfacts_store as cs
 from locm.cli import cli
@@ -421,7 +421,7 @@ def test_agent_matrix_and_ruleset_comparison_count_what_the_store_says(small_db)
 
 
 def test_constructed_offered_counts_the_pool_cards_of_each_bucket(small_db):
-    from events.cards import CREATURE
+    from locm.events.cards import CREATURE
 
     data = collect(small_db, ruleset="constructed", min_n=5)
     store = open_store(small_db)
@@ -440,7 +440,7 @@ def test_constructed_offered_counts_the_pool_cards_of_each_bucket(small_db):
     opp_health=opp), st.integers(0, 3), st.integers(0, 12), st.integers(-12, 12), st.integers(-12, 12),
     st.integers(0, 63), st.integers(0, 2), st.integers(0, 4), st.integers(-5, 5), st.integers(-5, 5)))
 def test_feature_key_agrees_with_the_efficiency_definition(card):
-    from analysis.cardfacts import EFFICIENCY, efficiency_bucket, feature_key, features_of_key
+    from locm.analysis.cardfacts import EFFICIENCY, efficiency_bucket, feature_key, features_of_key
 
     features = features_of_key(feature_key(card))
     eff = efficiency_bucket(card)
@@ -452,7 +452,7 @@ def test_feature_key_agrees_with_the_efficiency_definition(card):
 def test_a_variant_is_reported_as_its_base_family_not_by_its_name(tmp_path):
     """A constructed variant's cards are generated per game: its rows are feature buckets, as constructed's;
     a 1.2 variant's rows are base ids. Told by the games, never by the ruleset's name."""
-    from engine.rulesets import RULES_12, RULES_CONSTRUCTED
+    from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED
 
     variants = (RULES_CONSTRUCTED.replace(name="gen-25", start_health=25), RULES_12.replace(name="draft-25",
                                                                                               start_health=25))

@@ -13,15 +13,15 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from engine.commands import Attack, Summon
-from events.cards import BREAKTHROUGH, DRAIN, GUARD, LETHAL, WARD
-from events.catalog import (
+from locm.engine.commands import Attack, Summon
+from locm.events.cards import BREAKTHROUGH, DRAIN, GUARD, LETHAL, WARD
+from locm.events.catalog import (
     ActionRejected, CreatureDied, CreatureSummoned, DrawBonus, PlayerDamaged, PlayerHealed, RuneBroken, WardLost,
 )
-from events.codec import to_jsonl
+from locm.events.codec import to_jsonl
 from locm.cli import cli
-from replay import open_game
-from replay.rules import rule_ids
+from locm.replay import open_game
+from locm.replay.rules import rule_ids
 from tests.helpers import LOG_12, LOG_15
 from tests.scenario import Position, card, of
 

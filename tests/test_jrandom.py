@@ -7,11 +7,11 @@ import ast
 
 import pytest
 
-from engine.draft import draft_offers
-from engine.game import Game
-from engine.jrandom import JavaRandom
-from engine.rulesets import RULES_12, RULES_CONSTRUCTED
-from engine.setup import derive_params
+from locm.engine.draft import draft_offers
+from locm.engine.game import Game
+from locm.engine.jrandom import JavaRandom
+from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED
+from locm.engine.setup import derive_params
 from tests.helpers import section, vector_after
 
 
@@ -87,7 +87,7 @@ def test_12_deck_ids_and_order():
     expected = [tuple(int(x) for x in pair.split(":")) for pair in line.split()]
     game = Game.new("1.2", 1, {"draftChoicesSeed": 1, "shufflePlayer0Seed": 1, "shufflePlayer1Seed": 1})
     # Replay the dataset's picks: the official log of game #0 (Baseline2 picks), read from the vectors' deck.
-    from replay.conformance import read_log_file
+    from locm.replay.conformance import read_log_file
     from tests.helpers import LOG_12
 
     logged = next(iter(read_log_file(LOG_12)))

@@ -27,21 +27,21 @@ from hypothesis.stateful import (
     RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test,
 )
 
-from events import codec
-from events.cards import CREATURE
-from events.catalog import (
+from locm.events import codec
+from locm.events.cards import CREATURE
+from locm.events.catalog import (
     ActionReceived, ActionRejected, CardPicked, CreatureAttacked, CreatureSummoned, DeckChosen, DeckOrdered,
     GameCreated, GameEnded, HardError, ItemUsed, TurnEnded, TurnStarted,
 )
-from engine.agents import GreedyAgent, PassAgent, RandomAgent, play
-from engine.legal import fresh_legal_actions, legal_actions
-from engine.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
-from engine.construct import fill_deck
-from engine.errors import CommandError
-from engine.evolve import fold
-from engine.game import Game
-from engine.rulesets import IDS_12, IDS_COG2022
-from engine.state import BATTLE, CONSTRUCT, DRAFT
+from locm.engine.agents import GreedyAgent, PassAgent, RandomAgent, play
+from locm.engine.legal import fresh_legal_actions, legal_actions
+from locm.engine.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
+from locm.engine.construct import fill_deck
+from locm.engine.errors import CommandError
+from locm.engine.evolve import fold
+from locm.engine.game import Game
+from locm.engine.rulesets import IDS_12, IDS_COG2022
+from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
 
 RULESETS = ("1.2", "constructed")
 ROOTS = (GameCreated, ActionReceived)  # the only records without a cause
@@ -362,7 +362,7 @@ class GameMachine(RuleBasedStateMachine):
         self.players_within_bounds()
         self.ids_are_unique()
         # The log is the whole truth: its recorded inputs, decided again, give exactly its events.
-        from engine.redecide import redecide
+        from locm.engine.redecide import redecide
 
         result = redecide(log)
         assert result.ok and result.strict, str(result.divergence)

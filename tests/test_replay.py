@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from events.catalog import ActionReceived, GameCreated, HardError, TurnStarted
-from events.codec import to_jsonl
+from locm.events.catalog import ActionReceived, GameCreated, HardError, TurnStarted
+from locm.events.codec import to_jsonl
 from locm.cli import cli
 from locm.play import play_one
 from locm.store import GameExtras, open_store
-from replay import Replay, ReplayError, ReplaySourceError, open_game
-from replay.conformance import read_log_file
-from replay.rules import rule, rule_ids
-from replay.sources import referee_games
+from locm.replay import Replay, ReplayError, ReplaySourceError, open_game
+from locm.replay.conformance import read_log_file
+from locm.replay.rules import rule, rule_ids
+from locm.replay.sources import referee_games
 from tests.helpers import LOG_12, LOG_15
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -287,7 +287,7 @@ def test_demo_writes_one_games_html_replay_and_says_what_to_try_next(tmp_path):
 
 
 def test_the_quick_store_reader_and_the_store_agree(store_path, monkeypatch):
-    import replay.sources as sources
+    import locm.replay.sources as sources
 
     quick = open_game(db=store_path, game_id="constructed-3")
     monkeypatch.setattr(sources, "_read_stored_fast", lambda path, gid: None)

@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
-from events.cards import CHARGE, WARD, keywords_to_str
+from locm.events.cards import CHARGE, WARD, keywords_to_str
 from locm.cli import cli
 from locm.play import play_one
 from locm.store import GameExtras, open_store
-from replay import open_game
+from locm.replay import open_game
 
 GAMES = [("1.2", 11, ("greedy", "random")), ("1.2", 12, ("random", "greedy")),
          ("constructed", 11, ("greedy", "random")), ("constructed", 12, ("random", "greedy"))]

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from locm.cli import cli
-from replay import open_game
+from locm.replay import open_game
 from tests.helpers import LOG_15
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,7 +114,7 @@ def test_the_page_is_self_contained_and_small(tmp_path):
 
 @pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
 def test_buttons_keys_perspective_and_event_clicks_drive_the_page(tmp_path):
-    from replay.terminal import stops
+    from locm.replay.terminal import stops
     from tests.cdp import Browser
 
     page = tmp_path / "game.html"

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from events import catalog as ev
-from events.codec import to_json
+from locm.events import catalog as ev
+from locm.events.codec import to_json
 from locm import errors
 from locm import store as store_mod
 from locm.errors import (
@@ -735,7 +735,7 @@ def test_damaged_page_is_a_project_error_on_read(tmp_path):
 
 def test_store_errors_join_the_one_exception_tree():
     """The CLI catches `engine.errors.LocmError`: every store error must be one, with a docstring."""
-    import engine.errors
+    import locm.engine.errors
 
     assert LocmError is engine.errors.LocmError
     classes = [c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, Exception)]

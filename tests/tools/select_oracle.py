@@ -24,14 +24,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from replay.conformance import check_game, parse_log_line  # noqa: E402
+from locm.replay.conformance import check_game, parse_log_line  # noqa: E402
 
 _NUMBER = re.compile(r"-?\d+")
 
 
 def features(game, logged) -> set[str]:
     """What a replayed game shows, as short names (the coverage categories)."""
-    from events.catalog import (
+    from locm.events.catalog import (
         ActionRejected, CreatureSummoned, DrawLost, GameEnded, HardError, ItemUsed, PlayerDamaged, PlayerHealed,
         RuneBroken, WardLost,
     )
