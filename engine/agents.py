@@ -18,7 +18,7 @@ from locm.engine.legal import legal_actions
 from locm.engine.commands import Attack, BattleAction, BuildDeck, EndTurn, Pick, Summon, Use
 from locm.engine.errors import LocmError
 from locm.engine.jrandom import JavaRandom
-from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, GameState, Player, Unit
+from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState, Player, Unit
 
 if TYPE_CHECKING:
     from locm.engine.game import Game
@@ -96,7 +96,7 @@ class RandomAgent(Agent):
             if k == len(acts):
                 return  # the end of the turn is one of the choices
             submit(acts[k])
-            if game.ended:
+            if state.phase == ENDED:
                 return
 
 

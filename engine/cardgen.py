@@ -31,6 +31,8 @@ from typing import Any, Callable, Iterable, Sequence, cast
 
 import msgspec
 
+from locm.engine.cardweights import Choice as _Choice, Distribution as _Distribution, Option as _Option
+from locm.engine.cardweights import Tables as _Tables, Weights as _Weights
 from locm.engine.jrandom import JavaRandom
 from locm.events.cards import (
     AREA_NAMES,
@@ -52,6 +54,7 @@ _MASK = (1 << 48) - 1
 _LOW24 = (1 << 24) - 1
 _DOUBLE_UNIT = 1.0 / (1 << 53)
 _D_LIMIT = 1 << 53  # nextDouble() is D * 2**-53 with D in [0, _D_LIMIT)
+_BRACKET = 64  # half-width of the first bracket of a threshold's bisection (`_thresholds`)
 _KW_CHUNK = 160  # keyword draws computed at a time (a set needs about 135)
 
 # The referee's initial property order; the list is reshuffled in place for every card.
@@ -63,56 +66,6 @@ _MIN_DEFENSE = (1, 0, 0, 0)
 _SIGN = (1, 1, -1, -1)
 
 _weight_of = itemgetter(0)
-
-
-class _Option(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
-    name: str
-    weight: float
-    mult_cost: float
-    add_cost: float
-
-
-class _Distribution(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    mean: float
-    std: float
-
-
-class _Weights(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
-    type_probabilities: dict[str, float]
-    mana_curve: dict[str, float]
-    area_probabilities: list[_Option]
-    keyword_number_probabilities: dict[str, float]
-    keyword_probabilities: list[_Option]
-    draw_probabilities: list[_Option]
-    my_health_probabilities: list[_Option]
-    opp_health_probabilities: list[_Option]
-    bonus_attack_distribution: _Distribution
-    bonus_defense_distribution: _Distribution
-
-
-class _Choice(msgspec.Struct, frozen=True):
-    """A weighted choice; `values[bisect_left(thresholds, D)]` is the referee's pick for nextDouble() = D/2**53.
-
-    Values are ints (type, cost, keyword count) or (mult, add, value) rows of budgeted properties.
-    """
-
-    weights: list[float]  # sorted, as the referee walks them
-    total: float
-    thresholds: list[int]
-    values: list[Any]  # ints or (mult, add, value) rows
-
-
-class _Tables(msgspec.Struct, frozen=True):
-    types: _Choice
-    mana: _Choice
-    area: _Choice
-    kw_count: _Choice
-    keywords: tuple[_Choice | None, ...]  # one _Choice (None when all are taken) per mask of the bits taken
-    draw: _Choice
-    my_health: _Choice
-    opp_health: _Choice
-    attack: _Distribution
-    defense: _Distribution
 
 
 def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
@@ -270,12 +223,21 @@ def _thresholds(weights: list[float], total: float) -> list[int]:
     """For each index i but the last, the largest D whose walk picks an index <= i (-1 if none).
 
     Rounding is monotone, so the walk's pick never decreases as D grows: `bisect_left(thresholds, D)` is
-    exactly `_walk(weights, total, D)`.
+    exactly `_walk(weights, total, D)`. Each boundary is bisected on the walk itself, first within a few units
+    of where exact arithmetic puts it (the running sum over the total, times 2**53: the walk's rounding moves
+    it by a few units at most), over the whole range only if the walk does not confirm that bracket. The
+    tables are built once per process, inside the first constructed game, so the bracket matters: 8 walks a
+    boundary instead of 54.
     """
     out: list[int] = []
+    running = 0.0
     for i in range(len(weights) - 1):
-        lo, hi = -1, _D_LIMIT  # the walk picks <= i at lo (or lo is -1), > i at hi (or hi is out of range)
-        while hi - lo > 1:
+        running += weights[i]
+        guess = int(running / total * _D_LIMIT) if total > 0 else 0
+        lo, hi = max(-1, guess - _BRACKET), min(_D_LIMIT, guess + _BRACKET)
+        if not ((lo == -1 or _walk(weights, total, lo) <= i) and (hi == _D_LIMIT or _walk(weights, total, hi) > i)):
+            lo, hi = -1, _D_LIMIT
+        while hi - lo > 1:  # the walk picks <= i at lo (or lo is -1), > i at hi (or hi is out of range)
             mid = (lo + hi) // 2
             if _walk(weights, total, mid) <= i:
                 lo = mid

@@ -52,6 +52,7 @@ def _card_drawn(state: GameState, e: CardDrawn) -> None:
     if u.id != e.id:
         raise InvalidLogError(f"card_drawn {e.seq}: expected the top card {u.id}, the event says {e.id}")
     pl.hand.append(u)
+    state.legal_hand = state.legal = None
 
 
 def _attacked(state: GameState, e: CreatureAttacked) -> None:
@@ -64,6 +65,7 @@ def _attacked(state: GameState, e: CreatureAttacked) -> None:
     if t != -1:
         units[t].touched = True
     state.players[e.player].actions.append((u.card.base_id, "ATTACK", e.attacker, t))
+    state.legal_attacks = state.legal = None
 
 
 def _damaged(state: GameState, e: CreatureDamaged) -> None:
@@ -73,6 +75,7 @@ def _damaged(state: GameState, e: CreatureDamaged) -> None:
 def _died(state: GameState, e: CreatureDied) -> None:
     u = state.units[e.id]
     state.players[u.owner].board.remove(u)
+    state.legal_hand = state.legal_attacks = state.legal = None
 
 
 def _player_damaged(state: GameState, e: PlayerDamaged) -> None:
@@ -104,6 +107,9 @@ def _summoned(state: GameState, e: CreatureSummoned) -> None:
     u.lane = e.lane
     u.can_attack = e.can_attack
     pl.board.append(u)
+    state.legal_hand = state.legal = None
+    if e.can_attack or p != state.current:  # a new creature of the player to move that cannot attack: no new attack
+        state.legal_attacks = None
 
 
 def _item_used(state: GameState, e: ItemUsed) -> None:
@@ -115,6 +121,7 @@ def _item_used(state: GameState, e: ItemUsed) -> None:
     if t != -1:
         state.units[t].touched = True
     pl.actions.append((u.card.base_id, "USE", e.id, t))
+    state.legal_hand = state.legal = None
 
 
 def _modified(state: GameState, e: CreatureModified) -> None:
@@ -123,6 +130,7 @@ def _modified(state: GameState, e: CreatureModified) -> None:
     u.defense = e.defense
     u.keywords = e.keywords
     u.can_attack = e.can_attack
+    state.legal_attacks = state.legal = None
 
 
 def _ward_lost(state: GameState, e: WardLost) -> None:
@@ -162,12 +170,14 @@ def _turn_started(state: GameState, e: TurnStarted) -> None:
     pl.turns += 1
     pl.next_draw = 1
     pl.damage_counter = 0
+    state.legal_hand = state.legal_attacks = state.legal = None
 
 
 def _game_ended(state: GameState, e: GameEnded) -> None:
     state.phase = ENDED
     state.winner = e.winner
     state.end_reason = e.reason
+    state.legal_hand = state.legal_attacks = state.legal = None
 
 
 def _card_picked(state: GameState, e: CardPicked) -> None:
@@ -277,6 +287,20 @@ def apply_all(state: GameState, events: Iterable[Event]) -> GameState:
     return state
 
 
+def apply_decided(state: GameState, events: list[Event]) -> GameState:
+    """`evolve` for the events `engine.decide` has just made from this very state (a live game's step).
+
+    Their ``seq`` and ``cause`` are right by construction (`engine.emit.Out` numbers them from ``state.seq``;
+    the property tests check every live log), so the checks `apply_all` makes of a log read from outside
+    are skipped: they were a sixth of applying a live game's events."""
+    handlers = _HANDLERS
+    for e in events:
+        handlers[type(e)](state, e)
+    if events:
+        state.seq = events[-1].seq + 1
+    return state
+
+
 def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
     """Rebuild a state from a log (or continue folding onto `state`). A log of an older schema is upcast
     first (`engine.upcast`)."""
@@ -291,4 +315,4 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
     return apply_all(state, events)
 
 
-__all__ = ["evolve", "fold", "initial_state", "CONSTRUCT", "ENDED"]
+__all__ = ["evolve", "fold", "apply_decided", "initial_state", "CONSTRUCT", "ENDED"]

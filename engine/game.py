@@ -19,7 +19,7 @@ from locm.engine import protocol, setup
 from locm.engine.commands import BattleAction, BuildDeck, Command, EndTurn, Pass, Pick
 from locm.engine.decide import decide, hard_error, record
 from locm.engine.errors import CommandError, ProtocolError
-from locm.engine.evolve import apply_all, fold
+from locm.engine.evolve import apply_decided, fold
 from locm.engine.legal import legal_actions
 from locm.engine.rulesets import Rules, by_name
 from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState
@@ -109,13 +109,16 @@ class Game:
     # --- acting -----------------------------------------------------------------------------------------
 
     def _apply(self, events: list[Event]) -> list[Event]:
-        apply_all(self.state, events)
+        apply_decided(self.state, events)
         self.log.extend(events)
         return events
 
     def submit(self, command: Command, cause: int = -1) -> list[Event]:
         """Decide one command and apply its events; returns them."""
-        return self._apply(decide(self.state, command, cause))
+        events = decide(self.state, command, cause)  # `_apply` written out: bots call this for every action
+        apply_decided(self.state, events)
+        self.log.extend(events)
+        return events
 
     def end_turn(self, cause: int = -1) -> list[Event]:
         return self.submit(EndTurn(), cause)

@@ -9,6 +9,7 @@ derived from the definitions alone.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import NamedTuple
 
@@ -115,6 +116,7 @@ def diff_rulesets(a: Rules, b: Rules) -> list[RuleDifference]:
     return out
 
 
+@functools.lru_cache(maxsize=64)  # every new game records it; a ruleset is a frozen (hashable) value
 def rules_hash(rules: Rules) -> str:
     """The content hash of a ruleset's resolved values: SHA-256 (hex) of the msgspec JSON of `rules` without
     its names (``name``, ``base``). Two rulesets with the same values have the same hash, whatever they are

@@ -102,6 +102,23 @@ def opening(created: GameCreated) -> list[Event]:
 
 
 
+def preload(rules: Ruleset) -> None:
+    """Load once what every game under `rules` reads: the 1.2 card list, or the 1.5 card generator's tables
+    (the weights decoded, the choice thresholds, the jump-ahead constants). Optional: the first game of a
+    process does it otherwise. `locm bench` calls it before its clock starts, as the peer benchmark loads its
+    card list and weights before its own."""
+    if rules.deck_building == DRAFT:
+        from locm.engine.carddata import cardlist_12
+        from locm.engine.draft import draft_offers
+
+        cardlist_12()
+        draft_offers(0, rules.draft_rounds)
+    else:
+        from locm.engine.cardgen import generate_cards
+
+        generate_cards(0, rules.card_weights)
+
+
 def build_decks(state: GameState, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> tuple[int, int]:
     """R-DECK: shuffle both players' chosen cards and number the instances; the look-ahead gets the decks.
     Returns the seqs of the two `deck_ordered` events."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from locm.events.cards import Card
 from locm.events.catalog import GameCreated
+from locm.engine.commands import BattleAction
 from locm.engine.rulesets import Ruleset
 
 # Phases
@@ -127,6 +128,7 @@ class GameState:
     __slots__ = (
         "rules", "phase", "seq", "cards", "players", "units", "current", "turn", "round",
         "offer", "_offers", "next_id", "winner", "end_reason", "params",
+        "legal_hand", "legal_attacks", "legal",
     )
 
     def __init__(self, rules: Ruleset) -> None:
@@ -145,6 +147,11 @@ class GameState:
         self.winner = -1
         self.end_reason = ""
         self.params: GameCreated | None = None  # the GameCreated event
+        # engine.legal's kept parts of the legal list (None: to be built again); engine.evolve clears a part
+        # when an event changes what it reads. Not part of the game's value (`key`).
+        self.legal_hand: tuple[BattleAction, ...] | None = None
+        self.legal_attacks: tuple[BattleAction, ...] | None = None
+        self.legal: tuple[BattleAction, ...] | None = None
 
     @property
     def ended(self) -> bool:
@@ -167,6 +174,9 @@ class GameState:
         s.winner = self.winner
         s.end_reason = self.end_reason
         s.params = self.params
+        s.legal_hand = self.legal_hand  # immutable tuples of immutable actions, true of the copy too
+        s.legal_attacks = self.legal_attacks
+        s.legal = self.legal
         return s
 
     def key(self) -> tuple[object, ...]:

@@ -41,8 +41,9 @@ _KW_STRINGS = tuple(
 )
 
 
-class Card(msgspec.Struct, frozen=True, kw_only=True, array_like=True):
-    """One card definition. Item damage is a negative ``defense`` (R-DRAFT)."""
+class Card(msgspec.Struct, frozen=True, kw_only=True, array_like=True, gc=False):
+    """One card definition. Item damage is a negative ``defense`` (R-DRAFT). Never tracked by the garbage
+    collector (``gc=False``): numbers and strings only, so never part of a reference cycle."""
 
     base_id: int
     type: int

@@ -25,8 +25,13 @@ SCHEMA_VERSION = 2
 `engine.upcast.upcast`, which fills these fields in."""
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
-    """Base of every event."""
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True, gc=False):
+    """Base of every event.
+
+    ``gc=False``: the garbage collector never tracks an event. An event is a frozen value whose fields hold
+    numbers, strings and tuples of them or of `Card`s, so it can never be part of a reference cycle; and a
+    process that keeps many logs (a tournament, `locm bench`) would otherwise have the collector walk every
+    event that holds a tuple again and again as they age."""
 
     seq: int
     cause: int

@@ -1,4 +1,6 @@
-"""`locm bench`: seeded random-vs-random games in one process, deck building included, full event log kept."""
+"""`locm bench`: seeded random-vs-random games in one process, deck building included, full event log kept.
+Timed: the games (creation, card pool or draft, deck building, battle); not timed: imports and the one-off
+loading of card data (`engine.setup.preload`), as in the peer benchmark."""
 
 from __future__ import annotations
 
@@ -8,10 +10,15 @@ import time
 from locm.events.catalog import TurnStarted
 from locm.engine.evolve import fold
 from locm.engine.history import History
+from locm.engine.rulesets import by_name
+from locm.engine.setup import preload
 from locm.play import play_one
 
 
 def bench(ruleset, games: int, seed: int = 1, progress=None) -> dict:
+    # One-off loading (the card list, the card generator's tables) before the clock starts, as the peer
+    # benchmark (benchmarks/peer_gymlocm.py) loads its card data before its own.
+    preload(by_name(ruleset) if isinstance(ruleset, str) else ruleset)
     logs = []
     events = 0
     t0 = time.perf_counter()

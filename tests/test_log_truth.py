@@ -299,10 +299,13 @@ def test_the_legal_list_and_the_refusal_reasons_come_from_the_same_predicates(ru
         return
     state = game.state
     legal = set(legal_actions(state))
+    bare = state.copy()  # the same state without the legal list it keeps: decide runs `problem` on every action
+    bare.legal = bare.legal_hand = bare.legal_attacks = None
     for action in _candidates(state):
         reason = problem(state, action)
         assert (reason is None) == (action in legal), (action, reason)
         events = decide(state, action)
+        assert decide(bare, action) == events, action
         rejected = [e for e in events if type(e).__name__ == "ActionRejected"]
         if reason is None:
             assert not rejected

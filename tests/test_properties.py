@@ -34,7 +34,7 @@ from locm.events.catalog import (
     GameCreated, GameEnded, HardError, ItemUsed, TurnEnded, TurnStarted,
 )
 from locm.engine.agents import GreedyAgent, PassAgent, RandomAgent, play
-from locm.engine.legal import legal_actions
+from locm.engine.legal import fresh_legal_actions, legal_actions
 from locm.engine.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
 from locm.engine.construct import fill_deck
 from locm.engine.errors import CommandError
@@ -263,6 +263,11 @@ class GameMachine(RuleBasedStateMachine):
     @invariant()
     def fold_equals_live_state(self):
         assert_fold_is_live(self.game)
+
+    @invariant()
+    def kept_legal_list_is_the_fresh_one(self):
+        """The parts of the legal list the state keeps between events (engine.legal) are what the state gives."""
+        assert legal_actions(self.state) == fresh_legal_actions(self.state)
 
     @invariant()
     def log_is_well_formed(self):

@@ -1,0 +1,65 @@
+"""The LOCM 1.5 card generator's weights file and its precomputed tables, as msgspec structs
+(`engine.cardgen` decodes the one and builds the other).
+
+In a module of their own so that `engine.cardgen`'s arithmetic can be compiled (benchmarks/mypyc_engine.sh)
+while these stay ordinary msgspec structs: a compiled module's struct classes no longer decode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Option(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
+    name: str
+    weight: float
+    mult_cost: float
+    add_cost: float
+
+
+class Distribution(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    mean: float
+    std: float
+
+
+class Weights(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
+    type_probabilities: dict[str, float]
+    mana_curve: dict[str, float]
+    area_probabilities: list[Option]
+    keyword_number_probabilities: dict[str, float]
+    keyword_probabilities: list[Option]
+    draw_probabilities: list[Option]
+    my_health_probabilities: list[Option]
+    opp_health_probabilities: list[Option]
+    bonus_attack_distribution: Distribution
+    bonus_defense_distribution: Distribution
+
+
+class Choice(msgspec.Struct, frozen=True):
+    """A weighted choice; `values[bisect_left(thresholds, D)]` is the referee's pick for nextDouble() = D/2**53.
+
+    Values are ints (type, cost, keyword count) or (mult, add, value) rows of budgeted properties.
+    """
+
+    weights: list[float]  # sorted, as the referee walks them
+    total: float
+    thresholds: list[int]
+    values: list[Any]  # ints or (mult, add, value) rows
+
+
+class Tables(msgspec.Struct, frozen=True):
+    types: Choice
+    mana: Choice
+    area: Choice
+    kw_count: Choice
+    keywords: tuple[Choice | None, ...]  # one Choice (None when all are taken) per mask of the bits taken
+    draw: Choice
+    my_health: Choice
+    opp_health: Choice
+    attack: Distribution
+    defense: Distribution
+
+
+__all__ = ["Option", "Distribution", "Weights", "Choice", "Tables"]
