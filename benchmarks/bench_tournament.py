@@ -9,6 +9,11 @@ process (the one writer of the store: receiving, unpickling and inserting each g
 and the load average before the runs: the 2-worker figure means something only on a machine whose other
 load is near 0.
 
+The machine's own ceiling is measured in the same run (``ceiling``): a fixed pure-Python busy loop run by one
+process, then by two processes at once, alternating with the tournament runs. On a virtual machine two vCPUs
+need not give twice the work of one (this project's 2-vCPU machine gives 1.2-1.8x from run to run), so the
+tournament's 2/1 ratio is reported beside that ceiling and as a share of it.
+
     .venv/bin/python benchmarks/bench_tournament.py                  # both rulesets, 1 and 2 workers
     .venv/bin/python benchmarks/bench_tournament.py --ruleset 1.2 --games 400 --runs 5 --json
 """
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import resource
 import statistics
@@ -48,6 +54,28 @@ def one_run(ruleset: str, games: int, workers: int, seed: int) -> tuple[float, f
     return games / elapsed, 1000 * cpu / games, 1000 * child / games
 
 
+def _burn(n: int) -> int:
+    x = 0
+    for i in range(n):
+        x += i * i
+    return x
+
+
+def ceiling(n: int = 6_000_000) -> float:
+    """How much more work two processes do than one on this machine right now: the same busy loop once in
+    one process, then twice in two processes at once (started before the clock, by a fork)."""
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(2) as pool:
+        pool.map(_burn, [1, 1])  # both started
+        t0 = time.perf_counter()
+        pool.apply(_burn, (n,))
+        one = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        pool.map(_burn, [n, n], chunksize=1)
+        two = time.perf_counter() - t0
+    return 2 * one / two
+
+
 def baseline(ruleset: str, games: int, seed: int) -> float:
     jobs = schedule(ruleset, AGENTS, games, seed)
     t0 = time.perf_counter()
@@ -73,9 +101,13 @@ def main() -> None:
                  "baseline_games_per_s": statistics.median(baseline(ruleset, args.games, args.seed)
                                                            for _ in range(args.runs))}
         runs = {w: [] for w in args.workers}
+        ceilings = []
         for _ in range(args.runs):
             for w in args.workers:
                 runs[w].append(one_run(ruleset, args.games, w, args.seed))
+            ceilings.append(ceiling())
+        entry["machine_ceiling_2_over_1"] = round(statistics.median(ceilings), 2)
+        entry["machine_ceiling_all_runs"] = [round(c, 2) for c in ceilings]
         for w in args.workers:
             entry[f"workers_{w}_games_per_s"] = statistics.median(r[0] for r in runs[w])
             entry[f"workers_{w}_all_runs"] = [round(r[0], 1) for r in runs[w]]
@@ -83,6 +115,7 @@ def main() -> None:
             entry[f"workers_{w}_worker_cpu_ms_per_game"] = round(statistics.median(r[2] for r in runs[w]), 3)
         if 1 in args.workers and 2 in args.workers:
             entry["speedup_2_over_1"] = round(entry["workers_2_games_per_s"] / entry["workers_1_games_per_s"], 2)
+            entry["speedup_share_of_ceiling"] = round(entry["speedup_2_over_1"] / entry["machine_ceiling_2_over_1"], 2)
         entry["load_average_before"] = load
         results[ruleset] = entry
         if not args.json:
@@ -95,6 +128,10 @@ def main() -> None:
                 print(f"  {w} worker{'s' * (w != 1)}: runs {entry[f'workers_{w}_all_runs']} games/s; CPU ms a game: "
                       f"main process (writer) {entry[f'workers_{w}_main_cpu_ms_per_game']}, workers "
                       f"{entry[f'workers_{w}_worker_cpu_ms_per_game']}")
+            print(f"  machine ceiling (a busy loop, 2 processes / 1): median {entry['machine_ceiling_2_over_1']}x, "
+                  f"runs {entry['machine_ceiling_all_runs']}"
+                  + (f"; the tournament reaches {entry['speedup_share_of_ceiling']:.0%} of it"
+                     if "speedup_share_of_ceiling" in entry else ""))
             print(f"  load average before: {load}")
     if args.json:
         print(json.dumps(results))

@@ -449,8 +449,8 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     from locm.store import open_store
     from locm.tables import table
     from locm.errors import TournamentError
-    from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, iter_pending,
-                                 pair_rows, play_jobs, schedule, standings, standings_rows)
+    from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, pair_rows, play_jobs,
+                                 schedule, standings, standings_rows, to_play)
 
     ruleset = _check_ruleset(ruleset)
     agents = [check_agent(a) for a in (*first, *more)]
@@ -462,13 +462,13 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
             for bot, n in [] if allow_changed_bots else changed_bots(store, agents)[:1]:
                 raise TournamentError(f"bot {bot!r} changed since {_n(n, 'stored game')} with it (its files "
                                       "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
-            todo = len(jobs) - count_stored(store, jobs)
+            pending, todo = to_play(store, jobs)
             used = min(workers, max(todo, 1))
             click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "
                        f"with {_n(used, 'worker')}", err=True)
             with click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True,
                                    show_pos=True) as bar:
-                run = play_jobs(store, iter_pending(store, jobs), workers=workers, limits=limits,
+                run = play_jobs(store, pending, workers=workers, limits=limits,
                                 progress=bar.update, scheduled=len(jobs), count=todo)
         records = [r for r in store.games(ruleset=ruleset.name) if jobs.holds(r)]
     except KeyboardInterrupt:

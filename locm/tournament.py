@@ -315,9 +315,18 @@ def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games
                    progress: Callable[[int], None] | None = None) -> TournamentRun:
     """`schedule`, then play the games `store` lacks (`iter_pending`, `play_jobs`)."""
     jobs = schedule(ruleset, agents, games, seed)
-    todo = len(jobs) - count_stored(store, jobs)
-    return play_jobs(store, iter_pending(store, jobs), workers=workers, limits=limits, progress=progress,
-                     scheduled=len(jobs), count=todo)
+    todo, count = to_play(store, jobs)
+    return play_jobs(store, todo, workers=workers, limits=limits, progress=progress, scheduled=len(jobs),
+                     count=count)
+
+
+def to_play(store: EventStore, jobs: Schedule) -> tuple[Iterable[Job], int]:
+    """The jobs of `jobs` whose game is not stored yet, as a lazy iterable, and how many they are. A new
+    store holds none of them: then no look-up per game (a game that another run stores meanwhile is refused
+    by the store and counted as a duplicate)."""
+    if not store.count():
+        return jobs, len(jobs)
+    return iter_pending(store, jobs), len(jobs) - count_stored(store, jobs)
 
 
 def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits):

@@ -20,7 +20,7 @@ import pytest
 
 from locm.errors import TournamentError
 from locm.store import MemoryStore, register_functions
-from locm.tournament import game_id, run_tournament, schedule, standings
+from locm.tournament import game_id, play_jobs, run_game, run_tournament, schedule, standings, to_play
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
@@ -82,6 +82,23 @@ def test_run_tournament_stores_every_game_once_and_resumes():
     lo, hi = greedy.interval
     assert hi == 1.0 and 0.60 < lo < 0.61  # Wilson 95% for 6/6: [0.6097, 1]
     assert greedy.avg_think_ms is not None and greedy.avg_think_ms > 0
+
+
+def test_a_new_store_is_not_looked_up_game_by_game_and_a_game_stored_meanwhile_is_a_duplicate():
+    """On a new store `to_play` hands the whole schedule over without a look-up per game; a game that another
+    run stores in the meantime is refused by the store, counted as a duplicate, and stored once."""
+    store = MemoryStore()
+    jobs = schedule("1.2", ["greedy", "random"], 4, 5)
+    todo, count = to_play(store, jobs)
+    assert todo is jobs and count == 4
+    first = jobs[0]
+    played = run_game(first.ruleset, first.seed, (first.agent0, first.agent1))
+    store.append_game(played.extras, played.game.log)  # "another run" got there first
+    run = play_jobs(store, todo, workers=1, scheduled=len(jobs), count=count)
+    assert (run.played, run.duplicates, run.failed) == (3, 1, [])
+    assert sorted(r.game_id for r in store.games()) == sorted(j.game_id for j in jobs)
+    todo, count = to_play(store, jobs)
+    assert count == 0 and list(todo) == []
 
 
 # --- the command ----------------------------------------------------------------------------------------------
