@@ -69,7 +69,8 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             chart,
         )
         echo("")
-        echo(f"chart: {path}   games and events: {db}   (try: {LOCM} games --db {db})")
+        echo(f"chart: {path}   games and events: {db}   (try: {LOCM} games --db {db}   or   "
+             f"{LOCM} sql \"SELECT type, count(*) AS n FROM events GROUP BY type ORDER BY n DESC\" --db {db})")
         gid = mirror[RULESETS[0]][0]
         page = write_replay(store, db, gid, Path(chart).with_name(Path(chart).stem + "-replay.html"))
         echo(f"replay of game {gid}: {page}   (next: {LOCM} replay --db {db} {gid}   or   "
