@@ -1,8 +1,9 @@
 """The LOCM 1.5 card generator's weights file and its precomputed tables, as msgspec structs
 (`engine.cardgen` decodes the one and builds the other).
 
-In a module of their own so that `engine.cardgen`'s arithmetic can be compiled (benchmarks/mypyc_engine.sh)
-while these stay ordinary msgspec structs: a compiled module's struct classes no longer decode.
+In a module of their own so that `engine.cardgen` holds only the arithmetic, which can then be compiled with
+mypyc (tried in commit 22699cf: not shipped, since it needs a C compiler) while these stay ordinary msgspec
+structs: a compiled module's struct classes no longer decode.
 """
 
 from __future__ import annotations

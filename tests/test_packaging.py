@@ -6,6 +6,7 @@ Python that does not see the checkout (``-I``, another working directory), which
 replay (so the packaged data files and the viewer template are found by their installed names).
 """
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -19,7 +20,11 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(ROOT)],
+    # Built from a copy, so that setuptools' build/ and *.egg-info are not left in the checkout.
+    src = tmp_path_factory.mktemp("src") / "locm"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "tests",
+                                                             "__pycache__", "*.db*", ".hypothesis", ".pytest_cache"))
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(src)],
                            capture_output=True, text=True)
     if built.returncode != 0 and "Could not find a version that satisfies" in built.stderr:
         pytest.skip("no package index reachable to fetch setuptools for the build")
