@@ -268,8 +268,10 @@ def _picks(choice: _Choice, state: int, count: int) -> list[Any]:
 
 def _bonuses(dist: _Distribution, state: int, count: int) -> list[float]:
     """The next `count` bonus values `nextDouble() * std + mean` (uniform in [mean, mean + std))."""
-    std, mean = dist.std, dist.mean
-    return [d * _DOUBLE_UNIT * std + mean for d in _doubles(state, count)[0]]
+    # D * 2**-53 is exact, and so is 2**-53 * std (a power of two times std): D * scale rounds once, exactly
+    # as the referee's (D * 2**-53) * std does.
+    scale, mean = _DOUBLE_UNIT * dist.std, dist.mean
+    return [d * scale + mean for d in _doubles(state, count)[0]]
 
 
 def _doubles(state: int, count: int) -> tuple[list[int], int]:

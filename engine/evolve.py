@@ -65,7 +65,13 @@ def _attacked(state: GameState, e: CreatureAttacked) -> None:
     if t != -1:
         units[t].touched = True
     state.players[e.player].actions.append((u.card.base_id, "ATTACK", e.attacker, t))
-    state.legal_attacks = state.legal = None
+    attacks = state.legal_attacks
+    if attacks is not None and e.player == state.current:
+        # Of what the attacks read, only the attacker changed, and it can attack no more: its own are dropped
+        # and the rest kept in order, cheaper than a rebuild (a death or a changed creature still clears them).
+        attacker = e.attacker
+        state.legal_attacks = tuple([a for a in attacks if a.id != attacker])
+    state.legal = None
 
 
 def _damaged(state: GameState, e: CreatureDamaged) -> None:
