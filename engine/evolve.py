@@ -13,7 +13,7 @@ missing from it raises `InvalidLogError`, the same guarantee as a `case _:` that
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 from locm.events.cards import GUARD, WARD
 from locm.events.catalog import (
@@ -22,7 +22,7 @@ from locm.events.catalog import (
     DrawBonus, DrawLost, GameCreated, GameEnded, HardError, ItemUsed, PlayerDamaged, PlayerHealed, RuneBroken,
     TurnEnded, TurnStarted, WardLost,
 )
-from locm.engine.commands import Summon
+from locm.engine.commands import Attack, Summon
 from locm.engine.errors import InvalidLogError
 from locm.engine.rulesets import DRAFT
 from locm.engine.state import BATTLE, CONSTRUCT, DRAFT as DRAFT_PHASE, ENDED, GameState, Unit
@@ -99,14 +99,17 @@ def _died(state: GameState, e: CreatureDied) -> None:
                 if v.lane == u.lane:
                     count += 1
             state.legal_hand = (None if count + 1 >= state.rules.lane_size
-                                else tuple([a for a in hand if type(a) is Summon or a.target != dead]))
+                                else tuple([a for a in hand if isinstance(a, Summon) or a.target != dead]))
         if attacks is not None:
             state.legal_attacks = tuple([a for a in attacks if a.id != dead])
     else:
         if hand is not None:
-            state.legal_hand = tuple([a for a in hand if type(a) is Summon or a.target != dead])
-        if attacks is not None:
-            state.legal_attacks = None if u.keywords & GUARD else tuple([a for a in attacks if a.target != dead])
+            state.legal_hand = tuple([a for a in hand if isinstance(a, Summon) or a.target != dead])
+        if attacks is not None and u.keywords & GUARD:
+            state.legal_attacks = None
+        elif attacks is not None:
+            only_attacks = cast("tuple[Attack, ...]", attacks)  # the attacks part holds nothing else
+            state.legal_attacks = tuple([a for a in only_attacks if a.target != dead])
 
 
 def _player_damaged(state: GameState, e: PlayerDamaged) -> None:
