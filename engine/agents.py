@@ -39,13 +39,14 @@ class Agent:
 
     def play_turn(self, game: Game, player: int) -> None:
         state = game.state
-        if state.phase == DRAFT:
+        phase = state.phase
+        if phase == DRAFT:
             game.submit(Pick(player, self.pick(state, player)))
-        elif state.phase == CONSTRUCT:
+        elif phase == CONSTRUCT:
             game.submit(BuildDeck(player, tuple(self.build(state, player))))
-        elif state.phase == BATTLE:
+        elif phase == BATTLE:
             self.battle(game, player)
-            if not game.ended:
+            if game.state.phase != ENDED:  # `game.ended` read directly: a property call less a turn
                 game.end_turn()
 
     def pick(self, state: GameState, player: int) -> int:
@@ -227,7 +228,7 @@ def play(game: Game, agents: Sequence[Agent]) -> None:
     """Play `game` to its end with two agents (seat 0, seat 1). An input the referee still sends after the end
     (`Game.owed_input`: player 1's draft or construct input when player 0's answer of that round lost the game)
     goes to an agent that takes one (`receive_input(text, phase)`, e.g. an external bot), as the referee does."""
-    while not game.ended:
+    while game.state.phase != ENDED:  # not `game.ended`: a property call per turn
         p = game.state.current
         agents[p].play_turn(game, p)
     owed = game.owed_input()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
+import itertools
 import sys
 from array import array
 from bisect import bisect_left
@@ -90,14 +91,13 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
     for rank, i in enumerate(sorted(range(n), key=costs.__getitem__)):
         ranks[i] = rank
     cards: list[Card | None] = [None] * n
-    order = [_AREA, _KEYWORDS, _DRAW, _MY_HEALTH, _OPP_HEALTH]
+    steps, orders = _order_steps()
+    k = orders.index((_AREA, _KEYWORDS, _DRAW, _MY_HEALTH, _OPP_HEALTH))  # the referee's initial order
     kd = 0
-    for ctype, cost, j5, j4, j3, j2, pick, bonus_att, bonus_def, rank in zip(
-            types, costs, *_shuffle_draws(s_order, n), picks, bonus_atts, bonus_defs, ranks):
-        order[4], order[j5] = order[j5], order[4]  # Collections.shuffle, carried over from the last card
-        order[3], order[j4] = order[j4], order[3]
-        order[2], order[j3] = order[j3], order[2]
-        order[1], order[j2] = order[j2], order[1]
+    for ctype, cost, shuffle, pick, bonus_att, bonus_def, rank in zip(
+            types, costs, _shuffle_draws(s_order, n), picks, bonus_atts, bonus_defs, ranks):
+        k = steps[k][shuffle]  # Collections.shuffle of the one list, carried over from the last card
+        order = orders[k]
         budget = float(cost)
         got = [0, 0, 0, 0, 0]  # area, keyword mask, draw, myHealth, oppHealth
         for prop in order:
@@ -268,8 +268,10 @@ def _picks(choice: _Choice, state: int, count: int) -> list[Any]:
 
 def _bonuses(dist: _Distribution, state: int, count: int) -> list[float]:
     """The next `count` bonus values `nextDouble() * std + mean` (uniform in [mean, mean + std))."""
-    std, mean = dist.std, dist.mean
-    return [d * _DOUBLE_UNIT * std + mean for d in _doubles(state, count)[0]]
+    # D * 2**-53 is exact, and so is 2**-53 * std (a power of two times std): D * scale rounds once, exactly
+    # as the referee's (D * 2**-53) * std does.
+    scale, mean = _DOUBLE_UNIT * dist.std, dist.mean
+    return [d * scale + mean for d in _doubles(state, count)[0]]
 
 
 def _doubles(state: int, count: int) -> tuple[list[int], int]:
@@ -281,15 +283,34 @@ def _doubles(state: int, count: int) -> tuple[list[int], int]:
     return _unpack((high << 27) | low, 2 * count, 2), p >> (64 * (2 * count - 1))
 
 
-def _shuffle_draws(state: int, cards: int) -> tuple[list[int], list[int], list[int], list[int]]:
-    """Per card nextInt(5), nextInt(4), nextInt(3), nextInt(2) (the R-RNG shuffle of 5 properties), as 4 lists."""
+def _shuffle_draws(state: int, cards: int) -> list[int]:
+    """Per card the draws nextInt(5), nextInt(4), nextInt(3), nextInt(2) of the R-RNG shuffle of 5 properties,
+    as one number j5*24 + j4*6 + j3*2 + j2 (0..119; see `_order_steps`)."""
     bits = _unpack((_packed_states(state, 4 * cards) >> 17) & _field_mask(31, 1, 4 * cards), 4 * cards, 1)
     b5, b4, b3, b2 = bits[0::4], bits[1::4], bits[2::4], bits[3::4]
     if max(b5) < 2147483645 and max(b3) < 2147483646:  # no rejected draw: one step per nextInt
-        return [b % 5 for b in b5], [b >> 29 for b in b4], [b % 3 for b in b3], [b >> 30 for b in b2]
+        return [(j5 % 5) * 24 + (j4 >> 29) * 6 + (j3 % 3) * 2 + (j2 >> 30) for j5, j4, j3, j2 in zip(b5, b4, b3, b2)]
     rng = JavaRandom(state ^ _MULT)  # a rejection shifts the stream: replay it call by call
-    draws = [(rng.next_int(5), rng.next_int(4), rng.next_int(3), rng.next_int(2)) for _ in range(cards)]
-    return cast("tuple[list[int], list[int], list[int], list[int]]", tuple(list(column) for column in zip(*draws)))
+    return [rng.next_int(5) * 24 + rng.next_int(4) * 6 + rng.next_int(3) * 2 + rng.next_int(2) for _ in range(cards)]
+
+
+@functools.cache
+def _order_steps() -> tuple[list[list[int]], list[tuple[int, ...]]]:
+    """The property order's shuffle as a table: the 120 orders of the five properties, and for each order and
+    each shuffle (a number of `_shuffle_draws`) the order it becomes. Looking the next order up is a third of
+    the cost of the four swaps of Collections.shuffle, once per card."""
+    orders = list(itertools.permutations(range(5)))
+    index = {order: k for k, order in enumerate(orders)}
+    steps = []
+    for order in orders:
+        row = []
+        for shuffle in range(120):
+            o = list(order)
+            for i, j in ((4, shuffle // 24), (3, shuffle // 6 % 4), (2, shuffle // 2 % 3), (1, shuffle % 2)):
+                o[i], o[j] = o[j], o[i]  # Collections.shuffle: swap i with a draw in 0..i, from the end
+            row.append(index[tuple(o)])
+        steps.append(row)
+    return steps, orders
 
 
 def _packed_states(state: int, steps: int) -> int:

@@ -21,18 +21,19 @@ from locm.engine.state import BATTLE, ENDED, CONSTRUCT, DRAFT, GameState
 
 
 def decide(state: GameState, command: Command, cause: int = -1) -> list[Event]:
-    if state.phase == ENDED:
-        raise CommandError(f"the game is over; {command.text()} cannot be played", command)
-    try:
-        phase, handler = _HANDLERS[type(command)]
-    except KeyError:
-        raise CommandError(f"not a command: {command!r}", command) from None
-    if state.phase != phase:
+    # Runs for every command of every game: one table lookup gives the phase, the handler and the record's
+    # kind, and the ended game is looked for only once the phase does not match (ENDED matches no command).
+    handler_row = _HANDLERS.get(type(command))
+    if handler_row is None or state.phase != handler_row[0]:
+        if state.phase == ENDED:
+            raise CommandError(f"the game is over; {command.text()} cannot be played", command)
+        if handler_row is None:
+            raise CommandError(f"not a command: {command!r}", command)
         raise CommandError(f"{command.text()} is not a {state.phase} command", command)
+    phase, handler, kind = handler_row
     player = state.current
     out = Out(state, cause)
     if cause == -1:
-        kind = END_TURN if type(command) is EndTurn else ACTION
         out.cause = out.emit(
             ActionReceived(seq=out.seq, cause=-1, rule="R-ACTIONS", player=player, text=command.text(), kind=kind)
         )
@@ -87,14 +88,15 @@ def _build(state: GameState, out: Out, player: int, command: BuildDeck) -> None:
     construct.choose_deck(state, out, command.player, command.base_ids)
 
 
-_HANDLERS: dict[type[Command], tuple[str, Callable[[GameState, Out, int, Any], None]]] = {  # each its own type
-    Summon: (BATTLE, _battle_action),
-    Attack: (BATTLE, _battle_action),
-    Use: (BATTLE, _battle_action),
-    EndTurn: (BATTLE, _end_turn),
-    Pass: (BATTLE, _pass),
-    Pick: (DRAFT, _pick),
-    BuildDeck: (CONSTRUCT, _build),
+# The phase a command belongs to, its handler (each takes its own type) and the kind of its record.
+_HANDLERS: dict[type[Command], tuple[str, Callable[[GameState, Out, int, Any], None], str]] = {
+    Summon: (BATTLE, _battle_action, ACTION),
+    Attack: (BATTLE, _battle_action, ACTION),
+    Use: (BATTLE, _battle_action, ACTION),
+    EndTurn: (BATTLE, _end_turn, END_TURN),
+    Pass: (BATTLE, _pass, ACTION),
+    Pick: (DRAFT, _pick, ACTION),
+    BuildDeck: (CONSTRUCT, _build, ACTION),
 }
 
 

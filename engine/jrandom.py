@@ -52,6 +52,8 @@ class JavaRandom:
         bits = seed >> 17
         if not bound & (bound - 1):  # a power of two
             return (bound * bits) >> 31
+        if bits <= 0x80000000 - bound:  # then bits - bits % bound + bound - 1 < 2**31: Java rejects nothing
+            return bits % bound
         val = bits % bound
         while bits - val + (bound - 1) >= 0x80000000:
             self._seed = seed = (seed * 0x5DEECE66D + 0xB) & 0xFFFFFFFFFFFF

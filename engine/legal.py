@@ -17,7 +17,9 @@ rebuilding it was a fifth of a game's time. The list is the hand's actions (summ
 the attacks, and most actions change only one of the two: an attack that kills nothing leaves the hand's
 actions as they were; a summon without Charge leaves the attacks. So the state keeps each part
 (`GameState.legal_hand`, `legal_attacks`) and the whole list (`legal`), and `engine.evolve` clears a part
-when an event changes what that part reads:
+when an event changes what that part reads (or, where the change can only remove entries, drops them in
+place: an attack drops the attacker's attacks; a death drops the entries naming the dead creature, unless it
+frees a full lane of the player to move or was an enemy Guard):
 
 - the hand's actions read the hand (ids, cost, type), the mana, and the ids and lanes of both boards;
 - the attacks read both boards: ids, lanes, ``can_attack``/``has_attacked`` and Guard.

@@ -193,7 +193,18 @@ def test_packed_doubles_match_java_random(state, count):
 def test_shuffle_draws_match_java_random(state, cards):
     ref = JavaRandom(state ^ cardgen._MULT)
     expected = [(ref.next_int(5), ref.next_int(4), ref.next_int(3), ref.next_int(2)) for _ in range(cards)]
-    assert list(zip(*cardgen._shuffle_draws(state, cards))) == expected, f"state={state}"
+    got = [(n // 24, n // 6 % 4, n // 2 % 3, n % 2) for n in cardgen._shuffle_draws(state, cards)]
+    assert got == expected, f"state={state}"
+
+
+def test_order_steps_are_collections_shuffle():
+    steps, orders = cardgen._order_steps()
+    for k in (0, 17, 119):
+        for shuffle in range(120):
+            order = list(orders[k])
+            for i, j in ((4, shuffle // 24), (3, shuffle // 6 % 4), (2, shuffle // 2 % 3), (1, shuffle % 2)):
+                order[i], order[j] = order[j], order[i]
+            assert orders[steps[k][shuffle]] == tuple(order)
 
 
 def _state_before(next_state: int) -> int:
@@ -210,7 +221,7 @@ def test_shuffle_draws_replay_a_rejected_draw(draw, bits):
         state = _state_before(state)
     ref = JavaRandom(state ^ cardgen._MULT)
     expected = [(ref.next_int(5), ref.next_int(4), ref.next_int(3), ref.next_int(2)) for _ in range(3)]
-    assert list(zip(*cardgen._shuffle_draws(state, 3))) == expected
+    assert [(n // 24, n // 6 % 4, n // 2 % 3, n % 2) for n in cardgen._shuffle_draws(state, 3)] == expected
 
 
 def test_keyword_draws_refilled_on_demand(monkeypatch):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 import pytest
+from hypothesis import given, strategies as st
 
 from locm.engine.draft import draft_offers
 from locm.engine.game import Game
@@ -108,3 +109,24 @@ def test_15_deck_permutation_cog2022_ids():
     ordered = [e for e in game.log if type(e).__name__ == "DeckOrdered"]
     assert list(ordered[0].ids) == expected
     assert sorted(ordered[1].ids) == list(range(31, 61))
+
+
+def _reference_next_int(r: JavaRandom, bound: int) -> int:
+    """java.util.Random.nextInt(bound) written as the JDK does, on `next(31)`."""
+    bits = r.next(31)
+    if bound & -bound == bound:
+        return (bound * bits) >> 31
+    val = bits % bound
+    while bits - val + bound - 1 >= 1 << 31:
+        bits = r.next(31)
+        val = bits % bound
+    return val
+
+
+@given(st.integers(min_value=-(2**63), max_value=2**63 - 1),
+       st.one_of(st.integers(min_value=1, max_value=200), st.integers(min_value=1, max_value=2**31 - 1)))
+def test_next_int_matches_the_jdk_algorithm(seed, bound):
+    # next_int's shortcut (no rejection test when bits <= 2**31 - bound) against the JDK's loop, near the
+    # rejection boundary too: large bounds reject about half the draws.
+    fast, ref = JavaRandom(seed), JavaRandom(seed)
+    assert [fast.next_int(bound) for _ in range(20)] == [_reference_next_int(ref, bound) for _ in range(20)]
