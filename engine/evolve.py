@@ -13,17 +13,17 @@ missing from it raises `InvalidLogError`, the same guarantee as a `case _:` that
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, Callable, Iterable, cast
+from typing import Any, Callable, Iterable
 
-from locm.events.cards import GUARD, WARD
+from locm.events.cards import WARD
 from locm.events.catalog import (
     EVENT_TYPES, ActionReceived, Event, ActionRejected, CardDrawn, CardPicked, CardPoolDefined, CreatureAttacked,
     CreatureDamaged, CreatureDied, CreatureModified, CreatureSummoned, DeckChosen, DeckOrdered, DraftOffered,
     DrawBonus, DrawLost, GameCreated, GameEnded, HardError, ItemUsed, PlayerDamaged, PlayerHealed, RuneBroken,
     TurnEnded, TurnStarted, WardLost,
 )
-from locm.engine.commands import Attack, Summon
 from locm.engine.errors import InvalidLogError
+from locm.engine.legal import after_attack, after_death
 from locm.engine.rulesets import DRAFT
 from locm.engine.state import BATTLE, CONSTRUCT, DRAFT as DRAFT_PHASE, ENDED, GameState, Unit
 
@@ -66,13 +66,7 @@ def _attacked(state: GameState, e: CreatureAttacked) -> None:
     if t != -1:
         units[t].touched = True
     state.players[e.player].actions.append((u.card.base_id, "ATTACK", e.attacker, t))
-    attacks = state.legal_attacks
-    if attacks is not None and e.player == state.current:
-        # Of what the attacks read, only the attacker changed, and it can attack no more: its own are dropped
-        # and the rest kept in order, cheaper than a rebuild (a death or a changed creature still clears them).
-        attacker = e.attacker
-        state.legal_attacks = tuple([a for a in attacks if a.id != attacker])
-    state.legal = None
+    after_attack(state, e.player, e.attacker)
 
 
 def _damaged(state: GameState, e: CreatureDamaged) -> None:
@@ -81,35 +75,8 @@ def _damaged(state: GameState, e: CreatureDamaged) -> None:
 
 def _died(state: GameState, e: CreatureDied) -> None:
     u = state.units[e.id]
-    board = state.players[u.owner].board
-    board.remove(u)
-    state.legal = None
-    hand, attacks = state.legal_hand, state.legal_attacks
-    if hand is None and attacks is None:
-        return
-    # The kept parts lose the entries that name the dead creature, in order, instead of a rebuild (deaths are
-    # frequent), unless the death opens something: a full lane of the player to move (new summons) or an enemy
-    # Guard (the lane's other creatures may become targets); then that part is rebuilt. Nothing else either
-    # part reads (see engine.legal) has changed.
-    dead = e.id
-    if u.owner == state.current:
-        if hand is not None:
-            count = 0
-            for v in board:
-                if v.lane == u.lane:
-                    count += 1
-            state.legal_hand = (None if count + 1 >= state.rules.lane_size
-                                else tuple([a for a in hand if isinstance(a, Summon) or a.target != dead]))
-        if attacks is not None:
-            state.legal_attacks = tuple([a for a in attacks if a.id != dead])
-    else:
-        if hand is not None:
-            state.legal_hand = tuple([a for a in hand if isinstance(a, Summon) or a.target != dead])
-        if attacks is not None and u.keywords & GUARD:
-            state.legal_attacks = None
-        elif attacks is not None:
-            only_attacks = cast("tuple[Attack, ...]", attacks)  # the attacks part holds nothing else
-            state.legal_attacks = tuple([a for a in only_attacks if a.target != dead])
+    state.players[u.owner].board.remove(u)
+    after_death(state, u)
 
 
 def _player_damaged(state: GameState, e: PlayerDamaged) -> None:

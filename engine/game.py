@@ -115,10 +115,7 @@ class Game:
 
     def submit(self, command: Command, cause: int = -1) -> list[Event]:
         """Decide one command and apply its events; returns them."""
-        events = decide(self.state, command, cause)  # `_apply` written out: bots call this for every action
-        apply_decided(self.state, events)
-        self.log.extend(events)
-        return events
+        return self._apply(decide(self.state, command, cause))
 
     def end_turn(self, cause: int = -1) -> list[Event]:
         return self.submit(EndTurn(), cause)

@@ -18,8 +18,9 @@ the attacks, and most actions change only one of the two: an attack that kills n
 actions as they were; a summon without Charge leaves the attacks. So the state keeps each part
 (`GameState.legal_hand`, `legal_attacks`) and the whole list (`legal`), and `engine.evolve` clears a part
 when an event changes what that part reads (or, where the change can only remove entries, drops them in
-place: an attack drops the attacker's attacks; a death drops the entries naming the dead creature, unless it
-frees a full lane of the player to move or was an enemy Guard):
+place, by `after_attack` and `after_death` here beside the predicates: an attack drops the attacker's
+attacks; a death drops the entries naming the dead creature, unless it frees a full lane of the player to
+move or was an enemy Guard):
 
 - the hand's actions read the hand (ids, cost, type), the mana, and the ids and lanes of both boards;
 - the attacks read both boards: ids, lanes, ``can_attack``/``has_attacked`` and Guard.
@@ -191,6 +192,42 @@ def legal_actions(state: GameState) -> tuple[BattleAction, ...]:
                 attacks = state.legal_attacks = _attacks(me, op)
         acts = state.legal = hand + attacks
     return acts
+
+
+def after_attack(state: GameState, player: int, attacker: int) -> None:
+    """Keep the legal list's parts true after `attacker` of `player` attacked (called by `engine.evolve`).
+
+    Of what the parts read, only the attacker changed, and it can attack no more: its own attacks are dropped
+    and the rest kept in order, cheaper than a rebuild (a death or a changed creature is its own event)."""
+    attacks = state.legal_attacks
+    if attacks is not None and player == state.current:
+        state.legal_attacks = tuple([a for a in attacks if a.id != attacker])
+    state.legal = None
+
+
+def after_death(state: GameState, dead: Unit) -> None:
+    """Keep the legal list's parts true after `dead` left its board (called by `engine.evolve`).
+
+    The parts lose the entries that name it, in order, instead of a rebuild (deaths are frequent), unless the
+    death opens something: a full lane of the player to move (`lane_free` before the death: new summons) or
+    an enemy Guard (the lane's other creatures may become targets); then that part is rebuilt."""
+    state.legal = None
+    hand, attacks = state.legal_hand, state.legal_attacks
+    if hand is None and attacks is None:
+        return
+    id = dead.id
+    mine = dead.owner == state.current
+    if hand is not None:
+        before = 1 + sum(1 for v in state.players[dead.owner].board if v.lane == dead.lane)
+        opened = mine and lane_free(dead.lane, before, state.rules.lane_size) is not None
+        state.legal_hand = None if opened else tuple([a for a in hand if isinstance(a, Summon) or a.target != id])
+    if attacks is not None:
+        if mine:
+            state.legal_attacks = tuple([a for a in attacks if a.id != id])
+        elif dead.keywords & GUARD:
+            state.legal_attacks = None
+        else:
+            state.legal_attacks = tuple([a for a in cast("tuple[Attack, ...]", attacks) if a.target != id])
 
 
 def fresh_legal_actions(state: GameState) -> tuple[BattleAction, ...]:
