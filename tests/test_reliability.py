@@ -387,6 +387,16 @@ def _pids(path: Path, n: int) -> list[int]:
     raise AssertionError(f"the bot wrote {path.read_text() if path.exists() else 'nothing'}")
 
 
+def _assert_all_gone(pids: list[int]) -> None:
+    """Every pid is gone after a short grace; whatever is not is killed, so a failure leaves nothing behind."""
+    try:
+        assert _gone(pids) == []
+    finally:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
 def _gone(pids: list[int]) -> list[int]:
     """The pids still there after a short grace."""
     deadline = time.monotonic() + 3
@@ -402,12 +412,7 @@ def test_play_leaves_no_process_of_a_bot_behind(tmp_path, bot, n):
     r = run_locm("play", "--seed", 3, "--p0", command, "--p1", "pass", "--timeouts", "x20")
     assert r.returncode == 0, r.stderr
     pids = _pids(pidfile, n)
-    try:
-        assert _gone(pids) == []
-    finally:
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+    _assert_all_gone(pids)
 
 
 @pytest.mark.parametrize("bot, n", [("setsid_bot.py", 1), ("double_fork_bot.py", 2)])
@@ -421,12 +426,7 @@ def test_the_game_runner_kills_and_reaps_every_descendant(tmp_path, bot, n):
     played = run_game("1.2", 4, (command, "greedy"), limits=TimeLimits.parse("x20"))
     assert played.game.state.winner in (0, 1)
     pids = _pids(pidfile, n)
-    try:
-        assert _gone(pids) == []
-    finally:
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+    _assert_all_gone(pids)
 
 
 def test_a_tournament_leaves_no_process_of_a_bot_behind(tmp_path):
@@ -436,12 +436,7 @@ def test_a_tournament_leaves_no_process_of_a_bot_behind(tmp_path):
                  "--timeouts", "x20")
     assert r.returncode == 0, r.stderr
     pids = _pids(pidfile, 4)
-    try:
-        assert _gone(pids) == []
-    finally:
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+    _assert_all_gone(pids)
 
 
 # --- 6. a changed bot is not a new player ----------------------------------------------------------------
