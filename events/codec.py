@@ -50,8 +50,23 @@ def to_jsonl(events: Iterable[Event]) -> bytes:
     return b"".join(enc(e) + b"\n" for e in events)
 
 
+def json_array(lines: bytes) -> bytes:
+    """Events' canonical JSON joined by newlines (a stored log, `locm.store`) as one JSON array, so that a whole
+    log decodes in one call. Exact: canonical JSON has no raw newline."""
+    return b"[" + lines.replace(b"\n", b",") + b"]"
+
+
+def from_json_array(data: bytes) -> list[AnyEvent]:
+    """A JSON array of events (`json_array`), decoded in one call."""
+    try:
+        return _json_list_dec.decode(data)
+    except msgspec.DecodeError as exc:
+        raise DecodeError(f"not a list of events of schema {SCHEMA_VERSION}: {exc}") from None
+
+
 def from_jsonl(data: bytes) -> list[Event]:
     return [from_json(line) for line in data.splitlines() if line.strip()]
 
 
-__all__ = ["DecodeError", "to_json", "from_json", "to_msgpack", "from_msgpack", "to_jsonl", "from_jsonl"]
+__all__ = ["DecodeError", "to_json", "from_json", "to_msgpack", "from_msgpack", "to_jsonl", "from_jsonl",
+           "json_array", "from_json_array"]

@@ -112,9 +112,9 @@ from typing import Any, BinaryIO, NamedTuple, Self
 
 import msgspec
 
-from locm.events.catalog import EVENT_TYPES, AnyEvent, Event, GameCreated, GameEnded
+from locm.events.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
 from locm.events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
-from locm.events.codec import DecodeError, from_json, to_json
+from locm.events.codec import DecodeError, from_json, from_json_array, json_array, to_json
 from locm.errors import (
     ChainError,
     CorruptStoreError,
@@ -393,8 +393,8 @@ class EventStore:
         """A game's events, decoded, in seq order."""
         raw = _inflate(self.path, game_id, self._log(game_id))
         try:
-            return _log_dec.decode(b"[" + raw.replace(b"\n", b",") + b"]")
-        except msgspec.DecodeError:
+            return from_json_array(json_array(raw))
+        except DecodeError:
             return self._decode_lines(game_id, raw.split(b"\n"))  # names the line that does not decode
 
     def iter_events(self, game_ids: Iterable[str] | None = None, *,
@@ -514,8 +514,8 @@ class EventStore:
     def _decode_lines(self, game_id: str, lines: list[bytes]) -> list[Event]:
         """The events of JSON lines, decoded in one call (as one JSON array)."""
         try:
-            return _log_dec.decode(b"[" + b",".join(lines) + b"]")
-        except msgspec.DecodeError:
+            return from_json_array(json_array(b"\n".join(lines)))
+        except DecodeError:
             for seq, line in enumerate(lines):  # find the line to name; the array decoder does not say
                 try:
                     from_json(line)
@@ -980,15 +980,12 @@ def _log_json(data: bytes | None) -> str | None:
     """``locm_log_json(data)``: a ``logs.data`` as one JSON array of its events (NULL for NULL)."""
     if data is None:
         return None
-    return "[" + zlib.decompress(data).replace(b"\n", b",").decode() + "]"
+    return json_array(zlib.decompress(data)).decode()
 
 
 def register_functions(conn: sqlite3.Connection) -> None:
     """Register the SQL functions of the store's ``events`` view (``locm_log_json``) on a connection."""
     conn.create_function("locm_log_json", 1, _log_json, deterministic=True)
-
-
-_log_dec = msgspec.json.Decoder(list[AnyEvent])
 
 
 _ENDS = frozenset(("game_created", "game_ended"))

@@ -21,11 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from locm.engine.errors import LocmError
-from locm.events.catalog import AnyEvent
-from locm.events.codec import DecodeError, from_json, from_jsonl
+from locm.events.codec import DecodeError, from_json, from_json_array, from_jsonl, json_array
 from locm.replay.game import Replay, ReplaySourceError
 
 if TYPE_CHECKING:
@@ -156,7 +153,6 @@ def open_stored(db: str | Path, game_id: str) -> Replay:
     return Replay(events, source=f"{db} {gid}", meta=meta)
 
 
-_LOG_DECODER = msgspec.json.Decoder(list[AnyEvent])
 _MAX_CHAR = "\U0010ffff"  # every id that starts with a prefix sorts between prefix and prefix + this
 _KNOWN_STORE = {"format": "locm-event-store", "schema_version": "2"}
 
@@ -186,8 +182,8 @@ def _read_stored_fast(path: Path, game_id: str):
         (data,) = conn.execute("SELECT data FROM logs WHERE game = ?", (row[4],)).fetchone() or (None,)
         if data is None:
             return None
-        events = _LOG_DECODER.decode(b"[" + zlib.decompress(data).replace(b"\n", b",") + b"]")
-    except (sqlite3.Error, zlib.error, msgspec.DecodeError):
+        events = from_json_array(json_array(zlib.decompress(data)))
+    except (sqlite3.Error, zlib.error, DecodeError):
         return None
     finally:
         conn.close()
