@@ -28,10 +28,9 @@ def migrate(db: Path) -> None:
     """
     from locm.migrate import count_games, migrate as run, schema_of
 
-    if db.is_file() and schema_of(db) == 1:
-        total = count_games(db)
-    else:
-        total = 0  # `run` says what is wrong
+    if not (db.is_file() and schema_of(db) == 1):
+        run(db)  # not a schema-1 store: raises, saying in one line what it is (before any progress bar)
+    total = count_games(db)
     with click.progressbar(length=total, label="migrating", file=sys.stderr, show_pos=True, show_eta=True) as bar:
         games, events, backup = run(db, bar.update)
     click.echo(f"migrated {games} game{'s' * (games != 1)} ({events} events) to store schema 2 in {db}; "
