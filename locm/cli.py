@@ -466,8 +466,8 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
             used = min(workers, max(todo, 1))
             click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "
                        f"with {_n(used, 'worker')}", err=True)
-            with click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True,
-                                   show_pos=True) as bar:
+            bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
+            with bar if todo else contextlib.nullcontext(bar):  # nothing to play: no empty 0/0 bar
                 run = play_jobs(store, pending, workers=workers, limits=limits,
                                 progress=bar.update, scheduled=len(jobs), count=todo)
         records = [r for r in store.games(ruleset=ruleset.name) if jobs.holds(r)]
