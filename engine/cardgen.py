@@ -56,6 +56,8 @@ _LOW24 = (1 << 24) - 1
 _DOUBLE_UNIT = 1.0 / (1 << 53)
 _D_LIMIT = 1 << 53  # nextDouble() is D * 2**-53 with D in [0, _D_LIMIT)
 _BRACKET = 64  # half-width of the first bracket of a threshold's bisection (`_thresholds`)
+_BUCKET_SHIFT = 45  # D >> 45 is D's top byte: a draw's bucket (`_pick_indices`)
+_AMBIGUOUS = 255  # a bucket that holds a threshold
 _KW_CHUNK = 160  # keyword draws computed at a time (a set needs about 135)
 
 # The referee's initial property order; the list is reshuffled in place for every card.
@@ -205,8 +207,17 @@ def _choice(pairs: Sequence[tuple[float, Any]]) -> _Choice:
     total = _java_sum(wt for wt, _ in pairs)
     ranked = sorted(pairs, key=_weight_of)
     weights = [wt for wt, _ in ranked]
-    return _Choice(weights=weights, total=total, thresholds=_thresholds(weights, total),
-                   values=[v for _, v in ranked])
+    values = [v for _, v in ranked]
+    thresholds = _thresholds(weights, total)
+    if len(values) > _AMBIGUOUS:
+        return _Choice(weights=weights, total=total, thresholds=thresholds, values=values)
+    buckets = bytearray()
+    for b in range(256):  # D in [b << 45, (b + 1) << 45): one index unless a threshold lies inside
+        first, last = bisect_left(thresholds, b << _BUCKET_SHIFT), bisect_left(thresholds, ((b + 1) << _BUCKET_SHIFT) - 1)
+        buckets.append(first if first == last else _AMBIGUOUS)
+    small = all(type(v) is int and 0 <= v <= 255 for v in values)
+    return _Choice(weights=weights, total=total, thresholds=thresholds, values=values, buckets=bytes(buckets),
+                   codes=bytes(values + [0] * (256 - len(values))) if small else b"")
 
 
 def _walk(weights: list[float], total: float, d53: int) -> int:
@@ -260,10 +271,32 @@ def _java_sum(values: Iterable[float]) -> float:
     return total - comp
 
 
-def _picks(choice: _Choice, state: int, count: int) -> list[Any]:
-    """The next `count` picks of a weighted choice whose java.util.Random is in `state`."""
-    thresholds, values = choice.thresholds, choice.values
-    return [values[bisect_left(thresholds, d)] for d in _doubles(state, count)[0]]
+def _picks(choice: _Choice, state: int, count: int) -> Sequence[Any]:
+    """The next `count` picks of a weighted choice whose java.util.Random is in `state` (bytes when the values
+    are small ints)."""
+    if not choice.buckets:  # more than 255 options
+        thresholds, values = choice.thresholds, choice.values
+        return [values[bisect_left(thresholds, d)] for d in _doubles(state, count)[0]]
+    picked = _pick_indices(choice, state, count)
+    return picked.translate(choice.codes) if choice.codes else [*map(choice.values.__getitem__, picked)]
+
+
+def _pick_indices(choice: _Choice, state: int, count: int) -> bytearray:
+    """The indices of the next `count` picks of a weighted choice whose java.util.Random is in `state`.
+
+    No D is made: the top byte of D is the top byte of the double's first state (bits 40..47), and that byte
+    alone gives the pick through `choice.buckets`, for all `count` draws at once in C (`bytes.translate`).
+    Only a draw in a bucket holding a threshold (a few in a hundred) gets its exact D and a bisection.
+    """
+    raw = _packed_states(state, count, 2).to_bytes(8 * count, "little")  # the first state of each double
+    picked = bytearray(raw[5::8].translate(choice.buckets))
+    i = picked.find(_AMBIGUOUS)
+    while i >= 0:
+        first = int.from_bytes(raw[8 * i:8 * i + 6], "little")
+        second = (first * _MULT + _ADD) & _MASK
+        picked[i] = bisect_left(choice.thresholds, ((first >> 22) << 27) + (second >> 21))
+        i = picked.find(_AMBIGUOUS, i + 1)
+    return picked
 
 
 def _bonuses(dist: _Distribution, state: int, count: int) -> list[float]:
@@ -313,30 +346,32 @@ def _order_steps() -> tuple[list[list[int]], list[tuple[int, ...]]]:
     return steps, orders
 
 
-def _packed_states(state: int, steps: int) -> int:
-    """The next `steps` raw 48-bit states of a java.util.Random in `state`, one per 64-bit field.
+def _packed_states(state: int, fields: int, stride: int = 1) -> int:
+    """Raw 48-bit states of a java.util.Random in `state`, one per 64-bit field: field k holds the state after
+    `stride * k + 1` steps (every state for stride 1; the first of each nextDouble's two for stride 2).
 
     `state * a mod 2**48` is taken as `lo*a_lo + ((lo*a_hi + hi*a_lo) mod 2**24 << 24)` over 24-bit halves,
     so that no field ever holds more than 50 bits and nothing carries into the next field.
     """
-    mults_lo, mults_hi, adds, low24, low48 = _jump(steps)
+    mults_lo, mults_hi, adds, low24, low48 = _jump(fields, stride)
     lo, hi = state & _LOW24, state >> 24
     cross = (lo * mults_hi + hi * mults_lo) & low24
     return (lo * mults_lo + (cross << 24) + adds) & low48
 
 
 @functools.cache
-def _jump(steps: int) -> tuple[int, int, int, int, int]:
-    """Packed jump-ahead: field k holds the affine map of k+1 LCG steps (multiplier in 24-bit halves), then
-    the 24- and 48-bit field masks."""
+def _jump(fields: int, stride: int = 1) -> tuple[int, int, int, int, int]:
+    """Packed jump-ahead: field k holds the affine map of `stride * k + 1` LCG steps (multiplier in 24-bit
+    halves), then the 24- and 48-bit field masks."""
     mults, adds = [], []
     a, c = 1, 0
-    for _ in range(steps):
+    for step in range(stride * (fields - 1) + 1):
         a, c = (a * _MULT) & _MASK, (c * _MULT + _ADD) & _MASK
-        mults.append(a)
-        adds.append(c)
+        if step % stride == 0:
+            mults.append(a)
+            adds.append(c)
     return (_pack([m & _LOW24 for m in mults]), _pack([m >> 24 for m in mults]), _pack(adds),
-            _pack([_LOW24] * steps), _pack([_MASK] * steps))
+            _pack([_LOW24] * fields), _pack([_MASK] * fields))
 
 
 @functools.cache

@@ -42,12 +42,17 @@ class Choice(msgspec.Struct, frozen=True):
     """A weighted choice; `values[bisect_left(thresholds, D)]` is the referee's pick for nextDouble() = D/2**53.
 
     Values are ints (type, cost, keyword count) or (mult, add, value) rows of budgeted properties.
+    `buckets[D >> 45]` is that index already when no threshold falls inside D's bucket of 2**45 values, else
+    255 (`engine.cardgen._pick_indices`); `codes[index]` is the value when every value is an int in 0..255.
+    Both are empty for a choice of more than 255 options.
     """
 
     weights: list[float]  # sorted, as the referee walks them
     total: float
     thresholds: list[int]
     values: list[Any]  # ints or (mult, add, value) rows
+    buckets: bytes = b""
+    codes: bytes = b""
 
 
 class Tables(msgspec.Struct, frozen=True):
