@@ -58,6 +58,7 @@ _D_LIMIT = 1 << 53  # nextDouble() is D * 2**-53 with D in [0, _D_LIMIT)
 _BRACKET = 64  # half-width of the first bracket of a threshold's bisection (`_thresholds`)
 _BUCKET_SHIFT = 45  # D >> 45 is D's top byte: a draw's bucket (`_pick_indices`)
 _AMBIGUOUS = 255  # a bucket that holds a threshold
+_MAX_OPTIONS = 255  # a pick's index is a byte, and 255 is `_AMBIGUOUS`
 _KW_CHUNK = 160  # keyword draws computed at a time (a set needs about 135)
 
 # The referee's initial property order; the list is reshuffled in place for every card.
@@ -69,6 +70,13 @@ _MIN_DEFENSE = (1, 0, 0, 0)
 _SIGN = (1, 1, -1, -1)
 
 _weight_of = itemgetter(0)
+
+# Byte tables of `_shuffle_draws`.
+_MOD15 = bytes(b % 15 for b in range(256))
+_MOD5_TIMES24 = bytes(b % 5 * 24 for b in range(256))  # the sums there are at most 4 * 14
+_MOD3_TIMES2 = bytes(b % 3 * 2 for b in range(256))
+_BITS29_30_TIMES6 = bytes((b >> 5) * 6 for b in range(256))
+_BIT30 = bytes(b >> 6 for b in range(256))
 
 
 def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
@@ -82,8 +90,14 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
         (master.next_int() ^ _MULT) & _MASK for _ in range(11)
     )
     types, costs = _picks(t.types, s_type, n), _picks(t.mana, s_mana, n)
-    picks = zip(_picks(t.area, s_area, n), repeat(None), _picks(t.draw, s_draw, n),
-                _picks(t.my_health, s_my, n), _picks(t.opp_health, s_opp, n))
+    budgeted = [(prop, choice, _pick_indices(choice, state, n)) for prop, choice, state in (
+        (_AREA, t.area, s_area), (_DRAW, t.draw, s_draw), (_MY_HEALTH, t.my_health, s_my),
+        (_OPP_HEALTH, t.opp_health, s_opp))]
+    # Per card the set of properties whose row is not a no-op (`_is_no_op`), as 1 << prop: byte lanes of 0 or 1
+    # (`Choice.live`) times 1 << prop, added (nothing carries).
+    actives = sum(int.from_bytes(picked.translate(choice.live), "little") << prop
+                  for prop, choice, picked in budgeted).to_bytes(n, "little")
+    area_rows, draw_rows, my_rows, opp_rows = (itemgetter(*picked)(choice.values) for _, choice, picked in budgeted)
     kw_counts = iter(_picks(t.kw_count, s_kwn, n))  # one per non-blue card, in card order
     kw_draws, s_kw = _doubles(s_kw, _KW_CHUNK)
     kw_choices = cast("tuple[_Choice, ...]", t.keywords)  # None only where no keyword is left to draw
@@ -93,16 +107,20 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
     for rank, i in enumerate(sorted(range(n), key=costs.__getitem__)):
         ranks[i] = rank
     cards: list[Card | None] = [None] * n
-    steps, orders = _order_steps()
+    steps, orders, plans = _order_steps()
     k = orders.index((_AREA, _KEYWORDS, _DRAW, _MY_HEALTH, _OPP_HEALTH))  # the referee's initial order
     kd = 0
-    for ctype, cost, shuffle, pick, bonus_att, bonus_def, rank in zip(
-            types, costs, _shuffle_draws(s_order, n), picks, bonus_atts, bonus_defs, ranks):
+    for ctype, cost, shuffle, active, pick, bonus_att, bonus_def, rank in zip(
+            types, costs, _shuffle_draws(s_order, n), actives,
+            zip(area_rows, repeat(None), draw_rows, my_rows, opp_rows), bonus_atts, bonus_defs, ranks):
         k = steps[k][shuffle]  # Collections.shuffle of the one list, carried over from the last card
-        order = orders[k]
+        if ctype != BLUE:  # blue items draw no keywords, not even a count
+            kw_count = next(kw_counts)
+            if kw_count:
+                active |= 1 << _KEYWORDS
         budget = float(cost)
         got = [0, 0, 0, 0, 0]  # area, keyword mask, draw, myHealth, oppHealth
-        for prop in order:
+        for prop in plans[k][active]:  # the card's order, without the properties that change nothing
             if prop != _KEYWORDS:
                 mult, add, value = pick[prop]
                 spent = budget * mult - add
@@ -111,9 +129,9 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
                 else:
                     budget = spent
                     got[prop] = value
-            elif ctype != BLUE:
+            else:
                 mask = 0
-                for _ in range(next(kw_counts)):
+                for _ in range(kw_count):
                     if kd == len(kw_draws):
                         more, s_kw = _doubles(s_kw, _KW_CHUNK)
                         kw_draws += more
@@ -130,8 +148,7 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
         attack, defense, low = int(budget + bonus_att), int(budget + bonus_def), _MIN_DEFENSE[ctype]
         attack = 0 if attack < 0 or ctype == BLUE else attack * _SIGN[ctype]
         defense = (low if defense < low else defense) * _SIGN[ctype]  # noqa: FURB136 (max() is slower)
-        cards[rank] = Card(base_id=rank, type=ctype, cost=cost, attack=attack, defense=defense, keywords=got[1],
-                           my_health=got[3], opp_health=got[4], draw=got[2], area=got[0])
+        cards[rank] = Card(rank, ctype, cost, attack, defense, got[1], got[3], got[4], got[2], got[0])
     return cast("tuple[Card, ...]", tuple(cards))  # every rank was filled
 
 
@@ -166,6 +183,10 @@ def check_weights(raw: str | bytes) -> None:
         options = getattr(w, name)
         if not options or not any(o.weight > 0 for o in options) or any(o.mult_cost <= 0 for o in options):
             raise msgspec.ValidationError(f"{name}: expected options with a positive weight and multCost > 0")
+    for name in ("keyword_number_probabilities", "area_probabilities", "keyword_probabilities",
+                 "draw_probabilities", "my_health_probabilities", "opp_health_probabilities"):
+        if len(getattr(w, name)) > _MAX_OPTIONS:
+            raise msgspec.ValidationError(f"{name}: expected at most {_MAX_OPTIONS} options")
     if set(w.type_probabilities) - set(TYPE_NAMES):
         raise msgspec.ValidationError(f"typeProbabilities: expected keys among {', '.join(TYPE_NAMES)}")
     if any(not k.isdigit() or int(k) > 12 for k in w.mana_curve):
@@ -209,15 +230,17 @@ def _choice(pairs: Sequence[tuple[float, Any]]) -> _Choice:
     weights = [wt for wt, _ in ranked]
     values = [v for _, v in ranked]
     thresholds = _thresholds(weights, total)
-    if len(values) > _AMBIGUOUS:
-        return _Choice(weights=weights, total=total, thresholds=thresholds, values=values)
+    if len(values) > _MAX_OPTIONS:  # check_weights refuses such a file first
+        raise ValueError(f"a weighted choice of {len(values)} options: at most {_MAX_OPTIONS} are supported")
     buckets = bytearray()
     for b in range(256):  # D in [b << 45, (b + 1) << 45): one index unless a threshold lies inside
         first, last = bisect_left(thresholds, b << _BUCKET_SHIFT), bisect_left(thresholds, ((b + 1) << _BUCKET_SHIFT) - 1)
         buckets.append(first if first == last else _AMBIGUOUS)
     small = all(type(v) is int and 0 <= v <= 255 for v in values)
+    pad = [0] * (256 - len(values))
     return _Choice(weights=weights, total=total, thresholds=thresholds, values=values, buckets=bytes(buckets),
-                   codes=bytes(values + [0] * (256 - len(values))) if small else b"")
+                   codes=bytes(values + pad) if small else b"",
+                   live=bytes([0 if _is_no_op(v) else 1 for v in values] + pad))
 
 
 def _walk(weights: list[float], total: float, d53: int) -> int:
@@ -274,9 +297,6 @@ def _java_sum(values: Iterable[float]) -> float:
 def _picks(choice: _Choice, state: int, count: int) -> Sequence[Any]:
     """The next `count` picks of a weighted choice whose java.util.Random is in `state` (bytes when the values
     are small ints)."""
-    if not choice.buckets:  # more than 255 options
-        thresholds, values = choice.thresholds, choice.values
-        return [values[bisect_left(thresholds, d)] for d in _doubles(state, count)[0]]
     picked = _pick_indices(choice, state, count)
     return picked.translate(choice.codes) if choice.codes else [*map(choice.values.__getitem__, picked)]
 
@@ -316,22 +336,40 @@ def _doubles(state: int, count: int) -> tuple[list[int], int]:
     return _unpack((high << 27) | low, 2 * count, 2), p >> (64 * (2 * count - 1))
 
 
-def _shuffle_draws(state: int, cards: int) -> list[int]:
+def _shuffle_draws(state: int, cards: int) -> bytes:
     """Per card the draws nextInt(5), nextInt(4), nextInt(3), nextInt(2) of the R-RNG shuffle of 5 properties,
-    as one number j5*24 + j4*6 + j3*2 + j2 (0..119; see `_order_steps`)."""
-    bits = _unpack((_packed_states(state, 4 * cards) >> 17) & _field_mask(31, 1, 4 * cards), 4 * cards, 1)
-    b5, b4, b3, b2 = bits[0::4], bits[1::4], bits[2::4], bits[3::4]
-    if max(b5) < 2147483645 and max(b3) < 2147483646:  # no rejected draw: one step per nextInt
-        return [(j5 % 5) * 24 + (j4 >> 29) * 6 + (j3 % 3) * 2 + (j2 >> 30) for j5, j4, j3, j2 in zip(b5, b4, b3, b2)]
-    rng = JavaRandom(state ^ _MULT)  # a rejection shifts the stream: replay it call by call
-    return [rng.next_int(5) * 24 + rng.next_int(4) * 6 + rng.next_int(3) * 2 + rng.next_int(2) for _ in range(cards)]
+    as one number j5*24 + j4*6 + j3*2 + j2 (0..119; see `_order_steps`).
+
+    All in C on bytes, one byte per card: each draw's next(31) is the low four bytes of its state's field
+    shifted right by 17. nextInt(4) and nextInt(2) are its top bits (of its top byte); nextInt(5) and
+    nextInt(3) are its value mod 5 and mod 3, and since 256 = 1 (mod 15) that is the sum of its four bytes
+    (each first reduced mod 15, so that the sum fits a byte) mod 5 or 3. The card's four bytes are added as
+    the byte lanes of one integer (no lane reaches 256, so nothing carries).
+    """
+    raw = (_packed_states(state, 4 * cards) >> 17).to_bytes(32 * cards, "little")
+    for first, reject in ((0, 2147483645), (16, 2147483646)):  # nextInt(5), nextInt(3): rejected next(31)
+        top = raw[first + 3::32]
+        c = top.find(127)
+        while c >= 0:
+            if int.from_bytes(raw[32 * c + first:32 * c + first + 4], "little") >= reject:
+                rng = JavaRandom(state ^ _MULT)  # a rejection shifts the stream: replay it call by call
+                return bytes(rng.next_int(5) * 24 + rng.next_int(4) * 6 + rng.next_int(3) * 2 + rng.next_int(2)
+                             for _ in range(cards))
+            c = top.find(127, c + 1)
+    lanes = [int.from_bytes(raw[k::32].translate(_MOD15), "little") for k in (0, 1, 2, 3, 16, 17, 18, 19)]
+    j5 = (lanes[0] + lanes[1] + lanes[2] + lanes[3]).to_bytes(cards, "little").translate(_MOD5_TIMES24)
+    j3 = (lanes[4] + lanes[5] + lanes[6] + lanes[7]).to_bytes(cards, "little").translate(_MOD3_TIMES2)
+    j4 = raw[11::32].translate(_BITS29_30_TIMES6)  # byte 3 of the second draw's next(31): its bits 24..30
+    j2 = raw[27::32].translate(_BIT30)
+    return sum(int.from_bytes(j, "little") for j in (j5, j4, j3, j2)).to_bytes(cards, "little")
 
 
 @functools.cache
-def _order_steps() -> tuple[list[list[int]], list[tuple[int, ...]]]:
-    """The property order's shuffle as a table: the 120 orders of the five properties, and for each order and
-    each shuffle (a number of `_shuffle_draws`) the order it becomes. Looking the next order up is a third of
-    the cost of the four swaps of Collections.shuffle, once per card."""
+def _order_steps() -> tuple[list[list[int]], list[tuple[int, ...]], list[list[tuple[int, ...]]]]:
+    """The property order's shuffle as a table: for each of the 120 orders of the five properties and each
+    shuffle (a number of `_shuffle_draws`) the order it becomes; the orders; for each order and each set of
+    properties (a mask of 1 << prop) that order's properties in the set. Looking the next order up is a third
+    of the cost of the four swaps of Collections.shuffle, once per card."""
     orders = list(itertools.permutations(range(5)))
     index = {order: k for k, order in enumerate(orders)}
     steps = []
@@ -343,7 +381,15 @@ def _order_steps() -> tuple[list[list[int]], list[tuple[int, ...]]]:
                 o[i], o[j] = o[j], o[i]  # Collections.shuffle: swap i with a draw in 0..i, from the end
             row.append(index[tuple(o)])
         steps.append(row)
-    return steps, orders
+    plans = [[tuple(p for p in order if active >> p & 1) for active in range(32)] for order in orders]
+    return steps, orders, plans
+
+
+def _is_no_op(row: Any) -> bool:
+    """A row that changes nothing, taken or not: value 0 at multCost 1, addCost 0. Taken, the budget stays
+    `budget * 1.0 - 0.0` (itself, -0.0 included); rejected (only a negative budget), it is restored as
+    `(budget + 0.0) / 1.0`, itself again; and the value is the card's default 0 either way."""
+    return type(row) is tuple and row[0] == 1.0 and row[1] == 0.0 and row[2] == 0
 
 
 def _packed_states(state: int, fields: int, stride: int = 1) -> int:

@@ -43,8 +43,9 @@ class Choice(msgspec.Struct, frozen=True):
 
     Values are ints (type, cost, keyword count) or (mult, add, value) rows of budgeted properties.
     `buckets[D >> 45]` is that index already when no threshold falls inside D's bucket of 2**45 values, else
-    255 (`engine.cardgen._pick_indices`); `codes[index]` is the value when every value is an int in 0..255.
-    Both are empty for a choice of more than 255 options.
+    255 (`engine.cardgen._pick_indices`); `codes[index]` is the value when every value is an int in 0..255;
+    `live[index]` is 0 for a row that changes nothing (`engine.cardgen._is_no_op`), else 1. A choice has at
+    most 255 options (`engine.cardgen.check_weights`), so that an index is a byte.
     """
 
     weights: list[float]  # sorted, as the referee walks them
@@ -53,6 +54,7 @@ class Choice(msgspec.Struct, frozen=True):
     values: list[Any]  # ints or (mult, add, value) rows
     buckets: bytes = b""
     codes: bytes = b""
+    live: bytes = b""
 
 
 class Tables(msgspec.Struct, frozen=True):

@@ -198,7 +198,7 @@ def test_shuffle_draws_match_java_random(state, cards):
 
 
 def test_order_steps_are_collections_shuffle():
-    steps, orders = cardgen._order_steps()
+    steps, orders, _ = cardgen._order_steps()
     for k in (0, 17, 119):
         for shuffle in range(120):
             order = list(orders[k])
