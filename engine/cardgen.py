@@ -99,7 +99,8 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
                   for prop, choice, picked in budgeted).to_bytes(n, "little")
     area_rows, draw_rows, my_rows, opp_rows = (itemgetter(*picked)(choice.values) for _, choice, picked in budgeted)
     kw_counts = iter(_picks(t.kw_count, s_kwn, n))  # one per non-blue card, in card order
-    kw_draws, s_kw = _doubles(s_kw, _KW_CHUNK)
+    kw_raw, s_kw = _first_states(s_kw, _KW_CHUNK)  # refilled on demand: the count of draws depends on budgets
+    kw_tops = kw_raw[5::8]
     kw_choices = cast("tuple[_Choice, ...]", t.keywords)  # None only where no keyword is left to draw
     bonus_atts = _bonuses(t.attack, s_att, n)
     bonus_defs = _bonuses(t.defense, s_def, n)
@@ -132,11 +133,15 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
             else:
                 mask = 0
                 for _ in range(kw_count):
-                    if kd == len(kw_draws):
-                        more, s_kw = _doubles(s_kw, _KW_CHUNK)
-                        kw_draws += more
-                    choice = kw_choices[mask]
-                    mult, add, bit = choice.values[bisect_left(choice.thresholds, kw_draws[kd])]
+                    if kd == len(kw_tops):
+                        more, s_kw = _first_states(s_kw, _KW_CHUNK)
+                        kw_raw += more
+                        kw_tops = kw_raw[5::8]
+                    choice = kw_choices[mask]  # as `_pick_indices`, one draw at a time
+                    i = choice.buckets[kw_tops[kd]]
+                    if i == _AMBIGUOUS:
+                        i = bisect_left(choice.thresholds, _exact_d(kw_raw, kd))
+                    mult, add, bit = choice.values[i]
                     kd += 1
                     spent = budget * mult - add
                     if spent < 0:
@@ -308,15 +313,27 @@ def _pick_indices(choice: _Choice, state: int, count: int) -> bytearray:
     alone gives the pick through `choice.buckets`, for all `count` draws at once in C (`bytes.translate`).
     Only a draw in a bucket holding a threshold (a few in a hundred) gets its exact D and a bisection.
     """
-    raw = _packed_states(state, count, 2).to_bytes(8 * count, "little")  # the first state of each double
+    raw = _first_states(state, count)[0]
     picked = bytearray(raw[5::8].translate(choice.buckets))
     i = picked.find(_AMBIGUOUS)
     while i >= 0:
-        first = int.from_bytes(raw[8 * i:8 * i + 6], "little")
-        second = (first * _MULT + _ADD) & _MASK
-        picked[i] = bisect_left(choice.thresholds, ((first >> 22) << 27) + (second >> 21))
+        picked[i] = bisect_left(choice.thresholds, _exact_d(raw, i))
         i = picked.find(_AMBIGUOUS, i + 1)
     return picked
+
+
+def _first_states(state: int, count: int) -> tuple[bytes, int]:
+    """The first state of each of the next `count` nextDouble() (48 bits in 8 little-endian bytes each), and
+    the state after them."""
+    packed = _packed_states(state, count, 2)
+    last = packed >> (64 * (count - 1))
+    return packed.to_bytes(8 * count, "little"), (last * _MULT + _ADD) & _MASK
+
+
+def _exact_d(raw: bytes, i: int) -> int:
+    """The D of draw `i` of `_first_states`: next(26) of its first state, next(27) of the one after."""
+    first = int.from_bytes(raw[8 * i:8 * i + 6], "little")
+    return ((first >> 22) << 27) + (((first * _MULT + _ADD) & _MASK) >> 21)
 
 
 def _bonuses(dist: _Distribution, state: int, count: int) -> list[float]:

@@ -189,6 +189,33 @@ def test_packed_doubles_match_java_random(state, count):
     assert cardgen._doubles(after, 1)[0] == [int(ref.next_double() * 2**53)], f"state={state}"
 
 
+@given(st.integers(min_value=0, max_value=2**48 - 1), st.integers(min_value=1, max_value=40))
+def test_first_states_give_java_random_doubles(state, count):
+    ref = JavaRandom(state ^ cardgen._MULT)
+    raw, after = cardgen._first_states(state, count)
+    assert [cardgen._exact_d(raw, i) for i in range(count)] == [int(ref.next_double() * 2**53) for _ in range(count)]
+    assert cardgen._exact_d(cardgen._first_states(after, 1)[0], 0) == int(ref.next_double() * 2**53)
+
+
+def test_buckets_agree_with_the_walk():
+    # a bucket's index is the walk's pick at both ends of the bucket (the walk never decreases in between)
+    for name, choice in _all_choices():
+        assert len(choice.buckets) == 256, name
+        for b, index in enumerate(choice.buckets):
+            first, last = b << 45, ((b + 1) << 45) - 1
+            ends = {cardgen._walk(choice.weights, choice.total, first), cardgen._walk(choice.weights, choice.total, last)}
+            assert (index == 255) == (len(ends) == 2), f"{name} bucket {b}"
+            assert index == 255 or ends == {index}, f"{name} bucket {b}"
+
+
+@given(st.integers(min_value=0, max_value=2**48 - 1), st.integers(min_value=1, max_value=200))
+def test_pick_indices_equal_the_walk(state, count):
+    draws = cardgen._doubles(state, count)[0]
+    for name, choice in _all_choices():
+        expected = [cardgen._walk(choice.weights, choice.total, d) for d in draws]
+        assert list(cardgen._pick_indices(choice, state, count)) == expected, f"{name} state={state}"
+
+
 @given(st.integers(min_value=0, max_value=2**48 - 1), st.integers(min_value=1, max_value=30))
 def test_shuffle_draws_match_java_random(state, cards):
     ref = JavaRandom(state ^ cardgen._MULT)
