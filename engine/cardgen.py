@@ -97,30 +97,22 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
         (master.next_int() ^ _MULT) & _MASK for _ in range(11)
     )
     types, costs = _picks(t.types, s_type, n), _picks(t.mana, s_mana, n)
-    budgeted = [(prop, choice, _pick_indices(choice, state, n)) for prop, choice, state in (
-        (_AREA, t.area, s_area), (_DRAW, t.draw, s_draw), (_MY_HEALTH, t.my_health, s_my),
-        (_OPP_HEALTH, t.opp_health, s_opp))]
-    # Per card the set of properties whose row is not a no-op (`_is_no_op`), as 1 << prop: byte lanes of 0 or 1
-    # (`Choice.live`) times 1 << prop, added (nothing carries).
-    actives = sum(int.from_bytes(picked.translate(choice.live), "little") << prop
-                  for prop, choice, picked in budgeted).to_bytes(n, "little")
-    area_rows, draw_rows, my_rows, opp_rows = (itemgetter(*picked)(choice.values) for _, choice, picked in budgeted)
+    picks, actives = _budgeted_rows(t, s_area, s_draw, s_my, s_opp, n)
     kw_counts = iter(_picks(t.kw_count, s_kwn, n))  # one per non-blue card, in card order
     kw_raw, s_kw = _first_states(s_kw, _KW_CHUNK)  # refilled on demand: the count of draws depends on budgets
     kw_tops = kw_raw[5::8]
     kw_choices = cast("tuple[_Choice, ...]", t.keywords)  # None only where no keyword is left to draw
     bonus_atts = _bonuses(t.attack, s_att, n)
     bonus_defs = _bonuses(t.defense, s_def, n)
-    ranks = [0] * n  # the stable sort by cost is known before any card is built
-    for rank, i in enumerate(sorted(range(n), key=costs.__getitem__)):
-        ranks[i] = rank
+    # The stable sort by cost is known before any card is built: a card's rank is the count of cheaper cards
+    # plus that of the earlier cards of its cost (mana costs are 0..12, `check_weights`).
+    next_rank = list(itertools.accumulate([costs.count(c) for c in range(12)], initial=0))
     cards: list[Card | None] = [None] * n
     steps, orders, plans = _order_steps()
     k = orders.index((_AREA, _KEYWORDS, _DRAW, _MY_HEALTH, _OPP_HEALTH))  # the referee's initial order
     kd = 0
-    for ctype, cost, shuffle, active, pick, bonus_att, bonus_def, rank in zip(
-            types, costs, _shuffle_draws(s_order, n), actives,
-            zip(area_rows, repeat(None), draw_rows, my_rows, opp_rows), bonus_atts, bonus_defs, ranks):
+    for ctype, cost, shuffle, active, pick, bonus_att, bonus_def in zip(
+            types, costs, _shuffle_draws(s_order, n), actives, picks, bonus_atts, bonus_defs):
         k = steps[k][shuffle]  # Collections.shuffle of the one list, carried over from the last card
         if ctype != BLUE:  # blue items draw no keywords, not even a count
             kw_count = next(kw_counts)
@@ -160,8 +152,46 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
         attack, defense, low = int(budget + bonus_att), int(budget + bonus_def), _MIN_DEFENSE[ctype]
         attack = 0 if attack < 0 or ctype == BLUE else attack * _SIGN[ctype]
         defense = (low if defense < low else defense) * _SIGN[ctype]  # noqa: FURB136 (max() is slower)
+        rank = next_rank[cost]
+        next_rank[cost] = rank + 1
         cards[rank] = Card(rank, ctype, cost, attack, defense, got[1], got[3], got[4], got[2], got[0])
     return cast("tuple[Card, ...]", tuple(cards))  # every rank was filled
+
+
+def _budgeted_rows(t: _Tables, s_area: int, s_draw: int, s_my: int, s_opp: int, count: int
+                   ) -> tuple[Iterable[tuple[Any, ...]], bytes]:
+    """Per card its rows of the budgeted properties, indexed by property (area, None for the keywords, draw,
+    myHealth, oppHealth), and the set of those whose row is not a no-op (`_is_no_op`) as a mask of 1 << prop.
+
+    With the official weights (3 * 5 * 4 * 4 combinations) a card's four picks are one byte, its combination
+    (the index bytes added as byte lanes, each times its place value), and one `itemgetter` gives every
+    card's rows; else the rows are zipped per property."""
+    picked = [_pick_indices(choice, state, count) for choice, state in (
+        (t.area, s_area), (t.draw, s_draw), (t.my_health, s_my), (t.opp_health, s_opp))]
+    if t.combos:
+        place, combination = 1, 0
+        for choice, indices in zip((t.area, t.draw, t.my_health, t.opp_health), picked):
+            combination += int.from_bytes(indices, "little") * place
+            place *= len(choice.values)
+        combined = combination.to_bytes(count, "little")
+        return itemgetter(*combined)(t.combos), combined.translate(t.combo_actives)
+    rows = [itemgetter(*indices)(choice.values)
+            for choice, indices in zip((t.area, t.draw, t.my_health, t.opp_health), picked)]
+    # Byte lanes of 0 or 1 (`Choice.live`) times 1 << prop, added (nothing carries).
+    actives = sum(int.from_bytes(indices.translate(choice.live), "little") << prop for prop, choice, indices in zip(
+        (_AREA, _DRAW, _MY_HEALTH, _OPP_HEALTH), (t.area, t.draw, t.my_health, t.opp_health), picked))
+    return zip(rows[0], repeat(None), rows[1], rows[2], rows[3]), actives.to_bytes(count, "little")
+
+
+def _combinations(area: _Choice, draw: _Choice, my: _Choice, opp: _Choice) -> tuple[list[tuple[Any, ...]], bytes]:
+    """The rows and active set (`_budgeted_rows`) of every combination of the four budgeted picks, the area's
+    index varying fastest; none when there are more than 256 combinations."""
+    if len(area.values) * len(draw.values) * len(my.values) * len(opp.values) > 256:
+        return [], b""
+    combos = [(a, None, d, m, o) for o in opp.values for m in my.values for d in draw.values for a in area.values]
+    actives = [sum(0 if _is_no_op(row) else 1 << prop for prop, row in enumerate(rows) if row is not None)
+               for rows in combos]
+    return combos, bytes(actives + [0] * (256 - len(actives)))
 
 
 def card_to_string(card: Card) -> str:
@@ -221,17 +251,22 @@ def _load_tables(weights: str = "") -> _Tables:
     # Keywords are always drawn "with blacklist": over the sorted rows not yet taken, summed in that order.
     kw_sorted = sorted(rows(w.keyword_probabilities, kw_bit), key=_weight_of)
     kw_free = ([p for p in kw_sorted if not p[1][2] & mask] for mask in range(1 << len(KEYWORD_NAMES)))
+    area, draw = _choice(rows(w.area_probabilities, area_index)), _choice(rows(w.draw_probabilities, int))
+    my, opp = _choice(rows(w.my_health_probabilities, int)), _choice(rows(w.opp_health_probabilities, int))
+    combos, combo_actives = _combinations(area, draw, my, opp)
     return _Tables(
         types=_choice([(wt, type_index(k)) for k, wt in w.type_probabilities.items()]),
         mana=_choice([(wt, int(k)) for k, wt in w.mana_curve.items()]),
-        area=_choice(rows(w.area_probabilities, area_index)),
+        area=area,
         kw_count=_choice([(wt, int(k)) for k, wt in w.keyword_number_probabilities.items()]),
         keywords=tuple(_choice(free) if free else None for free in kw_free),
-        draw=_choice(rows(w.draw_probabilities, int)),
-        my_health=_choice(rows(w.my_health_probabilities, int)),
-        opp_health=_choice(rows(w.opp_health_probabilities, int)),
+        draw=draw,
+        my_health=my,
+        opp_health=opp,
         attack=w.bonus_attack_distribution,
         defense=w.bonus_defense_distribution,
+        combos=combos,
+        combo_actives=combo_actives,
     )
 
 

@@ -68,6 +68,9 @@ class Tables(msgspec.Struct, frozen=True):
     opp_health: Choice
     attack: Distribution
     defense: Distribution
+    # Every combination of the four budgeted picks and its active set (`engine.cardgen._combinations`).
+    combos: list[tuple[Any, ...]] = []
+    combo_actives: bytes = b""
 
 
 __all__ = ["Option", "Distribution", "Weights", "Choice", "Tables"]
