@@ -66,7 +66,6 @@ _BRACKET = 64  # half-width of the first bracket of a threshold's bisection (`_t
 _BUCKET_SHIFT = 45  # D >> 45 is D's top byte: a draw's bucket (`_pick_indices`)
 _AMBIGUOUS = 255  # a bucket that holds a threshold
 _MAX_OPTIONS = 255  # a pick's index is a byte, and 255 is `_AMBIGUOUS`
-_KW_CHUNK = 160  # keyword draws computed at a time (a set needs about 135)
 
 # The referee's initial property order; the list is reshuffled in place for every card.
 _AREA, _KEYWORDS, _DRAW, _MY_HEALTH, _OPP_HEALTH = range(5)
@@ -98,8 +97,10 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
     )
     types, costs = _picks(t.types, s_type, n), _picks(t.mana, s_mana, n)
     picks, actives = _budgeted_rows(t, s_area, s_draw, s_my, s_opp, n)
-    kw_counts = iter(_picks(t.kw_count, s_kwn, n))  # one per non-blue card, in card order
-    kw_raw, s_kw = _first_states(s_kw, _KW_CHUNK)  # refilled on demand: the count of draws depends on budgets
+    kw_numbers = _picks(t.kw_count, s_kwn, n)  # one per non-blue card, in card order
+    kw_counts = iter(kw_numbers)
+    # Enough keyword draws for every count in full (a rejected keyword ends a card's draws early)
+    kw_raw = _first_states(s_kw, max(1, sum(kw_numbers[:n - types.count(BLUE)])))[0]
     kw_tops = kw_raw[5::8]
     kw_choices = cast("tuple[_Choice, ...]", t.keywords)  # None only where no keyword is left to draw
     bonus_atts = _bonuses(t.attack, s_att, n)
@@ -132,10 +133,6 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
             else:
                 mask = 0
                 for _ in range(kw_count):
-                    if kd == len(kw_tops):
-                        more, s_kw = _first_states(s_kw, _KW_CHUNK)
-                        kw_raw += more
-                        kw_tops = kw_raw[5::8]
                     choice = kw_choices[mask]  # as `_pick_indices`, one draw at a time
                     i = choice.buckets[kw_tops[kd]]
                     if i == _AMBIGUOUS:

@@ -252,12 +252,6 @@ def test_shuffle_draws_replay_a_rejected_draw(draw, bits):
     assert [(n // 24, n // 6 % 4, n // 2 % 3, n % 2) for n in cardgen._shuffle_draws(state, 3)] == expected
 
 
-def test_keyword_draws_refilled_on_demand(monkeypatch):
-    monkeypatch.setattr(cardgen, "_KW_CHUNK", 2)  # force many refills of the keyword stream
-    expected = _vector_sets()[42]
-    assert [card_to_string(c) for c in generate_cards(42)] == expected
-
-
 def test_rows_zipped_per_property_without_the_combination_table(monkeypatch):
     # weights with more than 256 combinations of the budgeted picks take the per-property path
     tables = msgspec.structs.replace(cardgen._load_tables(), combos=[], combo_actives=b"")
