@@ -64,6 +64,7 @@ _DOUBLE_UNIT = 1.0 / (1 << 53)
 _D_LIMIT = 1 << 53  # nextDouble() is D * 2**-53 with D in [0, _D_LIMIT)
 _BRACKET = 64  # half-width of the first bracket of a threshold's bisection (`_thresholds`)
 _BUCKET_SHIFT = 45  # D >> 45 is D's top byte: a draw's bucket (`_pick_indices`)
+_FINE_SHIFT = 37  # D >> 37 is D's top two bytes: a draw's second-level bucket
 _AMBIGUOUS = 255  # a bucket that holds a threshold
 _MAX_OPTIONS = 255  # a pick's index is a byte, and 255 is `_AMBIGUOUS`
 
@@ -256,7 +257,7 @@ def _load_tables(weights: str = "") -> _Tables:
         mana=_choice([(wt, int(k)) for k, wt in w.mana_curve.items()]),
         area=area,
         kw_count=_choice([(wt, int(k)) for k, wt in w.keyword_number_probabilities.items()]),
-        keywords=tuple(_choice(free) if free else None for free in kw_free),
+        keywords=tuple(_choice(free, fine=False) if free else None for free in kw_free),
         draw=draw,
         my_health=my,
         opp_health=opp,
@@ -267,8 +268,9 @@ def _load_tables(weights: str = "") -> _Tables:
     )
 
 
-def _choice(pairs: Sequence[tuple[float, Any]]) -> _Choice:
-    """WeightedChoiceGenerator over (weight, value) pairs: summed in the given order, walked stably sorted."""
+def _choice(pairs: Sequence[tuple[float, Any]], fine: bool = True) -> _Choice:
+    """WeightedChoiceGenerator over (weight, value) pairs: summed in the given order, walked stably sorted.
+    `fine`: with the second-level buckets (`Choice.fine`; not for the 63 keyword choices, drawn far less)."""
     total = _java_sum(wt for wt, _ in pairs)
     ranked = sorted(pairs, key=_weight_of)
     weights = [wt for wt, _ in ranked]
@@ -276,15 +278,24 @@ def _choice(pairs: Sequence[tuple[float, Any]]) -> _Choice:
     thresholds = _thresholds(weights, total)
     if len(values) > _MAX_OPTIONS:  # check_weights refuses such a file first
         raise ValueError(f"a weighted choice of {len(values)} options: at most {_MAX_OPTIONS} are supported")
-    buckets = bytearray()
-    for b in range(256):  # D in [b << 45, (b + 1) << 45): one index unless a threshold lies inside
-        first, last = bisect_left(thresholds, b << _BUCKET_SHIFT), bisect_left(thresholds, ((b + 1) << _BUCKET_SHIFT) - 1)
-        buckets.append(first if first == last else _AMBIGUOUS)
+    buckets = _buckets(thresholds, 0, _BUCKET_SHIFT)
     small = all(type(v) is int and 0 <= v <= 255 for v in values)
     pad = [0] * (256 - len(values))
-    return _Choice(weights=weights, total=total, thresholds=thresholds, values=values, buckets=bytes(buckets),
+    return _Choice(weights=weights, total=total, thresholds=thresholds, values=values, buckets=buckets,
                    codes=bytes(values + pad) if small else b"",
-                   live=bytes([0 if _is_no_op(v) else 1 for v in values] + pad))
+                   live=bytes([0 if _is_no_op(v) else 1 for v in values] + pad),
+                   fine={b: _buckets(thresholds, b << _BUCKET_SHIFT, _FINE_SHIFT)
+                         for b, index in enumerate(buckets) if index == _AMBIGUOUS} if fine else {})
+
+
+def _buckets(thresholds: list[int], start: int, shift: int) -> bytes:
+    """For each of 256 buckets of 2**shift D values from `start`: the index every D in it picks, or 255."""
+    out = bytearray()
+    for b in range(256):
+        low = start + (b << shift)
+        first, last = bisect_left(thresholds, low), bisect_left(thresholds, low + (1 << shift) - 1)
+        out.append(first if first == last else _AMBIGUOUS)
+    return bytes(out)
 
 
 def _walk(weights: list[float], total: float, d53: int) -> int:
@@ -350,13 +361,18 @@ def _pick_indices(choice: _Choice, state: int, count: int) -> bytearray:
 
     No D is made: the top byte of D is the top byte of the double's first state (bits 40..47), and that byte
     alone gives the pick through `choice.buckets`, for all `count` draws at once in C (`bytes.translate`).
-    Only a draw in a bucket holding a threshold (a few in a hundred) gets its exact D and a bisection.
+    A draw in a bucket holding a threshold (a few in a hundred) looks D's next byte (state bits 32..39) up in
+    that bucket's second-level table, and only one in a sub-bucket holding a threshold (about 1 in 20,000)
+    gets its exact D and a bisection.
     """
     raw = _first_states(state, count)[0]
     picked = bytearray(raw[5::8].translate(choice.buckets))
     i = picked.find(_AMBIGUOUS)
+    fine = choice.fine
     while i >= 0:
-        picked[i] = bisect_left(choice.thresholds, _exact_d(raw, i))
+        top = raw[8 * i + 5]
+        index = fine[top][raw[8 * i + 4]] if top in fine else _AMBIGUOUS  # D's next byte
+        picked[i] = index if index != _AMBIGUOUS else bisect_left(choice.thresholds, _exact_d(raw, i))
         i = picked.find(_AMBIGUOUS, i + 1)
     return picked
 

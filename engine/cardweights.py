@@ -55,6 +55,7 @@ class Choice(msgspec.Struct, frozen=True):
     buckets: bytes = b""
     codes: bytes = b""
     live: bytes = b""
+    fine: dict[int, bytes] = {}  # for each ambiguous bucket, its 256 sub-buckets by D's next byte, as `buckets`
 
 
 class Tables(msgspec.Struct, frozen=True):

@@ -209,6 +209,28 @@ def test_buckets_agree_with_the_walk():
             assert index == 255 or ends == {index}, f"{name} bucket {b}"
 
 
+def test_fine_buckets_agree_with_the_walk():
+    for name, choice in _all_choices():
+        for b, table in choice.fine.items():
+            assert choice.buckets[b] == 255, f"{name} bucket {b}"
+            for c, index in enumerate(table):
+                first = ((b << 8) | c) << 37
+                ends = {cardgen._walk(choice.weights, choice.total, d) for d in (first, first + (1 << 37) - 1)}
+                assert (index == 255) == (len(ends) == 2) and (index == 255 or ends == {index}), f"{name} {b}.{c}"
+
+
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_pick_indices_near_every_threshold(low_bits):
+    # a draw whose D shares its top 16 bits with a threshold: the second-level bucket, then the exact D
+    for name, choice in _all_choices():
+        for t in choice.thresholds:
+            first = ((t >> 37) << 32) | low_bits  # the double's first state: D's top 16 bits are its bits 32..47
+            state = _state_before(first)
+            d = int(JavaRandom(state ^ cardgen._MULT).next_double() * 2**53)
+            assert list(cardgen._pick_indices(choice, state, 1)) == [cardgen._walk(choice.weights, choice.total, d)], (
+                f"{name} t={t} state={state}")
+
+
 @given(st.integers(min_value=0, max_value=2**48 - 1), st.integers(min_value=1, max_value=200))
 def test_pick_indices_equal_the_walk(state, count):
     draws = cardgen._doubles(state, count)[0]
