@@ -100,8 +100,9 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
     picks, actives = _budgeted_rows(t, s_area, s_draw, s_my, s_opp, n)
     kw_numbers = _picks(t.kw_count, s_kwn, n)  # one per non-blue card, in card order
     kw_counts = iter(kw_numbers)
-    # Enough keyword draws for every count in full (a rejected keyword ends a card's draws early)
-    kw_raw = _first_states(s_kw, max(1, sum(kw_numbers[:n - types.count(BLUE)])))[0]
+    # Enough keyword draws for every count in full (a rejected keyword ends a card's draws early), rounded up
+    # to a multiple of 32 so that few sizes of jump-ahead constants are ever built (`_jump` caches each size).
+    kw_raw = _first_states(s_kw, (sum(kw_numbers[:n - types.count(BLUE)]) // 32 + 1) * 32)[0]
     kw_tops = kw_raw[5::8]
     kw_choices = cast("tuple[_Choice, ...]", t.keywords)  # None only where no keyword is left to draw
     bonus_atts = _bonuses(t.attack, s_att, n)
