@@ -280,3 +280,11 @@ def test_rows_zipped_per_property_without_the_combination_table(monkeypatch):
     monkeypatch.setattr(cardgen, "_load_tables", lambda weights="": tables)
     for seed in sorted(_vector_sets()):
         assert [card_to_string(c) for c in generate_cards(seed)] == _vector_sets()[seed], f"seed={seed}"
+
+
+def test_check_weights_refuses_more_options_than_a_byte_indexes():
+    weights = json.loads(cardgen.official_weights())
+    cardgen.check_weights(json.dumps(weights))
+    weights["drawProbabilities"] = [{"name": str(i), "weight": 1, "multCost": 1, "addCost": 0} for i in range(256)]
+    with pytest.raises(msgspec.ValidationError, match="at most 255 options"):
+        cardgen.check_weights(json.dumps(weights))
