@@ -78,13 +78,16 @@ class RandomAgent(Agent):
 
     def build(self, state: GameState, player: int) -> list[int]:
         n = len(state.cards)
+        next_int = self.rng.next_int
         counts = [0] * n
         deck: list[int] = []
-        while len(deck) < state.rules.deck_size:
-            b = self.rng.next_int(n)
+        missing = state.rules.deck_size
+        while missing > 0:
+            b = next_int(n)
             if counts[b] < 2:
                 counts[b] += 1
                 deck.append(b)
+                missing -= 1
         return deck
 
     def battle(self, game: Game, player: int) -> None:

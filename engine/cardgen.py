@@ -12,10 +12,17 @@ Referee details reproduced here:
 - The property order is one list, shuffled in place once per card, so each card's order depends on the last.
 - Blue items draw no keywords (not even a keyword count); every type draws an area.
 
-Speed (about 3,000 LCG steps per set): each sub-generator's calls are known in advance, so its states are
-computed all at once by jump-ahead on one packed integer (`_packed_states`), and every weighted choice is a
-`bisect` on thresholds found once by bisecting on the referee's walk itself (`_thresholds`). The tests hold
-both against `JavaRandom` and the walk.
+Speed (about 3,000 LCG steps per set; Python pays per object, so as few Python ints as possible are made):
+- each sub-generator's calls are known in advance, so its states are computed all at once by jump-ahead on
+  one packed integer (`_packed_states`) and turned into bytes, and the draws are read from those bytes by
+  C-level byte operations (slicing, `bytes.translate`, adding byte lanes as integers);
+- a weighted choice needs no D: D's top byte is the top byte of the double's first state, and a 256-entry
+  bucket table turns it into the pick (`_pick_indices`); only a draw in a bucket holding a threshold gets
+  its exact D and a `bisect` on thresholds found once by bisecting on the referee's walk (`_thresholds`);
+- the property order's shuffle comes as one byte per card (`_shuffle_draws`), looked up in a table of the
+  120 orders (`_order_steps`), and each card walks only its properties whose row is not a no-op;
+- only the bonuses need every D in full (`_doubles`).
+The tests hold all of it against `JavaRandom` and the walk.
 """
 
 from __future__ import annotations
@@ -56,7 +63,10 @@ _LOW24 = (1 << 24) - 1
 _DOUBLE_UNIT = 1.0 / (1 << 53)
 _D_LIMIT = 1 << 53  # nextDouble() is D * 2**-53 with D in [0, _D_LIMIT)
 _BRACKET = 64  # half-width of the first bracket of a threshold's bisection (`_thresholds`)
-_KW_CHUNK = 160  # keyword draws computed at a time (a set needs about 135)
+_BUCKET_SHIFT = 45  # D >> 45 is D's top byte: a draw's bucket (`_pick_indices`)
+_FINE_SHIFT = 37  # D >> 37 is D's top two bytes: a draw's second-level bucket
+_AMBIGUOUS = 255  # a bucket that holds a threshold
+_MAX_OPTIONS = 255  # a pick's index is a byte, and 255 is `_AMBIGUOUS`
 
 # The referee's initial property order; the list is reshuffled in place for every card.
 _AREA, _KEYWORDS, _DRAW, _MY_HEALTH, _OPP_HEALTH = range(5)
@@ -67,6 +77,13 @@ _MIN_DEFENSE = (1, 0, 0, 0)
 _SIGN = (1, 1, -1, -1)
 
 _weight_of = itemgetter(0)
+
+# Byte tables of `_shuffle_draws`.
+_MOD15 = bytes(b % 15 for b in range(256))
+_MOD5_TIMES24 = bytes(b % 5 * 24 for b in range(256))  # the sums there are at most 4 * 14
+_MOD3_TIMES2 = bytes(b % 3 * 2 for b in range(256))
+_BITS29_30_TIMES6 = bytes((b >> 5) * 6 for b in range(256))
+_BIT30 = bytes(b >> 6 for b in range(256))
 
 
 def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
@@ -80,27 +97,33 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
         (master.next_int() ^ _MULT) & _MASK for _ in range(11)
     )
     types, costs = _picks(t.types, s_type, n), _picks(t.mana, s_mana, n)
-    picks = zip(_picks(t.area, s_area, n), repeat(None), _picks(t.draw, s_draw, n),
-                _picks(t.my_health, s_my, n), _picks(t.opp_health, s_opp, n))
-    kw_counts = iter(_picks(t.kw_count, s_kwn, n))  # one per non-blue card, in card order
-    kw_draws, s_kw = _doubles(s_kw, _KW_CHUNK)
+    picks, actives = _budgeted_rows(t, s_area, s_draw, s_my, s_opp, n)
+    kw_numbers = _picks(t.kw_count, s_kwn, n)  # one per non-blue card, in card order
+    kw_counts = iter(kw_numbers)
+    # Enough keyword draws for every count in full (a rejected keyword ends a card's draws early), rounded up
+    # to a multiple of 32 so that few sizes of jump-ahead constants are ever built (`_jump` caches each size).
+    kw_raw = _first_states(s_kw, (sum(kw_numbers[:n - types.count(BLUE)]) // 32 + 1) * 32)[0]
+    kw_tops = kw_raw[5::8]
     kw_choices = cast("tuple[_Choice, ...]", t.keywords)  # None only where no keyword is left to draw
     bonus_atts = _bonuses(t.attack, s_att, n)
     bonus_defs = _bonuses(t.defense, s_def, n)
-    ranks = [0] * n  # the stable sort by cost is known before any card is built
-    for rank, i in enumerate(sorted(range(n), key=costs.__getitem__)):
-        ranks[i] = rank
+    # The stable sort by cost is known before any card is built: a card's rank is the count of cheaper cards
+    # plus that of the earlier cards of its cost (mana costs are 0..12, `check_weights`).
+    next_rank = list(itertools.accumulate([costs.count(c) for c in range(12)], initial=0))
     cards: list[Card | None] = [None] * n
-    steps, orders = _order_steps()
+    steps, orders, plans = _order_steps()
     k = orders.index((_AREA, _KEYWORDS, _DRAW, _MY_HEALTH, _OPP_HEALTH))  # the referee's initial order
     kd = 0
-    for ctype, cost, shuffle, pick, bonus_att, bonus_def, rank in zip(
-            types, costs, _shuffle_draws(s_order, n), picks, bonus_atts, bonus_defs, ranks):
+    for ctype, cost, shuffle, active, pick, bonus_att, bonus_def in zip(
+            types, costs, _shuffle_draws(s_order, n), actives, picks, bonus_atts, bonus_defs):
         k = steps[k][shuffle]  # Collections.shuffle of the one list, carried over from the last card
-        order = orders[k]
+        if ctype != BLUE:  # blue items draw no keywords, not even a count
+            kw_count = next(kw_counts)
+            if kw_count:
+                active |= 1 << _KEYWORDS
         budget = float(cost)
         got = [0, 0, 0, 0, 0]  # area, keyword mask, draw, myHealth, oppHealth
-        for prop in order:
+        for prop in plans[k][active]:  # the card's order, without the properties that change nothing
             if prop != _KEYWORDS:
                 mult, add, value = pick[prop]
                 spent = budget * mult - add
@@ -109,14 +132,14 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
                 else:
                     budget = spent
                     got[prop] = value
-            elif ctype != BLUE:
+            else:
                 mask = 0
-                for _ in range(next(kw_counts)):
-                    if kd == len(kw_draws):
-                        more, s_kw = _doubles(s_kw, _KW_CHUNK)
-                        kw_draws += more
-                    choice = kw_choices[mask]
-                    mult, add, bit = choice.values[bisect_left(choice.thresholds, kw_draws[kd])]
+                for _ in range(kw_count):
+                    choice = kw_choices[mask]  # as `_pick_indices`, one draw at a time
+                    i = choice.buckets[kw_tops[kd]]
+                    if i == _AMBIGUOUS:
+                        i = bisect_left(choice.thresholds, _exact_d(kw_raw, kd))
+                    mult, add, bit = choice.values[i]
                     kd += 1
                     spent = budget * mult - add
                     if spent < 0:
@@ -128,9 +151,46 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
         attack, defense, low = int(budget + bonus_att), int(budget + bonus_def), _MIN_DEFENSE[ctype]
         attack = 0 if attack < 0 or ctype == BLUE else attack * _SIGN[ctype]
         defense = (low if defense < low else defense) * _SIGN[ctype]  # noqa: FURB136 (max() is slower)
-        cards[rank] = Card(base_id=rank, type=ctype, cost=cost, attack=attack, defense=defense, keywords=got[1],
-                           my_health=got[3], opp_health=got[4], draw=got[2], area=got[0])
+        rank = next_rank[cost]
+        next_rank[cost] = rank + 1
+        cards[rank] = Card(rank, ctype, cost, attack, defense, got[1], got[3], got[4], got[2], got[0])
     return cast("tuple[Card, ...]", tuple(cards))  # every rank was filled
+
+
+def _budgeted_rows(t: _Tables, s_area: int, s_draw: int, s_my: int, s_opp: int, count: int
+                   ) -> tuple[Iterable[tuple[Any, ...]], bytes]:
+    """Per card its rows of the budgeted properties, indexed by property (area, None for the keywords, draw,
+    myHealth, oppHealth), and the set of those whose row is not a no-op (`_is_no_op`) as a mask of 1 << prop.
+
+    With the official weights (3 * 5 * 4 * 4 combinations) a card's four picks are one byte, its combination
+    (the index bytes added as byte lanes, each times its place value), and one `itemgetter` gives every
+    card's rows; else the rows are zipped per property."""
+    picked = [_pick_indices(choice, state, count) for choice, state in (
+        (t.area, s_area), (t.draw, s_draw), (t.my_health, s_my), (t.opp_health, s_opp))]
+    if t.combos:
+        place, combination = 1, 0
+        for choice, indices in zip((t.area, t.draw, t.my_health, t.opp_health), picked):
+            combination += int.from_bytes(indices, "little") * place
+            place *= len(choice.values)
+        combined = combination.to_bytes(count, "little")
+        return itemgetter(*combined)(t.combos), combined.translate(t.combo_actives)
+    rows = [itemgetter(*indices)(choice.values)
+            for choice, indices in zip((t.area, t.draw, t.my_health, t.opp_health), picked)]
+    # Byte lanes of 0 or 1 (`Choice.live`) times 1 << prop, added (nothing carries).
+    actives = sum(int.from_bytes(indices.translate(choice.live), "little") << prop for prop, choice, indices in zip(
+        (_AREA, _DRAW, _MY_HEALTH, _OPP_HEALTH), (t.area, t.draw, t.my_health, t.opp_health), picked))
+    return zip(rows[0], repeat(None), rows[1], rows[2], rows[3]), actives.to_bytes(count, "little")
+
+
+def _combinations(area: _Choice, draw: _Choice, my: _Choice, opp: _Choice) -> tuple[list[tuple[Any, ...]], bytes]:
+    """The rows and active set (`_budgeted_rows`) of every combination of the four budgeted picks, the area's
+    index varying fastest; none when there are more than 256 combinations."""
+    if len(area.values) * len(draw.values) * len(my.values) * len(opp.values) > 256:
+        return [], b""
+    combos = [(a, None, d, m, o) for o in opp.values for m in my.values for d in draw.values for a in area.values]
+    actives = [sum(0 if _is_no_op(row) else 1 << prop for prop, row in enumerate(rows) if row is not None)
+               for rows in combos]
+    return combos, bytes(actives + [0] * (256 - len(actives)))
 
 
 def card_to_string(card: Card) -> str:
@@ -164,6 +224,10 @@ def check_weights(raw: str | bytes) -> None:
         options = getattr(w, name)
         if not options or not any(o.weight > 0 for o in options) or any(o.mult_cost <= 0 for o in options):
             raise msgspec.ValidationError(f"{name}: expected options with a positive weight and multCost > 0")
+    for name in ("keyword_number_probabilities", "area_probabilities", "keyword_probabilities",
+                 "draw_probabilities", "my_health_probabilities", "opp_health_probabilities"):
+        if len(getattr(w, name)) > _MAX_OPTIONS:
+            raise msgspec.ValidationError(f"{name}: expected at most {_MAX_OPTIONS} options")
     if set(w.type_probabilities) - set(TYPE_NAMES):
         raise msgspec.ValidationError(f"typeProbabilities: expected keys among {', '.join(TYPE_NAMES)}")
     if any(not k.isdigit() or int(k) > 12 for k in w.mana_curve):
@@ -186,27 +250,53 @@ def _load_tables(weights: str = "") -> _Tables:
     # Keywords are always drawn "with blacklist": over the sorted rows not yet taken, summed in that order.
     kw_sorted = sorted(rows(w.keyword_probabilities, kw_bit), key=_weight_of)
     kw_free = ([p for p in kw_sorted if not p[1][2] & mask] for mask in range(1 << len(KEYWORD_NAMES)))
+    area, draw = _choice(rows(w.area_probabilities, area_index)), _choice(rows(w.draw_probabilities, int))
+    my, opp = _choice(rows(w.my_health_probabilities, int)), _choice(rows(w.opp_health_probabilities, int))
+    combos, combo_actives = _combinations(area, draw, my, opp)
     return _Tables(
         types=_choice([(wt, type_index(k)) for k, wt in w.type_probabilities.items()]),
         mana=_choice([(wt, int(k)) for k, wt in w.mana_curve.items()]),
-        area=_choice(rows(w.area_probabilities, area_index)),
+        area=area,
         kw_count=_choice([(wt, int(k)) for k, wt in w.keyword_number_probabilities.items()]),
-        keywords=tuple(_choice(free) if free else None for free in kw_free),
-        draw=_choice(rows(w.draw_probabilities, int)),
-        my_health=_choice(rows(w.my_health_probabilities, int)),
-        opp_health=_choice(rows(w.opp_health_probabilities, int)),
+        keywords=tuple(_choice(free, fine=False) if free else None for free in kw_free),
+        draw=draw,
+        my_health=my,
+        opp_health=opp,
         attack=w.bonus_attack_distribution,
         defense=w.bonus_defense_distribution,
+        combos=combos,
+        combo_actives=combo_actives,
     )
 
 
-def _choice(pairs: Sequence[tuple[float, Any]]) -> _Choice:
-    """WeightedChoiceGenerator over (weight, value) pairs: summed in the given order, walked stably sorted."""
+def _choice(pairs: Sequence[tuple[float, Any]], fine: bool = True) -> _Choice:
+    """WeightedChoiceGenerator over (weight, value) pairs: summed in the given order, walked stably sorted.
+    `fine`: with the second-level buckets (`Choice.fine`; not for the 63 keyword choices, drawn far less)."""
     total = _java_sum(wt for wt, _ in pairs)
     ranked = sorted(pairs, key=_weight_of)
     weights = [wt for wt, _ in ranked]
-    return _Choice(weights=weights, total=total, thresholds=_thresholds(weights, total),
-                   values=[v for _, v in ranked])
+    values = [v for _, v in ranked]
+    thresholds = _thresholds(weights, total)
+    if len(values) > _MAX_OPTIONS:  # check_weights refuses such a file first
+        raise ValueError(f"a weighted choice of {len(values)} options: at most {_MAX_OPTIONS} are supported")
+    buckets = _buckets(thresholds, 0, _BUCKET_SHIFT)
+    small = all(type(v) is int and 0 <= v <= 255 for v in values)
+    pad = [0] * (256 - len(values))
+    return _Choice(weights=weights, total=total, thresholds=thresholds, values=values, buckets=buckets,
+                   codes=bytes(values + pad) if small else b"",
+                   live=bytes([0 if _is_no_op(v) else 1 for v in values] + pad),
+                   fine={b: _buckets(thresholds, b << _BUCKET_SHIFT, _FINE_SHIFT)
+                         for b, index in enumerate(buckets) if index == _AMBIGUOUS} if fine else {})
+
+
+def _buckets(thresholds: list[int], start: int, shift: int) -> bytes:
+    """For each of 256 buckets of 2**shift D values from `start`: the index every D in it picks, or 255."""
+    out = bytearray()
+    for b in range(256):
+        low = start + (b << shift)
+        first, last = bisect_left(thresholds, low), bisect_left(thresholds, low + (1 << shift) - 1)
+        out.append(first if first == last else _AMBIGUOUS)
+    return bytes(out)
 
 
 def _walk(weights: list[float], total: float, d53: int) -> int:
@@ -260,10 +350,46 @@ def _java_sum(values: Iterable[float]) -> float:
     return total - comp
 
 
-def _picks(choice: _Choice, state: int, count: int) -> list[Any]:
-    """The next `count` picks of a weighted choice whose java.util.Random is in `state`."""
-    thresholds, values = choice.thresholds, choice.values
-    return [values[bisect_left(thresholds, d)] for d in _doubles(state, count)[0]]
+def _picks(choice: _Choice, state: int, count: int) -> Sequence[Any]:
+    """The next `count` picks of a weighted choice whose java.util.Random is in `state` (bytes when the values
+    are small ints)."""
+    picked = _pick_indices(choice, state, count)
+    return picked.translate(choice.codes) if choice.codes else [*map(choice.values.__getitem__, picked)]
+
+
+def _pick_indices(choice: _Choice, state: int, count: int) -> bytearray:
+    """The indices of the next `count` picks of a weighted choice whose java.util.Random is in `state`.
+
+    No D is made: the top byte of D is the top byte of the double's first state (bits 40..47), and that byte
+    alone gives the pick through `choice.buckets`, for all `count` draws at once in C (`bytes.translate`).
+    A draw in a bucket holding a threshold (a few in a hundred) looks D's next byte (state bits 32..39) up in
+    that bucket's second-level table, and only one in a sub-bucket holding a threshold (about 1 in 20,000)
+    gets its exact D and a bisection.
+    """
+    raw = _first_states(state, count)[0]
+    picked = bytearray(raw[5::8].translate(choice.buckets))
+    i = picked.find(_AMBIGUOUS)
+    fine = choice.fine
+    while i >= 0:
+        top = raw[8 * i + 5]
+        index = fine[top][raw[8 * i + 4]] if top in fine else _AMBIGUOUS  # D's next byte
+        picked[i] = index if index != _AMBIGUOUS else bisect_left(choice.thresholds, _exact_d(raw, i))
+        i = picked.find(_AMBIGUOUS, i + 1)
+    return picked
+
+
+def _first_states(state: int, count: int) -> tuple[bytes, int]:
+    """The first state of each of the next `count` nextDouble() (48 bits in 8 little-endian bytes each), and
+    the state after them."""
+    packed = _packed_states(state, count, 2)
+    last = packed >> (64 * (count - 1))
+    return packed.to_bytes(8 * count, "little"), (last * _MULT + _ADD) & _MASK
+
+
+def _exact_d(raw: bytes, i: int) -> int:
+    """The D of draw `i` of `_first_states`: next(26) of its first state, next(27) of the one after."""
+    first = int.from_bytes(raw[8 * i:8 * i + 6], "little")
+    return ((first >> 22) << 27) + (((first * _MULT + _ADD) & _MASK) >> 21)
 
 
 def _bonuses(dist: _Distribution, state: int, count: int) -> list[float]:
@@ -283,22 +409,40 @@ def _doubles(state: int, count: int) -> tuple[list[int], int]:
     return _unpack((high << 27) | low, 2 * count, 2), p >> (64 * (2 * count - 1))
 
 
-def _shuffle_draws(state: int, cards: int) -> list[int]:
+def _shuffle_draws(state: int, cards: int) -> bytes:
     """Per card the draws nextInt(5), nextInt(4), nextInt(3), nextInt(2) of the R-RNG shuffle of 5 properties,
-    as one number j5*24 + j4*6 + j3*2 + j2 (0..119; see `_order_steps`)."""
-    bits = _unpack((_packed_states(state, 4 * cards) >> 17) & _field_mask(31, 1, 4 * cards), 4 * cards, 1)
-    b5, b4, b3, b2 = bits[0::4], bits[1::4], bits[2::4], bits[3::4]
-    if max(b5) < 2147483645 and max(b3) < 2147483646:  # no rejected draw: one step per nextInt
-        return [(j5 % 5) * 24 + (j4 >> 29) * 6 + (j3 % 3) * 2 + (j2 >> 30) for j5, j4, j3, j2 in zip(b5, b4, b3, b2)]
-    rng = JavaRandom(state ^ _MULT)  # a rejection shifts the stream: replay it call by call
-    return [rng.next_int(5) * 24 + rng.next_int(4) * 6 + rng.next_int(3) * 2 + rng.next_int(2) for _ in range(cards)]
+    as one number j5*24 + j4*6 + j3*2 + j2 (0..119; see `_order_steps`).
+
+    All in C on bytes, one byte per card: each draw's next(31) is the low four bytes of its state's field
+    shifted right by 17. nextInt(4) and nextInt(2) are its top bits (of its top byte); nextInt(5) and
+    nextInt(3) are its value mod 5 and mod 3, and since 256 = 1 (mod 15) that is the sum of its four bytes
+    (each first reduced mod 15, so that the sum fits a byte) mod 5 or 3. The card's four bytes are added as
+    the byte lanes of one integer (no lane reaches 256, so nothing carries).
+    """
+    raw = (_packed_states(state, 4 * cards) >> 17).to_bytes(32 * cards, "little")
+    for first, reject in ((0, 2147483645), (16, 2147483646)):  # nextInt(5), nextInt(3): rejected next(31)
+        top = raw[first + 3::32]
+        c = top.find(127)
+        while c >= 0:
+            if int.from_bytes(raw[32 * c + first:32 * c + first + 4], "little") >= reject:
+                rng = JavaRandom(state ^ _MULT)  # a rejection shifts the stream: replay it call by call
+                return bytes(rng.next_int(5) * 24 + rng.next_int(4) * 6 + rng.next_int(3) * 2 + rng.next_int(2)
+                             for _ in range(cards))
+            c = top.find(127, c + 1)
+    lanes = [int.from_bytes(raw[k::32].translate(_MOD15), "little") for k in (0, 1, 2, 3, 16, 17, 18, 19)]
+    j5 = (lanes[0] + lanes[1] + lanes[2] + lanes[3]).to_bytes(cards, "little").translate(_MOD5_TIMES24)
+    j3 = (lanes[4] + lanes[5] + lanes[6] + lanes[7]).to_bytes(cards, "little").translate(_MOD3_TIMES2)
+    j4 = raw[11::32].translate(_BITS29_30_TIMES6)  # byte 3 of the second draw's next(31): its bits 24..30
+    j2 = raw[27::32].translate(_BIT30)
+    return sum(int.from_bytes(j, "little") for j in (j5, j4, j3, j2)).to_bytes(cards, "little")
 
 
 @functools.cache
-def _order_steps() -> tuple[list[list[int]], list[tuple[int, ...]]]:
-    """The property order's shuffle as a table: the 120 orders of the five properties, and for each order and
-    each shuffle (a number of `_shuffle_draws`) the order it becomes. Looking the next order up is a third of
-    the cost of the four swaps of Collections.shuffle, once per card."""
+def _order_steps() -> tuple[list[list[int]], list[tuple[int, ...]], list[list[tuple[int, ...]]]]:
+    """The property order's shuffle as a table: for each of the 120 orders of the five properties and each
+    shuffle (a number of `_shuffle_draws`) the order it becomes; the orders; for each order and each set of
+    properties (a mask of 1 << prop) that order's properties in the set. Looking the next order up is a third
+    of the cost of the four swaps of Collections.shuffle, once per card."""
     orders = list(itertools.permutations(range(5)))
     index = {order: k for k, order in enumerate(orders)}
     steps = []
@@ -310,33 +454,43 @@ def _order_steps() -> tuple[list[list[int]], list[tuple[int, ...]]]:
                 o[i], o[j] = o[j], o[i]  # Collections.shuffle: swap i with a draw in 0..i, from the end
             row.append(index[tuple(o)])
         steps.append(row)
-    return steps, orders
+    plans = [[tuple(p for p in order if active >> p & 1) for active in range(32)] for order in orders]
+    return steps, orders, plans
 
 
-def _packed_states(state: int, steps: int) -> int:
-    """The next `steps` raw 48-bit states of a java.util.Random in `state`, one per 64-bit field.
+def _is_no_op(row: Any) -> bool:
+    """A row that changes nothing, taken or not: value 0 at multCost 1, addCost 0. Taken, the budget stays
+    `budget * 1.0 - 0.0` (itself, -0.0 included); rejected (only a negative budget), it is restored as
+    `(budget + 0.0) / 1.0`, itself again; and the value is the card's default 0 either way."""
+    return type(row) is tuple and row[0] == 1.0 and row[1] == 0.0 and row[2] == 0
+
+
+def _packed_states(state: int, fields: int, stride: int = 1) -> int:
+    """Raw 48-bit states of a java.util.Random in `state`, one per 64-bit field: field k holds the state after
+    `stride * k + 1` steps (every state for stride 1; the first of each nextDouble's two for stride 2).
 
     `state * a mod 2**48` is taken as `lo*a_lo + ((lo*a_hi + hi*a_lo) mod 2**24 << 24)` over 24-bit halves,
     so that no field ever holds more than 50 bits and nothing carries into the next field.
     """
-    mults_lo, mults_hi, adds, low24, low48 = _jump(steps)
+    mults_lo, mults_hi, adds, low24, low48 = _jump(fields, stride)
     lo, hi = state & _LOW24, state >> 24
     cross = (lo * mults_hi + hi * mults_lo) & low24
     return (lo * mults_lo + (cross << 24) + adds) & low48
 
 
 @functools.cache
-def _jump(steps: int) -> tuple[int, int, int, int, int]:
-    """Packed jump-ahead: field k holds the affine map of k+1 LCG steps (multiplier in 24-bit halves), then
-    the 24- and 48-bit field masks."""
+def _jump(fields: int, stride: int = 1) -> tuple[int, int, int, int, int]:
+    """Packed jump-ahead: field k holds the affine map of `stride * k + 1` LCG steps (multiplier in 24-bit
+    halves), then the 24- and 48-bit field masks."""
     mults, adds = [], []
     a, c = 1, 0
-    for _ in range(steps):
+    for step in range(stride * (fields - 1) + 1):
         a, c = (a * _MULT) & _MASK, (c * _MULT + _ADD) & _MASK
-        mults.append(a)
-        adds.append(c)
+        if step % stride == 0:
+            mults.append(a)
+            adds.append(c)
     return (_pack([m & _LOW24 for m in mults]), _pack([m >> 24 for m in mults]), _pack(adds),
-            _pack([_LOW24] * steps), _pack([_MASK] * steps))
+            _pack([_LOW24] * fields), _pack([_MASK] * fields))
 
 
 @functools.cache

@@ -42,12 +42,20 @@ class Choice(msgspec.Struct, frozen=True):
     """A weighted choice; `values[bisect_left(thresholds, D)]` is the referee's pick for nextDouble() = D/2**53.
 
     Values are ints (type, cost, keyword count) or (mult, add, value) rows of budgeted properties.
+    `buckets[D >> 45]` is that index already when no threshold falls inside D's bucket of 2**45 values, else
+    255 (`engine.cardgen._pick_indices`); `codes[index]` is the value when every value is an int in 0..255;
+    `live[index]` is 0 for a row that changes nothing (`engine.cardgen._is_no_op`), else 1. A choice has at
+    most 255 options (`engine.cardgen.check_weights`), so that an index is a byte.
     """
 
     weights: list[float]  # sorted, as the referee walks them
     total: float
     thresholds: list[int]
     values: list[Any]  # ints or (mult, add, value) rows
+    buckets: bytes = b""
+    codes: bytes = b""
+    live: bytes = b""
+    fine: dict[int, bytes] = {}  # for each ambiguous bucket, its 256 sub-buckets by D's next byte, as `buckets`
 
 
 class Tables(msgspec.Struct, frozen=True):
@@ -61,6 +69,9 @@ class Tables(msgspec.Struct, frozen=True):
     opp_health: Choice
     attack: Distribution
     defense: Distribution
+    # Every combination of the four budgeted picks and its active set (`engine.cardgen._combinations`).
+    combos: list[tuple[Any, ...]] = []
+    combo_actives: bytes = b""
 
 
 __all__ = ["Option", "Distribution", "Weights", "Choice", "Tables"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from operator import eq
 from typing import Sequence
 
 from locm.events.catalog import DeckChosen
@@ -29,7 +30,14 @@ def fill_deck(chosen: list[int], pool_size: int, deck_size: int, max_copies: int
 
 def deck_problem(base_ids: Sequence[int], pool_size: int, deck_size: int, max_copies: int) -> str | None:
     """Why a deck is not a legal choice (R-CONSTRUCT), or None: cards of the pool, copies, the deck size.
-    The one check behind both a bot's answer (`protocol.parse_construct`) and a built-in agent's `BuildDeck`."""
+    The one check behind both a bot's answer (`protocol.parse_construct`) and a built-in agent's `BuildDeck`.
+
+    A legal deck (every game has two) is confirmed in C on the sorted ids: in the pool, and no id equal to
+    the one `max_copies` places after it; only a refused deck is walked in order, for the first problem."""
+    ids = sorted(base_ids)
+    if (len(ids) == deck_size and (not ids or 0 <= ids[0] and ids[-1] < pool_size)
+            and max_copies > 0 and not any(map(eq, ids, ids[max_copies:]))):
+        return None
     counts: dict[int, int] = {}
     for b in base_ids:
         if not 0 <= b < pool_size:

@@ -41,9 +41,10 @@ _KW_STRINGS = tuple(
 )
 
 
-class Card(msgspec.Struct, frozen=True, kw_only=True, array_like=True, gc=False):
+class Card(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """One card definition. Item damage is a negative ``defense`` (R-DRAFT). Never tracked by the garbage
-    collector (``gc=False``): numbers and strings only, so never part of a reference cycle."""
+    collector (``gc=False``): numbers and strings only, so never part of a reference cycle. Not keyword-only:
+    the 1.5 generator makes 120 a game positionally (a third cheaper); elsewhere name the fields."""
 
     base_id: int
     type: int

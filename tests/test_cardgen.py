@@ -9,6 +9,7 @@ import re
 from bisect import bisect_left
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -189,6 +190,55 @@ def test_packed_doubles_match_java_random(state, count):
     assert cardgen._doubles(after, 1)[0] == [int(ref.next_double() * 2**53)], f"state={state}"
 
 
+@given(st.integers(min_value=0, max_value=2**48 - 1), st.integers(min_value=1, max_value=40))
+def test_first_states_give_java_random_doubles(state, count):
+    ref = JavaRandom(state ^ cardgen._MULT)
+    raw, after = cardgen._first_states(state, count)
+    assert [cardgen._exact_d(raw, i) for i in range(count)] == [int(ref.next_double() * 2**53) for _ in range(count)]
+    assert cardgen._exact_d(cardgen._first_states(after, 1)[0], 0) == int(ref.next_double() * 2**53)
+
+
+def test_buckets_agree_with_the_walk():
+    # a bucket's index is the walk's pick at both ends of the bucket (the walk never decreases in between)
+    for name, choice in _all_choices():
+        assert len(choice.buckets) == 256, name
+        for b, index in enumerate(choice.buckets):
+            first, last = b << 45, ((b + 1) << 45) - 1
+            ends = {cardgen._walk(choice.weights, choice.total, first), cardgen._walk(choice.weights, choice.total, last)}
+            assert (index == 255) == (len(ends) == 2), f"{name} bucket {b}"
+            assert index == 255 or ends == {index}, f"{name} bucket {b}"
+
+
+def test_fine_buckets_agree_with_the_walk():
+    for name, choice in _all_choices():
+        for b, table in choice.fine.items():
+            assert choice.buckets[b] == 255, f"{name} bucket {b}"
+            for c, index in enumerate(table):
+                first = ((b << 8) | c) << 37
+                ends = {cardgen._walk(choice.weights, choice.total, d) for d in (first, first + (1 << 37) - 1)}
+                assert (index == 255) == (len(ends) == 2) and (index == 255 or ends == {index}), f"{name} {b}.{c}"
+
+
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_pick_indices_near_every_threshold(low_bits):
+    # a draw whose D shares its top 16 bits with a threshold: the second-level bucket, then the exact D
+    for name, choice in _all_choices():
+        for t in choice.thresholds:
+            first = ((t >> 37) << 32) | low_bits  # the double's first state: D's top 16 bits are its bits 32..47
+            state = _state_before(first)
+            d = int(JavaRandom(state ^ cardgen._MULT).next_double() * 2**53)
+            assert list(cardgen._pick_indices(choice, state, 1)) == [cardgen._walk(choice.weights, choice.total, d)], (
+                f"{name} t={t} state={state}")
+
+
+@given(st.integers(min_value=0, max_value=2**48 - 1), st.integers(min_value=1, max_value=200))
+def test_pick_indices_equal_the_walk(state, count):
+    draws = cardgen._doubles(state, count)[0]
+    for name, choice in _all_choices():
+        expected = [cardgen._walk(choice.weights, choice.total, d) for d in draws]
+        assert list(cardgen._pick_indices(choice, state, count)) == expected, f"{name} state={state}"
+
+
 @given(st.integers(min_value=0, max_value=2**48 - 1), st.integers(min_value=1, max_value=30))
 def test_shuffle_draws_match_java_random(state, cards):
     ref = JavaRandom(state ^ cardgen._MULT)
@@ -198,7 +248,7 @@ def test_shuffle_draws_match_java_random(state, cards):
 
 
 def test_order_steps_are_collections_shuffle():
-    steps, orders = cardgen._order_steps()
+    steps, orders, _ = cardgen._order_steps()
     for k in (0, 17, 119):
         for shuffle in range(120):
             order = list(orders[k])
@@ -224,7 +274,17 @@ def test_shuffle_draws_replay_a_rejected_draw(draw, bits):
     assert [(n // 24, n // 6 % 4, n // 2 % 3, n % 2) for n in cardgen._shuffle_draws(state, 3)] == expected
 
 
-def test_keyword_draws_refilled_on_demand(monkeypatch):
-    monkeypatch.setattr(cardgen, "_KW_CHUNK", 2)  # force many refills of the keyword stream
-    expected = _vector_sets()[42]
-    assert [card_to_string(c) for c in generate_cards(42)] == expected
+def test_rows_zipped_per_property_without_the_combination_table(monkeypatch):
+    # weights with more than 256 combinations of the budgeted picks take the per-property path
+    tables = msgspec.structs.replace(cardgen._load_tables(), combos=[], combo_actives=b"")
+    monkeypatch.setattr(cardgen, "_load_tables", lambda weights="": tables)
+    for seed in sorted(_vector_sets()):
+        assert [card_to_string(c) for c in generate_cards(seed)] == _vector_sets()[seed], f"seed={seed}"
+
+
+def test_check_weights_refuses_more_options_than_a_byte_indexes():
+    weights = json.loads(cardgen.official_weights())
+    cardgen.check_weights(json.dumps(weights))
+    weights["drawProbabilities"] = [{"name": str(i), "weight": 1, "multCost": 1, "addCost": 0} for i in range(256)]
+    with pytest.raises(msgspec.ValidationError, match="at most 255 options"):
+        cardgen.check_weights(json.dumps(weights))
