@@ -137,17 +137,13 @@ def draft_events(out: Out, created: GameCreated, rules: Ruleset) -> None:
 
 def pick(state: GameState, out: Out, player: int, index: int) -> None:
     last = player == 1 and state.round == state.rules.draft_rounds - 1
-    picked = out.emit(
-        CardPicked(
-            seq=out.seq,
-            cause=out.cause,
-            rule="R-DRAFT",
-            player=player,
-            round=state.round,
-            base_id=state.offer[index],
-            ends_phase=last,
-        )
-    )
+    picked = out.emit(picked_event(state, out.seq, out.cause, player, index, last))
     if last:
         p0, p1 = state.players
         begin_battle(state, out, (p0.picks, p1.picks + [state.offer[index]]), picked)
+
+
+def picked_event(state: GameState, seq: int, cause: int, player: int, index: int, last: bool) -> CardPicked:
+    """The `CardPicked` of `player` taking card `index` of the offer (`last`: the draft's last pick)."""
+    return CardPicked(seq=seq, cause=cause, rule="R-DRAFT", player=player, round=state.round,
+                      base_id=state.offer[index], ends_phase=last)
