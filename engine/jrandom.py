@@ -88,8 +88,23 @@ class JavaRandom:
         return ((self.next(26) << 27) + self.next(27)) * _DOUBLE_UNIT
 
     def shuffle(self, items: list[Any]) -> None:
-        """Collections.shuffle(list, rnd) for a random-access list, in place."""
-        for i in range(len(items), 1, -1):
+        """Collections.shuffle(list, rnd) for a random-access list, in place.
+
+        The draws come from one batch (`next31s`): a deck of 30 took 29 `next_int` calls, a tenth of a 1.2
+        game's draft. A batch that holds a draw Java might reject (above 2**31 - len(items)) is thrown away
+        and the shuffle replayed call by call from the same state."""
+        n = len(items)
+        if n < 2:
+            return
+        start = self._seed
+        bits = self.next31s(n - 1)  # the draw of nextInt(i) for i = n, n-1, ..., 2
+        if max(bits) <= 0x80000000 - n:  # then no draw is rejected at any bound <= n
+            for i, b in zip(range(n, 1, -1), bits):
+                j = b % i if i & (i - 1) else (i * b) >> 31  # a power of two takes the high bits
+                items[i - 1], items[j] = items[j], items[i - 1]
+            return
+        self._seed = start
+        for i in range(n, 1, -1):
             j = self.next_int(i)
             items[i - 1], items[j] = items[j], items[i - 1]
 

@@ -174,3 +174,32 @@ def test_draft_offers_near_a_rejected_draw(seed):
 
     assert _offers_batched(seed, 30) is None
     assert draft_offers(seed) == _reference_offers(seed)
+
+
+def _reference_shuffle(r: JavaRandom, items: list[int]) -> None:
+    for i in range(len(items), 1, -1):
+        j = _reference_next_int(r, i)
+        items[i - 1], items[j] = items[j], items[i - 1]
+
+
+@given(st.integers(min_value=-(2**63), max_value=2**63 - 1), st.integers(min_value=0, max_value=80))
+def test_batched_shuffle_is_collections_shuffle(seed, n):
+    fast, ref = JavaRandom(seed), JavaRandom(seed)
+    a, b = list(range(n)), list(range(n))
+    fast.shuffle(a)
+    _reference_shuffle(ref, b)
+    assert a == b
+    assert fast.next(32) == ref.next(32)
+
+
+def test_shuffle_with_rejectable_draws_replays_call_by_call():
+    # 100,000 items: some draw lies above 2**31 - 100,000 (about 4.6 expected), so the batch is given up.
+    r = JavaRandom(7)
+    bits = JavaRandom(7).next31s(99_999)
+    assert max(bits) > 0x80000000 - 100_000
+    a, b = list(range(100_000)), list(range(100_000))
+    r.shuffle(a)
+    ref = JavaRandom(7)
+    _reference_shuffle(ref, b)
+    assert a == b
+    assert r.next(32) == ref.next(32)
