@@ -33,7 +33,7 @@ def decide(state: GameState, command: Command, cause: int = -1) -> list[Event]:
     phase, handler, kind = handler_row
     player = state.current
     if phase == DRAFT and cause == -1:
-        quick = _quick_pick(state, player, cast(Pick, command))
+        quick = _quick_pick(state, player, command)  # type: ignore[arg-type]  # only a Pick is a DRAFT command
         if quick is not None:
             return quick
     out = Out(state, cause)

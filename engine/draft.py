@@ -130,7 +130,7 @@ def draft_events(out: Out, created: GameCreated, rules: Ruleset) -> None:
         pool = list(dict.fromkeys(b for t in offers for b in t))
     else:
         pool, offers = draft_offers(cast(int, created.draft_choices_seed), rules.draft_rounds)  # a 1.2 seed param
-    out.emit(CardPoolDefined(seq=out.seq, cause=out.cause, rule="R-DRAFT", cards=tuple(cards[b] for b in pool)))
+    out.emit(CardPoolDefined(seq=out.seq, cause=out.cause, rule="R-DRAFT", cards=tuple([cards[b] for b in pool])))
     for rnd, triple in enumerate(offers):
         out.emit(DraftOffered(seq=out.seq, cause=out.cause, rule="R-DRAFT", round=rnd, base_ids=triple))
 
