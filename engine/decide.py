@@ -103,7 +103,8 @@ def _pick(state: GameState, out: Out, player: int, command: Pick) -> None:
 
 
 def _check_pick(state: GameState, command: Pick) -> None:
-    _need_player(state, command.player, command)
+    if command.player != state.current:  # tested here first: a call less for each of a game's 60 picks
+        _need_player(state, command.player, command)
     if not 0 <= command.index < len(state.offer):
         raise CommandError(f"PICK index must be 0..{len(state.offer) - 1}, got {command.index}", command)
 
