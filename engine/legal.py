@@ -28,8 +28,8 @@ move or was an enemy Guard):
 Health, defense, Ward and the decks are read by neither. The parts are immutable tuples, so a state's copy
 shares them. A summon or a use rebuilds the hand's part: trimming it in place instead (the played card's
 entries, those no longer affordable, a filled lane's summons) must walk the hand all the same, and measured
-about 5% slower a game than the rebuild (1.2, random agents, in-process A/B). `fresh_legal_actions` builds the list without the cache (the property tests compare the two
-after every step).
+about 5% slower a game than the rebuild (1.2, random agents, in-process A/B). `fresh_legal_actions` builds
+the list without the cache (the property tests compare the two after every step).
 """
 
 from __future__ import annotations
