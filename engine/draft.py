@@ -69,9 +69,9 @@ def _offers_batched(draft_choices_seed: int, rounds: int) -> tuple[list[int], li
             return None
     pool = [i + 1 for i in distinct[:size]]
     k = firsts.index(distinct[size - 1]) + 1
-    if not size & (size - 1):  # next_int of a power of two (a variant's short draft) takes the high bits
-        bits = [0] * k + [(size * b) >> 31 for b in bits[k:]]
-        size = 1 << 31
+    if not size & (size - 1):  # next_int of a power of two (a variant's short draft) takes the high bits:
+        bits = [0] * k + [(size * b) >> 31 for b in bits[k:]]  # the rounds' values themselves, which the
+        size = 1 << 31  # `% size` below then leaves as they are
     # next_int(size) is b % size here (no rejection, see above), taken per draw as the rounds use them
     n = len(bits)
     offers = []
