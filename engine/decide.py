@@ -32,6 +32,10 @@ def decide(state: GameState, command: Command, cause: int = -1) -> list[Event]:
         raise CommandError(f"{command.text()} is not a {state.phase} command", command)
     phase, handler, kind = handler_row
     player = state.current
+    if phase == DRAFT and cause == -1:
+        quick = _quick_pick(state, player, command)  # type: ignore[arg-type]  # only a Pick is a DRAFT command
+        if quick is not None:
+            return quick
     out = Out(state, cause)
     if cause == -1:
         out.cause = out.emit(
@@ -64,6 +68,27 @@ def _battle_action(state: GameState, out: Out, player: int, command: BattleActio
         items.use(state, out, player, use.id, use.target)
 
 
+_PICK_TEXTS = tuple(Pick(0, i).text() for i in range(3))
+
+
+def _quick_pick(state: GameState, player: int, command: Pick) -> list[Event] | None:
+    """A pick that is not the draft's last, as its two events (the record and the `CardPicked`), or None for
+    the last (which orders the decks and starts the battle: `_pick` through `Out`).
+
+    Why a path of its own: a game has 60 picks, and the general path (an `Out`, two `emit`s, the record's
+    text formatted) was a third of a pick's time. The checks are `_pick`'s."""
+    _check_pick(state, command)
+    if player == 1 and state.round == state.rules.draft_rounds - 1:
+        return None
+    seq = state.seq
+    index = command.index
+    return [
+        ActionReceived(seq=seq, cause=-1, rule="R-ACTIONS", player=player,
+                       text=_PICK_TEXTS[index] if index < 3 else command.text(), kind=ACTION),
+        draft.picked_event(state, seq + 1, seq, player, index, False),
+    ]
+
+
 def _end_turn(state: GameState, out: Out, player: int, command: Command) -> None:
     drawing.end_turn(state, out, player)
 
@@ -73,10 +98,15 @@ def _pass(state: GameState, out: Out, player: int, command: Command) -> None:
 
 
 def _pick(state: GameState, out: Out, player: int, command: Pick) -> None:
-    _need_player(state, command.player, command)
+    _check_pick(state, command)
+    draft.pick(state, out, command.player, command.index)
+
+
+def _check_pick(state: GameState, command: Pick) -> None:
+    if command.player != state.current:  # tested here first: a call less for each of a game's 60 picks
+        _need_player(state, command.player, command)
     if not 0 <= command.index < len(state.offer):
         raise CommandError(f"PICK index must be 0..{len(state.offer) - 1}, got {command.index}", command)
-    draft.pick(state, out, command.player, command.index)
 
 
 def _build(state: GameState, out: Out, player: int, command: BuildDeck) -> None:

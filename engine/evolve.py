@@ -210,8 +210,7 @@ def _deck_ordered(state: GameState, e: DeckOrdered) -> None:
     cards = state.cards
     p = e.player
     deck = [Unit(i, cards[b], p) for i, b in zip(e.ids, e.base_ids)]
-    for u in deck:
-        state.units[u.id] = u
+    state.units.update(zip(e.ids, deck))
     deck.reverse()  # the top card last, so that drawing is a pop()
     state.players[p].deck = deck
 

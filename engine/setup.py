@@ -131,7 +131,7 @@ def build_decks(state: GameState, out: Out, chosen: tuple[list[int], list[int]],
         if scheme == IDS_12:
             order = list(picks)
             JavaRandom(_shuffle_seed(created, p)).shuffle(order)
-            ids = tuple(2 * i + p + 1 for i in range(n))
+            ids = tuple(range(p + 1, 2 * n + p + 1, 2))  # 2*i + p + 1 for each i
             base_ids = tuple(order)
         else:
             if scheme == IDS_REVISED:
