@@ -14,8 +14,8 @@ Referee details reproduced here:
 
 Speed (about 3,000 LCG steps per set; Python pays per object, so as few Python ints as possible are made):
 - each sub-generator's calls are known in advance, so its states are computed all at once by jump-ahead on
-  one packed integer (`_packed_states`) and turned into bytes, and the draws are read from those bytes by
-  C-level byte operations (slicing, `bytes.translate`, adding byte lanes as integers);
+  one packed integer (`engine.jrandom.packed_states`) and turned into bytes, and the draws are read from
+  those bytes by C-level byte operations (slicing, `bytes.translate`, adding byte lanes as integers);
 - a weighted choice needs no D: D's top byte is the top byte of the double's first state, and a 256-entry
   bucket table turns it into the pick (`_pick_indices`); only a draw in a bucket holding a threshold gets
   its exact D and a `bisect` on thresholds found once by bisecting on the referee's walk (`_thresholds`);
@@ -30,8 +30,6 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import itertools
-import sys
-from array import array
 from bisect import bisect_left
 from itertools import repeat
 from operator import itemgetter
@@ -41,7 +39,8 @@ import msgspec
 
 from locm.engine.cardweights import Choice as _Choice, Distribution as _Distribution, Option as _Option
 from locm.engine.cardweights import Tables as _Tables, Weights as _Weights
-from locm.engine.jrandom import JavaRandom
+from locm.engine.jrandom import JavaRandom, field_mask as _field_mask, packed_states as _packed_states
+from locm.engine.jrandom import unpack as _unpack
 from locm.events.cards import (
     AREA_NAMES,
     BLUE,
@@ -59,7 +58,6 @@ WEIGHTS_RESOURCE = "cardWeights-1.5.json"
 _MULT = 0x5DEECE66D
 _ADD = 0xB
 _MASK = (1 << 48) - 1
-_LOW24 = (1 << 24) - 1
 _DOUBLE_UNIT = 1.0 / (1 << 53)
 _D_LIMIT = 1 << 53  # nextDouble() is D * 2**-53 with D in [0, _D_LIMIT)
 _BRACKET = 64  # half-width of the first bracket of a threshold's bisection (`_thresholds`)
@@ -101,7 +99,7 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
     kw_numbers = _picks(t.kw_count, s_kwn, n)  # one per non-blue card, in card order
     kw_counts = iter(kw_numbers)
     # Enough keyword draws for every count in full (a rejected keyword ends a card's draws early), rounded up
-    # to a multiple of 32 so that few sizes of jump-ahead constants are ever built (`_jump` caches each size).
+    # to a multiple of 32 so that few sizes of jump-ahead constants are ever built (engine.jrandom caches them per size).
     kw_raw = _first_states(s_kw, (sum(kw_numbers[:n - types.count(BLUE)]) // 32 + 1) * 32)[0]
     kw_tops = kw_raw[5::8]
     kw_choices = cast("tuple[_Choice, ...]", t.keywords)  # None only where no keyword is left to draw
@@ -463,49 +461,6 @@ def _is_no_op(row: Any) -> bool:
     `budget * 1.0 - 0.0` (itself, -0.0 included); rejected (only a negative budget), it is restored as
     `(budget + 0.0) / 1.0`, itself again; and the value is the card's default 0 either way."""
     return type(row) is tuple and row[0] == 1.0 and row[1] == 0.0 and row[2] == 0
-
-
-def _packed_states(state: int, fields: int, stride: int = 1) -> int:
-    """Raw 48-bit states of a java.util.Random in `state`, one per 64-bit field: field k holds the state after
-    `stride * k + 1` steps (every state for stride 1; the first of each nextDouble's two for stride 2).
-
-    `state * a mod 2**48` is taken as `lo*a_lo + ((lo*a_hi + hi*a_lo) mod 2**24 << 24)` over 24-bit halves,
-    so that no field ever holds more than 50 bits and nothing carries into the next field.
-    """
-    mults_lo, mults_hi, adds, low24, low48 = _jump(fields, stride)
-    lo, hi = state & _LOW24, state >> 24
-    cross = (lo * mults_hi + hi * mults_lo) & low24
-    return (lo * mults_lo + (cross << 24) + adds) & low48
-
-
-@functools.cache
-def _jump(fields: int, stride: int = 1) -> tuple[int, int, int, int, int]:
-    """Packed jump-ahead: field k holds the affine map of `stride * k + 1` LCG steps (multiplier in 24-bit
-    halves), then the 24- and 48-bit field masks."""
-    mults, adds = [], []
-    a, c = 1, 0
-    for step in range(stride * (fields - 1) + 1):
-        a, c = (a * _MULT) & _MASK, (c * _MULT + _ADD) & _MASK
-        if step % stride == 0:
-            mults.append(a)
-            adds.append(c)
-    return (_pack([m & _LOW24 for m in mults]), _pack([m >> 24 for m in mults]), _pack(adds),
-            _pack([_LOW24] * fields), _pack([_MASK] * fields))
-
-
-@functools.cache
-def _field_mask(bits: int, stride: int, count: int) -> int:
-    """`bits` low ones in every `stride`-th 64-bit field, `count` times."""
-    return _pack([(1 << bits) - 1 if k % stride == 0 else 0 for k in range(stride * count)])
-
-
-def _pack(values: list[int]) -> int:
-    return int.from_bytes(b"".join(v.to_bytes(8, "little") for v in values), "little")
-
-
-def _unpack(packed: int, fields: int, stride: int) -> list[int]:
-    """Every `stride`-th 64-bit field, from the first."""
-    return array("Q", packed.to_bytes(fields * 8, sys.byteorder))[::stride].tolist()
 
 
 __all__ = ["official_weights", "check_weights", "CARDS_PER_SET", "SUMMARY_PREFIX", "card_to_string",

@@ -70,16 +70,15 @@ class JavaRandom:
 
         A caller that makes many `next_int` calls in a row (the draft's offers: about 166) takes its draws
         from this list instead: one call per draw was half of a game's creation. The states come from one
-        packed jump-ahead (`_packed_states`). `next_int(bound)` is `bits % bound` for a `bits` of at most
+        packed jump-ahead (`packed_states`). `next_int(bound)` is `bits % bound` for a `bits` of at most
         2**31 - bound (`bound * bits >> 31` for a power of two); above that Java may reject the draw and take
         the next one, which the caller must handle (or replay call by call).
         """
         if count <= 0:
             return []
-        packed = _packed_states(self._seed, count)
+        packed = packed_states(self._seed, count)
         self._seed = packed >> (64 * (count - 1))
-        fields = (packed >> 17) & _jump(count)[5]
-        return array("Q", fields.to_bytes(count * 8, sys.byteorder)).tolist()
+        return unpack((packed >> 17) & field_mask(31, 1, count), count)
 
     def next_long(self) -> int:
         return _signed64((self.next(32) << 32) + self.next(32))
@@ -112,35 +111,54 @@ class JavaRandom:
 _LOW24 = (1 << 24) - 1
 
 
-def _packed_states(state: int, steps: int) -> int:
-    """The next `steps` raw 48-bit states after `state`, one per 64-bit field (the first in the lowest).
+# Many states at once, for callers that know in advance how many draws they take (engine.cardgen's
+# sub-generators, `JavaRandom.next31s`): Python pays per object and per call, and a jump-ahead on one packed
+# integer makes hundreds of states with a handful of big-integer operations.
+
+
+def packed_states(state: int, fields: int, stride: int = 1) -> int:
+    """Raw 48-bit states of a java.util.Random whose state is `state`, one per 64-bit field (the first in the
+    lowest): field k holds the state after `stride * k + 1` steps (every state for stride 1; the first of
+    each nextDouble's two for stride 2).
 
     `state * a mod 2**48` is taken as `lo*a_lo + ((lo*a_hi + hi*a_lo) mod 2**24 << 24)` over 24-bit halves,
-    so that no field ever holds more than 50 bits and nothing carries into the next field. (engine.cardgen
-    has the same jump-ahead for its sub-generators.)
+    so that no field ever holds more than 50 bits and nothing carries into the next field.
     """
-    mults_lo, mults_hi, adds, low24, low48, _ = _jump(steps)
+    mults_lo, mults_hi, adds, low24, low48 = _jump(fields, stride)
     lo, hi = state & _LOW24, state >> 24
     cross = (lo * mults_hi + hi * mults_lo) & low24
     return (lo * mults_lo + (cross << 24) + adds) & low48
 
 
 @functools.cache
-def _jump(steps: int) -> tuple[int, int, int, int, int, int]:
-    """Packed jump-ahead: field k holds the affine map of k+1 LCG steps (multiplier in 24-bit halves), then
-    the 24-, 48- and 31-bit field masks."""
+def _jump(fields: int, stride: int = 1) -> tuple[int, int, int, int, int]:
+    """Packed jump-ahead: field k holds the affine map of `stride * k + 1` LCG steps (multiplier in 24-bit
+    halves), then the 24- and 48-bit field masks."""
     mults, adds = [], []
     a, c = 1, 0
-    for _ in range(steps):
+    for step in range(stride * (fields - 1) + 1):
         a, c = (a * _MULT) & _MASK, (c * _MULT + _ADD) & _MASK
-        mults.append(a)
-        adds.append(c)
-    return (_pack([m & _LOW24 for m in mults]), _pack([m >> 24 for m in mults]), _pack(adds),
-            _pack([_LOW24] * steps), _pack([_MASK] * steps), _pack([(1 << 31) - 1] * steps))
+        if step % stride == 0:
+            mults.append(a)
+            adds.append(c)
+    return (pack([m & _LOW24 for m in mults]), pack([m >> 24 for m in mults]), pack(adds),
+            pack([_LOW24] * fields), pack([_MASK] * fields))
 
 
-def _pack(values: list[int]) -> int:
+@functools.cache
+def field_mask(bits: int, stride: int, count: int) -> int:
+    """`bits` low ones in every `stride`-th 64-bit field, `count` times."""
+    return pack([(1 << bits) - 1 if k % stride == 0 else 0 for k in range(stride * count)])
+
+
+def pack(values: list[int]) -> int:
+    """Values below 2**64 as the 64-bit fields of one integer, the first in the lowest."""
     return int.from_bytes(b"".join(v.to_bytes(8, "little") for v in values), "little")
 
 
-__all__ = ["JavaRandom"]
+def unpack(packed: int, fields: int, stride: int = 1) -> list[int]:
+    """Every `stride`-th of the `fields` 64-bit fields of `packed`, from the first."""
+    return array("Q", packed.to_bytes(fields * 8, sys.byteorder))[::stride].tolist()
+
+
+__all__ = ["JavaRandom", "packed_states", "field_mask", "pack", "unpack"]
