@@ -43,10 +43,7 @@ def summon(state: GameState, out: Out, p: int, unit_id: int, lane: int) -> None:
     placed = 1
     if state.rules.area and c.area:
         copy_lane = lane if c.area == 1 else 1 - lane
-        count = 1 if copy_lane == lane else 0  # the creature just summoned
-        for v in state.players[p].board:
-            if v.lane == copy_lane:
-                count += 1
+        count = state.players[p].lane_count(copy_lane) + (copy_lane == lane)  # + the creature just summoned
         if lane_free(copy_lane, count, state.rules.lane_size) is None:  # the same room rule as a summon's
             copy_id = unit_id + 1 if state.rules.id_scheme == IDS_REVISED else state.next_id
             out.emit(

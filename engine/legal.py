@@ -142,11 +142,7 @@ def problem(state: GameState, action: Command) -> str | None:
         reason = (_in_hand(u, action.id) or _affordable(cast(Unit, u).card.cost, me.mana, action.id)
                   or _summonable(cast(Unit, u).card.type, action.id))  # _in_hand refused None
         if reason is None:
-            count = 0
-            for v in me.board:
-                if v.lane == lane:
-                    count += 1
-            reason = lane_free(lane, count, state.rules.lane_size)
+            reason = lane_free(lane, me.lane_count(lane), state.rules.lane_size)
     elif type(action) is Attack:
         a = _find(me.board, action.id)
         reason = _on_board(a, action.id) or _ready(cast(Unit, a).can_attack, cast(Unit, a).has_attacked, action.id)
