@@ -21,7 +21,11 @@ class Pick(Command, frozen=True, tag="PICK"):
     index: int
 
     def text(self) -> str:
-        return f"PICK {self.index}"
+        # Every pick of every 1.2 game is recorded with this text: the three usual ones are made once.
+        return _PICK_TEXTS[self.index] if 0 <= self.index < len(_PICK_TEXTS) else f"PICK {self.index}"
+
+
+_PICK_TEXTS = ("PICK 0", "PICK 1", "PICK 2")
 
 
 class BuildDeck(Command, frozen=True, tag="BUILD"):

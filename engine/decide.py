@@ -38,9 +38,7 @@ def decide(state: GameState, command: Command, cause: int = -1) -> list[Event]:
             return quick
     out = Out(state, cause)
     if cause == -1:
-        out.cause = out.emit(
-            ActionReceived(seq=out.seq, cause=-1, rule="R-ACTIONS", player=player, text=command.text(), kind=kind)
-        )
+        out.cause = out.emit(_received(out.seq, player, command.text(), kind))
     if phase == BATTLE:
         p0, p1 = state.players
         if p0.health <= 0 or p1.health <= 0:
@@ -68,24 +66,19 @@ def _battle_action(state: GameState, out: Out, player: int, command: BattleActio
         items.use(state, out, player, use.id, use.target)
 
 
-_PICK_TEXTS = tuple(Pick(0, i).text() for i in range(3))
-
-
 def _quick_pick(state: GameState, player: int, command: Pick) -> list[Event] | None:
     """A pick that is not the draft's last, as its two events (the record and the `CardPicked`), or None for
     the last (which orders the decks and starts the battle: `_pick` through `Out`).
 
-    Why a path of its own: a game has 60 picks, and the general path (an `Out`, two `emit`s, the record's
-    text formatted) was a third of a pick's time. The checks are `_pick`'s."""
+    Why a path of its own: a game has 60 picks, and the general path (an `Out`, two `emit`s and their calls)
+    was a third of a pick's time. The checks are `_pick`'s, the record is `_received`."""
     _check_pick(state, command)
-    if player == 1 and state.round == state.rules.draft_rounds - 1:
+    if draft.is_last_pick(state, player):
         return None
     seq = state.seq
-    index = command.index
     return [
-        ActionReceived(seq=seq, cause=-1, rule="R-ACTIONS", player=player,
-                       text=_PICK_TEXTS[index] if index < 3 else command.text(), kind=ACTION),
-        draft.picked_event(state, seq + 1, seq, player, index, False),
+        _received(seq, player, command.text(), ACTION),
+        draft.picked_event(state, seq + 1, seq, player, command.index, False),
     ]
 
 
@@ -147,7 +140,12 @@ def record(state: GameState, player: int, text: str) -> list[Event]:
     """An answer line as received, before its items are decided one by one."""
     if state.phase == ENDED:
         raise CommandError("the game is over")
-    return [ActionReceived(seq=state.seq, cause=-1, rule="R-ACTIONS", player=player, text=text, kind=LINE)]
+    return [_received(state.seq, player, text, LINE)]
+
+
+def _received(seq: int, player: int, text: str, kind: str) -> ActionReceived:
+    """The record of an input as received (R-ACTIONS): the root of the facts it causes."""
+    return ActionReceived(seq=seq, cause=-1, rule="R-ACTIONS", player=player, text=text, kind=kind)
 
 
 def _need_player(state: GameState, p: int, command: Command) -> None:

@@ -135,8 +135,13 @@ def draft_events(out: Out, created: GameCreated, rules: Ruleset) -> None:
         out.emit(DraftOffered(seq=out.seq, cause=out.cause, rule="R-DRAFT", round=rnd, base_ids=triple))
 
 
+def is_last_pick(state: GameState, player: int) -> bool:
+    """Whether `player`'s pick now is the draft's last (player 1's of the last round): it ends the phase."""
+    return player == 1 and state.round == state.rules.draft_rounds - 1
+
+
 def pick(state: GameState, out: Out, player: int, index: int) -> None:
-    last = player == 1 and state.round == state.rules.draft_rounds - 1
+    last = is_last_pick(state, player)
     picked = out.emit(picked_event(state, out.seq, out.cause, player, index, last))
     if last:
         p0, p1 = state.players
