@@ -236,7 +236,15 @@ def load_source(source: str, db: Path | None) -> tuple[str, list]:
     if db is not None:
         with open_store(db, create=False, readonly=True) as store:
             gid = resolve_game_id(store, source)
-            return gid, store.events(gid)
+            events = store.events(gid)
+    else:
+        gid, events = _read_log_file(source)
+    from locm.engine.upcast import upcast
+
+    return gid, upcast(events)  # a log of any schema (a stored one too) as the current schema
+
+
+def _read_log_file(source: str) -> tuple[str, list]:
     from locm.events.codec import from_jsonl
     from locm.errors import InputFileError
 
@@ -251,15 +259,11 @@ def load_source(source: str, db: Path | None) -> tuple[str, list]:
         raise InputFileError(source, f"not a JSON-lines event log ({exc})") from None
     if not events or type(events[0]) is not GameCreated:
         raise InputFileError(source, "not an event log: the first line is not game_created")
-    from locm.engine.upcast import upcast
-
-    return path.name, upcast(events)
+    return path.name, events
 
 
 def resolve_game_id(store, prefix: str) -> str:
-    if store.has_game(prefix):
-        return prefix
-    found = store.game_ids_with_prefix(prefix, 2) if prefix else []  # a range of the key, not a scan
+    found = store.ids_named(prefix)
     if len(found) == 1:
         return found[0]
     if not found:

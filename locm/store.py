@@ -371,6 +371,13 @@ class EventStore:
         """Up to ``limit`` stored game ids that start with ``prefix`` (to resolve an abbreviated id)."""
         return self._ids_with_prefix(prefix, limit)
 
+    def ids_named(self, name: str) -> list[str]:
+        """The stored game ids a user's ``name`` may mean: ``[name]`` when it is a stored id, else up to two ids
+        that start with it (one: the abbreviation is unique; none or two: the caller says why not)."""
+        if self.has_game(name):
+            return [name]
+        return self._ids_with_prefix(name, 2) if name else []
+
     def game(self, game_id: str) -> GameRecord:
         record = self._record(game_id)
         if record is None:

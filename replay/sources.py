@@ -192,9 +192,7 @@ def _read_stored_fast(path: Path, game_id: str):
 
 def resolve_id(store, game_id: str) -> str:
     """The stored id that ``game_id`` names exactly or as a unique prefix."""
-    if store.has_game(game_id):
-        return game_id
-    found = store.game_ids_with_prefix(game_id, 2) if game_id else []
+    found = store.ids_named(game_id)
     if not found:
         raise ReplaySourceError(f"no game {game_id!r} in {store.path} (see 'locm games --db {store.path}')")
     if len(found) > 1:

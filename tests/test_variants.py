@@ -21,7 +21,7 @@ from locm.engine.variants import OVERRIDABLE, VariantError, diff_rows, parse_var
 from locm.events.cards import keywords_to_str
 from locm.events.catalog import (ActionRejected, CreatureSummoned, DrawLost, GameCreated, GameEnded, PlayerDamaged,
                             PlayerHealed, TurnStarted)
-from locm.events.codec import to_json, to_jsonl
+from locm.events.codec import from_jsonl, to_json, to_jsonl
 from locm.cli import cli
 from locm.play import build_agents, play_one
 from locm.store import open_store
@@ -363,6 +363,21 @@ def test_rerun_reads_a_stored_game_by_a_unique_prefix(tmp_path):
     assert result.exit_code == 0 and "no divergence" in result.output
     missing = runner.invoke(cli, ["rerun", "1.2-8", "--db", str(db), "--ruleset", "1.2"])
     assert missing.exit_code == 2 and "no stored game id starts with '1.2-8'" in missing.output
+
+
+def test_rerun_of_a_stored_schema_1_log_reads_it_as_the_current_schema(tmp_path):
+    # A store keeps a log as it was appended; an old (schema 1) one has no rules in its game_created.
+    old = from_jsonl((Path(__file__).parent / "golden" / "v1" / "1.2-seed7-greedy-vs-random.jsonl").read_bytes())
+    assert old[0].rules is None
+    db = tmp_path / "old.db"
+    with open_store(db) as store:
+        store.append_game({"game_id": "old-7"}, old)
+    result = CliRunner().invoke(cli, ["rerun", "old-7", "--db", str(db), "--ruleset", "1.2", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["outcome_a"] == data["outcome_b"]  # the same game: only how its inputs were recorded differs
+    d = data["divergence"]
+    assert (d["event_a"]["kind"], d["event_b"]["kind"]) == ("line", "action")
 
 
 def test_rerun_refuses_a_ruleset_of_the_other_deck_building(tmp_path):
