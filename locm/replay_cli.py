@@ -178,24 +178,14 @@ def html(source, db, game_index, output):
       locm html game.jsonl -o game.html
       locm html --db locm.db 1.2-7-0123 -o game.html
     """
-    from locm.cli import OutputError
+    from locm.cli import _write_bytes
     from locm.replay.html import render_html
 
     r = _open(source, db, game_index)
-    page = render_html(r)
-    if str(output) == "-":  # the page on standard output, the summary on stderr
-        sys.stdout.write(page)
-        sys.stdout.flush()
-        click.echo(f"- ({len(page.encode()) // 1024} KB, {len(r)} events)", err=True)
-        return
-    tmp = output.with_name(output.name + ".tmp")
-    try:
-        tmp.write_text(page, encoding="utf-8")
-        tmp.replace(output)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
-    click.echo(f"{output} ({len(page.encode()) // 1024} KB, {len(r)} events)")
+    data = render_html(r).encode()
+    _write_bytes(output, data)
+    # the summary goes to stderr when the page went to standard output
+    click.echo(f"{output} ({len(data) // 1024} KB, {len(r)} events)", err=str(output) == "-")
 
 
 # --- import-referee ---------------------------------------------------------------------------------------
@@ -216,7 +206,7 @@ def import_referee(files, db, skip_existing):
       locm import-referee tests/data/official-1.2-games-00-49.txt.gz --db official.db
     """
     from locm.store import GameExtras, open_store, prepare_game
-    from locm.replay.sources import referee_game, referee_logs
+    from locm.replay.sources import referee_game, referee_game_id, referee_logs
     from locm.errors import DuplicateGameError
 
     existed = db.exists()
@@ -228,11 +218,12 @@ def import_referee(files, db, skip_existing):
             prepared = []
             with click.progressbar(logs, label=f"replaying {path.name}", file=sys.stderr) as bar:
                 for logged in bar:
-                    g = referee_game(logged, path)
-                    if store.has_game(g.game_id):
+                    gid = referee_game_id(logged)  # known before the game is replayed
+                    if store.has_game(gid):
                         if skip_existing:
                             continue
-                        raise DuplicateGameError(g.game_id)
+                        raise DuplicateGameError(gid)
+                    g = referee_game(logged, path)
                     extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
                     prepared.append(prepare_game(extras, g.events))
             store.append_games(prepared)

@@ -116,12 +116,18 @@ def _pick_logged(path, data: bytes, game: int | None) -> tuple[LoggedGame, int]:
 
 
 def replay_logged(logged: LoggedGame, path: str, count: int = 0) -> Replay:
+    return Replay(_replayed(logged, path), source=f"{path} game {logged.index}", meta=referee_meta(logged, path))
+
+
+def _replayed(logged: LoggedGame, path: str | Path) -> list:
+    """The event log of an official game replayed through the engine, or `ReplaySourceError` if the engine
+    does not send every input the referee sent."""
     from locm.replay.conformance import check_game
 
     res = check_game(logged, keep_game=True)
     if not res.identical:
         raise ReplaySourceError(f"{path}: game {logged.index} does not replay identically: {res.summary()}")
-    return Replay(res.game.log, source=f"{path} game {logged.index}", meta=referee_meta(logged, path))
+    return res.game.log
 
 
 def referee_meta(logged: LoggedGame, path: str) -> dict:
@@ -224,12 +230,7 @@ def referee_logs(path: str | Path) -> list[LoggedGame]:
 def referee_game(logged: LoggedGame, path: str | Path) -> RefereeGame:
     """One official game replayed through the engine, or `ReplaySourceError` if it does not replay
     identically."""
-    from locm.replay.conformance import check_game
-
-    res = check_game(logged, keep_game=True)
-    if not res.identical:
-        raise ReplaySourceError(f"{path}: game {logged.index} does not replay identically: {res.summary()}")
-    return RefereeGame(referee_game_id(logged, res.game.log), res.game.log, referee_meta(logged, str(path)))
+    return RefereeGame(referee_game_id(logged), _replayed(logged, path), referee_meta(logged, str(path)))
 
 
 def referee_games(path: str | Path) -> list[RefereeGame]:
@@ -238,13 +239,14 @@ def referee_games(path: str | Path) -> list[RefereeGame]:
     return [referee_game(logged, path) for logged in referee_logs(path)]
 
 
-def referee_game_id(logged: LoggedGame, events) -> str:
+def referee_game_id(logged: LoggedGame) -> str:
     """``ref-<ruleset>-<seed>-<12 hex>``: the hash is over the parameters and the answers, so the same
-    referee game gets the same id from any file."""
+    referee game gets the same id from any file, known before the game is replayed."""
     key = json.dumps([logged.ruleset, sorted(logged.params.items()), [t[3] for t in logged.turns]],
                      separators=(",", ":"), ensure_ascii=False)
     seed = logged.params.get("seed", "x")
     return f"ref-{logged.ruleset}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
-__all__ = ["open_game", "open_stored", "referee_games", "resolve_id", "sniff", "LocmError"]
+__all__ = ["open_game", "open_stored", "referee_game", "referee_game_id", "referee_games", "resolve_id", "sniff",
+           "LocmError"]
