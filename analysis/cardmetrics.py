@@ -56,11 +56,9 @@ def add_counts(into: dict, counts: dict) -> None:
         into[k] = into.get(k, 0) + counts.get(k, 0)
 
 
-def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version: str,
-             constructed: bool | None = None) -> dict:
-    """One row of cards.json: the issue's keys, in order, plus ``definitions_version``."""
-    if constructed is None:
-        constructed = ruleset == "constructed"
+def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version: str, constructed: bool) -> dict:
+    """One row of cards.json: the issue's keys, in order, plus ``definitions_version``. ``constructed``: the
+    ruleset builds decks by construction (its picks are counted per game), whatever its name."""
     row: dict = {"ruleset": ruleset, key_name: key}
     for m in METRICS:
         n, w = counts.get(f"{m}_n", 0), counts.get(f"{m}_wins", 0)
