@@ -601,10 +601,8 @@ class SqliteStore(EventStore):
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open: {exc}") from None
         self._conn = conn
+        self._db = None
         try:
-            import sqlite_utils  # here, not at the top: tournament workers import this module and never open a store
-
-            self.db = sqlite_utils.Database(conn)
             if not readonly:
                 self._retry(lambda: conn.execute("PRAGMA journal_mode=wal").fetchall())
                 conn.execute("PRAGMA synchronous=NORMAL")
@@ -616,6 +614,16 @@ class SqliteStore(EventStore):
         except BaseException:
             conn.close()
             raise
+
+    @property
+    def db(self):
+        """The store's connection as a `sqlite_utils.Database` (for queries of your own, `locm sql`). Made on
+        first use: importing sqlite-utils costs more than a whole `locm show`, which never needs it."""
+        if self._db is None:
+            import sqlite_utils
+
+            self._db = sqlite_utils.Database(self._conn)
+        return self._db
 
     def _create_schema(self) -> None:
         """Create the tables and the meta rows in one write transaction, unless another process has."""

@@ -14,15 +14,13 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import sqlite3
 import sys
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from locm.engine.errors import LocmError
-from locm.events.codec import DecodeError, from_json, from_json_array, from_jsonl, json_array
+from locm.events.codec import DecodeError, from_json, from_jsonl
 from locm.replay.game import Replay, ReplaySourceError
 
 if TYPE_CHECKING:
@@ -136,64 +134,19 @@ def referee_meta(logged: LoggedGame, path: str) -> dict:
 
 
 def open_stored(db: str | Path, game_id: str) -> Replay:
-    """A stored game. Reading a store of the schema this module knows goes straight through sqlite3 (the
-    store's module loads sqlite-utils, which alone costs more than the whole answer of `locm show`); anything
-    else (a missing, corrupt or foreign file, another schema version) goes through `locm.store`, which
-    names the problem."""
-    fast = _read_stored_fast(Path(db), game_id)
-    if fast is not None:
-        gid, meta_text, agents, events = fast
-    else:
-        from locm.store import open_store  # the store is an edge: imported only when a store is used
+    """A stored game (``game_id``: its id or a unique prefix of it)."""
+    from locm.store import open_store  # the store is an edge: imported only when a store is used
 
-        with open_store(db, create=False, readonly=True) as store:
-            gid = resolve_id(store, game_id)
-            record = store.game(gid)
-            events = store.events(gid)
-        meta_text, agents = record.meta, [record.agent0, record.agent1]
+    with open_store(db, create=False, readonly=True) as store:
+        gid = resolve_id(store, game_id)
+        record = store.game(gid)
+        events = store.events(gid)
     try:
-        meta = json.loads(meta_text)
+        meta = json.loads(record.meta)
     except ValueError:
         meta = {}
-    meta = {"game_id": gid, "agents": agents, **(meta if isinstance(meta, dict) else {})}
+    meta = {"game_id": gid, "agents": [record.agent0, record.agent1], **(meta if isinstance(meta, dict) else {})}
     return Replay(events, source=f"{db} {gid}", meta=meta)
-
-
-_MAX_CHAR = "\U0010ffff"  # every id that starts with a prefix sorts between prefix and prefix + this
-_KNOWN_STORE = {"format": "locm-event-store", "schema_version": "2"}
-
-
-def _read_stored_fast(path: Path, game_id: str):
-    """``(game_id, meta, agents, events)`` read with sqlite3 from a store of schema 2 (its ``logs`` row
-    inflated and decoded as one JSON array, the layout `locm.store` documents), or None to let
-    `locm.store` handle (and explain) the file."""
-    if not path.is_file():
-        return None
-    try:
-        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-    except sqlite3.Error:
-        return None
-    try:
-        if dict(conn.execute("SELECT key, value FROM locm_meta").fetchall()) != _KNOWN_STORE:
-            return None
-        row = conn.execute("SELECT game_id, meta, agent0, agent1, id FROM games WHERE game_id = ?",
-                           (game_id,)).fetchone()
-        if row is None:
-            sql = ("SELECT game_id, meta, agent0, agent1, id FROM games WHERE game_id >= ? AND game_id < ? "
-                   "ORDER BY game_id LIMIT 2")
-            rows = conn.execute(sql, (game_id, game_id + _MAX_CHAR)).fetchall() if game_id else []
-            if len(rows) != 1:
-                return None  # unknown or ambiguous: the store's path says which
-            row = rows[0]
-        (data,) = conn.execute("SELECT data FROM logs WHERE game = ?", (row[4],)).fetchone() or (None,)
-        if data is None:
-            return None
-        events = from_json_array(json_array(zlib.decompress(data)))
-    except (sqlite3.Error, zlib.error, DecodeError):
-        return None
-    finally:
-        conn.close()
-    return row[0], row[1], [row[2], row[3]], events
 
 
 def resolve_id(store, game_id: str) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -286,13 +288,20 @@ def test_demo_writes_one_games_html_replay_and_says_what_to_try_next(tmp_path):
     assert str(page) in line and f"locm replay --db {db}" in line
 
 
-def test_the_quick_store_reader_and_the_store_agree(store_path, monkeypatch):
-    import locm.replay.sources as sources
+def test_a_stored_game_opens_by_a_prefix_with_its_record(store_path):
+    r = open_game(db=store_path, game_id="constructed-3")
+    with open_store(store_path, create=False, readonly=True) as store:
+        events, record = store.events("constructed-3-test"), store.game("constructed-3-test")
+    assert r.events == events and r.source == f"{store_path} constructed-3-test"
+    assert r.meta == {"game_id": "constructed-3-test", "agents": [record.agent0, record.agent1]}
 
-    quick = open_game(db=store_path, game_id="constructed-3")
-    monkeypatch.setattr(sources, "_read_stored_fast", lambda path, gid: None)
-    slow = open_game(db=store_path, game_id="constructed-3")
-    assert quick.events == slow.events and quick.meta == slow.meta and quick.source == slow.source
+
+def test_showing_a_stored_game_does_not_import_sqlite_utils(store_path):
+    # sqlite-utils alone costs more to import than a whole `locm show`; only `store.db` (locm sql) needs it.
+    code = ("import sys; from locm.replay.sources import open_game; "
+            f"open_game(db={str(store_path)!r}, game_id='1.2-4'); print('sqlite_utils' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
 
 
 @pytest.mark.parametrize("content", [b"\x00garbage" * 100, b""])
