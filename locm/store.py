@@ -421,6 +421,10 @@ class EventStore:
         `GameNotFoundError`)."""
         return self._verified(game_id)[0].head_hash
 
+    def verified_events(self, game_id: str) -> list[Event]:
+        """`verify_chain`, then the game's events, from the one read of its log that the check made."""
+        return self._decode_lines(game_id, self._verified(game_id)[1])
+
     def export_jsonl(self, game_ids: Iterable[str] | None, out: BinaryIO, *,
                      on_bad: Callable[[str, StoreError], None] | None = None) -> int:
         """Write games (all when ``game_ids`` is None) to ``out`` in the export format; return how many.

@@ -439,8 +439,7 @@ def check_stored_game(store: EventStore, record: GameRecord, redecide: bool = Tr
     inputs (`engine.redecide`); otherwise what is wrong, in one line."""
     gid = record.game_id
     try:
-        store.verify_chain(gid)
-        events = store.events(gid)
+        events = store.verified_events(gid)
     except LocmError as exc:
         return str(exc)
     if not events or type(events[-1]) is not GameEnded:
