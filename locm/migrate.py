@@ -30,6 +30,7 @@ from locm.store import (
     _prepare,
     _record_from_row,
     chain_hash,
+    first_difference,
     open_store,
 )
 
@@ -170,11 +171,11 @@ def _check(old: sqlite3.Connection, record: GameRecord, name: str):
         raise MigrateError(f"{where}: the chain ends at {prev.hex()[:16]}..., the record says "
                            f"{record.head_hash[:16]}...")
     try:
-        prepared = _prepare(record.extras(), decoded, payloads)
+        prepared = _prepare(record.extras(), decoded, payloads, prev)  # the chain just checked, not hashed again
     except StoreError as exc:
         raise MigrateError(f"{where}: {exc}") from None
     if prepared.record != record:
-        field = next(f for f in GameRecord.__struct_fields__ if getattr(prepared.record, f) != getattr(record, f))
+        field = first_difference(prepared.record, record)
         raise MigrateError(f"{where}: field {field!r} differs from what its events say")
     return prepared
 

@@ -940,8 +940,10 @@ def _as_extras(extras: GameExtras | Mapping[str, Any]) -> GameExtras:
             from None
 
 
-def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[bytes] | None = None) -> _Prepared:
-    """Check a game's log and chain it; ``payloads`` are the events' JSON bytes (default: encode them)."""
+def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[bytes] | None = None,
+             head: bytes | None = None) -> _Prepared:
+    """Check a game's log and chain it; ``payloads`` are the events' JSON bytes (default: encode them), ``head``
+    the last hash of their chain when the caller has already computed it (`_verify`)."""
     game_id = extras.game_id
     if not isinstance(game_id, str) or not game_id:
         raise InvalidRecordError(str(game_id), "game_id", "a non-empty string", game_id)
@@ -955,10 +957,17 @@ def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[byt
             and [e.seq for e in events] == list(range(n))):
         _first_fault(game_id, events)
     lines = list(map(to_json, events)) if payloads is None else list(payloads)
-    prev, sha256 = GENESIS, hashlib.sha256
-    for line in lines:
-        prev = sha256(prev + line).digest()  # chain_hash, inlined
+    prev = head
+    if prev is None:
+        prev, sha256 = GENESIS, hashlib.sha256
+        for line in lines:
+            prev = sha256(prev + line).digest()  # chain_hash, inlined
     return _Prepared(_make_record(extras, events[0], events[-1], n, prev), pack_log(lines))
+
+
+def first_difference(a: GameRecord, b: GameRecord) -> str:
+    """The name of the first field in which two different records differ."""
+    return next(f for f in GameRecord.__struct_fields__ if getattr(a, f) != getattr(b, f))
 
 
 def _first_fault(game_id: str, events: Sequence[Event]) -> None:
@@ -1181,19 +1190,19 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
             if event.seq != i:  # caught here, not later, so that a lost line is reported where it is missed
                 raise ImportFormatError(lineno, str(GameLogError(game_id, i, f"seq {i}", event.seq)))
             parsed.append(event)
+        chain = _verify(game_id, payloads)
         try:
-            prepared = _prepare(record.extras(), parsed, payloads)
+            prepared = _prepare(record.extras(), parsed, payloads, chain[-1])
         except GameLogError as exc:
             raise ImportFormatError(header_line + 1 + max(exc.index, 0), str(exc)) from None
         except InvalidRecordError as exc:
             raise ImportFormatError(header_line, str(exc)) from None
-        for i, (got, stored) in enumerate(zip(_verify(game_id, payloads), hashes)):
+        for i, (got, stored) in enumerate(zip(chain, hashes)):
             if got != stored:
                 raise ImportFormatError(header_line + 1 + i, f"game {game_id!r} event {i}: expected hash "
                                                              f"{got.hex()}, the file has {stored.hex()}")
         if prepared.record != record:
-            field = next(f for f in GameRecord.__struct_fields__
-                         if getattr(prepared.record, f) != getattr(record, f))
+            field = first_difference(prepared.record, record)
             raise ImportFormatError(header_line, f"game {game_id!r}: field {field!r}: the events give "
                                                  f"{getattr(prepared.record, field)!r:.60}, the line has "
                                                  f"{getattr(record, field)!r:.60}")
