@@ -281,16 +281,25 @@ def _hold_write_lock(path: Path, seconds: float, ready) -> None:
     conn.close()
 
 
+@contextlib.contextmanager
+def _write_lock_held(path: Path, seconds: float):
+    """Another process holds the store's write lock for `seconds` from the start of the block."""
+    ctx = multiprocessing.get_context("fork")
+    ready = ctx.Event()
+    holder = ctx.Process(target=_hold_write_lock, args=(path, seconds, ready))
+    holder.start()
+    assert ready.wait(30)
+    try:
+        yield
+    finally:
+        holder.join()
+
+
 def test_a_writer_waits_for_the_lock_with_a_message_then_goes_on(tmp_path):
     db = tmp_path / "t.db"
     ids = fill_store(db, 2)
-    ctx = multiprocessing.get_context("fork")
-    ready = ctx.Event()
-    holder = ctx.Process(target=_hold_write_lock, args=(db, 5, ready))
-    holder.start()
-    assert ready.wait(30)
-    r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db)
-    holder.join()
+    with _write_lock_held(db, 5):
+        r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db)
     assert r.returncode == 0, r.stderr
     assert "waiting for another writer" in r.stderr
     assert "2 of 2 games" in r.stdout
@@ -300,13 +309,8 @@ def test_a_writer_waits_for_the_lock_with_a_message_then_goes_on(tmp_path):
 def test_the_wait_for_the_lock_is_bounded(tmp_path):
     db = tmp_path / "t.db"
     ids = fill_store(db, 2)
-    ctx = multiprocessing.get_context("fork")
-    ready = ctx.Event()
-    holder = ctx.Process(target=_hold_write_lock, args=(db, 6, ready))
-    holder.start()
-    assert ready.wait(30)
-    r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db, "--busy-timeout", 1)
-    holder.join()
+    with _write_lock_held(db, 6):
+        r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db, "--busy-timeout", 1)
     line = one_line_error(r)
     assert "locked by another writer" in line and "--busy-timeout" in line
     assert_all_readable(db, ids, tmp_path)
