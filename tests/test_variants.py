@@ -492,13 +492,18 @@ def test_whatif_under_a_variant_equal_to_the_base_changes_nothing_and_bad_files_
         assert store.count() == before
 
 
-def test_whatif_from_games_of_a_variant_file_back_to_the_built_in(tmp_path):
-    db = tmp_path / "t.db"
-    var = tmp_path / "low.toml"
+def _low_variant_games(tmp_path: Path, games: int) -> tuple[Path, Path]:
+    """A variant file "low" (1.2 at 8 health) and a store of `games` greedy-vs-random games under it."""
+    db, var = tmp_path / "t.db", tmp_path / "low.toml"
     var.write_text('base = "1.2"\nname = "low"\nstart_health = 8\n')
+    assert CliRunner().invoke(cli, ["tournament", "--ruleset", str(var), "--agents", "greedy", "random",
+                                    "--games", str(games), "--db", str(db)]).exit_code == 0
+    return db, var
+
+
+def test_whatif_from_games_of_a_variant_file_back_to_the_built_in(tmp_path):
+    db, var = _low_variant_games(tmp_path, 4)
     runner = CliRunner()
-    assert runner.invoke(cli, ["tournament", "--ruleset", str(var), "--agents", "greedy", "random", "--games",
-                               "4", "--db", str(db)]).exit_code == 0
     var2 = tmp_path / "low2.toml"  # the same name, other values: its games are not the ones of low.toml
     var2.write_text('base = "1.2"\nname = "low"\nstart_health = 9\n')
     result = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "1.2", "--ruleset-a", str(var),
@@ -526,12 +531,8 @@ def test_games_filters_by_a_variant_name_or_file(tmp_path):
 
 
 def test_whatif_takes_the_name_of_a_stored_variant_as_ruleset_a(tmp_path):
-    db = tmp_path / "t.db"
-    var = tmp_path / "low.toml"
-    var.write_text('base = "1.2"\nname = "low"\nstart_health = 8\n')
+    db, _ = _low_variant_games(tmp_path, 2)
     runner = CliRunner()
-    assert runner.invoke(cli, ["tournament", "--ruleset", str(var), "--agents", "greedy", "random", "--games",
-                               "2", "--db", str(db)]).exit_code == 0
     result = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "1.2", "--ruleset-a", "low", "--json"])
     data = json.loads(result.output[result.output.index("{"):])
     assert (data["ruleset_a"], data["games"]) == ("low", 2)
