@@ -15,23 +15,38 @@ from pathlib import Path
 import click
 
 from locm.engine.errors import LocmError
+from locm.errors import OutputError  # noqa: F401  (re-exported: locm.cli.OutputError)
 from locm import report_cli
 
 EXIT_ERROR = 2
 
 
-class OutputError(LocmError):
-    """An output file the CLI was asked to write cannot be written."""
-
-    def __init__(self, message: str, path: str = "") -> None:
-        self.path = path
-        super().__init__(message)
-
-
 class LocmGroup(click.Group):
-    """Turns usage errors into one line: `locm CMD: error: ...`."""
+    """Turns usage errors into one line: `locm CMD: error: ...`. Standard output is guarded for the command
+    (`locm.outputs.guard_stdout`): a closed one, a broken pipe or a full disk under it never stops a command
+    before its file outputs are written; a closed or full one is reported at the end, in one line."""
 
     def main(self, args=None, prog_name="locm", **extra):
+        from locm.outputs import guard_stdout, stdout_problem
+
+        real = sys.stdout
+        guard = guard_stdout()
+        code = 0
+        try:
+            self._main(args, prog_name, **extra)
+        except SystemExit as exc:
+            code = exc.code
+        finally:
+            sys.stdout = real
+        problem = stdout_problem(guard)
+        if guard.problem is not None:
+            _silence_stdout()  # what is still buffered for it is dropped at exit, not written again
+        if problem and code in (0, None):
+            click.echo(f"locm: error: {problem}", err=True)
+            code = EXIT_ERROR
+        sys.exit(code)
+
+    def _main(self, args, prog_name, **extra):
         try:
             value = super().main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
             sys.stdout.flush()  # a full disk under standard output is reported here, not at exit
@@ -79,9 +94,9 @@ def _internal_error(exc: Exception):
 def _silence_stdout() -> None:
     """Point standard output at /dev/null, so that what is still buffered for it is dropped at exit instead
     of failing again there."""
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, sys.stdout.fileno())
+        os.dup2(fd, 1)
         os.close(fd)
 
 
@@ -236,33 +251,19 @@ def _parse_params(items) -> dict:
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole (through a .tmp file renamed when complete, removed on failure) or to
-    standard output for ``-``."""
-    if str(path) == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_bytes(data)
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}", str(path)) from None
+    """Write ``data`` to what ``path`` names (`locm.outputs.write_output`: a file whole or not at all, a device
+    or FIFO as it is, a symlink's target, ``-`` standard output)."""
+    from locm.outputs import write_output
+
+    write_output(path, data)
 
 
 def _check_output(path: Path) -> None:
-    """Refuse an output path that cannot be written (no such directory, not writable, a directory), before
-    any work is done for it."""
-    path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise OutputError(f"cannot write {path}: it is a directory", str(path))
-    if not parent.is_dir():
-        raise OutputError(f"cannot write {path}: no directory {parent}", str(path))
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise OutputError(f"cannot write {path}: permission denied or read-only", str(path))
+    """Refuse an output path that cannot be written, before any work is done for it
+    (`locm.outputs.check_output`)."""
+    from locm.outputs import check_output
+
+    check_output(path)
 
 
 # --- conformance ------------------------------------------------------------------------------------------
@@ -597,6 +598,7 @@ def export_cmd(game_ids, all_games, db, output, salvage):
       locm export 1.2-7-0123456789ab --db t.db -o one.jsonl
       locm export --all --salvage --db damaged.db -o rescued.jsonl
     """
+    from locm.outputs import output_file
     from locm.store import open_store
 
     if bool(game_ids) == all_games:
@@ -612,20 +614,9 @@ def export_cmd(game_ids, all_games, db, output, salvage):
         for gid in ids or ():
             store.game(gid)  # an unknown id is refused before anything is written
         kw = {"on_bad": on_bad} if salvage else {}
-        if output is None or str(output) == "-":
-            with click.open_file("-", "wb") as out:
-                n = store.export_jsonl(ids, out, **kw)
-                out.flush()
-        else:
-            tmp = output.with_name(output.name + ".tmp")
-            try:
-                with open(tmp, "wb") as f:
-                    n = store.export_jsonl(ids, f, **kw)
-                tmp.replace(output)
-            except OSError as exc:
-                raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
-            finally:
-                tmp.unlink(missing_ok=True)
+        with output_file(output or "-") as out:
+            n = store.export_jsonl(ids, out, **kw)
+        if output is not None and str(output) != "-":
             click.echo(f"{_n(n, 'game')} written to {output}", err=True)
     if bad:
         click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)

@@ -172,3 +172,100 @@ def test_an_export_with_a_deep_or_long_line_is_refused_naming_it_and_nothing_is_
         assert "line 2" in err and err.count("\n") == 1, err
         if name == "long":
             assert f"the line is longer than {MAX_LINE} bytes" in err
+
+
+# --- outputs ---------------------------------------------------------------------------------------------------
+
+
+def _log(tmp_path) -> Path:
+    log = tmp_path / "game.jsonl"
+    log.write_bytes(to_jsonl(play_one("1.2", 7, ("greedy", "random")).log))
+    return log
+
+
+def test_a_symlink_output_writes_its_target_and_stays_a_link(tmp_path):
+    target = tmp_path / "real.html"
+    target.write_text("old")
+    target.chmod(0o640)
+    link = tmp_path / "link.html"
+    link.symlink_to(target)
+    r = run_locm("html", _log(tmp_path), "-o", link)
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and target.read_text().startswith("<!DOCTYPE html>")
+    assert (target.stat().st_mode & 0o777) == 0o640  # the file's permissions are kept
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.jsonl", "link.html", "real.html"]
+
+
+def test_a_fifo_output_is_written_not_replaced(tmp_path):
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    r = run_locm("play", "--seed", 3, "--log", fifo, timeout=60)
+    reader.join(30)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert got and got[0].startswith(b'{"type":"game_created"')
+
+
+@pytest.mark.parametrize("device, code", [((1, 3), 0), ((1, 7), 2)], ids=["null", "full"])
+def test_a_device_output_is_written_not_replaced(tmp_path, device, code):
+    """A copy of /dev/null and of /dev/full (made here, so the real ones are never at risk): written to, and
+    still character devices afterwards; a full device is one line."""
+    import os
+    import stat
+
+    dev = tmp_path / "dev"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(*device))
+    except PermissionError:
+        pytest.skip("cannot make a device node here")
+    for args in (["html", _log(tmp_path), "-o", dev], ["play", "--seed", 4, "--log", dev]):
+        r = run_locm(*args)
+        assert r.returncode == code, r.stderr
+        assert stat.S_ISCHR(dev.lstat().st_mode)
+        if code:
+            assert "No space left on device" in one_line_error(r, code)
+
+
+def test_a_broken_pipe_does_not_lose_the_log_file(tmp_path):
+    log = tmp_path / "q.jsonl"
+    r = subprocess.run(["bash", "-c", f'"{sys.executable}" -m locm.cli play --seed 5 --log "{log}" | true; '
+                                      'echo "status ${PIPESTATUS[0]}" >&2'], capture_output=True, text=True,
+                       cwd=ROOT)
+    assert r.stderr.strip() == "status 0", r.stderr
+    assert log.read_bytes().startswith(b'{"type":"game_created"')
+
+
+def test_a_closed_standard_output_is_one_line_and_the_log_is_written(tmp_path):
+    log = tmp_path / "q.jsonl"
+    r = subprocess.run(["bash", "-c", f'"{sys.executable}" -m locm.cli play --seed 5 --log "{log}" >&-'],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and r.stderr == "locm: error: standard output is closed: what it would show was " \
+                                             "dropped\n", r.stderr
+    assert log.read_bytes().startswith(b'{"type":"game_created"')
+
+
+def test_a_report_on_a_full_disk_is_absent_not_partial(tmp_path):
+    from tests.test_reliability import tmpfs
+
+    db = tmp_path / "t.db"
+    assert run_locm("tournament", "--agents", "greedy", "random", "--games", 4, "--db", db).returncode == 0
+    whole = tmp_path / "whole"
+    assert run_locm("report", "--db", db, "-o", whole).returncode == 0
+    size = sum(p.stat().st_size for p in whole.iterdir())
+    assert len(list(whole.iterdir())) >= 5
+    with tmpfs(tmp_path / "full", f"{size // 1024 // 2}k") as mnt:
+        out = mnt / "report"
+        err = one_line_error(run_locm("report", "--db", db, "-o", out))
+        assert "cannot write the report" in err and "No space left" in err
+        assert list(mnt.iterdir()) == []  # nothing: no partial report, no staging directory
+        out.mkdir()
+        (out / "notes.txt").write_text("mine")
+        one_line_error(run_locm("report", "--db", db, "-o", out))
+        assert [p.name for p in out.iterdir()] == ["notes.txt"] and len(list(mnt.iterdir())) == 1
