@@ -29,7 +29,7 @@ class LocmGroup(click.Group):
     def main(self, args=None, prog_name="locm", **extra):
         from locm.outputs import guard_stdout, stdout_problem
 
-        real = sys.stdout
+        real, real_err = sys.stdout, sys.stderr
         guard = guard_stdout()
         code = 0
         try:
@@ -37,7 +37,7 @@ class LocmGroup(click.Group):
         except SystemExit as exc:
             code = exc.code
         finally:
-            sys.stdout = real
+            sys.stdout, sys.stderr = real, real_err
         problem = stdout_problem(guard)
         if guard.problem is not None:
             _silence_stdout()  # what is still buffered for it is dropped at exit, not written again

@@ -10,7 +10,11 @@ absent; and a standard output that a closed or broken pipe never turns into a cr
   into it only when all are written, so a full disk leaves the previous report or none, never part of one.
 - `guard_stdout()`: standard output that cannot be written (closed, a broken pipe, a full disk) stops being
   written to instead of raising; the command carries on with its file outputs and reports at the end
-  (`stdout_problem`).
+  (`stdout_problem`). Text written to standard output or standard error goes through
+  `locm.terminal_text.escape_controls`, so a bot's stderr, an agent's name or a log's text can never drive the
+  terminal (its own progress bars pass); bytes written to ``sys.stdout.buffer`` (a log, an export, a page
+  sent to ``-``) are the data itself and pass as they are. `raw_stdout()` is the terminal for a full-screen
+  viewer that escapes what it shows itself.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import stat
 import sys
@@ -27,6 +32,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from locm.errors import OutputError
+from locm.terminal_text import escape_controls
+
+_PROGRESS = re.compile("(\r\x1b\\[\\?25l|\x1b\\[\\?25h|\r)")
+"""What click's progress bars write to a terminal (carriage return, hide and show the cursor): kept."""
 
 
 def _target(path: Path) -> tuple[Path, os.stat_result | None]:
@@ -165,21 +174,48 @@ class _Guarded:
 
 
 class _StdoutGuard(_Guarded):
-    """`sys.stdout` for the duration of a command (text), with ``buffer`` guarded the same way (bytes)."""
+    """`sys.stdout` for the duration of a command: text escaped (`escape_controls`), with ``buffer`` guarded
+    the same way but written as it is (bytes: the data a command was asked to send)."""
 
     def __init__(self, stream, problem: OSError | None = None) -> None:
         self.problem: OSError | ValueError | None = problem
         super().__init__(stream if stream is not None else open(os.devnull, "w"), self)
         self.buffer = _Guarded(self._stream.buffer, self)
 
+    def write(self, data):
+        return super().write(escape_controls(data) if isinstance(data, str) else data)
+
+
+class _EscapedText:
+    """Standard error for the duration of a command: text escaped but for the progress bars' own codes."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, data):
+        return self._stream.write(escape_controls(data, _PROGRESS) if isinstance(data, str) else data)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
 
 def guard_stdout() -> _StdoutGuard:
-    """Put the guard in place of `sys.stdout`. A closed standard output (None in Python) counts as lost."""
+    """Put the guard in place of `sys.stdout` (and the escaping of `sys.stderr`); the caller puts both back.
+    A closed standard output (None in Python) counts as lost."""
     real = sys.stdout
     closed = OSError(errno.EBADF, "standard output is closed") if real is None else None
     guard = _StdoutGuard(real, closed)
     sys.stdout = guard  # type: ignore[assignment]
+    if sys.stderr is not None:
+        sys.stderr = _EscapedText(sys.stderr)  # type: ignore[assignment]
     return guard
+
+
+def raw_stdout():
+    """The terminal itself, for a full-screen viewer that writes its own control codes and escapes the text
+    it shows (`locm replay`)."""
+    out = sys.stdout
+    return getattr(out, "_stream", out)
 
 
 def stdout_problem(guard: _StdoutGuard) -> str | None:
@@ -194,4 +230,4 @@ def stdout_problem(guard: _StdoutGuard) -> str | None:
 
 
 __all__ = ["output_file", "write_output", "output_dir", "check_output", "is_stream", "guard_stdout",
-           "stdout_problem"]
+           "stdout_problem", "raw_stdout"]

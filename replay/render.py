@@ -1,11 +1,13 @@
 """Text for the replay commands: a board with its turn's events, an audit, the rejected actions, a card's
-life, and every turn of a game in order."""
+life, and every turn of a game in order; and `escape_controls`, which every text for a terminal goes through.
+"""
 
 from __future__ import annotations
 
 import textwrap
 
 from locm.replay.game import Replay
+from locm.terminal_text import escape_controls  # noqa: F401  (re-exported for the replay commands)
 from locm.replay.views import board_text, diff_lines
 
 

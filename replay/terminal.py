@@ -16,7 +16,7 @@ import tty
 from bisect import bisect_left, bisect_right
 
 from locm.replay.game import Replay, ReplayError
-from locm.replay.render import show_text, wrap
+from locm.replay.render import escape_controls, show_text, wrap
 
 CLEAR = "\x1b[H\x1b[2J"
 HELP = "n/p action  ./, event  N/P turn  t jump  v view  q quit"
@@ -82,7 +82,8 @@ class Stepper:
     def screen(self) -> str:
         who = "full view" if self.perspective is None else f"player {self.perspective}'s view"
         width = shutil.get_terminal_size().columns
-        lines = [part for line in show_text(self.r, self.seq, self.perspective) for part in wrap(line, width)]
+        text = [escape_controls(line) for line in show_text(self.r, self.seq, self.perspective)]
+        lines = [part for line in text for part in wrap(line, width)]
         lines += ["", f"[{who}]  seq {self.seq}/{self.r.last_seq}   {HELP}"]
         if self.message:
             lines.append(self.message)
@@ -98,7 +99,8 @@ def _read_key(fd: int) -> str:
 
 
 def interactive(r: Replay, perspective: int | None = None) -> None:
-    fd_in, out = sys.stdin.fileno(), sys.stdout
+    fd_in = sys.stdin.fileno()
+    out = getattr(sys.stdout, "_stream", sys.stdout)  # the terminal itself: the screen's text is escaped above
     st = Stepper(r, perspective)
     saved = termios.tcgetattr(fd_in)
     try:
@@ -119,7 +121,7 @@ def interactive(r: Replay, perspective: int | None = None) -> None:
                         break
                     else:
                         text += c
-                    out.write(c)
+                    out.write(escape_controls(c))
                     out.flush()
                 if text:
                     st.jump(text)

@@ -269,3 +269,58 @@ def test_a_report_on_a_full_disk_is_absent_not_partial(tmp_path):
         (out / "notes.txt").write_text("mine")
         one_line_error(run_locm("report", "--db", db, "-o", out))
         assert [p.name for p in out.iterdir()] == ["notes.txt"] and len(list(mnt.iterdir())) == 1
+
+
+# --- what reaches a terminal ------------------------------------------------------------------------------------
+
+RAW = ("\x1b", "\x07", "\x9b", "\r", "\u202e")
+
+
+def _clean(text: str) -> None:
+    assert not any(c in text for c in RAW), repr(text[:300])
+
+
+def test_bot_stderr_reaches_the_terminal_escaped(tmp_path):
+    bot = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'escape_bot.py'}"
+    db = tmp_path / "t.db"
+    r = run_locm("play", "--seed", 3, "--p0", bot, "--p1", "greedy", "--db", db, "--timeouts", "x10")
+    assert r.returncode == 0, r.stderr
+    _clean(r.stdout + r.stderr)
+    assert "\\u001b]52;c;cm0gLXJmIH4K\\u0007" in r.stdout  # shown, not obeyed
+    gid = r.stdout.split("stored: ")[1].split()[0]
+    shown = run_locm("games", "--db", db, "--stderr", gid)
+    assert shown.returncode == 0 and "\\u001b]0;owned\\u0007" in shown.stdout
+    _clean(shown.stdout + shown.stderr)
+
+
+def test_names_and_texts_from_a_store_or_a_log_reach_the_terminal_escaped(tmp_path):
+    from locm.engine.agents import make_agent
+    from locm.engine.agents import play as play_game
+    from locm.engine.game import Game
+    from locm.store import open_store
+
+    evil = "\x1b]0;owned\x07greedy\x1b[2J"
+    game = Game.new("1.2", 4, agents=(evil, "random"))
+    play_game(game, (make_agent("greedy", 4), make_agent("random", 5)))
+    db = tmp_path / "evil.db"
+    with open_store(db) as store:
+        store.append_game({"game_id": "1.2-4-evil"}, game.log)
+    log = tmp_path / "evil.jsonl"
+    log.write_bytes(to_jsonl(game.log))
+    for args in (["games", "--db", db], ["show", "--db", db, "1.2-4-evil", "--turn", 3],
+                 ["show", log, "--turn", 3], ["audit", log, "--seq", 0], ["replay", log, "--all"],
+                 ["show", log, "--json"], ["sql", "SELECT agent0 FROM games", "--db", db]):
+        r = run_locm(*args)
+        assert r.returncode == 0, (args, r.stderr)
+        _clean(r.stdout + r.stderr)
+        if "--json" in args:  # JSON stays valid
+            json.loads(r.stdout)
+
+
+def test_an_error_message_quoting_a_file_is_escaped(tmp_path):
+    good = official_lines()[0]
+    path = tmp_path / "bad.txt"
+    path.write_text(good[:good.rindex("}") + 1] + " 0 1 seed=\x1b]0;owned\x07\n")
+    r = run_locm("conformance", path)
+    assert "seed=\\u001b]0;owned\\u0007: expected a 64-bit integer" in r.stderr
+    _clean(r.stdout + r.stderr)
