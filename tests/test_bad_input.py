@@ -324,3 +324,76 @@ def test_an_error_message_quoting_a_file_is_escaped(tmp_path):
     r = run_locm("conformance", path)
     assert "seed=\\u001b]0;owned\\u0007: expected a 64-bit integer" in r.stderr
     _clean(r.stdout + r.stderr)
+
+
+# --- read-only means read-only and works ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("projected", [False, True], ids=["no projection", "projection up to date"])
+def test_report_and_cards_stats_work_on_a_read_only_store(tmp_path, projected):
+    import hashlib
+
+    from tests.test_reliability import remount_ro, tmpfs
+
+    with tmpfs(tmp_path / "ro", "16m") as mnt:
+        db = mnt / "t.db"
+        assert run_locm("tournament", "--agents", "greedy", "random", "--games", 4, "--db", db).returncode == 0
+        if projected:
+            assert run_locm("cards", "rebuild", "--db", db).returncode == 0
+        remount_ro(mnt)
+        before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in mnt.iterdir()}
+        stats = run_locm("cards", "stats", "--db", db, "--min-games", 1)
+        assert stats.returncode == 0, stats.stderr
+        assert "4 games, definitions" in stats.stdout and "corrupt" not in stats.stderr
+        report = run_locm("report", "--db", db, "-o", tmp_path / "report")
+        assert report.returncode == 0, report.stderr
+        assert (tmp_path / "report" / "index.html").exists()
+        assert "read-only" in one_line_error(run_locm("cards", "rebuild", "--db", db))
+        assert {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in mnt.iterdir()} == before
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory):
+    db = tmp_path_factory.mktemp("sql") / "t.db"
+    assert run_locm("play", "--seed", 1, "--db", db).returncode == 0
+    return db
+
+
+@pytest.mark.parametrize("query, refused", [
+    ("VACUUM INTO '{dir}/copy.db'", "ATTACH (VACUUM INTO too)"),
+    ("ATTACH '{dir}/new.db' AS x", "ATTACH (VACUUM INTO too)"),
+    ("PRAGMA journal_mode=DELETE", "PRAGMA journal_mode = DELETE"),
+    ("PRAGMA user_version = 7", "PRAGMA user_version = 7"),
+    ("DELETE FROM games", "DELETE games"),
+    ("CREATE TABLE x (a)", "a change of the schema"),
+])
+def test_sql_refuses_anything_that_writes_anywhere(small_store, tmp_path, query, refused):
+    before = small_store.read_bytes()
+    err = one_line_error(run_locm("sql", query.format(dir=tmp_path), "--db", small_store))
+    assert f"refused: {refused}" in err and "read-only queries" in err
+    assert list(tmp_path.iterdir()) == [] and small_store.read_bytes() == before
+
+
+def test_sql_still_reads_and_takes_reading_pragmas(small_store):
+    for query in ("SELECT count(*) FROM events", "PRAGMA table_info(games)", "PRAGMA journal_mode",
+                  "SELECT count(*) FROM pragma_table_info('games')"):
+        r = run_locm("sql", query, "--db", small_store)
+        assert r.returncode == 0 and "row" in r.stderr, (query, r.stderr)
+
+
+def test_ctrl_c_stops_a_runaway_query(small_store):
+    import signal
+    import time
+
+    p = subprocess.Popen([sys.executable, "-m", "locm.cli", "sql", "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL "
+                          "SELECT n + 1 FROM r) SELECT count(*) FROM r", "--db", str(small_store)],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise AssertionError("the query went on after Ctrl-C")
+    assert p.returncode == 130 and err.strip() == "locm: aborted", err
