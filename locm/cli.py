@@ -631,11 +631,16 @@ def import_cmd(file, db, skip_existing):
     """Store the games of an export file, all or none: a malformed, truncated or tampered file is refused
     with the number of its first wrong line, and nothing is written. FILE may be - for standard input.
 
+    FILE may also be an event log (`locm play --log`): its game is checked (re-deciding its inputs gives
+    exactly its events) and stored under the id `locm play --db` would have given it.
+
     \b
     Example:
       locm import games.jsonl --db copy.db
+      locm import game.jsonl --db t.db        # an event log from locm play --log
     """
     from locm.errors import ImportFormatError, InputFileError
+    from locm.events.codec import MAX_LINE
     from locm.store import open_store
 
     existed = db.exists()
@@ -643,7 +648,17 @@ def import_cmd(file, db, skip_existing):
     ok = False
     try:
         with click.open_file(str(file), "rb") as stream:
-            summary = store.import_jsonl(stream, skip_existing=skip_existing)
+            first = stream.readline(MAX_LINE + 1)
+            if _is_event_log_line(first):
+                from locm.play import import_event_log
+                from locm.replay.sources import MAX_FILE
+
+                data = first + stream.read(MAX_FILE)
+                gid, stored = import_event_log(store, data, str(file), skip_existing=skip_existing)
+                ok = True
+                click.echo(f"imported game {gid} into {db}" if stored else f"game {gid} already stored, skipped")
+                return
+            summary = store.import_jsonl(_Replayed(first, stream), skip_existing=skip_existing)
         ok = True
     except ImportFormatError as exc:
         raise InputFileError(str(file), exc) from None
@@ -656,6 +671,32 @@ def import_cmd(file, db, skip_existing):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
     click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
+
+
+def _is_event_log_line(line: bytes) -> bool:
+    """Whether a file's first line is an event log's `game_created` (not an export's header)."""
+    import msgspec
+
+    class Kind(msgspec.Struct):
+        type: object = None
+
+    try:
+        return msgspec.json.decode(line, type=Kind).type == "game_created"
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        return False
+
+
+class _Replayed:
+    """A binary stream whose first line was read already: `readline` gives it back first."""
+
+    def __init__(self, first: bytes, stream) -> None:
+        self._first, self._stream = first, stream
+
+    def readline(self, limit: int = -1) -> bytes:
+        if self._first:
+            line, self._first = self._first, b""
+            return line
+        return self._stream.readline(limit)
 
 
 @cli.command()

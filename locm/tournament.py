@@ -49,7 +49,7 @@ from locm.engine.evolve import fold
 from locm.engine.game import Game
 from locm.engine.rulesets import RULESETS, Rules, rules_hash
 from locm.engine.state import ENDED
-from locm.events.catalog import GameEnded, HardError
+from locm.events.catalog import GameCreated, GameEnded, HardError
 from locm.bots import BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent
 from locm.errors import TournamentError
 from locm.play import seat_seed
@@ -71,6 +71,22 @@ def game_id(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict
     key = json.dumps([name, seed, agents[0], agents[1], sorted((params or {}).items())] + extra,
                      separators=(",", ":"), ensure_ascii=False)
     return f"{name}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def log_game_id(created: GameCreated) -> str:
+    """The id `game_id` gives the game a log starts with (`locm play --db` would have stored it under this
+    id): its ruleset, seed and agents, and as parameters the seeds that differ from those derived from the
+    seed (those given explicitly)."""
+    from locm.engine.setup import PARAM_FIELDS, derive_params
+
+    rules = created.rules or created.ruleset
+    derived = derive_params(created.rules, created.seed) if created.seed is not None and created.rules else {}
+    params = {}
+    for name, field in PARAM_FIELDS.items():
+        value = getattr(created, field, None)
+        if name != "seed" and value is not None and derived.get(name) != value:
+            params[name] = value
+    return game_id(rules, created.seed, created.agents, params)
 
 
 def _ruleset_key(ruleset: str | Rules) -> tuple[str, list]:
@@ -603,7 +619,7 @@ def pair_rows(records: Sequence[GameRecord], agents: Sequence[str]) -> list[tupl
 PAIR_HEADERS = ("agent A", "agent B", "games", "A wins", "B wins")
 
 
-__all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "MAX_GAMES", "pending", "iter_pending",
+__all__ = ["game_id", "log_game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "MAX_GAMES", "pending", "iter_pending",
            "count_stored", "play_jobs", "run_tournament",
            "TournamentRun", "check_stored_game", "bot_fingerprint", "changed_bots", "stored_stderr", "BotStderr",
            "Standing", "seat_entry", "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS",

@@ -397,3 +397,24 @@ def test_ctrl_c_stops_a_runaway_query(small_store):
         p.communicate()
         raise AssertionError("the query went on after Ctrl-C")
     assert p.returncode == 130 and err.strip() == "locm: aborted", err
+
+
+# --- papercuts ----------------------------------------------------------------------------------------------------
+
+
+def test_import_stores_an_event_log_under_the_id_play_would_give_it(tmp_path):
+    log = tmp_path / "g.jsonl"
+    assert run_locm("play", "--seed", 9, "--p1", "random", "--log", log).returncode == 0
+    played = run_locm("play", "--seed", 9, "--p1", "random", "--db", tmp_path / "p.db")
+    gid = played.stdout.split("stored: ")[1].split()[0]
+    db = tmp_path / "i.db"
+    r = run_locm("import", log, "--db", db)
+    assert r.returncode == 0 and r.stdout.strip() == f"imported game {gid} into {db}", r.stderr
+    assert "already in the store" in one_line_error(run_locm("import", log, "--db", db))
+    assert run_locm("import", log, "--db", db, "--skip-existing").stdout.startswith(f"game {gid} already stored")
+    assert run_locm("verify", "--db", db).returncode == 0
+    lines = log.read_text().splitlines()
+    tampered = tmp_path / "t.jsonl"
+    tampered.write_text("\n".join(lines[:5]) + "\n")  # cut short
+    err = one_line_error(run_locm("import", tampered, "--db", tmp_path / "t.db"))
+    assert "does not follow the rules: " in err and not (tmp_path / "t.db").exists()
