@@ -77,14 +77,16 @@ truncated log); it is not a signature: someone who rewrites every hash and the r
 
 Export format (JSON lines, UTF-8, one object per line)
 -----------------------------------------------------
-    {"locm_export":1,"store_schema":1,"event_schema":1}         line 1: the file header
+    {"locm_export":1,"store_schema":2,"event_schema":2}         line 1: the file header
     {"game":{...every field of GameRecord, head_hash in hex...}} one per game, then its n_events lines:
     {"hash":"<64 hex>","event":{...the stored payload, byte for byte...}}
     {"end":{"games":G,"events":E}}                               last line: totals, so a cut file is caught
 
-``store_schema`` in the header is the layout of the game lines (`EXPORT_STORE_SCHEMA`, 1): store schema 2
-changed how logs are kept in the file, not a field of a game or an event, so the export of a game is the
-same byte for byte from a schema-1 store and from the same store migrated.
+``store_schema`` in the header is the schema of the store that wrote the file (`STORE_SCHEMA_VERSION`, 2).
+Store schema 2 changed how logs are kept in the store's file, not a field of a game or an event, so the game
+lines are the same from either: a file written by a schema-1 store (``store_schema`` 1) is read alike, and
+a game's lines are the same byte for byte before and after `locm migrate`; only the header says which
+store wrote them.
 
 `EventStore.import_jsonl` reads and checks the whole file before anything is kept: each line's JSON, each
 event's decoding, seqs 0..n-1, every hash of the chain, each game record against what its events say (the
@@ -135,8 +137,8 @@ from locm.errors import (
 STORE_FORMAT = "locm-event-store"
 STORE_SCHEMA_VERSION = 2
 EXPORT_VERSION = 1
-EXPORT_STORE_SCHEMA = 1
-"""The ``store_schema`` of an export file's header: the layout of its game lines, unchanged by store schema 2."""
+EXPORT_STORE_SCHEMAS = (1, 2)
+"""The ``store_schema`` values an export file's header may hold (the game lines are the same for both)."""
 LOG_LEVEL = 1
 """The zlib level of the stored logs (see the module docstring for the measurements behind it)."""
 DEFAULT_PATH = "locm.db"
@@ -433,7 +435,7 @@ class EventStore:
         line, so importing it is refused). With ``on_bad`` (salvage), a game that cannot be read or does not
         verify is passed to it and left out instead, and the file stays importable."""
         enc = msgspec.json.encode
-        out.write(enc({"locm_export": EXPORT_VERSION, "store_schema": EXPORT_STORE_SCHEMA,
+        out.write(enc({"locm_export": EXPORT_VERSION, "store_schema": STORE_SCHEMA_VERSION,
                        "event_schema": EVENT_SCHEMA_VERSION}) + b"\n")
         games = events = 0
         if game_ids is None:
@@ -1156,6 +1158,9 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
     head = decode(_header_dec, next_line("the file header"), "the file header line")
     if head.locm_export != EXPORT_VERSION:
         raise ImportFormatError(lineno, f"expected export format {EXPORT_VERSION}, got {head.locm_export}")
+    if head.store_schema not in EXPORT_STORE_SCHEMAS:
+        raise ImportFormatError(lineno, f"expected store schema {' or '.join(map(str, EXPORT_STORE_SCHEMAS))}, "
+                                        f"got {head.store_schema}")
     if head.event_schema > EVENT_SCHEMA_VERSION:
         raise ImportFormatError(lineno, f"expected event schema <= {EVENT_SCHEMA_VERSION}, got {head.event_schema}")
     seen: set[str] = set()
