@@ -16,7 +16,7 @@ import tty
 from bisect import bisect_left, bisect_right
 
 from locm.replay.game import Replay, ReplayError
-from locm.replay.render import escape_controls, show_text, wrap
+from locm.replay.render import escape_controls, fit_screen, show_parts
 
 CLEAR = "\x1b[H\x1b[2J"
 HELP = "n/p action  ./, event  N/P turn  t jump  v view  q quit"
@@ -80,14 +80,15 @@ class Stepper:
             self.message = f"cannot jump to turn {text!r}: {exc}"
 
     def screen(self) -> str:
+        """The whole screen, fitted to the terminal (`fit_screen`: nothing scrolls off, however long the
+        turn), every text from the log escaped."""
         who = "full view" if self.perspective is None else f"player {self.perspective}'s view"
-        width = shutil.get_terminal_size().columns
-        text = [escape_controls(line) for line in show_text(self.r, self.seq, self.perspective)]
-        lines = [part for line in text for part in wrap(line, width)]
-        lines += ["", f"[{who}]  seq {self.seq}/{self.r.last_seq}   {HELP}"]
-        if self.message:
-            lines.append(self.message)
-        return CLEAR + "\r\n".join(lines) + "\r\n"
+        size = shutil.get_terminal_size()
+        board, events, mark = show_parts(self.r, self.seq, self.perspective)
+        footer = [f"[{who}]  seq {self.seq}/{self.r.last_seq}   {HELP}"] + ([self.message] if self.message else [])
+        lines = fit_screen([escape_controls(x) for x in board], [escape_controls(x) for x in events], mark,
+                           footer, size.columns, size.lines)
+        return CLEAR + "\r\n".join(lines)
 
 
 def _read_key(fd: int) -> str:
@@ -110,7 +111,7 @@ def interactive(r: Replay, perspective: int | None = None) -> None:
             out.flush()
             k = _read_key(fd_in)
             if k == "t":
-                out.write("turn: ")
+                out.write("   turn: ")
                 out.flush()
                 text = ""
                 while (c := _read_key(fd_in)) not in ("\r", "\n"):

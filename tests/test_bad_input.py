@@ -418,3 +418,35 @@ def test_import_stores_an_event_log_under_the_id_play_would_give_it(tmp_path):
     tampered.write_text("\n".join(lines[:5]) + "\n")  # cut short
     err = one_line_error(run_locm("import", tampered, "--db", tmp_path / "t.db"))
     assert "does not follow the rules: " in err and not (tmp_path / "t.db").exists()
+
+
+def test_replay_fits_80x24_with_card_names(tmp_path, monkeypatch):
+    from locm.replay import open_game
+    from locm.replay.terminal import CLEAR, Stepper
+
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
+    r = open_game(_log(tmp_path))
+    st = Stepper(r)
+    longest = max(r.turns(), key=lambda t: t.last_seq - t.first_seq)
+    assert longest.last_seq - longest.first_seq > 15  # more events than fit below the board
+    st.seq = longest.last_seq - 2
+    lines = st.screen().removeprefix(CLEAR).split("\r\n")
+    assert len(lines) <= 23 and all(len(x) <= 80 for x in lines), (len(lines), max(map(len, lines)))
+    assert lines[0].startswith(f"seq {st.seq}  turn {longest.number}")  # the header stays on the screen
+    assert any(x.startswith(" >") for x in lines) and lines[-1].startswith("[full view]")
+    assert "later events of this turn)" in "\n".join(lines) or "earlier" in "\n".join(lines)
+    names = {u.card.name for u in r.state_at(st.seq).units.values()}
+    assert any(name in "\n".join(lines) for name in names if name)
+    assert not any(f"b{u.card.base_id} (" in "\n".join(lines) for u in r.state_at(st.seq).units.values())
+
+
+def test_the_audit_of_an_attack_skipped_for_a_guard_names_the_guard():
+    log = DATA / "official-1.2-games-00-49.txt.gz"
+    r = run_locm("audit", log, "--game", 0, "--seq", 212)
+    assert r.returncode == 0, r.stderr
+    assert "creature 10 must attack a Guard in lane 0 first: 5" in r.stdout
+    assert "  blocked by: #5 Spinekid (1) 2/1 ---G-- (Guard, lane 0)" in r.stdout.splitlines()
+    listed = run_locm("audit", log, "--game", 0, "--rejected", "--json")
+    blocked = [x for x in json.loads(listed.stdout) if x["blocking"]]
+    assert blocked and blocked[0]["blocking"][0]["name"] == "Spinekid"
