@@ -11,8 +11,7 @@ from locm.analysis.overview import overview, overview_text
 from locm.report import collect, write_report
 from locm.store import open_store
 from locm.tables import table
-from locm.tournament import (STANDINGS_HEADERS, Job, game_id, pending, play_jobs, schedule, standings,
-                             standings_rows)
+from locm.tournament import STANDINGS_HEADERS, pending, play_jobs, schedule, standings, standings_rows
 
 DEMO_AGENTS = ("greedy", "random", "pass")
 MIRROR = ("greedy", "greedy")
@@ -46,17 +45,23 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
             table_rows = standings(records, DEMO_AGENTS)
             results[ruleset] = (records, table_rows)
-        mirror = {}
+        mirror, seats = {}, {}
         for ruleset in RULESETS:
-            jobs = [Job(game_id(ruleset, s, MIRROR), ruleset, s, *MIRROR) for s in range(1, games + 1)]
+            jobs = schedule(ruleset, MIRROR, games, seed=1)  # self-play: each of seeds 1..games once
             todo = pending(store, jobs)
             if todo:
                 with progress_bar(len(todo), f"{MIRROR[0]} mirror {ruleset}") as bar:
                     play_jobs(store, todo, workers=workers, progress=bar.update, scheduled=len(jobs))
             mirror[ruleset] = [j.game_id for j in jobs]
+            ids = set(mirror[ruleset])
+            seats[ruleset] = standings([r for r in store.games(ruleset=ruleset) if r.game_id in ids], MIRROR)
         echo("")
         for ruleset, (records, rows) in results.items():
             echo(f"== {ruleset}: standings ({len(records)} games)")
+            echo(table(STANDINGS_HEADERS, standings_rows(rows)))
+            echo("")
+        for ruleset, rows in seats.items():
+            echo(f"== {ruleset}: {MIRROR[0]} against itself, by seat (locm tournament --agents greedy greedy)")
             echo(table(STANDINGS_HEADERS, standings_rows(rows)))
             echo("")
         logs = [(ruleset, store.events(gid)) for ruleset, ids in mirror.items() for gid in ids]
