@@ -394,7 +394,7 @@ class GameMachineVariant(GameMachine):
 
 
 MACHINES = {"1.2": GameMachine12, "constructed": GameMachineConstructed, "variant": GameMachineVariant}
-EXAMPLES = {"1.2": 30, "constructed": 30, "variant": 60}
+EXAMPLES = {"1.2": 30, "constructed": 30, "variant": 100}
 
 
 @pytest.mark.parametrize("ruleset", list(MACHINES))
@@ -439,7 +439,7 @@ def test_random_game(ruleset, seed):
     assert fold(codec.from_jsonl(raw)) == game.state  # the stored log replays to the same state
 
 
-@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=variants(), seed=SEEDS, agents=st.tuples(*[st.sampled_from(["random", "greedy", "pass"])] * 2))
 def test_random_game_under_a_random_variant(rules, seed, agents):
     """Any variant the validator accepts plays to an end with any built-in agents: one winner, within the cap,
