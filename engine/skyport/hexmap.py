@@ -34,6 +34,7 @@ TILE_NAMES = {GRASS: "GRASS", VOID: "VOID", SPAWN: "SPAWN", EXPLOSIUM: "EXPLOSIU
               SCRAP: "SCRAP", ROCK: "ROCK"}
 """Each tile letter and the server's name for its type (as its error messages write it)."""
 WALKABLE = frozenset((GRASS, EXPLOSIUM, RUBIDIUM, SCRAP))
+"""The tiles a robot may walk onto (R-TILES); void, spawn and rock it may not."""
 RESOURCE_OF = {RUBIDIUM: "rubidium", EXPLOSIUM: "explosium", SCRAP: "scrap"}
 """The resource a tile holds (R-MINE)."""
 MAX_SIZE = 99

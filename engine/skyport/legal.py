@@ -10,6 +10,7 @@ outcomes by another route (a longer droid sequence, a mortar vector that the edg
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from locm.engine.skyport.commands import droid, laser, mine, mortar, move, upgrade
@@ -55,13 +56,19 @@ def legal_actions(state: SkyportState, player: int) -> list[dict[str, Any]]:
 def mortar_vectors(state: SkyportState, pos: Pos, reach: int) -> list[Pos]:
     """One relative vector in range per tile a shell can land on, the shortest first."""
     seen: dict[Pos, Pos] = {}
-    for dj in range(-reach, reach + 1):
-        for dk in range(-reach, reach + 1):
-            if mortar_distance(dj, dk) <= reach:
-                target = clamp_walk(pos, (dj, dk), state.size)
-                if target not in seen or abs(dj) + abs(dk) < sum(map(abs, seen[target])):
-                    seen[target] = (dj, dk)
-    return sorted(seen.values(), key=lambda v: (abs(v[0]) + abs(v[1]), v))
+    for vector in _vectors_in_range(reach):
+        target = clamp_walk(pos, vector, state.size)
+        if target not in seen:
+            seen[target] = vector
+    return list(seen.values())
+
+
+@functools.cache
+def _vectors_in_range(reach: int) -> tuple[Pos, ...]:
+    """Every vector the mortar reaches at this range, shortest first (then by value)."""
+    vectors = [(dj, dk) for dj in range(-reach, reach + 1) for dk in range(-reach, reach + 1)
+               if mortar_distance(dj, dk) <= reach]
+    return tuple(sorted(vectors, key=lambda v: (abs(v[0]) + abs(v[1]), v)))
 
 
 def droid_routes(state: SkyportState, pos: Pos, reach: int) -> dict[Pos, tuple[str, ...]]:

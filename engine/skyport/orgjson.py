@@ -314,8 +314,8 @@ def java_int_value(value: JSON) -> int | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int):
-        value &= 0xFFFFFFFF
-        return value - (1 << 32) if value & 0x80000000 else value
+        low: int = value & 0xFFFFFFFF
+        return low - (1 << 32) if low & 0x80000000 else low
     if isinstance(value, float):
         return max(_INT_MIN, min(_INT_MAX, int(value)))
     if isinstance(value, str):

@@ -43,8 +43,12 @@ class Robot:
 
     def copy(self) -> "Robot":
         r = Robot.__new__(Robot)
-        for name in Robot.__slots__:
-            setattr(r, name, getattr(self, name))
+        r.slot, r.name, r.spawn, r.position = self.slot, self.name, self.spawn, self.position
+        r.health, r.score = self.health, self.score
+        r.rubidium, r.explosium, r.scrap = self.rubidium, self.explosium, self.scrap
+        r.primary, r.primary_level = self.primary, self.primary_level
+        r.secondary, r.secondary_level = self.secondary, self.secondary_level
+        r.has_to_pass, r.needs_respawn = self.has_to_pass, self.needs_respawn
         return r
 
     @property
