@@ -9,6 +9,12 @@ The replay, from the header alone: the game is created with the header's map, se
 lines are read by the server's reader (`ClientSession`), which gives its replies, its loadout and its actions.
 The actions the server took in turn N are the first three that the player to move sent between its gamestate
 N and its endturn N (its inbox is cleared when the gamestate goes out, and read when the turn's time is up).
+That is the server's input, and the log can only approximate it: the server's reader thread queues a line when
+it gets to run, so on a loaded machine a line sent within a think time of either end of the turn may fall on
+the other side. For such a turn only, when the likeliest reading does not give what the GUI's feed shows for
+the turn (its re-broadcasts and the next gamestate), the other readings the timing allows are tried, fewest
+changed lines first, and the first that gives it is taken; the result says how many turns were read so. The
+output is never adjusted: every message is still checked against the engine's.
 The engine then predicts, for every client, two streams: the reader's replies (each after the line that
 caused it) and the game's messages (gamestates, endturns, errors and re-broadcasts, in order). Every message
 the client received must be the next of one of them, compared as JSON values (org.json's key order is a
@@ -30,7 +36,7 @@ from locm.engine.errors import LocmError
 from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn
 from locm.engine.skyport.game import SkyportGame
 from locm.engine.skyport.hexmap import MapError, parse_map
-from locm.engine.skyport.protocol import ENDTURN, ClientSession, broadcast, errors, gamestate, java_lines
+from locm.engine.skyport.protocol import DEAD, ENDTURN, ClientSession, broadcast, errors, gamestate, java_lines
 from locm.engine.skyport.rules import RULES_2013
 from locm.engine.skyport.state import ENDED, TURN
 from locm.events.skyport.catalog import (
@@ -71,8 +77,9 @@ class Result:
 
     def summary(self) -> str:
         if self.identical:
+            late = self.coverage.get("timing:resolved", 0)
             return (f"identical: {self.turns} turns, {self.messages} messages, {self.stats} stats checked, "
-                    f"end {self.end}")
+                    f"end {self.end}" + (f"; {late} turn(s) read as the GUI saw them" if late else ""))
         at = f" at turn {self.turn}" if self.turn >= 0 else ""
         at += f", player {self.player}" if self.player else ""
         at += f", {self.where}" if self.where else ""
@@ -132,6 +139,7 @@ class _Stream:
 
     def __init__(self) -> None:
         self.items: list[tuple[str, str]] = []  # (dir, line)
+        self.times: list[float] = []  # the proxy's clock (ms) of each item
         self.closed = False
 
 
@@ -169,10 +177,13 @@ def _check(records: list[dict[str, Any]], result: Result) -> None:
         player = rec.get("player")
         if rec["type"] == "msg" and isinstance(player, int) and 0 <= player < len(slots):
             streams[player].items.append((rec["dir"], rec["line"]))
+            streams[player].times.append(float(rec.get("t", 0.0)))
         elif rec["type"] == "close" and isinstance(player, int) and 0 <= player < len(slots):
             streams[player].closed = True
         elif rec["type"] == "stats":
             stats[rec["before_turn"]] = rec
+    gui = _gui_turns(records)
+    zone = float(header.get("think_ms") or 100)
     clients = [_Client(i, names[i], s) for i, s in enumerate(streams)]
     found: list[tuple[tuple[int, int], _Mismatch]] = []  # (when, mismatch): the earliest is reported
     for c in clients:
@@ -201,15 +212,14 @@ def _check(records: list[dict[str, Any]], result: Result) -> None:
         _later(found, lambda: _check_stats(stats.get(turn), game, turn, respawned=_respawned(game.log)))
         _send(clients, everyone, gamestate(state, turn, state.turn_list()))
         _send(clients, everyone, dict(ENDTURN))
-        for action in clients[player].window(turn)[:state.rules.actions_per_turn]:
-            events = game.submit(Act(player, action))
+        options = clients[player].window(turn, zone)
+        chosen = options[0]
+        if len(options) > 1 and gui:
+            chosen = next((o for o in options if _agrees(game, o, gui, names[player])), chosen)
+            if chosen is not options[0]:
+                result.coverage["timing:resolved"] += 1
+        for action, events in _play_turn(game, player, chosen):
             _messages(clients, player, action, events, result.coverage)
-            if game.state.phase != TURN or game.state.turn != turn:
-                break
-        else:
-            if game.state.phase == TURN and game.state.turn == turn:
-                events = game.submit(EndTurn(player))
-                _messages(clients, player, None, events, result.coverage)
         result.turns += 1
     ended = game.log[-1]
     assert isinstance(ended, GameEnded)
@@ -217,6 +227,11 @@ def _check(records: list[dict[str, Any]], result: Result) -> None:
     for c in clients:
         result.messages += len(c.received)
         _later(found, c.compare)
+        result.coverage.update(_reply_kind(reply) for _, reply in c.replies)
+        if c.dead:
+            result.coverage["client:reader-stopped"] += 1
+        if c.stream.closed and c.gamestates and max(c.gamestates) < last_turn:
+            result.coverage["client:disconnected"] += 1
     if ended.reason != "server-crash":
         _later(found, lambda: _check_stats(stats.get(last_turn + 1), game, last_turn + 1, respawned=()))
     _later(found, lambda: _check_end(end, game, ended, last_turn))
@@ -224,6 +239,61 @@ def _check(records: list[dict[str, Any]], result: Result) -> None:
         raise min(found, key=lambda f: f[0])[1]
     result.stats = len(stats)
     result.end = f"{ended.reason} after turn {last_turn}"
+
+
+def _play_turn(game: SkyportGame, player: int, actions: list[dict[str, Any]]
+               ) -> list[tuple[dict[str, Any] | None, list[Event]]]:
+    """Play one turn: the actions the server took (at most the turn's number; a shot ends it), then the end
+    of the turn if they did not end it. Returns each command's action (None for the end) and events."""
+    turn = game.state.turn
+    out: list[tuple[dict[str, Any] | None, list[Event]]] = []
+    for action in actions[:game.state.rules.actions_per_turn]:
+        out.append((action, game.submit(Act(player, action))))
+        if game.state.phase != TURN or game.state.turn != turn:
+            return out
+    out.append((None, game.submit(EndTurn(player))))
+    return out
+
+
+def _gui_turns(records: list[dict[str, Any]]) -> dict[int, tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """The GUI's feed by turn: its gamestate and the re-broadcasts that followed (the GUI gets every game
+    message but the errors, and nothing from the readers)."""
+    out: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    current: list[dict[str, Any]] = []
+    for rec in records:
+        if rec["type"] != "msg" or rec.get("player") != "gui" or rec.get("dir") != "s2c":
+            continue
+        try:
+            value = json.loads(rec["line"])
+        except ValueError:
+            continue
+        if not isinstance(value, dict):
+            continue
+        if value.get("message") == "gamestate" and isinstance(value.get("turn"), int):
+            current = []
+            out[value["turn"]] = (value, current)
+        elif value.get("message") == "action":
+            current.append(value)
+    return out
+
+
+def _agrees(game: SkyportGame, actions: list[dict[str, Any]],
+            gui: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]], name: str) -> bool:
+    """Whether taking `actions` this turn gives what the GUI saw: the same re-broadcasts, and the next turn's
+    gamestate the same (the points of a refused action's idle penalty show there)."""
+    turn = game.state.turn
+    trial = SkyportGame(game.state.copy(), list(game.log))
+    said = []
+    for action, events in _play_turn(trial, game.state.current, actions):
+        said += [broadcast(action, name, e) for e in events
+                 if isinstance(e, _FACTS) and action is not None and e.cause == events[0].seq]
+    if turn not in gui or not same_json(said, gui[turn][1]):
+        return False
+    if trial.state.phase != TURN or turn + 1 not in gui:
+        return True
+    seen = gui[turn + 1][0]
+    expected = gamestate(trial.state, turn + 1, trial.state.turn_list())
+    return same_json(expected["players"], [{k: v for k, v in p.items() if k != "alive"} for p in seen["players"]])
 
 
 def _later(found: list[tuple[tuple[int, int], _Mismatch]], check: Any) -> None:
@@ -317,6 +387,14 @@ def _cover(e: Event) -> str:
     return str(tag)
 
 
+def _reply_kind(reply: dict[str, Any]) -> str:
+    """A reply of the server's reader as a coverage key: ``reply:connected`` or the error's first words."""
+    if "error" not in reply:
+        return "reply:connected"
+    words = str(reply["error"]).replace(":", " ").split()
+    return "reply:" + " ".join(words[:3])
+
+
 def _send(clients: list["_Client"], to: Iterable[int], message: dict[str, Any]) -> None:
     for p in to:
         clients[p].expected_game.append(message)
@@ -337,6 +415,7 @@ class _Client:
         self.name_seen: str | None = None
         self.loadout: tuple[str, str] | None = None
         session = ClientSession()
+        self.dead = False
         for index, (direction, line) in enumerate(stream.items):
             if direction == "c2s":
                 for text in java_lines(line) or [""]:
@@ -348,6 +427,7 @@ class _Client:
                         self.loadout = reading.loadout
                     if reading.action is not None:
                         self.actions.append((index, reading.action))
+                self.dead = session.phase == DEAD
                 continue
             try:
                 value = json.loads(line)
@@ -359,14 +439,35 @@ class _Client:
             elif value == {"message": "endturn"}:
                 self.endturns.append(index)
 
-    def window(self, turn: int) -> list[dict[str, Any]]:
-        """The actions the server queued for this player in `turn`: sent after its gamestate, before its
-        endturn (or its disconnection)."""
+    def window(self, turn: int, zone: float) -> list[list[dict[str, Any]]]:
+        """The actions the server may have queued for this player in `turn`, as alternatives, the likeliest
+        first. The likeliest: what it sent after its gamestate and before its endturn (or its
+        disconnection). The server empties the inbox just before the gamestate goes out and reads it just
+        after the endturn, but its reader thread adds a line only when it gets to run: on a loaded machine a
+        line sent shortly before the gamestate may still count, one sent shortly before the endturn may not.
+        So the alternatives are the other runs of consecutive lines that differ from the likeliest only in
+        lines within `zone` ms (the proxy's clock) of either end, fewest differences first."""
         start = self.gamestates.get(turn)
         if start is None:
-            return []
+            return [[]]
         stop = next((i for i in self.endturns if i > start), len(self.stream.items))
-        return [a for i, a in self.actions if start < i < stop]
+        times = self.stream.times
+        t_start, t_stop = times[start], times[stop] if stop < len(times) else float("inf")
+        early = [a for i, a in self.actions if i < start and times[i] >= t_start - zone]
+        firm = [a for i, a in self.actions if start < i < stop and times[i] < t_stop - zone]
+        late = [(i < stop, a) for i, a in self.actions if i > start and t_stop - zone <= times[i] <= t_stop + zone]
+        before = sum(1 for inside, _ in late if inside)
+        likeliest = firm + [a for _, a in late[:before]]
+        options = [(0, 0, likeliest)]
+        for a in range(len(early) + 1):
+            for b in range(len(late) + 1):
+                option = early[len(early) - a:] + firm + [x for _, x in late[:b]]
+                options.append((a + abs(b - before), len(options), option))
+        out: list[list[dict[str, Any]]] = []
+        for _, _, option in sorted(options, key=lambda o: (o[0], o[1])):
+            if option not in out:
+                out.append(option)
+        return out
 
     def compare(self) -> int:
         """Match every message received against the two predicted streams; returns how many were checked."""
@@ -430,4 +531,24 @@ def check_files(paths: Iterable[str | Path]) -> Iterable[Result]:
         yield check_log(path)
 
 
-__all__ = ["FORMAT", "OracleLogError", "Result", "read_records", "check_log", "check_files", "same_json"]
+def conformance_report(paths: Iterable[str | Path], quiet: bool, echo: Any) -> int:
+    """Check each log, `echo` one line per log (mismatches only when `quiet`) and a summary; the exit status:
+    0 when every log is identical, 1 when one differs, 2 when none could be read."""
+    paths = list(paths)
+    same = bad = 0
+    for path in paths:
+        try:
+            result = check_log(path)
+        except OracleLogError as exc:
+            bad += 1
+            echo(f"locm: error: {exc}", err=True)
+            continue
+        same += result.identical
+        if not (quiet and result.identical):
+            echo(f"{path}: {result.summary()}")
+    echo(f"{same}/{len(paths)} games identical" + (f" ({bad} not an oracle log)" if bad else ""))
+    return 0 if same == len(paths) else 2 if bad == len(paths) else 1
+
+
+__all__ = ["FORMAT", "OracleLogError", "Result", "read_records", "check_log", "check_files", "same_json",
+           "conformance_report"]
