@@ -215,7 +215,7 @@ def _check(records: list[dict[str, Any]], result: Result) -> None:
         options = clients[player].window(turn, zone)
         chosen = options[0]
         if len(options) > 1 and gui:
-            chosen = next((o for o in options if _agrees(game, o, gui, names[player])), chosen)
+            chosen = next((o for o in options if _agrees(game, o, gui, clients[player])), chosen)
             if chosen is not options[0]:
                 result.coverage["timing:resolved"] += 1
         for action, events in _play_turn(game, player, chosen):
@@ -278,16 +278,23 @@ def _gui_turns(records: list[dict[str, Any]]) -> dict[int, tuple[dict[str, Any],
 
 
 def _agrees(game: SkyportGame, actions: list[dict[str, Any]],
-            gui: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]], name: str) -> bool:
-    """Whether taking `actions` this turn gives what the GUI saw: the same re-broadcasts, and the next turn's
-    gamestate the same (the points of a refused action's idle penalty show there)."""
+            gui: dict[int, tuple[dict[str, Any], list[dict[str, Any]]]], client: "_Client") -> bool:
+    """Whether taking `actions` this turn gives what the log shows of it: the GUI's re-broadcasts and next
+    gamestate (where a refused action's idle penalty shows), and the errors the player got after its endturn
+    (those its reader owes it aside)."""
     turn = game.state.turn
     trial = SkyportGame(game.state.copy(), list(game.log))
-    said = []
+    said: list[dict[str, Any]] = []
+    errs: list[dict[str, Any]] = []
     for action, events in _play_turn(trial, game.state.current, actions):
-        said += [broadcast(action, name, e) for e in events
-                 if isinstance(e, _FACTS) and action is not None and e.cause == events[0].seq]
+        for e in events:
+            errs += errors(e)
+            if isinstance(e, _FACTS) and action is not None and e.cause == events[0].seq:
+                said.append(broadcast(action, client.name, e))
     if turn not in gui or not same_json(said, gui[turn][1]):
+        return False
+    got = client.errors_after_endturn(turn)
+    if got is not None and not same_json(errs, got):
         return False
     if trial.state.phase != TURN or turn + 1 not in gui:
         return True
@@ -468,6 +475,22 @@ class _Client:
             if option not in out:
                 out.append(option)
         return out
+
+    def errors_after_endturn(self, turn: int) -> list[dict[str, Any]] | None:
+        """The errors this client got between its endturn of `turn` and its next gamestate, less those its
+        reader owes it for lines sent in the turn; None when it got no endturn (it had left)."""
+        start = self.gamestates.get(turn)
+        if start is None:
+            return None
+        end = next((i for i in self.endturns if i > start), None)
+        if end is None:
+            return None
+        stop = min((i for i in self.gamestates.values() if i > end), default=len(self.stream.items))
+        got = [v for i, v in self.received if end < i < stop and isinstance(v, dict) and list(v) == ["error"]]
+        for i, reply in self.replies:
+            if start < i < stop and reply in got:
+                got.remove(reply)
+        return got
 
     def compare(self) -> int:
         """Match every message received against the two predicted streams; returns how many were checked."""

@@ -4,6 +4,7 @@ differs anywhere is reported at its first difference, with its turn, player and 
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import subprocess
@@ -14,10 +15,16 @@ from pathlib import Path
 import pytest
 
 from locm.events.skyport.catalog import EVENT_TYPES
-from locm.replay.skyport_conformance import check_log, read_records
+from locm.replay.skyport_conformance import Result, check_log, read_records
 from tests.skyport_helpers import SAMPLES, oracle_logs
 
 LOGS = oracle_logs()
+
+
+@functools.cache
+def checked(path: Path) -> Result:
+    """Each committed log is replayed once per test session."""
+    return check_log(path)
 
 
 def test_the_corpus_is_there():
@@ -26,7 +33,7 @@ def test_the_corpus_is_there():
 
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
 def test_oracle_log_replays_identically(path: Path):
-    result = check_log(path)
+    result = checked(path)
     assert result.identical, result.summary()
     assert result.turns > 0 and result.messages > 0
     assert "timing:resolved" not in result.coverage  # the committed logs need no reading of late lines
@@ -35,7 +42,7 @@ def test_oracle_log_replays_identically(path: Path):
 def test_the_corpus_covers_every_event_and_the_rare_cases():
     seen: Counter[str] = Counter()
     for path in LOGS:
-        seen += check_log(path).coverage
+        seen += checked(path).coverage
     tags = {t.__struct_config__.tag for t in EVENT_TYPES} - {"game_created", "spawns_drawn", "turn_order_drawn",
                                                             "loadout_chosen", "loadout_rejected"}
     assert {k.split(":")[0] for k in seen} >= tags

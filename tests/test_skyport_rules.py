@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,8 @@ from locm.engine.skyport.actions import bonus_damage
 from locm.engine.skyport.commands import ChooseLoadout, EndTurn, Act, droid, laser, mine, mortar, move, upgrade
 from locm.engine.skyport.game import SkyportGame, redecide
 from locm.engine.skyport.hexmap import mortar_distance, distance
-from locm.engine.skyport.rules import RULES_2013
+from locm.engine.skyport.rules import RULES_2013, VariantError, parse_variant
+from locm.engine.skyport.hexmap import MapError
 from locm.engine.skyport.setup import draw_spawns_and_order
 from locm.engine.skyport.state import ENDED, view
 from locm.engine.skyport.hexmap import parse_map
@@ -360,3 +362,68 @@ def test_a_log_is_what_its_commands_decide():
     while not g2.over:
         g2.submit(EndTurn(g2.state.current))
     assert g2.state.phase == ENDED and redecide(g2.log)[1] == -1
+
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "variants" / "skyport-glass-cannon.toml"
+
+
+def test_a_variant_file_plays():
+    """Variants as data: the example file reads, names its map, and a game under it plays to its limit."""
+    rules = parse_variant(EXAMPLE.read_text(), str(EXAMPLE))
+    assert (rules.name, rules.base, rules.health, rules.actions_per_turn) == ("glass-cannon", "2013", 60, 4)
+    assert rules.laser.damage == (20, 24, 30) and rules.laser.range == (5, 6, 7) and rules.levels == 3
+    g = SkyportGame.new(["alpha", "bravo", "carla", "delta"], 1, rules=rules)
+    from locm.engine.skyport.agents import make_agent, play
+
+    play(g, [make_agent("hunter", i) for i in range(4)])
+    assert g.log[-1].turn == 240 and g.log[0].map.name == "crossroads-4p"
+    assert max(e.health for e in g.log if isinstance(e, Respawned)) == 60
+
+
+@pytest.mark.parametrize("text, message", [
+    ("hp = 5", "v.toml: hp: expected a field of the Skyport rules (base, name, map, upgrade_costs, health, "
+               "actions_per_turn, turn_limit, action_bonus, tile_resources, kill_points, death_penalty, "
+               "spawn_penalty, idle_penalty, bad_mortar_crashes, laser, mortar, droid)"),
+    ("health = 0", "v.toml: health: expected an integer in 1..10000, got 0"),
+    ("health = 1.5", "v.toml: health: expected an integer in 1..10000, got 1.5"),
+    ("actions_per_turn = 11", "v.toml: actions_per_turn: expected an integer in 1..10, got 11"),
+    ("base = '2014'", "v.toml: base: expected one of 2013, got '2014'"),
+    ("[laser]\ndamage = [1, 2]", "v.toml: laser.damage: expected a list of 3 integers in 0..10000 (one per level: 3 "
+                                 "levels), got [1, 2]"),
+    ("upgrade_costs = [1]\n[mortar]\nrange = [2, 3, 4]", "v.toml: mortar.range: expected a list of 2 integers in "
+                                                         "0..20 (one per level: 2 levels), got [2, 3, 4]"),
+    ("upgrade_costs = [1, 1, 1]", "v.toml: laser.damage: expected a list of 4 integers in 0..10000 (one per level: 4 "
+                                  "levels); the base has 3 levels"),
+    ("[laser]\narea = [1, 1, 1]", "v.toml: laser.area: expected one of damage, range"),
+    ("map = 'moon'", "v.toml: map: expected one of crossroads-4p, duel-2p, hexagon-6p, triangle-3p, got 'moon'"),
+    ("health = ", "v.toml: expected a TOML document ("),
+])
+def test_a_bad_variant_is_refused_in_one_line(text, message):
+    with pytest.raises(VariantError) as err:
+        parse_variant(text, "v.toml")
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+    assert str(err.value) == message or message.endswith("(")
+
+
+def test_a_bad_map_is_refused_in_one_line():
+    """R-MAP: the reader says where and why."""
+    bad = {
+        'players 2\nsize 2\ndescription "x"\n S\nGX\n G\n': "m:5: expected tiles G, V, S, E, R, C or O, got 'X'",
+        'players 2\nsize 2\ndescription "x"\n S\nGGG\n G\n': "m:5: expected row 2 of the map to have 2 tiles, got 3",
+        'players 2\nsize 2\ndescription "x"\n S\nGS\n': "m: expected 3 rows of tiles for size 2, got 2",
+        'players two\nsize 2\n': "m:1: expected 'players N', got 'players two'",
+        'players 2\nsize 100\ndescription "x"\n': "m:2: expected a size from 2 to 99, got 100",
+        'players 2\nsize 2\ndescription x\n S\nGS\n G\n': "m:3: expected the description in double quotes, got 'x'",
+        'players 2\nsize 2\ndescription "x"\n G\nGG\n G\n': "m: expected at least one spawn tile (S), got none",
+        'players 2\nsize 2\ndescription "x"\n S\nGS\n G\nG\n': "m:7: expected nothing after the 3 rows of the map, "
+                                                              "got 'G'",
+    }
+    for text, message in bad.items():
+        with pytest.raises(MapError) as err:
+            parse_map(text, source="m")
+        assert str(err.value) == message
+
+
+def test_a_variant_with_fewer_levels_keeps_the_first_ones():
+    rules = parse_variant("upgrade_costs = [6]", "v.toml")
+    assert rules.levels == 2 and rules.laser.damage == (16, 18) and rules.droid.area == (10, 10)

@@ -180,9 +180,12 @@ def _weapon(table: Any, base: Weapon, weapon: str, levels: int, source: str) -> 
             raise VariantError(source, f"{weapon}.{key}", "one of " + ", ".join(allowed))
     values: dict[str, tuple[int, ...]] = {}
     for key in allowed:
-        value = table.get(key, list(getattr(base, key)))
         lo, hi = _RANGES[weapon] if key == "range" else (0, 10_000)
         check = _ints(lo, hi, levels, f" (one per level: {levels} levels)")
+        inherited = list(getattr(base, key))
+        if key not in table and len(inherited) < levels:  # the base's table is too short: it must be given
+            raise VariantError(source, f"{weapon}.{key}", check.expected + f"; the base has {len(inherited)} levels")
+        value = table.get(key, inherited[:levels])  # fewer levels than the base: its first ones
         if not check.ok(value):
             raise VariantError(source, f"{weapon}.{key}", check.expected, value)
         values[key] = tuple(value)
