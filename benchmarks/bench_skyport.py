@@ -4,8 +4,9 @@ Each round plays ``--games`` seeded games (built-in `random` agents, the built-i
 ``--map`` in this process, event log kept, then folds every log again (the rebuild a replay does). Reported: the
 median over ``--rounds`` rounds of games/s and events/s (CPU time of this process, so that other work on a
 shared machine counts less), and of the rebuild time per game. Skyport has no Python peer to compare with; as a
-same-run reference each round also plays LOCM's `locm bench` games (1.2, random vs random), whose speed the
-project tracks, so the ratio shows where Skyport stands on this machine at this moment.
+same-run reference each round also plays ``--locm-games`` LOCM 1.2 games (random vs random, `Game.new` and
+`play`, log kept), so the ratio shows where Skyport stands against the project's other engine on this machine
+at this moment.
 
     .venv/bin/python benchmarks/bench_skyport.py --games 50 --rounds 5 [--json]
 """
