@@ -364,7 +364,7 @@ def test_a_log_is_what_its_commands_decide():
     assert g2.state.phase == ENDED and redecide(g2.log)[1] == -1
 
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "variants" / "skyport-glass-cannon.toml"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "skyport" / "glass-cannon.toml"
 
 
 def test_a_variant_file_plays():
