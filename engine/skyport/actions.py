@@ -10,7 +10,7 @@ was carried out and whether it was a shot (a valid shot ends the turn, R-ACTIONS
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 from locm.engine.skyport.emit import Out
 from locm.engine.skyport.hexmap import (
@@ -25,20 +25,21 @@ from locm.events.skyport.catalog import (
 )
 
 SHOTS = ("laser", "mortar", "droid")
-CRASHED = "crashed"
+Reject = Callable[..., tuple[bool, bool]]
+"""Emits the refusal of the action at hand (rule, reason, error, warning) and returns (False, False)."""
 
 
-class _Missing(Exception):
-    """org.json's JSONException for one field: ``str()`` is its message."""
+class MissingField(Exception):
+    """org.json's JSONException for one field (absent, or not of the type asked): ``str()`` is its message."""
 
 
 def get_string(obj: dict[str, Any], key: str) -> str:
-    """org.json's ``getString``: the field's string, else `_Missing` with org.json's message."""
+    """org.json's ``getString``: the field's string, else `MissingField` with org.json's message."""
     if key not in obj:
-        raise _Missing(f"JSONObject[{quote(key)}] not found.")
+        raise MissingField(f"JSONObject[{quote(key)}] not found.")
     value = obj[key]
     if not isinstance(value, str):
-        raise _Missing(f"JSONObject[{quote(key)}] not a string.")
+        raise MissingField(f"JSONObject[{quote(key)}] not a string.")
     return value
 
 
@@ -66,7 +67,7 @@ def perform(out: Out, player: int, action: dict[str, Any], index: int, text: str
 
     try:
         kind = get_string(action, "type")
-    except _Missing:
+    except MissingField:
         return reject("R-ACTIONS", "no-type")
     robot = out.state.robots[player]
     if kind == "move":
@@ -98,7 +99,7 @@ def perform(out: Out, player: int, action: dict[str, Any], index: int, text: str
     if kind == "upgrade":
         try:
             weapon = get_string(action, "weapon")
-        except _Missing:
+        except MissingField:
             return reject("R-UPGRADE", "no-weapon")
         level = robot.level(weapon) if weapon in RESOURCE_OF_WEAPON else 0
         if level == 0:
@@ -115,37 +116,37 @@ def perform(out: Out, player: int, action: dict[str, Any], index: int, text: str
     return reject("R-ACTIONS", "unknown-type", f"Invalid action: {kind}")
 
 
-def _move(out: Out, player: int, action: dict[str, Any], reject: Any) -> tuple[bool, bool]:
+def _move(out: Out, player: int, action: dict[str, Any], reject: Reject) -> tuple[bool, bool]:
     state = out.state
     try:
         direction = get_string(action, "direction")
-    except _Missing as exc:
-        return reject("R-MOVE", "no-direction", f"Invalid move packet: {exc}")  # type: ignore[no-any-return]
+    except MissingField as exc:
+        return reject("R-MOVE", "no-direction", f"Invalid move packet: {exc}")
     if direction not in DIRECTIONS:
-        return reject("R-MOVE", "bad-direction",  # type: ignore[no-any-return]
+        return reject("R-MOVE", "bad-direction",
                       f"Invalid move packet: Invalid direction: '{direction}'")
     origin = state.robots[player].position
     to = step(origin, direction)
     tile = state.tile(to)
     if not tile:
-        return reject("R-MOVE", "off-map",  # type: ignore[no-any-return]
+        return reject("R-MOVE", "off-map",
                       f"Invalid move packet: Invalid move: tile {direction} is not accessible (outside of map)")
     if tile not in WALKABLE:
-        return reject("R-MOVE", "not-walkable",  # type: ignore[no-any-return]
+        return reject("R-MOVE", "not-walkable",
                       f"Invalid move packet: Invalid move: {TILE_NAMES[tile]} tile is not accessible")
     other = state.occupant(to)
     if other >= 0:  # a robot, or a destroyed robot's body (R-BODY)
-        return reject("R-MOVE" if state.robots[other].alive else "R-BODY", "occupied",  # type: ignore[no-any-return]
+        return reject("R-MOVE" if state.robots[other].alive else "R-BODY", "occupied",
                       f"Invalid move packet: Player {state.robots[other].name} is already on this tile.")
     out.emit(Moved, "R-MOVE", player=player, direction=direction, origin=origin, to=to)
     return True, False
 
 
-def _laser(out: Out, player: int, action: dict[str, Any], level: int, unused: int, reject: Any) -> bool:
+def _laser(out: Out, player: int, action: dict[str, Any], level: int, unused: int, reject: Reject) -> bool:
     state = out.state
     try:
         direction = get_string(action, "direction")
-    except _Missing:
+    except MissingField:
         reject("R-LASER", "no-direction", "Invalid shot: lacks a direction key")
         return False
     if direction not in DIRECTIONS:
@@ -182,12 +183,12 @@ def parse_vector(text: str) -> Pos | None:
     return j, k
 
 
-def _mortar(out: Out, player: int, action: dict[str, Any], level: int, unused: int, reject: Any) -> bool:
+def _mortar(out: Out, player: int, action: dict[str, Any], level: int, unused: int, reject: Reject) -> bool:
     state = out.state
     rules = state.rules
     try:
         text = get_string(action, "coordinates")
-    except _Missing:
+    except MissingField:
         reject("R-MORTAR", "no-coordinates", "Invalid shot: lacks 'coordinates' key")
         return False
     vector = parse_vector(text)
@@ -212,7 +213,7 @@ def _mortar(out: Out, player: int, action: dict[str, Any], level: int, unused: i
     return True
 
 
-def _droid(out: Out, player: int, action: dict[str, Any], level: int, unused: int, reject: Any) -> bool:
+def _droid(out: Out, player: int, action: dict[str, Any], level: int, unused: int, reject: Reject) -> bool:
     state = out.state
     rules = state.rules
     sequence = action.get("sequence")
@@ -279,4 +280,4 @@ def damage_tile(out: Out, pos: Pos, amount: int, by: int, weapon: str, area: boo
         out.emit(Penalized, "R-DEATH", player=victim, points=state.rules.death_penalty, reason="death")
 
 
-__all__ = ["SHOTS", "get_string", "java_round", "bonus_damage", "perform", "parse_vector", "damage_tile"]
+__all__ = ["SHOTS", "Reject", "MissingField", "get_string", "java_round", "bonus_damage", "perform", "parse_vector", "damage_tile"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from locm.engine.skyport.actions import get_string, _Missing
+from locm.engine.skyport.actions import MissingField, get_string
 from locm.engine.skyport.orgjson import JSONError, JavaCrash, java_int_value, java_str, parse_object, quote
 from locm.engine.skyport.rules import WEAPONS
 from locm.engine.skyport.setup import username_error
@@ -109,7 +109,7 @@ class ClientSession:
                 return f"Wrong protocol revision: supporting 1, but got {revision}"
             try:
                 name = get_string(obj, "name")
-            except _Missing as exc:
+            except MissingField as exc:
                 return f"Invalid or incomplete packet: {exc}"
             error = username_error(name)
             if error:
@@ -128,7 +128,7 @@ class ClientSession:
             for which, key in (("primary", "primary-weapon"), ("secondary", "secondary-weapon")):
                 try:
                     weapon = get_string(obj, key)
-                except _Missing as exc:
+                except MissingField as exc:
                     return f"Invalid or incomplete packet: {exc}"
                 if weapon not in WEAPONS:
                     return f"Invalid {which} weapon: '{weapon}'"
