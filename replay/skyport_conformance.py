@@ -105,9 +105,9 @@ def check_log(path: str | Path, records: list[dict[str, Any]] | None = None) -> 
 def _check(records: list[dict[str, Any]], result: Result) -> None:
     header = records[0]
     try:
-        game_map = parse_map(header["map_text"], str(header.get("map", "")))
+        game_map = parse_map(header["map_text"], str(header.get("map", "")), "the header's map_text")
     except MapError as exc:
-        raise Mismatch(f"the header's map does not read: {exc}") from None
+        raise OracleLogError(result.path, 1, str(exc)) from None
     slots = sorted(header["players"], key=lambda p: p["slot"])
     names = tuple(str(p["name"]) for p in slots)
     end = next((r for r in reversed(records) if r["type"] == "end"), {})
@@ -136,7 +136,7 @@ def _check(records: list[dict[str, Any]], result: Result) -> None:
     try:
         game = SkyportGame.new(names, header["seed"], game_map, RULES_2013.replace(turn_limit=max(limit, 1)))
     except LocmError as exc:
-        raise Mismatch(f"the engine cannot create the game: {exc}") from None
+        raise OracleLogError(result.path, 1, f"the header does not give a game: {exc}") from None
     result.game = game
     state = game.state
     everyone = range(len(clients))

@@ -61,14 +61,64 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
             raise OracleLogError(p, number, "not a JSON record") from None
         if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
             raise OracleLogError(p, number, "expected a record with a 'type'")
+        if records:
+            problem = _record_problem(rec, len(records[0]["players"]))
+            if problem:
+                raise OracleLogError(p, number, f"{rec['type']} record: expected {problem}")
+        elif rec["type"] != "header" or rec.get("format") != FORMAT:
+            raise OracleLogError(p, number, f"expected a {FORMAT} header on the first line")
+        else:
+            problem = _header_problem(rec)
+            if problem:
+                raise OracleLogError(p, number, f"header: expected {problem}")
         records.append(rec)
-    if not records or records[0].get("type") != "header" or records[0].get("format") != FORMAT:
+    if not records:
         raise OracleLogError(p, 1, f"expected a {FORMAT} header on the first line")
-    header = records[0]
-    for key, kind in (("map_text", str), ("seed", int), ("players", list), ("turns", int)):
-        if not isinstance(header.get(key), kind):
-            raise OracleLogError(p, 1, f"expected the header's {key!r} to be a {kind.__name__}")
     return records
+
+
+def _header_problem(h: dict[str, Any]) -> str:
+    for key, kind in (("map_text", str), ("seed", int), ("players", list), ("turns", int)):
+        if type(h.get(key)) is not kind:
+            return f"{key!r} to be a {kind.__name__}"
+    if not -(1 << 63) <= h["seed"] < (1 << 63) or h["turns"] < 0:
+        return "a seed that is a Java long and turns >= 0"
+    slots = [p.get("slot") if isinstance(p, dict) else None for p in h["players"]]
+    if sorted(s for s in slots if type(s) is int) != list(range(len(slots))) or not slots:
+        return "players with the slots 0, 1, ..."
+    if not all(isinstance(p.get("name"), str) for p in h["players"]):
+        return "a name for every player"
+    if "think_ms" in h and type(h["think_ms"]) not in (int, float):
+        return "'think_ms' to be a number"
+    return ""
+
+
+def _record_problem(rec: dict[str, Any], players: int) -> str:
+    """What a record lacks for the checker to read it, or ""."""
+    kind = rec["type"]
+    player = rec.get("player")
+    known_player = player == "gui" or (type(player) is int and 0 <= player < players)
+    if kind == "msg":
+        if not known_player:
+            return f"a player from 0 to {players - 1} or 'gui'"
+        if rec.get("dir") not in ("s2c", "c2s") or not isinstance(rec.get("line"), str):
+            return "'dir' s2c or c2s and a 'line' string"
+        if type(rec.get("t", 0)) not in (int, float):
+            return "'t' to be a number"
+    elif kind in ("connect", "close"):
+        if not known_player:
+            return f"a player from 0 to {players - 1} or 'gui'"
+    elif kind == "stats":
+        if type(rec.get("before_turn")) is not int or not isinstance(rec.get("players"), list) \
+                or not all(isinstance(x, dict) for x in rec["players"]):
+            return "'before_turn' and a list of 'players'"
+    elif kind == "end":
+        if rec.get("last_turn") is not None and type(rec["last_turn"]) is not int:
+            return "'last_turn' to be a number"
+        final = rec.get("final_stats")
+        if final is not None and not (isinstance(final, list) and all(isinstance(x, dict) for x in final)):
+            return "'final_stats' to be a list of players"
+    return ""
 
 
 class Stream:
@@ -141,7 +191,7 @@ class ClientLog:
                 continue
             try:
                 value = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 value = line
             self.received.append((index, value))
             if isinstance(value, dict) and value.get("message") == "gamestate" and isinstance(value.get("turn"), int):

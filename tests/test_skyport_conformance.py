@@ -117,3 +117,21 @@ def test_cli_checks_skyport_logs_and_refuses_other_files(tmp_path):
     out = subprocess.run(locm + ["conformance", "--game", "skyport", str(bad)], capture_output=True, text=True)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.strip() == f"locm: error: {bad}:1: expected a skyport-oracle/1 header on the first line"
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda recs: recs[0].__setitem__("seed", "x"), "header: expected 'seed' to be a int"),
+    (lambda recs: recs[0].__setitem__("map_text", "players 2\nsize 2\n"), "the header's map_text:3: expected 'desc"),
+    (lambda recs: recs[0].__setitem__("seed", 1 << 70), "header: expected a seed that is a Java long"),
+    (lambda recs: recs[5].pop("line"), "msg record: expected 'dir' s2c or c2s and a 'line' string"),
+    (lambda recs: recs[5].__setitem__("player", 9), "msg record: expected a player from 0 to 3 or 'gui'"),
+    (lambda recs: next(r for r in recs if r["type"] == "stats").__setitem__("players", 3),
+     "stats record: expected 'before_turn' and a list of 'players'"),
+])
+def test_a_broken_log_is_one_line_naming_where(tmp_path, edit, message):
+    from locm.replay.skyport_conformance import OracleLogError
+
+    path = _tampered(tmp_path, edit)
+    with pytest.raises(OracleLogError) as err:
+        check_log(path)
+    assert message in str(err.value) and str(err.value).startswith(str(path)) and "\n" not in str(err.value)

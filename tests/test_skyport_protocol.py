@@ -118,3 +118,9 @@ def test_a_connection_goes_handshake_loadout_actions():
 def test_java_reads_lines_ended_by_cr_lf_or_both():
     assert java_lines("a\r\nb\rc\nd") == ["a", "b", "c", "d"]
     assert java_lines("a\n\nb") == ["a", "", "b"]
+
+
+def test_deep_nesting_stops_the_reader_instead_of_the_checker():
+    with pytest.raises(JavaCrash):
+        parse_object('{"a":' * 5000)
+    assert parse_object('{"a":' * 100 + "1" + "}" * 100)

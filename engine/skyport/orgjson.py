@@ -28,6 +28,9 @@ _DOUBLE = re.compile(
     r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)|(0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|[0-9a-fA-F]*\.[0-9a-fA-F]+)"
     r"[pP][+-]?\d+))[fFdD]?", re.ASCII)
 _INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
+MAX_DEPTH = 300
+"""Objects and arrays nested deeper than this end the reading as a Java stack overflow would (`JavaCrash`).
+Java's limit depends on its thread stack; the lines a client sends in practice are nowhere near it."""
 _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -59,9 +62,10 @@ class _Tokener:
     """org.json's JSONTokener over one line: the position counters behave as Java's, quirks included (a NUL
     character reads as the end of the text)."""
 
-    __slots__ = ("s", "pos", "index", "character", "line", "previous", "use_previous", "eof")
+    __slots__ = ("s", "pos", "index", "character", "line", "previous", "use_previous", "eof", "depth")
 
     def __init__(self, text: str) -> None:
+        self.depth = 0
         self.s = java_units(text)
         self.pos = 0
         self.index = 0
@@ -150,12 +154,14 @@ class _Tokener:
         c = self.clean()
         if c in (34, 39):
             return from_units(self.string(c))
-        if c == 123:
+        if c in (91, 123):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise JavaCrash("nested too deep: Java's reader thread overflows its stack")
             self.back()
-            return self.object()
-        if c == 91:
-            self.back()
-            return self.array()
+            value = self.object() if c == 123 else self.array()
+            self.depth -= 1
+            return value
         out = []
         while c >= 32 and chr(c) not in _STOPS:
             out.append(chr(c))
