@@ -138,8 +138,9 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     """Play one game and print the winner and a short summary.
 
     The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
-    under a deterministic id (ruleset, seed and a hash of the agents and parameters); storing it twice is
-    refused.
+    under its id, which names its content (ruleset, seed, agents and the versions of bots' files,
+    parameters); a game already stored is played and shown again, and nothing new is stored. A bot whose
+    files changed since it played this game is said so (its game is a new one).
 
     \b
     Example:
@@ -151,8 +152,8 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     from locm.events.codec import to_jsonl
     from locm.bots import TimeLimits, check_agent
     from locm.play import summarize
-    from locm.store import DuplicateGameError, open_store
-    from locm.tournament import game_id, run_game
+    from locm.store import DuplicateGameError, open_store, prepare_game
+    from locm.tournament import other_versions, run_game
 
     ruleset = _check_ruleset(ruleset)
     agents = (check_agent(p0), check_agent(p1))
@@ -163,14 +164,21 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     if log_path and not to_stdout:
         _check_output(log_path)  # before playing, not after
     store = open_store(db) if db else None
+    stored = same = None
+    earlier = []
     try:
         with _sigterm_as_interrupt():
-            gid = game_id(ruleset, seed, agents, params)
-            if store is not None and store.has_game(gid):
-                raise DuplicateGameError(gid)
             played = run_game(ruleset, seed, agents, params, limits)
             if store is not None:
-                store.append_game(played.extras, played.game.log)
+                gid = played.game_id
+                earlier = other_versions(store, played.game.created, gid)
+                prepared = prepare_game(played.extras, played.game.log)
+                try:
+                    store.append_prepared(prepared)
+                    stored = True
+                except DuplicateGameError:
+                    stored = False
+                    same = store.game(gid).head_hash == prepared.record.head_hash
     finally:
         if store is not None:
             store.close()
@@ -187,8 +195,15 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
             say(f"stderr of player {seat} ({agents[seat]}), last lines:")
             for line in text.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
                 say(f"  | {line}")
-    if store is not None:
-        say(f"stored: {gid} in {db}")
+    for record, bots in earlier[:3]:
+        say(f"bot {', '.join(repr(b) for b in bots)} changed since this game was played as {record.game_id} "
+            f"(its files differ): this is a new game, under its own id")
+    if stored:
+        say(f"stored: {played.game_id} in {db}")
+    elif stored is False:
+        say(f"already stored: {played.game_id} in {db}: stored nothing new"
+            + ("" if same else " (this play's log differs from the stored one: a bot answered or timed out "
+                               "differently)"))
     if log_path:
         _write_bytes(log_path, to_jsonl(game.log))  # after the summary: a full disk still shows the game
         if not to_stdout:

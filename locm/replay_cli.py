@@ -198,14 +198,17 @@ def html(source, db, game_index, output):
 @click.option("--skip-existing", is_flag=True, help="Skip games already stored instead of refusing the file.")
 def import_referee(files, db, skip_existing):
     """Store the games of official referee logs as event games, each replayed through the engine exactly as
-    'locm conformance' does. A file is stored all or none: one game that does not replay identically refuses
-    the whole file. The log's scores and parameters are kept in each game's meta.
+    'locm conformance' does and checked as 'locm verify' checks a game. A file is stored all or none: one game
+    that does not replay identically refuses the whole file. The log's scores and parameters are kept in each
+    game's meta; its id names its content (its seeds and its answers).
 
     \b
     Example:
       locm import-referee tests/data/official-1.2-games-00-49.txt.gz --db official.db
     """
+    from locm.checks import content_problem
     from locm.store import GameExtras, open_store, prepare_game
+    from locm.replay.game import ReplaySourceError
     from locm.replay.sources import referee_game, referee_game_id, referee_logs
     from locm.errors import DuplicateGameError
 
@@ -218,14 +221,21 @@ def import_referee(files, db, skip_existing):
             prepared = []
             with click.progressbar(logs, label=f"replaying {path.name}", file=sys.stderr) as bar:
                 for logged in bar:
-                    gid = referee_game_id(logged)  # known before the game is replayed
-                    if store.has_game(gid):
-                        if skip_existing:
-                            continue
-                        raise DuplicateGameError(gid)
+                    older = referee_game_id(logged)  # a store made before ids named their content
+                    if store.has_game(older) and skip_existing:
+                        continue
                     g = referee_game(logged, path)
-                    extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
-                    prepared.append(prepare_game(extras, g.events))
+                    for gid in (g.game_id, older):
+                        if store.has_game(gid):
+                            if skip_existing:
+                                break
+                            raise DuplicateGameError(gid)
+                    else:
+                        verdict = content_problem(g.game_id, g.events)
+                        if not verdict.ok:  # the engine's own replay: only an engine bug gets here
+                            raise ReplaySourceError(f"{path}: game {logged.index}: {verdict.problem}")
+                        extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
+                        prepared.append(prepare_game(extras, g.events))
             store.append_games(prepared)
             stored += len(prepared)
             click.echo(f"{path}: {len(prepared)} games stored" +

@@ -1,10 +1,10 @@
 """Games with stored results: one game (`run_game`), a round robin over worker processes (`run_tournament`),
 and the standings of stored games (`standings`).
 
-Game ids are deterministic: ``f"{ruleset}-{seed}-{h}"`` where ``h`` is the first 12 hex digits of the
-SHA-256 of ``[ruleset, seed, agent0, agent1, sorted params]`` as compact JSON (`game_id`). The same game
-asked for twice has the same id, so a store never holds it twice and an interrupted tournament resumes by
-skipping the ids already stored.
+Game ids name their content (`locm.gameid`): ruleset, seed, agents with their bots' versions, parameters.
+The same game asked for twice has the same id, so a store never holds it twice and an interrupted tournament
+resumes by skipping the ids already stored; a game's id is computed before it is played and is what its
+`game_created` gives.
 
 Round robin (`schedule`): every pair of agents plays ``games`` games, half the seeds ``seed .. seed +
 games/2 - 1`` with the first agent of the pair in seat 0 and the same seeds with the seats swapped (mirrored
@@ -44,14 +44,12 @@ from typing import NamedTuple
 
 from locm.analysis.stats import wilson
 from locm.engine.agents import play
-from locm.engine.errors import LocmError
-from locm.engine.evolve import fold
 from locm.engine.game import Game
-from locm.engine.rulesets import RULESETS, Rules, rules_hash
-from locm.engine.state import ENDED
-from locm.events.catalog import GameEnded, HardError
+from locm.engine.rulesets import Rules
+from locm.events.catalog import HardError
 from locm.bots import BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent
 from locm.errors import TournamentError
+from locm.gameid import created_id, game_id
 from locm.play import seat_seed
 from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord, prepare_game
 
@@ -61,24 +59,6 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 # --- one game ---------------------------------------------------------------------------------------------
-
-
-def game_id(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None) -> str:
-    """The deterministic id of a game: ruleset, seed and a short hash of everything that defines it. A
-    variant's id also hashes its resolved values (`rules_hash`): two variant files of the same name but
-    different values never share ids."""
-    name, extra = _ruleset_key(ruleset)
-    key = json.dumps([name, seed, agents[0], agents[1], sorted((params or {}).items())] + extra,
-                     separators=(",", ":"), ensure_ascii=False)
-    return f"{name}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
-
-
-def _ruleset_key(ruleset: str | Rules) -> tuple[str, list]:
-    if isinstance(ruleset, str):
-        return ruleset, []
-    if RULESETS.get(ruleset.name) == ruleset:
-        return ruleset.name, []
-    return ruleset.name, [rules_hash(ruleset)]
 
 
 @dataclass
@@ -98,7 +78,8 @@ def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dic
     ``meta`` JSON with the turns answered, the slowest turn and, with a bot, the time limits. Every bot
     process is killed before this returns or raises."""
     limits = limits or TimeLimits()
-    game = Game.new(ruleset, seed, params, agents=tuple(agents))
+    versions = tuple(bot_fingerprint(a) or "" for a in agents)  # a bot's identity: its command and its files
+    game = Game.new(ruleset, seed, params, agents=tuple(agents), bots=versions)
     seats = [make_agent(agents[s], seat_seed(seed, s), limits) for s in (0, 1)]
     seats = [a if isinstance(a, BotAgent) else TimedAgent(a) for a in seats]
     bots = [a for a in seats if isinstance(a, BotAgent)]
@@ -109,7 +90,7 @@ def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dic
     finally:
         for bot in bots:
             bot.stop()
-    return PlayedGame(game, _extras(game_id(ruleset, seed, agents, params), game, seats, limits, bool(bots)))
+    return PlayedGame(game, _extras(created_id(game.created), game, seats, limits, bool(bots)))
 
 
 def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bool) -> GameExtras:
@@ -167,6 +148,37 @@ def changed_bots(store: EventStore, agents: Sequence[str]) -> list[tuple[str, in
     return found
 
 
+def stored_versions(record: GameRecord) -> tuple[str | None, str | None]:
+    """The bots' versions a stored game was played with (its meta's ``bot_sha256``; None per seat when
+    unknown or a built-in agent)."""
+    try:
+        stored = json.loads(record.meta).get("bot_sha256") or [None, None]
+    except (ValueError, AttributeError):
+        return None, None
+    if not isinstance(stored, list) or len(stored) != 2:
+        return None, None
+    return tuple(v if isinstance(v, str) and v else None for v in stored)  # type: ignore[return-value]
+
+
+def other_versions(store: EventStore, created, gid: str) -> list[tuple[GameRecord, list[str]]]:
+    """Stored games that are this game (same ruleset, seeds and agents: `created`, the new game's
+    `game_created`) played by another version of a bot, each with the agents whose version differs."""
+    found = []
+    fields = ("ruleset", "seed", "shuffle_player0_seed", "shuffle_player1_seed", "draft_choices_seed",
+              "predefined_draft_ids", "card_gen_seed", "constructed_choices_seed")
+    now = created.bot_sha256 or ("", "")
+    agents = tuple(created.agents)
+    for r in store.games(agent=agents[0]):
+        if r.game_id == gid or (r.agent0, r.agent1) != agents or any(getattr(r, f) != getattr(created, f)
+                                                                      for f in fields):
+            continue
+        then = stored_versions(r)
+        changed = [agents[s] for s in (0, 1) if now[s] and then[s] != now[s]]
+        if changed:
+            found.append((r, changed))
+    return found
+
+
 # --- the schedule -----------------------------------------------------------------------------------------
 
 
@@ -190,6 +202,7 @@ class Schedule(Sequence):
 
     def __init__(self, ruleset: str | Rules, agents: Sequence[str], seed: int, seeds: int) -> None:
         self.ruleset, self.agents, self.seed, self.seeds = ruleset, tuple(agents), seed, seeds
+        self.versions = {a: bot_fingerprint(a) or "" for a in agents}  # bots' files now: part of the ids
         self.pairs = [p for a, b in itertools.combinations(agents, 2) for p in ((a, b), (b, a))]
         self._pair_set = frozenset(self.pairs)
 
@@ -217,10 +230,11 @@ class Schedule(Sequence):
         name = self.ruleset if isinstance(self.ruleset, str) else self.ruleset.name
         return (record.ruleset == name and self.seed <= (record.seed or 0) < self.seed + self.seeds
                 and (record.agent0, record.agent1) in self._pair_set
-                and record.game_id == game_id(self.ruleset, record.seed, (record.agent0, record.agent1)))
+                and record.game_id == self._job(record.seed, (record.agent0, record.agent1)).game_id)
 
     def _job(self, seed: int, pair: tuple[str, str]) -> Job:
-        return Job(game_id(self.ruleset, seed, pair), self.ruleset, seed, *pair)
+        bots = (self.versions[pair[0]], self.versions[pair[1]])
+        return Job(game_id(self.ruleset, seed, pair, bots=bots), self.ruleset, seed, *pair)
 
 
 def schedule(ruleset: str | Rules, agents: Sequence[str], games: int, seed: int = 1) -> Schedule:
@@ -420,6 +434,9 @@ def _worker(conn, parent: int, limits: TimeLimits) -> None:
             return
         try:
             played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits)
+            if played.game_id != job.game_id:  # a bot's files changed since the schedule was made
+                raise TournamentError(f"the game played is {played.game_id}, not the scheduled one (a bot's files "
+                                      "changed during the tournament)")
             result = ("game", job.game_id, prepare_game(played.extras, played.game.log), None)
         except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
             line = traceback.format_exception_only(type(exc), exc)[-1].strip()
@@ -434,37 +451,11 @@ def _worker(conn, parent: int, limits: TimeLimits) -> None:
 
 
 def check_stored_game(store: EventStore, record: GameRecord, redecide: bool = True) -> str | None:
-    """None if a stored game is sound: its hash chain is intact, the fold of its events ends the game with
-    the recorded winner and reason, and (with `redecide`) every event is what the rules make of the recorded
-    inputs (`engine.redecide`); otherwise what is wrong, in one line."""
-    gid = record.game_id
-    try:
-        events = store.verified_events(gid)
-    except LocmError as exc:
-        return str(exc)
-    if not events or type(events[-1]) is not GameEnded:
-        return f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended"
-    try:
-        state = fold(events)
-    except Exception as exc:  # a log that does not fit the rules may break evolve anywhere: report, go on
-        return f"the events do not fold: {type(exc).__name__}: {exc}"
-    if state.phase != ENDED:
-        return f"the fold ends in the {state.phase} phase, not ended"
-    if (state.winner, state.end_reason) != (record.winner, record.reason):
-        return (f"the fold gives winner {state.winner} by {state.end_reason}, the record says winner "
-                f"{record.winner} by {record.reason}")
-    loser = 1 - state.winner
-    if state.end_reason == "health" and state.players[loser].health > 0:  # R-WIN
-        return f"won on health, but the loser (player {loser}) has {state.players[loser].health} health"
-    if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
-        return f"won by a hard error, but the event before the end is not a hard error of player {loser}"
-    if redecide:
-        from locm.engine.redecide import redecide as redecide_log
+    """None if a stored game is sound (`locm.checks.stored_problem`: its chain, its fold, re-deciding it with
+    `redecide`, its id); otherwise what is wrong, in one line."""
+    from locm.checks import stored_problem
 
-        result = redecide_log(events)
-        if not result.ok:
-            return f"re-decided from its inputs, {result.divergence}"
-    return None
+    return stored_problem(store, record, redecide).problem
 
 
 class BotStderr(NamedTuple):

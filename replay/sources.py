@@ -182,8 +182,11 @@ def referee_logs(path: str | Path) -> list[LoggedGame]:
 
 def referee_game(logged: LoggedGame, path: str | Path) -> RefereeGame:
     """One official game replayed through the engine, or `ReplaySourceError` if it does not replay
-    identically."""
-    return RefereeGame(referee_game_id(logged), _replayed(logged, path), referee_meta(logged, str(path)))
+    identically. Its id names its content (`locm.gameid.referee_id`: its game_created and its inputs)."""
+    from locm.gameid import referee_id
+
+    events = _replayed(logged, path)
+    return RefereeGame(referee_id(events), events, referee_meta(logged, str(path)))
 
 
 def referee_games(path: str | Path) -> list[RefereeGame]:
@@ -193,8 +196,9 @@ def referee_games(path: str | Path) -> list[RefereeGame]:
 
 
 def referee_game_id(logged: LoggedGame) -> str:
-    """``ref-<ruleset>-<seed>-<12 hex>``: the hash is over the parameters and the answers, so the same
-    referee game gets the same id from any file, known before the game is replayed."""
+    """The id that locm gave a referee game before ids named their content (`locm.gameid`): ``ref-<ruleset>-
+    <seed>-<12 hex>``, the hash over the file's parameters and answers. `locm import-referee` looks it up, so
+    that a store made then does not get the same game again under its new id."""
     key = json.dumps([logged.ruleset, sorted(logged.params.items()), [t[3] for t in logged.turns]],
                      separators=(",", ":"), ensure_ascii=False)
     seed = logged.params.get("seed", "x")
