@@ -35,8 +35,8 @@ class Verdict(NamedTuple):
 
 def content_problem(game_id: str, events: Sequence[Event], *, meta: str = "{}", winner: int | None = None,
                     reason: str | None = None, redecide: bool = True) -> Verdict:
-    """Check a whole log: the fold ends the game (with ``winner`` and ``reason`` when given), re-deciding its
-    inputs gives its events (``redecide``), and ``game_id`` is what its content gives."""
+    """Check a whole log: re-deciding its inputs gives its events (``redecide``), the fold ends the game (with
+    ``winner`` and ``reason`` when given: a stored record's), and ``game_id`` is what its content gives."""
     from locm.engine.evolve import fold
     from locm.engine.state import ENDED
     from locm.gameid import check_id
@@ -44,6 +44,12 @@ def content_problem(game_id: str, events: Sequence[Event], *, meta: str = "{}", 
     if not events or type(events[-1]) is not GameEnded:
         return Verdict(f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended",
                        len(events) - 1)
+    if redecide:  # first: it names the first event the rules would not produce (and implies the fold's checks)
+        from locm.engine.redecide import redecide as redecide_log
+
+        result = redecide_log(events)
+        if not result.ok:
+            return Verdict(f"re-decided from its inputs, {result.divergence}", result.divergence.seq)
     try:
         state = fold(events)
     except Exception as exc:  # a log that does not fit the rules may break evolve anywhere: report, go on
@@ -60,12 +66,6 @@ def content_problem(game_id: str, events: Sequence[Event], *, meta: str = "{}", 
     if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
         return Verdict(f"won by a hard error, but the event before the end is not a hard error of player {loser}",
                        len(events) - 1)
-    if redecide:
-        from locm.engine.redecide import redecide as redecide_log
-
-        result = redecide_log(events)
-        if not result.ok:
-            return Verdict(f"re-decided from its inputs, {result.divergence}", result.divergence.seq)
     found = check_id(game_id, events, meta)
     if not found.ok:
         return Verdict(found.message, 0)

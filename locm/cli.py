@@ -649,7 +649,10 @@ def export_cmd(game_ids, all_games, db, output, salvage):
 @click.option("--skip-existing", is_flag=True, help="Skip games already stored identically instead of refusing.")
 def import_cmd(file, db, skip_existing):
     """Store the games of an export file, all or none: a malformed, truncated or tampered file is refused
-    with the number of its first wrong line, and nothing is written. FILE may be - for standard input.
+    with the number of its first wrong line, and nothing is written. Each game is checked as 'locm verify'
+    checks a stored game: its id is what its game_created gives, and re-deciding its recorded inputs gives
+    exactly its events, so a forged game whose hash chain was recomputed is refused naming the game, the seq
+    and the first event the rules would not produce. FILE may be - for standard input.
 
     \b
     Example:
@@ -663,7 +666,11 @@ def import_cmd(file, db, skip_existing):
     ok = False
     try:
         with click.open_file(str(file), "rb") as stream:
-            summary = store.import_jsonl(stream, skip_existing=skip_existing)
+            size = os.fstat(stream.fileno()).st_size if str(file) != "-" and sys.stderr.isatty() else 0
+            bar = click.progressbar(length=size or 1, label="importing", file=sys.stderr)
+            with bar if size else contextlib.nullcontext(bar):  # a bar only where someone watches a terminal
+                summary = store.import_jsonl(_counted(stream, bar.update if size else None),
+                                             skip_existing=skip_existing)
         ok = True
     except ImportFormatError as exc:
         raise InputFileError(str(file), exc) from None
@@ -676,6 +683,14 @@ def import_cmd(file, db, skip_existing):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
     click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
+
+
+def _counted(lines, update):
+    """The lines of a file, telling ``update`` how many bytes each is (a progress bar's), if given."""
+    for line in lines:
+        if update is not None:
+            update(len(line))
+        yield line
 
 
 @cli.command()

@@ -88,7 +88,9 @@ same byte for byte from a schema-1 store and from the same store migrated.
 
 `EventStore.import_jsonl` reads and checks the whole file before anything is kept: each line's JSON, each
 event's decoding, seqs 0..n-1, every hash of the chain, each game record against what its events say (the
-fields derived from events and ``head_hash``), the totals and that nothing follows the end line. The first
+fields derived from events and ``head_hash``), each game as `locm verify` checks it (`locm.checks`: its id is
+what its game_created gives, re-deciding its inputs gives its events: a forger who recomputes the chain is
+caught here), the totals and that nothing follows the end line. The first
 wrong line raises `ImportFormatError` naming the line number, and then *nothing* of the file is written, not
 even the games before that line (SQLite: one transaction for the whole file, rolled back). A game already in
 the store is an error too, unless ``skip_existing=True`` (``--skip-existing``) and it is the same game (same
@@ -457,11 +459,16 @@ class EventStore:
         or, where it is damaged, from whatever of it and of the events table still reads."""
         return [r.game_id for r in self._records(None, None, None, None)]
 
-    def import_jsonl(self, stream: BinaryIO | Iterable[bytes], *, skip_existing: bool = False) -> ImportSummary:
+    def import_jsonl(self, stream: BinaryIO | Iterable[bytes], *, skip_existing: bool = False,
+                     check: bool = True) -> ImportSummary:
         """Read an export file; write all its games in one transaction or, on the first wrong line, none
-        (`ImportFormatError` with the line number)."""
+        (`ImportFormatError` with the line number). With ``check`` (the default) each game is also checked as
+        `locm verify` checks a stored game (`locm.checks.content_problem`: its id is what its content gives,
+        its fold, re-deciding its inputs gives its events), so a forged game with its chain recomputed is
+        refused at the first event the rules would not produce; ``check=False`` is for logs that are not
+        games of the rules (the store's own tests)."""
         counts = [0, 0, 0]
-        self._write(_parse_export(stream, self, skip_existing, counts))
+        self._write(_parse_export(stream, self, skip_existing, counts, check))
         return ImportSummary(*counts)
 
     def close(self) -> None:
@@ -1130,8 +1137,8 @@ _control_dec = msgspec.json.Decoder(_Control)
 _event_line_dec = msgspec.json.Decoder(_EventLine)
 
 
-def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool, counts: list[int]
-                  ) -> Iterator[_Prepared]:
+def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool, counts: list[int],
+                  check: bool = True) -> Iterator[_Prepared]:
     """Yield the games of an export file, each checked; raise `ImportFormatError` at the first wrong line.
     ``counts`` receives [games, events, skipped]."""
     lines = enumerate(stream, 1)
@@ -1214,5 +1221,12 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
                 continue
             raise ImportFormatError(header_line, f"game {game_id!r} is already in the store"
                                     + ("" if skip_existing else " (--skip-existing skips identical games)"))
+        if check:
+            from locm.checks import content_problem
+
+            verdict = content_problem(game_id, parsed, meta=record.meta)
+            if not verdict.ok:
+                at = header_line + 1 + verdict.seq if 0 <= verdict.seq < record.n_events else header_line
+                raise ImportFormatError(at, f"game {game_id!r}: {verdict.problem}")
         counts[0], counts[1] = counts[0] + 1, counts[1] + record.n_events
         yield prepared

@@ -72,14 +72,16 @@ class PlayedGame:
 
 
 def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None,
-             limits: TimeLimits | None = None) -> PlayedGame:
+             limits: TimeLimits | None = None, versions: Sequence[str] | None = None) -> PlayedGame:
     """Play one game between two agents (built-in names or command lines) and return it with the record's
     extras: each seat's stderr (bots), average think time per turn (ms), hard-error and timeout flags, and
     ``meta`` JSON with the turns answered, the slowest turn and, with a bot, the time limits. Every bot
-    process is killed before this returns or raises."""
+    process is killed before this returns or raises. ``versions``: the bots' versions to record (default:
+    `bot_fingerprint` of each agent now)."""
     limits = limits or TimeLimits()
-    versions = tuple(bot_fingerprint(a) or "" for a in agents)  # a bot's identity: its command and its files
-    game = Game.new(ruleset, seed, params, agents=tuple(agents), bots=versions)
+    if versions is None:  # a bot's identity: its command and its files (a tournament takes them once, at start)
+        versions = tuple(bot_fingerprint(a) or "" for a in agents)
+    game = Game.new(ruleset, seed, params, agents=tuple(agents), bots=(versions[0], versions[1]))
     seats = [make_agent(agents[s], seat_seed(seed, s), limits) for s in (0, 1)]
     seats = [a if isinstance(a, BotAgent) else TimedAgent(a) for a in seats]
     bots = [a for a in seats if isinstance(a, BotAgent)]
@@ -98,7 +100,7 @@ def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bo
     meta = {"turns": [a.turns for a in seats], "think_max_ms": [round(a.think_ms_max, 3) for a in seats]}
     if with_bots:
         meta["limits_ms"] = limits.as_dict()
-        meta["bot_sha256"] = [bot_fingerprint(a.command) if isinstance(a, BotAgent) else None for a in seats]
+        meta["bot_sha256"] = [v or None for v in game.created.bot_sha256 or (None, None)]
     fields = {"game_id": gid, "meta": json.dumps(meta, separators=(",", ":"))}
     for s, a in enumerate(seats):
         fields[f"think_ms{s}"] = round(a.think_ms_total / a.turns, 4) if a.turns else None
@@ -188,6 +190,7 @@ class Job(NamedTuple):
     seed: int
     agent0: str
     agent1: str
+    bots: tuple[str, str] = ("", "")  # the bots' versions when the schedule was made ("" for a built-in agent)
 
 
 MAX_GAMES = 10_000_000
@@ -234,7 +237,7 @@ class Schedule(Sequence):
 
     def _job(self, seed: int, pair: tuple[str, str]) -> Job:
         bots = (self.versions[pair[0]], self.versions[pair[1]])
-        return Job(game_id(self.ruleset, seed, pair, bots=bots), self.ruleset, seed, *pair)
+        return Job(game_id(self.ruleset, seed, pair, bots=bots), self.ruleset, seed, *pair, bots)
 
 
 def schedule(ruleset: str | Rules, agents: Sequence[str], games: int, seed: int = 1) -> Schedule:
@@ -433,10 +436,9 @@ def _worker(conn, parent: int, limits: TimeLimits) -> None:
         if job is None:
             return
         try:
-            played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits)
-            if played.game_id != job.game_id:  # a bot's files changed since the schedule was made
-                raise TournamentError(f"the game played is {played.game_id}, not the scheduled one (a bot's files "
-                                      "changed during the tournament)")
+            played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits, versions=job.bots)
+            if played.game_id != job.game_id:  # pragma: no cover - the id of a game is known before it is played
+                raise TournamentError(f"the game played is {played.game_id}, not the scheduled {job.game_id}")
             result = ("game", job.game_id, prepare_game(played.extras, played.game.log), None)
         except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
             line = traceback.format_exception_only(type(exc), exc)[-1].strip()

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from locm.gameid import game_id
 from locm.store import GameExtras, open_store
 from locm.play import play_one
 
@@ -66,16 +67,17 @@ def fill_store(path: Path, n: int, *, checkpoint: bool = True) -> list[str]:
     code = f"""
 import os
 from locm.store import open_store, GameExtras
+from locm.gameid import game_id
 from locm.play import play_one
 s = open_store({str(path)!r})
 {'' if checkpoint else "s._conn.execute('PRAGMA wal_autocheckpoint=0')"}
 for i in range({n}):
     g = play_one('1.2', i, ('greedy', 'random'))
-    s.append_game(GameExtras(game_id=f'g{{i}}'), g.log)
+    s.append_game(GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), g.log)
 {'s.close()' if checkpoint else 'os._exit(0)'}
 """
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
-    return [f"g{i}" for i in range(n)]
+    return [game_id("1.2", i, ("greedy", "random")) for i in range(n)]
 
 
 @contextlib.contextmanager
@@ -619,7 +621,7 @@ def test_every_option_has_help_and_workers_is_spelled_one_way():
 
 def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
     db = tmp_path / "s.db"
-    fill_store(db, 2)
+    g1 = fill_store(db, 2)[1]
     out = tmp_path / "e.jsonl"
     assert run_locm("export", "--all", "--db", db, "-o", out).returncode == 0
     line = one_line_error(run_locm("import", out, "--db", db))
@@ -629,15 +631,15 @@ def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
     import zlib
 
     conn = sqlite3.connect(db)  # event 3 of g1 edited in its stored log
-    key = "(SELECT id FROM games WHERE game_id = 'g1')"
+    key = f"(SELECT id FROM games WHERE game_id = '{g1}')"
     lines = zlib.decompress(conn.execute(f"SELECT data FROM logs WHERE game = {key}").fetchone()[0]).split(b"\n")
     lines[3] = lines[3].replace(b'"seq":3', b'"seq":3 ')
     conn.execute(f"UPDATE logs SET data = ? WHERE game = {key}", (zlib.compress(b"\n".join(lines)),))
     conn.commit()
     conn.close()
     r = run_locm("verify", "--db", db)
-    bad = [line for line in r.stdout.splitlines() if "g1" in line]
-    assert r.returncode == 1 and len(bad) == 1 and bad[0].count("g1") == 1, r.stdout
+    bad = [line for line in r.stdout.splitlines() if g1 in line]
+    assert r.returncode == 1 and len(bad) == 1 and bad[0].count(g1) == 1, r.stdout
 
 
 def test_kill_9_of_a_tournament_leaves_no_warning_and_every_stored_game_readable(tmp_path):
@@ -696,7 +698,7 @@ def test_every_doc_the_code_cites_is_in_the_repository():
 def test_a_schedule_knows_its_games_without_listing_them():
     from locm.tournament import MAX_GAMES, schedule
 
-    jobs = schedule("1.2", ["a", "b", "c"], MAX_GAMES // 3 // 2 * 2, seed=5)
+    jobs = schedule("1.2", ["greedy", "random", "pass"], MAX_GAMES // 3 // 2 * 2, seed=5)
     last = jobs[-1]
     record = type("R", (), {"ruleset": "1.2", "seed": last.seed, "agent0": last.agent0, "agent1": last.agent1,
                             "game_id": last.game_id})

@@ -191,6 +191,11 @@ def test_verify_reports_each_bad_game_and_exits_1(db):
     assert bad[first].startswith("head of chain: expected hash ")  # the id once, at the start of the line
     assert bad[second].startswith("head of chain: expected event count ")
     assert bad[third].startswith("head of chain: expected log a readable log, got game ")
+    assert bad["forged"].startswith(f"re-decided from its inputs, seq {len(log) - 1}: the event differs from what "
+                                    "the rules give; the log has {\"type\":\"game_ended\"")
+    assert bad["gapped"].startswith(f"re-decided from its inputs, seq {drop}: the event differs ")
+    r = run_locm("verify", "--db", db, "--no-redecide")  # the fold alone still sees both
+    bad = dict(line.split(": ", 1) for line in r.stdout.splitlines()[:-1])
     assert bad["forged"].startswith("won on health, but the loser (player ")
     assert bad["gapped"].startswith("the events do not fold: InvalidLogError: seq ")
 
