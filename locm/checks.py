@@ -13,6 +13,7 @@ a note (`Verdict.note`).
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -33,10 +34,11 @@ class Verdict(NamedTuple):
         return self.problem is None
 
 
-def content_problem(game_id: str, events: Sequence[Event], *, meta: str = "{}", winner: int | None = None,
+def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str = "{}", winner: int | None = None,
                     reason: str | None = None, redecide: bool = True) -> Verdict:
     """Check a whole log: re-deciding its inputs gives its events (``redecide``), the fold ends the game (with
-    ``winner`` and ``reason`` when given: a stored record's), and ``game_id`` is what its content gives."""
+    ``winner`` and ``reason`` when given: a stored record's), and ``game_id`` is what its content gives (None:
+    a log file, which names no id)."""
     from locm.engine.evolve import fold
     from locm.engine.state import ENDED
     from locm.gameid import check_id
@@ -66,6 +68,8 @@ def content_problem(game_id: str, events: Sequence[Event], *, meta: str = "{}", 
     if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
         return Verdict(f"won by a hard error, but the event before the end is not a hard error of player {loser}",
                        len(events) - 1)
+    if game_id is None:
+        return Verdict(None)
     found = check_id(game_id, events, meta)
     if not found.ok:
         return Verdict(found.message, 0)
@@ -74,12 +78,94 @@ def content_problem(game_id: str, events: Sequence[Event], *, meta: str = "{}", 
 
 def stored_problem(store, record, redecide: bool = True) -> Verdict:
     """`content_problem` of a stored game, after its hash chain (read once, checked against its record)."""
+    from locm.errors import GameNotFoundError
+
     try:
         events = store.verified_events(record.game_id)
+    except GameNotFoundError:  # its row was just read from the table: the look-up by id went wrong
+        return Verdict("its row is in the games table, but looking its id up does not find it: an index of the "
+                       "store is damaged (see locm verify --full)")
     except LocmError as exc:
         return Verdict(str(exc))
     return content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
                            redecide=redecide)
 
 
-__all__ = ["Verdict", "content_problem", "stored_problem"]
+class Checked(NamedTuple):
+    """One game of a file `check_file` read: a label for it (the file, ``FILE game K`` or ``FILE GAME_ID``)
+    and its `Verdict`."""
+
+    label: str
+    verdict: Verdict
+
+
+def check_file(path: str, redecide: bool = True) -> list[Checked]:
+    """Check every game of a file a user has (``-``: standard input): an event log (``locm play --log``), an
+    official referee log (each game replayed as ``locm conformance`` does: every input the referee sent and
+    the winner) or a store export (each game as an import checks it, the format first). A file that is none
+    of these is one bad entry."""
+    from locm.replay.game import ReplaySourceError
+    from locm.replay.sources import read_source
+
+    try:
+        kind, data = read_source(path)
+    except ReplaySourceError as exc:
+        return [Checked(path, Verdict(str(exc).removeprefix(f"{path}: ")))]
+    if kind == "events":
+        return [Checked(path, _event_file(data, redecide))]
+    if kind == "export":
+        return _export_file(path, data, redecide)
+    return _referee_file(path, data)
+
+
+def _event_file(data: bytes, redecide: bool) -> Verdict:
+    from locm.events.codec import DecodeError, from_jsonl
+
+    try:
+        events = from_jsonl(data)
+    except DecodeError as exc:
+        return Verdict(f"not an event log: {exc}")
+    for i, e in enumerate(events):
+        if e.seq != i:
+            return Verdict(f"line {i + 1} has seq {e.seq}, expected {i}", i)
+    return content_problem(None, events, redecide=redecide)
+
+
+def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
+    from locm.errors import ImportFormatError
+    from locm.events.codec import from_json_array, json_array
+    from locm.store import MemoryStore, _parse_export
+
+    out = []
+    try:
+        for prepared in _parse_export(data.splitlines(), MemoryStore(), False, [0, 0, 0], check=False):
+            record = prepared.record
+            events = from_json_array(json_array(zlib.decompress(prepared.data)))
+            out.append(Checked(f"{path} {record.game_id}", content_problem(
+                record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
+                redecide=redecide)))
+    except ImportFormatError as exc:  # the format itself: the rest of the file cannot be read as games
+        out.append(Checked(path, Verdict(str(exc))))
+    return out
+
+
+def _referee_file(path: str, data: bytes) -> list[Checked]:
+    from locm.replay.conformance import ConformanceFileError, check_game, check_generated_cards, parse_log_line
+
+    out = []
+    lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+    for k, line in enumerate(lines):
+        label = f"{path} game {k}"
+        try:
+            logged = parse_log_line(line, k, path, k + 1)
+        except ConformanceFileError as exc:
+            out.append(Checked(label, Verdict(str(exc).removeprefix(f"{path}:"))))
+            continue
+        result = check_game(logged)
+        problem = None if result.identical else result.summary().partition(": ")[2].replace("\n    ", "; ")
+        problem = problem or check_generated_cards(logged)
+        out.append(Checked(label, Verdict(problem)))
+    return out
+
+
+__all__ = ["Verdict", "Checked", "content_problem", "stored_problem", "check_file"]

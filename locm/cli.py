@@ -554,38 +554,74 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
 
 
 @cli.command()
-@DB_OPTION
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path, allow_dash=True))
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The event store to check (default locm.db when no FILE is given).")
 @click.option("--redecide/--no-redecide", default=True, show_default=True,
               help="Also rebuild each game from its game_created, feed every recorded input through the rules "
                    "again and compare the events byte for byte (--no-redecide: the chain and the fold only).")
-def verify(db, redecide):
-    """Check every stored game: its hash chain is intact, the fold of its events ends the game with the
-    recorded winner, and (by default) re-deciding its recorded inputs gives exactly its events, so a log that
-    was edited and re-chained is caught at the first event the rules would not produce. Prints a line per bad
-    game and a summary; exit status 1 if any game is bad.
+@click.option("--full", is_flag=True,
+              help="Run SQLite's full integrity_check on the store (every index against its table) instead of "
+                   "the quick_check.")
+def verify(files, db, redecide, full):
+    """Check games and everything a store holds; exit status 1 if anything is wrong.
+
+    A store: SQLite's integrity check (quick by default, full with --full), its ledger (every game ever
+    stored is still there, in order: a deleted row is named), and every game: its hash chain, its id (what
+    its game_created gives), the fold of its events ends the game with the recorded winner, and (by default)
+    re-deciding its recorded inputs gives exactly its events, so a log edited and re-chained is caught at the
+    first event the rules would not produce. FILES: event logs (locm play --log), official referee logs (each
+    game replayed as 'locm conformance' does) and store exports, checked the same way; - is standard input.
+    Prints a line per bad game and a summary.
 
     \b
     Example:
       locm verify --db t.db
-      locm verify --db t.db --no-redecide    # faster: hash chain and fold only
+      locm verify --db t.db --full --no-redecide    # the whole file, then chains, ids and folds only
+      locm verify game.jsonl official.txt.gz games.jsonl
     """
+    from locm.checks import check_file, stored_problem
     from locm.store import open_store
-    from locm.tournament import check_stored_game
 
     bad = total = 0
-    with open_store(db, create=False, readonly=True) as store:
-        records = store.games()
-        # The bar goes to stderr and only to a terminal: the report lines on stdout stay as they are.
-        with click.progressbar(records, label="verifying", file=sys.stderr, show_pos=True,
-                               show_eta=True) as bar:
-            for record in bar:
-                total += 1
-                problem = check_stored_game(store, record, redecide)
-                if problem:
-                    bad += 1
-                    click.echo(f"{record.game_id}: {problem.removeprefix(f'game {record.game_id!r}: ')}")
+
+    def report(label: str, verdict) -> None:
+        nonlocal bad, total
+        total += 1
+        if not verdict.ok:
+            bad += 1
+            click.echo(f"{label}: {verdict.problem.removeprefix(f'game {label!r}: ')}")
+        elif verdict.note:
+            click.echo(f"{label}: good; note: {verdict.note}")
+
+    for path in files:
+        for checked in check_file(str(path), redecide):
+            report(checked.label, checked.verdict)
+    store_bad = False
+    if db is not None or not files:
+        with open_store(db or Path("locm.db"), create=False, readonly=True) as store:
+            problems = store.integrity(full)
+            for line in problems:
+                click.echo(f"store: {'integrity_check' if full else 'quick_check'}: {line}")
+            ledger = store.ledger_problem() if not problems else None
+            if ledger:
+                click.echo(f"store: ledger: {ledger}")
+            try:
+                records = store.games()
+            except LocmError as exc:
+                click.echo(f"store: the games table does not read: {exc}")
+                records, problems = [], problems + [str(exc)]
+            # The bar goes to stderr and only to a terminal: the report lines on stdout stay as they are.
+            with click.progressbar(records, label="verifying", file=sys.stderr, show_pos=True,
+                                   show_eta=True) as bar:
+                for record in bar:
+                    report(record.game_id, stored_problem(store, record, redecide))
+            count, _ = store.ledger()
+            store_bad = bool(problems or ledger)
+            if not store_bad:
+                click.echo(f"store: {'integrity_check' if full else 'quick_check'} ok; ledger ok ({_n(count, 'game')})")
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
-    sys.exit(1 if bad else 0)
+    sys.exit(1 if bad or store_bad else 0)
 
 
 @cli.command("export")

@@ -75,6 +75,17 @@ Hash chain
 stored. The chain catches accidental damage and naive edits (and, with ``head_hash`` and ``n_events``, a
 truncated log); it is not a signature: someone who rewrites every hash and the record defeats it.
 
+The store's ledger
+------------------
+Every game stored extends one more chain, over the games in the order stored (transparency-log style):
+``ledger[k] = sha256(ledger[k - 1] + game_id + NUL + head_hash)``, from `GENESIS`, its length and last value
+kept in ``locm_meta`` (``ledger_games``, ``ledger_head``) and updated in the transaction that stores the games.
+A game whose row is deleted, replaced or reordered no longer matches it: `EventStore.ledger_problem` (run by
+``locm verify``) says so, with how many games the ledger counts, and the integer keys missing from ``games``
+(a row deleted in the middle leaves a gap). A store written before the ledger gets one over its games at its
+next write. Like the hash chain, it catches deletion and editing behind the store's back, not someone who
+rewrites the ledger rows too.
+
 Export format (JSON lines, UTF-8, one object per line)
 -----------------------------------------------------
     {"locm_export":1,"store_schema":1,"event_schema":1}         line 1: the file header
@@ -459,6 +470,38 @@ class EventStore:
         or, where it is damaged, from whatever of it and of the events table still reads."""
         return [r.game_id for r in self._records(None, None, None, None)]
 
+    def integrity(self, full: bool = False) -> list[str]:
+        """What SQLite finds wrong with the file (``PRAGMA quick_check``, or with ``full`` the slower
+        ``integrity_check``, which also compares every index with its table): [] when nothing."""
+        return []
+
+    def ledger(self) -> tuple[int, str]:
+        """The store's ledger: how many games it has recorded and its head (hex; `GENESIS` for none)."""
+        count, head = self._ledger()
+        return count, head.hex()
+
+    def ledger_problem(self) -> str | None:
+        """None if the ledger matches the stored games (in the order stored); else what differs, in one line."""
+        count, head = self._ledger()
+        entries = self._ledger_entries()
+        prev = GENESIS
+        for _, game_id, head_hash in entries[:count]:
+            prev = _ledger_link(prev, game_id, head_hash)
+        keys = [key for key, _, _ in entries]
+        gaps = _gaps(keys)
+        gap_text = f"; keys missing from the games table: {gaps}" if gaps else ""
+        if len(entries) < count:
+            return (f"the ledger records {count} games stored, the store holds {len(entries)}: "
+                    f"{count - len(entries)} deleted{gap_text}")
+        if prev != head:
+            return (f"the ledger's {count} games are not the first {count} stored: a game deleted, replaced or "
+                    f"edited behind the store's back{gap_text}")
+        if len(entries) > count:
+            extra = [game_id for _, game_id, _ in entries[count:]]
+            return (f"{len(extra)} game(s) stored outside the ledger (written behind the store's back, or by a "
+                    f"locm before the ledger): {', '.join(extra[:5])}{', ...' if len(extra) > 5 else ''}")
+        return None
+
     def import_jsonl(self, stream: BinaryIO | Iterable[bytes], *, skip_existing: bool = False,
                      check: bool = True) -> ImportSummary:
         """Read an export file; write all its games in one transaction or, on the first wrong line, none
@@ -512,6 +555,14 @@ class EventStore:
         """``(game_id, data)`` of the given games (all, in stored order, when None)."""
         raise NotImplementedError
 
+    def _ledger(self) -> tuple[int, bytes]:
+        """The ledger's length and head as stored (for a store without one: over its games)."""
+        raise NotImplementedError
+
+    def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
+        """``(key, game_id, head_hash)`` of every stored game, in the order stored."""
+        raise NotImplementedError
+
     def _verified(self, game_id: str) -> tuple[GameRecord, list[bytes], list[bytes]]:
         """A game's record, its events' JSON lines and their chained hashes, the chain checked against the
         record (`ChainError`: the log was altered, cut, lost or does not inflate)."""
@@ -548,6 +599,7 @@ class MemoryStore(EventStore):
     def __init__(self) -> None:
         self.path = ":memory:"
         self._games: dict[str, _Prepared] = {}
+        self._ledger_state = (0, GENESIS)
 
     def count(self) -> int:
         return len(self._games)
@@ -562,7 +614,17 @@ class MemoryStore(EventStore):
             if game_id in self._games or game_id in staged:
                 raise DuplicateGameError(game_id)
             staged[game_id] = p
+        count, head = self._ledger_state
+        for p in staged.values():
+            count, head = count + 1, _ledger_link(head, p.record.game_id, bytes.fromhex(p.record.head_hash))
         self._games.update(staged)
+        self._ledger_state = (count, head)
+
+    def _ledger(self) -> tuple[int, bytes]:
+        return self._ledger_state
+
+    def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
+        return [(k, gid, bytes.fromhex(p.record.head_hash)) for k, (gid, p) in enumerate(self._games.items(), 1)]
 
     def _record(self, game_id: str) -> GameRecord | None:
         p = self._games.get(game_id)
@@ -700,10 +762,14 @@ class SqliteStore(EventStore):
         conn, game_id = self._conn, ""
         try:
             with self._transaction():
+                count, head = self._ledger()  # read under the write lock: no other writer extends it meanwhile
                 for p in games:
                     game_id = p.record.game_id
-                    key = conn.execute(_INSERT_GAME, _record_to_row(p.record)).lastrowid
+                    row = _record_to_row(p.record)
+                    key = conn.execute(_INSERT_GAME, row).lastrowid
                     conn.execute(_INSERT_LOG, (key, p.data))
+                    count, head = count + 1, _ledger_link(head, game_id, row[_HEAD])
+                conn.execute(_SET_LEDGER, (str(count), head.hex()))
         except sqlite3.IntegrityError as exc:
             text = str(exc)
             if "games.game_id" in text:
@@ -711,6 +777,30 @@ class SqliteStore(EventStore):
             raise StoreError(f"{self.path}: game {game_id!r} refused by the database: {text}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot write game {game_id!r}: {exc}") from None
+
+    def integrity(self, full: bool = False) -> list[str]:
+        pragma = "integrity_check(20)" if full else "quick_check(20)"
+        try:
+            found = [r[0] for r in self._conn.execute(f"PRAGMA {pragma}")]
+        except sqlite3.DatabaseError as exc:
+            return [str(exc)]
+        return [] if found == ["ok"] else found
+
+    def _ledger(self) -> tuple[int, bytes]:
+        rows = dict(self._query("SELECT key, value FROM locm_meta WHERE key IN ('ledger_games', 'ledger_head')"))
+        if "ledger_games" not in rows:  # a store written before the ledger: one over its games as they are
+            head = GENESIS
+            entries = self._ledger_entries()
+            for _, game_id, head_hash in entries:
+                head = _ledger_link(head, game_id, head_hash)
+            return len(entries), head
+        try:
+            return int(rows["ledger_games"]), bytes.fromhex(rows.get("ledger_head", ""))
+        except ValueError:
+            raise CorruptStoreError(self.path, f"the ledger rows of locm_meta do not read: {rows}") from None
+
+    def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
+        return self._query("SELECT id, game_id, head_hash FROM games ORDER BY id")
 
     def readable_ids(self) -> list[str]:
         found: dict[str, None] = {}
@@ -779,6 +869,7 @@ _TABLES = ("locm_meta", "games", "logs")
 _INSERT_GAME = (f"INSERT INTO games ({', '.join(GameRecord.__struct_fields__)}) "
                 f"VALUES ({', '.join('?' * len(GameRecord.__struct_fields__))})")
 _INSERT_LOG = "INSERT INTO logs (game, data) VALUES (?, ?)"
+_SET_LEDGER = "INSERT OR REPLACE INTO locm_meta (key, value) VALUES ('ledger_games', ?1), ('ledger_head', ?2)"
 _RECORD_COLUMNS = ", ".join(GameRecord.__struct_fields__)
 _HEAD = GameRecord.__struct_fields__.index("head_hash")
 _FLAGS = tuple(GameRecord.__struct_fields__.index(f) for f in ("error0", "error1", "timeout0", "timeout1"))
@@ -992,6 +1083,21 @@ def _first_fault(game_id: str, events: Sequence[Event]) -> None:
 
 
 _TYPES = frozenset(_TAGS)
+
+
+def _ledger_link(prev: bytes, game_id: str, head_hash: bytes) -> bytes:
+    """One link of the store's ledger: a game's id and the head of its chain, after the previous link."""
+    return hashlib.sha256(prev + game_id.encode() + b"\0" + head_hash).digest()
+
+
+def _gaps(keys: Sequence[int]) -> str:
+    """The integers missing between 1 and the last of ascending ``keys``, as ranges (``"3, 7-9"``), at most 5."""
+    found, expected = [], 1
+    for key in keys:
+        if key > expected:
+            found.append(str(expected) if key - 1 == expected else f"{expected}-{key - 1}")
+        expected = key + 1
+    return ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
 
 
 def pack_log(lines: Sequence[bytes]) -> bytes:

@@ -53,6 +53,16 @@ def open_game(path: str | Path | None = None, *, db: str | Path | None = None, g
 
 def sniff(path: str | Path) -> tuple[str, bytes]:
     """``("events" | "official", bytes)`` for a file, or `ReplaySourceError` naming what it is not."""
+    kind, data = read_source(path)
+    if kind == "export":
+        p = Path("<stdin>" if str(path) == "-" else path)
+        raise ReplaySourceError(f"{p}: is a store export: 'locm import {p} --db DB' it, then use --db DB GAME_ID")
+    return kind, data
+
+
+def read_source(path: str | Path) -> tuple[str, bytes]:
+    """``("events" | "official" | "export", bytes)`` for a file (``-``: standard input; gzip is
+    decompressed), or `ReplaySourceError` naming what it is not."""
     p = Path(path)
     if str(path) == "-":  # standard input: an event log or an official log piped in
         data = sys.stdin.buffer.read()
@@ -91,7 +101,7 @@ def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
     if isinstance(obj, dict) and "outputs" in obj and "errors" in obj:
         return "official", data
     if isinstance(obj, dict) and "locm_export" in obj:
-        raise ReplaySourceError(f"{p}: is a store export: 'locm import {p} --db DB' it, then use --db DB GAME_ID")
+        return "export", data
     raise ReplaySourceError(f"{p}: not an event log (first event is not game_created) or an official "
                             "referee log")
 

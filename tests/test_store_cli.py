@@ -153,7 +153,7 @@ def test_games_refuses_bad_filters(db, args, message):
 
 def test_verify_passes_a_sound_store(db):
     r = run_locm("verify", "--db", db)
-    assert r.returncode == 0 and r.stdout == "5 games checked: 5 good, 0 bad\n"
+    assert r.returncode == 0 and r.stdout == "store: quick_check ok; ledger ok (5 games)\n5 games checked: 5 good, 0 bad\n"
 
 
 def test_verify_reports_each_bad_game_and_exits_1(db):
@@ -186,7 +186,7 @@ def test_verify_reports_each_bad_game_and_exits_1(db):
     assert r.returncode == 1
     lines = r.stdout.splitlines()
     assert lines[-1] == "7 games checked: 2 good, 5 bad"
-    bad = dict(line.split(": ", 1) for line in lines[:-1])
+    bad = dict(line.split(": ", 1) for line in lines[:-1] if not line.startswith("store: "))
     assert set(bad) == {first, second, third, "forged", "gapped"}
     assert bad[first].startswith("head of chain: expected hash ")  # the id once, at the start of the line
     assert bad[second].startswith("head of chain: expected event count ")
@@ -195,7 +195,7 @@ def test_verify_reports_each_bad_game_and_exits_1(db):
                                     "the rules give; the log has {\"type\":\"game_ended\"")
     assert bad["gapped"].startswith(f"re-decided from its inputs, seq {drop}: the event differs ")
     r = run_locm("verify", "--db", db, "--no-redecide")  # the fold alone still sees both
-    bad = dict(line.split(": ", 1) for line in r.stdout.splitlines()[:-1])
+    bad = dict(line.split(": ", 1) for line in r.stdout.splitlines()[:-1] if not line.startswith("store: "))
     assert bad["forged"].startswith("won on health, but the loser (player ")
     assert bad["gapped"].startswith("the events do not fold: InvalidLogError: seq ")
 
