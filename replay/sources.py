@@ -46,7 +46,7 @@ def open_game(path: str | Path | None = None, *, db: str | Path | None = None, g
             events = from_jsonl(data)
         except DecodeError as exc:
             raise ReplaySourceError(f"{path}: not an event log: {exc}") from None
-        return Replay(events, source=str(path))
+        return checked_replay(events, "<stdin>" if str(path) == "-" else str(path))
     logged, count = _pick_logged(path, data, game)
     return replay_logged(logged, str(path), count)
 
@@ -143,19 +143,37 @@ def referee_meta(logged: LoggedGame, path: str) -> dict:
             "scores": list(logged.scores), "params": logged.params}
 
 
+def checked_replay(events: list, source: str, meta: dict | None = None, untrusted: str = "") -> Replay:
+    """A `Replay` of a log that nothing vouches for (a file, standard input, a stored game whose chain does
+    not hold): re-decided from its inputs, every departure from the rules kept with it (`Replay.warning`)."""
+    from locm.engine.redecide import departures
+
+    return Replay(events, source=source, meta=meta, departures=departures(events), untrusted=untrusted)
+
+
 def open_stored(db: str | Path, game_id: str) -> Replay:
-    """A stored game (``game_id``: its id or a unique prefix of it)."""
+    """A stored game (``game_id``: its id or a unique prefix of it). Its hash chain is checked as it is read:
+    a game whose chain holds is what was stored (and checked) then; one whose chain does not is shown
+    re-decided, its departures from the rules named."""
+    from locm.errors import ChainError
     from locm.store import open_store  # the store is an edge: imported only when a store is used
 
+    untrusted = ""
     with open_store(db, create=False, readonly=True) as store:
         gid = resolve_id(store, game_id)
         record = store.game(gid)
-        events = store.events(gid)
+        try:
+            events = store.verified_events(gid)
+        except ChainError as exc:
+            untrusted = f"its stored hash chain does not hold ({str(exc).removeprefix(f'game {gid!r}: ')})"
+            events = store.events(gid)
     try:
         meta = json.loads(record.meta)
     except ValueError:
         meta = {}
     meta = {"game_id": gid, "agents": [record.agent0, record.agent1], **(meta if isinstance(meta, dict) else {})}
+    if untrusted:
+        return checked_replay(events, f"{db} {gid}", meta, untrusted)
     return Replay(events, source=f"{db} {gid}", meta=meta)
 
 
@@ -215,5 +233,5 @@ def referee_game_id(logged: LoggedGame) -> str:
     return f"ref-{logged.ruleset}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
-__all__ = ["open_game", "open_stored", "referee_game", "referee_game_id", "referee_games", "resolve_id", "sniff",
+__all__ = ["open_game", "open_stored", "checked_replay", "read_source", "referee_game", "referee_game_id", "referee_games", "resolve_id", "sniff",
            "LocmError"]

@@ -5,17 +5,26 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import shlex
+import shutil
+import sqlite3
+import sys
+import zlib
 
 import msgspec
 import pytest
+from click.testing import CliRunner
 
+from locm.cli import cli
 from locm.engine.rulesets import RULES_12, rules_hash
 from locm.errors import ImportFormatError
+from locm.events.codec import from_jsonl, to_jsonl
 from locm.gameid import game_id
 from locm.play import play_one
 from locm.store import GameExtras, open_store
 from tests.forge import games_of, reforge, replace_event
-from tests.test_store_cli import locm
+from tests.test_store_cli import ROOT, locm
 
 GAMES = [("1.2", 7, ("greedy", "random")), ("constructed", 3, ("greedy", "pass"))]
 
@@ -101,3 +110,190 @@ def test_locm_import_of_a_forged_file_is_one_line_and_stores_nothing(export, tmp
     code, out, err = locm("import", tmp_path / "forged.jsonl", "--db", tmp_path / "t.db")
     assert code == 2 and err.count("\n") == 1 and "re-decided from its inputs, seq " in err, err
     assert '"amount":50' in err and not (tmp_path / "t.db").exists()
+
+
+# --- a store knows what it should hold ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def store_of(tmp_path):
+    """A store of ``n`` real games (1.2, greedy vs random, seeds 1..n), made on demand."""
+    def make(n: int, name: str = "t.db"):
+        path = tmp_path / name
+        with open_store(path) as store:
+            for seed in range(1, n + 1):
+                agents = ("greedy", "random")
+                store.append_game(GameExtras(game_id=game_id("1.2", seed, agents)), play_one("1.2", seed, agents).log)
+        return path
+    return make
+
+
+def sql(path, *statements):
+    conn = sqlite3.connect(path)
+    with conn:
+        for statement in statements:
+            conn.execute(statement)
+    conn.close()
+
+
+def test_verify_names_games_deleted_from_the_store(store_of):
+    """A bot deleting its lost games: verify once said "N good"; now the ledger counts what was stored."""
+    db = store_of(6)
+    sql(db, "DELETE FROM logs WHERE game IN (2, 3, 5)", "DELETE FROM games WHERE id IN (2, 3, 5)")
+    code, out, _ = locm("verify", "--db", db)
+    lines = out.decode().splitlines()
+    assert code == 1
+    assert "store: ledger: the ledger records 6 games stored, the store holds 3: 3 deleted; keys missing from the " \
+           "games table: 2-3, 5" in lines
+    assert lines[-1] == "3 games checked: 3 good, 0 bad"
+
+
+def test_verify_names_a_deleted_last_game_and_a_game_stored_behind_the_stores_back(store_of):
+    db = store_of(3)
+    sql(db, "DELETE FROM logs WHERE game = 3", "DELETE FROM games WHERE id = 3")  # no gap: the last row
+    code, out, _ = locm("verify", "--db", db)
+    assert code == 1 and "the ledger records 3 games stored, the store holds 2: 1 deleted" in out.decode()
+    other = store_of(4, "other.db")
+    sql(other, "DELETE FROM locm_meta WHERE key LIKE 'ledger%'")  # a store written before the ledger: all fine
+    assert locm("verify", "--db", other)[0] == 0
+    with open_store(other) as store:  # its next write makes the ledger over what it holds, then extends it
+        agents = ("pass", "pass")
+        store.append_game(GameExtras(game_id=game_id("1.2", 9, agents)), play_one("1.2", 9, agents).log)
+        assert store.ledger()[0] == 5
+    sql(other, "DELETE FROM logs WHERE game = 2", "DELETE FROM games WHERE id = 2")
+    code, out, _ = locm("verify", "--db", other)
+    assert code == 1 and "the ledger records 5 games stored, the store holds 4: 1 deleted; keys missing from the " \
+                         "games table: 2" in out.decode()
+
+
+def test_verify_catches_a_damaged_index_page(store_of):
+    """Bytes of the id index flipped: quick_check does not read index contents, but the games it no longer
+    finds are named; --full runs integrity_check, which compares the index with its table."""
+    db = store_of(12)
+    conn = sqlite3.connect(db)
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_games_1'").fetchone()[0]
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(db.read_bytes())
+    at = (root - 1) * page + page - 200  # inside the page's cells (they fill it from its end)
+    data[at:at + 10] = bytes(b ^ 0xFF for b in data[at:at + 10])
+    db.write_bytes(data)
+    code, out, _ = locm("verify", "--db", db, "--no-redecide")
+    assert code == 1
+    assert "looking its id up does not find it: an index of the store is damaged" in out.decode(), out.decode()
+    code, out, _ = locm("verify", "--db", db, "--full", "--no-redecide")
+    assert code == 1 and "store: integrity_check: row " in out.decode() and " missing from index " in out.decode()
+
+
+# --- verify FILE -------------------------------------------------------------------------------------------
+
+
+def test_verify_checks_log_files_referee_logs_and_exports(export, tmp_path):
+    good = tmp_path / "good.jsonl"
+    assert locm("play", "--seed", 4, "--log", good)[0] == 0
+    forged = tmp_path / "forged.jsonl"
+    events = from_jsonl(good.read_bytes())
+    forged.write_bytes(to_jsonl(replace_event(events, "PlayerDamaged", 0, amount=50)))
+    k = next(e.seq for e in events if type(e).__name__ == "PlayerDamaged")
+    (tmp_path / "export.jsonl").write_bytes(reforge(export, flip_winner, game=1))
+    referee = ROOT / "tests" / "data" / "official-1.5-games-00-49.txt.gz"
+    code, out, _ = locm("verify", good, forged, referee, tmp_path / "export.jsonl")
+    lines = out.decode().splitlines()
+    assert code == 1
+    assert lines[0].startswith(f"{forged}: re-decided from its inputs, seq {k}: the event differs from what the "
+                               'rules give; the log has {"type":"player_damaged"'), lines
+    assert lines[1].startswith(f"{tmp_path / 'export.jsonl'} {game_id(*GAMES[1])}: re-decided from its inputs, seq ")
+    assert lines[-1] == "54 games checked: 52 good, 2 bad"  # 1 + 1 + 50 + 2
+    code, out, _ = locm("verify", "-", input=good.read_bytes())
+    assert code == 0 and out.decode() == "1 game checked: 1 good, 0 bad\n"
+
+
+# --- every reader checks what it reads ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def forged_log(tmp_path_factory):
+    """A `locm play --log` file with one event edited (an attack's 5 damage made 50): the game goes on at
+    negative health, as the dispute in the issue had it."""
+    d = tmp_path_factory.mktemp("forged")
+    good = d / "good.jsonl"
+    assert locm("play", "--seed", 4, "--log", good)[0] == 0
+    events = from_jsonl(good.read_bytes())
+    k = next(e.seq for e in events if type(e).__name__ == "PlayerDamaged" and e.amount == 5)
+    forged = d / "forged.jsonl"
+    forged.write_bytes(to_jsonl(events[:k] + [msgspec.structs.replace(events[k], amount=50)] + events[k + 1:]))
+    return good, forged, k
+
+
+def warning_of(forged, k) -> str:
+    return (f"WARNING: {forged}: this log does not follow the rules: it departs from them at seq {k}: the event "
+            'differs from what the rules give; the log has {"type":"player_damaged","player":1,"amount":50,')
+
+
+@pytest.mark.parametrize("command", [["show"], ["show", "--turn", "3"], ["audit", "--rejected"],
+                                     ["replay", "--all"]])
+def test_a_reader_of_a_forged_log_says_so_on_its_first_line_and_exits_1(forged_log, command):
+    good, forged, k = forged_log
+    code, out, _ = locm(command[0], forged, *command[1:])
+    first = out.decode().splitlines()[0]
+    assert code == 1 and first.startswith(warning_of(forged, k)), first
+    assert '"amount":5,' in first.split("the rules give ")[1]
+    code, out, _ = locm(command[0], good, *command[1:])
+    assert code == 0 and not out.startswith(b"WARNING")
+
+
+def test_audit_of_the_forged_event_names_it_and_json_carries_the_departures(forged_log):
+    _, forged, k = forged_log
+    code, out, _ = locm("audit", forged, "--seq", k)
+    lines = out.decode().splitlines()
+    assert code == 1 and lines[1].startswith("this event is not what the rules give: the event differs")
+    r = CliRunner().invoke(cli, ["show", str(forged), "--json"])
+    data = json.loads(r.stdout)
+    assert r.exit_code == 1 and r.stderr.startswith(warning_of(forged, k))
+    assert data["departures"][0]["seq"] == k and '"amount":5,' in data["departures"][0]["rules_give"]
+
+
+def test_show_of_a_forged_log_on_standard_input(forged_log):
+    _, forged, k = forged_log
+    code, out, _ = locm("show", "-", input=forged.read_bytes())
+    assert code == 1 and out.decode().startswith(f"WARNING: <stdin>: this log does not follow the rules: it "
+                                                 f"departs from them at seq {k}: ")
+
+
+def test_a_stored_game_whose_chain_does_not_hold_is_shown_re_decided(store_of):
+    db = store_of(1)
+    gid = game_id("1.2", 1, ("greedy", "random"))
+    conn = sqlite3.connect(db)
+    lines = zlib.decompress(conn.execute("SELECT data FROM logs WHERE game = 1").fetchone()[0]).split(b"\n")
+    k = next(i for i, line in enumerate(lines) if b'"type":"player_damaged"' in line)
+    lines[k] = re.sub(rb'"amount":\d+', b'"amount":50', lines[k])
+    with conn:
+        conn.execute("UPDATE logs SET data = ? WHERE game = 1", (zlib.compress(b"\n".join(lines)),))
+    conn.close()
+    code, out, _ = locm("show", "--db", db, gid)
+    first = out.decode().splitlines()[0]
+    assert code == 1 and first.startswith(f"WARNING: {db} {gid}: its stored hash chain does not hold ")
+    assert f"this log does not follow the rules: it departs from them at seq {k}: " in first
+
+
+# --- bots have versions ------------------------------------------------------------------------------------
+
+
+def test_rerun_of_a_game_whose_bot_changed_names_the_bot_not_the_rules(tmp_path):
+    for name in ("botlib.py", "good_bot.py"):
+        shutil.copy(ROOT / "tests" / "bots" / name, tmp_path / name)
+    bot = shlex.join([sys.executable, str(tmp_path / "good_bot.py")])
+    log = tmp_path / "g.jsonl"
+    assert locm("play", "--seed", 4, "--p0", bot, "--p1", "greedy", "--timeouts", "x20", "--log", log)[0] == 0
+    code, out, err = locm("rerun", log, "--ruleset", "1.2")
+    assert code == 0 and "no divergence" in out.decode() and "changed since" not in out.decode(), out + err.encode()
+    source = (tmp_path / "good_bot.py").read_text()  # the new version summons into lane 1
+    (tmp_path / "good_bot.py").write_text(source.replace("answer(good_answer(turn))",
+                                                         "answer(good_answer(turn).replace(' 0', ' 1'))"))
+    code, out, err = locm("rerun", log, "--ruleset", "1.2")
+    text = out.decode()
+    assert code == 0, err
+    assert f"bot {bot!r} (player 0) changed since the game was played: its files hash to " in text
+    assert "first divergence at seq " in text and "an earlier change led here" not in text
+    assert "no setting changed: the bot changed since the game was played" in text
