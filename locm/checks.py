@@ -91,6 +91,65 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
                            redecide=redecide)
 
 
+def schedule_problems(store, records, ledger_ok: bool = True) -> tuple[list[str], list[str], int]:
+    """What a store's recorded tournament schedules say it should hold and it does not: each schedule's games
+    missing from the store (by place and id), games that claim a place whose game is another, games that name a
+    schedule the store does not keep. ``records``: the stored games (their meta says their place).
+
+    A scheduled game is missing either because it was never played (a tournament not finished: a note) or
+    because it was deleted: the ledger tells which (``ledger_ok`` False: the missing games are problems).
+    Returns the problems, the notes (one line each) and how many schedules are complete."""
+    import json
+
+    from locm.tournament import Schedule
+
+    problems, notes, kept, complete = [], [], {}, 0
+    for key, manifest in store.schedules():
+        try:
+            jobs = Schedule.from_manifest(manifest)
+        except (LocmError, ValueError) as exc:
+            problems.append(f"schedule {key}: its manifest does not read: {exc}")
+            continue
+        if jobs.key != key:
+            problems.append(f"schedule {key}: its manifest is not the one its key names (edited after it was kept)")
+            continue
+        kept[key] = jobs
+        missing = [(k, job.game_id) for k, job in enumerate(jobs) if not store.has_game(job.game_id)]
+        shown = ", ".join(f"place {k} {gid}" for k, gid in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        if missing and ledger_ok:
+            notes.append(f"schedule {key} ({_describe(jobs)}): not finished: {len(jobs) - len(missing)} played, "
+                         f"{len(missing)} to play ({shown}); the ledger shows none deleted")
+        elif missing:
+            problems.append(f"schedule {key} ({_describe(jobs)}): {len(missing)} of its {len(jobs)} games missing "
+                            f"(never played, or among the games the ledger says were deleted): {shown}")
+        else:
+            complete += 1
+    for record in records:
+        try:
+            meta = json.loads(record.meta)
+        except ValueError:
+            continue
+        key = meta.get("schedule") if isinstance(meta, dict) else None
+        if key is None:
+            continue
+        jobs = kept.get(key)
+        place = meta.get("place")
+        if jobs is None:
+            problems.append(f"game {record.game_id} says it is place {place} of schedule {key}, which the store "
+                            "does not keep")
+        elif not (type(place) is int and 0 <= place < len(jobs)) or jobs[place].game_id != record.game_id:
+            expected = jobs[place].game_id if type(place) is int and 0 <= place < len(jobs) else "none"
+            problems.append(f"game {record.game_id} says it is place {place} of schedule {key}, whose game there is "
+                            f"{expected}")
+    return problems, notes, complete
+
+
+def _describe(jobs) -> str:
+    name = jobs.ruleset if isinstance(jobs.ruleset, str) else jobs.ruleset.name
+    return (f"{name}, {len(jobs.agents)} agents, seeds {jobs.seed}..{jobs.seed + jobs.seeds - 1}, "
+            f"{len(jobs)} games")
+
+
 class Checked(NamedTuple):
     """One game of a file `check_file` read: a label for it (the file, ``FILE game K`` or ``FILE GAME_ID``)
     and its `Verdict`."""
@@ -168,4 +227,4 @@ def _referee_file(path: str, data: bytes) -> list[Checked]:
     return out
 
 
-__all__ = ["Verdict", "Checked", "content_problem", "stored_problem", "check_file"]
+__all__ = ["Verdict", "Checked", "content_problem", "stored_problem", "check_file", "schedule_problems"]

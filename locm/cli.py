@@ -465,7 +465,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     from locm.tables import table
     from locm.errors import TournamentError
     from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, pair_rows, play_jobs,
-                                 schedule, standings, standings_rows, to_play)
+                                 record_schedule, schedule, standings, standings_rows, to_play)
 
     ruleset = _check_ruleset(ruleset)
     agents = [check_agent(a) for a in (*first, *more)]
@@ -477,6 +477,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
             for bot, n in [] if allow_changed_bots else changed_bots(store, agents)[:1]:
                 raise TournamentError(f"bot {bot!r} changed since {_n(n, 'stored game')} with it (its files "
                                       "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
+            record_schedule(store, jobs)  # the store knows what it should hold: locm verify checks it
             pending, todo = to_play(store, jobs)
             used = min(workers, max(todo, 1))
             click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "
@@ -567,7 +568,9 @@ def verify(files, db, redecide, full):
     """Check games and everything a store holds; exit status 1 if anything is wrong.
 
     A store: SQLite's integrity check (quick by default, full with --full), its ledger (every game ever
-    stored is still there, in order: a deleted row is named), and every game: its hash chain, its id (what
+    stored is still there, in order: a deleted row is named), its tournaments' schedules (every scheduled game
+    is there, and every game that says it is scheduled is the game of its place), and every game: its hash
+    chain, its id (what
     its game_created gives), the fold of its events ends the game with the recorded winner, and (by default)
     re-deciding its recorded inputs gives exactly its events, so a log edited and re-chained is caught at the
     first event the rules would not produce. FILES: event logs (locm play --log), official referee logs (each
@@ -580,7 +583,7 @@ def verify(files, db, redecide, full):
       locm verify --db t.db --full --no-redecide    # the whole file, then chains, ids and folds only
       locm verify game.jsonl official.txt.gz games.jsonl
     """
-    from locm.checks import check_file, stored_problem
+    from locm.checks import check_file, schedule_problems, stored_problem
     from locm.store import open_store
 
     bad = total = 0
@@ -611,15 +614,21 @@ def verify(files, db, redecide, full):
             except LocmError as exc:
                 click.echo(f"store: the games table does not read: {exc}")
                 records, problems = [], problems + [str(exc)]
+            scheduled, unfinished, complete = schedule_problems(store, records, ledger_ok=not ledger and not problems)
+            for line in scheduled:
+                click.echo(f"store: {line}")
+            for line in unfinished:
+                click.echo(f"store: note: {line}")
             # The bar goes to stderr and only to a terminal: the report lines on stdout stay as they are.
             with click.progressbar(records, label="verifying", file=sys.stderr, show_pos=True,
                                    show_eta=True) as bar:
                 for record in bar:
                     report(record.game_id, stored_problem(store, record, redecide))
             count, _ = store.ledger()
-            store_bad = bool(problems or ledger)
+            store_bad = bool(problems or ledger or scheduled)
             if not store_bad:
-                click.echo(f"store: {'integrity_check' if full else 'quick_check'} ok; ledger ok ({_n(count, 'game')})")
+                click.echo(f"store: {'integrity_check' if full else 'quick_check'} ok; ledger ok ({_n(count, 'game')})"
+                           + (f"; {_n(complete, 'tournament schedule')} complete" if complete else ""))
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
     sys.exit(1 if bad or store_bad else 0)
 

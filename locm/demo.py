@@ -11,8 +11,8 @@ from locm.analysis.overview import overview, overview_text
 from locm.report import collect, write_report
 from locm.store import open_store
 from locm.tables import table
-from locm.tournament import (STANDINGS_HEADERS, Job, game_id, pending, play_jobs, schedule, standings,
-                             standings_rows)
+from locm.tournament import (STANDINGS_HEADERS, Job, game_id, pending, play_jobs, record_schedule, schedule,
+                             standings, standings_rows)
 
 DEMO_AGENTS = ("greedy", "random", "pass")
 MIRROR = ("greedy", "greedy")
@@ -36,6 +36,7 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
         results = {}
         for ruleset in RULESETS:
             jobs = schedule(ruleset, DEMO_AGENTS, games, seed=1)
+            record_schedule(store, jobs)
             todo = pending(store, jobs)
             echo(f"{ruleset}: {len(jobs)} games between {', '.join(DEMO_AGENTS)} "
                  f"({len(jobs) - len(todo)} already in {db})")

@@ -75,6 +75,15 @@ Hash chain
 stored. The chain catches accidental damage and naive edits (and, with ``head_hash`` and ``n_events``, a
 truncated log); it is not a signature: someone who rewrites every hash and the record defeats it.
 
+Tournament schedules
+--------------------
+``schedules(key, manifest, created)`` (`SCHEDULES_SQL`, made by the first tournament that uses the store, so a
+store of schema 2 without it is still whole) holds one manifest per tournament schedule: its ruleset (the
+values), agents with their bots' versions, first seed and number of seeds (`locm.tournament.Schedule`). A game a
+tournament played says its place in ``meta`` (``"schedule": key, "place": k``). ``locm verify`` rebuilds each
+schedule from its manifest and reports the scheduled games missing from the store, the games that claim a place
+whose game is another, and games that name a schedule the store does not keep.
+
 The store's ledger
 ------------------
 Every game stored extends one more chain, over the games in the order stored (transparency-log style):
@@ -207,6 +216,16 @@ CREATE VIEW events AS
     FROM games g JOIN logs l ON l.game = g.id, json_each(locm_log_json(l.data)) e;
 """
 """The DDL of store schema 2; the module docstring shows the same text (a test checks it)."""
+
+SCHEDULES_SQL = """\
+CREATE TABLE IF NOT EXISTS schedules (
+    key      TEXT PRIMARY KEY,
+    manifest TEXT NOT NULL CHECK (json_valid(manifest)),
+    created  TEXT NOT NULL
+)"""
+"""The tournaments' schedules (`EventStore.record_schedule`), made by the first tournament of a store: a
+manifest per schedule (ruleset, agents and bot versions, seeds: a few hundred bytes however many games), never
+a row per game."""
 
 # Fields of GameCreated copied into the games table under the same name.
 CREATED_FIELDS = (
@@ -391,6 +410,10 @@ class EventStore:
             return [name]
         return self._ids_with_prefix(name, 2) if name else []
 
+    def find(self, game_id: str) -> GameRecord | None:
+        """A stored game's record, or None."""
+        return self._record(game_id)
+
     def game(self, game_id: str) -> GameRecord:
         record = self._record(game_id)
         if record is None:
@@ -502,6 +525,19 @@ class EventStore:
                     f"locm before the ledger): {', '.join(extra[:5])}{', ...' if len(extra) > 5 else ''}")
         return None
 
+    def record_schedule(self, key: str, manifest: str) -> None:
+        """Keep a tournament's schedule (its manifest: JSON text, `locm.tournament.Schedule.manifest`) under
+        ``key``; a schedule already kept is left as it is."""
+        try:
+            msgspec.json.decode(manifest)
+        except msgspec.DecodeError:
+            raise InvalidRecordError(key, "manifest", "JSON text", manifest) from None
+        self._record_schedule(key, manifest, utc_timestamp())
+
+    def schedules(self) -> list[tuple[str, str]]:
+        """``(key, manifest)`` of every schedule kept, in the order recorded."""
+        return self._schedules()
+
     def import_jsonl(self, stream: BinaryIO | Iterable[bytes], *, skip_existing: bool = False,
                      check: bool = True) -> ImportSummary:
         """Read an export file; write all its games in one transaction or, on the first wrong line, none
@@ -559,6 +595,12 @@ class EventStore:
         """The ledger's length and head as stored (for a store without one: over its games)."""
         raise NotImplementedError
 
+    def _record_schedule(self, key: str, manifest: str, created: str) -> None:
+        raise NotImplementedError
+
+    def _schedules(self) -> list[tuple[str, str]]:
+        raise NotImplementedError
+
     def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
         """``(key, game_id, head_hash)`` of every stored game, in the order stored."""
         raise NotImplementedError
@@ -600,6 +642,7 @@ class MemoryStore(EventStore):
         self.path = ":memory:"
         self._games: dict[str, _Prepared] = {}
         self._ledger_state = (0, GENESIS)
+        self._schedule_rows: dict[str, str] = {}
 
     def count(self) -> int:
         return len(self._games)
@@ -622,6 +665,12 @@ class MemoryStore(EventStore):
 
     def _ledger(self) -> tuple[int, bytes]:
         return self._ledger_state
+
+    def _record_schedule(self, key: str, manifest: str, created: str) -> None:
+        self._schedule_rows.setdefault(key, manifest)
+
+    def _schedules(self) -> list[tuple[str, str]]:
+        return list(self._schedule_rows.items())
 
     def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
         return [(k, gid, bytes.fromhex(p.record.head_hash)) for k, (gid, p) in enumerate(self._games.items(), 1)]
@@ -801,6 +850,19 @@ class SqliteStore(EventStore):
 
     def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
         return self._query("SELECT id, game_id, head_hash FROM games ORDER BY id")
+
+    def _record_schedule(self, key: str, manifest: str, created: str) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only, cannot write")
+        with self._transaction():
+            self._conn.execute(SCHEDULES_SQL)
+            self._conn.execute("INSERT OR IGNORE INTO schedules (key, manifest, created) VALUES (?, ?, ?)",
+                               (key, manifest, created))
+
+    def _schedules(self) -> list[tuple[str, str]]:
+        if not self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schedules'"):
+            return []
+        return self._query("SELECT key, manifest FROM schedules ORDER BY rowid")
 
     def readable_ids(self) -> list[str]:
         found: dict[str, None] = {}

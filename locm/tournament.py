@@ -41,11 +41,13 @@ from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+import msgspec
+
 
 from locm.analysis.stats import wilson
 from locm.engine.agents import play
 from locm.engine.game import Game
-from locm.engine.rulesets import Rules
+from locm.engine.rulesets import Rules, by_name, rules_hash
 from locm.events.catalog import HardError
 from locm.bots import BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent
 from locm.errors import TournamentError
@@ -72,12 +74,14 @@ class PlayedGame:
 
 
 def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None,
-             limits: TimeLimits | None = None, versions: Sequence[str] | None = None) -> PlayedGame:
+             limits: TimeLimits | None = None, versions: Sequence[str] | None = None,
+             place: tuple[str, int] | None = None) -> PlayedGame:
     """Play one game between two agents (built-in names or command lines) and return it with the record's
     extras: each seat's stderr (bots), average think time per turn (ms), hard-error and timeout flags, and
     ``meta`` JSON with the turns answered, the slowest turn and, with a bot, the time limits. Every bot
     process is killed before this returns or raises. ``versions``: the bots' versions to record (default:
-    `bot_fingerprint` of each agent now)."""
+    `bot_fingerprint` of each agent now); ``place``: the game's place in a recorded schedule, kept in its meta
+    (``schedule``, ``place``)."""
     limits = limits or TimeLimits()
     if versions is None:  # a bot's identity: its command and its files (a tournament takes them once, at start)
         versions = tuple(bot_fingerprint(a) or "" for a in agents)
@@ -92,12 +96,15 @@ def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dic
     finally:
         for bot in bots:
             bot.stop()
-    return PlayedGame(game, _extras(created_id(game.created), game, seats, limits, bool(bots)))
+    return PlayedGame(game, _extras(created_id(game.created), game, seats, limits, bool(bots), place))
 
 
-def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bool) -> GameExtras:
+def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bool,
+            place: tuple[str, int] | None = None) -> GameExtras:
     errors = {e.player for e in game.log if type(e) is HardError}
     meta = {"turns": [a.turns for a in seats], "think_max_ms": [round(a.think_ms_max, 3) for a in seats]}
+    if place is not None:
+        meta["schedule"], meta["place"] = place
     if with_bots:
         meta["limits_ms"] = limits.as_dict()
         meta["bot_sha256"] = [v or None for v in game.created.bot_sha256 or (None, None)]
@@ -191,6 +198,7 @@ class Job(NamedTuple):
     agent0: str
     agent1: str
     bots: tuple[str, str] = ("", "")  # the bots' versions when the schedule was made ("" for a built-in agent)
+    place: tuple[str, int] | None = None  # (schedule key, index) in a recorded schedule (`Schedule.manifest`)
 
 
 MAX_GAMES = 10_000_000
@@ -203,11 +211,15 @@ class Schedule(Sequence):
     run is balanced), for each seed each pair in the order given, the pair's first agent in seat 0, then the
     seats swapped. Indexing and `len` are arithmetic."""
 
-    def __init__(self, ruleset: str | Rules, agents: Sequence[str], seed: int, seeds: int) -> None:
+    def __init__(self, ruleset: str | Rules, agents: Sequence[str], seed: int, seeds: int,
+                 versions: dict[str, str] | None = None) -> None:
         self.ruleset, self.agents, self.seed, self.seeds = ruleset, tuple(agents), seed, seeds
-        self.versions = {a: bot_fingerprint(a) or "" for a in agents}  # bots' files now: part of the ids
+        if versions is None:  # the bots' files now: part of the ids
+            versions = {a: bot_fingerprint(a) or "" for a in agents}
+        self.versions = versions
         self.pairs = [p for a, b in itertools.combinations(agents, 2) for p in ((a, b), (b, a))]
         self._pair_set = frozenset(self.pairs)
+        self.key = _manifest_key(self.manifest())
 
     def __len__(self) -> int:
         return self.seeds * len(self.pairs)
@@ -235,9 +247,65 @@ class Schedule(Sequence):
                 and (record.agent0, record.agent1) in self._pair_set
                 and record.game_id == self._job(record.seed, (record.agent0, record.agent1)).game_id)
 
+    def manifest(self) -> str:
+        """What a store keeps of this schedule (`EventStore.record_schedule`): everything that decides its games
+        (the ruleset's values, the agents and their bots' versions, the seeds), as canonical JSON. A few hundred
+        bytes however many games; `from_manifest` rebuilds the schedule from it."""
+        rules = by_name(self.ruleset) if isinstance(self.ruleset, str) else self.ruleset
+        return msgspec.json.encode({
+            "format": "locm-schedule", "version": 1, "kind": "round_robin", "ruleset": rules.name,
+            "rules_hash": rules_hash(rules), "rules": rules, "agents": list(self.agents),
+            "bots": [self.versions[a] for a in self.agents], "seed": self.seed, "seeds": self.seeds,
+            "games": len(self)}).decode()
+
+    @classmethod
+    def from_manifest(cls, manifest: str) -> Schedule:
+        """The schedule a manifest describes, its bots' versions as recorded (the files are not read)."""
+        m = _manifest_dec.decode(manifest)
+        if m.format != "locm-schedule" or m.version != 1 or m.kind != "round_robin":
+            raise TournamentError(f"not a schedule manifest this locm reads: {m.format} {m.version} {m.kind}")
+        if len(m.bots) != len(m.agents) or rules_hash(m.rules) != m.rules_hash:
+            raise TournamentError("a schedule manifest whose bots or rules do not agree with themselves")
+        return cls(m.rules, m.agents, m.seed, m.seeds, dict(zip(m.agents, m.bots)))
+
+    def place_of(self, record: GameRecord) -> int | None:
+        """The index of a stored game's place in this schedule, by its record (None: not one of its games)."""
+        pair = (record.agent0, record.agent1)
+        if pair not in self._pair_set or record.seed is None or not self.seed <= record.seed < self.seed + self.seeds:
+            return None
+        return (record.seed - self.seed) * len(self.pairs) + self.pairs.index(pair)
+
     def _job(self, seed: int, pair: tuple[str, str]) -> Job:
         bots = (self.versions[pair[0]], self.versions[pair[1]])
-        return Job(game_id(self.ruleset, seed, pair, bots=bots), self.ruleset, seed, *pair, bots)
+        place = (self.key, (seed - self.seed) * len(self.pairs) + self.pairs.index(pair))
+        return Job(game_id(self.ruleset, seed, pair, bots=bots), self.ruleset, seed, *pair, bots, place)
+
+
+class _Manifest(msgspec.Struct, forbid_unknown_fields=True):
+    format: str
+    version: int
+    kind: str
+    ruleset: str
+    rules_hash: str
+    rules: Rules
+    agents: list[str]
+    bots: list[str]
+    seed: int
+    seeds: int
+    games: int
+
+
+_manifest_dec = msgspec.json.Decoder(_Manifest)
+
+
+def _manifest_key(manifest: str) -> str:
+    """A schedule's key in a store: the first 16 hex digits of the SHA-256 of its manifest."""
+    return hashlib.sha256(manifest.encode()).hexdigest()[:16]
+
+
+def record_schedule(store: EventStore, jobs: Schedule) -> None:
+    """Keep the schedule's manifest in the store (once), so that `locm verify` knows what it should hold."""
+    store.record_schedule(jobs.key, jobs.manifest())
 
 
 def schedule(ruleset: str | Rules, agents: Sequence[str], games: int, seed: int = 1) -> Schedule:
@@ -285,12 +353,26 @@ def pending(store: EventStore, jobs: Iterable[Job]) -> list[Job]:
 
 def iter_pending(store: EventStore, jobs: Iterable[Job]) -> Iterator[Job]:
     """The jobs whose game is not stored yet, one at a time (each looked up when it is reached)."""
-    return (j for j in jobs if not store.has_game(j.game_id))
+    return (j for j in jobs if not _stored(store, j))
 
 
 def count_stored(store: EventStore, jobs: Iterable[Job]) -> int:
     """How many of the jobs' games are stored (one pass, nothing kept)."""
-    return sum(1 for j in jobs if store.has_game(j.game_id))
+    return sum(1 for j in jobs if _stored(store, j))
+
+
+def _stored(store: EventStore, job: Job) -> bool:
+    """Whether the job's game is stored; a stored game under its id whose record is another game (another seed,
+    ruleset or agents: put there behind the store's back) is refused, never skipped as if played."""
+    record = store.find(job.game_id)
+    if record is None:
+        return False
+    name = job.ruleset if isinstance(job.ruleset, str) else job.ruleset.name
+    if (record.ruleset, record.seed, record.agent0, record.agent1) != (name, job.seed, job.agent0, job.agent1):
+        raise TournamentError(f"the store holds another game under the id of scheduled game {job.game_id} (ruleset "
+                              f"{record.ruleset}, seed {record.seed}, {record.agent0} vs {record.agent1}): it was "
+                              f"stored behind the store's back; see locm verify")
+    return True
 
 
 HANDOFF = 2
@@ -330,8 +412,10 @@ def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limit
 def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games: int, *, workers: int = 1,
                    seed: int = 1, limits: TimeLimits | None = None,
                    progress: Callable[[int], None] | None = None) -> TournamentRun:
-    """`schedule`, then play the games `store` lacks (`iter_pending`, `play_jobs`)."""
+    """`schedule` (recorded in the store: `record_schedule`), then play the games `store` lacks (`iter_pending`,
+    `play_jobs`)."""
     jobs = schedule(ruleset, agents, games, seed)
+    record_schedule(store, jobs)
     todo, count = to_play(store, jobs)
     return play_jobs(store, todo, workers=workers, limits=limits, progress=progress, scheduled=len(jobs),
                      count=count)
@@ -436,7 +520,8 @@ def _worker(conn, parent: int, limits: TimeLimits) -> None:
         if job is None:
             return
         try:
-            played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits, versions=job.bots)
+            played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits, versions=job.bots,
+                              place=job.place)
             if played.game_id != job.game_id:  # pragma: no cover - the id of a game is known before it is played
                 raise TournamentError(f"the game played is {played.game_id}, not the scheduled {job.game_id}")
             result = ("game", job.game_id, prepare_game(played.extras, played.game.log), None)
@@ -552,7 +637,7 @@ def pair_rows(records: Sequence[GameRecord], agents: Sequence[str]) -> list[tupl
 PAIR_HEADERS = ("agent A", "agent B", "games", "A wins", "B wins")
 
 
-__all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "MAX_GAMES", "pending", "iter_pending",
+__all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "record_schedule", "MAX_GAMES", "pending", "iter_pending",
            "count_stored", "play_jobs", "run_tournament",
            "TournamentRun", "check_stored_game", "bot_fingerprint", "changed_bots", "stored_stderr", "BotStderr",
            "Standing", "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS",

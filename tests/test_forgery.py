@@ -297,3 +297,93 @@ def test_rerun_of_a_game_whose_bot_changed_names_the_bot_not_the_rules(tmp_path)
     assert f"bot {bot!r} (player 0) changed since the game was played: its files hash to " in text
     assert "first divergence at seq " in text and "an earlier change led here" not in text
     assert "no setting changed: the bot changed since the game was played" in text
+
+
+# --- tournament schedules ----------------------------------------------------------------------------------
+
+
+AGENTS3 = ["greedy", "random", "pass"]
+
+
+@pytest.fixture
+def tournament_db(tmp_path):
+    db = tmp_path / "t.db"
+    code, out, err = locm("tournament", "--agents", *AGENTS3, "--games", 4, "--db", db)
+    assert code == 0, err
+    return db
+
+
+def test_a_tournament_records_its_schedule_and_each_games_place(tournament_db):
+    from locm.tournament import Schedule, schedule
+
+    with open_store(tournament_db, readonly=True) as store:
+        [(key, manifest)] = store.schedules()
+        jobs = Schedule.from_manifest(manifest)
+        assert key == jobs.key == schedule(RULES_12, AGENTS3, 4).key and len(manifest) < 2000
+        for r in store.games():
+            meta = json.loads(r.meta)
+            assert meta["schedule"] == key and jobs[meta["place"]].game_id == r.game_id
+    code, out, _ = locm("verify", "--db", tournament_db)
+    assert code == 0 and "1 tournament schedule complete" in out.decode()
+
+
+def test_games_a_player_deleted_are_named_by_place(tournament_db):
+    """The issue's bot deleting its lost games: the ledger says how many, the schedule which."""
+    with open_store(tournament_db, readonly=True) as store:
+        lost = [r.game_id for r in store.games() if "random" in (r.agent0, r.agent1)
+                and (r.agent0, r.agent1)[r.winner] != "random"]
+    assert lost
+    ids = ", ".join(f"'{g}'" for g in lost)
+    sql(tournament_db, f"DELETE FROM logs WHERE game IN (SELECT id FROM games WHERE game_id IN ({ids}))",
+        f"DELETE FROM games WHERE game_id IN ({ids})")
+    code, out, _ = locm("verify", "--db", tournament_db)
+    text = out.decode()
+    assert code == 1 and f"the ledger records 12 games stored, the store holds {12 - len(lost)}: {len(lost)} " \
+                         "deleted" in text
+    line = next(x for x in text.splitlines() if x.startswith("store: schedule "))
+    assert f"{len(lost)} of its 12 games missing (never played, or among the games the ledger says were deleted)" \
+        in line and all(g in line for g in lost[:5])
+
+
+def test_an_unfinished_tournament_is_a_note_not_a_fault(tmp_path):
+    from locm.tournament import play_jobs, record_schedule, schedule
+
+    db = tmp_path / "t.db"
+    jobs = schedule("1.2", AGENTS3, 4)
+    with open_store(db) as store:
+        record_schedule(store, jobs)
+        play_jobs(store, list(jobs)[:5])
+    code, out, _ = locm("verify", "--db", db)
+    assert code == 0, out
+    assert f"store: note: schedule {jobs.key} (1.2, 3 agents, seeds 1..2, 12 games): not finished: 5 played, 7 to " \
+           "play" in out.decode()
+
+
+def test_a_game_under_a_scheduled_id_is_never_skipped_as_played(tmp_path):
+    """The skip-forever case: a seed-7 game stored (behind the import's back) under the id the schedule gives
+    seed 1. The tournament refuses to resume over it; verify names it."""
+    from locm.tournament import schedule
+
+    db = tmp_path / "t.db"
+    jobs = schedule("1.2", ["greedy", "random"], 2)
+    squatted = jobs[0]
+    with open_store(db) as store:
+        store.append_game(GameExtras(game_id=squatted.game_id), play_one("1.2", 7, ("greedy", "random")).log)
+    code, _, err = locm("tournament", "--agents", "greedy", "random", "--games", 2, "--db", db)
+    assert code == 2 and f"the store holds another game under the id of scheduled game {squatted.game_id}" in err
+    code, out, _ = locm("verify", "--db", db)
+    assert code == 1 and f"{squatted.game_id}: the id is not what its content gives: its game_created gives " \
+                         f"'{game_id('1.2', 7, ('greedy', 'random'))}'" in out.decode()
+
+
+def test_a_game_claiming_a_place_that_is_another_games_is_named(tournament_db):
+    """An extra game: stored with a meta that says it is place 0 of the schedule, whose game is another."""
+    with open_store(tournament_db) as store:
+        key = store.schedules()[0][0]
+        agents = ("greedy", "random")
+        extra = game_id("1.2", 30, agents)
+        store.append_game(GameExtras(game_id=extra, meta=json.dumps({"schedule": key, "place": 0})),
+                          play_one("1.2", 30, agents).log)
+    code, out, _ = locm("verify", "--db", tournament_db)
+    assert code == 1 and f"store: game {extra} says it is place 0 of schedule {key}, whose game there is " \
+                         in out.decode()
