@@ -164,7 +164,8 @@ def departures(events: Iterable[Event], limit: int = 200) -> list[Divergence]:
     return found
 
 
-def _segment(stored: list[Event], produced: list[Event], start: int, same) -> list[Divergence]:
+def _segment(stored: list[Event], produced: list[Event], start: int, same: Callable[[Event, Event], bool]
+             ) -> list[Divergence]:
     out = []
     for k in range(max(len(stored), len(produced))):
         if k >= len(stored):

@@ -441,12 +441,15 @@ class EventStore:
             return self._decode_lines(game_id, raw.split(b"\n"))  # names the line that does not decode
 
     def iter_events(self, game_ids: Iterable[str] | None = None, *,
-                    types: Iterable[str] | None = None) -> Iterator[tuple[str, Event]]:
+                    types: Iterable[str] | None = None, verify: bool = False) -> Iterator[tuple[str, Event]]:
         """Stream ``(game_id, event)`` for the given games (all, in stored order, when None), each in seq
-        order, optionally only events whose tag is in ``types`` (the other lines are not decoded)."""
+        order, optionally only events whose tag is in ``types`` (the other lines are not decoded). With
+        ``verify`` each game's hash chain is checked against its record first (`ChainError`)."""
         heads = None if types is None else tuple(b'{"type":"' + t.encode() + b'"' for t in types)
         for game_id, data in self._iter_logs(None if game_ids is None else list(game_ids)):
             lines = _lines(self.path, game_id, data)
+            if verify:
+                self._check_chain(self.game(game_id), lines)
             if heads is not None:
                 lines = [line for line in lines if line.startswith(heads)]
             for event in self._decode_lines(game_id, lines):
@@ -613,6 +616,11 @@ class EventStore:
             lines = _lines(self.path, game_id, self._log(game_id))
         except CorruptStoreError as exc:
             raise ChainError(game_id, -1, "a readable log", exc.reason, "log") from None
+        return record, lines, self._check_chain(record, lines)
+
+    def _check_chain(self, record: GameRecord, lines: list[bytes]) -> list[bytes]:
+        """The chained hashes of a game's log lines, checked against its record (`ChainError`)."""
+        game_id = record.game_id
         hashes = _verify(game_id, lines)
         if hashes[-1].hex() != record.head_hash:
             _first_bad_seq(game_id, lines)  # a line lost or moved is named; else the count or the head hash
@@ -620,7 +628,7 @@ class EventStore:
             raise ChainError(game_id, -1, record.n_events, len(lines), "event count")
         if hashes[-1].hex() != record.head_hash:
             raise ChainError(game_id, -1, record.head_hash, hashes[-1].hex())
-        return record, lines, hashes
+        return hashes
 
     def _decode_lines(self, game_id: str, lines: list[bytes]) -> list[Event]:
         """The events of JSON lines, decoded in one call (as one JSON array)."""

@@ -83,11 +83,11 @@ def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dic
     `bot_fingerprint` of each agent now); ``place``: the game's place in a recorded schedule, kept in its meta
     (``schedule``, ``place``)."""
     limits = limits or TimeLimits()
-    if versions is None:  # a bot's identity: its command and its files (a tournament takes them once, at start)
-        versions = tuple(bot_fingerprint(a) or "" for a in agents)
-    game = Game.new(ruleset, seed, params, agents=tuple(agents), bots=(versions[0], versions[1]))
     seats = [make_agent(agents[s], seat_seed(seed, s), limits) for s in (0, 1)]
     seats = [a if isinstance(a, BotAgent) else TimedAgent(a) for a in seats]
+    if versions is None:  # a bot's identity: its command and its files (a tournament takes them once, at start)
+        versions = tuple(bot_fingerprint(a.command) or "" if isinstance(a, BotAgent) else "" for a in seats)
+    game = Game.new(ruleset, seed, params, agents=tuple(agents), bots=(versions[0], versions[1]))
     bots = [a for a in seats if isinstance(a, BotAgent)]
     try:
         for bot in bots:

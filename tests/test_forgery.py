@@ -264,13 +264,7 @@ def test_show_of_a_forged_log_on_standard_input(forged_log):
 def test_a_stored_game_whose_chain_does_not_hold_is_shown_re_decided(store_of):
     db = store_of(1)
     gid = game_id("1.2", 1, ("greedy", "random"))
-    conn = sqlite3.connect(db)
-    lines = zlib.decompress(conn.execute("SELECT data FROM logs WHERE game = 1").fetchone()[0]).split(b"\n")
-    k = next(i for i, line in enumerate(lines) if b'"type":"player_damaged"' in line)
-    lines[k] = re.sub(rb'"amount":\d+', b'"amount":50', lines[k])
-    with conn:
-        conn.execute("UPDATE logs SET data = ? WHERE game = 1", (zlib.compress(b"\n".join(lines)),))
-    conn.close()
+    k = tamper_stored(db)
     code, out, _ = locm("show", "--db", db, gid)
     first = out.decode().splitlines()[0]
     assert code == 1 and first.startswith(f"WARNING: {db} {gid}: its stored hash chain does not hold ")
@@ -387,3 +381,24 @@ def test_a_game_claiming_a_place_that_is_another_games_is_named(tournament_db):
     code, out, _ = locm("verify", "--db", tournament_db)
     assert code == 1 and f"store: game {extra} says it is place 0 of schedule {key}, whose game there is " \
                          in out.decode()
+
+
+def tamper_stored(db, game=1):
+    """An attack's damage raised in a stored log, behind the store's back (its chain then does not hold)."""
+    conn = sqlite3.connect(db)
+    lines = zlib.decompress(conn.execute("SELECT data FROM logs WHERE game = ?", (game,)).fetchone()[0]).split(b"\n")
+    k = next(i for i, line in enumerate(lines) if b'"type":"player_damaged"' in line)
+    lines[k] = re.sub(rb'"amount":\d+', b'"amount":50', lines[k])
+    with conn:
+        conn.execute("UPDATE logs SET data = ? WHERE game = ?", (zlib.compress(b"\n".join(lines)), game))
+    conn.close()
+    return k
+
+
+def test_a_report_is_not_made_from_a_game_whose_chain_does_not_hold(store_of, tmp_path):
+    db = store_of(3)
+    tamper_stored(db, game=2)
+    code, _, err = locm("report", "--db", db, "-o", tmp_path / "report")
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"game '{game_id('1.2', 2, ('greedy', 'random'))}': head of chain: expected hash " in err
+    assert f"locm verify --db {db} names every such game" in err
