@@ -144,6 +144,46 @@ def schedule_problems(store, records, ledger_ok: bool = True) -> tuple[list[str]
     return problems, notes, complete
 
 
+class StoreChecks(NamedTuple):
+    """What `store_checks` found of the store as a whole (its games are checked one by one after it): lines
+    for the user, each a problem or a note, and the figures of a sound store."""
+
+    problems: list[str]
+    notes: list[str]
+    records: list
+    ledger_games: int
+    complete_schedules: int
+    check: str  # which SQLite check ran: quick_check or integrity_check
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        """The one line of a sound store."""
+        n = self.complete_schedules
+        return (f"{self.check} ok; ledger ok ({self.ledger_games} game{'s' * (self.ledger_games != 1)})"
+                + (f"; {n} tournament schedule{'s' * (n != 1)} complete" if n else ""))
+
+
+def store_checks(store, full: bool = False) -> StoreChecks:
+    """A store as a whole: SQLite's quick_check (``full``: integrity_check), its ledger
+    (`EventStore.ledger_problem`), its tournament schedules (`schedule_problems`); and its game records, for
+    the caller to check each game (`stored_problem`)."""
+    check = "integrity_check" if full else "quick_check"
+    problems = [f"{check}: {line}" for line in store.integrity(full)]
+    ledger = store.ledger_problem() if not problems else None
+    if ledger:
+        problems.append(f"ledger: {ledger}")
+    try:
+        records = store.games()
+    except LocmError as exc:
+        problems.append(f"the games table does not read: {exc}")
+        records = []
+    scheduled, notes, complete = schedule_problems(store, records, ledger_ok=not problems)
+    return StoreChecks(problems + scheduled, notes, records, store.ledger()[0], complete, check)
+
+
 def _describe(jobs) -> str:
     name = jobs.ruleset if isinstance(jobs.ruleset, str) else jobs.ruleset.name
     return (f"{name}, {len(jobs.agents)} agents, seeds {jobs.seed}..{jobs.seed + jobs.seeds - 1}, "
@@ -227,4 +267,5 @@ def _referee_file(path: str, data: bytes) -> list[Checked]:
     return out
 
 
-__all__ = ["Verdict", "Checked", "content_problem", "stored_problem", "check_file", "schedule_problems"]
+__all__ = ["Verdict", "Checked", "StoreChecks", "content_problem", "stored_problem", "check_file",
+           "schedule_problems", "store_checks"]

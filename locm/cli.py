@@ -583,7 +583,7 @@ def verify(files, db, redecide, full):
       locm verify --db t.db --full --no-redecide    # the whole file, then chains, ids and folds only
       locm verify game.jsonl official.txt.gz games.jsonl
     """
-    from locm.checks import check_file, schedule_problems, stored_problem
+    from locm.checks import check_file, store_checks, stored_problem
     from locm.store import open_store
 
     bad = total = 0
@@ -603,32 +603,19 @@ def verify(files, db, redecide, full):
     store_bad = False
     if db is not None or not files:
         with open_store(db or Path("locm.db"), create=False, readonly=True) as store:
-            problems = store.integrity(full)
-            for line in problems:
-                click.echo(f"store: {'integrity_check' if full else 'quick_check'}: {line}")
-            ledger = store.ledger_problem() if not problems else None
-            if ledger:
-                click.echo(f"store: ledger: {ledger}")
-            try:
-                records = store.games()
-            except LocmError as exc:
-                click.echo(f"store: the games table does not read: {exc}")
-                records, problems = [], problems + [str(exc)]
-            scheduled, unfinished, complete = schedule_problems(store, records, ledger_ok=not ledger and not problems)
-            for line in scheduled:
+            found = store_checks(store, full)
+            for line in found.problems:
                 click.echo(f"store: {line}")
-            for line in unfinished:
+            for line in found.notes:
                 click.echo(f"store: note: {line}")
             # The bar goes to stderr and only to a terminal: the report lines on stdout stay as they are.
-            with click.progressbar(records, label="verifying", file=sys.stderr, show_pos=True,
+            with click.progressbar(found.records, label="verifying", file=sys.stderr, show_pos=True,
                                    show_eta=True) as bar:
                 for record in bar:
                     report(record.game_id, stored_problem(store, record, redecide))
-            count, _ = store.ledger()
-            store_bad = bool(problems or ledger or scheduled)
-            if not store_bad:
-                click.echo(f"store: {'integrity_check' if full else 'quick_check'} ok; ledger ok ({_n(count, 'game')})"
-                           + (f"; {_n(complete, 'tournament schedule')} complete" if complete else ""))
+            store_bad = not found.ok
+            if found.ok:
+                click.echo(f"store: {found.summary()}")
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
     sys.exit(1 if bad or store_bad else 0)
 
