@@ -131,11 +131,12 @@ class BotChange:
                f"{self.now[:12]}... now, then {was}"
 
 
-def bot_changes(created: GameCreated) -> list[BotChange]:
-    """The seats whose bot is not the version that played (`GameCreated.bot_sha256` against the files now)."""
+def bot_changes(created: GameCreated, recorded: Sequence | None = None) -> list[BotChange]:
+    """The seats whose bot is not the version that played (`GameCreated.bot_sha256`, or for a game stored
+    before logs carried it, the versions its record kept: ``recorded``, against the files now)."""
     from locm.tournament import bot_fingerprint
 
-    then = created.bot_sha256 or ("", "")
+    then = created.bot_sha256 or tuple(v or "" for v in (recorded or ("", "")))
     out = []
     for seat, agent in enumerate(created.agents):
         try:
@@ -241,10 +242,11 @@ def _label(r: Rules) -> str:
 
 
 def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimits | None = None,
-                 warning: str = "") -> RerunReport:
+                 warning: str = "", recorded: Sequence | None = None) -> RerunReport:
     """Re-run the game of `events_a` under `rules_b` and describe the first divergence; a bot whose files
     changed since the game was played is named (`bot_changes`), so that a divergence it causes is not laid on
-    the rules. ``warning``: the source's own (a log that does not follow the rules is still compared)."""
+    the rules. ``warning``: the source's own (a log that does not follow the rules is still compared);
+    ``recorded``: the bots' versions a stored record kept (`load_source`)."""
     from locm.engine.evolve import fold
 
     played = rerun_game(events_a, rules_b, limits)
@@ -260,7 +262,7 @@ def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimi
         board_a, board_b = board_text(fold(events_a[:seq])), board_text(fold(events_b[:seq]))
     changed = diff_rows(rules_a, rules_b)
     return RerunReport(game, rules_a, rules_b, seq, ea, eb, changed, ra, rb, board_a, board_b,
-                       outcome(events_a), outcome(events_b), events_b, bot_changes(events_a[0]), warning)
+                       outcome(events_a), outcome(events_b), events_b, bot_changes(events_a[0], recorded), warning)
 
 
 # --- the board as text ---------------------------------------------------------------------------------------
@@ -276,10 +278,11 @@ def board_text(state) -> str:
 # --- reading a source ----------------------------------------------------------------------------------------
 
 
-def load_source(source: str, db: Path | None) -> tuple[str, list, str]:
-    """A game's id, events and warning: from a store (`db`, `source` a game id or a unique prefix of one; its
-    chain checked as it is read) or from a JSON-lines log written by ``locm play --log`` (re-decided). The
-    warning is "" for a log that follows the rules (`replay.Replay.warning`)."""
+def load_source(source: str, db: Path | None) -> tuple[str, list, str, list | None]:
+    """A game's id, events, warning and the bots' versions its record kept: from a store (`db`, `source` a
+    game id or a unique prefix of one; its chain checked as it is read) or from a JSON-lines log written by
+    ``locm play --log`` (re-decided; no record: None). The warning is "" for a log that follows the rules
+    (`replay.Replay.warning`)."""
     from locm.replay import open_game
     from locm.replay.game import ReplaySourceError
     from locm.store import open_store
@@ -296,7 +299,8 @@ def load_source(source: str, db: Path | None) -> tuple[str, list, str]:
         raise RerunError(f"{source}: not an event log")
     from locm.engine.upcast import upcast
 
-    return gid, upcast(r.events), r.warning  # a log of any schema (a stored one too) as the current schema
+    recorded = r.meta.get("bot_sha256") if db is not None else None
+    return gid, upcast(r.events), r.warning, recorded  # a log of any schema (a stored one too), current schema
 
 
 def resolve_game_id(store, prefix: str) -> str:

@@ -38,8 +38,8 @@ def rerun(source, ruleset, db, as_json):
     if db is not None and not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
     rules_b = resolve_ruleset(ruleset)
-    gid, events, warning = load_source(source, db)
-    report = rerun_report(gid, events, rules_b, warning=warning)
+    gid, events, warning, recorded = load_source(source, db)
+    report = rerun_report(gid, events, rules_b, warning=warning, recorded=recorded)
     if as_json:
         if warning:
             click.echo(warning, err=True)

@@ -402,3 +402,27 @@ def test_a_report_is_not_made_from_a_game_whose_chain_does_not_hold(store_of, tm
     assert code == 2 and err.count("\n") == 1, err
     assert f"game '{game_id('1.2', 2, ('greedy', 'random'))}': head of chain: expected hash " in err
     assert f"locm verify --db {db} names every such game" in err
+
+
+def test_play_of_a_game_whose_bot_changed_stores_it_as_a_new_game_and_says_why(tmp_path):
+    for name in ("botlib.py", "good_bot.py"):
+        shutil.copy(ROOT / "tests" / "bots" / name, tmp_path / name)
+    bot = shlex.join([sys.executable, str(tmp_path / "good_bot.py")])
+    db = tmp_path / "t.db"
+    args = ["play", "--seed", 4, "--p0", bot, "--p1", "greedy", "--timeouts", "x20", "--db", db]
+    code, out, err = locm(*args)
+    assert code == 0, err
+    first = out.decode().splitlines()[-1].removeprefix("stored: ").split()[0]
+    with (tmp_path / "good_bot.py").open("a") as f:
+        f.write("# a new version\n")
+    code, out, err = locm(*args, "--log", tmp_path / "again.jsonl")
+    text = out.decode()
+    assert code == 0, err
+    assert f"bot {bot!r} changed since this game was played as {first} (its files differ): this is a new game, " \
+           "under its own id" in text
+    second = next(x for x in text.splitlines() if x.startswith("stored: ")).split()[1]
+    assert second != first and (tmp_path / "again.jsonl").exists()
+    with open_store(db, readonly=True) as store:
+        assert [r.game_id for r in store.games()] == [first, second]
+        versions = [store.events(g)[0].bot_sha256[0] for g in (first, second)]
+    assert versions[0] != versions[1]
