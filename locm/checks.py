@@ -87,6 +87,11 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
                        "store is damaged (see locm verify --full)")
     except LocmError as exc:
         return Verdict(str(exc))
+    from locm.store import record_problem
+
+    problem = record_problem(record, events)  # a column edited behind the store's back (the chain covers the log)
+    if problem:
+        return Verdict(problem, 0)
     return content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
                            redecide=redecide)
 

@@ -1133,6 +1133,21 @@ def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[byt
     return _Prepared(_make_record(extras, events[0], events[-1], n, prev), pack_log(lines))
 
 
+def record_problem(record: GameRecord, events: Sequence[Event]) -> str | None:
+    """None if the columns of a stored game's record that its events determine (its ``game_created`` fields,
+    agents, winner, reason, turns, event count) are what its events say; otherwise the first that is not."""
+    created, ended = events[0], events[-1]
+    if type(created) is not GameCreated or type(ended) is not GameEnded:
+        return "the log does not begin with game_created and end with game_ended"
+    given = {f: getattr(created, f) for f in CREATED_FIELDS}
+    given.update(event_schema_version=created.schema_version, agent0=created.agents[0], agent1=created.agents[1],
+                 winner=ended.winner, reason=ended.reason, turns=ended.turn, n_events=len(events))
+    for field, value in given.items():
+        if getattr(record, field) != value:
+            return f"the record says {field} {getattr(record, field)!r:.60}, its events say {value!r:.60}"
+    return None
+
+
 def first_difference(a: GameRecord, b: GameRecord) -> str:
     """The name of the first field in which two different records differ."""
     return next(f for f in GameRecord.__struct_fields__ if getattr(a, f) != getattr(b, f))

@@ -426,3 +426,14 @@ def test_play_of_a_game_whose_bot_changed_stores_it_as_a_new_game_and_says_why(t
         assert [r.game_id for r in store.games()] == [first, second]
         versions = [store.events(g)[0].bot_sha256[0] for g in (first, second)]
     assert versions[0] != versions[1]
+
+
+def test_verify_names_a_record_column_edited_behind_the_stores_back(store_of):
+    """A player renamed in the games table (what `locm games` and the standings read): its log and chain are
+    untouched, its record no longer says what its events say."""
+    db = store_of(2)
+    sql(db, "UPDATE games SET agent1 = 'greedy', winner = 1 - winner WHERE id = 2")
+    code, out, _ = locm("verify", "--db", db, "--no-redecide")
+    assert code == 1
+    assert f"{game_id('1.2', 2, ('greedy', 'random'))}: the record says agent1 'greedy', its events say 'random'" \
+        in out.decode().splitlines()
