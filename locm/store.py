@@ -88,7 +88,8 @@ The store's ledger
 ------------------
 Every game stored extends one more chain, over the games in the order stored (transparency-log style):
 ``ledger[k] = sha256(ledger[k - 1] + game_id + NUL + head_hash)``, from `GENESIS`, its length and last value
-kept in ``locm_meta`` (``ledger_games``, ``ledger_head``) and updated in the transaction that stores the games.
+kept in ``locm_meta`` (key ``ledger``, value ``"{count} {head hex}"``) and updated in the transaction that stores
+the games.
 A game whose row is deleted, replaced or reordered no longer matches it: `EventStore.ledger_problem` (run by
 ``locm verify``) says so, with how many games the ledger counts, and the integer keys missing from ``games``
 (a row deleted in the middle leaves a gap). A store written before the ledger gets one over its games at its
@@ -826,7 +827,7 @@ class SqliteStore(EventStore):
                     key = conn.execute(_INSERT_GAME, row).lastrowid
                     conn.execute(_INSERT_LOG, (key, p.data))
                     count, head = count + 1, _ledger_link(head, game_id, row[_HEAD])
-                conn.execute(_SET_LEDGER, (str(count), head.hex()))
+                conn.execute(_SET_LEDGER, (f"{count} {head.hex()}",))
         except sqlite3.IntegrityError as exc:
             text = str(exc)
             if "games.game_id" in text:
@@ -844,17 +845,18 @@ class SqliteStore(EventStore):
         return [] if found == ["ok"] else found
 
     def _ledger(self) -> tuple[int, bytes]:
-        rows = dict(self._query("SELECT key, value FROM locm_meta WHERE key IN ('ledger_games', 'ledger_head')"))
-        if "ledger_games" not in rows:  # a store written before the ledger: one over its games as they are
+        rows = self._query("SELECT value FROM locm_meta WHERE key = 'ledger'")
+        if not rows:  # a store written before the ledger: one over its games as they are
             head = GENESIS
             entries = self._ledger_entries()
             for _, game_id, head_hash in entries:
                 head = _ledger_link(head, game_id, head_hash)
             return len(entries), head
         try:
-            return int(rows["ledger_games"]), bytes.fromhex(rows.get("ledger_head", ""))
+            count, head = rows[0][0].split(" ")
+            return int(count), bytes.fromhex(head)
         except ValueError:
-            raise CorruptStoreError(self.path, f"the ledger rows of locm_meta do not read: {rows}") from None
+            raise CorruptStoreError(self.path, f"the ledger row of locm_meta does not read: {rows[0][0]!r:.80}") from None
 
     def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
         return self._query("SELECT id, game_id, head_hash FROM games ORDER BY id")
@@ -939,7 +941,7 @@ _TABLES = ("locm_meta", "games", "logs")
 _INSERT_GAME = (f"INSERT INTO games ({', '.join(GameRecord.__struct_fields__)}) "
                 f"VALUES ({', '.join('?' * len(GameRecord.__struct_fields__))})")
 _INSERT_LOG = "INSERT INTO logs (game, data) VALUES (?, ?)"
-_SET_LEDGER = "INSERT OR REPLACE INTO locm_meta (key, value) VALUES ('ledger_games', ?1), ('ledger_head', ?2)"
+_SET_LEDGER = "INSERT OR REPLACE INTO locm_meta (key, value) VALUES ('ledger', ?)"
 _RECORD_COLUMNS = ", ".join(GameRecord.__struct_fields__)
 _HEAD = GameRecord.__struct_fields__.index("head_hash")
 _FLAGS = tuple(GameRecord.__struct_fields__.index(f) for f in ("error0", "error1", "timeout0", "timeout1"))
