@@ -109,6 +109,7 @@ def schedule_problems(store, records, ledger_ok: bool = True) -> tuple[list[str]
     from locm.tournament import Schedule
 
     problems, notes, kept, complete = [], [], {}, 0
+    by_id = {r.game_id: r for r in records}
     for key, manifest in store.schedules():
         try:
             jobs = Schedule.from_manifest(manifest)
@@ -119,7 +120,16 @@ def schedule_problems(store, records, ledger_ok: bool = True) -> tuple[list[str]
             problems.append(f"schedule {key}: its manifest is not the one its key names (edited after it was kept)")
             continue
         kept[key] = jobs
-        missing = [(k, job.game_id) for k, job in enumerate(jobs) if not store.has_game(job.game_id)]
+        missing = []
+        for k, job in enumerate(jobs):
+            record = by_id.get(job.game_id)
+            if record is None:
+                missing.append((k, job.game_id))
+                continue
+            other = _not_the_job(jobs, job, record)
+            if other:
+                problems.append(f"schedule {key}: place {k} is game {job.game_id}, whose record is another game: "
+                                f"{other}")
         shown = ", ".join(f"place {k} {gid}" for k, gid in missing[:5]) + (", ..." if len(missing) > 5 else "")
         if missing and ledger_ok:
             notes.append(f"schedule {key} ({_describe(jobs)}): not finished: {len(jobs) - len(missing)} played, "
@@ -187,6 +197,22 @@ def store_checks(store, full: bool = False) -> StoreChecks:
         records = []
     scheduled, notes, complete = schedule_problems(store, records, ledger_ok=not problems)
     return StoreChecks(problems + scheduled, notes, records, store.ledger()[0], complete, check)
+
+
+def _not_the_job(jobs, job, record) -> str:
+    """"" if a stored record is the scheduled job's game (its ruleset, seed, agents, and the seeds that seed
+    derives: a scheduled game gives no parameter); else what differs. With the id check (`content_problem`),
+    this ties every scheduled place to its game's content, not only to an id."""
+    from locm.engine.rulesets import by_name
+    from locm.engine.setup import PARAM_FIELDS, derive_params
+
+    rules = by_name(jobs.ruleset) if isinstance(jobs.ruleset, str) else jobs.ruleset
+    want = {"ruleset": rules.name, "seed": job.seed, "agent0": job.agent0, "agent1": job.agent1}
+    want.update({PARAM_FIELDS[k]: v for k, v in derive_params(rules, job.seed).items() if k != "seed"})
+    for field, value in want.items():
+        if getattr(record, field) != value:
+            return f"its {field} is {getattr(record, field)!r:.40}, the schedule's {value!r:.40}"
+    return ""
 
 
 def _describe(jobs) -> str:

@@ -24,8 +24,10 @@ they are what the older function gives for the same content): ids of games playe
 hash covered the referee file's own parameter text and answers (recomputed from the game's ``meta``).
 
 12 hex digits (48 bits) after the ruleset and the seed: the games that share a ruleset and a seed are a
-handful (the agent pairs of a tournament), so an accidental collision is out of reach; one made on purpose
-still gives a game whose content is not what its scheduled place says (`locm verify` checks the place).
+handful (the agent pairs of a tournament), so an accidental collision is out of reach. One made on purpose (a
+second game for a given id takes about 2**48 hashes) is not a signature's guarantee: `locm verify` also
+compares each scheduled place's record with the schedule (ruleset, seed, agents, seeds), and a tournament
+refuses to resume over a stored game whose record is not its job's.
 """
 
 from __future__ import annotations

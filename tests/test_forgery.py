@@ -437,3 +437,22 @@ def test_verify_names_a_record_column_edited_behind_the_stores_back(store_of):
     assert code == 1
     assert f"{game_id('1.2', 2, ('greedy', 'random'))}: the record says agent1 'greedy', its events say 'random'" \
         in out.decode().splitlines()
+
+
+def test_verify_ties_each_scheduled_place_to_its_games_content(tmp_path):
+    """A game under a scheduled place's id whose record is another game (its seeds changed, record and id
+    recomputed to agree, as a forger who found a hash collision would leave it): the place check names it."""
+    from locm.tournament import record_schedule, schedule
+
+    db = tmp_path / "t.db"
+    jobs = schedule("1.2", ["greedy", "random"], 2)
+    with open_store(db) as store:
+        record_schedule(store, jobs)
+        job = jobs[0]
+        other = play_one("1.2", job.seed, (job.agent0, job.agent1), {"shufflePlayer0Seed": 5}).log
+        store.append_game(GameExtras(game_id=job.game_id), other)  # the id is the place's, the game is not
+        store.append_game(GameExtras(game_id=jobs[1].game_id), play_one("1.2", 1, (jobs[1].agent0,
+                                                                                   jobs[1].agent1)).log)
+    code, out, _ = locm("verify", "--db", db, "--no-redecide")
+    assert code == 1 and f"store: schedule {jobs.key}: place 0 is game {job.game_id}, whose record is another " \
+                         "game: its shuffle_player0_seed is 5, the schedule's " in out.decode()
