@@ -259,4 +259,5 @@ def _old_referee_id(created: GameCreated, events: Sequence[Event], meta: str) ->
     return f"{REFEREE_PREFIX}{name}-{params.get('seed', 'x')}-{hashlib.sha256(key.encode()).hexdigest()[:HASH_HEX]}"
 
 
-__all__ = ["game_id", "created_id", "referee_id", "check_id", "IdCheck", "id_problem", "created_problem", "canonical_params", "HASH_HEX"]
+__all__ = ["game_id", "created_id", "referee_id", "check_id", "IdCheck", "id_problem", "created_problem",
+           "canonical_params", "HASH_HEX"]

@@ -856,7 +856,8 @@ class SqliteStore(EventStore):
             count, head = rows[0][0].split(" ")
             return int(count), bytes.fromhex(head)
         except ValueError:
-            raise CorruptStoreError(self.path, f"the ledger row of locm_meta does not read: {rows[0][0]!r:.80}") from None
+            raise CorruptStoreError(self.path, f"the ledger row of locm_meta does not read: {rows[0][0]!r:.80}") \
+                from None
 
     def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
         return self._query("SELECT id, game_id, head_hash FROM games ORDER BY id")

@@ -637,8 +637,8 @@ def pair_rows(records: Sequence[GameRecord], agents: Sequence[str]) -> list[tupl
 PAIR_HEADERS = ("agent A", "agent B", "games", "A wins", "B wins")
 
 
-__all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "record_schedule", "MAX_GAMES", "pending", "iter_pending",
-           "count_stored", "play_jobs", "run_tournament",
-           "TournamentRun", "check_stored_game", "bot_fingerprint", "changed_bots", "stored_stderr", "BotStderr",
-           "Standing", "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS",
-           "WATCHDOG_S"]
+__all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "record_schedule", "MAX_GAMES",
+           "pending", "iter_pending", "count_stored", "play_jobs", "run_tournament", "TournamentRun",
+           "check_stored_game", "bot_fingerprint", "changed_bots", "stored_stderr", "BotStderr", "Standing",
+           "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS", "WATCHDOG_S",
+           "stored_versions", "other_versions"]

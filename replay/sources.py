@@ -233,5 +233,5 @@ def referee_game_id(logged: LoggedGame) -> str:
     return f"ref-{logged.ruleset}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
-__all__ = ["open_game", "open_stored", "checked_replay", "read_source", "referee_game", "referee_game_id", "referee_games", "resolve_id", "sniff",
-           "LocmError"]
+__all__ = ["open_game", "open_stored", "checked_replay", "read_source", "referee_game", "referee_game_id",
+           "referee_games", "resolve_id", "sniff", "LocmError"]

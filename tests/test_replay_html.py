@@ -179,7 +179,8 @@ def test_the_page_of_a_forged_log_has_a_banner_and_marks_each_forged_event(tmp_p
                                 + events[k + 1:]))
     page = tmp_path / "forged.html"
     res = CliRunner().invoke(cli, ["html", str(forged), "-o", str(page)])
-    assert res.exit_code == 1 and res.stdout.startswith("WARNING: ") and "marked as not what the rules give" in res.stdout
+    assert res.exit_code == 1 and res.stdout.startswith("WARNING: ")
+    assert "marked as not what the rules give" in res.stdout
     dom = subprocess.run(
         [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}",
          "--virtual-time-budget=5000", "--dump-dom", page.resolve().as_uri() + f"#seq={k}"],
