@@ -73,7 +73,10 @@ def _edit_line(records, player, needle, edit):
 
 def test_a_changed_score_is_found_at_its_turn_player_and_field(tmp_path):
     def change(records):
-        _edit_line(records, 2, '"turn":57,', lambda v: v["players"][1].__setitem__("score", v["players"][1]["score"] + 1))
+        def bump(value):
+            value["players"][1]["score"] += 1
+
+        _edit_line(records, 2, '"turn":57,', bump)
 
     result = check_log(_tampered(tmp_path, change))
     assert not result.identical

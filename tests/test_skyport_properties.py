@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, note, settings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test,
+)
 
 from locm.engine.skyport.agents import make_agent
 from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn

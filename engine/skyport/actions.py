@@ -280,4 +280,5 @@ def damage_tile(out: Out, pos: Pos, amount: int, by: int, weapon: str, area: boo
         out.emit(Penalized, "R-DEATH", player=victim, points=state.rules.death_penalty, reason="death")
 
 
-__all__ = ["SHOTS", "Reject", "MissingField", "get_string", "java_round", "bonus_damage", "perform", "parse_vector", "damage_tile"]
+__all__ = ["SHOTS", "Reject", "MissingField", "get_string", "java_round", "bonus_damage", "perform", "parse_vector",
+           "damage_tile"]

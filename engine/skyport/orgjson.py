@@ -25,8 +25,8 @@ JSON = Any
 
 _STOPS = ",:]}/\\\"[{;=#"
 _DOUBLE = re.compile(
-    r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)|(0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|[0-9a-fA-F]*\.[0-9a-fA-F]+)"
-    r"[pP][+-]?\d+))[fFdD]?", re.ASCII)
+    r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)"
+    r"|(0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|[0-9a-fA-F]*\.[0-9a-fA-F]+)[pP][+-]?\d+))[fFdD]?", re.ASCII)
 _INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
 MAX_DEPTH = 300
 """Objects and arrays nested deeper than this end the reading as a Java stack overflow would (`JavaCrash`).

@@ -5,9 +5,10 @@ included.
 
 Games come from `../shared/skyport-oracle/run.sh N SEED` (one gzipped log per game). Each is replayed with
 `replay.skyport_conformance.check_log`; only identical games are kept (a mismatch is a bug to fix first, not
-test data), and only those whose actions the plain reading of the log gives (no turn read from the GUI feed). Every game gets the set of features it shows (its coverage keys, its number of players, its map, how
-it ended); feature by feature, rarest first, the smallest games showing it are taken until each has
-`--per-feature` examples, within `--max-bytes`. The chosen logs are copied unchanged into the output folder.
+test data), and only those whose actions the plain reading of the log gives (no turn read from the GUI feed).
+Every game gets the set of features it shows (its coverage keys, its number of players, its map); feature by
+feature, rarest first, the smallest games showing it are taken until each has `--per-feature` examples, within
+`--max-bytes`. The chosen logs are copied unchanged into the output folder.
 
 usage (from the project root):
   .venv/bin/python tests/tools/select_skyport_oracle.py -o tests/data/skyport/oracle GAME.jsonl.gz...
