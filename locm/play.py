@@ -74,17 +74,17 @@ def summarize(game: Game) -> GameSummary:
 
 
 def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = False) -> tuple[str, bool]:
-    """Store the game of an event log (`locm play --log`) under the id `locm play --db` would have given it
-    (`tournament.log_game_id`), after checking it: it decodes, and re-deciding its recorded inputs gives
-    exactly its events (`engine.redecide`). Returns (game id, stored); an identical game already stored is
-    skipped with ``skip_existing``, else refused. Hard errors set the record's error flags (timeouts too)."""
-    from locm.engine.redecide import redecide
+    """Store the game of an event log (`locm play --log`) under the id its content gives (`gameid.created_id`,
+    the id `locm play --db` stores it under), after the checks every door makes (`checks.content_problem`:
+    re-deciding its inputs gives exactly its events, the fold ends the game). Returns (game id, stored); an
+    identical game already stored is skipped with ``skip_existing``, else refused. Hard errors set the
+    record's error flags (timeouts too)."""
+    from locm.checks import content_problem
     from locm.errors import InputFileError
     from locm.events.catalog import GameCreated, HardError
-    from locm.events.codec import DecodeError, from_jsonl
-    from locm.events.codec import to_json
+    from locm.events.codec import DecodeError, from_jsonl, to_json
+    from locm.gameid import created_id
     from locm.store import GameExtras
-    from locm.tournament import log_game_id
 
     try:
         events = from_jsonl(data)
@@ -92,10 +92,10 @@ def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = F
         raise InputFileError(source, f"not an event log: {exc}") from None
     if not events or type(events[0]) is not GameCreated:
         raise InputFileError(source, "not an event log: it does not start with game_created")
-    result = redecide(events)
-    if not result.ok:
-        raise InputFileError(source, f"the log does not follow the rules: {result.divergence}")
-    gid = log_game_id(events[0])
+    verdict = content_problem(None, events)
+    if not verdict.ok:
+        raise InputFileError(source, f"the log does not follow the rules: {verdict.problem}")
+    gid = created_id(events[0])
     if store.has_game(gid):
         if skip_existing and [to_json(e) for e in store.events(gid)] == [to_json(e) for e in events]:
             return gid, False
