@@ -62,7 +62,10 @@ def run(name: str, examples: int, seconds: float, out: Path) -> dict:
             site = f"{type(exc).__name__} at {frames[-1].filename}:{frames[-1].lineno}" if frames else repr(exc)
             if site not in crashes or len(data) < len(crashes[site]):
                 crashes[site] = data
-        stats["slowest_s"] = max(stats["slowest_s"], time.monotonic() - t)
+        took = time.monotonic() - t
+        if took > stats["slowest_s"]:
+            stats["slowest_s"] = took
+            (tmp / "slowest.gz").write_bytes(gzip.compress(data))  # kept to look into, beside the work files
 
     try:
         fuzz()
@@ -76,6 +79,7 @@ def run(name: str, examples: int, seconds: float, out: Path) -> dict:
     stats["crash_sites"] = len(crashes)
     stats["seconds"] = round(time.monotonic() - t0, 1)
     stats["slowest_s"] = round(stats["slowest_s"], 2)
+    stats["slowest_input"] = str(tmp / "slowest.gz")
     return stats
 
 

@@ -9,6 +9,7 @@ variants and games they played and how long it took.
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import time
 from pathlib import Path
@@ -40,7 +41,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=2000, help="examples of the random-variant game property")
     ap.add_argument("--machine", type=int, default=200, help="examples of the state machine over variants")
+    ap.add_argument("--memory-mb", type=int, default=2048, help="address-space limit of this process")
     args = ap.parse_args()
+    resource.setrlimit(resource.RLIMIT_AS, (args.memory_mb << 20, args.memory_mb << 20))
     engine_game.Game.new = classmethod(_counting_new)
     quick = dict(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 

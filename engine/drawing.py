@@ -16,8 +16,8 @@ CAP_TURNS = 1000
 """R-CAP: no battle begins turn 1000 (turns of both players counted from 0): the game ends when turn 999
 ends. No game of the built-in rulesets comes near it (their turn limit ends every game by turn 120)."""
 CAP_EVENTS = 50_000
-"""R-CAP: a battle decision that begins with 50,000 events in the log ends the game instead (the official and
-oracle games have at most 834)."""
+"""R-CAP: a battle decision that begins with 50,000 events in the log ends the game instead, and so does a
+turn start whose draws reach that many (the official and oracle games have at most 834)."""
 CAP = "cap"
 """The `GameEnded.reason` of a game ended by R-CAP."""
 
@@ -83,6 +83,9 @@ def _draw_with_runes(state: GameState, out: Out, p: int, draws: int, cause: int)
     over_limit = state.players[p].turns >= rules.turn_limit
     left = t.deck_size(p)
     for i in range(draws):
+        if out.seq >= CAP_EVENTS:  # R-CAP: a turn start cannot draw past the cap (its draws are events)
+            cap_end(state, out, 1 - p, cause)
+            return
         if over_limit or not left:
             runes = t.runes[p]
             target = runes[0] if runes else 0
@@ -110,6 +113,9 @@ def _draw_with_damage(state: GameState, out: Out, p: int, draws: int, cause: int
         lose_health(out, p, rules.penalty_damage, "turn_limit", "R-DRAW", cause, counts=False)
     left = t.deck_size(p)
     for _ in range(draws):
+        if out.seq >= CAP_EVENTS:  # R-CAP, as in `_draw_with_runes`
+            cap_end(state, out, 1 - p, cause)
+            return
         if t.hands[p] >= rules.hand_limit:
             out.emit(DrawLost(seq=out.seq, cause=cause, rule="R-DRAW", player=p, reason="hand_full"))
             if rules.full_hand_stops_draws:

@@ -7,6 +7,8 @@ string, so that rendering and testing a keyword are both cheap.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
 CREATURE, GREEN, RED, BLUE = 0, 1, 2, 3
@@ -41,20 +43,27 @@ _KW_STRINGS = tuple(
 )
 
 
+KeywordMask = Annotated[int, msgspec.Meta(ge=0, le=63)]
+"""A keyword bit mask (six bits). The value types below bound what a decoded log may hold (a log read from a
+file is hostile until checked); building a `Card` in code checks nothing and costs nothing more."""
+CardType = Annotated[int, msgspec.Meta(ge=0, le=len(TYPE_NAMES) - 1)]
+AreaCode = Annotated[int, msgspec.Meta(ge=0, le=len(AREA_NAMES) - 1)]
+
+
 class Card(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """One card definition. Item damage is a negative ``defense`` (R-DRAFT). Never tracked by the garbage
     collector (``gc=False``): numbers and strings only, so never part of a reference cycle. Not keyword-only:
     the 1.5 generator makes 120 a game positionally (a third cheaper); elsewhere name the fields."""
 
     base_id: int
-    type: int
+    type: CardType
     cost: int
     attack: int
     defense: int
-    keywords: int
+    keywords: KeywordMask
     my_health: int
     opp_health: int
     draw: int
-    area: int = 0
+    area: AreaCode = 0
     name: str = ""
     text: str = ""

@@ -11,11 +11,11 @@ New fields get defaults; a field's type never changes.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Annotated, Union
 
 import msgspec
 
-from locm.events.cards import Card
+from locm.events.cards import Card, KeywordMask
 from locm.events.rules import Rules
 
 SCHEMA_VERSION = 2
@@ -23,6 +23,11 @@ SCHEMA_VERSION = 2
 (`ActionReceived.kind`), and the values `decide` computes travel in the events (`CreatureSummoned.can_attack`,
 `TurnStarted.ready`/`cleared`, `CardPicked`/`DeckChosen.ends_phase`). Logs of schema 1 are read through
 `engine.upcast.upcast`, which fills these fields in."""
+
+
+Seat = Annotated[int, msgspec.Meta(ge=0, le=1)]
+"""A player (0 or 1): what a decoded log may hold (a log read from a file is hostile until checked)."""
+Lane = Annotated[int, msgspec.Meta(ge=0, le=1)]
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True, gc=False):
@@ -85,7 +90,7 @@ class DraftOffered(Event, frozen=True, tag="draft_offered"):
 class CardPicked(Event, frozen=True, tag="card_picked"):
     """A player took a card in a draft round (R-DRAFT)."""
 
-    player: int
+    player: Seat
     round: int
     base_id: int
     ends_phase: bool = False  # the last pick of the draft: the battle set-up follows
@@ -94,7 +99,7 @@ class CardPicked(Event, frozen=True, tag="card_picked"):
 class DeckChosen(Event, frozen=True, tag="deck_chosen"):
     """A player's 30 constructed choices, in the order chosen (R-CONSTRUCT)."""
 
-    player: int
+    player: Seat
     base_ids: tuple[int, ...]
     ends_phase: bool = False  # the second deck: the battle set-up follows
 
@@ -102,7 +107,7 @@ class DeckChosen(Event, frozen=True, tag="deck_chosen"):
 class DeckOrdered(Event, frozen=True, tag="deck_ordered"):
     """A player's shuffled deck with instance ids, top card first (R-DECK)."""
 
-    player: int
+    player: Seat
     ids: tuple[int, ...]
     base_ids: tuple[int, ...]
 
@@ -124,7 +129,7 @@ class ActionReceived(Event, frozen=True, tag="action_received"):
     Re-deciding a log feeds each record back through the same path (`engine.redecide`).
     """
 
-    player: int
+    player: Seat
     text: str
     kind: str = LINE
 
@@ -132,7 +137,7 @@ class ActionReceived(Event, frozen=True, tag="action_received"):
 class ActionRejected(Event, frozen=True, tag="action_rejected"):
     """An action item that was skipped: illegal at that moment, with the reason and the rule (R-ACTIONS)."""
 
-    player: int
+    player: Seat
     action: str
     reason: str
 
@@ -140,7 +145,7 @@ class ActionRejected(Event, frozen=True, tag="action_rejected"):
 class HardError(Event, frozen=True, tag="hard_error"):
     """An answer the referee does not accept at all (malformed, timeout, ...): that player loses."""
 
-    player: int
+    player: Seat
     reason: str
     text: str = ""
 
@@ -153,7 +158,7 @@ class TurnStarted(Event, frozen=True, tag="turn_started"):
     that are now ready to attack (``ready``) and the other side's creatures whose turn is over (``cleared``:
     they can no longer attack and have not attacked)."""
 
-    player: int
+    player: Seat
     turn: int
     max_mana: int
     mana: int
@@ -166,27 +171,27 @@ class TurnStarted(Event, frozen=True, tag="turn_started"):
 class TurnEnded(Event, frozen=True, tag="turn_ended"):
     """A player's turn ends (its answer has been carried out)."""
 
-    player: int
+    player: Seat
 
 
 class CardDrawn(Event, frozen=True, tag="card_drawn"):
     """The top card of a player's deck goes to its hand (R-DRAW)."""
 
-    player: int
+    player: Seat
     id: int
 
 
 class DrawLost(Event, frozen=True, tag="draw_lost"):
     """A draw that did not happen: the hand was full (R-DRAW)."""
 
-    player: int
+    player: Seat
     reason: str
 
 
 class DrawBonus(Event, frozen=True, tag="draw_bonus"):
     """A player's next-turn draw grows (card effect, broken rune, damage taken)."""
 
-    player: int
+    player: Seat
     amount: int
     source: str
 
@@ -197,10 +202,10 @@ class DrawBonus(Event, frozen=True, tag="draw_bonus"):
 class CreatureSummoned(Event, frozen=True, tag="creature_summoned"):
     """A creature enters a lane (R-SUMMON). ``copy_of`` > 0 marks a 1.5 Area copy (no mana, not from hand)."""
 
-    player: int
+    player: Seat
     id: int
     base_id: int
-    lane: int
+    lane: Lane
     cost: int
     copy_of: int = 0
     can_attack: bool = False  # ready at once (Charge)
@@ -209,7 +214,7 @@ class CreatureSummoned(Event, frozen=True, tag="creature_summoned"):
 class CreatureAttacked(Event, frozen=True, tag="creature_attacked"):
     """A creature attacks an enemy creature or the opponent (``target`` -1) (R-ATTACK)."""
 
-    player: int
+    player: Seat
     attacker: int
     target: int
 
@@ -217,7 +222,7 @@ class CreatureAttacked(Event, frozen=True, tag="creature_attacked"):
 class ItemUsed(Event, frozen=True, tag="item_used"):
     """An item is played on a creature or on the opponent (``target`` -1) (R-USE)."""
 
-    player: int
+    player: Seat
     id: int
     base_id: int
     target: int
@@ -230,7 +235,7 @@ class CreatureModified(Event, frozen=True, tag="creature_modified"):
     id: int
     attack: int
     defense: int
-    keywords: int
+    keywords: KeywordMask
     can_attack: bool
 
 
@@ -259,7 +264,7 @@ class PlayerDamaged(Event, frozen=True, tag="player_damaged"):
     ``counts`` is False for the 1.5 empty-deck and turn-limit losses, which do not feed R-DAMAGEDRAW.
     """
 
-    player: int
+    player: Seat
     amount: int
     source: str
     counts: bool = True
@@ -268,7 +273,7 @@ class PlayerDamaged(Event, frozen=True, tag="player_damaged"):
 class PlayerHealed(Event, frozen=True, tag="player_healed"):
     """A player gains health (drain, item, summon)."""
 
-    player: int
+    player: Seat
     amount: int
     source: str
 
@@ -276,14 +281,14 @@ class PlayerHealed(Event, frozen=True, tag="player_healed"):
 class RuneBroken(Event, frozen=True, tag="rune_broken"):
     """A 1.2 rune breaks (R-RUNES)."""
 
-    player: int
+    player: Seat
     rune: int
 
 
 class GameEnded(Event, frozen=True, tag="game_ended"):
     """The game is over (R-WIN). ``winner`` is 0 or 1."""
 
-    winner: int
+    winner: Seat
     reason: str
     turn: int
 

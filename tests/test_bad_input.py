@@ -450,3 +450,20 @@ def test_the_audit_of_an_attack_skipped_for_a_guard_names_the_guard():
     listed = run_locm("audit", log, "--game", 0, "--rejected", "--json")
     blocked = [x for x in json.loads(listed.stdout) if x["blocking"]]
     assert blocked and blocked[0]["blocking"][0]["name"] == "Spinekid"
+
+
+@pytest.mark.parametrize("field, value", [("keywords", 10**100), ("lane", 5), ("winner", 7)])
+def test_a_value_outside_its_fields_range_is_one_error(tmp_path, field, value):
+    """A keyword mask of 10**100 once broke `locm html` (an internal error); a lane of 5 broke `locm show`:
+    seats, lanes, keyword masks, card types and areas are bounded by the events' types."""
+    lines = _log_lines()
+    kind = {"keywords": "creature_modified", "lane": "creature_summoned", "winner": "game_ended"}[field]
+    k = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == kind)
+    event = json.loads(lines[k])
+    event[field] = value
+    lines[k] = json.dumps(event).encode()
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    for command in (["html", path, "-o", tmp_path / "g.html"], ["show", path]):
+        err = one_line_error(run_locm(*command))
+        assert f"line {k + 1}: not an event of schema 2" in err and f"$.{field}" in err, err

@@ -28,8 +28,9 @@ def _strategy(t: msgspec.inspect.Type) -> st.SearchStrategy:
     mi = msgspec.inspect
     if isinstance(t, mi.BoolType):
         return st.booleans()
-    if isinstance(t, mi.IntType):
-        return INT64
+    if isinstance(t, mi.IntType):  # within the bounds a field's type gives (a seat, a lane, a keyword mask)
+        lo = -(2**63) if t.ge is None else t.ge
+        return st.integers(lo, 2**63 - 1 if t.le is None else t.le)
     if isinstance(t, mi.StrType):
         return st.text(max_size=30)
     if isinstance(t, mi.NoneType):

@@ -175,3 +175,20 @@ def test_a_creature_with_negative_attack_is_refused():
     with pytest.raises(VariantError, match=r"cards\.90\.attack: expected at least 0 for a creature, got -1"):
         parse_variant('base = "1.2"\n[cards.90]\nattack = -1\n', "v.toml", "v")
     assert parse_variant('base = "1.2"\n[cards.151]\nattack = -3\n', "v.toml", "v").cards[0].attack == -3  # an item
+
+
+def test_a_turn_start_cannot_draw_past_the_event_cap():
+    """A draw bonus of 2**63 - 1 (a forged log, re-decided from its own state by a reader) once made a turn
+    start emit a lost draw per draw until memory ran out (24 GB); the draws stop at the cap (R-CAP)."""
+    import msgspec
+
+    from locm.engine.evolve import fold
+    from locm.events.catalog import DrawBonus
+
+    game = play_one("constructed", 3, ("greedy", "random"))
+    k = next(i for i, e in enumerate(game.log) if type(e) is DrawBonus and e.player == 0)
+    forged = game.log[:k] + [msgspec.structs.replace(game.log[k], amount=2**63 - 1)]
+    live = Game(fold(forged), list(forged))
+    while not live.ended:  # both pass until player 0's next turn starts with its draws
+        PassAgent().play_turn(live, live.to_move)
+    assert live.log[-1].rule == "R-CAP" and CAP_EVENTS <= len(live.log) <= CAP_EVENTS + 1
