@@ -30,7 +30,7 @@ def variant_docs(draw, base: str | None = None) -> dict:
     rules = RULESETS[base]
     draft = rules.deck_building == DRAFT
     doc: dict = {"base": base, "name": "v"}
-    changed = draw(st.sets(st.sampled_from(sorted(OVERRIDABLE))), label="fields")
+    changed = draw(st.sets(st.sampled_from(sorted(OVERRIDABLE)), min_size=1), label="fields")  # a variant: one at least
     changed -= {"deck_size", "max_copies"} if draft else {"draft_rounds"}
     for field in sorted(changed - {"runes", "turn_limit_penalty", "empty_deck", "deck_size"}):
         check = OVERRIDABLE[field]
