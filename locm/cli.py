@@ -117,6 +117,47 @@ TIMEOUTS = click.option("--timeouts", metavar="SPEC",
                         help="Bots' time limits: a multiplier of the referee's (x3) and/or NAME=MS items, names "
                              "draft_first, draft, construct, battle_first, battle (default 1000, 100, 4000, "
                              "1000, 200 ms); e.g. 'x2,battle=500'.")
+
+
+def sandbox_options(f):
+    """--no-sandbox, --bot-limits, --bot-network, --bot-bind: how external bots are confined (`locm.sandbox`)."""
+    f = click.option("--bot-bind", "bot_binds", multiple=True, metavar="PATH",
+                     type=click.Path(exists=True, path_type=str),
+                     help="Also show this host file or folder to the bots, read-only (repeatable; recorded "
+                          "with each game).")(f)
+    f = click.option("--bot-network", is_flag=True,
+                     help="Give the bots the host's network (recorded with each game and shown in the "
+                          "standings); by default they have none.")(f)
+    f = click.option("--bot-limits", metavar="SPEC",
+                     help="Bots' resource limits, NAME=VALUE items changing the defaults mem=768m (data memory "
+                          "per process), cpu=60 (CPU seconds per process), procs=128, files=256, fsize=64m, "
+                          "tmp=64m (private /tmp), vmem=none (address space); 'none' lifts one; e.g. "
+                          "'mem=1g,procs=64'.")(f)
+    f = click.option("--no-sandbox", is_flag=True,
+                     help="Run the bots unconfined, as you, with your files and network: only for bots you "
+                          "trust (printed on every run and recorded with each game).")(f)
+    return f
+
+
+def _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db=None):
+    """The `Sandbox` the options ask for, hiding the store and every agent's files from the bots; refused
+    (one line) when this machine cannot sandbox and --no-sandbox was not given. Says on stderr what the bots
+    of this run may do (only when a bot plays)."""
+    from locm.bots import agent_files, is_builtin
+    from locm.sandbox import BotLimits, Sandbox, require
+
+    if no_sandbox and (bot_limits or bot_network or bot_binds):
+        raise click.UsageError("--bot-limits, --bot-network and --bot-bind confine sandboxed bots: they do not "
+                               "go with --no-sandbox")
+    hide = [str(Path(f"{db}{end}").resolve()) for end in ("", "-wal", "-shm", "-journal")] if db else []
+    hide += [f for a in agents for f in agent_files(a)]
+    policy = Sandbox(BotLimits.parse(bot_limits), bot_network, tuple(bot_binds), tuple(hide), not no_sandbox)
+    if not all(is_builtin(a) for a in agents):
+        require(policy)
+        click.echo(("locm: warning: " if no_sandbox else "locm: ") + policy.describe(), err=True)
+    return policy
+
+
 DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"),
                          show_default=True, help="The event store (an SQLite file).")
 
@@ -134,7 +175,8 @@ DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path)
 @TIMEOUTS
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A referee parameter, e.g. shufflePlayer0Seed=5 (repeatable).")
-def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
+@sandbox_options
+def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_limits, bot_network, bot_binds):
     """Play one game and print the winner and a short summary.
 
     The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
@@ -159,6 +201,7 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     limits = TimeLimits.parse(timeouts)
     params = _parse_params(params)
     Game.new(ruleset, seed, params)  # a bad seed or parameter is refused before a store is created
+    sandbox = _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db)
     to_stdout = log_path is not None and str(log_path) == "-"
     if log_path and not to_stdout:
         _check_output(log_path)  # before playing, not after
@@ -168,7 +211,7 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
             gid = game_id(ruleset, seed, agents, params)
             if store is not None and store.has_game(gid):
                 raise DuplicateGameError(gid)
-            played = run_game(ruleset, seed, agents, params, limits)
+            played = run_game(ruleset, seed, agents, params, limits, sandbox)
             if store is not None:
                 store.append_game(played.extras, played.game.log)
     finally:
@@ -431,7 +474,9 @@ def rules_diff(left, right, as_json):
                    "or $LOCM_BUSY_TIMEOUT).")
 @click.option("--allow-changed-bots", is_flag=True,
               help="Resume even if a bot's files changed since its stored games (mixing its versions).")
-def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots):
+@sandbox_options
+def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots,
+               no_sandbox, bot_limits, bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. Games are
@@ -450,12 +495,13 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     from locm.tables import table
     from locm.errors import TournamentError
     from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, pair_rows, play_jobs,
-                                 schedule, standings, standings_rows, to_play)
+                                 sandbox_lines, schedule, standings, standings_rows, to_play)
 
     ruleset = _check_ruleset(ruleset)
     agents = [check_agent(a) for a in (*first, *more)]
     limits = TimeLimits.parse(timeouts)
     jobs = schedule(ruleset, agents, games, seed)
+    sandbox = _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db)
     store = open_store(db, busy_timeout=busy_timeout)
     try:
         with _sigterm_as_interrupt():
@@ -468,8 +514,9 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                        f"with {_n(used, 'worker')}", err=True)
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
             with bar if todo else contextlib.nullcontext(bar):  # nothing to play: no empty 0/0 bar
-                run = play_jobs(store, pending, workers=workers, limits=limits,
-                                progress=bar.update, scheduled=len(jobs), count=todo)
+                run = play_jobs(store, pending, workers=workers, limits=limits, progress=bar.update,
+                                scheduled=len(jobs), count=todo, sandbox=sandbox,
+                                on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
         records = [r for r in store.games(ruleset=ruleset.name) if jobs.holds(r)]
     except KeyboardInterrupt:
         done = count_stored(store, jobs)
@@ -482,11 +529,52 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                + (f", {run.duplicates} stored meanwhile by another run" if run.duplicates else "")
                + f": {len(records)} of {_n(len(jobs), 'game')} in {db}")
     click.echo(table(STANDINGS_HEADERS, standings_rows(standings(records, agents))))
+    for line in sandbox_lines(records):
+        click.echo(line)
     click.echo("")
     click.echo(table(PAIR_HEADERS, pair_rows(records, agents)))
     for gid, message in run.failed:
         click.echo(f"locm: error: game {gid} failed: {message}", err=True)
     if run.failed:
+        sys.exit(1)
+
+
+@cli.group()
+def sandbox():
+    """The sandbox external bots run in (bubblewrap): see the README's threat model.
+
+    \b
+    Example:
+      locm sandbox check
+    """
+
+
+@sandbox.command("check")
+@click.option("--bot-limits", metavar="SPEC", help="Check these limits instead of the defaults (as for "
+                                                    "tournament, e.g. 'mem=1g,procs=64').")
+@click.option("--bot-network", is_flag=True, help="Check the policy that gives bots the network.")
+def sandbox_check(bot_limits, bot_network):
+    """Say what the sandbox enforces on this machine: each namespace, the uid, what a bot can see and write,
+    and each resource limit, tried live by a probe in a real sandbox (about 10 seconds). Exit status 0 if
+    everything holds, 1 if something does not, 2 if there is no sandbox here (with the fix).
+
+    \b
+    Example:
+      locm sandbox check
+      locm sandbox check --bot-limits mem=1g,procs=64
+    """
+    from locm.sandbox import BotLimits, Sandbox
+    from locm.sandbox_check import header, run_checks
+
+    policy = Sandbox(BotLimits.parse(bot_limits), bot_network)
+    click.echo(header())
+    mark = {True: "ok", False: "FAIL", None: "--"}
+    checks = run_checks(policy, progress=lambda c: click.echo(f"  {mark[c.ok]:<5} {c.name:<17} {c.detail}"))
+    failed = [c.name for c in checks if c.ok is False]
+    tried = [c for c in checks if c.ok is not None]
+    click.echo(f"{len(tried) - len(failed)} of {len(tried)} checks hold" + (f"; failed: {', '.join(failed)}"
+                                                                         if failed else ""))
+    if failed:
         sys.exit(1)
 
 
