@@ -32,6 +32,7 @@ import sqlite_utils
 
 from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project
 from locm.errors import StoreError
+from locm.processes import die_with_parent
 from locm.store import open_store
 
 PREFIX = "cardfacts_"
@@ -215,7 +216,9 @@ def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummar
         results = (project_chunk(str(path), c) for c in chunks)
         _store_chunks(db, results, progress)
     else:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        # the workers die with this process, even killed with SIGKILL, and so does the resource tracker
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
         try:
             _store_chunks(db, pool.map(project_chunk, [str(path)] * len(chunks), chunks), progress)
         except BaseException:  # interrupted: the chunks stored so far stay, the rest is not started

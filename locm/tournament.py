@@ -303,15 +303,17 @@ class Supervision:
     """How the main process watches its workers (`_pool`). A worker says it is alive every ``heartbeat_s``
     with the number of turns played so far. It is lost when its pipe ends (it died), when nothing came from
     it for ``grace_s`` (stopped or frozen), or when it has a game in hand and no turn was played for the
-    longest time limit of a turn plus ``grace_s`` (stuck). A lost worker is killed and replaced. The game it
+    longest time limit of a turn plus ``grace_s`` (stuck); a new worker has ``start_s`` to say it is alive
+    first (its imports, on a busy machine). A lost worker is killed and replaced. The game it
     was playing is played again by another worker, up to ``attempts`` starts in all; after that it is
     recorded as failed (not stored: a later run tries it again), the tournament goes on. The games it had
-    not started go back to the queue. If ``max(5, 3 * workers)`` workers in a row are lost without a game
-    coming back, the tournament stops with a `TournamentError` saying why."""
+    not started go back to the queue. If ``max(5, 3 * workers)`` workers in a row are lost before they
+    start (no heartbeat: this machine cannot run them), the tournament stops with a `TournamentError`."""
 
     heartbeat_s: float = 0.5
     grace_s: float = 20.0
     attempts: int = 2
+    start_s: float = 60.0
 
 
 def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limits: TimeLimits | None = None,
@@ -322,12 +324,11 @@ def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limit
     """Play `jobs` in `workers` processes and store each game as it arrives (one transaction each);
     ``progress(1)`` after each game. ``jobs`` may be a lazy iterable (then give ``count``, the number of
     jobs, for the summary); it is consumed as workers become free. Bots run in `sandbox` (default: the
-    sandbox, refused up front with `SandboxUnavailableError` if this machine has none). A lost worker
+    sandbox; `SandboxUnavailableError` at the first game with a bot if this machine has none). A lost worker
     (`Supervision`) is reported to ``on_incident`` (one line) and kept in ``TournamentRun.incidents``."""
     if workers < 1:
         raise TournamentError(f"--workers must be at least 1, got {workers}")
     sandbox = Sandbox() if sandbox is None else sandbox
-    require(sandbox)  # before any worker starts: no sandbox, no untrusted run
     if count is None:
         jobs = list(jobs)
         count = len(jobs)
@@ -383,19 +384,21 @@ class _Hand:
         self.proc, self.conn = proc, conn
         self.jobs: collections.deque[Job] = collections.deque()
         self.seen = self.moved = now
-        self.turns = -1
+        self.turns = -1  # no heartbeat yet: the worker is starting
 
 
 def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits, sandbox: Sandbox | None = None,
-          supervision: Supervision | None = None):
+          supervision: Supervision | None = None, target: Callable = None):
     """Yield ``("game", id, PreparedGame, None)`` (checked, encoded, chained and compressed in the worker, so
     the one writing process only runs the SQL), ``("failed", id, message, None)`` for every job, and
     ``("incident", id, message, None)`` when a worker is lost and replaced (`Supervision`). The jobs are
     played by `workers` spawned processes, each with its own pipe and at most `HANDOFF` jobs in hand; a job
     is taken from ``jobs`` only when a result comes back. Pipes, not queues: no named semaphores, so nothing
     for the resource tracker to warn about when the main process is killed. The workers are terminated when
-    this generator is closed or fails, and die with this process (`locm.processes`)."""
+    this generator is closed or fails, and die with this process (`locm.processes`). ``target`` is the
+    worker's function (`_worker`; tests give a faulty one)."""
     sandbox = Sandbox() if sandbox is None else sandbox
+    target = target or _worker
     sup = supervision or Supervision()
     stall_s = max(limits.as_dict().values()) / 1000.0 + sup.grace_s
     source = iter(jobs)
@@ -408,48 +411,58 @@ def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits, sandbox: Sandbo
     ctx = multiprocessing.get_context("spawn")
     hands: dict = {}
     dead: list = []
-    lost_in_row, names = 0, itertools.count()
+    unstarted, names = 0, itertools.count()  # workers lost in a row before their first heartbeat
 
     def spawn() -> None:
         mine, theirs = ctx.Pipe(duplex=True)
-        p = ctx.Process(target=_worker, args=(theirs, os.getpid(), limits, sandbox, sup.heartbeat_s), daemon=True,
+        p = ctx.Process(target=target, args=(theirs, os.getpid(), limits, sandbox, sup.heartbeat_s), daemon=True,
                         name=f"locm-worker-{next(names)}")
         p.start()
         theirs.close()
         hands[mine] = _Hand(p, mine, time.monotonic())
 
+    checked = False
+
     def next_job() -> Job | None:
-        nonlocal exhausted
+        nonlocal exhausted, checked
         if again:
             return again.popleft()
         if not exhausted:
             job = next(source, None)
             if job is not None:
+                if not checked and not (is_builtin(job.agent0) and is_builtin(job.agent1)):
+                    require(sandbox)  # no sandbox, no untrusted run: refused before a bot starts
+                    checked = True
                 return job
             exhausted = True
         return None
 
     def hand_out(hand: _Hand) -> None:
         while len(hand.jobs) < HANDOFF and (job := next_job()) is not None:
+            try:
+                hand.conn.send(job)
+            except OSError:  # it died: the wait below sees its pipe end, and it is replaced
+                again.appendleft(job)
+                return
             if not hand.jobs:
                 hand.moved = time.monotonic()  # an idle worker's clock starts with its game
-            hand.conn.send(job)
             hand.jobs.append(job)
 
     def lose(hand: _Hand, why: str):
         """Kill and forget a lost worker; put its jobs back or fail the one it was playing; replace it."""
-        nonlocal lost_in_row
+        nonlocal unstarted
         del hands[hand.conn]
         with contextlib.suppress(OSError):
             hand.proc.kill()
         hand.proc.join(timeout=5)
         hand.conn.close()
         dead.append(hand.proc)
-        lost_in_row += 1
         gid = hand.jobs[0].game_id if hand.jobs else None
-        if lost_in_row >= max(5, 3 * workers):
-            raise TournamentError(f"stopped: {lost_in_row} workers in a row were lost without a game coming "
-                                  f"back (the last one {why})")
+        if hand.turns < 0:
+            unstarted += 1
+            if unstarted >= max(5, 3 * workers):
+                raise TournamentError(f"stopped: {unstarted} workers in a row were lost before they started (the "
+                                      f"last one {why})")
         if hand.jobs:
             playing = hand.jobs.popleft()
             starts[gid] = starts.get(gid, 0) + 1
@@ -487,18 +500,21 @@ def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits, sandbox: Sandbo
                     continue
                 now = time.monotonic()
                 hand.seen = now
+                unstarted = 0
                 if item[0] == "beat":
                     if item[1] != hand.turns:
                         hand.turns, hand.moved = item[1], now
                     continue
                 hand.moved = now
                 hand.jobs.popleft()
-                lost_in_row = 0
                 hand_out(hand)
                 yield item
             now = time.monotonic()
             for hand in list(hands.values()):
-                if now - hand.seen > sup.grace_s:
+                if hand.turns < 0:
+                    if now - hand.seen > sup.start_s:
+                        yield from lose(hand, f"did not start in {sup.start_s:.0f} s")
+                elif now - hand.seen > sup.grace_s:
                     yield from lose(hand, f"gave no sign of life for {now - hand.seen:.0f} s (stopped or frozen)")
                 elif hand.jobs and now - hand.moved > stall_s:
                     yield from lose(hand, f"played no turn for {now - hand.moved:.0f} s (stuck)")
@@ -553,13 +569,17 @@ def _worker(conn, parent: int, limits: TimeLimits, sandbox: Sandbox, heartbeat_s
             return
         if job is None:
             return
-        try:
-            played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits, sandbox=sandbox)
-            result = ("game", job.game_id, prepare_game(played.extras, played.game.log), None)
-        except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
-            line = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            result = ("failed", job.game_id, line, None)
-        send(result)
+        send(_play(job, limits, sandbox))
+
+
+def _play(job: Job, limits: TimeLimits, sandbox: Sandbox) -> tuple:
+    """A worker's result for one job: ``("game", id, PreparedGame, None)`` or ``("failed", id, error, None)``."""
+    try:
+        played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits, sandbox=sandbox)
+        return "game", job.game_id, prepare_game(played.extras, played.game.log), None
+    except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
+        line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        return "failed", job.game_id, line, None
 
 
 # --- checking stored games -------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,14 @@ def _card_key(c, named: bool) -> str:
 
 
 _STATE: dict = {}
+
+
+def _init_pool_worker(parent: int, *args) -> None:
+    """A pool worker: it dies with the process that started it (`locm.processes`), then `_init_worker`."""
+    from locm.processes import die_with_parent
+
+    die_with_parent(parent)
+    _init_worker(*args)
 
 
 def _init_worker(db: str, rules_a_hash: str | None, rules_b: Rules) -> None:
@@ -261,7 +270,7 @@ def _results(db: str, hash_a, rules_b: Rules, ids: list[str], workers: int):
             _STATE.pop("store").close()
         return
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(db, hash_a, rules_b)) as pool:
+    with ctx.Pool(workers, initializer=_init_pool_worker, initargs=(os.getpid(), db, hash_a, rules_b)) as pool:
         try:
             yield from pool.imap(_work, ids, chunksize=8)
         except BaseException:
