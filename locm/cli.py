@@ -668,8 +668,9 @@ def verify(db, redecide):
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
               help="Write here instead of standard output (only once complete); - is standard output.")
 @click.option("--salvage", is_flag=True,
-              help="From a damaged store: write every game that still reads and verifies, name the others "
-                   "on stderr (exit status 1 if any).")
+              help="From a damaged store: write every game that still reads and verifies through any view of "
+                   "its files (as it is; its -wal's valid frames; its main file alone), name the others on "
+                   "stderr (exit status 1 if any).")
 def export_cmd(game_ids, all_games, db, output, salvage):
     """Write games as JSON lines: a header, each game's record and its events with their hashes, totals.
 
@@ -686,34 +687,51 @@ def export_cmd(game_ids, all_games, db, output, salvage):
     if bool(game_ids) == all_games:
         raise click.UsageError("give GAME_ID arguments or --all (one of the two)")
     bad = []
+    ids = None if all_games else list(dict.fromkeys(game_ids))
 
     def on_bad(gid, exc):
         bad.append(gid)
         click.echo(f"locm: left out game {gid}: {str(exc).removeprefix(f'game {gid!r}: ')}", err=True)
 
-    with open_store(db, create=False, readonly=True, salvage=salvage) as store:
-        ids = None if all_games else list(dict.fromkeys(game_ids))
-        for gid in ids or ():
-            store.game(gid)  # an unknown id is refused before anything is written
-        kw = {"on_bad": on_bad} if salvage else {}
-        if output is None or str(output) == "-":
-            with click.open_file("-", "wb") as out:
-                n = store.export_jsonl(ids, out, **kw)
-                out.flush()
-        else:
-            tmp = output.with_name(output.name + ".tmp")
-            try:
-                with open(tmp, "wb") as f:
-                    n = store.export_jsonl(ids, f, **kw)
-                tmp.replace(output)
-            except OSError as exc:
-                raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
-            finally:
-                tmp.unlink(missing_ok=True)
-            click.echo(f"{_n(n, 'game')} written to {output}", err=True)
+    def on_view(what, n):
+        click.echo(f"locm: salvage: {what}: " + ("does not open" if n < 0 else f"{_n(n, 'game')} read"), err=True)
+
+    if salvage:
+        from locm.salvage import salvage_jsonl
+
+        if not db.exists():
+            open_store(db, create=False, readonly=True)  # the one-line "no store here"
+        write = functools.partial(salvage_jsonl, db, ids, on_bad=on_bad, on_view=on_view)
+        n = _export_to(output, write)
+    else:
+        with open_store(db, create=False, readonly=True) as store:
+            for gid in ids or ():
+                store.game(gid)  # an unknown id is refused before anything is written
+            n = _export_to(output, functools.partial(store.export_jsonl, ids))
     if bad:
         click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
         sys.exit(1)
+
+
+def _export_to(output: Path | None, write) -> int:
+    """``write(stream)`` to standard output, or to ``output`` through a temporary file renamed once complete;
+    the number of games written."""
+    if output is None or str(output) == "-":
+        with click.open_file("-", "wb") as out:
+            n = write(out)
+            out.flush()
+        return n
+    tmp = output.with_name(output.name + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            n = write(f)
+        tmp.replace(output)
+    except OSError as exc:
+        raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    click.echo(f"{_n(n, 'game')} written to {output}", err=True)
+    return n
 
 
 @cli.command("import")
