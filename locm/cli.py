@@ -143,8 +143,9 @@ def _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db=None):
     """The `Sandbox` the options ask for, hiding the store and every agent's files from the bots; refused
     (one line) when this machine cannot sandbox and --no-sandbox was not given. Says on stderr what the bots
     of this run may do (only when a bot plays)."""
-    from locm.bots import agent_files, is_builtin
-    from locm.sandbox import BotLimits, Sandbox, require
+    from locm.bots import agent_files, command_argv, is_builtin
+    from locm.errors import AgentSpecError
+    from locm.sandbox import BotLimits, Sandbox, require, unreadable
 
     if no_sandbox and (bot_limits or bot_network or bot_binds):
         raise click.UsageError("--bot-limits, --bot-network and --bot-bind confine sandboxed bots: they do not "
@@ -154,6 +155,10 @@ def _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db=None):
     policy = Sandbox(BotLimits.parse(bot_limits), bot_network, tuple(bot_binds), tuple(hide), not no_sandbox)
     if not all(is_builtin(a) for a in agents):
         require(policy)
+        for agent in agents if policy.enabled else ():
+            why = None if is_builtin(agent) else unreadable(command_argv(agent))
+            if why:
+                raise AgentSpecError(agent, why)
         click.echo(("locm: warning: " if no_sandbox else "locm: ") + policy.describe(), err=True)
     return policy
 

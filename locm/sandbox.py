@@ -58,7 +58,7 @@ ETC_NETWORK = ("resolv.conf", "hosts", "ssl", "ca-certificates", "gai.conf")
 """Entries of ``/etc`` added for a bot given the network."""
 ENV_KEEP = ("PATH", "LANG", "LANGUAGE", "TZ", "PYENV_ROOT", "PYENV_VERSION", "JAVA_HOME", "DOTNET_ROOT")
 """Environment variables passed to a bot (with every ``LC_*``); the rest is dropped. ``HOME`` and ``TMPDIR``
-are the private ``/tmp``."""
+are the private ``/tmp``; `RUNTIME_MEMORY` tells runtimes the memory limit."""
 TOO_BROAD = ("/", "/home", "/root", "/tmp", "/var/tmp", "/var", "/opt", "/srv", "/mnt", "/media", "/run", "/etc",
              "/dev", "/dev/shm", "/proc", "/sys", "/usr", "/usr/local", "/boot")
 """Folders never shown whole as a bot's own folder (nor the runner's home): a bot lying directly in one is
@@ -335,7 +335,7 @@ def build(argv: list[str], policy: Sandbox, cwd: str | None = None) -> Launch:
     else:
         args.append("--")
     args += [_tool("prlimit"), *policy.limits.prlimit_args(), "--", *argv]
-    return Launch(args, bot_environment(), tuple(fds), info_r, uid if root else None)
+    return Launch(args, bot_environment(policy.limits), tuple(fds), info_r, uid if root else None)
 
 
 @functools.lru_cache(maxsize=None)
@@ -345,12 +345,26 @@ def _tool(name: str) -> str:
     return path if path and _system(path) else name
 
 
-def bot_environment() -> dict[str, str]:
-    """The environment a sandboxed bot starts with: `ENV_KEEP` and ``LC_*`` from ours, its own ``/tmp``."""
+def bot_environment(limits: BotLimits | None = None) -> dict[str, str]:
+    """The environment a sandboxed bot starts with: `ENV_KEEP` and ``LC_*`` from ours, its own ``/tmp``, and
+    the memory limit told to the runtimes that size their heap from the machine's memory, not from limits
+    (the JVM, V8, .NET), so that they start and collect garbage within it (`RUNTIME_MEMORY`)."""
     env = {k: v for k, v in os.environ.items() if k in ENV_KEEP or k.startswith("LC_")}
     env.setdefault("PATH", os.defpath)
     env.update(HOME="/tmp", TMPDIR="/tmp")
+    if limits is not None and limits.mem is not None:
+        for name, value in RUNTIME_MEMORY.items():
+            env[name] = value(limits.mem)
     return env
+
+
+RUNTIME_MEMORY = {
+    "JAVA_TOOL_OPTIONS": lambda mem: f"-XX:MaxRAM={mem}",  # heap sized as on a machine of `mem` bytes
+    "NODE_OPTIONS": lambda mem: f"--max-old-space-size={mem * 3 // 4 // MiB}",
+    "DOTNET_GCHeapHardLimit": lambda mem: f"{mem * 3 // 4:x}",
+}
+"""Variables telling a runtime the bot's memory limit (it sizes its heap from the machine's memory otherwise:
+a JVM on a 64 GB machine asks for 1 GB at start, above the default limit)."""
 
 
 def child_pid(info_fd: int) -> int | None:
@@ -364,6 +378,23 @@ def child_pid(info_fd: int) -> int | None:
         return int(json.loads(data.decode())["child-pid"])
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def unreadable(argv: list[str], cwd: str | None = None) -> str | None:
+    """Why a bot's own files cannot be read by its sandbox's user, or None. Run by root, a bot runs as a uid
+    of its own, which reads its folder and files only through their permissions for others (its folder's
+    parents are made for the sandbox and do not matter): a folder of mode 0700 or a file of mode 0600 is
+    refused up front, with the fix, instead of losing every game."""
+    if os.geteuid() != 0:
+        return None  # a user's bot runs as that user
+    own, views = _views(tuple(argv), os.path.abspath(cwd or os.getcwd()), os.environ.get("PATH", os.defpath))
+    for src, _ in views:
+        if os.path.isdir(src) and os.stat(src).st_mode & 0o005 != 0o005:
+            return f"its folder {src} is not readable by others (the sandbox runs bots as their own user): chmod o+rx"
+    for path in own:
+        if os.path.isfile(path) and os.stat(path).st_mode & 0o004 == 0:
+            return f"{path} is not readable by others (the sandbox runs bots as their own user): chmod o+r"
+    return None
 
 
 # --- what a command needs to see --------------------------------------------------------------------------
@@ -407,8 +438,8 @@ def _runtimes(program: str, by_path: bool) -> list[str]:
 
 
 def _install_root(path: str, walk: bool) -> list[str]:
-    if _system(path):
-        return []
+    if any(_inside(path, s) for s in SYSTEM + ("/etc",)):  # this path, not where it leads: a venv's python
+        return []                                            # links to the system's, its venv is its own
     folder = os.path.dirname(path)
     if os.path.basename(folder) in ("bin", "sbin") and not _too_broad(os.path.dirname(folder)):
         return [os.path.dirname(folder)]
@@ -487,5 +518,6 @@ def _masks(shown: list[tuple[str, str]], hide: tuple[str, ...], own: frozenset[s
     return out
 
 
-__all__ = ["BotLimits", "Sandbox", "UNCONFINED", "Probe", "probe", "require", "Launch", "build", "child_pid",
+__all__ = ["BotLimits", "Sandbox", "UNCONFINED", "Probe", "probe", "require", "unreadable", "Launch", "build",
+           "child_pid",
            "bot_environment", "uid_for_bot", "limits_help", "SYSTEM", "ETC", "ENV_KEEP", "FIX"]

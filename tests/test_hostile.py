@@ -292,3 +292,19 @@ def test_sandbox_check_tries_every_limit_live():
         assert any(re.match(rf"  ok +{re.escape(name)} ", line) for line in lines), (name, r.stdout)
     assert re.search(r"  -- +vmem=none +not limited", r.stdout)
     assert lines[-1] == "13 of 13 checks hold"
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="a user's bots run as that user: their own files always read")
+def test_a_bot_its_sandbox_cannot_read_is_refused_up_front(tmp_path):
+    """Run by root, bots run as a uid of their own: a bot folder of mode 0700 is refused with the fix, in one
+    line, before anything is played."""
+    folder = tmp_path / "private"
+    folder.mkdir(mode=0o700)
+    shutil.copy(BOTS / "good_bot.py", folder)
+    shutil.copy(BOTS / "botlib.py", folder)
+    folder.chmod(0o700)
+    r = locm("caller", "play", "--seed", "1", "--p0", shlex.join([sys.executable, str(folder / "good_bot.py")]),
+             cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"its folder {folder} is not readable by others" in r.stderr and "chmod o+rx" in r.stderr
