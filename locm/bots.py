@@ -332,7 +332,19 @@ def _exec_failure(stderr: bytes) -> str | None:
 
 
 def _wait_gone(pid: int, seconds: float = 5.0) -> None:
-    """Wait (bounded) until process ``pid`` is gone; reap it if it was re-parented to this process."""
+    """Wait (bounded) until process ``pid`` has ended (through a pidfd where Linux has them, else polling);
+    reap it if it was re-parented to this process."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = -1
+    if fd >= 0:
+        try:
+            with selectors.DefaultSelector() as sel:
+                sel.register(fd, selectors.EVENT_READ)
+                sel.select(seconds)  # readable once the process has ended
+        finally:
+            os.close(fd)
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         try:
@@ -348,7 +360,7 @@ def _wait_gone(pid: int, seconds: float = 5.0) -> None:
             return
         if state in "ZX" and not ours:
             return
-        time.sleep(0.002)
+        time.sleep(0.001)
 
 
 def kill_all() -> None:

@@ -80,3 +80,30 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
     report_dir = Path(report_dir) if report_dir else Path(db).with_name("locm-demo-report")
     index = write_report(collect(db), report_dir)
     echo(f"card-balance report: {index}   (next: {LOCM} cards stats --db {db} --ruleset 1.2 --sort iih)")
+    sandboxed_game(echo)
+
+
+EXAMPLE_BOT = Path(__file__).resolve().parent.parent / "examples" / "bot.py"
+
+
+def sandboxed_game(echo) -> None:
+    """One game of the example bot (an external program) against greedy, in the sandbox every external bot
+    runs in, or the one line saying why this machine has none."""
+    import shlex
+    import sys
+
+    from locm.sandbox import Sandbox, probe
+    from locm.tournament import run_game
+
+    if not EXAMPLE_BOT.exists():
+        return
+    found = probe()
+    if not found.ok:
+        echo(f"external bots: not on this machine: {found.reason}")
+        return
+    spec = shlex.join([sys.executable, str(EXAMPLE_BOT)])
+    played = run_game("1.2", 1, (spec, "greedy"))
+    box = Sandbox()
+    winner = ("examples/bot.py", "greedy")[played.game.winner]
+    echo(f"an external bot in its sandbox: examples/bot.py against greedy, won by {winner} "
+         f"({box.describe()})   (next: {LOCM} sandbox check)")

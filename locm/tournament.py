@@ -122,6 +122,8 @@ def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dic
         play(game, seats)
     finally:
         for bot in bots:
+            bot.kill()  # both at once, so that their sandboxes end together
+        for bot in bots:
             bot.stop()
     return PlayedGame(game, _extras(game_id(ruleset, seed, agents, params), game, seats, limits,
                                     sandbox if bots else None))
