@@ -380,6 +380,7 @@ class BotAgent(Agent):
         self.sandbox = Sandbox() if sandbox is None else sandbox
         self.sandbox_pid: int | None = None  # the host pid of the sandbox's first process, once known
         self._info = -1  # where bwrap writes that pid
+        self._block = -1  # a prepared sandbox waits for a byte here before it runs the bot
         self.line_limit = line_limit
         self.stderr_keep = stderr_keep
         self.proc: subprocess.Popen | None = None
@@ -404,17 +405,39 @@ class BotAgent(Agent):
 
     # --- lifecycle ----------------------------------------------------------------------------------------
 
+    def prepare(self) -> None:
+        """Make the bot's sandbox ready without running the bot (bubblewrap's ``--block-fd``: it waits before
+        running the command), so that `start` only has to let it go: a worker prepares the next game's
+        sandboxes while it plays the current one. Unconfined, nothing is done before `start`."""
+        if self.proc is None and self.failure is None and self.sandbox.enabled:
+            self._spawn(blocked=True)
+
     def start(self) -> None:
-        """Start the process (once). A program that cannot be started makes the bot lose at its first turn."""
-        if self.proc is not None or self.failure is not None:
-            return
+        """Start the process (once), or let a prepared sandbox run it. A program that cannot be started makes
+        the bot lose at its first turn."""
+        if self.proc is None and self.failure is None:
+            self._spawn(blocked=False)
+        if self._block >= 0:
+            try:
+                os.write(self._block, b"\n")
+            except OSError:  # the sandbox is gone already: the first turn finds out how
+                pass
+            os.close(self._block)
+            self._block = -1
+
+    def _spawn(self, blocked: bool) -> None:
         become_subreaper()  # a sandbox's first process outliving bwrap, or an unconfined orphan, is reaped here
         launch = build(self.argv, self.sandbox) if self.sandbox.enabled else None
+        gate = -1
         if launch is None:
             self.token = uuid.uuid4().hex
             argv, env, fds = _unconfined(self.argv), {**os.environ, TOKEN_VAR: self.token}, ()
         else:
             argv, env, fds = launch.argv, launch.env, launch.pass_fds
+            if blocked:
+                gate, self._block = os.pipe()
+                argv = argv[:1] + ["--block-fd", str(gate)] + argv[1:]
+                fds = fds + (gate,)
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, bufsize=0, start_new_session=True, env=env,
@@ -424,6 +447,9 @@ class BotAgent(Agent):
             if launch is not None:
                 launch.close()
             return
+        finally:
+            if gate >= 0:
+                os.close(gate)
         if launch is not None:
             launch.started()
             self._info = launch.info
@@ -477,9 +503,10 @@ class BotAgent(Agent):
             self._learn_sandbox_pid()
             if self.sandbox_pid is not None:
                 _wait_gone(self.sandbox_pid)
-        if self._info >= 0:
-            os.close(self._info)
-            self._info = -1
+        for fd in (self._info, self._block):
+            if fd >= 0:
+                os.close(fd)
+        self._info = self._block = -1
         if self._sel is not None:
             self._sel.close()
             self._sel = None

@@ -100,23 +100,31 @@ class PlayedGame:
         return self.extras.game_id
 
 
+def make_seats(seed: int, agents: Sequence[str], limits: TimeLimits, sandbox: Sandbox) -> list:
+    """The two seats' agents of a game (not started): built-ins seeded by seat and timed, bots in `sandbox`
+    (`SandboxUnavailableError` if a bot is to be sandboxed on a machine that cannot)."""
+    if not all(is_builtin(a) for a in agents):
+        require(sandbox)
+    seats = [make_agent(agents[s], seat_seed(seed, s), limits, sandbox) for s in (0, 1)]
+    return [a if isinstance(a, BotAgent) else TimedAgent(a) for a in seats]
+
+
 def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None,
-             limits: TimeLimits | None = None, sandbox: Sandbox | None = None) -> PlayedGame:
+             limits: TimeLimits | None = None, sandbox: Sandbox | None = None,
+             seats: list | None = None) -> PlayedGame:
     """Play one game between two agents (built-in names or command lines) and return it with the record's
     extras: each seat's stderr (bots), average think time per turn (ms), hard-error and timeout flags, and
     ``meta`` JSON with the turns answered, the slowest turn and, with a bot, the time limits and the sandbox
     (`Sandbox.meta`). Bots run in `sandbox` (by default the sandbox with its default limits:
-    `SandboxUnavailableError` if this machine cannot make one). Every bot process is killed before this
+    `SandboxUnavailableError` if this machine cannot make one), or are the given ``seats`` (`make_seats`,
+    their sandboxes perhaps prepared already: `BotAgent.prepare`). Every bot process is killed before this
     returns or raises."""
     limits = limits or TimeLimits()
     sandbox = Sandbox() if sandbox is None else sandbox
-    if not all(is_builtin(a) for a in agents):
-        require(sandbox)
-    game = Game.new(ruleset, seed, params, agents=tuple(agents))
-    seats = [make_agent(agents[s], seat_seed(seed, s), limits, sandbox) for s in (0, 1)]
-    seats = [a if isinstance(a, BotAgent) else TimedAgent(a) for a in seats]
+    seats = seats or make_seats(seed, agents, limits, sandbox)
     bots = [a for a in seats if isinstance(a, BotAgent)]
     try:
+        game = Game.new(ruleset, seed, params, agents=tuple(agents))
         for bot in bots:
             bot.start()  # both at once, so that their start-up overlaps
         play(game, seats)
@@ -564,20 +572,46 @@ def _worker(conn, parent: int, limits: TimeLimits, sandbox: Sandbox, heartbeat_s
     signal.signal(signal.SIGTERM, die)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
     threading.Thread(target=heartbeat, daemon=True, name="locm-heartbeat").start()
+    ahead = None  # the next job, its sandboxes prepared while this one is played
     while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
+        if ahead is not None:
+            (job, seats), ahead = ahead, None
+        else:
+            try:
+                job = conn.recv()
+            except (EOFError, OSError):
+                return
+            seats = None
         if job is None:
             return
-        send(_play(job, limits, sandbox))
+        if conn.poll():  # the next job is here: make its bots' sandboxes ready now, off the game's clock
+            try:
+                nxt = conn.recv()
+            except (EOFError, OSError):
+                nxt = None
+            ahead = (nxt, _prepared(nxt, limits, sandbox))
+        send(_play(job, limits, sandbox, seats))
 
 
-def _play(job: Job, limits: TimeLimits, sandbox: Sandbox) -> tuple:
+def _prepared(job: Job | None, limits: TimeLimits, sandbox: Sandbox) -> list | None:
+    """The seats of a job with their bots' sandboxes set up (`BotAgent.prepare`), or None."""
+    if job is None:
+        return None
+    try:
+        seats = make_seats(job.seed, (job.agent0, job.agent1), limits, sandbox)
+    except Exception:  # `_play` meets the same error and reports it
+        return None
+    for agent in seats:
+        if isinstance(agent, BotAgent):
+            agent.prepare()
+    return seats
+
+
+def _play(job: Job, limits: TimeLimits, sandbox: Sandbox, seats: list | None = None) -> tuple:
     """A worker's result for one job: ``("game", id, PreparedGame, None)`` or ``("failed", id, error, None)``."""
     try:
-        played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits, sandbox=sandbox)
+        played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits, sandbox=sandbox,
+                          seats=seats)
         return "game", job.game_id, prepare_game(played.extras, played.game.log), None
     except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
         line = traceback.format_exception_only(type(exc), exc)[-1].strip()
