@@ -681,6 +681,6 @@ class BotAgent(Agent):
             self._keep_stderr(chunk)
 
 
-__all__ = ["turns_played", "agent_files", "TimeLimits", "BotAgent", "TimedAgent", "make_agent", "check_agent", "command_argv", "is_builtin",
-           "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT",
-           "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]
+__all__ = ["TimeLimits", "BotAgent", "TimedAgent", "make_agent", "check_agent", "command_argv", "is_builtin",
+           "agent_files", "turns_played", "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "LINE_LIMIT",
+           "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]

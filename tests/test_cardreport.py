@@ -401,7 +401,12 @@ def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
     run_demo(tmp_path / "demo.db", 2, 1, tmp_path / "demo.png", lines.append, bar)
     index = tmp_path / "locm-demo-report" / "index.html"
     assert index.is_file() and (tmp_path / "locm-demo-report" / "cards.json").is_file()
-    assert f"card-balance report: {index}" in lines[-1] and "locm cards stats --db" in lines[-1]
+    (said,) = [line for line in lines if line.startswith("card-balance report:")]
+    assert f"card-balance report: {index}" in said and "locm cards stats --db" in said
+    from locm.sandbox import probe
+
+    if probe().ok:  # then it plays the example bot in its sandbox
+        assert lines[-1].startswith("an external bot in its sandbox: examples/bot.py against greedy, won by ")
 
 
 def test_agent_matrix_and_ruleset_comparison_count_what_the_store_says(small_db):

@@ -457,6 +457,7 @@ def test_a_tournament_resumed_with_an_edited_bot_is_refused_naming_it(tmp_path):
 
     for name in ("botlib.py", "good_bot.py"):
         shutil.copy(BOTS / name, tmp_path / name)
+    tmp_path.chmod(0o755)  # run by root, a bot's sandbox user reads its folder as others do
     bot = shlex.join([sys.executable, str(tmp_path / "good_bot.py")])
     db = tmp_path / "t.db"
     args = ["tournament", "--agents", bot, "pass", "--db", db, "--timeouts", "x20"]
