@@ -58,11 +58,15 @@ def derive_params(
 
 
 def create(
-    rules: Ruleset, seed: int | None, overrides: dict[str, Any] | None = None, agents: tuple[str, str] = ("", "")
+    rules: Ruleset, seed: int | None, overrides: dict[str, Any] | None = None, agents: tuple[str, str] = ("", ""),
+    bots: tuple[str, str] | None = None,
 ) -> list[Event]:
-    """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers."""
+    """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers. ``bots``: each
+    seat's bot version (`GameCreated.bot_sha256`, "" for a built-in agent); None or two "" leave it unset."""
     params = derive_params(rules, seed, overrides)
     fields = {PARAM_FIELDS[k]: v for k, v in params.items()}
+    if bots is not None and any(bots):
+        fields["bot_sha256"] = (str(bots[0]), str(bots[1]))
     created = GameCreated(
         seq=0,
         cause=-1,

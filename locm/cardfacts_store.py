@@ -31,7 +31,7 @@ import msgspec
 import sqlite_utils
 
 from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project
-from locm.errors import StoreError
+from locm.errors import ChainError, StoreError
 from locm.processes import die_with_parent
 from locm.store import open_store
 
@@ -134,12 +134,16 @@ def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple
             for key, n in counts.items():
                 offered[(rs, agents[p], p, key)] += n
 
-    for gid, e in store.iter_events(game_ids, types=TYPES):
-        if gid != current:
-            if current is not None:
-                flush()
-            current, events = gid, []
-        events.append(e)
+    try:
+        for gid, e in store.iter_events(game_ids, types=TYPES, verify=True):  # a game is trusted if it chains
+            if gid != current:
+                if current is not None:
+                    flush()
+                current, events = gid, []
+            events.append(e)
+    except ChainError as exc:  # (re-raised as a plain StoreError: it crosses back from a worker process)
+        raise StoreError(f"{store.path}: {exc}: the report is not made from a game altered since it was stored "
+                         f"(locm verify --db {store.path} names every such game)") from None
     if current is not None:
         flush()
     return games, cards, [(*k, n) for k, n in offered.items()]

@@ -185,8 +185,9 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_
     """Play one game and print the winner and a short summary.
 
     The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
-    under a deterministic id (ruleset, seed and a hash of the agents and parameters); storing it twice is
-    refused.
+    under its id, which names its content (ruleset, seed, agents and the versions of bots' files,
+    parameters); a game already stored is played and shown again, and nothing new is stored. A bot whose
+    files changed since it played this game is said so (its game is a new one).
 
     \b
     Example:
@@ -198,8 +199,8 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_
     from locm.events.codec import to_jsonl
     from locm.bots import TimeLimits, check_agent
     from locm.play import summarize
-    from locm.store import DuplicateGameError, open_store
-    from locm.tournament import game_id, run_game
+    from locm.store import DuplicateGameError, open_store, prepare_game
+    from locm.tournament import other_versions, run_game
 
     ruleset = _check_ruleset(ruleset)
     agents = (check_agent(p0), check_agent(p1))
@@ -211,14 +212,21 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_
     if log_path and not to_stdout:
         _check_output(log_path)  # before playing, not after
     store = open_store(db) if db else None
+    stored = same = None
+    earlier = []
     try:
         with _sigterm_as_interrupt():
-            gid = game_id(ruleset, seed, agents, params)
-            if store is not None and store.has_game(gid):
-                raise DuplicateGameError(gid)
-            played = run_game(ruleset, seed, agents, params, limits, sandbox)
+            played = run_game(ruleset, seed, agents, params, limits, sandbox=sandbox)
             if store is not None:
-                store.append_game(played.extras, played.game.log)
+                gid = played.game_id
+                earlier = other_versions(store, played.game.created, gid)
+                prepared = prepare_game(played.extras, played.game.log)
+                try:
+                    store.append_prepared(prepared)
+                    stored = True
+                except DuplicateGameError:
+                    stored = False
+                    same = store.game(gid).head_hash == prepared.record.head_hash
     finally:
         if store is not None:
             store.close()
@@ -235,8 +243,15 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_
             say(f"stderr of player {seat} ({agents[seat]}), last lines:")
             for line in text.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
                 say(f"  | {line}")
-    if store is not None:
-        say(f"stored: {gid} in {db}")
+    for record, bots in earlier[:3]:
+        say(f"bot {', '.join(repr(b) for b in bots)} changed since this game was played as {record.game_id} "
+            f"(its files differ): this is a new game, under its own id")
+    if stored:
+        say(f"stored: {played.game_id} in {db}")
+    elif stored is False:
+        say(f"already stored: {played.game_id} in {db}: stored nothing new"
+            + ("" if same else " (this play's log differs from the stored one: a bot answered or timed out "
+                               "differently)"))
     if log_path:
         _write_bytes(log_path, to_jsonl(game.log))  # after the summary: a full disk still shows the game
         if not to_stdout:
@@ -319,17 +334,26 @@ def _check_output(path: Path) -> None:
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print mismatches and the summary only.")
-def conformance(files, quiet):
+@click.option("--game", type=click.Choice(["locm", "skyport"]), default="locm", show_default=True,
+              help="The game the logs are of (skyport: logs of the official 2013 Skyport server).")
+def conformance(files, quiet, game):
     """Replay official referee logs and check every input byte for byte, and the winner.
 
     FILES are logs in the official format (one game per line; .gz allowed). A line that is not a game log is
     reported with its line number and the other games are still checked. Exit status 0 only when every game
-    is identical.
+    is identical. With --game skyport, FILES are oracle logs of the 2013 Skyport server (one game per file):
+    every gamestate, re-broadcast and error it sent each client is checked, and the first difference is
+    reported with its turn, player and field.
 
     \b
     Example:
       locm conformance tests/data/official-1.2-games-00-49.txt.gz
+      locm conformance --game skyport tests/data/skyport/*.jsonl.gz
     """
+    if game == "skyport":
+        from locm.replay.skyport_conformance import conformance_report
+
+        sys.exit(conformance_report(files, quiet, click.echo))
     from locm.replay.conformance import check_game, check_generated_cards, read_log_file
 
     total = same = bad = 0
@@ -500,7 +524,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     from locm.tables import table
     from locm.errors import TournamentError
     from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, pair_rows, play_jobs,
-                                 sandbox_lines, schedule, standings, standings_rows, to_play)
+                                 record_schedule, sandbox_lines, schedule, standings, standings_rows, to_play)
 
     ruleset = _check_ruleset(ruleset)
     agents = [check_agent(a) for a in (*first, *more)]
@@ -513,6 +537,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
             for bot, n in [] if allow_changed_bots else changed_bots(store, agents)[:1]:
                 raise TournamentError(f"bot {bot!r} changed since {_n(n, 'stored game')} with it (its files "
                                       "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
+            record_schedule(store, jobs)  # the store knows what it should hold: locm verify checks it
             pending, todo = to_play(store, jobs)
             used = min(workers, max(todo, 1))
             click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "
@@ -632,38 +657,69 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
 
 
 @cli.command()
-@DB_OPTION
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path, allow_dash=True))
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The event store to check (default locm.db when no FILE is given).")
 @click.option("--redecide/--no-redecide", default=True, show_default=True,
               help="Also rebuild each game from its game_created, feed every recorded input through the rules "
                    "again and compare the events byte for byte (--no-redecide: the chain and the fold only).")
-def verify(db, redecide):
-    """Check every stored game: its hash chain is intact, the fold of its events ends the game with the
-    recorded winner, and (by default) re-deciding its recorded inputs gives exactly its events, so a log that
-    was edited and re-chained is caught at the first event the rules would not produce. Prints a line per bad
-    game and a summary; exit status 1 if any game is bad.
+@click.option("--full", is_flag=True,
+              help="Run SQLite's full integrity_check on the store (every index against its table) instead of "
+                   "the quick_check.")
+def verify(files, db, redecide, full):
+    """Check games and everything a store holds; exit status 1 if anything is wrong.
+
+    A store: SQLite's integrity check (quick by default, full with --full), its ledger (every game ever
+    stored is still there, in order: a deleted row is named), its tournaments' schedules (every scheduled game
+    is there, and every game that says it is scheduled is the game of its place), and every game: its hash
+    chain, its id (what
+    its game_created gives), the fold of its events ends the game with the recorded winner, and (by default)
+    re-deciding its recorded inputs gives exactly its events, so a log edited and re-chained is caught at the
+    first event the rules would not produce. FILES: event logs (locm play --log), official referee logs (each
+    game replayed as 'locm conformance' does) and store exports, checked the same way; - is standard input.
+    Prints a line per bad game and a summary.
 
     \b
     Example:
       locm verify --db t.db
-      locm verify --db t.db --no-redecide    # faster: hash chain and fold only
+      locm verify --db t.db --full --no-redecide    # the whole file, then chains, ids and folds only
+      locm verify game.jsonl official.txt.gz games.jsonl
     """
+    from locm.checks import check_file, store_checks, stored_problem
     from locm.store import open_store
-    from locm.tournament import check_stored_game
 
     bad = total = 0
-    with open_store(db, create=False, readonly=True) as store:
-        records = store.games()
-        # The bar goes to stderr and only to a terminal: the report lines on stdout stay as they are.
-        with click.progressbar(records, label="verifying", file=sys.stderr, show_pos=True,
-                               show_eta=True) as bar:
-            for record in bar:
-                total += 1
-                problem = check_stored_game(store, record, redecide)
-                if problem:
-                    bad += 1
-                    click.echo(f"{record.game_id}: {problem.removeprefix(f'game {record.game_id!r}: ')}")
+
+    def report(label: str, verdict) -> None:
+        nonlocal bad, total
+        total += 1
+        if not verdict.ok:
+            bad += 1
+            click.echo(f"{label}: {verdict.problem.removeprefix(f'game {label!r}: ')}")
+        elif verdict.note:
+            click.echo(f"{label}: good; note: {verdict.note}")
+
+    for path in files:
+        for checked in check_file(str(path), redecide):
+            report(checked.label, checked.verdict)
+    store_bad = False
+    if db is not None or not files:
+        with open_store(db or Path("locm.db"), create=False, readonly=True) as store:
+            found = store_checks(store, full)
+            for line in found.problems:
+                click.echo(f"store: {line}")
+            for line in found.notes:
+                click.echo(f"store: note: {line}")
+            # The bar goes to stderr and only to a terminal: the report lines on stdout stay as they are.
+            with click.progressbar(found.records, label="verifying", file=sys.stderr, show_pos=True,
+                                   show_eta=True) as bar:
+                for record in bar:
+                    report(record.game_id, stored_problem(store, record, redecide))
+            store_bad = not found.ok
+            if found.ok:
+                click.echo(f"store: {found.summary()}")
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
-    sys.exit(1 if bad else 0)
+    sys.exit(1 if bad or store_bad else 0)
 
 
 @cli.command("export")
@@ -745,7 +801,10 @@ def _export_to(output: Path | None, write) -> int:
 @click.option("--skip-existing", is_flag=True, help="Skip games already stored identically instead of refusing.")
 def import_cmd(file, db, skip_existing):
     """Store the games of an export file, all or none: a malformed, truncated or tampered file is refused
-    with the number of its first wrong line, and nothing is written. FILE may be - for standard input.
+    with the number of its first wrong line, and nothing is written. Each game is checked as 'locm verify'
+    checks a stored game: its id is what its game_created gives, and re-deciding its recorded inputs gives
+    exactly its events, so a forged game whose hash chain was recomputed is refused naming the game, the seq
+    and the first event the rules would not produce. FILE may be - for standard input.
 
     \b
     Example:
@@ -759,7 +818,11 @@ def import_cmd(file, db, skip_existing):
     ok = False
     try:
         with click.open_file(str(file), "rb") as stream:
-            summary = store.import_jsonl(stream, skip_existing=skip_existing)
+            size = os.fstat(stream.fileno()).st_size if str(file) != "-" and sys.stderr.isatty() else 0
+            bar = click.progressbar(length=size or 1, label="importing", file=sys.stderr)
+            with bar if size else contextlib.nullcontext(bar):  # a bar only where someone watches a terminal
+                summary = store.import_jsonl(_counted(stream, bar.update if size else None),
+                                             skip_existing=skip_existing)
         ok = True
     except ImportFormatError as exc:
         raise InputFileError(str(file), exc) from None
@@ -772,6 +835,14 @@ def import_cmd(file, db, skip_existing):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
     click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
+
+
+def _counted(lines, update):
+    """The lines of a file, telling ``update`` how many bytes each is (a progress bar's), if given."""
+    for line in lines:
+        if update is not None:
+            update(len(line))
+        yield line
 
 
 @cli.command()

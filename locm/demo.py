@@ -11,8 +11,9 @@ from locm.analysis.overview import overview, overview_text
 from locm.report import collect, write_report
 from locm.store import open_store
 from locm.tables import table
-from locm.tournament import (STANDINGS_HEADERS, Job, game_id, pending, play_jobs, schedule, standings,
-                             standings_rows)
+from locm.checks import store_checks, stored_problem
+from locm.tournament import (STANDINGS_HEADERS, Job, game_id, pending, play_jobs, record_schedule, schedule,
+                             standings, standings_rows)
 
 DEMO_AGENTS = ("greedy", "random", "pass")
 MIRROR = ("greedy", "greedy")
@@ -36,6 +37,7 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
         results = {}
         for ruleset in RULESETS:
             jobs = schedule(ruleset, DEMO_AGENTS, games, seed=1)
+            record_schedule(store, jobs)
             todo = pending(store, jobs)
             echo(f"{ruleset}: {len(jobs)} games between {', '.join(DEMO_AGENTS)} "
                  f"({len(jobs) - len(todo)} already in {db})")
@@ -75,6 +77,11 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
         page = write_replay(store, db, gid, Path(chart).with_name(Path(chart).stem + "-replay.html"))
         echo(f"replay of game {gid}: {page}   (next: {LOCM} replay --db {db} {gid}   or   "
              f"{LOCM} audit --db {db} {gid} --rejected)")
+        found = store_checks(store)
+        bad = [r.game_id for r in found.records if not stored_problem(store, r, redecide=False).ok]
+        echo(f"store checked: {found.summary() if found.ok else '; '.join(found.problems)}; "
+             f"{len(found.records) - len(bad)} of {len(found.records)} games' chains and ids hold   "
+             f"(next: {LOCM} verify --db {db} also re-decides every game)")
     finally:
         store.close()
     report_dir = Path(report_dir) if report_dir else Path(db).with_name("locm-demo-report")

@@ -100,7 +100,7 @@ def _work(gid: str):
 
     store, rules_b = _STATE["store"], _STATE["rules_b"]
     try:
-        events_a = store.events(gid)
+        events_a = store.verified_events(gid)  # a stored game is trusted only if its chain holds
         created = events_a[0]
         if _STATE["hash_a"] is not None and created.rules_hash != _STATE["hash_a"]:
             return gid, None, None, None, "", "its rules differ from --ruleset-a"
@@ -108,7 +108,7 @@ def _work(gid: str):
         gid_b = game_id(rules_b, seed, tuple(created.agents), params)
         prepared = None
         if store.has_game(gid_b):
-            events_b = store.events(gid_b)
+            events_b = store.verified_events(gid_b)
         else:
             played = rerun_game(events_a, rules_b)
             events_b = played.game.log

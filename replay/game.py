@@ -49,10 +49,18 @@ class Turn:
 
 
 class Replay:
-    def __init__(self, events, source: str = "", meta: dict | None = None) -> None:
+    """``departures``: the events the rules would not produce (`engine.redecide.departures`), as the source
+    found them: a log read from a file is re-decided, a stored game is trusted when its chain holds, a referee
+    game is the engine's own replay. ``untrusted``: why the source is not vouched for beyond that ("" when it
+    is), e.g. a stored chain that does not hold. `warning` is the one line a reader shows first."""
+
+    def __init__(self, events, source: str = "", meta: dict | None = None, departures: list | None = None,
+                 untrusted: str = "") -> None:
         self.events = list(events)
         self.source = source
         self.meta = meta or {}
+        self.departures = list(departures or [])
+        self.untrusted = untrusted
         try:
             self.history = History(self.events)
             self.events = self.history.events  # as the fold reads them (older schemas upcast, if History does)
@@ -67,6 +75,36 @@ class Replay:
         self.units = self.final.units
         self.constructed = self.final.rules.deck_building == CONSTRUCTED
         self._turns: list[Turn] | None = None
+
+    # --- trust --------------------------------------------------------------------------------------------
+
+    @property
+    def warning(self) -> str:
+        """One line saying that this log does not follow the rules (the first seq where it departs, the event
+        it has there, the event the rules give) or cannot be vouched for; "" for a sound log."""
+        if not self.departures and not self.untrusted:
+            return ""
+        parts = [self.untrusted] if self.untrusted else []
+        if self.departures:
+            d = self.departures[0]
+            text = f"this log does not follow the rules: it departs from them at seq {d.seq}: {d.message}"
+            if d.stored or d.decided:
+                text += f"; the log has {d.stored or 'no event'}, the rules give {d.decided or 'no event'}"
+            more = len(self.departures) - 1
+            if more:
+                text += f" ({more} later event{'s' * (more != 1)} depart{'s' * (more == 1)} too)"
+            parts.append(text)
+        else:
+            parts.append("re-decided from its inputs, it follows the rules")
+        return f"WARNING: {self.source or 'log'}: " + "; ".join(parts)
+
+    def departs(self) -> dict[int, str]:
+        """``{seq: what the rules give instead}`` for every event of `departures` (for marking them)."""
+        out = {}
+        for d in self.departures:
+            text = d.message + (f"; the rules give {d.decided}" if d.decided else "")
+            out.setdefault(d.seq, text)
+        return out
 
     # --- navigation ---------------------------------------------------------------------------------------
 

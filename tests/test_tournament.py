@@ -41,15 +41,15 @@ def test_game_ids_are_deterministic_and_tell_games_apart():
 
 
 def test_the_schedule_plays_every_seed_in_both_seats():
-    jobs = schedule("1.2", ["a", "b", "c"], 4, seed=10)
+    jobs = schedule("1.2", ["greedy", "random", "pass"], 4, seed=10)
     assert len(jobs) == 3 * 4 and len({j.game_id for j in jobs}) == 12
     per_pair = Counter((frozenset((j.agent0, j.agent1)), j.seed) for j in jobs)
     assert set(per_pair.values()) == {2} and {s for _, s in per_pair} == {10, 11}
     for j in jobs:
         mirror = [k for k in jobs if (k.agent0, k.agent1, k.seed) == (j.agent1, j.agent0, j.seed)]
         assert len(mirror) == 1
-    assert [(j.agent0, j.agent1, j.seed) for j in jobs[:4]] == [("a", "b", 10), ("b", "a", 10), ("a", "c", 10),
-                                                               ("c", "a", 10)]
+    assert [(j.agent0, j.agent1, j.seed) for j in jobs[:4]] == [("greedy", "random", 10), ("random", "greedy", 10),
+                                                               ("greedy", "pass", 10), ("pass", "greedy", 10)]
     assert all(j.game_id == game_id("1.2", j.seed, (j.agent0, j.agent1)) for j in jobs)
 
 
