@@ -593,10 +593,11 @@ def sandbox_check(bot_limits, bot_network):
       locm sandbox check
       locm sandbox check --bot-limits mem=1g,procs=64
     """
-    from locm.sandbox import BotLimits, Sandbox
+    from locm.sandbox import BotLimits, Sandbox, require
     from locm.sandbox_check import header, run_checks
 
     policy = Sandbox(BotLimits.parse(bot_limits), bot_network)
+    require(policy)  # no sandbox here: one line saying why and the fix, before anything is printed
     click.echo(header())
     mark = {True: "ok", False: "FAIL", None: "--"}
     checks = run_checks(policy, progress=lambda c: click.echo(f"  {mark[c.ok]:<5} {c.name:<17} {c.detail}"))

@@ -254,6 +254,10 @@ def test_without_a_sandbox_external_bots_are_refused_in_one_line(tmp_path):
     builtin = subprocess.run([sys.executable, "-m", "locm.cli", "play", "--seed", "1"], capture_output=True, text=True,
                              env=env, cwd=tmp_path)
     assert builtin.returncode == 0, builtin.stderr  # built-in agents need no sandbox
+    check = subprocess.run([sys.executable, "-m", "locm.cli", "sandbox", "check"], capture_output=True, text=True,
+                           env=env, cwd=tmp_path)
+    assert check.returncode == 2 and check.stderr.startswith("locm: error: cannot sandbox external bots: bubblewrap")
+    assert len(check.stderr.strip().splitlines()) == 1 and check.stdout == "", check.stderr
 
 
 def test_no_sandbox_runs_bots_unconfined_saying_so_every_time_and_in_each_game(tmp_path):
