@@ -218,7 +218,7 @@ class McgMachine(RuleBasedStateMachine):
 
 def test_mcg_machine():
     run_state_machine_as_test(McgMachine, settings=settings(
-        max_examples=60, stateful_step_count=50, deadline=None,
+        max_examples=120, stateful_step_count=50, deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
 
 
