@@ -286,17 +286,26 @@ def _check_output(path: Path) -> None:
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print mismatches and the summary only.")
-def conformance(files, quiet):
+@click.option("--game", type=click.Choice(["locm", "skyport"]), default="locm", show_default=True,
+              help="The game the logs are of (skyport: logs of the official 2013 Skyport server).")
+def conformance(files, quiet, game):
     """Replay official referee logs and check every input byte for byte, and the winner.
 
     FILES are logs in the official format (one game per line; .gz allowed). A line that is not a game log is
     reported with its line number and the other games are still checked. Exit status 0 only when every game
-    is identical.
+    is identical. With --game skyport, FILES are oracle logs of the 2013 Skyport server (one game per file):
+    every gamestate, re-broadcast and error it sent each client is checked, and the first difference is
+    reported with its turn, player and field.
 
     \b
     Example:
       locm conformance tests/data/official-1.2-games-00-49.txt.gz
+      locm conformance --game skyport tests/data/skyport/*.jsonl.gz
     """
+    if game == "skyport":
+        from locm.replay.skyport_conformance import conformance_report
+
+        sys.exit(conformance_report(files, quiet, click.echo))
     from locm.replay.conformance import check_game, check_generated_cards, read_log_file
 
     total = same = bad = 0
