@@ -18,7 +18,7 @@ from locm.engine.mcg.economy import (
 )
 from locm.engine.mcg.errors import AccountError
 from locm.engine.mcg.game import play_match
-from locm.engine.mcg.rules import STANDARD, deck_problem
+from locm.engine.mcg.rules import STANDARD
 from locm.events.mcg.account import CardDestroyed, MatchRewarded, PackOpened
 from locm.events.mcg.codec import account_from_jsonl, to_jsonl
 
@@ -223,3 +223,16 @@ def test_pack_odds_within_a_confidence_interval_over_many_packs():
     legend = max(CARDS, key=lambda c: CARDS[c].rarity)
     basic = min(CARDS, key=lambda c: CARDS[c].rarity)
     assert normal[basic] / normal[legend] == pytest.approx((100 - CARDS[basic].rarity) / (100 - CARDS[legend].rarity))
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"pack_price": 0}, "pack_price: expected an integer in 1..1000000000, got 0"),
+    ({"start_gold": -5}, "start_gold: expected an integer in 0..1000000000, got -5"),
+    ({"destroy_material": (5, 10, 20)}, "destroy_material: expected 7 integers"),
+    ({"destroy_material": (5, 10, 20, 50, 100, 400, 200)}, "destroy_material: expected the rarer tier to give"),
+    ({"boost_min_rarity": 100.0}, "an account's card pool holds each card once, and a card of rarity below 100"),
+])
+def test_an_economy_that_cannot_be_played_is_refused(change, message):
+    """R-ACCOUNT: an account cannot open with values that would make gold from nothing or a slot with no card."""
+    with pytest.raises(AccountError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        decide_account(None, OpenAccount("bob", 1, msgspec.structs.replace(ECONOMY, **change)))

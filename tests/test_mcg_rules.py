@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from locm.engine.errors import CommandError
-from locm.engine.mcg.commands import Attack, BadAnswer, ChooseStarter, EndTurn, Mulligan, Play, Surrender, Timeout
+from locm.engine.mcg.commands import Attack, BadAnswer, ChooseStarter, EndTurn, Mulligan, Play, Surrender
 from locm.engine.mcg.game import McgGame, outcome
 from locm.engine.mcg.legal import legal_actions, problem
 from locm.engine.mcg.rules import STANDARD

@@ -94,14 +94,14 @@ class BadAnswer(Command, frozen=True):
     """An answer that is not an answer of the protocol (R-ANSWER): ``text`` is the line as received (bounded
     by the protocol's reader), ``reason`` why it was refused."""
 
-    text_: str
+    line: str
     reason: str
 
     def action(self) -> dict[str, object]:
         return {}
 
     def text(self) -> str:
-        return self.text_
+        return self.line
 
 
 PLAYER_ACTIONS = (ChooseStarter, Mulligan, Play, Attack, EndTurn)

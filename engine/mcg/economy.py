@@ -18,7 +18,7 @@ from typing import Iterable, NamedTuple
 import msgspec
 
 from locm.engine.errors import InvalidLogError
-from locm.engine.mcg.cards import base_cards, collectible, tier
+from locm.engine.mcg.cards import TIERS, base_cards, collectible, tier
 from locm.engine.mcg.emit import derived_random
 from locm.engine.mcg.errors import AccountError
 from locm.events.mcg.account import (
@@ -158,10 +158,45 @@ def _open(command: OpenAccount) -> AccountOpened:
     account = command.account
     if not isinstance(account, str) or not 1 <= len(account) <= 64 or not account.isprintable():
         raise AccountError(f"an account id is 1 to 64 printable characters, got {account!r}")
+    problem = economy_problem(command.economy)
+    if problem is not None:
+        raise AccountError(f"an economy that cannot be played: {problem}")
     cards = command.cards or tuple(collectible(base_cards()))
+    if not _is_int(command.pack_seed) or not -(1 << 63) <= command.pack_seed < 1 << 63:
+        raise AccountError(f"a pack seed is a 64-bit integer, got {command.pack_seed!r}")
+    boost = command.economy.boost_min_rarity
+    if len({c.id for c in cards}) != len(cards) or not [c for c in cards if not c.token and boost <= c.rarity < 100]:
+        raise AccountError("an account's card pool holds each card once, and a card of rarity below 100 for every "
+                           "slot of a pack (R-PACK-BOOST)")
     return AccountOpened(seq=0, cause=-1, rule="R-ACCOUNT", account=account, economy=command.economy,
                          pack_seed=command.pack_seed, gold=command.economy.start_gold,
                          cards=tuple(c for c in cards if not c.token))
+
+
+def economy_problem(econ: EconomyRules) -> str | None:
+    """Why an economy's values cannot be played (a price of 0 would make gold from nothing, a negative value
+    a negative balance), or None."""
+    ints = {"start_gold": (0, 10**9), "pack_price": (1, 10**9), "pack_size": (1, 20), "craft_factor": (1, 100),
+            "win_gold": (0, 10**6), "loss_gold": (0, 10**6), "deck_slots": (1, 99), "deck_size": (1, 200),
+            "max_copies": (1, 30), "max_copies_rare": (0, 30)}
+    for name, (lo, hi) in ints.items():
+        v = getattr(econ, name)
+        if not _is_int(v) or not lo <= v <= hi:
+            return f"{name}: expected an integer in {lo}..{hi}, got {v!r}"
+    material = econ.destroy_material
+    if len(material) != len(TIERS) or not all(_is_int(v) and 0 <= v <= 10**6 for v in material):
+        return f"destroy_material: expected {len(TIERS)} integers in 0..1000000 (one a tier), got {material!r}"
+    if list(material) != sorted(material):
+        return f"destroy_material: expected the rarer tier to give at least as much (R-DESTROY), got {material!r}"
+    for name in ("boost_min_rarity", "rare_threshold"):
+        v = getattr(econ, name)
+        if type(v) not in (int, float) or not 0 <= v <= 100:
+            return f"{name}: expected a number in 0..100, got {v!r}"
+    return None
+
+
+def _is_int(v: object) -> bool:
+    return type(v) is int
 
 
 def _owned_card(state: Account, cid: int, verb: str) -> CardDef:
@@ -361,4 +396,4 @@ def provenance(log: Iterable[AccountEvent]) -> dict[int, list[int]]:
 __all__ = ["Account", "ECONOMY", "OpenAccount", "BuyPack", "DestroyCard", "CraftCard", "RewardMatch", "SaveDeck",
            "DeleteDeck", "AccountCommand", "decide_account", "evolve_account", "fold_account", "audit_account",
            "AccountAudit", "provenance", "draw_pack", "pack_odds", "destroy_value", "craft_cost", "deck_problem",
-           "match_deck", "command_of"]
+           "match_deck", "command_of", "economy_problem"]

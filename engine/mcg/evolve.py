@@ -66,6 +66,9 @@ def evolve(state: McgState, e: Event) -> McgState:
         raise InvalidLogError(f"event {e.seq}: its cause {e.cause} is not an earlier event", e.seq)
     if state.phase == ENDED:
         raise InvalidLogError(f"event {e.seq} ({type(e).__name__}) after the end of the game", e.seq)
+    player = getattr(e, "player", 0)
+    if player not in (0, 1) and not (type(e) is StarterChosen and player == -1):
+        raise InvalidLogError(f"event {e.seq} ({type(e).__name__}) names seat {player!r}: expected 0 or 1", e.seq)
     try:
         _apply(state, e)
     except (KeyError, ValueError, IndexError) as exc:
