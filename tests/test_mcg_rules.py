@@ -357,6 +357,19 @@ def test_a_series_gives_the_first_turn_and_flips_no_coin():
     assert of(game.log, StarterChosen)[0].player == -1
 
 
+def test_a_best_of_three_alternates_the_starting_seat():
+    """R-SERIES: the coin decides the first match only; then the seat that did not start starts."""
+    from locm.engine.mcg.game import next_first, play_match
+
+    previous = play_match(seeds=21, agents=("random", "greedy"))
+    starters = [previous.state.first]
+    for seed in (22, 23):
+        previous = play_match(seeds=seed, agents=("random", "greedy"), first=next_first(previous.state))
+        assert not of(previous.log, CoinFlipped)
+        starters.append(previous.state.first)
+    assert starters == [starters[0], 1 - starters[0], starters[0]]
+
+
 def test_one_mulligan_of_up_to_three_draws_first_then_shuffles_back():
     """R-MULLIGAN: up to 3 cards go back, replacements are drawn before the returned cards are shuffled in,
     only once; the other seat then decides, then the first turn starts."""

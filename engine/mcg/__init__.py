@@ -4,8 +4,8 @@ What a game seam needs, in one place (every name below is a pure function or a v
 file, a process or a database, except reading the packaged card file once):
 
 ==============================  ===========================================================================
-create(rules, seeds, agents)    `setup.create`: the opening events (``decks=``, ``first=`` for a series,
-                                ``cards=``); `game.McgGame.new` folds them into a live game
+create(rules, seeds, agents)    `setup.create`: the opening events (``decks=``, ``first=`` for a series:
+                                `game.next_first`, ``cards=``); `game.McgGame.new` folds them into a game
 decide(state, command)          `decide.decide` (`decide_and_apply` also returns the new state);
                                 `decide.decide_line(state, player, line)` for a bot's raw answer line
 evolve(state, event)            `evolve.evolve`; `evolve.fold(events)` rebuilds a state from a log
@@ -39,7 +39,7 @@ from locm.engine.mcg.economy import (
     audit_account, decide_account, draw_pack, evolve_account, fold_account, match_deck, pack_odds, provenance,
 )
 from locm.engine.mcg.evolve import evolve, fold
-from locm.engine.mcg.game import McgGame, Outcome, outcome, play_match, redecide
+from locm.engine.mcg.game import McgGame, Outcome, next_first, outcome, play_match, redecide
 from locm.engine.mcg.legal import legal_actions, problem, to_move
 from locm.engine.mcg.protocol import message, parse_answer
 from locm.engine.mcg.rules import STANDARD, diff_rules
@@ -55,7 +55,7 @@ ALIASES = ("my-card-game",)
 __all__ = [
     "GAME", "ALIASES", "create", "decide", "decide_and_apply", "decide_line", "evolve", "fold", "legal_actions",
     "problem", "to_move", "outcome", "Outcome", "message", "parse_answer", "view", "redact", "describe",
-    "redecide", "make_agent", "AGENT_NAMES", "play_match", "McgGame", "STANDARD", "diff_rules", "parse_variant",
+    "redecide", "next_first", "make_agent", "AGENT_NAMES", "play_match", "McgGame", "STANDARD", "diff_rules", "parse_variant",
     "EVENT_TYPES", "AnyEvent", "to_jsonl", "from_jsonl", "decide_account", "evolve_account", "fold_account",
     "audit_account", "provenance", "match_deck", "draw_pack", "pack_odds",
 ]

@@ -102,6 +102,14 @@ class McgGame:
         return events
 
 
+def next_first(previous: McgState) -> int:
+    """The seat that starts the next match of a best-of series: the one that did not start `previous`
+    (R-SERIES); pass it as ``first`` to `create`."""
+    if previous.first not in (0, 1):
+        raise InvalidLogError("the previous match has no starting seat yet")
+    return 1 - previous.first
+
+
 def agent_seed(seeds: Seeds, seat: int) -> int:
     """A built-in agent's seed in a match: derived from the match's seed (R-RNG, salt ``agent<seat>``)."""
     return derived_random(seeds.seed, f"agent{seat}").next_long()
@@ -148,4 +156,4 @@ def redecide(log: Sequence[Event]) -> tuple[McgGame, int]:
     return game, -1 if len(game.log) == len(log) else min(len(game.log), len(log))
 
 
-__all__ = ["McgGame", "Outcome", "outcome", "play_match", "redecide", "agent_seed"]
+__all__ = ["McgGame", "Outcome", "outcome", "play_match", "redecide", "agent_seed", "next_first"]
