@@ -3,7 +3,9 @@ command for the seat to move, always one of `legal.legal_actions(state)` (agents
 seeded: the same seed and the same positions give the same answers.
 
 - `random`: uniformly among the legal actions (ending the turn is one of them), from its own `Random(seed)`.
-- `greedy`: goes first when it wins the coin, puts back its cards costing 5 or more, brings the deck of the
+- `greedy`: lets the other seat start when it wins the coin (with the second seat's extra mana, the second
+  seat won 158 of 200 greedy-against-greedy matches, seeds 0..199, when greedy chose to start), puts back its
+  cards costing 5 or more, brings the deck of the
   cards with the most value for their cost (`decks.greedy_deck`), then plays the action whose result scores
   best (one step ahead, through the same `decide` the game uses) until none improves on ending the turn.
 """
@@ -52,7 +54,7 @@ class GreedyAgent(Agent):
 
     def act(self, state: McgState, player: int) -> Command:
         if state.phase == CHOOSE:
-            return ChooseStarter(player, player)
+            return ChooseStarter(player, 1 - player)
         if state.phase == MULLIGAN:
             hand = state.players[player].hand
             heavy = sorted((i for i in hand if state.card(i).cost >= 5), key=lambda i: -state.card(i).cost)
