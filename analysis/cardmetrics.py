@@ -5,8 +5,8 @@ intervals, one row per card (1.2) or per card feature bucket (constructed). Pure
 Choices where ANALYTICS.md is silent or where the issue narrows it (definitions version
 `analysis.cardfacts.DEFINITIONS_VERSION`):
 
-- Every rate counts a player-game once per card: two copies in one deck count once (issue 9; this replaces
-  the "weighted by copies" of Deck WR in ANALYTICS.md, and makes ``in_hand_n + not_seen_n == deck_n``).
+- Every rate counts a player-game once per card: two copies in one deck count once (as ANALYTICS.md's Deck
+  WR says; it makes ``in_hand_n + not_seen_n == deck_n``).
 - ``drawn``: a copy reached the hand after the opening hand; ``in_hand``: opening hand or drawn;
   ``not_seen``: in the deck, no copy reached the hand; ``played``: a copy summoned or used.
 - Below the minimum sample (``min_n``) a rate and its interval are None ("not enough data"), the counts stay.
