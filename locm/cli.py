@@ -111,7 +111,7 @@ def _check_ruleset(name: str):
 # --- play -------------------------------------------------------------------------------------------------
 
 
-AGENT_HELP = ("random, pass, greedy, or a bot's command line in quotes, e.g. \"python3 examples/bot.py\" "
+AGENT_HELP = ("random, pass, greedy, lookahead, or a bot's command line in quotes, e.g. \"python3 examples/bot.py\" "
               "(one process per game speaking the referee protocol on stdin/stdout).")
 TIMEOUTS = click.option("--timeouts", metavar="SPEC",
                         help="Bots' time limits: a multiplier of the referee's (x3) and/or NAME=MS items, names "

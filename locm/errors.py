@@ -163,7 +163,9 @@ class AgentSpecError(LocmError):
 
     def __init__(self, spec: str, reason: str) -> None:
         self.spec, self.reason = spec, reason
-        super().__init__(f"unknown agent {spec!r}: expected random, pass, greedy or a command line; {reason}")
+        from locm.engine.agents import AGENT_NAMES
+
+        super().__init__(f"unknown agent {spec!r}: expected {', '.join(AGENT_NAMES)} or a command line; {reason}")
 
 
 class TimeLimitError(LocmError):

@@ -95,7 +95,9 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
 
     for a in agents:
         if not is_builtin(a):
-            raise click.UsageError(f"--agents {a!r}: expected a built-in agent (random, pass, greedy)")
+            from locm.engine.agents import AGENT_NAMES
+
+            raise click.UsageError(f"--agents {a!r}: expected a built-in agent ({', '.join(AGENT_NAMES)})")
     bar = None
 
     def announce(n):
