@@ -415,8 +415,9 @@ def rules_diff(left, right, as_json):
 @cli.command()
 @RULESET
 @click.option("--agents", "-a", "first", multiple=True, metavar="AGENT",
-              help="The agents, each once: " + AGENT_HELP + " Write them after --agents, "
-                   "e.g. --agents greedy random \"python3 examples/bot.py\".")
+              help="The agents: " + AGENT_HELP + " Write them after --agents, "
+                   "e.g. --agents greedy random \"python3 examples/bot.py\"; an agent given twice also "
+                   "plays itself (--agents greedy greedy).")
 @click.argument("more", nargs=-1, metavar="[AGENT]...")
 @click.option("--games", "-n", type=click.IntRange(min=2), required=True,
               help="Games per pair of agents, both seats together: an even number (N/2 seeds, each played "
@@ -434,7 +435,9 @@ def rules_diff(left, right, as_json):
 def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
-    Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. Games are
+    Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. An agent
+    given twice also plays itself: seeds S .. S+N-1, each once (with the same agent in both seats, the
+    swapped seating is the same game), its results in two rows, one per seat. Games are
     stored one by one under deterministic ids, so a tournament that was interrupted or killed is finished
     by running the same command again: stored games are skipped, none is stored twice. At the end: a table
     per agent (games, wins, win rate with its 95% Wilson interval, hard errors, timeouts, average think time
@@ -444,6 +447,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     Example:
       locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
       locm tournament --agents greedy "python3 examples/bot.py" --games 20 --db t.db --timeouts x2
+      locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
     """
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store

@@ -13,7 +13,8 @@ from locm.analysis.cardmetrics import DEFAULT_MIN_N, METRICS
 
 DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"),
                   show_default=True, help="The event store (an SQLite file).")
-RULESET = click.option("--ruleset", "-r", help="Only this ruleset: 1.2 or constructed (alias 1.5); default all.")
+RULESET = click.option("--ruleset", "-r", help="Only this ruleset: 1.2, constructed (alias 1.5), a ruleset variant "
+                                              "file (TOML) or the name of a variant with stored games; default all.")
 AGENT = click.option("--agent", "-a", help="Only the player-games of this agent (either seat).")
 SEAT = click.option("--seat", type=click.IntRange(0, 1), help="Only the player-games of this seat (0 moves first).")
 MIN = click.option("--min-games", "min_n", type=click.IntRange(min=1), default=DEFAULT_MIN_N, show_default=True,
@@ -22,10 +23,31 @@ SORT_METRICS = [f"{m}_{k}" for m in METRICS for k in ("wr", "n")] + ["iih", "pic
                                                                       "picked", "avg_turn_played"]
 
 
-def _ruleset(name):
-    from locm.engine.rulesets import by_name
+def _ruleset(spec: str | None, path: str) -> str | None:
+    """The stored ruleset name a --ruleset means (`locm.variants.ruleset_or_name`, as for `locm games`). The
+    report groups games by that name, so a variant file is refused when the store's games of its name ran
+    under other values (another file of the same name): they could not be told apart."""
+    from locm.report import ReportError
+    from locm.store import open_store
+    from locm.variants import is_builtin, ruleset_or_name, rules_identities
 
-    return None if name is None else by_name(name).name
+    if spec is None:
+        return None
+    with open_store(path, create=False, readonly=True) as store:
+        found = ruleset_or_name(spec, store)
+        if isinstance(found, str):
+            return found
+        if not is_builtin(found):
+            from locm.engine.rulesets import rules_hash
+
+            mine = f"{found.base_name} #{rules_hash(found)[:12]}"
+            ids = [r.game_id for r in store.games(ruleset=found.name)]
+            other = sum(v != mine for v in rules_identities(store, ids).values())
+            if other:
+                raise ReportError(f"{spec}: {other} of the {len(ids)} stored games named {found.name!r} ran under "
+                                  f"other values than this file's ({mine}); the report groups games by name, so "
+                                  "it cannot tell them apart: store them in another --db")
+    return found.name
 
 
 def _existing(db: Path) -> str:
@@ -86,7 +108,7 @@ def report(db, ruleset, agent, seat, min_n, out, rebuild):
     from locm.report import ReportError, check_request, collect, write_report
 
     path = _existing(db)
-    ruleset = _ruleset(ruleset)
+    ruleset = _ruleset(ruleset, path)
     if out.exists() and not out.is_dir():  # refused before any work
         raise ReportError(f"{out}: is a file, expected a directory for the report")
     check_request(path, ruleset)
@@ -121,7 +143,7 @@ def stats(db, ruleset, agent, seat, min_n, metric, top):
     from locm.tables import table
 
     path = _existing(db)
-    ruleset = _ruleset(ruleset)
+    ruleset = _ruleset(ruleset, path)
     check_request(path, ruleset)
     with _progress("projecting games") as (start, step):
         cardfacts_store.refresh(path, progress=step, on_start=start)

@@ -538,3 +538,23 @@ def test_whatif_takes_the_name_of_a_stored_variant_as_ruleset_a(tmp_path):
     assert (data["ruleset_a"], data["games"]) == ("low", 2)
     unknown = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "1.2", "--ruleset-a", "lower"])
     assert unknown.exit_code == 2 and "unknown ruleset 'lower'" in unknown.output
+
+
+def test_report_and_cards_stats_take_a_variant_file_or_its_stored_name(tmp_path):
+    db, var = _low_variant_games(tmp_path, 2)
+    runner = CliRunner()
+    for spec in (str(var), "low"):
+        stats = runner.invoke(cli, ["cards", "stats", "--db", str(db), "--ruleset", spec, "--min-games", "1"])
+        assert stats.exit_code == 0, stats.output
+        assert stats.output.splitlines()[2].split()[0] == "low" and "2 games, definitions" in stats.output
+        report = runner.invoke(cli, ["report", "--db", str(db), "--ruleset", spec, "-o", str(tmp_path / "r")])
+        assert report.exit_code == 0, report.output
+        assert report.output.startswith("2 games (low: 2)")
+        assert {row["ruleset"] for row in json.loads((tmp_path / "r" / "cards.json").read_text())} == {"low"}
+    other = tmp_path / "low2.toml"  # the same name, other values: its games are not in this store
+    other.write_text('base = "1.2"\nname = "low"\nstart_health = 9\n')
+    for command in (["cards", "stats"], ["report", "-o", str(tmp_path / "r2")]):
+        refused = runner.invoke(cli, [*command, "--db", str(db), "--ruleset", str(other)])
+        assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1, refused.output
+        assert "2 of the 2 stored games named 'low' ran under other values than this file's" in refused.output
+    assert not (tmp_path / "r2").exists()
