@@ -229,7 +229,7 @@ def make_agent(name: str, seed: int = 0) -> Agent:
     if name == "lookahead":
         from locm.engine.lookahead import LookaheadAgent
 
-        return LookaheadAgent()
+        return LookaheadAgent(seed)
     raise UnknownAgent(name)
 
 

@@ -116,7 +116,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
         summary["skipped_games"] = [{"game": g, "why": w} for g, w in result.skipped]
         click.echo(json.dumps(summary, indent=1))
         return
-    for line in whatif_lines(summary):
+    for line in whatif_lines(summary, top):
         click.echo(line)
     for g, why in result.skipped[:5]:
         click.echo(f"skipped {g}: {why}", err=True)
