@@ -14,7 +14,14 @@ sums ``D_c`` of ``d`` to their counts ``n_c``):
 
 with ``G`` clusters holding units and ``N`` units in all. The sums are kept as they come (``sum D_c^2``,
 ``sum D_c n_c``, ``sum n_c^2``), so memory does not grow with the number of games. Below 2 clusters there is
-no interval. A change that alters no game gives ``d = 0`` for every unit and the interval [0, 0].
+no interval.
+
+Few changed outcomes make that interval too narrow (none at all: [0, 0], as if a change that altered no
+outcome on these seeds could alter none on any seed). So the interval is computed as Agresti and Min (2005)
+adjust the interval of a difference of paired proportions, adding half a unit to each kind of changed
+outcome: here two pseudo-clusters of one unit each, one gained (``d = 1``) and one lost (``d = -1``), enter
+the interval's centre and width (not the estimate). With no changed outcome among N units the interval is
+then about +-1.96 * sqrt(2) / (N + 2), close to the "rule of three" bound 3 / N.
 """
 
 from __future__ import annotations
@@ -73,14 +80,17 @@ class Paired:
         return (self.gained - self.lost) / self.units if self.units else None
 
     def interval(self) -> tuple[float, float] | None:
-        """The 95% cluster-robust interval of `delta`, or None below 2 clusters."""
+        """The 95% cluster-robust interval of `delta` with the two pseudo-clusters of the module note, or None
+        below 2 clusters."""
         if self.clusters < 2:
             return None
-        n, g = self.units, self.clusters
-        delta = (self.gained - self.lost) / n
-        ss = self._dd - 2 * delta * self._dn + delta * delta * self._nn
+        n, g = self.units + 2, self.clusters + 2
+        d_total = self.gained - self.lost  # the pseudo-clusters add +1 and -1
+        dd, dn, nn = self._dd + 2, self._dn, self._nn + 2  # their D^2 = 1 each, D*n = +1 and -1, n^2 = 1 each
+        centre = d_total / n
+        ss = dd - 2 * centre * dn + centre * centre * nn
         se = math.sqrt(max(ss, 0.0) * g / (g - 1)) / n
-        return delta - Z95 * se, delta + Z95 * se
+        return centre - Z95 * se, centre + Z95 * se
 
     def as_dict(self, sign: int = 1) -> dict:
         """The comparison for JSON: ``sign`` -1 reports A - B (a card's value over its baseline) instead of
@@ -99,4 +109,9 @@ class Paired:
         return out
 
 
-__all__ = ["Paired"]
+def pts(x: float) -> str:
+    """A rate difference in percentage points with its sign, one decimal ("+0.0", never "-0.0")."""
+    return f"{round(100 * x, 1) + 0.0:+.1f}"
+
+
+__all__ = ["Paired", "pts"]

@@ -711,6 +711,10 @@ from locm.whatif_cli import rerun, whatif  # noqa: E402  (what-if re-runs: locm/
 cli.add_command(rerun)
 cli.add_command(whatif)
 
+from locm.cardvalue_cli import cardvalue  # noqa: E402  (causal card value: locm/cardvalue.py)
+
+cli.add_command(cardvalue)
+
 from locm import store_cli  # noqa: E402  (migrate, sql: locm/store_cli.py)
 
 store_cli.register(cli)

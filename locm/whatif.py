@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from locm.analysis.overview import DAMAGE_SOURCES
-from locm.analysis.paired import Paired
+from locm.analysis.paired import Paired, pts
 from locm.analysis.stats import Z95, wilson
 from locm.engine.errors import LocmError
 from locm.engine.rulesets import Rules, rules_hash
@@ -136,33 +136,39 @@ def decks(events: Sequence) -> tuple[dict, tuple[tuple[int, ...], tuple[int, ...
     return pool, (deck[0], deck[1])
 
 
+def advantage(decks_: tuple, ids) -> tuple[int, int] | None:
+    """The seat holding more copies of the cards `ids` than its opponent, and by how many, or None for a tie
+    (both as many, or none): who "holds" a card in a paired comparison."""
+    x0 = sum(1 for b in decks_[0] if b in ids)
+    x1 = sum(1 for b in decks_[1] if b in ids)
+    if x0 == x1:
+        return None
+    return (0, x0 - x1) if x0 > x1 else (1, x1 - x0)
+
+
 def card_units(events_a: Sequence, events_b: Sequence, win_a: int, win_b: int) -> dict[str, list]:
-    """The paired outcomes of one game, per card (1.2: the card list's id and name) and per feature bucket
-    of the report (both rulesets): for each seat that held such a card under A or under B, ``(won under A,
-    won under B, held under A, held under B)``. A card is known by its definition under A, so a bucket is
+    """The paired outcome of one game per card (1.2: the card list's id and name) and per feature bucket of
+    the report (both rulesets): the seat that held more copies of it than its opponent in the game under A
+    (`advantage`; a tie gives nothing: a change moves both seats alike), as ``(won under A, won under B,
+    True, whether it still held more under B)``. A card is known by its definition under A, so a bucket is
     the cards that were in it before the change."""
     from locm.analysis.cardfacts import card_features
 
     pool_a, decks_a = decks(events_a)
     _, decks_b = decks(events_b)
     named = any(c.name for c in pool_a.values())
-    keys_of: dict[int, tuple[str, ...]] = {}
-
-    def keys(deck) -> set:
-        out: set = set()
-        for b in set(deck):
-            k = keys_of.get(b)
-            if k is None:
-                c = pool_a[b]
-                k = keys_of[b] = tuple(card_features(c)) + ((_card_key(c, True),) if named else ())
-            out.update(k)
-        return out
-
+    by_key: dict[str, set] = {}
+    for b in set(decks_a[0]) | set(decks_a[1]) | set(decks_b[0]) | set(decks_b[1]):
+        c = pool_a[b]
+        for key in tuple(card_features(c)) + ((_card_key(c, True),) if named else ()):
+            by_key.setdefault(key, set()).add(b)
     units: dict[str, list] = {}
-    for p in (0, 1):
-        ka, kb = keys(decks_a[p]), keys(decks_b[p])
-        for key in ka | kb:
-            units.setdefault(key, []).append((int(win_a == p), int(win_b == p), key in ka, key in kb))
+    for key, ids in by_key.items():
+        adv = advantage(decks_a, ids)
+        if adv is not None:
+            p = adv[0]
+            after = advantage(decks_b, ids)
+            units[key] = [(int(win_a == p), int(win_b == p), True, after is not None and after[0] == p)]
     return units
 
 
@@ -400,16 +406,17 @@ def paired_lines(rows: list[dict], a: str, b: str, top: int) -> list[str]:
 
     if not rows or not top:
         return []
-    out = ["", f"who gains and who loses: the same seeds, seats and agents under {a} and under {b}; a holder "
-               "held the card (or a card of the bucket, as it was under A) in its deck in either game; win-rate "
-               "change B - A with its 95% interval clustered by seed (* : the interval excludes 0)"]
+    out = ["", f"who gains and who loses: the same seeds, seats and agents under {a} and under {b}; a holder is "
+               "the seat whose deck held more copies of the card (or of the bucket's cards, as they were under A) "
+               "than its opponent's in the game under A; win-rate change B - A with its 95% interval clustered by "
+               "seed (* : the interval excludes 0)"]
     gain = [r for r in rows if r["delta"] > 0][:top]
     lose = [r for r in reversed(rows) if r["delta"] < 0][:top]
     for title, part in (("gain most", gain), ("lose most", lose)):
         if part:
             out.append(f"{title}:")
             out.append(table(("card or bucket", "change", "95% interval", "holders", "seeds", "won A", "won B"),
-                             [(r["key"], f"{100 * r['delta']:+.1f} pts" + (" *" if r["excludes_zero"] else ""),
+                             [(r["key"], f"{pts(r['delta'])} pts" + (" *" if r["excludes_zero"] else ""),
                                _interval(r), r["units"], r["clusters"], r["win_rate_a"]["k"], r["win_rate_b"]["k"])
                               for r in part]))
     if not gain and not lose:
@@ -418,8 +425,9 @@ def paired_lines(rows: list[dict], a: str, b: str, top: int) -> list[str]:
 
 
 def _interval(r: dict) -> str:
-    return "n/a" if r["low"] is None else f"[{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]"
+    return "n/a" if r["low"] is None else f"[{pts(r['low'])}, {pts(r['high'])}]"
+
 
 
 __all__ = ["whatif", "whatif_lines", "WhatifResult", "facts", "select_games", "select_by_seed", "replay_under",
-           "card_units", "decks"]
+           "card_units", "decks", "advantage"]
