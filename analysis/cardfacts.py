@@ -97,6 +97,28 @@ class GameFacts:
     offered: Counter = field(default_factory=Counter)  # 1.2: base id -> draft rounds offered
     pool: Counter = field(default_factory=Counter)  # constructed: feature bucket -> cards of the pool
     cards: list[CardFact] = field(default_factory=list)
+    # constructed: per player, feature bucket (an index of FEATURE_ORDER) -> its cards' counts for each metric,
+    # packed (`unpack_counts`): what the bucket intervals cluster by player-game and game
+    buckets: tuple[dict, dict] = field(default_factory=lambda: ({}, {}))
+
+
+# The metric conditions of a card row, in `analysis.cardmetrics.METRICS` order, as 8-bit fields of one integer
+# (`bucket_counts`): deck, opening hand, drawn, in hand, not seen, played. A deck holds at most 120 distinct
+# constructed cards, so a field never overflows.
+_FIELD = 8
+_MASK8 = (1 << _FIELD) - 1
+
+
+def _indicators(f: CardFact) -> int:
+    in_hand = f.opening + f.drawn > 0
+    return ((f.copies > 0) | (f.opening > 0) << 8 | (f.drawn > 0) << 16 | in_hand << 24
+            | (f.copies > 0 and not in_hand) << 32 | (f.plays > 0) << 40)
+
+
+def unpack_counts(packed: int) -> tuple[int, int, int, int, int, int]:
+    """The six counts of a packed bucket value (`GameFacts.buckets`), in metric order."""
+    return (packed & _MASK8, packed >> 8 & _MASK8, packed >> 16 & _MASK8, packed >> 24 & _MASK8,
+            packed >> 32 & _MASK8, packed >> 40 & _MASK8)
 
 
 # --- card features (constructed) --------------------------------------------------------------------------
@@ -268,12 +290,17 @@ def project(events) -> GameFacts:
         fkeys = {b: _key_cached(defs[b]) for f in facts for b in f if b in defs}
     for p in (0, 1):
         won = int(g.winner == p)
+        buckets = g.buckets[p]
         for f in facts[p].values():
             f.won = won
             f.fkey = fkeys.get(f.card, 0)
             g.cards.append(f)
+            if constructed:
+                ind = _indicators(f)
+                for code in _codes(f.fkey):
+                    buckets[code] = buckets.get(code, 0) + ind
     return g
 
 
 __all__ = ["project", "GameFacts", "CardFact", "card_features", "DEFINITIONS_VERSION", "TYPES", "CARD_COLUMNS",
-           "FEATURE_FAMILIES", "feature_key", "features_of_key", "FEATURE_ORDER"]
+           "FEATURE_FAMILIES", "feature_key", "features_of_key", "FEATURE_ORDER", "unpack_counts"]

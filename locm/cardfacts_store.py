@@ -7,8 +7,14 @@ Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
 - ``cardfacts_games``: one row per projected game: ruleset, seed, agents, winner, length, damage by source
   (JSON), drain, draft offers (1.2, JSON base id -> rounds) and pool cards per feature bucket (constructed, JSON).
 - ``cardfacts_cards``: one row per player-game and card (`analysis.cardfacts.CARD_COLUMNS`), with the
-  game's ruleset and the player's agent (card definitions stay in the events; ``fkey`` packs the card's
-  feature buckets, `analysis.cardfacts.feature_key`).
+  game's ruleset, the player's agent and its opponent's (card definitions stay in the events; ``fkey`` packs
+  the card's feature buckets, `analysis.cardfacts.feature_key`).
+- ``cardfacts_totals``, ``cardfacts_turns``, ``cardfacts_offered``: running sums per ruleset, agent,
+  opponent and seat (what reports read), so that every rate can be given per pairing of agents.
+- ``cardfacts_clusters`` and ``cardfacts_cross`` (constructed feature buckets): per bucket and metric, the sums
+  the bucket's interval clusters by: over player-games, the square of the bucket's count ``n`` and of ``n``
+  when won, and how many player-games hold it; over games whose two seats have the same agent, the product of
+  both seats' counts and how many games both seats hold it (`bucket_interval`).
 
 `refresh` projects the games stored since the last run (games of ``games`` that ``cardfacts_games`` lacks);
 it rebuilds everything when the definitions version differs or when a projected game is no longer in the
@@ -30,14 +36,14 @@ from pathlib import Path
 import msgspec
 import sqlite_utils
 
-from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project
+from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project, unpack_counts
 from locm.errors import StoreError
 from locm.store import open_store
 
 PREFIX = "cardfacts_"
 GAME_COLUMNS = ("game_id", "ruleset", "seed", "agent0", "agent1", "winner", "reason", "turns", "damage", "drain",
                 "offered", "pool")
-ROW_COLUMNS = ("game_id", "ruleset", "agent") + CARD_COLUMNS
+ROW_COLUMNS = ("game_id", "ruleset", "agent", "opponent") + CARD_COLUMNS
 CHUNK = 2000  # games per unit of work
 
 _CONDITIONS = {
@@ -63,22 +69,32 @@ CREATE TABLE IF NOT EXISTS cardfacts_games (
     drain INTEGER NOT NULL, offered TEXT NOT NULL, pool TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS cardfacts_cards (
-    game_id TEXT NOT NULL, ruleset TEXT NOT NULL, agent TEXT NOT NULL,
+    game_id TEXT NOT NULL, ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL,
     {", ".join(f"{c} INTEGER" + (" NOT NULL" if c not in ("pick_first", "first_play_turn") else "")
                for c in CARD_COLUMNS)}
 );
 CREATE TABLE IF NOT EXISTS cardfacts_totals (
-    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, card INTEGER NOT NULL,
-    fkey INTEGER NOT NULL, {", ".join(f"{c} INTEGER NOT NULL" for c in _SUM_NAMES)},
-    PRIMARY KEY (ruleset, agent, player, card, fkey)
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
+    card INTEGER NOT NULL, fkey INTEGER NOT NULL, {", ".join(f"{c} INTEGER NOT NULL" for c in _SUM_NAMES)},
+    PRIMARY KEY (ruleset, agent, opponent, player, card, fkey)
 );
 CREATE TABLE IF NOT EXISTS cardfacts_turns (
-    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, turn INTEGER NOT NULL,
-    n INTEGER NOT NULL, wins INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, player, turn)
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
+    turn INTEGER NOT NULL, n INTEGER NOT NULL, wins INTEGER NOT NULL,
+    PRIMARY KEY (ruleset, agent, opponent, player, turn)
 );
 CREATE TABLE IF NOT EXISTS cardfacts_offered (
-    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, key TEXT NOT NULL,
-    n INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, player, key)
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
+    key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, opponent, player, key)
+);
+CREATE TABLE IF NOT EXISTS cardfacts_clusters (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
+    feature INTEGER NOT NULL, metric INTEGER NOT NULL, s2 INTEGER NOT NULL, s2w INTEGER NOT NULL,
+    g INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, opponent, player, feature, metric)
+);
+CREATE TABLE IF NOT EXISTS cardfacts_cross (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, feature INTEGER NOT NULL, metric INTEGER NOT NULL,
+    x INTEGER NOT NULL, c INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, feature, metric)
 );
 """
 
@@ -96,8 +112,10 @@ class ProjectionSummary(msgspec.Struct, frozen=True):
     version: str = DEFINITIONS_VERSION
 
 
-def game_rows(game_id: str, events) -> tuple[tuple, list[tuple]]:
-    """The ``cardfacts_games`` row and the ``cardfacts_cards`` rows of one game's events."""
+def game_rows(game_id: str, events, clusters: dict | None = None, cross: dict | None = None
+              ) -> tuple[tuple, list[tuple]]:
+    """The ``cardfacts_games`` row and the ``cardfacts_cards`` rows of one game's events; a constructed game's
+    bucket sums are added into `clusters` and `cross` (`add_clusters`) when given."""
     g = project(events)
     a0, a1 = g.agents
     game = (game_id, g.ruleset, g.seed, a0, a1, g.winner, g.reason, g.turns, _enc.encode(dict(g.damage)).decode(),
@@ -105,13 +123,50 @@ def game_rows(game_id: str, events) -> tuple[tuple, list[tuple]]:
             _enc.encode({str(k): v for k, v in g.pool.items()}).decode())
     agents = (a0, a1)
     rs = g.ruleset
-    cards = [(game_id, rs, agents[f.player], *f.row()) for f in g.cards]
+    cards = [(game_id, rs, agents[f.player], agents[1 - f.player], *f.row()) for f in g.cards]
+    if clusters is not None and (g.buckets[0] or g.buckets[1]):
+        add_clusters(clusters, cross, rs, agents, g.winner, g.buckets)
     return game, cards
 
 
-def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list[tuple], list[tuple]]:
-    """Project some games of the store at ``path`` (read-only), in the order given: their game rows, card rows
-    and offered totals ``(ruleset, agent, player, key, n)``."""
+def add_clusters(clusters: dict, cross: dict, rs: str, agents: tuple[str, str], winner: int,
+                 buckets: tuple[dict, dict]) -> None:
+    """One constructed game's bucket counts into the running sums: per (ruleset, agent, opponent, player,
+    bucket) six [s2, s2w, g] triples (one per metric) in ``clusters``; per (ruleset, agent, bucket) six [x, c]
+    pairs in ``cross`` when both seats have the same agent."""
+    counts = [{code: unpack_counts(v) for code, v in buckets[p].items()} for p in (0, 1)]
+    for p in (0, 1):
+        won = winner == p
+        head = (rs, agents[p], agents[1 - p], p)
+        for code, ns in counts[p].items():
+            acc = clusters.get(head + (code,))
+            if acc is None:
+                acc = clusters[head + (code,)] = [0] * 18
+            for m, n in enumerate(ns):
+                if n:
+                    sq = n * n
+                    acc[3 * m] += sq
+                    acc[3 * m + 1] += sq if won else 0
+                    acc[3 * m + 2] += 1
+    if agents[0] == agents[1]:
+        other = counts[1]
+        for code, ns in counts[0].items():
+            ms = other.get(code)
+            if ms is None:
+                continue
+            acc = cross.get((rs, agents[0], code))
+            if acc is None:
+                acc = cross[(rs, agents[0], code)] = [0] * 12
+            for m in range(6):
+                if ns[m] and ms[m]:
+                    acc[2 * m] += ns[m] * ms[m]
+                    acc[2 * m + 1] += 1
+
+
+def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list[tuple], list[tuple], list, list]:
+    """Project some games of the store at ``path`` (read-only), in the order given: their game rows, card rows,
+    offered totals ``(ruleset, agent, opponent, player, key, n)`` and the buckets' cluster and cross sums as
+    rows of ``cardfacts_clusters`` and ``cardfacts_cross``."""
     store = open_store(path, readonly=True)
     try:
         return _project_from(store, game_ids)
@@ -119,19 +174,21 @@ def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list
         store.close()
 
 
-def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple]]:
+def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple], list, list]:
     games, cards = [], []
     offered: Counter = Counter()
+    clusters: dict = {}
+    cross: dict = {}
     current, events = None, []
 
     def flush():
-        g, c = game_rows(current, events)
+        g, c = game_rows(current, events, clusters, cross)
         games.append(g), cards.extend(c)
         rs, agents = g[1], (g[3], g[4])
         counts = msgspec.json.decode(g[11] if g[11] != "{}" else g[10])  # a constructed game has a pool
         for p in (0, 1):
             for key, n in counts.items():
-                offered[(rs, agents[p], p, key)] += n
+                offered[(rs, agents[p], agents[1 - p], p, key)] += n
 
     for gid, e in store.iter_events(game_ids, types=TYPES):
         if gid != current:
@@ -141,7 +198,10 @@ def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple
         events.append(e)
     if current is not None:
         flush()
-    return games, cards, [(*k, n) for k, n in offered.items()]
+    cluster_rows = [(*k, m, acc[3 * m], acc[3 * m + 1], acc[3 * m + 2])
+                    for k, acc in clusters.items() for m in range(6) if acc[3 * m + 2]]
+    cross_rows = [(*k, m, acc[2 * m], acc[2 * m + 1]) for k, acc in cross.items() for m in range(6) if acc[2 * m + 1]]
+    return games, cards, [(*k, n) for k, n in offered.items()], cluster_rows, cross_rows
 
 
 def connect(path: str | os.PathLike) -> sqlite_utils.Database:
@@ -170,7 +230,7 @@ def drop(db: sqlite_utils.Database) -> None:
     """Remove the projection's tables (the events are untouched)."""
     with db.conn:
         for table in ("cardfacts_cards", "cardfacts_games", "cardfacts_meta", "cardfacts_totals",
-                      "cardfacts_turns", "cardfacts_offered"):
+                      "cardfacts_turns", "cardfacts_offered", "cardfacts_clusters", "cardfacts_cross"):
             db.execute(f"DROP TABLE IF EXISTS {table}")
 
 
@@ -226,19 +286,27 @@ def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummar
 
 
 _TOTALS_SQL = (
-    f"INSERT INTO cardfacts_totals (ruleset, agent, player, card, fkey, {', '.join(_SUM_NAMES)}) "
-    f"SELECT ruleset, agent, player, CASE WHEN ruleset = 'constructed' THEN -1 ELSE card END, fkey, {_SUMS} "
-    "FROM cardfacts_cards WHERE rowid > ? GROUP BY 1, 2, 3, 4, 5 "
-    "ON CONFLICT (ruleset, agent, player, card, fkey) DO UPDATE SET "
+    f"INSERT INTO cardfacts_totals (ruleset, agent, opponent, player, card, fkey, {', '.join(_SUM_NAMES)}) "
+    f"SELECT ruleset, agent, opponent, player, CASE WHEN ruleset = 'constructed' THEN -1 ELSE card END, fkey, "
+    f"{_SUMS} FROM cardfacts_cards WHERE rowid > ? GROUP BY 1, 2, 3, 4, 5, 6 "
+    "ON CONFLICT (ruleset, agent, opponent, player, card, fkey) DO UPDATE SET "
     + ", ".join(f"{c} = {c} + excluded.{c}" for c in _SUM_NAMES))
 _TURNS_SQL = (
-    "INSERT INTO cardfacts_turns (ruleset, agent, player, turn, n, wins) "
-    "SELECT ruleset, agent, player, first_play_turn, count(*), SUM(won) FROM cardfacts_cards "
-    "WHERE rowid > ? AND plays > 0 GROUP BY 1, 2, 3, 4 "
-    "ON CONFLICT (ruleset, agent, player, turn) DO UPDATE SET n = n + excluded.n, wins = wins + excluded.wins")
+    "INSERT INTO cardfacts_turns (ruleset, agent, opponent, player, turn, n, wins) "
+    "SELECT ruleset, agent, opponent, player, first_play_turn, count(*), SUM(won) FROM cardfacts_cards "
+    "WHERE rowid > ? AND plays > 0 GROUP BY 1, 2, 3, 4, 5 "
+    "ON CONFLICT (ruleset, agent, opponent, player, turn) DO UPDATE SET n = n + excluded.n, "
+    "wins = wins + excluded.wins")
 _OFFERED_SQL = (
-    "INSERT INTO cardfacts_offered (ruleset, agent, player, key, n) VALUES (?, ?, ?, ?, ?) "
-    "ON CONFLICT (ruleset, agent, player, key) DO UPDATE SET n = n + excluded.n")
+    "INSERT INTO cardfacts_offered (ruleset, agent, opponent, player, key, n) VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (ruleset, agent, opponent, player, key) DO UPDATE SET n = n + excluded.n")
+_CLUSTERS_SQL = (
+    "INSERT INTO cardfacts_clusters (ruleset, agent, opponent, player, feature, metric, s2, s2w, g) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ruleset, agent, opponent, player, feature, metric) "
+    "DO UPDATE SET s2 = s2 + excluded.s2, s2w = s2w + excluded.s2w, g = g + excluded.g")
+_CROSS_SQL = (
+    "INSERT INTO cardfacts_cross (ruleset, agent, feature, metric, x, c) VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (ruleset, agent, feature, metric) DO UPDATE SET x = x + excluded.x, c = c + excluded.c")
 
 
 def _store_chunks(db, results, progress) -> None:
@@ -246,11 +314,13 @@ def _store_chunks(db, results, progress) -> None:
     game_sql = f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
     card_sql = f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
     conn = db.conn
-    for games, cards, offered in results:
+    for games, cards, offered, clusters, cross in results:
         with conn:  # a crash leaves whole chunks, never half of one
             conn.executemany(game_sql, games)
             conn.executemany(card_sql, cards)
             conn.executemany(_OFFERED_SQL, offered)
+            conn.executemany(_CLUSTERS_SQL, clusters)
+            conn.executemany(_CROSS_SQL, cross)
         if progress:
             progress(len(games))
     _catch_up_totals(db)
@@ -279,7 +349,8 @@ def dump(path: str | os.PathLike) -> tuple[list[tuple], list[tuple]]:
         cards = db.execute(f"SELECT {', '.join(ROW_COLUMNS)} FROM cardfacts_cards "
                            "ORDER BY game_id, player, card").fetchall()
         totals = [db.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3, 4, 5").fetchall()
-                  for t in ("cardfacts_totals", "cardfacts_turns", "cardfacts_offered")]
+                  for t in ("cardfacts_totals", "cardfacts_turns", "cardfacts_offered", "cardfacts_clusters",
+                            "cardfacts_cross")]
         return games, cards, *totals
     finally:
         db.close()
@@ -290,13 +361,43 @@ def dump(path: str | os.PathLike) -> tuple[list[tuple], list[tuple]]:
 
 # --- aggregation for reports ------------------------------------------------------------------------------
 
-def _where(ruleset: str, agent: str | None, seat: int | None) -> tuple[str, list]:
+def _where(ruleset: str, agent: str | None, seat: int | None, opponent: str | None = None) -> tuple[str, list]:
     where, params = ["ruleset = ?"], [ruleset]
     if agent is not None:
         where.append("agent = ?"), params.append(agent)
+    if opponent is not None:
+        where.append("opponent = ?"), params.append(opponent)
     if seat is not None:
         where.append("player = ?"), params.append(seat)
     return " AND ".join(where), params
+
+
+def pairings(db: sqlite_utils.Database, ruleset: str) -> list[tuple[str, str, int]]:
+    """Every (agent, opponent) of a ruleset's player-games, with its number of player-games."""
+    sql = ("SELECT agent0, agent1, count(*) FROM cardfacts_games WHERE ruleset = ? GROUP BY 1, 2")
+    counts: Counter = Counter()
+    for a0, a1, n in db.execute(sql, [ruleset]):
+        counts[(a0, a1)] += n
+        counts[(a1, a0)] += n
+    return [(a, b, n) for (a, b), n in sorted(counts.items())]
+
+
+def bucket_clusters(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
+                    opponent: str | None = None) -> dict[tuple[int, int], list[int]]:
+    """(bucket index, metric index) -> [s2, s2w, g, x, c] summed over the player-games the filters keep; x
+    and c (the two seats of one game, `add_clusters`) only where both seats are kept: no seat filter and an
+    agent against itself."""
+    where, params = _where(ruleset, agent, seat, opponent)
+    out: dict[tuple[int, int], list[int]] = {}
+    sql = f"SELECT feature, metric, SUM(s2), SUM(s2w), SUM(g) FROM cardfacts_clusters WHERE {where} GROUP BY 1, 2"
+    for f, m, s2, s2w, g in db.execute(sql, params):
+        out[(f, m)] = [s2, s2w, g, 0, 0]
+    if seat is None and agent is not None and agent == opponent:
+        sql = "SELECT feature, metric, x, c FROM cardfacts_cross WHERE ruleset = ? AND agent = ?"
+        for f, m, x, c in db.execute(sql, [ruleset, agent]):
+            if (f, m) in out:
+                out[(f, m)][3:] = [x, c]
+    return out
 
 
 def is_constructed(db: sqlite_utils.Database, ruleset: str) -> bool:
@@ -307,29 +408,29 @@ def is_constructed(db: sqlite_utils.Database, ruleset: str) -> bool:
 
 
 def card_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
-                by_card: bool = True) -> list[tuple[tuple[int, int], dict]]:
+                by_card: bool = True, opponent: str | None = None) -> list[tuple[tuple[int, int], dict]]:
     """[((card, fkey), counts)] summed over the player-games the filters keep: per base id (``by_card``) or
     per feature key (card -1), from ``cardfacts_totals``."""
-    where, params = _where(ruleset, agent, seat)
+    where, params = _where(ruleset, agent, seat, opponent)
     key = "card, fkey" if by_card else "-1, fkey"
     sql = (f"SELECT {key}, {', '.join(f'SUM({c})' for c in _SUM_NAMES)} FROM cardfacts_totals WHERE {where} "
            f"GROUP BY {'card, fkey' if by_card else 'fkey'}")
     return [((r[0], r[1]), dict(zip(_SUM_NAMES, r[2:]))) for r in db.execute(sql, params)]
 
 
-def turn_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None
-                ) -> list[tuple[int, int, int]]:
+def turn_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
+                opponent: str | None = None) -> list[tuple[int, int, int]]:
     """[(own turn of first play, player-game-cards first played then, of which won)]."""
-    where, params = _where(ruleset, agent, seat)
+    where, params = _where(ruleset, agent, seat, opponent)
     sql = f"SELECT turn, SUM(n), SUM(wins) FROM cardfacts_turns WHERE {where} GROUP BY turn ORDER BY turn"
     return [tuple(r) for r in db.execute(sql, params)]
 
 
 def offered_counts(db: sqlite_utils.Database, ruleset: str, agent: str | None = None,
-                   seat: int | None = None) -> dict[str, int]:
+                   seat: int | None = None, opponent: str | None = None) -> dict[str, int]:
     """Times offered per key (1.2: base id as text; constructed: feature bucket of a pool card), summed over
     the player-games the filters keep."""
-    where, params = _where(ruleset, agent, seat)
+    where, params = _where(ruleset, agent, seat, opponent)
     sql = f"SELECT key, SUM(n) FROM cardfacts_offered WHERE {where} GROUP BY key"
     return {k: v for k, v in db.execute(sql, params) if v}
 

@@ -602,7 +602,7 @@ def test_report_and_cards_stats_take_a_variant_file_or_its_stored_name(tmp_path)
         assert stats.output.splitlines()[2].split()[0] == "low" and "2 games, definitions" in stats.output
         report = runner.invoke(cli, ["report", "--db", str(db), "--ruleset", spec, "-o", str(tmp_path / "r")])
         assert report.exit_code == 0, report.output
-        assert report.output.startswith("2 games (low: 2)")
+        assert report.stdout.startswith("2 games (low: 2)")
         assert {row["ruleset"] for row in json.loads((tmp_path / "r" / "cards.json").read_text())} == {"low"}
     other = tmp_path / "low2.toml"  # the same name, other values: its games are not in this store
     other.write_text('base = "1.2"\nname = "low"\nstart_health = 9\n')
