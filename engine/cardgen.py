@@ -311,6 +311,18 @@ def change_problem(change: CardChange) -> str | None:
     if s.keywords is not None and (len(s.keywords) != 6 or any(
             ch not in ("-", "BCDGLW"[i]) for i, ch in enumerate(s.keywords))):
         return f"set.keywords: expected six characters, each its letter of BCDGLW or '-', got {s.keywords!r}"
+    for part, values in (("set", s), ("add", change.add)):
+        for name in ("attack", "defense", "my_health", "opp_health", "draw"):
+            v = getattr(values, name)
+            lo, hi = (0, 10) if name == "draw" and part == "set" else (-10, 10) if name == "draw" else (-99, 99)
+            if v is not None and not lo <= v <= hi:
+                return f"{part}.{name}: expected an integer in {lo}..{hi}, got {v!r}"
+    for name, v in (("when.cost", w.cost), ("when.min_cost", w.min_cost), ("when.draw", w.draw),
+                    ("when.min_draw", w.min_draw)):
+        if v is not None and not 0 <= v <= 99:
+            return f"{name}: expected an integer in 0..99, got {v!r}"
+    if s.text is not None and len(s.text) > 200:
+        return f"set.text: expected at most 200 characters, got {len(s.text)}"
     return None
 
 

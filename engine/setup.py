@@ -15,6 +15,7 @@ from locm.engine.errors import GameParamError
 from locm.engine.jrandom import JavaRandom
 from locm.engine.rulesets import DRAFT, IDS_12, IDS_REVISED, Ruleset, rules_hash
 from locm.engine.state import GameState
+from locm.engine.variants import check_rules
 
 # Parameter names as the referee spells them, and our field names for them.
 PARAM_FIELDS = {
@@ -61,6 +62,7 @@ def create(
     rules: Ruleset, seed: int | None, overrides: dict[str, Any] | None = None, agents: tuple[str, str] = ("", "")
 ) -> list[Event]:
     """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers."""
+    check_rules(rules)  # a value built in code meets a variant file's checks
     params = derive_params(rules, seed, overrides)
     fields = {PARAM_FIELDS[k]: v for k, v in params.items()}
     created = GameCreated(
@@ -84,6 +86,7 @@ def opening(created: GameCreated) -> list[Event]:
     rules = created.rules
     if rules is None:
         raise GameParamError("game_created has no rules (a schema 1 log: read it through engine.upcast)")
+    check_rules(rules, "game_created.rules", from_log=True)
     out = Out(None, created.seq, seq=created.seq + 1)  # type: ignore[arg-type]  # no state yet: only emit() is used
     if rules.deck_building == DRAFT:
         from locm.engine.draft import draft_events

@@ -9,7 +9,7 @@ from __future__ import annotations
 from locm.events.cards import Card
 from locm.events.catalog import GameCreated
 from locm.engine.commands import BattleAction
-from locm.engine.rulesets import Ruleset
+from locm.engine.rulesets import Ruleset, deck_cards
 
 # Phases
 SETUP, DRAFT, CONSTRUCT, BATTLE, ENDED = "setup", "draft", "construct", "battle", "ended"
@@ -143,7 +143,7 @@ class GameState:
         self.round = 0  # draft round
         self.offer: tuple[int, ...] = ()  # current draft offer (base ids)
         self._offers: list[tuple[int, ...]] = []  # every draft offer, by round
-        self.next_id = 61  # 1.5 COG 2022 id counter for Area copies
+        self.next_id = 2 * deck_cards(rules) + 1  # R-DECK, COG 2022 ids: Area copies after both decks (61)
         self.winner = -1
         self.end_reason = ""
         self.params: GameCreated | None = None  # the GameCreated event

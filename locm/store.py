@@ -114,7 +114,8 @@ import msgspec
 
 from locm.events.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
 from locm.events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
-from locm.events.codec import DecodeError, from_json, from_json_array, json_array, to_json
+from locm.events.codec import (DECODE_ERRORS, MAX_EVENTS, MAX_LINE, DecodeError, bounded_lines, from_json,
+                               from_json_array, json_array, to_json)
 from locm.errors import (
     ChainError,
     CorruptStoreError,
@@ -1042,7 +1043,7 @@ def _make_record(x: GameExtras, created: GameCreated, ended: GameEnded, n: int, 
             raise InvalidRecordError(game_id, field, "text", getattr(x, field))
     try:
         msgspec.json.decode(x.meta)
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         raise InvalidRecordError(game_id, "meta", "JSON text", x.meta) from None
     if ended.winner not in (0, 1):
         raise GameLogError(game_id, n - 1, "a winner 0 or 1", ended.winner)
@@ -1089,7 +1090,7 @@ def _seq(line: bytes) -> int | str:
     """The ``seq`` of an event's JSON line (its text, shortened, when it has none)."""
     try:
         seq = _seq_dec.decode(line).seq
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         return repr(line[:40])
     return seq
 
@@ -1134,12 +1135,14 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
                   ) -> Iterator[_Prepared]:
     """Yield the games of an export file, each checked; raise `ImportFormatError` at the first wrong line.
     ``counts`` receives [games, events, skipped]."""
-    lines = enumerate(stream, 1)
+    lines = enumerate(bounded_lines(stream, MAX_LINE), 1)
     lineno = 0
 
     def next_line(what: str) -> bytes:
         nonlocal lineno
         for lineno, line in lines:
+            if line is None:
+                raise ImportFormatError(lineno, f"expected {what}: the line is longer than {MAX_LINE} bytes")
             return _b(line)
         lineno += 1
         raise ImportFormatError(lineno, f"the file ends where {what} was expected (truncated?)")
@@ -1147,7 +1150,7 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
     def decode(dec: msgspec.json.Decoder, line: bytes, what: str):
         try:
             return dec.decode(line)
-        except msgspec.DecodeError as exc:
+        except DECODE_ERRORS as exc:
             raise ImportFormatError(lineno, f"expected {what}: {exc}") from None
 
     head = decode(_header_dec, next_line("the file header"), "the file header line")
@@ -1173,8 +1176,9 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
         if game_id in seen:
             raise ImportFormatError(lineno, f"game {game_id!r} appears twice in the file")
         seen.add(game_id)
-        if record.n_events < 2:
-            raise ImportFormatError(lineno, f"game {game_id!r}: expected n_events >= 2, got {record.n_events}")
+        if not 2 <= record.n_events <= MAX_EVENTS:
+            raise ImportFormatError(lineno, f"game {game_id!r}: expected n_events in 2..{MAX_EVENTS}, got "
+                                            f"{record.n_events}")
         parsed, payloads, hashes = [], [], []
         for i in range(record.n_events):
             line = next_line(f"event {i} of game {game_id!r} ({record.n_events} events)")

@@ -104,7 +104,7 @@ def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dic
     bots = [a for a in seats if isinstance(a, BotAgent)]
     try:
         for bot in bots:
-            bot.start()  # both at once, so that their start-up overlaps
+            bot.start(game.rules)  # both at once, so that their start-up overlaps
         play(game, seats)
     finally:
         for bot in bots:

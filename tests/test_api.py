@@ -96,11 +96,11 @@ def test_illegal_actions_are_refused_with_the_engines_reason():
 
 
 def test_view_hides_the_other_hand_and_repr_reads_well():
-    g = locm.Game(RULES_12.replace(name="house", start_health=20), seed=2)
+    g = locm.Game(RULES_12.replace(name="house", start_health=20, runes=(15, 10, 5)), seed=2)
     while g.phase == "draft":
         g.play(g.legal_actions()[0])
     v0, full = g.view(0), g.view()
     assert isinstance(v0["players"][1]["hand"], int) and isinstance(full["players"][1]["hand"], list)
     assert v0["players"][0]["health"] == 20
     assert repr(g).startswith("<locm.Game house seed=2 battle turn 0, P0 to move; P0 20 hp")
-    assert g.input_for(0).startswith("20 1 25 25 1\n")
+    assert g.input_for(0).startswith("20 1 25 15 1\n")

@@ -461,7 +461,7 @@ def test_a_variant_is_reported_as_its_base_family_not_by_its_name(tmp_path):
     a 1.2 variant's rows are base ids. Told by the games, never by the ruleset's name."""
     from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED
 
-    variants = (RULES_CONSTRUCTED.replace(name="gen-25", start_health=25), RULES_12.replace(name="draft-25",
+    variants = (RULES_CONSTRUCTED.replace(name="gen-25", start_health=25), RULES_12.replace(name="draft-25", runes=(20, 15, 10, 5),
                                                                                               start_health=25))
     games = []
     for rules in variants:
