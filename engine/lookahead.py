@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 
 WIN = 1e6
 """The score of a won game (minus for a lost one): above any board."""
-MAX_STEPS = 40
-"""Actions a turn at most (each spends mana or an attack; a bound that play never reaches)."""
 
 # Weights of `evaluate`, in "stat points" (one point of attack or defense of a plain creature on the board).
 HEALTH = 1.0  # a point of health
@@ -178,7 +176,10 @@ class LookaheadAgent(Agent):
         return value * (1.0 + JITTER * self.rng.next_double())
 
     def battle(self, game: Game, player: int) -> None:
-        for _ in range(MAX_STEPS):
+        rules = game.state.rules
+        # Every step plays a hand card or attacks with a creature that has not attacked (as greedy's bound):
+        # at most 3 * hand + the creatures on the board, so this bound never binds.
+        for _ in range(3 * rules.hand_limit + 2 * rules.lane_size):
             action = best_action(game.state, player)
             if action is None:
                 return
@@ -212,7 +213,7 @@ class LookaheadAgent(Agent):
             deck.extend([c.base_id] * min(rules.max_copies, rules.deck_size - len(deck)))
             if len(deck) == rules.deck_size:
                 break
-        fill_deck(deck, len(state.cards), rules.deck_size)
+        fill_deck(deck, len(state.cards), rules.deck_size, rules.max_copies)
         return deck
 
 
