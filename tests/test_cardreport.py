@@ -406,7 +406,10 @@ def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
     run_demo(tmp_path / "demo.db", 2, 1, tmp_path / "demo.png", lines.append, bar)
     index = tmp_path / "locm-demo-report" / "index.html"
     assert index.is_file() and (tmp_path / "locm-demo-report" / "cards.json").is_file()
-    assert f"card-balance report: {index}" in lines[-1] and "locm cards stats --db" in lines[-1]
+    said = next(line for line in lines if line.startswith("card-balance report:"))
+    assert str(index) in said and "locm cards stats --db" in said
+    assert any("flagged as lopsided" in line for line in lines)  # the round robin's pairings
+    assert any(line.startswith("== card value:") for line in lines) and "cardvalue --db" in lines[-1]
 
 
 def test_agent_matrix_and_ruleset_comparison_count_what_the_store_says(small_db):
