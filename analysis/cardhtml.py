@@ -142,7 +142,11 @@ def pairings_table(data) -> str:
            "<th>agent's win rate</th><th>data</th></tr></thead><tbody>"]
     for rs, d in data.rulesets.items():
         for s in d.strata:
-            if s.selfplay:
+            if s.mirrored_decks:
+                verdict = (f"<b>mirrored decks</b>: self-play, but both seats had the same deck in {s.same_decks} of "
+                           f"{s.player_games // 2} games: a card is held by both seats or by neither, so its deck "
+                           "rate is about 50% whatever it does")
+            elif s.selfplay:
                 verdict = "self-play: equal strength by construction"
             elif s.lopsided:
                 verdict = (f"<b>lopsided</b>: more than {100 * (0.5 + data.max_imbalance):.0f}% for one side; "
@@ -156,7 +160,18 @@ def pairings_table(data) -> str:
 
 
 def quality_box(data) -> str:
-    """The loud part: which pairings are lopsided, or that the data is self-play / balanced."""
+    """The loud part: which pairings are lopsided or mirrored, or that the data is self-play / balanced."""
+    out = ""
+    for rs, s in data.mirrored:
+        out += (f"<div class=flag><b>Mirrored decks.</b> {escape(rs)}, {escape(s.label)}: both seats built the same "
+                f"deck in {s.same_decks} of {s.player_games // 2} games (a deterministic agent sees the same offers "
+                "twice). A card is then held by both seats or by neither, so its deck win rate is about 50% whatever "
+                "it does, and a card's value to its holder cannot be measured on those games. Use an agent whose "
+                "seats build different decks (lookahead's seeded jitter) for balance data.</div>")
+    return out + _strength_box(data)
+
+
+def _strength_box(data) -> str:
     bad = data.lopsided
     if bad:
         names = ", ".join(f"{escape(rs)}: {escape(s.label)} ({100 * s.wins / s.player_games:.0f}% wins)"

@@ -5,7 +5,8 @@ Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
 
 - ``cardfacts_meta``: ``definitions_version`` (`analysis.cardfacts.DEFINITIONS_VERSION`).
 - ``cardfacts_games``: one row per projected game: ruleset, seed, agents, winner, length, damage by source
-  (JSON), drain, draft offers (1.2, JSON base id -> rounds) and pool cards per feature bucket (constructed, JSON).
+  (JSON), drain, draft offers (1.2, JSON base id -> rounds), pool cards per feature bucket (constructed, JSON)
+  and whether both decks held the same cards (``same_decks``: then no card's deck rate can differ from 50%).
 - ``cardfacts_cards``: one row per player-game and card (`analysis.cardfacts.CARD_COLUMNS`), with the
   game's ruleset, the player's agent and its opponent's (card definitions stay in the events; ``fkey`` packs
   the card's feature buckets, `analysis.cardfacts.feature_key`).
@@ -42,7 +43,7 @@ from locm.store import open_store
 
 PREFIX = "cardfacts_"
 GAME_COLUMNS = ("game_id", "ruleset", "seed", "agent0", "agent1", "winner", "reason", "turns", "damage", "drain",
-                "offered", "pool")
+                "offered", "pool", "same_decks")
 ROW_COLUMNS = ("game_id", "ruleset", "agent", "opponent") + CARD_COLUMNS
 CHUNK = 2000  # games per unit of work
 
@@ -66,7 +67,7 @@ CREATE TABLE IF NOT EXISTS cardfacts_meta (key TEXT PRIMARY KEY, value TEXT NOT 
 CREATE TABLE IF NOT EXISTS cardfacts_games (
     game_id TEXT PRIMARY KEY, ruleset TEXT NOT NULL, seed INTEGER, agent0 TEXT NOT NULL, agent1 TEXT NOT NULL,
     winner INTEGER NOT NULL, reason TEXT NOT NULL, turns INTEGER NOT NULL, damage TEXT NOT NULL,
-    drain INTEGER NOT NULL, offered TEXT NOT NULL, pool TEXT NOT NULL
+    drain INTEGER NOT NULL, offered TEXT NOT NULL, pool TEXT NOT NULL, same_decks INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS cardfacts_cards (
     game_id TEXT NOT NULL, ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL,
@@ -118,9 +119,10 @@ def game_rows(game_id: str, events, clusters: dict | None = None, cross: dict | 
     bucket sums are added into `clusters` and `cross` (`add_clusters`) when given."""
     g = project(events)
     a0, a1 = g.agents
+    decks = [{f.card: f.copies for f in g.cards if f.player == p and f.copies} for p in (0, 1)]
     game = (game_id, g.ruleset, g.seed, a0, a1, g.winner, g.reason, g.turns, _enc.encode(dict(g.damage)).decode(),
             g.drain, _enc.encode({str(k): v for k, v in g.offered.items()}).decode(),
-            _enc.encode({str(k): v for k, v in g.pool.items()}).decode())
+            _enc.encode({str(k): v for k, v in g.pool.items()}).decode(), int(bool(decks[0]) and decks[0] == decks[1]))
     agents = (a0, a1)
     rs = g.ruleset
     cards = [(game_id, rs, agents[f.player], agents[1 - f.player], *f.row()) for f in g.cards]
@@ -442,11 +444,11 @@ def game_facts(db: sqlite_utils.Database, ruleset: str | None = None, agent: str
         where.append("ruleset = ?"), params.append(ruleset)
     if agent is not None:
         where.append("(agent0 = ? OR agent1 = ?)"), params.extend((agent, agent))
-    sql = (f"SELECT game_id, ruleset, seed, agent0, agent1, winner, reason, turns, damage, drain "
+    sql = (f"SELECT game_id, ruleset, seed, agent0, agent1, winner, reason, turns, damage, drain, same_decks "
            f"FROM cardfacts_games{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY rowid")
     dec = msgspec.json.decode
     out = []
     for r in db.execute(sql, params):
         out.append({"game_id": r[0], "ruleset": r[1], "seed": r[2], "agents": (r[3], r[4]), "winner": r[5],
-                    "reason": r[6], "turns": r[7], "damage": dec(r[8]), "drain": r[9]})
+                    "reason": r[6], "turns": r[7], "damage": dec(r[8]), "drain": r[9], "same_decks": r[10]})
     return out

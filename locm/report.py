@@ -76,6 +76,14 @@ class Stratum:
     by_turn: list[tuple[int, int, int]]  # (own turn of first play, n, wins)
     features: dict[str, list[dict]] = field(default_factory=dict)  # constructed: family -> rows
     lopsided: bool = False
+    same_decks: int = 0  # games of this pairing where both decks held the same cards
+
+    @property
+    def mirrored_decks(self) -> bool:
+        """Most of the pairing's games had the same deck on both sides: a card's deck rate is about 50%
+        whatever the card (both seats or neither hold it), and tells nothing."""
+        games = self.player_games // 2 if self.selfplay else self.player_games
+        return self.selfplay and games > 0 and self.same_decks > games / 2
 
     @property
     def selfplay(self) -> bool:
@@ -129,6 +137,11 @@ class ReportData:
     def lopsided(self) -> list[tuple[str, Stratum]]:
         """Every lopsided pairing, with its ruleset."""
         return [(rs, s) for rs, d in self.rulesets.items() for s in d.strata if s.lopsided]
+
+    @property
+    def mirrored(self) -> list[tuple[str, Stratum]]:
+        """Every self-play pairing whose games mostly had the same deck on both sides."""
+        return [(rs, s) for rs, d in self.rulesets.items() for s in d.strata if s.mirrored_decks]
 
 
 def _cost_bucket(fkey: int) -> str:
@@ -187,8 +200,12 @@ def _ruleset_data(db, rs: str, agent, opponent, seat, min_n: int, games: list[di
                   max_imbalance: float) -> RulesetData:
     constructed = cs.is_constructed(db, rs)
     wins: dict[tuple[str, str], list[int]] = {}
+    same: Counter = Counter()
     for g in games:
         a0, a1 = g["agents"]
+        same[(a0, a1)] += g["same_decks"]
+        if a0 != a1:
+            same[(a1, a0)] += g["same_decks"]
         for s, pair in enumerate(((a0, a1), (a1, a0))):
             if seat is not None and s != seat:
                 continue
@@ -201,6 +218,7 @@ def _ruleset_data(db, rs: str, agent, opponent, seat, min_n: int, games: list[di
             continue
         stratum = _stratum(db, rs, a, o, seat, min_n, constructed, k, n)
         stratum.lopsided = a != o and abs(k / n - 0.5) > max_imbalance
+        stratum.same_decks = same[(a, o)]
         lo, hi = wilson(k, n)
         for row in stratum.cards:
             row.update(pairing_games=n, pairing_win_rate=round(k / n, 4), pairing_ci=[round(lo, 4), round(hi, 4)],

@@ -88,6 +88,9 @@ def _progress(label: str):
 
 
 def _warn_lopsided(data) -> None:
+    for rs, s in data.mirrored:
+        click.echo(f"warning: {rs}: {s.label}: both seats had the same deck in {s.same_decks} of "
+                   f"{s.player_games // 2} games: a card's deck rate is about 50% whatever it does", err=True)
     for rs, s in data.lopsided:
         click.echo(f"warning: {rs}: {s.label}: {s.agent} wins {100 * s.wins / s.player_games:.1f}% of "
                    f"{s.player_games} games (lopsided beyond {100 * data.max_imbalance:.0f} points): its card rates "

@@ -559,3 +559,23 @@ def test_a_buckets_interval_is_clustered_by_game(mixed_db, bucket):
     assert row["interval"] == "wilson, clustered by game"
     naive = rate(row["in_hand_wins"], n, 1)[1]  # pairs as if independent: never wider
     assert row["in_hand_ci"][1] - row["in_hand_ci"][0] >= naive[1] - naive[0] - 1e-4
+
+
+def test_self_play_with_the_same_deck_on_both_sides_is_flagged(mixed_db, tmp_path):
+    """Greedy drafts deterministically from offers both seats share: its self-play decks are the same, so every
+    card's deck rate is 50% and the report says so; look-ahead's seeded jitter gives different decks."""
+    db = tmp_path / "g.db"
+    store = open_store(db)
+    for s in range(1, 7):
+        store.append_game({"game_id": f"gg-{s}"}, _played("1.2", s, ("greedy", "greedy")))
+    store.close()
+    data = collect(db, min_n=1)
+    (stratum,) = data.rulesets["1.2"].strata
+    assert stratum.same_decks == 6 and stratum.mirrored_decks and data.mirrored == [("1.2", stratum)]
+    assert all(r["deck_wr"] == 0.5 for r in stratum.cards if r["deck_n"])
+    write_report(data, tmp_path / "r")
+    assert "Mirrored decks" in (tmp_path / "r" / "index.html").read_text()
+    r = CliRunner().invoke(cli, ["cards", "stats", "--db", str(db), "--min-games", "1"])
+    assert "both seats had the same deck in 6 of 6 games" in r.stderr
+    looked = collect(mixed_db, min_n=1).rulesets["constructed"].strata[0]
+    assert looked.selfplay and looked.same_decks < 8 and not looked.mirrored_decks
