@@ -129,7 +129,9 @@ def by_cost(data, out: Path) -> Chart | None:
     ax.set_title("Win rate by mana cost (cards that reached the hand)")
     ax.legend(title="ruleset")
     return Chart(_save(fig, out, "cost.png"), "Win rate by mana cost",
-                 "Per (player-game, card) that reached the hand, grouped by the card's cost.")
+                 "Per (player-game, card) that reached the hand, grouped by the card's cost, in each ruleset's "
+                 "first pairing (" + "; ".join(f"{rs}: {d.strata[0].label}" for rs, d in data.rulesets.items())
+                 + ").")
 
 
 def pick_vs_win(rows: list[dict], ruleset: str, out: Path, names: dict[int, str]) -> Chart | None:
@@ -184,7 +186,8 @@ def by_turn(data, out: Path) -> Chart | None:
     bottom.set_xlabel("the player's own turn (1 = its first turn)")
     bottom.set_title("Popularity by turn")
     return Chart(_save(fig, out, "turn-played.png"), "Win rate and popularity by turn played",
-                 "Each (player-game, card) counted at the own turn of its first play.")
+                 "Each (player-game, card) counted at the own turn of its first play, in each ruleset's first "
+                 "pairing (" + "; ".join(f"{rs}: {d.strata[0].label}" for rs, d in data.rulesets.items()) + ").")
 
 
 def seat_chart(summary: dict[str, dict], out: Path) -> Chart:

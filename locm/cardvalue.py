@@ -115,8 +115,15 @@ def _card_list(rules: Rules) -> dict[int, Card]:
 
 
 def _name(rules_a: Rules, what: str, baseline: str) -> str:
+    """The baseline ruleset's name: A's, the card and the baseline (``1.2~116~vanilla``), at most 40 characters
+    (a long one ends in a short hash of what it names)."""
+    import hashlib
+
     safe = "".join(ch if ch.isalnum() else "-" for ch in what).strip("-")
-    return f"{rules_a.name}~{safe}~{baseline.replace(':', '')}"
+    name = f"{rules_a.name}~{safe}~{baseline.replace(':', '')}"
+    if len(name) > 40:
+        name = name[:31] + "~" + hashlib.sha256(name.encode()).hexdigest()[:8]
+    return name
 
 
 def make_targets(rules_a: Rules, items: Sequence[str], baseline: str) -> tuple[list[Target], list[Rules]]:
