@@ -24,7 +24,10 @@ Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card
 - ``fkey``: the card's `feature_key` (type, cost, keywords, area, draw, health effects, stat efficiency packed
   in one integer); `features_of_key` turns it into the constructed report's feature buckets.
 - Game level: length = ``TurnStarted`` events (both players), damage to players by ``PlayerDamaged.source``,
-  drain = ``PlayerHealed`` with source ``drain``.
+  drain = ``PlayerHealed`` with source ``drain``; *same decks*: both ``DeckOrdered`` hold the same base ids
+  (as many copies of each).
+- Constructed buckets (`GameFacts.buckets`): per player and feature bucket, how many of its cards meet each
+  metric's condition, what the bucket intervals are clustered by (`locm.cardfacts_store.add_clusters`).
 
 Events of types not in `TYPES` (and fields not read here) are ignored, so that new event types and new fields
 do not break the projection (unlike the fold, which must refuse what it does not know, STYLE 3).
@@ -100,6 +103,7 @@ class GameFacts:
     # constructed: per player, feature bucket (an index of FEATURE_ORDER) -> its cards' counts for each metric,
     # packed (`unpack_counts`): what the bucket intervals cluster by player-game and game
     buckets: tuple[dict, dict] = field(default_factory=lambda: ({}, {}))
+    same_decks: bool = False  # both players' decks held the same cards (as many copies of each)
 
 
 # The metric conditions of a card row, in `analysis.cardmetrics.METRICS` order, as 8-bit fields of one integer
@@ -211,6 +215,7 @@ def project(events) -> GameFacts:
     own_turn = [0, 0]
     started = False
     constructed = False
+    decks: list = [None, None]
 
     def fact(player: int, card: int) -> CardFact:
         f = facts[player].get(card)
@@ -272,6 +277,7 @@ def project(events) -> GameFacts:
             for i, b in zip(e.ids, e.base_ids):
                 instance[i] = b
                 fact(p, b).copies += 1
+            decks[p] = sorted(e.base_ids)
         elif t is CardPoolDefined:
             for c in e.cards:
                 defs[c.base_id] = c
@@ -279,6 +285,7 @@ def project(events) -> GameFacts:
             g.ruleset, g.seed, g.agents = e.ruleset, e.seed, tuple(e.agents)
         elif t is GameEnded:
             g.winner, g.reason = e.winner, e.reason
+    g.same_decks = decks[0] is not None and decks[0] == decks[1]
     if constructed:
         fkeys = {b: feature_key(c) for b, c in defs.items()}
         codes: Counter = Counter()

@@ -119,10 +119,9 @@ def game_rows(game_id: str, events, clusters: dict | None = None, cross: dict | 
     bucket sums are added into `clusters` and `cross` (`add_clusters`) when given."""
     g = project(events)
     a0, a1 = g.agents
-    decks = [{f.card: f.copies for f in g.cards if f.player == p and f.copies} for p in (0, 1)]
     game = (game_id, g.ruleset, g.seed, a0, a1, g.winner, g.reason, g.turns, _enc.encode(dict(g.damage)).decode(),
             g.drain, _enc.encode({str(k): v for k, v in g.offered.items()}).decode(),
-            _enc.encode({str(k): v for k, v in g.pool.items()}).decode(), int(bool(decks[0]) and decks[0] == decks[1]))
+            _enc.encode({str(k): v for k, v in g.pool.items()}).decode(), int(g.same_decks))
     agents = (a0, a1)
     rs = g.ruleset
     cards = [(game_id, rs, agents[f.player], agents[1 - f.player], *f.row()) for f in g.cards]
@@ -131,38 +130,81 @@ def game_rows(game_id: str, events, clusters: dict | None = None, cross: dict | 
     return game, cards
 
 
+_WIDE = 48  # bits per metric in the packed sums: a chunk's sums of squares stay far below 2**48
+_WIDE_MASK = (1 << _WIDE) - 1
+_squares_cache: dict[int, tuple[int, int]] = {}
+_products_cache: dict[tuple[int, int], tuple[int, int]] = {}
+
+
+def _squares(packed: int) -> tuple[int, int]:
+    """A player-game's bucket counts (`analysis.cardfacts.unpack_counts` layout) as (the six squares, six 0/1
+    "holds the bucket" flags), each in a `_WIDE`-bit field, so that sums of many are one integer addition;
+    remembered (the same counts recur in almost every game)."""
+    r = _squares_cache.get(packed)
+    if r is None:
+        sq = g = 0
+        for m, n in enumerate(unpack_counts(packed)):
+            sq |= n * n << (_WIDE * m)
+            g |= (n > 0) << (_WIDE * m)
+        r = _squares_cache[packed] = (sq, g)
+    return r
+
+
+def _products(a: int, b: int) -> tuple[int, int]:
+    """Two seats' bucket counts multiplied metric by metric, and "both hold it" flags, packed as `_squares`."""
+    r = _products_cache.get((a, b))
+    if r is None:
+        x = c = 0
+        for m, (n0, n1) in enumerate(zip(unpack_counts(a), unpack_counts(b))):
+            x |= n0 * n1 << (_WIDE * m)
+            c |= (n0 > 0 and n1 > 0) << (_WIDE * m)
+        r = _products_cache[(a, b)] = (x, c)
+    return r
+
+
+def _wide(packed: int, m: int) -> int:
+    return packed >> (_WIDE * m) & _WIDE_MASK
+
+
 def add_clusters(clusters: dict, cross: dict, rs: str, agents: tuple[str, str], winner: int,
                  buckets: tuple[dict, dict]) -> None:
     """One constructed game's bucket counts into the running sums: per (ruleset, agent, opponent, player,
-    bucket) six [s2, s2w, g] triples (one per metric) in ``clusters``; per (ruleset, agent, bucket) six [x, c]
-    pairs in ``cross`` when both seats have the same agent."""
-    counts = [{code: unpack_counts(v) for code, v in buckets[p].items()} for p in (0, 1)]
+    bucket) ``[s2, s2w, g]`` in ``clusters``, each packing its six metrics (`_squares`); per (ruleset, agent,
+    bucket) ``[x, c]`` in ``cross`` when both seats have the same agent (`_products`). `cluster_rows` unpacks."""
     for p in (0, 1):
         won = winner == p
         head = (rs, agents[p], agents[1 - p], p)
-        for code, ns in counts[p].items():
+        for code, v in buckets[p].items():
+            sq, g = _squares(v)
             acc = clusters.get(head + (code,))
             if acc is None:
-                acc = clusters[head + (code,)] = [0] * 18
-            for m, n in enumerate(ns):
-                if n:
-                    sq = n * n
-                    acc[3 * m] += sq
-                    acc[3 * m + 1] += sq if won else 0
-                    acc[3 * m + 2] += 1
+                clusters[head + (code,)] = [sq, sq if won else 0, g]
+            else:
+                acc[0] += sq
+                if won:
+                    acc[1] += sq
+                acc[2] += g
     if agents[0] == agents[1]:
-        other = counts[1]
-        for code, ns in counts[0].items():
-            ms = other.get(code)
-            if ms is None:
+        other = buckets[1]
+        for code, v in buckets[0].items():
+            w = other.get(code)
+            if w is None:
                 continue
+            x, c = _products(v, w)
             acc = cross.get((rs, agents[0], code))
             if acc is None:
-                acc = cross[(rs, agents[0], code)] = [0] * 12
-            for m in range(6):
-                if ns[m] and ms[m]:
-                    acc[2 * m] += ns[m] * ms[m]
-                    acc[2 * m + 1] += 1
+                cross[(rs, agents[0], code)] = [x, c]
+            else:
+                acc[0] += x
+                acc[1] += c
+
+
+def cluster_rows(clusters: dict, cross: dict) -> tuple[list[tuple], list[tuple]]:
+    """The ``cardfacts_clusters`` and ``cardfacts_cross`` rows of the packed sums (a row per metric held)."""
+    rows = [(*k, m, _wide(s2, m), _wide(s2w, m), _wide(g, m))
+            for k, (s2, s2w, g) in clusters.items() for m in range(6) if _wide(g, m)]
+    cross_rows = [(*k, m, _wide(x, m), _wide(c, m)) for k, (x, c) in cross.items() for m in range(6) if _wide(c, m)]
+    return rows, cross_rows
 
 
 def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list[tuple], list[tuple], list, list]:
@@ -200,10 +242,8 @@ def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple
         events.append(e)
     if current is not None:
         flush()
-    cluster_rows = [(*k, m, acc[3 * m], acc[3 * m + 1], acc[3 * m + 2])
-                    for k, acc in clusters.items() for m in range(6) if acc[3 * m + 2]]
-    cross_rows = [(*k, m, acc[2 * m], acc[2 * m + 1]) for k, acc in cross.items() for m in range(6) if acc[2 * m + 1]]
-    return games, cards, [(*k, n) for k, n in offered.items()], cluster_rows, cross_rows
+    rows, cross_rows = cluster_rows(clusters, cross)
+    return games, cards, [(*k, n) for k, n in offered.items()], rows, cross_rows
 
 
 def connect(path: str | os.PathLike) -> sqlite_utils.Database:
