@@ -29,6 +29,7 @@ nav a{margin-right:14px}
 .ok{background:#edf7ed;border-left:6px solid #2e7d32;padding:10px 14px;margin:14px 0;color:#1e4620}
 dl.notes dt{font-weight:600;margin-top:6px} dl.notes dd{margin-left:18px;color:#333}
 h3 .pairing{font-weight:normal;color:#555;font-size:15px}
+td.text{text-align:left;white-space:normal;min-width:14em} table.pairs td{text-align:left}
 """
 
 JS = """
@@ -138,8 +139,8 @@ def summary_table(summary: dict[str, dict]) -> str:
 def pairings_table(data) -> str:
     """Every pairing of the report with its player-games, the agent's win rate against the opponent (both
     seats) and whether it is lopsided."""
-    out = ["<table><thead><tr><th>ruleset</th><th>pairing (rows' agent vs opponent)</th><th>player-games</th>"
-           "<th>agent's win rate</th><th>data</th></tr></thead><tbody>"]
+    out = ["<table class=pairs><thead><tr><th>ruleset</th><th>pairing (rows' agent vs opponent)</th>"
+           "<th>player-games</th><th>agent's win rate against the opponent</th><th>data</th></tr></thead><tbody>"]
     for rs, d in data.rulesets.items():
         for s in d.strata:
             if s.mirrored_decks:
@@ -153,8 +154,9 @@ def pairings_table(data) -> str:
                            "its card rates say more about the agents than about the cards")
             else:
                 verdict = f"balanced (within {100 * data.max_imbalance:.0f} points of 50%)"
+            strength = "<td class=na>-</td>" if s.selfplay else _cell(s.wins, s.player_games)
             out.append(f"<tr><td>{escape(rs)}</td><td>{escape(s.label)}</td><td>{s.player_games}</td>"
-                       + _cell(s.wins, s.player_games) + f"<td style='text-align:left'>{verdict}</td></tr>")
+                       + strength + f"<td class=text>{verdict}</td></tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
 
@@ -168,10 +170,10 @@ def quality_box(data) -> str:
                 "twice). A card is then held by both seats or by neither, so its deck win rate is about 50% whatever "
                 "it does, and a card's value to its holder cannot be measured on those games. Use an agent whose "
                 "seats build different decks (lookahead's seeded jitter) for balance data.</div>")
-    return out + _strength_box(data)
+    return out + _strength_box(data, bool(out))
 
 
-def _strength_box(data) -> str:
+def _strength_box(data, flagged: bool) -> str:
     bad = data.lopsided
     if bad:
         names = ", ".join(f"{escape(rs)}: {escape(s.label)} ({100 * s.wins / s.player_games:.0f}% wins)"
@@ -181,6 +183,8 @@ def _strength_box(data) -> str:
                 "rate mostly says which agent takes it, not how strong it is (a weak agent's cards look weak). "
                 "Read the self-play or balanced tables below, or make balance data with self-play: "
                 "<code>locm tournament --agents lookahead lookahead</code>.</div>")
+    if flagged:  # mirrored decks: not "balanced data", whatever the strengths
+        return ""
     return ("<div class=ok><b>Balanced data.</b> Every pairing is self-play or within "
             f"{100 * data.max_imbalance:.0f} points of 50%. The rates below still carry selection bias "
             "(see How to read these numbers).</div>")
@@ -212,7 +216,8 @@ def render(data, charts) -> str:
              f"<title>Card-balance report ({escape(', '.join(data.rulesets))})</title><style>{CSS}</style></head>",
              "<body><main>", "<h1>Card-balance report</h1>",
              "<p class=lead>Legends of Code and Magic, computed from the stored event logs alone. Every rate has "
-             "its sample size and a 95% Wilson interval.</p>",
+             "its sample size and a 95% interval (Wilson; for constructed buckets, clustered by game), per "
+             "pairing of agents.</p>",
              "<div class=facts>" + "".join(f"<b>{k}</b><span>{v}</span>" for k, v in facts) + "</div>",
              quality_box(data),
              f"<p class=note>{escape(SELECTION_NOTE)}</p>",
