@@ -20,6 +20,7 @@ setup: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/locm demo
+	$(BIN)/locm conformance --game skyport --quiet tests/data/skyport/samples/*.jsonl.gz
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -30,6 +31,7 @@ bench: $(STAMP)
 
 conformance: $(STAMP)
 	$(BIN)/locm conformance tests/data/official-1.2-games-00-49.txt.gz tests/data/official-1.5-games-00-49.txt.gz --quiet
+	$(BIN)/locm conformance --game skyport --quiet tests/data/skyport/samples/*.jsonl.gz tests/data/skyport/oracle/*.jsonl.gz
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

@@ -6,7 +6,10 @@ user runs them (a new process each, Python start-up included), with the median o
 - ``locm show --db DB GAME_ID --turn N``: games at the start, middle and end of the store, turns at the start,
   middle and end of each game (goal: under 200 ms);
 - ``locm show ... --json`` with an id prefix;
-- ``locm html --db DB GAME_ID -o FILE`` (goal: under 1 s).
+- ``locm html --db DB GAME_ID -o FILE`` (goal: under 1 s);
+- ``locm show FILE --turn N`` of the longest of the first 2,000 games written as a log file (``locm play --log``
+  form, at least 400 events where the store has one), which re-decides the whole log first (goal: under
+  200 ms), and the re-decide alone in process.
 
     .venv/bin/python benchmarks/bench_replay.py --games 10000 --runs 5
 """
@@ -74,6 +77,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         html = [timed(["html", "--db", str(args.db), rec.game_id, "-o", f"{tmp}/g.html"], args.runs) for rec in picks]
         size = Path(f"{tmp}/g.html").stat().st_size
+    from locm.engine.redecide import departures
+    from locm.events.codec import to_jsonl
+
+    with open_store(args.db, readonly=True) as store:
+        longest = max(records[:2000], key=lambda r: r.n_events)
+        events = store.events(longest.game_id)
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "game.jsonl"
+        log.write_bytes(to_jsonl(events))
+        show_file = timed(["show", str(log), "--turn", str(longest.turns // 2)], args.runs)
+    redecide_ms = []
+    for _ in range(args.runs):
+        t = time.perf_counter()
+        assert departures(events) == []
+        redecide_ms.append((time.perf_counter() - t) * 1000)
     startup = timed(["--version"], args.runs)
     from locm.replay import open_game
     from locm.replay.render import show_text
@@ -89,7 +107,9 @@ def main() -> None:
               "show_ms_max": round(max(show), 1), "show_json_prefix_ms": round(show_json, 1),
               "html_ms_median": round(statistics.median(html), 1), "html_ms_max": round(max(html), 1),
               "html_bytes_last": size, "python_startup_ms": round(startup, 1),
-              "show_in_process_ms": round(statistics.median(inproc), 1), "cases": rows}
+              "show_in_process_ms": round(statistics.median(inproc), 1),
+              "show_file_ms": round(show_file, 1), "show_file_events": len(events),
+              "redecide_in_process_ms": round(statistics.median(redecide_ms), 2), "cases": rows}
     if args.json:
         print(json.dumps(result, indent=1))
         return
@@ -100,6 +120,8 @@ def main() -> None:
     print(f"locm show PREFIX --json: {result['show_json_prefix_ms']} ms")
     print(f"locm html: median {result['html_ms_median']} ms, worst {result['html_ms_max']} ms (goal < 1000), "
           f"{size // 1024} KB")
+    print(f"locm show FILE --turn N of a {len(events)}-event log, re-decided first: {result['show_file_ms']} ms "
+          f"(goal < 200; the re-decide alone in process: {result['redecide_in_process_ms']} ms)")
     print(f"(locm --version alone: {result['python_startup_ms']} ms; open the game and draw a turn in process: "
           f"{result['show_in_process_ms']} ms)")
 

@@ -35,11 +35,12 @@ class Game:
 
     @classmethod
     def new(cls, ruleset: str | Rules = "1.2", seed: int | None = None, params: dict[str, Any] | None = None,
-            agents: tuple[str, str] = ("", "")) -> "Game":
+            agents: tuple[str, str] = ("", ""), bots: tuple[str, str] | None = None) -> "Game":
         """A new game (R-SEEDS) under `ruleset` (a built-in name or alias, or any `Rules` value, which the log
-        then carries): `seed`, and any derived parameter given explicitly in `params`."""
+        then carries): `seed`, and any derived parameter given explicitly in `params`; ``agents`` and their
+        versions (``bots``: a bot's file hash, "" for a built-in agent) are recorded in `game_created`."""
         rules = by_name(ruleset) if isinstance(ruleset, str) else ruleset
-        events = setup.create(rules, seed, params, agents)
+        events = setup.create(rules, seed, params, agents, bots)
         return cls(fold(events), events)
 
     @classmethod

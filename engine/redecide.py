@@ -110,6 +110,78 @@ def redecide(events: Iterable[Event]) -> Redecided:
     return Redecided(len(events), inputs, schema, None)
 
 
+def departures(events: Iterable[Event], limit: int = 200) -> list[Divergence]:
+    """Every event of a log that the rules would not produce, each judged from the log's own state before it
+    (not only the first, as `redecide` finds): a reader that shows a forged log marks each forged event.
+
+    The log is cut at its recorded inputs; each input is fed to the state that the log's events before it
+    fold to, and what the rules give is compared with the log's events up to the next input, position by
+    position (an event the log lacks or has in excess is a departure too). After a departure the state is
+    rebuilt from the log itself, so the events after it are judged on their own. At most ``limit`` are
+    returned; where the log cannot be followed any further (it does not fold, an input cannot be played) the
+    last entry says so."""
+    events = list(events)
+    schema = schema_of(events)
+    try:
+        events = upcast(events)
+    except LocmError as exc:
+        return [Divergence(getattr(exc, "seq", 0), f"the log does not fold: {exc}")]
+    if not events or type(events[0]) is not GameCreated:
+        return [Divergence(0, "the log does not start with game_created")]
+    same = _same_strict if schema >= SCHEMA_VERSION else _same_facts
+    try:
+        game = Game.from_created(events[0])
+    except Exception as exc:  # a made-up game_created (seeds missing, ...) may break creation anywhere
+        return [Divergence(0, f"the game cannot be created again from its game_created: {exc}")]
+    inputs = [e.seq for e in events[1:] if e.cause == -1 and isinstance(e, (ActionReceived, HardError))]
+    found: list[Divergence] = []
+    start = 0
+    for end in inputs + [len(events)]:
+        produced = game.log[start:]
+        bad = _segment(events[start:end], produced, start, same)
+        found += bad
+        if len(found) >= limit:
+            return found[:limit]
+        if end == len(events):
+            if not bad and not game.ended:
+                found.append(Divergence(len(events), "the log ends before the game does"))
+            break
+        if bad:  # judge what follows from the log's own state
+            try:
+                game = Game.from_log(events[:end])
+            except Exception as exc:  # a forged log may break the fold anywhere
+                found.append(Divergence(end, f"the log cannot be followed from here: it does not fold: {exc}"))
+                break
+        if game.ended:
+            found.append(Divergence(end, "the game is over here, yet the log goes on", _text(events[end])))
+            break
+        try:
+            _feed(game, events[end])
+        except LocmError as exc:
+            found.append(Divergence(end, f"this input cannot be played here: {exc}", _text(events[end])))
+            break
+        except Exception as exc:  # a state rebuilt from a forged log (a card pool edited) may break decide
+            found.append(Divergence(end, f"this input cannot be played on the log's own state here "
+                                         f"({type(exc).__name__}: {exc})", _text(events[end])))
+            break
+        start = end
+    return found
+
+
+def _segment(stored: list[Event], produced: list[Event], start: int, same: Callable[[Event, Event], bool]
+             ) -> list[Divergence]:
+    out = []
+    for k in range(max(len(stored), len(produced))):
+        if k >= len(stored):
+            out.append(Divergence(start + k, "the rules give an event the log does not have", "", _text(produced[k])))
+        elif k >= len(produced):
+            out.append(Divergence(start + k, "the log has an event the rules do not give", _text(stored[k]), ""))
+        elif not same(stored[k], produced[k]):
+            out.append(Divergence(start + k, "the event differs from what the rules give", _text(stored[k]),
+                                  _text(produced[k])))
+    return out
+
+
 def _feed(game: Game, e: Event) -> None:
     if e.cause != -1 or not isinstance(e, (ActionReceived, HardError)):
         raise _NotAnInput(f"{_tag(e)} is not caused by a recorded input")
@@ -169,4 +241,4 @@ def _tag(e: Event) -> str:
     return cast(str, type(e).__struct_config__.tag)  # every event names its tag
 
 
-__all__ = ["redecide", "Redecided", "Divergence"]
+__all__ = ["redecide", "departures", "Redecided", "Divergence"]

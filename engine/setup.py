@@ -59,12 +59,16 @@ def derive_params(
 
 
 def create(
-    rules: Ruleset, seed: int | None, overrides: dict[str, Any] | None = None, agents: tuple[str, str] = ("", "")
+    rules: Ruleset, seed: int | None, overrides: dict[str, Any] | None = None, agents: tuple[str, str] = ("", ""),
+    bots: tuple[str, str] | None = None,
 ) -> list[Event]:
-    """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers."""
+    """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers. ``bots``: each
+    seat's bot version (`GameCreated.bot_sha256`, "" for a built-in agent); None or two "" leave it unset."""
     check_rules(rules)  # a value built in code meets a variant file's checks
     params = derive_params(rules, seed, overrides)
     fields = {PARAM_FIELDS[k]: v for k, v in params.items()}
+    if bots is not None and any(bots):
+        fields["bot_sha256"] = (str(bots[0]), str(bots[1]))
     created = GameCreated(
         seq=0,
         cause=-1,
@@ -87,6 +91,12 @@ def opening(created: GameCreated) -> list[Event]:
     if rules is None:
         raise GameParamError("game_created has no rules (a schema 1 log: read it through engine.upcast)")
     check_rules(rules, "game_created.rules", from_log=True)
+    for name in rules.seed_params:  # a made-up game_created may lack one (the draft's seed in a 1.2 game with
+        value = getattr(created, PARAM_FIELDS[name])  # predefined draft ids is not among them)
+        if type(value) is not int or not JAVA_LONG_MIN <= value <= JAVA_LONG_MAX:
+            if name == "draftChoicesSeed" and created.predefined_draft_ids is not None:
+                continue
+            raise GameParamError(f"game_created: {name} must be a 64-bit signed integer, got {value!r}", name, value)
     out = Out(None, created.seq, seq=created.seq + 1)  # type: ignore[arg-type]  # no state yet: only emit() is used
     if rules.deck_building == DRAFT:
         from locm.engine.draft import draft_events

@@ -62,6 +62,11 @@ class GameCreated(Event, frozen=True, tag="game_created"):
     schema_version: int = SCHEMA_VERSION
     rules: Rules | None = None
     rules_hash: str = ""  # sha256 of the resolved rules' values (`engine.rulesets.rules_hash`); "" before variants
+    bot_sha256: tuple[str, str] | msgspec.UnsetType = msgspec.UNSET
+    """Per seat, the SHA-256 (hex) of a command-line bot's files ("" for a built-in agent): a bot's identity in
+    a game is its command (``agents``) and this version. Unset, and then absent from the JSON, when neither
+    seat is a bot, so that logs of built-in agents keep their bytes (and in logs written before bots had
+    versions)."""
 
 
 class CardPoolDefined(Event, frozen=True, tag="card_pool_defined"):

@@ -38,7 +38,7 @@ import msgspec
 import sqlite_utils
 
 from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project, unpack_counts
-from locm.errors import StoreError
+from locm.errors import ChainError, StoreError
 from locm.store import open_store
 
 PREFIX = "cardfacts_"
@@ -234,12 +234,16 @@ def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple
             for key, n in counts.items():
                 offered[(rs, agents[p], agents[1 - p], p, key)] += n
 
-    for gid, e in store.iter_events(game_ids, types=TYPES):
-        if gid != current:
-            if current is not None:
-                flush()
-            current, events = gid, []
-        events.append(e)
+    try:
+        for gid, e in store.iter_events(game_ids, types=TYPES, verify=True):  # a game is trusted if it chains
+            if gid != current:
+                if current is not None:
+                    flush()
+                current, events = gid, []
+            events.append(e)
+    except ChainError as exc:  # (re-raised as a plain StoreError: it crosses back from a worker process)
+        raise StoreError(f"{store.path}: {exc}: the report is not made from a game altered since it was stored "
+                         f"(locm verify --db {store.path} names every such game)") from None
     if current is not None:
         flush()
     rows, cross_rows = cluster_rows(clusters, cross)
@@ -248,10 +252,17 @@ def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple
 
 def connect(path: str | os.PathLike) -> sqlite_utils.Database:
     """The store file through sqlite-utils, with the projection's tables created if missing. The file must
-    already be an event store (opened once through `open_store`, which refuses anything else)."""
+    already be an event store (opened once through `open_store`, which refuses anything else).
+
+    A store that cannot be written (read-only media, a read-only file or directory) is never written: its own
+    projection is used as it is when it is up to date (`_current`), else the projection is kept in a temporary
+    file for this process, with the store attached read-only (`_scratch`); either way reports work."""
     path = str(path)
     if path == ":memory:" or not Path(path).is_file():
         raise StoreError(f"{path}: no such event store")
+    if not writable(path):
+        open_store(path, create=False, readonly=True).close()  # refuses a file that is not a store
+        return _read_only(path)
     open_store(path, create=False).close()
     db = sqlite_utils.Database(path)
     try:
@@ -260,6 +271,70 @@ def connect(path: str | os.PathLike) -> sqlite_utils.Database:
     except sqlite3.Error as exc:
         db.close()
         raise StoreError(f"{path}: cannot keep the card-facts tables in this file: {exc}") from None
+    return db
+
+
+def writable(path: str | os.PathLike) -> bool:
+    """Whether the store file and its directory (where SQLite keeps its journal) can be written."""
+    return os.access(path, os.W_OK) and os.access(Path(path).resolve().parent, os.W_OK)
+
+
+_SCRATCH: dict[str, str] = {}
+"""Per read-only store (its resolved path), this process's temporary projection file."""
+
+
+def _read_only(path: str) -> sqlite_utils.Database:
+    from locm.store import _read_uri
+
+    uri = _read_uri(Path(path))
+    conn = sqlite3.connect(uri, uri=True)
+    if _current(conn):
+        db = sqlite_utils.Database(conn)
+        db.read_only = True  # type: ignore[attr-defined]  # `refresh` has nothing to do
+        return db
+    conn.close()
+    return _scratch(path, uri)
+
+
+def _read_uri_of(path: str | os.PathLike) -> str:
+    from locm.store import _read_uri
+
+    return _read_uri(Path(path))
+
+
+def _current(conn: sqlite3.Connection) -> bool:
+    """Whether the file's own projection is complete and of this version and layout: every stored game, no
+    other, and the totals caught up."""
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM cardfacts_meta").fetchall())
+        if (meta.get("definitions_version"), meta.get("layout")) != (DEFINITIONS_VERSION, LAYOUT):
+            return False
+        missing, extra = conn.execute(
+            "SELECT (SELECT count(*) FROM games WHERE game_id NOT IN (SELECT game_id FROM cardfacts_games)), "
+            "(SELECT count(*) FROM cardfacts_games WHERE game_id NOT IN (SELECT game_id FROM games))").fetchone()
+        last = conn.execute("SELECT COALESCE(max(rowid), 0) FROM cardfacts_cards").fetchone()[0]
+    except sqlite3.Error:  # no projection tables
+        return False
+    return not missing and not extra and str(last) == meta.get("totals_rowid", "0")
+
+
+def _scratch(path: str, uri: str) -> sqlite_utils.Database:
+    """The projection in a temporary file (made once per process, removed at exit), the store attached
+    read-only: `games` resolves to the store's table, the ``cardfacts_`` tables to the temporary file's."""
+    import atexit
+    import tempfile
+
+    key = str(Path(path).resolve())
+    tmp = _SCRATCH.get(key)
+    if tmp is None:
+        fd, tmp = tempfile.mkstemp(prefix="locm-cardfacts-", suffix=".db")
+        os.close(fd)
+        _SCRATCH[key] = tmp
+        atexit.register(lambda: Path(tmp).unlink(missing_ok=True))
+    conn = sqlite3.connect(Path(tmp).as_uri(), uri=True)
+    conn.execute("ATTACH DATABASE ? AS store", (uri,))
+    db = sqlite_utils.Database(conn)
+    db.executescript(DDL)
     return db
 
 
@@ -283,6 +358,13 @@ def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | No
     ``rebuild``, when the definitions version changed, or when a projected game left the store).
     ``on_start(n)`` is told how many games will be projected, ``progress(k)`` after each chunk of k."""
     db = connect(path)
+    if getattr(db, "read_only", False):  # a read-only store whose own projection is up to date
+        if not rebuild:
+            n = db.execute("SELECT count(*) FROM cardfacts_games").fetchone()[0]
+            db.close()
+            return ProjectionSummary(0, n, False)
+        db.close()
+        db = _scratch(str(path), _read_uri_of(path))
     try:
         return _refresh(db, path, rebuild, workers, progress, on_start)
     except sqlite3.Error as exc:

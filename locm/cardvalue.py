@@ -237,7 +237,7 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
     out = []
     for gid in gids:
         try:
-            events_a = store.events(gid)
+            events_a = store.verified_events(gid)  # a stored game is trusted only if its chain holds
         except LocmError as exc:
             out.append((gid, -1, "error", None, {}, str(exc)))
             continue

@@ -15,23 +15,38 @@ from pathlib import Path
 import click
 
 from locm.engine.errors import LocmError
+from locm.errors import OutputError  # noqa: F401  (re-exported: locm.cli.OutputError)
 from locm import report_cli
 
 EXIT_ERROR = 2
 
 
-class OutputError(LocmError):
-    """An output file the CLI was asked to write cannot be written."""
-
-    def __init__(self, message: str, path: str = "") -> None:
-        self.path = path
-        super().__init__(message)
-
-
 class LocmGroup(click.Group):
-    """Turns usage errors into one line: `locm CMD: error: ...`."""
+    """Turns usage errors into one line: `locm CMD: error: ...`. Standard output is guarded for the command
+    (`locm.outputs.guard_stdout`): a closed one, a broken pipe or a full disk under it never stops a command
+    before its file outputs are written; a closed or full one is reported at the end, in one line."""
 
     def main(self, args=None, prog_name="locm", **extra):
+        from locm.outputs import guard_stdout, stdout_problem
+
+        real, real_err = sys.stdout, sys.stderr
+        guard = guard_stdout()
+        code = 0
+        try:
+            self._main(args, prog_name, **extra)
+        except SystemExit as exc:
+            code = exc.code
+        finally:
+            sys.stdout, sys.stderr = real, real_err
+        problem = stdout_problem(guard)
+        if guard.problem is not None:
+            _silence_stdout()  # what is still buffered for it is dropped at exit, not written again
+        if problem and code in (0, None):
+            click.echo(f"locm: error: {problem}", err=True)
+            code = EXIT_ERROR
+        sys.exit(code)
+
+    def _main(self, args, prog_name, **extra):
         try:
             value = super().main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
             sys.stdout.flush()  # a full disk under standard output is reported here, not at exit
@@ -79,9 +94,9 @@ def _internal_error(exc: Exception):
 def _silence_stdout() -> None:
     """Point standard output at /dev/null, so that what is still buffered for it is dropped at exit instead
     of failing again there."""
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, sys.stdout.fileno())
+        os.dup2(fd, 1)
         os.close(fd)
 
 
@@ -138,8 +153,9 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     """Play one game and print the winner and a short summary.
 
     The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
-    under a deterministic id (ruleset, seed and a hash of the agents and parameters); storing it twice is
-    refused.
+    under its id, which names its content (ruleset, seed, agents and the versions of bots' files,
+    parameters); a game already stored is played and shown again, and nothing new is stored. A bot whose
+    files changed since it played this game is said so (its game is a new one).
 
     \b
     Example:
@@ -151,8 +167,8 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     from locm.events.codec import to_jsonl
     from locm.bots import TimeLimits, check_agent
     from locm.play import summarize
-    from locm.store import DuplicateGameError, open_store
-    from locm.tournament import game_id, run_game
+    from locm.store import DuplicateGameError, open_store, prepare_game
+    from locm.tournament import other_versions, run_game
 
     ruleset = _check_ruleset(ruleset)
     agents = (check_agent(p0), check_agent(p1))
@@ -163,14 +179,21 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     if log_path and not to_stdout:
         _check_output(log_path)  # before playing, not after
     store = open_store(db) if db else None
+    stored = same = None
+    earlier = []
     try:
         with _sigterm_as_interrupt():
-            gid = game_id(ruleset, seed, agents, params)
-            if store is not None and store.has_game(gid):
-                raise DuplicateGameError(gid)
             played = run_game(ruleset, seed, agents, params, limits)
             if store is not None:
-                store.append_game(played.extras, played.game.log)
+                gid = played.game_id
+                earlier = other_versions(store, played.game.created, gid)
+                prepared = prepare_game(played.extras, played.game.log)
+                try:
+                    store.append_prepared(prepared)
+                    stored = True
+                except DuplicateGameError:
+                    stored = False
+                    same = store.game(gid).head_hash == prepared.record.head_hash
     finally:
         if store is not None:
             store.close()
@@ -187,8 +210,15 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
             say(f"stderr of player {seat} ({agents[seat]}), last lines:")
             for line in text.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
                 say(f"  | {line}")
-    if store is not None:
-        say(f"stored: {gid} in {db}")
+    for record, bots in earlier[:3]:
+        say(f"bot {', '.join(repr(b) for b in bots)} changed since this game was played as {record.game_id} "
+            f"(its files differ): this is a new game, under its own id")
+    if stored:
+        say(f"stored: {played.game_id} in {db}")
+    elif stored is False:
+        say(f"already stored: {played.game_id} in {db}: stored nothing new"
+            + ("" if same else " (this play's log differs from the stored one: a bot answered or timed out "
+                               "differently)"))
     if log_path:
         _write_bytes(log_path, to_jsonl(game.log))  # after the summary: a full disk still shows the game
         if not to_stdout:
@@ -236,33 +266,19 @@ def _parse_params(items) -> dict:
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole (through a .tmp file renamed when complete, removed on failure) or to
-    standard output for ``-``."""
-    if str(path) == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_bytes(data)
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}", str(path)) from None
+    """Write ``data`` to what ``path`` names (`locm.outputs.write_output`: a file whole or not at all, a device
+    or FIFO as it is, a symlink's target, ``-`` standard output)."""
+    from locm.outputs import write_output
+
+    write_output(path, data)
 
 
 def _check_output(path: Path) -> None:
-    """Refuse an output path that cannot be written (no such directory, not writable, a directory), before
-    any work is done for it."""
-    path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise OutputError(f"cannot write {path}: it is a directory", str(path))
-    if not parent.is_dir():
-        raise OutputError(f"cannot write {path}: no directory {parent}", str(path))
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise OutputError(f"cannot write {path}: permission denied or read-only", str(path))
+    """Refuse an output path that cannot be written, before any work is done for it
+    (`locm.outputs.check_output`)."""
+    from locm.outputs import check_output
+
+    check_output(path)
 
 
 # --- conformance ------------------------------------------------------------------------------------------
@@ -271,17 +287,26 @@ def _check_output(path: Path) -> None:
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print mismatches and the summary only.")
-def conformance(files, quiet):
+@click.option("--game", type=click.Choice(["locm", "skyport"]), default="locm", show_default=True,
+              help="The game the logs are of (skyport: logs of the official 2013 Skyport server).")
+def conformance(files, quiet, game):
     """Replay official referee logs and check every input byte for byte, and the winner.
 
     FILES are logs in the official format (one game per line; .gz allowed). A line that is not a game log is
     reported with its line number and the other games are still checked. Exit status 0 only when every game
-    is identical.
+    is identical. With --game skyport, FILES are oracle logs of the 2013 Skyport server (one game per file):
+    every gamestate, re-broadcast and error it sent each client is checked, and the first difference is
+    reported with its turn, player and field.
 
     \b
     Example:
       locm conformance tests/data/official-1.2-games-00-49.txt.gz
+      locm conformance --game skyport tests/data/skyport/*.jsonl.gz
     """
+    if game == "skyport":
+        from locm.replay.skyport_conformance import conformance_report
+
+        sys.exit(conformance_report(files, quiet, click.echo))
     from locm.replay.conformance import check_game, check_generated_cards, read_log_file
 
     total = same = bad = 0
@@ -454,7 +479,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     from locm.tables import table
     from locm.errors import TournamentError
     from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, pair_rows, play_jobs,
-                                 schedule, standings, standings_rows, to_play)
+                                 record_schedule, schedule, standings, standings_rows, to_play)
 
     ruleset = _check_ruleset(ruleset)
     agents = [check_agent(a) for a in (*first, *more)]
@@ -466,6 +491,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
             for bot, n in [] if allow_changed_bots else changed_bots(store, agents)[:1]:
                 raise TournamentError(f"bot {bot!r} changed since {_n(n, 'stored game')} with it (its files "
                                       "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
+            record_schedule(store, jobs)  # the store knows what it should hold: locm verify checks it
             pending, todo = to_play(store, jobs)
             used = min(workers, max(todo, 1))
             click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "
@@ -543,38 +569,69 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
 
 
 @cli.command()
-@DB_OPTION
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path, allow_dash=True))
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The event store to check (default locm.db when no FILE is given).")
 @click.option("--redecide/--no-redecide", default=True, show_default=True,
               help="Also rebuild each game from its game_created, feed every recorded input through the rules "
                    "again and compare the events byte for byte (--no-redecide: the chain and the fold only).")
-def verify(db, redecide):
-    """Check every stored game: its hash chain is intact, the fold of its events ends the game with the
-    recorded winner, and (by default) re-deciding its recorded inputs gives exactly its events, so a log that
-    was edited and re-chained is caught at the first event the rules would not produce. Prints a line per bad
-    game and a summary; exit status 1 if any game is bad.
+@click.option("--full", is_flag=True,
+              help="Run SQLite's full integrity_check on the store (every index against its table) instead of "
+                   "the quick_check.")
+def verify(files, db, redecide, full):
+    """Check games and everything a store holds; exit status 1 if anything is wrong.
+
+    A store: SQLite's integrity check (quick by default, full with --full), its ledger (every game ever
+    stored is still there, in order: a deleted row is named), its tournaments' schedules (every scheduled game
+    is there, and every game that says it is scheduled is the game of its place), and every game: its hash
+    chain, its id (what
+    its game_created gives), the fold of its events ends the game with the recorded winner, and (by default)
+    re-deciding its recorded inputs gives exactly its events, so a log edited and re-chained is caught at the
+    first event the rules would not produce. FILES: event logs (locm play --log), official referee logs (each
+    game replayed as 'locm conformance' does) and store exports, checked the same way; - is standard input.
+    Prints a line per bad game and a summary.
 
     \b
     Example:
       locm verify --db t.db
-      locm verify --db t.db --no-redecide    # faster: hash chain and fold only
+      locm verify --db t.db --full --no-redecide    # the whole file, then chains, ids and folds only
+      locm verify game.jsonl official.txt.gz games.jsonl
     """
+    from locm.checks import check_file, store_checks, stored_problem
     from locm.store import open_store
-    from locm.tournament import check_stored_game
 
     bad = total = 0
-    with open_store(db, create=False, readonly=True) as store:
-        records = store.games()
-        # The bar goes to stderr and only to a terminal: the report lines on stdout stay as they are.
-        with click.progressbar(records, label="verifying", file=sys.stderr, show_pos=True,
-                               show_eta=True) as bar:
-            for record in bar:
-                total += 1
-                problem = check_stored_game(store, record, redecide)
-                if problem:
-                    bad += 1
-                    click.echo(f"{record.game_id}: {problem.removeprefix(f'game {record.game_id!r}: ')}")
+
+    def report(label: str, verdict) -> None:
+        nonlocal bad, total
+        total += 1
+        if not verdict.ok:
+            bad += 1
+            click.echo(f"{label}: {verdict.problem.removeprefix(f'game {label!r}: ')}")
+        elif verdict.note:
+            click.echo(f"{label}: good; note: {verdict.note}")
+
+    for path in files:
+        for checked in check_file(str(path), redecide):
+            report(checked.label, checked.verdict)
+    store_bad = False
+    if db is not None or not files:
+        with open_store(db or Path("locm.db"), create=False, readonly=True) as store:
+            found = store_checks(store, full)
+            for line in found.problems:
+                click.echo(f"store: {line}")
+            for line in found.notes:
+                click.echo(f"store: note: {line}")
+            # The bar goes to stderr and only to a terminal: the report lines on stdout stay as they are.
+            with click.progressbar(found.records, label="verifying", file=sys.stderr, show_pos=True,
+                                   show_eta=True) as bar:
+                for record in bar:
+                    report(record.game_id, stored_problem(store, record, redecide))
+            store_bad = not found.ok
+            if found.ok:
+                click.echo(f"store: {found.summary()}")
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
-    sys.exit(1 if bad else 0)
+    sys.exit(1 if bad or store_bad else 0)
 
 
 @cli.command("export")
@@ -597,6 +654,7 @@ def export_cmd(game_ids, all_games, db, output, salvage):
       locm export 1.2-7-0123456789ab --db t.db -o one.jsonl
       locm export --all --salvage --db damaged.db -o rescued.jsonl
     """
+    from locm.outputs import output_file
     from locm.store import open_store
 
     if bool(game_ids) == all_games:
@@ -612,20 +670,9 @@ def export_cmd(game_ids, all_games, db, output, salvage):
         for gid in ids or ():
             store.game(gid)  # an unknown id is refused before anything is written
         kw = {"on_bad": on_bad} if salvage else {}
-        if output is None or str(output) == "-":
-            with click.open_file("-", "wb") as out:
-                n = store.export_jsonl(ids, out, **kw)
-                out.flush()
-        else:
-            tmp = output.with_name(output.name + ".tmp")
-            try:
-                with open(tmp, "wb") as f:
-                    n = store.export_jsonl(ids, f, **kw)
-                tmp.replace(output)
-            except OSError as exc:
-                raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
-            finally:
-                tmp.unlink(missing_ok=True)
+        with output_file(output or "-") as out:
+            n = store.export_jsonl(ids, out, **kw)
+        if output is not None and str(output) != "-":
             click.echo(f"{_n(n, 'game')} written to {output}", err=True)
     if bad:
         click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
@@ -638,13 +685,21 @@ def export_cmd(game_ids, all_games, db, output, salvage):
 @click.option("--skip-existing", is_flag=True, help="Skip games already stored identically instead of refusing.")
 def import_cmd(file, db, skip_existing):
     """Store the games of an export file, all or none: a malformed, truncated or tampered file is refused
-    with the number of its first wrong line, and nothing is written. FILE may be - for standard input.
+    with the number of its first wrong line, and nothing is written. Each game is checked as 'locm verify'
+    checks a stored game: its id is what its game_created gives, and re-deciding its recorded inputs gives
+    exactly its events, so a forged game whose hash chain was recomputed is refused naming the game, the seq
+    and the first event the rules would not produce. FILE may be - for standard input.
+
+    FILE may also be an event log (`locm play --log`): its game is checked (re-deciding its inputs gives
+    exactly its events) and stored under the id `locm play --db` would have given it.
 
     \b
     Example:
       locm import games.jsonl --db copy.db
+      locm import game.jsonl --db t.db        # an event log from locm play --log
     """
     from locm.errors import ImportFormatError, InputFileError
+    from locm.events.codec import MAX_LINE
     from locm.store import open_store
 
     existed = db.exists()
@@ -652,7 +707,21 @@ def import_cmd(file, db, skip_existing):
     ok = False
     try:
         with click.open_file(str(file), "rb") as stream:
-            summary = store.import_jsonl(stream, skip_existing=skip_existing)
+            first = stream.readline(MAX_LINE + 1)
+            if _is_event_log_line(first):
+                from locm.play import import_event_log
+                from locm.replay.sources import MAX_FILE
+
+                data = first + stream.read(MAX_FILE)
+                gid, stored = import_event_log(store, data, str(file), skip_existing=skip_existing)
+                ok = True
+                click.echo(f"imported game {gid} into {db}" if stored else f"game {gid} already stored, skipped")
+                return
+            size = os.fstat(stream.fileno()).st_size if str(file) != "-" and sys.stderr.isatty() else 0
+            bar = click.progressbar(length=size or 1, label="importing", file=sys.stderr)
+            with bar if size else contextlib.nullcontext(bar):  # a bar only where someone watches a terminal
+                summary = store.import_jsonl(_Counted(first, stream, bar.update if size else None),
+                                             skip_existing=skip_existing)
         ok = True
     except ImportFormatError as exc:
         raise InputFileError(str(file), exc) from None
@@ -665,6 +734,37 @@ def import_cmd(file, db, skip_existing):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
     click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
+
+
+def _is_event_log_line(line: bytes) -> bool:
+    """Whether a file's first line is an event log's `game_created` (not an export's header)."""
+    import msgspec
+
+    class Kind(msgspec.Struct):
+        type: object = None
+
+    try:
+        return msgspec.json.decode(line, type=Kind).type == "game_created"
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        return False
+
+
+class _Counted:
+    """A binary stream whose first line was read already (`readline` gives it back first), telling ``update``
+    how many bytes each line is (a progress bar's), if given. Lines are read with the reader's limit
+    (`events.codec.bounded_lines`)."""
+
+    def __init__(self, first: bytes, stream, update) -> None:
+        self._first, self._stream, self._update = first, stream, update
+
+    def readline(self, limit: int = -1) -> bytes:
+        if self._first:
+            line, self._first = self._first, b""
+        else:
+            line = self._stream.readline(limit)
+        if self._update is not None:
+            self._update(len(line))
+        return line
 
 
 @cli.command()

@@ -13,7 +13,8 @@ from locm.analysis.overview import overview, overview_text
 from locm.report import collect, write_report
 from locm.store import open_store
 from locm.tables import table
-from locm.tournament import (STANDINGS_HEADERS, Job, game_id, pending, play_jobs, schedule, standings,
+from locm.checks import store_checks, stored_problem
+from locm.tournament import (STANDINGS_HEADERS, pending, play_jobs, record_schedule, schedule, standings,
                              standings_rows)
 
 DEMO_AGENTS = ("lookahead", "greedy", "random", "pass")
@@ -39,6 +40,7 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
         results = {}
         for ruleset in RULESETS:
             jobs = schedule(ruleset, DEMO_AGENTS, games, seed=1)
+            record_schedule(store, jobs)
             todo = pending(store, jobs)
             echo(f"{ruleset}: {len(jobs)} games between {', '.join(DEMO_AGENTS)} "
                  f"({len(jobs) - len(todo)} already in {db})")
@@ -49,17 +51,24 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
             table_rows = standings(records, DEMO_AGENTS)
             results[ruleset] = (records, table_rows)
-        mirror = {}
+        mirror, seats = {}, {}
         for ruleset in RULESETS:
-            jobs = [Job(game_id(ruleset, s, MIRROR), ruleset, s, *MIRROR) for s in range(1, games + 1)]
+            jobs = schedule(ruleset, MIRROR, games, seed=1)  # self-play: each of seeds 1..games once
+            record_schedule(store, jobs)
             todo = pending(store, jobs)
             if todo:
                 with progress_bar(len(todo), f"{MIRROR[0]} mirror {ruleset}") as bar:
                     play_jobs(store, todo, workers=workers, progress=bar.update, scheduled=len(jobs))
             mirror[ruleset] = [j.game_id for j in jobs]
+            ids = set(mirror[ruleset])
+            seats[ruleset] = standings([r for r in store.games(ruleset=ruleset) if r.game_id in ids], MIRROR)
         echo("")
         for ruleset, (records, rows) in results.items():
             echo(f"== {ruleset}: standings ({len(records)} games)")
+            echo(table(STANDINGS_HEADERS, standings_rows(rows)))
+            echo("")
+        for ruleset, rows in seats.items():
+            echo(f"== {ruleset}: {MIRROR[0]} against itself, by seat (locm tournament --agents greedy greedy)")
             echo(table(STANDINGS_HEADERS, standings_rows(rows)))
             echo("")
         logs = [(ruleset, store.events(gid)) for ruleset, ids in mirror.items() for gid in ids]
@@ -78,6 +87,11 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
         page = write_replay(store, db, gid, Path(chart).with_name(Path(chart).stem + "-replay.html"))
         echo(f"replay of game {gid}: {page}   (next: {LOCM} replay --db {db} {gid}   or   "
              f"{LOCM} audit --db {db} {gid} --rejected)")
+        found = store_checks(store)
+        bad = [r.game_id for r in found.records if not stored_problem(store, r, redecide=False).ok]
+        echo(f"store checked: {found.summary() if found.ok else '; '.join(found.problems)}; "
+             f"{len(found.records) - len(bad)} of {len(found.records)} games' chains and ids hold   "
+             f"(next: {LOCM} verify --db {db} also re-decides every game)")
     finally:
         store.close()
     report_dir = Path(report_dir) if report_dir else Path(db).with_name("locm-demo-report")

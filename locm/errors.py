@@ -20,6 +20,17 @@ def _short(value: object, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+# --- outputs (locm.outputs, the CLI) -----------------------------------------------------------------------
+
+
+class OutputError(LocmError):
+    """An output the CLI was asked to write cannot be written (``path``: what the user named)."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.path = path
+        super().__init__(message)
+
+
 # --- event store (locm.store) -----------------------------------------------------------------------------
 
 

@@ -1,7 +1,8 @@
 """`migrate`: convert an event store of schema 1 (one row per event) to schema 2 (`locm.store`), losing nothing.
 
 Every game of the old file is read with its events and checked exactly as an import checks a game
-(`locm.store._prepare`: each event decodes, seqs are 0..n-1, the record matches what the events say) and its
+(`locm.store._prepare`: each event decodes, seqs are 0..n-1, the record matches what the events say;
+`locm.checks.content_problem`: its id is what its content gives, re-deciding its inputs gives its events) and its
 hash chain is recomputed and compared with every stored per-event hash and with the record's ``head_hash``;
 the first game that does not check stops the migration, naming it, with the old file untouched.
 
@@ -20,6 +21,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from locm.checks import content_problem
 from locm.events.codec import DecodeError, from_json
 from locm.errors import MigrateError, StoreError
 from locm.store import (
@@ -177,6 +179,9 @@ def _check(old: sqlite3.Connection, record: GameRecord, name: str):
     if prepared.record != record:
         field = first_difference(prepared.record, record)
         raise MigrateError(f"{where}: field {field!r} differs from what its events say")
+    verdict = content_problem(gid, decoded, meta=record.meta, winner=record.winner, reason=record.reason)
+    if not verdict.ok:  # its id, its fold, re-deciding its inputs: what `locm verify` checks of a stored game
+        raise MigrateError(f"{where}: {verdict.problem}")
     return prepared
 
 

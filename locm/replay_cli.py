@@ -17,9 +17,13 @@ import click
 SOURCE_HELP = """
 \b
 SOURCE is one of:
-  game.jsonl                 an event log written by 'locm play --log'
+  game.jsonl                 an event log written by 'locm play --log' (- for standard input)
   official.txt.gz --game K   game K (0-based) of an official referee log
   --db locm.db GAME_ID       a stored game (a unique prefix of the id is enough)
+
+A log read from a file is re-decided from its inputs first; one that does not follow the rules (or a stored
+game whose hash chain does not hold) is still shown, with a first line saying where it departs (the seq, the
+event it has, the event the rules give), and the exit status is 1.
 """
 
 
@@ -44,6 +48,26 @@ def _open(source, db, game_index):
 
 def _dump(obj) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False, indent=1))
+
+
+def _warn(r, to_stderr: bool = False) -> None:
+    """A log that does not follow the rules (or a stored game whose chain does not hold) is shown, never
+    silently: its warning is the first line of the output (on standard error where the output is JSON or a
+    file)."""
+    if r.warning:
+        click.echo(r.warning, err=to_stderr)
+
+
+def _trust(r) -> dict:
+    """The JSON form of `_warn`: a reader of --json output sees the same facts."""
+    return {"warning": r.warning, "departures": [
+        {"seq": d.seq, "message": d.message, "log_has": d.stored, "rules_give": d.decided} for d in r.departures]}
+
+
+def _exit(r) -> None:
+    """Exit status 1 after showing a log that does not follow the rules or cannot be vouched for."""
+    if r.warning:
+        sys.exit(1)
 
 
 def _pick_seq(r, turn, seq) -> int:
@@ -90,9 +114,12 @@ def show(source, db, game_index, turn, seq, perspective, as_json):
     if as_json:
         v["events"] = [{"seq": i, "type": r.event_obj(i)["type"], "description": r.describe(i, perspective)}
                        for i in events]
-        _dump(v)
-        return
+        _warn(r, to_stderr=True)
+        _dump({**v, **_trust(r)} if r.warning else v)
+        return _exit(r)
+    _warn(r)
     click.echo("\n".join(show_text(r, s, perspective)))
+    _exit(r)
 
 
 # --- audit ------------------------------------------------------------------------------------------------
@@ -127,10 +154,18 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
     else:
         out = r.card_life(card_id)
         lines = card_life_text(card_id, out)
+    departs = r.departs()
     if as_json:
+        _warn(r, to_stderr=True)
+        if r.warning:
+            out = {"result": out, **_trust(r)}
         _dump(out)
     else:
+        _warn(r)
+        if seq is not None and seq in departs:
+            lines = [f"this event is not what the rules give: {departs[seq]}"] + lines
         click.echo("\n".join(lines))
+    _exit(r)
 
 
 # --- replay -----------------------------------------------------------------------------------------------
@@ -154,11 +189,13 @@ def replay_cmd(source, db, game_index, print_all, perspective):
     from locm.replay.terminal import interactive
 
     r = _open(source, db, game_index)
+    _warn(r)
     if print_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
         for line in all_turns_text(r, perspective):
             click.echo(line)
-        return
+        return _exit(r)
     interactive(r, perspective)
+    _exit(r)
 
 
 # --- html -------------------------------------------------------------------------------------------------
@@ -171,7 +208,8 @@ def replay_cmd(source, db, game_index, print_all, perspective):
 def html(source, db, game_index, output):
     """Write a self-contained replay viewer (one HTML file, no network): the board, the hands, the events;
     step by event, action or turn; click an event for its rule, causes and diff. Open
-    game.html#seq=S&as=0 to start at seq S in player 0's view.
+    game.html#seq=S&as=0 to start at seq S in player 0's view. A log that does not follow the rules gets a
+    banner, and each event the rules would not produce is marked (with what they give instead).
 
     \b
     Example:
@@ -182,10 +220,14 @@ def html(source, db, game_index, output):
     from locm.replay.html import render_html
 
     r = _open(source, db, game_index)
+    _warn(r, to_stderr=str(output) == "-")
     data = render_html(r).encode()
     _write_bytes(output, data)
     # the summary goes to stderr when the page went to standard output
-    click.echo(f"{output} ({len(data) // 1024} KB, {len(r)} events)", err=str(output) == "-")
+    click.echo(f"{output} ({len(data) // 1024} KB, {len(r)} events"
+               + (f", {len(r.departs())} marked as not what the rules give" if r.departures else "") + ")",
+               err=str(output) == "-")
+    _exit(r)
 
 
 # --- import-referee ---------------------------------------------------------------------------------------
@@ -198,14 +240,17 @@ def html(source, db, game_index, output):
 @click.option("--skip-existing", is_flag=True, help="Skip games already stored instead of refusing the file.")
 def import_referee(files, db, skip_existing):
     """Store the games of official referee logs as event games, each replayed through the engine exactly as
-    'locm conformance' does. A file is stored all or none: one game that does not replay identically refuses
-    the whole file. The log's scores and parameters are kept in each game's meta.
+    'locm conformance' does and checked as 'locm verify' checks a game. A file is stored all or none: one game
+    that does not replay identically refuses the whole file. The log's scores and parameters are kept in each
+    game's meta; its id names its content (its seeds and its answers).
 
     \b
     Example:
       locm import-referee tests/data/official-1.2-games-00-49.txt.gz --db official.db
     """
+    from locm.checks import content_problem
     from locm.store import GameExtras, open_store, prepare_game
+    from locm.replay.game import ReplaySourceError
     from locm.replay.sources import referee_game, referee_game_id, referee_logs
     from locm.errors import DuplicateGameError
 
@@ -218,14 +263,21 @@ def import_referee(files, db, skip_existing):
             prepared = []
             with click.progressbar(logs, label=f"replaying {path.name}", file=sys.stderr) as bar:
                 for logged in bar:
-                    gid = referee_game_id(logged)  # known before the game is replayed
-                    if store.has_game(gid):
-                        if skip_existing:
-                            continue
-                        raise DuplicateGameError(gid)
+                    older = referee_game_id(logged)  # a store made before ids named their content
+                    if store.has_game(older) and skip_existing:
+                        continue
                     g = referee_game(logged, path)
-                    extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
-                    prepared.append(prepare_game(extras, g.events))
+                    for gid in (g.game_id, older):
+                        if store.has_game(gid):
+                            if skip_existing:
+                                break
+                            raise DuplicateGameError(gid)
+                    else:
+                        verdict = content_problem(g.game_id, g.events)
+                        if not verdict.ok:  # the engine's own replay: only an engine bug gets here
+                            raise ReplaySourceError(f"{path}: game {logged.index}: {verdict.problem}")
+                        extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
+                        prepared.append(prepare_game(extras, g.events))
             store.append_games(prepared)
             stored += len(prepared)
             click.echo(f"{path}: {len(prepared)} games stored" +

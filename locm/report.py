@@ -371,16 +371,21 @@ def write_report(data: ReportData, out: str | os.PathLike) -> Path:
     from locm.analysis.cardcharts import draw_all
     from locm.analysis.cardhtml import render
 
-    out = prepare_dir(out)
+    from locm.errors import OutputError
+    from locm.outputs import output_dir
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"{out}: is a file, expected a directory for the report")
     try:
-        (out / "cards.json").write_text(cards_json(data), encoding="utf-8")
-        (out / "cards.csv").write_text(cards_csv(data), encoding="utf-8")
-        charts = draw_all(data, out)
-        index = out / "index.html"
-        index.write_text(render(data, charts), encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
-    return index
+        with output_dir(out) as stage:  # every file written, then moved in: a report complete or absent
+            (stage / "cards.json").write_text(cards_json(data), encoding="utf-8")
+            (stage / "cards.csv").write_text(cards_csv(data), encoding="utf-8")
+            charts = draw_all(data, stage)
+            (stage / "index.html").write_text(render(data, charts), encoding="utf-8")
+    except OutputError as exc:
+        raise ReportError(f"{out}: cannot write the report: {str(exc).rpartition(': ')[2]}") from None
+    return out / "index.html"
 
 
 def top_rows(data: ReportData, metric: str, top: int | None) -> list[dict]:

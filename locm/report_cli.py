@@ -206,8 +206,12 @@ def rebuild(db):
       locm cards rebuild --db t.db
     """
     from locm import cardfacts_store
+    from locm.errors import StoreError
 
     path = _existing(db)
+    if not cardfacts_store.writable(path):
+        raise StoreError(f"{path}: the store is read-only: its projection cannot be rebuilt in it (locm report and "
+                         "locm cards stats compute one in a temporary file)")
     with _progress("projecting games") as (start, step):
         s = cardfacts_store.refresh(path, rebuild=True, progress=step, on_start=start)
     click.echo(f"card facts rebuilt from the events: {s.projected} games, definitions {s.version}")

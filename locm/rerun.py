@@ -116,6 +116,39 @@ def outcome(events: Sequence) -> Outcome:
 
 
 @dataclass
+class BotChange:
+    """A command-line agent whose files differ from the version that played the game (``then`` None: the log
+    predates recorded versions)."""
+
+    seat: int
+    agent: str
+    then: str | None
+    now: str
+
+    def text(self) -> str:
+        was = f"{self.then[:12]}..." if self.then else "not recorded (a log before bot versions)"
+        return f"bot {self.agent!r} (player {self.seat}) changed since the game was played: its files hash to " \
+               f"{self.now[:12]}... now, then {was}"
+
+
+def bot_changes(created: GameCreated, recorded: Sequence | None = None) -> list[BotChange]:
+    """The seats whose bot is not the version that played (`GameCreated.bot_sha256`, or for a game stored
+    before logs carried it, the versions its record kept: ``recorded``, against the files now)."""
+    from locm.tournament import bot_fingerprint
+
+    then = created.bot_sha256 or tuple(v or "" for v in (recorded or ("", "")))
+    out = []
+    for seat, agent in enumerate(created.agents):
+        try:
+            now = bot_fingerprint(agent) if agent else None
+        except LocmError:  # a bot that no longer runs here: re-running it will say so
+            continue
+        if now is not None and now != (then[seat] or None):
+            out.append(BotChange(seat, agent, then[seat] or None, now))
+    return out
+
+
+@dataclass
 class RerunReport:
     game: str
     rules_a: Rules
@@ -131,6 +164,8 @@ class RerunReport:
     outcome_a: Outcome
     outcome_b: Outcome
     log_b: list = field(repr=False, default_factory=list)
+    bots: list = field(default_factory=list)  # BotChange: the agents that are not the version that played
+    warning: str = ""  # the source's warning (`replay.Replay.warning`): a log that does not follow the rules
 
     @property
     def suspects(self) -> list[str]:
@@ -149,11 +184,14 @@ class RerunReport:
                 "board_a": self.board_a, "board_b": self.board_b},
             "outcome_a": self.outcome_a.__dict__, "outcome_b": self.outcome_b.__dict__,
             "winner_changed": self.outcome_a.winner != self.outcome_b.winner,
+            "bots_changed": [b.__dict__ for b in self.bots], "warning": self.warning,
         }
 
     def lines(self) -> list[str]:
         a, b = self.rules_a.name, self.rules_b.name
-        out = [f"game {self.game}: re-run under {_label(self.rules_b)} (played under {_label(self.rules_a)})"]
+        out = [self.warning] if self.warning else []
+        out.append(f"game {self.game}: re-run under {_label(self.rules_b)} (played under {_label(self.rules_a)})")
+        out += [b.text() for b in self.bots]
         if self.changed:
             out.append("changed settings: " + "; ".join(f"{r.field} {r.left} -> {r.right} ({r.rule})"
                                                           for r in self.changed[:12])
@@ -170,9 +208,17 @@ class RerunReport:
             out.append(f"  {('under ' + b + ':').ljust(width)} {eb or '(no event: the log ends)'}")
             rule = self.rule_a if self.rule_a == self.rule_b else f"{self.rule_a or '-'} / {self.rule_b or '-'}"
             sus = self.suspects
-            out.append(f"  rule of the event: {rule}; changed setting(s) of that rule: "
-                       + (", ".join(sus) if sus else "none (an earlier change led here: "
-                          + ", ".join(r.field for r in self.changed[:6]) + ")"))
+            if sus:
+                why = "changed setting(s) of that rule: " + ", ".join(sus)
+            elif self.changed:
+                why = ("changed setting(s) of that rule: none (an earlier change led here: "
+                       + ", ".join(r.field for r in self.changed[:6]) + ")")
+            else:
+                why = "no setting changed"
+            if self.bots:
+                why += ("; " if sus else ": ") + "the bot changed since the game was played, so its answers may " \
+                       "differ without any rule doing it: " + ", ".join(repr(b.agent) for b in self.bots)
+            out.append(f"  rule of the event: {rule}; {why}")
             out.append(f"board before seq {self.seq} under {a}:")
             out += ["  " + x for x in self.board_a.splitlines()]
             out.append(f"board before seq {self.seq} under {b}:")
@@ -195,8 +241,12 @@ def _label(r: Rules) -> str:
     return f"{r.name} (base {r.base_name}, #{rules_hash(r)[:12]})"
 
 
-def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimits | None = None) -> RerunReport:
-    """Re-run the game of `events_a` under `rules_b` and describe the first divergence."""
+def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimits | None = None,
+                 warning: str = "", recorded: Sequence | None = None) -> RerunReport:
+    """Re-run the game of `events_a` under `rules_b` and describe the first divergence; a bot whose files
+    changed since the game was played is named (`bot_changes`), so that a divergence it causes is not laid on
+    the rules. ``warning``: the source's own (a log that does not follow the rules is still compared);
+    ``recorded``: the bots' versions a stored record kept (`load_source`)."""
     from locm.engine.evolve import fold
 
     played = rerun_game(events_a, rules_b, limits)
@@ -212,7 +262,7 @@ def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimi
         board_a, board_b = board_text(fold(events_a[:seq])), board_text(fold(events_b[:seq]))
     changed = diff_rows(rules_a, rules_b)
     return RerunReport(game, rules_a, rules_b, seq, ea, eb, changed, ra, rb, board_a, board_b,
-                       outcome(events_a), outcome(events_b), events_b)
+                       outcome(events_a), outcome(events_b), events_b, bot_changes(events_a[0], recorded), warning)
 
 
 # --- the board as text ---------------------------------------------------------------------------------------
@@ -228,38 +278,29 @@ def board_text(state) -> str:
 # --- reading a source ----------------------------------------------------------------------------------------
 
 
-def load_source(source: str, db: Path | None) -> tuple[str, list]:
-    """A game's id and events: from a store (`db`, `source` a game id or a unique prefix of one) or from a
-    JSON-lines log written by ``locm play --log``."""
+def load_source(source: str, db: Path | None) -> tuple[str, list, str, list | None]:
+    """A game's id, events, warning and the bots' versions its record kept: from a store (`db`, `source` a
+    game id or a unique prefix of one; its chain checked as it is read) or from a JSON-lines log written by
+    ``locm play --log`` (re-decided; no record: None). The warning is "" for a log that follows the rules
+    (`replay.Replay.warning`)."""
+    from locm.replay import open_game
+    from locm.replay.game import ReplaySourceError
     from locm.store import open_store
 
     if db is not None:
         with open_store(db, create=False, readonly=True) as store:
-            gid = resolve_game_id(store, source)
-            events = store.events(gid)
-    else:
-        gid, events = _read_log_file(source)
+            source = resolve_game_id(store, source)
+    try:
+        r = open_game(db=db, game_id=source) if db is not None else open_game(source)
+    except ReplaySourceError as exc:
+        raise RerunError(str(exc)) from None
+    gid = r.meta.get("game_id") or Path(source).name
+    if type(r.events[0]) is not GameCreated:  # pragma: no cover - a Replay starts with game_created
+        raise RerunError(f"{source}: not an event log")
     from locm.engine.upcast import upcast
 
-    return gid, upcast(events)  # a log of any schema (a stored one too) as the current schema
-
-
-def _read_log_file(source: str) -> tuple[str, list]:
-    from locm.events.codec import from_jsonl
-    from locm.errors import InputFileError
-
-    path = Path(source)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputFileError(source, exc.strerror or exc) from None
-    try:
-        events = list(from_jsonl(data))
-    except Exception as exc:  # msgspec's decode errors: a file that is not a log
-        raise InputFileError(source, f"not a JSON-lines event log ({exc})") from None
-    if not events or type(events[0]) is not GameCreated:
-        raise InputFileError(source, "not an event log: the first line is not game_created")
-    return path.name, events
+    recorded = r.meta.get("bot_sha256") if db is not None else None
+    return gid, upcast(r.events), r.warning, recorded  # a log of any schema (a stored one too), current schema
 
 
 def resolve_game_id(store, prefix: str) -> str:

@@ -75,20 +75,45 @@ Hash chain
 stored. The chain catches accidental damage and naive edits (and, with ``head_hash`` and ``n_events``, a
 truncated log); it is not a signature: someone who rewrites every hash and the record defeats it.
 
+Tournament schedules
+--------------------
+``schedules(key, manifest, created)`` (`SCHEDULES_SQL`, made by the first tournament that uses the store, so a
+store of schema 2 without it is still whole) holds one manifest per tournament schedule: its ruleset (the
+values), agents with their bots' versions, first seed and number of seeds (`locm.tournament.Schedule`). A game a
+tournament played says its place in ``meta`` (``"schedule": key, "place": k``). ``locm verify`` rebuilds each
+schedule from its manifest and reports the scheduled games missing from the store, the games that claim a place
+whose game is another, and games that name a schedule the store does not keep.
+
+The store's ledger
+------------------
+Every game stored extends one more chain, over the games in the order stored (transparency-log style):
+``ledger[k] = sha256(ledger[k - 1] + game_id + NUL + head_hash)``, from `GENESIS`, its length and last value
+kept in ``locm_meta`` (key ``ledger``, value ``"{count} {head hex}"``) and updated in the transaction that stores
+the games.
+A game whose row is deleted, replaced or reordered no longer matches it: `EventStore.ledger_problem` (run by
+``locm verify``) says so, with how many games the ledger counts, and the integer keys missing from ``games``
+(a row deleted in the middle leaves a gap). A store written before the ledger gets one over its games at its
+next write. Like the hash chain, it catches deletion and editing behind the store's back, not someone who
+rewrites the ledger rows too.
+
 Export format (JSON lines, UTF-8, one object per line)
 -----------------------------------------------------
-    {"locm_export":1,"store_schema":1,"event_schema":1}         line 1: the file header
+    {"locm_export":1,"store_schema":2,"event_schema":2}         line 1: the file header
     {"game":{...every field of GameRecord, head_hash in hex...}} one per game, then its n_events lines:
     {"hash":"<64 hex>","event":{...the stored payload, byte for byte...}}
     {"end":{"games":G,"events":E}}                               last line: totals, so a cut file is caught
 
-``store_schema`` in the header is the layout of the game lines (`EXPORT_STORE_SCHEMA`, 1): store schema 2
-changed how logs are kept in the file, not a field of a game or an event, so the export of a game is the
-same byte for byte from a schema-1 store and from the same store migrated.
+``store_schema`` in the header is the schema of the store that wrote the file (`STORE_SCHEMA_VERSION`, 2).
+Store schema 2 changed how logs are kept in the store's file, not a field of a game or an event, so the game
+lines are the same from either: a file written by a schema-1 store (``store_schema`` 1) is read alike, and
+a game's lines are the same byte for byte before and after `locm migrate`; only the header says which
+store wrote them.
 
 `EventStore.import_jsonl` reads and checks the whole file before anything is kept: each line's JSON, each
 event's decoding, seqs 0..n-1, every hash of the chain, each game record against what its events say (the
-fields derived from events and ``head_hash``), the totals and that nothing follows the end line. The first
+fields derived from events and ``head_hash``), each game as `locm verify` checks it (`locm.checks`: its id is
+what its game_created gives, re-deciding its inputs gives its events: a forger who recomputes the chain is
+caught here), the totals and that nothing follows the end line. The first
 wrong line raises `ImportFormatError` naming the line number, and then *nothing* of the file is written, not
 even the games before that line (SQLite: one transaction for the whole file, rolled back). A game already in
 the store is an error too, unless ``skip_existing=True`` (``--skip-existing``) and it is the same game (same
@@ -135,8 +160,8 @@ from locm.errors import (
 STORE_FORMAT = "locm-event-store"
 STORE_SCHEMA_VERSION = 2
 EXPORT_VERSION = 1
-EXPORT_STORE_SCHEMA = 1
-"""The ``store_schema`` of an export file's header: the layout of its game lines, unchanged by store schema 2."""
+EXPORT_STORE_SCHEMAS = (1, 2)
+"""The ``store_schema`` values an export file's header may hold (the game lines are the same for both)."""
 LOG_LEVEL = 1
 """The zlib level of the stored logs (see the module docstring for the measurements behind it)."""
 DEFAULT_PATH = "locm.db"
@@ -195,6 +220,16 @@ CREATE VIEW events AS
     FROM games g JOIN logs l ON l.game = g.id, json_each(locm_log_json(l.data)) e;
 """
 """The DDL of store schema 2; the module docstring shows the same text (a test checks it)."""
+
+SCHEDULES_SQL = """\
+CREATE TABLE IF NOT EXISTS schedules (
+    key      TEXT PRIMARY KEY,
+    manifest TEXT NOT NULL CHECK (json_valid(manifest)),
+    created  TEXT NOT NULL
+)"""
+"""The tournaments' schedules (`EventStore.record_schedule`), made by the first tournament of a store: a
+manifest per schedule (ruleset, agents and bot versions, seeds: a few hundred bytes however many games), never
+a row per game."""
 
 # Fields of GameCreated copied into the games table under the same name.
 CREATED_FIELDS = (
@@ -379,6 +414,10 @@ class EventStore:
             return [name]
         return self._ids_with_prefix(name, 2) if name else []
 
+    def find(self, game_id: str) -> GameRecord | None:
+        """A stored game's record, or None."""
+        return self._record(game_id)
+
     def game(self, game_id: str) -> GameRecord:
         record = self._record(game_id)
         if record is None:
@@ -406,12 +445,15 @@ class EventStore:
             return self._decode_lines(game_id, raw.split(b"\n"))  # names the line that does not decode
 
     def iter_events(self, game_ids: Iterable[str] | None = None, *,
-                    types: Iterable[str] | None = None) -> Iterator[tuple[str, Event]]:
+                    types: Iterable[str] | None = None, verify: bool = False) -> Iterator[tuple[str, Event]]:
         """Stream ``(game_id, event)`` for the given games (all, in stored order, when None), each in seq
-        order, optionally only events whose tag is in ``types`` (the other lines are not decoded)."""
+        order, optionally only events whose tag is in ``types`` (the other lines are not decoded). With
+        ``verify`` each game's hash chain is checked against its record first (`ChainError`)."""
         heads = None if types is None else tuple(b'{"type":"' + t.encode() + b'"' for t in types)
         for game_id, data in self._iter_logs(None if game_ids is None else list(game_ids)):
             lines = _lines(self.path, game_id, data)
+            if verify:
+                self._check_chain(self.game(game_id), lines)
             if heads is not None:
                 lines = [line for line in lines if line.startswith(heads)]
             for event in self._decode_lines(game_id, lines):
@@ -433,7 +475,7 @@ class EventStore:
         line, so importing it is refused). With ``on_bad`` (salvage), a game that cannot be read or does not
         verify is passed to it and left out instead, and the file stays importable."""
         enc = msgspec.json.encode
-        out.write(enc({"locm_export": EXPORT_VERSION, "store_schema": EXPORT_STORE_SCHEMA,
+        out.write(enc({"locm_export": EXPORT_VERSION, "store_schema": STORE_SCHEMA_VERSION,
                        "event_schema": EVENT_SCHEMA_VERSION}) + b"\n")
         games = events = 0
         if game_ids is None:
@@ -458,11 +500,61 @@ class EventStore:
         or, where it is damaged, from whatever of it and of the events table still reads."""
         return [r.game_id for r in self._records(None, None, None, None)]
 
-    def import_jsonl(self, stream: BinaryIO | Iterable[bytes], *, skip_existing: bool = False) -> ImportSummary:
+    def integrity(self, full: bool = False) -> list[str]:
+        """What SQLite finds wrong with the file (``PRAGMA quick_check``, or with ``full`` the slower
+        ``integrity_check``, which also compares every index with its table): [] when nothing."""
+        return []
+
+    def ledger(self) -> tuple[int, str]:
+        """The store's ledger: how many games it has recorded and its head (hex; `GENESIS` for none)."""
+        count, head = self._ledger()
+        return count, head.hex()
+
+    def ledger_problem(self) -> str | None:
+        """None if the ledger matches the stored games (in the order stored); else what differs, in one line."""
+        count, head = self._ledger()
+        entries = self._ledger_entries()
+        prev = GENESIS
+        for _, game_id, head_hash in entries[:count]:
+            prev = _ledger_link(prev, game_id, head_hash)
+        keys = [key for key, _, _ in entries]
+        gaps = _gaps(keys)
+        gap_text = f"; keys missing from the games table: {gaps}" if gaps else ""
+        if len(entries) < count:
+            return (f"the ledger records {count} games stored, the store holds {len(entries)}: "
+                    f"{count - len(entries)} deleted{gap_text}")
+        if prev != head:
+            return (f"the ledger's {count} games are not the first {count} stored: a game deleted, replaced or "
+                    f"edited behind the store's back{gap_text}")
+        if len(entries) > count:
+            extra = [game_id for _, game_id, _ in entries[count:]]
+            return (f"{len(extra)} game(s) stored outside the ledger (written behind the store's back, or by a "
+                    f"locm before the ledger): {', '.join(extra[:5])}{', ...' if len(extra) > 5 else ''}")
+        return None
+
+    def record_schedule(self, key: str, manifest: str) -> None:
+        """Keep a tournament's schedule (its manifest: JSON text, `locm.tournament.Schedule.manifest`) under
+        ``key``; a schedule already kept is left as it is."""
+        try:
+            msgspec.json.decode(manifest)
+        except msgspec.DecodeError:
+            raise InvalidRecordError(key, "manifest", "JSON text", manifest) from None
+        self._record_schedule(key, manifest, utc_timestamp())
+
+    def schedules(self) -> list[tuple[str, str]]:
+        """``(key, manifest)`` of every schedule kept, in the order recorded."""
+        return self._schedules()
+
+    def import_jsonl(self, stream: BinaryIO | Iterable[bytes], *, skip_existing: bool = False,
+                     check: bool = True) -> ImportSummary:
         """Read an export file; write all its games in one transaction or, on the first wrong line, none
-        (`ImportFormatError` with the line number)."""
+        (`ImportFormatError` with the line number). With ``check`` (the default) each game is also checked as
+        `locm verify` checks a stored game (`locm.checks.content_problem`: its id is what its content gives,
+        its fold, re-deciding its inputs gives its events), so a forged game with its chain recomputed is
+        refused at the first event the rules would not produce; ``check=False`` is for logs that are not
+        games of the rules (the store's own tests)."""
         counts = [0, 0, 0]
-        self._write(_parse_export(stream, self, skip_existing, counts))
+        self._write(_parse_export(stream, self, skip_existing, counts, check))
         return ImportSummary(*counts)
 
     def close(self) -> None:
@@ -506,6 +598,20 @@ class EventStore:
         """``(game_id, data)`` of the given games (all, in stored order, when None)."""
         raise NotImplementedError
 
+    def _ledger(self) -> tuple[int, bytes]:
+        """The ledger's length and head as stored (for a store without one: over its games)."""
+        raise NotImplementedError
+
+    def _record_schedule(self, key: str, manifest: str, created: str) -> None:
+        raise NotImplementedError
+
+    def _schedules(self) -> list[tuple[str, str]]:
+        raise NotImplementedError
+
+    def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
+        """``(key, game_id, head_hash)`` of every stored game, in the order stored."""
+        raise NotImplementedError
+
     def _verified(self, game_id: str) -> tuple[GameRecord, list[bytes], list[bytes]]:
         """A game's record, its events' JSON lines and their chained hashes, the chain checked against the
         record (`ChainError`: the log was altered, cut, lost or does not inflate)."""
@@ -514,6 +620,11 @@ class EventStore:
             lines = _lines(self.path, game_id, self._log(game_id))
         except CorruptStoreError as exc:
             raise ChainError(game_id, -1, "a readable log", exc.reason, "log") from None
+        return record, lines, self._check_chain(record, lines)
+
+    def _check_chain(self, record: GameRecord, lines: list[bytes]) -> list[bytes]:
+        """The chained hashes of a game's log lines, checked against its record (`ChainError`)."""
+        game_id = record.game_id
         hashes = _verify(game_id, lines)
         if hashes[-1].hex() != record.head_hash:
             _first_bad_seq(game_id, lines)  # a line lost or moved is named; else the count or the head hash
@@ -521,7 +632,7 @@ class EventStore:
             raise ChainError(game_id, -1, record.n_events, len(lines), "event count")
         if hashes[-1].hex() != record.head_hash:
             raise ChainError(game_id, -1, record.head_hash, hashes[-1].hex())
-        return record, lines, hashes
+        return hashes
 
     def _decode_lines(self, game_id: str, lines: list[bytes]) -> list[Event]:
         """The events of JSON lines, decoded in one call (as one JSON array)."""
@@ -542,6 +653,8 @@ class MemoryStore(EventStore):
     def __init__(self) -> None:
         self.path = ":memory:"
         self._games: dict[str, _Prepared] = {}
+        self._ledger_state = (0, GENESIS)
+        self._schedule_rows: dict[str, str] = {}
 
     def count(self) -> int:
         return len(self._games)
@@ -556,7 +669,23 @@ class MemoryStore(EventStore):
             if game_id in self._games or game_id in staged:
                 raise DuplicateGameError(game_id)
             staged[game_id] = p
+        count, head = self._ledger_state
+        for p in staged.values():
+            count, head = count + 1, _ledger_link(head, p.record.game_id, bytes.fromhex(p.record.head_hash))
         self._games.update(staged)
+        self._ledger_state = (count, head)
+
+    def _ledger(self) -> tuple[int, bytes]:
+        return self._ledger_state
+
+    def _record_schedule(self, key: str, manifest: str, created: str) -> None:
+        self._schedule_rows.setdefault(key, manifest)
+
+    def _schedules(self) -> list[tuple[str, str]]:
+        return list(self._schedule_rows.items())
+
+    def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
+        return [(k, gid, bytes.fromhex(p.record.head_hash)) for k, (gid, p) in enumerate(self._games.items(), 1)]
 
     def _record(self, game_id: str) -> GameRecord | None:
         p = self._games.get(game_id)
@@ -694,10 +823,14 @@ class SqliteStore(EventStore):
         conn, game_id = self._conn, ""
         try:
             with self._transaction():
+                count, head = self._ledger()  # read under the write lock: no other writer extends it meanwhile
                 for p in games:
                     game_id = p.record.game_id
-                    key = conn.execute(_INSERT_GAME, _record_to_row(p.record)).lastrowid
+                    row = _record_to_row(p.record)
+                    key = conn.execute(_INSERT_GAME, row).lastrowid
                     conn.execute(_INSERT_LOG, (key, p.data))
+                    count, head = count + 1, _ledger_link(head, game_id, row[_HEAD])
+                conn.execute(_SET_LEDGER, (f"{count} {head.hex()}",))
         except sqlite3.IntegrityError as exc:
             text = str(exc)
             if "games.game_id" in text:
@@ -705,6 +838,45 @@ class SqliteStore(EventStore):
             raise StoreError(f"{self.path}: game {game_id!r} refused by the database: {text}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot write game {game_id!r}: {exc}") from None
+
+    def integrity(self, full: bool = False) -> list[str]:
+        pragma = "integrity_check(20)" if full else "quick_check(20)"
+        try:
+            found = [r[0] for r in self._conn.execute(f"PRAGMA {pragma}")]
+        except sqlite3.DatabaseError as exc:
+            return [str(exc)]
+        return [] if found == ["ok"] else found
+
+    def _ledger(self) -> tuple[int, bytes]:
+        rows = self._query("SELECT value FROM locm_meta WHERE key = 'ledger'")
+        if not rows:  # a store written before the ledger: one over its games as they are
+            head = GENESIS
+            entries = self._ledger_entries()
+            for _, game_id, head_hash in entries:
+                head = _ledger_link(head, game_id, head_hash)
+            return len(entries), head
+        try:
+            count, head = rows[0][0].split(" ")
+            return int(count), bytes.fromhex(head)
+        except ValueError:
+            raise CorruptStoreError(self.path, f"the ledger row of locm_meta does not read: {rows[0][0]!r:.80}") \
+                from None
+
+    def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
+        return self._query("SELECT id, game_id, head_hash FROM games ORDER BY id")
+
+    def _record_schedule(self, key: str, manifest: str, created: str) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only, cannot write")
+        with self._transaction():
+            self._conn.execute(SCHEDULES_SQL)
+            self._conn.execute("INSERT OR IGNORE INTO schedules (key, manifest, created) VALUES (?, ?, ?)",
+                               (key, manifest, created))
+
+    def _schedules(self) -> list[tuple[str, str]]:
+        if not self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schedules'"):
+            return []
+        return self._query("SELECT key, manifest FROM schedules ORDER BY rowid")
 
     def readable_ids(self) -> list[str]:
         found: dict[str, None] = {}
@@ -773,6 +945,7 @@ _TABLES = ("locm_meta", "games", "logs")
 _INSERT_GAME = (f"INSERT INTO games ({', '.join(GameRecord.__struct_fields__)}) "
                 f"VALUES ({', '.join('?' * len(GameRecord.__struct_fields__))})")
 _INSERT_LOG = "INSERT INTO logs (game, data) VALUES (?, ?)"
+_SET_LEDGER = "INSERT OR REPLACE INTO locm_meta (key, value) VALUES ('ledger', ?)"
 _RECORD_COLUMNS = ", ".join(GameRecord.__struct_fields__)
 _HEAD = GameRecord.__struct_fields__.index("head_hash")
 _FLAGS = tuple(GameRecord.__struct_fields__.index(f) for f in ("error0", "error1", "timeout0", "timeout1"))
@@ -966,6 +1139,21 @@ def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[byt
     return _Prepared(_make_record(extras, events[0], events[-1], n, prev), pack_log(lines))
 
 
+def record_problem(record: GameRecord, events: Sequence[Event]) -> str | None:
+    """None if the columns of a stored game's record that its events determine (its ``game_created`` fields,
+    agents, winner, reason, turns, event count) are what its events say; otherwise the first that is not."""
+    created, ended = events[0], events[-1]
+    if type(created) is not GameCreated or type(ended) is not GameEnded:
+        return "the log does not begin with game_created and end with game_ended"
+    given = {f: getattr(created, f) for f in CREATED_FIELDS}
+    given.update(event_schema_version=created.schema_version, agent0=created.agents[0], agent1=created.agents[1],
+                 winner=ended.winner, reason=ended.reason, turns=ended.turn, n_events=len(events))
+    for field, value in given.items():
+        if getattr(record, field) != value:
+            return f"the record says {field} {getattr(record, field)!r:.60}, its events say {value!r:.60}"
+    return None
+
+
 def first_difference(a: GameRecord, b: GameRecord) -> str:
     """The name of the first field in which two different records differ."""
     return next(f for f in GameRecord.__struct_fields__ if getattr(a, f) != getattr(b, f))
@@ -986,6 +1174,21 @@ def _first_fault(game_id: str, events: Sequence[Event]) -> None:
 
 
 _TYPES = frozenset(_TAGS)
+
+
+def _ledger_link(prev: bytes, game_id: str, head_hash: bytes) -> bytes:
+    """One link of the store's ledger: a game's id and the head of its chain, after the previous link."""
+    return hashlib.sha256(prev + game_id.encode() + b"\0" + head_hash).digest()
+
+
+def _gaps(keys: Sequence[int]) -> str:
+    """The integers missing between 1 and the last of ascending ``keys``, as ranges (``"3, 7-9"``), at most 5."""
+    found, expected = [], 1
+    for key in keys:
+        if key > expected:
+            found.append(str(expected) if key - 1 == expected else f"{expected}-{key - 1}")
+        expected = key + 1
+    return ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
 
 
 def pack_log(lines: Sequence[bytes]) -> bytes:
@@ -1131,8 +1334,8 @@ _control_dec = msgspec.json.Decoder(_Control)
 _event_line_dec = msgspec.json.Decoder(_EventLine)
 
 
-def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool, counts: list[int]
-                  ) -> Iterator[_Prepared]:
+def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool, counts: list[int],
+                  check: bool = True) -> Iterator[_Prepared]:
     """Yield the games of an export file, each checked; raise `ImportFormatError` at the first wrong line.
     ``counts`` receives [games, events, skipped]."""
     lines = enumerate(bounded_lines(stream, MAX_LINE), 1)
@@ -1156,6 +1359,9 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
     head = decode(_header_dec, next_line("the file header"), "the file header line")
     if head.locm_export != EXPORT_VERSION:
         raise ImportFormatError(lineno, f"expected export format {EXPORT_VERSION}, got {head.locm_export}")
+    if head.store_schema not in EXPORT_STORE_SCHEMAS:
+        raise ImportFormatError(lineno, f"expected store schema {' or '.join(map(str, EXPORT_STORE_SCHEMAS))}, "
+                                        f"got {head.store_schema}")
     if head.event_schema > EVENT_SCHEMA_VERSION:
         raise ImportFormatError(lineno, f"expected event schema <= {EVENT_SCHEMA_VERSION}, got {head.event_schema}")
     seen: set[str] = set()
@@ -1218,5 +1424,12 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
                 continue
             raise ImportFormatError(header_line, f"game {game_id!r} is already in the store"
                                     + ("" if skip_existing else " (--skip-existing skips identical games)"))
+        if check:
+            from locm.checks import content_problem
+
+            verdict = content_problem(game_id, parsed, meta=record.meta)
+            if not verdict.ok:
+                at = header_line + 1 + verdict.seq if 0 <= verdict.seq < record.n_events else header_line
+                raise ImportFormatError(at, f"game {game_id!r}: {verdict.problem}")
         counts[0], counts[1] = counts[0] + 1, counts[1] + record.n_events
         yield prepared

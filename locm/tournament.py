@@ -1,10 +1,10 @@
 """Games with stored results: one game (`run_game`), a round robin over worker processes (`run_tournament`),
 and the standings of stored games (`standings`).
 
-Game ids are deterministic: ``f"{ruleset}-{seed}-{h}"`` where ``h`` is the first 12 hex digits of the
-SHA-256 of ``[ruleset, seed, agent0, agent1, sorted params]`` as compact JSON (`game_id`). The same game
-asked for twice has the same id, so a store never holds it twice and an interrupted tournament resumes by
-skipping the ids already stored.
+Game ids name their content (`locm.gameid`): ruleset, seed, agents with their bots' versions, parameters.
+The same game asked for twice has the same id, so a store never holds it twice and an interrupted tournament
+resumes by skipping the ids already stored; a game's id is computed before it is played and is what its
+`game_created` gives.
 
 Round robin (`schedule`): every pair of agents plays ``games`` games, half the seeds ``seed .. seed +
 games/2 - 1`` with the first agent of the pair in seat 0 and the same seeds with the seats swapped (mirrored
@@ -41,17 +41,17 @@ from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+import msgspec
+
 
 from locm.analysis.stats import wilson
 from locm.engine.agents import play
-from locm.engine.errors import LocmError
-from locm.engine.evolve import fold
 from locm.engine.game import Game
-from locm.engine.rulesets import RULESETS, Rules, rules_hash
-from locm.engine.state import ENDED
-from locm.events.catalog import GameEnded, HardError
+from locm.engine.rulesets import Rules, by_name, rules_hash
+from locm.events.catalog import HardError
 from locm.bots import BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent
 from locm.errors import TournamentError
+from locm.gameid import created_id, game_id
 from locm.play import seat_seed
 from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord, prepare_game
 
@@ -61,24 +61,6 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 # --- one game ---------------------------------------------------------------------------------------------
-
-
-def game_id(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None) -> str:
-    """The deterministic id of a game: ruleset, seed and a short hash of everything that defines it. A
-    variant's id also hashes its resolved values (`rules_hash`): two variant files of the same name but
-    different values never share ids."""
-    name, extra = _ruleset_key(ruleset)
-    key = json.dumps([name, seed, agents[0], agents[1], sorted((params or {}).items())] + extra,
-                     separators=(",", ":"), ensure_ascii=False)
-    return f"{name}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
-
-
-def _ruleset_key(ruleset: str | Rules) -> tuple[str, list]:
-    if isinstance(ruleset, str):
-        return ruleset, []
-    if RULESETS.get(ruleset.name) == ruleset:
-        return ruleset.name, []
-    return ruleset.name, [rules_hash(ruleset)]
 
 
 @dataclass
@@ -92,15 +74,20 @@ class PlayedGame:
 
 
 def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None,
-             limits: TimeLimits | None = None) -> PlayedGame:
+             limits: TimeLimits | None = None, versions: Sequence[str] | None = None,
+             place: tuple[str, int] | None = None) -> PlayedGame:
     """Play one game between two agents (built-in names or command lines) and return it with the record's
     extras: each seat's stderr (bots), average think time per turn (ms), hard-error and timeout flags, and
     ``meta`` JSON with the turns answered, the slowest turn and, with a bot, the time limits. Every bot
-    process is killed before this returns or raises."""
+    process is killed before this returns or raises. ``versions``: the bots' versions to record (default:
+    `bot_fingerprint` of each agent now); ``place``: the game's place in a recorded schedule, kept in its meta
+    (``schedule``, ``place``)."""
     limits = limits or TimeLimits()
-    game = Game.new(ruleset, seed, params, agents=tuple(agents))
     seats = [make_agent(agents[s], seat_seed(seed, s), limits) for s in (0, 1)]
     seats = [a if isinstance(a, BotAgent) else TimedAgent(a) for a in seats]
+    if versions is None:  # a bot's identity: its command and its files (a tournament takes them once, at start)
+        versions = tuple(bot_fingerprint(a.command) or "" if isinstance(a, BotAgent) else "" for a in seats)
+    game = Game.new(ruleset, seed, params, agents=tuple(agents), bots=(versions[0], versions[1]))
     bots = [a for a in seats if isinstance(a, BotAgent)]
     try:
         for bot in bots:
@@ -109,15 +96,18 @@ def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dic
     finally:
         for bot in bots:
             bot.stop()
-    return PlayedGame(game, _extras(game_id(ruleset, seed, agents, params), game, seats, limits, bool(bots)))
+    return PlayedGame(game, _extras(created_id(game.created), game, seats, limits, bool(bots), place))
 
 
-def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bool) -> GameExtras:
+def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bool,
+            place: tuple[str, int] | None = None) -> GameExtras:
     errors = {e.player for e in game.log if type(e) is HardError}
     meta = {"turns": [a.turns for a in seats], "think_max_ms": [round(a.think_ms_max, 3) for a in seats]}
+    if place is not None:
+        meta["schedule"], meta["place"] = place
     if with_bots:
         meta["limits_ms"] = limits.as_dict()
-        meta["bot_sha256"] = [bot_fingerprint(a.command) if isinstance(a, BotAgent) else None for a in seats]
+        meta["bot_sha256"] = [v or None for v in game.created.bot_sha256 or (None, None)]
     fields = {"game_id": gid, "meta": json.dumps(meta, separators=(",", ":"))}
     for s, a in enumerate(seats):
         fields[f"think_ms{s}"] = round(a.think_ms_total / a.turns, 4) if a.turns else None
@@ -167,6 +157,37 @@ def changed_bots(store: EventStore, agents: Sequence[str]) -> list[tuple[str, in
     return found
 
 
+def stored_versions(record: GameRecord) -> tuple[str | None, str | None]:
+    """The bots' versions a stored game was played with (its meta's ``bot_sha256``; None per seat when
+    unknown or a built-in agent)."""
+    try:
+        stored = json.loads(record.meta).get("bot_sha256") or [None, None]
+    except (ValueError, AttributeError):
+        return None, None
+    if not isinstance(stored, list) or len(stored) != 2:
+        return None, None
+    return tuple(v if isinstance(v, str) and v else None for v in stored)  # type: ignore[return-value]
+
+
+def other_versions(store: EventStore, created, gid: str) -> list[tuple[GameRecord, list[str]]]:
+    """Stored games that are this game (same ruleset, seeds and agents: `created`, the new game's
+    `game_created`) played by another version of a bot, each with the agents whose version differs."""
+    found = []
+    fields = ("ruleset", "seed", "shuffle_player0_seed", "shuffle_player1_seed", "draft_choices_seed",
+              "predefined_draft_ids", "card_gen_seed", "constructed_choices_seed")
+    now = created.bot_sha256 or ("", "")
+    agents = tuple(created.agents)
+    for r in store.games(agent=agents[0]):
+        if r.game_id == gid or (r.agent0, r.agent1) != agents or any(getattr(r, f) != getattr(created, f)
+                                                                      for f in fields):
+            continue
+        then = stored_versions(r)
+        changed = [agents[s] for s in (0, 1) if now[s] and then[s] != now[s]]
+        if changed:
+            found.append((r, changed))
+    return found
+
+
 # --- the schedule -----------------------------------------------------------------------------------------
 
 
@@ -176,6 +197,8 @@ class Job(NamedTuple):
     seed: int
     agent0: str
     agent1: str
+    bots: tuple[str, str] = ("", "")  # the bots' versions when the schedule was made ("" for a built-in agent)
+    place: tuple[str, int] | None = None  # (schedule key, index) in a recorded schedule (`Schedule.manifest`)
 
 
 MAX_GAMES = 10_000_000
@@ -191,14 +214,19 @@ class Schedule(Sequence):
     and ``s + seeds``, and it plays as many games as any other pair, each of its seeds once. Indexing and
     `len` are arithmetic."""
 
-    def __init__(self, ruleset: str | Rules, agents: Sequence[str], seed: int, seeds: int) -> None:
+    def __init__(self, ruleset: str | Rules, agents: Sequence[str], seed: int, seeds: int,
+                 versions: dict[str, str] | None = None) -> None:
         self.ruleset, self.agents, self.seed, self.seeds = ruleset, tuple(agents), seed, seeds
+        if versions is None:  # the bots' files now: part of the ids
+            versions = {a: bot_fingerprint(a) or "" for a in agents}
+        self.versions = versions
         distinct = list(dict.fromkeys(agents))
         self.selfplay = tuple(a for a in distinct if self.agents.count(a) > 1)
         self.pairs = [p for a, b in itertools.combinations(distinct, 2) for p in ((a, b), (b, a))]
         self._slots = [(a, b, 0) for a, b in self.pairs]
         self._slots += [(a, a, k * seeds) for a in self.selfplay for k in (0, 1)]
         self._pair_set = frozenset(self.pairs)
+        self.key = _manifest_key(self.manifest())
 
     def __len__(self) -> int:
         return self.seeds * len(self._slots)
@@ -212,28 +240,90 @@ class Schedule(Sequence):
         if not 0 <= index < n:
             raise IndexError(index)
         s, k = divmod(index, len(self._slots))
-        return self._job(s, self._slots[k])
+        return self._job(s, k)
 
     def __iter__(self):
         for s in range(self.seeds):
-            for slot in self._slots:
-                yield self._job(s, slot)
+            for k in range(len(self._slots)):
+                yield self._job(s, k)
 
     def holds(self, record: GameRecord) -> bool:
         """Whether a stored game is one of this schedule's (arithmetic: nothing is enumerated)."""
         name = self.ruleset if isinstance(self.ruleset, str) else self.ruleset.name
-        pair = (record.agent0, record.agent1)
-        if record.agent0 == record.agent1:
-            ok, span = record.agent0 in self.selfplay, 2 * self.seeds
-        else:
-            ok, span = pair in self._pair_set, self.seeds
-        return (ok and record.ruleset == name and self.seed <= (record.seed or 0) < self.seed + span
-                and record.game_id == game_id(self.ruleset, record.seed, pair))
+        place = self.place_of(record)
+        return record.ruleset == name and place is not None and record.game_id == self[place].game_id
 
-    def _job(self, step: int, slot: tuple[str, str, int]) -> Job:
-        a, b, offset = slot
+    def manifest(self) -> str:
+        """What a store keeps of this schedule (`EventStore.record_schedule`): everything that decides its games
+        (the ruleset's values, the agents and their bots' versions, the seeds), as canonical JSON. A few hundred
+        bytes however many games; `from_manifest` rebuilds the schedule from it."""
+        rules = by_name(self.ruleset) if isinstance(self.ruleset, str) else self.ruleset
+        return msgspec.json.encode({
+            "format": "locm-schedule", "version": 1, "kind": "round_robin", "ruleset": rules.name,
+            "rules_hash": rules_hash(rules), "rules": rules, "agents": list(self.agents),
+            "bots": [self.versions[a] for a in self.agents], "seed": self.seed, "seeds": self.seeds,
+            "games": len(self)}).decode()
+
+    @classmethod
+    def from_manifest(cls, manifest: str) -> Schedule:
+        """The schedule a manifest describes, its bots' versions as recorded (the files are not read)."""
+        m = _manifest_dec.decode(manifest)
+        if m.format != "locm-schedule" or m.version != 1 or m.kind != "round_robin":
+            raise TournamentError(f"not a schedule manifest this locm reads: {m.format} {m.version} {m.kind}")
+        if len(m.bots) != len(m.agents) or rules_hash(m.rules) != m.rules_hash:
+            raise TournamentError("a schedule manifest whose bots or rules do not agree with themselves")
+        return cls(m.rules, m.agents, m.seed, m.seeds, dict(zip(m.agents, m.bots)))
+
+    def place_of(self, record: GameRecord) -> int | None:
+        """The index of a stored game's place in this schedule, by its record (None: not one of its games)."""
+        a, b = record.agent0, record.agent1
+        if record.seed is None:
+            return None
+        step = record.seed - self.seed
+        if a == b:  # self-play: slot offset 0 for the first `seeds` seeds, `seeds` for the next
+            if a not in self.selfplay or not 0 <= step < 2 * self.seeds:
+                return None
+            offset, step = (0, step) if step < self.seeds else (self.seeds, step - self.seeds)
+            k = self._slots.index((a, a, offset))
+        else:
+            if (a, b) not in self._pair_set or not 0 <= step < self.seeds:
+                return None
+            k = self._slots.index((a, b, 0))
+        return step * len(self._slots) + k
+
+    def _job(self, step: int, k: int) -> Job:
+        a, b, offset = self._slots[k]
         seed = self.seed + step + offset
-        return Job(game_id(self.ruleset, seed, (a, b)), self.ruleset, seed, a, b)
+        bots = (self.versions[a], self.versions[b])
+        place = (self.key, step * len(self._slots) + k)
+        return Job(game_id(self.ruleset, seed, (a, b), bots=bots), self.ruleset, seed, a, b, bots, place)
+
+
+class _Manifest(msgspec.Struct, forbid_unknown_fields=True):
+    format: str
+    version: int
+    kind: str
+    ruleset: str
+    rules_hash: str
+    rules: Rules
+    agents: list[str]
+    bots: list[str]
+    seed: int
+    seeds: int
+    games: int
+
+
+_manifest_dec = msgspec.json.Decoder(_Manifest)
+
+
+def _manifest_key(manifest: str) -> str:
+    """A schedule's key in a store: the first 16 hex digits of the SHA-256 of its manifest."""
+    return hashlib.sha256(manifest.encode()).hexdigest()[:16]
+
+
+def record_schedule(store: EventStore, jobs: Schedule) -> None:
+    """Keep the schedule's manifest in the store (once), so that `locm verify` knows what it should hold."""
+    store.record_schedule(jobs.key, jobs.manifest())
 
 
 def schedule(ruleset: str | Rules, agents: Sequence[str], games: int, seed: int = 1) -> Schedule:
@@ -284,12 +374,26 @@ def pending(store: EventStore, jobs: Iterable[Job]) -> list[Job]:
 
 def iter_pending(store: EventStore, jobs: Iterable[Job]) -> Iterator[Job]:
     """The jobs whose game is not stored yet, one at a time (each looked up when it is reached)."""
-    return (j for j in jobs if not store.has_game(j.game_id))
+    return (j for j in jobs if not _stored(store, j))
 
 
 def count_stored(store: EventStore, jobs: Iterable[Job]) -> int:
     """How many of the jobs' games are stored (one pass, nothing kept)."""
-    return sum(1 for j in jobs if store.has_game(j.game_id))
+    return sum(1 for j in jobs if _stored(store, j))
+
+
+def _stored(store: EventStore, job: Job) -> bool:
+    """Whether the job's game is stored; a stored game under its id whose record is another game (another seed,
+    ruleset or agents: put there behind the store's back) is refused, never skipped as if played."""
+    record = store.find(job.game_id)
+    if record is None:
+        return False
+    name = job.ruleset if isinstance(job.ruleset, str) else job.ruleset.name
+    if (record.ruleset, record.seed, record.agent0, record.agent1) != (name, job.seed, job.agent0, job.agent1):
+        raise TournamentError(f"the store holds another game under the id of scheduled game {job.game_id} (ruleset "
+                              f"{record.ruleset}, seed {record.seed}, {record.agent0} vs {record.agent1}): it was "
+                              f"stored behind the store's back; see locm verify")
+    return True
 
 
 HANDOFF = 2
@@ -329,8 +433,10 @@ def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limit
 def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games: int, *, workers: int = 1,
                    seed: int = 1, limits: TimeLimits | None = None,
                    progress: Callable[[int], None] | None = None) -> TournamentRun:
-    """`schedule`, then play the games `store` lacks (`iter_pending`, `play_jobs`)."""
+    """`schedule` (recorded in the store: `record_schedule`), then play the games `store` lacks (`iter_pending`,
+    `play_jobs`)."""
     jobs = schedule(ruleset, agents, games, seed)
+    record_schedule(store, jobs)
     todo, count = to_play(store, jobs)
     return play_jobs(store, todo, workers=workers, limits=limits, progress=progress, scheduled=len(jobs),
                      count=count)
@@ -435,7 +541,10 @@ def _worker(conn, parent: int, limits: TimeLimits) -> None:
         if job is None:
             return
         try:
-            played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits)
+            played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits, versions=job.bots,
+                              place=job.place)
+            if played.game_id != job.game_id:  # pragma: no cover - the id of a game is known before it is played
+                raise TournamentError(f"the game played is {played.game_id}, not the scheduled {job.game_id}")
             result = ("game", job.game_id, prepare_game(played.extras, played.game.log), None)
         except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
             line = traceback.format_exception_only(type(exc), exc)[-1].strip()
@@ -450,37 +559,11 @@ def _worker(conn, parent: int, limits: TimeLimits) -> None:
 
 
 def check_stored_game(store: EventStore, record: GameRecord, redecide: bool = True) -> str | None:
-    """None if a stored game is sound: its hash chain is intact, the fold of its events ends the game with
-    the recorded winner and reason, and (with `redecide`) every event is what the rules make of the recorded
-    inputs (`engine.redecide`); otherwise what is wrong, in one line."""
-    gid = record.game_id
-    try:
-        events = store.verified_events(gid)
-    except LocmError as exc:
-        return str(exc)
-    if not events or type(events[-1]) is not GameEnded:
-        return f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended"
-    try:
-        state = fold(events)
-    except Exception as exc:  # a log that does not fit the rules may break evolve anywhere: report, go on
-        return f"the events do not fold: {type(exc).__name__}: {exc}"
-    if state.phase != ENDED:
-        return f"the fold ends in the {state.phase} phase, not ended"
-    if (state.winner, state.end_reason) != (record.winner, record.reason):
-        return (f"the fold gives winner {state.winner} by {state.end_reason}, the record says winner "
-                f"{record.winner} by {record.reason}")
-    loser = 1 - state.winner
-    if state.end_reason == "health" and state.players[loser].health > 0:  # R-WIN
-        return f"won on health, but the loser (player {loser}) has {state.players[loser].health} health"
-    if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
-        return f"won by a hard error, but the event before the end is not a hard error of player {loser}"
-    if redecide:
-        from locm.engine.redecide import redecide as redecide_log
+    """None if a stored game is sound (`locm.checks.stored_problem`: its chain, its fold, re-deciding it with
+    `redecide`, its id); otherwise what is wrong, in one line."""
+    from locm.checks import stored_problem
 
-        result = redecide_log(events)
-        if not result.ok:
-            return f"re-decided from its inputs, {result.divergence}"
-    return None
+    return stored_problem(store, record, redecide).problem
 
 
 class BotStderr(NamedTuple):
@@ -603,8 +686,8 @@ def pair_rows(records: Sequence[GameRecord], agents: Sequence[str]) -> list[tupl
 PAIR_HEADERS = ("agent A", "agent B", "games", "A wins", "B wins")
 
 
-__all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "MAX_GAMES", "pending", "iter_pending",
-           "count_stored", "play_jobs", "run_tournament",
-           "TournamentRun", "check_stored_game", "bot_fingerprint", "changed_bots", "stored_stderr", "BotStderr",
-           "Standing", "seat_entry", "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS",
-           "WATCHDOG_S"]
+__all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "record_schedule", "MAX_GAMES",
+           "pending", "iter_pending", "count_stored", "play_jobs", "run_tournament", "TournamentRun",
+           "check_stored_game", "bot_fingerprint", "changed_bots", "stored_stderr", "BotStderr", "Standing",
+           "seat_entry", "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS", "WATCHDOG_S",
+           "stored_versions", "other_versions"]

@@ -97,7 +97,7 @@ def replay_under(store, events_a: Sequence, rules_b: Rules) -> tuple[list, objec
     seed, params = rerun_params(created, rules_b)
     gid_b = game_id(rules_b, seed, tuple(created.agents), params)
     if store.has_game(gid_b):
-        return store.events(gid_b), None, gid_b
+        return store.verified_events(gid_b), None, gid_b  # a stored game is trusted only if its chain holds
     played = rerun_game(events_a, rules_b)
     return played.game.log, prepare_game(played.extras, played.game.log), gid_b
 
@@ -109,7 +109,7 @@ def _work(gids: Sequence[str]) -> list[tuple]:
     out = []
     for gid in gids:
         try:
-            events_a = store.events(gid)
+            events_a = store.verified_events(gid)  # a stored game is trusted only if its chain holds
             if _STATE["hash_a"] is not None and events_a[0].rules_hash != _STATE["hash_a"]:
                 out.append((gid, None, None, None, "", "its rules differ from --ruleset-a", {}))
                 continue

@@ -22,7 +22,10 @@ def rerun(source, ruleset, db, as_json):
     """Re-play a recorded game under ruleset B, with the same seeds and the same agents deciding again
     (built-in agents; a bot's command line is run again as a process), and show where it first diverges:
     the seq, the event under A and under B, the rule of that event and the changed settings, both boards
-    just before it, and the outcome under each. A game that never diverges says "no divergence".
+    just before it, and the outcome under each. A game that never diverges says "no divergence". A bot whose
+    files changed since the game was played is named, and a divergence is then not laid on the rules. A log
+    read from a file is re-decided first: one that does not follow the rules is compared all the same, with a
+    first line saying where it departs, and exit status 1.
 
     \b
     Example:
@@ -35,13 +38,17 @@ def rerun(source, ruleset, db, as_json):
     if db is not None and not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
     rules_b = resolve_ruleset(ruleset)
-    gid, events = load_source(source, db)
-    report = rerun_report(gid, events, rules_b)
+    gid, events, warning, recorded = load_source(source, db)
+    report = rerun_report(gid, events, rules_b, warning=warning, recorded=recorded)
     if as_json:
+        if warning:
+            click.echo(warning, err=True)
         click.echo(json.dumps(report.as_json(), indent=1))
     else:
         for line in report.lines():
             click.echo(line)
+    if warning:
+        sys.exit(1)
 
 
 @click.command()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from locm.events.cards import GUARD
 from locm.events.catalog import ActionReceived, ActionRejected, HardError, TurnStarted
 from locm.engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from locm.engine.errors import LocmError
@@ -49,10 +50,18 @@ class Turn:
 
 
 class Replay:
-    def __init__(self, events, source: str = "", meta: dict | None = None) -> None:
+    """``departures``: the events the rules would not produce (`engine.redecide.departures`), as the source
+    found them: a log read from a file is re-decided, a stored game is trusted when its chain holds, a referee
+    game is the engine's own replay. ``untrusted``: why the source is not vouched for beyond that ("" when it
+    is), e.g. a stored chain that does not hold. `warning` is the one line a reader shows first."""
+
+    def __init__(self, events, source: str = "", meta: dict | None = None, departures: list | None = None,
+                 untrusted: str = "") -> None:
         self.events = list(events)
         self.source = source
         self.meta = meta or {}
+        self.departures = list(departures or [])
+        self.untrusted = untrusted
         try:
             self.history = History(self.events)
             self.events = self.history.events  # as the fold reads them (older schemas upcast, if History does)
@@ -67,6 +76,36 @@ class Replay:
         self.units = self.final.units
         self.constructed = self.final.rules.deck_building == CONSTRUCTED
         self._turns: list[Turn] | None = None
+
+    # --- trust --------------------------------------------------------------------------------------------
+
+    @property
+    def warning(self) -> str:
+        """One line saying that this log does not follow the rules (the first seq where it departs, the event
+        it has there, the event the rules give) or cannot be vouched for; "" for a sound log."""
+        if not self.departures and not self.untrusted:
+            return ""
+        parts = [self.untrusted] if self.untrusted else []
+        if self.departures:
+            d = self.departures[0]
+            text = f"this log does not follow the rules: it departs from them at seq {d.seq}: {d.message}"
+            if d.stored or d.decided:
+                text += f"; the log has {d.stored or 'no event'}, the rules give {d.decided or 'no event'}"
+            more = len(self.departures) - 1
+            if more:
+                text += f" ({more} later event{'s' * (more != 1)} depart{'s' * (more == 1)} too)"
+            parts.append(text)
+        else:
+            parts.append("re-decided from its inputs, it follows the rules")
+        return f"WARNING: {self.source or 'log'}: " + "; ".join(parts)
+
+    def departs(self) -> dict[int, str]:
+        """``{seq: what the rules give instead}`` for every event of `departures` (for marking them)."""
+        out = {}
+        for d in self.departures:
+            text = d.message + (f"; the rules give {d.decided}" if d.decided else "")
+            out.setdefault(d.seq, text)
+        return out
 
     # --- navigation ---------------------------------------------------------------------------------------
 
@@ -189,12 +228,28 @@ class Replay:
                 players.append(p)
         return {
             "event": self.event_obj(seq),
+            "blocking": self.blocking(seq),
             "rule": rule(e.rule).as_dict(),
             "causes": [self.event_obj(c.seq) | {"rule_section": rule(c.rule).heading} for c in self.causes(seq)],
             "diff": self.diff(seq - 1, seq) if seq > 0 else {},
             "involved": involved,
             "players_before": players,
         }
+
+    def blocking(self, seq: int) -> list[dict]:
+        """For an attack skipped because of enemy Guards (R-ACTIONS), those Guards as they were just before
+        (the cards that blocked it); [] for any other event."""
+        e = self.event(seq)
+        if type(e) is not ActionRejected or not e.action.startswith("ATTACK ") or "Guard" not in e.reason:
+            return []
+        before = self.state_at(seq - 1)
+        try:
+            attacker = before.units[int(e.action.split()[1])]
+        except (KeyError, ValueError, IndexError):
+            return []
+        enemy = before.players[1 - attacker.owner]
+        return [card_obj(u, self.constructed, True) for u in enemy.board
+                if u.lane == attacker.lane and u.keywords & GUARD]
 
     def rejected(self) -> list[dict]:
         """Every skipped action and hard error: who, the answer line it came from, the reason, the rule."""
@@ -214,7 +269,8 @@ class Replay:
             out.append({"seq": e.seq, "type": "hard_error" if type(e) is HardError else "action_rejected",
                         "player": e.player, "turn": turn.number if turn else None, "line": line,
                         "action": getattr(e, "action", e.text if type(e) is HardError else ""),
-                        "reason": e.reason, "rule": e.rule, "rule_section": rule(e.rule).heading})
+                        "reason": e.reason, "rule": e.rule, "rule_section": rule(e.rule).heading,
+                        "blocking": self.blocking(e.seq)})
         return out
 
     def card_life(self, card_id: int) -> list[dict]:

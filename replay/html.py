@@ -22,7 +22,10 @@ page's script only draws them (`replay/viewer.html`). Layout of the embedded dat
 - ``events``: ``[seq, type, rule, cause, description, player-if-a-draw]``; ``diffs[seq]``: lines, a line
   that names a player's hand cards as ``[text, player]`` (not shown in the other player's view);
 - ``rules``: the cited rules' sections; ``turns``: ``[number, player, first, start, last]``; ``stops``: the
-  seqs a step by action lands on.
+  seqs a step by action lands on;
+- ``warning``: the replay's one-line warning ("" for a log that follows the rules), shown as a banner;
+  ``departs``: ``{seq: what the rules give instead}`` for each event the rules would not produce, marked in
+  the event list and in the event's detail.
 """
 
 from __future__ import annotations
@@ -139,6 +142,7 @@ def game_data(r: Replay) -> dict:
         "diffs": diffs, "rules": {rid: rule(rid).as_dict() for rid in sorted({e.rule for e in r.events})},
         "turns": [[t.number, t.player, t.first_seq, t.start_seq, t.last_seq] for t in r.turns()],
         "stops": stops(r), "root": root, "arrows": arrows,
+        "warning": r.warning, "departs": {str(k): v for k, v in r.departs().items()},
     }
 
 

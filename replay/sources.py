@@ -48,13 +48,23 @@ def open_game(path: str | Path | None = None, *, db: str | Path | None = None, g
             events = from_jsonl(data)
         except DecodeError as exc:
             raise ReplaySourceError(f"{path}: not an event log: {exc}") from None
-        return Replay(events, source=str(path))
+        return checked_replay(events, "<stdin>" if str(path) == "-" else str(path))
     logged, count = _pick_logged(path, data, game)
     return replay_logged(logged, str(path), count)
 
 
 def sniff(path: str | Path) -> tuple[str, bytes]:
     """``("events" | "official", bytes)`` for a file, or `ReplaySourceError` naming what it is not."""
+    kind, data = read_source(path)
+    if kind == "export":
+        p = Path("<stdin>" if str(path) == "-" else path)
+        raise ReplaySourceError(f"{p}: is a store export: 'locm import {p} --db DB' it, then use --db DB GAME_ID")
+    return kind, data
+
+
+def read_source(path: str | Path) -> tuple[str, bytes]:
+    """``("events" | "official" | "export", bytes)`` for a file (``-``: standard input; gzip is
+    decompressed), or `ReplaySourceError` naming what it is not."""
     p = Path(path)
     if str(path) == "-":  # standard input: an event log or an official log piped in
         p = Path("<stdin>")
@@ -117,7 +127,7 @@ def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
     if obj.outputs and obj.errors:
         return "official", data
     if obj.locm_export:
-        raise ReplaySourceError(f"{p}: is a store export: 'locm import {p} --db DB' it, then use --db DB GAME_ID")
+        return "export", data
     raise ReplaySourceError(f"{p}: not an event log (first event is not game_created) or an official "
                             "referee log")
 
@@ -159,19 +169,37 @@ def referee_meta(logged: LoggedGame, path: str) -> dict:
             "scores": list(logged.scores), "params": logged.params}
 
 
+def checked_replay(events: list, source: str, meta: dict | None = None, untrusted: str = "") -> Replay:
+    """A `Replay` of a log that nothing vouches for (a file, standard input, a stored game whose chain does
+    not hold): re-decided from its inputs, every departure from the rules kept with it (`Replay.warning`)."""
+    from locm.engine.redecide import departures
+
+    return Replay(events, source=source, meta=meta, departures=departures(events), untrusted=untrusted)
+
+
 def open_stored(db: str | Path, game_id: str) -> Replay:
-    """A stored game (``game_id``: its id or a unique prefix of it)."""
+    """A stored game (``game_id``: its id or a unique prefix of it). Its hash chain is checked as it is read:
+    a game whose chain holds is what was stored (and checked) then; one whose chain does not is shown
+    re-decided, its departures from the rules named."""
+    from locm.errors import ChainError
     from locm.store import open_store  # the store is an edge: imported only when a store is used
 
+    untrusted = ""
     with open_store(db, create=False, readonly=True) as store:
         gid = resolve_id(store, game_id)
         record = store.game(gid)
-        events = store.events(gid)
+        try:
+            events = store.verified_events(gid)
+        except ChainError as exc:
+            untrusted = f"its stored hash chain does not hold ({str(exc).removeprefix(f'game {gid!r}: ')})"
+            events = store.events(gid)
     try:
         meta = json.loads(record.meta)
     except ValueError:
         meta = {}
     meta = {"game_id": gid, "agents": [record.agent0, record.agent1], **(meta if isinstance(meta, dict) else {})}
+    if untrusted:
+        return checked_replay(events, f"{db} {gid}", meta, untrusted)
     return Replay(events, source=f"{db} {gid}", meta=meta)
 
 
@@ -208,8 +236,11 @@ def referee_logs(path: str | Path) -> list[LoggedGame]:
 
 def referee_game(logged: LoggedGame, path: str | Path) -> RefereeGame:
     """One official game replayed through the engine, or `ReplaySourceError` if it does not replay
-    identically."""
-    return RefereeGame(referee_game_id(logged), _replayed(logged, path), referee_meta(logged, str(path)))
+    identically. Its id names its content (`locm.gameid.referee_id`: its game_created and its inputs)."""
+    from locm.gameid import referee_id
+
+    events = _replayed(logged, path)
+    return RefereeGame(referee_id(events), events, referee_meta(logged, str(path)))
 
 
 def referee_games(path: str | Path) -> list[RefereeGame]:
@@ -219,13 +250,14 @@ def referee_games(path: str | Path) -> list[RefereeGame]:
 
 
 def referee_game_id(logged: LoggedGame) -> str:
-    """``ref-<ruleset>-<seed>-<12 hex>``: the hash is over the parameters and the answers, so the same
-    referee game gets the same id from any file, known before the game is replayed."""
+    """The id that locm gave a referee game before ids named their content (`locm.gameid`): ``ref-<ruleset>-
+    <seed>-<12 hex>``, the hash over the file's parameters and answers. `locm import-referee` looks it up, so
+    that a store made then does not get the same game again under its new id."""
     key = json.dumps([logged.ruleset, sorted(logged.params.items()), [t[3] for t in logged.turns]],
                      separators=(",", ":"), ensure_ascii=False)
     seed = logged.params.get("seed", "x")
     return f"ref-{logged.ruleset}-{seed}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
-__all__ = ["open_game", "open_stored", "referee_game", "referee_game_id", "referee_games", "resolve_id", "sniff",
-           "LocmError"]
+__all__ = ["open_game", "open_stored", "checked_replay", "read_source", "referee_game", "referee_game_id",
+           "referee_games", "resolve_id", "sniff", "LocmError"]

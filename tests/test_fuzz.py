@@ -30,7 +30,7 @@ from locm.events.codec import to_jsonl
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 FOUND = DATA / "fuzz"
-EXAMPLES = 60  # per target in CI (benchmarks/fuzz.py runs many more)
+EXAMPLES = 300  # per target in CI (benchmarks/fuzz.py runs many more)
 
 
 # --- corpora ------------------------------------------------------------------------------------------------------

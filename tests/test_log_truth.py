@@ -348,16 +348,17 @@ def test_game_created_without_rules_in_a_current_schema_log_is_refused():
 
 def test_a_stored_custom_ruleset_game_verifies_with_the_logs_own_rules(tmp_path):
     from locm.store import GameExtras, open_store
-    from locm.tournament import check_stored_game
+    from locm.tournament import check_stored_game, game_id
 
     mine = RULES_CONSTRUCTED.replace(name="constructed-25", start_health=25)
     game = Game.new(mine, seed=17, agents=("greedy", "random"))
     play(game, (RandomAgent(3), RandomAgent(4)))
+    gid = game_id(mine, 17, ("greedy", "random"))
     with open_store(tmp_path / "s.db") as store:
-        store.append_game(GameExtras(game_id="g"), game.log)
+        store.append_game(GameExtras(game_id=gid), game.log)
     with open_store(tmp_path / "s.db", readonly=True) as store:
-        record = store.game("g")
+        record = store.game(gid)
         assert record.ruleset == "constructed-25"
-        events = store.events("g")
+        events = store.events(gid)
         assert events[0].rules == mine and fold(events) == game.state
         assert check_stored_game(store, record) is None

@@ -4,7 +4,10 @@ converts it with every game intact, `locm verify` passing and the same export by
 The fixture ``tests/data/store-v1.db.gz`` was written by locm at commit 3e01f60 (the last with store schema 1),
 through `locm.store.open_store(...).append_game`: a 1.2 game (greedy vs pass, seed 1, 279 events) and a
 constructed game (pass vs greedy, seed 2, 113 events), with bot extras (think time, stderr, meta), then
-VACUUMed; ``store-v1-export.jsonl.gz`` is `locm export --all` of it by the same commit.
+VACUUMed; ``store-v1-export.jsonl.gz`` is `locm export --all` of it by the same commit. Its games were stored
+under made-up ids (``1.2-1-fixture``); since ids name their content (`locm.gameid`) both files carry the ids
+that locm gives those games (the ``game_id`` values replaced, nothing else: the events and their hashes are
+as written).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from locm.store import open_store
 from tests.test_reliability import one_line_error, run_locm
 
 DATA = Path(__file__).resolve().parent / "data"
-IDS = ["1.2-1-fixture", "constructed-2-fixture"]
+IDS = ["1.2-1-edc1743bb9a2", "constructed-2-cc900b65d2ce"]
 
 
 @pytest.fixture
@@ -60,7 +63,11 @@ def test_migrate_keeps_every_game_and_the_export_bytes(v1, tmp_path):
         assert store.count_events() == 392
         buf = io.BytesIO()
         store.export_jsonl(None, buf)
-    assert buf.getvalue() == old_export()  # byte for byte what schema 1 exported
+    header, _, games = buf.getvalue().partition(b"\n")
+    old_header, _, old_games = old_export().partition(b"\n")
+    assert games == old_games  # every game line byte for byte what schema 1 exported
+    assert (old_header, header) == (b'{"locm_export":1,"store_schema":1,"event_schema":2}',
+                                    b'{"locm_export":1,"store_schema":2,"event_schema":2}')  # who wrote it
     r = run_locm("verify", "--db", v1)
     assert r.returncode == 0 and r.stdout.endswith("2 games checked: 2 good, 0 bad\n"), r.stdout + r.stderr
     # the old file is kept whole (no -wal beside it) and still holds every event
@@ -73,7 +80,8 @@ def test_migrate_keeps_every_game_and_the_export_bytes(v1, tmp_path):
     exported = tmp_path / "e.jsonl"
     exported.write_bytes(old_export())
     assert run_locm("import", exported, "--db", tmp_path / "new.db").returncode == 0
-    assert run_locm("export", "--all", "--db", tmp_path / "new.db").stdout.encode() == old_export()
+    again = run_locm("export", "--all", "--db", tmp_path / "new.db").stdout.encode()
+    assert again == buf.getvalue() and again.partition(b"\n")[2] == old_games
     assert "already an event store of schema 2" in one_line_error(run_locm("migrate", v1))
 
 
@@ -99,28 +107,34 @@ def test_migrate_refuses_when_the_backup_name_is_taken(v1):
 
 
 def test_migrate_reads_games_still_in_the_wal(v1, tmp_path):
-    """A schema-1 store whose last commits are only in its -wal (its writer was killed): migrated whole."""
+    """A schema-1 store whose last commit is only in its -wal (its writer was killed): migrated whole. The
+    second game is taken out and written again with checkpoints off, so that it is in the -wal alone."""
     conn = sqlite3.connect(v1)
+    game = conn.execute("SELECT * FROM games WHERE game_id = ?", (IDS[1],)).fetchone()
+    events = conn.execute("SELECT * FROM events WHERE game_id = ? ORDER BY seq", (IDS[1],)).fetchall()
+    with conn:
+        conn.execute("DELETE FROM events WHERE game_id = ?", (IDS[1],))
+        conn.execute("DELETE FROM games WHERE game_id = ?", (IDS[1],))
     conn.execute("PRAGMA journal_mode=wal")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the deletion in the main file
     conn.execute("PRAGMA wal_autocheckpoint=0")
-    conn.execute("INSERT INTO games SELECT 'copy', ruleset, ruleset_version, seed, shuffle_player0_seed, "
-                 "shuffle_player1_seed, draft_choices_seed, predefined_draft_ids, card_gen_seed, "
-                 "constructed_choices_seed, id_scheme, event_schema_version, agent0, agent1, winner, reason, turns, "
-                 "n_events, head_hash, created, stderr0, stderr1, think_ms0, think_ms1, error0, error1, timeout0, "
-                 "timeout1, meta FROM games WHERE game_id = ?", (IDS[0],))
-    conn.execute("INSERT INTO events SELECT 'copy', seq, type, payload, hash FROM events WHERE game_id = ?", (IDS[0],))
-    conn.commit()
+    with conn:
+        conn.execute(f"INSERT INTO games VALUES ({', '.join('?' * len(game))})", game)
+        conn.executemany(f"INSERT INTO events VALUES ({', '.join('?' * len(events[0]))})", events)
     shutil.copy(v1, tmp_path / "main-only.db")
     wal = Path(f"{v1}-wal").read_bytes()
     conn.close()  # (closing checkpoints: put the -wal back as a killed writer leaves it)
     shutil.copy(tmp_path / "main-only.db", v1)
     Path(f"{v1}-wal").write_bytes(wal)
-    games, events, _ = migrate(v1)
-    assert (games, events) == (3, 392 + 279)
+    with sqlite3.connect(tmp_path / "main-only.db") as main_only:
+        assert main_only.execute("SELECT count(*) FROM games").fetchone() == (1,)  # the game is in the -wal only
+    games, events_n, _ = migrate(v1)
+    assert (games, events_n) == (2, 392)
     with open_store(v1, readonly=True) as store:
-        assert store.events("copy") == store.events(IDS[0])
-        (data,) = store.db.execute("SELECT data FROM logs WHERE game = 3").fetchone()
-        assert zlib.decompress(data).count(b"\n") == 278
+        assert [g.game_id for g in store.games()] == [IDS[0], IDS[1]]
+        buf = io.BytesIO()
+        store.export_jsonl(None, buf)
+    assert buf.getvalue().partition(b"\n")[2] == old_export().partition(b"\n")[2]  # the game lines
 
 
 def test_migrate_of_a_damaged_schema_1_store_is_one_line_and_keeps_it(v1):

@@ -39,6 +39,8 @@ def test_everything_installs_under_locm(wheel):
     for package in ("engine", "events", "replay", "analysis", "data"):
         assert f"locm/{package}/__init__.py" in names
     assert "locm/data/cardlist-1.2.txt" in names and "locm/replay/viewer.html" in names
+    assert {"locm/engine/skyport/decide.py", "locm/events/skyport/catalog.py", "locm/data/skyport/RULES.md",
+            "locm/data/skyport/maps/duel-2p.skyportmap"} <= set(names)
 
 
 def test_the_installed_package_works_outside_the_checkout(wheel, tmp_path):

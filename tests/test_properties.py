@@ -402,7 +402,7 @@ class GameMachineVariant(GameMachine):
 
 
 MACHINES = {"1.2": GameMachine12, "constructed": GameMachineConstructed, "variant": GameMachineVariant}
-EXAMPLES = {"1.2": 30, "constructed": 30, "variant": 60}
+EXAMPLES = {"1.2": 30, "constructed": 30, "variant": 100}
 
 
 @pytest.mark.parametrize("ruleset", list(MACHINES))
@@ -447,9 +447,16 @@ def test_random_game(ruleset, seed):
     assert fold(codec.from_jsonl(raw)) == game.state  # the stored log replays to the same state
 
 
-@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
-@given(rules=variants(), seed=SEEDS, agents=st.tuples(*[st.sampled_from(["random", "greedy", "pass"])] * 2))
+AGENT_PAIRS = st.tuples(*[st.sampled_from(["random", "greedy", "pass"])] * 2)
+
+
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=variants(), seed=SEEDS, agents=AGENT_PAIRS)
 def test_random_game_under_a_random_variant(rules, seed, agents):
+    check_random_variant_game(rules, seed, agents)
+
+
+def check_random_variant_game(rules, seed, agents) -> None:
     """Any variant the validator accepts plays to an end with any built-in agents: one winner, within the cap,
     fold == live, the same seeds give the same bytes, the log decodes to the same state and re-decides."""
     from locm.engine.agents import make_agent

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from locm.gameid import game_id
 from locm.store import GameExtras, open_store
 from locm.play import play_one
 
@@ -60,22 +61,23 @@ def assert_all_readable(db: Path, ids: list[str], tmp: Path) -> None:
     assert r.returncode == 0 and f"{len(listed)} good, 0 bad" in r.stdout, r.stdout + r.stderr
 
 
-def fill_store(path: Path, n: int, *, checkpoint: bool = True) -> list[str]:
-    """Store ``n`` seeded games; without ``checkpoint`` the process dies like kill -9 with every commit
-    still in the -wal file (run in a subprocess)."""
+def fill_store(path: Path, n: int, *, checkpoint: bool = True, start: int = 0) -> list[str]:
+    """Store ``n`` seeded games (seeds ``start``...); without ``checkpoint`` the process dies like kill -9 with
+    every commit still in the -wal file (run in a subprocess)."""
     code = f"""
 import os
 from locm.store import open_store, GameExtras
+from locm.gameid import game_id
 from locm.play import play_one
 s = open_store({str(path)!r})
 {'' if checkpoint else "s._conn.execute('PRAGMA wal_autocheckpoint=0')"}
-for i in range({n}):
+for i in range({start}, {start + n}):
     g = play_one('1.2', i, ('greedy', 'random'))
-    s.append_game(GameExtras(game_id=f'g{{i}}'), g.log)
+    s.append_game(GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), g.log)
 {'s.close()' if checkpoint else 'os._exit(0)'}
 """
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
-    return [f"g{i}" for i in range(n)]
+    return [game_id("1.2", i, ("greedy", "random")) for i in range(start, start + n)]
 
 
 @contextlib.contextmanager
@@ -132,16 +134,11 @@ def test_a_checkpoint_cut_short_leaves_a_store_every_command_reads(tmp_path):
 def test_kill_9_during_a_large_import_keeps_every_committed_game(tmp_path):
     db, source = tmp_path / "s.db", tmp_path / "source.db"
     ids = fill_store(db, 5)
-    fill_store(source, 150)
+    # more games than SQLite's page cache holds, so that the one transaction of the import spills pages to the
+    # -wal before it commits
+    more = fill_store(source, 600, start=5)
     big = tmp_path / "big.jsonl"
     assert run_locm("export", "--all", "--db", source, "-o", big).returncode == 0
-    # four copies under other ids (no event holds one): more than SQLite's page cache, so that the one
-    # transaction of the import spills pages to the -wal before it commits
-    head, *body, end = big.read_bytes().splitlines(keepends=True)
-    totals = json.loads(end)["end"]
-    copies = [b"".join(body).replace(b'"game_id":"g', b'"game_id":"' + p.encode()) for p in "hijk"]
-    big.write_bytes(head + b"".join(copies) + json.dumps(
-        {"end": {"games": 4 * totals["games"], "events": 4 * totals["events"]}}, separators=(",", ":")).encode() + b"\n")
     p = subprocess.Popen([sys.executable, "-m", "locm.cli", "import", str(big), "--db", str(db)], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wal = Path(f"{db}-wal")
@@ -153,7 +150,7 @@ def test_kill_9_during_a_large_import_keeps_every_committed_game(tmp_path):
     assert_all_readable(db, ids, tmp_path)
     r = run_locm("import", big, "--db", db)  # and the import can simply be run again
     assert r.returncode == 0, r.stderr
-    assert_all_readable(db, ids + [f"{p}{i}" for p in "hijk" for i in range(150)], tmp_path)
+    assert_all_readable(db, ids + more, tmp_path)
 
 
 def test_a_full_disk_during_a_tournament_is_one_line_and_keeps_every_stored_game(tmp_path):
@@ -332,7 +329,7 @@ def test_a_large_schedule_is_not_built_in_memory():
     from locm.tournament import MAX_GAMES, game_id, schedule
 
     games = MAX_GAMES // 3 // 2 * 2
-    jobs = schedule("1.2", ["a", "b", "c"], games, seed=1)
+    jobs = schedule("1.2", ["greedy", "random", "pass"], games, seed=1)
     assert len(jobs) == games * 3
     assert jobs[len(jobs) - 1].seed == games // 2 and jobs[-1] == jobs[-6:][-1] and jobs[0] == next(iter(jobs))
     assert sys.getsizeof(jobs) < 10_000
@@ -619,7 +616,7 @@ def test_every_option_has_help_and_workers_is_spelled_one_way():
 
 def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
     db = tmp_path / "s.db"
-    fill_store(db, 2)
+    g1 = fill_store(db, 2)[1]
     out = tmp_path / "e.jsonl"
     assert run_locm("export", "--all", "--db", db, "-o", out).returncode == 0
     line = one_line_error(run_locm("import", out, "--db", db))
@@ -629,15 +626,15 @@ def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
     import zlib
 
     conn = sqlite3.connect(db)  # event 3 of g1 edited in its stored log
-    key = "(SELECT id FROM games WHERE game_id = 'g1')"
+    key = f"(SELECT id FROM games WHERE game_id = '{g1}')"
     lines = zlib.decompress(conn.execute(f"SELECT data FROM logs WHERE game = {key}").fetchone()[0]).split(b"\n")
     lines[3] = lines[3].replace(b'"seq":3', b'"seq":3 ')
     conn.execute(f"UPDATE logs SET data = ? WHERE game = {key}", (zlib.compress(b"\n".join(lines)),))
     conn.commit()
     conn.close()
     r = run_locm("verify", "--db", db)
-    bad = [line for line in r.stdout.splitlines() if "g1" in line]
-    assert r.returncode == 1 and len(bad) == 1 and bad[0].count("g1") == 1, r.stdout
+    bad = [line for line in r.stdout.splitlines() if g1 in line]
+    assert r.returncode == 1 and len(bad) == 1 and bad[0].count(g1) == 1, r.stdout
 
 
 def test_kill_9_of_a_tournament_leaves_no_warning_and_every_stored_game_readable(tmp_path):
@@ -703,7 +700,7 @@ def test_every_doc_the_code_cites_is_in_the_repository():
 def test_a_schedule_knows_its_games_without_listing_them():
     from locm.tournament import MAX_GAMES, game_id, schedule
 
-    jobs = schedule("1.2", ["a", "b", "c"], MAX_GAMES // 3 // 2 * 2, seed=5)
+    jobs = schedule("1.2", ["greedy", "random", "pass"], MAX_GAMES // 3 // 2 * 2, seed=5)
     last = jobs[-1]
     record = type("R", (), {"ruleset": "1.2", "seed": last.seed, "agent0": last.agent0, "agent1": last.agent1,
                             "game_id": last.game_id})

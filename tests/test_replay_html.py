@@ -300,3 +300,35 @@ def test_constructed_deck_building_shows_the_chosen_deck_not_a_wall_of_choose(tm
         assert "30 CHOOSE (the deck is on the table)" in line and len(line) < 100
     finally:
         b.close()
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
+def test_the_page_of_a_forged_log_has_a_banner_and_marks_each_forged_event(tmp_path):
+    """One event of a log edited (an attack's damage raised): the page says so at the top, marks that event
+    and, in its detail, gives what the rules give instead."""
+    import msgspec
+
+    from locm.events.codec import from_jsonl, to_jsonl
+
+    events = from_jsonl(GOLDEN_12.read_bytes())
+    k = next(e.seq for e in events if type(e).__name__ == "CreatureDamaged")
+    forged = tmp_path / "forged.jsonl"
+    forged.write_bytes(to_jsonl(events[:k] + [msgspec.structs.replace(events[k], amount=events[k].amount + 1)]
+                                + events[k + 1:]))
+    page = tmp_path / "forged.html"
+    res = CliRunner().invoke(cli, ["html", str(forged), "-o", str(page)])
+    assert res.exit_code == 1 and res.stdout.startswith("WARNING: ")
+    assert "marked as not what the rules give" in res.stdout
+    dom = subprocess.run(
+        [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}",
+         "--virtual-time-budget=5000", "--dump-dom", page.resolve().as_uri() + f"#seq={k}"],
+        capture_output=True, text=True, timeout=120).stdout
+    banner = re.search(r'<div class="warning" id="warning">([^<]*)</div>', dom)
+    assert banner and banner.group(1).startswith(f"WARNING: {forged}: this log does not follow the rules: it departs "
+                                                 f"from them at seq {k}")
+    marked = re.findall(r'<li class="[^"]*forged[^"]*"><span class="s">(\d+)</span>', dom)
+    assert marked and int(marked[0]) == k and len(marked) == len(open_game(forged).departures)
+    assert "Not what the rules give: the event differs from what the rules give; the rules give " in dom
+    clean = tmp_path / "clean.html"
+    assert CliRunner().invoke(cli, ["html", str(GOLDEN_12), "-o", str(clean)]).exit_code == 0
+    assert "forged" not in re.sub(r"<style>.*?</style>|<script.*?</script>", "", clean.read_text(), flags=re.S)

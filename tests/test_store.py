@@ -365,12 +365,12 @@ class TestStoreContract:
                                          timeout0=bool(i % 2), meta=f'{{"i": {i}}}'),
                               make_game(turns=i + 2, seed=i, text="SUMMON 1 0;ATTACK 1 -1 ✓"))
         data = export_bytes(store)
-        assert target.import_jsonl(io.BytesIO(data)) == (3, store.count_events(), 0)
+        assert target.import_jsonl(io.BytesIO(data), check=False) == (3, store.count_events(), 0)
         assert export_bytes(target) == data
         assert target.games() == store.games()
         assert list(target.iter_events()) == list(store.iter_events())
         lines = data.splitlines()
-        assert lines[0] == b'{"locm_export":1,"store_schema":1,"event_schema":%d}' % ev.SCHEMA_VERSION
+        assert lines[0] == b'{"locm_export":1,"store_schema":2,"event_schema":%d}' % ev.SCHEMA_VERSION
         assert lines[1].startswith(b'{"game":{"game_id":"g0",')
         assert lines[2] == b'{"hash":"%s","event":%s}' % (chain(store.events("g0"))[0].hex().encode(),
                                                           to_json(store.events("g0")[0]))
@@ -379,7 +379,7 @@ class TestStoreContract:
     def test_export_some_games_in_the_order_asked(self, store, target):
         for gid in "abc":
             store.append_game(GameExtras(game_id=gid), make_game())
-        target.import_jsonl(io.BytesIO(export_bytes(store, ["c", "a"])))
+        target.import_jsonl(io.BytesIO(export_bytes(store, ["c", "a"])), check=False)
         assert [r.game_id for r in target.games()] == ["c", "a"]
         with pytest.raises(GameNotFoundError):
             export_bytes(store, ["zz"])
@@ -390,15 +390,16 @@ class TestStoreContract:
         data = export_bytes(store)
         target.append_game(GameExtras(game_id="a", created=T0), make_game())
         with pytest.raises(ImportFormatError) as info:
-            target.import_jsonl(io.BytesIO(data))
+            target.import_jsonl(io.BytesIO(data), check=False)
         assert str(info.value) == "line 2: game 'a' is already in the store (--skip-existing skips identical games)"
         assert target.count() == 1
-        assert target.import_jsonl(io.BytesIO(data), skip_existing=True) == (1, store.game("b").n_events, 1)
+        assert target.import_jsonl(io.BytesIO(data), skip_existing=True, check=False) == \
+            (1, store.game("b").n_events, 1)
         assert export_bytes(target) == data
         other = MemoryStore()
         other.append_game(GameExtras(game_id="a", created=T0), make_game(seed=99))
         with pytest.raises(ImportFormatError, match="line 2: game 'a' is already in the store$"):
-            other.import_jsonl(io.BytesIO(data), skip_existing=True)
+            other.import_jsonl(io.BytesIO(data), skip_existing=True, check=False)
 
 
 # --- tampered and truncated import files ------------------------------------------------------------------
@@ -420,7 +421,7 @@ def join(lines: list[bytes]) -> bytes:
 def import_refused(target, data: bytes) -> ImportFormatError:
     """Import ``data``, expect a refusal, check that nothing was written, return the error."""
     with pytest.raises(ImportFormatError) as info:
-        target.import_jsonl(io.BytesIO(data))
+        target.import_jsonl(io.BytesIO(data), check=False)
     assert target.count() == 0 and target.count_events() == 0
     assert "\n" not in str(info.value)
     return info.value
@@ -541,7 +542,7 @@ def test_any_game_round_trips_through_sqlite_and_export(tmp_path_factory, turns,
         assert s.game(extras.game_id) == record
         data = export_bytes(s)
     copy = MemoryStore()
-    copy.import_jsonl(io.BytesIO(data))
+    copy.import_jsonl(io.BytesIO(data), check=False)
     assert copy.events(extras.game_id) == game and export_bytes(copy) == data
 
 
@@ -561,8 +562,8 @@ def test_schema_is_documented_and_matches_the_record():
 
 def test_games_table_holds_every_seed_and_parameter():
     created = set(ev.GameCreated.__struct_fields__) - {"seq", "cause", "rule"}
-    # the resolved rules travel in the stored game_created payload, not in a column
-    assert created == set(store_mod.CREATED_FIELDS) | {"agents", "schema_version", "rules", "rules_hash"}
+    # the resolved rules and the bots' versions travel in the stored game_created payload, not in a column
+    assert created == set(store_mod.CREATED_FIELDS) | {"agents", "schema_version", "rules", "rules_hash", "bot_sha256"}
 
 
 def test_new_store_is_wal_with_meta(tmp_path):

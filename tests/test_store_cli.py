@@ -19,7 +19,7 @@ from locm.events.codec import to_jsonl
 from locm.cli import cli
 from locm.store import GameExtras, open_store
 from locm.play import play_one
-from locm.tournament import game_id
+from locm.tournament import bot_fingerprint, game_id
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
@@ -79,13 +79,20 @@ def test_play_stores_the_game_under_its_deterministic_id(tmp_path):
     assert logs[0] == logs[1]  # same seed, same built-in agents: byte-identical event logs
 
 
-def test_play_refuses_to_store_a_game_twice(tmp_path):
+def test_play_of_a_stored_game_shows_it_writes_its_log_and_stores_nothing_new(tmp_path):
     path = tmp_path / "a.db"
     assert locm("play", "--seed", 3, "--db", path)[0] == 0
-    before = dir_state(tmp_path)
-    code, _, err = locm("play", "--seed", 3, "--db", path)
-    assert_one_line_error(code, err, f"locm: error: game '{game_id('1.2', 3, ('greedy', 'random'))}' is already stored")
-    assert dir_state(tmp_path) == before
+    with open_store(path, readonly=True) as store:
+        before = [(r.game_id, r.head_hash, r.created) for r in store.games()]
+    code, out, err = locm("play", "--seed", 3, "--db", path, "--log", tmp_path / "again.jsonl")
+    assert code == 0, err
+    gid = game_id("1.2", 3, ("greedy", "random"))
+    lines = out.decode().splitlines()
+    assert lines[0].startswith("winner: player ") and "events: " in out.decode()  # the result, as always
+    assert f"already stored: {gid} in {path}: stored nothing new" in lines
+    with open_store(path, readonly=True) as store:
+        assert [(r.game_id, r.head_hash, r.created) for r in store.games()] == before
+        assert to_jsonl(store.events(gid)) == (tmp_path / "again.jsonl").read_bytes()
     assert locm("play", "--seed", 3, "--p1", "pass", "--db", path)[0] == 0  # other agents: another game
 
 
@@ -95,7 +102,8 @@ def test_play_with_an_external_bot_stores_its_stderr(tmp_path):
     assert r.returncode == 0, r.stderr
     with open_store(tmp_path / "a.db", readonly=True) as store:
         (record,) = store.games()
-    assert record.game_id == game_id("1.2", 4, (GOOD_BOT, "greedy")) and record.agent0 == GOOD_BOT
+    assert record.game_id == game_id("1.2", 4, (GOOD_BOT, "greedy"), bots=(bot_fingerprint(GOOD_BOT), ""))
+    assert record.agent0 == GOOD_BOT
     assert record.stderr0.startswith("botlib: pid ") and record.think_ms0 > 0 and not record.error0
 
 
@@ -145,7 +153,8 @@ def test_games_refuses_bad_filters(db, args, message):
 
 def test_verify_passes_a_sound_store(db):
     r = run_locm("verify", "--db", db)
-    assert r.returncode == 0 and r.stdout == "5 games checked: 5 good, 0 bad\n"
+    assert r.returncode == 0
+    assert r.stdout == "store: quick_check ok; ledger ok (5 games)\n5 games checked: 5 good, 0 bad\n"
 
 
 def test_verify_reports_each_bad_game_and_exits_1(db):
@@ -178,31 +187,39 @@ def test_verify_reports_each_bad_game_and_exits_1(db):
     assert r.returncode == 1
     lines = r.stdout.splitlines()
     assert lines[-1] == "7 games checked: 2 good, 5 bad"
-    bad = dict(line.split(": ", 1) for line in lines[:-1])
+    bad = dict(line.split(": ", 1) for line in lines[:-1] if not line.startswith("store: "))
     assert set(bad) == {first, second, third, "forged", "gapped"}
     assert bad[first].startswith("head of chain: expected hash ")  # the id once, at the start of the line
     assert bad[second].startswith("head of chain: expected event count ")
     assert bad[third].startswith("head of chain: expected log a readable log, got game ")
+    assert bad["forged"].startswith(f"re-decided from its inputs, seq {len(log) - 1}: the event differs from what "
+                                    "the rules give; the log has {\"type\":\"game_ended\"")
+    assert bad["gapped"].startswith(f"re-decided from its inputs, seq {drop}: the event differs ")
+    r = run_locm("verify", "--db", db, "--no-redecide")  # the fold alone still sees both
+    bad = dict(line.split(": ", 1) for line in r.stdout.splitlines()[:-1] if not line.startswith("store: "))
     assert bad["forged"].startswith("won on health, but the loser (player ")
     assert bad["gapped"].startswith("the events do not fold: InvalidLogError: seq ")
 
 
-def test_verify_redecides_and_catches_a_rechained_log_that_breaks_a_rule(db):
-    """A creature's attack damage edited and the chain rebuilt by the store itself: the chain, the fold and the
-    winner are all sound, only re-deciding the recorded inputs shows the rule that was broken."""
+def test_verify_redecides_and_catches_a_rechained_log_that_breaks_a_rule(db, tmp_path):
+    """A creature's attack damage edited and the chain rebuilt by the store itself, under the game's own id
+    (in another store): the chain, the fold, the winner and the id are all sound, only re-deciding the recorded
+    inputs shows the rule that was broken."""
     with open_store(db) as store:
         record = store.games(limit=1)[0]
         log = store.events(record.game_id)
-        k = next(i for i, e in enumerate(log) if type(e).__name__ == "CreatureDamaged")
-        cheat = log[:k] + [msgspec.structs.replace(log[k], amount=log[k].amount + 1)] + log[k + 1:]
-        store.append_game(GameExtras(game_id="cheat"), cheat)
-    r = run_locm("verify", "--db", db, "--no-redecide")
-    assert r.returncode == 0, r.stdout  # chain and fold alone do not see it
-    r = run_locm("verify", "--db", db)
+    k = next(i for i, e in enumerate(log) if type(e).__name__ == "CreatureDamaged")
+    cheat = log[:k] + [msgspec.structs.replace(log[k], amount=log[k].amount + 1)] + log[k + 1:]
+    other = tmp_path / "cheat.db"
+    with open_store(other) as store:
+        store.append_game(GameExtras(game_id=record.game_id), cheat)
+    r = run_locm("verify", "--db", other, "--no-redecide")
+    assert r.returncode == 0, r.stdout  # chain, fold and id alone do not see it
+    r = run_locm("verify", "--db", other)
     assert r.returncode == 1
-    line = next(x for x in r.stdout.splitlines() if x.startswith("cheat: "))
-    assert line.startswith(f"cheat: re-decided from its inputs, seq {k}: the event differs from what the rules "
-                           "give; the log has {\"type\":\"creature_damaged\""), line
+    line = next(x for x in r.stdout.splitlines() if x.startswith(f"{record.game_id}: "))
+    assert line.startswith(f"{record.game_id}: re-decided from its inputs, seq {k}: the event differs from what "
+                           "the rules give; the log has {\"type\":\"creature_damaged\""), line
     assert f'"amount":{log[k].amount + 1}' in line and f'"amount":{log[k].amount},' in line
     assert r.stdout.splitlines()[-1].endswith("1 bad")
 

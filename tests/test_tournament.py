@@ -41,29 +41,39 @@ def test_game_ids_are_deterministic_and_tell_games_apart():
 
 
 def test_the_schedule_plays_every_seed_in_both_seats():
-    jobs = schedule("1.2", ["a", "b", "c"], 4, seed=10)
+    jobs = schedule("1.2", ["greedy", "random", "pass"], 4, seed=10)
     assert len(jobs) == 3 * 4 and len({j.game_id for j in jobs}) == 12
     per_pair = Counter((frozenset((j.agent0, j.agent1)), j.seed) for j in jobs)
     assert set(per_pair.values()) == {2} and {s for _, s in per_pair} == {10, 11}
     for j in jobs:
         mirror = [k for k in jobs if (k.agent0, k.agent1, k.seed) == (j.agent1, j.agent0, j.seed)]
         assert len(mirror) == 1
-    assert [(j.agent0, j.agent1, j.seed) for j in jobs[:4]] == [("a", "b", 10), ("b", "a", 10), ("a", "c", 10),
-                                                               ("c", "a", 10)]
+    assert [(j.agent0, j.agent1, j.seed) for j in jobs[:4]] == [("greedy", "random", 10), ("random", "greedy", 10),
+                                                               ("greedy", "pass", 10), ("pass", "greedy", 10)]
     assert all(j.game_id == game_id("1.2", j.seed, (j.agent0, j.agent1)) for j in jobs)
 
 
 def test_an_agent_given_twice_also_plays_itself_each_seed_once():
     """Self-play: the agent in both seats, so the swapped seating is the same game; the pair plays as many
     games as any other, on seeds S .. S+N-1, each once, and the other pairs are as before."""
-    jobs = schedule("1.2", ["a", "b", "a"], 6, seed=10)
+    a, b = "greedy", "random"
+    jobs = schedule("1.2", [a, b, a], 6, seed=10)
     assert len(jobs) == 2 * 6 and len({j.game_id for j in jobs}) == 12 and list(jobs) == jobs[:]
     mirror = sorted(j.seed for j in jobs if j.agent0 == j.agent1)
-    assert mirror == list(range(10, 16)) and {j.agent0 for j in jobs if j.agent0 == j.agent1} == {"a"}
+    assert mirror == list(range(10, 16)) and {j.agent0 for j in jobs if j.agent0 == j.agent1} == {a}
     mixed = Counter((j.agent0, j.agent1, j.seed) for j in jobs if j.agent0 != j.agent1)
-    assert mixed == Counter((x, y, s) for s in (10, 11, 12) for x, y in (("a", "b"), ("b", "a")))
+    assert mixed == Counter((x, y, s) for s in (10, 11, 12) for x, y in ((a, b), (b, a)))
     assert all(j.game_id == game_id("1.2", j.seed, (j.agent0, j.agent1)) for j in jobs)
-    assert [len(schedule("1.2", ["a", "a"], 4, 1)), len(schedule("1.2", ["a", "a", "b", "b"], 4, 1))] == [4, 12]
+    assert [j.place[1] for j in jobs] == list(range(12))  # every game its own place in the schedule
+    assert [len(schedule("1.2", [a, a], 4, 1)), len(schedule("1.2", [a, a, b, b], 4, 1))] == [4, 12]
+
+
+def test_a_self_play_tournament_is_complete_for_verify(tmp_path):
+    db = tmp_path / "t.db"
+    r = run_locm("tournament", "--agents", "pass", "random", "pass", "--games", 4, "--db", db)
+    assert r.returncode == 0, r.stderr
+    v = run_locm("verify", "--db", db)
+    assert v.returncode == 0 and "1 tournament schedule complete" in v.stdout + v.stderr, v.stdout + v.stderr
 
 
 def test_self_play_standings_name_each_seat_and_count_each_game_once():

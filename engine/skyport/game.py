@@ -1,0 +1,84 @@
+"""A live Skyport game: the state and its event log, and the one way to act on it (`submit`).
+
+`SkyportGame.new` records the opening events; every command goes through `decide` and its events are applied
+with `evolve` (the state `decide` leads to is the fold of its events, `engine.skyport.emit`). `from_log` folds
+a stored log; `redecide` feeds a log's recorded commands through `decide` again, which must give the same log
+(how `verify` knows a log is what the rules produce).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from locm.engine.errors import InvalidLogError
+from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn
+from locm.engine.skyport.decide import decide_and_apply
+from locm.engine.skyport.evolve import fold
+from locm.engine.skyport.rules import RULES_2013
+from locm.engine.skyport.setup import create
+from locm.engine.skyport.state import ENDED, SkyportState
+from locm.events.skyport.catalog import ACTION, END, LOADOUT, CommandReceived, Event, GameCreated
+from locm.events.skyport.rules import GameMap, SkyportRules
+
+
+class SkyportGame:
+    __slots__ = ("state", "log")
+
+    def __init__(self, state: SkyportState, log: list[Event]) -> None:
+        self.state = state
+        self.log = log
+
+    @classmethod
+    def new(cls, names: tuple[str, ...] | list[str], seed: int, game_map: GameMap | None = None,
+            rules: SkyportRules = RULES_2013, agents: tuple[str, ...] = ()) -> "SkyportGame":
+        events = create(names, seed, game_map, rules, agents)
+        return cls(fold(events), events)
+
+    @classmethod
+    def from_log(cls, events: Iterable[Event]) -> "SkyportGame":
+        log = list(events)
+        return cls(fold(log), log)
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase == ENDED
+
+    def submit(self, command: Command) -> list[Event]:
+        """Decide `command` and apply its events; returns them."""
+        events, self.state = decide_and_apply(self.state, command)
+        self.log.extend(events)
+        return events
+
+
+def command_of(record: CommandReceived) -> Command:
+    """The command a `command_received` records."""
+    if record.kind == LOADOUT:
+        weapons = json.loads(record.text)
+        return ChooseLoadout(record.player, weapons["primary-weapon"], weapons["secondary-weapon"])
+    if record.kind == ACTION:
+        return Act(record.player, json.loads(record.text))
+    if record.kind == END:
+        return EndTurn(record.player)
+    raise InvalidLogError(f"event {record.seq}: unknown command kind {record.kind!r}")
+
+
+def redecide(log: list[Event]) -> tuple[SkyportGame, int]:
+    """Replay the commands recorded in `log` through `decide` from its opening events. Returns the game this
+    gives and the seq of the first event that differs from `log` (-1 when the two logs are identical)."""
+    if not log or type(log[0]) is not GameCreated:
+        raise InvalidLogError("a Skyport log must start with game_created")
+    created = log[0]
+    game = SkyportGame.new(created.names, created.seed, created.map, created.rules, created.agents)
+    for e in log[3:]:
+        if type(e) is CommandReceived and e.cause == -1:
+            if game.state.phase == ENDED:
+                break
+            game.submit(command_of(e))
+    for i, (a, b) in enumerate(zip(game.log, log)):
+        if a != b:
+            return game, i
+    return game, -1 if len(game.log) == len(log) else min(len(game.log), len(log))
+
+
+__all__ = ["SkyportGame", "command_of", "redecide"]

@@ -1,0 +1,302 @@
+"""Checking a game before anyone trusts it: every door (import, import-referee, migrate, `locm verify`) asks the
+same questions of a game's log (`content_problem`), and `locm verify` adds the stored game's chain
+(`stored_problem`).
+
+- Its id is what its content gives (`locm.gameid.check_id`), so a game cannot sit under another game's id.
+- The fold of its events ends the game, with the winner and reason its record says.
+- Re-deciding its recorded inputs (`engine.redecide`) gives exactly its events: a log edited and re-chained
+  fails at the first event the rules would not produce (the seq, the event it has, the event the rules give).
+
+A problem is one line of text; an id that is sound but of an older form that cannot be recomputed is passed as
+a note (`Verdict.note`).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from locm.engine.errors import LocmError
+from locm.events.catalog import Event, GameEnded, HardError
+
+
+class Verdict(NamedTuple):
+    """``problem`` (one line) or None when the game is sound; ``seq`` where the log departs (-1 when the
+    problem is not one event's); ``note``: something a reader should know about a sound game."""
+
+    problem: str | None
+    seq: int = -1
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+
+def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str = "{}", winner: int | None = None,
+                    reason: str | None = None, redecide: bool = True) -> Verdict:
+    """Check a whole log: re-deciding its inputs gives its events (``redecide``), the fold ends the game (with
+    ``winner`` and ``reason`` when given: a stored record's), and ``game_id`` is what its content gives (None:
+    a log file, which names no id)."""
+    from locm.engine.evolve import fold
+    from locm.engine.state import ENDED
+    from locm.gameid import check_id
+
+    if not events or type(events[-1]) is not GameEnded:
+        return Verdict(f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended",
+                       len(events) - 1)
+    if redecide:  # first: it names the first event the rules would not produce (and implies the fold's checks)
+        from locm.engine.redecide import redecide as redecide_log
+
+        result = redecide_log(events)
+        if not result.ok:
+            return Verdict(f"re-decided from its inputs, {result.divergence}", result.divergence.seq)
+    try:
+        state = fold(events)
+    except Exception as exc:  # a log that does not fit the rules may break evolve anywhere: report, go on
+        return Verdict(f"the events do not fold: {type(exc).__name__}: {exc}", getattr(exc, "seq", -1))
+    if state.phase != ENDED:
+        return Verdict(f"the fold ends in the {state.phase} phase, not ended", len(events) - 1)
+    if winner is not None and (state.winner, state.end_reason) != (winner, reason):
+        return Verdict(f"the fold gives winner {state.winner} by {state.end_reason}, the record says winner "
+                       f"{winner} by {reason}", len(events) - 1)
+    loser = 1 - state.winner
+    if state.end_reason == "health" and state.players[loser].health > 0:  # R-WIN
+        return Verdict(f"won on health, but the loser (player {loser}) has {state.players[loser].health} health",
+                       len(events) - 1)
+    if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
+        return Verdict(f"won by a hard error, but the event before the end is not a hard error of player {loser}",
+                       len(events) - 1)
+    if game_id is None:
+        return Verdict(None)
+    found = check_id(game_id, events, meta)
+    if not found.ok:
+        return Verdict(found.message, 0)
+    return Verdict(None, note=found.message)
+
+
+def stored_problem(store, record, redecide: bool = True) -> Verdict:
+    """`content_problem` of a stored game, after its hash chain (read once, checked against its record)."""
+    from locm.errors import GameNotFoundError
+
+    try:
+        events = store.verified_events(record.game_id)
+    except GameNotFoundError:  # its row was just read from the table: the look-up by id went wrong
+        return Verdict("its row is in the games table, but looking its id up does not find it: an index of the "
+                       "store is damaged (see locm verify --full)")
+    except LocmError as exc:
+        return Verdict(str(exc))
+    from locm.store import record_problem
+
+    problem = record_problem(record, events)  # a column edited behind the store's back (the chain covers the log)
+    if problem:
+        return Verdict(problem, 0)
+    return content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
+                           redecide=redecide)
+
+
+def schedule_problems(store, records, ledger_ok: bool = True) -> tuple[list[str], list[str], int]:
+    """What a store's recorded tournament schedules say it should hold and it does not: each schedule's games
+    missing from the store (by place and id), games that claim a place whose game is another, games that name a
+    schedule the store does not keep. ``records``: the stored games (their meta says their place).
+
+    A scheduled game is missing either because it was never played (a tournament not finished: a note) or
+    because it was deleted: the ledger tells which (``ledger_ok`` False: the missing games are problems).
+    Returns the problems, the notes (one line each) and how many schedules are complete."""
+    import json
+
+    from locm.tournament import Schedule
+
+    problems, notes, kept, complete = [], [], {}, 0
+    by_id = {r.game_id: r for r in records}
+    for key, manifest in store.schedules():
+        try:
+            jobs = Schedule.from_manifest(manifest)
+        except (LocmError, ValueError) as exc:
+            problems.append(f"schedule {key}: its manifest does not read: {exc}")
+            continue
+        if jobs.key != key:
+            problems.append(f"schedule {key}: its manifest is not the one its key names (edited after it was kept)")
+            continue
+        kept[key] = jobs
+        missing = []
+        for k, job in enumerate(jobs):
+            record = by_id.get(job.game_id)
+            if record is None:
+                missing.append((k, job.game_id))
+                continue
+            other = _not_the_job(jobs, job, record)
+            if other:
+                problems.append(f"schedule {key}: place {k} is game {job.game_id}, whose record is another game: "
+                                f"{other}")
+        shown = ", ".join(f"place {k} {gid}" for k, gid in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        if missing and ledger_ok:
+            notes.append(f"schedule {key} ({_describe(jobs)}): not finished: {len(jobs) - len(missing)} played, "
+                         f"{len(missing)} to play ({shown}); the ledger shows none deleted")
+        elif missing:
+            problems.append(f"schedule {key} ({_describe(jobs)}): {len(missing)} of its {len(jobs)} games missing "
+                            f"(never played, or among the games the ledger says were deleted): {shown}")
+        else:
+            complete += 1
+    for record in records:
+        try:
+            meta = json.loads(record.meta)
+        except ValueError:
+            continue
+        key = meta.get("schedule") if isinstance(meta, dict) else None
+        if key is None:
+            continue
+        jobs = kept.get(key)
+        place = meta.get("place")
+        if jobs is None:
+            problems.append(f"game {record.game_id} says it is place {place} of schedule {key}, which the store "
+                            "does not keep")
+        elif not (type(place) is int and 0 <= place < len(jobs)) or jobs[place].game_id != record.game_id:
+            expected = jobs[place].game_id if type(place) is int and 0 <= place < len(jobs) else "none"
+            problems.append(f"game {record.game_id} says it is place {place} of schedule {key}, whose game there is "
+                            f"{expected}")
+    return problems, notes, complete
+
+
+class StoreChecks(NamedTuple):
+    """What `store_checks` found of the store as a whole (its games are checked one by one after it): lines
+    for the user, each a problem or a note, and the figures of a sound store."""
+
+    problems: list[str]
+    notes: list[str]
+    records: list
+    ledger_games: int
+    complete_schedules: int
+    check: str  # which SQLite check ran: quick_check or integrity_check
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        """The one line of a sound store."""
+        n = self.complete_schedules
+        return (f"{self.check} ok; ledger ok ({self.ledger_games} game{'s' * (self.ledger_games != 1)})"
+                + (f"; {n} tournament schedule{'s' * (n != 1)} complete" if n else ""))
+
+
+def store_checks(store, full: bool = False) -> StoreChecks:
+    """A store as a whole: SQLite's quick_check (``full``: integrity_check), its ledger
+    (`EventStore.ledger_problem`), its tournament schedules (`schedule_problems`); and its game records, for
+    the caller to check each game (`stored_problem`)."""
+    check = "integrity_check" if full else "quick_check"
+    problems = [f"{check}: {line}" for line in store.integrity(full)]
+    ledger = store.ledger_problem() if not problems else None
+    if ledger:
+        problems.append(f"ledger: {ledger}")
+    try:
+        records = store.games()
+    except LocmError as exc:
+        problems.append(f"the games table does not read: {exc}")
+        records = []
+    scheduled, notes, complete = schedule_problems(store, records, ledger_ok=not problems)
+    return StoreChecks(problems + scheduled, notes, records, store.ledger()[0], complete, check)
+
+
+def _not_the_job(jobs, job, record) -> str:
+    """"" if a stored record is the scheduled job's game (its ruleset, seed, agents, and the seeds that seed
+    derives: a scheduled game gives no parameter); else what differs. With the id check (`content_problem`),
+    this ties every scheduled place to its game's content, not only to an id."""
+    from locm.engine.rulesets import by_name
+    from locm.engine.setup import PARAM_FIELDS, derive_params
+
+    rules = by_name(jobs.ruleset) if isinstance(jobs.ruleset, str) else jobs.ruleset
+    want = {"ruleset": rules.name, "seed": job.seed, "agent0": job.agent0, "agent1": job.agent1}
+    want.update({PARAM_FIELDS[k]: v for k, v in derive_params(rules, job.seed).items() if k != "seed"})
+    for field, value in want.items():
+        if getattr(record, field) != value:
+            return f"its {field} is {getattr(record, field)!r:.40}, the schedule's {value!r:.40}"
+    return ""
+
+
+def _describe(jobs) -> str:
+    name = jobs.ruleset if isinstance(jobs.ruleset, str) else jobs.ruleset.name
+    return (f"{name}, {len(jobs.agents)} agents, seeds {jobs.seed}..{jobs.seed + jobs.seeds - 1}, "
+            f"{len(jobs)} games")
+
+
+class Checked(NamedTuple):
+    """One game of a file `check_file` read: a label for it (the file, ``FILE game K`` or ``FILE GAME_ID``)
+    and its `Verdict`."""
+
+    label: str
+    verdict: Verdict
+
+
+def check_file(path: str, redecide: bool = True) -> list[Checked]:
+    """Check every game of a file a user has (``-``: standard input): an event log (``locm play --log``), an
+    official referee log (each game replayed as ``locm conformance`` does: every input the referee sent and
+    the winner) or a store export (each game as an import checks it, the format first). A file that is none
+    of these is one bad entry."""
+    from locm.replay.game import ReplaySourceError
+    from locm.replay.sources import read_source
+
+    try:
+        kind, data = read_source(path)
+    except ReplaySourceError as exc:
+        return [Checked(path, Verdict(str(exc).removeprefix(f"{path}: ")))]
+    if kind == "events":
+        return [Checked(path, _event_file(data, redecide))]
+    if kind == "export":
+        return _export_file(path, data, redecide)
+    return _referee_file(path, data)
+
+
+def _event_file(data: bytes, redecide: bool) -> Verdict:
+    from locm.events.codec import DecodeError, from_jsonl
+
+    try:
+        events = from_jsonl(data)
+    except DecodeError as exc:
+        return Verdict(f"not an event log: {exc}")
+    for i, e in enumerate(events):
+        if e.seq != i:
+            return Verdict(f"line {i + 1} has seq {e.seq}, expected {i}", i)
+    return content_problem(None, events, redecide=redecide)
+
+
+def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
+    from locm.errors import ImportFormatError
+    from locm.events.codec import from_json_array, json_array
+    from locm.store import MemoryStore, _parse_export
+
+    out = []
+    try:
+        for prepared in _parse_export(data.splitlines(), MemoryStore(), False, [0, 0, 0], check=False):
+            record = prepared.record
+            events = from_json_array(json_array(zlib.decompress(prepared.data)))
+            out.append(Checked(f"{path} {record.game_id}", content_problem(
+                record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
+                redecide=redecide)))
+    except ImportFormatError as exc:  # the format itself: the rest of the file cannot be read as games
+        out.append(Checked(path, Verdict(str(exc))))
+    return out
+
+
+def _referee_file(path: str, data: bytes) -> list[Checked]:
+    from locm.replay.conformance import ConformanceFileError, check_game, check_generated_cards, parse_log_line
+
+    out = []
+    lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+    for k, line in enumerate(lines):
+        label = f"{path} game {k}"
+        try:
+            logged = parse_log_line(line, k, path, k + 1)
+        except ConformanceFileError as exc:
+            out.append(Checked(label, Verdict(str(exc).removeprefix(f"{path}:"))))
+            continue
+        result = check_game(logged)
+        problem = None if result.identical else result.summary().partition(": ")[2].replace("\n    ", "; ")
+        problem = problem or check_generated_cards(logged)
+        out.append(Checked(label, Verdict(problem)))
+    return out
+
+
+__all__ = ["Verdict", "Checked", "StoreChecks", "content_problem", "stored_problem", "check_file",
+           "schedule_problems", "store_checks"]
