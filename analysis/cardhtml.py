@@ -223,7 +223,8 @@ def render(data, charts) -> str:
              f"<p class=note>{escape(SELECTION_NOTE)}</p>",
              "<nav>" + "".join(f'<a href="#cards-{escape(rs)}">{escape(rs)} cards</a>' for rs in data.rulesets)
              + '<a href="#read">how to read</a><a href="#games">games</a><a href="#agents">agents</a>'
-             + '<a href="#defs">definitions</a><a href="cards.json">cards.json</a><a href="cards.csv">cards.csv</a></nav>',
+             + '<a href="#defs">definitions</a><a href="cards.json">cards.json</a>'
+             + '<a href="cards.csv">cards.csv</a></nav>',
              "<h2>Pairings of agents</h2>",
              "<p class=lead>Every rate below is given per pairing: the player-games of one agent against one "
              "opponent. Rates of different pairings are not comparable.</p>",

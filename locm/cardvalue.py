@@ -178,7 +178,8 @@ def make_targets(rules_a: Rules, items: Sequence[str], baseline: str) -> tuple[l
     return targets, variants
 
 
-def variant_targets(rules_a: Rules, rules_b: Rules, items: Sequence[str], source: str) -> tuple[list[Target], list[Rules]]:
+def variant_targets(rules_a: Rules, rules_b: Rules, items: Sequence[str], source: str
+                    ) -> tuple[list[Target], list[Rules]]:
     """Rows for a variant file as the baseline: 1.2, one row per card it changes (or per card of `items`);
     constructed, one row for the whole change."""
     if rules_b.deck_building != rules_a.deck_building:
@@ -494,7 +495,8 @@ def cardvalue_lines(s: dict) -> list[str]:
         rows.append((r["rank"], r["card"], r["baseline"], v, ci, r["units"], r["clusters"],
                      "n/a" if wa["rate"] is None else f"{100 * wa['rate']:.1f}%",
                      "n/a" if wb["rate"] is None else f"{100 * wb['rate']:.1f}%",
-                     f"+{r['gained']}/-{r['lost']}", f"{r['kept_edge']}/{r['lost_edge']}/{r['new_edge']}", r["tied_games"]))
+                     f"+{r['gained']}/-{r['lost']}", f"{r['kept_edge']}/{r['lost_edge']}/{r['new_edge']}",
+                     r["tied_games"]))
     out.append(table(("rank", "card", "baseline", "value", "95% interval", "holders", "seeds", "WR as is",
                       "WR baseline", "outcomes B vs A", "edge kept/lost/new", "tied"), rows))
     if s["errors"]:

@@ -10,8 +10,8 @@ page's script only draws them (`replay/viewer.html`). Layout of the embedded dat
   ``[turn, active, phase, winner, p0, p1, offer, picks]`` with ``p = [health, mana, max_mana, deck,
   next_draw, rune or damage counter, hand, board]``, ``offer`` ``[round, offered base ids]`` in the draft
   (else null) and ``picks`` each player's cards taken so far (base ids; the draft's picks or the constructed
-  deck) in the draft and deck building, up to the first turn; a hand card ``[id, attack, defense, keywords]`` and a creature
-  ``[id, lane, attack, defense, keywords, can_attack, has_attacked]``;
+  deck) in the draft and deck building, up to the first turn; a hand card ``[id, attack, defense,
+  keywords]`` and a creature ``[id, lane, attack, defense, keywords, can_attack, has_attacked]``;
 - ``root[seq]``: the seq of the record (the player's command) whose decision made event ``seq`` (-1 from a
   turn's start to the next record);
   ``arrows[root]``: that decision's attacks and item uses as ``[seq, kind, from, to, to_player, to_lane,
