@@ -42,10 +42,16 @@ import signal
 import subprocess
 import time
 import uuid
+from typing import TYPE_CHECKING
+
+import msgspec
 
 from locm.engine.agents import AGENT_NAMES, Agent, make_agent as make_builtin
 from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
 from locm.errors import AgentSpecError, TimeLimitError
+
+if TYPE_CHECKING:
+    from locm.events.rules import Rules
 
 LINE_LIMIT = 64 * 1024
 """Bytes an answer line may have; more output than this without a newline is an output flood."""
@@ -194,6 +200,10 @@ def _count(agent, ms: float) -> None:
 _LIVE: set["BotAgent"] = set()
 TOKEN_VAR = "LOCM_BOT_TOKEN"
 """The environment variable that marks a bot and every process it starts."""
+RULES_VAR = "LOCM_RULES"
+"""The environment variable that tells a bot the game's rules: the `Rules` values of its `game_created` as
+JSON (``lane_size``, ``deck_size``, ``max_copies``, ...), since the protocol never says them; a bot under the
+official referee finds it unset and plays the official values."""
 _subreaper = False
 
 
@@ -310,8 +320,9 @@ class BotAgent(Agent):
 
     # --- lifecycle ----------------------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Start the process (once). A program that cannot be started makes the bot lose at its first turn."""
+    def start(self, rules: "Rules | None" = None) -> None:
+        """Start the process (once), with the game's `rules` in its environment (`RULES_VAR`). A program that
+        cannot be started makes the bot lose at its first turn."""
         if self.proc is not None or self.failure is not None:
             return
         become_subreaper()
@@ -319,7 +330,8 @@ class BotAgent(Agent):
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
-                                         env={**os.environ, TOKEN_VAR: self.token})
+                                         env={**os.environ, TOKEN_VAR: self.token,
+                                              **({RULES_VAR: msgspec.json.encode(rules).decode()} if rules else {})})
         except OSError as exc:
             self.failure = f"cannot start ({exc.strerror or exc})"
             return
@@ -381,7 +393,7 @@ class BotAgent(Agent):
     # --- a turn -------------------------------------------------------------------------------------------
 
     def play_turn(self, game, player: int) -> None:
-        self.start()
+        self.start(game.rules)
         phase = game.state.phase
         first = self._asked[phase] == 0
         self._asked[phase] += 1
@@ -519,5 +531,5 @@ class BotAgent(Agent):
 
 
 __all__ = ["TimeLimits", "BotAgent", "TimedAgent", "make_agent", "check_agent", "command_argv", "is_builtin",
-           "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT",
+           "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "RULES_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT",
            "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]
