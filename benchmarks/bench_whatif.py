@@ -29,7 +29,7 @@ from locm.tournament import run_tournament  # noqa: E402
 from locm.whatif import whatif  # noqa: E402
 
 AGENTS = ("greedy", "random")
-VARIANT = RULES_12.replace(name="bench-health-20", base="1.2", start_health=20)
+VARIANT = RULES_12.replace(name="bench-health-20", base="1.2", start_health=20, runes=(15, 10, 5))
 
 
 def build(store_path: Path, games: int, workers: int) -> tuple[int, float]:

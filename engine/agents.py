@@ -5,6 +5,8 @@ structured command at a time (`game.submit`) or as one protocol answer (`game.an
 - `random`: uniformly random choices among the legal ones (end of turn included), from its own seed.
 - `greedy`: picks and builds by a card score, then summons for value, removes threats with items, attacks
   Guards first and trades well.
+- `lookahead` (`engine.lookahead`): plays each legal action on a copy of the state, scores the boards, plays
+  the best; drafts and builds to a mana curve.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState, Player
 if TYPE_CHECKING:
     from locm.engine.game import Game
 
-AGENT_NAMES = ("random", "pass", "greedy")
+AGENT_NAMES = ("random", "pass", "greedy", "lookahead")
 
 
 class UnknownAgent(LocmError):
@@ -56,7 +58,7 @@ class Agent:
         from locm.engine.construct import fill_deck
 
         deck: list[int] = []
-        fill_deck(deck, len(state.cards), state.rules.deck_size)
+        fill_deck(deck, len(state.cards), state.rules.deck_size, state.rules.max_copies)
         return deck
 
     def battle(self, game: Game, player: int) -> None:
@@ -81,10 +83,11 @@ class RandomAgent(Agent):
         next_int = self.rng.next_int
         counts = [0] * n
         deck: list[int] = []
-        missing = state.rules.deck_size
+        missing = state.rules.deck_size  # at most n * max_copies (a variant with more is refused)
+        copies = state.rules.max_copies
         while missing > 0:
             b = next_int(n)
-            if counts[b] < 2:
+            if counts[b] < copies:
                 counts[b] += 1
                 deck.append(b)
                 missing -= 1
@@ -129,38 +132,46 @@ class GreedyAgent(Agent):
     def pick(self, state: GameState, player: int) -> int:
         picks = state.players[player].picks
         items_taken = sum(1 for b in picks if state.cards[b].type != CREATURE)
+        max_items = _share(state.rules.draft_rounds, 8)
         best, best_score = 0, float("-inf")
         for i, b in enumerate(state.offer):
             c = state.cards[b]
             s = card_score(c)
-            if c.type != CREATURE and items_taken >= 8:
+            if c.type != CREATURE and items_taken >= max_items:
                 s -= 1.0
             if best_score < s:
                 best, best_score = i, s
         return best
 
     def build(self, state: GameState, player: int) -> list[int]:
-        """Best-scoring cards with a mana curve: at most 8 cards costing 7 or more, 12 items or fewer."""
+        """Best-scoring cards with a mana curve: at most 8 cards costing 7 or more, 12 items or fewer (in a
+        deck of 30; in proportion in a deck of another size)."""
+        rules = state.rules
+        size = rules.deck_size
+        max_heavy, max_items = _share(size, 8), _share(size, 12)
         ranked = sorted(state.cards.values(), key=lambda c: (-card_score(c), c.base_id))
         deck: list[int] = []
         heavy = items_ = 0
         for c in ranked:
-            for _ in range(2):
-                if len(deck) == state.rules.deck_size:
+            for _ in range(rules.max_copies):
+                if len(deck) == size:
                     return deck
-                if c.cost >= 7 and heavy >= 8 or c.type != CREATURE and items_ >= 12:
+                if c.cost >= 7 and heavy >= max_heavy or c.type != CREATURE and items_ >= max_items:
                     break
                 deck.append(c.base_id)
                 heavy += c.cost >= 7
                 items_ += c.type != CREATURE
         from locm.engine.construct import fill_deck
 
-        fill_deck(deck, len(state.cards), state.rules.deck_size)
+        fill_deck(deck, len(state.cards), size, rules.max_copies)
         return deck
 
     def battle(self, game: Game, player: int) -> None:
         state = game.state
-        for _ in range(64):  # every step spends mana or an attack, so this bound is never the limit in play
+        rules = state.rules
+        # Every step plays a hand card (one or two creatures with an Area copy) or attacks with a creature
+        # that has not attacked: at most 3 * hand + the creatures on the board, so this bound never binds.
+        for _ in range(3 * rules.hand_limit + 2 * rules.lane_size):
             if game.ended:
                 return
             action = self._choose(state, player)
@@ -217,6 +228,11 @@ class GreedyAgent(Agent):
         return value + 1.5
 
 
+def _share(deck: int, of_30: int) -> int:
+    """A limit set for a deck of 30 cards, for a deck of `deck` cards (the same for 30)."""
+    return deck * of_30 // 30
+
+
 def make_agent(name: str, seed: int = 0) -> Agent:
     if name == "random":
         return RandomAgent(seed)
@@ -224,6 +240,10 @@ def make_agent(name: str, seed: int = 0) -> Agent:
         return PassAgent()
     if name == "greedy":
         return GreedyAgent()
+    if name == "lookahead":
+        from locm.engine.lookahead import LookaheadAgent
+
+        return LookaheadAgent(seed)
     raise UnknownAgent(name)
 
 

@@ -10,10 +10,7 @@ from locm.engine.emit import Out
 from locm.engine.setup import begin_battle
 from locm.engine.state import GameState
 
-MAX_COPIES = 2  # the official value of `Rules.max_copies`
-
-
-def fill_deck(chosen: list[int], pool_size: int, deck_size: int, max_copies: int = MAX_COPIES) -> None:
+def fill_deck(chosen: list[int], pool_size: int, deck_size: int, max_copies: int) -> None:
     """A bare PASS: take the first offered card with fewer than `max_copies` copies until the deck is full."""
     counts = [0] * pool_size
     for b in chosen:

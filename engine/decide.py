@@ -46,6 +46,9 @@ def decide(state: GameState, command: Command, cause: int = -1) -> list[Event]:
             # it its input, and ends the game once the answer is in, before any action of it is carried out.
             win_check(out, player)
             return out.events
+        if state.seq >= drawing.CAP_EVENTS:  # R-CAP: the log is as long as a game may get
+            drawing.cap_end(state, out, player, out.cause)
+            return out.events
     handler(state, out, player, command)
     return out.events
 

@@ -9,11 +9,11 @@ from locm.engine.carddata import CARDLIST_SIZE, cardlist_12
 from locm.engine.emit import Out
 from locm.engine.jrandom import JavaRandom
 from locm.engine.errors import GameParamError
-from locm.engine.rulesets import Ruleset
+from locm.engine.rulesets import RULES_12, Ruleset
 from locm.engine.setup import begin_battle
 from locm.engine.state import GameState
 
-ROUNDS = 30  # the official value of `Rules.draft_rounds`
+ROUNDS = RULES_12.draft_rounds  # the official value (30), a default for tests and tools
 
 
 def draft_offers(draft_choices_seed: int, rounds: int = ROUNDS) -> tuple[list[int], list[tuple[int, int, int]]]:

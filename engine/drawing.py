@@ -6,12 +6,20 @@ and the first turn start see the decks `build_decks` has just ordered, without f
 
 from __future__ import annotations
 
-from locm.events.catalog import CardDrawn, DrawLost, TurnEnded, TurnStarted
+from locm.events.catalog import CardDrawn, DrawLost, GameEnded, TurnEnded, TurnStarted
 from locm.engine.emit import Ahead, Out, lose_health
 from locm.engine.rulesets import LOSE_RUNE, TEN_DAMAGE
 from locm.engine.state import GameState, Unit
 
 OPENING_HAND = (4, 5)  # R-TURN: cards drawn before the first turn, by seat
+CAP_TURNS = 1000
+"""R-CAP: no battle begins turn 1000 (turns of both players counted from 0): the game ends when turn 999
+ends. No game of the built-in rulesets comes near it (their turn limit ends every game by turn 120)."""
+CAP_EVENTS = 50_000
+"""R-CAP: a battle decision that begins with 50,000 events in the log ends the game instead (the official and
+oracle games have at most 834)."""
+CAP = "cap"
+"""The `GameEnded.reason` of a game ended by R-CAP."""
 
 
 def end_turn(state: GameState, out: Out, player: int) -> None:
@@ -19,7 +27,18 @@ def end_turn(state: GameState, out: Out, player: int) -> None:
     ended = out.emit(TurnEnded(seq=out.seq, cause=out.cause, rule="R-TURN", player=player))
     # No win check needed here: every action checks after itself, and a player killed by its own turn-start
     # draws is caught by `decide` before any command of that turn, this one included.
+    if state.turn + 1 >= CAP_TURNS:
+        cap_end(state, out, player, ended)
+        return
     start_turn(state, out, 1 - player, ended)
+
+
+def cap_end(state: GameState, out: Out, acting: int, cause: int) -> None:
+    """R-CAP: the game ends; the player with more health wins, the acting player (whose turn just ended, or
+    whose decision it is) when both have the same, as in a double death (R-WIN)."""
+    h = out.ahead.health
+    winner = acting if h[acting] == h[1 - acting] else (0 if h[0] > h[1] else 1)
+    out.emit(GameEnded(seq=out.seq, cause=cause, rule="R-CAP", winner=winner, reason=CAP, turn=state.turn))
 
 
 def start_turn(state: GameState, out: Out, p: int, cause: int) -> None:

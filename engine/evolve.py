@@ -26,6 +26,7 @@ from locm.engine.errors import InvalidLogError
 from locm.engine.legal import after_attack, after_death
 from locm.engine.rulesets import DRAFT
 from locm.engine.state import BATTLE, CONSTRUCT, DRAFT as DRAFT_PHASE, ENDED, GameState, Unit
+from locm.engine.variants import VariantError, check_rules
 
 
 def initial_state(created: Event) -> GameState:
@@ -35,6 +36,10 @@ def initial_state(created: Event) -> GameState:
     if created.rules is None:
         raise InvalidLogError("game_created carries no rules: a schema 1 log must be read through "
                               "locm.engine.upcast.upcast")
+    try:
+        check_rules(created.rules, "game_created.rules", from_log=True)
+    except VariantError as exc:
+        raise InvalidLogError(f"seq 0: the rules cannot be played: {exc}", 0) from None
     state = GameState(created.rules)
     return apply_all(state, (created,))
 
@@ -283,8 +288,17 @@ def apply_all(state: GameState, events: Iterable[Event]) -> GameState:
         except KeyError:
             raise InvalidLogError(f"evolve: unhandled event type {type(e).__name__}", seq) from None
         state.seq = seq + 1
-        handler(state, e)
+        try:
+            handler(state, e)
+        except (LookupError, ValueError, TypeError, AttributeError, ArithmeticError) as exc:
+            # a log read from outside whose event does not fit the state (an unknown id, a card not in hand)
+            raise InvalidLogError(f"seq {seq}: a {_tag(e)} event that does not fit the game's state "
+                                  f"({type(exc).__name__}: {exc})", seq) from None
     return state
+
+
+def _tag(e: Event) -> str:
+    return type(e).__struct_config__.tag  # type: ignore[return-value]  # every event names its tag
 
 
 def apply_decided(state: GameState, events: list[Event]) -> GameState:

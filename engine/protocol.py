@@ -57,14 +57,17 @@ def _draft_input(state: GameState, p: int) -> str:
     # do not depend on what player 0 picks.
     rnd = state.round
     cards = state.cards
-    lines = [f"30 0 {rnd} 25 0", f"30 0 {rnd + p} 25 0", "0 0", str(DRAFT_OFFER)]
+    rules = state.rules
+    health, rune = rules.start_health, rules.runes[0] if rules.runes else 0  # 30 and 25 in 1.2
+    lines = [f"{health} 0 {rnd} {rune} 0", f"{health} 0 {rnd + p} {rune} 0", "0 0", str(DRAFT_OFFER)]
     lines += [_offered_line(cards[b], False) for b in state.offer]
     return "\n".join(lines) + "\n"
 
 
 def _construct_input(state: GameState) -> str:
     cards = sorted(state.cards.values(), key=lambda c: c.base_id)
-    lines = ["30 0 0 0", "30 0 0 0", "0 0", str(len(cards))]
+    mock = f"{state.rules.start_health} 0 0 0"  # 30 in 1.5
+    lines = [mock, mock, "0 0", str(len(cards))]
     lines += [_offered_line(c, True) for c in cards]
     return "\n".join(lines) + "\n"
 
@@ -176,7 +179,7 @@ def parse_pick(line: str, offer: tuple[int, ...]) -> int:
     return offer.index(b)
 
 
-def parse_construct(line: str, pool_size: int, deck_size: int, max_copies: int = 2) -> tuple[int, ...]:
+def parse_construct(line: str, pool_size: int, deck_size: int, max_copies: int) -> tuple[int, ...]:
     """A 1.5 constructed answer: `CHOOSE baseId` items and/or `PASS`, checked as a whole deck
     (`construct.deck_problem`: cards of the pool, at most `max_copies` copies, `deck_size` cards)."""
     from locm.engine.construct import deck_problem, fill_deck
@@ -185,7 +188,7 @@ def parse_construct(line: str, pool_size: int, deck_size: int, max_copies: int =
     for item in items(line):
         verb = item.split(" ", 1)[0]
         if verb == "PASS":
-            # A bare PASS fills the deck; `PASS text` takes one card: the first with fewer than 2 copies.
+            # A bare PASS fills the deck; `PASS text` takes one card: the first with fewer than max_copies.
             fill_deck(chosen, pool_size, deck_size if item == "PASS" else len(chosen) + 1, max_copies)
             continue
         if verb != "CHOOSE":

@@ -160,6 +160,10 @@ def departures(events: Iterable[Event], limit: int = 200) -> list[Divergence]:
         except LocmError as exc:
             found.append(Divergence(end, f"this input cannot be played here: {exc}", _text(events[end])))
             break
+        except Exception as exc:  # a state rebuilt from a forged log (a card pool edited) may break decide
+            found.append(Divergence(end, f"this input cannot be played on the log's own state here "
+                                         f"({type(exc).__name__}: {exc})", _text(events[end])))
+            break
         start = end
     return found
 

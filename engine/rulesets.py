@@ -88,6 +88,11 @@ RULESETS = {"1.2": RULES_12, "constructed": RULES_CONSTRUCTED}
 ALIASES = {"1.5": "constructed", "12": "1.2", "15": "constructed"}
 
 
+def deck_cards(rules: Rules) -> int:
+    """The cards of each deck (R-DECK): the draft's picks (one a round), or the constructed deck's size."""
+    return rules.draft_rounds if rules.deck_building == DRAFT else rules.deck_size
+
+
 def by_name(name: str) -> Rules:
     """A built-in ruleset by its name or alias (for users choosing a ruleset; a log carries its own values)."""
     key = ALIASES.get(name, name)
@@ -132,5 +137,5 @@ def _check_fields() -> None:
 
 _check_fields()
 
-__all__ = ["Rules", "Ruleset", "RULES_12", "RULES_CONSTRUCTED", "by_name", "diff_rulesets", "rules_hash", "FIELDS",
+__all__ = ["Rules", "Ruleset", "RULES_12", "RULES_CONSTRUCTED", "by_name", "deck_cards", "diff_rulesets", "rules_hash", "FIELDS",
            "msgspec"]

@@ -15,6 +15,7 @@ from locm.engine.errors import GameParamError
 from locm.engine.jrandom import JavaRandom
 from locm.engine.rulesets import DRAFT, IDS_12, IDS_REVISED, Ruleset, rules_hash
 from locm.engine.state import GameState
+from locm.engine.variants import check_rules
 
 # Parameter names as the referee spells them, and our field names for them.
 PARAM_FIELDS = {
@@ -63,6 +64,7 @@ def create(
 ) -> list[Event]:
     """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers. ``bots``: each
     seat's bot version (`GameCreated.bot_sha256`, "" for a built-in agent); None or two "" leave it unset."""
+    check_rules(rules)  # a value built in code meets a variant file's checks
     params = derive_params(rules, seed, overrides)
     fields = {PARAM_FIELDS[k]: v for k, v in params.items()}
     if bots is not None and any(bots):
@@ -88,6 +90,13 @@ def opening(created: GameCreated) -> list[Event]:
     rules = created.rules
     if rules is None:
         raise GameParamError("game_created has no rules (a schema 1 log: read it through engine.upcast)")
+    check_rules(rules, "game_created.rules", from_log=True)
+    for name in rules.seed_params:  # a made-up game_created may lack one (the draft's seed in a 1.2 game with
+        value = getattr(created, PARAM_FIELDS[name])  # predefined draft ids is not among them)
+        if type(value) is not int or not JAVA_LONG_MIN <= value <= JAVA_LONG_MAX:
+            if name == "draftChoicesSeed" and created.predefined_draft_ids is not None:
+                continue
+            raise GameParamError(f"game_created: {name} must be a 64-bit signed integer, got {value!r}", name, value)
     out = Out(None, created.seq, seq=created.seq + 1)  # type: ignore[arg-type]  # no state yet: only emit() is used
     if rules.deck_building == DRAFT:
         from locm.engine.draft import draft_events

@@ -9,7 +9,7 @@ from __future__ import annotations
 from locm.events.cards import Card
 from locm.events.catalog import GameCreated
 from locm.engine.commands import BattleAction
-from locm.engine.rulesets import Ruleset
+from locm.engine.rulesets import Ruleset, deck_cards
 
 # Phases
 SETUP, DRAFT, CONSTRUCT, BATTLE, ENDED = "setup", "draft", "construct", "battle", "ended"
@@ -143,7 +143,7 @@ class GameState:
         self.round = 0  # draft round
         self.offer: tuple[int, ...] = ()  # current draft offer (base ids)
         self._offers: list[tuple[int, ...]] = []  # every draft offer, by round
-        self.next_id = 61  # 1.5 COG 2022 id counter for Area copies
+        self.next_id = 2 * deck_cards(rules) + 1  # R-DECK, COG 2022 ids: Area copies after both decks (61)
         self.winner = -1
         self.end_reason = ""
         self.params: GameCreated | None = None  # the GameCreated event
@@ -175,6 +175,39 @@ class GameState:
         s.end_reason = self.end_reason
         s.params = self.params
         s.legal_hand = self.legal_hand  # immutable tuples of immutable actions, true of the copy too
+        s.legal_attacks = self.legal_attacks
+        s.legal = self.legal
+        return s
+
+    def copy_for_one_action(self) -> "GameState":
+        """A copy in which exactly one battle command may be decided and applied (a look-ahead's step): the
+        units in hands and on boards are copied, the decks' units are shared with this state. One command
+        only moves a deck's unit to the hand (a draw, `evolve`'s `_card_drawn`), never changes it, so this
+        state stays as it was; a second command on the copy could change a shared unit. About a third of
+        `copy`'s time (the decks are most of the units)."""
+        s = GameState.__new__(GameState)
+        s.rules = self.rules
+        s.phase = self.phase
+        s.seq = self.seq
+        s.cards = self.cards
+        units = dict(self.units)
+        for pl in self.players:
+            for u in pl.hand:
+                units[u.id] = u.copy()
+            for u in pl.board:
+                units[u.id] = u.copy()
+        s.units = units
+        s.players = (self.players[0].copy(units), self.players[1].copy(units))
+        s.current = self.current
+        s.turn = self.turn
+        s.round = self.round
+        s.offer = self.offer
+        s._offers = self._offers  # never changed in the battle
+        s.next_id = self.next_id
+        s.winner = self.winner
+        s.end_reason = self.end_reason
+        s.params = self.params
+        s.legal_hand = self.legal_hand
         s.legal_attacks = self.legal_attacks
         s.legal = self.legal
         return s

@@ -20,12 +20,19 @@ A turn's input, line by line:
       keywords: six letters BCDGLW or '-' (Breakthrough, Charge, Drain, Guard, Lethal, Ward)
 Deck building turns show the offered cards with id -1: three in the 1.2 draft (answer PICK 0..2), all 120 in
 constructed (answer CHOOSE baseId items, 30 cards, at most 2 copies of each).
+
+The protocol never says the game's sizes; under a ruleset variant they may differ (`locm play --ruleset
+examples/variants/guard-heavy.toml`: 2 creatures a lane). locm gives every bot the game's rules as JSON in the
+environment variable LOCM_RULES; under the official referee it is unset and the official values hold.
 """
 
+import json
+import os
 import random
 import sys
 
 rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 0)  # a seed makes its games repeatable
+RULES = {"lane_size": 3, "deck_size": 30, "max_copies": 2, **json.loads(os.environ.get("LOCM_RULES", "{}"))}
 
 
 def read_turn():
@@ -48,8 +55,10 @@ def read_turn():
 
 
 def build_deck(cards):
-    """Constructed: 30 different cards chosen at random among the 120 offered (each once: always legal)."""
-    chosen = rng.sample([c["base"] for c in cards], 30)
+    """Constructed: the deck's size in cards chosen at random among the 120 offered, each as often as allowed
+    (always legal)."""
+    slots = [c["base"] for c in cards for _ in range(RULES["max_copies"])]
+    chosen = rng.sample(slots, RULES["deck_size"])
     return ";".join(f"CHOOSE {b}" for b in chosen)
 
 
@@ -64,8 +73,8 @@ def battle(me, cards):
     for card in hand:
         if card["cost"] > mana:
             continue
-        if card["type"] == 0:  # a creature: to a lane with room (at most 3 of ours in a lane)
-            lanes = [lane for lane in (0, 1) if per_lane[lane] < 3]
+        if card["type"] == 0:  # a creature: to a lane with room (at most lane_size of ours in a lane)
+            lanes = [lane for lane in (0, 1) if per_lane[lane] < RULES["lane_size"]]
             if not lanes:
                 continue
             lane = rng.choice(lanes)

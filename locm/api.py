@@ -14,6 +14,10 @@ Every phase offers its legal actions, the end of a battle turn included:
   `deck_size`-th choice submits the whole deck (`BuildDeck`), as a bot's answer would;
 - battle: the engine's legal `Summon`, `Attack` and `Use` (`engine.legal`), then `EndTurn()`.
 
+`play` also takes an action's text, as a bot writes it (``"PICK 1"``, ``"CHOOSE 12"``, ``"SUMMON 7 0"``, ``"ATTACK 7
+-1"``, ``"USE 9 -1"``, ``"PASS"`` to end a battle turn; several separated by ``;`` are played in order), and
+`Game` takes a variant file as its ruleset (``locm.Game("examples/variants/low-health.toml")``).
+
 `play` refuses an action that is not legal (`IllegalActionError`, with the engine's reason), so a notebook never
 records a refusal by mistake; bots and referee logs, whose refused actions are part of the game, go through
 `engine.game.Game.answer`. `undo` takes back the last action: the game is the fold of its log minus that
@@ -67,7 +71,9 @@ class Game:
 
     def __init__(self, ruleset: str | Rules = "1.2", seed: int = 0, *, params: dict | None = None,
                  agents: tuple[str, str] = ("", "")) -> None:
-        self._game = engine_game.Game.new(ruleset, seed, params, agents)
+        from locm.variants import resolve_ruleset  # a built-in name or alias, a variant file, or Rules
+
+        self._game = engine_game.Game.new(resolve_ruleset(ruleset), seed, params, agents)
         self._chosen: list[int] = []  # constructed: the cards chosen so far by the player to move
 
     @classmethod
@@ -142,8 +148,13 @@ class Game:
         return ()
 
     def play(self, action) -> list:
-        """Play one legal action; returns the events it caused (none for a `Choose` that does not complete
-        the deck)."""
+        """Play one legal action (or its text: see the module docstring); returns the events it caused (none
+        for a `Choose` that does not complete the deck)."""
+        if isinstance(action, str):
+            events: list = []
+            for item in [a.strip() for a in action.split(";") if a.strip()] or [action]:
+                events += self.play(self.parse(item))
+            return events
         legal = self.legal_actions()
         if action not in legal:
             raise IllegalActionError(action, self._why(action))
@@ -154,6 +165,26 @@ class Game:
             deck, self._chosen = tuple(self._chosen), []
             return self._game.submit(BuildDeck(self._game.to_move, deck))
         return self._game.submit(action)
+
+    def parse(self, text: str):
+        """The action a text names in the current phase (`IllegalActionError` if it names none)."""
+        verb, *args = text.split()
+        phase, player = self._game.phase, self._game.to_move
+        try:
+            numbers = [int(a) for a in args]
+            if phase == BATTLE and verb in ("SUMMON", "ATTACK", "USE") and len(numbers) == 2:
+                return {"SUMMON": Summon, "ATTACK": Attack, "USE": Use}[verb](*numbers)
+            if phase == BATTLE and verb == "PASS" and not numbers:
+                return EndTurn()
+            if phase == DRAFT and verb == "PICK" and len(numbers) == 1:
+                return Pick(player, numbers[0])
+            if phase == CONSTRUCT and verb == "CHOOSE" and len(numbers) == 1:
+                return Choose(numbers[0])
+        except ValueError:
+            pass
+        expected = {BATTLE: "SUMMON id lane, ATTACK id target, USE id target or PASS", DRAFT: "PICK 0..2",
+                    CONSTRUCT: "CHOOSE baseId"}.get(phase, "nothing: the game is over")
+        raise IllegalActionError(text, f"expected {expected} in the {phase} phase")
 
     def undo(self) -> None:
         """Take back the last action: a pending `Choose`, or the last recorded input and all it caused."""
@@ -199,6 +230,8 @@ class Game:
 
 
 def _text(action) -> str:
+    if isinstance(action, str):
+        return repr(action)
     text = getattr(action, "text", None)
     return text() if callable(text) else repr(action)
 

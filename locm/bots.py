@@ -52,11 +52,17 @@ import signal
 import subprocess
 import time
 import uuid
+from typing import TYPE_CHECKING
+
+import msgspec
 
 from locm.engine.agents import AGENT_NAMES, Agent, make_agent as make_builtin
 from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
 from locm.errors import AgentSpecError, TimeLimitError
 from locm.sandbox import Sandbox, build, child_pid
+
+if TYPE_CHECKING:
+    from locm.events.rules import Rules
 
 LINE_LIMIT = 64 * 1024
 """Bytes an answer line may have; more output than this without a newline is an output flood."""
@@ -225,6 +231,10 @@ def _count(agent, ms: float) -> None:
 _LIVE: set["BotAgent"] = set()
 TOKEN_VAR = "LOCM_BOT_TOKEN"
 """The environment variable that marks a bot and every process it starts."""
+RULES_VAR = "LOCM_RULES"
+"""The environment variable that tells a bot the game's rules: the `Rules` values of its `game_created` as
+JSON (``lane_size``, ``deck_size``, ``max_copies``, ...), since the protocol never says them; a bot under the
+official referee finds it unset and plays the official values."""
 _subreaper = False
 
 
@@ -405,18 +415,19 @@ class BotAgent(Agent):
 
     # --- lifecycle ----------------------------------------------------------------------------------------
 
-    def prepare(self) -> None:
+    def prepare(self, rules: "Rules | None" = None) -> None:
         """Make the bot's sandbox ready without running the bot (bubblewrap's ``--block-fd``: it waits before
         running the command), so that `start` only has to let it go: a worker prepares the next game's
         sandboxes while it plays the current one. Unconfined, nothing is done before `start`."""
         if self.proc is None and self.failure is None and self.sandbox.enabled:
-            self._spawn(blocked=True)
+            self._spawn(rules, blocked=True)
 
-    def start(self) -> None:
-        """Start the process (once), or let a prepared sandbox run it. A program that cannot be started makes
-        the bot lose at its first turn."""
+    def start(self, rules: "Rules | None" = None) -> None:
+        """Start the process (once), with the game's `rules` in its environment (`RULES_VAR`), or let a
+        prepared sandbox (made with the same rules) run it. A program that cannot be started makes the bot
+        lose at its first turn."""
         if self.proc is None and self.failure is None:
-            self._spawn(blocked=False)
+            self._spawn(rules, blocked=False)
         if self._block >= 0:
             try:
                 os.write(self._block, b"\n")
@@ -425,15 +436,16 @@ class BotAgent(Agent):
             os.close(self._block)
             self._block = -1
 
-    def _spawn(self, blocked: bool) -> None:
+    def _spawn(self, rules: "Rules | None", blocked: bool) -> None:
         become_subreaper()  # a sandbox's first process outliving bwrap, or an unconfined orphan, is reaped here
         launch = build(self.argv, self.sandbox) if self.sandbox.enabled else None
+        told = {RULES_VAR: msgspec.json.encode(rules).decode()} if rules else {}
         gate = -1
         if launch is None:
             self.token = uuid.uuid4().hex
-            argv, env, fds = _unconfined(self.argv), {**os.environ, TOKEN_VAR: self.token}, ()
+            argv, env, fds = _unconfined(self.argv), {**os.environ, TOKEN_VAR: self.token, **told}, ()
         else:
-            argv, env, fds = launch.argv, launch.env, launch.pass_fds
+            argv, env, fds = launch.argv, {**launch.env, **told}, launch.pass_fds
             if blocked:
                 gate, self._block = os.pipe()
                 argv = argv[:1] + ["--block-fd", str(gate)] + argv[1:]
@@ -533,7 +545,7 @@ class BotAgent(Agent):
     # --- a turn -------------------------------------------------------------------------------------------
 
     def play_turn(self, game, player: int) -> None:
-        self.start()
+        self.start(game.rules)
         phase = game.state.phase
         first = self._asked[phase] == 0
         self._asked[phase] += 1
@@ -682,5 +694,5 @@ class BotAgent(Agent):
 
 
 __all__ = ["TimeLimits", "BotAgent", "TimedAgent", "make_agent", "check_agent", "command_argv", "is_builtin",
-           "agent_files", "turns_played", "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "LINE_LIMIT",
-           "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]
+           "agent_files", "turns_played", "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "RULES_VAR",
+           "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]

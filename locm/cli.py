@@ -15,23 +15,38 @@ from pathlib import Path
 import click
 
 from locm.engine.errors import LocmError
+from locm.errors import OutputError  # noqa: F401  (re-exported: locm.cli.OutputError)
 from locm import report_cli
 
 EXIT_ERROR = 2
 
 
-class OutputError(LocmError):
-    """An output file the CLI was asked to write cannot be written."""
-
-    def __init__(self, message: str, path: str = "") -> None:
-        self.path = path
-        super().__init__(message)
-
-
 class LocmGroup(click.Group):
-    """Turns usage errors into one line: `locm CMD: error: ...`."""
+    """Turns usage errors into one line: `locm CMD: error: ...`. Standard output is guarded for the command
+    (`locm.outputs.guard_stdout`): a closed one, a broken pipe or a full disk under it never stops a command
+    before its file outputs are written; a closed or full one is reported at the end, in one line."""
 
     def main(self, args=None, prog_name="locm", **extra):
+        from locm.outputs import guard_stdout, stdout_problem
+
+        real, real_err = sys.stdout, sys.stderr
+        guard = guard_stdout()
+        code = 0
+        try:
+            self._main(args, prog_name, **extra)
+        except SystemExit as exc:
+            code = exc.code
+        finally:
+            sys.stdout, sys.stderr = real, real_err
+        problem = stdout_problem(guard)
+        if guard.problem is not None:
+            _silence_stdout()  # what is still buffered for it is dropped at exit, not written again
+        if problem and code in (0, None):
+            click.echo(f"locm: error: {problem}", err=True)
+            code = EXIT_ERROR
+        sys.exit(code)
+
+    def _main(self, args, prog_name, **extra):
         try:
             value = super().main(args=args, prog_name=prog_name, standalone_mode=False, **extra)
             sys.stdout.flush()  # a full disk under standard output is reported here, not at exit
@@ -79,9 +94,9 @@ def _internal_error(exc: Exception):
 def _silence_stdout() -> None:
     """Point standard output at /dev/null, so that what is still buffered for it is dropped at exit instead
     of failing again there."""
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, sys.stdout.fileno())
+        os.dup2(fd, 1)
         os.close(fd)
 
 
@@ -111,7 +126,7 @@ def _check_ruleset(name: str):
 # --- play -------------------------------------------------------------------------------------------------
 
 
-AGENT_HELP = ("random, pass, greedy, or a bot's command line in quotes, e.g. \"python3 examples/bot.py\" "
+AGENT_HELP = ("random, pass, greedy, lookahead, or a bot's command line in quotes, e.g. \"python3 examples/bot.py\" "
               "(one process per game speaking the referee protocol on stdin/stdout).")
 TIMEOUTS = click.option("--timeouts", metavar="SPEC",
                         help="Bots' time limits: a multiplier of the referee's (x3) and/or NAME=MS items, names "
@@ -299,33 +314,19 @@ def _parse_params(items) -> dict:
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole (through a .tmp file renamed when complete, removed on failure) or to
-    standard output for ``-``."""
-    if str(path) == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_bytes(data)
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}", str(path)) from None
+    """Write ``data`` to what ``path`` names (`locm.outputs.write_output`: a file whole or not at all, a device
+    or FIFO as it is, a symlink's target, ``-`` standard output)."""
+    from locm.outputs import write_output
+
+    write_output(path, data)
 
 
 def _check_output(path: Path) -> None:
-    """Refuse an output path that cannot be written (no such directory, not writable, a directory), before
-    any work is done for it."""
-    path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise OutputError(f"cannot write {path}: it is a directory", str(path))
-    if not parent.is_dir():
-        raise OutputError(f"cannot write {path}: no directory {parent}", str(path))
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise OutputError(f"cannot write {path}: permission denied or read-only", str(path))
+    """Refuse an output path that cannot be written, before any work is done for it
+    (`locm.outputs.check_output`)."""
+    from locm.outputs import check_output
+
+    check_output(path)
 
 
 # --- conformance ------------------------------------------------------------------------------------------
@@ -487,8 +488,9 @@ def rules_diff(left, right, as_json):
 @cli.command()
 @RULESET
 @click.option("--agents", "-a", "first", multiple=True, metavar="AGENT",
-              help="The agents, each once: " + AGENT_HELP + " Write them after --agents, "
-                   "e.g. --agents greedy random \"python3 examples/bot.py\".")
+              help="The agents: " + AGENT_HELP + " Write them after --agents, "
+                   "e.g. --agents greedy random \"python3 examples/bot.py\"; an agent given twice also "
+                   "plays itself (--agents greedy greedy).")
 @click.argument("more", nargs=-1, metavar="[AGENT]...")
 @click.option("--games", "-n", type=click.IntRange(min=2), required=True,
               help="Games per pair of agents, both seats together: an even number (N/2 seeds, each played "
@@ -508,7 +510,9 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                no_sandbox, bot_limits, bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
-    Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. Games are
+    Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. An agent
+    given twice also plays itself: seeds S .. S+N-1, each once (with the same agent in both seats, the
+    swapped seating is the same game), its results in two rows, one per seat. Games are
     stored one by one under deterministic ids, so a tournament that was interrupted or killed is finished
     by running the same command again: stored games are skipped, none is stored twice. At the end: a table
     per agent (games, wins, win rate with its 95% Wilson interval, hard errors, timeouts, average think time
@@ -518,6 +522,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     Example:
       locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
       locm tournament --agents greedy "python3 examples/bot.py" --games 20 --db t.db --timeouts x2
+      locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
     """
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
@@ -744,6 +749,7 @@ def export_cmd(game_ids, all_games, db, output, salvage):
       locm export 1.2-7-0123456789ab --db t.db -o one.jsonl
       locm export --all --salvage --db damaged.db -o rescued.jsonl
     """
+    from locm.outputs import output_file
     from locm.store import open_store
 
     if bool(game_ids) == all_games:
@@ -763,37 +769,19 @@ def export_cmd(game_ids, all_games, db, output, salvage):
 
         if not db.exists():
             open_store(db, create=False, readonly=True)  # the one-line "no store here"
-        write = functools.partial(salvage_jsonl, db, ids, on_bad=on_bad, on_view=on_view)
-        n = _export_to(output, write)
+        with output_file(output or "-") as out:
+            n = salvage_jsonl(db, ids, out, on_bad=on_bad, on_view=on_view)
     else:
         with open_store(db, create=False, readonly=True) as store:
             for gid in ids or ():
                 store.game(gid)  # an unknown id is refused before anything is written
-            n = _export_to(output, functools.partial(store.export_jsonl, ids))
+            with output_file(output or "-") as out:
+                n = store.export_jsonl(ids, out)
+    if output is not None and str(output) != "-":
+        click.echo(f"{_n(n, 'game')} written to {output}", err=True)
     if bad:
         click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
         sys.exit(1)
-
-
-def _export_to(output: Path | None, write) -> int:
-    """``write(stream)`` to standard output, or to ``output`` through a temporary file renamed once complete;
-    the number of games written."""
-    if output is None or str(output) == "-":
-        with click.open_file("-", "wb") as out:
-            n = write(out)
-            out.flush()
-        return n
-    tmp = output.with_name(output.name + ".tmp")
-    try:
-        with open(tmp, "wb") as f:
-            n = write(f)
-        tmp.replace(output)
-    except OSError as exc:
-        raise OutputError(f"cannot write {output}: {exc.strerror or exc}", str(output)) from None
-    finally:
-        tmp.unlink(missing_ok=True)
-    click.echo(f"{_n(n, 'game')} written to {output}", err=True)
-    return n
 
 
 @cli.command("import")
@@ -807,11 +795,16 @@ def import_cmd(file, db, skip_existing):
     exactly its events, so a forged game whose hash chain was recomputed is refused naming the game, the seq
     and the first event the rules would not produce. FILE may be - for standard input.
 
+    FILE may also be an event log (`locm play --log`): its game is checked (re-deciding its inputs gives
+    exactly its events) and stored under the id `locm play --db` would have given it.
+
     \b
     Example:
       locm import games.jsonl --db copy.db
+      locm import game.jsonl --db t.db        # an event log from locm play --log
     """
     from locm.errors import ImportFormatError, InputFileError
+    from locm.events.codec import MAX_LINE
     from locm.store import open_store
 
     existed = db.exists()
@@ -819,10 +812,20 @@ def import_cmd(file, db, skip_existing):
     ok = False
     try:
         with click.open_file(str(file), "rb") as stream:
+            first = stream.readline(MAX_LINE + 1)
+            if _is_event_log_line(first):
+                from locm.play import import_event_log
+                from locm.replay.sources import MAX_FILE
+
+                data = first + stream.read(MAX_FILE)
+                gid, stored = import_event_log(store, data, str(file), skip_existing=skip_existing)
+                ok = True
+                click.echo(f"imported game {gid} into {db}" if stored else f"game {gid} already stored, skipped")
+                return
             size = os.fstat(stream.fileno()).st_size if str(file) != "-" and sys.stderr.isatty() else 0
             bar = click.progressbar(length=size or 1, label="importing", file=sys.stderr)
             with bar if size else contextlib.nullcontext(bar):  # a bar only where someone watches a terminal
-                summary = store.import_jsonl(_counted(stream, bar.update if size else None),
+                summary = store.import_jsonl(_Counted(first, stream, bar.update if size else None),
                                              skip_existing=skip_existing)
         ok = True
     except ImportFormatError as exc:
@@ -838,12 +841,35 @@ def import_cmd(file, db, skip_existing):
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
 
 
-def _counted(lines, update):
-    """The lines of a file, telling ``update`` how many bytes each is (a progress bar's), if given."""
-    for line in lines:
-        if update is not None:
-            update(len(line))
-        yield line
+def _is_event_log_line(line: bytes) -> bool:
+    """Whether a file's first line is an event log's `game_created` (not an export's header)."""
+    import msgspec
+
+    class Kind(msgspec.Struct):
+        type: object = None
+
+    try:
+        return msgspec.json.decode(line, type=Kind).type == "game_created"
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        return False
+
+
+class _Counted:
+    """A binary stream whose first line was read already (`readline` gives it back first), telling ``update``
+    how many bytes each line is (a progress bar's), if given. Lines are read with the reader's limit
+    (`events.codec.bounded_lines`)."""
+
+    def __init__(self, first: bytes, stream, update) -> None:
+        self._first, self._stream, self._update = first, stream, update
+
+    def readline(self, limit: int = -1) -> bytes:
+        if self._first:
+            line, self._first = self._first, b""
+        else:
+            line = self._stream.readline(limit)
+        if self._update is not None:
+            self._update(len(line))
+        return line
 
 
 @cli.command()
@@ -889,6 +915,10 @@ from locm.whatif_cli import rerun, whatif  # noqa: E402  (what-if re-runs: locm/
 
 cli.add_command(rerun)
 cli.add_command(whatif)
+
+from locm.cardvalue_cli import cardvalue  # noqa: E402  (causal card value: locm/cardvalue.py)
+
+cli.add_command(cardvalue)
 
 from locm import store_cli  # noqa: E402  (migrate, sql: locm/store_cli.py)
 

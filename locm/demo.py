@@ -1,6 +1,8 @@
 """`locm demo`: the main job on the embedded default. Plays a round robin of the built-in agents in both
 rulesets into a local SQLite file (resuming if it is already there), then shows the standings, the
-first-player advantage and where the damage comes from, per ruleset, and draws a chart."""
+first-player advantage and where the damage comes from, per ruleset, and draws a chart. The look-ahead
+agent's self-play games are the balance data: the card report shows them first (and flags the lopsided
+pairings of the round robin), and `locm cardvalue` values a few cards on the same seeds."""
 
 from __future__ import annotations
 
@@ -12,11 +14,12 @@ from locm.report import collect, write_report
 from locm.store import open_store
 from locm.tables import table
 from locm.checks import store_checks, stored_problem
-from locm.tournament import (STANDINGS_HEADERS, Job, game_id, pending, play_jobs, record_schedule, schedule,
-                             standings, standings_rows)
+from locm.tournament import (STANDINGS_HEADERS, pending, play_jobs, record_schedule, schedule, standings,
+                             standings_rows)
 
-DEMO_AGENTS = ("greedy", "random", "pass")
-MIRROR = ("greedy", "greedy")
+DEMO_AGENTS = ("lookahead", "greedy", "random", "pass")
+MIRROR = ("lookahead", "lookahead")
+VALUED = 3  # cards the demo values with locm cardvalue
 RULESETS = ("1.2", "constructed")
 LOCM = ".venv/bin/locm" if Path(".venv/bin/locm").exists() else "locm"  # what to type next, from here
 
@@ -48,17 +51,24 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             records = [r for r in store.games(ruleset=ruleset) if r.game_id in ids]
             table_rows = standings(records, DEMO_AGENTS)
             results[ruleset] = (records, table_rows)
-        mirror = {}
+        mirror, seats = {}, {}
         for ruleset in RULESETS:
-            jobs = [Job(game_id(ruleset, s, MIRROR), ruleset, s, *MIRROR) for s in range(1, games + 1)]
+            jobs = schedule(ruleset, MIRROR, games, seed=1)  # self-play: each of seeds 1..games once
+            record_schedule(store, jobs)
             todo = pending(store, jobs)
             if todo:
                 with progress_bar(len(todo), f"{MIRROR[0]} mirror {ruleset}") as bar:
                     play_jobs(store, todo, workers=workers, progress=bar.update, scheduled=len(jobs))
             mirror[ruleset] = [j.game_id for j in jobs]
+            ids = set(mirror[ruleset])
+            seats[ruleset] = standings([r for r in store.games(ruleset=ruleset) if r.game_id in ids], MIRROR)
         echo("")
         for ruleset, (records, rows) in results.items():
             echo(f"== {ruleset}: standings ({len(records)} games)")
+            echo(table(STANDINGS_HEADERS, standings_rows(rows)))
+            echo("")
+        for ruleset, rows in seats.items():
+            echo(f"== {ruleset}: {MIRROR[0]} against itself, by seat (locm tournament --agents greedy greedy)")
             echo(table(STANDINGS_HEADERS, standings_rows(rows)))
             echo("")
         logs = [(ruleset, store.events(gid)) for ruleset, ids in mirror.items() for gid in ids]
@@ -85,9 +95,41 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
     finally:
         store.close()
     report_dir = Path(report_dir) if report_dir else Path(db).with_name("locm-demo-report")
-    index = write_report(collect(db), report_dir)
-    echo(f"card-balance report: {index}   (next: {LOCM} cards stats --db {db} --ruleset 1.2 --sort iih)")
+    data = collect(db)
+    index = write_report(data, report_dir)
+    flagged = sorted({s.label for _, s in data.lopsided})
+    echo(f"card-balance report: {index}   (next: {LOCM} cards stats --db {db} --ruleset 1.2 --agent lookahead "
+         f"--opponent lookahead --sort iih)")
+    if flagged:
+        echo(f"  flagged as lopsided (their card rates tell which cards each agent takes): {', '.join(flagged)}; "
+             f"the {MIRROR[0]} self-play tables come first")
+    value_cards(db, games, workers, echo, progress_bar)
     sandboxed_game(echo)
+
+
+def value_cards(db, games: int, workers: int, echo, progress_bar) -> None:
+    """`locm cardvalue` on the self-play seeds: the cards most held, each against a vanilla creature."""
+    from locm.cardvalue import cardvalue, cardvalue_lines, make_targets, most_held
+    from locm.engine.rulesets import RULES_12
+
+    seeds = games - games % 2
+    cards = most_held(db, RULES_12, MIRROR, seeds, 1, VALUED)
+    targets, variants = make_targets(RULES_12, cards, "vanilla")
+    state = {}
+
+    def announce(n, what):
+        state["n"] = n
+
+    with progress_bar(len(variants) * seeds, "valuing cards") as bar:
+        run = cardvalue(Path(db), RULES_12, MIRROR, targets, variants, seeds, workers=workers,
+                        progress=bar.update, announce=announce)
+    echo("")
+    echo(f"== card value: the {VALUED} cards most held in {MIRROR[0]} self-play, each replaced by a vanilla creature "
+         f"of its cost on the same {seeds} seeds")
+    for line in cardvalue_lines(run.summary()):
+        echo(line)
+    echo(f"(a demonstration: {seeds} seeds give wide intervals; next: {LOCM} cardvalue --db {db} --most-held 20 "
+         f"--seeds 2000 --workers 2)")
 
 
 EXAMPLE_BOT = Path(__file__).resolve().parent.parent / "examples" / "bot.py"

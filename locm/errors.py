@@ -20,6 +20,17 @@ def _short(value: object, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+# --- outputs (locm.outputs, the CLI) -----------------------------------------------------------------------
+
+
+class OutputError(LocmError):
+    """An output the CLI was asked to write cannot be written (``path``: what the user named)."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.path = path
+        super().__init__(message)
+
+
 # --- event store (locm.store) -----------------------------------------------------------------------------
 
 
@@ -163,7 +174,9 @@ class AgentSpecError(LocmError):
 
     def __init__(self, spec: str, reason: str) -> None:
         self.spec, self.reason = spec, reason
-        super().__init__(f"unknown agent {spec!r}: expected random, pass, greedy or a command line; {reason}")
+        from locm.engine.agents import AGENT_NAMES
+
+        super().__init__(f"unknown agent {spec!r}: expected {', '.join(AGENT_NAMES)} or a command line; {reason}")
 
 
 class TimeLimitError(LocmError):

@@ -71,3 +71,38 @@ def summarize(game: Game) -> GameSummary:
     turns = turns_played(game.log[-1].turn)
     return GameSummary(s.winner, s.end_reason, turns, len(game.log),
                        (s.players[0].health, s.players[1].health), tuple(plays), tuple(dmg))
+
+
+def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = False) -> tuple[str, bool]:
+    """Store the game of an event log (`locm play --log`) under the id its content gives (`gameid.created_id`,
+    the id `locm play --db` stores it under), after the checks every door makes (`checks.content_problem`:
+    re-deciding its inputs gives exactly its events, the fold ends the game). Returns (game id, stored); an
+    identical game already stored is skipped with ``skip_existing``, else refused. Hard errors set the
+    record's error flags (timeouts too)."""
+    from locm.checks import content_problem
+    from locm.errors import InputFileError
+    from locm.events.catalog import GameCreated, HardError
+    from locm.events.codec import DecodeError, from_jsonl, to_json
+    from locm.gameid import created_id
+    from locm.store import GameExtras
+
+    try:
+        events = from_jsonl(data)
+    except DecodeError as exc:
+        raise InputFileError(source, f"not an event log: {exc}") from None
+    if not events or type(events[0]) is not GameCreated:
+        raise InputFileError(source, "not an event log: it does not start with game_created")
+    verdict = content_problem(None, events)
+    if not verdict.ok:
+        raise InputFileError(source, f"the log does not follow the rules: {verdict.problem}")
+    gid = created_id(events[0])
+    if store.has_game(gid):
+        if skip_existing and [to_json(e) for e in store.events(gid)] == [to_json(e) for e in events]:
+            return gid, False
+        raise InputFileError(source, f"game {gid!r} is already in the store"
+                             + ("" if skip_existing else " (--skip-existing skips identical games)"))
+    errors = [e for e in events if type(e) is HardError]
+    flags = {f"{kind}{p}": any(e.player == p and (kind == "error" or e.reason.startswith("timeout"))
+                               for e in errors) for p in (0, 1) for kind in ("error", "timeout")}
+    store.append_game(GameExtras(game_id=gid, **flags), events)
+    return gid, True

@@ -98,14 +98,16 @@ rewrites the ledger rows too.
 
 Export format (JSON lines, UTF-8, one object per line)
 -----------------------------------------------------
-    {"locm_export":1,"store_schema":1,"event_schema":1}         line 1: the file header
+    {"locm_export":1,"store_schema":2,"event_schema":2}         line 1: the file header
     {"game":{...every field of GameRecord, head_hash in hex...}} one per game, then its n_events lines:
     {"hash":"<64 hex>","event":{...the stored payload, byte for byte...}}
     {"end":{"games":G,"events":E}}                               last line: totals, so a cut file is caught
 
-``store_schema`` in the header is the layout of the game lines (`EXPORT_STORE_SCHEMA`, 1): store schema 2
-changed how logs are kept in the file, not a field of a game or an event, so the export of a game is the
-same byte for byte from a schema-1 store and from the same store migrated.
+``store_schema`` in the header is the schema of the store that wrote the file (`STORE_SCHEMA_VERSION`, 2).
+Store schema 2 changed how logs are kept in the store's file, not a field of a game or an event, so the game
+lines are the same from either: a file written by a schema-1 store (``store_schema`` 1) is read alike, and
+a game's lines are the same byte for byte before and after `locm migrate`; only the header says which
+store wrote them.
 
 `EventStore.import_jsonl` reads and checks the whole file before anything is kept: each line's JSON, each
 event's decoding, seqs 0..n-1, every hash of the chain, each game record against what its events say (the
@@ -137,7 +139,8 @@ import msgspec
 
 from locm.events.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
 from locm.events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
-from locm.events.codec import DecodeError, from_json, from_json_array, json_array, to_json
+from locm.events.codec import (DECODE_ERRORS, MAX_EVENTS, MAX_LINE, DecodeError, bounded_lines, from_json,
+                               from_json_array, json_array, to_json)
 from locm.errors import (
     ChainError,
     CorruptStoreError,
@@ -157,8 +160,8 @@ from locm.errors import (
 STORE_FORMAT = "locm-event-store"
 STORE_SCHEMA_VERSION = 2
 EXPORT_VERSION = 1
-EXPORT_STORE_SCHEMA = 1
-"""The ``store_schema`` of an export file's header: the layout of its game lines, unchanged by store schema 2."""
+EXPORT_STORE_SCHEMAS = (1, 2)
+"""The ``store_schema`` values an export file's header may hold (the game lines are the same for both)."""
 LOG_LEVEL = 1
 """The zlib level of the stored logs (see the module docstring for the measurements behind it)."""
 DEFAULT_PATH = "locm.db"
@@ -365,7 +368,7 @@ def open_store(path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, r
 
 def export_header() -> bytes:
     """The first line of an export file."""
-    return msgspec.json.encode({"locm_export": EXPORT_VERSION, "store_schema": EXPORT_STORE_SCHEMA,
+    return msgspec.json.encode({"locm_export": EXPORT_VERSION, "store_schema": STORE_SCHEMA_VERSION,
                                 "event_schema": EVENT_SCHEMA_VERSION}) + b"\n"
 
 
@@ -1266,7 +1269,7 @@ def _make_record(x: GameExtras, created: GameCreated, ended: GameEnded, n: int, 
             raise InvalidRecordError(game_id, field, "text", getattr(x, field))
     try:
         msgspec.json.decode(x.meta)
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         raise InvalidRecordError(game_id, "meta", "JSON text", x.meta) from None
     if ended.winner not in (0, 1):
         raise GameLogError(game_id, n - 1, "a winner 0 or 1", ended.winner)
@@ -1313,7 +1316,7 @@ def _seq(line: bytes) -> int | str:
     """The ``seq`` of an event's JSON line (its text, shortened, when it has none)."""
     try:
         seq = _seq_dec.decode(line).seq
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         return repr(line[:40])
     return seq
 
@@ -1358,12 +1361,14 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
                   check: bool = True) -> Iterator[_Prepared]:
     """Yield the games of an export file, each checked; raise `ImportFormatError` at the first wrong line.
     ``counts`` receives [games, events, skipped]."""
-    lines = enumerate(stream, 1)
+    lines = enumerate(bounded_lines(stream, MAX_LINE), 1)
     lineno = 0
 
     def next_line(what: str) -> bytes:
         nonlocal lineno
         for lineno, line in lines:
+            if line is None:
+                raise ImportFormatError(lineno, f"expected {what}: the line is longer than {MAX_LINE} bytes")
             return _b(line)
         lineno += 1
         raise ImportFormatError(lineno, f"the file ends where {what} was expected (truncated?)")
@@ -1371,12 +1376,15 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
     def decode(dec: msgspec.json.Decoder, line: bytes, what: str):
         try:
             return dec.decode(line)
-        except msgspec.DecodeError as exc:
+        except DECODE_ERRORS as exc:
             raise ImportFormatError(lineno, f"expected {what}: {exc}") from None
 
     head = decode(_header_dec, next_line("the file header"), "the file header line")
     if head.locm_export != EXPORT_VERSION:
         raise ImportFormatError(lineno, f"expected export format {EXPORT_VERSION}, got {head.locm_export}")
+    if head.store_schema not in EXPORT_STORE_SCHEMAS:
+        raise ImportFormatError(lineno, f"expected store schema {' or '.join(map(str, EXPORT_STORE_SCHEMAS))}, "
+                                        f"got {head.store_schema}")
     if head.event_schema > EVENT_SCHEMA_VERSION:
         raise ImportFormatError(lineno, f"expected event schema <= {EVENT_SCHEMA_VERSION}, got {head.event_schema}")
     seen: set[str] = set()
@@ -1397,8 +1405,9 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
         if game_id in seen:
             raise ImportFormatError(lineno, f"game {game_id!r} appears twice in the file")
         seen.add(game_id)
-        if record.n_events < 2:
-            raise ImportFormatError(lineno, f"game {game_id!r}: expected n_events >= 2, got {record.n_events}")
+        if not 2 <= record.n_events <= MAX_EVENTS:
+            raise ImportFormatError(lineno, f"game {game_id!r}: expected n_events in 2..{MAX_EVENTS}, got "
+                                            f"{record.n_events}")
         parsed, payloads, hashes = [], [], []
         for i in range(record.n_events):
             line = next_line(f"event {i} of game {game_id!r} ({record.n_events} events)")

@@ -112,7 +112,7 @@ def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dic
     try:
         game = Game.new(ruleset, seed, params, agents=tuple(agents), bots=(versions[0], versions[1]))
         for bot in bots:
-            bot.start()  # both at once, so that their start-up overlaps
+            bot.start(game.rules)  # both at once, so that their start-up overlaps
         play(game, seats)
     finally:
         for bot in bots:
@@ -234,7 +234,10 @@ more is refused up front. Play a bigger experiment as several runs with differen
 class Schedule(Sequence):
     """Every game of a round robin, computed on demand (never held in memory): seed by seed (so a partial
     run is balanced), for each seed each pair in the order given, the pair's first agent in seat 0, then the
-    seats swapped. Indexing and `len` are arithmetic."""
+    seats swapped. An agent given twice also plays itself (self-play): the same agent in both seats, so
+    swapping the seats gives the same game (the same id); its two games of each step are two seeds, ``s``
+    and ``s + seeds``, and it plays as many games as any other pair, each of its seeds once. Indexing and
+    `len` are arithmetic."""
 
     def __init__(self, ruleset: str | Rules, agents: Sequence[str], seed: int, seeds: int,
                  versions: dict[str, str] | None = None) -> None:
@@ -242,12 +245,16 @@ class Schedule(Sequence):
         if versions is None:  # the bots' files now: part of the ids
             versions = {a: bot_fingerprint(a) or "" for a in agents}
         self.versions = versions
-        self.pairs = [p for a, b in itertools.combinations(agents, 2) for p in ((a, b), (b, a))]
+        distinct = list(dict.fromkeys(agents))
+        self.selfplay = tuple(a for a in distinct if self.agents.count(a) > 1)
+        self.pairs = [p for a, b in itertools.combinations(distinct, 2) for p in ((a, b), (b, a))]
+        self._slots = [(a, b, 0) for a, b in self.pairs]
+        self._slots += [(a, a, k * seeds) for a in self.selfplay for k in (0, 1)]
         self._pair_set = frozenset(self.pairs)
         self.key = _manifest_key(self.manifest())
 
     def __len__(self) -> int:
-        return self.seeds * len(self.pairs)
+        return self.seeds * len(self._slots)
 
     def __getitem__(self, index):
         if isinstance(index, slice):
@@ -257,20 +264,19 @@ class Schedule(Sequence):
             index += n
         if not 0 <= index < n:
             raise IndexError(index)
-        s, k = divmod(index, len(self.pairs))
-        return self._job(self.seed + s, self.pairs[k])
+        s, k = divmod(index, len(self._slots))
+        return self._job(s, k)
 
     def __iter__(self):
-        for s in range(self.seed, self.seed + self.seeds):
-            for pair in self.pairs:
-                yield self._job(s, pair)
+        for s in range(self.seeds):
+            for k in range(len(self._slots)):
+                yield self._job(s, k)
 
     def holds(self, record: GameRecord) -> bool:
         """Whether a stored game is one of this schedule's (arithmetic: nothing is enumerated)."""
         name = self.ruleset if isinstance(self.ruleset, str) else self.ruleset.name
-        return (record.ruleset == name and self.seed <= (record.seed or 0) < self.seed + self.seeds
-                and (record.agent0, record.agent1) in self._pair_set
-                and record.game_id == self._job(record.seed, (record.agent0, record.agent1)).game_id)
+        place = self.place_of(record)
+        return record.ruleset == name and place is not None and record.game_id == self[place].game_id
 
     def manifest(self) -> str:
         """What a store keeps of this schedule (`EventStore.record_schedule`): everything that decides its games
@@ -295,15 +301,27 @@ class Schedule(Sequence):
 
     def place_of(self, record: GameRecord) -> int | None:
         """The index of a stored game's place in this schedule, by its record (None: not one of its games)."""
-        pair = (record.agent0, record.agent1)
-        if pair not in self._pair_set or record.seed is None or not self.seed <= record.seed < self.seed + self.seeds:
+        a, b = record.agent0, record.agent1
+        if record.seed is None:
             return None
-        return (record.seed - self.seed) * len(self.pairs) + self.pairs.index(pair)
+        step = record.seed - self.seed
+        if a == b:  # self-play: slot offset 0 for the first `seeds` seeds, `seeds` for the next
+            if a not in self.selfplay or not 0 <= step < 2 * self.seeds:
+                return None
+            offset, step = (0, step) if step < self.seeds else (self.seeds, step - self.seeds)
+            k = self._slots.index((a, a, offset))
+        else:
+            if (a, b) not in self._pair_set or not 0 <= step < self.seeds:
+                return None
+            k = self._slots.index((a, b, 0))
+        return step * len(self._slots) + k
 
-    def _job(self, seed: int, pair: tuple[str, str]) -> Job:
-        bots = (self.versions[pair[0]], self.versions[pair[1]])
-        place = (self.key, (seed - self.seed) * len(self.pairs) + self.pairs.index(pair))
-        return Job(game_id(self.ruleset, seed, pair, bots=bots), self.ruleset, seed, *pair, bots, place)
+    def _job(self, step: int, k: int) -> Job:
+        a, b, offset = self._slots[k]
+        seed = self.seed + step + offset
+        bots = (self.versions[a], self.versions[b])
+        place = (self.key, step * len(self._slots) + k)
+        return Job(game_id(self.ruleset, seed, (a, b), bots=bots), self.ruleset, seed, a, b, bots, place)
 
 
 class _Manifest(msgspec.Struct, forbid_unknown_fields=True):
@@ -335,22 +353,25 @@ def record_schedule(store: EventStore, jobs: Schedule) -> None:
 
 def schedule(ruleset: str | Rules, agents: Sequence[str], games: int, seed: int = 1) -> Schedule:
     """Every game of the round robin as a lazy `Schedule`; refused up front if malformed or larger than
-    `MAX_GAMES`."""
+    `MAX_GAMES`. An agent given twice also plays itself (see `Schedule`)."""
     agents = list(agents)
     if len(agents) < 2:
         raise TournamentError(f"a tournament needs at least 2 agents, got {len(agents)}")
-    twice = sorted({a for a in agents if agents.count(a) > 1})
-    if twice:
-        raise TournamentError(f"each agent may be given once, got {twice[0]!r} {agents.count(twice[0])} times")
+    thrice = sorted({a for a in agents if agents.count(a) > 2})
+    if thrice:
+        raise TournamentError(f"an agent may be given at most twice (twice: it also plays itself), got "
+                              f"{thrice[0]!r} {agents.count(thrice[0])} times")
     if games < 2 or games % 2:
         raise TournamentError(f"--games must be even and at least 2 (each seed is played in both seats), "
                               f"got {games}")
-    pairs = len(agents) * (len(agents) - 1) // 2
+    distinct = len(set(agents))
+    selfplay = len(agents) - distinct
+    pairs = distinct * (distinct - 1) // 2 + selfplay
     if games * pairs > MAX_GAMES:
         raise TournamentError(f"--games {games} with {pairs} pair{'s' * (pairs != 1)} of agents is {games * pairs} "
                               f"games, more than one run plays (at most {MAX_GAMES}); split it into runs with "
                               f"different --seed")
-    last = seed + games // 2 - 1
+    last = seed + (games if selfplay else games // 2) - 1
     if not (_INT64[0] <= seed and last <= _INT64[1]):
         raise TournamentError(f"seeds {seed}..{last} do not fit a 64-bit signed integer")
     return Schedule(ruleset, agents, seed, games // 2)
@@ -701,9 +722,10 @@ def _prepared(job: Job | None, limits: TimeLimits, sandbox: Sandbox) -> list | N
         seats = make_seats(job.seed, (job.agent0, job.agent1), limits, sandbox)
     except Exception:  # `_play` meets the same error and reports it
         return None
+    rules = by_name(job.ruleset) if isinstance(job.ruleset, str) else job.ruleset  # as `Game.new` resolves it
     for agent in seats:
         if isinstance(agent, BotAgent):
-            agent.prepare()
+            agent.prepare(rules)
     return seats
 
 
@@ -773,16 +795,38 @@ class Standing:
         return self.think_ms / self.think_turns if self.think_turns else None
 
 
+def seat_entry(agent: str, seat: int) -> str:
+    """The name of one seat of an agent playing itself, in the standings: ``greedy (seat 0)``."""
+    return f"{agent} (seat {seat})"
+
+
+def _entries(agents: Sequence[str]) -> tuple[list[str], tuple[str, ...]]:
+    """The standings' rows: each agent once (its games against the others), and for an agent given twice
+    (playing itself) one row per seat of those games, so that no game counts twice in a row."""
+    distinct = list(dict.fromkeys(agents))
+    selfplay = tuple(a for a in distinct if list(agents).count(a) > 1)
+    rows = distinct if len(distinct) > 1 else []
+    return rows + [seat_entry(a, s) for a in distinct if a in selfplay for s in (0, 1)], selfplay
+
+
 def standings(records: Sequence[GameRecord], agents: Sequence[str]) -> list[Standing]:
     """Per agent (in the order given): games, wins, hard errors, timeouts and think time per turn,
-    from stored records."""
-    table = {a: Standing(a) for a in agents}
+    from stored records. An agent's row counts its games against the other agents; an agent given twice has
+    its games against itself in two more rows, one per seat (`seat_entry`)."""
+    names, selfplay = _entries(agents)
+    table = {a: Standing(a) for a in names}
     for r in records:
         try:
             turns = json.loads(r.meta).get("turns", [1, 1])
         except (ValueError, AttributeError):
             turns = [1, 1]
-        for s, name in enumerate((r.agent0, r.agent1)):
+        if r.agent0 == r.agent1:
+            if r.agent0 not in selfplay:
+                continue
+            seats = (seat_entry(r.agent0, 0), seat_entry(r.agent1, 1))
+        else:
+            seats = (r.agent0, r.agent1)
+        for s, name in enumerate(seats):
             st = table.get(name)
             if st is None:
                 continue
@@ -811,12 +855,18 @@ STANDINGS_HEADERS = ("agent", "games", "wins", "win rate", "95% interval", "erro
 
 
 def pair_rows(records: Sequence[GameRecord], agents: Sequence[str]) -> list[tuple]:
-    """Head to head, one row per pair in schedule order: games, each side's wins."""
+    """Head to head, one row per pair in schedule order: games, each side's wins; an agent playing itself
+    is one row of its two seats (`seat_entry`)."""
     rows = []
-    for a, b in itertools.combinations(agents, 2):
-        both = [r for r in records if {r.agent0, r.agent1} == {a, b}]
+    distinct = list(dict.fromkeys(agents))
+    for a, b in itertools.combinations(distinct, 2):
+        both = [r for r in records if {r.agent0, r.agent1} == {a, b} and a != b]
         wins_a = sum((r.agent0, r.agent1)[r.winner] == a for r in both)
         rows.append((a, b, len(both), wins_a, len(both) - wins_a))
+    for a in _entries(agents)[1]:
+        mirror = [r for r in records if r.agent0 == r.agent1 == a]
+        wins_0 = sum(r.winner == 0 for r in mirror)
+        rows.append((seat_entry(a, 0), seat_entry(a, 1), len(mirror), wins_0, len(mirror) - wins_0))
     return rows
 
 
@@ -852,5 +902,5 @@ def sandbox_lines(records: Sequence[GameRecord]) -> list[str]:
 __all__ = ["game_id", "run_game", "make_seats", "PlayedGame", "Job", "Schedule", "schedule", "record_schedule",
            "MAX_GAMES", "pending", "iter_pending", "count_stored", "play_jobs", "run_tournament", "TournamentRun",
            "check_stored_game", "bot_fingerprint", "changed_bots", "stored_stderr", "BotStderr", "Standing",
-           "standings", "standings_rows", "sandbox_lines", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS",
-           "Supervision", "HANDOFF", "stored_versions", "other_versions"]
+           "seat_entry", "standings", "standings_rows", "sandbox_lines", "pair_rows", "STANDINGS_HEADERS",
+           "PAIR_HEADERS", "Supervision", "HANDOFF", "stored_versions", "other_versions"]

@@ -11,23 +11,28 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import json
 import sys
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+import msgspec
+
 from locm.engine.errors import LocmError
+from locm.events.codec import DECODE_ERRORS, bounded_lines
 from locm.engine.game import Game
 
 
 class ConformanceFileError(LocmError):
-    """A conformance file that cannot be read or is not in the official log format."""
+    """A conformance file that cannot be read or is not in the official log format (``whole_file``: the file
+    is another kind of log altogether, so no line of it is a game)."""
 
-    def __init__(self, message: str, path: str = "", line: int = 0) -> None:
+    def __init__(self, message: str, path: str = "", line: int = 0, *, whole_file: bool = False) -> None:
         self.path = path
         self.line = line
+        self.whole_file = whole_file
         super().__init__(message)
 
 
@@ -74,26 +79,56 @@ class GameResult:
         return text
 
 
+MAX_LINE = 16 << 20
+"""The longest line of an official log this reader takes (the official games' lines are below 100 KB)."""
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+class _OfficialLog(msgspec.Struct):
+    """The parts of an official log line's JSON object that are read (the rest is skipped unread)."""
+
+    errors: dict[str, list[str | None]]
+    outputs: dict[str, list[str | None]]
+    summaries: list[str | None] | None = None
+
+
+_official_dec = msgspec.json.Decoder(_OfficialLog)
+
+
 def read_log_file(path: str | Path, on_bad_line: Callable[[ConformanceFileError], None] | None = None
                   ) -> Iterator[LoggedGame]:
     """The games of an official log file (plain or .gz). A line that is not a game log raises
-    `ConformanceFileError` naming it, or, with ``on_bad_line``, is passed to it and skipped."""
+    `ConformanceFileError` naming it, or, with ``on_bad_line``, is passed to it and skipped. A file that is
+    another kind of log (an event log, a store export) is refused as a whole, in one error."""
     path = Path(path)
     stdin = str(path) == "-"
     if not stdin and not path.is_file():
         raise ConformanceFileError(f"{path}: no such file", str(path))
     opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with (contextlib.nullcontext(sys.stdin) if stdin else opener(path, "rt", encoding="utf-8")) as f:
+        with (contextlib.nullcontext(sys.stdin.buffer) if stdin else opener(path, "rb")) as f:
             n = 0
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
+            for lineno, raw in enumerate(bounded_lines(f, MAX_LINE), 1):
                 try:
+                    if raw is None:
+                        raise ConformanceFileError(f"{path}:{lineno}: longer than {MAX_LINE >> 20} MiB: not an "
+                                                   "official game log line", str(path), lineno)
+                    line = raw.decode("utf-8")
+                    if not line.strip():
+                        continue
+                    if n == 0:
+                        _not_another_kind(line, path, lineno)
                     logged = parse_log_line(line, n, str(path), lineno)
                 except ConformanceFileError as exc:
-                    if on_bad_line is None:
+                    if on_bad_line is None or exc.whole_file:
                         raise
+                    on_bad_line(exc)
+                    n += 1
+                    continue
+                except UnicodeDecodeError:
+                    exc = ConformanceFileError(f"{path}:{lineno}: not UTF-8 text", str(path), lineno)
+                    if on_bad_line is None:
+                        raise exc from None
                     on_bad_line(exc)
                     n += 1
                     continue
@@ -101,21 +136,41 @@ def read_log_file(path: str | Path, on_bad_line: Callable[[ConformanceFileError]
                 n += 1
             if n == 0:
                 raise ConformanceFileError(f"{path}: no games in the file", str(path))
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:
         raise ConformanceFileError(f"{path}: cannot read: {exc}", str(path)) from None
 
 
-def parse_log_line(line: str, index: int, path: str = "<log>", lineno: int = 0) -> LoggedGame:
-    where = f"{path}:{lineno}"
+class _Kind(msgspec.Struct):
+    type: object = None
+    locm_export: object = None
+
+
+def _not_another_kind(line: str, path: Path, lineno: int) -> None:
+    """Refuse, in one error, a file whose first line says it is an event log or a store export."""
     try:
-        obj, end = json.JSONDecoder().raw_decode(line)
-        errors, outputs = obj["errors"], obj["outputs"]
-        echoes = [errors["0"], errors["1"]]
-        answers = [outputs["0"], outputs["1"]]
-        summaries = obj.get("summaries") or []
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ConformanceFileError(f"{where}: not an official game log line ({exc})", path, lineno) from None
-    rest = line[end:].split()
+        kind = msgspec.json.decode(line.strip(), type=_Kind)
+    except DECODE_ERRORS:
+        return
+    what = ("an event log (locm play --log): check it with 'locm verify' after 'locm import', or read it with "
+            "'locm show'" if kind.type == "game_created" else
+            "a store export: 'locm import' it" if kind.locm_export is not None else None)
+    if what is not None:
+        raise ConformanceFileError(f"{path}: is {what}; conformance reads official referee logs", str(path),
+                                   lineno, whole_file=True)
+
+
+def parse_log_line(line: str, index: int, path: str = "<log>", lineno: int = 0) -> LoggedGame:
+    """One game of an official log, or `ConformanceFileError` naming the line and what is wrong with it."""
+    where = f"{path}:{lineno}"
+    text = line.strip()
+    end = text.rfind("}") + 1  # the JSON object, then ' score0 score1 key=value ...' (no braces)
+    try:
+        obj = _official_dec.decode(text[:end])
+        echoes = [obj.errors["0"], obj.errors["1"]]
+        answers = [obj.outputs["0"], obj.outputs["1"]]
+    except (*DECODE_ERRORS, KeyError) as exc:
+        raise ConformanceFileError(f"{where}: not an official game log line ({_short(exc)})", path, lineno) from None
+    rest = text[end:].split()
     try:
         scores = (int(rest[0]), int(rest[1]))
         params: dict = {}
@@ -125,6 +180,11 @@ def parse_log_line(line: str, index: int, path: str = "<log>", lineno: int = 0) 
     except (ValueError, IndexError):
         raise ConformanceFileError(f"{where}: expected ' score0 score1 key=value ...' after the JSON object",
                                    path, lineno) from None
+    for k, v in params.items():
+        if k != "predefinedDraftIds" and not _is_int64(v):
+            raise ConformanceFileError(f"{where}: parameter {k}={_short(v)}: expected a 64-bit integer", path,
+                                       lineno)
+    summaries = obj.summaries or []
     generated = next((s for s in summaries if isinstance(s, str) and s.startswith("Generated cards:")), None)
     ruleset = "constructed" if (generated is not None or "cardGenSeed" in params) else "1.2"
     turns = []
@@ -137,6 +197,18 @@ def parse_log_line(line: str, index: int, path: str = "<log>", lineno: int = 0) 
         turns += [(f, p, e, a) for f, e, a in entries]
     turns.sort(key=lambda t: t[0])
     return LoggedGame(index, params, scores, turns, generated, ruleset)
+
+
+def _is_int64(text: str) -> bool:
+    try:
+        return _INT64[0] <= int(text) <= _INT64[1]
+    except ValueError:
+        return False
+
+
+def _short(v: object) -> str:
+    text = str(v)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def game_params(logged: LoggedGame) -> tuple[int | None, dict]:

@@ -20,7 +20,13 @@ def _u(units: dict, i: int) -> str:
     u = units.get(i)
     if u is None:
         return f"#{i}"
-    return f"P{u.owner}'s #{i} (b{u.card.base_id})"
+    return f"P{u.owner}'s #{i} ({_card(units, i, u.card.base_id)})"
+
+
+def _card(units: dict, i: int, base_id: int) -> str:
+    """A card instance's name where its card has one (the 1.2 list), else its base id (``b94``)."""
+    u = units.get(i)
+    return u.card.name if u is not None and u.card.name else f"b{base_id}"
 
 
 def describe(e, units: dict, perspective: int | None = None) -> str:
@@ -53,20 +59,20 @@ def describe(e, units: dict, perspective: int | None = None) -> str:
             if perspective is not None and perspective != e.player:
                 return f"P{e.player} draws a card"
             u = units.get(e.id)
-            return f"P{e.player} draws #{e.id}" + (f" (b{u.card.base_id})" if u is not None else "")
+            return f"P{e.player} draws #{e.id}" + (f" ({_card(units, e.id, u.card.base_id)})" if u is not None else "")
         case DrawLost():
             return f"P{e.player} loses a draw: {e.reason}"
         case DrawBonus():
             return f"P{e.player} draws {e.amount} more next turn ({e.source})"
         case CreatureSummoned():
             what = f"an Area copy of #{e.copy_of}" if e.copy_of else f"for {e.cost} mana"
-            return f"P{e.player} summons #{e.id} (b{e.base_id}) in lane {e.lane}, {what}"
+            return f"P{e.player} summons #{e.id} ({_card(units, e.id, e.base_id)}) in lane {e.lane}, {what}"
         case CreatureAttacked():
             target = f"P{1 - e.player} directly" if e.target == -1 else _u(units, e.target)
             return f"{_u(units, e.attacker)} attacks {target}"
         case ItemUsed():
             target = f"P{1 - e.player}" if e.target == -1 else _u(units, e.target)
-            return f"P{e.player} uses #{e.id} (b{e.base_id}) on {target} for {e.cost} mana"
+            return f"P{e.player} uses #{e.id} ({_card(units, e.id, e.base_id)}) on {target} for {e.cost} mana"
         case CreatureModified():
             return (f"{_u(units, e.id)} becomes {e.attack}/{e.defense} {keywords_to_str(e.keywords)}"
                     + (", can attack" if e.can_attack else ""))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from locm.events.cards import GUARD
 from locm.events.catalog import ActionReceived, ActionRejected, HardError, TurnStarted
 from locm.engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from locm.engine.errors import LocmError
@@ -227,12 +228,28 @@ class Replay:
                 players.append(p)
         return {
             "event": self.event_obj(seq),
+            "blocking": self.blocking(seq),
             "rule": rule(e.rule).as_dict(),
             "causes": [self.event_obj(c.seq) | {"rule_section": rule(c.rule).heading} for c in self.causes(seq)],
             "diff": self.diff(seq - 1, seq) if seq > 0 else {},
             "involved": involved,
             "players_before": players,
         }
+
+    def blocking(self, seq: int) -> list[dict]:
+        """For an attack skipped because of enemy Guards (R-ACTIONS), those Guards as they were just before
+        (the cards that blocked it); [] for any other event."""
+        e = self.event(seq)
+        if type(e) is not ActionRejected or not e.action.startswith("ATTACK ") or "Guard" not in e.reason:
+            return []
+        before = self.state_at(seq - 1)
+        try:
+            attacker = before.units[int(e.action.split()[1])]
+        except (KeyError, ValueError, IndexError):
+            return []
+        enemy = before.players[1 - attacker.owner]
+        return [card_obj(u, self.constructed, True) for u in enemy.board
+                if u.lane == attacker.lane and u.keywords & GUARD]
 
     def rejected(self) -> list[dict]:
         """Every skipped action and hard error: who, the answer line it came from, the reason, the rule."""
@@ -252,7 +269,8 @@ class Replay:
             out.append({"seq": e.seq, "type": "hard_error" if type(e) is HardError else "action_rejected",
                         "player": e.player, "turn": turn.number if turn else None, "line": line,
                         "action": getattr(e, "action", e.text if type(e) is HardError else ""),
-                        "reason": e.reason, "rule": e.rule, "rule_section": rule(e.rule).heading})
+                        "reason": e.reason, "rule": e.rule, "rule_section": rule(e.rule).heading,
+                        "blocking": self.blocking(e.seq)})
         return out
 
     def card_life(self, card_id: int) -> list[dict]:

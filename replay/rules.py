@@ -1,8 +1,11 @@
 """The rule texts that events cite: sections of `data/LOCM-RULES.md` (a byte-for-byte copy of the shared
-rules), looked up by their id (``R-ATTACK``, ``R-RUNES``, ...).
+rules) and of `data/LOCM-EXTRA-RULES.md` (locm's own: the hard cap R-CAP, variants R-VARIANT), looked up by
+their id (``R-ATTACK``, ``R-RUNES``, ``R-CAP``, ...).
 
 A section starts at a ``## `` heading whose first words are its ids (``## R-RUNES  1.2 runes / R-DAMAGEDRAW
-1.5`` holds both R-RUNES and R-DAMAGEDRAW) and runs to the next heading.
+1.5`` holds both R-RUNES and R-DAMAGEDRAW) and runs to the next heading. The shared file names the files it
+cites relative to the shared folder (``../data/``, ``../conformance/``); a text shown here names them where
+this repository has them (`REPO_PATHS`).
 """
 
 from __future__ import annotations
@@ -13,7 +16,21 @@ from functools import lru_cache
 from importlib.resources import files
 
 RULES_FILE = "LOCM-RULES.md"
+EXTRA_RULES_FILE = "LOCM-EXTRA-RULES.md"
 _ID = re.compile(r"\bR-[A-Z0-9]+\b")
+REPO_PATHS = (
+    ("../conformance/official-*-games-*.txt", "tests/data/official-*-games-*.txt.gz"),
+    ("../conformance/", "tests/data/"),
+    ("../data/", "data/"),
+)
+"""The shared rules' references to files, and where this repository keeps each (in this order)."""
+
+
+def repo_relative(text: str) -> str:
+    """A rule text with the shared folder's file references made this repository's (`REPO_PATHS`)."""
+    for shared, here in REPO_PATHS:
+        text = text.replace(shared, here)
+    return text
 
 
 @dataclass(frozen=True)
@@ -28,13 +45,14 @@ class Rule:
 
 @lru_cache(maxsize=1)
 def _sections() -> dict[str, Rule]:
-    text = (files("locm.data") / RULES_FILE).read_text(encoding="utf-8")
     out: dict[str, Rule] = {}
-    blocks = re.split(r"(?m)^## ", text)[1:]
-    for block in blocks:
-        heading, _, body = block.partition("\n")
-        for rid in _ID.findall(heading):
-            out.setdefault(rid, Rule(rid, heading.strip(), body.strip()))
+    for name in (RULES_FILE, EXTRA_RULES_FILE):
+        text = repo_relative((files("locm.data") / name).read_text(encoding="utf-8"))
+        blocks = re.split(r"(?m)^## ", text)[1:]
+        for block in blocks:
+            heading, _, body = block.partition("\n")
+            for rid in _ID.findall(heading):
+                out.setdefault(rid, Rule(rid, heading.strip(), body.strip()))
     return out
 
 
@@ -43,7 +61,7 @@ def rule(rule_id: str) -> Rule:
     found = _sections().get(rule_id)
     if found is not None:
         return found
-    return Rule(rule_id, rule_id, f"({rule_id} is not a section of {RULES_FILE})")
+    return Rule(rule_id, rule_id, f"({rule_id} is not a section of {RULES_FILE} nor of {EXTRA_RULES_FILE})")
 
 
 def rule_ids() -> list[str]:

@@ -11,16 +11,18 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import sys
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from locm.engine.errors import LocmError
-from locm.events.codec import DecodeError, from_json, from_jsonl
+from locm.events.codec import DECODE_ERRORS, DecodeError, from_json, from_jsonl
 from locm.replay.game import Replay, ReplaySourceError
 
 if TYPE_CHECKING:
@@ -65,8 +67,8 @@ def read_source(path: str | Path) -> tuple[str, bytes]:
     decompressed), or `ReplaySourceError` naming what it is not."""
     p = Path(path)
     if str(path) == "-":  # standard input: an event log or an official log piped in
-        data = sys.stdin.buffer.read()
         p = Path("<stdin>")
+        data = _bounded(p, sys.stdin.buffer.read(MAX_FILE + 1))
     elif p.is_dir():
         raise ReplaySourceError(f"{p}: is a directory, not a log file")
     else:
@@ -74,33 +76,57 @@ def read_source(path: str | Path) -> tuple[str, bytes]:
     return _sniffed(p, data)
 
 
+MAX_FILE = 256 << 20
+"""The most bytes a log file may hold, decompressed (an event log of `codec.MAX_EVENTS` events is smaller)."""
+
+
 def _read(p: Path) -> bytes:
     try:
-        return p.read_bytes()
+        with open(p, "rb") as f:
+            data = f.read(MAX_FILE + 1)
     except FileNotFoundError:
         raise ReplaySourceError(f"{p}: no such file") from None
     except OSError as exc:
         raise ReplaySourceError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    return _bounded(p, data)
+
+
+def _bounded(p: Path, data: bytes) -> bytes:
+    if len(data) > MAX_FILE:
+        raise ReplaySourceError(f"{p}: larger than {MAX_FILE >> 20} MiB: not a game's log")
+    return data
+
+
+class _Sniff(msgspec.Struct):
+    """What the first line of a log says it is (nothing else of it is decoded)."""
+
+    type: object = None
+    outputs: msgspec.Raw = msgspec.Raw(b"")
+    errors: msgspec.Raw = msgspec.Raw(b"")
+    locm_export: msgspec.Raw = msgspec.Raw(b"")
 
 
 def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
     if data[:2] == _GZIP_MAGIC:
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+            inflate = zlib.decompressobj(wbits=31)
+            data = _bounded(p, inflate.decompress(data, MAX_FILE + 1))
+            if not inflate.eof:
+                raise zlib.error("the compressed data ends early (truncated?)")
+        except zlib.error as exc:
             raise ReplaySourceError(f"{p}: cannot decompress: {exc}") from None
     if data[:16] == b"SQLite format 3\x00":
         raise ReplaySourceError(f"{p}: is an event store: use --db {p} GAME_ID")
     first = next((line for line in data.splitlines() if line.strip()), b"")
     try:
-        obj, _ = json.JSONDecoder().raw_decode(first.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        obj = msgspec.json.decode(first.strip()[:first.strip().rfind(b"}") + 1], type=_Sniff)
+    except DECODE_ERRORS:
         raise ReplaySourceError(f"{p}: not an event log (JSON lines) or an official referee log") from None
-    if isinstance(obj, dict) and obj.get("type") == "game_created":
+    if obj.type == "game_created":
         return "events", data
-    if isinstance(obj, dict) and "outputs" in obj and "errors" in obj:
+    if obj.outputs and obj.errors:
         return "official", data
-    if isinstance(obj, dict) and "locm_export" in obj:
+    if obj.locm_export:
         return "export", data
     raise ReplaySourceError(f"{p}: not an event log (first event is not game_created) or an official "
                             "referee log")

@@ -16,7 +16,7 @@ import tty
 from bisect import bisect_left, bisect_right
 
 from locm.replay.game import Replay, ReplayError
-from locm.replay.render import show_text, wrap
+from locm.replay.render import escape_controls, fit_screen, show_parts
 
 CLEAR = "\x1b[H\x1b[2J"
 HELP = "n/p action  ./, event  N/P turn  t jump  v view  q quit"
@@ -80,13 +80,15 @@ class Stepper:
             self.message = f"cannot jump to turn {text!r}: {exc}"
 
     def screen(self) -> str:
+        """The whole screen, fitted to the terminal (`fit_screen`: nothing scrolls off, however long the
+        turn), every text from the log escaped."""
         who = "full view" if self.perspective is None else f"player {self.perspective}'s view"
-        width = shutil.get_terminal_size().columns
-        lines = [part for line in show_text(self.r, self.seq, self.perspective) for part in wrap(line, width)]
-        lines += ["", f"[{who}]  seq {self.seq}/{self.r.last_seq}   {HELP}"]
-        if self.message:
-            lines.append(self.message)
-        return CLEAR + "\r\n".join(lines) + "\r\n"
+        size = shutil.get_terminal_size()
+        board, events, mark = show_parts(self.r, self.seq, self.perspective)
+        footer = [f"[{who}]  seq {self.seq}/{self.r.last_seq}   {HELP}"] + ([self.message] if self.message else [])
+        lines = fit_screen([escape_controls(x) for x in board], [escape_controls(x) for x in events], mark,
+                           footer, size.columns, size.lines)
+        return CLEAR + "\r\n".join(lines)
 
 
 def _read_key(fd: int) -> str:
@@ -98,7 +100,8 @@ def _read_key(fd: int) -> str:
 
 
 def interactive(r: Replay, perspective: int | None = None) -> None:
-    fd_in, out = sys.stdin.fileno(), sys.stdout
+    fd_in = sys.stdin.fileno()
+    out = getattr(sys.stdout, "_stream", sys.stdout)  # the terminal itself: the screen's text is escaped above
     st = Stepper(r, perspective)
     saved = termios.tcgetattr(fd_in)
     try:
@@ -108,7 +111,7 @@ def interactive(r: Replay, perspective: int | None = None) -> None:
             out.flush()
             k = _read_key(fd_in)
             if k == "t":
-                out.write("turn: ")
+                out.write("   turn: ")
                 out.flush()
                 text = ""
                 while (c := _read_key(fd_in)) not in ("\r", "\n"):
@@ -119,7 +122,7 @@ def interactive(r: Replay, perspective: int | None = None) -> None:
                         break
                     else:
                         text += c
-                    out.write(c)
+                    out.write(escape_controls(c))
                     out.flush()
                 if text:
                     st.jump(text)

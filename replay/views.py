@@ -185,7 +185,8 @@ def tagged_diff_lines(d: dict) -> list[tuple[str, int]]:
 
 
 def card_label(c: dict) -> str:
-    """``#7 b94 2/5 ---G--`` (creatures) or ``#5 b136 itemGreen +1/+3 ---G--`` (items)."""
+    """``#7 Slimer (1) 2/1 ---G--`` (creatures) or ``#5 Healing Potion (2) itemGreen +1/+3 ---G--`` (items):
+    the card's name where it has one (the 1.2 list), else its base id (``b94``: generated cards have none)."""
     if c["type"] == TYPE_NAMES[CREATURE]:
         stats = f"{c['attack']}/{c['defense']}"
     else:
@@ -196,7 +197,7 @@ def card_label(c: dict) -> str:
             extra.append(f"{short}{c[key]:+d}")
     if c.get("area") and c["area"] != "target":
         extra.append(c["area"])
-    text = f"#{c['id']} b{c['base_id']} ({c['cost']}) {stats} {c['keywords']}"
+    text = f"#{c['id']} {c.get('name') or 'b' + str(c['base_id'])} ({c['cost']}) {stats} {c['keywords']}"
     if "can_attack" in c:
         text += " ready" if c["can_attack"] else ""
     return text + ("".join(f" {x}" for x in extra))

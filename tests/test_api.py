@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import locm
+from locm.engine.errors import LocmError
 from locm.engine.commands import EndTurn, Pick
 from locm.engine.evolve import fold
 from locm.engine.redecide import redecide
@@ -96,11 +97,43 @@ def test_illegal_actions_are_refused_with_the_engines_reason():
 
 
 def test_view_hides_the_other_hand_and_repr_reads_well():
-    g = locm.Game(RULES_12.replace(name="house", start_health=20), seed=2)
+    g = locm.Game(RULES_12.replace(name="house", start_health=20, runes=(15, 10, 5)), seed=2)
     while g.phase == "draft":
         g.play(g.legal_actions()[0])
     v0, full = g.view(0), g.view()
     assert isinstance(v0["players"][1]["hand"], int) and isinstance(full["players"][1]["hand"], list)
     assert v0["players"][0]["health"] == 20
     assert repr(g).startswith("<locm.Game house seed=2 battle turn 0, P0 to move; P0 20 hp")
-    assert g.input_for(0).startswith("20 1 25 25 1\n")
+    assert g.input_for(0).startswith("20 1 25 15 1\n")
+
+
+def test_play_takes_an_actions_text_in_every_phase():
+    g = locm.Game("1.2", seed=5)
+    offer = g._game.state.offer
+    events = g.play("PICK 1")
+    assert [type(e).__name__ for e in events] == ["ActionReceived", "CardPicked"] and events[1].base_id == offer[1]
+    while g.phase == "draft":
+        g.play("PICK 0")
+    while not any(type(a).__name__ == "Summon" for a in g.legal_actions()):
+        g.play("PASS")
+    summon = next(a for a in g.legal_actions() if type(a).__name__ == "Summon")
+    assert g.play(f"SUMMON {summon.id} {summon.lane}")[1].id == summon.id
+    player = g.to_move
+    g.play("PASS")
+    assert g.to_move == 1 - player
+    with pytest.raises(locm.IllegalActionError, match="expected SUMMON id lane, ATTACK id target, USE id target "
+                                                      "or PASS in the battle phase"):
+        g.play("PICK 1")
+    c = locm.Game("constructed", seed=5)
+    for b in range(15):
+        c.play(f"CHOOSE {b};CHOOSE {b}")
+    assert c.phase == "construct" and c.to_move == 1  # the 30th choice submitted player 0's deck
+
+
+def test_game_takes_a_variant_file(tmp_path):
+    path = tmp_path / "low.toml"
+    path.write_text('base = "1.2"\nname = "low"\nstart_health = 12\nrunes = [10, 5]\n')
+    g = locm.Game(str(path), seed=2)
+    assert g.rules.name == "low" and g.rules.start_health == 12
+    with pytest.raises(LocmError, match="no such ruleset file"):
+        locm.Game(str(tmp_path / "missing.toml"))

@@ -160,7 +160,7 @@ def test_agent_specs(tmp_path):
     assert check_agent("greedy") == "greedy"
     assert command_argv(bot("good_bot.py")) == [sys.executable, str(BOTS / "good_bot.py")]
     cases = {
-        "nobody": "unknown agent 'nobody': expected random, pass, greedy or a command line; no program 'nobody'",
+        "nobody": "unknown agent 'nobody': expected random, pass, greedy, lookahead or a command line; no program 'nobody'",
         "python3 'oops": "the command line does not parse: No closing quotation",
         "/no/such/bot --fast": "no file '/no/such/bot'",
         "   ": "the command line is empty",

@@ -16,7 +16,7 @@ from locm.gameid import check_id, created_id, game_id, id_problem, referee_id
 from locm.play import play_one
 from locm.tournament import bot_fingerprint, run_game
 from locm.replay.sources import referee_game, referee_logs
-from tests.test_variants import OVERRIDABLE, _value_for, variant
+from tests.variant_strategies import variants
 from tests.test_store_cli import GOOD_BOT, ROOT
 
 BASES = {"1.2": RULES_12, "constructed": RULES_CONSTRUCTED}
@@ -25,22 +25,11 @@ AGENTS = ("greedy", "random", "pass", "python3 examples/bot.py")
 
 @st.composite
 def rulesets(draw):
-    """A built-in ruleset or a variant of one with one changed setting (any value its file would accept)."""
+    """A built-in ruleset or a variant of one (any values its file would accept: `tests.variant_strategies`)."""
     base_name = draw(st.sampled_from(sorted(BASES)))
     if draw(st.booleans()):
         return BASES[base_name]
-    base = BASES[base_name]
-    fields = [f for f in OVERRIDABLE if not (base_name == "1.2" and f in ("deck_size", "max_copies"))
-              and not (base_name == "constructed" and f == "draft_rounds")]
-    field = draw(st.sampled_from(fields))
-    return variant(base_name, **{field: _value_for(field, base, _Data(draw))})
-
-
-class _Data:
-    """`_value_for` takes hypothesis' ``data``; this gives a composite strategy's ``draw`` that shape."""
-
-    def __init__(self, draw) -> None:
-        self.draw = draw
+    return draw(variants(base_name))
 
 
 @st.composite

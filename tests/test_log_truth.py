@@ -52,7 +52,7 @@ def test_game_created_carries_the_full_resolved_rules(ruleset):
 
 
 def test_a_custom_ruleset_is_honoured_by_game_new_and_every_later_fold():
-    mine = RULES_12.replace(name="house rules", start_health=20, hand_limit=6)
+    mine = RULES_12.replace(name="house rules", start_health=20, runes=(15, 10, 5), hand_limit=6)
     game = Game.new(mine, seed=11, agents=("random", "random"))
     assert [p.health for p in game.state.players] == [20, 20]
     play(game, (RandomAgent(1), RandomAgent(2)))
@@ -319,7 +319,7 @@ def test_the_legal_list_and_the_refusal_reasons_come_from_the_same_predicates(ru
 def test_12_turn_limit_breaks_a_rune_per_draw_and_gives_no_bonus_draw():
     """R-DRAW (1.2): from the player's own turn `turn_limit` on, each draw costs the next rune instead of a card
     (the official limit is 50; the log's own `turn_limit` makes it reachable in a test)."""
-    game = Game.new(RULES_12.replace(turn_limit=2), seed=13)
+    game = Game.new(RULES_12.replace(name="limit-2", turn_limit=2), seed=13)
     play(game, (PassAgent(), PassAgent()))
     starts = [e for e in game.log if type(e) is TurnStarted]
     p0_third = next(e for e in starts if e.player == 0 and e.turn == 4)  # player 0's third turn (index 2)

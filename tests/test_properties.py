@@ -3,20 +3,27 @@
 `GameMachine` is a Hypothesis `RuleBasedStateMachine`: it creates a game from a drawn seed, builds the decks
 (single draft picks, a random or PASS-filled draft, a random, Area-heavy or PASS constructed deck; through
 `Game.submit` or through `Game.answer`), then plays battle steps: one legal action, one illegal action, the
-end of a turn, one answer line, a whole random or greedy turn, or many random turns. After every step the
+end of a turn, one answer line, a whole random, greedy or look-ahead turn, or many random turns. After every step the
 invariants hold:
 
 - folding the whole log gives the live state;
 - the log is numbered 0..n-1, every cause points backwards, and only root records have cause -1;
-- 0 <= mana <= max mana <= 12 (13 while the bonus token is held); hand <= 8; <= 3 creatures a lane;
+- 0 <= mana <= max mana <= the ruleset's max mana (+1 while the bonus token is held); hand <= its hand limit;
+  <= its lane size a lane;
 - every instance id is in at most one zone of one player, and ids are never reused (1.5 Area copies too);
 - board creatures have defense > 0; in 1.2 every remaining rune is below health unless the game is over;
 - a game_ended event appears at most once, last, and exactly when the state says the game is over.
 
-At teardown the game is played to its end by random agents and the end-of-game properties are checked.
+At teardown the game is played to its end by random agents and the end-of-game properties are checked: it
+ends, within the hard cap (R-CAP), and re-deciding its inputs gives its events.
+
+The machine runs under the two built-in rulesets and under **random variants** (`GameMachineVariant`: each
+example draws a variant file from every field's accepted range, `tests/variant_strategies.py`), with the
+same invariants, every bound read from the game's rules.
 
 `test_random_game` plays whole random games from a drawn seed: one winner, the fold equals the live state,
-the same seed gives a byte-identical JSON lines log, and that log decodes and folds to the same state.
+the same seed gives a byte-identical JSON lines log, and that log decodes and folds to the same state;
+`test_random_game_under_a_random_variant` does the same under drawn variants, with drawn built-in agents.
 """
 
 from __future__ import annotations
@@ -35,13 +42,16 @@ from locm.events.catalog import (
 )
 from locm.engine.agents import GreedyAgent, PassAgent, RandomAgent, play
 from locm.engine.legal import fresh_legal_actions, legal_actions
+from locm.engine.lookahead import LookaheadAgent
 from locm.engine.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
 from locm.engine.construct import fill_deck
 from locm.engine.errors import CommandError
 from locm.engine.evolve import fold
 from locm.engine.game import Game
-from locm.engine.rulesets import IDS_12, IDS_COG2022
+from locm.engine.drawing import CAP_EVENTS, CAP_TURNS
+from locm.engine.rulesets import IDS_12, IDS_COG2022, deck_cards
 from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
+from tests.variant_strategies import variants
 
 RULESETS = ("1.2", "constructed")
 ROOTS = (GameCreated, ActionReceived)  # the only records without a cause
@@ -79,7 +89,7 @@ def _key_without_seq(state) -> tuple:
 
 
 class GameMachine(RuleBasedStateMachine):
-    RULESET = "1.2"
+    RULESET = "1.2"  # a built-in name, or None: a random variant for each example
 
     def __init__(self) -> None:
         super().__init__()
@@ -88,10 +98,11 @@ class GameMachine(RuleBasedStateMachine):
 
     # --- set-up and deck building -----------------------------------------------------------------------
 
-    @initialize(seed=SEEDS)
-    def new_game(self, seed):
+    @initialize(seed=SEEDS, data=st.data())
+    def new_game(self, seed, data):
         self.seed = seed
-        self.game = Game.new(self.RULESET, seed)
+        rules = self.RULESET or data.draw(variants(), label="variant")
+        self.game = Game.new(rules, seed)
 
     @property
     def state(self):
@@ -120,18 +131,19 @@ class GameMachine(RuleBasedStateMachine):
         while self.state.phase == DRAFT:
             agent.play_turn(self.game, self.state.current)
         assert self.state.phase == BATTLE
-        assert [len(pl.picks) for pl in self.state.players] == [30, 30]
+        rounds = self.state.rules.draft_rounds
+        assert [len(pl.picks) for pl in self.state.players] == [rounds, rounds]
 
     @precondition(lambda self: self.state.phase == CONSTRUCT)
     @rule(kind=st.sampled_from(["random", "area", "pass"]), how=st.sampled_from(["submit", "answer"]),
           data=st.data())
     def build_deck(self, kind, how, data):
         state = self.state
-        p, pool, size = state.current, len(state.cards), state.rules.deck_size
+        p, pool, size, copies = state.current, len(state.cards), state.rules.deck_size, state.rules.max_copies
         if kind == "random":
-            slots = data.draw(st.lists(st.integers(0, 2 * pool - 1), unique=True, min_size=size, max_size=size),
-                              label="slots")
-            deck = [k // 2 for k in slots]  # at most two copies of each baseId
+            slots = data.draw(st.lists(st.integers(0, copies * pool - 1), unique=True, min_size=size,
+                                       max_size=size), label="slots")
+            deck = [k // copies for k in slots]  # at most `copies` copies of each baseId
         else:
             deck = []
             if kind == "area":  # Area creatures first, then Area items, two of each: many copies and sweeps
@@ -139,8 +151,8 @@ class GameMachine(RuleBasedStateMachine):
                 creatures = [c.base_id for c in cards if c.area and c.type == CREATURE]
                 items = [c.base_id for c in cards if c.area and c.type != CREATURE]
                 order = data.draw(st.permutations(creatures), label="area creatures") + items
-                deck = [b for b in order for _ in (0, 1)][:size]
-            fill_deck(deck, pool, size)  # what a PASS does
+                deck = [b for b in order for _ in range(copies)][:size]
+            fill_deck(deck, pool, size, state.rules.max_copies)  # what a PASS does
         if how == "submit":
             events = self.game.submit(BuildDeck(p, tuple(deck)))
         elif kind == "pass":
@@ -234,6 +246,13 @@ class GameMachine(RuleBasedStateMachine):
         GreedyAgent().play_turn(self.game, self.state.current)
 
     @precondition(lambda self: self.state.phase == BATTLE)
+    @rule()
+    def lookahead_turn(self):
+        """A whole look-ahead turn: its copies of the state (`copy_for_one_action`) leave the live one as the
+        log says (the fold invariant)."""
+        LookaheadAgent().play_turn(self.game, self.state.current)
+
+    @precondition(lambda self: self.state.phase == BATTLE)
     @rule(seed=AGENT_SEEDS, turns=st.integers(1, 20))
     def random_turns(self, seed, turns):
         agent = RandomAgent(seed)
@@ -296,7 +315,7 @@ class GameMachine(RuleBasedStateMachine):
         if state.phase == BATTLE:
             assert state.current == state.turn % 2, (state.current, state.turn)
         for pl in state.players:
-            assert 0 <= pl.mana <= pl.max_mana <= rules.max_mana + pl.bonus <= 13, (pl.index, pl.mana, pl.max_mana)
+            assert 0 <= pl.mana <= pl.max_mana <= rules.max_mana + pl.bonus, (pl.index, pl.mana, pl.max_mana)
             assert len(pl.hand) <= rules.hand_limit, (pl.index, len(pl.hand))
             for lane in (0, 1):
                 assert pl.lane_count(lane) <= rules.lane_size, (pl.index, lane, pl.board)
@@ -334,15 +353,16 @@ class GameMachine(RuleBasedStateMachine):
                 introduced.append(e.id)
                 copies.append(e.id)
         assert len(set(introduced)) == len(introduced), sorted(introduced)
-        scheme = state.rules.id_scheme
+        scheme, n = state.rules.id_scheme, deck_cards(state.rules)
         if scheme == IDS_12:
-            assert not copies
+            assert state.rules.area or not copies
+            assert copies == list(range(2 * n + 1, 2 * n + 1 + len(copies))), copies
             for p, ids in decks.items():
-                assert sorted(ids) == [2 * i + p + 1 for i in range(30)]
+                assert sorted(ids) == [2 * i + p + 1 for i in range(n)]
         elif scheme == IDS_COG2022:
-            assert copies == list(range(61, 61 + len(copies))), copies
+            assert copies == list(range(2 * n + 1, 2 * n + 1 + len(copies))), copies
             for p, ids in decks.items():
-                assert sorted(ids) == list(range(1 + 30 * p, 31 + 30 * p))
+                assert sorted(ids) == list(range(1 + n * p, n + 1 + n * p))
 
     # --- the end ----------------------------------------------------------------------------------------------
 
@@ -355,6 +375,7 @@ class GameMachine(RuleBasedStateMachine):
         play(self.game, (RandomAgent(seeds[0]), RandomAgent(seeds[1])))
         log = self.game.log
         assert self.game.ended and self.game.winner in (0, 1)
+        assert_within_the_cap(self.game)
         assert type(log[-1]) is GameEnded and log[-1].winner == self.game.winner
         assert sum(1 for e in log if type(e) is GameEnded) == 1
         self.fold_equals_live_state()
@@ -376,16 +397,30 @@ class GameMachineConstructed(GameMachine):
     RULESET = "constructed"
 
 
-MACHINES = {"1.2": GameMachine12, "constructed": GameMachineConstructed}
+class GameMachineVariant(GameMachine):
+    RULESET = None
 
 
-@pytest.mark.parametrize("ruleset", RULESETS)
+MACHINES = {"1.2": GameMachine12, "constructed": GameMachineConstructed, "variant": GameMachineVariant}
+EXAMPLES = {"1.2": 30, "constructed": 30, "variant": 100}
+
+
+@pytest.mark.parametrize("ruleset", list(MACHINES))
 def test_game_machine(ruleset):
     run_state_machine_as_test(
         MACHINES[ruleset],
-        settings=settings(max_examples=30, stateful_step_count=200, deadline=None,
+        settings=settings(max_examples=EXAMPLES[ruleset], stateful_step_count=200, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow]),
     )
+
+
+def assert_within_the_cap(game: Game) -> None:
+    """R-CAP: no battle turn 1000 begins, and a decision begun at 50,000 events ends the game: the log holds
+    at most what one last decision adds (an answer line of a bot's longest line of actions)."""
+    assert game.state.turn < CAP_TURNS
+    assert len(game.log) < CAP_EVENTS + 2000, len(game.log)
+    if game.state.end_reason == "cap":
+        assert game.log[-1].rule == "R-CAP"
 
 
 # --- whole random games ---------------------------------------------------------------------------------------
@@ -410,3 +445,36 @@ def test_random_game(ruleset, seed):
     raw = codec.to_jsonl(log)
     assert codec.to_jsonl(_random_game(ruleset, seed).log) == raw  # the same seed, the same bytes
     assert fold(codec.from_jsonl(raw)) == game.state  # the stored log replays to the same state
+
+
+AGENT_PAIRS = st.tuples(*[st.sampled_from(["random", "greedy", "pass"])] * 2)
+
+
+@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=variants(), seed=SEEDS, agents=AGENT_PAIRS)
+def test_random_game_under_a_random_variant(rules, seed, agents):
+    check_random_variant_game(rules, seed, agents)
+
+
+def check_random_variant_game(rules, seed, agents) -> None:
+    """Any variant the validator accepts plays to an end with any built-in agents: one winner, within the cap,
+    fold == live, the same seeds give the same bytes, the log decodes to the same state and re-decides."""
+    from locm.engine.agents import make_agent
+    from locm.engine.redecide import redecide
+
+    def played() -> Game:
+        game = Game.new(rules, seed)
+        play(game, (make_agent(agents[0], seed), make_agent(agents[1], seed ^ 1)))
+        return game
+
+    game = played()
+    log = game.log
+    assert game.ended and game.winner in (0, 1)
+    assert_within_the_cap(game)
+    assert sum(1 for e in log if type(e) is GameEnded) == 1 and type(log[-1]) is GameEnded
+    assert_fold_is_live(game)
+    raw = codec.to_jsonl(log)
+    assert codec.to_jsonl(played().log) == raw
+    assert fold(codec.from_jsonl(raw)) == game.state
+    result = redecide(log)
+    assert result.ok and result.strict, str(result.divergence)

@@ -112,7 +112,7 @@ def test_parse_pick_returns_an_index_or_raises_protocol_error(text, offer):
 @example(text=";".join(["CHOOSE 3"] * 3 + ["PASS"]))
 def test_parse_construct_returns_a_deck_or_raises_protocol_error(text):
     try:
-        deck = protocol.parse_construct(text, 120, 30)
+        deck = protocol.parse_construct(text, 120, 30, 2)
     except ProtocolError as exc:
         _protocol_error(exc, text)
         return
@@ -202,12 +202,12 @@ def test_draft_choose_names_an_offered_card():
 
 
 def test_constructed_lines():
-    assert protocol.parse_construct("PASS", 120, 30) == tuple(b // 2 for b in range(30))
-    assert protocol.parse_construct("CHOOSE 119;CHOOSE 119;PASS", 120, 30)[:3] == (119, 119, 0)
+    assert protocol.parse_construct("PASS", 120, 30, 2) == tuple(b // 2 for b in range(30))
+    assert protocol.parse_construct("CHOOSE 119;CHOOSE 119;PASS", 120, 30, 2)[:3] == (119, 119, 0)
     for bad in ["", "CHOOSE 1", "PICK 0", ";".join(["CHOOSE 1"] * 3 + ["PASS"]), "CHOOSE 120;PASS",
                 ";".join(["CHOOSE 5"] * 2 + ["CHOOSE 6"] * 2 + ["PASS", "CHOOSE 7"])]:
         with pytest.raises(ProtocolError):
-            protocol.parse_construct(bad, 120, 30)
+            protocol.parse_construct(bad, 120, 30, 2)
 
 
 # --- Game.answer on live games ------------------------------------------------------------------------------
@@ -244,7 +244,7 @@ def _parses(state, text: str) -> bool:
         elif state.phase == DRAFT:
             protocol.parse_pick(text, state.offer)
         else:
-            protocol.parse_construct(text, len(state.cards), state.rules.deck_size)
+            protocol.parse_construct(text, len(state.cards), state.rules.deck_size, state.rules.max_copies)
     except ProtocolError:
         return False
     return True

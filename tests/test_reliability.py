@@ -326,7 +326,7 @@ def test_an_absurd_tournament_is_refused_at_once(tmp_path):
 
 
 def test_a_large_schedule_is_not_built_in_memory():
-    from locm.tournament import MAX_GAMES, schedule
+    from locm.tournament import MAX_GAMES, game_id, schedule
 
     games = MAX_GAMES // 3 // 2 * 2
     jobs = schedule("1.2", ["greedy", "random", "pass"], games, seed=1)
@@ -667,11 +667,18 @@ def test_kill_9_of_a_tournament_leaves_no_warning_and_every_stored_game_readable
 # --- 9. a newcomer's first hour ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
+LANES_2_DECK_40 = 'base = "constructed"\nname = "small-lanes"\nlane_size = 2\ndeck_size = 40\nmax_copies = 1\n'
+
+
+@pytest.mark.parametrize("ruleset", ["1.2", "constructed", "variant"])
 def test_the_example_bot_plays_legal_games_in_both_rulesets(tmp_path, ruleset):
+    """Under a variant too: the bot reads the sizes the protocol never says from LOCM_RULES."""
     bot = f"{sys.executable} examples/bot.py"
+    if ruleset == "variant":
+        ruleset = tmp_path / "v.toml"
+        ruleset.write_text(LANES_2_DECK_40)
     for seed in (1, 2):
-        log = tmp_path / f"{ruleset}-{seed}.jsonl"
+        log = tmp_path / f"game-{seed}.jsonl"
         r = run_locm("play", "-r", ruleset, "--seed", seed, "--p0", bot, "--p1", "greedy", "--log", log,
                      "--timeouts", "x20")
         assert r.returncode == 0, r.stderr
@@ -698,14 +705,14 @@ def test_every_doc_the_code_cites_is_in_the_repository():
 
 
 def test_a_schedule_knows_its_games_without_listing_them():
-    from locm.tournament import MAX_GAMES, schedule
+    from locm.tournament import MAX_GAMES, game_id, schedule
 
     jobs = schedule("1.2", ["greedy", "random", "pass"], MAX_GAMES // 3 // 2 * 2, seed=5)
     last = jobs[-1]
     record = type("R", (), {"ruleset": "1.2", "seed": last.seed, "agent0": last.agent0, "agent1": last.agent1,
                             "game_id": last.game_id})
     assert jobs.holds(record)
-    record.seed, record.game_id = last.seed + 1, jobs._job(last.seed + 1, (last.agent0, last.agent1)).game_id
+    record.seed, record.game_id = last.seed + 1, game_id("1.2", last.seed + 1, (last.agent0, last.agent1))
     assert not jobs.holds(record)
 
 

@@ -58,6 +58,22 @@ def test_rules_file_is_the_shared_one_byte_for_byte():
     assert (ROOT / "data" / "LOCM-RULES.md").read_bytes() == shared.read_bytes()
 
 
+def test_every_file_a_rule_text_names_is_in_the_repository():
+    """The shared rules name files relative to the shared folder (../data/, ../conformance/); the texts shown
+    (audit, html) name them where this repository keeps them, and each is there."""
+    import re
+
+    named = set()
+    for rid in rule_ids():
+        r = rule(rid)
+        assert "../" not in r.heading + r.text, rid
+        named |= set(re.findall(r"`((?:data|tests/data)/[^`\s]+)`", r.heading + "\n" + r.text))
+    assert {"data/cardlist-1.2.txt", "data/cardWeights-1.5.json", "tests/data/java-random-vectors.txt"} <= named
+    for path in named:
+        assert list(ROOT.glob(path)), path
+    assert rule("R-CAP").text.startswith("- No battle turn 1000 begins")
+
+
 def test_every_rule_an_event_cites_has_a_section():
     events = [e for p in GOLDEN.glob("*.jsonl") for e in open_game(p).events]
     cited = {e.rule for e in events}
@@ -287,8 +303,9 @@ def test_demo_writes_one_games_html_replay_and_says_what_to_try_next(tmp_path):
     line = next(x for x in res.output.splitlines() if x.startswith("replay of game"))
     assert str(page) in line and f"locm replay --db {db}" in line
     line = next(x for x in res.output.splitlines() if x.startswith("store checked: "))
-    assert line.startswith("store checked: quick_check ok; ledger ok (16 games); 2 tournament schedules complete; "
-                           "16 of 16 games' chains and ids hold"), line
+    # four agents (6 pairs x 2 games) and the look-ahead self-play (2 games), in both rulesets
+    assert line.startswith("store checked: quick_check ok; ledger ok (28 games); 4 tournament schedules complete; "
+                           "28 of 28 games' chains and ids hold"), line
 
 
 def test_a_stored_game_opens_by_a_prefix_with_its_record(store_path):

@@ -322,14 +322,14 @@ def test_construct_bare_pass_fills_but_pass_with_text_takes_one_card():
     from locm.engine.errors import ProtocolError
     from locm.engine.protocol import parse_construct
 
-    assert parse_construct("CHOOSE 1;PASS", 120, 30) == (1, 0, 0, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8,
+    assert parse_construct("CHOOSE 1;PASS", 120, 30, 2) == (1, 0, 0, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8,
                                                          9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14)
-    deck = parse_construct(";".join(["PASS hello"] * 29 + ["CHOOSE 119"]), 120, 30)
+    deck = parse_construct(";".join(["PASS hello"] * 29 + ["CHOOSE 119"]), 120, 30, 2)
     assert deck[:4] == (0, 0, 1, 1) and deck[-1] == 119 and len(deck) == 30
     with pytest.raises(ProtocolError, match="a deck needs 30 cards, got 1"):
-        parse_construct("PASS hello", 120, 30)
+        parse_construct("PASS hello", 120, 30, 2)
     with pytest.raises(ProtocolError, match="more than 2 copies"):
-        parse_construct("CHOOSE 3;CHOOSE 3;CHOOSE 3;PASS", 120, 30)
+        parse_construct("CHOOSE 3;CHOOSE 3;CHOOSE 3;PASS", 120, 30, 2)
 
 
 @pytest.mark.parametrize("line, index", [("PICK 2", 2), ("PICK 1 my text", 1), ("PASS", 0), ("PASS 2", 0),

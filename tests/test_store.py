@@ -370,7 +370,7 @@ class TestStoreContract:
         assert target.games() == store.games()
         assert list(target.iter_events()) == list(store.iter_events())
         lines = data.splitlines()
-        assert lines[0] == b'{"locm_export":1,"store_schema":1,"event_schema":%d}' % ev.SCHEMA_VERSION
+        assert lines[0] == b'{"locm_export":1,"store_schema":2,"event_schema":%d}' % ev.SCHEMA_VERSION
         assert lines[1].startswith(b'{"game":{"game_id":"g0",')
         assert lines[2] == b'{"hash":"%s","event":%s}' % (chain(store.events("g0"))[0].hex().encode(),
                                                           to_json(store.events("g0")[0]))

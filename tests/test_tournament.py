@@ -20,7 +20,7 @@ import pytest
 
 from locm.errors import TournamentError
 from locm.store import MemoryStore, register_functions
-from locm.tournament import game_id, play_jobs, run_game, run_tournament, schedule, standings, to_play
+from locm.tournament import game_id, pair_rows, play_jobs, run_game, run_tournament, schedule, standings, to_play
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
@@ -53,11 +53,55 @@ def test_the_schedule_plays_every_seed_in_both_seats():
     assert all(j.game_id == game_id("1.2", j.seed, (j.agent0, j.agent1)) for j in jobs)
 
 
+def test_an_agent_given_twice_also_plays_itself_each_seed_once():
+    """Self-play: the agent in both seats, so the swapped seating is the same game; the pair plays as many
+    games as any other, on seeds S .. S+N-1, each once, and the other pairs are as before."""
+    a, b = "greedy", "random"
+    jobs = schedule("1.2", [a, b, a], 6, seed=10)
+    assert len(jobs) == 2 * 6 and len({j.game_id for j in jobs}) == 12 and list(jobs) == jobs[:]
+    mirror = sorted(j.seed for j in jobs if j.agent0 == j.agent1)
+    assert mirror == list(range(10, 16)) and {j.agent0 for j in jobs if j.agent0 == j.agent1} == {a}
+    mixed = Counter((j.agent0, j.agent1, j.seed) for j in jobs if j.agent0 != j.agent1)
+    assert mixed == Counter((x, y, s) for s in (10, 11, 12) for x, y in ((a, b), (b, a)))
+    assert all(j.game_id == game_id("1.2", j.seed, (j.agent0, j.agent1)) for j in jobs)
+    assert [j.place[1] for j in jobs] == list(range(12))  # every game its own place in the schedule
+    assert [len(schedule("1.2", [a, a], 4, 1)), len(schedule("1.2", [a, a, b, b], 4, 1))] == [4, 12]
+
+
+def test_a_self_play_tournament_is_complete_for_verify(tmp_path):
+    db = tmp_path / "t.db"
+    r = run_locm("tournament", "--agents", "pass", "random", "pass", "--games", 4, "--db", db)
+    assert r.returncode == 0, r.stderr
+    v = run_locm("verify", "--db", db)
+    assert v.returncode == 0 and "1 tournament schedule complete" in v.stdout + v.stderr, v.stdout + v.stderr
+
+
+def test_self_play_standings_name_each_seat_and_count_each_game_once():
+    store = MemoryStore()
+    run = run_tournament(store, "1.2", ["random", "pass", "random"], 4, seed=3)
+    assert (run.scheduled, run.played, run.failed) == (8, 8, [])
+    records = store.games()
+    table = {st.agent: st for st in standings(records, ["random", "pass", "random"])}
+    assert list(table) == ["random", "pass", "random (seat 0)", "random (seat 1)"]
+    assert (table["random"].games, table["pass"].games) == (4, 4)
+    seat0, seat1 = table["random (seat 0)"], table["random (seat 1)"]
+    assert seat0.games == seat1.games == 4 and seat0.wins + seat1.wins == 4
+    wins0 = sum(r.winner == 0 for r in records if r.agent0 == r.agent1 == "random")
+    assert seat0.wins == wins0
+    rows = pair_rows(records, ["random", "pass", "random"])
+    assert rows[1] == ("random (seat 0)", "random (seat 1)", 4, wins0, 4 - wins0)
+    assert [st.agent for st in standings(records, ["random", "random"])] == ["random (seat 0)", "random (seat 1)"]
+    # listed once, random's games against itself are not its games: the table is as before self-play existed
+    assert [(st.agent, st.games) for st in standings(records, ["random", "pass"])] == [("random", 4), ("pass", 4)]
+
+
 @pytest.mark.parametrize("agents, games, seed, message", [
     (["a", "b"], 5, 1, "--games must be even and at least 2 (each seed is played in both seats), got 5"),
     (["a", "b"], 0, 1, "--games must be even and at least 2 (each seed is played in both seats), got 0"),
     (["a"], 2, 1, "a tournament needs at least 2 agents, got 1"),
-    (["a", "b", "a"], 2, 1, "each agent may be given once, got 'a' 2 times"),
+    (["a", "b", "a", "a"], 2, 1, "an agent may be given at most twice (twice: it also plays itself), got 'a' 3 "
+                                 "times"),
+    (["a", "a"], 4, 2**63 - 2, f"seeds {2**63 - 2}..{2**63 + 1} do not fit a 64-bit signed integer"),
     (["a", "b"], 4, 2**63 - 1, f"seeds {2**63 - 1}..{2**63} do not fit a 64-bit signed integer"),
 ])
 def test_the_schedule_refuses_bad_requests(agents, games, seed, message):
@@ -128,11 +172,24 @@ def test_the_command_prints_standings_and_resumes(tmp_path):
     assert again.stdout.splitlines()[1:] == lines[1:]  # the tables come from the store: the same again
 
 
+def test_the_command_plays_an_agent_against_itself(tmp_path):
+    r = run_locm("tournament", "-r", "constructed", "--agents", "greedy", "greedy", "--games", 4, "--db",
+                 tmp_path / "t.db")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("4 games played") and lines[0].endswith(f"4 of 4 games in {tmp_path / 't.db'}")
+    seat0, seat1 = (line.split() for line in lines[3:5])
+    assert seat0[:4] == ["greedy", "(seat", "0)", "4"] and seat1[:4] == ["greedy", "(seat", "1)", "4"]
+    assert int(seat0[4]) + int(seat1[4]) == 4
+    head = lines[-1].split()
+    assert head[:6] == ["greedy", "(seat", "0)", "greedy", "(seat", "1)"] and head[6:] == ["4", seat0[4], seat1[4]]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--agents", "greedy", "pass", "--games", "3"], "locm: error: --games must be even"),
     (["--agents", "greedy", "pass", "--games", "2", "--workers", "0"], "locm tournament: error: Invalid value for"),
     (["--agents", "greedy", "nobody", "--games", "2"], "locm: error: unknown agent 'nobody'"),
-    (["--agents", "greedy", "greedy", "--games", "2"], "locm: error: each agent may be given once"),
+    (["--agents", "pass", "pass", "pass", "--games", "2"], "locm: error: an agent may be given at most twice"),
     (["--agents", "greedy", "pass", "--games", "2", "--timeouts", "x0"], "locm: error: --timeouts 'x0'"),
 ])
 def test_the_command_refuses_bad_input_in_one_line(tmp_path, args, message):

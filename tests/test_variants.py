@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from locm.engine.agents import play
@@ -75,6 +75,51 @@ def test_generator_weights_change_the_generated_cards_and_travel_in_the_log():
     assert Game.from_created(Game.new(rules, 9).log[0]).log[1].cards == cards
 
 
+def test_generated_card_changes_change_only_the_matching_cards_in_their_places():
+    rules = variant("constructed", generated=[{"when": {"type": "creature", "keyword": "guard"}, "add": {"attack": 3}},
+                                              {"when": {"cost": 2}, "set": {"keywords": "-----W"}}])
+    for seed in (4, 9):
+        base = Game.new(RULES_CONSTRUCTED, seed).log[1].cards
+        cards = Game.new(rules, seed).log[1].cards
+        assert [c.base_id for c in cards] == [c.base_id for c in base]
+        for a, b in zip(base, cards):
+            guard = a.type == 0 and a.keywords & 8
+            expected = a.attack + 3 if guard else a.attack
+            assert b.attack == expected and b.cost == a.cost, (seed, a, b)
+            assert b.keywords == (32 if a.cost == 2 else a.keywords), (seed, a, b)
+        assert any(a != b for a, b in zip(base, cards))
+        # the log alone re-creates the game: the changes are in game_created's rules
+        assert Game.from_created(Game.new(rules, seed).log[0]).log[1].cards == cards
+    assert [r.field for r in diff_rows(RULES_CONSTRUCTED, rules)] == ["generated[1]", "generated[2]"]
+
+
+CHANGE_FIELDS = st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["creature", "itemGreen", "itemRed", "itemBlue"]),
+    "attack": st.integers(-99, 99), "defense": st.integers(-99, 99), "my_health": st.integers(-9, 9),
+    "opp_health": st.integers(-9, 9), "draw": st.integers(0, 4), "area": st.sampled_from(["target", "lane1", "lane2"]),
+    "keywords": st.sampled_from(["------", "BCDGLW", "---G--", "-C---W"])})
+WHEN = st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["creature", "itemGreen", "itemRed", "itemBlue"]), "cost": st.integers(0, 12),
+    "keyword": st.sampled_from(["guard", "ward", "none", "lethal"]), "min_draw": st.integers(0, 2)})
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(when=WHEN, set_=CHANGE_FIELDS, add=st.fixed_dictionaries({}, optional={
+    "attack": st.integers(-20, 20), "defense": st.integers(-20, 20), "draw": st.integers(-3, 3)}),
+       seed=st.integers(0, 2**40))
+def test_any_generated_change_a_file_accepts_plays_to_the_end(when, set_, add, seed):
+    """A value a ruleset accepts must play: whatever a [[generated]] table sets or adds, the cards keep the
+    generator's bounds (a creature's defense at least 1) and a game of random and look-ahead agents ends."""
+    table = {"when": when, "set": set_} if set_ or not add else {"when": when}
+    if add:
+        table["add"] = add
+    rules = variant("constructed", generated=[table])
+    game = Game.new(rules, seed)
+    assert all(c.defense >= 1 for c in game.log[1].cards if c.type == 0)
+    play(game, build_agents(("random", "lookahead"), seed))
+    assert game.ended and fold(game.log) == game.state
+
+
 BAD = [
     ('base = "2.0"', "base", '"1.2" or "constructed"'),
     ('name = "x"', "base", "a base ruleset"),
@@ -97,6 +142,14 @@ BAD = [
      "a key of typeProbabilities"),
     ('base = "constructed"\n[weights.typeProbabilities]\ncreature = 0\nitemGreen = 0\nitemRed = 0\n'
      'itemBlue = 0', "weights", "at least one positive weight"),
+    ('base = "1.2"\n[[generated]]\nset = { attack = 1 }', "generated", "no generated-card changes under 1.2"),
+    ('base = "constructed"\n[[generated]]\nwhen = { keyword = "gaurd" }\nadd = { attack = 1 }',
+     "generated[1].when.keyword", "one of breakthrough"),
+    ('base = "constructed"\n[[generated]]\nwhen = { cost = 2 }', "generated[1]", "set = {...} and/or add"),
+    ('base = "constructed"\n[[generated]]\nadd = { atack = 1 }', "generated[1]", "fields of when"),
+    ('base = "constructed"\n[[generated]]\nset = { cost = 1 }', "generated[1].set.cost", "no cost change"),
+    ('base = "constructed"\n[[generated]]\nset = { keywords = "G" }', "generated[1].set.keywords", "six characters"),
+    ('base = "constructed"\ngenerated = 3', "generated", "[[generated]] tables"),
     ('base = "1.2"\nname = "1.2"', "name", "other than a built-in"),
     ('base = "1.2"\nname = "a b"', "name", "a name of letters"),
     ('base = "1.2"\nstart_health = ', "", "a TOML document"),
@@ -143,7 +196,7 @@ def test_an_unknown_ruleset_name_says_what_is_expected():
 
 
 def test_game_created_records_the_variant_name_base_and_content_hash():
-    rules = variant("1.2", start_health=20)
+    rules = variant("1.2", start_health=20, runes=[15, 10, 5])
     created = Game.new(rules, 4).log[0]
     assert (created.ruleset, created.rules.name, created.rules.base) == ("v", "v", "1.2")
     assert created.rules_hash == rules_hash(rules) == msgspec.json.decode(to_json(created), type=GameCreated).rules_hash
@@ -172,7 +225,7 @@ def test_a_variant_equal_to_its_base_gives_the_same_logs_apart_from_the_identity
 
 def test_a_stored_variant_game_verifies_and_lists_its_identity(tmp_path):
     path = tmp_path / "low.toml"
-    path.write_text('base = "1.2"\nname = "low"\nstart_health = 15\n')
+    path.write_text('base = "1.2"\nname = "low"\nstart_health = 15\nrunes = [10, 5]\n')
     db = tmp_path / "g.db"
     runner = CliRunner()
     assert runner.invoke(cli, ["play", "--seed", "3", "--ruleset", str(path), "--db", str(db)]).exit_code == 0
@@ -190,7 +243,7 @@ def test_a_stored_variant_game_verifies_and_lists_its_identity(tmp_path):
 def test_two_variants_of_one_name_but_different_values_get_different_game_ids():
     from locm.tournament import game_id
 
-    a, b = variant("1.2", start_health=10), variant("1.2", start_health=11)
+    a, b = variant("1.2", start_health=10, runes=[5]), variant("1.2", start_health=11, runes=[5])
     assert game_id(a, 1, ("greedy", "random")) != game_id(b, 1, ("greedy", "random"))
     assert game_id(RULES_12, 1, ("greedy", "random")) == game_id("1.2", 1, ("greedy", "random"))
 
@@ -200,7 +253,7 @@ def test_two_variants_of_one_name_but_different_values_get_different_game_ids():
 
 @pytest.mark.parametrize("base", ["1.2", "constructed"])
 def test_start_health_1_ends_every_game_on_the_first_damage(base):
-    rules = variant(base, start_health=1)
+    rules = variant(base, start_health=1, **({"runes": []} if base == "1.2" else {}))
     checked = 0
     for seed in range(1, 13):
         log = play_one(rules, seed, ("greedy", "random")).log
@@ -293,7 +346,10 @@ def test_a_single_field_variant_differs_from_its_base_in_exactly_that_field(data
               and not (base_name == "constructed" and f == "draft_rounds")]
     field = data.draw(st.sampled_from(fields))
     value = _value_for(field, base, data)
-    rules = variant(base_name, **{field: value})
+    try:
+        rules = variant(base_name, **{field: value})
+    except VariantError:  # a value that needs another field changed with it (e.g. runes below start_health)
+        reject()
     assert [r.field for r in diff_rows(base, rules)] == [field]
     assert [r.field for r in diff_rows(rules, base)] == [field]
 
@@ -393,7 +449,7 @@ def test_whatif_stores_the_reruns_and_reports_with_intervals(tmp_path):
     made = runner.invoke(cli, ["tournament", "--agents", "greedy", "random", "--games", "6", "--db", str(db)])
     assert made.exit_code == 0, made.output
     var = tmp_path / "short.toml"
-    var.write_text('base = "1.2"\nname = "short"\nstart_health = 10\n')
+    var.write_text('base = "1.2"\nname = "short"\nstart_health = 10\nrunes = [5]\n')
     result = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", str(var), "--json", "--min-n", "1"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output[result.output.index("{"):])
@@ -445,7 +501,7 @@ def test_rerun_runs_an_external_bot_again_as_a_process():
     assert played.game.log[0].agents[0] == spec
     same = rerun_report("g", played.game.log, variant("1.2"), limits)
     assert same.seq is None  # the bot answers as before: the same game
-    short = rerun_report("g", played.game.log, variant("1.2", start_health=5), limits)
+    short = rerun_report("g", played.game.log, variant("1.2", start_health=5, runes=[]), limits)
     assert short.seq is not None and short.outcome_b.turns < short.outcome_a.turns
     assert any(type(e).__name__ == "ActionReceived" and e.kind == "line" and e.player == 0 for e in short.log_b)
 
@@ -495,7 +551,7 @@ def test_whatif_under_a_variant_equal_to_the_base_changes_nothing_and_bad_files_
 def _low_variant_games(tmp_path: Path, games: int) -> tuple[Path, Path]:
     """A variant file "low" (1.2 at 8 health) and a store of `games` greedy-vs-random games under it."""
     db, var = tmp_path / "t.db", tmp_path / "low.toml"
-    var.write_text('base = "1.2"\nname = "low"\nstart_health = 8\n')
+    var.write_text('base = "1.2"\nname = "low"\nstart_health = 8\nrunes = [5]\n')
     assert CliRunner().invoke(cli, ["tournament", "--ruleset", str(var), "--agents", "greedy", "random",
                                     "--games", str(games), "--db", str(db)]).exit_code == 0
     return db, var
@@ -505,7 +561,7 @@ def test_whatif_from_games_of_a_variant_file_back_to_the_built_in(tmp_path):
     db, var = _low_variant_games(tmp_path, 4)
     runner = CliRunner()
     var2 = tmp_path / "low2.toml"  # the same name, other values: its games are not the ones of low.toml
-    var2.write_text('base = "1.2"\nname = "low"\nstart_health = 9\n')
+    var2.write_text('base = "1.2"\nname = "low"\nstart_health = 9\nrunes = [5]\n')
     result = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "1.2", "--ruleset-a", str(var),
                                  "--json", "--min-n", "1"])
     data = json.loads(result.output[result.output.index("{"):])
@@ -518,7 +574,7 @@ def test_whatif_from_games_of_a_variant_file_back_to_the_built_in(tmp_path):
 
 def test_games_filters_by_a_variant_name_or_file(tmp_path):
     var = tmp_path / "low.toml"
-    var.write_text('base = "1.2"\nname = "low"\nstart_health = 8\n')
+    var.write_text('base = "1.2"\nname = "low"\nstart_health = 8\nrunes = [5]\n')
     db = tmp_path / "g.db"
     runner = CliRunner()
     for ruleset in (str(var), "1.2"):
@@ -538,3 +594,23 @@ def test_whatif_takes_the_name_of_a_stored_variant_as_ruleset_a(tmp_path):
     assert (data["ruleset_a"], data["games"]) == ("low", 2)
     unknown = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "1.2", "--ruleset-a", "lower"])
     assert unknown.exit_code == 2 and "unknown ruleset 'lower'" in unknown.output
+
+
+def test_report_and_cards_stats_take_a_variant_file_or_its_stored_name(tmp_path):
+    db, var = _low_variant_games(tmp_path, 2)
+    runner = CliRunner()
+    for spec in (str(var), "low"):
+        stats = runner.invoke(cli, ["cards", "stats", "--db", str(db), "--ruleset", spec, "--min-games", "1"])
+        assert stats.exit_code == 0, stats.output
+        assert stats.output.splitlines()[2].split()[0] == "low" and "2 games, definitions" in stats.output
+        report = runner.invoke(cli, ["report", "--db", str(db), "--ruleset", spec, "-o", str(tmp_path / "r")])
+        assert report.exit_code == 0, report.output
+        assert report.stdout.startswith("2 games (low: 2)")
+        assert {row["ruleset"] for row in json.loads((tmp_path / "r" / "cards.json").read_text())} == {"low"}
+    other = tmp_path / "low2.toml"  # the same name, other values: its games are not in this store
+    other.write_text('base = "1.2"\nname = "low"\nstart_health = 9\nrunes = [5]\n')
+    for command in (["cards", "stats"], ["report", "-o", str(tmp_path / "r2")]):
+        refused = runner.invoke(cli, [*command, "--db", str(db), "--ruleset", str(other)])
+        assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1, refused.output
+        assert "2 of the 2 stored games named 'low' ran under other values than this file's" in refused.output
+    assert not (tmp_path / "r2").exists()
