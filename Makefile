@@ -17,6 +17,8 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 setup: $(STAMP)
+	@# bubblewrap: the sandbox of external bots (locm refuses them without it, saying how to get it)
+	@.ci/apt-install bwrap bubblewrap || echo "setup: bubblewrap could not be installed: see 'locm sandbox check'" >&2
 
 demo: $(STAMP)
 	$(BIN)/locm demo

@@ -10,7 +10,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from locm.analysis.cardmetrics import diff_interval  # noqa: E402
 from locm.analysis.stats import wilson  # noqa: E402
 
 COLORS = {"1.2": "#1f77b4", "constructed": "#d62728"}
@@ -31,6 +30,12 @@ def _err(wins: int, n: int) -> tuple[float, float, float]:
     return 100 * p, max(0.0, 100 * (p - lo)), max(0.0, 100 * (hi - p))
 
 
+def _row_err(row: dict, metric: str) -> tuple[float, float, float]:
+    """A row's rate and its interval as error bars (the row's own interval: clustered for a bucket)."""
+    p, (lo, hi) = row[f"{metric}_wr"], row[f"{metric}_ci"]
+    return 100 * p, max(0.0, 100 * (p - lo)), max(0.0, 100 * (hi - p))
+
+
 def _save(fig, out: Path, name: str) -> str:
     fig.tight_layout()
     fig.savefig(out / name, dpi=100)
@@ -45,7 +50,8 @@ def _label(row: dict, names: dict[int, str]) -> str:
     return f"#{row['base_id']} {name}"[:28]
 
 
-def best_worst(rows: list[dict], ruleset: str, out: Path, names: dict[int, str], k: int = 10) -> Chart | None:
+def best_worst(rows: list[dict], ruleset: str, out: Path, names: dict[int, str], k: int = 10,
+               pairing: str = "") -> Chart | None:
     shown = [r for r in rows if r["in_hand_wr"] is not None]
     if not shown:
         return None
@@ -54,23 +60,25 @@ def best_worst(rows: list[dict], ruleset: str, out: Path, names: dict[int, str],
     pick.reverse()
     fig, ax = plt.subplots(figsize=(9, 0.32 * len(pick) + 1.6))
     ys = range(len(pick))
-    vals = [_err(r["in_hand_wins"], r["in_hand_n"]) for r in pick]
+    vals = [_row_err(r, "in_hand") for r in pick]
     colors = ["#2a9d8f" if v[0] >= 50 else "#e76f51" for v in vals]
     ax.barh(list(ys), [v[0] for v in vals], xerr=[[v[1] for v in vals], [v[2] for v in vals]], color=colors,
             capsize=2, error_kw={"elinewidth": 1})
     ax.set_yticks(list(ys), [f"{_label(r, names)}  (n={r['in_hand_n']})" for r in pick])
     ax.axvline(50, color="grey", linestyle=":", linewidth=1)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("win rate when in hand (GIH WR), % with 95% Wilson interval")
+    ax.set_xlabel("win rate when in hand (GIH WR), % with its 95% interval")
     what = "feature buckets" if "feature" in shown[0] else "cards"
-    ax.set_title(f"{ruleset}: best and worst {what} by in-hand win rate")
+    ax.set_title(f"{ruleset}: best and worst {what} by in-hand win rate" + (f"\n{pairing}" if pairing else ""))
     name = _save(fig, out, f"{ruleset}-best-worst.png")
     return Chart(name, f"{ruleset}: best and worst {what}",
                  f"The {min(k, len(shown))} highest and lowest in-hand win rates among {len(shown)} {what} "
-                 "with enough data.")
+                 f"with enough data{', ' + pairing if pairing else ''}. Observational: who holds a card, not "
+                 "what it causes.")
 
 
-def iih_chart(rows: list[dict], ruleset: str, out: Path, names: dict[int, str], k: int = 10) -> Chart | None:
+def iih_chart(rows: list[dict], ruleset: str, out: Path, names: dict[int, str], k: int = 10,
+              pairing: str = "") -> Chart | None:
     shown = [r for r in rows if r["iih"] is not None]
     if not shown:
         return None
@@ -80,19 +88,22 @@ def iih_chart(rows: list[dict], ruleset: str, out: Path, names: dict[int, str], 
     fig, ax = plt.subplots(figsize=(9, 0.32 * len(pick) + 1.6))
     vals, lo, hi = [], [], []
     for r in pick:
-        d = r["in_hand_wins"] / r["in_hand_n"] - r["not_seen_wins"] / r["not_seen_n"]
-        a, b = diff_interval(r["in_hand_wins"], r["in_hand_n"], r["not_seen_wins"], r["not_seen_n"])
+        p1, p2 = r["in_hand_wr"], r["not_seen_wr"]
+        (l1, u1), (l2, u2) = r["in_hand_ci"], r["not_seen_ci"]
+        d = p1 - p2  # Newcombe's hybrid interval from the rows' own intervals (clustered for a bucket)
+        a, b = d - ((p1 - l1) ** 2 + (u2 - p2) ** 2) ** 0.5, d + ((u1 - p1) ** 2 + (p2 - l2) ** 2) ** 0.5
         vals.append(100 * d), lo.append(max(0.0, 100 * (d - a))), hi.append(max(0.0, 100 * (b - d)))
     ax.barh(range(len(pick)), vals, xerr=[lo, hi], capsize=2, color=["#2a9d8f" if v >= 0 else "#e76f51" for v in vals],
             error_kw={"elinewidth": 1})
     ax.set_yticks(range(len(pick)), [_label(r, names) for r in pick])
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlabel("improvement when in hand (IIH): in-hand WR minus not-seen WR, percentage points (95% CI)")
-    ax.set_title(f"{ruleset}: improvement in hand")
+    ax.set_title(f"{ruleset}: improvement in hand" + (f"\n{pairing}" if pairing else ""))
     name = _save(fig, out, f"{ruleset}-iih.png")
     return Chart(name, f"{ruleset}: improvement in hand (IIH)",
-                 "How much more often a deck wins when the card reaches the hand than when it stays in the deck; "
-                 "intervals by Newcombe's method from the two Wilson intervals.")
+                 "How much more often a deck wins when the card reaches the hand than when it stays in the deck"
+                 f"{' (' + pairing + ')' if pairing else ''}; intervals by Newcombe's method from the two rates' "
+                 "intervals.")
 
 
 def by_cost(data, out: Path) -> Chart | None:
@@ -118,7 +129,9 @@ def by_cost(data, out: Path) -> Chart | None:
     ax.set_title("Win rate by mana cost (cards that reached the hand)")
     ax.legend(title="ruleset")
     return Chart(_save(fig, out, "cost.png"), "Win rate by mana cost",
-                 "Per (player-game, card) that reached the hand, grouped by the card's cost.")
+                 "Per (player-game, card) that reached the hand, grouped by the card's cost, in each ruleset's "
+                 "first pairing (" + "; ".join(f"{rs}: {d.strata[0].label}" for rs, d in data.rulesets.items())
+                 + ").")
 
 
 def pick_vs_win(rows: list[dict], ruleset: str, out: Path, names: dict[int, str]) -> Chart | None:
@@ -173,7 +186,8 @@ def by_turn(data, out: Path) -> Chart | None:
     bottom.set_xlabel("the player's own turn (1 = its first turn)")
     bottom.set_title("Popularity by turn")
     return Chart(_save(fig, out, "turn-played.png"), "Win rate and popularity by turn played",
-                 "Each (player-game, card) counted at the own turn of its first play.")
+                 "Each (player-game, card) counted at the own turn of its first play, in each ruleset's first "
+                 "pairing (" + "; ".join(f"{rs}: {d.strata[0].label}" for rs, d in data.rulesets.items()) + ").")
 
 
 def seat_chart(summary: dict[str, dict], out: Path) -> Chart:
@@ -218,7 +232,7 @@ def length_damage(summary: dict[str, dict], out: Path) -> Chart:
                  "Drain healing is listed in the table below; 'deck' is deck-out damage, 'rune' rune damage.")
 
 
-def features_chart(features: dict[str, list[dict]], out: Path) -> Chart | None:
+def features_chart(features: dict[str, list[dict]], out: Path, pairing: str = "") -> Chart | None:
     fams = [(f, rows) for f, rows in features.items() if rows]
     if not fams:
         return None
@@ -227,7 +241,7 @@ def features_chart(features: dict[str, list[dict]], out: Path) -> Chart | None:
     for ax, (family, rows) in zip(axes, fams):
         rows = list(reversed(rows))
         labels = [f"{r['feature'].partition(': ')[2]}  (n={r['in_hand_n']})" for r in rows]
-        vals = [_err(r["in_hand_wins"], r["in_hand_n"]) if r["in_hand_wr"] is not None else None for r in rows]
+        vals = [_row_err(r, "in_hand") if r["in_hand_wr"] is not None else None for r in rows]
         ys = range(len(rows))
         ax.barh(list(ys), [v[0] if v else 0 for v in vals],
                 xerr=[[v[1] if v else 0 for v in vals], [v[2] if v else 0 for v in vals]], capsize=2,
@@ -236,8 +250,9 @@ def features_chart(features: dict[str, list[dict]], out: Path) -> Chart | None:
         ax.axvline(50, color="grey", linestyle=":", linewidth=1)
         ax.set_xlim(0, 100)
         ax.set_title(f"by {family}", loc="left", fontsize=11)
-    axes[-1].set_xlabel("in-hand win rate, % (95% Wilson), per (player-game, card) with the feature")
-    fig.suptitle("constructed: win rate by card feature", fontweight="bold")
+    axes[-1].set_xlabel("in-hand win rate, % (95% interval clustered by game), per (player-game, card) with the "
+                        "feature")
+    fig.suptitle("constructed: win rate by card feature" + (f" ({pairing})" if pairing else ""), fontweight="bold")
     fig.tight_layout(rect=(0, 0, 1, 0.985))
     fig.savefig(out / "constructed-features.png", dpi=100)
     plt.close(fig)
@@ -252,12 +267,14 @@ def draw_all(data, out: Path) -> list[Chart]:
     names = {b: c.name for b, c in cardlist_12().items()}
     charts: list[Chart | None] = []
     for rs, d in data.rulesets.items():
-        charts.append(best_worst(d.cards, rs, out, names))
-        charts.append(iih_chart(d.cards, rs, out, names))
+        first = d.strata[0]  # the pairing the charts show: self-play first (`locm.report._ruleset_data`)
+        label = f"{first.label}, {first.player_games} player-games"
+        charts.append(best_worst(first.cards, rs, out, names, pairing=label))
+        charts.append(iih_chart(first.cards, rs, out, names, pairing=label))
         if not d.constructed:
-            charts.append(pick_vs_win(d.cards, rs, out, names))
+            charts.append(pick_vs_win(first.cards, rs, out, names))
         else:
-            charts.append(features_chart(d.features, out))
+            charts.append(features_chart(d.features, out, label))
     charts.append(by_cost(data, out))
     charts.append(by_turn(data, out))
     summary = seat_summary(data)

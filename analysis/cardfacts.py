@@ -24,7 +24,10 @@ Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card
 - ``fkey``: the card's `feature_key` (type, cost, keywords, area, draw, health effects, stat efficiency packed
   in one integer); `features_of_key` turns it into the constructed report's feature buckets.
 - Game level: length = ``TurnStarted`` events (both players), damage to players by ``PlayerDamaged.source``,
-  drain = ``PlayerHealed`` with source ``drain``.
+  drain = ``PlayerHealed`` with source ``drain``; *same decks*: both ``DeckOrdered`` hold the same base ids
+  (as many copies of each).
+- Constructed buckets (`GameFacts.buckets`): per player and feature bucket, how many of its cards meet each
+  metric's condition, what the bucket intervals are clustered by (`locm.cardfacts_store.add_clusters`).
 
 Events of types not in `TYPES` (and fields not read here) are ignored, so that new event types and new fields
 do not break the projection (unlike the fold, which must refuse what it does not know, STYLE 3).
@@ -97,6 +100,29 @@ class GameFacts:
     offered: Counter = field(default_factory=Counter)  # 1.2: base id -> draft rounds offered
     pool: Counter = field(default_factory=Counter)  # constructed: feature bucket -> cards of the pool
     cards: list[CardFact] = field(default_factory=list)
+    # constructed: per player, feature bucket (an index of FEATURE_ORDER) -> its cards' counts for each metric,
+    # packed (`unpack_counts`): what the bucket intervals cluster by player-game and game
+    buckets: tuple[dict, dict] = field(default_factory=lambda: ({}, {}))
+    same_decks: bool = False  # both players' decks held the same cards (as many copies of each)
+
+
+# The metric conditions of a card row, in `analysis.cardmetrics.METRICS` order, as 8-bit fields of one integer
+# (`bucket_counts`): deck, opening hand, drawn, in hand, not seen, played. A deck holds at most 120 distinct
+# constructed cards, so a field never overflows.
+_FIELD = 8
+_MASK8 = (1 << _FIELD) - 1
+
+
+def _indicators(f: CardFact) -> int:
+    in_hand = f.opening + f.drawn > 0
+    return ((f.copies > 0) | (f.opening > 0) << 8 | (f.drawn > 0) << 16 | in_hand << 24
+            | (f.copies > 0 and not in_hand) << 32 | (f.plays > 0) << 40)
+
+
+def unpack_counts(packed: int) -> tuple[int, int, int, int, int, int]:
+    """The six counts of a packed bucket value (`GameFacts.buckets`), in metric order."""
+    return (packed & _MASK8, packed >> 8 & _MASK8, packed >> 16 & _MASK8, packed >> 24 & _MASK8,
+            packed >> 32 & _MASK8, packed >> 40 & _MASK8)
 
 
 # --- card features (constructed) --------------------------------------------------------------------------
@@ -189,6 +215,7 @@ def project(events) -> GameFacts:
     own_turn = [0, 0]
     started = False
     constructed = False
+    decks: list = [None, None]
 
     def fact(player: int, card: int) -> CardFact:
         f = facts[player].get(card)
@@ -250,6 +277,7 @@ def project(events) -> GameFacts:
             for i, b in zip(e.ids, e.base_ids):
                 instance[i] = b
                 fact(p, b).copies += 1
+            decks[p] = sorted(e.base_ids)
         elif t is CardPoolDefined:
             for c in e.cards:
                 defs[c.base_id] = c
@@ -257,6 +285,7 @@ def project(events) -> GameFacts:
             g.ruleset, g.seed, g.agents = e.ruleset, e.seed, tuple(e.agents)
         elif t is GameEnded:
             g.winner, g.reason = e.winner, e.reason
+    g.same_decks = decks[0] is not None and decks[0] == decks[1]
     if constructed:
         fkeys = {b: feature_key(c) for b, c in defs.items()}
         codes: Counter = Counter()
@@ -268,12 +297,17 @@ def project(events) -> GameFacts:
         fkeys = {b: _key_cached(defs[b]) for f in facts for b in f if b in defs}
     for p in (0, 1):
         won = int(g.winner == p)
+        buckets = g.buckets[p]
         for f in facts[p].values():
             f.won = won
             f.fkey = fkeys.get(f.card, 0)
             g.cards.append(f)
+            if constructed:
+                ind = _indicators(f)
+                for code in _codes(f.fkey):
+                    buckets[code] = buckets.get(code, 0) + ind
     return g
 
 
 __all__ = ["project", "GameFacts", "CardFact", "card_features", "DEFINITIONS_VERSION", "TYPES", "CARD_COLUMNS",
-           "FEATURE_FAMILIES", "feature_key", "features_of_key", "FEATURE_ORDER"]
+           "FEATURE_FAMILIES", "feature_key", "features_of_key", "FEATURE_ORDER", "unpack_counts"]

@@ -25,6 +25,11 @@ table.sortable th{cursor:pointer} table.sortable th:hover{background:#e6ecf5}
 th[data-dir=asc]::after{content:" \\25B2"} th[data-dir=desc]::after{content:" \\25BC"}
 .ci{color:#888;font-size:11px;display:block;line-height:1.1} .na{color:#aaa} .scroll{max-height:640px;overflow:auto;border:1px solid #eee}
 nav a{margin-right:14px}
+.flag{background:#fdecea;border-left:6px solid #c62828;padding:10px 14px;margin:14px 0;color:#611a15}
+.ok{background:#edf7ed;border-left:6px solid #2e7d32;padding:10px 14px;margin:14px 0;color:#1e4620}
+dl.notes dt{font-weight:600;margin-top:6px} dl.notes dd{margin-left:18px;color:#333}
+h3 .pairing{font-weight:normal;color:#555;font-size:15px}
+td.text{text-align:left;white-space:normal;min-width:14em} table.pairs td{text-align:left}
 """
 
 JS = """
@@ -131,9 +136,63 @@ def summary_table(summary: dict[str, dict]) -> str:
     return "\n".join(out)
 
 
+def pairings_table(data) -> str:
+    """Every pairing of the report with its player-games, the agent's win rate against the opponent (both
+    seats) and whether it is lopsided."""
+    out = ["<table class=pairs><thead><tr><th>ruleset</th><th>pairing (rows' agent vs opponent)</th>"
+           "<th>player-games</th><th>agent's win rate against the opponent</th><th>data</th></tr></thead><tbody>"]
+    for rs, d in data.rulesets.items():
+        for s in d.strata:
+            if s.mirrored_decks:
+                verdict = (f"<b>mirrored decks</b>: self-play, but both seats had the same deck in {s.same_decks} of "
+                           f"{s.player_games // 2} games: a card is held by both seats or by neither, so its deck "
+                           "rate is about 50% whatever it does")
+            elif s.selfplay:
+                verdict = "self-play: equal strength by construction"
+            elif s.lopsided:
+                verdict = (f"<b>lopsided</b>: more than {100 * (0.5 + data.max_imbalance):.0f}% for one side; "
+                           "its card rates say more about the agents than about the cards")
+            else:
+                verdict = f"balanced (within {100 * data.max_imbalance:.0f} points of 50%)"
+            strength = "<td class=na>-</td>" if s.selfplay else _cell(s.wins, s.player_games)
+            out.append(f"<tr><td>{escape(rs)}</td><td>{escape(s.label)}</td><td>{s.player_games}</td>"
+                       + strength + f"<td class=text>{verdict}</td></tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def quality_box(data) -> str:
+    """The loud part: which pairings are lopsided or mirrored, or that the data is self-play / balanced."""
+    out = ""
+    for rs, s in data.mirrored:
+        out += (f"<div class=flag><b>Mirrored decks.</b> {escape(rs)}, {escape(s.label)}: both seats built the same "
+                f"deck in {s.same_decks} of {s.player_games // 2} games (a deterministic agent sees the same offers "
+                "twice). A card is then held by both seats or by neither, so its deck win rate is about 50% whatever "
+                "it does, and a card's value to its holder cannot be measured on those games. Use an agent whose "
+                "seats build different decks (lookahead's seeded jitter) for balance data.</div>")
+    return out + _strength_box(data, bool(out))
+
+
+def _strength_box(data, flagged: bool) -> str:
+    bad = data.lopsided
+    if bad:
+        names = ", ".join(f"{escape(rs)}: {escape(s.label)} ({100 * s.wins / s.player_games:.0f}% wins)"
+                          for rs, s in bad)
+        return (f"<div class=flag><b>Lopsided data.</b> In {len(bad)} pairing{'s' * (len(bad) != 1)} one agent "
+                f"wins more than {100 * (0.5 + data.max_imbalance):.0f}% of the games: {names}. There a card's win "
+                "rate mostly says which agent takes it, not how strong it is (a weak agent's cards look weak). "
+                "Read the self-play or balanced tables below, or make balance data with self-play: "
+                "<code>locm tournament --agents lookahead lookahead</code>.</div>")
+    if flagged:  # mirrored decks: not "balanced data", whatever the strengths
+        return ""
+    return ("<div class=ok><b>Balanced data.</b> Every pairing is self-play or within "
+            f"{100 * data.max_imbalance:.0f} points of 50%. The rates below still carry selection bias "
+            "(see How to read these numbers).</div>")
+
+
 def render(data, charts) -> str:
     from locm.engine.carddata import cardlist_12
-    from locm.report import HIDDEN_INFO_NOTE, seat_summary
+    from locm.report import METRIC_NOTES, SELECTION_NOTE, seat_summary
 
     names = {b: c.name for b, c in cardlist_12().items()}
     cov = data.coverage
@@ -157,12 +216,21 @@ def render(data, charts) -> str:
              f"<title>Card-balance report ({escape(', '.join(data.rulesets))})</title><style>{CSS}</style></head>",
              "<body><main>", "<h1>Card-balance report</h1>",
              "<p class=lead>Legends of Code and Magic, computed from the stored event logs alone. Every rate has "
-             "its sample size and a 95% Wilson interval.</p>",
+             "its sample size and a 95% interval (Wilson; for constructed buckets, clustered by game), per "
+             "pairing of agents.</p>",
              "<div class=facts>" + "".join(f"<b>{k}</b><span>{v}</span>" for k, v in facts) + "</div>",
-             f"<p class=note>{escape(HIDDEN_INFO_NOTE)}</p>",
+             quality_box(data),
+             f"<p class=note>{escape(SELECTION_NOTE)}</p>",
              "<nav>" + "".join(f'<a href="#cards-{escape(rs)}">{escape(rs)} cards</a>' for rs in data.rulesets)
-             + '<a href="#games">games</a><a href="#agents">agents</a><a href="#defs">definitions</a>'
-             + '<a href="cards.json">cards.json</a><a href="cards.csv">cards.csv</a></nav>',
+             + '<a href="#read">how to read</a><a href="#games">games</a><a href="#agents">agents</a>'
+             + '<a href="#defs">definitions</a><a href="cards.json">cards.json</a>'
+             + '<a href="cards.csv">cards.csv</a></nav>',
+             "<h2>Pairings of agents</h2>",
+             "<p class=lead>Every rate below is given per pairing: the player-games of one agent against one "
+             "opponent. Rates of different pairings are not comparable.</p>",
+             pairings_table(data),
+             '<h2 id="read">How to read these numbers</h2><dl class=notes>'
+             + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in METRIC_NOTES) + "</dl>",
              "<h2>Charts</h2>"]
     for c in charts:
         png = Path(c.path).read_bytes()
@@ -175,12 +243,21 @@ def render(data, charts) -> str:
         if d.constructed:
             parts.append("<p class=lead>Constructed cards are generated anew for every game, so a base id means a "
                          "different card in each game; rows are feature buckets over (player-game, card) pairs. "
-                         "Pairs of one game are not independent, so these intervals are somewhat narrow. "
-                         "Pick rate: cards of the pool chosen into the deck.</p>")
+                         "The pairs of one game share its outcome, so each interval is clustered by game (an "
+                         "effective number of independent pairs). Pick rate: cards of the pool chosen into the "
+                         "deck.</p>")
         parts.append("<p class=lead>Click a column to sort. WR = win rate of the player-games where the card "
                      "was in the deck / in the opening hand / drawn later / in hand / never seen / played; "
                      "IIH = in-hand WR minus not-seen WR (percentage points).</p>")
-        parts.append(card_table(d.cards, names))
+        for s in d.strata:
+            strength = ("" if s.selfplay else f", {escape(s.agent)} wins {100 * s.wins / s.player_games:.1f}%")
+            parts.append(f"<h3>{escape(rs)}: {escape(s.label)} <span class=pairing>({s.player_games} "
+                         f"player-games{strength})</span></h3>")
+            if s.lopsided:
+                parts.append(f"<div class=flag><b>Lopsided pairing</b>: {escape(s.agent)} wins "
+                             f"{100 * s.wins / s.player_games:.1f}% of its games against {escape(s.opponent)}. "
+                             "These rates mostly tell which cards each agent takes.</div>")
+            parts.append(card_table(s.cards, names))
     parts.append('<h2 id="games">Games: first player, length, damage</h2>')
     parts.append(summary_table(seat_summary(data)))
     parts.append('<h2 id="agents">Agents</h2>')

@@ -5,8 +5,8 @@ intervals, one row per card (1.2) or per card feature bucket (constructed). Pure
 Choices where ANALYTICS.md is silent or where the issue narrows it (definitions version
 `analysis.cardfacts.DEFINITIONS_VERSION`):
 
-- Every rate counts a player-game once per card: two copies in one deck count once (issue 9; this replaces
-  the "weighted by copies" of Deck WR in ANALYTICS.md, and makes ``in_hand_n + not_seen_n == deck_n``).
+- Every rate counts a player-game once per card: two copies in one deck count once (as ANALYTICS.md's Deck
+  WR says; it makes ``in_hand_n + not_seen_n == deck_n``).
 - ``drawn``: a copy reached the hand after the opening hand; ``in_hand``: opening hand or drawn;
   ``not_seen``: in the deck, no copy reached the hand; ``played``: a copy summoned or used.
 - Below the minimum sample (``min_n``) a rate and its interval are None ("not enough data"), the counts stay.
@@ -17,8 +17,11 @@ Choices where ANALYTICS.md is silent or where the issue narrows it (definitions 
 - ``avg_turn_played``: mean own-turn number over every play; ``avg_turns_held`` mean own turns a played copy
   spent in hand.
 - Constructed feature buckets (`analysis.cardfacts.card_features`) aggregate (player-game, card) pairs: a
-  player-game with two Guard cards counts twice in "keyword: guard". Such pairs are not independent samples,
-  so the bucket intervals are somewhat too narrow; the 1.2 per-card rows have no such caveat.
+  player-game with two Guard cards counts twice in "keyword: guard". The pairs of one player-game share its
+  outcome, so they are not independent: a bucket's interval is clustered by game (`clustered_rate`): the
+  cluster-robust variance of the ratio wins / pairs over games (both seats of one game in one cluster when
+  both are kept), turned into an effective number of independent pairs, never more than the pairs, that the
+  Wilson interval then uses. The 1.2 per-card rows count a player-game once per card and use Wilson as is.
 """
 
 from __future__ import annotations
@@ -42,6 +45,37 @@ def rate(wins: int, n: int, min_n: int) -> tuple[float | None, list[float] | Non
     return round(wins / n, 4), [round(lo, 4), round(hi, 4)]
 
 
+def clustered_rate(wins: int, n: int, sums: list[int] | None, min_n: int
+                   ) -> tuple[float | None, list[float] | None, float | None]:
+    """(rate, [lo, hi], effective n) of a feature bucket from its pairs and its cluster sums ``[s2, s2w, g,
+    x, c]`` (`locm.cardfacts_store.bucket_clusters`): over player-games, the sum of the squared pair count
+    ``n_i`` and of it when won, and how many hold the bucket; over games with both seats kept, the sum of
+    the two seats' counts multiplied, and how many games both hold it.
+
+    With p = wins / n, a player-game's residual is ``n_i (won_i - p)``; the residuals of one game's two seats
+    (one won, one lost) multiply to ``-p (1 - p) n_0 n_1``. So the sum of squared residuals over game
+    clusters is ``s2w (1 - 2p) + p^2 s2 - 2 p (1 - p) x`` over ``G = g - c`` clusters, the variance of p is
+    ``G / (G - 1) * that / n^2``, and the effective n is ``p (1 - p) / variance`` (at most n)."""
+    if n <= 0 or n < min_n:
+        return None, None, None
+    p = wins / n
+    n_eff = float(n)
+    if sums is not None and 0 < p < 1:
+        s2, s2w, g, x, c = sums
+        clusters = g - c
+        ss = s2w * (1 - 2 * p) + p * p * s2 - 2 * p * (1 - p) * x
+        if clusters > 1 and ss > 0:
+            variance = clusters / (clusters - 1) * ss / (n * n)
+            n_eff = min(n_eff, p * (1 - p) / variance)
+    lo, hi = wilson_float(p, n_eff)
+    return round(p, 4), [round(lo, 4), round(hi, 4)], round(n_eff, 1)
+
+
+def wilson_float(p: float, n: float) -> tuple[float, float]:
+    """The Wilson score interval of a proportion p over an effective (possibly fractional) n."""
+    return wilson(p * n, n) if n > 0 else (0.0, 1.0)
+
+
 def diff_interval(w1: int, n1: int, w2: int, n2: int) -> tuple[float, float]:
     """Newcombe's hybrid score interval (95%) for p1 - p2 from two Wilson intervals (used for IIH bars)."""
     p1, p2 = w1 / n1, w2 / n2
@@ -56,13 +90,19 @@ def add_counts(into: dict, counts: dict) -> None:
         into[k] = into.get(k, 0) + counts.get(k, 0)
 
 
-def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version: str, constructed: bool) -> dict:
+def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version: str, constructed: bool,
+             pairing: tuple[str, str] = ("", ""), clusters: dict[int, list[int]] | None = None) -> dict:
     """One row of cards.json: the issue's keys, in order, plus ``definitions_version``. ``constructed``: the
-    ruleset builds decks by construction (its picks are counted per game), whatever its name."""
-    row: dict = {"ruleset": ruleset, key_name: key}
-    for m in METRICS:
+    ruleset builds decks by construction (its picks are counted per game), whatever its name. ``pairing``:
+    the player-games' agent and its opponent's. ``clusters``: a bucket's cluster sums per metric index
+    (`clustered_rate`); without them the intervals are Wilson's over the player-games."""
+    row: dict = {"ruleset": ruleset, "agent": pairing[0], "opponent": pairing[1], key_name: key}
+    for i, m in enumerate(METRICS):
         n, w = counts.get(f"{m}_n", 0), counts.get(f"{m}_wins", 0)
-        wr, ci = rate(w, n, min_n)
+        if clusters is not None:
+            wr, ci, _ = clustered_rate(w, n, clusters.get(i), min_n)
+        else:
+            wr, ci = rate(w, n, min_n)
         row.update({f"{m}_n": n, f"{m}_wins": w, f"{m}_wr": wr, f"{m}_ci": ci})
     a, b = row["in_hand_wr"], row["not_seen_wr"]
     row["iih"] = None if a is None or b is None else round(a - b, 4)
@@ -79,6 +119,7 @@ def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version
     plays = counts.get("plays", 0)
     row["avg_turn_played"] = round(counts.get("play_turn_sum", 0) / plays, 2) if plays else None
     row["avg_turns_held"] = round(counts.get("held_sum", 0) / plays, 2) if plays else None
+    row["interval"] = "wilson, clustered by game" if clusters is not None else "wilson"
     row["definitions_version"] = version
     return row
 
@@ -102,4 +143,4 @@ def sort_key(metric: str):
 
 
 __all__ = ["METRICS", "COUNT_FIELDS", "rate", "card_row", "bucket_counts", "diff_interval", "sort_key",
-           "DEFAULT_MIN_N", "add_counts"]
+           "DEFAULT_MIN_N", "add_counts", "clustered_rate", "wilson_float"]

@@ -5,6 +5,8 @@ structured command at a time (`game.submit`) or as one protocol answer (`game.an
 - `random`: uniformly random choices among the legal ones (end of turn included), from its own seed.
 - `greedy`: picks and builds by a card score, then summons for value, removes threats with items, attacks
   Guards first and trades well.
+- `lookahead` (`engine.lookahead`): plays each legal action on a copy of the state, scores the boards, plays
+  the best; drafts and builds to a mana curve.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState, Player
 if TYPE_CHECKING:
     from locm.engine.game import Game
 
-AGENT_NAMES = ("random", "pass", "greedy")
+AGENT_NAMES = ("random", "pass", "greedy", "lookahead")
 
 
 class UnknownAgent(LocmError):
@@ -238,6 +240,10 @@ def make_agent(name: str, seed: int = 0) -> Agent:
         return PassAgent()
     if name == "greedy":
         return GreedyAgent()
+    if name == "lookahead":
+        from locm.engine.lookahead import LookaheadAgent
+
+        return LookaheadAgent(seed)
     raise UnknownAgent(name)
 
 

@@ -12,6 +12,9 @@ Referee details reproduced here:
 - The property order is one list, shuffled in place once per card, so each card's order depends on the last.
 - Blue items draw no keywords (not even a keyword count); every type draws an area.
 
+A ruleset variant may change the generated cards (`engine.cardweights.CardChange`, the weights' locm-only
+``cardChanges``): `_apply_changes` runs on the finished set, so the draws and every other card stay the same.
+
 Speed (about 3,000 LCG steps per set; Python pays per object, so as few Python ints as possible are made):
 - each sub-generator's calls are known in advance, so its states are computed all at once by jump-ahead on
   one packed integer (`engine.jrandom.packed_states`) and turned into bytes, and the draws are read from
@@ -38,12 +41,14 @@ from typing import Any, Callable, Iterable, Sequence, cast
 import msgspec
 
 from locm.engine.cardweights import Choice as _Choice, Distribution as _Distribution, Option as _Option
-from locm.engine.cardweights import Tables as _Tables, Weights as _Weights
+from locm.engine.cardweights import CardChange, Tables as _Tables, Weights as _Weights
 from locm.engine.jrandom import JavaRandom, field_mask as _field_mask, packed_states as _packed_states
 from locm.engine.jrandom import unpack as _unpack
 from locm.events.cards import (
     AREA_NAMES,
     BLUE,
+    CREATURE,
+    GREEN,
     KEYWORD_NAMES,
     TYPE_NAMES,
     Card,
@@ -152,7 +157,65 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
         rank = next_rank[cost]
         next_rank[cost] = rank + 1
         cards[rank] = Card(rank, ctype, cost, attack, defense, got[1], got[3], got[4], got[2], got[0])
+    if t.changes:
+        return _apply_changes(cast("list[Card]", cards), t.changes)
     return cast("tuple[Card, ...]", tuple(cards))  # every rank was filled
+
+
+def matches(card: Card, change: CardChange) -> bool:
+    """Whether a generated card is one that `change` changes (its ``when``)."""
+    w = change.when
+    if w.type is not None and TYPE_NAMES[card.type] != w.type:
+        return False
+    if w.cost is not None and card.cost != w.cost or w.min_cost is not None and card.cost < w.min_cost:
+        return False
+    if w.keyword is not None:
+        if w.keyword == "none":
+            if card.keywords:
+                return False
+        elif not card.keywords & 1 << KEYWORD_NAMES.index(w.keyword):
+            return False
+    if w.area is not None and AREA_NAMES[card.area] != w.area:
+        return False
+    return not (w.draw is not None and card.draw != w.draw or w.min_draw is not None and card.draw < w.min_draw)
+
+
+def _apply_changes(cards: list[Card], changes: Sequence[CardChange]) -> tuple[Card, ...]:
+    """Each change, in order, on every card it matches; then the generator's bounds by type again (attack
+    >= 0, a creature's defense >= 1, red and blue items' values <= 0, blue attack 0), so that a changed card
+    is one the rules can play."""
+    out = []
+    for card in cards:
+        for change in changes:
+            if matches(card, change):
+                card = _changed(card, change)
+        out.append(card)
+    return tuple(out)
+
+
+def _changed(card: Card, change: CardChange) -> Card:
+    s, a = change.set_, change.add
+    ctype = card.type if s.type is None else TYPE_NAMES.index(s.type)
+    attack = (card.attack if s.attack is None else s.attack) + a.attack
+    defense = (card.defense if s.defense is None else s.defense) + a.defense
+    if ctype in (CREATURE, GREEN):
+        attack = max(attack, 0)
+        defense = max(defense, _MIN_DEFENSE[ctype])
+    else:
+        attack = 0 if ctype == BLUE else min(attack, 0)
+        defense = min(defense, 0)
+    return msgspec.structs.replace(
+        card, type=ctype, attack=attack, defense=defense,
+        keywords=card.keywords if s.keywords is None else _keyword_mask(s.keywords),
+        my_health=(card.my_health if s.my_health is None else s.my_health) + a.my_health,
+        opp_health=(card.opp_health if s.opp_health is None else s.opp_health) + a.opp_health,
+        draw=max((card.draw if s.draw is None else s.draw) + a.draw, 0),
+        area=card.area if s.area is None else AREA_NAMES.index(s.area),
+        text=card.text if s.text is None else s.text)
+
+
+def _keyword_mask(text: str) -> int:
+    return sum(1 << i for i, ch in enumerate(text) if ch != "-")
 
 
 def _budgeted_rows(t: _Tables, s_area: int, s_draw: int, s_my: int, s_opp: int, count: int
@@ -230,12 +293,47 @@ def check_weights(raw: str | bytes) -> None:
         raise msgspec.ValidationError(f"typeProbabilities: expected keys among {', '.join(TYPE_NAMES)}")
     if any(not k.isdigit() or int(k) > 12 for k in w.mana_curve):
         raise msgspec.ValidationError("manaCurve: expected keys 0..12")
+    for i, change in enumerate(w.card_changes):
+        problem = change_problem(change)
+        if problem:
+            raise msgspec.ValidationError(f"cardChanges[{i}]: {problem}")
+
+
+def change_problem(change: CardChange) -> str | None:
+    """What is wrong with a change to generated cards (a name no card can have, a keyword text that is not
+    six ``BCDGLW`` letters), or None."""
+    w, s = change.when, change.set_
+    for what, value, names in (("when.type", w.type, TYPE_NAMES), ("set.type", s.type, TYPE_NAMES),
+                               ("when.area", w.area, AREA_NAMES), ("set.area", s.area, AREA_NAMES),
+                               ("when.keyword", w.keyword, (*KEYWORD_NAMES, "none"))):
+        if value is not None and value not in names:
+            return f"{what}: expected one of {', '.join(names)}, got {value!r}"
+    if s.keywords is not None and (len(s.keywords) != 6 or any(
+            ch not in ("-", "BCDGLW"[i]) for i, ch in enumerate(s.keywords))):
+        return f"set.keywords: expected six characters, each its letter of BCDGLW or '-', got {s.keywords!r}"
+    for part, values in (("set", s), ("add", change.add)):
+        for name in ("attack", "defense", "my_health", "opp_health", "draw"):
+            v = getattr(values, name)
+            lo, hi = (0, 10) if name == "draw" and part == "set" else (-10, 10) if name == "draw" else (-99, 99)
+            if v is not None and not lo <= v <= hi:
+                return f"{part}.{name}: expected an integer in {lo}..{hi}, got {v!r}"
+    for name, v in (("when.cost", w.cost), ("when.min_cost", w.min_cost), ("when.draw", w.draw),
+                    ("when.min_draw", w.min_draw)):
+        if v is not None and not 0 <= v <= 99:
+            return f"{name}: expected an integer in 0..99, got {v!r}"
+    if s.text is not None and len(s.text) > 200:
+        return f"set.text: expected at most 200 characters, got {len(s.text)}"
+    return None
 
 
 @functools.cache
 def _load_tables(weights: str = "") -> _Tables:
     raw = weights.encode() if weights else official_weights()
     w = msgspec.json.decode(raw, type=_Weights)
+    for i, change in enumerate(w.card_changes):  # a hostile log's rules must not reach an index() below
+        problem = change_problem(change)
+        if problem:
+            raise msgspec.ValidationError(f"cardChanges[{i}]: {problem}")
     type_index = {name: i for i, name in enumerate(TYPE_NAMES)}.__getitem__
     area_index = {name: i for i, name in enumerate(AREA_NAMES)}.__getitem__
     kw_bit = {name: 1 << i for i, name in enumerate(KEYWORD_NAMES)}.__getitem__
@@ -264,6 +362,7 @@ def _load_tables(weights: str = "") -> _Tables:
         defense=w.bonus_defense_distribution,
         combos=combos,
         combo_actives=combo_actives,
+        changes=tuple(w.card_changes),
     )
 
 

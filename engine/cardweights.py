@@ -25,6 +25,54 @@ class Distribution(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     std: float
 
 
+class CardMatch(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """Which generated cards a `CardChange` changes: every condition given holds (none given: every card).
+    ``keyword`` is a keyword's name (the card has it) or ``none`` (it has no keyword)."""
+
+    type: str | None = None
+    cost: int | None = None
+    min_cost: int | None = None
+    keyword: str | None = None
+    area: str | None = None
+    draw: int | None = None
+    min_draw: int | None = None
+
+
+class CardValues(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """New values of a changed card (a field not given keeps its value); ``keywords`` as ``BCDGLW`` text."""
+
+    type: str | None = None
+    attack: int | None = None
+    defense: int | None = None
+    keywords: str | None = None
+    my_health: int | None = None
+    opp_health: int | None = None
+    draw: int | None = None
+    area: str | None = None
+    text: str | None = None
+
+
+class CardDeltas(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """Amounts added to a changed card's values (after `CardValues`)."""
+
+    attack: int = 0
+    defense: int = 0
+    my_health: int = 0
+    opp_health: int = 0
+    draw: int = 0
+
+
+class CardChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True, rename={"set_": "set"}):
+    """A locm extension of the weights file (``cardChanges``, never in the referee's file): a change applied to
+    every generated card that matches ``when``, after the whole set is generated, so that every other card
+    and every random draw stay as they were (R-CARDGEN). Costs never change: a card keeps its place (its
+    baseId) in the set sorted by cost. A ruleset variant writes it as ``[[generated]]`` tables."""
+
+    when: CardMatch = CardMatch()
+    set_: CardValues = CardValues()
+    add: CardDeltas = CardDeltas()
+
+
 class Weights(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
     type_probabilities: dict[str, float]
     mana_curve: dict[str, float]
@@ -36,6 +84,7 @@ class Weights(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="c
     opp_health_probabilities: list[Option]
     bonus_attack_distribution: Distribution
     bonus_defense_distribution: Distribution
+    card_changes: list[CardChange] = []  # a locm extension: see `CardChange`
 
 
 class Choice(msgspec.Struct, frozen=True):
@@ -72,6 +121,8 @@ class Tables(msgspec.Struct, frozen=True):
     # Every combination of the four budgeted picks and its active set (`engine.cardgen._combinations`).
     combos: list[tuple[Any, ...]] = []
     combo_actives: bytes = b""
+    changes: tuple[CardChange, ...] = ()
 
 
-__all__ = ["Option", "Distribution", "Weights", "Choice", "Tables"]
+__all__ = ["Option", "Distribution", "Weights", "Choice", "Tables", "CardChange", "CardMatch", "CardValues",
+           "CardDeltas"]

@@ -109,7 +109,7 @@ OVERRIDABLE: dict[str, _Check] = {
 # keeps its base's, so that games, bots and replays of the base stay valid.
 FIXED = ("version", "seed_params", "deck_building", "id_scheme", "input_runes", "input_area",
          "zeroed_fields_quirk")
-TOP_KEYS = ("base", "name", "cards", "weights")
+TOP_KEYS = ("base", "name", "cards", "weights", "generated")
 
 _CARD_CHECKS: dict[str, _Check] = {
     "name": _Check("a string", lambda v: isinstance(v, str)),
@@ -197,6 +197,12 @@ def variant_from_dict(doc: dict[str, Any], source: str = "<ruleset>", default_na
             raise VariantError(source, "weights", "no generator weights under 1.2: its cards are a fixed list "
                                "(change [cards.ID] instead)", has_got=False)
         changes["card_weights"] = _weights(doc["weights"], source)
+    if "generated" in doc:
+        if draft:
+            raise VariantError(source, "generated", "no generated-card changes under 1.2: its cards are a fixed "
+                               "list (change [cards.ID] instead)", has_got=False)
+        changes["card_weights"] = with_card_changes(changes.get("card_weights", ""),
+                                                    _generated(doc["generated"], source))
     return base.replace(name=name, base=base.name, **changes)
 
 
@@ -293,6 +299,8 @@ def _check_weights_text(text: str, source: str) -> None:
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise VariantError(source, "weights", f"weights the generator can use ({exc})", has_got=False) from None
     for key, value in doc.items():
+        if key == "cardChanges":  # changes to the generated cards, not numbers of the generator (check_weights)
+            continue
         for name, entry in (((o.get("name"), o) for o in value) if isinstance(value, list) else [(None, value)]):
             for k, v in entry.items():
                 if k != "name":
@@ -364,6 +372,50 @@ properties, plus its bonus)."""
 def _weight_number(v: object, bound: float, source: str, where: str) -> None:
     if not isinstance(v, (int, float)) or type(v) is bool or not 0 <= v <= bound:  # NaN and infinities fail
         raise VariantError(source, where, f"a number in 0..{bound:g}", v)
+
+
+def _generated(tables: object, source: str) -> list[Any]:
+    """``[[generated]]`` tables (``when``, ``set``, ``add``) as `engine.cardweights.CardChange` values."""
+    from locm.engine.cardgen import change_problem
+    from locm.engine.cardweights import CardChange
+
+    if not isinstance(tables, list) or not tables:
+        raise VariantError(source, "generated", "[[generated]] tables, each with when, set and/or add", tables)
+    out = []
+    for i, table in enumerate(tables, 1):
+        where = f"generated[{i}]"
+        if not isinstance(table, dict) or not table.keys() <= {"when", "set", "add"} or not (
+                table.keys() & {"set", "add"}):
+            raise VariantError(source, where, "a table of when = {...} and set = {...} and/or add = {...}", table)
+        for part in table:
+            if not isinstance(table[part], dict):
+                raise VariantError(source, f"{where}.{part}", "a table (e.g. { keyword = \"guard\" })",
+                                   table[part])
+        if "cost" in table.get("set", {}):
+            raise VariantError(source, f"{where}.set.cost", "no cost change: a generated card keeps its place "
+                               "(baseId) in the set sorted by cost", has_got=False)
+        try:
+            change = msgspec.convert(table, CardChange)
+        except msgspec.ValidationError as exc:
+            raise VariantError(source, where, f"fields of when (type, cost, min_cost, keyword, area, draw, "
+                               f"min_draw), set (type, attack, defense, keywords, my_health, opp_health, draw, "
+                               f"area, text) and add (attack, defense, my_health, opp_health, draw): {exc}",
+                               has_got=False) from None
+        problem = change_problem(change)
+        if problem:
+            raise VariantError(source, f"{where}.{problem.partition(':')[0]}", problem.partition(": expected ")[2],
+                               has_got=False)
+        out.append(change)
+    return out
+
+
+def with_card_changes(card_weights: str, changes: list[Any]) -> str:
+    """A ruleset's ``card_weights`` (empty: the official file) with ``cardChanges`` (`CardChange` values)."""
+    from locm.engine.cardgen import official_weights
+
+    doc = msgspec.json.decode(card_weights.encode() if card_weights else official_weights())
+    doc["cardChanges"] = msgspec.to_builtins(changes)
+    return msgspec.json.encode(doc).decode()
 
 
 def _weights(table: object, source: str) -> str:
@@ -479,6 +531,8 @@ def _weight_rows(wa: str, wb: str) -> list[DiffRow]:
     def flat(text: str) -> dict[str, object]:
         doc = msgspec.json.decode(text.encode() if text else official_weights())
         out: dict[str, object] = {}
+        for i, change in enumerate(doc.pop("cardChanges", []), 1):
+            out[f"generated[{i}]"] = msgspec.json.encode(change).decode()
         for key, value in doc.items():
             if isinstance(value, list):
                 for o in value:
@@ -490,7 +544,8 @@ def _weight_rows(wa: str, wb: str) -> list[DiffRow]:
         return out
 
     fa, fb = flat(wa), flat(wb)
-    return [DiffRow(k, "R-CARDGEN", str(fa.get(k, "-")), str(fb.get(k, "-")), "card generator weight")
+    return [DiffRow(k, "R-CARDGEN", str(fa.get(k, "-")), str(fb.get(k, "-")),
+                    "change to the generated cards" if k.startswith("generated") else "card generator weight")
             for k in sorted(fa.keys() | fb.keys()) if fa.get(k) != fb.get(k)]
 
 

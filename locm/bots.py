@@ -18,13 +18,22 @@ more than `LINE_LIMIT` bytes without a newline loses by ``game.forfeit(player, r
 of `TIMEOUT`, `EXITED`, `FLOOD`, `NOT_UTF8`, ``crashed (exit N)``, ``crashed (signal NAME)``, ``closed its
 output`` or ``cannot start (...)``. The last `STDERR_KEEP` bytes of its stderr are kept (`BotAgent.stderr`).
 
-Processes: each bot runs in a new session (``start_new_session=True``), so it and anything it spawns form one
-process group, killed with SIGKILL by `BotAgent.stop` at the end of every game, whatever ended it (the game
-runner calls it in a ``finally``). A descendant that leaves the group (``setsid``, a double fork) is found
-too: every bot gets a token in its environment (`TOKEN_VAR`), which its descendants inherit, and `stop`
-kills every process carrying it. The process running the games is a child subreaper (Linux ``prctl``), so
-such orphans become its children and are reaped, not left as zombies or to init. (A descendant that both
-leaves the group and clears its environment is not found; a PID namespace or cgroup would be needed.)
+Processes: by default a bot runs in the sandbox (`locm.sandbox`: bubblewrap, its own PID, network, IPC and
+mount namespaces, a read-only view of what its command needs, an unprivileged uid, resource limits). The
+sandbox is started in a new session and killed with SIGKILL by `BotAgent.stop` at the end of every game,
+whatever ended it (the game runner calls it in a ``finally``); everything the bot started is in its PID
+namespace and dies with it, and `stop` returns once the namespace's first process is gone. The sandbox
+also dies with the process that started it (``--die-with-parent``). A sandbox ends with the bot's exit
+status, or 128 + N when a signal N killed the bot (as a shell reports it): such a status is recorded as
+``crashed (signal NAME)``.
+
+Unsandboxed (`Sandbox.enabled` False, ``--no-sandbox``: only for bots one trusts), the bot runs as the
+caller, in a new session, killed with SIGKILL with its process group; it dies when its parent does
+(``setpriv --pdeathsig``); a descendant that leaves the group (``setsid``, a double fork) is found by a
+token in its environment (`TOKEN_VAR`) and killed, and the process running the games is a child subreaper
+(Linux ``prctl``) so that such orphans are reaped. A descendant that both leaves the group and clears its
+environment is not found: only the sandbox's PID namespace makes that certain.
+
 Bots that are running are listed in a module-level set so that a worker that is told to die can kill them
 all (`kill_all`). Reads and writes are non-blocking, multiplexed with `selectors`, so a limit is enforced
 to the millisecond without busy waiting and a bot that never reads its input cannot block the runner.
@@ -33,6 +42,7 @@ to the millisecond without busy waiting and a bot that never reads its input can
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import selectors
@@ -49,6 +59,7 @@ import msgspec
 from locm.engine.agents import AGENT_NAMES, Agent, make_agent as make_builtin
 from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
 from locm.errors import AgentSpecError, TimeLimitError
+from locm.sandbox import Sandbox, build, child_pid
 
 if TYPE_CHECKING:
     from locm.events.rules import Rules
@@ -156,6 +167,14 @@ def command_argv(spec: str) -> list[str]:
     return argv
 
 
+def agent_files(spec: str) -> list[str]:
+    """The files a command-line agent's command names (its program if given by path, its arguments that are
+    files), as absolute paths: what another bot's sandbox must not show. None for a built-in."""
+    if is_builtin(spec):
+        return []
+    return [os.path.abspath(a) for a in command_argv(spec) if os.path.isfile(a)]
+
+
 def check_agent(spec: str) -> str:
     """`spec` if it names an agent that can be made (a built-in or a runnable command line), else raise."""
     if not is_builtin(spec):
@@ -163,11 +182,13 @@ def check_agent(spec: str) -> str:
     return spec
 
 
-def make_agent(spec: str, seed: int = 0, limits: "TimeLimits | None" = None) -> Agent:
-    """A built-in agent seeded with `seed`, or a `BotAgent` for a command line (not started yet)."""
+def make_agent(spec: str, seed: int = 0, limits: "TimeLimits | None" = None,
+               sandbox: Sandbox | None = None) -> Agent:
+    """A built-in agent seeded with `seed`, or a `BotAgent` for a command line (not started yet), run in
+    `sandbox` (by default: the sandbox with the default limits)."""
     if is_builtin(spec):
         return make_builtin(spec, seed)
-    return BotAgent(spec, limits or TimeLimits())
+    return BotAgent(spec, limits or TimeLimits(), sandbox=sandbox)
 
 
 # --- timing any agent -------------------------------------------------------------------------------------
@@ -189,7 +210,17 @@ class TimedAgent(Agent):
         _count(self, (time.perf_counter() - t0) * 1000.0)
 
 
+_TURNS = 0
+
+
+def turns_played() -> int:
+    """Turns played by every agent in this process so far (a worker's heartbeat reports it as progress)."""
+    return _TURNS
+
+
 def _count(agent, ms: float) -> None:
+    global _TURNS
+    _TURNS += 1
     agent.turns += 1
     agent.think_ms_total += ms
     agent.think_ms_max = max(agent.think_ms_max, ms)
@@ -282,6 +313,66 @@ def reap_escaped(token: str, killed: set[int] | None = None, deadline_s: float =
         time.sleep(0.005)
 
 
+def _unconfined(argv: list[str]) -> list[str]:
+    """An unsandboxed bot's command: under ``setpriv --pdeathsig KILL`` where util-linux has it, so that
+    the bot dies with the process that started it."""
+    setpriv = _setpriv_pdeathsig()
+    return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else list(argv)
+
+
+@functools.lru_cache(maxsize=None)
+def _setpriv_pdeathsig() -> str | None:
+    path = shutil.which("setpriv")
+    if path is None:
+        return None
+    try:
+        ok = subprocess.run([path, "--pdeathsig", "KILL", "--", "true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return path if ok.returncode == 0 else None
+
+
+def _exec_failure(stderr: bytes) -> str | None:
+    """What ``prlimit`` or ``setpriv`` said when it could not run the bot's program (`failed to execute`)."""
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        for tool in ("prlimit: ", "setpriv: "):
+            if line.startswith(tool) and "failed to execute" in line:
+                return line[len(tool):].strip()
+    return None
+
+
+def _wait_gone(pid: int, seconds: float = 5.0) -> None:
+    """Wait (bounded) until process ``pid`` has ended (through a pidfd where Linux has them, else polling);
+    reap it if it was re-parented to this process."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = -1
+    if fd >= 0:
+        try:
+            with selectors.DefaultSelector() as sel:
+                sel.register(fd, selectors.EVENT_READ)
+                sel.select(seconds)  # readable once the process has ended
+        finally:
+            os.close(fd)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return
+            ours = True
+        except ChildProcessError:  # not ours: its own parent reaps it
+            ours = False
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in "ZX" and not ours:
+            return
+        time.sleep(0.001)
+
+
 def kill_all() -> None:
     """Kill the process group of every bot still running in this process (for a worker told to die)."""
     for bot in list(_LIVE):
@@ -291,11 +382,15 @@ def kill_all() -> None:
 class BotAgent(Agent):
     """An external program playing one game through the referee protocol (see the module docstring)."""
 
-    def __init__(self, command: str, limits: TimeLimits | None = None, *, line_limit: int = LINE_LIMIT,
-                 stderr_keep: int = STDERR_KEEP) -> None:
+    def __init__(self, command: str, limits: TimeLimits | None = None, *, sandbox: Sandbox | None = None,
+                 line_limit: int = LINE_LIMIT, stderr_keep: int = STDERR_KEEP) -> None:
         self.command = self.name = command
         self.argv = command_argv(command)
         self.limits = limits or TimeLimits()
+        self.sandbox = Sandbox() if sandbox is None else sandbox
+        self.sandbox_pid: int | None = None  # the host pid of the sandbox's first process, once known
+        self._info = -1  # where bwrap writes that pid
+        self._block = -1  # a prepared sandbox waits for a byte here before it runs the bot
         self.line_limit = line_limit
         self.stderr_keep = stderr_keep
         self.proc: subprocess.Popen | None = None
@@ -320,21 +415,56 @@ class BotAgent(Agent):
 
     # --- lifecycle ----------------------------------------------------------------------------------------
 
+    def prepare(self, rules: "Rules | None" = None) -> None:
+        """Make the bot's sandbox ready without running the bot (bubblewrap's ``--block-fd``: it waits before
+        running the command), so that `start` only has to let it go: a worker prepares the next game's
+        sandboxes while it plays the current one. Unconfined, nothing is done before `start`."""
+        if self.proc is None and self.failure is None and self.sandbox.enabled:
+            self._spawn(rules, blocked=True)
+
     def start(self, rules: "Rules | None" = None) -> None:
-        """Start the process (once), with the game's `rules` in its environment (`RULES_VAR`). A program that
-        cannot be started makes the bot lose at its first turn."""
-        if self.proc is not None or self.failure is not None:
-            return
-        become_subreaper()
-        self.token = uuid.uuid4().hex
+        """Start the process (once), with the game's `rules` in its environment (`RULES_VAR`), or let a
+        prepared sandbox (made with the same rules) run it. A program that cannot be started makes the bot
+        lose at its first turn."""
+        if self.proc is None and self.failure is None:
+            self._spawn(rules, blocked=False)
+        if self._block >= 0:
+            try:
+                os.write(self._block, b"\n")
+            except OSError:  # the sandbox is gone already: the first turn finds out how
+                pass
+            os.close(self._block)
+            self._block = -1
+
+    def _spawn(self, rules: "Rules | None", blocked: bool) -> None:
+        become_subreaper()  # a sandbox's first process outliving bwrap, or an unconfined orphan, is reaped here
+        launch = build(self.argv, self.sandbox) if self.sandbox.enabled else None
+        told = {RULES_VAR: msgspec.json.encode(rules).decode()} if rules else {}
+        gate = -1
+        if launch is None:
+            self.token = uuid.uuid4().hex
+            argv, env, fds = _unconfined(self.argv), {**os.environ, TOKEN_VAR: self.token, **told}, ()
+        else:
+            argv, env, fds = launch.argv, {**launch.env, **told}, launch.pass_fds
+            if blocked:
+                gate, self._block = os.pipe()
+                argv = argv[:1] + ["--block-fd", str(gate)] + argv[1:]
+                fds = fds + (gate,)
         try:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
-                                         env={**os.environ, TOKEN_VAR: self.token,
-                                              **({RULES_VAR: msgspec.json.encode(rules).decode()} if rules else {})})
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, bufsize=0, start_new_session=True, env=env,
+                                         pass_fds=fds)
         except OSError as exc:
             self.failure = f"cannot start ({exc.strerror or exc})"
+            if launch is not None:
+                launch.close()
             return
+        finally:
+            if gate >= 0:
+                os.close(gate)
+        if launch is not None:
+            launch.started()
+            self._info = launch.info
         _LIVE.add(self)
         sel = self._sel = selectors.DefaultSelector()
         for stream, tag in ((self.proc.stdout, "out"), (self.proc.stderr, "err")):
@@ -343,23 +473,32 @@ class BotAgent(Agent):
         os.set_blocking(self.proc.stdin.fileno(), False)
 
     def kill(self) -> None:
-        """SIGKILL the bot's process group (the bot and whatever it started); safe to call again."""
+        """SIGKILL the bot's process group (the sandbox, or the bot and whatever it started); safe to call
+        again."""
         proc = self.proc
         if proc is None or proc.returncode is not None:
             return
+        self._learn_sandbox_pid()
+        if self.sandbox_pid is not None:  # the namespace's first process: everything in it dies with it
+            try:
+                os.kill(self.sandbox_pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # the leader is not reaped yet, so its group id is still ours
         except (ProcessLookupError, PermissionError):
             pass
-        for pid in _carriers(f"{TOKEN_VAR}={self.token}".encode()):  # those that left the group
-            try:
-                os.kill(pid, signal.SIGKILL)
-                self._killed.add(pid)
-            except OSError:
-                pass
+        if self.token:
+            for pid in _carriers(f"{TOKEN_VAR}={self.token}".encode()):  # those that left the group
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    self._killed.add(pid)
+                except OSError:
+                    pass
 
     def stop(self) -> None:
-        """Kill the process group, reap the bot, keep the rest of its stderr, close the pipes."""
+        """Kill the process group, reap the bot, keep the rest of its stderr, close the pipes; sandboxed, wait
+        until the sandbox's PID namespace is gone (everything in it dies with it)."""
         proc = self.proc
         if proc is None:
             return
@@ -370,7 +509,16 @@ class BotAgent(Agent):
             pass
         self._drain_stderr()
         _LIVE.discard(self)
-        reap_escaped(self.token, self._killed)
+        if self.token:
+            reap_escaped(self.token, self._killed)
+        else:
+            self._learn_sandbox_pid()
+            if self.sandbox_pid is not None:
+                _wait_gone(self.sandbox_pid)
+        for fd in (self._info, self._block):
+            if fd >= 0:
+                os.close(fd)
+        self._info = self._block = -1
         if self._sel is not None:
             self._sel.close()
             self._sel = None
@@ -380,6 +528,10 @@ class BotAgent(Agent):
             except OSError:
                 pass
         _LIVE.discard(self)
+
+    def _learn_sandbox_pid(self) -> None:
+        if self.sandbox_pid is None and self._info >= 0:
+            self.sandbox_pid = child_pid(self._info)
 
     close = stop
 
@@ -500,13 +652,24 @@ class BotAgent(Agent):
                 self.failure = CLOSED
                 return
             time.sleep(0.005)
-        if info.si_code == os.CLD_EXITED:
-            self.failure = EXITED if info.si_status == 0 else f"crashed (exit {info.si_status})"
+        status = info.si_status
+        if info.si_code == os.CLD_EXITED and status in (126, 127) and self.turns == 0:
+            self._drain_stderr()
+            said = _exec_failure(bytes(self._err))
+            if said:  # the sandbox (or the unconfined wrapper) could not run the bot's program
+                self.failure = f"cannot start ({said})"
+                return
+        if info.si_code == os.CLD_EXITED and self.sandbox.enabled and 128 < status < 128 + 65:
+            status, killed = status - 128, True  # the sandbox reports a bot killed by signal N as 128 + N
+        else:
+            killed = info.si_code != os.CLD_EXITED
+        if not killed:
+            self.failure = EXITED if status == 0 else f"crashed (exit {status})"
         else:
             try:
-                name = signal.Signals(info.si_status).name
+                name = signal.Signals(status).name
             except ValueError:
-                name = str(info.si_status)
+                name = str(status)
             self.failure = f"crashed (signal {name})"
 
     def _keep_stderr(self, chunk: bytes) -> None:
@@ -531,5 +694,5 @@ class BotAgent(Agent):
 
 
 __all__ = ["TimeLimits", "BotAgent", "TimedAgent", "make_agent", "check_agent", "command_argv", "is_builtin",
-           "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "RULES_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT",
-           "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]
+           "agent_files", "turns_played", "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "RULES_VAR",
+           "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]

@@ -5,10 +5,17 @@ Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
 
 - ``cardfacts_meta``: ``definitions_version`` (`analysis.cardfacts.DEFINITIONS_VERSION`).
 - ``cardfacts_games``: one row per projected game: ruleset, seed, agents, winner, length, damage by source
-  (JSON), drain, draft offers (1.2, JSON base id -> rounds) and pool cards per feature bucket (constructed, JSON).
+  (JSON), drain, draft offers (1.2, JSON base id -> rounds), pool cards per feature bucket (constructed, JSON)
+  and whether both decks held the same cards (``same_decks``: then no card's deck rate can differ from 50%).
 - ``cardfacts_cards``: one row per player-game and card (`analysis.cardfacts.CARD_COLUMNS`), with the
-  game's ruleset and the player's agent (card definitions stay in the events; ``fkey`` packs the card's
-  feature buckets, `analysis.cardfacts.feature_key`).
+  game's ruleset, the player's agent and its opponent's (card definitions stay in the events; ``fkey`` packs
+  the card's feature buckets, `analysis.cardfacts.feature_key`).
+- ``cardfacts_totals``, ``cardfacts_turns``, ``cardfacts_offered``: running sums per ruleset, agent,
+  opponent and seat (what reports read), so that every rate can be given per pairing of agents.
+- ``cardfacts_clusters`` and ``cardfacts_cross`` (constructed feature buckets): per bucket and metric, the sums
+  the bucket's interval clusters by: over player-games, the square of the bucket's count ``n`` and of ``n``
+  when won, and how many player-games hold it; over games whose two seats have the same agent, the product of
+  both seats' counts and how many games both seats hold it (`bucket_interval`).
 
 `refresh` projects the games stored since the last run (games of ``games`` that ``cardfacts_games`` lacks);
 it rebuilds everything when the definitions version differs or when a projected game is no longer in the
@@ -30,14 +37,15 @@ from pathlib import Path
 import msgspec
 import sqlite_utils
 
-from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project
+from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project, unpack_counts
 from locm.errors import ChainError, StoreError
+from locm.processes import die_with_parent
 from locm.store import open_store
 
 PREFIX = "cardfacts_"
 GAME_COLUMNS = ("game_id", "ruleset", "seed", "agent0", "agent1", "winner", "reason", "turns", "damage", "drain",
-                "offered", "pool")
-ROW_COLUMNS = ("game_id", "ruleset", "agent") + CARD_COLUMNS
+                "offered", "pool", "same_decks")
+ROW_COLUMNS = ("game_id", "ruleset", "agent", "opponent") + CARD_COLUMNS
 CHUNK = 2000  # games per unit of work
 
 _CONDITIONS = {
@@ -60,25 +68,35 @@ CREATE TABLE IF NOT EXISTS cardfacts_meta (key TEXT PRIMARY KEY, value TEXT NOT 
 CREATE TABLE IF NOT EXISTS cardfacts_games (
     game_id TEXT PRIMARY KEY, ruleset TEXT NOT NULL, seed INTEGER, agent0 TEXT NOT NULL, agent1 TEXT NOT NULL,
     winner INTEGER NOT NULL, reason TEXT NOT NULL, turns INTEGER NOT NULL, damage TEXT NOT NULL,
-    drain INTEGER NOT NULL, offered TEXT NOT NULL, pool TEXT NOT NULL
+    drain INTEGER NOT NULL, offered TEXT NOT NULL, pool TEXT NOT NULL, same_decks INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS cardfacts_cards (
-    game_id TEXT NOT NULL, ruleset TEXT NOT NULL, agent TEXT NOT NULL,
+    game_id TEXT NOT NULL, ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL,
     {", ".join(f"{c} INTEGER" + (" NOT NULL" if c not in ("pick_first", "first_play_turn") else "")
                for c in CARD_COLUMNS)}
 );
 CREATE TABLE IF NOT EXISTS cardfacts_totals (
-    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, card INTEGER NOT NULL,
-    fkey INTEGER NOT NULL, {", ".join(f"{c} INTEGER NOT NULL" for c in _SUM_NAMES)},
-    PRIMARY KEY (ruleset, agent, player, card, fkey)
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
+    card INTEGER NOT NULL, fkey INTEGER NOT NULL, {", ".join(f"{c} INTEGER NOT NULL" for c in _SUM_NAMES)},
+    PRIMARY KEY (ruleset, agent, opponent, player, card, fkey)
 );
 CREATE TABLE IF NOT EXISTS cardfacts_turns (
-    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, turn INTEGER NOT NULL,
-    n INTEGER NOT NULL, wins INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, player, turn)
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
+    turn INTEGER NOT NULL, n INTEGER NOT NULL, wins INTEGER NOT NULL,
+    PRIMARY KEY (ruleset, agent, opponent, player, turn)
 );
 CREATE TABLE IF NOT EXISTS cardfacts_offered (
-    ruleset TEXT NOT NULL, agent TEXT NOT NULL, player INTEGER NOT NULL, key TEXT NOT NULL,
-    n INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, player, key)
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
+    key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, opponent, player, key)
+);
+CREATE TABLE IF NOT EXISTS cardfacts_clusters (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
+    feature INTEGER NOT NULL, metric INTEGER NOT NULL, s2 INTEGER NOT NULL, s2w INTEGER NOT NULL,
+    g INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, opponent, player, feature, metric)
+);
+CREATE TABLE IF NOT EXISTS cardfacts_cross (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, feature INTEGER NOT NULL, metric INTEGER NOT NULL,
+    x INTEGER NOT NULL, c INTEGER NOT NULL, PRIMARY KEY (ruleset, agent, feature, metric)
 );
 """
 
@@ -96,22 +114,104 @@ class ProjectionSummary(msgspec.Struct, frozen=True):
     version: str = DEFINITIONS_VERSION
 
 
-def game_rows(game_id: str, events) -> tuple[tuple, list[tuple]]:
-    """The ``cardfacts_games`` row and the ``cardfacts_cards`` rows of one game's events."""
+def game_rows(game_id: str, events, clusters: dict | None = None, cross: dict | None = None
+              ) -> tuple[tuple, list[tuple]]:
+    """The ``cardfacts_games`` row and the ``cardfacts_cards`` rows of one game's events; a constructed game's
+    bucket sums are added into `clusters` and `cross` (`add_clusters`) when given."""
     g = project(events)
     a0, a1 = g.agents
     game = (game_id, g.ruleset, g.seed, a0, a1, g.winner, g.reason, g.turns, _enc.encode(dict(g.damage)).decode(),
             g.drain, _enc.encode({str(k): v for k, v in g.offered.items()}).decode(),
-            _enc.encode({str(k): v for k, v in g.pool.items()}).decode())
+            _enc.encode({str(k): v for k, v in g.pool.items()}).decode(), int(g.same_decks))
     agents = (a0, a1)
     rs = g.ruleset
-    cards = [(game_id, rs, agents[f.player], *f.row()) for f in g.cards]
+    cards = [(game_id, rs, agents[f.player], agents[1 - f.player], *f.row()) for f in g.cards]
+    if clusters is not None and (g.buckets[0] or g.buckets[1]):
+        add_clusters(clusters, cross, rs, agents, g.winner, g.buckets)
     return game, cards
 
 
-def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list[tuple], list[tuple]]:
-    """Project some games of the store at ``path`` (read-only), in the order given: their game rows, card rows
-    and offered totals ``(ruleset, agent, player, key, n)``."""
+_WIDE = 48  # bits per metric in the packed sums: a chunk's sums of squares stay far below 2**48
+_WIDE_MASK = (1 << _WIDE) - 1
+_squares_cache: dict[int, tuple[int, int]] = {}
+_products_cache: dict[tuple[int, int], tuple[int, int]] = {}
+
+
+def _squares(packed: int) -> tuple[int, int]:
+    """A player-game's bucket counts (`analysis.cardfacts.unpack_counts` layout) as (the six squares, six 0/1
+    "holds the bucket" flags), each in a `_WIDE`-bit field, so that sums of many are one integer addition;
+    remembered (the same counts recur in almost every game)."""
+    r = _squares_cache.get(packed)
+    if r is None:
+        sq = g = 0
+        for m, n in enumerate(unpack_counts(packed)):
+            sq |= n * n << (_WIDE * m)
+            g |= (n > 0) << (_WIDE * m)
+        r = _squares_cache[packed] = (sq, g)
+    return r
+
+
+def _products(a: int, b: int) -> tuple[int, int]:
+    """Two seats' bucket counts multiplied metric by metric, and "both hold it" flags, packed as `_squares`."""
+    r = _products_cache.get((a, b))
+    if r is None:
+        x = c = 0
+        for m, (n0, n1) in enumerate(zip(unpack_counts(a), unpack_counts(b))):
+            x |= n0 * n1 << (_WIDE * m)
+            c |= (n0 > 0 and n1 > 0) << (_WIDE * m)
+        r = _products_cache[(a, b)] = (x, c)
+    return r
+
+
+def _wide(packed: int, m: int) -> int:
+    return packed >> (_WIDE * m) & _WIDE_MASK
+
+
+def add_clusters(clusters: dict, cross: dict, rs: str, agents: tuple[str, str], winner: int,
+                 buckets: tuple[dict, dict]) -> None:
+    """One constructed game's bucket counts into the running sums: per (ruleset, agent, opponent, player,
+    bucket) ``[s2, s2w, g]`` in ``clusters``, each packing its six metrics (`_squares`); per (ruleset, agent,
+    bucket) ``[x, c]`` in ``cross`` when both seats have the same agent (`_products`). `cluster_rows` unpacks."""
+    for p in (0, 1):
+        won = winner == p
+        head = (rs, agents[p], agents[1 - p], p)
+        for code, v in buckets[p].items():
+            sq, g = _squares(v)
+            acc = clusters.get(head + (code,))
+            if acc is None:
+                clusters[head + (code,)] = [sq, sq if won else 0, g]
+            else:
+                acc[0] += sq
+                if won:
+                    acc[1] += sq
+                acc[2] += g
+    if agents[0] == agents[1]:
+        other = buckets[1]
+        for code, v in buckets[0].items():
+            w = other.get(code)
+            if w is None:
+                continue
+            x, c = _products(v, w)
+            acc = cross.get((rs, agents[0], code))
+            if acc is None:
+                cross[(rs, agents[0], code)] = [x, c]
+            else:
+                acc[0] += x
+                acc[1] += c
+
+
+def cluster_rows(clusters: dict, cross: dict) -> tuple[list[tuple], list[tuple]]:
+    """The ``cardfacts_clusters`` and ``cardfacts_cross`` rows of the packed sums (a row per metric held)."""
+    rows = [(*k, m, _wide(s2, m), _wide(s2w, m), _wide(g, m))
+            for k, (s2, s2w, g) in clusters.items() for m in range(6) if _wide(g, m)]
+    cross_rows = [(*k, m, _wide(x, m), _wide(c, m)) for k, (x, c) in cross.items() for m in range(6) if _wide(c, m)]
+    return rows, cross_rows
+
+
+def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list[tuple], list[tuple], list, list]:
+    """Project some games of the store at ``path`` (read-only), in the order given: their game rows, card rows,
+    offered totals ``(ruleset, agent, opponent, player, key, n)`` and the buckets' cluster and cross sums as
+    rows of ``cardfacts_clusters`` and ``cardfacts_cross``."""
     store = open_store(path, readonly=True)
     try:
         return _project_from(store, game_ids)
@@ -119,19 +219,21 @@ def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list
         store.close()
 
 
-def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple]]:
+def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple], list, list]:
     games, cards = [], []
     offered: Counter = Counter()
+    clusters: dict = {}
+    cross: dict = {}
     current, events = None, []
 
     def flush():
-        g, c = game_rows(current, events)
+        g, c = game_rows(current, events, clusters, cross)
         games.append(g), cards.extend(c)
         rs, agents = g[1], (g[3], g[4])
         counts = msgspec.json.decode(g[11] if g[11] != "{}" else g[10])  # a constructed game has a pool
         for p in (0, 1):
             for key, n in counts.items():
-                offered[(rs, agents[p], p, key)] += n
+                offered[(rs, agents[p], agents[1 - p], p, key)] += n
 
     try:
         for gid, e in store.iter_events(game_ids, types=TYPES, verify=True):  # a game is trusted if it chains
@@ -145,7 +247,8 @@ def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple
                          f"(locm verify --db {store.path} names every such game)") from None
     if current is not None:
         flush()
-    return games, cards, [(*k, n) for k, n in offered.items()]
+    rows, cross_rows = cluster_rows(clusters, cross)
+    return games, cards, [(*k, n) for k, n in offered.items()], rows, cross_rows
 
 
 def connect(path: str | os.PathLike) -> sqlite_utils.Database:
@@ -245,7 +348,7 @@ def drop(db: sqlite_utils.Database) -> None:
     """Remove the projection's tables (the events are untouched)."""
     with db.conn:
         for table in ("cardfacts_cards", "cardfacts_games", "cardfacts_meta", "cardfacts_totals",
-                      "cardfacts_turns", "cardfacts_offered"):
+                      "cardfacts_turns", "cardfacts_offered", "cardfacts_clusters", "cardfacts_cross"):
             db.execute(f"DROP TABLE IF EXISTS {table}")
 
 
@@ -297,7 +400,9 @@ def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummar
         results = (project_chunk(str(path), c) for c in chunks)
         _store_chunks(db, results, progress)
     else:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        # the workers die with this process, even killed with SIGKILL, and so does the resource tracker
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
         try:
             _store_chunks(db, pool.map(project_chunk, [str(path)] * len(chunks), chunks), progress)
         except BaseException:  # interrupted: the chunks stored so far stay, the rest is not started
@@ -308,19 +413,27 @@ def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummar
 
 
 _TOTALS_SQL = (
-    f"INSERT INTO cardfacts_totals (ruleset, agent, player, card, fkey, {', '.join(_SUM_NAMES)}) "
-    f"SELECT ruleset, agent, player, CASE WHEN ruleset = 'constructed' THEN -1 ELSE card END, fkey, {_SUMS} "
-    "FROM cardfacts_cards WHERE rowid > ? GROUP BY 1, 2, 3, 4, 5 "
-    "ON CONFLICT (ruleset, agent, player, card, fkey) DO UPDATE SET "
+    f"INSERT INTO cardfacts_totals (ruleset, agent, opponent, player, card, fkey, {', '.join(_SUM_NAMES)}) "
+    f"SELECT ruleset, agent, opponent, player, CASE WHEN ruleset = 'constructed' THEN -1 ELSE card END, fkey, "
+    f"{_SUMS} FROM cardfacts_cards WHERE rowid > ? GROUP BY 1, 2, 3, 4, 5, 6 "
+    "ON CONFLICT (ruleset, agent, opponent, player, card, fkey) DO UPDATE SET "
     + ", ".join(f"{c} = {c} + excluded.{c}" for c in _SUM_NAMES))
 _TURNS_SQL = (
-    "INSERT INTO cardfacts_turns (ruleset, agent, player, turn, n, wins) "
-    "SELECT ruleset, agent, player, first_play_turn, count(*), SUM(won) FROM cardfacts_cards "
-    "WHERE rowid > ? AND plays > 0 GROUP BY 1, 2, 3, 4 "
-    "ON CONFLICT (ruleset, agent, player, turn) DO UPDATE SET n = n + excluded.n, wins = wins + excluded.wins")
+    "INSERT INTO cardfacts_turns (ruleset, agent, opponent, player, turn, n, wins) "
+    "SELECT ruleset, agent, opponent, player, first_play_turn, count(*), SUM(won) FROM cardfacts_cards "
+    "WHERE rowid > ? AND plays > 0 GROUP BY 1, 2, 3, 4, 5 "
+    "ON CONFLICT (ruleset, agent, opponent, player, turn) DO UPDATE SET n = n + excluded.n, "
+    "wins = wins + excluded.wins")
 _OFFERED_SQL = (
-    "INSERT INTO cardfacts_offered (ruleset, agent, player, key, n) VALUES (?, ?, ?, ?, ?) "
-    "ON CONFLICT (ruleset, agent, player, key) DO UPDATE SET n = n + excluded.n")
+    "INSERT INTO cardfacts_offered (ruleset, agent, opponent, player, key, n) VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (ruleset, agent, opponent, player, key) DO UPDATE SET n = n + excluded.n")
+_CLUSTERS_SQL = (
+    "INSERT INTO cardfacts_clusters (ruleset, agent, opponent, player, feature, metric, s2, s2w, g) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ruleset, agent, opponent, player, feature, metric) "
+    "DO UPDATE SET s2 = s2 + excluded.s2, s2w = s2w + excluded.s2w, g = g + excluded.g")
+_CROSS_SQL = (
+    "INSERT INTO cardfacts_cross (ruleset, agent, feature, metric, x, c) VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (ruleset, agent, feature, metric) DO UPDATE SET x = x + excluded.x, c = c + excluded.c")
 
 
 def _store_chunks(db, results, progress) -> None:
@@ -328,11 +441,13 @@ def _store_chunks(db, results, progress) -> None:
     game_sql = f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
     card_sql = f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
     conn = db.conn
-    for games, cards, offered in results:
+    for games, cards, offered, clusters, cross in results:
         with conn:  # a crash leaves whole chunks, never half of one
             conn.executemany(game_sql, games)
             conn.executemany(card_sql, cards)
             conn.executemany(_OFFERED_SQL, offered)
+            conn.executemany(_CLUSTERS_SQL, clusters)
+            conn.executemany(_CROSS_SQL, cross)
         if progress:
             progress(len(games))
     _catch_up_totals(db)
@@ -361,7 +476,8 @@ def dump(path: str | os.PathLike) -> tuple[list[tuple], list[tuple]]:
         cards = db.execute(f"SELECT {', '.join(ROW_COLUMNS)} FROM cardfacts_cards "
                            "ORDER BY game_id, player, card").fetchall()
         totals = [db.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3, 4, 5").fetchall()
-                  for t in ("cardfacts_totals", "cardfacts_turns", "cardfacts_offered")]
+                  for t in ("cardfacts_totals", "cardfacts_turns", "cardfacts_offered", "cardfacts_clusters",
+                            "cardfacts_cross")]
         return games, cards, *totals
     finally:
         db.close()
@@ -372,13 +488,43 @@ def dump(path: str | os.PathLike) -> tuple[list[tuple], list[tuple]]:
 
 # --- aggregation for reports ------------------------------------------------------------------------------
 
-def _where(ruleset: str, agent: str | None, seat: int | None) -> tuple[str, list]:
+def _where(ruleset: str, agent: str | None, seat: int | None, opponent: str | None = None) -> tuple[str, list]:
     where, params = ["ruleset = ?"], [ruleset]
     if agent is not None:
         where.append("agent = ?"), params.append(agent)
+    if opponent is not None:
+        where.append("opponent = ?"), params.append(opponent)
     if seat is not None:
         where.append("player = ?"), params.append(seat)
     return " AND ".join(where), params
+
+
+def pairings(db: sqlite_utils.Database, ruleset: str) -> list[tuple[str, str, int]]:
+    """Every (agent, opponent) of a ruleset's player-games, with its number of player-games."""
+    sql = ("SELECT agent0, agent1, count(*) FROM cardfacts_games WHERE ruleset = ? GROUP BY 1, 2")
+    counts: Counter = Counter()
+    for a0, a1, n in db.execute(sql, [ruleset]):
+        counts[(a0, a1)] += n
+        counts[(a1, a0)] += n
+    return [(a, b, n) for (a, b), n in sorted(counts.items())]
+
+
+def bucket_clusters(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
+                    opponent: str | None = None) -> dict[tuple[int, int], list[int]]:
+    """(bucket index, metric index) -> [s2, s2w, g, x, c] summed over the player-games the filters keep; x
+    and c (the two seats of one game, `add_clusters`) only where both seats are kept: no seat filter and an
+    agent against itself."""
+    where, params = _where(ruleset, agent, seat, opponent)
+    out: dict[tuple[int, int], list[int]] = {}
+    sql = f"SELECT feature, metric, SUM(s2), SUM(s2w), SUM(g) FROM cardfacts_clusters WHERE {where} GROUP BY 1, 2"
+    for f, m, s2, s2w, g in db.execute(sql, params):
+        out[(f, m)] = [s2, s2w, g, 0, 0]
+    if seat is None and agent is not None and agent == opponent:
+        sql = "SELECT feature, metric, x, c FROM cardfacts_cross WHERE ruleset = ? AND agent = ?"
+        for f, m, x, c in db.execute(sql, [ruleset, agent]):
+            if (f, m) in out:
+                out[(f, m)][3:] = [x, c]
+    return out
 
 
 def is_constructed(db: sqlite_utils.Database, ruleset: str) -> bool:
@@ -389,29 +535,29 @@ def is_constructed(db: sqlite_utils.Database, ruleset: str) -> bool:
 
 
 def card_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
-                by_card: bool = True) -> list[tuple[tuple[int, int], dict]]:
+                by_card: bool = True, opponent: str | None = None) -> list[tuple[tuple[int, int], dict]]:
     """[((card, fkey), counts)] summed over the player-games the filters keep: per base id (``by_card``) or
     per feature key (card -1), from ``cardfacts_totals``."""
-    where, params = _where(ruleset, agent, seat)
+    where, params = _where(ruleset, agent, seat, opponent)
     key = "card, fkey" if by_card else "-1, fkey"
     sql = (f"SELECT {key}, {', '.join(f'SUM({c})' for c in _SUM_NAMES)} FROM cardfacts_totals WHERE {where} "
            f"GROUP BY {'card, fkey' if by_card else 'fkey'}")
     return [((r[0], r[1]), dict(zip(_SUM_NAMES, r[2:]))) for r in db.execute(sql, params)]
 
 
-def turn_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None
-                ) -> list[tuple[int, int, int]]:
+def turn_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
+                opponent: str | None = None) -> list[tuple[int, int, int]]:
     """[(own turn of first play, player-game-cards first played then, of which won)]."""
-    where, params = _where(ruleset, agent, seat)
+    where, params = _where(ruleset, agent, seat, opponent)
     sql = f"SELECT turn, SUM(n), SUM(wins) FROM cardfacts_turns WHERE {where} GROUP BY turn ORDER BY turn"
     return [tuple(r) for r in db.execute(sql, params)]
 
 
 def offered_counts(db: sqlite_utils.Database, ruleset: str, agent: str | None = None,
-                   seat: int | None = None) -> dict[str, int]:
+                   seat: int | None = None, opponent: str | None = None) -> dict[str, int]:
     """Times offered per key (1.2: base id as text; constructed: feature bucket of a pool card), summed over
     the player-games the filters keep."""
-    where, params = _where(ruleset, agent, seat)
+    where, params = _where(ruleset, agent, seat, opponent)
     sql = f"SELECT key, SUM(n) FROM cardfacts_offered WHERE {where} GROUP BY key"
     return {k: v for k, v in db.execute(sql, params) if v}
 
@@ -423,11 +569,11 @@ def game_facts(db: sqlite_utils.Database, ruleset: str | None = None, agent: str
         where.append("ruleset = ?"), params.append(ruleset)
     if agent is not None:
         where.append("(agent0 = ? OR agent1 = ?)"), params.extend((agent, agent))
-    sql = (f"SELECT game_id, ruleset, seed, agent0, agent1, winner, reason, turns, damage, drain "
+    sql = (f"SELECT game_id, ruleset, seed, agent0, agent1, winner, reason, turns, damage, drain, same_decks "
            f"FROM cardfacts_games{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY rowid")
     dec = msgspec.json.decode
     out = []
     for r in db.execute(sql, params):
         out.append({"game_id": r[0], "ruleset": r[1], "seed": r[2], "agents": (r[3], r[4]), "winner": r[5],
-                    "reason": r[6], "turns": r[7], "damage": dec(r[8]), "drain": r[9]})
+                    "reason": r[6], "turns": r[7], "damage": dec(r[8]), "drain": r[9], "same_decks": r[10]})
     return out

@@ -126,12 +126,58 @@ def _check_ruleset(name: str):
 # --- play -------------------------------------------------------------------------------------------------
 
 
-AGENT_HELP = ("random, pass, greedy, or a bot's command line in quotes, e.g. \"python3 examples/bot.py\" "
+AGENT_HELP = ("random, pass, greedy, lookahead, or a bot's command line in quotes, e.g. \"python3 examples/bot.py\" "
               "(one process per game speaking the referee protocol on stdin/stdout).")
 TIMEOUTS = click.option("--timeouts", metavar="SPEC",
                         help="Bots' time limits: a multiplier of the referee's (x3) and/or NAME=MS items, names "
                              "draft_first, draft, construct, battle_first, battle (default 1000, 100, 4000, "
                              "1000, 200 ms); e.g. 'x2,battle=500'.")
+
+
+def sandbox_options(f):
+    """--no-sandbox, --bot-limits, --bot-network, --bot-bind: how external bots are confined (`locm.sandbox`)."""
+    f = click.option("--bot-bind", "bot_binds", multiple=True, metavar="PATH",
+                     type=click.Path(exists=True, path_type=str),
+                     help="Also show this host file or folder to the bots, read-only (repeatable; recorded "
+                          "with each game).")(f)
+    f = click.option("--bot-network", is_flag=True,
+                     help="Give the bots the host's network (recorded with each game and shown in the "
+                          "standings); by default they have none.")(f)
+    f = click.option("--bot-limits", metavar="SPEC",
+                     help="Bots' resource limits, NAME=VALUE items changing the defaults mem=768m (data memory "
+                          "per process), cpu=60 (CPU seconds per process), procs=128, files=256, fsize=64m, "
+                          "tmp=64m (private /tmp), vmem=none (address space); 'none' lifts one; e.g. "
+                          "'mem=1g,procs=64'.")(f)
+    f = click.option("--no-sandbox", is_flag=True,
+                     help="Run the bots unconfined, as you, with your files and network: only for bots you "
+                          "trust (printed on every run and recorded with each game).")(f)
+    return f
+
+
+def _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db=None):
+    """The `Sandbox` the options ask for, hiding the store and every agent's files from the bots; refused
+    (one line) when this machine cannot sandbox and --no-sandbox was not given. Says on stderr what the bots
+    of this run may do (only when a bot plays)."""
+    from locm.bots import agent_files, command_argv, is_builtin
+    from locm.errors import AgentSpecError
+    from locm.sandbox import BotLimits, Sandbox, require, unreadable
+
+    if no_sandbox and (bot_limits or bot_network or bot_binds):
+        raise click.UsageError("--bot-limits, --bot-network and --bot-bind confine sandboxed bots: they do not "
+                               "go with --no-sandbox")
+    hide = [str(Path(f"{db}{end}").resolve()) for end in ("", "-wal", "-shm", "-journal")] if db else []
+    hide += [f for a in agents for f in agent_files(a)]
+    policy = Sandbox(BotLimits.parse(bot_limits), bot_network, tuple(bot_binds), tuple(hide), not no_sandbox)
+    if not all(is_builtin(a) for a in agents):
+        require(policy)
+        for agent in agents if policy.enabled else ():
+            why = None if is_builtin(agent) else unreadable(command_argv(agent))
+            if why:
+                raise AgentSpecError(agent, why)
+        click.echo(("locm: warning: " if no_sandbox else "locm: ") + policy.describe(), err=True)
+    return policy
+
+
 DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"),
                          show_default=True, help="The event store (an SQLite file).")
 
@@ -149,7 +195,8 @@ DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path)
 @TIMEOUTS
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A referee parameter, e.g. shufflePlayer0Seed=5 (repeatable).")
-def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
+@sandbox_options
+def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_limits, bot_network, bot_binds):
     """Play one game and print the winner and a short summary.
 
     The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
@@ -175,6 +222,7 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     limits = TimeLimits.parse(timeouts)
     params = _parse_params(params)
     Game.new(ruleset, seed, params)  # a bad seed or parameter is refused before a store is created
+    sandbox = _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db)
     to_stdout = log_path is not None and str(log_path) == "-"
     if log_path and not to_stdout:
         _check_output(log_path)  # before playing, not after
@@ -183,7 +231,7 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params):
     earlier = []
     try:
         with _sigterm_as_interrupt():
-            played = run_game(ruleset, seed, agents, params, limits)
+            played = run_game(ruleset, seed, agents, params, limits, sandbox=sandbox)
             if store is not None:
                 gid = played.game_id
                 earlier = other_versions(store, played.game.created, gid)
@@ -457,7 +505,9 @@ def rules_diff(left, right, as_json):
                    "or $LOCM_BUSY_TIMEOUT).")
 @click.option("--allow-changed-bots", is_flag=True,
               help="Resume even if a bot's files changed since its stored games (mixing its versions).")
-def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots):
+@sandbox_options
+def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots,
+               no_sandbox, bot_limits, bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. An agent
@@ -479,12 +529,13 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     from locm.tables import table
     from locm.errors import TournamentError
     from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, pair_rows, play_jobs,
-                                 record_schedule, schedule, standings, standings_rows, to_play)
+                                 record_schedule, sandbox_lines, schedule, standings, standings_rows, to_play)
 
     ruleset = _check_ruleset(ruleset)
     agents = [check_agent(a) for a in (*first, *more)]
     limits = TimeLimits.parse(timeouts)
     jobs = schedule(ruleset, agents, games, seed)
+    sandbox = _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db)
     store = open_store(db, busy_timeout=busy_timeout)
     try:
         with _sigterm_as_interrupt():
@@ -498,8 +549,9 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                        f"with {_n(used, 'worker')}", err=True)
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
             with bar if todo else contextlib.nullcontext(bar):  # nothing to play: no empty 0/0 bar
-                run = play_jobs(store, pending, workers=workers, limits=limits,
-                                progress=bar.update, scheduled=len(jobs), count=todo)
+                run = play_jobs(store, pending, workers=workers, limits=limits, progress=bar.update,
+                                scheduled=len(jobs), count=todo, sandbox=sandbox,
+                                on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
         records = [r for r in store.games(ruleset=ruleset.name) if jobs.holds(r)]
     except KeyboardInterrupt:
         done = count_stored(store, jobs)
@@ -512,11 +564,53 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                + (f", {run.duplicates} stored meanwhile by another run" if run.duplicates else "")
                + f": {len(records)} of {_n(len(jobs), 'game')} in {db}")
     click.echo(table(STANDINGS_HEADERS, standings_rows(standings(records, agents))))
+    for line in sandbox_lines(records):
+        click.echo(line)
     click.echo("")
     click.echo(table(PAIR_HEADERS, pair_rows(records, agents)))
     for gid, message in run.failed:
         click.echo(f"locm: error: game {gid} failed: {message}", err=True)
     if run.failed:
+        sys.exit(1)
+
+
+@cli.group()
+def sandbox():
+    """The sandbox external bots run in (bubblewrap): see the README's threat model.
+
+    \b
+    Example:
+      locm sandbox check
+    """
+
+
+@sandbox.command("check")
+@click.option("--bot-limits", metavar="SPEC", help="Check these limits instead of the defaults (as for "
+                                                    "tournament, e.g. 'mem=1g,procs=64').")
+@click.option("--bot-network", is_flag=True, help="Check the policy that gives bots the network.")
+def sandbox_check(bot_limits, bot_network):
+    """Say what the sandbox enforces on this machine: each namespace, the uid, what a bot can see and write,
+    and each resource limit, tried live by a probe in a real sandbox (about 10 seconds). Exit status 0 if
+    everything holds, 1 if something does not, 2 if there is no sandbox here (with the fix).
+
+    \b
+    Example:
+      locm sandbox check
+      locm sandbox check --bot-limits mem=1g,procs=64
+    """
+    from locm.sandbox import BotLimits, Sandbox, require
+    from locm.sandbox_check import header, run_checks
+
+    policy = Sandbox(BotLimits.parse(bot_limits), bot_network)
+    require(policy)  # no sandbox here: one line saying why and the fix, before anything is printed
+    click.echo(header())
+    mark = {True: "ok", False: "FAIL", None: "--"}
+    checks = run_checks(policy, progress=lambda c: click.echo(f"  {mark[c.ok]:<5} {c.name:<17} {c.detail}"))
+    failed = [c.name for c in checks if c.ok is False]
+    tried = [c for c in checks if c.ok is not None]
+    click.echo(f"{len(tried) - len(failed)} of {len(tried)} checks hold" + (f"; failed: {', '.join(failed)}"
+                                                                         if failed else ""))
+    if failed:
         sys.exit(1)
 
 
@@ -641,8 +735,9 @@ def verify(files, db, redecide, full):
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
               help="Write here instead of standard output (only once complete); - is standard output.")
 @click.option("--salvage", is_flag=True,
-              help="From a damaged store: write every game that still reads and verifies, name the others "
-                   "on stderr (exit status 1 if any).")
+              help="From a damaged store: write every game that still reads and verifies through any view of "
+                   "its files (as it is; its -wal's valid frames; its main file alone), name the others on "
+                   "stderr (exit status 1 if any).")
 def export_cmd(game_ids, all_games, db, output, salvage):
     """Write games as JSON lines: a header, each game's record and its events with their hashes, totals.
 
@@ -660,20 +755,30 @@ def export_cmd(game_ids, all_games, db, output, salvage):
     if bool(game_ids) == all_games:
         raise click.UsageError("give GAME_ID arguments or --all (one of the two)")
     bad = []
+    ids = None if all_games else list(dict.fromkeys(game_ids))
 
     def on_bad(gid, exc):
         bad.append(gid)
         click.echo(f"locm: left out game {gid}: {str(exc).removeprefix(f'game {gid!r}: ')}", err=True)
 
-    with open_store(db, create=False, readonly=True, salvage=salvage) as store:
-        ids = None if all_games else list(dict.fromkeys(game_ids))
-        for gid in ids or ():
-            store.game(gid)  # an unknown id is refused before anything is written
-        kw = {"on_bad": on_bad} if salvage else {}
+    def on_view(what, n):
+        click.echo(f"locm: salvage: {what}: " + ("does not open" if n < 0 else f"{_n(n, 'game')} read"), err=True)
+
+    if salvage:
+        from locm.salvage import salvage_jsonl
+
+        if not db.exists():
+            open_store(db, create=False, readonly=True)  # the one-line "no store here"
         with output_file(output or "-") as out:
-            n = store.export_jsonl(ids, out, **kw)
-        if output is not None and str(output) != "-":
-            click.echo(f"{_n(n, 'game')} written to {output}", err=True)
+            n = salvage_jsonl(db, ids, out, on_bad=on_bad, on_view=on_view)
+    else:
+        with open_store(db, create=False, readonly=True) as store:
+            for gid in ids or ():
+                store.game(gid)  # an unknown id is refused before anything is written
+            with output_file(output or "-") as out:
+                n = store.export_jsonl(ids, out)
+    if output is not None and str(output) != "-":
+        click.echo(f"{_n(n, 'game')} written to {output}", err=True)
     if bad:
         click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
         sys.exit(1)
@@ -810,6 +915,10 @@ from locm.whatif_cli import rerun, whatif  # noqa: E402  (what-if re-runs: locm/
 
 cli.add_command(rerun)
 cli.add_command(whatif)
+
+from locm.cardvalue_cli import cardvalue  # noqa: E402  (causal card value: locm/cardvalue.py)
+
+cli.add_command(cardvalue)
 
 from locm import store_cli  # noqa: E402  (migrate, sql: locm/store_cli.py)
 

@@ -1,6 +1,8 @@
 """`locm demo`: the main job on the embedded default. Plays a round robin of the built-in agents in both
 rulesets into a local SQLite file (resuming if it is already there), then shows the standings, the
-first-player advantage and where the damage comes from, per ruleset, and draws a chart."""
+first-player advantage and where the damage comes from, per ruleset, and draws a chart. The look-ahead
+agent's self-play games are the balance data: the card report shows them first (and flags the lopsided
+pairings of the round robin), and `locm cardvalue` values a few cards on the same seeds."""
 
 from __future__ import annotations
 
@@ -15,8 +17,9 @@ from locm.checks import store_checks, stored_problem
 from locm.tournament import (STANDINGS_HEADERS, pending, play_jobs, record_schedule, schedule, standings,
                              standings_rows)
 
-DEMO_AGENTS = ("greedy", "random", "pass")
-MIRROR = ("greedy", "greedy")
+DEMO_AGENTS = ("lookahead", "greedy", "random", "pass")
+MIRROR = ("lookahead", "lookahead")
+VALUED = 3  # cards the demo values with locm cardvalue
 RULESETS = ("1.2", "constructed")
 LOCM = ".venv/bin/locm" if Path(".venv/bin/locm").exists() else "locm"  # what to type next, from here
 
@@ -92,5 +95,64 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
     finally:
         store.close()
     report_dir = Path(report_dir) if report_dir else Path(db).with_name("locm-demo-report")
-    index = write_report(collect(db), report_dir)
-    echo(f"card-balance report: {index}   (next: {LOCM} cards stats --db {db} --ruleset 1.2 --sort iih)")
+    data = collect(db)
+    index = write_report(data, report_dir)
+    flagged = sorted({s.label for _, s in data.lopsided})
+    echo(f"card-balance report: {index}   (next: {LOCM} cards stats --db {db} --ruleset 1.2 --agent lookahead "
+         f"--opponent lookahead --sort iih)")
+    if flagged:
+        echo(f"  flagged as lopsided (their card rates tell which cards each agent takes): {', '.join(flagged)}; "
+             f"the {MIRROR[0]} self-play tables come first")
+    value_cards(db, games, workers, echo, progress_bar)
+    sandboxed_game(echo)
+
+
+def value_cards(db, games: int, workers: int, echo, progress_bar) -> None:
+    """`locm cardvalue` on the self-play seeds: the cards most held, each against a vanilla creature."""
+    from locm.cardvalue import cardvalue, cardvalue_lines, make_targets, most_held
+    from locm.engine.rulesets import RULES_12
+
+    seeds = games - games % 2
+    cards = most_held(db, RULES_12, MIRROR, seeds, 1, VALUED)
+    targets, variants = make_targets(RULES_12, cards, "vanilla")
+    state = {}
+
+    def announce(n, what):
+        state["n"] = n
+
+    with progress_bar(len(variants) * seeds, "valuing cards") as bar:
+        run = cardvalue(Path(db), RULES_12, MIRROR, targets, variants, seeds, workers=workers,
+                        progress=bar.update, announce=announce)
+    echo("")
+    echo(f"== card value: the {VALUED} cards most held in {MIRROR[0]} self-play, each replaced by a vanilla creature "
+         f"of its cost on the same {seeds} seeds")
+    for line in cardvalue_lines(run.summary()):
+        echo(line)
+    echo(f"(a demonstration: {seeds} seeds give wide intervals; next: {LOCM} cardvalue --db {db} --most-held 20 "
+         f"--seeds 2000 --workers 2)")
+
+
+EXAMPLE_BOT = Path(__file__).resolve().parent.parent / "examples" / "bot.py"
+
+
+def sandboxed_game(echo) -> None:
+    """One game of the example bot (an external program) against greedy, in the sandbox every external bot
+    runs in, or the one line saying why this machine has none."""
+    import shlex
+    import sys
+
+    from locm.sandbox import Sandbox, probe
+    from locm.tournament import run_game
+
+    if not EXAMPLE_BOT.exists():
+        return
+    found = probe()
+    if not found.ok:
+        echo(f"external bots: not on this machine: {found.reason}")
+        return
+    spec = shlex.join([sys.executable, str(EXAMPLE_BOT)])
+    played = run_game("1.2", 1, (spec, "greedy"))
+    box = Sandbox()
+    winner = ("examples/bot.py", "greedy")[played.game.winner]
+    echo(f"an external bot in its sandbox: examples/bot.py against greedy, won by {winner} "
+         f"({box.describe()})   (next: {LOCM} sandbox check)")

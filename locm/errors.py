@@ -174,7 +174,9 @@ class AgentSpecError(LocmError):
 
     def __init__(self, spec: str, reason: str) -> None:
         self.spec, self.reason = spec, reason
-        super().__init__(f"unknown agent {spec!r}: expected random, pass, greedy or a command line; {reason}")
+        from locm.engine.agents import AGENT_NAMES
+
+        super().__init__(f"unknown agent {spec!r}: expected {', '.join(AGENT_NAMES)} or a command line; {reason}")
 
 
 class TimeLimitError(LocmError):
@@ -202,3 +204,25 @@ class InputFileError(LocmError):
     def __init__(self, path: str, cause: object) -> None:
         self.path, self.cause = path, cause
         super().__init__(f"{path}: {cause}")
+
+
+# --- the bot sandbox (locm.sandbox) ------------------------------------------------------------------------
+
+
+class BotLimitsError(LocmError):
+    """A resource-limit specification (``--bot-limits``) that does not parse: an unknown name, a value that
+    is not a size or a whole number, one below the least a program needs. ``spec`` is the text given."""
+
+    def __init__(self, spec: str, reason: str) -> None:
+        self.spec, self.reason = spec, reason
+        super().__init__(f"--bot-limits {spec!r}: {reason} (expected e.g. 'mem=1g,procs=64,cpu=30')")
+
+
+class SandboxUnavailableError(LocmError):
+    """External bots were to be run in the sandbox (the default) but this machine cannot make one: bubblewrap
+    is missing or the kernel refuses its namespaces. ``reason`` says which and how to fix it."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"cannot sandbox external bots: {reason}; or pass --no-sandbox to run them unconfined "
+                         "(only for bots you trust)")

@@ -20,12 +20,42 @@ from locm.engine.errors import LocmError
 from locm import cardfacts_store as cs
 
 RULESET_ORDER = ("1.2", "constructed")
-CARD_KEYS = (["ruleset", "base_id", "feature"] + [f"{m}_{k}" for m in METRICS for k in ("n", "wins", "wr", "ci")]
+CARD_KEYS = (["ruleset", "agent", "opponent", "base_id", "feature"]
+             + [f"{m}_{k}" for m in METRICS for k in ("n", "wins", "wr", "ci")]
              + ["iih", "offered", "picked", "pick_rate", "avg_pick", "avg_turn_played", "avg_turns_held",
-                "definitions_version"])
-HIDDEN_INFO_NOTE = ("These are simulated games: every hand and deck is in the log, so the rates carry no "
-                    "selection bias from hidden information (unlike sites that only see the cards a player "
-                    "revealed).")
+                "pairing_games", "pairing_win_rate", "pairing_ci", "lopsided", "interval", "definitions_version"])
+SELECTION_NOTE = (
+    "Every rate here is observational: it says how the player-games that had a card turned out, not what the card "
+    "caused. An agent chooses which cards it drafts, keeps and plays, and a weak agent's cards look weak, so these "
+    "rates mix a card's strength with who takes it and when. Simulated games hide nothing (every hand and deck is "
+    "in the log), but that does not remove this selection bias. Compare cards within one pairing of agents of "
+    "equal strength (self-play is best), never across pairings; to know what a card causes, measure it with "
+    "'locm cardvalue', which plays the same games again with the card replaced and compares them seed by seed.")
+METRIC_NOTES = (
+    ("Deck WR", "how often players whose deck held the card won. It cannot tell whether the card helped: strong "
+                "players and strong decks pick some cards more than others."),
+    ("Opening-hand WR", "the same for players who had it from the start. A card in the opening hand is played "
+                        "early, so this favours cheap cards, whatever their strength."),
+    ("Drawn WR", "the same for players who drew it later. Long games draw more cards, so cards that win late "
+                 "(or lose slowly) gain here."),
+    ("In-hand WR", "opening hand or drawn: the players who could use it. It cannot tell cause from luck: "
+                   "players who draw more (card draw, long games) hold more of everything."),
+    ("Not-seen WR", "players with the card in the deck who never saw it: the baseline for IIH."),
+    ("IIH", "in-hand WR minus not-seen WR: how much better players did when they saw the card. It is the least "
+            "biased of these rates (same decks, the difference is the draw), but long games still favour "
+            "control cards (17lands' users measure about 2 points)."),
+    ("Played WR", "players who played the card. An agent plays a card when it is ahead or when it can, so this "
+                  "mixes the card with the situation; it cannot be read as the card's effect."),
+    ("Turn played, turns held", "when the card is played and how long it waits: what the agents do with it, not "
+                                "how good it is."),
+    ("Pick rate, average pick", "how much the agents want the card: their opinion of it, which the report then "
+                                "reflects in every other rate."),
+    ("Card value (locm cardvalue)", "the causal measure: the same games, seeds and agents played again with the "
+                                    "card replaced by a baseline; the change in its holder's win rate, with an "
+                                    "interval from the paired games."),
+)
+DEFAULT_MAX_IMBALANCE = 0.10
+"""A pairing of two different agents is lopsided when one wins more than 50% + this of their games."""
 
 
 class ReportError(LocmError):
@@ -33,16 +63,62 @@ class ReportError(LocmError):
 
 
 @dataclass
-class RulesetData:
-    """Everything the report shows for one ruleset."""
+class Stratum:
+    """The card rows of one pairing: the player-games of `agent` against `opponent` (the same agent twice:
+    self-play, both seats)."""
 
-    ruleset: str
+    agent: str
+    opponent: str
+    player_games: int
+    wins: int  # of `agent` in those player-games
     cards: list[dict]
     by_cost: list[tuple[str, int, int]]  # (cost bucket, in-hand n, wins)
     by_turn: list[tuple[int, int, int]]  # (own turn of first play, n, wins)
-    games: list[dict]
     features: dict[str, list[dict]] = field(default_factory=dict)  # constructed: family -> rows
+    lopsided: bool = False
+    same_decks: int = 0  # games of this pairing where both decks held the same cards
+
+    @property
+    def mirrored_decks(self) -> bool:
+        """Most of the pairing's games had the same deck on both sides: a card's deck rate is about 50%
+        whatever the card (both seats or neither hold it), and tells nothing."""
+        games = self.player_games // 2 if self.selfplay else self.player_games
+        return self.selfplay and games > 0 and self.same_decks > games / 2
+
+    @property
+    def selfplay(self) -> bool:
+        return self.agent == self.opponent
+
+    @property
+    def label(self) -> str:
+        return f"{self.agent} vs {self.opponent}" + (" (self-play)" if self.selfplay else "")
+
+
+@dataclass
+class RulesetData:
+    """Everything the report shows for one ruleset: its card rows per pairing of agents (`strata`, the first
+    the one the charts show) and its games."""
+
+    ruleset: str
+    strata: list[Stratum]
+    games: list[dict]
     constructed: bool = False  # rows are feature buckets (constructed or a variant of it)
+
+    @property
+    def cards(self) -> list[dict]:
+        return [r for s in self.strata for r in s.cards]
+
+    @property
+    def by_cost(self) -> list[tuple[str, int, int]]:
+        return self.strata[0].by_cost
+
+    @property
+    def by_turn(self) -> list[tuple[int, int, int]]:
+        return self.strata[0].by_turn
+
+    @property
+    def features(self) -> dict[str, list[dict]]:
+        return self.strata[0].features
 
 
 @dataclass
@@ -55,6 +131,17 @@ class ReportData:
     coverage: dict
     agents: dict[str, dict]  # ruleset -> {"agents": [...], "cells": {(a, b): (wins, n)}, "mirrored": (k, n)}
     comparison: dict | None
+    max_imbalance: float = DEFAULT_MAX_IMBALANCE
+
+    @property
+    def lopsided(self) -> list[tuple[str, Stratum]]:
+        """Every lopsided pairing, with its ruleset."""
+        return [(rs, s) for rs, d in self.rulesets.items() for s in d.strata if s.lopsided]
+
+    @property
+    def mirrored(self) -> list[tuple[str, Stratum]]:
+        """Every self-play pairing whose games mostly had the same deck on both sides."""
+        return [(rs, s) for rs, d in self.rulesets.items() for s in d.strata if s.mirrored_decks]
 
 
 def _cost_bucket(fkey: int) -> str:
@@ -63,8 +150,10 @@ def _cost_bucket(fkey: int) -> str:
 
 def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: str | None = None,
             seat: int | None = None, min_n: int = DEFAULT_MIN_N, refresh: bool = True, progress=None,
-            on_start=None) -> ReportData:
-    """Refresh the projection (unless ``refresh`` is False) and compute every number of the report."""
+            on_start=None, opponent: str | None = None,
+            max_imbalance: float = DEFAULT_MAX_IMBALANCE) -> ReportData:
+    """Refresh the projection (unless ``refresh`` is False) and compute every number of the report: per
+    ruleset, the card rows of each pairing of agents (`Stratum`; `agent` and `opponent` keep some)."""
     path = str(db_path)
     check_request(path, ruleset)
     if refresh:
@@ -79,14 +168,15 @@ def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: st
             games = cs.game_facts(db, rs, agent)
             if not games:
                 raise ReportError(f"{path} holds no {rs} games with agent {agent!r}")
-            out[rs] = _ruleset_data(db, rs, agent, seat, min_n, games)
+            out[rs] = _ruleset_data(db, rs, agent, opponent, seat, min_n, games, max_imbalance)
         all_games = [g for d in out.values() for g in d.games]
         coverage = _coverage(all_games)
         agents = {rs: _agent_matrix(d.games) for rs, d in out.items()}
         comparison = _comparison(out["1.2"].games, out["constructed"].games) \
             if "1.2" in out and "constructed" in out else None
         return ReportData(path, cs.version(db) or DEFINITIONS_VERSION, min_n,
-                          {"ruleset": ruleset, "agent": agent, "seat": seat}, out, coverage, agents, comparison)
+                          {"ruleset": ruleset, "agent": agent, "opponent": opponent, "seat": seat}, out, coverage,
+                          agents, comparison, max_imbalance)
     finally:
         db.close()
 
@@ -106,34 +196,73 @@ def check_request(path: str, ruleset: str | None) -> None:
         raise ReportError(f"{path} holds no {ruleset} games (it has {have})")
 
 
-def _ruleset_data(db, rs: str, agent, seat, min_n: int, games: list[dict]) -> RulesetData:
+def _ruleset_data(db, rs: str, agent, opponent, seat, min_n: int, games: list[dict],
+                  max_imbalance: float) -> RulesetData:
     constructed = cs.is_constructed(db, rs)
-    groups = cs.card_groups(db, rs, agent, seat, by_card=not constructed)
+    wins: dict[tuple[str, str], list[int]] = {}
+    same: Counter = Counter()
+    for g in games:
+        a0, a1 = g["agents"]
+        same[(a0, a1)] += g["same_decks"]
+        if a0 != a1:
+            same[(a1, a0)] += g["same_decks"]
+        for s, pair in enumerate(((a0, a1), (a1, a0))):
+            if seat is not None and s != seat:
+                continue
+            w = wins.setdefault(pair, [0, 0])
+            w[0] += g["winner"] == s
+            w[1] += 1
+    strata = []
+    for (a, o), (k, n) in wins.items():
+        if (agent is not None and a != agent) or (opponent is not None and o != opponent):
+            continue
+        stratum = _stratum(db, rs, a, o, seat, min_n, constructed, k, n)
+        stratum.lopsided = a != o and abs(k / n - 0.5) > max_imbalance
+        stratum.same_decks = same[(a, o)]
+        lo, hi = wilson(k, n)
+        for row in stratum.cards:
+            row.update(pairing_games=n, pairing_win_rate=round(k / n, 4), pairing_ci=[round(lo, 4), round(hi, 4)],
+                       lopsided=stratum.lopsided)
+            row["interval"], row["definitions_version"] = row.pop("interval"), row.pop("definitions_version")
+        strata.append(stratum)
+    if not strata:
+        raise ReportError(f"no {rs} player-games of agent {agent!r} against {opponent!r}")
+    # self-play first, then the balanced pairings, the lopsided last; the most player-games first within each
+    strata.sort(key=lambda s: (not s.selfplay, s.lopsided, -s.player_games, s.agent, s.opponent))
+    return RulesetData(rs, strata, games, constructed)
+
+
+def _stratum(db, rs: str, a: str, o: str, seat, min_n: int, constructed: bool, wins: int, n: int) -> Stratum:
+    groups = cs.card_groups(db, rs, a, seat, by_card=not constructed, opponent=o)
     by_cost: dict[str, dict] = defaultdict(dict)
     for key, counts in groups:
         add_counts(by_cost[_cost_bucket(key[1])], counts)
     cost_rows = [(c, v["in_hand_n"], v["in_hand_wins"]) for c, v in
                  sorted(by_cost.items(), key=lambda kv: FEATURE_ORDER.index("cost: " + kv[0]))]
     features: dict[str, list[dict]] = {}
+    offered = cs.offered_counts(db, rs, a, seat, opponent=o)
     if constructed:
-        offered = cs.offered_counts(db, rs, agent, seat)
+        clusters = cs.bucket_clusters(db, rs, a, seat, opponent=o)
         buckets = bucket_counts(groups, lambda key: features_of_key(key[1]))
         rows = []
         for feature, counts in buckets.items():
             counts["offered"] = offered.get(feature, 0)
-            rows.append(card_row(rs, "feature", feature, counts, min_n, DEFINITIONS_VERSION, constructed))
+            code = FEATURE_ORDER.index(feature) if feature in FEATURE_ORDER else -1
+            per_metric = {m: clusters[(code, m)] for m in range(len(METRICS)) if (code, m) in clusters}
+            rows.append(card_row(rs, "feature", feature, counts, min_n, DEFINITIONS_VERSION, constructed, (a, o),
+                                 per_metric))
         for family in ("type", "cost", "keyword", "area", "draw", "health", "efficiency"):
             fam = [r for r in rows if r["feature"].startswith(family + ":")]
             features[family] = sorted(fam, key=lambda r: _feature_order(r["feature"]))
         rows.sort(key=lambda r: _feature_order(r["feature"]))
     else:
-        offered = cs.offered_counts(db, rs, agent, seat)
         rows = []
         for key, counts in groups:
             counts = dict(counts, offered=offered.get(str(key[0]), 0))
-            rows.append(card_row(rs, "base_id", key[0], counts, min_n, DEFINITIONS_VERSION, constructed))
+            rows.append(card_row(rs, "base_id", key[0], counts, min_n, DEFINITIONS_VERSION, constructed, (a, o)))
         rows.sort(key=lambda r: r["base_id"])
-    return RulesetData(rs, rows, cost_rows, cs.turn_groups(db, rs, agent, seat), games, features, constructed)
+    turns = cs.turn_groups(db, rs, a, seat, opponent=o)
+    return Stratum(a, o, n, wins, rows, cost_rows, turns, features)
 
 
 def _feature_order(feature: str):
@@ -265,4 +394,4 @@ def top_rows(data: ReportData, metric: str, top: int | None) -> list[dict]:
 
 
 __all__ = ["collect", "write_report", "ReportData", "ReportError", "cards_json", "cards_csv", "seat_summary",
-           "top_rows", "CARD_KEYS", "HIDDEN_INFO_NOTE", "wilson"]
+           "top_rows", "CARD_KEYS", "SELECTION_NOTE", "METRIC_NOTES", "Stratum", "wilson", "DEFAULT_MAX_IMBALANCE"]

@@ -16,6 +16,10 @@ DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), defau
 RULESET = click.option("--ruleset", "-r", help="Only this ruleset: 1.2, constructed (alias 1.5), a ruleset variant "
                                               "file (TOML) or the name of a variant with stored games; default all.")
 AGENT = click.option("--agent", "-a", help="Only the player-games of this agent (either seat).")
+OPPONENT = click.option("--opponent", help="Only the player-games against this agent.")
+IMBALANCE = click.option("--max-imbalance", type=click.FloatRange(0, 0.5), default=0.10, show_default=True,
+                         help="A pairing of two agents is flagged as lopsided when one wins more than 50% plus "
+                              "this share of their games.")
 SEAT = click.option("--seat", type=click.IntRange(0, 1), help="Only the player-games of this seat (0 moves first).")
 MIN = click.option("--min-games", "min_n", type=click.IntRange(min=1), default=DEFAULT_MIN_N, show_default=True,
                    help="Minimum sample: a rate over fewer player-games is shown as not enough data.")
@@ -83,21 +87,36 @@ def _progress(label: str):
             state["bar"].__exit__(None, None, None)
 
 
+def _warn_lopsided(data) -> None:
+    for rs, s in data.mirrored:
+        click.echo(f"warning: {rs}: {s.label}: both seats had the same deck in {s.same_decks} of "
+                   f"{s.player_games // 2} games: a card's deck rate is about 50% whatever it does", err=True)
+    for rs, s in data.lopsided:
+        click.echo(f"warning: {rs}: {s.label}: {s.agent} wins {100 * s.wins / s.player_games:.1f}% of "
+                   f"{s.player_games} games (lopsided beyond {100 * data.max_imbalance:.0f} points): its card rates "
+                   "mostly tell which cards each agent takes; prefer self-play data (locm tournament --agents "
+                   "lookahead lookahead)", err=True)
+
+
 @click.command()
 @DB
 @RULESET
 @AGENT
+@OPPONENT
 @SEAT
 @MIN
+@IMBALANCE
 @click.option("--output", "-o", "out", type=click.Path(path_type=Path), default=Path("report"), show_default=True,
               help="The directory to write into (created if missing).")
 @click.option("--rebuild", is_flag=True, help="Rebuild the card-facts projection from the events first.")
-def report(db, ruleset, agent, seat, min_n, out, rebuild):
+def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild):
     """Write a card-balance report: cards.json, cards.csv, PNG charts and a self-contained index.html.
 
     Brings the card-facts projection (tables cardfacts_* in the store file) up to date with the stored
-    events first: only games stored since the last run are read. Every rate has its sample size and a 95%
-    Wilson interval; rates on fewer than --min-games player-games are shown as not enough data.
+    events first: only games stored since the last run are read. Every rate is given per pairing of agents
+    (an agent against an opponent) with its sample size and a 95% interval (Wilson; clustered by game for
+    constructed buckets); rates on fewer than --min-games player-games are shown as not enough data. A
+    pairing whose agents differ in strength beyond --max-imbalance is flagged loudly.
 
     \b
     Example:
@@ -114,8 +133,10 @@ def report(db, ruleset, agent, seat, min_n, out, rebuild):
     check_request(path, ruleset)
     with _progress("projecting games") as (start, step):
         cardfacts_store.refresh(path, rebuild=rebuild, progress=step, on_start=start)
-    data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False)
+    data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False, opponent=opponent,
+                   max_imbalance=max_imbalance)
     index = write_report(data, out)
+    _warn_lopsided(data)
     click.echo(f"{data.coverage['games']} games ({', '.join(f'{k}: {v}' for k, v in data.coverage['rulesets'].items())}), "
                f"definitions {data.version}, minimum sample {min_n}")
     click.echo(f"report: {index}  (also {out / 'cards.json'}, {out / 'cards.csv'})")
@@ -125,13 +146,16 @@ def report(db, ruleset, agent, seat, min_n, out, rebuild):
 @DB
 @RULESET
 @AGENT
+@OPPONENT
 @SEAT
 @MIN
+@IMBALANCE
 @click.option("--sort", "metric", type=click.Choice(SORT_METRICS), default="in_hand_wr", show_default=True,
               help="The metric to sort by, highest first (rows without a value last).")
 @click.option("--top", type=click.IntRange(min=1), default=20, show_default=True, help="Rows to show.")
-def stats(db, ruleset, agent, seat, min_n, metric, top):
-    """The card metrics of the report as a terminal table (1.2: per card; constructed: per feature bucket).
+def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top):
+    """The card metrics of the report as a terminal table (1.2: per card; constructed: per feature bucket),
+    per pairing of agents.
 
     \b
     Example:
@@ -147,7 +171,8 @@ def stats(db, ruleset, agent, seat, min_n, metric, top):
     check_request(path, ruleset)
     with _progress("projecting games") as (start, step):
         cardfacts_store.refresh(path, progress=step, on_start=start)
-    data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False)
+    data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False, opponent=opponent,
+                   max_imbalance=max_imbalance)
     names = {b: c.name for b, c in cardlist_12().items()}
 
     def pct(r, m):
@@ -157,15 +182,18 @@ def stats(db, ruleset, agent, seat, min_n, metric, top):
     rows = []
     for r in top_rows(data, metric, top):
         card = r["feature"] if "feature" in r else f"#{r['base_id']} {names.get(r['base_id'], '')}"[:26]
-        rows.append((r["ruleset"], card, r["deck_n"], pct(r, "deck"), r["in_hand_n"], pct(r, "in_hand"),
+        pairing = f"{r['agent']} vs {r['opponent']}" + (" !" if r["lopsided"] else "")
+        rows.append((r["ruleset"], pairing, card, r["deck_n"], pct(r, "deck"), r["in_hand_n"], pct(r, "in_hand"),
                      pct(r, "not_seen"), "n/a" if r["iih"] is None else f"{100 * r['iih']:+.1f}",
                      pct(r, "played"), "-" if r["pick_rate"] is None else f"{100 * r['pick_rate']:.1f}%",
                      "-" if r["avg_pick"] is None else r["avg_pick"],
                      "-" if r["avg_turn_played"] is None else r["avg_turn_played"]))
-    click.echo(table(("ruleset", "card", "deck n", "deck WR % [95% CI]", "hand n", "in-hand WR %", "not-seen WR %",
-                      "IIH pp", "played WR %", "pick", "avg pick", "turn"), rows))
+    click.echo(table(("ruleset", "pairing", "card", "deck n", "deck WR % [95% CI]", "hand n", "in-hand WR %",
+                      "not-seen WR %", "IIH pp", "played WR %", "pick", "avg pick", "turn"), rows))
     click.echo(f"{data.coverage['games']} games, definitions {data.version}, minimum sample {min_n} "
-               f"player-games (n/a below), sorted by {metric}")
+               f"player-games (n/a below), sorted by {metric}; rates are observational (who holds a card, "
+               "not what it causes: see locm cardvalue); compare rows of one pairing only")
+    _warn_lopsided(data)
 
 
 @click.command("rebuild")

@@ -366,6 +366,17 @@ def open_store(path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, r
                        on_wait=on_wait, salvage=salvage)
 
 
+def export_header() -> bytes:
+    """The first line of an export file."""
+    return msgspec.json.encode({"locm_export": EXPORT_VERSION, "store_schema": STORE_SCHEMA_VERSION,
+                                "event_schema": EVENT_SCHEMA_VERSION}) + b"\n"
+
+
+def export_end(games: int, events: int) -> bytes:
+    """The last line of an export file: what it holds (an import checks it)."""
+    return msgspec.json.encode({"end": {"games": games, "events": events}}) + b"\n"
+
+
 def default_busy_timeout() -> float:
     """``$LOCM_BUSY_TIMEOUT`` (seconds) if set and valid, else `BUSY_TIMEOUT_S`."""
     try:
@@ -474,26 +485,31 @@ class EventStore:
         Each game's chain is verified before it is written (`ChainError`: the output then lacks its end
         line, so importing it is refused). With ``on_bad`` (salvage), a game that cannot be read or does not
         verify is passed to it and left out instead, and the file stays importable."""
-        enc = msgspec.json.encode
-        out.write(enc({"locm_export": EXPORT_VERSION, "store_schema": STORE_SCHEMA_VERSION,
-                       "event_schema": EVENT_SCHEMA_VERSION}) + b"\n")
+        out.write(export_header())
         games = events = 0
         if game_ids is None:
             game_ids = self.readable_ids() if on_bad else [r.game_id for r in self._records(None, None, None, None)]
         for game_id in game_ids:
             try:
-                record, lines, hashes = self._verified(game_id)
+                block, n = self.export_game(game_id)
             except StoreError as exc:
                 if on_bad is None or isinstance(exc, GameNotFoundError):
                     raise
                 on_bad(game_id, exc)
                 continue
-            parts = [b'{"game":' + enc(record) + b"}\n"]
-            parts += [b'{"hash":"' + h.hex().encode() + b'","event":' + p + b"}\n" for p, h in zip(lines, hashes)]
-            out.write(b"".join(parts))
-            games, events = games + 1, events + record.n_events
-        out.write(enc({"end": {"games": games, "events": events}}) + b"\n")
+            out.write(block)
+            games, events = games + 1, events + n
+        out.write(export_end(games, events))
         return games
+
+    def export_game(self, game_id: str) -> tuple[bytes, int]:
+        """One game in the export format (its record line and its event lines, the chain verified first) and
+        its number of events; `ChainError` or another `StoreError` if it does not read or verify."""
+        enc = msgspec.json.encode
+        record, lines, hashes = self._verified(game_id)
+        parts = [b'{"game":' + enc(record) + b"}\n"]
+        parts += [b'{"hash":"' + h.hex().encode() + b'","event":' + p + b"}\n" for p, h in zip(lines, hashes)]
+        return b"".join(parts), record.n_events
 
     def readable_ids(self) -> list[str]:
         """The ids of the stored games, as far as they can still be read (for salvage): from the games table,
@@ -1062,10 +1078,17 @@ def _inspect(path: Path, name: str, salvage: bool = False) -> bool:
                                     RECOVER_HINT)
         if not tables:
             return True
-        if "locm_meta" not in tables:
+        if "locm_meta" not in tables and not (salvage and {"games", "logs"} <= tables):
             shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
             raise NotAStoreError(name, f"expected a locm_meta table, found tables {shown}")
-        meta = dict(conn.execute("SELECT key, value FROM locm_meta"))
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM locm_meta")) if "locm_meta" in tables else {}
+        except sqlite3.DatabaseError:
+            if not salvage:
+                raise
+            meta = {}  # salvage: a damaged locm_meta page does not keep the games from being read
+        if salvage and not meta:
+            meta = {"format": STORE_FORMAT, "schema_version": str(STORE_SCHEMA_VERSION)}
         if meta.get("format") != STORE_FORMAT:
             raise NotAStoreError(name, f"expected format {STORE_FORMAT!r}, got {meta.get('format')!r}")
         if meta.get("schema_version") == "1":

@@ -18,14 +18,22 @@ own pipe with at most `HANDOFF` games in hand (the schedule is read lazily, and 
 slow the store is); the main process is the only writer of the store and stores each game in its own
 transaction (`EventStore.append_prepared`: two INSERTs) as it arrives, so that it needs a small part of a
 core (`benchmarks/bench_tournament.py` reports its CPU time per game) and the workers have the rest. The
-workers do not import sqlite-utils (`locm.store` imports it only to open a store), so they start sooner. A worker notices that the main process died (its parent pid changes; checked every
-`WATCHDOG_S`) or is sent SIGTERM, kills the process groups of the bots it is running and exits; the main
-process terminates its workers when it is interrupted (Ctrl-C, SIGTERM) or fails.
+workers do not import sqlite-utils (`locm.store` imports it only to open a store), so they start sooner, and
+they never open the store: only the main process does, and no bot's sandbox shows it (`locm.sandbox`).
+
+Supervision (`Supervision`): a worker sends a heartbeat with its turn count every half second; one that dies,
+goes silent (stopped, frozen) or stops playing turns (stuck) is killed and replaced, the game it was playing
+is played again once and then recorded as failed, so a tournament always ends, with every game stored or
+named as failed, or stops with a one-line `TournamentError`. Workers die with the main process, even killed
+with SIGKILL (`locm.processes.die_with_parent`), and their sandboxed bots die with them; the main process
+terminates its workers when it is interrupted (Ctrl-C, SIGTERM) or fails.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -49,14 +57,15 @@ from locm.engine.agents import play
 from locm.engine.game import Game
 from locm.engine.rulesets import Rules, by_name, rules_hash
 from locm.events.catalog import HardError
-from locm.bots import BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent
+from locm.bots import (BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent,
+                       turns_played)
 from locm.errors import TournamentError
 from locm.gameid import created_id, game_id
+from locm.processes import die_with_parent, parent_alive
+from locm.sandbox import Sandbox, require
 from locm.play import seat_seed
 from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord, prepare_game
 
-WATCHDOG_S = 0.2
-"""How often a worker checks that the main process is still alive."""
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
@@ -73,41 +82,57 @@ class PlayedGame:
         return self.extras.game_id
 
 
+def make_seats(seed: int, agents: Sequence[str], limits: TimeLimits, sandbox: Sandbox) -> list:
+    """The two seats' agents of a game (not started): built-ins seeded by seat and timed, bots in `sandbox`
+    (`SandboxUnavailableError` if a bot is to be sandboxed on a machine that cannot)."""
+    if not all(is_builtin(a) for a in agents):
+        require(sandbox)
+    seats = [make_agent(agents[s], seat_seed(seed, s), limits, sandbox) for s in (0, 1)]
+    return [a if isinstance(a, BotAgent) else TimedAgent(a) for a in seats]
+
+
 def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dict | None = None,
              limits: TimeLimits | None = None, versions: Sequence[str] | None = None,
-             place: tuple[str, int] | None = None) -> PlayedGame:
+             place: tuple[str, int] | None = None, sandbox: Sandbox | None = None,
+             seats: list | None = None) -> PlayedGame:
     """Play one game between two agents (built-in names or command lines) and return it with the record's
     extras: each seat's stderr (bots), average think time per turn (ms), hard-error and timeout flags, and
-    ``meta`` JSON with the turns answered, the slowest turn and, with a bot, the time limits. Every bot
-    process is killed before this returns or raises. ``versions``: the bots' versions to record (default:
-    `bot_fingerprint` of each agent now); ``place``: the game's place in a recorded schedule, kept in its meta
-    (``schedule``, ``place``)."""
+    ``meta`` JSON with the turns answered, the slowest turn and, with a bot, the time limits and the sandbox
+    (`Sandbox.meta`). Bots run in `sandbox` (by default the sandbox with its default limits:
+    `SandboxUnavailableError` if this machine cannot make one), or are the given ``seats`` (`make_seats`,
+    their sandboxes perhaps prepared already: `BotAgent.prepare`). Every bot process is killed before this
+    returns or raises. ``versions``: the bots' versions to record (default: `bot_fingerprint` of each agent
+    now); ``place``: the game's place in a recorded schedule, kept in its meta (``schedule``, ``place``)."""
     limits = limits or TimeLimits()
-    seats = [make_agent(agents[s], seat_seed(seed, s), limits) for s in (0, 1)]
-    seats = [a if isinstance(a, BotAgent) else TimedAgent(a) for a in seats]
+    sandbox = Sandbox() if sandbox is None else sandbox
+    seats = seats or make_seats(seed, agents, limits, sandbox)
     if versions is None:  # a bot's identity: its command and its files (a tournament takes them once, at start)
         versions = tuple(bot_fingerprint(a.command) or "" if isinstance(a, BotAgent) else "" for a in seats)
-    game = Game.new(ruleset, seed, params, agents=tuple(agents), bots=(versions[0], versions[1]))
     bots = [a for a in seats if isinstance(a, BotAgent)]
     try:
+        game = Game.new(ruleset, seed, params, agents=tuple(agents), bots=(versions[0], versions[1]))
         for bot in bots:
             bot.start(game.rules)  # both at once, so that their start-up overlaps
         play(game, seats)
     finally:
         for bot in bots:
+            bot.kill()  # both at once, so that their sandboxes end together
+        for bot in bots:
             bot.stop()
-    return PlayedGame(game, _extras(created_id(game.created), game, seats, limits, bool(bots), place))
+    return PlayedGame(game, _extras(created_id(game.created), game, seats, limits, sandbox if bots else None,
+                                    place))
 
 
-def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, with_bots: bool,
+def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, sandbox: Sandbox | None,
             place: tuple[str, int] | None = None) -> GameExtras:
     errors = {e.player for e in game.log if type(e) is HardError}
     meta = {"turns": [a.turns for a in seats], "think_max_ms": [round(a.think_ms_max, 3) for a in seats]}
     if place is not None:
         meta["schedule"], meta["place"] = place
-    if with_bots:
+    if sandbox is not None:
         meta["limits_ms"] = limits.as_dict()
         meta["bot_sha256"] = [v or None for v in game.created.bot_sha256 or (None, None)]
+        meta["sandbox"] = sandbox.meta()
     fields = {"game_id": gid, "meta": json.dumps(meta, separators=(",", ":"))}
     for s, a in enumerate(seats):
         fields[f"think_ms{s}"] = round(a.think_ms_total / a.turns, 4) if a.turns else None
@@ -363,8 +388,9 @@ class TournamentRun:
     already: int  # of those, stored before this run
     played: int  # played and stored by this run
     duplicates: int  # played but already stored meanwhile (another run on the same store)
-    failed: list[tuple[str, str]]  # (game id, error) of games whose worker raised
+    failed: list[tuple[str, str]]  # (game id, error) of games whose worker raised or was lost too often
     seconds: float
+    incidents: list[str] = dataclasses.field(default_factory=list)  # workers lost and replaced, one line each
 
 
 def pending(store: EventStore, jobs: Iterable[Job]) -> list[Job]:
@@ -401,21 +427,50 @@ HANDOFF = 2
 one, so games played but not stored stay below ``HANDOFF * workers`` however slow the store is."""
 
 
+@dataclass(frozen=True)
+class Supervision:
+    """How the main process watches its workers (`_pool`). A worker says it is alive every ``heartbeat_s``
+    with the number of turns played so far. It is lost when its pipe ends (it died), when nothing came from
+    it for ``grace_s`` (stopped or frozen), or when it has a game in hand and no turn was played for the
+    longest time limit of a turn plus ``grace_s`` (stuck); a new worker has ``start_s`` to say it is alive
+    first (its imports, on a busy machine). A lost worker is killed and replaced. The game it
+    was playing is played again by another worker, up to ``attempts`` starts in all; after that it is
+    recorded as failed (not stored: a later run tries it again), the tournament goes on. The games it had
+    not started go back to the queue. If ``max(5, 3 * workers)`` workers in a row are lost before they
+    start (no heartbeat: this machine cannot run them), the tournament stops with a `TournamentError`."""
+
+    heartbeat_s: float = 0.5
+    grace_s: float = 20.0
+    attempts: int = 2
+    start_s: float = 60.0
+
+
 def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limits: TimeLimits | None = None,
               progress: Callable[[int], None] | None = None, scheduled: int | None = None,
-              count: int | None = None) -> TournamentRun:
+              count: int | None = None, sandbox: Sandbox | None = None,
+              supervision: Supervision | None = None, on_incident: Callable[[str], None] | None = None
+              ) -> TournamentRun:
     """Play `jobs` in `workers` processes and store each game as it arrives (one transaction each);
     ``progress(1)`` after each game. ``jobs`` may be a lazy iterable (then give ``count``, the number of
-    jobs, for the summary); it is consumed as workers become free."""
+    jobs, for the summary); it is consumed as workers become free. Bots run in `sandbox` (default: the
+    sandbox; `SandboxUnavailableError` at the first game with a bot if this machine has none). A lost worker
+    (`Supervision`) is reported to ``on_incident`` (one line) and kept in ``TournamentRun.incidents``."""
     if workers < 1:
         raise TournamentError(f"--workers must be at least 1, got {workers}")
+    sandbox = Sandbox() if sandbox is None else sandbox
     if count is None:
         jobs = list(jobs)
         count = len(jobs)
     total = count if scheduled is None else scheduled
     run = TournamentRun(total, total - count, 0, 0, [], 0.0)
     t0 = time.perf_counter()
-    for kind, gid, a, b in _pool(jobs, max(1, min(workers, count)), limits or TimeLimits()):
+    for kind, gid, a, b in _pool(jobs, max(1, min(workers, count)), limits or TimeLimits(), sandbox,
+                                 supervision or Supervision()):
+        if kind == "incident":
+            run.incidents.append(a)
+            if on_incident:
+                on_incident(a)
+            continue
         if kind == "game":
             try:
                 store.append_prepared(a)
@@ -432,14 +487,15 @@ def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limit
 
 def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games: int, *, workers: int = 1,
                    seed: int = 1, limits: TimeLimits | None = None,
-                   progress: Callable[[int], None] | None = None) -> TournamentRun:
+                   progress: Callable[[int], None] | None = None, sandbox: Sandbox | None = None,
+                   supervision: Supervision | None = None) -> TournamentRun:
     """`schedule` (recorded in the store: `record_schedule`), then play the games `store` lacks (`iter_pending`,
     `play_jobs`)."""
     jobs = schedule(ruleset, agents, games, seed)
     record_schedule(store, jobs)
     todo, count = to_play(store, jobs)
     return play_jobs(store, todo, workers=workers, limits=limits, progress=progress, scheduled=len(jobs),
-                     count=count)
+                     count=count, sandbox=sandbox, supervision=supervision)
 
 
 def to_play(store: EventStore, jobs: Schedule) -> tuple[Iterable[Job], int]:
@@ -451,108 +507,239 @@ def to_play(store: EventStore, jobs: Schedule) -> tuple[Iterable[Job], int]:
     return iter_pending(store, jobs), len(jobs) - count_stored(store, jobs)
 
 
-def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits):
+class _Hand:
+    """One worker as the main process sees it: its process, its pipe, the jobs it holds (the first one is
+    being played) and when it last gave a sign of life and of progress."""
+
+    def __init__(self, proc, conn, now: float) -> None:
+        self.proc, self.conn = proc, conn
+        self.jobs: collections.deque[Job] = collections.deque()
+        self.seen = self.moved = now
+        self.turns = -1  # no heartbeat yet: the worker is starting
+
+
+def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits, sandbox: Sandbox | None = None,
+          supervision: Supervision | None = None, target: Callable = None):
     """Yield ``("game", id, PreparedGame, None)`` (checked, encoded, chained and compressed in the worker, so
-    the one writing process only runs the SQL) or ``("failed", id, message, None)`` for every job, played by
-    `workers` spawned processes. Each worker has its own pipe and at most `HANDOFF` jobs in hand; a job is
-    taken from ``jobs`` only when a result comes back. Pipes, not queues: no named semaphores, so nothing
+    the one writing process only runs the SQL), ``("failed", id, message, None)`` for every job, and
+    ``("incident", id, message, None)`` when a worker is lost and replaced (`Supervision`). The jobs are
+    played by `workers` spawned processes, each with its own pipe and at most `HANDOFF` jobs in hand; a job
+    is taken from ``jobs`` only when a result comes back. Pipes, not queues: no named semaphores, so nothing
     for the resource tracker to warn about when the main process is killed. The workers are terminated when
-    this generator is closed or fails."""
+    this generator is closed or fails, and die with this process (`locm.processes`). ``target`` is the
+    worker's function (`_worker`; tests give a faulty one)."""
+    sandbox = Sandbox() if sandbox is None else sandbox
+    target = target or _worker
+    sup = supervision or Supervision()
+    stall_s = max(limits.as_dict().values()) / 1000.0 + sup.grace_s
     source = iter(jobs)
     first = list(itertools.islice(source, HANDOFF * workers))
     if not first:
         return
-    source = itertools.chain(first, source)
+    again: collections.deque[Job] = collections.deque(first)  # jobs to hand out before the source's
+    exhausted = False
+    starts: dict[str, int] = {}
     ctx = multiprocessing.get_context("spawn")
-    procs, hands = [], {}
+    hands: dict = {}
+    dead: list = []
+    unstarted, names = 0, itertools.count()  # workers lost in a row before their first heartbeat
+
+    def spawn() -> None:
+        mine, theirs = ctx.Pipe(duplex=True)
+        p = ctx.Process(target=target, args=(theirs, os.getpid(), limits, sandbox, sup.heartbeat_s), daemon=True,
+                        name=f"locm-worker-{next(names)}")
+        p.start()
+        theirs.close()
+        hands[mine] = _Hand(p, mine, time.monotonic())
+
+    checked = False
+
+    def next_job() -> Job | None:
+        nonlocal exhausted, checked
+        if again:
+            return again.popleft()
+        if not exhausted:
+            job = next(source, None)
+            if job is not None:
+                if not checked and not (is_builtin(job.agent0) and is_builtin(job.agent1)):
+                    require(sandbox)  # no sandbox, no untrusted run: refused before a bot starts
+                    checked = True
+                return job
+            exhausted = True
+        return None
+
+    def hand_out(hand: _Hand) -> None:
+        while len(hand.jobs) < HANDOFF and (job := next_job()) is not None:
+            try:
+                hand.conn.send(job)
+            except OSError:  # it died: the wait below sees its pipe end, and it is replaced
+                again.appendleft(job)
+                return
+            if not hand.jobs:
+                hand.moved = time.monotonic()  # an idle worker's clock starts with its game
+            hand.jobs.append(job)
+
+    def lose(hand: _Hand, why: str):
+        """Kill and forget a lost worker; put its jobs back or fail the one it was playing; replace it."""
+        nonlocal unstarted
+        del hands[hand.conn]
+        with contextlib.suppress(OSError):
+            hand.proc.kill()
+        hand.proc.join(timeout=5)
+        hand.conn.close()
+        dead.append(hand.proc)
+        gid = hand.jobs[0].game_id if hand.jobs else None
+        if hand.turns < 0:
+            unstarted += 1
+            if unstarted >= max(5, 3 * workers):
+                raise TournamentError(f"stopped: {unstarted} workers in a row were lost before they started (the "
+                                      f"last one {why})")
+        if hand.jobs:
+            playing = hand.jobs.popleft()
+            starts[gid] = starts.get(gid, 0) + 1
+            again.extendleft(reversed(hand.jobs))
+            if starts[gid] < sup.attempts:
+                again.appendleft(playing)
+                yield "incident", gid, f"{hand.proc.name} {why}: replaced; game {gid} will be played again", None
+            else:
+                yield "incident", gid, f"{hand.proc.name} {why}: replaced", None
+                yield "failed", gid, f"its worker was lost {starts[gid]} times while playing it (last: {why})", None
+        else:
+            yield "incident", None, f"{hand.proc.name} {why}: replaced", None
+        if again or not exhausted:
+            spawn()
+            hand_out(list(hands.values())[-1])
+
     try:
-        for i in range(min(workers, len(first))):
-            mine, theirs = ctx.Pipe(duplex=True)
-            p = ctx.Process(target=_worker, args=(theirs, os.getpid(), limits), daemon=True, name=f"locm-worker-{i}")
-            p.start()
-            theirs.close()
-            procs.append(p)
-            hands[mine] = [p, 0]
-        exhausted = False
-
-        def hand_out(conn) -> None:
-            nonlocal exhausted
-            hand = hands[conn]
-            while not exhausted and hand[1] < HANDOFF:
-                job = next(source, None)
-                if job is None:
-                    exhausted = True
-                    return
-                conn.send(job)
-                hand[1] += 1
-
-        for conn in hands:
-            hand_out(conn)
-        while busy := [c for c, (_, n) in hands.items() if n]:
-            for conn in multiprocessing.connection.wait(busy, timeout=0.5):
+        for _ in range(min(workers, len(first))):
+            spawn()
+        for hand in list(hands.values()):
+            hand_out(hand)
+        while any(h.jobs for h in hands.values()) or again:
+            if not hands:  # every worker was lost and not replaced: start one for what is left
+                spawn()
+            for hand in list(hands.values()):
+                if not hand.jobs:
+                    hand_out(hand)
+            for conn in multiprocessing.connection.wait(list(hands), timeout=sup.heartbeat_s):
+                hand = hands[conn]
                 try:
                     item = conn.recv()
                 except (EOFError, OSError):  # the worker died (a reset pipe when it died starting)
-                    p, n = hands[conn]
-                    p.join(timeout=1)
-                    raise TournamentError(f"{p.name} ended (exit {p.exitcode}) with {n} games in hand") from None
-                hands[conn][1] -= 1
-                hand_out(conn)
+                    hand.proc.join(timeout=1)
+                    yield from lose(hand, f"ended (exit {hand.proc.exitcode})")
+                    continue
+                now = time.monotonic()
+                hand.seen = now
+                unstarted = 0
+                if item[0] == "beat":
+                    if item[1] != hand.turns:
+                        hand.turns, hand.moved = item[1], now
+                    continue
+                hand.moved = now
+                hand.jobs.popleft()
+                hand_out(hand)
                 yield item
+            now = time.monotonic()
+            for hand in list(hands.values()):
+                if hand.turns < 0:
+                    if now - hand.seen > sup.start_s:
+                        yield from lose(hand, f"did not start in {sup.start_s:.0f} s")
+                elif now - hand.seen > sup.grace_s:
+                    yield from lose(hand, f"gave no sign of life for {now - hand.seen:.0f} s (stopped or frozen)")
+                elif hand.jobs and now - hand.moved > stall_s:
+                    yield from lose(hand, f"played no turn for {now - hand.moved:.0f} s (stuck)")
     finally:
         for conn in hands:
             with contextlib.suppress(OSError):
                 conn.send(None)  # done: the worker exits
             conn.close()
+        procs = [h.proc for h in hands.values()] + dead
         for p in procs:
             p.join(timeout=0.5)
             if p.is_alive():
                 p.terminate()  # SIGTERM: the worker kills its bots and exits
         for p in procs:
             p.join(timeout=5)
-            if p.is_alive():  # pragma: no cover - a worker stuck beyond SIGTERM
+            if p.is_alive():  # a stopped worker, or one stuck beyond SIGTERM
                 p.kill()
                 p.join()
 
 
-def _worker(conn, parent: int, limits: TimeLimits) -> None:
-    """A worker process: play the jobs received until None or the end of the pipe; die (killing its bots)
-    when the parent dies."""
+def _worker(conn, parent: int, limits: TimeLimits, sandbox: Sandbox, heartbeat_s: float = 0.5) -> None:
+    """A worker process: play the jobs received until None or the end of the pipe; say it is alive every
+    ``heartbeat_s`` (with the turns played, its progress); die (killing its bots) when the parent dies."""
+    die_with_parent(parent)
+    sending = threading.Lock()
+
     def die(*_):
         kill_all()
         os._exit(1)
 
-    def watchdog():
+    def send(item) -> None:
+        try:
+            with sending:
+                conn.send(item)
+        except (BrokenPipeError, OSError):
+            die()
+
+    def heartbeat():
         while True:
-            if os.getppid() != parent:
+            if not parent_alive(parent):
                 die()
-            time.sleep(WATCHDOG_S)
+            send(("beat", turns_played()))
+            time.sleep(heartbeat_s)
 
     signal.signal(signal.SIGTERM, die)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
-    threading.Thread(target=watchdog, daemon=True, name="locm-watchdog").start()
-    if os.getppid() != parent:
-        die()
+    threading.Thread(target=heartbeat, daemon=True, name="locm-heartbeat").start()
+    ahead = None  # the next job, its sandboxes prepared while this one is played
     while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
+        if ahead is not None:
+            (job, seats), ahead = ahead, None
+        else:
+            try:
+                job = conn.recv()
+            except (EOFError, OSError):
+                return
+            seats = None
         if job is None:
             return
-        try:
-            played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits, versions=job.bots,
-                              place=job.place)
-            if played.game_id != job.game_id:  # pragma: no cover - the id of a game is known before it is played
-                raise TournamentError(f"the game played is {played.game_id}, not the scheduled {job.game_id}")
-            result = ("game", job.game_id, prepare_game(played.extras, played.game.log), None)
-        except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
-            line = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            result = ("failed", job.game_id, line, None)
-        try:
-            conn.send(result)
-        except (BrokenPipeError, OSError):
-            die()
+        if conn.poll():  # the next job is here: make its bots' sandboxes ready now, off the game's clock
+            try:
+                nxt = conn.recv()
+            except (EOFError, OSError):
+                nxt = None
+            ahead = (nxt, _prepared(nxt, limits, sandbox))
+        send(_play(job, limits, sandbox, seats))
+
+
+def _prepared(job: Job | None, limits: TimeLimits, sandbox: Sandbox) -> list | None:
+    """The seats of a job with their bots' sandboxes set up (`BotAgent.prepare`), or None."""
+    if job is None:
+        return None
+    try:
+        seats = make_seats(job.seed, (job.agent0, job.agent1), limits, sandbox)
+    except Exception:  # `_play` meets the same error and reports it
+        return None
+    rules = by_name(job.ruleset) if isinstance(job.ruleset, str) else job.ruleset  # as `Game.new` resolves it
+    for agent in seats:
+        if isinstance(agent, BotAgent):
+            agent.prepare(rules)
+    return seats
+
+
+def _play(job: Job, limits: TimeLimits, sandbox: Sandbox, seats: list | None = None) -> tuple:
+    """A worker's result for one job: ``("game", id, PreparedGame, None)`` or ``("failed", id, error, None)``."""
+    try:
+        played = run_game(job.ruleset, job.seed, (job.agent0, job.agent1), limits=limits, versions=job.bots,
+                          place=job.place, sandbox=sandbox, seats=seats)
+        if played.game_id != job.game_id:  # pragma: no cover - the id of a game is known before it is played
+            raise TournamentError(f"the game played is {played.game_id}, not the scheduled {job.game_id}")
+        return "game", job.game_id, prepare_game(played.extras, played.game.log), None
+    except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
+        line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        return "failed", job.game_id, line, None
 
 
 # --- checking stored games -------------------------------------------------------------------------------
@@ -686,8 +873,34 @@ def pair_rows(records: Sequence[GameRecord], agents: Sequence[str]) -> list[tupl
 PAIR_HEADERS = ("agent A", "agent B", "games", "A wins", "B wins")
 
 
-__all__ = ["game_id", "run_game", "PlayedGame", "Job", "Schedule", "schedule", "record_schedule", "MAX_GAMES",
-           "pending", "iter_pending", "count_stored", "play_jobs", "run_tournament", "TournamentRun",
+def sandbox_lines(records: Sequence[GameRecord]) -> list[str]:
+    """How the bots of these games were confined, from each game's ``meta.sandbox``: one line per way, with
+    its number of games (games without a bot have none). Unsandboxed games and games with the network are
+    said in capitals, so that standings never hide them."""
+    ways: dict[str, int] = {}
+    for r in records:
+        try:
+            box = json.loads(r.meta).get("sandbox")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(box, dict):
+            key = json.dumps(box, sort_keys=True)
+            ways[key] = ways.get(key, 0) + 1
+    lines = []
+    for key, n in ways.items():
+        box = json.loads(key)
+        if box.get("tool") == "none":
+            how = "UNSANDBOXED (--no-sandbox)"
+        else:
+            how = f"sandboxed ({box.get('tool')}; limits {box.get('limits')}"
+            how += "; NETWORK ON" if box.get("network") else "; no network"
+            how += f"; also shown: {', '.join(map(str, box.get('binds') or []))})" if box.get("binds") else ")"
+        lines.append(f"bots: {n} game{'s' * (n != 1)} {how}")
+    return lines
+
+
+__all__ = ["game_id", "run_game", "make_seats", "PlayedGame", "Job", "Schedule", "schedule", "record_schedule",
+           "MAX_GAMES", "pending", "iter_pending", "count_stored", "play_jobs", "run_tournament", "TournamentRun",
            "check_stored_game", "bot_fingerprint", "changed_bots", "stored_stderr", "BotStderr", "Standing",
-           "seat_entry", "standings", "standings_rows", "pair_rows", "STANDINGS_HEADERS", "PAIR_HEADERS", "WATCHDOG_S",
-           "stored_versions", "other_versions"]
+           "seat_entry", "standings", "standings_rows", "sandbox_lines", "pair_rows", "STANDINGS_HEADERS",
+           "PAIR_HEADERS", "Supervision", "HANDOFF", "stored_versions", "other_versions"]

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
 from locm.analysis.overview import DAMAGE_SOURCES
+from locm.analysis.paired import Paired, pts
 from locm.analysis.stats import Z95, wilson
 from locm.engine.errors import LocmError
 from locm.engine.rulesets import Rules, rules_hash
@@ -78,35 +80,105 @@ def _card_key(c, named: bool) -> str:
 _STATE: dict = {}
 
 
-def _init_worker(db: str, rules_a_hash: str | None, rules_b: Rules) -> None:
+def _init_pool_worker(parent: int, *args) -> None:
+    """A pool worker: it dies with the process that started it (`locm.processes`), then `_init_worker`."""
+    from locm.processes import die_with_parent
+
+    die_with_parent(parent)
+    _init_worker(*args)
+
+
+def _init_worker(db: str, rules_a_hash: str | None, variants: tuple[Rules, ...]) -> None:
+    """A worker's (or the main process's) state: the store read-only, the hash games of A must have (None:
+    any), and the rulesets B games are re-run under (`whatif`: one; `locm.cardvalue`: one per card)."""
     from locm.store import open_store
 
-    _STATE.update(store=open_store(db, create=False, readonly=True), hash_a=rules_a_hash, rules_b=rules_b)
+    _STATE.update(store=open_store(db, create=False, readonly=True), hash_a=rules_a_hash, variants=variants)
 
 
-def _work(gid: str):
-    """Re-run one stored game: ``(gid, facts A, facts B, prepared B or None, B's id, winner changed, skip)``."""
+def replay_under(store, events_a: Sequence, rules_b: Rules) -> tuple[list, object, str]:
+    """Game A re-run under `rules_b`: ``(B's events, its PreparedGame to store or None, B's id)``. A B game
+    already stored is read back, not played again (so a second run resumes)."""
     from locm.store import prepare_game
     from locm.tournament import game_id
 
-    store, rules_b = _STATE["store"], _STATE["rules_b"]
-    try:
-        events_a = store.verified_events(gid)  # a stored game is trusted only if its chain holds
-        created = events_a[0]
-        if _STATE["hash_a"] is not None and created.rules_hash != _STATE["hash_a"]:
-            return gid, None, None, None, "", "its rules differ from --ruleset-a"
-        seed, params = rerun_params(created, rules_b)
-        gid_b = game_id(rules_b, seed, tuple(created.agents), params)
-        prepared = None
-        if store.has_game(gid_b):
-            events_b = store.verified_events(gid_b)
-        else:
-            played = rerun_game(events_a, rules_b)
-            events_b = played.game.log
-            prepared = prepare_game(played.extras, events_b)
-        return gid, facts(events_a), facts(events_b), prepared, gid_b, ""
-    except LocmError as exc:
-        return gid, None, None, None, "", str(exc)
+    created = events_a[0]
+    seed, params = rerun_params(created, rules_b)
+    gid_b = game_id(rules_b, seed, tuple(created.agents), params)
+    if store.has_game(gid_b):
+        return store.verified_events(gid_b), None, gid_b  # a stored game is trusted only if its chain holds
+    played = rerun_game(events_a, rules_b)
+    return played.game.log, prepare_game(played.extras, played.game.log), gid_b
+
+
+def _work(gids: Sequence[str]) -> list[tuple]:
+    """Re-run one seed's stored games under the variant: per game ``(gid, facts A, facts B, prepared B or
+    None, B's id, skip, units)``, units being the paired outcomes of each card and bucket (`card_units`)."""
+    store, rules_b = _STATE["store"], _STATE["variants"][0]
+    out = []
+    for gid in gids:
+        try:
+            events_a = store.verified_events(gid)  # a stored game is trusted only if its chain holds
+            if _STATE["hash_a"] is not None and events_a[0].rules_hash != _STATE["hash_a"]:
+                out.append((gid, None, None, None, "", "its rules differ from --ruleset-a", {}))
+                continue
+            events_b, prepared, gid_b = replay_under(store, events_a, rules_b)
+            fa, fb = facts(events_a), facts(events_b)
+            out.append((gid, fa, fb, prepared, gid_b, "", card_units(events_a, events_b, fa.winner, fb.winner)))
+        except LocmError as exc:
+            out.append((gid, None, None, None, "", str(exc), {}))
+    return out
+
+
+def decks(events: Sequence) -> tuple[dict, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """A game's card pool (base id -> Card) and each player's deck (base ids, a copy per card)."""
+    pool: dict = {}
+    deck: list = [(), ()]
+    for e in events:
+        t = type(e)
+        if t is CardPoolDefined:
+            pool = {c.base_id: c for c in e.cards}
+        elif t is DeckOrdered:
+            deck[e.player] = tuple(e.base_ids)
+            if deck[0] and deck[1]:
+                break
+    return pool, (deck[0], deck[1])
+
+
+def advantage(decks_: tuple, ids) -> tuple[int, int] | None:
+    """The seat holding more copies of the cards `ids` than its opponent, and by how many, or None for a tie
+    (both as many, or none): who "holds" a card in a paired comparison."""
+    x0 = sum(1 for b in decks_[0] if b in ids)
+    x1 = sum(1 for b in decks_[1] if b in ids)
+    if x0 == x1:
+        return None
+    return (0, x0 - x1) if x0 > x1 else (1, x1 - x0)
+
+
+def card_units(events_a: Sequence, events_b: Sequence, win_a: int, win_b: int) -> dict[str, list]:
+    """The paired outcome of one game per card (1.2: the card list's id and name) and per feature bucket of
+    the report (both rulesets): the seat that held more copies of it than its opponent in the game under A
+    (`advantage`; a tie gives nothing: a change moves both seats alike), as ``(won under A, won under B,
+    True, whether it still held more under B)``. A card is known by its definition under A, so a bucket is
+    the cards that were in it before the change."""
+    from locm.analysis.cardfacts import card_features
+
+    pool_a, decks_a = decks(events_a)
+    _, decks_b = decks(events_b)
+    named = any(c.name for c in pool_a.values())
+    by_key: dict[str, set] = {}
+    for b in set(decks_a[0]) | set(decks_a[1]) | set(decks_b[0]) | set(decks_b[1]):
+        c = pool_a[b]
+        for key in tuple(card_features(c)) + ((_card_key(c, True),) if named else ()):
+            by_key.setdefault(key, set()).add(b)
+    units: dict[str, list] = {}
+    for key, ids in by_key.items():
+        adv = advantage(decks_a, ids)
+        if adv is not None:
+            p = adv[0]
+            after = advantage(decks_b, ids)
+            units[key] = [(int(win_a == p), int(win_b == p), True, after is not None and after[0] == p)]
+    return units
 
 
 @dataclass
@@ -143,6 +215,7 @@ class WhatifResult:
     changed_games: list = field(default_factory=list)  # the first few games (under A) whose winner changes
     a: Side = field(default_factory=Side)
     b: Side = field(default_factory=Side)
+    paired: dict = field(default_factory=dict)  # card or bucket -> Paired (holders' win rate, B against A)
     seconds: float = 0.0
 
     def summary(self, top: int = 10, min_n: int = 20) -> dict:
@@ -161,8 +234,19 @@ class WhatifResult:
                                                       - set(DAMAGE_SOURCES)))
                 if s in self.a.damage or s in self.b.damage},
             "cards_in_hand_win_rate_moves": self.card_moves(top, min_n),
+            "paired_by_seed": self.paired_rows(min_n),
         }
         return out
+
+    def paired_rows(self, min_n: int) -> list[dict]:
+        """Every card (1.2) and feature bucket held in at least `min_n` units, with its paired change in
+        win rate from A to B (`analysis.paired`), largest gain first."""
+        rows = []
+        for key, p in self.paired.items():
+            if p.units >= min_n:
+                rows.append({"key": key, "kind": "bucket" if ": " in key else "card", **p.as_dict()})
+        rows.sort(key=lambda r: (-r["delta"], r["key"]))
+        return rows
 
     def card_moves(self, top: int, min_n: int) -> list[dict]:
         rows = []
@@ -195,17 +279,26 @@ def select_games(store, rules_a: Rules | str | None, base: str, agents: Sequence
                  limit: int | None) -> list[str]:
     """The stored games to re-run: of ruleset A (its name; by default B's base), both seats built-in agents
     (of `agents` when given), at most `limit`, in stored order."""
+    return [gid for group in select_by_seed(store, rules_a, base, agents, limit) for gid in group]
+
+
+def select_by_seed(store, rules_a: Rules | str | None, base: str, agents: Sequence[str] | None,
+                   limit: int | None) -> list[list[str]]:
+    """`select_games`, grouped by seed (each seed's games in stored order, seeds in order of their first
+    game): the clusters of the paired comparisons."""
     name = base if rules_a is None else rules_a if isinstance(rules_a, str) else rules_a.name
     wanted = set(agents) if agents else None
-    out = []
+    groups: dict = {}
+    n = 0
     for r in store.games(ruleset=name):
         pair = (r.agent0, r.agent1)
         if not all(is_builtin(a) for a in pair) or (wanted is not None and not set(pair) <= wanted):
             continue
-        out.append(r.game_id)
-        if limit is not None and len(out) >= limit:
+        groups.setdefault(r.seed, []).append(r.game_id)
+        n += 1
+        if limit is not None and n >= limit:
             break
-    return out
+    return list(groups.values())
 
 
 def whatif(db: Path, rules_b: Rules, rules_a: Rules | str | None = None, agents: Sequence[str] | None = None,
@@ -221,49 +314,59 @@ def whatif(db: Path, rules_b: Rules, rules_a: Rules | str | None = None, agents:
 
     t0 = time.perf_counter()
     with open_store(db, create=False, readonly=False) as store:
-        ids = select_games(store, rules_a, rules_b.base_name, agents, games)
+        groups = select_by_seed(store, rules_a, rules_b.base_name, agents, games)
+        n = sum(map(len, groups))
         if announce:
-            announce(len(ids))
+            announce(n)
         name_a = rules_b.base_name if rules_a is None else rules_a if isinstance(rules_a, str) else rules_a.name
-        result = WhatifResult(name_a, rules_b, selected=len(ids))
+        result = WhatifResult(name_a, rules_b, selected=n)
         hash_a = rules_hash(rules_a) if isinstance(rules_a, Rules) else None  # a name alone: any values
-        for gid, fa, fb, prepared, gid_b, skip in _results(str(db), hash_a, rules_b, ids, workers):
-            if skip:
-                result.skipped.append((gid, skip))
-            else:
-                if prepared is not None:
-                    try:
-                        store.append_prepared(prepared)
-                        result.stored += 1
-                    except DuplicateGameError:
-                        result.reused += 1
+        for done in _results(str(db), hash_a, (rules_b,), groups, workers, _work):
+            cluster: dict = {}
+            for gid, fa, fb, prepared, gid_b, skip, units in done:
+                if skip:
+                    result.skipped.append((gid, skip))
                 else:
-                    result.reused += 1
-                result.a.add(fa)
-                result.b.add(fb)
-                if fa.winner != fb.winner:
-                    result.changed += 1
-                    if len(result.changed_games) < 10:
-                        result.changed_games.append(gid)
+                    if prepared is not None:
+                        try:
+                            store.append_prepared(prepared)
+                            result.stored += 1
+                        except DuplicateGameError:
+                            result.reused += 1
+                    else:
+                        result.reused += 1
+                    result.a.add(fa)
+                    result.b.add(fb)
+                    if fa.winner != fb.winner:
+                        result.changed += 1
+                        if len(result.changed_games) < 10:
+                            result.changed_games.append(gid)
+                    for key, u in units.items():
+                        cluster.setdefault(key, []).extend(u)
+            for key, u in cluster.items():
+                result.paired.setdefault(key, Paired()).add_cluster(u)
             if progress:
-                progress(1)
+                progress(len(done))
     result.seconds = time.perf_counter() - t0
     return result
 
 
-def _results(db: str, hash_a, rules_b: Rules, ids: list[str], workers: int):
-    if workers <= 1 or len(ids) < 2:
-        _init_worker(db, hash_a, rules_b)
+def _results(db: str, hash_a, variants: tuple[Rules, ...], tasks: list, workers: int, work: Callable):
+    """``work(task)`` for every task, in order: in this process, or in `workers` spawned processes (each
+    with the store open read-only and `variants` in its `_STATE`). `locm.cardvalue` runs its own `work`
+    through the same pool."""
+    if workers <= 1 or len(tasks) < 2:
+        _init_worker(db, hash_a, variants)
         try:
-            for gid in ids:
-                yield _work(gid)
+            for task in tasks:
+                yield work(task)
         finally:
             _STATE.pop("store").close()
         return
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(db, hash_a, rules_b)) as pool:
+    with ctx.Pool(workers, initializer=_init_pool_worker, initargs=(os.getpid(), db, hash_a, variants)) as pool:
         try:
-            yield from pool.imap(_work, ids, chunksize=8)
+            yield from pool.imap(work, tasks, chunksize=max(1, min(8, len(tasks) // (4 * workers))))
         except BaseException:
             pool.terminate()
             raise
@@ -280,7 +383,7 @@ def _avg(m: dict) -> str:
     return f"{m['mean']:.2f} [{m['low']:.2f}, {m['high']:.2f}] (n={m['n']})"
 
 
-def whatif_lines(s: dict) -> list[str]:
+def whatif_lines(s: dict, top: int = 10) -> list[str]:
     from locm.tables import table
 
     b = s["ruleset_b"]["name"]
@@ -302,7 +405,38 @@ def whatif_lines(s: dict) -> list[str]:
         out += ["", "cards whose in-hand win rate moves most:"]
         out.append(table(("card", f"in-hand WR under {a}", f"under {b}", "move"),
                          [(m["card"], _pct(m["a"]), _pct(m["b"]), f"{100 * m['move']:+.1f} pts") for m in moves]))
+    out += paired_lines(s["paired_by_seed"], a, b, top)
     return out
 
 
-__all__ = ["whatif", "whatif_lines", "WhatifResult", "facts", "select_games"]
+def paired_lines(rows: list[dict], a: str, b: str, top: int) -> list[str]:
+    """The cards and buckets whose holders gain most and lose most, paired by seed."""
+    from locm.tables import table
+
+    if not rows or not top:
+        return []
+    out = ["", f"who gains and who loses: the same seeds, seats and agents under {a} and under {b}; a holder is "
+               "the seat whose deck held more copies of the card (or of the bucket's cards, as they were under A) "
+               "than its opponent's in the game under A; win-rate change B - A with its 95% interval clustered by "
+               "seed (* : the interval excludes 0)"]
+    gain = [r for r in rows if r["delta"] > 0][:top]
+    lose = [r for r in reversed(rows) if r["delta"] < 0][:top]
+    for title, part in (("gain most", gain), ("lose most", lose)):
+        if part:
+            out.append(f"{title}:")
+            out.append(table(("card or bucket", "change", "95% interval", "holders", "seeds", "won A", "won B"),
+                             [(r["key"], f"{pts(r['delta'])} pts" + (" *" if r["excludes_zero"] else ""),
+                               _interval(r), r["units"], r["clusters"], r["win_rate_a"]["k"], r["win_rate_b"]["k"])
+                              for r in part]))
+    if not gain and not lose:
+        out.append("no holder's outcome changed")
+    return out
+
+
+def _interval(r: dict) -> str:
+    return "n/a" if r["low"] is None else f"[{pts(r['low'])}, {pts(r['high'])}]"
+
+
+
+__all__ = ["whatif", "whatif_lines", "WhatifResult", "facts", "select_games", "select_by_seed", "replay_under",
+           "card_units", "decks", "advantage"]

@@ -67,13 +67,16 @@ def rerun(source, ruleset, db, as_json):
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
               help="Cards listed whose in-hand win rate moves most.")
 @click.option("--min-n", type=click.IntRange(min=1), default=20, show_default=True,
-              help="A card is listed only when held in at least this many games under both rulesets.")
+              help="A card is listed only when held in at least this many games under both rulesets (paired: "
+                   "by at least this many holders).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
     """Re-run stored games of built-in agents under ruleset B (same seeds, same agents) and report, each with
     n and a 95% interval (Wilson for rates; mean +- 1.96 standard errors for lengths and damage): the share
     of games whose winner changes, the first player's win rate, game length and damage by source under A and
-    B, and the cards whose in-hand win rate moves most. The re-runs are stored as games of B, so running the
+    B, the cards whose in-hand win rate moves most, and which cards (1.2) and feature buckets gain or lose:
+    the win-rate change of the seat holding more copies of one under A, paired by seed with an interval
+    clustered by seed (--json: paired_by_seed). The re-runs are stored as games of B, so running the
     command again reads them back instead of playing them.
 
     \b
@@ -102,7 +105,9 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
 
     for a in agents:
         if not is_builtin(a):
-            raise click.UsageError(f"--agents {a!r}: expected a built-in agent (random, pass, greedy)")
+            from locm.engine.agents import AGENT_NAMES
+
+            raise click.UsageError(f"--agents {a!r}: expected a built-in agent ({', '.join(AGENT_NAMES)})")
     bar = None
 
     def announce(n):
@@ -121,7 +126,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
         summary["skipped_games"] = [{"game": g, "why": w} for g, w in result.skipped]
         click.echo(json.dumps(summary, indent=1))
         return
-    for line in whatif_lines(summary):
+    for line in whatif_lines(summary, top):
         click.echo(line)
     for g, why in result.skipped[:5]:
         click.echo(f"skipped {g}: {why}", err=True)

@@ -1,8 +1,10 @@
 """External bots (`locm.bots`): real processes from tests/bots/, real pipes, real time limits.
 
-Every game here is played by `locm.tournament.run_game`, as `locm play` and the tournament workers do. Each
-test bot writes ``botlib: pid N pgid N`` to its stderr first, so the kept stderr tells which processes must be
-gone when the game is over (checked in /proc: a zombie counts as gone).
+Every game here is played by `locm.tournament.run_game`, as `locm play` and the tournament workers do: in the
+sandbox where this machine has one (`BOX`), else unconfined, so that the protocol is tested everywhere. Each
+test bot writes ``botlib: pid N pgid N pidns pid:[I]`` to its stderr first, so the kept stderr tells which
+processes must be gone when the game is over (checked in /proc: a zombie counts as gone): unconfined, the
+bot's pid and process group; sandboxed, every process of its PID namespace.
 """
 
 from __future__ import annotations
@@ -24,9 +26,19 @@ from locm import bots, tournament
 from locm.bots import STDERR_KEEP, TimeLimits, check_agent, command_argv
 from locm.errors import AgentSpecError, LocmError, TimeLimitError
 from locm.store import STDERR_LIMIT, GameExtras, open_store
-from locm.tournament import run_game
+from locm.sandbox import UNCONFINED, Sandbox, probe
+from locm import tournament as _tournament
 
 BOTS = Path(__file__).resolve().parent / "bots"
+BOX = Sandbox() if probe().ok else UNCONFINED
+HOST_PIDNS = os.readlink("/proc/self/ns/pid")
+
+
+def run_game(*args, sandbox=BOX, **kw):
+    """`locm.tournament.run_game` with the bots in `BOX`."""
+    return _tournament.run_game(*args, sandbox=sandbox, **kw)
+
+
 # Generous limits: the machines that run the tests are shared and busy; the limit tests set their own.
 EASY = TimeLimits.parse("x5")
 
@@ -64,8 +76,20 @@ def group_members(pgid: int) -> list[int]:
     return found
 
 
-def bot_pids(stderr: str) -> list[tuple[int, int]]:
-    return [(int(p), int(g)) for p, g in re.findall(r"botlib: pid (\d+) pgid (\d+)", stderr)]
+def bot_pids(stderr: str) -> list[tuple[int, int, str]]:
+    return [(int(p), int(g), ns) for p, g, ns in re.findall(r"botlib: pid (\d+) pgid (\d+) pidns (\S+)", stderr)]
+
+
+def in_namespace(pidns: str) -> list[int]:
+    """The live processes of a PID namespace, as the host sees them."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{entry}/ns/pid") == pidns and alive(int(entry)):
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
 
 
 def _gone_soon(check, seconds: float = 3.0) -> bool:
@@ -82,11 +106,14 @@ def _gone_soon(check, seconds: float = 3.0) -> bool:
 def assert_gone(stderr: str, expect: int = 1) -> None:
     pids = bot_pids(stderr)
     assert len(pids) == expect, stderr[:300]
-    for pid, pgid in pids:
+    for pid, pgid, pidns in pids:
+        if pidns != HOST_PIDNS:  # sandboxed: everything the bot started lived in its namespace
+            assert _gone_soon(lambda: in_namespace(pidns) == []), f"{in_namespace(pidns)} still in the sandbox"
+            continue
         assert pid == pgid, "a bot must lead its own process group"
         assert _gone_soon(lambda: not alive(pid)), f"bot {pid} is still running"
         assert _gone_soon(lambda: group_members(pgid) == []), f"process group {pgid} still has members"
-    for child in re.findall(r"grandchild pid (\d+)", stderr):
+    for child in re.findall(r"grandchild pid (\d+)", stderr) if not BOX.enabled else ():
         assert _gone_soon(lambda: not alive(int(child))), f"the bot's child {child} is still running"
 
 
@@ -133,7 +160,7 @@ def test_agent_specs(tmp_path):
     assert check_agent("greedy") == "greedy"
     assert command_argv(bot("good_bot.py")) == [sys.executable, str(BOTS / "good_bot.py")]
     cases = {
-        "nobody": "unknown agent 'nobody': expected random, pass, greedy or a command line; no program 'nobody'",
+        "nobody": "unknown agent 'nobody': expected random, pass, greedy, lookahead or a command line; no program 'nobody'",
         "python3 'oops": "the command line does not parse: No closing quotation",
         "/no/such/bot --fast": "no file '/no/such/bot'",
         "   ": "the command line is empty",
@@ -174,8 +201,9 @@ def test_a_good_bot_plays_whole_games(ruleset, seat):
 def test_two_bots_each_get_their_own_process():
     played = run_game("1.2", 8, [bot("good_bot.py"), bot("good_bot.py")], limits=EASY)
     assert played.game.ended and hard_errors(played.game) == []
-    (p0, _), (p1, _) = bot_pids(played.extras.stderr0)[0], bot_pids(played.extras.stderr1)[0]
-    assert p0 != p1
+    (p0, _, ns0), (p1, _, ns1) = bot_pids(played.extras.stderr0)[0], bot_pids(played.extras.stderr1)[0]
+    assert (p0, ns0) != (p1, ns1)
+    assert (ns0 == ns1 == HOST_PIDNS) == (not BOX.enabled)  # sandboxed, each in its own PID namespace
     assert_gone(played.extras.stderr0)
     assert_gone(played.extras.stderr1)
 
@@ -289,8 +317,8 @@ def test_an_interrupted_game_leaves_no_bot_behind(monkeypatch):
             raise KeyboardInterrupt
 
     real = tournament.make_agent
-    monkeypatch.setattr(tournament, "make_agent",
-                        lambda spec, seed, limits: Interrupting() if spec == "boom" else real(spec, seed, limits))
+    monkeypatch.setattr(tournament, "make_agent", lambda spec, seed, limits, sandbox=None:
+                        Interrupting() if spec == "boom" else real(spec, seed, limits, sandbox))
     with pytest.raises(KeyboardInterrupt):
         run_game("1.2", 3, [bot("good_bot.py"), "boom"], limits=EASY)
     assert len(seen) == 1 and not alive(seen[0]) and group_members(seen[0]) == []
@@ -317,17 +345,23 @@ def test_a_terminated_play_command_kills_its_bot(tmp_path):
     env = {**os.environ, "LOCM_TEST_MARKER": marker}
 
     def marked() -> dict[int, str]:
+        """locm (the marker in its environment), the bot (in its command line; a sandboxed bot's environment
+        is its own), the bot's child; the sandbox's own processes are not counted."""
         found = {}
         for entry in filter(str.isdigit, os.listdir("/proc")):
             try:
-                if marker.encode() in Path(f"/proc/{entry}/environ").read_bytes() and alive(int(entry)):
-                    found[int(entry)] = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                env = Path(f"/proc/{entry}/environ").read_bytes()
             except OSError:
                 continue
+            ours = marker.encode() in env or "locm-test-grandchild" in cmd or marker in cmd
+            if ours and alive(int(entry)) and not cmd.startswith(("bwrap ", "/usr/bin/setpriv ")):
+                found[int(entry)] = cmd
         return found
 
-    proc = subprocess.Popen([sys.executable, "-m", "locm.cli", "play", "--seed", "1", "--p0", bot("slow_bot.py", "0"),
-                             "--timeouts", "x100", "--db", str(tmp_path / "a.db")],
+    proc = subprocess.Popen([sys.executable, "-m", "locm.cli", "play", "--seed", "1", "--p0",
+                             bot("slow_bot.py", "0", marker), "--timeouts", "x100", "--db", str(tmp_path / "a.db")]
+                            + ([] if BOX.enabled else ["--no-sandbox"]),
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         end = time.monotonic() + 30

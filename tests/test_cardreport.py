@@ -45,9 +45,10 @@ class _Log:
         return self
 
 
-def _game_a():
-    """Winner 0. Player 0: deck 10, 10, 20 (ids 1, 2, 3); player 1: deck 10, 30 (ids 4, 5)."""
-    g = _Log(seed=1)
+def _game_a(agents=("a", "a")):
+    """Winner 0. Player 0: deck 10, 10, 20 (ids 1, 2, 3); player 1: deck 10, 30 (ids 4, 5). One agent in
+    both seats by default: the report then counts both seats in one pairing."""
+    g = _Log(agents, seed=1)
     g.add(CardPoolDefined, cards=tuple(CARDS[b] for b in (10, 20, 30, 40, 50)))
     g.add(DraftOffered, round=0, base_ids=(10, 20, 30))
     g.add(CardPicked, player=0, round=0, base_id=10).add(CardPicked, player=1, round=0, base_id=10)
@@ -71,10 +72,10 @@ def _game_a():
     return g.events
 
 
-def _game_b():
+def _game_b(agents=("a", "a")):
     """Winner 1. Player 0: deck 20, 10 (ids 1, 2): 20 drawn after the opening hand and never played, 10 never
     seen. Player 1: deck 30 (id 3), not drawn."""
-    g = _Log(seed=2)
+    g = _Log(agents, seed=2)
     g.add(CardPoolDefined, cards=tuple(CARDS[b] for b in (10, 20, 30)))
     g.add(DeckOrdered, player=0, ids=(1, 2), base_ids=(20, 10))
     g.add(DeckOrdered, player=1, ids=(3,), base_ids=(30,))
@@ -136,7 +137,7 @@ def test_minimum_sample_hides_the_rate_but_keeps_the_counts(tmp_path):
 
 def test_seat_and_agent_filters(tmp_path):
     db = tmp_path / "s.db"
-    _store(db, _game_a(), _game_b())
+    _store(db, _game_a(("a", "b")), _game_b(("a", "b")))
     seat1 = collect(db, min_n=1, seat=1).rulesets["1.2"].cards
     assert _row(seat1, 10)["deck_n"] == 1 and _row(seat1, 10)["offered"] == 2
     agent_b = collect(db, min_n=1, agent="b").rulesets["1.2"].cards
@@ -329,7 +330,8 @@ def test_report_writes_every_file_with_the_issue_keys(small_db, tmp_path):
     csv_lines = (out / "cards.csv").read_text().splitlines()
     assert len(csv_lines) == len(rows) + 1 and "in_hand_ci_lo" in csv_lines[0]
     html = (out / "index.html").read_text()
-    for text in ("32 (1.2: 16, constructed: 16)", DEFINITIONS_VERSION, "minimum sample", "hidden information",
+    for text in ("32 (1.2: 16, constructed: 16)", DEFINITIONS_VERSION, "minimum sample", "selection bias",
+                 "Lopsided data", "greedy vs random", "random vs greedy", "clustered by game", "locm cardvalue",
                  "data:image/png;base64,", "greedy", "1.2 and constructed side by side", "sortable"):
         assert text in html, text
     assert "http://" not in html and "https://" not in html  # self-contained
@@ -342,8 +344,11 @@ def test_cards_stats_prints_a_sorted_table(small_db):
     result = CliRunner().invoke(cli, ["cards", "stats", "--db", str(small_db), "-r", "1.2", "--sort", "deck_n",
                                       "--top", "5", "--min-games", "3"])
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    lines = result.stdout.splitlines()
     assert lines[0].startswith("ruleset") and len(lines) == 2 + 5 + 1
+    # greedy against random is lopsided: each row says so, and so does a warning per pairing
+    assert all(" !" in line for line in lines[2:-1])
+    assert result.stderr.count("warning: 1.2: ") == 2 and "lopsided beyond 10 points" in result.stderr
     assert "definitions cardfacts-" in lines[-1] and "sorted by deck_n" in lines[-1]
     data = collect(small_db, ruleset="1.2", min_n=3)
     best = max(data.rulesets["1.2"].cards, key=lambda r: r["deck_n"])
@@ -401,7 +406,15 @@ def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
     run_demo(tmp_path / "demo.db", 2, 1, tmp_path / "demo.png", lines.append, bar)
     index = tmp_path / "locm-demo-report" / "index.html"
     assert index.is_file() and (tmp_path / "locm-demo-report" / "cards.json").is_file()
-    assert f"card-balance report: {index}" in lines[-1] and "locm cards stats --db" in lines[-1]
+    said = next(line for line in lines if line.startswith("card-balance report:"))
+    assert str(index) in said and "locm cards stats --db" in said
+    assert any("flagged as lopsided" in line for line in lines)  # the round robin's pairings
+    assert any(line.startswith("== card value:") for line in lines)
+    assert any(line.startswith("(a demonstration") and "cardvalue --db" in line for line in lines)
+    from locm.sandbox import probe
+
+    if probe().ok:  # last, it plays the example bot in its sandbox
+        assert lines[-1].startswith("an external bot in its sandbox: examples/bot.py against greedy, won by ")
 
 
 def test_agent_matrix_and_ruleset_comparison_count_what_the_store_says(small_db):
@@ -430,9 +443,11 @@ def test_constructed_offered_counts_the_pool_cards_of_each_bucket(small_db):
         pool = next(e for e in store.events(r.game_id) if isinstance(e, CardPoolDefined))
         creatures += 2 * sum(c.type == CREATURE for c in pool.cards)  # both players see the whole pool
     store.close()
-    row = next(r for r in data.rulesets["constructed"].cards if r["feature"] == "type: creature")
-    assert row["offered"] == creatures
-    assert row["pick_rate"] == round(row["picked"] / creatures, 4)
+    rows = [r for r in data.rulesets["constructed"].cards if r["feature"] == "type: creature"]
+    assert [(r["agent"], r["opponent"]) for r in rows] == [("greedy", "random"), ("random", "greedy")]
+    assert sum(r["offered"] for r in rows) == creatures  # each pairing: one seat of every game
+    assert all(r["offered"] == creatures // 2 and r["pick_rate"] == round(r["picked"] / r["offered"], 4)
+               for r in rows)
 
 
 @given(st.builds(lambda t, cost, a, d, kw, area, draw, my, opp: __import__("events.cards").cards.Card(
@@ -469,3 +484,103 @@ def test_a_variant_is_reported_as_its_base_family_not_by_its_name(tmp_path):
     assert data.rulesets["gen-25"].constructed and not data.rulesets["draft-25"].constructed
     assert all("feature" in r for r in data.rulesets["gen-25"].cards)
     assert all("base_id" in r for r in data.rulesets["draft-25"].cards)
+
+
+# --- honest reports: pairings, lopsided data, clustered bucket intervals ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mixed_db(tmp_path_factory):
+    """Constructed: look-ahead self-play (seeds 1-16) and greedy against random in both seats (seeds 1-4)."""
+    db = tmp_path_factory.mktemp("mixed") / "m.db"
+    store = open_store(db)
+    for s in range(1, 17):
+        store.append_game({"game_id": f"self-{s}"}, _played("constructed", s, ("lookahead", "lookahead")))
+    for s in range(1, 5):
+        for agents in (("greedy", "random"), ("random", "greedy")):
+            store.append_game({"game_id": f"gr-{s}-{agents[0]}"}, _played("constructed", s, agents))
+    store.close()
+    return db
+
+
+def test_the_report_flags_lopsided_pairings_and_keeps_every_pairing_apart(mixed_db, tmp_path):
+    data = collect(mixed_db, min_n=1)
+    strata = data.rulesets["constructed"].strata
+    assert [(s.agent, s.opponent) for s in strata][0] == ("lookahead", "lookahead")  # self-play first
+    assert {(s.agent, s.opponent, s.lopsided) for s in strata} == {
+        ("lookahead", "lookahead", False), ("greedy", "random", True), ("random", "greedy", True)}
+    selfplay = strata[0]
+    assert selfplay.player_games == 32 and selfplay.wins == 16  # both seats of every game
+    rows = data.rulesets["constructed"].cards
+    assert {r["lopsided"] for r in rows if r["agent"] == "lookahead"} == {False}
+    assert {r["lopsided"] for r in rows if r["agent"] != "lookahead"} == {True}
+    out = tmp_path / "r"
+    write_report(data, out)
+    html = (out / "index.html").read_text()
+    assert "Lopsided data" in html and "greedy vs random" in html and "lookahead vs lookahead (self-play)" in html
+    only_self = collect(mixed_db, min_n=1, agent="lookahead")
+    assert not only_self.lopsided
+    write_report(only_self, tmp_path / "s")
+    assert "Balanced data" in (tmp_path / "s" / "index.html").read_text()
+    # a looser threshold accepts the pairing
+    assert not collect(mixed_db, min_n=1, max_imbalance=0.5).lopsided
+
+
+def _direct_bucket_interval(db, bucket: str, agent: str) -> tuple[float, list[float], int]:
+    """The in-hand rate of a bucket in a self-play pairing and its interval clustered by game, computed here
+    from each game's events (not from the projection's sums)."""
+    from locm.analysis.cardfacts import features_of_key
+    from locm.analysis.cardmetrics import wilson_float
+
+    per_game = []
+    with open_store(db, create=False) as store:
+        for r in store.games(ruleset="constructed"):
+            if (r.agent0, r.agent1) != (agent, agent):
+                continue
+            g = project(store.events(r.game_id))
+            counts = [0, 0]
+            for f in g.cards:
+                if f.opening + f.drawn > 0 and bucket in features_of_key(f.fkey):
+                    counts[f.player] += 1
+            per_game.append((counts, g.winner))
+    n = sum(sum(c) for c, _ in per_game)
+    wins = sum(c[w] for c, w in per_game)
+    p = wins / n
+    resid = [sum(c[s] * ((w == s) - p) for s in (0, 1)) for c, w in per_game if sum(c)]
+    g = len(resid)
+    variance = g / (g - 1) * sum(x * x for x in resid) / n ** 2
+    n_eff = min(n, p * (1 - p) / variance)
+    lo, hi = wilson_float(p, n_eff)
+    return p, [lo, hi], n
+
+
+@pytest.mark.parametrize("bucket", ["type: creature", "keyword: guard", "cost: 2"])
+def test_a_buckets_interval_is_clustered_by_game(mixed_db, bucket):
+    row = next(r for r in collect(mixed_db, min_n=1).rulesets["constructed"].cards
+               if r["feature"] == bucket and r["agent"] == "lookahead")
+    p, ci, n = _direct_bucket_interval(mixed_db, bucket, "lookahead")
+    assert row["in_hand_n"] == n and row["in_hand_wr"] == round(p, 4)
+    assert row["in_hand_ci"] == pytest.approx(ci, abs=1e-4)
+    assert row["interval"] == "wilson, clustered by game"
+    naive = rate(row["in_hand_wins"], n, 1)[1]  # pairs as if independent: never wider
+    assert row["in_hand_ci"][1] - row["in_hand_ci"][0] >= naive[1] - naive[0] - 1e-4
+
+
+def test_self_play_with_the_same_deck_on_both_sides_is_flagged(mixed_db, tmp_path):
+    """Greedy drafts deterministically from offers both seats share: its self-play decks are the same, so every
+    card's deck rate is 50% and the report says so; look-ahead's seeded jitter gives different decks."""
+    db = tmp_path / "g.db"
+    store = open_store(db)
+    for s in range(1, 7):
+        store.append_game({"game_id": f"gg-{s}"}, _played("1.2", s, ("greedy", "greedy")))
+    store.close()
+    data = collect(db, min_n=1)
+    (stratum,) = data.rulesets["1.2"].strata
+    assert stratum.same_decks == 6 and stratum.mirrored_decks and data.mirrored == [("1.2", stratum)]
+    assert all(r["deck_wr"] == 0.5 for r in stratum.cards if r["deck_n"])
+    write_report(data, tmp_path / "r")
+    assert "Mirrored decks" in (tmp_path / "r" / "index.html").read_text()
+    r = CliRunner().invoke(cli, ["cards", "stats", "--db", str(db), "--min-games", "1"])
+    assert "both seats had the same deck in 6 of 6 games" in r.stderr
+    looked = collect(mixed_db, min_n=1).rulesets["constructed"].strata[0]
+    assert looked.selfplay and looked.same_decks < 8 and not looked.mirrored_decks

@@ -280,6 +280,7 @@ def test_a_stored_game_whose_chain_does_not_hold_is_shown_re_decided(store_of):
 def test_rerun_of_a_game_whose_bot_changed_names_the_bot_not_the_rules(tmp_path):
     for name in ("botlib.py", "good_bot.py"):
         shutil.copy(ROOT / "tests" / "bots" / name, tmp_path / name)
+    tmp_path.chmod(0o755)  # run by root, a bot's sandbox user reads its folder as others do
     bot = shlex.join([sys.executable, str(tmp_path / "good_bot.py")])
     log = tmp_path / "g.jsonl"
     assert locm("play", "--seed", 4, "--p0", bot, "--p1", "greedy", "--timeouts", "x20", "--log", log)[0] == 0
@@ -410,6 +411,7 @@ def test_a_report_is_not_made_from_a_game_whose_chain_does_not_hold(store_of, tm
 def test_play_of_a_game_whose_bot_changed_stores_it_as_a_new_game_and_says_why(tmp_path):
     for name in ("botlib.py", "good_bot.py"):
         shutil.copy(ROOT / "tests" / "bots" / name, tmp_path / name)
+    tmp_path.chmod(0o755)  # run by root, a bot's sandbox user reads its folder as others do
     bot = shlex.join([sys.executable, str(tmp_path / "good_bot.py")])
     db = tmp_path / "t.db"
     args = ["play", "--seed", 4, "--p0", bot, "--p1", "greedy", "--timeouts", "x20", "--db", db]

@@ -3,7 +3,7 @@
 `GameMachine` is a Hypothesis `RuleBasedStateMachine`: it creates a game from a drawn seed, builds the decks
 (single draft picks, a random or PASS-filled draft, a random, Area-heavy or PASS constructed deck; through
 `Game.submit` or through `Game.answer`), then plays battle steps: one legal action, one illegal action, the
-end of a turn, one answer line, a whole random or greedy turn, or many random turns. After every step the
+end of a turn, one answer line, a whole random, greedy or look-ahead turn, or many random turns. After every step the
 invariants hold:
 
 - folding the whole log gives the live state;
@@ -42,6 +42,7 @@ from locm.events.catalog import (
 )
 from locm.engine.agents import GreedyAgent, PassAgent, RandomAgent, play
 from locm.engine.legal import fresh_legal_actions, legal_actions
+from locm.engine.lookahead import LookaheadAgent
 from locm.engine.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
 from locm.engine.construct import fill_deck
 from locm.engine.errors import CommandError
@@ -243,6 +244,13 @@ class GameMachine(RuleBasedStateMachine):
     @rule()
     def greedy_turn(self):
         GreedyAgent().play_turn(self.game, self.state.current)
+
+    @precondition(lambda self: self.state.phase == BATTLE)
+    @rule()
+    def lookahead_turn(self):
+        """A whole look-ahead turn: its copies of the state (`copy_for_one_action`) leave the live one as the
+        log says (the fold invariant)."""
+        LookaheadAgent().play_turn(self.game, self.state.current)
 
     @precondition(lambda self: self.state.phase == BATTLE)
     @rule(seed=AGENT_SEEDS, turns=st.integers(1, 20))

@@ -164,6 +164,144 @@ def test_buttons_keys_perspective_and_event_clicks_drive_the_page(tmp_path):
         b.close()
 
 
+# --- what a designer reads next: card text, arrows, the draft's picks, the deck being built -----------------
+
+
+def _open(tmp_path, source: list[str], fragment: str):
+    from tests.cdp import Browser
+
+    page = tmp_path / "game.html"
+    assert CliRunner().invoke(cli, ["html", *source, "-o", str(page)]).exit_code == 0
+    b = Browser(BROWSER, str(tmp_path / "profile"))
+    b.open(page.resolve().as_uri() + fragment)
+    return b
+
+
+def _go(b, seq: int, perspective=None) -> None:
+    b.eval(f"location.hash = '#seq={seq}" + ("" if perspective is None else f"&as={perspective}") + "'")
+    b.wait_for(f"document.getElementById('app').dataset.seq === '{seq}'")
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
+def test_hovering_a_card_shows_its_text_keywords_and_effects(tmp_path):
+    from locm.engine.carddata import cardlist_12
+    from locm.events.cards import keywords_to_str
+
+    r = open_game(GOLDEN_12)
+    cards = cardlist_12()
+    b = _open(tmp_path, [str(GOLDEN_12)], f"#seq={r.turn_start(6)}")
+    try:
+        checked = 0
+        for seq in [t.start_seq for t in r.turns()][4:16]:
+            _go(b, seq)
+            ids = b.eval("[...document.querySelectorAll('#table .card[data-id]')].map(e => +e.dataset.id)")
+            for i in ids:
+                card = cards[r.units[i].card.base_id]
+                b.eval(f"document.querySelector('#table .card[data-id=\"{i}\"]').dispatchEvent("
+                       "new MouseEvent('mouseover', {bubbles: true}))")
+                text = b.eval("document.getElementById('tip').innerText")
+                assert b.eval("getComputedStyle(document.getElementById('tip')).display") == "block"
+                assert b.eval("document.getElementById('tip').dataset.for") == f"id{i}"
+                assert card.name in text and f"cost {card.cost}" in text and f"base {card.base_id}" in text
+                if card.text:
+                    assert card.text in text, (i, card.text, text)
+                for letter, word in zip("BCDGLW", ("Breakthrough", "Charge", "Drain", "Guard", "Lethal", "Ward")):
+                    now = b.eval(f"document.querySelector('#table .card[data-id=\"{i}\"]').dataset.keywords")
+                    assert (word in text) == (letter in now.replace("-", "")), (i, word, now, text)
+                if card.my_health:
+                    assert f"you {'gain' if card.my_health > 0 else 'lose'} {abs(card.my_health)} health" in text
+                if card.draw:
+                    assert f"draw {card.draw} card" in text
+                checked += 1
+        assert checked >= 40
+        assert keywords_to_str(0) == "------"
+    finally:
+        b.close()
+
+
+def _arrow_events(r):
+    from locm.events.catalog import CreatureAttacked, ItemUsed
+
+    return [e for e in r.events if type(e) is CreatureAttacked or (type(e) is ItemUsed and e.target != -1)]
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
+@pytest.mark.parametrize("name, source", [("1.2", [str(GOLDEN_12)]), ("1.5", [str(LOG_15), "--game", "3"])])
+def test_an_attack_or_an_item_is_drawn_as_an_arrow_to_its_target(tmp_path, name, source):
+    from locm.events.catalog import CreatureAttacked
+
+    r = open_game(source[0], game=int(source[2]) if len(source) > 2 else None)
+    events = _arrow_events(r)[:12]
+    assert len(events) >= 6
+    b = _open(tmp_path, source, f"#seq={events[0].seq}")
+    try:
+        for e in events:
+            _go(b, e.seq)
+            arrows = b.eval("[...document.querySelectorAll('#arrows g')].map(g => [g.dataset.kind, g.dataset.from, "
+                            "g.dataset.to])")
+            attack = type(e) is CreatureAttacked
+            src = e.attacker if attack else e.id
+            dst = str(e.target) if e.target != -1 else f"face{1 - e.player}"
+            kind = "attack" if attack else ("itemGreen", "itemRed", "itemBlue")[r.units[e.id].card.type - 1]
+            assert arrows == [[kind, str(src), dst]], (name, e.seq, arrows)
+            # the head touches the target: the creature's card, or the health of the player attacked
+            target = (f'[data-face="{1 - e.player}"]' if e.target == -1 else f'#table .card[data-id="{e.target}"]')
+            inside = b.eval(
+                "(() => { const p = document.querySelector('#arrows polygon').getAttribute('points').split(',')"
+                ".map(Number); const t = document.getElementById('table'), o = t.getBoundingClientRect();"
+                f" const r = document.querySelector({json.dumps(target)}).getBoundingClientRect();"
+                " const x = p[0] + o.left - t.scrollLeft, y = p[1] + o.top - t.scrollTop;"
+                " return x >= r.left - 1 && x <= r.right + 1 && y >= r.top - 1 && y <= r.bottom + 1; })()")
+            assert inside, (name, e.seq)
+        # an event of no attack and no item: no arrow
+        quiet = next(e for e in r.events if type(e).__name__ == "TurnStarted" and e.seq > events[0].seq)
+        _go(b, quiet.seq)
+        assert b.eval("document.querySelectorAll('#arrows g').length") == 0
+    finally:
+        b.close()
+
+
+def _shown_picks(b, p: int) -> list[int]:
+    return b.eval(f"[...document.querySelectorAll('[data-zone=picks{p}] [data-base]')]"
+                  ".flatMap(e => Array(+e.dataset.count).fill(+e.dataset.base))")
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
+def test_the_draft_shows_each_players_picks_so_far_and_hides_the_other_players(tmp_path):
+    r = open_game(GOLDEN_12)
+    picked = [e for e in r.events if type(e).__name__ == "CardPicked"]
+    b = _open(tmp_path, [str(GOLDEN_12)], f"#seq={picked[0].seq}")
+    try:
+        for e in (picked[0], picked[21], picked[40], picked[-2]):
+            _go(b, e.seq)
+            for p in (0, 1):
+                assert sorted(_shown_picks(b, p)) == sorted(r.state_at(e.seq).players[p].picks), (e.seq, p)
+            _go(b, e.seq, perspective=0)
+            assert sorted(_shown_picks(b, 0)) == sorted(r.state_at(e.seq).players[0].picks)
+            assert _shown_picks(b, 1) == [] and "hidden from player 0" in b.eval(
+                "document.querySelector('[data-zone=picks1]').innerText")
+            b.eval("document.querySelector('[data-zone=picks0] [data-base]').dispatchEvent("
+                   "new MouseEvent('mouseover', {bubbles: true}))")
+            assert b.eval("document.getElementById('tip').dataset.for").startswith("base")
+    finally:
+        b.close()
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
+def test_constructed_deck_building_shows_the_chosen_deck_not_a_wall_of_choose(tmp_path):
+    r = open_game(str(LOG_15), game=3)
+    chosen = [e for e in r.events if type(e).__name__ == "DeckChosen"]
+    b = _open(tmp_path, [str(LOG_15), "--game", "3"], f"#seq={chosen[0].seq}")
+    try:
+        assert sorted(_shown_picks(b, 0)) == sorted(chosen[0].base_ids) and _shown_picks(b, 1) == []
+        _go(b, chosen[1].seq)
+        assert [sorted(_shown_picks(b, p)) for p in (0, 1)] == [sorted(c.base_ids) for c in chosen]
+        line = b.eval(f"document.querySelectorAll('#events li:not(.turnhead)')[{chosen[0].seq - 1}].innerText")
+        assert "30 CHOOSE (the deck is on the table)" in line and len(line) < 100
+    finally:
+        b.close()
+
+
 @pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
 def test_the_page_of_a_forged_log_has_a_banner_and_marks_each_forged_event(tmp_path):
     """One event of a log edited (an attack's damage raised): the page says so at the top, marks that event

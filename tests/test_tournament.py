@@ -203,16 +203,18 @@ def test_the_command_refuses_bad_input_in_one_line(tmp_path, args, message):
 
 
 def marked(marker: str) -> dict[int, str]:
-    """Processes started with `marker` in their environment: pid -> command line (zombies left out)."""
+    """Processes started with `marker` in their environment (locm and its workers) or their command line (the
+    bots, whose sandbox gives them an environment of their own, and their sandbox): pid -> command line
+    (zombies left out)."""
     found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            if marker.encode() not in Path(f"/proc/{entry}/environ").read_bytes():
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            if marker.encode() not in Path(f"/proc/{entry}/environ").read_bytes() and marker not in cmdline:
                 continue
             state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
         if state not in "ZX":
@@ -248,7 +250,7 @@ def test_a_killed_tournament_leaves_no_process_and_finishes_when_restarted(tmp_p
     marker = f"LOCM_TEST_MARKER=tournament-{uuid.uuid4().hex}"
     env = {**os.environ, marker.split("=")[0]: marker.split("=")[1]}
     db = tmp_path / "t.db"
-    agents = ["greedy", GOOD_BOT, "random"]
+    agents = ["greedy", f"{GOOD_BOT} {marker}", "random"]  # the marker in the bot's command line finds it
     args = ["tournament", "--ruleset", "1.2", "--agents", *agents, "--games", 16, "--db", db, "--workers", 2,
             "--seed", 100, "--timeouts", "x5"]
     expected = {j.game_id for j in schedule("1.2", agents, 16, 100)}
@@ -259,7 +261,8 @@ def test_a_killed_tournament_leaves_no_process_and_finishes_when_restarted(tmp_p
     try:
         # kill it once a few games are stored and a bot is running
         def going():
-            return len(stored_ids(db)) >= 4 and any("good_bot.py" in c for c in marked(marker).values())
+            return len(stored_ids(db)) >= 4 and any(c.startswith(sys.executable) and "good_bot.py" in c
+                                                    and "locm.cli" not in c for c in marked(marker).values())
 
         ready = wait_until(going, timeout=60, step=0.02)
         assert ready, f"the tournament did not get going: {proc.poll()}"

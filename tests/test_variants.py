@@ -75,6 +75,51 @@ def test_generator_weights_change_the_generated_cards_and_travel_in_the_log():
     assert Game.from_created(Game.new(rules, 9).log[0]).log[1].cards == cards
 
 
+def test_generated_card_changes_change_only_the_matching_cards_in_their_places():
+    rules = variant("constructed", generated=[{"when": {"type": "creature", "keyword": "guard"}, "add": {"attack": 3}},
+                                              {"when": {"cost": 2}, "set": {"keywords": "-----W"}}])
+    for seed in (4, 9):
+        base = Game.new(RULES_CONSTRUCTED, seed).log[1].cards
+        cards = Game.new(rules, seed).log[1].cards
+        assert [c.base_id for c in cards] == [c.base_id for c in base]
+        for a, b in zip(base, cards):
+            guard = a.type == 0 and a.keywords & 8
+            expected = a.attack + 3 if guard else a.attack
+            assert b.attack == expected and b.cost == a.cost, (seed, a, b)
+            assert b.keywords == (32 if a.cost == 2 else a.keywords), (seed, a, b)
+        assert any(a != b for a, b in zip(base, cards))
+        # the log alone re-creates the game: the changes are in game_created's rules
+        assert Game.from_created(Game.new(rules, seed).log[0]).log[1].cards == cards
+    assert [r.field for r in diff_rows(RULES_CONSTRUCTED, rules)] == ["generated[1]", "generated[2]"]
+
+
+CHANGE_FIELDS = st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["creature", "itemGreen", "itemRed", "itemBlue"]),
+    "attack": st.integers(-99, 99), "defense": st.integers(-99, 99), "my_health": st.integers(-9, 9),
+    "opp_health": st.integers(-9, 9), "draw": st.integers(0, 4), "area": st.sampled_from(["target", "lane1", "lane2"]),
+    "keywords": st.sampled_from(["------", "BCDGLW", "---G--", "-C---W"])})
+WHEN = st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["creature", "itemGreen", "itemRed", "itemBlue"]), "cost": st.integers(0, 12),
+    "keyword": st.sampled_from(["guard", "ward", "none", "lethal"]), "min_draw": st.integers(0, 2)})
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(when=WHEN, set_=CHANGE_FIELDS, add=st.fixed_dictionaries({}, optional={
+    "attack": st.integers(-20, 20), "defense": st.integers(-20, 20), "draw": st.integers(-3, 3)}),
+       seed=st.integers(0, 2**40))
+def test_any_generated_change_a_file_accepts_plays_to_the_end(when, set_, add, seed):
+    """A value a ruleset accepts must play: whatever a [[generated]] table sets or adds, the cards keep the
+    generator's bounds (a creature's defense at least 1) and a game of random and look-ahead agents ends."""
+    table = {"when": when, "set": set_} if set_ or not add else {"when": when}
+    if add:
+        table["add"] = add
+    rules = variant("constructed", generated=[table])
+    game = Game.new(rules, seed)
+    assert all(c.defense >= 1 for c in game.log[1].cards if c.type == 0)
+    play(game, build_agents(("random", "lookahead"), seed))
+    assert game.ended and fold(game.log) == game.state
+
+
 BAD = [
     ('base = "2.0"', "base", '"1.2" or "constructed"'),
     ('name = "x"', "base", "a base ruleset"),
@@ -97,6 +142,14 @@ BAD = [
      "a key of typeProbabilities"),
     ('base = "constructed"\n[weights.typeProbabilities]\ncreature = 0\nitemGreen = 0\nitemRed = 0\n'
      'itemBlue = 0', "weights", "at least one positive weight"),
+    ('base = "1.2"\n[[generated]]\nset = { attack = 1 }', "generated", "no generated-card changes under 1.2"),
+    ('base = "constructed"\n[[generated]]\nwhen = { keyword = "gaurd" }\nadd = { attack = 1 }',
+     "generated[1].when.keyword", "one of breakthrough"),
+    ('base = "constructed"\n[[generated]]\nwhen = { cost = 2 }', "generated[1]", "set = {...} and/or add"),
+    ('base = "constructed"\n[[generated]]\nadd = { atack = 1 }', "generated[1]", "fields of when"),
+    ('base = "constructed"\n[[generated]]\nset = { cost = 1 }', "generated[1].set.cost", "no cost change"),
+    ('base = "constructed"\n[[generated]]\nset = { keywords = "G" }', "generated[1].set.keywords", "six characters"),
+    ('base = "constructed"\ngenerated = 3', "generated", "[[generated]] tables"),
     ('base = "1.2"\nname = "1.2"', "name", "other than a built-in"),
     ('base = "1.2"\nname = "a b"', "name", "a name of letters"),
     ('base = "1.2"\nstart_health = ', "", "a TOML document"),
@@ -552,7 +605,7 @@ def test_report_and_cards_stats_take_a_variant_file_or_its_stored_name(tmp_path)
         assert stats.output.splitlines()[2].split()[0] == "low" and "2 games, definitions" in stats.output
         report = runner.invoke(cli, ["report", "--db", str(db), "--ruleset", spec, "-o", str(tmp_path / "r")])
         assert report.exit_code == 0, report.output
-        assert report.output.startswith("2 games (low: 2)")
+        assert report.stdout.startswith("2 games (low: 2)")
         assert {row["ruleset"] for row in json.loads((tmp_path / "r" / "cards.json").read_text())} == {"low"}
     other = tmp_path / "low2.toml"  # the same name, other values: its games are not in this store
     other.write_text('base = "1.2"\nname = "low"\nstart_health = 9\nrunes = [5]\n')

@@ -8,8 +8,10 @@ turns offer cards with id -1.
 import os
 import sys
 
-# Every test bot says who it is, so that a test can check from the kept stderr that the process is gone.
-print(f"botlib: pid {os.getpid()} pgid {os.getpgrp()}", file=sys.stderr, flush=True)
+# Every test bot says who it is, so that a test can check from the kept stderr that the process is gone: its
+# pid and process group unconfined, its PID namespace in the sandbox (where pids are the namespace's own).
+print(f"botlib: pid {os.getpid()} pgid {os.getpgrp()} pidns {os.readlink('/proc/self/ns/pid')}", file=sys.stderr,
+      flush=True)
 
 
 def read_turn():

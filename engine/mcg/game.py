@@ -1,0 +1,159 @@
+"""A live my-card-game match: its state and event log, and the ways to act on it; re-deciding a log; playing
+a match with built-in agents; the outcome.
+
+`McgGame.new` records the opening events (`setup.create`); every command goes through `decide` and its events
+are applied with `evolve`. `from_log` folds a stored log. `redecide` feeds a log's recorded commands through
+`decide` again from its `game_created`, which must give the same log (how a reader knows a log is what the
+rules produce): every random outcome is drawn again and compared, never read from the log.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping, NamedTuple, Sequence
+
+from locm.engine.errors import InvalidLogError, LocmError
+from locm.engine.mcg.agents import make_agent
+from locm.engine.mcg.commands import Command, Timeout
+from locm.engine.mcg.decide import decide_and_apply, decide_line
+from locm.engine.mcg.emit import derived_random
+from locm.engine.mcg.evolve import evolve, fold
+from locm.engine.mcg.legal import legal_actions, to_move
+from locm.engine.mcg.protocol import message
+from locm.engine.mcg.rules import STANDARD
+from locm.engine.mcg.setup import create
+from locm.engine.mcg.state import ENDED, McgState
+from locm.events.mcg.catalog import TIMEOUT, CommandReceived, Event, GameCreated
+from locm.events.mcg.rules import CardDef, McgRules, Seeds
+
+
+class Outcome(NamedTuple):
+    """How a match ended: the winner, the ranking (winner first), why, the turn, and both players' health."""
+
+    winner: int
+    ranking: tuple[int, int]
+    reason: str
+    turn: int
+    health: tuple[int, int]
+
+
+def outcome(state: McgState) -> Outcome | None:
+    """The outcome of an ended match, None while it goes on (there are no draws, R-WIN)."""
+    if state.phase != ENDED:
+        return None
+    w = state.winner
+    return Outcome(w, (w, 1 - w), state.end_reason, state.turn, (state.players[0].health, state.players[1].health))
+
+
+class McgGame:
+    __slots__ = ("state", "log")
+
+    def __init__(self, state: McgState, log: list[Event]) -> None:
+        self.state = state
+        self.log = log
+
+    @classmethod
+    def new(cls, rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
+            agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
+            first: int | None = None, cards: Mapping[int, CardDef] | None = None) -> "McgGame":
+        events = create(rules, seeds, agents, decks, first, cards)
+        return cls(fold(events), events)
+
+    @classmethod
+    def from_log(cls, events: Iterable[Event]) -> "McgGame":
+        log = list(events)
+        return cls(fold(log), log)
+
+    @property
+    def ended(self) -> bool:
+        return self.state.phase == ENDED
+
+    @property
+    def to_move(self) -> int:
+        return to_move(self.state)
+
+    def legal_actions(self) -> list[Command]:
+        return legal_actions(self.state)
+
+    def message(self, player: int) -> str:
+        return message(self.state, player)
+
+    def outcome(self) -> Outcome | None:
+        return outcome(self.state)
+
+    def submit(self, command: Command) -> list[Event]:
+        """Decide `command` and apply its events; returns them."""
+        events, self.state = decide_and_apply(self.state, command)
+        self.log.extend(events)
+        return events
+
+    def answer(self, player: int, line: str) -> list[Event]:
+        """A bot's answer line, as received (R-ANSWER)."""
+        events = decide_line(self.state, player, line)
+        return self._apply(events)
+
+    def timeout(self, player: int) -> list[Event]:
+        """`player` did not answer in time: inactivity is surrender (R-INACTIVE)."""
+        return self.submit(Timeout(player))
+
+    def _apply(self, events: list[Event]) -> list[Event]:
+        for e in events:
+            evolve(self.state, e)
+        self.log.extend(events)
+        return events
+
+
+def next_first(previous: McgState) -> int:
+    """The seat that starts the next match of a best-of series: the one that did not start `previous`
+    (R-SERIES); pass it as ``first`` to `create`."""
+    if previous.first not in (0, 1):
+        raise InvalidLogError("the previous match has no starting seat yet")
+    return 1 - previous.first
+
+
+def agent_seed(seeds: Seeds, seat: int) -> int:
+    """A built-in agent's seed in a match: derived from the match's seed (R-RNG, salt ``agent<seat>``)."""
+    return derived_random(seeds.seed, f"agent{seat}").next_long()
+
+
+def play_match(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
+               agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
+               first: int | None = None, cards: Mapping[int, CardDef] | None = None,
+               agent_seeds: Sequence[int] | None = None) -> McgGame:
+    """A whole match between built-in agents, each seeded (`agent_seed` unless given), played to its end."""
+    game = McgGame.new(rules, seeds, agents, decks, first, cards)
+    created = game.log[0]
+    assert isinstance(created, GameCreated)
+    own = list(agent_seeds) if agent_seeds is not None else [agent_seed(created.seeds, i) for i in (0, 1)]
+    players = [make_agent(agents[i], own[i]) for i in (0, 1)]
+    while not game.ended:
+        p = game.to_move
+        game.submit(players[p].act(game.state, p))
+    return game
+
+
+def redecide(log: Sequence[Event]) -> tuple[McgGame, int]:
+    """Replay the commands recorded in `log` through `decide` from its `game_created`. Returns the game this
+    gives and the seq of the first event that differs from `log` (-1 when the two logs are identical)."""
+    if not log or type(log[0]) is not GameCreated:
+        raise InvalidLogError("a my-card-game log must start with mcg_game_created")
+    created = log[0]
+    game = McgGame.new(created.rules, created.seeds, created.agents, created.decks,
+                       None if created.first == -1 else created.first, {c.id: c for c in created.cards})
+    for e in log[1:]:
+        if type(e) is CommandReceived and e.cause == -1:
+            if game.ended:
+                break
+            try:
+                if e.kind == TIMEOUT:
+                    game.submit(Timeout(e.player))
+                else:
+                    game.answer(e.player, e.text)
+            except LocmError:  # a record the rules would never have taken (another seat's action, ...)
+                return game, min(len(game.log), len(log))
+    for i, (a, b) in enumerate(zip(game.log, log)):
+        if a != b:
+            return game, i
+    return game, -1 if len(game.log) == len(log) else min(len(game.log), len(log))
+
+
+__all__ = ["McgGame", "Outcome", "outcome", "play_match", "redecide", "agent_seed", "next_first"]

@@ -1,0 +1,39 @@
+"""Helper processes that die with the process that started them.
+
+A worker (tournament, card-facts projection, what-if) calls `die_with_parent` first: the kernel then sends it
+SIGKILL the moment its parent dies (Linux ``PR_SET_PDEATHSIG``), even if the parent was killed with SIGKILL
+and even if the worker is stopped or busy; so killing a command kills its workers, whose sandboxed bots die
+with them (bubblewrap's ``--die-with-parent``), and the ``multiprocessing`` resource tracker, which exits
+when the last process holding its pipe is gone. Where ``prctl`` is missing, the worker's own check of its
+parent (`parent_alive`) remains.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> bool:
+    """Ask for SIGKILL when the parent dies; exit at once if ``parent`` is already gone (it died before the
+    request was made). True if the kernel took the request."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        ok = False
+    if not parent_alive(parent):
+        os._exit(1)
+    return ok
+
+
+def parent_alive(parent: int) -> bool:
+    """Whether ``parent`` is still this process's parent (an orphan is re-parented to init or a subreaper)."""
+    return os.getppid() == parent
+
+
+__all__ = ["die_with_parent", "parent_alive"]

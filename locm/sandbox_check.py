@@ -1,0 +1,265 @@
+"""`locm sandbox check`: what the sandbox enforces on this machine, each property and limit tried live.
+
+Every check starts a real sandbox with the policy given (`locm.sandbox.build`, as a bot's) running
+`locm/sandbox_probe.py` from a fresh folder (beside a file standing for the store, which must read empty)
+under this Python, and compares what the probe saw with what it must see. The CPU limit is tried at one
+second (a busy loop must be stopped by SIGXCPU) so that the check stays short; the others at the values
+given. `run_checks` returns one `Check` per line of the report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+from locm.sandbox import MiB, Sandbox, _show, build, probe, require
+
+PROBE = Path(__file__).with_name("sandbox_probe.py")
+
+
+class Check(NamedTuple):
+    name: str
+    ok: bool | None  # None: not limited, nothing to try
+    detail: str
+
+
+class _Box:
+    """A fresh bot folder holding the probe and a stand-in store, hidden by the policy."""
+
+    def __init__(self, policy: Sandbox) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="locm-sandbox-check-"))
+        self.dir.chmod(0o755)  # the bot's uid must read its folder (run by root, it is not the owner)
+        self.probe = self.dir / "probe.py"
+        shutil.copyfile(PROBE, self.probe)
+        self.probe.chmod(0o644)
+        self.store = self.dir / "locm.db"
+        self.store.write_bytes(b"SQLite format 3\0 stand-in for the store")
+        self.store.chmod(0o644)
+        self.outside = Path(tempfile.mkdtemp(prefix="locm-sandbox-check-outside-")) / "secret"
+        self.outside.write_text("not for bots")
+        self.policy = dataclasses.replace(policy, hide=policy.hide + (str(self.store),))
+
+    def run(self, test: str, *args, stdin: str = "", policy: Sandbox | None = None,
+            timeout: float = 60) -> tuple[int, dict]:
+        argv = [sys.executable, "-I", "-S", str(self.probe), test, *map(str, args)]
+        launch = build(argv, policy or self.policy, str(self.dir))
+        try:
+            r = subprocess.run(launch.argv, env=launch.env, pass_fds=launch.pass_fds, input=stdin,
+                               capture_output=True, text=True, timeout=timeout)
+        finally:
+            launch.close()
+        lines = r.stdout.strip().splitlines()
+        try:
+            return r.returncode, json.loads(lines[-1]) if lines else {"stderr": r.stderr.strip()[-300:]}
+        except ValueError:
+            return r.returncode, {"stdout": r.stdout[-300:], "stderr": r.stderr.strip()[-300:]}
+
+    def close(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+        shutil.rmtree(self.outside.parent, ignore_errors=True)
+
+
+def run_checks(policy: Sandbox, progress: Callable[[Check], None] | None = None) -> list[Check]:
+    """Every check of `policy` on this machine (`SandboxUnavailableError` if there is no sandbox at all)."""
+    require(dataclasses.replace(policy, enabled=True))
+    box = _Box(policy)
+    checks = []
+    try:
+        for make in (_inspect, _memory, _cpu, _procs, _files, _fsize, _tmp, _vmem, _dies_with_parent):
+            for check in make(box, policy):
+                checks.append(check)
+                if progress:
+                    progress(check)
+    finally:
+        box.close()
+    return checks
+
+
+def header() -> str:
+    found = probe()
+    who = ("run as root: each bot gets a fresh unprivileged uid" if os.geteuid() == 0
+           else "run as a user: each bot gets a user namespace")
+    return f"locm sandbox check: bubblewrap {found.version}, {who}"
+
+
+# --- the checks -------------------------------------------------------------------------------------------
+
+
+def _inspect(box: _Box, policy: Sandbox):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    paths = ["/etc/shadow", str(box.outside), str(box.store), str(Path.home() / ".bashrc")]
+    try:
+        code, seen = box.run("inspect", os.getpid(), port, stdin=json.dumps(paths))
+    finally:
+        listener.close()
+    if "ns" not in seen:
+        yield Check("sandbox", False, f"the probe did not run (exit {code}): {seen}")
+        return
+    mine = {n: os.readlink(f"/proc/self/ns/{n}") for n in seen["ns"] if os.path.exists(f"/proc/self/ns/{n}")}
+    must = ["pid", "ipc", "uts", "mnt"] + ([] if policy.network else ["net"]) + ([] if os.geteuid() == 0 else ["user"])
+    same = [n for n in must if seen["ns"].get(n) == mine.get(n)]
+    apart = [n for n in seen["ns"] if seen["ns"][n] and seen["ns"][n] != mine.get(n)]
+    yield Check("namespaces", not same, f"separate from the host's: {', '.join(apart) or 'none'}"
+                + (f"; NOT separate: {', '.join(same)}" if same else ""))
+    root_ok = seen["uid"] != 0 and int(seen["caps"] or "0", 16) == 0 and seen["no_new_privs"] == "1"
+    yield Check("identity", root_ok, f"uid {seen['uid']}, capabilities {seen['caps']}, no new privileges "
+                                     f"{'yes' if seen['no_new_privs'] == '1' else 'NO'}")
+    yield Check("processes", len(seen["pids"]) <= 3 and seen["signal_host"] != "delivered",
+                f"sees {len(seen['pids'])} processes {seen['pids']}; signalling this command: {seen['signal_host']}")
+    connected = seen["connect"] == "connected"
+    yield Check("network", connected == policy.network,
+                f"a port open on the host's 127.0.0.1: {seen['connect']}"
+                + (" (--bot-network given)" if policy.network else ""))
+    files = seen["files"]
+    hidden = all(not v.startswith("read") for k, v in files.items() if k != str(box.store))
+    store = files[str(box.store)] in ("read 0 bytes", "Permission denied")  # bound over with /dev/null
+    shown = {"/etc/shadow": "/etc/shadow", str(box.outside): "a file outside its folder",
+             str(box.store): "the store in its folder", paths[3]: "~/.bashrc"}
+    yield Check("files", hidden and store, "; ".join(f"{shown[k]}: {v}" for k, v in files.items()))
+    writes = seen["writes"]
+    ro = all(v != "written" for k, v in writes.items() if not k.startswith("/tmp/")) \
+        and writes.get("/tmp/written") == "written"
+    yield Check("read-only", ro, "; ".join(f"{'its folder' if k.startswith(str(box.dir)) else k}: {v}"
+                                          for k, v in writes.items()))
+
+
+def _memory(box: _Box, policy: Sandbox):
+    mem = policy.limits.mem
+    if mem is None:
+        yield Check("mem=none", None, "not limited")
+        return
+    code, seen = box.run("memory", mem + 16 * MiB)
+    yield Check(f"mem={_show('mem', mem)}", "refused" in seen,
+                f"mapping {_show('mem', mem + 16 * MiB)}: " + (seen.get("error") or "ALLOWED"))
+
+
+def _cpu(box: _Box, policy: Sandbox):
+    if policy.limits.cpu is None:
+        yield Check("cpu=none", None, "not limited")
+        return
+    quick = dataclasses.replace(box.policy, limits=dataclasses.replace(policy.limits, cpu=1))
+    t0 = time.monotonic()
+    code, seen = box.run("cpu", 30, policy=quick)
+    took = time.monotonic() - t0
+    stopped = code == 128 + signal.SIGXCPU or code == 128 + signal.SIGKILL
+    yield Check(f"cpu={policy.limits.cpu}", stopped,
+                f"a busy loop {'was stopped by ' + signal.Signals(code - 128).name if stopped else 'was NOT stopped'}"
+                f" after {took:.1f} s (tried with cpu=1)")
+
+
+def _procs(box: _Box, policy: Sandbox):
+    n = policy.limits.procs
+    if n is None:
+        yield Check("procs=none", None, "not limited")
+        return
+    code, seen = box.run("procs", n + 8)
+    yield Check(f"procs={n}", "error" in seen and seen["started"] < n,
+                f"{seen.get('started')} more processes started, then: {seen.get('error', 'NO LIMIT')}")
+
+
+def _files(box: _Box, policy: Sandbox):
+    n = policy.limits.files
+    if n is None:
+        yield Check("files=none", None, "not limited")
+        return
+    code, seen = box.run("files", n + 8)
+    yield Check(f"files={n}", "error" in seen and seen["opened"] < n,
+                f"{seen.get('opened')} files opened, then: {seen.get('error', 'NO LIMIT')}")
+
+
+def _fsize(box: _Box, policy: Sandbox):
+    n = policy.limits.fsize
+    if n is None:
+        yield Check("fsize=none", None, "not limited")
+        return
+    roomy = dataclasses.replace(box.policy, limits=dataclasses.replace(policy.limits, tmp=n + 16 * MiB))
+    code, seen = box.run("fsize", n + MiB, policy=roomy)
+    yield Check(f"fsize={_show('fsize', n)}", seen.get("wrote") == n and "error" in seen,
+                f"a file of {_show('fsize', n + MiB)} stopped at {_show('fsize', seen.get('wrote'))}: "
+                f"{seen.get('error', 'NO LIMIT')}")
+
+
+def _tmp(box: _Box, policy: Sandbox):
+    n = policy.limits.tmp
+    part = min(policy.limits.fsize or n, 8 * MiB)
+    code, seen = box.run("tmp", n + 8 * MiB, part)
+    wrote = seen.get("wrote") or 0
+    yield Check(f"tmp={_show('tmp', n)}", "error" in seen and wrote <= n,
+                f"/tmp filled at {_show('tmp', wrote)}: {seen.get('error', 'NO LIMIT')}")
+
+
+def _vmem(box: _Box, policy: Sandbox):
+    n = policy.limits.vmem
+    if n is None:
+        yield Check("vmem=none", None, "not limited (the default: see --bot-limits)")
+        return
+    code, seen = box.run("memory", n + 16 * MiB)
+    yield Check(f"vmem={_show('vmem', n)}", "refused" in seen,
+                f"mapping {_show('vmem', n + 16 * MiB)}: " + (seen.get("error") or "ALLOWED"))
+
+
+def _dies_with_parent(box: _Box, policy: Sandbox):
+    """A helper process starts a sandbox and is killed with SIGKILL: nothing of the sandbox may remain."""
+    argv = [sys.executable, "-I", "-S", str(box.probe), "sleep", 60]
+    launch = build([str(a) for a in argv], box.policy, str(box.dir))
+    helper = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
+                               "fds = tuple(int(fd) for fd in sys.argv[1].split(','))\n"
+                               "subprocess.Popen(sys.argv[2:], pass_fds=fds)\n"
+                               "time.sleep(60)", ",".join(map(str, launch.pass_fds)), *launch.argv],
+                              env=launch.env, pass_fds=launch.pass_fds, stdout=subprocess.PIPE, text=True)
+    launch.started()  # the info pipe stays open: bwrap writing to a closed one would die of SIGPIPE
+    try:
+        line = _readline(helper.stdout, 30)
+        pidns = json.loads(line)["pidns"] if line.strip() else None
+    finally:
+        helper.kill()
+        helper.wait()
+        helper.stdout.close()
+        launch.close()
+    left = _in_namespace(pidns) if pidns else None
+    end = time.monotonic() + 5
+    while left and time.monotonic() < end:
+        time.sleep(0.02)
+        left = _in_namespace(pidns)
+    yield Check("dies with parent", pidns is not None and left == [],
+                "killing the process that started a sandbox (SIGKILL) ended everything in it" if left == []
+                else f"processes left in the sandbox: {left}" if pidns else "the sandbox did not start")
+
+
+def _readline(stream, seconds: float) -> str:
+    """A line from a pipe, or "" if none comes within ``seconds``."""
+    import selectors
+
+    with selectors.DefaultSelector() as sel:
+        sel.register(stream, selectors.EVENT_READ)
+        return stream.readline() if sel.select(seconds) else ""
+
+
+def _in_namespace(pidns: str) -> list[int]:
+    """The live processes of this PID namespace (as the host sees them)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{entry}/ns/pid") == pidns:
+                    state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                    if state not in "ZX":
+                        found.append(int(entry))
+    return found
+
+
+__all__ = ["Check", "run_checks", "header"]

@@ -1,0 +1,189 @@
+"""A hostile bot: before its first turn it tries one attack, named by argv[1], reports on stderr what it got
+(``hostile: WHAT: RESULT`` lines), then plays as good_bot.py does. The attacks are those of the 2026-11-25
+review of locm (an attacker's point of view) and a few more:
+
+store      find the store in its ancestors' command lines (--db), delete games, garble its -wal
+signals    SIGKILL or SIGSTOP (argv[2]) every process it can see, by /proc and by trying every pid
+worker     SIGKILL, SIGTERM or SIGSTOP (argv[2]) its parent (unconfined: the tournament worker)
+snoop      read /etc/shadow, home files, the other bots beside it, connect to 127.0.0.1:argv[2]
+memory     a child allocates and touches 1.25 GB
+escape     a child in a new session, environment cleared, that forks and exits in a loop forever
+forkbomb   start processes until the system refuses, each waiting forever
+cpu        a child that spins forever (stealing the opponent's CPU)
+disk       fill /tmp, write into its own folder and into /
+
+The attacks that would harm the machine if they ran unconfined (signals, escape, forkbomb, cpu) refuse to
+run outside a PID namespace (where the bot is not one of the first few processes).
+"""
+
+import mmap
+import os
+import signal
+import socket
+import sys
+import time
+
+from botlib import answer, good_answer, turns
+
+attack, args = sys.argv[1], sys.argv[2:]
+
+
+def say(what, result):
+    print(f"hostile: {what}: {result}", file=sys.stderr, flush=True)
+
+
+def pids():
+    return sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid())
+
+
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().split(b"\0")
+    except OSError:
+        return []
+
+
+def store():
+    found = []
+    for pid in pids():
+        words = cmdline(pid)
+        found += [w.decode() for a, w in zip(words, words[1:]) if a == b"--db"]
+    say("store paths seen", found or "none")
+    for path in found:
+        try:
+            import sqlite3
+
+            conn = sqlite3.connect(path)
+            conn.execute("DELETE FROM games")
+            conn.commit()
+            say("store", "games deleted")
+        except Exception as exc:
+            say("store", f"cannot delete: {exc}")
+        try:
+            with open(path + "-wal", "r+b") as f:
+                f.write(os.urandom(32 * 1024))
+            say("wal", "garbled")
+        except OSError as exc:
+            say("wal", f"cannot write: {exc.strerror}")
+
+
+def signals():
+    sig = getattr(signal, args[0])
+    hit = []
+    for pid in pids():
+        try:
+            os.kill(pid, sig)
+            hit.append(pid)
+        except OSError:
+            pass
+    tried = 0
+    for pid in range(2, 40000):  # pids it cannot see in /proc: try them all
+        if pid != os.getpid():
+            try:
+                os.kill(pid, sig)
+                hit.append(pid)
+            except OSError:
+                tried += 1
+    say("signalled", sorted(set(hit)) or "none")
+
+
+def worker():
+    parent = os.getppid()
+    try:
+        os.kill(parent, getattr(signal, args[0]))
+        say("parent signalled", parent)
+    except OSError as exc:
+        say("parent signalled", exc.strerror)
+
+
+def snoop():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in ["/etc/shadow", os.path.expanduser("~/.bashrc"), "/root/.bashrc", os.path.join(here, "good_bot.py"),
+                 os.path.join(here, "slow_bot.py")]:
+        try:
+            with open(path, "rb") as f:
+                say(f"read {path}", f"{len(f.read())} bytes")
+        except OSError as exc:
+            say(f"read {path}", exc.strerror)
+    try:
+        socket.create_connection(("127.0.0.1", int(args[0])), timeout=2).close()
+        say("connect", "connected")
+    except OSError as exc:
+        say("connect", exc.strerror or str(exc))
+
+
+def memory():
+    pid = os.fork()
+    if pid == 0:
+        try:
+            block = bytearray(1280 * 1024 * 1024)  # zero-filled: every page touched
+            say("child allocated", f"{len(block) >> 20} MB")
+        except MemoryError:
+            say("child allocated", "MemoryError")
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def escape():
+    if os.fork() == 0:
+        os.setsid()
+        code = ("import os, time\n"
+                "while True:\n"
+                "    if os.fork():\n"
+                "        os._exit(0)\n"
+                "    time.sleep(0.01)\n")
+        os.execve(sys.executable, [sys.executable, "-c", code], {})
+    say("escape", "started")
+
+
+def forkbomb():
+    n = 0
+    while n < 100000:
+        try:
+            if os.fork() == 0:
+                time.sleep(3600)
+                os._exit(0)
+        except OSError as exc:
+            say("forkbomb", f"{n} processes, then {exc.strerror}")
+            return
+        n += 1
+    say("forkbomb", f"{n} processes, no limit")
+
+
+def cpu():
+    if os.fork() == 0:
+        while True:
+            pass
+    say("cpu", "spinning child started")
+
+
+def disk():
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    total = 0
+    try:
+        for i in range(1000):
+            with open(f"/tmp/fill{i}", "wb") as f:
+                for _ in range(16):
+                    total += f.write(b"\0" * (1 << 20))
+    except OSError as exc:
+        say("tmp", f"{total >> 20} MB, then {exc.strerror}")
+    for path in (os.path.join(os.path.dirname(os.path.abspath(__file__)), "planted.py"), "/planted"):
+        try:
+            with open(path, "w") as f:
+                f.write("planted")
+            say(f"write {path}", "written")
+        except OSError as exc:
+            say(f"write {path}", exc.strerror)
+    try:
+        mmap.mmap(-1, 1 << 20)
+    except OSError:
+        pass
+
+
+if attack in ("signals", "escape", "forkbomb", "cpu") and os.getpid() > 100:
+    say(attack, "refused: not in a sandbox")
+else:
+    globals()[attack]()
+for n, turn in turns():
+    answer(good_answer(turn))

@@ -1,0 +1,314 @@
+"""The hostile-bot suite: bots that attack what is outside the protocol, each in a small sandboxed tournament
+run by the command line as an organiser would (tests/bots/hostile_bot.py, one attack per run, against
+good_bot.py), each checking that the attack got nothing: the attacker's result and reason are those of its
+play, the opponent is unharmed (no error, no timeout, its games complete), the store holds every game and
+`locm verify` finds them good, no process of either sandbox is left, the tournament is complete.
+
+Run by root, the suite runs each attack twice when it can: as root (each bot gets a uid of its own) and as
+the user nobody (bubblewrap makes a user namespace). Without a sandbox on the machine the sandboxed tests
+skip, saying why; the refusal of external bots without a sandbox is tested everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from locm.sandbox import probe
+from locm.store import open_store
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+GOOD = shlex.join([sys.executable, str(BOTS / "good_bot.py")])
+SANDBOX = probe()
+needs_sandbox = pytest.mark.skipif(not SANDBOX.ok, reason=f"no sandbox here: {SANDBOX.reason}")
+HOST_PIDNS = os.readlink("/proc/self/ns/pid")
+
+
+def _nobody_can_run_locm() -> str | None:
+    """Why the suite cannot also run as nobody here (None if it can)."""
+    if os.geteuid() != 0:
+        return "not run by root"
+    try:
+        r = subprocess.run([sys.executable, "-c", "import locm.cli"], user=65534, group=65534, extra_groups=[],
+                           capture_output=True, cwd="/", timeout=60)
+    except OSError as exc:
+        return f"cannot run as nobody: {exc}"
+    return None if r.returncode == 0 else f"nobody cannot run this Python ({sys.executable}) or read locm"
+
+
+NOBODY = _nobody_can_run_locm()
+RUNNERS = [pytest.param("caller", id="as-root" if os.geteuid() == 0 else "as-user"),
+           pytest.param("nobody", id="as-nobody", marks=pytest.mark.skipif(NOBODY is not None, reason=str(NOBODY)))]
+
+
+class Run:
+    """One tournament of a hostile bot against good_bot.py: the command's result and the stored games."""
+
+    def __init__(self, tmp: Path, runner: str, attack: str, *args: str, extra=(), games: int = 2) -> None:
+        self.dir = tmp
+        self.db = tmp / "t.db"
+        self.hostile = shlex.join([sys.executable, str(BOTS / "hostile_bot.py"), attack, *args])
+        self.agents = [self.hostile, GOOD]
+        self.result = locm(runner, "tournament", "--agents", *self.agents, "--games", str(games), "--db",
+                           str(self.db), "-j", "1", "--timeouts", "x5", *extra, cwd=tmp)
+        assert self.result.returncode == 0, self.result.stderr[-2000:]
+        with open_store(self.db, readonly=True) as store:
+            self.records = list(store.games())
+        self.games = games
+
+    def stderr_of(self, agent: str) -> str:
+        return "".join(getattr(r, f"stderr{s}") for r in self.records for s in (0, 1)
+                       if (r.agent0, r.agent1)[s] == agent)
+
+    def said(self, what: str) -> list[str]:
+        """What the hostile bot reported about ``what`` (one entry per game)."""
+        return re.findall(rf"hostile: {re.escape(what)}: (.*)", self.stderr_of(self.hostile))
+
+    def assert_sound(self, reason: str | None = None) -> None:
+        """The tournament complete, the store verified, the opponent unharmed, the attacker's games ended by
+        ``reason`` (None: by play, no hard error), nothing of either sandbox left."""
+        assert f"{self.games} of {self.games} games in" in self.result.stdout, self.result.stdout
+        assert len(self.records) == self.games
+        v = locm("caller", "verify", "--db", str(self.db), cwd=self.dir)
+        assert v.returncode == 0 and f"{self.games} games checked: {self.games} good, 0 bad" in v.stdout, v.stdout
+        for r in self.records:
+            h = 0 if r.agent0 == self.hostile else 1
+            assert not getattr(r, f"error{1 - h}") and not getattr(r, f"timeout{1 - h}"), "the opponent was harmed"
+            if reason is None:
+                assert not getattr(r, f"error{h}") and r.reason == "health", (r.reason, getattr(r, f"stderr{h}"))
+            else:
+                assert r.winner == 1 - h and r.reason == "hard_error"
+            meta = json.loads(r.meta)
+            assert meta["sandbox"]["tool"].startswith("bwrap") and meta["sandbox"]["network"] is False
+            for s in (0, 1):
+                ns = re.search(r"pidns (\S+)", getattr(r, f"stderr{s}")).group(1)
+                assert ns != HOST_PIDNS, "each bot runs in a PID namespace of its own"
+                assert not in_namespace(ns), f"processes left in a sandbox: {in_namespace(ns)}"
+        assert "bots: 2 games sandboxed (bwrap" in self.result.stdout
+
+
+def locm(runner: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    kw = dict(user=65534, group=65534, extra_groups=[]) if runner == "nobody" else {}
+    return subprocess.run([sys.executable, "-m", "locm.cli", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)}, **kw)
+
+
+def in_namespace(pidns: str) -> list[int]:
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{entry}/ns/pid") == pidns:
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state not in "ZX":
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture
+def box(tmp_path_factory, request):
+    """A folder for the store that the runner (root or nobody) can write."""
+    path = Path(tempfile.mkdtemp(prefix="locm-hostile-"))
+    path.chmod(0o777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+# --- the attacks --------------------------------------------------------------------------------------------
+
+
+@needs_sandbox
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_bot_cannot_find_or_touch_the_store(box, runner):
+    run = Run(box, runner, "store")
+    run.assert_sound()
+    assert run.said("store paths seen") == ["none", "none"]  # no host /proc: no ancestor's command line
+
+
+@needs_sandbox
+@pytest.mark.parametrize("runner", RUNNERS)
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGSTOP"])
+def test_a_bot_cannot_signal_its_opponent_or_anything_else(box, runner, sig):
+    run = Run(box, runner, "signals", sig)
+    run.assert_sound()
+    # it sees nothing but itself and its sandbox's first process (pid 1), which ignores signals from inside
+    # its namespace (run by root, it belongs to root and the signal is refused)
+    assert set(run.said("signalled")) <= {"none", "[1]"}
+
+
+@needs_sandbox
+@pytest.mark.parametrize("runner", RUNNERS)
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM", "SIGSTOP"])
+def test_a_bot_cannot_kill_or_stop_its_worker(box, runner, sig):
+    run = Run(box, runner, "worker", sig)
+    run.assert_sound()
+    # its parent is its sandbox's first process (pid 1): run by root it belongs to root (refused), else it
+    # ignores signals from inside its namespace
+    assert set(run.said("parent signalled")) <= {"1", "Operation not permitted"}
+
+
+@needs_sandbox
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_bot_reads_nothing_of_the_host_and_reaches_no_network(box, runner):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    listener.settimeout(0)
+    try:
+        run = Run(box, runner, "snoop", str(listener.getsockname()[1]))
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody called
+    finally:
+        listener.close()
+    run.assert_sound()
+    assert run.said("read /etc/shadow") == ["No such file or directory"] * 2
+    assert run.said("read /root/.bashrc") == ["No such file or directory"] * 2
+    assert run.said(f"read {BOTS / 'good_bot.py'}") == ["Permission denied"] * 2  # its opponent, beside it
+    assert run.said(f"read {BOTS / 'slow_bot.py'}")[0].endswith("bytes")  # its own folder: shown, read-only
+    assert run.said("connect") == ["Connection refused"] * 2
+
+
+@needs_sandbox
+def test_the_network_is_given_only_when_asked_and_the_standings_say_so(box):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    try:
+        run = Run(box, "caller", "snoop", str(listener.getsockname()[1]), extra=["--bot-network"])
+    finally:
+        listener.close()
+    assert run.said("connect") == ["connected"] * 2
+    assert "bots: 2 games sandboxed (bwrap" in run.result.stdout and "NETWORK ON" in run.result.stdout
+    assert all(json.loads(r.meta)["sandbox"]["network"] is True for r in run.records)
+    assert "network: ON (--bot-network)" in run.result.stderr
+
+
+@needs_sandbox
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_bot_cannot_grow_past_its_memory_limit(box, runner):
+    run = Run(box, runner, "memory")
+    run.assert_sound()
+    assert run.said("child allocated") == ["MemoryError"] * 2  # 1.25 GB asked, 768 MB allowed
+
+
+@needs_sandbox
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_setsid_child_that_forks_forever_with_no_environment_dies_with_the_sandbox(box, runner):
+    run = Run(box, runner, "escape")
+    run.assert_sound()  # checks that nothing is left in either PID namespace
+    assert run.said("escape") == ["started"] * 2
+
+
+@needs_sandbox
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_fork_bomb_stops_at_the_process_limit(box, runner):
+    run = Run(box, runner, "forkbomb")
+    run.assert_sound()
+    for line in run.said("forkbomb"):
+        n = int(line.split()[0])
+        assert n < 128 and line.endswith("then Resource temporarily unavailable"), line
+
+
+@needs_sandbox
+def test_a_child_spinning_on_the_cpu_does_not_outlive_the_game(box):
+    run = Run(box, "caller", "cpu")
+    run.assert_sound()
+    assert run.said("cpu") == ["spinning child started"] * 2
+
+
+@needs_sandbox
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_bot_writes_only_its_own_small_tmp(box, runner):
+    run = Run(box, runner, "disk")
+    run.assert_sound()
+    assert run.said("tmp") == ["64 MB, then No space left on device"] * 2
+    assert run.said(f"write {BOTS / 'planted.py'}") == ["Read-only file system"] * 2
+    assert run.said("write /planted") == ["Read-only file system"] * 2
+    assert not (BOTS / "planted.py").exists()
+
+
+# --- no sandbox, no untrusted run -------------------------------------------------------------------------------
+
+
+def test_without_a_sandbox_external_bots_are_refused_in_one_line(tmp_path):
+    """No bwrap on the PATH: a tournament with a bot is refused before anything is made, saying the fix."""
+    env = {**os.environ, "PATH": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    r = subprocess.run([sys.executable, "-m", "locm.cli", "tournament", "--agents", GOOD, "greedy", "--games", "2",
+                        "--db", str(tmp_path / "t.db")], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert r.stderr.startswith("locm: error: cannot sandbox external bots: bubblewrap (bwrap) is not installed")
+    assert "apt-get install bubblewrap" in r.stderr and "--no-sandbox" in r.stderr
+    assert not (tmp_path / "t.db").exists()
+    builtin = subprocess.run([sys.executable, "-m", "locm.cli", "play", "--seed", "1"], capture_output=True, text=True,
+                             env=env, cwd=tmp_path)
+    assert builtin.returncode == 0, builtin.stderr  # built-in agents need no sandbox
+    check = subprocess.run([sys.executable, "-m", "locm.cli", "sandbox", "check"], capture_output=True, text=True,
+                           env=env, cwd=tmp_path)
+    assert check.returncode == 2 and check.stderr.startswith("locm: error: cannot sandbox external bots: bubblewrap")
+    assert len(check.stderr.strip().splitlines()) == 1 and check.stdout == "", check.stderr
+
+
+def test_no_sandbox_runs_bots_unconfined_saying_so_every_time_and_in_each_game(tmp_path):
+    args = ["tournament", "--agents", GOOD, "greedy", "--games", "2", "--db", str(tmp_path / "t.db"),
+            "--no-sandbox"]
+    r = locm("caller", *args, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "locm: warning: sandbox: NONE (--no-sandbox): bots run unconfined" in r.stderr
+    assert "bots: 2 games UNSANDBOXED (--no-sandbox)" in r.stdout
+    with open_store(tmp_path / "t.db", readonly=True) as store:
+        assert [json.loads(g.meta)["sandbox"] for g in store.games()] == [{"tool": "none"}] * 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--bot-limits", "mem=lots"], "--bot-limits 'mem=lots': mem: expected a size like 768m or 1g or none"),
+    (["--bot-limits", "procs=0"], "--bot-limits 'procs=0': procs: expected at least 1"),
+    (["--bot-limits", "gpu=1"], "--bot-limits 'gpu=1': unknown limit 'gpu'"),
+    (["--bot-limits", "tmp=none"], "--bot-limits 'tmp=none': tmp cannot be none"),
+    (["--no-sandbox", "--bot-network"], "locm tournament: error: --bot-limits, --bot-network and --bot-bind"),
+])
+def test_bad_sandbox_options_are_one_line(tmp_path, args, message):
+    r = locm("caller", "tournament", "--agents", GOOD, "greedy", "--games", "2", "--db", str(tmp_path / "t.db"),
+             *args, cwd=tmp_path)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "t.db").exists()
+
+
+@needs_sandbox
+def test_sandbox_check_tries_every_limit_live():
+    r = subprocess.run([sys.executable, "-m", "locm.cli", "sandbox", "check", "--bot-limits", "procs=32,files=64"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    for name in ("namespaces", "identity", "processes", "network", "files", "read-only", "mem=768m", "cpu=60",
+                 "procs=32", "files=64", "fsize=64m", "tmp=64m", "dies with parent"):
+        assert any(re.match(rf"  ok +{re.escape(name)} ", line) for line in lines), (name, r.stdout)
+    assert re.search(r"  -- +vmem=none +not limited", r.stdout)
+    assert lines[-1] == "13 of 13 checks hold"
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="a user's bots run as that user: their own files always read")
+def test_a_bot_its_sandbox_cannot_read_is_refused_up_front(tmp_path):
+    """Run by root, bots run as a uid of their own: a bot folder of mode 0700 is refused with the fix, in one
+    line, before anything is played."""
+    folder = tmp_path / "private"
+    folder.mkdir(mode=0o700)
+    shutil.copy(BOTS / "good_bot.py", folder)
+    shutil.copy(BOTS / "botlib.py", folder)
+    folder.chmod(0o700)
+    r = locm("caller", "play", "--seed", "1", "--p0", shlex.join([sys.executable, str(folder / "good_bot.py")]),
+             cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"its folder {folder} is not readable by others" in r.stderr and "chmod o+rx" in r.stderr
