@@ -115,7 +115,7 @@ def game_data(r: Replay) -> dict:
     shown = {b for e in r.events if type(e) is DraftOffered for b in e.base_ids}
     shown |= {b for e in r.events if type(e) in (CardPicked, DeckChosen)
               for b in (e.base_ids if type(e) is DeckChosen else (e.base_id,))}
-    for b in sorted(shown):
+    for b in sorted(shown & r.final.cards.keys()):  # a forged log (shown with its warning) may name others
         c = r.final.cards[b]
         pool[b] = [c.type, c.cost, c.attack, c.defense, keywords_to_str(c.keywords), c.my_health,
                    c.opp_health, c.draw, c.area, c.name, c.text]
