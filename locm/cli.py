@@ -505,8 +505,12 @@ def rules_diff(left, right, as_json):
                    "or $LOCM_BUSY_TIMEOUT).")
 @click.option("--allow-changed-bots", is_flag=True,
               help="Resume even if a bot's files changed since its stored games (mixing its versions).")
+@click.option("--sprt", metavar="TEST",
+              help="Two agents: stop as soon as a sequential test over mirrored seed pairs is conclusive "
+                   "(--games is then the cap), e.g. 'elo0=0,elo1=5,alpha=0.05,beta=0.05' (these are the "
+                   "defaults of the items left out): H0 the first agent is elo0 logistic Elo stronger, H1 elo1.")
 @sandbox_options
-def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots,
+def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots, sprt,
                no_sandbox, bot_limits, bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
@@ -516,11 +520,17 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     stored one by one under deterministic ids, so a tournament that was interrupted or killed is finished
     by running the same command again: stored games are skipped, none is stored twice. At the end: a table
     per agent (games, wins, win rate with its 95% Wilson interval, hard errors, timeouts, average think time
-    per turn) and the head-to-head results.
+    per turn), ratings with 95% intervals (openskill, Plackett-Luce) and the head-to-head results.
+
+    With --sprt and two agents, seeds are played pair by pair (both seatings) until a sequential probability
+    ratio test over the pairs' pentanomial counts accepts H0 or H1, or --games is reached; the verdict is
+    the one at the first conclusive pair in seed order, whatever the workers (games already in hand are
+    stored too).
 
     \b
     Example:
       locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
+      locm tournament --agents lookahead greedy --games 2000 --db s.db --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05
       locm tournament --agents greedy "python3 examples/bot.py" --games 20 --db t.db --timeouts x2
       locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
     """
@@ -528,6 +538,8 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     from locm.store import open_store
     from locm.tables import table
     from locm.errors import TournamentError
+    from locm.analysis.ratings import RATING_HEADERS, rating_rows
+    from locm.sequential import ratings, schedule_order, sprt_text
     from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, pair_rows, play_jobs,
                                  record_schedule, sandbox_lines, schedule, standings, standings_rows, to_play)
 
@@ -535,6 +547,12 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     agents = [check_agent(a) for a in (*first, *more)]
     limits = TimeLimits.parse(timeouts)
     jobs = schedule(ruleset, agents, games, seed)
+    test = None
+    if sprt is not None:
+        from locm.analysis.sprt import Sprt
+        from locm.sequential import check_pairs
+        test = Sprt.parse(sprt)
+        check_pairs(jobs)
     sandbox = _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db)
     store = open_store(db, busy_timeout=busy_timeout)
     try:
@@ -544,6 +562,9 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                                       "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
             record_schedule(store, jobs)  # the store knows what it should hold: locm verify checks it
             pending, todo = to_play(store, jobs)
+            if test is not None:
+                from locm.sequential import SequentialRun
+                pending = sequential = SequentialRun(store, jobs, test)
             used = min(workers, max(todo, 1))
             click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "
                        f"with {_n(used, 'worker')}", err=True)
@@ -553,6 +574,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                                 scheduled=len(jobs), count=todo, sandbox=sandbox,
                                 on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
         records = [r for r in store.games(ruleset=ruleset.name) if jobs.holds(r)]
+        verdict = sequential.advance().summary() if test is not None else None
     except KeyboardInterrupt:
         done = count_stored(store, jobs)
         click.echo(f"\nlocm: interrupted: {done} of {_n(len(jobs), 'game')} stored in {db}; run the same "
@@ -568,6 +590,11 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
         click.echo(line)
     click.echo("")
     click.echo(table(PAIR_HEADERS, pair_rows(records, agents)))
+    click.echo("")
+    click.echo(table(RATING_HEADERS, rating_rows(ratings(sorted(records, key=schedule_order(jobs)), agents))))
+    if verdict is not None:
+        click.echo("")
+        click.echo(sprt_text(verdict, agents))
     for gid, message in run.failed:
         click.echo(f"locm: error: game {gid} failed: {message}", err=True)
     if run.failed:
