@@ -29,6 +29,7 @@ import hashlib
 import multiprocessing
 import os
 import sqlite3
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -219,6 +220,32 @@ def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list
         store.close()
 
 
+def project_chunk_file(path: str, game_ids: Sequence[str], out: str) -> int:
+    """`project_chunk` written into a new SQLite file ``out`` (the projection's tables, no journal: a scratch
+    file), with the chunk's own running totals (``cardfacts_totals`` and ``cardfacts_turns`` over its card
+    rows, by the same SQL as the store's); the number of games. The writing process then adds the whole file
+    with a few ``INSERT ... SELECT`` (`_store_chunk_files`): no rows cross the pipe, none is bound one by one
+    in the one writing process, and no ``GROUP BY`` over every card is left for the end."""
+    games, cards, offered, clusters, cross = project_chunk(path, game_ids)
+    conn = sqlite3.connect(out, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
+        conn.executescript(DDL)
+        conn.execute("BEGIN")
+        conn.executemany(_GAME_SQL, games)
+        conn.executemany(_CARD_SQL, cards)
+        conn.executemany(_OFFERED_SQL, offered)
+        conn.executemany(_CLUSTERS_SQL, clusters)
+        conn.executemany(_CROSS_SQL, cross)
+        conn.execute(_TOTALS_SQL, (0,))
+        conn.execute(_TURNS_SQL, (0,))
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    return len(games)
+
+
 def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple], list, list]:
     games, cards = [], []
     offered: Counter = Counter()
@@ -396,19 +423,22 @@ def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummar
         on_start(len(todo))
     chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
     workers = min(workers or os.cpu_count() or 1, len(chunks))
-    if workers <= 1:
-        results = (project_chunk(str(path), c) for c in chunks)
-        _store_chunks(db, results, progress)
-    else:
-        # the workers die with this process, even killed with SIGKILL, and so does the resource tracker
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=die_with_parent, initargs=(os.getpid(),))
-        try:
-            _store_chunks(db, pool.map(project_chunk, [str(path)] * len(chunks), chunks), progress)
-        except BaseException:  # interrupted: the chunks stored so far stay, the rest is not started
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown()
+    with tempfile.TemporaryDirectory(prefix="locm-cardfacts-") as tmp:
+        outs = [os.path.join(tmp, f"chunk{k}.db") for k in range(len(chunks))]
+        if workers <= 1:
+            done = ((out, project_chunk_file(str(path), c, out)) for c, out in zip(chunks, outs))
+            _store_chunk_files(db, done, progress)
+        else:
+            # the workers die with this process, even killed with SIGKILL, and so does the resource tracker
+            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=die_with_parent, initargs=(os.getpid(),))
+            try:
+                counts = pool.map(project_chunk_file, [str(path)] * len(chunks), chunks, outs)
+                _store_chunk_files(db, zip(outs, counts), progress)
+            except BaseException:  # interrupted: the chunks stored so far stay, the rest is not started
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown()
     return ProjectionSummary(len(todo), already, rebuilt)
 
 
@@ -436,21 +466,49 @@ _CROSS_SQL = (
     "ON CONFLICT (ruleset, agent, feature, metric) DO UPDATE SET x = x + excluded.x, c = c + excluded.c")
 
 
-def _store_chunks(db, results, progress) -> None:
-    """Write each chunk's rows, then add the chunk into the running totals, in one transaction per chunk."""
-    game_sql = f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
-    card_sql = f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
+_GAME_SQL = f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
+_CARD_SQL = f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
+
+
+def _add_from(table: str, key: Sequence[str], sums: Sequence[str]) -> str:
+    """Add a chunk file's rows of ``table`` into the store's: new keys inserted, the sums of known ones added."""
+    cols = ", ".join((*key, *sums))
+    return (f"INSERT INTO {table} ({cols}) SELECT {cols} FROM chunk.{table} WHERE true ON CONFLICT "
+            f"({', '.join(key)}) DO UPDATE SET " + ", ".join(f"{c} = {c} + excluded.{c}" for c in sums))
+
+
+_GROUP = ("ruleset", "agent", "opponent", "player")
+_ADD_CHUNK = (
+    f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) SELECT {', '.join(GAME_COLUMNS)} FROM "
+    "chunk.cardfacts_games ORDER BY rowid",
+    f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) SELECT {', '.join(ROW_COLUMNS)} FROM "
+    "chunk.cardfacts_cards ORDER BY rowid",
+    _add_from("cardfacts_totals", (*_GROUP, "card", "fkey"), _SUM_NAMES),
+    _add_from("cardfacts_turns", (*_GROUP, "turn"), ("n", "wins")),
+    _add_from("cardfacts_offered", (*_GROUP, "key"), ("n",)),
+    _add_from("cardfacts_clusters", (*_GROUP, "feature", "metric"), ("s2", "s2w", "g")),
+    _add_from("cardfacts_cross", ("ruleset", "agent", "feature", "metric"), ("x", "c")),
+)
+
+
+def _store_chunk_files(db, done, progress) -> None:
+    """Add each chunk file (`project_chunk_file`) as it comes: its rows and its totals, and the mark of how far
+    the totals go (``totals_rowid``), in one transaction per chunk; then delete the file."""
     conn = db.conn
-    for games, cards, offered, clusters, cross in results:
-        with conn:  # a crash leaves whole chunks, never half of one
-            conn.executemany(game_sql, games)
-            conn.executemany(card_sql, cards)
-            conn.executemany(_OFFERED_SQL, offered)
-            conn.executemany(_CLUSTERS_SQL, clusters)
-            conn.executemany(_CROSS_SQL, cross)
+    for out, n in done:
+        conn.execute("ATTACH DATABASE ? AS chunk", (out,))
+        try:
+            with conn:  # a crash leaves whole chunks with their totals, never half of one
+                for sql in _ADD_CHUNK:
+                    conn.execute(sql)
+                last = conn.execute("SELECT COALESCE(max(rowid), 0) FROM cardfacts_cards").fetchone()[0]
+                conn.execute("INSERT OR REPLACE INTO cardfacts_meta (key, value) VALUES ('totals_rowid', ?)",
+                             (str(last),))
+        finally:
+            conn.execute("DETACH DATABASE chunk")
+        os.unlink(out)
         if progress:
-            progress(len(games))
-    _catch_up_totals(db)
+            progress(n)
 
 
 def _catch_up_totals(db) -> None:
