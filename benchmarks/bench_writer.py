@@ -8,7 +8,7 @@ fresh SQLite store (WAL, as `open_store` makes it) in transactions of ``--batch`
 per game, as the tournament wrote before batching), and the whole is timed, the final commit included. The
 batch sizes given are run alternately, ``--runs`` times each; the medians are printed.
 
-    .venv/bin/python benchmarks/bench_writer.py --games 20000 --batch 1 32 --runs 3
+    .venv/bin/python benchmarks/bench_writer.py --games 20000 --batch 1 64 --runs 3
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=20_000)
     ap.add_argument("--distinct", type=int, default=200, help="Real games played once and copied.")
-    ap.add_argument("--batch", type=int, nargs="+", default=[1, 32], help="Games per transaction.")
+    ap.add_argument("--batch", type=int, nargs="+", default=[1, 64], help="Games per transaction.")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()

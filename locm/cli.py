@@ -562,19 +562,20 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
                                       "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
             record_schedule(store, jobs)  # the store knows what it should hold: locm verify checks it
             pending, todo = to_play(store, jobs)
-            if test is not None:
-                from locm.sequential import SequentialRun
-                pending = sequential = SequentialRun(store, jobs, test)
             used = min(workers, max(todo, 1))
-            click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "
-                       f"with {_n(used, 'worker')}", err=True)
+            click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, "
+                       f"{'at most ' if test else ''}{todo} to play with {_n(used, 'worker')}", err=True)
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
+            options = dict(workers=workers, limits=limits, progress=bar.update, scheduled=len(jobs), count=todo,
+                           sandbox=sandbox, on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
             with bar if todo else contextlib.nullcontext(bar):  # nothing to play: no empty 0/0 bar
-                run = play_jobs(store, pending, workers=workers, limits=limits, progress=bar.update,
-                                scheduled=len(jobs), count=todo, sandbox=sandbox,
-                                on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
+                if test is None:
+                    run, verdict = play_jobs(store, pending, **options), None
+                else:
+                    from locm.sequential import play_sequential
+                    run, state = play_sequential(store, jobs, test, **options)
+                    verdict = state.summary()
         records = [r for r in store.games(ruleset=ruleset.name) if jobs.holds(r)]
-        verdict = sequential.advance().summary() if test is not None else None
     except KeyboardInterrupt:
         done = count_stored(store, jobs)
         click.echo(f"\nlocm: interrupted: {done} of {_n(len(jobs), 'game')} stored in {db}; run the same "
@@ -589,9 +590,9 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     for line in sandbox_lines(records):
         click.echo(line)
     click.echo("")
-    click.echo(table(PAIR_HEADERS, pair_rows(records, agents)))
-    click.echo("")
     click.echo(table(RATING_HEADERS, rating_rows(ratings(sorted(records, key=schedule_order(jobs)), agents))))
+    click.echo("")
+    click.echo(table(PAIR_HEADERS, pair_rows(records, agents)))
     if verdict is not None:
         click.echo("")
         click.echo(sprt_text(verdict, agents))

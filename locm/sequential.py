@@ -17,7 +17,7 @@ from locm.analysis.ratings import Rating, rate
 from locm.analysis.sprt import Sprt, SprtState
 from locm.errors import TournamentError
 from locm.store import EventStore, GameRecord
-from locm.tournament import Job, Schedule, _entries, seat_entry
+from locm.tournament import Job, Schedule, TournamentRun, _entries, count_stored, play_jobs, seat_entry
 
 
 def check_pairs(jobs: Schedule) -> None:
@@ -72,6 +72,16 @@ class SequentialRun:
                     yield job
 
 
+def play_sequential(store: EventStore, jobs: Schedule, test: Sprt, **options) -> tuple[TournamentRun, SprtState]:
+    """Play `jobs` (two agents) pair by pair until `test` is conclusive (`SequentialRun`), with the options of
+    `locm.tournament.play_jobs`; the run and the test. Games are stored one per transaction here, so that the
+    test sees each pair as soon as it is played and few games are played past the verdict."""
+    seq = SequentialRun(store, jobs, test)
+    options.setdefault("count", len(jobs) - count_stored(store, jobs))
+    run = play_jobs(store, seq, batch=1, **options)
+    return run, seq.advance()
+
+
 def results(records: Sequence[GameRecord], agents: Sequence[str]) -> Iterator[list[tuple[str, int]]]:
     """Each two-player game as a ranking (winner first) under the standings' names: an agent playing itself is
     two entries, one per seat (`locm.tournament.seat_entry`). Games of other agents are left out."""
@@ -121,4 +131,4 @@ def schedule_order(jobs: Schedule) -> Callable[[GameRecord], int]:
     return lambda r: jobs.place_of(r) or 0
 
 
-__all__ = ["SequentialRun", "check_pairs", "results", "ratings", "schedule_order", "sprt_text"]
+__all__ = ["SequentialRun", "play_sequential", "check_pairs", "results", "ratings", "schedule_order", "sprt_text"]

@@ -13,9 +13,9 @@ import pytest
 from locm.analysis.ratings import rate
 from locm.analysis.sprt import H0, H1, Sprt, SprtError, SprtState, elo_to_score, llr, mirrored_cells, simulate
 from locm.errors import TournamentError
-from locm.sequential import SequentialRun, ratings
+from locm.sequential import SequentialRun, play_sequential, ratings
 from locm.store import MemoryStore
-from locm.tournament import play_jobs, schedule
+from locm.tournament import schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,9 +114,7 @@ def test_a_clearly_stronger_agent_is_accepted_quickly_and_the_verdict_does_not_d
     for workers in (1, 2):
         store = MemoryStore()
         jobs = schedule("1.2", ["greedy", "random"], 400, seed=1)
-        run = SequentialRun(store, jobs, Sprt(0, 50))
-        played = play_jobs(store, run, workers=workers, count=len(jobs))
-        state = run.advance()
+        played, state = play_sequential(store, jobs, Sprt(0, 50), workers=workers)
         assert state.verdict == H1 and state.pairs_at_verdict <= 40
         assert played.played <= 2 * state.pairs_at_verdict + 4 * workers  # stopped: far below the cap of 400
         verdicts.append(state.summary())
@@ -144,7 +142,8 @@ def test_the_command_stops_at_the_verdict_and_a_rerun_plays_nothing(tmp_path):
     first = run_locm(*args)
     assert first.returncode == 0, first.stderr
     assert "SPRT elo0=0,elo1=50,alpha=0.05,beta=0.05: H1 accepted at pair 23" in first.stdout
-    assert "95% interval" in first.stdout.split("agent A")[1]  # the ratings' table after the head-to-head one
+    ratings_table = first.stdout.split("think ms")[1].split("agent A")[0]  # between standings and head to head
+    assert ["agent", "games", "rating", "95%", "interval"] in [line.split() for line in ratings_table.splitlines()]
     again = run_locm(*args)
     assert again.returncode == 0, again.stderr
     assert again.stdout.splitlines()[0].startswith("0 games played")
