@@ -35,9 +35,10 @@ def prepared_games(distinct: int) -> list:
     captured = []
 
     class Capture(MemoryStore):
-        def append_prepared(self, prepared):
-            captured.append(prepared)
-            return super().append_prepared(prepared)
+        def _write(self, games):
+            games = list(games)
+            captured.extend(games)
+            return super()._write(games)
 
     play_jobs(Capture(), schedule("1.2", ("greedy", "random"), distinct, seed=1), workers=1)
     return captured
