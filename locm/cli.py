@@ -509,9 +509,15 @@ def rules_diff(left, right, as_json):
               help="Two agents: stop as soon as a sequential test over mirrored seed pairs is conclusive "
                    "(--games is then the cap), e.g. 'elo0=0,elo1=5,alpha=0.05,beta=0.05' (these are the "
                    "defaults of the items left out): H0 the first agent is elo0 logistic Elo stronger, H1 elo1.")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where games are played: local worker processes, or a Ray cluster (pip install 'locm[ray]'); "
+                   "either way this process writes the one store.")
+@click.option("--address", metavar="ADDRESS",
+              help="The Ray cluster to join with --backend ray (e.g. 10.0.0.5:6379, or auto); default: start one "
+                   "on this machine.")
 @sandbox_options
 def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots, sprt,
-               no_sandbox, bot_limits, bot_network, bot_binds):
+               backend, address, no_sandbox, bot_limits, bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. An agent
@@ -531,6 +537,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     Example:
       locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
       locm tournament --agents lookahead greedy --games 2000 --db s.db --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05
+      locm tournament --agents greedy random --games 100000 --db big.db --backend ray --address auto
       locm tournament --agents greedy "python3 examples/bot.py" --games 20 --db t.db --timeouts x2
       locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
     """
@@ -547,6 +554,10 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     agents = [check_agent(a) for a in (*first, *more)]
     limits = TimeLimits.parse(timeouts)
     jobs = schedule(ruleset, agents, games, seed)
+    if backend == "ray" and sprt is not None:
+        raise click.UsageError("--sprt runs on local workers only (a sequential test plays pair by pair)")
+    if address is not None and backend != "ray":
+        raise click.UsageError("--address is for --backend ray")
     test = None
     if sprt is not None:
         from locm.analysis.sprt import Sprt
@@ -564,12 +575,17 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
             pending, todo = to_play(store, jobs)
             used = min(workers, max(todo, 1))
             click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, "
-                       f"{'at most ' if test else ''}{todo} to play with {_n(used, 'worker')}", err=True)
+                       f"{'at most ' if test else ''}{todo} to play "
+                       + ("on Ray" if backend == "ray" else f"with {_n(used, 'worker')}"), err=True)
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
             options = dict(workers=workers, limits=limits, progress=bar.update, scheduled=len(jobs), count=todo,
                            sandbox=sandbox, on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
             with bar if todo else contextlib.nullcontext(bar):  # nothing to play: no empty 0/0 bar
-                if test is None:
+                if backend == "ray":
+                    from locm.ray_backend import play_jobs_ray
+                    options.pop("workers"), options.pop("on_incident")
+                    run, verdict = play_jobs_ray(store, pending, address=address, **options), None
+                elif test is None:
                     run, verdict = play_jobs(store, pending, **options), None
                 else:
                     from locm.sequential import play_sequential
