@@ -565,6 +565,9 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
         test = Sprt.parse(sprt)
         check_pairs(jobs)
     sandbox = _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db)
+    if backend == "ray":  # joined before the store is touched: no Ray, or no cluster there, is one line
+        from locm.ray_backend import connect
+        connect(address)
     store = open_store(db, busy_timeout=busy_timeout)
     try:
         with _sigterm_as_interrupt():

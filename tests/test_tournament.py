@@ -358,3 +358,13 @@ def test_the_writer_stores_whole_games_several_to_a_transaction_and_skips_duplic
     store.close()
     r = run_locm("verify", "--db", tmp_path / "w.db")  # the ledger and every game hold
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_ray_backend_without_ray_is_refused_in_one_line_before_the_store_is_made(tmp_path):
+    code = ("import sys; sys.modules['ray'] = None; from locm.cli import main; "
+            f"sys.argv = ['locm', 'tournament', '--agents', 'greedy', 'random', '--games', '2', '--db', "
+            f"{str(tmp_path / 't.db')!r}, '--backend', 'ray']; main()")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and r.stderr.strip() == ("locm: error: --backend ray needs Ray: pip install "
+                                                      "'locm[ray]' (or pip install ray)"), r.stderr
+    assert not (tmp_path / "t.db").exists()
