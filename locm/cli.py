@@ -17,6 +17,7 @@ import click
 from locm.engine.errors import LocmError
 from locm.errors import OutputError  # noqa: F401  (re-exported: locm.cli.OutputError)
 from locm import report_cli
+from locm.backends import backend_options, join
 
 EXIT_ERROR = 2
 
@@ -509,12 +510,7 @@ def rules_diff(left, right, as_json):
               help="Two agents: stop as soon as a sequential test over mirrored seed pairs is conclusive "
                    "(--games is then the cap), e.g. 'elo0=0,elo1=5,alpha=0.05,beta=0.05' (these are the "
                    "defaults of the items left out): H0 the first agent is elo0 logistic Elo stronger, H1 elo1.")
-@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="Where games are played: local worker processes, or a Ray cluster (pip install 'locm[ray]'); "
-                   "either way this process writes the one store.")
-@click.option("--address", metavar="ADDRESS",
-              help="The Ray cluster to join with --backend ray (e.g. 10.0.0.5:6379, or auto); default: start one "
-                   "on this machine.")
+@backend_options
 @sandbox_options
 def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots, sprt,
                backend, address, no_sandbox, bot_limits, bot_network, bot_binds):
@@ -556,8 +552,6 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
     jobs = schedule(ruleset, agents, games, seed)
     if backend == "ray" and sprt is not None:
         raise click.UsageError("--sprt runs on local workers only (a sequential test plays pair by pair)")
-    if address is not None and backend != "ray":
-        raise click.UsageError("--address is for --backend ray")
     test = None
     if sprt is not None:
         from locm.analysis.sprt import Sprt
@@ -565,9 +559,7 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
         test = Sprt.parse(sprt)
         check_pairs(jobs)
     sandbox = _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db)
-    if backend == "ray":  # joined before the store is touched: no Ray, or no cluster there, is one line
-        from locm.ray_backend import connect
-        connect(address)
+    join(backend, address)  # before the store is touched: no Ray, or no cluster there, is one line
     store = open_store(db, busy_timeout=busy_timeout)
     try:
         with _sigterm_as_interrupt():

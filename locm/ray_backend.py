@@ -18,6 +18,7 @@ sandbox is checked on the node before a bot starts (`locm.sandbox.require`).
 
 from __future__ import annotations
 
+import collections
 import itertools
 import time
 from typing import Callable, Iterable
@@ -126,6 +127,43 @@ def play_jobs_ray(store: EventStore, jobs: Iterable[Job], *, address: str | None
     return run
 
 
+_READY: dict = {}  # per Ray worker process: the (init, args) it has run
+
+
+def _run_tasks(init: Callable | None, init_args: tuple, work: Callable, tasks: list) -> list:
+    """One Ray task: ``work`` over several tasks, after ``init(*init_args)`` once per worker process (e.g. the
+    store opened read-only, `locm.whatif._init_worker`)."""
+    if init is not None and _READY.get("key") != (init, init_args):
+        init(*init_args)
+        _READY["key"] = (init, init_args)
+    return [work(t) for t in tasks]
+
+
+def map_ordered(work: Callable, tasks: list, *, init: Callable | None = None, init_args: tuple = (),
+                address: str | None = None, per_task: int = 4, in_flight: int | None = None):
+    """``work(task)`` for every task, yielded in order (as `multiprocessing.Pool.imap` does), run on Ray
+    ``per_task`` tasks to a Ray task; a lost node's Ray tasks run again elsewhere. ``work`` and ``init`` must
+    be importable functions; what ``init`` opens (a store's path) must be reachable at the same path on every
+    node."""
+    ray = connect(address)
+    remote = ray.remote(max_retries=MAX_RETRIES, num_cpus=1)(_run_tasks)
+    if in_flight is None:
+        in_flight = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+    batches = [tasks[i:i + per_task] for i in range(0, len(tasks), per_task)]
+    refs: collections.deque = collections.deque()
+    args_ref = ray.put(init_args)
+    nxt = 0
+    try:
+        while nxt < len(batches) or refs:
+            while nxt < len(batches) and len(refs) < in_flight:
+                refs.append(remote.remote(init, args_ref, work, batches[nxt]))
+                nxt += 1
+            yield from ray.get(refs.popleft())
+    finally:
+        for ref in refs:
+            ray.cancel(ref, force=True)
+
+
 def _store(store: EventStore, results: list[tuple], run: TournamentRun) -> None:
     """A batch's games in one transaction (game by game when one is stored already); its failures noted."""
     games = [r[2] for r in results if r[0] == "game"]
@@ -142,4 +180,4 @@ def _store(store: EventStore, results: list[tuple], run: TournamentRun) -> None:
                 run.duplicates += 1
 
 
-__all__ = ["play_jobs_ray", "play_batch", "connect", "RayUnavailableError", "BATCH_GAMES", "MAX_RETRIES"]
+__all__ = ["play_jobs_ray", "map_ordered", "play_batch", "connect", "RayUnavailableError", "BATCH_GAMES", "MAX_RETRIES"]

@@ -90,3 +90,21 @@ def test_the_command_joins_the_cluster_and_sandboxed_bots_play_on_its_nodes(clus
                        capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("4 games played") and "bots: 4 games sandboxed" in r.stdout
+
+
+def test_whatif_and_cardvalue_on_ray_give_what_they_give_locally(cluster, tmp_path):
+    from locm.cardvalue import cardvalue, make_targets
+    from locm.engine.rulesets import by_name
+    from locm.variants import resolve_ruleset
+    from locm.whatif import whatif
+
+    rules_a = by_name("1.2")
+    targets, variants = make_targets(rules_a, ["116", "5"], "vanilla")
+    out = {}
+    for backend in ("local", "ray"):
+        db = tmp_path / f"{backend}.db"
+        run = cardvalue(db, rules_a, ("greedy", "random"), targets, variants, 8, backend=backend)
+        low = whatif(db, resolve_ruleset(str(ROOT / "examples" / "variants" / "low-health.toml")), backend=backend)
+        assert run.errors == [] and low.stored == 16
+        out[backend] = (run.summary() | {"seconds": None}, low.summary() | {"seconds": None}, logs(open_store(db)))
+    assert out["ray"] == out["local"]
