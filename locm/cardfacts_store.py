@@ -246,6 +246,15 @@ def project_chunk_file(path: str, game_ids: Sequence[str], out: str) -> int:
     return len(games)
 
 
+def chunk_bytes(task: tuple[str, Sequence[str]]) -> tuple[bytes, int]:
+    """`project_chunk_file` on another machine: the chunk file's bytes (a few MB) and its number of games."""
+    path, game_ids = task
+    with tempfile.TemporaryDirectory(prefix="locm-cardfacts-") as tmp:
+        out = os.path.join(tmp, "chunk.db")
+        n = project_chunk_file(path, game_ids, out)
+        return Path(out).read_bytes(), n
+
+
 def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple], list, list]:
     games, cards = [], []
     offered: Counter = Counter()
@@ -381,10 +390,13 @@ def drop(db: sqlite_utils.Database) -> None:
 
 def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | None = None,
             progress: Callable[[int], None] | None = None,
-            on_start: Callable[[int], None] | None = None) -> ProjectionSummary:
+            on_start: Callable[[int], None] | None = None, backend: str = "local",
+            address: str | None = None) -> ProjectionSummary:
     """Bring the projection up to date with the events: project the games it lacks (all of them when
     ``rebuild``, when the definitions version changed, or when a projected game left the store).
-    ``on_start(n)`` is told how many games will be projected, ``progress(k)`` after each chunk of k."""
+    ``on_start(n)`` is told how many games will be projected, ``progress(k)`` after each chunk of k.
+    ``backend="ray"``: the chunks are projected on the Ray cluster at ``address`` (the store's path readable on
+    every node), each node sending its chunk file back."""
     db = connect(path)
     if getattr(db, "read_only", False):  # a read-only store whose own projection is up to date
         if not rebuild:
@@ -394,14 +406,14 @@ def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | No
         db.close()
         db = _scratch(str(path), _read_uri_of(path))
     try:
-        return _refresh(db, path, rebuild, workers, progress, on_start)
+        return _refresh(db, path, rebuild, workers, progress, on_start, backend, address)
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: cannot update the card-facts tables: {exc}") from None
     finally:
         db.close()
 
 
-def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummary:
+def _refresh(db, path, rebuild, workers, progress, on_start, backend="local", address=None) -> ProjectionSummary:
     """`refresh` on an open connection."""
     meta = dict(db.execute("SELECT key, value FROM cardfacts_meta").fetchall())
     stale = (meta and (meta.get("definitions_version") != DEFINITIONS_VERSION
@@ -425,7 +437,17 @@ def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummar
     workers = min(workers or os.cpu_count() or 1, len(chunks))
     with tempfile.TemporaryDirectory(prefix="locm-cardfacts-") as tmp:
         outs = [os.path.join(tmp, f"chunk{k}.db") for k in range(len(chunks))]
-        if workers <= 1:
+        if backend == "ray":
+            from locm.ray_backend import map_ordered
+
+            def fetched():
+                tasks = [(os.path.abspath(str(path)), c) for c in chunks]
+                for out, (data, n) in zip(outs, map_ordered(chunk_bytes, tasks, address=address, per_task=1)):
+                    Path(out).write_bytes(data)
+                    yield out, n
+
+            _store_chunk_files(db, fetched(), progress)
+        elif workers <= 1:
             done = ((out, project_chunk_file(str(path), c, out)) for c, out in zip(chunks, outs))
             _store_chunk_files(db, done, progress)
         else:

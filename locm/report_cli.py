@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from locm.backends import backend_options, join
+
 from locm.analysis.cardmetrics import DEFAULT_MIN_N, METRICS
 
 DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"),
@@ -109,7 +111,8 @@ def _warn_lopsided(data) -> None:
 @click.option("--output", "-o", "out", type=click.Path(path_type=Path), default=Path("report"), show_default=True,
               help="The directory to write into (created if missing).")
 @click.option("--rebuild", is_flag=True, help="Rebuild the card-facts projection from the events first.")
-def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild):
+@backend_options
+def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild, backend, address):
     """Write a card-balance report: cards.json, cards.csv, PNG charts and a self-contained index.html.
 
     Brings the card-facts projection (tables cardfacts_* in the store file) up to date with the stored
@@ -122,6 +125,7 @@ def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuil
     Example:
       locm report --db t.db -o report && chromium report/index.html
       locm report --db t.db --ruleset 1.2 --agent greedy --seat 0 --min-games 100 -o greedy-first
+      locm report --db /shared/big.db --rebuild --backend ray --address auto -o report
     """
     from locm import cardfacts_store
     from locm.report import ReportError, check_request, collect, write_report
@@ -131,8 +135,10 @@ def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuil
     if out.exists() and not out.is_dir():  # refused before any work
         raise ReportError(f"{out}: is a file, expected a directory for the report")
     check_request(path, ruleset)
+    join(backend, address)
     with _progress("projecting games") as (start, step):
-        cardfacts_store.refresh(path, rebuild=rebuild, progress=step, on_start=start)
+        cardfacts_store.refresh(path, rebuild=rebuild, progress=step, on_start=start, backend=backend,
+                                address=address)
     data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False, opponent=opponent,
                    max_imbalance=max_imbalance)
     index = write_report(data, out)

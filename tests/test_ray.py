@@ -108,3 +108,18 @@ def test_whatif_and_cardvalue_on_ray_give_what_they_give_locally(cluster, tmp_pa
         assert run.errors == [] and low.stored == 16
         out[backend] = (run.summary() | {"seconds": None}, low.summary() | {"seconds": None}, logs(open_store(db)))
     assert out["ray"] == out["local"]
+
+
+def test_the_reports_projection_on_ray_is_the_local_one(cluster, tmp_path, monkeypatch):
+    from locm import cardfacts_store as cs
+
+    db = tmp_path / "r.db"
+    store = open_store(db)
+    for ruleset in ("1.2", "constructed"):
+        play_jobs(store, schedule(ruleset, ["greedy", "random"], 6, seed=2), workers=1)
+    store.close()
+    monkeypatch.setattr(cs, "CHUNK", 4)  # several chunks, each a Ray task
+    cs.refresh(db, workers=1)
+    local = cs.dump(db)
+    summary = cs.refresh(db, rebuild=True, backend="ray")
+    assert (summary.projected, summary.rebuilt) == (12, True) and cs.dump(db) == local
