@@ -23,6 +23,8 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/locm demo
 	$(BIN)/locm conformance --game skyport --quiet tests/data/skyport/samples/*.jsonl.gz
+	@# a tournament that stops when the answer is known: a sequential test over mirrored seed pairs
+	$(BIN)/locm tournament --agents lookahead greedy --games 400 --db locm-demo-sprt.db --sprt elo0=0,elo1=100
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
