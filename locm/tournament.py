@@ -478,19 +478,20 @@ def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limit
     since = 0.0  # when the first of them came
 
     def flush() -> None:
+        batch = ready[:]
+        ready.clear()  # taken once: a write that fails is not tried again on the way out
         try:
-            store.append_games(ready)
-            run.played += len(ready)
+            store.append_games(batch)
+            run.played += len(batch)
         except DuplicateGameError:  # another run stored one of them meanwhile: the others are stored
-            for prepared in ready:
+            for prepared in batch:
                 try:
                     store.append_prepared(prepared)
                     run.played += 1
                 except DuplicateGameError:
                     run.duplicates += 1
         if progress:
-            progress(len(ready))
-        ready.clear()
+            progress(len(batch))
 
     try:
         for kind, gid, a, b in _pool(jobs, max(1, min(workers, count)), limits or TimeLimits(), sandbox,
