@@ -3,9 +3,9 @@ seed pairs of a two-agent schedule, and ratings with intervals (`locm.analysis.r
 
 The test reads the pairs in schedule order: seed ``S`` (both seatings), then ``S + 1``, and so on; its
 verdict is the one at the first pair that makes it conclusive. Games are handed to the workers pair by pair
-while the stored prefix of pairs is inconclusive; the games already handed out when the verdict comes are
-finished and stored (at most ``HANDOFF`` per worker: the overshoot every batched test runner has), but they
-do not change the verdict. So the verdict depends on the seeds and agents only, not on the number of workers
+while the stored prefix of pairs is inconclusive; the games already handed out when the verdict comes (a
+few per worker, and what other workers took while the verdict's last game was played: the overshoot every
+parallel test runner has) are finished and stored, but they do not change the verdict. So the verdict depends on the seeds and agents only, not on the number of workers
 or on interruptions: running the same command again resumes and gives the same verdict.
 """
 
