@@ -99,6 +99,23 @@ def results(records: Sequence[GameRecord], agents: Sequence[str]) -> Iterator[li
         yield [(seats[r.winner], 0), (seats[1 - r.winner], 1)]
 
 
+def match_rankings(records: Sequence) -> Iterator[list[tuple[str, float]]]:
+    """Each game of any number of seats (rows with ``agents`` and ``places``, place 0 the best, ties shared) as a
+    ranking of its agents; an agent in several seats of one game enters it once, at the mean of its places."""
+    for m in records:
+        places: dict[str, list[int]] = {}
+        for agent, place in zip(m.agents, m.places):
+            places.setdefault(agent, []).append(place)
+        yield [(a, sum(p) / len(p)) for a, p in places.items()]
+
+
+def match_ratings(records: Sequence, agents: Sequence[str]) -> list[Rating]:
+    """Ratings with intervals of ``agents`` from games of any number of seats (`match_rankings`), in the order
+    given."""
+    known = set(agents)
+    return rate(([(a, r) for a, r in g if a in known] for g in match_rankings(records)), list(dict.fromkeys(agents)))
+
+
 def ratings(records: Sequence[GameRecord], agents: Sequence[str]) -> list[Rating]:
     """Ratings with intervals of the standings' entries, the games taken in the order given."""
     names, _ = _entries(agents)
@@ -131,4 +148,4 @@ def schedule_order(jobs: Schedule) -> Callable[[GameRecord], int]:
     return lambda r: jobs.place_of(r) or 0
 
 
-__all__ = ["SequentialRun", "play_sequential", "check_pairs", "results", "ratings", "schedule_order", "sprt_text"]
+__all__ = ["SequentialRun", "play_sequential", "match_rankings", "match_ratings", "check_pairs", "results", "ratings", "schedule_order", "sprt_text"]

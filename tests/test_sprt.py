@@ -157,3 +157,16 @@ def test_the_command_refuses_a_malformed_test_in_one_line(tmp_path):
                  "--sprt", "elo0=5,elo1=1")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
     assert "expected elo0 < elo1" in r.stderr and not (tmp_path / "s.db").exists()
+
+
+def test_games_of_more_seats_rate_each_agent_once_at_its_mean_place():
+    from collections import namedtuple
+
+    from locm.sequential import match_rankings, match_ratings
+
+    Row = namedtuple("Row", "agents places")
+    games = [Row(("hunter", "random", "hunter"), (0, 2, 1)), Row(("random", "hunter", "idle"), (1, 0, 2))] * 20
+    assert list(match_rankings(games[:1])) == [[("hunter", 0.5), ("random", 2.0)]]
+    r = {x.agent: x for x in match_ratings(games, ["hunter", "random", "idle"])}
+    assert r["hunter"].interval[0] > r["random"].interval[1] and r["random"].mu > r["idle"].mu
+    assert (r["hunter"].games, r["random"].games, r["idle"].games) == (40, 40, 20)
