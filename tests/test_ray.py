@@ -42,9 +42,10 @@ def cluster():
 
 def logs(store) -> dict:
     """Every stored game's events (as JSON bytes) and its chain's head, by id."""
-    from locm.events.codec import to_json
+    import msgspec
 
-    return {r.game_id: (r.head_hash, [to_json(e) for e in store.events(r.game_id)]) for r in store.games()}
+    return {r.game_id: (r.head_hash, [msgspec.json.encode(e) for e in store.events(r.game_id)])
+            for r in store.games()}
 
 
 def test_a_node_killed_mid_run_loses_no_game_and_the_store_is_the_local_one(cluster, tmp_path):
