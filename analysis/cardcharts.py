@@ -261,7 +261,7 @@ def features_chart(features: dict[str, list[dict]], out: Path, pairing: str = ""
 
 
 def draw_all(data, out: Path) -> list[Chart]:
-    from locm.engine.carddata import cardlist_12
+    from locm.engine.locm.carddata import cardlist_12
     from locm.report import seat_summary
 
     names = {b: c.name for b, c in cardlist_12().items()}

@@ -191,7 +191,7 @@ def _strength_box(data, flagged: bool) -> str:
 
 
 def render(data, charts) -> str:
-    from locm.engine.carddata import cardlist_12
+    from locm.engine.locm.carddata import cardlist_12
     from locm.report import METRIC_NOTES, SELECTION_NOTE, seat_summary
 
     names = {b: c.name for b, c in cardlist_12().items()}

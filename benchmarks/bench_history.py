@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from locm.engine.evolve import fold  # noqa: E402
+from locm.engine.locm.evolve import fold  # noqa: E402
 from locm.engine.history import History  # noqa: E402
 from locm.play import play_one  # noqa: E402
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Iterable
 
-from locm.events.catalog import Event, TurnStarted
+from locm.events.locm.catalog import Event, TurnStarted
 from locm.engine.errors import InvalidLogError
-from locm.engine.evolve import apply_all, fold, initial_state
-from locm.engine.state import GameState
-from locm.engine.upcast import upcast
+from locm.engine.locm.evolve import apply_all, fold, initial_state
+from locm.engine.locm.state import GameState
+from locm.engine.locm.upcast import upcast
 
 DEFAULT_EVERY = 128
 

@@ -1,4 +1,4 @@
-"""External bots: a command line that plays the official referee protocol, as an `engine.agents.Agent`.
+"""External bots: a command line that plays the official referee protocol, as an `engine.locm.agents.Agent`.
 
 An agent is a built-in name (`random`, `pass`, `greedy`) or a command line, as the official referee takes
 ``-p1 "python3 bot.py"``: any string that is not a built-in name is a command, split with `shlex.split`.
@@ -56,13 +56,13 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from locm.engine.agents import AGENT_NAMES, Agent, make_agent as make_builtin
-from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
+from locm.engine.locm.agents import AGENT_NAMES, Agent, make_agent as make_builtin
+from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
 from locm.errors import AgentSpecError, TimeLimitError
 from locm.sandbox import Sandbox, build, child_pid
 
 if TYPE_CHECKING:
-    from locm.events.rules import Rules
+    from locm.events.locm.rules import Rules
 
 LINE_LIMIT = 64 * 1024
 """Bytes an answer line may have; more output than this without a newline is an output flood."""

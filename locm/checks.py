@@ -4,7 +4,7 @@ same questions of a game's log (`content_problem`), and `locm verify` adds the s
 
 - Its id is what its content gives (`locm.gameid.check_id`), so a game cannot sit under another game's id.
 - The fold of its events ends the game, with the winner and reason its record says.
-- Re-deciding its recorded inputs (`engine.redecide`) gives exactly its events: a log edited and re-chained
+- Re-deciding its recorded inputs (`engine.locm.redecide`) gives exactly its events: a log edited and re-chained
   fails at the first event the rules would not produce (the seq, the event it has, the event the rules give).
 
 A problem is one line of text; an id that is sound but of an older form that cannot be recomputed is passed as
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from locm.engine.errors import LocmError
-from locm.events.catalog import Event, GameEnded, HardError
+from locm.events.locm.catalog import Event, GameEnded, HardError
 
 
 class Verdict(NamedTuple):
@@ -39,15 +39,15 @@ def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str =
     """Check a whole log: re-deciding its inputs gives its events (``redecide``), the fold ends the game (with
     ``winner`` and ``reason`` when given: a stored record's), and ``game_id`` is what its content gives (None:
     a log file, which names no id)."""
-    from locm.engine.evolve import fold
-    from locm.engine.state import ENDED
+    from locm.engine.locm.evolve import fold
+    from locm.engine.locm.state import ENDED
     from locm.gameid import check_id
 
     if not events or type(events[-1]) is not GameEnded:
         return Verdict(f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended",
                        len(events) - 1)
     if redecide:  # first: it names the first event the rules would not produce (and implies the fold's checks)
-        from locm.engine.redecide import redecide as redecide_log
+        from locm.engine.locm.redecide import redecide as redecide_log
 
         result = redecide_log(events)
         if not result.ok:
@@ -203,8 +203,8 @@ def _not_the_job(jobs, job, record) -> str:
     """"" if a stored record is the scheduled job's game (its ruleset, seed, agents, and the seeds that seed
     derives: a scheduled game gives no parameter); else what differs. With the id check (`content_problem`),
     this ties every scheduled place to its game's content, not only to an id."""
-    from locm.engine.rulesets import by_name
-    from locm.engine.setup import PARAM_FIELDS, derive_params
+    from locm.engine.locm.rulesets import by_name
+    from locm.engine.locm.setup import PARAM_FIELDS, derive_params
 
     rules = by_name(jobs.ruleset) if isinstance(jobs.ruleset, str) else jobs.ruleset
     want = {"ruleset": rules.name, "seed": job.seed, "agent0": job.agent0, "agent1": job.agent1}
@@ -249,7 +249,7 @@ def check_file(path: str, redecide: bool = True) -> list[Checked]:
 
 
 def _event_file(data: bytes, redecide: bool) -> Verdict:
-    from locm.events.codec import DecodeError, from_jsonl
+    from locm.events.locm.codec import DecodeError, from_jsonl
 
     try:
         events = from_jsonl(data)
@@ -263,7 +263,7 @@ def _event_file(data: bytes, redecide: bool) -> Verdict:
 
 def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
     from locm.errors import ImportFormatError
-    from locm.events.codec import from_json_array, json_array
+    from locm.events.locm.codec import from_json_array, json_array
     from locm.store import MemoryStore, _parse_export
 
     out = []
@@ -280,7 +280,7 @@ def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
 
 
 def _referee_file(path: str, data: bytes) -> list[Checked]:
-    from locm.replay.conformance import ConformanceFileError, check_game, check_generated_cards, parse_log_line
+    from locm.replay.locm.conformance import ConformanceFileError, check_game, check_generated_cards, parse_log_line
 
     out = []
     lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]

@@ -209,9 +209,9 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_
       locm play --ruleset constructed --seed 42 --p0 greedy --p1 random --log g.jsonl
       locm play --seed 7 --p0 "python3 examples/bot.py" --p1 greedy --db games.db --timeouts x2
     """
-    from locm.engine.game import Game
-    from locm.events.catalog import HardError
-    from locm.events.codec import to_jsonl
+    from locm.engine.locm.game import Game
+    from locm.events.locm.catalog import HardError
+    from locm.events.locm.codec import to_jsonl
     from locm.bots import TimeLimits, check_agent
     from locm.play import summarize
     from locm.store import DuplicateGameError, open_store, prepare_game
@@ -352,10 +352,10 @@ def conformance(files, quiet, game):
       locm conformance --game skyport tests/data/skyport/*.jsonl.gz
     """
     if game == "skyport":
-        from locm.replay.skyport_conformance import conformance_report
+        from locm.replay.skyport.conformance import conformance_report
 
         sys.exit(conformance_report(files, quiet, click.echo))
-    from locm.replay.conformance import check_game, check_generated_cards, read_log_file
+    from locm.replay.locm.conformance import check_game, check_generated_cards, read_log_file
 
     total = same = bad = 0
 
@@ -432,9 +432,9 @@ def cards(ctx, ruleset, seed, as_json):
     import msgspec
 
     from locm.tables import card_table
-    from locm.engine.setup import create
-    from locm.events.catalog import CardPoolDefined
-    from locm.engine.carddata import cardlist_12
+    from locm.engine.locm.setup import create
+    from locm.events.locm.catalog import CardPoolDefined
+    from locm.engine.locm.carddata import cardlist_12
 
     rules = _check_ruleset(ruleset)
     if seed is None and rules.deck_building == "draft":
@@ -804,7 +804,7 @@ def import_cmd(file, db, skip_existing):
       locm import game.jsonl --db t.db        # an event log from locm play --log
     """
     from locm.errors import ImportFormatError, InputFileError
-    from locm.events.codec import MAX_LINE
+    from locm.events.locm.codec import MAX_LINE
     from locm.store import open_store
 
     existed = db.exists()
@@ -857,7 +857,7 @@ def _is_event_log_line(line: bytes) -> bool:
 class _Counted:
     """A binary stream whose first line was read already (`readline` gives it back first), telling ``update``
     how many bytes each line is (a progress bar's), if given. Lines are read with the reader's limit
-    (`events.codec.bounded_lines`)."""
+    (`events.locm.codec.bounded_lines`)."""
 
     def __init__(self, first: bytes, stream, update) -> None:
         self._first, self._stream, self._update = first, stream, update

@@ -110,7 +110,7 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
 def value_cards(db, games: int, workers: int, echo, progress_bar) -> None:
     """`locm cardvalue` on the self-play seeds: the cards most held, each against a vanilla creature."""
     from locm.cardvalue import cardvalue, cardvalue_lines, make_targets, most_held
-    from locm.engine.rulesets import RULES_12
+    from locm.engine.locm.rulesets import RULES_12
 
     seeds = games - games % 2
     cards = most_held(db, RULES_12, MIRROR, seeds, 1, VALUED)

@@ -41,9 +41,9 @@ from typing import Any, NamedTuple
 import msgspec
 
 from locm.engine.errors import LocmError
-from locm.engine.rulesets import RULESETS, Rules, by_name, rules_hash
-from locm.engine.setup import PARAM_FIELDS, derive_params
-from locm.events.catalog import ActionReceived, Event, GameCreated, HardError
+from locm.engine.locm.rulesets import RULESETS, Rules, by_name, rules_hash
+from locm.engine.locm.setup import PARAM_FIELDS, derive_params
+from locm.events.locm.catalog import ActionReceived, Event, GameCreated, HardError
 
 HASH_HEX = 12
 """Hex digits of the content hash in an id."""
@@ -93,7 +93,7 @@ def check_id(gid: str, events: Sequence[Event], meta: str = "{}") -> IdCheck:
     One older form cannot always be recomputed: a ``ref-`` id made before ids named their content, of a game
     that a hard error ended while the referee still sent the other player its input: the file's answer to
     that input, never read, was part of the hash. Such an id is accepted with a note."""
-    from locm.engine.upcast import upcast
+    from locm.engine.locm.upcast import upcast
 
     if not events or type(events[0]) is not GameCreated:
         return IdCheck(False, "the log does not start with game_created")
@@ -217,7 +217,7 @@ def _older_ids(created: GameCreated):
 
 def _owed_answer(events: Sequence[Event]) -> bool:
     """Whether the game ended (by a hard error) while the referee owed the other player an input."""
-    from locm.engine.game import Game
+    from locm.engine.locm.game import Game
 
     try:
         return Game.from_log(events).owed_input() is not None

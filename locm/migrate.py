@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from locm.checks import content_problem
-from locm.events.codec import DecodeError, from_json
+from locm.events.locm.codec import DecodeError, from_json
 from locm.errors import MigrateError, StoreError
 from locm.store import (
     GENESIS,

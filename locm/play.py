@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from locm.events.catalog import CreatureSummoned, ItemUsed, PlayerDamaged
-from locm.engine.agents import make_agent, play
-from locm.engine.game import Game
+from locm.events.locm.catalog import CreatureSummoned, ItemUsed, PlayerDamaged
+from locm.engine.locm.agents import make_agent, play
+from locm.engine.locm.game import Game
 
 _MASK64 = (1 << 64) - 1
 
@@ -81,8 +81,8 @@ def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = F
     record's error flags (timeouts too)."""
     from locm.checks import content_problem
     from locm.errors import InputFileError
-    from locm.events.catalog import GameCreated, HardError
-    from locm.events.codec import DecodeError, from_jsonl, to_json
+    from locm.events.locm.catalog import GameCreated, HardError
+    from locm.events.locm.codec import DecodeError, from_jsonl, to_json
     from locm.gameid import created_id
     from locm.store import GameExtras
 

@@ -104,7 +104,7 @@ def show(source, db, game_index, turn, seq, perspective, as_json):
       locm show --db locm.db 1.2-7-0123 --seq 212 --as 0 --json
       locm show tests/data/official-1.5-games-00-49.txt.gz --game 3 --turn 10
     """
-    from locm.replay.render import show_text
+    from locm.replay.locm.render import show_text
 
     r = _open(source, db, game_index)
     s = _pick_seq(r, turn, seq)
@@ -140,7 +140,7 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
       locm audit --db locm.db 1.2-7-0123 --rejected
       locm audit game.jsonl --card 7 --json
     """
-    from locm.replay.render import audit_text, card_life_text, rejected_text
+    from locm.replay.locm.render import audit_text, card_life_text, rejected_text
 
     if [seq is not None, rejected, card_id is not None].count(True) != 1:
         raise click.UsageError("give exactly one of --seq S, --rejected, --card ID")
@@ -185,7 +185,7 @@ def replay_cmd(source, db, game_index, print_all, perspective):
       locm replay game.jsonl
       locm replay --db locm.db 1.2-7-0123 --all | less
     """
-    from locm.replay.render import all_turns_text
+    from locm.replay.locm.render import all_turns_text
     from locm.replay.terminal import interactive
 
     r = _open(source, db, game_index)

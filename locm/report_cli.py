@@ -42,7 +42,7 @@ def _ruleset(spec: str | None, path: str) -> str | None:
         if isinstance(found, str):
             return found
         if not is_builtin(found):
-            from locm.engine.rulesets import rules_hash
+            from locm.engine.locm.rulesets import rules_hash
 
             mine = f"{found.base_name} #{rules_hash(found)[:12]}"
             ids = [r.game_id for r in store.games(ruleset=found.name)]
@@ -161,7 +161,7 @@ def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top)
     Example:
       locm cards stats --db t.db --ruleset 1.2 --sort iih --top 15
     """
-    from locm.engine.carddata import cardlist_12
+    from locm.engine.locm.carddata import cardlist_12
     from locm import cardfacts_store
     from locm.report import check_request, collect, top_rows
     from locm.tables import table

@@ -36,7 +36,7 @@ The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them
   ``error``/``timeout`` flags per player (0/1) and ``meta`` (free JSON text, ``{}`` by default).
 - ``logs``: one row per game, its whole event log, in a table of its own so that listing or filtering games
   never reads a log page. ``data`` is the zlib stream (level `LOG_LEVEL`) of the events' canonical JSON bytes
-  (exactly ``events.codec.to_json(event)``, what is hashed and exported), one event per line, in seq order,
+  (exactly ``events.locm.codec.to_json(event)``, what is hashed and exported), one event per line, in seq order,
   joined by ``\n`` (canonical JSON has no raw newline). The per-event hashes are not stored: the chain is
   recomputed from these bytes whenever it is checked (``verify_chain``, export), against ``n_events`` and
   ``head_hash`` of the game's row. That a game's seqs are exactly 0..n-1 and that it begins with
@@ -71,7 +71,7 @@ The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them
 Hash chain
 ----------
 ``hash[seq] = sha256(hash[seq - 1] + payload_bytes)`` with ``hash[-1]`` the genesis: 32 zero bytes
-(`GENESIS`). ``payload_bytes`` are the canonical JSON bytes of the event (``events.codec.to_json``) as
+(`GENESIS`). ``payload_bytes`` are the canonical JSON bytes of the event (``events.locm.codec.to_json``) as
 stored. The chain catches accidental damage and naive edits (and, with ``head_hash`` and ``n_events``, a
 truncated log); it is not a signature: someone who rewrites every hash and the record defeats it.
 
@@ -137,9 +137,9 @@ from typing import Any, BinaryIO, NamedTuple, Self
 
 import msgspec
 
-from locm.events.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
-from locm.events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
-from locm.events.codec import (DECODE_ERRORS, MAX_EVENTS, MAX_LINE, DecodeError, bounded_lines, from_json,
+from locm.events.locm.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
+from locm.events.locm.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
+from locm.events.locm.codec import (DECODE_ERRORS, MAX_EVENTS, MAX_LINE, DecodeError, bounded_lines, from_json,
                                from_json_array, json_array, to_json)
 from locm.errors import (
     ChainError,
@@ -1188,7 +1188,7 @@ def _first_fault(game_id: str, events: Sequence[Event]) -> None:
     for i, event in enumerate(events):
         tag = _TAGS.get(type(event))
         if tag is None:
-            raise GameLogError(game_id, i, "an event of events.catalog", event)
+            raise GameLogError(game_id, i, "an event of events.locm.catalog", event)
         if event.seq != i:
             raise GameLogError(game_id, i, f"seq {i}", event.seq)
         if tag in _ENDS or i == 0 or i == last:

@@ -53,10 +53,10 @@ import msgspec
 
 
 from locm.analysis.stats import wilson
-from locm.engine.agents import play
-from locm.engine.game import Game
-from locm.engine.rulesets import Rules, by_name, rules_hash
-from locm.events.catalog import HardError
+from locm.engine.locm.agents import play
+from locm.engine.locm.game import Game
+from locm.engine.locm.rulesets import Rules, by_name, rules_hash
+from locm.events.locm.catalog import HardError
 from locm.bots import (BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent,
                        turns_played)
 from locm.errors import TournamentError

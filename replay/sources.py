@@ -3,7 +3,7 @@
 - a stored game: ``open_game(db="locm.db", game_id="1.2-7-01ab")`` (a unique prefix of the id is enough);
 - an event log written by ``locm play --log`` (JSON lines): ``open_game("game.jsonl")``;
 - an official referee log (one game per line, plain or .gz): ``open_game("official.txt.gz", game=3)``, replayed
-  through the engine exactly as ``locm conformance`` does (`replay.conformance.check_game`); a game that does
+  through the engine exactly as ``locm conformance`` does (`replay.locm.conformance.check_game`); a game that does
   not replay identically is refused with the conformance message.
 
 `referee_games` turns a whole official log file into stored-game form (`locm import-referee`).
@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from locm.engine.errors import LocmError
-from locm.events.codec import DECODE_ERRORS, DecodeError, from_json, from_jsonl
+from locm.events.locm.codec import DECODE_ERRORS, DecodeError, from_json, from_jsonl
 from locm.replay.game import Replay, ReplaySourceError
 
 if TYPE_CHECKING:
-    from locm.replay.conformance import LoggedGame
+    from locm.replay.locm.conformance import LoggedGame
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -133,7 +133,7 @@ def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
 
 
 def _pick_logged(path, data: bytes, game: int | None) -> tuple[LoggedGame, int]:
-    from locm.replay.conformance import ConformanceFileError, parse_log_line  # only for official logs
+    from locm.replay.locm.conformance import ConformanceFileError, parse_log_line  # only for official logs
 
     lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
     if game is None:
@@ -156,7 +156,7 @@ def replay_logged(logged: LoggedGame, path: str, count: int = 0) -> Replay:
 def _replayed(logged: LoggedGame, path: str | Path) -> list:
     """The event log of an official game replayed through the engine, or `ReplaySourceError` if the engine
     does not send every input the referee sent."""
-    from locm.replay.conformance import check_game
+    from locm.replay.locm.conformance import check_game
 
     res = check_game(logged, keep_game=True)
     if not res.identical:
@@ -172,7 +172,7 @@ def referee_meta(logged: LoggedGame, path: str) -> dict:
 def checked_replay(events: list, source: str, meta: dict | None = None, untrusted: str = "") -> Replay:
     """A `Replay` of a log that nothing vouches for (a file, standard input, a stored game whose chain does
     not hold): re-decided from its inputs, every departure from the rules kept with it (`Replay.warning`)."""
-    from locm.engine.redecide import departures
+    from locm.engine.locm.redecide import departures
 
     return Replay(events, source=source, meta=meta, departures=departures(events), untrusted=untrusted)
 
@@ -226,7 +226,7 @@ class RefereeGame:
 
 def referee_logs(path: str | Path) -> list[LoggedGame]:
     """The games of an official log file, parsed (not yet replayed)."""
-    from locm.replay.conformance import ConformanceFileError, read_log_file
+    from locm.replay.locm.conformance import ConformanceFileError, read_log_file
 
     try:
         return list(read_log_file(path))

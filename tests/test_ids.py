@@ -8,10 +8,10 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from locm.engine.game import Game
-from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED
-from locm.engine.setup import derive_params
-from locm.events.codec import to_json
+from locm.engine.locm.game import Game
+from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED
+from locm.engine.locm.setup import derive_params
+from locm.events.locm.codec import to_json
 from locm.gameid import check_id, created_id, game_id, id_problem, referee_id
 from locm.play import play_one
 from locm.tournament import bot_fingerprint, run_game

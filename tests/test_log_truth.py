@@ -10,23 +10,23 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from locm.events.catalog import (
+from locm.events.locm.catalog import (
     ACTION, END_TURN, LINE, SCHEMA_VERSION, ActionReceived, CardDrawn, CreatureSummoned, DrawBonus, GameCreated,
     PlayerDamaged, RuneBroken, TurnStarted,
 )
-from locm.events.codec import from_jsonl, to_json, to_jsonl
-from locm.engine.agents import PassAgent, RandomAgent, play
-from locm.engine.commands import Attack, EndTurn, Pass, Summon, Use
-from locm.engine.decide import decide
+from locm.events.locm.codec import from_jsonl, to_json, to_jsonl
+from locm.engine.locm.agents import PassAgent, RandomAgent, play
+from locm.engine.locm.commands import Attack, EndTurn, Pass, Summon, Use
+from locm.engine.locm.decide import decide
 from locm.engine.errors import InvalidLogError
-from locm.engine.evolve import fold
-from locm.engine.game import Game
+from locm.engine.locm.evolve import fold
+from locm.engine.locm.game import Game
 from locm.engine.history import History
-from locm.engine.legal import legal_actions, problem
-from locm.engine.redecide import redecide
-from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED, by_name
-from locm.engine.state import BATTLE
-from locm.engine.upcast import upcast
+from locm.engine.locm.legal import legal_actions, problem
+from locm.engine.locm.redecide import redecide
+from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED, by_name
+from locm.engine.locm.state import BATTLE
+from locm.engine.locm.upcast import upcast
 from locm.play import play_one
 from tests.scenario import Position, card
 

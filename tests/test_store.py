@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from locm.events import catalog as ev
-from locm.events.codec import to_json
+from locm.events.locm import catalog as ev
+from locm.events.locm.codec import to_json
 from locm import errors
 from locm import store as store_mod
 from locm.errors import (
@@ -233,7 +233,7 @@ class TestStoreContract:
         ("end_inside", "game 'g1': event 5: expected game_ended last and only last, got 'game_ended'"),
         ("created_twice", "game 'g1': event 1: expected game_created first and only first, got 'game_created'"),
         ("empty", "game 'g1': event 0: expected at least game_created and game_ended, got '0 event(s)'"),
-        ("not_event", "game 'g1': event 2: expected an event of events.catalog, got 'hello'"),
+        ("not_event", "game 'g1': event 2: expected an event of events.locm.catalog, got 'hello'"),
     ])
     def test_bad_logs_are_refused_and_nothing_written(self, store, case, message):
         game = make_game()
