@@ -124,7 +124,7 @@ class Game:
     def view(self, player: int | None = None) -> dict:
         """The board as `locm show --json` gives it: `player` 0 or 1 sees what that player could see; None
         shows everything."""
-        from locm.replay.locm.views import view
+        from locm.engine.locm.views import view
 
         return view(self._game.state, player)
 

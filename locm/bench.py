@@ -10,6 +10,7 @@ import time
 from locm.events.locm.catalog import TurnStarted
 from locm.engine.locm.evolve import fold
 from locm.engine.history import History
+from locm.engine.locm.definition import GAME as LOCM
 from locm.engine.locm.rulesets import by_name
 from locm.engine.locm.setup import preload
 from locm.play import play_one
@@ -37,7 +38,7 @@ def bench(ruleset, games: int, seed: int = 1, progress=None) -> dict:
         t = time.perf_counter()
         fold(log[: late + 1])
         cold.append(time.perf_counter() - t)
-        h = History(log)
+        h = History(LOCM, log)
         h.state_at(0)
         t = time.perf_counter()
         h.state_at(late)

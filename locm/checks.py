@@ -2,7 +2,7 @@
 same questions of a game's log (`content_problem`), and `locm verify` adds the stored game's chain
 (`stored_problem`).
 
-- Its id is what its content gives (`locm.gameid.check_id`), so a game cannot sit under another game's id.
+- Its id is what its content gives (`locm.engine.locm.gameid.check_id`), so a game cannot sit under another game's id.
 - The fold of its events ends the game, with the winner and reason its record says.
 - Re-deciding its recorded inputs (`engine.locm.redecide`) gives exactly its events: a log edited and re-chained
   fails at the first event the rules would not produce (the seq, the event it has, the event the rules give).
@@ -41,7 +41,7 @@ def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str =
     a log file, which names no id)."""
     from locm.engine.locm.evolve import fold
     from locm.engine.locm.state import ENDED
-    from locm.gameid import check_id
+    from locm.engine.locm.gameid import check_id
 
     if not events or type(events[-1]) is not GameEnded:
         return Verdict(f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended",

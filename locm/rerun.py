@@ -269,8 +269,8 @@ def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimi
 
 
 def board_text(state) -> str:
-    """A game state as `locm show` prints a board (`replay.locm.views`): the full view, both hands and lanes."""
-    from locm.replay.locm.views import board_text as show_board, view
+    """A game state as `locm show` prints a board (`engine.locm.views`): the full view, both hands and lanes."""
+    from locm.engine.locm.views import board_text as show_board, view
 
     return "\n".join(show_board(view(state)))
 

@@ -21,9 +21,10 @@ from locm.events.locm.catalog import ActionReceived, ActionRejected, HardError, 
 from locm.engine.locm.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from locm.engine.errors import LocmError
 from locm.engine.history import History
+from locm.engine.locm.definition import GAME as LOCM
 from locm.engine.locm.state import GameState
-from locm.replay.locm.describe import describe, unit_ids
-from locm.replay.locm.views import card_obj, diff as state_diff, view as state_view
+from locm.engine.locm.describe import describe, unit_ids
+from locm.engine.locm.views import card_obj, diff as state_diff, view as state_view
 
 
 class ReplayError(LocmError):
@@ -63,7 +64,7 @@ class Replay:
         self.departures = list(departures or [])
         self.untrusted = untrusted
         try:
-            self.history = History(self.events)
+            self.history = History(LOCM, self.events)
             self.events = self.history.events  # as the fold reads them (older schemas upcast, if History does)
             self.final = self.history.final()
         except LocmError as exc:
@@ -178,7 +179,7 @@ class Replay:
         return d
 
     def diff(self, seq_a: int, seq_b: int) -> dict:
-        """What changed from just after ``seq_a`` to just after ``seq_b`` (see `replay.locm.views.diff`)."""
+        """What changed from just after ``seq_a`` to just after ``seq_b`` (see `engine.locm.views.diff`)."""
         return state_diff(self.state_at(seq_a), self.state_at(seq_b))
 
     # --- why ------------------------------------------------------------------------------------------------

@@ -37,11 +37,11 @@ from locm.events.locm.cards import keywords_to_str
 from locm.events.locm.catalog import CardDrawn, CardPicked, DeckChosen, DraftOffered
 from locm.engine.locm.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from locm.engine.locm.evolve import evolve, initial_state
-from locm.replay.locm.describe import describe
+from locm.engine.locm.describe import describe
 from locm.replay.game import Replay
 from locm.replay.rules import rule
 from locm.replay.terminal import stops
-from locm.replay.locm.views import diff, tagged_diff_lines
+from locm.engine.locm.views import diff, tagged_diff_lines
 
 _PHASES = {"setup": 0, "draft": 1, "construct": 2, "battle": 3, "ended": 4}
 

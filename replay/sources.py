@@ -236,8 +236,8 @@ def referee_logs(path: str | Path) -> list[LoggedGame]:
 
 def referee_game(logged: LoggedGame, path: str | Path) -> RefereeGame:
     """One official game replayed through the engine, or `ReplaySourceError` if it does not replay
-    identically. Its id names its content (`locm.gameid.referee_id`: its game_created and its inputs)."""
-    from locm.gameid import referee_id
+    identically. Its id names its content (`locm.engine.locm.gameid.referee_id`: its game_created and its inputs)."""
+    from locm.engine.locm.gameid import referee_id
 
     events = _replayed(logged, path)
     return RefereeGame(referee_id(events), events, referee_meta(logged, str(path)))
@@ -250,7 +250,7 @@ def referee_games(path: str | Path) -> list[RefereeGame]:
 
 
 def referee_game_id(logged: LoggedGame) -> str:
-    """The id that locm gave a referee game before ids named their content (`locm.gameid`): ``ref-<ruleset>-
+    """The id that locm gave a referee game before ids named their content (`locm.engine.locm.gameid`): ``ref-<ruleset>-
     <seed>-<12 hex>``, the hash over the file's parameters and answers. `locm import-referee` looks it up, so
     that a store made then does not get the same game again under its new id."""
     key = json.dumps([logged.ruleset, sorted(logged.params.items()), [t[3] for t in logged.turns]],

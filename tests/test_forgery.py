@@ -20,7 +20,7 @@ from locm.cli import cli
 from locm.engine.locm.rulesets import RULES_12, rules_hash
 from locm.errors import ImportFormatError
 from locm.events.locm.codec import from_jsonl, to_jsonl
-from locm.gameid import game_id
+from locm.engine.locm.gameid import game_id
 from locm.play import play_one
 from locm.store import GameExtras, open_store
 from tests.forge import games_of, reforge, replace_event

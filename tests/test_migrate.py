@@ -5,7 +5,7 @@ The fixture ``tests/data/store-v1.db.gz`` was written by locm at commit 3e01f60 
 through `locm.store.open_store(...).append_game`: a 1.2 game (greedy vs pass, seed 1, 279 events) and a
 constructed game (pass vs greedy, seed 2, 113 events), with bot extras (think time, stderr, meta), then
 VACUUMed; ``store-v1-export.jsonl.gz`` is `locm export --all` of it by the same commit. Its games were stored
-under made-up ids (``1.2-1-fixture``); since ids name their content (`locm.gameid`) both files carry the ids
+under made-up ids (``1.2-1-fixture``); since ids name their content (`locm.engine.locm.gameid`) both files carry the ids
 that locm gives those games (the ``game_id`` values replaced, nothing else: the events and their hashes are
 as written).
 """

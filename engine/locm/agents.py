@@ -233,6 +233,15 @@ def _share(deck: int, of_30: int) -> int:
     return deck * of_30 // 30
 
 
+_MASK64 = (1 << 64) - 1
+
+
+def seat_seed(game_seed: int, seat: int) -> int:
+    """The seed of the agent in `seat` for a game: fixed by the game's seed, different for each seat."""
+    x = (game_seed * 0x9E3779B97F4A7C15 + (seat + 1) * 0xBF58476D1CE4E5B9) & _MASK64
+    return x - (1 << 64) if x >> 63 else x
+
+
 def make_agent(name: str, seed: int = 0) -> Agent:
     if name == "random":
         return RandomAgent(seed)
@@ -262,4 +271,4 @@ def play(game: Game, agents: Sequence[Agent]) -> None:
 
 
 __all__ = ["Agent", "PassAgent", "RandomAgent", "GreedyAgent", "make_agent", "play", "AGENT_NAMES",
-           "UnknownAgent", "RED", "Attack", "Use", "Summon", "EndTurn"]
+           "UnknownAgent", "seat_seed", "RED", "Attack", "Use", "Summon", "EndTurn"]

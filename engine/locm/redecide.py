@@ -27,27 +27,11 @@ from locm.events.locm.catalog import ACTION, END_TURN, LINE, SCHEMA_VERSION, Act
 from locm.events.locm.codec import to_json
 from locm.engine.locm.commands import parse_command
 from locm.engine.errors import LocmError
+from locm.engine.seam import Divergence
 from locm.engine.locm.game import Game
 from locm.engine.locm.upcast import schema_of, upcast
 
 _LENIENT_FIELDS = ("cause", "rule", "reason")
-
-
-@dataclass(frozen=True)
-class Divergence:
-    """Where a log stops following the rules: the first event that differs (``seq``), what the log says there
-    and what the rules give (JSON text, or "" where one side has no event), and a one-line message."""
-
-    seq: int
-    message: str
-    stored: str = ""
-    decided: str = ""
-
-    def __str__(self) -> str:
-        text = f"seq {self.seq}: {self.message}"
-        if self.stored or self.decided:
-            text += f"; the log has {self.stored or 'no event'}, the rules give {self.decided or 'no event'}"
-        return text
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,11 @@ class McgGame:
         """`player` did not answer in time: inactivity is surrender (R-INACTIVE)."""
         return self.submit(Timeout(player))
 
+    def forfeit(self, player: int, reason: str, text: str = "") -> list[Event]:
+        """`player` failed outside any answer (a timeout, a crash, a flood): inactivity is surrender
+        (R-INACTIVE), whatever the reason."""
+        return self.timeout(player)
+
     def _apply(self, events: list[Event]) -> list[Event]:
         for e in events:
             evolve(self.state, e)

@@ -15,6 +15,7 @@ from typing import Annotated, Union
 
 import msgspec
 
+from locm.events.base import Event as Event  # every module of the game names its events from here
 from locm.events.locm.cards import Card, KeywordMask
 from locm.events.locm.rules import Rules
 
@@ -30,17 +31,6 @@ Seat = Annotated[int, msgspec.Meta(ge=0, le=1)]
 Lane = Annotated[int, msgspec.Meta(ge=0, le=1)]
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True, gc=False):
-    """Base of every event.
-
-    ``gc=False``: the garbage collector never tracks an event. An event is a frozen value whose fields hold
-    numbers, strings and tuples of them or of `Card`s, so it can never be part of a reference cycle; and a
-    process that keeps many logs (a tournament, `locm bench`) would otherwise have the collector walk every
-    event that holds a tuple again and again as they age."""
-
-    seq: int
-    cause: int
-    rule: str
 
 
 # --- set-up -----------------------------------------------------------------------------------------------

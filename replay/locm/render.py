@@ -8,7 +8,7 @@ import textwrap
 
 from locm.replay.game import Replay
 from locm.terminal_text import escape_controls  # noqa: F401  (re-exported for the replay commands)
-from locm.replay.locm.views import board_text, card_label, diff_lines
+from locm.engine.locm.views import board_text, card_label, diff_lines
 
 
 def show_text(r: Replay, seq: int, perspective: int | None = None) -> list[str]:

@@ -4,6 +4,8 @@ descriptions of events. Everything here reads states built by the engine's fold;
 
 from __future__ import annotations
 
+from typing import Any
+
 from locm.events.locm.cards import AREA_NAMES, CREATURE, TYPE_NAMES, keywords_to_str
 from locm.engine.locm.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from locm.engine.locm.state import GameState, Unit
@@ -11,7 +13,7 @@ from locm.engine.locm.state import GameState, Unit
 LANES = 2
 
 
-def card_obj(u: Unit, constructed: bool, on_board: bool = False) -> dict:
+def card_obj(u: Unit, constructed: bool, on_board: bool = False) -> dict[str, Any]:
     """A card instance as the referee describes it (name-free): ids, type, cost, stats, keywords."""
     c = u.card
     d = {
@@ -30,7 +32,7 @@ def card_obj(u: Unit, constructed: bool, on_board: bool = False) -> dict:
     return d
 
 
-def view(state: GameState, perspective: int | None = None) -> dict:
+def view(state: GameState, perspective: int | None = None) -> dict[str, Any]:
     """The board as a JSON-ready dict. ``perspective`` 0 or 1 hides the other player's hand (a count) and
     both decks' order; None shows everything, with each deck's cards top first under ``deck_cards``."""
     if perspective not in (None, 0, 1):
@@ -39,10 +41,10 @@ def view(state: GameState, perspective: int | None = None) -> dict:
     players = []
     for pl in state.players:
         hidden = perspective is not None and perspective != pl.index
-        lanes: list[list[dict]] = [[] for _ in range(LANES)]
+        lanes: list[list[dict[str, Any]]] = [[] for _ in range(LANES)]
         for u in pl.board:
             lanes[u.lane].append(card_obj(u, constructed, True))
-        p = {
+        p: dict[str, Any] = {
             "player": pl.index, "health": pl.health, "mana": pl.mana, "max_mana": pl.max_mana,
             "deck": len(pl.deck),
             "hand": len(pl.hand) if hidden else [card_obj(u, constructed) for u in pl.hand],
@@ -78,12 +80,12 @@ _PLAYER_FIELDS = ("health", "mana", "max_mana", "next_draw", "damage_counter")
 _UNIT_FIELDS = ("attack", "defense", "keywords", "can_attack", "has_attacked", "lane")
 
 
-def _unit_values(u: Unit) -> dict:
+def _unit_values(u: Unit) -> dict[str, Any]:
     return {"attack": u.attack, "defense": u.defense, "keywords": keywords_to_str(u.keywords),
             "can_attack": u.can_attack, "has_attacked": u.has_attacked, "lane": u.lane}
 
 
-def diff(a: GameState, b: GameState) -> dict:
+def diff(a: GameState, b: GameState) -> dict[str, Any]:
     """Only what changed from state ``a`` to state ``b``: ``[before, after]`` pairs.
 
     Keys (each present only when something changed): ``turn``, ``active``, ``phase``, ``winner``;
@@ -93,14 +95,14 @@ def diff(a: GameState, b: GameState) -> dict:
     has_attacked or lane; ``entered`` / ``left``: creatures that came onto or left the board.
     """
     constructed = a.rules.deck_building == CONSTRUCTED
-    out: dict = {}
+    out: dict[str, Any] = {}
     for f in ("turn", "current", "phase", "winner"):
         va, vb = getattr(a, f), getattr(b, f)
         if va != vb:
             out["active" if f == "current" else f] = [va, vb]
     players = []
     for pa, pb in zip(a.players, b.players):
-        d: dict = {}
+        d: dict[str, Any] = {}
         for f in _PLAYER_FIELDS:
             va, vb = getattr(pa, f), getattr(pb, f)
             if va != vb and not (constructed is False and f == "damage_counter"):
@@ -142,18 +144,18 @@ def diff(a: GameState, b: GameState) -> dict:
     return out
 
 
-def _v(x) -> str:
+def _v(x: Any) -> str:
     return ("yes" if x else "no") if isinstance(x, bool) else str(x)
 
 
-def diff_lines(d: dict) -> list[str]:
+def diff_lines(d: dict[str, Any]) -> list[str]:
     """A diff as short lines a person reads, e.g. ``P1 health 30 -> 28``."""
     return [line for line, _ in tagged_diff_lines(d)]
 
 
-def tagged_diff_lines(d: dict) -> list[tuple[str, int]]:
+def tagged_diff_lines(d: dict[str, Any]) -> list[tuple[str, int]]:
     """`diff_lines` with, for each line, the player whose hidden cards it names (-1: anyone may see it)."""
-    lines: list = []
+    lines: list[Any] = []
     for key in ("turn", "active", "phase", "winner"):
         if key in d:
             lines.append(f"{key} {d[key][0]} -> {d[key][1]}")
@@ -184,7 +186,7 @@ def tagged_diff_lines(d: dict) -> list[tuple[str, int]]:
 # --- text -------------------------------------------------------------------------------------------------
 
 
-def card_label(c: dict) -> str:
+def card_label(c: dict[str, Any]) -> str:
     """``#7 Slimer (1) 2/1 ---G--`` (creatures) or ``#5 Healing Potion (2) itemGreen +1/+3 ---G--`` (items):
     the card's name where it has one (the 1.2 list), else its base id (``b94``: generated cards have none)."""
     if c["type"] == TYPE_NAMES[CREATURE]:
@@ -203,11 +205,11 @@ def card_label(c: dict) -> str:
     return text + ("".join(f" {x}" for x in extra))
 
 
-def _n(x) -> int:
+def _n(x: Any) -> int:
     return x if isinstance(x, int) else len(x)
 
 
-def board_text(v: dict) -> list[str]:
+def board_text(v: dict[str, Any]) -> list[str]:
     """A view as text lines: each player's line, hand and lanes (the opponent of the active player on top)."""
     lines = []
     head = f"seq {v['seq']}  turn {v['turn']}  phase {v['phase']}  active P{v['active']}  ruleset {v['ruleset']}"

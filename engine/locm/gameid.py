@@ -35,8 +35,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, NamedTuple, cast
 
 import msgspec
 
@@ -68,7 +68,7 @@ def created_id(created: GameCreated) -> str:
 
 def referee_id(events: Sequence[Event]) -> str:
     """The id of a game replayed from an official referee log: its `game_created` and its recorded inputs."""
-    created = events[0]
+    created = cast(GameCreated, events[0])
     rules = _rules_of(created)
     key = _key(created.ruleset, created.seed, created.agents, _created_params(created, rules), _variant_hash(rules),
                _bots(created.bot_sha256))
@@ -99,7 +99,7 @@ def check_id(gid: str, events: Sequence[Event], meta: str = "{}") -> IdCheck:
         return IdCheck(False, "the log does not start with game_created")
     created = events[0]
     if created.rules is None:
-        created = upcast([created])[0]
+        created = cast(GameCreated, upcast([created])[0])
     problem = created_problem(created)
     if problem:
         return IdCheck(False, problem)
@@ -153,14 +153,14 @@ def canonical_params(rules: Rules, seed: int | None, params: Mapping[str, Any] |
 # --- private ------------------------------------------------------------------------------------------------
 
 
-def _id(name: str, seed: int | None, agents: Sequence[str], params: dict, variant: str | None,
+def _id(name: str, seed: int | None, agents: Sequence[str], params: dict[str, Any], variant: str | None,
         bots: tuple[str, str] | None) -> str:
     return f"{name}-{seed}-{_hash(_key(name, seed, agents, params, variant, bots))}"
 
 
-def _key(name: str, seed: int | None, agents: Sequence[str], params: dict, variant: str | None,
-         bots: tuple[str, str] | None) -> list:
-    key: list = [name, seed, agents[0], agents[1], sorted(params.items())]
+def _key(name: str, seed: int | None, agents: Sequence[str], params: dict[str, Any], variant: str | None,
+         bots: tuple[str, str] | None) -> list[Any]:
+    key: list[Any] = [name, seed, agents[0], agents[1], sorted(params.items())]
     if variant is not None:
         key.append(variant)
     if bots is not None:
@@ -194,13 +194,13 @@ def _created_params(created: GameCreated, rules: Rules) -> dict[str, Any]:
     return canonical_params(rules, created.seed, {k: v for k, v in given.items() if v is not None})
 
 
-def _input(e: Event) -> list:
+def _input(e: ActionReceived | HardError) -> list[Any]:
     if isinstance(e, ActionReceived):
         return [e.player, e.kind, e.text]
     return [e.player, "hard_error", e.reason, e.text]
 
 
-def _older_ids(created: GameCreated):
+def _older_ids(created: GameCreated) -> Iterator[str]:
     """Ids an older locm gave this content: a seed given with ``--param`` equal to its derived value was part of
     the key (every such subset of the seeds, at most 31)."""
     rules = _rules_of(created)
@@ -244,7 +244,7 @@ def _old_referee_id(created: GameCreated, events: Sequence[Event], meta: str) ->
             return None
     except (ValueError, LocmError):  # parameters that are not this game's
         return None
-    answers = []
+    answers: list[str | None] = []
     for e in events[1:]:
         if e.cause != -1:
             continue

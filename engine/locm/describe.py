@@ -7,6 +7,8 @@ other player's drawn cards are not named.
 
 from __future__ import annotations
 
+from typing import Any
+
 from locm.events.locm.cards import keywords_to_str
 from locm.events.locm.catalog import (
     ActionReceived, ActionRejected, CardDrawn, CardPicked, CardPoolDefined, CreatureAttacked, CreatureDamaged,
@@ -16,20 +18,20 @@ from locm.events.locm.catalog import (
 )
 
 
-def _u(units: dict, i: int) -> str:
+def _u(units: dict[int, Any], i: int) -> str:
     u = units.get(i)
     if u is None:
         return f"#{i}"
     return f"P{u.owner}'s #{i} ({_card(units, i, u.card.base_id)})"
 
 
-def _card(units: dict, i: int, base_id: int) -> str:
+def _card(units: dict[int, Any], i: int, base_id: int) -> str:
     """A card instance's name where its card has one (the 1.2 list), else its base id (``b94``)."""
     u = units.get(i)
     return u.card.name if u is not None and u.card.name else f"b{base_id}"
 
 
-def describe(e, units: dict, perspective: int | None = None) -> str:
+def describe(e: Any, units: dict[int, Any], perspective: int | None = None) -> str:
     match e:
         case GameCreated():
             return (f"game created: ruleset {e.ruleset} {e.ruleset_version}, seed {e.seed}"
@@ -94,7 +96,7 @@ def describe(e, units: dict, perspective: int | None = None) -> str:
             raise TypeError(f"describe: unknown event type {type(e).__name__}")
 
 
-def unit_ids(e) -> list[int]:
+def unit_ids(e: Any) -> list[int]:
     """The card instances an event names (for audits of a card's life and of who was involved)."""
     match e:
         case CardDrawn() | WardLost() | CreatureDamaged() | CreatureDied() | CreatureModified():
