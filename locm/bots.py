@@ -41,6 +41,7 @@ to the millisecond without busy waiting and a bot that never reads its input can
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import math
@@ -99,7 +100,7 @@ class TimeLimits:
             return self.construct
         if phase == BATTLE:
             return self.battle_first if first else self.battle
-        raise ValueError(f"no time limit for the {phase} phase")
+        return self.battle_first if first else self.battle  # another game's phase: a battle's limits
 
     def scaled(self, factor: float) -> "TimeLimits":
         return TimeLimits(**{k: v * factor for k, v in self.as_dict().items()})
@@ -401,7 +402,7 @@ class BotAgent(Agent):
         self.turns = 0
         self.think_ms_total = 0.0
         self.think_ms_max = 0.0
-        self._asked = {DRAFT: 0, CONSTRUCT: 0, BATTLE: 0}
+        self._asked: dict[str, int] = collections.defaultdict(int)  # answers asked for, by phase
         self._sel: selectors.BaseSelector | None = None
         self._out = bytearray()  # stdout read but not yet answered with
         self._pending = bytearray()  # input not yet written

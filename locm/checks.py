@@ -243,9 +243,68 @@ def check_file(path: str, redecide: bool = True) -> list[Checked]:
         return [Checked(path, Verdict(str(exc).removeprefix(f"{path}: ")))]
     if kind == "events":
         return [Checked(path, _event_file(data, redecide))]
+    if kind == "match":
+        return [Checked(path, _match_file(data, redecide))]
     if kind == "export":
         return _export_file(path, data, redecide)
     return _referee_file(path, data)
+
+
+def _match_file(data: bytes, redecide: bool) -> Verdict:
+    """A log of another registered game: the core's checks (`engine.core.verify`: its order and causes, its
+    end, and re-deciding its inputs gives its events)."""
+    from locm.engine import core
+    from locm.events.codec import DecodeError
+    from locm.replay.sources import game_of_line
+
+    game = game_of_line(next(line for line in data.splitlines() if line.strip()))
+    try:
+        events = game.codec.from_jsonl(data)
+        if not redecide:
+            from locm.engine.logcheck import check_log
+
+            check_log(game, events)
+            return Verdict(None)
+        found = core.verify(game, events)
+    except DecodeError as exc:
+        return Verdict(f"not a {game.title} log: {exc}")
+    except LocmError as exc:
+        return Verdict(str(exc), getattr(exc, "seq", -1))
+    return Verdict(None) if found is None else Verdict(_departure(found), found.seq)
+
+
+def _departure(d, limit: int = 240) -> str:
+    """A `Divergence` in one line, each event's JSON cut to `limit` characters (a created event holds a
+    whole card list)."""
+    cut = lambda text: text if len(text) <= limit else text[:limit] + "..."  # noqa: E731
+    text = f"it departs from the rules at seq {d.seq}: {d.message}"
+    if d.stored or d.decided:
+        text += f"; the log has {cut(d.stored) or 'no event'}, the rules give {cut(d.decided) or 'no event'}"
+    return text
+
+
+def match_problem(store, m, redecide: bool = True) -> Verdict:
+    """A stored game of another registered game: its chain, its record (every column what its events and
+    extras give, its id what its content gives) and, with ``redecide``, the core's `verify` of its log."""
+    from locm.engine import core, registry
+    from locm.store import GameExtras, prepare_match
+
+    try:
+        game = registry.get(m.game)
+        events = store.verified_match_events(m.game_id)
+        again = prepare_match(game, GameExtras(game_id=m.game_id, created=m.created, meta=m.meta), events,
+                              m.seats).record
+    except LocmError as exc:
+        return Verdict(str(exc))
+    if again != m:
+        field = next(f for f in m.__struct_fields__ if getattr(again, f) != getattr(m, f))
+        return Verdict(f"the record says {field} {getattr(m, field)!r:.60}, its events say "
+                       f"{getattr(again, field)!r:.60}", 0)
+    if redecide:
+        found = core.verify(game, events)
+        if found is not None:
+            return Verdict(_departure(found), found.seq)
+    return Verdict(None)
 
 
 def _event_file(data: bytes, redecide: bool) -> Verdict:

@@ -182,11 +182,19 @@ DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path)
                          show_default=True, help="The event store (an SQLite file).")
 
 
+GAME_NAMES = ["locm", "mcg", "my-card-game", "skyport"]
+GAME = click.option("--game", "game_name", type=click.Choice(GAME_NAMES), default="locm", show_default=True,
+                    help="The game (engine.registry): locm, mcg (alias my-card-game: my-card-game) or skyport.")
+
+
 @cli.command()
+@GAME
 @RULESET
 @click.option("--seed", type=int, required=True, help="The game's seed (R-SEEDS).")
 @click.option("--p0", default="greedy", show_default=True, help="Agent in seat 0: " + AGENT_HELP)
 @click.option("--p1", default="random", show_default=True, help="Agent in seat 1, as --p0.")
+@click.option("--agents", metavar="A,B,...", help="Another game's built-in agents, one per seat (Skyport: 2 to 6), "
+                                                   "instead of --p0/--p1.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
               help="Write the event log here (JSON lines); - for standard output (the summary then goes to "
                    "standard error).")
@@ -196,7 +204,8 @@ DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path)
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A referee parameter, e.g. shufflePlayer0Seed=5 (repeatable).")
 @sandbox_options
-def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_limits, bot_network, bot_binds):
+def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, params, no_sandbox, bot_limits,
+         bot_network, bot_binds):
     """Play one game and print the winner and a short summary.
 
     The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
@@ -208,7 +217,14 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_
     Example:
       locm play --ruleset constructed --seed 42 --p0 greedy --p1 random --log g.jsonl
       locm play --seed 7 --p0 "python3 examples/bot.py" --p1 greedy --db games.db --timeouts x2
+      locm play --game mcg --ruleset standard --seed 7 --p0 greedy --p1 random --log m.jsonl
+      locm play --game skyport --ruleset 2013 --seed 3 --agents hunter,random,random --db games.db
     """
+    if game_name != "locm":
+        return _play_other(game_name, ruleset, seed, agents.split(",") if agents else [p0, p1], log_path, db,
+                           timeouts, (no_sandbox, bot_limits, bot_network, bot_binds))
+    if agents:
+        raise click.UsageError("--agents is for another game's players: LOCM's are --p0 and --p1")
     from locm.engine.locm.game import Game
     from locm.events.locm.catalog import HardError
     from locm.events.locm.codec import to_jsonl
@@ -269,6 +285,71 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_
                                "differently)"))
     if log_path:
         _write_bytes(log_path, to_jsonl(game.log))  # after the summary: a full disk still shows the game
+        if not to_stdout:
+            say(f"log: {log_path}")
+
+
+def _play_other(name, ruleset, seed, agents, log_path, db, timeouts, sandbox_args):
+    """`locm play` of a registered game other than LOCM, through the core: its built-in agents or, for a game
+    whose bots speak one line each way (my-card-game), command-line bots in the sandbox; its log and its
+    stored row (`EventStore.append_match`)."""
+    from locm.bots import BotAgent, TimeLimits, command_argv
+    from locm.engine import core, registry
+    from locm.store import DuplicateGameError, GameExtras, SeatExtras, open_store
+
+    game = registry.get(name)
+    rules = game.rules(game.rulesets[0] if ruleset == "1.2" else ruleset)  # 1.2: --ruleset's default is LOCM's
+    bots = [a for a in agents if a not in game.agent_names]
+    if bots and name == "skyport":
+        raise click.UsageError("Skyport's bots speak the server's protocol (locm serve, not yet): give its "
+                               f"built-in agents ({', '.join(game.agent_names)})")
+    for spec in bots:
+        command_argv(spec)  # a command that cannot run: one line, before anything is played
+    core.check_seats(game, [a if a in game.agent_names else game.agent_names[0] for a in agents])
+    limits = TimeLimits.parse(timeouts)
+    sandbox = _sandbox(bots, *sandbox_args, db) if bots else None
+    to_stdout = log_path is not None and str(log_path) == "-"
+    if log_path and not to_stdout:
+        _check_output(log_path)
+    match = game.new(rules, seed, tuple(agents))
+    players = [game.make_agent(a, seed, seat) if a in game.agent_names else BotAgent(a, limits, sandbox=sandbox)
+               for seat, a in enumerate(agents)]
+    try:
+        with _sigterm_as_interrupt():
+            while not match.ended:
+                seat = match.to_move
+                players[seat].play_turn(match, seat)
+    finally:
+        for p in players:
+            if isinstance(p, BotAgent):
+                p.stop()
+    seats = [SeatExtras(stderr=p.stderr, think_ms=round(p.think_ms_total / p.turns, 4) if p.turns else None,
+                        error=p.failure is not None and not p.timed_out, timeout=p.timed_out)
+             if isinstance(p, BotAgent) else SeatExtras() for p in players]
+    say = functools.partial(click.echo, err=to_stdout)
+    out = game.outcome(match.log)
+    gid = game.game_id(match.log[0])
+    places = out.places(len(agents))
+    say(f"{game.title} {game.rules_name(rules)}, seed {seed}: "
+        + (f"P{out.winner} ({agents[out.winner]}) wins" if out.winner >= 0 else "no winner")
+        + f" ({out.reason}) after {out.turns} turns, {len(match.log)} events")
+    for seat, agent in enumerate(agents):
+        score = f", score {out.scores[seat]:g}" if out.scores is not None else ""
+        failed = seats[seat].error or seats[seat].timeout
+        say(f"  P{seat} {agent}: place {places[seat] + 1}{score}"
+            + (f" (lost by {'a timeout' if seats[seat].timeout else 'an error'})" if failed else ""))
+        if failed and seats[seat].stderr.strip():
+            for line in seats[seat].stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
+                say(f"  | {line}")
+    if db:
+        with open_store(db) as store:
+            try:
+                store.append_match(game, GameExtras(game_id=gid), match.log, seats)
+                say(f"stored: {gid} in {db}")
+            except DuplicateGameError:
+                say(f"already stored: {gid} in {db}: stored nothing new")
+    if log_path:
+        _write_bytes(log_path, game.codec.to_jsonl(match.log))
         if not to_stdout:
             say(f"log: {log_path}")
 
@@ -486,7 +567,10 @@ def rules_diff(left, right, as_json):
 
 
 @cli.command()
+@GAME
 @RULESET
+@click.option("--seats", type=click.IntRange(min=2), help="Players in each game of another game (Skyport: 2 to 6; "
+              "default: the game's fewest): every combination of that many agents plays, in every seat.")
 @click.option("--agents", "-a", "first", multiple=True, metavar="AGENT",
               help="The agents: " + AGENT_HELP + " Write them after --agents, "
                    "e.g. --agents greedy random \"python3 examples/bot.py\"; an agent given twice also "
@@ -506,8 +590,8 @@ def rules_diff(left, right, as_json):
 @click.option("--allow-changed-bots", is_flag=True,
               help="Resume even if a bot's files changed since its stored games (mixing its versions).")
 @sandbox_options
-def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots,
-               no_sandbox, bot_limits, bot_network, bot_binds):
+def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed, timeouts, busy_timeout,
+               allow_changed_bots, no_sandbox, bot_limits, bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. An agent
@@ -523,7 +607,11 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
       locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
       locm tournament --agents greedy "python3 examples/bot.py" --games 20 --db t.db --timeouts x2
       locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
+      locm tournament --game mcg --ruleset standard --agents greedy random --games 20 --db m.db
+      locm tournament --game skyport --ruleset 2013 --seats 3 --agents hunter random hunter --games 6 --db s.db
     """
+    if game_name != "locm":
+        return _tournament_other(game_name, ruleset, seats, [*first, *more], games, db, workers, seed, busy_timeout)
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
@@ -574,6 +662,36 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
         sys.exit(1)
 
 
+def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, busy_timeout):
+    """`locm tournament` of a registered game other than LOCM (`locm.matchplay`): built-in agents, 2 to N
+    seats, standings by places."""
+    from locm.engine import registry
+    from locm.matchplay import MATCH_HEADERS, match_rows, match_schedule, match_standings, run_matches
+    from locm.store import open_store
+    from locm.tables import table
+
+    game = registry.get(name)
+    ruleset = game.rulesets[0] if ruleset == "1.2" else ruleset  # 1.2: --ruleset's default is LOCM's
+    jobs = match_schedule(name, ruleset, agents, games, seed, seats)
+    with open_store(db, busy_timeout=busy_timeout) as store:
+        with _sigterm_as_interrupt():
+            todo = sum(1 for j in jobs if not store.has_game(j.game_id))
+            click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play",
+                       err=True)
+            bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
+            try:
+                with bar if todo else contextlib.nullcontext(bar):
+                    run = run_matches(store, name, ruleset, jobs, workers, bar.update)
+            except KeyboardInterrupt:
+                click.echo(f"\nlocm: interrupted: run the same command again to play the rest", err=True)
+                sys.exit(130)
+        ids = set(run.ids)
+        records = [m for m in store.matches(game=game.name) if m.game_id in ids]
+    click.echo(f"{_n(run.played, 'game')} played, {run.already} stored before: {len(records)} of "
+               f"{_n(len(jobs), game.title + ' game')} in {db}")
+    click.echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
+
+
 @cli.group()
 def sandbox():
     """The sandbox external bots run in (bubblewrap): see the README's threat model.
@@ -616,6 +734,7 @@ def sandbox_check(bot_limits, bot_network):
 
 @cli.command()
 @DB_OPTION
+@GAME
 @click.option("--ruleset", "-r", help="Only games of this ruleset (a name, an alias or a variant file).")
 @click.option("--agent", help="Only games with this agent in either seat (exactly as stored).")
 @click.option("--winner", type=click.IntRange(0, 1), help="Only games won by this seat (0 or 1).")
@@ -623,7 +742,7 @@ def sandbox_check(bot_limits, bot_network):
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many games.")
 @click.option("--stderr", "stderr_of", metavar="GAME_ID",
               help="Instead of the table, print what the bots of this stored game wrote on stderr.")
-def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
+def games(db, game_name, ruleset, agent, winner, winner_agent, limit, stderr_of):
     """List the stored games as a table, in the order they were stored. ``turns`` are the battle turns
     begun, both players counted (as `locm play` says them).
 
@@ -632,7 +751,10 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
       locm games --db t.db --ruleset 1.2 --agent greedy --winner 0 --limit 20
       locm games --db t.db --winner-agent "python3 examples/bot.py"
       locm games --db t.db --stderr 1.2-7-0123456789ab
+      locm games --db t.db --game skyport --agent hunter
     """
+    if game_name != "locm":
+        return _games_other(db, game_name, ruleset, agent, winner, limit)
     from locm.play import turns_played
     from locm.store import open_store
     from locm.tables import table
@@ -660,6 +782,24 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
     click.echo(table(("game id", "ruleset", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
                       "created", "notes", "rules (base #hash)"), rows))
     click.echo(_n(len(rows), "game"))
+
+
+def _games_other(db, name, ruleset, agent, winner, limit):
+    """`locm games` of another registered game: its rows (`EventStore.matches`), any number of seats."""
+    from locm.engine import registry
+    from locm.store import open_store
+    from locm.tables import table
+
+    game = registry.get(name)
+    with open_store(db, create=False, readonly=True) as store:
+        rows = store.matches(game=game.name, ruleset=ruleset, agent=agent, winner=winner, limit=limit)
+    click.echo(table(("game id", "ruleset", "seed", "agents", "winner", "places", "scores", "reason", "turns",
+                      "events", "created"),
+                     [(m.game_id, m.ruleset, m.seed, ", ".join(m.agents), m.winner,
+                       " ".join(str(p + 1) for p in m.places),
+                       "-" if m.scores is None else " ".join(f"{x:g}" for x in m.scores), m.reason, m.turns,
+                       m.n_events, m.created[:19] + "Z") for m in rows]))
+    click.echo(_n(len(rows), f"{game.title} game"))
 
 
 @cli.command()
@@ -691,7 +831,7 @@ def verify(files, db, redecide, full):
       locm verify --db t.db --full --no-redecide    # the whole file, then chains, ids and folds only
       locm verify game.jsonl official.txt.gz games.jsonl
     """
-    from locm.checks import check_file, store_checks, stored_problem
+    from locm.checks import check_file, match_problem, store_checks, stored_problem
     from locm.store import open_store
 
     bad = total = 0
@@ -721,6 +861,9 @@ def verify(files, db, redecide, full):
                                    show_eta=True) as bar:
                 for record in bar:
                     report(record.game_id, stored_problem(store, record, redecide))
+            for m in store.matches():  # the other registered games' (the core's checks)
+                if m.game != "locm":
+                    report(m.game_id, match_problem(store, m, redecide))
             store_bad = not found.ok
             if found.ok:
                 click.echo(f"store: {found.summary()}")

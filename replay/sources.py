@@ -41,6 +41,17 @@ def open_game(path: str | Path | None = None, *, db: str | Path | None = None, g
     if path is None:
         raise ReplaySourceError("give a log file, or --db FILE and a game id")
     kind, data = sniff(path)
+    if kind == "match":  # a log of another registered game: the viewer shell over its definition
+        from locm.replay.match import MatchReplay
+
+        if game is not None:
+            raise ReplaySourceError(f"{path}: an event log holds one game; --game is for official logs")
+        found = game_of_line(next(line for line in data.splitlines() if line.strip()))
+        try:
+            events = found.codec.from_jsonl(data)
+        except LocmError as exc:
+            raise ReplaySourceError(f"{path}: not a {found.title} log: {exc}") from None
+        return MatchReplay(found, events, "<stdin>" if str(path) == "-" else str(path))
     if kind == "events":
         if game is not None:
             raise ReplaySourceError(f"{path}: an event log holds one game; --game is for official logs")
@@ -122,6 +133,8 @@ def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
         obj = msgspec.json.decode(first.strip()[:first.strip().rfind(b"}") + 1], type=_Sniff)
     except DECODE_ERRORS:
         raise ReplaySourceError(f"{p}: not an event log (JSON lines) or an official referee log") from None
+    if game_of_line(first) is not None:
+        return "match", data  # a log of another registered game (`engine.registry`)
     if obj.type == "game_created":
         return "events", data
     if obj.outputs and obj.errors:
@@ -130,6 +143,20 @@ def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
         return "export", data
     raise ReplaySourceError(f"{p}: not an event log (first event is not game_created) or an official "
                             "referee log")
+
+
+def game_of_line(line: bytes):
+    """The registered game other than LOCM whose created event `line` is (None: LOCM's, or no game's)."""
+    from locm.engine import registry
+
+    line = line.strip()
+    for name in registry.GAMES:
+        if name == registry.DEFAULT:
+            continue
+        game = registry.get(name)
+        if game.codec.decodes(line) and type(game.codec.from_json(line)) is game.created:
+            return game
+    return None
 
 
 def _pick_logged(path, data: bytes, game: int | None) -> tuple[LoggedGame, int]:
@@ -187,6 +214,15 @@ def open_stored(db: str | Path, game_id: str) -> Replay:
     untrusted = ""
     with open_store(db, create=False, readonly=True) as store:
         gid = resolve_id(store, game_id)
+        row = store.match(gid)
+        if row.game != "locm":  # another registered game: its chain checked as it is read
+            from locm.engine.registry import get
+            from locm.replay.match import MatchReplay
+
+            try:
+                return MatchReplay(get(row.game), store.verified_match_events(gid), f"{db} {gid}", trusted=True)
+            except ChainError:
+                return MatchReplay(get(row.game), store.match_events(gid), f"{db} {gid}")
         record = store.game(gid)
         try:
             events = store.verified_events(gid)

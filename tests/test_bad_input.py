@@ -309,7 +309,7 @@ def test_names_and_texts_from_a_store_or_a_log_reach_the_terminal_escaped(tmp_pa
     log.write_bytes(to_jsonl(game.log))
     for args in (["games", "--db", db], ["show", "--db", db, "1.2-4-evil", "--turn", 3],
                  ["show", log, "--turn", 3], ["audit", log, "--seq", 0], ["replay", log, "--all"],
-                 ["show", log, "--json"], ["sql", "SELECT agent0 FROM games", "--db", db]):
+                 ["show", log, "--json"], ["sql", "SELECT json_extract(agents, '$[0]') FROM games", "--db", db]):
         r = run_locm(*args)
         assert r.returncode == 0, (args, r.stderr)
         _clean(r.stdout + r.stderr)

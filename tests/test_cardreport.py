@@ -411,6 +411,9 @@ def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
     assert any("flagged as lopsided" in line for line in lines)  # the round robin's pairings
     assert any(line.startswith("== card value:") for line in lines)
     assert any(line.startswith("(a demonstration") and "cardvalue --db" in line for line in lines)
+    # both card games and Skyport, through the game seam, each verified
+    assert any(line.startswith("== mcg: 2 games through the game seam, 2 verified") for line in lines)
+    assert any(line.startswith("== skyport: 3 games through the game seam, 3 verified") for line in lines)
     from locm.sandbox import probe
 
     if probe().ok:  # last, it plays the example bot in its sandbox

@@ -437,7 +437,7 @@ def test_verify_names_a_record_column_edited_behind_the_stores_back(store_of):
     """A player renamed in the games table (what `locm games` and the standings read): its log and chain are
     untouched, its record no longer says what its events say."""
     db = store_of(2)
-    sql(db, "UPDATE games SET agent1 = 'greedy', winner = 1 - winner WHERE id = 2")
+    sql(db, "UPDATE games SET agents = json_set(agents, '$[1]', 'greedy'), winner = 1 - winner WHERE id = 2")
     code, out, _ = locm("verify", "--db", db, "--no-redecide")
     assert code == 1
     assert f"{game_id('1.2', 2, ('greedy', 'random'))}: the record says agent1 'greedy', its events say 'random'" \

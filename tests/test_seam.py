@@ -87,6 +87,14 @@ def test_the_core_log_checks_refuse_a_moved_event(name):
         check_log(game, log[:-1])
 
 
+@pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
+def test_locm_through_the_core_is_the_game_locm_play_plays(ruleset):
+    from locm.play import play_one
+
+    game = registry.get("locm")
+    assert core.play(game, ruleset, 5, ("greedy", "random")).log == play_one(ruleset, 5, ("greedy", "random")).log
+
+
 def test_skyport_plays_two_to_six_players_ranked_by_points():
     game = registry.get("skyport")
     for n in (2, 3, 4):
@@ -235,3 +243,152 @@ TestMcgMachine = machine_for("mcg").TestCase
 TestMcgMachine.settings = _SETTINGS
 TestSkyportMachine = machine_for("skyport").TestCase
 TestSkyportMachine.settings = _SETTINGS
+
+
+# --- the store and the command line over every game -----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["mcg", "skyport"])
+def test_every_game_is_stored_read_back_and_verified(name, tmp_path):
+    from locm.checks import match_problem
+    from locm.store import GameExtras, open_store
+
+    game = registry.get(name)
+    agents = ("greedy", "random") if name == "mcg" else ("hunter", "random", "random")
+    log = core.play(game, GAMES[name], 3, agents).log
+    gid = game.game_id(log[0])
+    db = tmp_path / "s.db"
+    with open_store(db) as store:
+        m = store.append_match(game, GameExtras(game_id=gid, meta='{"k": 1}'), log)
+        out = game.outcome(log)
+        assert (m.game, m.agents, m.winner, m.places, m.scores) == (name, agents, out.winner, out.places(len(agents)),
+                                                                     out.scores)
+        with pytest.raises(Exception, match="not the id its content gives|the id its content gives"):
+            store.append_match(game, GameExtras(game_id="forged-id"), log)
+    with open_store(db, readonly=True) as store:
+        assert store.match(gid) == m and store.matches(game=name) == [m] and store.games() == []
+        assert store.match_events(gid) == log
+        assert match_problem(store, m).ok
+    sqlite3_set(db, "UPDATE games SET winner = winner + 1")
+    with open_store(db, readonly=True) as store:
+        found = match_problem(store, store.match(gid))
+        assert not found.ok and found.problem.startswith("the record says winner"), found
+
+
+def sqlite3_set(db, statement):
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute(statement)
+    conn.close()
+
+
+def test_tictactoe_is_stored_and_verified_without_a_core_change(ttt, tmp_path):
+    from locm.checks import match_problem
+    from locm.store import GameExtras, open_store
+
+    log = core.play(ttt, "standard", 8, ("random", "random")).log
+    with open_store(tmp_path / "t.db") as store:
+        m = store.append_match(ttt, GameExtras(game_id=ttt.game_id(log[0])), log)
+        assert m.game == "tictactoe" and store.match_events(m.game_id) == log
+        assert match_problem(store, m).ok
+
+
+def test_play_verify_and_games_of_other_games_from_the_command_line(tmp_path):
+    from tests.test_reliability import one_line_error, run_locm
+
+    db, log = tmp_path / "g.db", tmp_path / "m.jsonl"
+    r = run_locm("play", "--game", "my-card-game", "--ruleset", "standard", "--seed", "7", "--log", log, "--db", db)
+    assert r.returncode == 0 and "stored: mcg-standard-7-" in r.stdout, r.stderr
+    r = run_locm("play", "--game", "skyport", "--seed", "3", "--agents", "hunter,random,random", "--db", db)
+    assert r.returncode == 0 and "P2 random: place" in r.stdout, r.stderr
+    r = run_locm("verify", "--db", db, log)
+    assert r.returncode == 0 and r.stdout.endswith("3 games checked: 3 good, 0 bad\n"), r.stdout + r.stderr
+    lines = log.read_bytes().splitlines(keepends=True)
+    lines[5] = lines[5].replace(b'"rule":"', b'"rule":"X')
+    log.write_bytes(b"".join(lines))
+    r = run_locm("verify", log)
+    assert r.returncode == 1 and "departs from the rules at seq 5: the rules give another event" in r.stdout, r.stdout
+    assert len(r.stdout.splitlines()[0]) < 700  # the events shown cut short
+    assert "2 to 6 players, not 1" in one_line_error(run_locm("play", "--game", "skyport", "--seed", "1",
+                                                                "--agents", "hunter"))
+
+
+def test_an_n_player_tournament_rotates_seats_and_ranks_by_places():
+    from locm.matchplay import match_schedule, match_standings, run_matches
+    from locm.store import open_store
+
+    jobs = match_schedule("skyport", "2013", ["hunter", "random", "random"], 3, seed=4, seats=3)
+    assert [j.agents for j in jobs] == [("hunter", "random", "random"), ("random", "random", "hunter"),
+                                        ("random", "hunter", "random")]  # one seed, every rotation
+    assert len({j.game_id for j in jobs}) == 3
+    store = open_store(":memory:")
+    run = run_matches(store, "skyport", "2013", jobs)
+    assert (run.played, run.already) == (3, 0) and run_matches(store, "skyport", "2013", jobs).already == 3
+    records = store.matches(game="skyport")
+    assert [m.game_id for m in records] == [j.game_id for j in jobs]
+    table = {s.agent: s for s in match_standings(records, ["hunter", "random"])}
+    assert table["hunter"].games == 3 and table["random"].games == 6
+    assert sum(s.wins for s in table.values()) == pytest.approx(3)  # one first place (or its shares) a game
+    with pytest.raises(Exception, match="multiple of 2"):
+        match_schedule("mcg", "standard", ["greedy", "random"], 3)
+
+
+def test_a_tournament_of_my_card_game_from_the_command_line(tmp_path):
+    from tests.test_reliability import run_locm
+
+    args = ("tournament", "--game", "mcg", "--ruleset", "standard", "--agents", "greedy", "random", "--games", "4",
+            "--db", tmp_path / "t.db")
+    r = run_locm(*args)
+    assert r.returncode == 0 and "4 games played, 0 stored before: 4 of 4 my-card-game games" in r.stdout, r.stderr
+    assert "greedy" in r.stdout.splitlines()[3] or "greedy" in r.stdout.splitlines()[2]
+    again = run_locm(*args)
+    assert "0 games played, 4 stored before" in again.stdout
+
+
+def test_show_audit_and_replay_of_other_games_through_the_viewer_shell(tmp_path):
+    from tests.test_reliability import one_line_error, run_locm
+
+    db, log = tmp_path / "g.db", tmp_path / "m.jsonl"
+    assert run_locm("play", "--game", "mcg", "--ruleset", "standard", "--seed", "2", "--log", log).returncode == 0
+    assert run_locm("play", "--game", "skyport", "--seed", "2", "--agents", "hunter,random", "--db", db).returncode == 0
+    r = run_locm("show", log)
+    assert r.returncode == 0 and r.stdout.startswith("my-card-game: seq ") and "events:" in r.stdout, r.stderr
+    r = run_locm("show", "--db", db, "skyport-2013-2", "--seq", "30", "--as", "1")
+    assert r.returncode == 0 and "Skyport: seq 30 of" in r.stdout and "P1 random1" in r.stdout, r.stderr
+    last = len(log.read_bytes().splitlines()) - 1  # the end, caused by the answer that ended the game
+    r = run_locm("audit", log, "--seq", last)
+    assert r.returncode == 0 and r.stdout.startswith(f"seq {last} mcg_game_ended") and "caused by seq" in r.stdout, \
+        r.stdout
+    r = run_locm("replay", log, "--all")
+    assert r.returncode == 0 and r.stdout.count("turn ") >= 3
+    lines = log.read_bytes().splitlines(keepends=True)
+    lines[7] = lines[7].replace(b'"rule":"', b'"rule":"X')
+    log.write_bytes(b"".join(lines))
+    r = run_locm("show", log)
+    assert r.returncode == 1 and r.stdout.startswith("WARNING: ") and "departs from them at seq 7" in r.stdout
+    assert "board for it is not written yet" in one_line_error(run_locm("html", log, "-o", tmp_path / "x.html"),
+                                                                start="locm html: error: ")
+
+
+def test_my_card_game_plays_an_external_bot_in_the_sandbox(tmp_path):
+    from locm.sandbox import probe
+    from tests.test_reliability import run_locm
+
+    box = [] if probe().ok else ["--no-sandbox"]
+    db, log = tmp_path / "b.db", tmp_path / "b.jsonl"
+    bot = f"python3 {ROOT / 'examples' / 'mcg' / 'bot.py'}"
+    r = run_locm("play", "--game", "mcg", "--ruleset", "standard", "--seed", "7", "--p0", bot, "--p1", "greedy",
+                 "--db", db, "--log", log, *box)
+    assert r.returncode == 0 and "stored: mcg-standard-7-" in r.stdout, r.stderr
+    answers = [line for line in log.read_text().splitlines() if '"mcg_command_received"' in line and
+               '"player":0' in line]
+    assert len(answers) > 10  # the bot's own lines, recorded as received
+    assert run_locm("verify", "--db", db, log).stdout.endswith("2 games checked: 2 good, 0 bad\n")
+    silent = f"python3 {ROOT / 'tests' / 'bots' / 'garbage_bot.py'}"  # waits for LOCM's input: never answers
+    r = run_locm("play", "--game", "mcg", "--seed", "7", "--p0", "greedy", "--p1", silent, "--log", log,
+                 "--timeouts", "x0.2", *box)
+    assert r.returncode == 0 and "P0 (greedy) wins (inactivity)" in r.stdout, r.stdout + r.stderr
+    assert "(lost by a timeout)" in r.stdout
+    assert '"mcg_game_ended"' in log.read_text().splitlines()[-1]

@@ -77,6 +77,14 @@ class McgGame:
     def message(self, player: int) -> str:
         return message(self.state, player)
 
+    def input_for(self, player: int) -> str:
+        """What a bot in seat `player` is sent now (`message`: the core's runner asks every game this)."""
+        return message(self.state, player)
+
+    @property
+    def rules(self) -> McgRules:
+        return self.state.rules
+
     def outcome(self) -> Outcome | None:
         return outcome(self.state)
 
