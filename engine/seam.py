@@ -7,7 +7,8 @@ decides. A game is one registered definition, the shape OpenSpiel and boardgame.
 =========================  =================================================================================
 events                     ``codec`` (its union's `events.codec.Codec`), ``created``/``ended`` (the types that
                            open and close every log of the game), ``upcast`` (older schemas)
-rules                      ``rules(name)`` a built-in ruleset, ``rules_name``, ``rulesets``, ``rules_file``
+rules                      ``rules(name)`` a built-in ruleset, ``variant(text, source)`` a variant file's,
+                           ``rules_diff``, ``rules_name``, ``rulesets``, ``rules_file``
 create                     ``new(rules, seed, agents)`` a live `Match`, ``from_log(events)`` one rebuilt from
                            its log
 decide, evolve             the `Match`'s ``submit``/``answer``/``forfeit`` (every input goes through the game's
@@ -142,6 +143,11 @@ class GameDef:
     rules: Callable[[str], Any]
     """A built-in ruleset's name (or alias) to its rules value."""
     rules_name: Callable[[Any], str]
+    variant: Callable[[str, str], Any]
+    """``variant(text, source)``: the rules of a variant file's text (TOML), checked on load: a bad value is
+    one `LocmError` line naming the source and the field."""
+    rules_diff: Callable[[Any, Any], list[tuple[str, str, Any, Any]]]
+    """(field, rule id, left value, right value) of every setting that differs between two rules."""
 
     # create, play
     new: Callable[[Any, int, Sequence[str]], Match]

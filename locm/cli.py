@@ -289,16 +289,32 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
             say(f"log: {log_path}")
 
 
+def _game_rules(game, spec: str):
+    """Another game's rules from --ruleset: a built-in name, or a variant file (TOML) checked on load by the
+    game (`GameDef.variant`); LOCM's default name (1.2) stands for the game's first ruleset."""
+    if spec == "1.2":
+        return game.rules(game.rulesets[0])
+    path = Path(spec)
+    if path.suffix == ".toml" or path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.UsageError(f"--ruleset {spec}: cannot read it: {getattr(exc, 'strerror', None) or exc}")
+        return game.variant(text, spec)
+    return game.rules(spec)
+
+
 def _play_other(name, ruleset, seed, agents, log_path, db, timeouts, sandbox_args):
     """`locm play` of a registered game other than LOCM, through the core: its built-in agents or, for a game
     whose bots speak one line each way (my-card-game), command-line bots in the sandbox; its log and its
     stored row (`EventStore.append_match`)."""
-    from locm.bots import BotAgent, TimeLimits, command_argv
+    from locm.bots import TimeLimits, command_argv
     from locm.engine import core, registry
-    from locm.store import DuplicateGameError, GameExtras, SeatExtras, open_store
+    from locm.matchplay import play_seated
+    from locm.store import DuplicateGameError, GameExtras, open_store
 
     game = registry.get(name)
-    rules = game.rules(game.rulesets[0] if ruleset == "1.2" else ruleset)  # 1.2: --ruleset's default is LOCM's
+    rules = _game_rules(game, ruleset)
     bots = [a for a in agents if a not in game.agent_names]
     if bots and name == "skyport":
         raise click.UsageError("Skyport's bots speak the server's protocol (locm serve, not yet): give its "
@@ -311,21 +327,8 @@ def _play_other(name, ruleset, seed, agents, log_path, db, timeouts, sandbox_arg
     to_stdout = log_path is not None and str(log_path) == "-"
     if log_path and not to_stdout:
         _check_output(log_path)
-    match = game.new(rules, seed, tuple(agents))
-    players = [game.make_agent(a, seed, seat) if a in game.agent_names else BotAgent(a, limits, sandbox=sandbox)
-               for seat, a in enumerate(agents)]
-    try:
-        with _sigterm_as_interrupt():
-            while not match.ended:
-                seat = match.to_move
-                players[seat].play_turn(match, seat)
-    finally:
-        for p in players:
-            if isinstance(p, BotAgent):
-                p.stop()
-    seats = [SeatExtras(stderr=p.stderr, think_ms=round(p.think_ms_total / p.turns, 4) if p.turns else None,
-                        error=p.failure is not None and not p.timed_out, timeout=p.timed_out)
-             if isinstance(p, BotAgent) else SeatExtras() for p in players]
+    with _sigterm_as_interrupt():
+        match, seats = play_seated(game, rules, seed, agents, limits, sandbox)
     say = functools.partial(click.echo, err=to_stdout)
     out = game.outcome(match.log)
     gid = game.game_id(match.log[0])
@@ -546,10 +549,11 @@ def rules():
 
 
 @rules.command("diff")
+@GAME
 @click.argument("left", default="1.2")
 @click.argument("right", default="constructed")
 @click.option("--json", "as_json", is_flag=True, help="Print the differences as a JSON list.")
-def rules_diff(left, right, as_json):
+def rules_diff(game_name, left, right, as_json):
     """List every rule that differs between two rulesets (built-in names or variant files), with its R-… id;
     changed cards are listed per card and field.
 
@@ -557,7 +561,28 @@ def rules_diff(left, right, as_json):
     Example:
       locm rules diff 1.2 constructed
       locm rules diff 1.2 examples/variants/low-health.toml --json
+      locm rules diff --game mcg standard examples/mcg/singleton-sudden-death.toml
     """
+    if game_name != "locm":
+        import json as json_mod
+
+        from locm.engine import registry
+        from locm.tables import table
+
+        game = registry.get(game_name)
+        a, b = _game_rules(game, left), _game_rules(game, right)
+        found = game.rules_diff(a, b)
+        import msgspec
+
+        shown = lambda v: v if isinstance(v, str) else json_mod.dumps(msgspec.to_builtins(v))  # noqa: E731
+        if as_json:
+            click.echo(json_mod.dumps([{"field": f, "rule": r, "left": shown(x), "right": shown(y)}
+                                       for f, r, x, y in found], indent=1))
+        else:
+            click.echo(table(("field", "rule", game.rules_name(a), game.rules_name(b)),
+                             [(f, r, shown(x)[:60], shown(y)[:60]) for f, r, x, y in found]))
+            click.echo(f"{len(found)} rule{'s' * (len(found) != 1)} differ")
+        return
     from locm.variants import rules_diff_command
 
     rules_diff_command(left, right, as_json, click.echo)
@@ -611,7 +636,8 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
       locm tournament --game skyport --ruleset 2013 --seats 3 --agents hunter random hunter --games 6 --db s.db
     """
     if game_name != "locm":
-        return _tournament_other(game_name, ruleset, seats, [*first, *more], games, db, workers, seed, busy_timeout)
+        return _tournament_other(game_name, ruleset, seats, [*first, *more], games, db, workers, seed, busy_timeout,
+                                 timeouts, (no_sandbox, bot_limits, bot_network, bot_binds))
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
@@ -662,17 +688,22 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
         sys.exit(1)
 
 
-def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, busy_timeout):
-    """`locm tournament` of a registered game other than LOCM (`locm.matchplay`): built-in agents, 2 to N
-    seats, standings by places."""
+def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, busy_timeout, timeouts,
+                      sandbox_args):
+    """`locm tournament` of a registered game other than LOCM (`locm.matchplay`): built-in agents and (my-card-
+    game) command-line bots in the sandbox, 2 to N seats, standings by places."""
+    from locm.bots import TimeLimits
     from locm.engine import registry
     from locm.matchplay import MATCH_HEADERS, match_rows, match_schedule, match_standings, run_matches
     from locm.store import open_store
     from locm.tables import table
 
     game = registry.get(name)
-    ruleset = game.rulesets[0] if ruleset == "1.2" else ruleset  # 1.2: --ruleset's default is LOCM's
+    ruleset = _game_rules(game, ruleset)
     jobs = match_schedule(name, ruleset, agents, games, seed, seats)
+    bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
+    sandbox = _sandbox(bots, *sandbox_args, db) if bots else None
+    limits = TimeLimits.parse(timeouts)
     with open_store(db, busy_timeout=busy_timeout) as store:
         with _sigterm_as_interrupt():
             todo = sum(1 for j in jobs if not store.has_game(j.game_id))
@@ -681,7 +712,7 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
             try:
                 with bar if todo else contextlib.nullcontext(bar):
-                    run = run_matches(store, name, ruleset, jobs, workers, bar.update)
+                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox)
             except KeyboardInterrupt:
                 click.echo(f"\nlocm: interrupted: run the same command again to play the rest", err=True)
                 sys.exit(130)
@@ -821,9 +852,11 @@ def verify(files, db, redecide, full):
     chain, its id (what
     its game_created gives), the fold of its events ends the game with the recorded winner, and (by default)
     re-deciding its recorded inputs gives exactly its events, so a log edited and re-chained is caught at the
-    first event the rules would not produce. FILES: event logs (locm play --log), official referee logs (each
-    game replayed as 'locm conformance' does) and store exports, checked the same way; - is standard input.
-    Prints a line per bad game and a summary.
+    first event the rules would not produce. FILES: event logs (locm play --log, of any registered game: its
+    game is told by its first line), my-card-game account logs (re-decided, every card traced to a pack or a
+    craft), official referee logs (each game replayed as 'locm conformance' does) and store exports, checked
+    the same way; - is standard input. A store's games of other games are checked by the core (chain, record,
+    re-decided log). Prints a line per bad game and a summary.
 
     \b
     Example:

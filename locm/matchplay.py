@@ -11,9 +11,10 @@ played, so a tournament interrupted is finished by running it again: stored game
 Standings (`match_standings`): per agent, games, wins (place 0, alone or shared), the win rate with its 95%
 Wilson interval, the mean place (1 = first) and, in a game of points, the mean score.
 
-LOCM's own tournament (`locm.tournament`: external bots in the sandbox, supervision, schedules recorded in
-the store) is the one `locm tournament` runs for LOCM; bringing the other games' bots and that supervision
-here is issue 21's next step.
+Bots: a my-card-game agent may be a command line, run in the sandbox as LOCM's bots are (`locm.bots.BotAgent`:
+one line each way, time limits, stderr kept, a failure or timeout recorded by seat). LOCM's own tournament
+(`locm.tournament`: supervision of stuck workers, schedules recorded in the store) is the one `locm
+tournament` runs for LOCM; bringing that supervision here is a next step.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ from locm.engine import core, registry
 from locm.errors import TournamentError
 
 
+BOT_GAMES = ("mcg",)
+"""The games whose command-line bots the core's runner plays (one line each way: `locm.bots.BotAgent`); a
+Skyport bot speaks its server's protocol (`locm serve`, the next issue)."""
+
+
 class MatchJob(NamedTuple):
     """One scheduled game: its seed and its agents by seat, and the id its content will have."""
 
@@ -37,7 +43,7 @@ class MatchJob(NamedTuple):
     game_id: str
 
 
-def match_schedule(game_name: str, ruleset: str, agents: Sequence[str], games: int, seed: int = 1,
+def match_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, seed: int = 1,
                    seats: int | None = None) -> list[MatchJob]:
     """The games of a round robin of `agents` (see the module docstring), in the order played."""
     game = registry.get(game_name)
@@ -51,9 +57,13 @@ def match_schedule(game_name: str, ruleset: str, agents: Sequence[str], games: i
         raise TournamentError(f"--games {games}: expected a multiple of {n} (each seed played in every seat)")
     for name in agents:
         if name not in game.agent_names:
-            raise TournamentError(f"{game.title} has no agent {name!r}: expected one of "
-                                  f"{', '.join(game.agent_names)}")
-    rules = game.rules(ruleset)
+            if game.name not in BOT_GAMES:
+                raise TournamentError(f"{game.title} has no agent {name!r}: expected one of "
+                                      f"{', '.join(game.agent_names)}")
+            from locm.bots import command_argv
+
+            command_argv(name)  # a command line that cannot run: one line, before anything is played
+    rules = game.rules(ruleset) if isinstance(ruleset, str) else ruleset  # a name, or rules (a variant's)
     jobs = []
     for combo in itertools.combinations(agents, n):
         for s in range(seed, seed + games // n):
@@ -64,14 +74,39 @@ def match_schedule(game_name: str, ruleset: str, agents: Sequence[str], games: i
     return jobs
 
 
-def _play(args: tuple[str, str, int, tuple[str, ...]]):
+def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sandbox=None):
+    """One game of `game` between built-in agents and command-line bots (run in `sandbox`, answering within
+    `limits`); returns the match and each seat's extras (`locm.store.SeatExtras`). Bots are stopped at the
+    end, whatever happens."""
+    from locm.bots import BotAgent, TimeLimits
+    from locm.store import SeatExtras
+
+    match = game.new(rules, seed, tuple(agents))
+    players = [game.make_agent(a, seed, seat) if a in game.agent_names
+               else BotAgent(a, limits or TimeLimits(), sandbox=sandbox) for seat, a in enumerate(agents)]
+    try:
+        while not match.ended:
+            seat = match.to_move
+            players[seat].play_turn(match, seat)
+    finally:
+        for p in players:
+            if isinstance(p, BotAgent):
+                p.stop()
+    seats = [SeatExtras(stderr=p.stderr, think_ms=round(p.think_ms_total / p.turns, 4) if p.turns else None,
+                        error=p.failure is not None and not p.timed_out, timeout=p.timed_out)
+             if isinstance(p, BotAgent) else SeatExtras() for p in players]
+    return match, seats
+
+
+def _play(args: tuple):
     """A worker's job: one game played and prepared for the store (its record and compressed log)."""
     from locm.store import GameExtras, prepare_match
 
-    name, ruleset, seed, agents = args
+    name, ruleset, seed, agents, limits, sandbox = args
     game = registry.get(name)
-    match = core.play(game, ruleset, seed, agents)
-    return prepare_match(game, GameExtras(game_id=game.game_id(match.log[0])), match.log)
+    rules = game.rules(ruleset) if isinstance(ruleset, str) else ruleset
+    match, seats = play_seated(game, rules, seed, agents, limits, sandbox)
+    return prepare_match(game, GameExtras(game_id=game.game_id(match.log[0])), match.log, seats)
 
 
 @dataclass
@@ -81,13 +116,14 @@ class MatchRun:
     ids: list[str] = field(default_factory=list)
 
 
-def run_matches(store, game_name: str, ruleset: str, jobs: Sequence[MatchJob], workers: int = 1,
-                progress: Callable[[int], None] | None = None) -> MatchRun:
-    """Play the jobs not stored yet (``workers`` processes; 1: in this process) and store each as it comes."""
+def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], workers: int = 1,
+                progress: Callable[[int], None] | None = None, limits=None, sandbox=None) -> MatchRun:
+    """Play the jobs not stored yet (``workers`` processes; 1: in this process) and store each as it comes;
+    command-line bots run in `sandbox` and answer within `limits`."""
     run = MatchRun(ids=[j.game_id for j in jobs])
     todo = [j for j in jobs if not store.has_game(j.game_id)]
     run.already = len(jobs) - len(todo)
-    args = [(game_name, ruleset, j.seed, j.agents) for j in todo]
+    args = [(game_name, ruleset, j.seed, j.agents, limits, sandbox) for j in todo]
     results: Iterator
     if workers > 1 and len(args) > 1:
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
@@ -150,5 +186,5 @@ def match_rows(table: Sequence[MatchStanding]) -> list[tuple]:
              "-" if s.score is None else f"{s.score:.1f}") for s in table]
 
 
-__all__ = ["MatchJob", "match_schedule", "run_matches", "MatchRun", "MatchStanding", "match_standings",
+__all__ = ["BOT_GAMES", "play_seated", "MatchJob", "match_schedule", "run_matches", "MatchRun", "MatchStanding", "match_standings",
            "match_rows", "MATCH_HEADERS"]

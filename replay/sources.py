@@ -65,8 +65,10 @@ def open_game(path: str | Path | None = None, *, db: str | Path | None = None, g
 
 
 def sniff(path: str | Path) -> tuple[str, bytes]:
-    """``("events" | "official", bytes)`` for a file, or `ReplaySourceError` naming what it is not."""
+    """``("events" | "official" | "match", bytes)`` for a file, or `ReplaySourceError` naming what it is not."""
     kind, data = read_source(path)
+    if kind == "account":
+        raise ReplaySourceError(f"{path}: a my-card-game account's log, not a game: 'locm verify {path}' checks it")
     if kind == "export":
         p = Path("<stdin>" if str(path) == "-" else path)
         raise ReplaySourceError(f"{p}: is a store export: 'locm import {p} --db DB' it, then use --db DB GAME_ID")
@@ -135,6 +137,8 @@ def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
         raise ReplaySourceError(f"{p}: not an event log (JSON lines) or an official referee log") from None
     if game_of_line(first) is not None:
         return "match", data  # a log of another registered game (`engine.registry`)
+    if obj.type == "mcg_account_opened":
+        return "account", data  # a my-card-game account's log (its collection economy)
     if obj.type == "game_created":
         return "events", data
     if obj.outputs and obj.errors:

@@ -392,3 +392,91 @@ def test_my_card_game_plays_an_external_bot_in_the_sandbox(tmp_path):
     assert r.returncode == 0 and "P0 (greedy) wins (inactivity)" in r.stdout, r.stdout + r.stderr
     assert "(lost by a timeout)" in r.stdout
     assert '"mcg_game_ended"' in log.read_text().splitlines()[-1]
+
+
+def test_variants_of_other_games_play_verify_and_diff(tmp_path):
+    from tests.test_reliability import one_line_error, run_locm
+
+    mode = ROOT / "examples" / "mcg" / "singleton-sudden-death.toml"
+    r = run_locm("rules", "diff", "--game", "mcg", "standard", mode, "--json")
+    found = {d["field"]: d for d in __import__("json").loads(r.stdout)}
+    assert found["max_copies"] == {"field": "max_copies", "rule": "R-DECK", "left": "3", "right": "1"}
+    assert found["turn_limit"]["right"] == "60" and "Sand Golem" in found["cards"]["right"]
+    log = tmp_path / "v.jsonl"
+    r = run_locm("play", "--game", "mcg", "--ruleset", mode, "--seed", "3", "--log", log)
+    assert r.returncode == 0 and r.stdout.startswith("my-card-game singleton-sudden-death, seed 3"), r.stderr
+    assert run_locm("verify", log).returncode == 0
+    bad = tmp_path / "bad.toml"
+    bad.write_text("health = -4\n")
+    line = one_line_error(run_locm("play", "--game", "skyport", "--ruleset", bad, "--seed", "1",
+                                   "--agents", "hunter,random"))
+    assert line == f"locm: error: {bad}: health: expected an integer in 1..10000, got -4"
+
+
+def test_a_my_card_game_tournament_with_a_sandboxed_bot(tmp_path):
+    from locm.sandbox import probe
+    from tests.test_reliability import run_locm
+
+    box = [] if probe().ok else ["--no-sandbox"]
+    bot = f"python3 {ROOT / 'examples' / 'mcg' / 'bot.py'}"
+    db = tmp_path / "t.db"
+    r = run_locm("tournament", "--game", "mcg", "--ruleset", "standard", "--agents", "greedy", bot, "--games", "2",
+                 "--db", db, *box)
+    assert r.returncode == 0 and "2 games played, 0 stored before: 2 of 2 my-card-game games" in r.stdout, r.stderr
+    assert bot in r.stdout
+    from locm.store import open_store
+
+    with open_store(db, readonly=True) as store:
+        rows = store.matches(game="mcg")
+        seat = [m.agents.index(bot) for m in rows]
+        assert all(m.seats[s].think_ms is not None for m, s in zip(rows, seat))  # the bot's think time, by seat
+        assert all(m.seats[1 - s].think_ms is None for m, s in zip(rows, seat))  # none for the built-in agent
+    assert run_locm("verify", "--db", db).stdout.endswith("2 games checked: 2 good, 0 bad\n")
+
+
+def test_verify_re_decides_a_my_card_game_account_log(tmp_path):
+    import msgspec
+
+    from locm.engine.mcg.economy import BuyPack, DestroyCard, OpenAccount, decide_account, evolve_account
+    from locm.events.mcg.codec import ACCOUNT_CODEC
+    from tests.test_reliability import run_locm
+
+    log = decide_account(None, OpenAccount("alice", 7))
+    state = evolve_account(None, log[0])
+    for command in (BuyPack(), BuyPack()):
+        for e in decide_account(state, command):
+            state, log = evolve_account(state, e), [*log, e]
+    card = next(iter(state.collection))
+    for e in decide_account(state, DestroyCard(card)):
+        state, log = evolve_account(state, e), [*log, e]
+    path = tmp_path / "alice.jsonl"
+    path.write_bytes(ACCOUNT_CODEC.to_jsonl(log))
+    r = run_locm("verify", path)
+    assert r.returncode == 0 and r.stdout.endswith("1 game checked: 1 good, 0 bad\n"), r.stdout + r.stderr
+    forged = [*log[:1], msgspec.structs.replace(log[1], cards=(card,) * len(log[1].cards)), *log[2:]]
+    path.write_bytes(ACCOUNT_CODEC.to_jsonl(forged))
+    r = run_locm("verify", path)
+    assert r.returncode == 1 and "account event 1 is not what the rules give" in r.stdout, r.stdout
+    r = run_locm("show", path)
+    assert r.returncode == 2 and "a my-card-game account's log, not a game" in r.stderr
+
+
+def test_the_my_card_game_report_gives_card_win_rates_with_their_intervals(tmp_path):
+    from locm.matchplay import match_schedule, run_matches
+    from locm.mcg_report import card_rates
+    from locm.store import open_store
+    from tests.test_reliability import run_locm
+
+    db = tmp_path / "m.db"
+    jobs = match_schedule("mcg", "standard", ["greedy", "random"], 8)
+    with open_store(db) as store:
+        run_matches(store, "mcg", "standard", jobs)
+        pairings, rates = card_rates(store, min_games=3)
+    assert {(p.agent, p.opponent, p.games) for p in pairings} == {("greedy", "random", 8), ("random", "greedy", 8)}
+    for r in rates:
+        assert r.n <= 8 and 0 <= r.low <= r.rate <= r.high <= 1
+        assert (r.verdict == "not enough data") == (r.n < 3)
+        assert r.verdict != "above" or r.low > r.baseline
+    r = run_locm("report", "--game", "mcg", "--db", db, "--min-games", "3")
+    assert r.returncode == 0 and "greedy against random: 8 player-games" in r.stdout and "95% interval" in r.stdout
+    assert "LOPSIDED" in r.stdout or "won 4 " in r.stdout  # an uneven pairing is flagged

@@ -154,6 +154,7 @@ GAME = GameDef(
     name="tictactoe", title="tic-tac-toe", aliases=("ttt",), seats=(2, 2),
     codec=CODEC, created=Created, ended=Ended, rules_file="",
     rulesets=("standard",), rules=lambda name: name, rules_name=lambda rules: rules,
+    variant=lambda text, source: "standard", rules_diff=lambda a, b: [],
     new=lambda rules, seed, agents: Match([Created(seq=0, cause=-1, rule="R-SETUP", seed=seed,
                                                    agents=(agents[0], agents[1]))]),
     from_log=lambda events: Match(list(events)),

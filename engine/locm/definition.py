@@ -17,7 +17,8 @@ from locm.engine.locm.game import Game
 from locm.engine.locm.gameid import created_id
 from locm.engine.locm.legal import legal_actions as battle_actions
 from locm.engine.locm.redecide import redecide
-from locm.engine.locm.rulesets import RULESETS, Rules, by_name
+from locm.engine.locm.rulesets import RULESETS, Rules, by_name, diff_rulesets
+from locm.engine.locm.variants import parse_variant
 from locm.engine.locm.state import BATTLE, DRAFT, ENDED, GameState
 from locm.engine.locm.upcast import upcast
 from locm.engine.locm.views import board_text, view
@@ -87,6 +88,8 @@ GAME = GameDef(
     rulesets=tuple(RULESETS),
     rules=by_name,
     rules_name=lambda rules: rules.name,
+    variant=lambda text, source: parse_variant(text, source),
+    rules_diff=lambda a, b: [(d.field, d.rule, d.left, d.right) for d in diff_rulesets(a, b)],
     new=_new,
     from_log=Game.from_log,
     agent_names=AGENT_NAMES,

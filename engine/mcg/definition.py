@@ -11,7 +11,8 @@ from locm.engine.mcg.evolve import evolve, fold
 from locm.engine.mcg.game import McgGame, agent_seed, redecide
 from locm.engine.mcg.legal import legal_actions, to_move
 from locm.engine.mcg.protocol import message
-from locm.engine.mcg.rules import RULESETS, by_name
+from locm.engine.mcg.rules import FIELDS, RULESETS, by_name
+from locm.engine.mcg.variants import parse_variant
 from locm.engine.mcg.setup import derive_seeds
 from locm.engine.mcg.state import McgState
 from locm.engine.mcg.views import describe, view
@@ -89,6 +90,11 @@ def _redecide(events: Sequence[Event]) -> Divergence | None:
                       mine, theirs)
 
 
+def _rules_diff(a: McgRules, b: McgRules) -> list[tuple[str, str, Any, Any]]:
+    return [(f, FIELDS[f].rule, getattr(a, f), getattr(b, f)) for f in McgRules.__struct_fields__
+            if f not in ("name", "base", "version") and f in FIELDS and getattr(a, f) != getattr(b, f)]
+
+
 def _created(e: Event) -> GameCreated:
     return cast(GameCreated, e)
 
@@ -105,6 +111,8 @@ GAME = GameDef(
     rulesets=tuple(RULESETS),
     rules=by_name,
     rules_name=lambda rules: rules.name,
+    variant=lambda text, source: parse_variant(text, source),
+    rules_diff=_rules_diff,
     new=_new,
     from_log=McgGame.from_log,
     agent_names=AGENT_NAMES,

@@ -20,7 +20,7 @@ from locm.engine.skyport.hexmap import spawn_tiles
 from locm.engine.skyport.legal import legal_actions
 from locm.engine.skyport.protocol import gamestate
 from locm.engine.errors import LocmError
-from locm.engine.skyport.rules import BUILTIN, WEAPONS, builtin_map, builtin_map_names
+from locm.engine.skyport.rules import FIELDS, BUILTIN, WEAPONS, builtin_map, builtin_map_names, parse_variant
 from locm.engine.skyport.state import LOADOUT, SkyportState, view
 from locm.events.base import Event, tag_of
 from locm.events.skyport.catalog import GameCreated, GameEnded, TurnStarted
@@ -119,6 +119,15 @@ def _message(state: SkyportState, seat: int) -> str:
     return json.dumps(gamestate(state, state.turn, state.turn_list()), separators=(",", ":"))
 
 
+def _rules_diff(a: SkyportRules, b: SkyportRules) -> list[tuple[str, str, Any, Any]]:
+    out = []
+    for f in SkyportRules.__struct_fields__:
+        if f in ("name", "base") or getattr(a, f) == getattr(b, f):
+            continue
+        out.append((f, FIELDS[f][0], getattr(a, f), getattr(b, f)))  # every field but the names has its rule
+    return out
+
+
 def _created(e: Event) -> GameCreated:
     return cast(GameCreated, e)
 
@@ -134,6 +143,8 @@ GAME = GameDef(
     rulesets=tuple(BUILTIN),
     rules=by_name,
     rules_name=lambda rules: rules.name,
+    variant=lambda text, source: parse_variant(text, source),
+    rules_diff=_rules_diff,
     new=_new,
     from_log=SkyportGame.from_log,
     agent_names=AGENT_NAMES,
