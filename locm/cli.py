@@ -361,17 +361,7 @@ STDERR_TAIL_LINES = 10
 """Lines of a failed bot's stderr that `locm play` shows (its traceback, usually)."""
 
 
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    """SIGTERM raises KeyboardInterrupt for the duration, so that `finally` blocks kill bots and workers."""
-    def terminated(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+from locm.processes import sigterm_as_interrupt as _sigterm_as_interrupt  # noqa: E402
 
 
 def _n(count: int, noun: str) -> str:

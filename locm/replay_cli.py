@@ -263,14 +263,21 @@ def html(source, db, game_index, output):
     Example:
       locm html game.jsonl -o game.html
       locm html --db locm.db 1.2-7-0123 -o game.html
+      locm html m.jsonl -o m.html          # another game's log: its own board, by seat or whole
     """
-    from locm.cli import _write_bytes
+    from locm.outputs import write_output as _write_bytes
     from locm.replay.html import render_html
 
     r = _open(source, db, game_index)
-    if _other(r):
-        raise click.UsageError(f"the HTML viewer shows LOCM games; a {r.game.title} board for it is not written "
-                               "yet (locm show and locm replay show this game)")
+    if _other(r):  # the viewer shell with the game's own board (replay.match_html)
+        from locm.replay.match_html import render_match_html
+
+        _warn(r, to_stderr=str(output) == "-")
+        data = render_match_html(r).encode()
+        _write_bytes(output, data)
+        click.echo(f"{output} ({len(data) // 1024} KB, {len(r.events)} events, {r.game.title})",
+                   err=str(output) == "-")
+        return _exit(r)
     _warn(r, to_stderr=str(output) == "-")
     data = render_html(r).encode()
     _write_bytes(output, data)

@@ -66,7 +66,7 @@ def _existing(db: Path) -> str:
 def _progress(label: str):
     """A click progress bar for the games the projection still has to read (none for a few), with SIGTERM
     turned into an interrupt so that the worker processes are stopped too."""
-    from locm.cli import _sigterm_as_interrupt
+    from locm.processes import sigterm_as_interrupt as _sigterm_as_interrupt
 
     state = {}
 

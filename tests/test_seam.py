@@ -368,8 +368,14 @@ def test_show_audit_and_replay_of_other_games_through_the_viewer_shell(tmp_path)
     log.write_bytes(b"".join(lines))
     r = run_locm("show", log)
     assert r.returncode == 1 and r.stdout.startswith("WARNING: ") and "departs from them at seq 7" in r.stdout
-    assert "board for it is not written yet" in one_line_error(run_locm("html", log, "-o", tmp_path / "x.html"),
-                                                                start="locm html: error: ")
+    page = tmp_path / "x.html"
+    r = run_locm("html", log, "-o", page)
+    assert r.returncode == 1 and "my-card-game)" in r.stdout  # written, with the log's warning (exit 1)
+    text = page.read_text(encoding="utf-8")
+    assert 'id="game-data"' in text and "</script><" not in text.split('id="game-data">')[1].split("</script>")[0]
+    data = __import__("json").loads(text.split('id="game-data">')[1].split("</script>")[0])
+    assert len(data["events"]) == len(lines) and data["warning"].startswith("WARNING: ") and data["seats"] == 2
+    assert set(data["boards"]) == {str(i) for i in range(len(lines))} and len(data["boards"]["0"]) == 3
 
 
 def test_my_card_game_plays_an_external_bot_in_the_sandbox(tmp_path):
