@@ -88,7 +88,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json, 
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --backend ray --address auto
     """
-    from locm.engine.rulesets import Rules
+    from locm.engine.locm.rulesets import Rules
     from locm.variants import resolve_ruleset
     from locm.whatif import whatif as run, whatif_lines
 
@@ -109,7 +109,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json, 
 
     for a in agents:
         if not is_builtin(a):
-            from locm.engine.agents import AGENT_NAMES
+            from locm.engine.locm.agents import AGENT_NAMES
 
             raise click.UsageError(f"--agents {a!r}: expected a built-in agent ({', '.join(AGENT_NAMES)})")
     bar = None
