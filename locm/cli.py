@@ -639,10 +639,11 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
       locm tournament --game skyport --ruleset 2013 --seats 3 --agents hunter random hunter --games 6 --db s.db
     """
     if game_name != "locm":
-        if sprt is not None or backend != "local":
-            raise click.UsageError(f"--sprt and --backend ray play LOCM tournaments only for now, not {game_name}")
+        if sprt is not None:
+            raise click.UsageError(f"--sprt plays LOCM's mirrored seed pairs only for now, not {game_name}")
+        join(backend, address)
         return _tournament_other(game_name, ruleset, seats, [*first, *more], games, db, workers, seed, busy_timeout,
-                                 timeouts, (no_sandbox, bot_limits, bot_network, bot_binds))
+                                 timeouts, (no_sandbox, bot_limits, bot_network, bot_binds), backend, address)
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
@@ -720,7 +721,7 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
 
 
 def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, busy_timeout, timeouts,
-                      sandbox_args):
+                      sandbox_args, backend="local", address=None):
     """`locm tournament` of a registered game other than LOCM (`locm.matchplay`): built-in agents and (my-card-
     game) command-line bots in the sandbox, 2 to N seats, standings by places."""
     from locm.bots import TimeLimits
@@ -745,7 +746,8 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
             try:
                 with bar if todo else contextlib.nullcontext(bar):
-                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox)
+                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox, backend,
+                                      address)
             except KeyboardInterrupt:
                 click.echo(f"\nlocm: interrupted: run the same command again to play the rest", err=True)
                 sys.exit(130)

@@ -124,3 +124,16 @@ def test_the_reports_projection_on_ray_is_the_local_one(cluster, tmp_path, monke
     local = cs.dump(db)
     summary = cs.refresh(db, rebuild=True, backend="ray")
     assert (summary.projected, summary.rebuilt) == (12, True) and cs.dump(db) == local
+
+
+def test_a_skyport_tournament_of_three_seats_on_ray_is_the_local_one(cluster):
+    from locm.matchplay import match_schedule, run_matches
+
+    jobs = match_schedule("skyport", "2013", ["hunter", "random", "hunter"], 6, seed=1, seats=3)
+    stores = {}
+    for backend in ("local", "ray"):
+        store = stores[backend] = MemoryStore()
+        run = run_matches(store, "skyport", "2013", jobs, backend=backend)
+        assert run.played == len(jobs)
+    assert {m.game_id: stores["local"].match_events(m.game_id) for m in stores["local"].matches()} == \
+        {m.game_id: stores["ray"].match_events(m.game_id) for m in stores["ray"].matches()}
