@@ -15,7 +15,7 @@ from locm.analysis.sprt import H0, H1, Sprt, SprtError, SprtState, elo_to_score,
 from locm.errors import TournamentError
 from locm.sequential import SequentialRun, play_sequential, ratings
 from locm.store import MemoryStore
-from locm.tournament import schedule
+from locm.tournament import HANDOFF, schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -116,9 +116,12 @@ def test_a_clearly_stronger_agent_is_accepted_quickly_and_the_verdict_does_not_d
         jobs = schedule("1.2", ["greedy", "random"], 400, seed=1)
         played, state = play_sequential(store, jobs, Sprt(0, 50), workers=workers)
         assert state.verdict == H1 and state.pairs_at_verdict <= 40
-        # stopped far below the cap of 400: past the verdict, only games already handed out, or taken by a worker
-        # while the verdict's last game was still being played
-        assert played.played < 2 * state.pairs_at_verdict + 40
+        # stopped before the cap of 400. One worker plays in order: past the verdict, only the games it was
+        # handed. With two, the other worker goes on taking games while the verdict's last game is played, as
+        # long as that takes (a busy machine can stall a worker): no tighter bound holds
+        if workers == 1:
+            assert played.played <= 2 * state.pairs_at_verdict + 2 * HANDOFF + 2
+        assert played.played < len(jobs)
         verdicts.append(state.summary())
     assert verdicts[0] == verdicts[1]
     # the ratings put the stronger agent above, their intervals apart
