@@ -38,6 +38,9 @@ import numpy as np
 from locm.rl.adapter import GameSpec, Match, Opponent
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
+BOUND = 100.0
+"""Observations are clipped to [-BOUND, BOUND] (scaled features are within [-1, 1] in the built-in rulesets;
+a variant's larger values stay below the bound unless extreme)."""
 
 
 def derive_seed(seed: int, salt: str) -> int:
@@ -66,7 +69,7 @@ class Layout:
             o += len(spec.phases[i].features)
         self.onehot = {i: k for k, i in enumerate(self.learned)} if onehot else {}
         self.n_actions, self.obs_size = a, o
-        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (o,), np.float32)
+        self.observation_space = gym.spaces.Box(-BOUND, BOUND, (o,), np.float32)
         self.action_space = gym.spaces.Discrete(a)
 
     def feature_names(self) -> list[str]:
@@ -85,6 +88,7 @@ class Layout:
             obs[self.onehot[phase]] = 1.0
             start = self.obs_offsets[phase]
             obs[start:start + len(features)] = features
+        np.clip(obs, -BOUND, BOUND, out=obs)
         slots, actions = match.choices()
         mask = np.zeros(self.n_actions, dtype=bool)
         offset = self.action_offsets[phase]
@@ -194,7 +198,7 @@ class GameEnv(gym.Env):
             self._invalid += 1
             truncated = self._invalid >= self.max_invalid
             info = self._info(True)
-            return self._obs, self.invalid_reward, False, truncated, info
+            return self._obs.copy(), self.invalid_reward, False, truncated, info
         self._invalid = 0
         match.play(chosen)
         obs = self._advance()
@@ -215,7 +219,7 @@ class GameEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The legal slots now (what sb3-contrib's `MaskablePPO` asks for)."""
-        return self._mask
+        return self._mask.copy()
 
     def render(self) -> str | None:
         if self.render_mode == "ansi" and self.match is not None:
@@ -258,12 +262,12 @@ class GameEnv(gym.Env):
                 self._actions = {}
                 self._mask = np.zeros(self.layout.n_actions, dtype=bool)
                 self._obs = np.zeros(self.layout.obs_size, dtype=np.float32)
-                return self._obs
+                return self._obs.copy()
             phase = match.phase()
             if phase in learned:
                 if p == seat:
                     self._obs, self._mask, self._actions = self.layout.encode(match, p, phase)
-                    return self._obs
+                    return self._obs.copy()
                 if policy is not None:
                     obs, mask, actions = self.layout.encode(match, p, phase)
                     slot = int(policy(obs, mask))
@@ -274,7 +278,7 @@ class GameEnv(gym.Env):
     def _info(self, invalid: bool) -> dict[str, Any]:
         match = self.match
         phase = match.phase()
-        return {"action_mask": self._mask, "phase": self.spec_.phases[phase].name if phase >= 0 else "ended",
+        return {"action_mask": self._mask.copy(), "phase": self.spec_.phases[phase].name if phase >= 0 else "ended",
                 "seat": self.seat, "invalid": invalid}
 
     def _open_store(self) -> Any:
