@@ -44,8 +44,9 @@ class Match(Protocol):
     def phase(self) -> int:
         """The index (in `GameSpec.phases`) of the decision the player to move faces; -1 once over."""
 
-    def observe(self, player: int) -> list[float]:
-        """The current phase's features from `player`'s seat (`Phase.features`, in order)."""
+    def observe(self, player: int) -> list[float] | bytearray:
+        """The current phase's features from `player`'s seat (`Phase.features`, in order): numbers, or their
+        float32 bytes (a `bytearray`), which the environments read as an array without converting them."""
 
     def choices(self) -> tuple[list[int], list[Any]]:
         """The legal actions of the player to move, as (slots in the phase's block, actions), one slot each."""

@@ -59,6 +59,7 @@ class Layout:
                 raise ValueError(f"unknown phase {name!r} for {spec.game}: expected one of {', '.join(names)}")
         self.learned = tuple(i for i, n in enumerate(names) if n in learned)
         self.phases = spec.phases
+        self.bounded = getattr(spec, "bounded", False)  # the game's features stay within the bounds: no clip
         self.action_offsets: dict[int, int] = {}
         self.obs_offsets: dict[int, int] = {}
         onehot = len(self.learned) if len(self.learned) > 1 else 0
@@ -81,21 +82,25 @@ class Layout:
     def encode(self, match: Match, player: int, phase: int) -> tuple[np.ndarray, np.ndarray, dict[int, Any]]:
         """The observation from `player`'s seat, the mask, and each legal slot's action (global slot numbers)."""
         features = match.observe(player)
+        if type(features) is bytearray:  # float32 bytes (the game packed them): read, not converted
+            features = np.frombuffer(features, dtype=np.float32)
         if len(self.learned) == 1:
-            obs = np.array(features, dtype=np.float32)
+            obs = features if type(features) is np.ndarray else np.array(features, dtype=np.float32)
         else:
             obs = np.zeros(self.obs_size, dtype=np.float32)
             obs[self.onehot[phase]] = 1.0
             start = self.obs_offsets[phase]
             obs[start:start + len(features)] = features
-        np.clip(obs, -BOUND, BOUND, out=obs)
+        if not self.bounded:
+            np.clip(obs, -BOUND, BOUND, out=obs)
         slots, actions = match.choices()
-        mask = np.zeros(self.n_actions, dtype=bool)
+        mask = bytearray(self.n_actions)
         offset = self.action_offsets[phase]
         if offset:
             slots = [s + offset for s in slots]
-        mask[slots] = True
-        return obs, mask, dict(zip(slots, actions))
+        for s in slots:
+            mask[s] = 1
+        return obs, np.frombuffer(mask, dtype=bool), dict(zip(slots, actions))
 
 
 def make_reward(spec: GameSpec, reward: Any) -> tuple[Callable[[Match, int], float] | None, bool]:
@@ -198,6 +203,7 @@ class GameEnv(gym.Env):
             self._invalid += 1
             truncated = self._invalid >= self.max_invalid
             info = self._info(True)
+            info["action_mask"] = info["action_mask"].copy()  # the same decision: copies, not what was returned
             return self._obs.copy(), self.invalid_reward, False, truncated, info
         self._invalid = 0
         match.play(chosen)
@@ -262,12 +268,12 @@ class GameEnv(gym.Env):
                 self._actions = {}
                 self._mask = np.zeros(self.layout.n_actions, dtype=bool)
                 self._obs = np.zeros(self.layout.obs_size, dtype=np.float32)
-                return self._obs.copy()
+                return self._obs
             phase = match.phase()
             if phase in learned:
                 if p == seat:
                     self._obs, self._mask, self._actions = self.layout.encode(match, p, phase)
-                    return self._obs.copy()
+                    return self._obs  # a new array at every decision: nothing the caller holds is changed
                 if policy is not None:
                     obs, mask, actions = self.layout.encode(match, p, phase)
                     slot = int(policy(obs, mask))
@@ -278,7 +284,7 @@ class GameEnv(gym.Env):
     def _info(self, invalid: bool) -> dict[str, Any]:
         match = self.match
         phase = match.phase()
-        return {"action_mask": self._mask.copy(), "phase": self.spec_.phases[phase].name if phase >= 0 else "ended",
+        return {"action_mask": self._mask, "phase": self.spec_.phases[phase].name if phase >= 0 else "ended",
                 "seat": self.seat, "invalid": invalid}
 
     def _open_store(self) -> Any:

@@ -21,6 +21,7 @@ stats /12, draws /2); `features(rules)` names every number (the README's tables 
 
 from __future__ import annotations
 
+import struct
 from typing import Any, Sequence
 
 from locm.api import Choose
@@ -48,6 +49,11 @@ OWN_UNIT = ("present", "attack", "defense", "can_attack", *KEYWORD_NAMES)
 ENEMY_UNIT = ("present", "attack", "defense", *KEYWORD_NAMES)
 _KW = tuple(tuple(float(m >> b & 1) for b in range(6)) for m in range(64))
 _HAND_WIDTH = len(CARD_FEATURES) + 2  # present, the card, playable
+_KW_BYTES = tuple(struct.pack("6f", *k) for k in _KW)
+_ONE, _ZERO = struct.pack("f", 1.0), struct.pack("f", 0.0)
+_pack16 = struct.Struct("16f").pack
+_pack4 = struct.Struct("4f").pack
+_pack3 = struct.Struct("3f").pack
 _I12 = 1 / 12
 _END = EndTurn()
 
@@ -84,6 +90,11 @@ def _deck_summary() -> tuple[str, ...]:
     return (*(f"curve_{c}" for c in range(CURVE)), *(f"deck_{t}" for t in TYPE_NAMES), "progress")
 
 
+def _pack_card(c: Any) -> bytes:
+    features = (1.0, *card_features(c))
+    return struct.pack(f"{len(features)}f", *features)
+
+
 def card_features(c: Any) -> tuple[float, ...]:
     """The 17 numbers of a card's printed values (`CARD_FEATURES`)."""
     t = c.type
@@ -104,7 +115,7 @@ class LocmMatch:
         self.log = self.game.log
         self.rules = rules
         self.chosen: list[int] = []  # constructed: the cards chosen so far by the player to move
-        self._cards: dict[int, tuple[float, ...]] = {}  # base id -> (1.0, *card_features), this game's pool
+        self._cards: dict[int, bytes] = {}  # base id -> float32 bytes of (1.0, *card_features), this game's pool
         self._h, self._s = rules.hand_limit, rules.lane_size
         self._deck = deck_cards(rules)
         self._use_base = 1 + LANES * self._h
@@ -160,7 +171,7 @@ class LocmMatch:
             return ids, [Choose(b) for b in ids]
         return [], []
 
-    def observe(self, player: int) -> list[float]:
+    def observe(self, player: int) -> list[float] | bytearray:
         phase = self.state.phase
         if phase == BATTLE:
             return self._battle_obs(player)
@@ -225,42 +236,45 @@ class LocmMatch:
             lanes[u.lane].append(u)
         return lanes
 
-    def _battle_obs(self, p: int) -> list[float]:
+    def _battle_obs(self, p: int) -> bytearray:
+        """The battle's features as float32 bytes: a card's numbers are packed once a game, a unit's keywords
+        once (the environments read the bytes as an array without converting each number)."""
         s = self.state
         me, op = s.players[p], s.players[1 - p]
         h, size = self._h, self._s
         deck, board = self._deck or 1, 2 * size
         hand = me.hand
-        out = [me.health / 30, me.mana / 13, me.max_mana / 13, me.next_rune / 30, me.next_draw / 6,
-               len(hand) / h, len(me.deck) / deck, len(me.board) / board,
-               op.health / 30, op.mana / 13, op.max_mana / 13, op.next_rune / 30, op.next_draw / 6,
-               len(op.hand) / h, len(op.deck) / deck, len(op.board) / board]
+        parts = [_pack16(me.health / 30, me.mana / 13, me.max_mana / 13, me.next_rune / 30, me.next_draw / 6,
+                         len(hand) / h, len(me.deck) / deck, len(me.board) / board,
+                         op.health / 30, op.mana / 13, op.max_mana / 13, op.next_rune / 30, op.next_draw / 6,
+                         len(op.hand) / h, len(op.deck) / deck, len(op.board) / board)]
+        append = parts.append
         cards = self._cards
         mana = me.mana
-        extend = out.extend
         for u in hand:
             c = u.card
             f = cards.get(c.base_id)
             if f is None:
-                f = cards[c.base_id] = (1.0, *card_features(c))
-            extend(f)
-            out.append(1.0 if c.cost <= mana else 0.0)
+                f = cards[c.base_id] = _pack_card(c)
+            append(f)
+            append(_ONE if c.cost <= mana else _ZERO)
         if len(hand) < h:
-            extend([0.0] * ((h - len(hand)) * _HAND_WIDTH))
-        kw = _KW
+            append(bytes(4 * (h - len(hand)) * _HAND_WIDTH))
+        kw = _KW_BYTES
         for lane in self._lanes(p):
             for u in lane:
-                extend((1.0, u.attack * _I12, u.defense * _I12, 1.0 if u.can_attack and not u.has_attacked else 0.0))
-                extend(kw[u.keywords])
+                append(_pack4(1.0, u.attack * _I12, u.defense * _I12,
+                              1.0 if u.can_attack and not u.has_attacked else 0.0))
+                append(kw[u.keywords])
             if len(lane) < size:
-                extend([0.0] * ((size - len(lane)) * len(OWN_UNIT)))
+                append(bytes(4 * (size - len(lane)) * len(OWN_UNIT)))
         for lane in self._lanes_of(1 - p):
             for u in lane:
-                extend((1.0, u.attack * _I12, u.defense * _I12))
-                extend(kw[u.keywords])
+                append(_pack3(1.0, u.attack * _I12, u.defense * _I12))
+                append(kw[u.keywords])
             if len(lane) < size:
-                extend([0.0] * ((size - len(lane)) * len(ENEMY_UNIT)))
-        return out
+                append(bytes(4 * (size - len(lane)) * len(ENEMY_UNIT)))
+        return bytearray().join(parts)
 
     # --- deck building --------------------------------------------------------------------------------------
 
@@ -339,8 +353,13 @@ class LocmSpec:
     def __init__(self, ruleset: str | Rules = "1.2") -> None:
         from locm.variants import resolve_ruleset
 
+        from locm.engine.rulesets import RULESETS
+
         self.rules = resolve_ruleset(ruleset)
         self.phases = phases(self.rules)
+        # The built-in rulesets' features stay within [-1, 1] but for health (at most a few times 30): within the
+        # environments' bound, so their observations need no clipping; a variant's are clipped.
+        self.bounded = self.rules in RULESETS.values()
 
     def new(self, seed: int, agents: Sequence[str]) -> LocmMatch:
         return LocmMatch(self.rules, seed, agents)
