@@ -59,7 +59,9 @@ def _peer(env: str, ruleset: str, num_envs: int):
 
 
 class _MaskInfo:
-    """gym-locm's draft and constructed environments give no mask in their info: read `action_masks()`."""
+    """For Gymnasium's `SyncVectorEnv`: the mask read from `action_masks()` into the info (gym-locm's draft and
+    constructed environments give none there), and a zero observation where gym-locm gives None (an ended
+    game)."""
 
     def __init__(self, env) -> None:
         self.env = env
@@ -69,11 +71,20 @@ class _MaskInfo:
 
     def reset(self, *, seed=None, options=None):
         obs, info = self.env.reset(seed=seed)
-        return obs, dict(info, action_mask=np.asarray(self.env.action_masks(), dtype=bool))
+        return obs, dict(info, action_mask=self._mask())
 
     def step(self, action):
         obs, r, term, trunc, info = self.env.step(action)
-        return obs, r, term, trunc, dict(info, action_mask=np.asarray(self.env.action_masks(), dtype=bool))
+        if obs is None:  # gym-locm's observation of an ended game
+            obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+        return obs, r, term, trunc, dict(info, action_mask=self._mask())
+
+    def _mask(self):
+        try:
+            mask = np.asarray(self.env.action_masks(), dtype=bool)
+        except Exception:  # an ended game has none
+            mask = np.zeros(self.action_space.n, dtype=bool)
+        return mask if mask.shape == (self.action_space.n,) else np.zeros(self.action_space.n, dtype=bool)
 
     def close(self):
         pass

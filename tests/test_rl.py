@@ -222,3 +222,72 @@ def test_vector_env_steps_many_games_and_resets_them():
     again = make_vec("LOCM-battle-v0", 4, opponent="random")
     obs2, _ = again.reset(seed=10)
     assert np.array_equal(obs2, envs.reset(seed=10)[0])
+
+
+def test_features_are_what_their_names_say():
+    """The named features (the README's tables) read back the game: health, mana, a hand card's cost and
+    playability, a creature's attack by lane and position, for the seat to move."""
+    env = make_env("LOCM-battle-v0", ruleset="constructed", opponent="greedy")
+    names = env.layout.feature_names()
+    obs, info = env.reset(seed=9)
+    checked = 0
+    for _ in range(60):
+        s = env.match.state
+        me, op = s.players[env.seat], s.players[1 - env.seat]
+        f = dict(zip(names, obs.tolist()))
+        assert f["battle.me_health"] == pytest.approx(me.health / 30)
+        assert f["battle.op_health"] == pytest.approx(op.health / 30)
+        assert f["battle.me_mana"] == pytest.approx(me.mana / 13)
+        for k, u in enumerate(me.hand):
+            assert f[f"battle.hand{k}_cost"] == pytest.approx(u.card.cost / 12)
+            assert f[f"battle.hand{k}_playable"] == (u.card.cost <= me.mana)
+        for who, pl in (("own", me), ("enemy", op)):
+            for lane in (0, 1):
+                units = [u for u in pl.board if u.lane == lane]
+                for i, u in enumerate(units):
+                    assert f[f"battle.{who}{lane}.{i}_attack"] == pytest.approx(u.attack / 12)
+                    assert f[f"battle.{who}{lane}.{i}_guard"] == bool(u.keywords & 8)
+                    checked += 1
+                assert f.get(f"battle.{who}{lane}.{len(units)}_present", 0.0) == 0.0
+        obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+        if term:
+            obs, info = env.reset(seed=10)
+    assert checked > 20
+
+
+def test_dataset_rows_are_the_stored_games_decisions(tmp_path):
+    """Games where seat 0 answers whole lines as a bot does (some of its actions refused) and seat 1 is
+    greedy: every row's action is legal in its mask, each line gives one row per played action and one for
+    its end, and the outcome is the seat's."""
+    from locm.engine import game as engine_game
+    from locm.engine.agents import make_agent
+    from locm.gameid import created_id
+    from locm.rl.dataset import export
+    from locm.store import GameExtras, open_store
+
+    db = tmp_path / "t.db"
+    lines = 0
+    with open_store(db) as store:
+        for seed in range(3):
+            g = engine_game.Game.new("1.2", seed, None, ("linebot", "greedy"))
+            greedy, rng = make_agent("greedy", seed), np.random.default_rng(seed)
+            while not g.ended:
+                if g.to_move == 1:
+                    greedy.play_turn(g, 1)
+                elif g.phase == "battle":
+                    acts = [a.text() for a in g.legal_actions()]
+                    rng.shuffle(acts)
+                    g.answer(0, ";".join(acts[:4]) or "PASS")
+                    lines += 1
+                else:
+                    g.answer(0, f"PICK {rng.integers(3)}")
+            store.append_game(GameExtras(game_id=created_id(g.log[0])), g.log)
+    summary = export(db, tmp_path / "bc.npz", ruleset="1.2", phases=("battle",), agent="linebot")
+    assert summary.games == 3 and not summary.skipped
+    d = np.load(tmp_path / "bc.npz")
+    n = len(d["action"])
+    assert n == summary.rows and (d["seat"] == 0).all() and list(d["agents"]) == ["linebot"]
+    assert d["mask"][np.arange(n), d["action"]].all()
+    assert (d["action"] == 0).sum() >= lines - 3  # a line ends its turn (unless its game ended)
+    assert d["done"].sum() == 3 and set(d["reward"][d["done"]]) <= {1.0, -1.0}
+    assert (d["reward"][~d["done"]] == 0).all()

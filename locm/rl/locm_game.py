@@ -110,7 +110,18 @@ class LocmMatch:
                  "_attack_base", "_lanes_key", "_lanes_cache")
 
     def __init__(self, rules: Rules, seed: int, agents: Sequence[str]) -> None:
-        self.game = engine_game.Game.new(rules, seed, None, (agents[0], agents[1]))
+        self._bind(engine_game.Game.new(rules, seed, None, (agents[0], agents[1])))
+
+    @classmethod
+    def over(cls, game: engine_game.Game) -> "LocmMatch":
+        """A match over an engine game that exists already (a stored game being read again)."""
+        m = cls.__new__(cls)
+        m._bind(game)
+        return m
+
+    def _bind(self, game: engine_game.Game) -> None:
+        rules = game.rules
+        self.game = game
         self.state = self.game.state
         self.log = self.game.log
         self.rules = rules
