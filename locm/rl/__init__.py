@@ -33,17 +33,29 @@ ENV_IDS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "LOCM-constructed-v0": ("locm", ("construct",), "constructed"),
     "LOCM-battle-v0": ("locm", ("battle",), "1.2"),
     "LOCM-v0": ("locm", None, "1.2"),
+    "MCG-v0": ("mcg", None, "standard"),
+    "MCG-main-v0": ("mcg", ("main",), "standard"),
+    "Skyport-v0": ("skyport", None, "2013"),
 }
 """Each id: the game, the phases the learner plays (None: all), the ruleset when none is given."""
 
 
 def game_spec(game: str = "locm", ruleset: Any = None) -> Any:
-    """The adapter of a game under a ruleset (LOCM: ``1.2``, ``constructed``, a variant file or `Rules`)."""
+    """The adapter of a game under a ruleset (LOCM: ``1.2``, ``constructed``, a variant file or `Rules`;
+    my-card-game: ``standard``, a variant file or `McgRules`; Skyport: ``2013``, a rules file or `SkyportRules`)."""
     if game == "locm":
         from locm.rl.locm_game import LocmSpec
 
         return LocmSpec("1.2" if ruleset is None else ruleset)
-    raise ValueError(f"unknown game {game!r}: expected locm")
+    if game in ("mcg", "my-card-game"):
+        from locm.rl.mcg_game import McgSpec
+
+        return McgSpec(ruleset)
+    if game == "skyport":
+        from locm.rl.skyport_game import SkyportSpec
+
+        return SkyportSpec(ruleset)
+    raise ValueError(f"unknown game {game!r}: expected locm, mcg or skyport")
 
 
 def make_env(env_id: str, ruleset: Any = None, **options: Any) -> GameEnv:

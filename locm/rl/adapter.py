@@ -92,8 +92,11 @@ class GameSpec(Protocol):
     def opponent(self, spec: str, seed: int) -> Opponent:
         """A built-in agent by name, or an external bot by command line, seeded with `seed`."""
 
+    def open_store(self, option: Any) -> Any:
+        """The store an environment's ``store`` option names (a path, or a store already open: kept as is)."""
+
     def store_episode(self, store: Any, match: Match) -> str:
-        """Store a finished game in an event store; returns its game id."""
+        """Store a finished game in the store `open_store` gave; returns its game id."""
 
 
 __all__ = ["Phase", "Match", "Opponent", "Potential", "GameSpec"]

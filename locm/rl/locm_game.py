@@ -378,6 +378,13 @@ class LocmSpec:
     def opponent(self, spec: str, seed: int) -> LocmOpponent:
         return LocmOpponent(spec, seed)
 
+    def open_store(self, option: Any) -> Any:
+        if hasattr(option, "append_game"):
+            return option
+        from locm.store import open_store
+
+        return open_store(option)
+
     def store_episode(self, store: Any, match: LocmMatch) -> str:
         from locm.gameid import episode_id
         from locm.store import GameExtras

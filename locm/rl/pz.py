@@ -139,7 +139,7 @@ class GameAEC(AECEnv):
 
     def close(self) -> None:
         self._close_agents()
-        if self._store is not None and not hasattr(self._store_option, "append_game"):
+        if self._store is not None and self._store is not self._store_option:  # one it opened
             self._store.close()
         self._store = None
 
@@ -165,13 +165,7 @@ class GameAEC(AECEnv):
 
     def _open_store(self) -> Any:
         if self._store is None:
-            option = self._store_option
-            if hasattr(option, "append_game"):
-                self._store = option
-            else:
-                from locm.store import open_store
-
-                self._store = open_store(option)
+            self._store = self.spec_.open_store(self._store_option)
         return self._store
 
     def _close_agents(self) -> None:

@@ -1,0 +1,256 @@
+"""Skyport's adapter for the environments: its observation encoder and the slots of its action space.
+
+Everything else (the environments, opponents, rewards, masks, storing) is shared (`locm.rl.adapter`); this
+module only binds the game's pure core (`locm.engine.skyport`: `SkyportGame`, `legal_actions`, the state's
+`view`, the protocol's gamestate, the built-in agents) and numbers its phases. Two seats (a duel map); two
+phases, each a block of the action space:
+
+- ``loadout`` (6 slots): the primary and the secondary weapon, an ordered pair of laser, mortar and droid
+  (R-LOADOUT);
+- ``turn``: 0 ends the turn; then move in each of the 6 directions, mine, upgrade the primary, upgrade the
+  secondary, the laser in each direction, the mortar at each relative vector its longest range reaches, and
+  the droid to each tile within its longest range (by the tile's offset from the robot; the game's shortest
+  route to it). 168 slots under the 2013 rules (mortar range 4: 61 vectors; droid range 5: 91 tiles).
+
+Every slot of the mask is one of the game's `legal_actions` (one per distinct outcome), so `decide` judges
+each action as the server would. Observations are what the seat may know (R-VIEW: its own resources, nobody
+else's): its robot, the other robot, and the tiles around its robot; `phases(rules)` names every number.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Sequence
+
+from locm.engine.skyport.agents import make_agent
+from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn
+from locm.engine.skyport.game import SkyportGame
+from locm.engine.skyport.hexmap import (
+    DIRECTION_NAMES, DIRECTIONS, RESOURCE_OF, SPAWN, WALKABLE, distance, mortar_distance,
+)
+from locm.engine.skyport.legal import legal_actions
+from locm.engine.skyport.protocol import gamestate
+from locm.engine.skyport.rules import RULES_2013, WEAPONS, builtin_map
+from locm.engine.skyport.state import ENDED, LOADOUT, TURN, view
+from locm.events.skyport.rules import GameMap, SkyportRules
+from locm.rl.adapter import Phase
+
+RADIUS = 3
+"""The tiles within this many steps of the robot are in the observation (37 tiles)."""
+LOADOUTS = tuple((a, b) for a in WEAPONS for b in WEAPONS if a != b)
+ROBOT = ("health", "score", "j", "k", *(f"{w}_level" for w in WEAPONS), "dead")
+"""A robot (9): health / the rules' health, score /100, position j and k / map size, each weapon's level / the
+number of levels (0: not carried), destroyed and waiting to respawn."""
+ME = (*ROBOT, "rubidium", "explosium", "scrap", "actions_left", "on_resource", "on_spawn")
+"""The seat's own robot: `ROBOT`, its resources /5, actions left this turn / actions per turn, on a resource tile,
+on its spawn tile."""
+OTHER = (*ROBOT, "dj", "dk", "distance")
+"""The other robot: `ROBOT`, its offset from the seat's robot / map size, its distance in steps / map size."""
+TILE = ("walkable", "resource", "robot")
+
+
+def _disk(radius: int) -> list[tuple[int, int]]:
+    return sorted(((dj, dk) for dj in range(-radius, radius + 1) for dk in range(-radius, radius + 1)
+                   if distance((0, 0), (dj, dk)) <= radius), key=lambda v: (distance((0, 0), v), v))
+
+
+def _mortar_vectors(reach: int) -> list[tuple[int, int]]:
+    return sorted(((dj, dk) for dj in range(-reach, reach + 1) for dk in range(-reach, reach + 1)
+                   if mortar_distance(dj, dk) <= reach), key=lambda v: (abs(v[0]) + abs(v[1]), v))
+
+
+def _turn_slots(rules: SkyportRules) -> list[str]:
+    return (["end turn"] + [f"move {d}" for d in DIRECTION_NAMES] + ["mine", "upgrade primary", "upgrade secondary"]
+            + [f"laser {d}" for d in DIRECTION_NAMES]
+            + [f"mortar {dj},{dk}" for dj, dk in _mortar_vectors(max(rules.mortar.range))]
+            + [f"droid to {dj},{dk}" for dj, dk in _disk(max(rules.droid.range))])
+
+
+def phases(rules: SkyportRules) -> tuple[Phase, ...]:
+    robots = tuple(f"me_{f}" for f in ME) + tuple(f"other_{f}" for f in OTHER)
+    tiles = tuple(f"tile{dj},{dk}_{f}" for dj, dk in _disk(RADIUS) for f in TILE)
+    return (Phase("loadout", len(LOADOUTS), robots + tiles, tuple(f"{a} + {b}" for a, b in LOADOUTS)),
+            Phase("turn", len(_turn_slots(rules)), robots + tiles, tuple(_turn_slots(rules))))
+
+
+_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_+-]")
+
+
+def seat_name(seat: int, agent: str) -> str:
+    """A player name the server accepts (3 to 16 of its characters) for a seat's agent."""
+    return f"p{seat}-{_NAME_CHARS.sub('', agent)}"[:16]
+
+
+class SkyportMatch:
+    """A live two-robot Skyport game for the environments (`locm.rl.adapter.Match`)."""
+
+    def __init__(self, rules: SkyportRules, game_map: GameMap, seed: int, agents: Sequence[str]) -> None:
+        self.seed = seed
+        self.game = SkyportGame.new([seat_name(i, a) for i, a in enumerate(agents[:2])], seed, game_map, rules,
+                                    tuple(agents[:2]))
+        self.log = self.game.log
+        self.rules = rules
+        slots = _turn_slots(rules)
+        self._slot = {name: i for i, name in enumerate(slots)}
+        self._levels = rules.levels
+
+    @property
+    def state(self) -> Any:
+        return self.game.state
+
+    def to_move(self) -> int:
+        who = self.game.state.to_move
+        return min(who) if who else -1
+
+    def phase(self) -> int:
+        p = self.game.state.phase
+        return 0 if p == LOADOUT else 1 if p == TURN else -1
+
+    def result(self) -> tuple[float, float] | None:
+        s = self.game.state
+        if s.phase != ENDED:
+            return None
+        if s.winner < 0:
+            return (0.0, 0.0)
+        return (1.0, -1.0) if s.winner == 0 else (-1.0, 1.0)
+
+    def play(self, action: Any) -> None:
+        self.game.submit(action)
+
+    def view(self, player: int | None) -> dict[str, Any]:
+        return view(self.game.state, player)
+
+    def text(self, player: int) -> str:
+        s = self.game.state
+        return json.dumps(gamestate(s, s.turn, s.turn_list()), separators=(",", ":"))
+
+    def choices(self) -> tuple[list[int], list[Any]]:
+        s = self.game.state
+        p = self.to_move()
+        if s.phase == LOADOUT:
+            return list(range(len(LOADOUTS))), [ChooseLoadout(p, a, b) for a, b in LOADOUTS]
+        if s.phase != TURN:
+            return [], []
+        robot = s.robots[p]
+        slot = self._slot
+        slots, actions = [0], [EndTurn(p)]
+        for a in legal_actions(s, p):
+            kind = a["type"]
+            if kind in ("move", "laser"):
+                name = f"{kind} {a['direction']}"
+            elif kind == "mine":
+                name = "mine"
+            elif kind == "upgrade":
+                name = "upgrade primary" if a["weapon"] == robot.primary else "upgrade secondary"
+            elif kind == "mortar":
+                name = f"mortar {a['coordinates']}"
+            else:  # droid: to the tile its route ends on
+                j, k = robot.position
+                for d in a["sequence"]:
+                    dj, dk = DIRECTIONS[d]
+                    j, k = j + dj, k + dk
+                name = f"droid to {j - robot.position[0]},{k - robot.position[1]}"
+            i = slot.get(name)
+            if i is not None:
+                slots.append(i)
+                actions.append(Act(p, a))
+        return slots, actions
+
+    def _robot(self, r: Any) -> list[float]:
+        s = self.game.state
+        size = s.size
+        return [r.health / self.rules.health, r.score / 100, r.position[0] / size, r.position[1] / size,
+                *(r.level(w) / self._levels for w in WEAPONS), 1.0 if r.needs_respawn else 0.0]
+
+    def observe(self, player: int) -> list[float]:
+        s = self.game.state
+        me = s.robots[player]
+        other = s.robots[1 - player]
+        size = s.size
+        pos = me.position
+        tile = s.tile(pos)
+        out = self._robot(me)
+        left = self.rules.actions_per_turn - s.used if s.phase == TURN and s.current == player else 0
+        out += [me.rubidium / 5, me.explosium / 5, me.scrap / 5, left / self.rules.actions_per_turn,
+                1.0 if tile in RESOURCE_OF else 0.0, 1.0 if tile == SPAWN else 0.0]
+        out += self._robot(other)
+        dj, dk = other.position[0] - pos[0], other.position[1] - pos[1]
+        out += [dj / size, dk / size, distance(pos, other.position) / size]
+        robots = {r.position for r in s.robots if r.slot != player}
+        for vj, vk in _disk(RADIUS):
+            q = (pos[0] + vj, pos[1] + vk)
+            t = s.tile(q)
+            out += [1.0 if t in WALKABLE else 0.0, 1.0 if t in RESOURCE_OF else 0.0, 1.0 if q in robots else 0.0]
+        return out
+
+
+class SkyportOpponent:
+    """A built-in Skyport agent (``random``, ``hunter``): one command a call."""
+
+    def __init__(self, spec: str, seed: int) -> None:
+        self.agent = make_agent(spec, seed)
+
+    def play(self, match: SkyportMatch, player: int) -> None:
+        match.game.submit(self.agent.command(match.game.state, player))
+
+    def close(self) -> None:
+        pass
+
+
+def _health(m: SkyportMatch, p: int) -> float:
+    return m.state.robots[p].health / m.rules.health
+
+
+def _opponent_health(m: SkyportMatch, p: int) -> float:
+    return -m.state.robots[1 - p].health / m.rules.health
+
+
+def _score(m: SkyportMatch, p: int) -> float:
+    s = m.state
+    return (s.robots[p].score - s.robots[1 - p].score) / 100
+
+
+class SkyportSpec:
+    """Skyport for two robots under one ruleset (``2013``, a rules file's path or `SkyportRules`), on a map
+    (a built-in map's name, ``duel-2p`` by default, or a `GameMap`) as a `GameSpec`."""
+
+    game = "skyport"
+    seats = 2
+    rewards = {"player-health": _health, "opponent-health": _opponent_health, "score-lead": _score}
+    bounded = False
+
+    def __init__(self, ruleset: Any = None, map: str | GameMap = "duel-2p") -> None:
+        if ruleset is None or ruleset == "2013":
+            rules = RULES_2013
+        elif isinstance(ruleset, SkyportRules):
+            rules = ruleset
+        else:
+            from pathlib import Path
+
+            from locm.engine.skyport.rules import parse_variant
+
+            path = Path(ruleset)
+            rules = parse_variant(path.read_text(encoding="utf-8"), str(path), path.stem)
+        self.rules = rules
+        self.map = builtin_map(map) if isinstance(map, str) else map
+        self.phases = phases(rules)
+
+    def new(self, seed: int, agents: Sequence[str]) -> SkyportMatch:
+        return SkyportMatch(self.rules, self.map, seed, agents)
+
+    def opponent(self, spec: str, seed: int) -> SkyportOpponent:
+        return SkyportOpponent(spec, seed)
+
+    def open_store(self, option: Any) -> Any:
+        from locm.rl.logfolder import LogFolder
+
+        return option if isinstance(option, LogFolder) else LogFolder(option, self.game)
+
+    def store_episode(self, store: Any, match: SkyportMatch) -> str:
+        from locm.events.skyport.codec import to_jsonl
+
+        return store.append(match.seed, match.log, to_jsonl)
+
+
+__all__ = ["SkyportSpec", "SkyportMatch", "SkyportOpponent", "phases", "seat_name", "LOADOUTS"]
