@@ -221,3 +221,40 @@ def test_features_read_the_position():
     r = s.robots[env.seat]
     assert obs[names.index("phase_loadout")] == 1.0
     assert obs[names.index("loadout.me_health")] == pytest.approx(r.health / SHORT_SKYPORT.health)
+
+
+@pytest.mark.parametrize("env_id,ruleset", [("MCG-v0", None), ("Skyport-v0", SHORT_SKYPORT)])
+def test_dataset_rows_of_stored_logs_are_the_learner_s_decisions(tmp_path, env_id, ruleset):
+    """Episodes stored in a folder, exported: the learner's rows are exactly the observations, masks and
+    actions the environment gave and took, in order, with the game's result."""
+    from locm.rl.dataset import export_logs
+
+    game = "mcg" if env_id.startswith("MCG") else "skyport"
+    env = make_env(env_id, ruleset=ruleset, opponent="random", store=tmp_path / "eps")
+    seen = []
+    rng = np.random.default_rng(1)
+    results = []
+    for seed in (7, 8):
+        obs, info = env.reset(seed=seed)
+        while True:
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            seen.append((obs, info["action_mask"].copy(), action))
+            obs, r, term, trunc, info = env.step(action)
+            if term or trunc:
+                results.append(info["result"])
+                break
+    summary = export_logs(game, tmp_path / "eps", tmp_path / "rows.npz", ruleset=ruleset, seats=(0,))
+    data = np.load(tmp_path / "rows.npz")
+    assert summary.games == 2 and not summary.skipped and summary.rows == len(seen)
+    assert np.array_equal(data["obs"], np.array([s[0] for s in seen]))
+    assert np.array_equal(data["mask"], np.array([s[1] for s in seen]))
+    assert list(data["action"]) == [s[2] for s in seen]
+    ids = list(LogFolder(tmp_path / "eps", game).ids())
+    by_seed = {int(gid.split("-")[2]): g for g, gid in enumerate(ids)}
+    for seed, result in zip((7, 8), results):
+        rows = data["game"] == by_seed[seed]
+        assert set(data["outcome"][rows]) == {result} and data["done"][rows][-1]
+    # a file in the folder that is no log of the game is skipped with its reason, never read as one
+    (tmp_path / "eps" / f"env-{game}-1-forged.jsonl").write_text('{"type": "nothing"}\n')
+    again = export_logs(game, tmp_path / "eps", tmp_path / "rows2.npz", ruleset=ruleset, seats=(0,))
+    assert again.rows == summary.rows and [gid for gid, _ in again.skipped] == [f"env-{game}-1-forged"]

@@ -10,7 +10,9 @@ Needs the extra ``locm[rl]`` (Gymnasium, PettingZoo, NumPy); ``import locm`` nev
 The environment ids (`ENV_IDS`) are registered with Gymnasium when this package is imported (``gym.make``
 imports it for an id written ``"locm.rl:ID"``). `make_env` builds the same environments without Gymnasium's
 wrappers; `locm.rl.pz` has the PettingZoo environments, `locm.rl.vector` the vectorised one,
-`locm.rl.episodes` the dataset export.
+`locm.rl.dataset` the dataset export. The environments know no game: each game is one adapter
+(`locm.rl.adapter`): LOCM's in `locm.rl.locm_game`, my-card-game's in `locm.rl.mcg_game`, Skyport's in
+`locm.rl.skyport_game`.
 """
 
 from __future__ import annotations

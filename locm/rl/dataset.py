@@ -17,10 +17,14 @@ slots), ``action`` (int64 slot), ``reward`` (the seat's result on its last row o
 (the seat's result on every row: 1 won, -1 lost), ``done`` (the seat's last row of a game), ``game`` (index
 into ``game_ids``), ``seat``, ``phase`` (index into ``phase_names``), ``agent`` (index into ``agents``), and
 ``feature_names``, ``game_ids``, ``phase_names``, ``agents``.
+
+my-card-game's and Skyport's episodes are logs in a folder (`locm.rl.logfolder`): `export_logs` writes the same
+arrays from them, each recorded command played again through the game's adapter (``decisions``).
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
@@ -144,9 +148,7 @@ def export(db: str | Path, out: str | Path, *, ruleset: str = "1.2", phases: Seq
 
     spec = LocmSpec(ruleset)
     layout = Layout(spec, phases)
-    obs, masks, actions, seat_col, phase_col, game_col, agent_col, rewards, outcomes, done = ([] for _ in range(10))
-    game_ids: list[str] = []
-    agents: list[str] = []
+    games: list[tuple[str, tuple[str, str], list[Row], dict[int, float]]] = []
     skipped: list[tuple[str, str]] = []
     with open_store(db, create=False, readonly=True) as store:
         records = store.games(ruleset=ruleset_name(ruleset, store), agent=agent, limit=limit)
@@ -164,27 +166,91 @@ def export(db: str | Path, out: str | Path, *, ruleset: str = "1.2", phases: Seq
             except LocmError as exc:
                 skipped.append((record.game_id, str(exc)))
                 continue
-            g = len(game_ids)
-            game_ids.append(record.game_id)
-            last: dict[int, int] = {}
-            for r in rows:
-                last[r.seat] = len(obs)
-                obs.append(r.obs)
-                masks.append(r.mask)
-                actions.append(r.action)
-                seat_col.append(r.seat)
-                phase_col.append(layout.learned.index(r.phase))
-                game_col.append(g)
-                name = names[r.seat]
-                if name not in agents:
-                    agents.append(name)
-                agent_col.append(agents.index(name))
-                result = 1.0 if record.winner == r.seat else -1.0
-                outcomes.append(result)
-                rewards.append(0.0)
-                done.append(False)
-            for seat, i in last.items():
-                rewards[i], done[i] = outcomes[i], True
+            games.append((record.game_id, names, rows, {s: 1.0 if record.winner == s else -1.0 for s in (0, 1)}))
+    return _save(out, spec, layout, games, skipped)
+
+
+def log_rows(spec: Any, log: Sequence[Any], layout: Layout, seats: Sequence[int] = (0, 1)) -> tuple[
+        list[Row], tuple[float, ...]]:
+    """The rows of one stored log of a game whose adapter plays logs again (``spec.decisions``: my-card-game,
+    Skyport), and each seat's result. A recorded command that is none of the listed actions (refused by the
+    rules, or another droid route to the same tile) gives no row; the log played again must be the stored one."""
+    rows: list[Row] = []
+    match = None
+    for match, p, command in spec.decisions(log):
+        phase = match.phase()
+        if p not in seats or phase not in layout.learned or match.to_move() != p:
+            continue
+        obs, mask, actions = layout.encode(match, p, phase)
+        slot = next((k for k, a in actions.items() if a == command), None)
+        if slot is not None:
+            rows.append(Row(obs, mask, slot, p, phase))
+    if match is None or list(match.log) != list(log):
+        raise LocmError("playing the recorded commands again does not give the stored log")
+    result = match.result()
+    if result is None:
+        raise LocmError("the log ends before the game does")
+    return rows, result
+
+
+def export_logs(game: str, folder: str | Path, out: str | Path, *, ruleset: Any = None,
+                phases: Sequence[str] | None = None, seats: Sequence[int] = (0, 1)) -> Summary:
+    """Write the rows of the episodes stored in a folder of logs (`locm.rl.logfolder`: my-card-game, Skyport)
+    to `out` (.npz), encoded as that game's environment with the same ``phases`` encodes them."""
+    from locm.rl import game_spec
+    from locm.rl.logfolder import LogFolder
+
+    spec = game_spec(game, ruleset)
+    codec = {"mcg": "locm.events.mcg.codec", "skyport": "locm.events.skyport.codec"}.get(spec.game)
+    if codec is None:
+        raise LocmError(f"{game}: its games are in the event store (locm dataset)")
+    from_jsonl = importlib.import_module(codec).from_jsonl
+    layout = Layout(spec, phases)
+    folder_ = LogFolder(folder, spec.game)
+    games: list[tuple[str, tuple[str, str], list[Row], dict[int, float]]] = []
+    skipped: list[tuple[str, str]] = []
+    for gid in folder_.ids():
+        try:
+            log = from_jsonl(folder_.read(gid))
+            if not log or getattr(log[0], "rules", None) != spec.rules:
+                skipped.append((gid, "not a game of these rules (another ruleset's values, or no game_created)"))
+                continue
+            rows, result = log_rows(spec, log, layout, seats)
+        except (LocmError, ValueError) as exc:  # a file that is no log of the game (DecodeError is a ValueError)
+            skipped.append((gid, str(exc)))
+            continue
+        agents = tuple(log[0].agents) or ("", "")
+        games.append((gid, (agents[0], agents[1]), rows, dict(enumerate(result))))
+    return _save(out, spec, layout, games, skipped)
+
+
+def _save(out: str | Path, spec: Any, layout: Layout,
+          games: Sequence[tuple[str, tuple[str, str], list[Row], dict[int, float]]],
+          skipped: list[tuple[str, str]]) -> Summary:
+    obs, masks, actions, seat_col, phase_col, game_col, agent_col, rewards, outcomes, done = ([] for _ in range(10))
+    game_ids: list[str] = []
+    agents: list[str] = []
+    for gid, names, rows, result in games:
+        g = len(game_ids)
+        game_ids.append(gid)
+        last: dict[int, int] = {}
+        for r in rows:
+            last[r.seat] = len(obs)
+            obs.append(r.obs)
+            masks.append(r.mask)
+            actions.append(r.action)
+            seat_col.append(r.seat)
+            phase_col.append(layout.learned.index(r.phase))
+            game_col.append(g)
+            name = names[r.seat]
+            if name not in agents:
+                agents.append(name)
+            agent_col.append(agents.index(name))
+            outcomes.append(result[r.seat])
+            rewards.append(0.0)
+            done.append(False)
+        for seat, i in last.items():
+            rewards[i], done[i] = outcomes[i], True
     width = layout.obs_size
     np.savez_compressed(
         out, obs=np.array(obs, dtype=np.float32).reshape(-1, width),
@@ -203,4 +269,4 @@ def rows_of(games: Iterable[Sequence[Any]], layout: Layout) -> list[Row]:
     return [r for events in games for r in game_rows(list(events), layout)]
 
 
-__all__ = ["export", "game_rows", "rows_of", "Row", "Summary"]
+__all__ = ["export", "export_logs", "game_rows", "log_rows", "rows_of", "Row", "Summary"]

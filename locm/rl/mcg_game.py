@@ -20,7 +20,7 @@ each action as it would a bot's. Observations are from the seat to move, scaled 
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from locm.engine.mcg import McgGame, STANDARD, legal_actions, make_agent, message, view
 from locm.engine.mcg.commands import Attack, ChooseStarter, EndTurn, Mulligan, Play
@@ -71,11 +71,11 @@ def _card(c: Any) -> list[float]:
 class McgMatch:
     """A live my-card-game match for the environments (`locm.rl.adapter.Match`)."""
 
-    def __init__(self, rules: McgRules, seed: int, agents: Sequence[str]) -> None:
-        self.seed = seed
-        self.game = McgGame.new(rules, seed, (agents[0], agents[1]))
-        self.log = self.game.log
-        self.rules = rules
+    def __init__(self, game: McgGame) -> None:
+        self.game = game
+        self.seed = game.state.seeds.seed
+        self.log = game.log
+        rules = self.rules = game.state.rules
         self._mulligan_slot = {c: i for i, c in enumerate(_mulligans(rules))}
         self._legal_key = -1
         self._legal: list[Any] = []
@@ -248,7 +248,35 @@ class McgSpec:
         self.phases = phases(rules)
 
     def new(self, seed: int, agents: Sequence[str]) -> McgMatch:
-        return McgMatch(self.rules, seed, agents)
+        return McgMatch(McgGame.new(self.rules, seed, (agents[0], agents[1])))
+
+    def decisions(self, log: Sequence[Any]) -> Iterator[tuple[McgMatch, int, Any]]:
+        """A stored log played again: (match, seat, command) before each recorded answer is applied (a timeout
+        or a line holding no command gives none). The match's log in the end is what the rules give."""
+        from locm.engine.errors import LocmError
+        from locm.engine.mcg import parse_answer
+        from locm.engine.mcg.commands import Timeout
+        from locm.events.mcg.catalog import TIMEOUT, CommandReceived, GameCreated
+
+        created = log[0]
+        if type(created) is not GameCreated:
+            raise LocmError("a my-card-game log must start with mcg_game_created")
+        match = McgMatch(McgGame.new(created.rules, created.seeds, created.agents, created.decks,
+                                     None if created.first == -1 else created.first,
+                                     {c.id: c for c in created.cards}))
+        for e in log[1:]:
+            if type(e) is not CommandReceived or e.cause != -1 or match.game.ended:
+                continue
+            if e.kind == TIMEOUT:
+                match.game.submit(Timeout(e.player))
+                continue
+            try:
+                command = parse_answer(e.text, e.player)
+            except LocmError:
+                command = None
+            if command is not None:
+                yield match, e.player, command
+            match.game.answer(e.player, e.text)
 
     def opponent(self, spec: str, seed: int) -> McgOpponent:
         return McgOpponent(spec, seed)

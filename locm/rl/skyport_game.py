@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from locm.engine.skyport.agents import make_agent
 from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn
@@ -85,12 +85,12 @@ def seat_name(seat: int, agent: str) -> str:
 class SkyportMatch:
     """A live two-robot Skyport game for the environments (`locm.rl.adapter.Match`)."""
 
-    def __init__(self, rules: SkyportRules, game_map: GameMap, seed: int, agents: Sequence[str]) -> None:
-        self.seed = seed
-        self.game = SkyportGame.new([seat_name(i, a) for i, a in enumerate(agents[:2])], seed, game_map, rules,
-                                    tuple(agents[:2]))
-        self.log = self.game.log
-        self.rules = rules
+    def __init__(self, game: SkyportGame) -> None:
+        self.game = game
+        created = game.log[0]
+        self.seed = created.seed
+        self.log = game.log
+        rules = self.rules = created.rules
         slots = _turn_slots(rules)
         self._slot = {name: i for i, name in enumerate(slots)}
         self._levels = rules.levels
@@ -237,7 +237,27 @@ class SkyportSpec:
         self.phases = phases(rules)
 
     def new(self, seed: int, agents: Sequence[str]) -> SkyportMatch:
-        return SkyportMatch(self.rules, self.map, seed, agents)
+        names = [seat_name(i, a) for i, a in enumerate(agents[:2])]
+        return SkyportMatch(SkyportGame.new(names, seed, self.map, self.rules, tuple(agents[:2])))
+
+    def decisions(self, log: Sequence[Any]) -> Iterator[tuple[SkyportMatch, int, Any]]:
+        """A stored two-robot log played again: (match, seat, command) before each recorded command is applied.
+        The match's log in the end is what the rules give."""
+        from locm.engine.errors import LocmError
+        from locm.engine.skyport.game import command_of
+        from locm.events.skyport.catalog import CommandReceived, GameCreated
+
+        created = log[0]
+        if type(created) is not GameCreated or len(created.names) != 2:
+            raise LocmError("expected the log of a two-robot Skyport game, starting with game_created")
+        match = SkyportMatch(SkyportGame.new(created.names, created.seed, created.map, created.rules,
+                                             created.agents))
+        for e in log[1:]:
+            if type(e) is not CommandReceived or e.cause != -1 or match.game.over:
+                continue
+            command = command_of(e)
+            yield match, e.player, command
+            match.game.submit(command)
 
     def opponent(self, spec: str, seed: int) -> SkyportOpponent:
         return SkyportOpponent(spec, seed)
