@@ -13,11 +13,11 @@ gym = pytest.importorskip("gymnasium")  # the extra locm[rl]; the test extra ins
 pettingzoo_test = pytest.importorskip("pettingzoo.test")
 
 import locm  # noqa: E402
-from locm.engine.commands import Attack, EndTurn, Pick, Summon, Use  # noqa: E402
-from locm.engine.redecide import redecide  # noqa: E402
-from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED  # noqa: E402
-from locm.events.codec import to_json  # noqa: E402
-from locm.gameid import check_id, episode_id  # noqa: E402
+from locm.engine.locm.commands import Attack, EndTurn, Pick, Summon, Use  # noqa: E402
+from locm.engine.locm.redecide import redecide  # noqa: E402
+from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED  # noqa: E402
+from locm.events.locm.codec import to_json  # noqa: E402
+from locm.engine.locm.gameid import check_id, episode_id  # noqa: E402
 from locm.rl import ENV_IDS, make_env  # noqa: E402
 from locm.rl.pz import env as aec_env  # noqa: E402
 from locm.rl.vector import make_vec  # noqa: E402
@@ -259,9 +259,9 @@ def test_dataset_rows_are_the_stored_games_decisions(tmp_path):
     """Games where seat 0 answers whole lines as a bot does (some of its actions refused) and seat 1 is
     greedy: every row's action is legal in its mask, each line gives one row per played action and one for
     its end, and the outcome is the seat's."""
-    from locm.engine import game as engine_game
-    from locm.engine.agents import make_agent
-    from locm.gameid import created_id
+    from locm.engine.locm import game as engine_game
+    from locm.engine.locm.agents import make_agent
+    from locm.engine.locm.gameid import created_id
     from locm.rl.dataset import export
     from locm.store import GameExtras, open_store
 

@@ -17,10 +17,11 @@ pettingzoo_test = pytest.importorskip("pettingzoo.test")
 from locm.engine import mcg  # noqa: E402
 from locm.engine.mcg.commands import Attack, ChooseStarter, EndTurn, Mulligan, Play  # noqa: E402
 from locm.engine.skyport import commands as sk  # noqa: E402
-from locm.engine.skyport.game import SkyportGame, redecide as skyport_redecide  # noqa: E402
+from locm.engine.registry import get as get_game  # noqa: E402
+from locm.engine.skyport.game import redecide as skyport_redecide  # noqa: E402
 from locm.engine.skyport.hexmap import DIRECTION_NAMES, DIRECTIONS, distance, mortar_distance  # noqa: E402
 from locm.engine.skyport.legal import legal_actions as skyport_legal  # noqa: E402
-from locm.engine.skyport.rules import RULES_2013, builtin_map  # noqa: E402
+from locm.engine.skyport.rules import RULES_2013  # noqa: E402
 from locm.engine.skyport.state import view as skyport_view  # noqa: E402
 from locm.events.mcg.codec import from_jsonl as mcg_from_jsonl, to_json as mcg_json  # noqa: E402
 from locm.events.skyport.codec import from_jsonl as skyport_from_jsonl, to_json as skyport_json  # noqa: E402
@@ -81,7 +82,7 @@ def test_mcg_same_seed_and_actions_give_the_log_of_the_core(ruleset):
     for seed in (4, 9):
         e = aec_env("mcg", ruleset)
         e.reset(seed=seed)
-        g = mcg.McgGame.new(ruleset, seed, ("player_0", "player_1"))
+        g = get_game("mcg").new(ruleset, seed, ("player_0", "player_1"))  # the game's own definition
         rng = np.random.default_rng(seed)
         steps = 0
         for agent in e.agent_iter():
@@ -142,8 +143,7 @@ def test_skyport_same_seed_and_actions_give_the_log_of_the_core():
     for seed in (2, 5):
         e = aec_env("skyport", rules)
         e.reset(seed=seed)
-        g = SkyportGame.new(["p0-player_0", "p1-player_1"], seed, builtin_map("duel-2p"), rules,
-                            ("player_0", "player_1"))
+        g = get_game("skyport").new(rules, seed, ("player_0", "player_1"))  # the game's own definition
         rng = np.random.default_rng(seed)
         kinds = set()
         for agent in e.agent_iter():

@@ -30,16 +30,16 @@ from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-from locm.engine import game as engine_game
-from locm.engine import protocol
+from locm.engine.locm import game as engine_game
+from locm.engine.locm import protocol
 from locm.api import Choose
-from locm.engine.commands import EndTurn, Pass, Pick, parse_command
+from locm.engine.locm.commands import EndTurn, Pass, Pick, parse_command
 from locm.engine.errors import LocmError
-from locm.engine.evolve import fold
-from locm.engine.legal import problem
-from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
-from locm.events.catalog import ACTION, END_TURN, LINE, ActionReceived, GameCreated, HardError
-from locm.events.codec import to_json
+from locm.engine.locm.evolve import fold
+from locm.engine.locm.legal import problem
+from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
+from locm.events.locm.catalog import ACTION, END_TURN, LINE, ActionReceived, GameCreated, HardError
+from locm.events.locm.codec import to_json
 from locm.rl.env import Layout
 from locm.rl.locm_game import LocmMatch, LocmSpec
 

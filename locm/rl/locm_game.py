@@ -25,12 +25,12 @@ import struct
 from typing import Any, Sequence
 
 from locm.api import Choose
-from locm.engine import game as engine_game
-from locm.engine.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
-from locm.engine.legal import legal_actions
-from locm.engine.rulesets import Rules, deck_cards
-from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED
-from locm.events.cards import KEYWORD_NAMES, TYPE_NAMES
+from locm.engine.locm import game as engine_game
+from locm.engine.locm.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
+from locm.engine.locm.legal import legal_actions
+from locm.engine.locm.rulesets import Rules, deck_cards
+from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT, ENDED
+from locm.events.locm.cards import KEYWORD_NAMES, TYPE_NAMES
 from locm.rl.adapter import Phase
 
 LANES = 2
@@ -160,7 +160,7 @@ class LocmMatch:
         self.game.submit(action)
 
     def view(self, player: int | None) -> dict[str, Any]:
-        from locm.replay.views import view
+        from locm.engine.locm.views import view
 
         return view(self.state, player)
 
@@ -364,7 +364,7 @@ class LocmSpec:
     def __init__(self, ruleset: str | Rules = "1.2") -> None:
         from locm.variants import resolve_ruleset
 
-        from locm.engine.rulesets import RULESETS
+        from locm.engine.locm.rulesets import RULESETS
 
         self.rules = resolve_ruleset(ruleset)
         self.phases = phases(self.rules)
@@ -386,7 +386,7 @@ class LocmSpec:
         return open_store(option)
 
     def store_episode(self, store: Any, match: LocmMatch) -> str:
-        from locm.gameid import episode_id
+        from locm.engine.locm.gameid import episode_id
         from locm.store import GameExtras
 
         gid = episode_id(match.log)

@@ -1,8 +1,8 @@
 """my-card-game's adapter for the environments: its observation encoder and the slots of its action space.
 
-Everything else (the environments, opponents, rewards, masks, storing) is shared (`locm.rl.adapter`); this
-module only binds the game's pure core (`locm.engine.mcg`: `McgGame`, `legal_actions`, `view`, `message`,
-`make_agent`) and numbers its phases. Three phases (R-COIN, R-MULLIGAN, R-TURN), each a block of the action space:
+Everything else is shared: the game itself comes from its registered definition (`engine/mcg/definition.py`:
+create, legal actions, whose move, phase, outcome, views, built-in agents) through `locm.rl.seam_game`, and the
+environments, opponents, rewards, masks and storing from `locm.rl.env`; this module numbers the phases. Three phases (R-COIN, R-MULLIGAN, R-TURN), each a block of the action space:
 
 - ``choose`` (2 slots): the coin's winner starts (0) or lets the other seat start (1);
 - ``mulligan``: one slot per set of hand positions put back, up to the ruleset's ``mulligan_max`` (positions in
@@ -22,11 +22,12 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Iterator, Sequence
 
-from locm.engine.mcg import McgGame, STANDARD, legal_actions, make_agent, message, view
-from locm.engine.mcg.commands import Attack, ChooseStarter, EndTurn, Mulligan, Play
-from locm.engine.mcg.state import CHOOSE, ENDED, MAIN, MULLIGAN
+from locm.engine.mcg import McgGame, STANDARD, legal_actions
+from locm.engine.mcg.commands import Attack, EndTurn, Play
+from locm.engine.mcg.state import CHOOSE, MAIN, MULLIGAN
 from locm.events.mcg.rules import EQUIPMENT, MONSTER, SPELL, McgRules
 from locm.rl.adapter import Phase
+from locm.rl.seam_game import SeamMatch, SeamSpec
 
 PLAYER = ("health", "mana", "max_mana", "hand", "deck", "board", "fatigue")
 """A player (7): health /30, mana and max mana /12, cards in hand / hand limit, cards in deck / deck size,
@@ -60,7 +61,6 @@ def phases(rules: McgRules) -> tuple[Phase, ...]:
 
 
 _TYPE = {MONSTER: (1.0, 0.0, 0.0), SPELL: (0.0, 1.0, 0.0), EQUIPMENT: (0.0, 0.0, 1.0)}
-_PHASE = {CHOOSE: 0, MULLIGAN: 1, MAIN: 2}
 
 
 def _card(c: Any) -> list[float]:
@@ -68,58 +68,23 @@ def _card(c: Any) -> list[float]:
             len(c.effects) / 4]
 
 
-class McgMatch:
-    """A live my-card-game match for the environments (`locm.rl.adapter.Match`)."""
+class McgEncoder:
+    """my-card-game's `locm.rl.seam_game.Encoder` under one ruleset."""
 
-    def __init__(self, game: McgGame) -> None:
-        self.game = game
-        self.seed = game.state.seeds.seed
-        self.log = game.log
-        rules = self.rules = game.state.rules
+    phase_names = (CHOOSE, MULLIGAN, MAIN)
+
+    def __init__(self, rules: McgRules) -> None:
+        self.rules = rules
+        self.phases = phases(rules)
         self._mulligan_slot = {c: i for i, c in enumerate(_mulligans(rules))}
-        self._legal_key = -1
-        self._legal: list[Any] = []
 
-    @property
-    def state(self) -> Any:
-        return self.game.state
-
-    def _legal_now(self) -> list[Any]:
-        s = self.game.state
-        if self._legal_key != s.seq:
-            self._legal_key, self._legal = s.seq, legal_actions(s)
-        return self._legal
-
-    def to_move(self) -> int:
-        return self.game.to_move
-
-    def phase(self) -> int:
-        return _PHASE.get(self.game.state.phase, -1)
-
-    def result(self) -> tuple[float, float] | None:
-        s = self.game.state
-        if s.phase != ENDED:
-            return None
-        return (1.0, -1.0) if s.winner == 0 else (-1.0, 1.0)  # no draws (R-WIN)
-
-    def play(self, action: Any) -> None:
-        self.game.submit(action)
-
-    def view(self, player: int | None) -> dict[str, Any]:
-        return view(self.game.state, self.to_move() if player is None else player)
-
-    def text(self, player: int) -> str:
-        return message(self.game.state, player)
-
-    def choices(self) -> tuple[list[int], list[Any]]:
-        s = self.game.state
-        legal = self._legal_now()
-        p = s.current
+    def slots(self, s: Any, p: int, legal: Sequence[Any]) -> tuple[list[int], list[Any]]:
         if s.phase == CHOOSE:
-            return [0 if a.first == p else 1 for a in legal], legal
+            return [0 if a.first == p else 1 for a in legal], list(legal)
+        slots: list[int] = []
+        actions: list[Any] = []
         if s.phase == MULLIGAN:
             position = {i: k for k, i in enumerate(sorted(s.players[p].hand))}
-            slots, actions = [], []
             for a in legal:
                 slot = self._mulligan_slot.get(tuple(position[i] for i in a.ids))
                 if slot is not None:  # a hand larger than the opening hand: positions past it have no slot
@@ -134,7 +99,6 @@ class McgMatch:
         hand = {i: k for k, i in enumerate(s.players[p].hand)}
         own = {i: k for k, i in enumerate(s.players[p].board)}
         enemy = {i: k for k, i in enumerate(s.players[1 - p].board)}
-        slots, actions = [], []
         for a in legal:
             t = type(a)
             if t is EndTurn:
@@ -163,8 +127,7 @@ class McgMatch:
             actions.append(a)
         return slots, actions
 
-    def observe(self, player: int) -> list[float]:
-        s = self.game.state
+    def observe(self, s: Any, player: int) -> list[float]:
         r = self.rules
         out: list[float] = []
         for pl in (s.players[player], s.players[1 - player]):
@@ -183,7 +146,7 @@ class McgMatch:
             c = s.card(i)
             out += [1.0, *_card(c), 1.0 if c.cost <= me.mana else 0.0]
         out += [0.0] * ((r.hand_limit - min(len(me.hand), r.hand_limit)) * (2 + len(CARD)))
-        attackers = {a.id for a in self._legal_now() if type(a) is Attack} if s.current == player else set()
+        attackers = {a.id for a in legal_actions(s) if type(a) is Attack} if s.current == player else set()
         for side, own in ((me, True), (s.players[1 - player], False)):
             for i in side.board[:r.board_size]:
                 m = s.monsters[i]
@@ -192,45 +155,26 @@ class McgMatch:
         return out
 
 
-class McgOpponent:
-    """A built-in agent of my-card-game (``random``, ``greedy``): one decision a call."""
-
-    def __init__(self, spec: str, seed: int) -> None:
-        self.agent = make_agent(spec, seed)
-
-    def play(self, match: McgMatch, player: int) -> None:
-        match.game.submit(self.agent.act(match.game.state, player))
-
-    def close(self) -> None:
-        pass
-
-
-def _health(m: McgMatch, p: int) -> float:
+def _health(m: SeamMatch, p: int) -> float:
     return m.state.players[p].health / 30
 
 
-def _opponent_health(m: McgMatch, p: int) -> float:
+def _opponent_health(m: SeamMatch, p: int) -> float:
     return -max(0, m.state.players[1 - p].health) / 30
 
 
-def _board(m: McgMatch, p: int) -> float:
+def _board(m: SeamMatch, p: int) -> float:
     s = m.state
     return float(sum(s.monsters[i].power for i in s.players[p].board))
 
 
-def _opponent_board(m: McgMatch, p: int) -> float:
+def _opponent_board(m: SeamMatch, p: int) -> float:
     s = m.state
     return -float(sum(s.monsters[i].power for i in s.players[1 - p].board))
 
 
-class McgSpec:
+class McgSpec(SeamSpec):
     """my-card-game under one ruleset (``standard``, a variant file's path or `McgRules`) as a `GameSpec`."""
-
-    game = "mcg"
-    seats = 2
-    rewards = {"player-health": _health, "opponent-health": _opponent_health,
-               "player-board-presence": _board, "opponent-board-presence": _opponent_board}
-    bounded = False
 
     def __init__(self, ruleset: Any = None) -> None:
         if ruleset is None or ruleset == "standard":
@@ -244,13 +188,11 @@ class McgSpec:
 
             path = Path(ruleset)
             rules = parse_variant(path.read_text(encoding="utf-8"), str(path), path.stem)
-        self.rules = rules
-        self.phases = phases(rules)
+        super().__init__("mcg", rules, McgEncoder(rules),
+                         {"player-health": _health, "opponent-health": _opponent_health,
+                          "player-board-presence": _board, "opponent-board-presence": _opponent_board})
 
-    def new(self, seed: int, agents: Sequence[str]) -> McgMatch:
-        return McgMatch(McgGame.new(self.rules, seed, (agents[0], agents[1])))
-
-    def decisions(self, log: Sequence[Any]) -> Iterator[tuple[McgMatch, int, Any]]:
+    def decisions(self, log: Sequence[Any]) -> Iterator[tuple[SeamMatch, int, Any]]:
         """A stored log played again: (match, seat, command) before each recorded answer is applied (a timeout
         or a line holding no command gives none). The match's log in the end is what the rules give."""
         from locm.engine.errors import LocmError
@@ -261,14 +203,14 @@ class McgSpec:
         created = log[0]
         if type(created) is not GameCreated:
             raise LocmError("a my-card-game log must start with mcg_game_created")
-        match = McgMatch(McgGame.new(created.rules, created.seeds, created.agents, created.decks,
-                                     None if created.first == -1 else created.first,
-                                     {c.id: c for c in created.cards}))
+        game = McgGame.new(created.rules, created.seeds, created.agents, created.decks,
+                           None if created.first == -1 else created.first, {c.id: c for c in created.cards})
+        match = SeamMatch(self.definition, self.encoder, game, created.seeds.seed)
         for e in log[1:]:
-            if type(e) is not CommandReceived or e.cause != -1 or match.game.ended:
+            if type(e) is not CommandReceived or e.cause != -1 or game.ended:
                 continue
             if e.kind == TIMEOUT:
-                match.game.submit(Timeout(e.player))
+                game.submit(Timeout(e.player))
                 continue
             try:
                 command = parse_answer(e.text, e.player)
@@ -276,20 +218,7 @@ class McgSpec:
                 command = None
             if command is not None:
                 yield match, e.player, command
-            match.game.answer(e.player, e.text)
-
-    def opponent(self, spec: str, seed: int) -> McgOpponent:
-        return McgOpponent(spec, seed)
-
-    def open_store(self, option: Any) -> Any:
-        from locm.rl.logfolder import LogFolder
-
-        return option if isinstance(option, LogFolder) else LogFolder(option, self.game)
-
-    def store_episode(self, store: Any, match: McgMatch) -> str:
-        from locm.engine.mcg import to_jsonl
-
-        return store.append(match.seed, match.log, to_jsonl)
+            game.answer(e.player, e.text)
 
 
-__all__ = ["McgSpec", "McgMatch", "McgOpponent", "phases"]
+__all__ = ["McgSpec", "McgEncoder", "phases"]

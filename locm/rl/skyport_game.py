@@ -1,9 +1,9 @@
 """Skyport's adapter for the environments: its observation encoder and the slots of its action space.
 
-Everything else (the environments, opponents, rewards, masks, storing) is shared (`locm.rl.adapter`); this
-module only binds the game's pure core (`locm.engine.skyport`: `SkyportGame`, `legal_actions`, the state's
-`view`, the protocol's gamestate, the built-in agents) and numbers its phases. Two seats (a duel map); two
-phases, each a block of the action space:
+Everything else is shared: the game itself comes from its registered definition (`engine/skyport/definition.py`:
+create, legal actions, whose move, phase, outcome, views, built-in agents) through `locm.rl.seam_game`, and the
+environments, opponents, rewards, masks and storing from `locm.rl.env`; this module numbers the phases. Two
+seats (the rules' map, else the smallest built-in map for two); two phases, each a block of the action space:
 
 - ``loadout`` (6 slots): the primary and the secondary weapon, an ordered pair of laser, mortar and droid
   (R-LOADOUT);
@@ -19,22 +19,18 @@ else's): its robot, the other robot, and the tiles around its robot; `phases(rul
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any, Iterator, Sequence
 
-from locm.engine.skyport.agents import make_agent
-from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn
+from locm.engine.skyport.commands import EndTurn
 from locm.engine.skyport.game import SkyportGame
 from locm.engine.skyport.hexmap import (
     DIRECTION_NAMES, DIRECTIONS, RESOURCE_OF, SPAWN, WALKABLE, distance, mortar_distance,
 )
-from locm.engine.skyport.legal import legal_actions
-from locm.engine.skyport.protocol import gamestate
-from locm.engine.skyport.rules import RULES_2013, WEAPONS, builtin_map
-from locm.engine.skyport.state import ENDED, LOADOUT, TURN, view
-from locm.events.skyport.rules import GameMap, SkyportRules
+from locm.engine.skyport.rules import RULES_2013, WEAPONS
+from locm.engine.skyport.state import LOADOUT, TURN
+from locm.events.skyport.rules import SkyportRules
 from locm.rl.adapter import Phase
+from locm.rl.seam_game import SeamMatch, SeamSpec
 
 RADIUS = 3
 """The tiles within this many steps of the robot are in the observation (37 tiles)."""
@@ -74,68 +70,33 @@ def phases(rules: SkyportRules) -> tuple[Phase, ...]:
             Phase("turn", len(_turn_slots(rules)), robots + tiles, tuple(_turn_slots(rules))))
 
 
-_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_+-]")
+class SkyportEncoder:
+    """Skyport's `locm.rl.seam_game.Encoder` under one ruleset."""
 
+    phase_names = (LOADOUT, TURN)
 
-def seat_name(seat: int, agent: str) -> str:
-    """A player name the server accepts (3 to 16 of its characters) for a seat's agent."""
-    return f"p{seat}-{_NAME_CHARS.sub('', agent)}"[:16]
-
-
-class SkyportMatch:
-    """A live two-robot Skyport game for the environments (`locm.rl.adapter.Match`)."""
-
-    def __init__(self, game: SkyportGame) -> None:
-        self.game = game
-        created = game.log[0]
-        self.seed = created.seed
-        self.log = game.log
-        rules = self.rules = created.rules
-        slots = _turn_slots(rules)
-        self._slot = {name: i for i, name in enumerate(slots)}
+    def __init__(self, rules: SkyportRules) -> None:
+        self.rules = rules
+        self.phases = phases(rules)
+        self._slot = {name: i for i, name in enumerate(_turn_slots(rules))}
         self._levels = rules.levels
 
-    @property
-    def state(self) -> Any:
-        return self.game.state
-
-    def to_move(self) -> int:
-        who = self.game.state.to_move
-        return min(who) if who else -1
-
-    def phase(self) -> int:
-        p = self.game.state.phase
-        return 0 if p == LOADOUT else 1 if p == TURN else -1
-
-    def result(self) -> tuple[float, float] | None:
-        s = self.game.state
-        if s.phase != ENDED:
-            return None
-        if s.winner < 0:
-            return (0.0, 0.0)
-        return (1.0, -1.0) if s.winner == 0 else (-1.0, 1.0)
-
-    def play(self, action: Any) -> None:
-        self.game.submit(action)
-
-    def view(self, player: int | None) -> dict[str, Any]:
-        return view(self.game.state, player)
-
-    def text(self, player: int) -> str:
-        s = self.game.state
-        return json.dumps(gamestate(s, s.turn, s.turn_list()), separators=(",", ":"))
-
-    def choices(self) -> tuple[list[int], list[Any]]:
-        s = self.game.state
-        p = self.to_move()
+    def slots(self, s: Any, p: int, legal: Sequence[Any]) -> tuple[list[int], list[Any]]:
         if s.phase == LOADOUT:
-            return list(range(len(LOADOUTS))), [ChooseLoadout(p, a, b) for a, b in LOADOUTS]
+            index = {pair: i for i, pair in enumerate(LOADOUTS)}
+            return [index[(c.primary, c.secondary)] for c in legal], list(legal)
         if s.phase != TURN:
             return [], []
         robot = s.robots[p]
         slot = self._slot
-        slots, actions = [0], [EndTurn(p)]
-        for a in legal_actions(s, p):
+        slots: list[int] = []
+        actions: list[Any] = []
+        for c in legal:
+            if type(c) is EndTurn:
+                slots.append(0)
+                actions.append(c)
+                continue
+            a = c.action
             kind = a["type"]
             if kind in ("move", "laser"):
                 name = f"{kind} {a['direction']}"
@@ -154,27 +115,25 @@ class SkyportMatch:
             i = slot.get(name)
             if i is not None:
                 slots.append(i)
-                actions.append(Act(p, a))
+                actions.append(c)
         return slots, actions
 
-    def _robot(self, r: Any) -> list[float]:
-        s = self.game.state
+    def _robot(self, s: Any, r: Any) -> list[float]:
         size = s.size
         return [r.health / self.rules.health, r.score / 100, r.position[0] / size, r.position[1] / size,
                 *(r.level(w) / self._levels for w in WEAPONS), 1.0 if r.needs_respawn else 0.0]
 
-    def observe(self, player: int) -> list[float]:
-        s = self.game.state
+    def observe(self, s: Any, player: int) -> list[float]:
         me = s.robots[player]
         other = s.robots[1 - player]
         size = s.size
         pos = me.position
         tile = s.tile(pos)
-        out = self._robot(me)
+        out = self._robot(s, me)
         left = self.rules.actions_per_turn - s.used if s.phase == TURN and s.current == player else 0
         out += [me.rubidium / 5, me.explosium / 5, me.scrap / 5, left / self.rules.actions_per_turn,
                 1.0 if tile in RESOURCE_OF else 0.0, 1.0 if tile == SPAWN else 0.0]
-        out += self._robot(other)
+        out += self._robot(s, other)
         dj, dk = other.position[0] - pos[0], other.position[1] - pos[1]
         out += [dj / size, dk / size, distance(pos, other.position) / size]
         robots = {r.position for r in s.robots if r.slot != player}
@@ -185,42 +144,24 @@ class SkyportMatch:
         return out
 
 
-class SkyportOpponent:
-    """A built-in Skyport agent (``random``, ``hunter``): one command a call."""
-
-    def __init__(self, spec: str, seed: int) -> None:
-        self.agent = make_agent(spec, seed)
-
-    def play(self, match: SkyportMatch, player: int) -> None:
-        match.game.submit(self.agent.command(match.game.state, player))
-
-    def close(self) -> None:
-        pass
+def _health(m: SeamMatch, p: int) -> float:
+    return m.state.robots[p].health / m.state.rules.health
 
 
-def _health(m: SkyportMatch, p: int) -> float:
-    return m.state.robots[p].health / m.rules.health
+def _opponent_health(m: SeamMatch, p: int) -> float:
+    return -m.state.robots[1 - p].health / m.state.rules.health
 
 
-def _opponent_health(m: SkyportMatch, p: int) -> float:
-    return -m.state.robots[1 - p].health / m.rules.health
-
-
-def _score(m: SkyportMatch, p: int) -> float:
+def _score(m: SeamMatch, p: int) -> float:
     s = m.state
     return (s.robots[p].score - s.robots[1 - p].score) / 100
 
 
-class SkyportSpec:
-    """Skyport for two robots under one ruleset (``2013``, a rules file's path or `SkyportRules`), on a map
-    (a built-in map's name, ``duel-2p`` by default, or a `GameMap`) as a `GameSpec`."""
+class SkyportSpec(SeamSpec):
+    """Skyport for two robots under one ruleset (``2013``, a rules file's path or `SkyportRules`) as a
+    `GameSpec`."""
 
-    game = "skyport"
-    seats = 2
-    rewards = {"player-health": _health, "opponent-health": _opponent_health, "score-lead": _score}
-    bounded = False
-
-    def __init__(self, ruleset: Any = None, map: str | GameMap = "duel-2p") -> None:
+    def __init__(self, ruleset: Any = None) -> None:
         if ruleset is None or ruleset == "2013":
             rules = RULES_2013
         elif isinstance(ruleset, SkyportRules):
@@ -232,15 +173,10 @@ class SkyportSpec:
 
             path = Path(ruleset)
             rules = parse_variant(path.read_text(encoding="utf-8"), str(path), path.stem)
-        self.rules = rules
-        self.map = builtin_map(map) if isinstance(map, str) else map
-        self.phases = phases(rules)
+        super().__init__("skyport", rules, SkyportEncoder(rules),
+                         {"player-health": _health, "opponent-health": _opponent_health, "score-lead": _score})
 
-    def new(self, seed: int, agents: Sequence[str]) -> SkyportMatch:
-        names = [seat_name(i, a) for i, a in enumerate(agents[:2])]
-        return SkyportMatch(SkyportGame.new(names, seed, self.map, self.rules, tuple(agents[:2])))
-
-    def decisions(self, log: Sequence[Any]) -> Iterator[tuple[SkyportMatch, int, Any]]:
+    def decisions(self, log: Sequence[Any]) -> Iterator[tuple[SeamMatch, int, Any]]:
         """A stored two-robot log played again: (match, seat, command) before each recorded command is applied.
         The match's log in the end is what the rules give."""
         from locm.engine.errors import LocmError
@@ -250,27 +186,14 @@ class SkyportSpec:
         created = log[0]
         if type(created) is not GameCreated or len(created.names) != 2:
             raise LocmError("expected the log of a two-robot Skyport game, starting with game_created")
-        match = SkyportMatch(SkyportGame.new(created.names, created.seed, created.map, created.rules,
-                                             created.agents))
+        game = SkyportGame.new(created.names, created.seed, created.map, created.rules, created.agents)
+        match = SeamMatch(self.definition, self.encoder, game, created.seed)
         for e in log[1:]:
-            if type(e) is not CommandReceived or e.cause != -1 or match.game.over:
+            if type(e) is not CommandReceived or e.cause != -1 or game.over:
                 continue
             command = command_of(e)
             yield match, e.player, command
-            match.game.submit(command)
-
-    def opponent(self, spec: str, seed: int) -> SkyportOpponent:
-        return SkyportOpponent(spec, seed)
-
-    def open_store(self, option: Any) -> Any:
-        from locm.rl.logfolder import LogFolder
-
-        return option if isinstance(option, LogFolder) else LogFolder(option, self.game)
-
-    def store_episode(self, store: Any, match: SkyportMatch) -> str:
-        from locm.events.skyport.codec import to_jsonl
-
-        return store.append(match.seed, match.log, to_jsonl)
+            game.submit(command)
 
 
-__all__ = ["SkyportSpec", "SkyportMatch", "SkyportOpponent", "phases", "seat_name", "LOADOUTS"]
+__all__ = ["SkyportSpec", "SkyportEncoder", "phases", "LOADOUTS"]
