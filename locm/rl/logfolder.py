@@ -1,10 +1,11 @@
-"""Episodes of a game the event store does not keep yet (my-card-game, Skyport): a folder of JSONL logs.
+"""Episodes of my-card-game and Skyport: a folder of JSONL logs.
 
-`locm.store` keeps LOCM games only. Until it keeps every game, an environment's ``store`` option for another
-game is a folder: each finished episode is written there as its event log in the game's own codec (one event
-a line, as `locm play` writes a log), named by its game, seed and a hash of the log, so the same game is
-written once. A log read back with the game's ``from_jsonl`` can be folded, replayed and re-decided
-(``redecide``) like any other log of the game.
+The event store names a game of theirs by its created event alone (`GameDef.game_id`), which fixes a built-in
+agent's play but not a learner's: two episodes of one seed with the same agent names and other actions would
+share an id. So an environment's ``store`` option for these games is a folder: each finished episode is
+written there as its event log in the game's own codec (one event a line, as `locm play --log` writes one),
+named by its game, seed and a hash of the log, so the same game is written once. `locm verify`, `locm show`
+and `locm replay` read such a file like any log of the game; ``from_jsonl`` and ``redecide`` do in code.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ class LogFolder:
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"store: {self.path} is not a folder (a {game} episode is stored as a JSONL log in "
-                             f"a folder; LOCM's event store keeps LOCM games only)")
+                             f"a folder)")
         self.path.mkdir(parents=True, exist_ok=True)
         self.game = game
 
