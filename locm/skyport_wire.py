@@ -1,0 +1,248 @@
+"""Conformance through the real socket path: a game recorded from the official 2013 server (an oracle log,
+``skyport-oracle/1``) played again into `locm.skyport_server` over TCP, byte for byte.
+
+Each recorded client becomes a TCP connection to the server (a port per seat, so the slots are the log's).
+The records are taken in the log's order (the oracle's proxy saw them so): a line a client sent is sent again,
+as it was (its exact bytes, ``\\r`` and all); a line a client received must be the next line the server sends
+it, **the same text** (org.json's, key order included), compared as JSON values only to say where they differ.
+
+The only thing a replay cannot take from a log is time, so the server is paced by the log instead of a clock
+(`Scripted` timing): the gamestate of turn N goes out when the log's first gamestate N is reached, the turn's
+deadline comes when its first ``endturn`` is reached, and before either the replay waits until the server has
+read every byte sent to it so far. A turn therefore takes exactly the lines the log shows between the
+player's gamestate and its endturn; logs in which the 2013 server's reader thread took a line on the other
+side of a boundary than the proxy saw it (a timing race of that server, which ``locm conformance`` resolves
+with the GUI's feed) cannot be replayed this way and show as a difference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from locm.engine.skyport.hexmap import MapError, parse_map
+from locm.engine.skyport.rules import RULES_2013
+from locm.replay.skyport_oracle import OracleLogError, first_difference, read_records
+from locm.skyport_server import RESERVED, Bounds, SeatSpec, SkyportServer, Timing
+from locm.errors import JoinError
+
+WAIT_S = 10.0
+"""How long a replay waits for a line the 2013 server sent before it says the server did not send it."""
+
+
+class Scripted(Timing):
+    """Deadlines and gamestates released by the replay (`open`), not by a clock."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.opened = {"gamestate": -1, "deadline": -1}
+        self.event = asyncio.Event()
+
+    def open(self, kind: str, turn: int) -> None:
+        self.opened[kind] = max(self.opened[kind], turn)
+        self.event.set()
+
+    async def _until(self, kind: str, turn: int) -> None:
+        while self.opened[kind] < turn:
+            self.event.clear()
+            await self.event.wait()
+
+    async def before_gamestate(self, server: SkyportServer, turn: int) -> None:
+        await self._until("gamestate", turn)
+
+    async def loadouts(self, server: SkyportServer) -> None:
+        await self._until("deadline", 0)
+        await server.changed(server.all_loadouts)
+
+    async def turn(self, server: SkyportServer, seat: Any) -> None:
+        if seat.agent is None and not seat.connected:
+            return  # the 2013 server gives a disconnected player no think time
+        assert server.game is not None
+        await self._until("deadline", server.game.state.turn)
+
+
+@dataclass
+class WireResult:
+    path: str
+    identical: bool = False
+    lines: int = 0  # server lines compared
+    sent: int = 0  # client lines sent
+    message: str = ""
+    player: str = ""
+    turn: int = -1
+    where: str = ""
+    expected: Any = None
+    got: Any = None
+
+    def summary(self) -> str:
+        if self.identical:
+            return f"identical through TCP: {self.lines} server lines byte for byte, {self.sent} client lines sent"
+        at = f" at turn {self.turn}" if self.turn >= 0 else ""
+        at += f", player {self.player}" if self.player else ""
+        at += f", {self.where}" if self.where else ""
+        text = f"MISMATCH{at}: {self.message}"
+        if self.expected is not None or self.got is not None:
+            text += f"\n    expected {_short(self.expected)}\n    got      {_short(self.got)}"
+        return text
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return repr(text if len(text) <= 300 else text[:297] + "...")
+
+
+class _Differs(Exception):
+    def __init__(self, message: str, player: str = "", turn: int = -1, where: str = "", expected: Any = None,
+                 got: Any = None) -> None:
+        super().__init__(message)
+        self.player, self.turn, self.where, self.expected, self.got = player, turn, where, expected, got
+
+
+async def replay_log(path: str | Path, records: list[dict[str, Any]] | None = None) -> WireResult:
+    """Replay one oracle log through the server over TCP (see the module docstring)."""
+    records = read_records(path) if records is None else records
+    result = WireResult(str(path))
+    try:
+        await _replay(records, result)
+        result.identical = True
+    except _Differs as exc:
+        result.message = str(exc)
+        result.player, result.turn, result.where = exc.player, exc.turn, exc.where
+        result.expected, result.got = exc.expected, exc.got
+    return result
+
+
+async def _replay(records: list[dict[str, Any]], result: WireResult) -> None:
+    header = records[0]
+    try:
+        game_map = parse_map(header["map_text"], str(header.get("map", "")), "the header's map_text")
+    except MapError as exc:
+        raise OracleLogError(result.path, 1, str(exc)) from None
+    players = sorted(header["players"], key=lambda p: p["slot"])
+    names = [str(p["name"]) for p in players]
+    end = next((r for r in reversed(records) if r["type"] == "end"), {})
+    limit = header["turns"] or int(end.get("last_turn") or 0)
+    timing = Scripted()
+    server = SkyportServer(game_map, [SeatSpec(RESERVED, "replay") for _ in players], header["seed"],
+                           RULES_2013.replace(turn_limit=max(limit, 1)), timing, Bounds(join_s=3600))
+    conns: list[tuple[asyncio.StreamReader, asyncio.StreamWriter] | None] = []
+    run: asyncio.Task[Any] | None = None
+    try:
+        for slot in range(len(players)):
+            port = await server.listen_seat_tcp(slot)
+            conns.append(await asyncio.open_connection("127.0.0.1", port, limit=1 << 24))
+        run = asyncio.ensure_future(server.run())
+        sent = [0] * len(players)
+        last = [-1] * len(players)  # the turn of the last gamestate each client received
+
+        async def settled() -> None:
+            """Wait until the server has read every byte sent to it (or the game is over)."""
+            for _ in range(int(WAIT_S / 0.0005)):
+                if all(s.consumed >= n or s.writer is None for s, n in zip(server.seats, sent)) or run.done():
+                    return
+                await asyncio.sleep(0.0005)
+            raise _Differs("the server did not read what was sent to it")
+
+        for rec in records[1:]:
+            if run.done() and run.exception() is not None:
+                raise _Differs(f"the server stopped: {run.exception()}")
+            player = rec.get("player")
+            if not isinstance(player, int):
+                continue
+            conn = conns[player]
+            if rec["type"] == "msg" and rec["dir"] == "c2s":
+                data = bytes.fromhex(rec["raw_hex"]) if rec.get("raw_hex") else rec["line"].encode("utf-8")
+                data += b"" if rec.get("partial") else b"\n"
+                if conn is not None:
+                    conn[1].write(data)
+                    sent[player] += len(data)
+                    result.sent += 1
+            elif rec["type"] == "msg" and rec["dir"] == "s2c":
+                await _expect(rec["line"], conn, player, names[player], last, timing, settled)
+                result.lines += 1
+            elif rec["type"] == "close" and rec.get("by") == "client" and conn is not None and not run.done():
+                await settled()
+                conn[1].close()
+                conns[player] = None
+        try:
+            await asyncio.wait_for(asyncio.shield(run), WAIT_S)
+        except asyncio.TimeoutError:
+            raise _Differs("the game did not end where the log's did", turn=max(last)) from None
+        if run.exception() is not None:
+            exc = run.exception()
+            raise _Differs(f"the server stopped: {exc}" if not isinstance(exc, JoinError) else str(exc))
+        await server.close()
+        for slot, conn in enumerate(conns):
+            if conn is not None:
+                extra = await asyncio.wait_for(conn[0].read(), WAIT_S)
+                if extra:
+                    raise _Differs("the server sent more than the 2013 server", names[slot], max(last), "extra",
+                                   None, extra.decode("utf-8", "replace")[:300])
+    finally:
+        if run is not None and not run.done():
+            run.cancel()
+        await server.close()
+        for conn in conns:
+            if conn is not None:
+                conn[1].close()
+
+
+async def _expect(line: str, conn: Any, player: int, name: str, last: list[int], timing: Scripted,
+                  settled: Callable[[], Any]) -> None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        value = None
+    is_state = isinstance(value, dict) and value.get("message") == "gamestate" and isinstance(value.get("turn"), int)
+    if is_state:
+        await settled()
+        timing.open("gamestate", value["turn"])
+    elif value == {"message": "endturn"}:
+        await settled()
+        timing.open("deadline", last[player])
+    if conn is None:
+        raise _Differs("the log has a line for a client that had left", name, last[player], "", line, None)
+    try:
+        raw = await asyncio.wait_for(conn[0].readline(), WAIT_S)
+    except asyncio.TimeoutError:
+        raw = b""
+    got = raw.decode("utf-8", "replace").removesuffix("\n")
+    if not raw:
+        raise _Differs("the server did not send a line the 2013 server sent", name, last[player], "missing", line,
+                       None)
+    if got != line:
+        try:
+            where, a, b = first_difference(value, json.loads(got))
+        except ValueError:
+            where, a, b = "text", line, got
+        same = "the same JSON, another text" if a == b else "a line differs from the 2013 server's"
+        raise _Differs(same, name, last[player], where, line if a == b else a, got if a == b else b)
+    if is_state:
+        last[player] = value["turn"]
+
+
+def wire_report(paths: Iterable[str | Path], quiet: bool, echo: Callable[..., Any]) -> int:
+    """Replay each log through the server, `echo` one line per log and a summary; exit status 0 when all are
+    identical, 1 when one differs, 2 when none could be read."""
+    paths = list(paths)
+    same = bad = 0
+    for path in paths:
+        try:
+            result = asyncio.run(replay_log(path))
+        except OracleLogError as exc:
+            bad += 1
+            echo(f"locm: error: {exc}", err=True)
+            continue
+        same += result.identical
+        if not (quiet and result.identical):
+            echo(f"{path}: {result.summary()}")
+    echo(f"{same}/{len(paths)} games identical through the server" + (f" ({bad} not an oracle log)" if bad else ""))
+    return 0 if same == len(paths) else 2 if bad == len(paths) else 1
+
+
+__all__ = ["Scripted", "WireResult", "replay_log", "wire_report"]

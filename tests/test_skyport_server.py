@@ -1,0 +1,115 @@
+"""Skyport's server: the 2013 protocol over real sockets (locm/skyport_server.py), built-in agents as network
+clients (locm/skyport_netclient.py) and the oracle's games played again through TCP (locm/skyport_wire.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+
+import pytest
+
+from locm.engine.skyport.agents import agent_seed, make_agent, play
+from locm.engine.skyport.game import SkyportGame, redecide
+from locm.engine.skyport.rules import RULES_2013, builtin_map
+from locm.replay.skyport_oracle import read_records
+from locm.skyport_netclient import play as net_play
+from locm.skyport_server import FACTS, RESERVED, Bounds, Fast, JavaLineReader, SeatSpec, SkyportServer
+from locm.skyport_wire import replay_log
+from tests.skyport_helpers import SAMPLES
+
+
+
+def test_lines_are_read_as_javas_readline_reads_them():
+    reader = JavaLineReader(limit=8)
+    got = reader.feed(b"a\r") + reader.feed(b"\nb\rc\r\n") + reader.feed("\u00e9".encode()[:1])
+    got += reader.feed("\u00e9".encode()[1:] + b"\nlast", ) + reader.feed(b"", final=True)
+    assert got == ["a", "b", "c", "\u00e9", "last"]
+    long = JavaLineReader(limit=8)
+    assert long.feed(b"12345678\n123456789\nnext\n") == ["12345678"] and long.overflow
+    assert long.feed(b"more\n") == []
+
+
+async def _served_by_netclients(seed: int, agents: list[str], turns: int) -> SkyportGame:
+    game_map = builtin_map("duel-2p")
+    rules = RULES_2013.replace(turn_limit=turns)
+    server = SkyportServer(game_map, [SeatSpec(RESERVED, a) for a in agents], seed, rules, Fast(5000))
+    ports = [await server.listen_seat_tcp(slot) for slot in range(len(agents))]
+    clients = [asyncio.ensure_future(net_play(make_agent(a, agent_seed(seed, i)), f"{a}-{i}", port=ports[i]))
+               for i, a in enumerate(agents)]
+    try:
+        game = await server.run()
+    finally:
+        await server.close()
+    await asyncio.wait_for(asyncio.gather(*clients), 10)
+    return game
+
+
+@pytest.mark.parametrize("seed", [5, 12])
+def test_agents_playing_as_network_clients_play_the_game_they_play_in_process(seed):
+    agents, turns = ["hunter", "random"], 40
+    served = asyncio.run(_served_by_netclients(seed, agents, turns))
+    names = tuple(f"{a}-{i}" for i, a in enumerate(agents))
+    alone = play(SkyportGame.new(names, seed, builtin_map("duel-2p"), RULES_2013.replace(turn_limit=turns),
+                                 tuple(agents)), [make_agent(a, agent_seed(seed, i)) for i, a in enumerate(agents)])
+    assert served.state.turn == turns and any(r.score for r in served.state.robots), f"seed {seed}"
+    assert [type(e) for e in served.log] == [type(e) for e in alone.log], f"seed {seed}"
+    assert served.log == alone.log, f"seed {seed}"
+
+
+async def _hostile_game(bounds: Bounds) -> tuple[SkyportServer, SkyportGame]:
+    """Seat 0 a built-in hunter; seat 1 a client that stops reading; seat 2 one that sends an endless line."""
+    game_map = builtin_map("triangle-3p")
+    server = SkyportServer(game_map, [SeatSpec("local", "hunter", make_agent("hunter", 1)),
+                                      SeatSpec(RESERVED, "deaf"), SeatSpec(RESERVED, "flood")], 9,
+                           RULES_2013.replace(turn_limit=90), Fast(100), bounds)
+    ports = [await server.listen_seat_tcp(slot) for slot in (1, 2)]
+    run = asyncio.ensure_future(server.run())
+    conns = []
+    for name, port in zip(("deaf", "flood"), ports):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # what the kernel holds for it stays small
+        sock.connect(("127.0.0.1", port))
+        reader, writer = await asyncio.open_connection(sock=sock)
+        writer.write(json.dumps({"message": "connect", "revision": 1, "name": name}).encode() + b"\n"
+                     b'{"message":"loadout","primary-weapon":"laser","secondary-weapon":"mortar"}\n')
+        conns.append((reader, writer))
+    conns[0][1].transport.pause_reading()  # the deaf client never reads what it is sent
+    while b'"turn":1,' not in await conns[1][0].readline():  # once the game has begun: before, the seat is freed
+        pass
+    conns[1][1].write(b'{"message":"action","type":"move","direction":"' + b"x" * 50_000)
+    try:
+        game = await asyncio.wait_for(run, 20)
+    finally:
+        await server.close()
+        for _, writer in conns:
+            writer.close()
+    return server, game
+
+
+def test_a_client_that_floods_or_never_reads_is_cut_off_and_the_game_goes_on():
+    bounds = Bounds(line_chars=4096, unsent_bytes=20_000, socket_buffer=4096)
+    server, game = asyncio.run(_hostile_game(bounds))
+    assert server.seats[1].gone == "more than 20000 bytes unread"
+    assert server.seats[2].gone == "a line longer than 4096 characters"
+    assert game.state.turn == 90 and game.over
+    assert redecide(game.log)[1] == -1
+
+
+def test_oracle_games_replayed_through_tcp_are_byte_identical():
+    paths = sorted(SAMPLES.glob("*.jsonl.gz"))[:6]
+    for path in paths:
+        result = asyncio.run(replay_log(path))
+        assert result.identical, f"{path.name}: {result.summary()}"
+        assert result.lines > 100 and result.sent > 50
+
+
+def test_a_server_line_that_differs_from_the_oracles_is_reported_where_it_is():
+    path = SAMPLES / "game-s1-0027.jsonl.gz"
+    records = read_records(path)
+    hit = next(i for i, r in enumerate(records) if r["type"] == "msg" and r["dir"] == "s2c"
+               and r["player"] == 1 and '"turn":7,' in r["line"])
+    records[hit] = {**records[hit], "line": records[hit]["line"].replace('"turn":7,', '"turn":8,')}
+    result = asyncio.run(replay_log(path, records))
+    assert not result.identical
+    assert result.turn == 6 and result.where == "turn", result.summary()
