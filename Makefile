@@ -19,6 +19,8 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 	@# bubblewrap: the sandbox of external bots (locm refuses them without it, saying how to get it)
 	@.ci/apt-install bwrap bubblewrap || echo "setup: bubblewrap could not be installed: see 'locm sandbox check'" >&2
+	@# socat: relays a sandboxed Skyport client to its server (locm serve --game skyport --seat COMMAND)
+	@.ci/apt-install socat socat || echo "setup: socat could not be installed: sandboxed Skyport clients cannot run" >&2
 
 demo: $(STAMP)
 	$(BIN)/locm demo

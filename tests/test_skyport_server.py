@@ -1,23 +1,32 @@
-"""Skyport's server: the 2013 protocol over real sockets (locm/skyport_server.py), built-in agents as network
-clients (locm/skyport_netclient.py) and the oracle's games played again through TCP (locm/skyport_wire.py)."""
+"""`locm serve --game skyport`: the 2013 protocol over real sockets (locm/skyport_server.py), clients started
+from command lines in the sandbox (locm/netbots.py), the oracle's games played again through TCP
+(locm/skyport_wire.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import socket
+import sys
+from pathlib import Path
 
 import pytest
 
 from locm.engine.skyport.agents import agent_seed, make_agent, play
 from locm.engine.skyport.game import SkyportGame, redecide
 from locm.engine.skyport.rules import RULES_2013, builtin_map
+from locm.netbots import play_skyport
 from locm.replay.skyport_oracle import read_records
+from locm.sandbox import Sandbox, probe
 from locm.skyport_netclient import play as net_play
 from locm.skyport_server import FACTS, RESERVED, Bounds, Fast, JavaLineReader, SeatSpec, SkyportServer
 from locm.skyport_wire import replay_log
 from tests.skyport_helpers import SAMPLES
 
+ROOT = Path(__file__).resolve().parent.parent
+PROBE_BOT = ROOT / "tests" / "bots" / "skyport_probe_bot.py"
+SANDBOX = probe()
 
 
 def test_lines_are_read_as_javas_readline_reads_them():
@@ -113,3 +122,27 @@ def test_a_server_line_that_differs_from_the_oracles_is_reported_where_it_is():
     result = asyncio.run(replay_log(path, records))
     assert not result.identical
     assert result.turn == 6 and result.where == "turn", result.summary()
+
+
+def _host_port() -> socket.socket:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    return listener
+
+
+@pytest.mark.skipif(not SANDBOX.ok, reason=f"no sandbox here: {SANDBOX.reason}")
+@pytest.mark.skipif(shutil.which("socat") is None, reason="socat is not installed")
+def test_a_sandboxed_client_reaches_its_server_and_nothing_else(tmp_path):
+    """The probe bot tries a port listening on the host's loopback, the other seat's Unix socket and an
+    outside address before it plays; its name says what it reached. Unconfined, it reaches the host's port
+    (the probe can fail); in the sandbox, nothing but its own server."""
+    with _host_port() as listener:
+        spec = f"{sys.executable} {PROBE_BOT} {{host}} {{port}} {listener.getsockname()[1]} {{slot}}"
+        served = play_skyport([spec, spec], builtin_map("duel-2p"), 3, rules=RULES_2013.replace(turn_limit=4),
+                              timing=Fast(3000))
+        loose = play_skyport([spec, "hunter"], builtin_map("duel-2p"), 3, rules=RULES_2013.replace(turn_limit=2),
+                             timing=Fast(3000), sandbox=Sandbox(enabled=False))
+    assert [r.name for r in served.game.state.robots] == ["sealed0", "sealed1"], served.clients
+    assert served.game.state.turn == 4 and served.sandbox is not None
+    assert loose.game.state.robots[0].name.startswith("leak-H")
