@@ -924,6 +924,10 @@ from locm import store_cli  # noqa: E402  (migrate, sql: locm/store_cli.py)
 
 store_cli.register(cli)
 
+from locm import serve_cli  # noqa: E402  (locm serve --game skyport: locm/skyport_server.py, netbots.py)
+
+serve_cli.register(cli, sandbox_options)
+
 
 def main() -> None:
     cli.main()

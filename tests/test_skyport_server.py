@@ -1,6 +1,6 @@
 """`locm serve --game skyport`: the 2013 protocol over real sockets (locm/skyport_server.py), clients started
 from command lines in the sandbox (locm/netbots.py), the oracle's games played again through TCP
-(locm/skyport_wire.py)."""
+(locm/skyport_wire.py) and a Node.js client written from the protocol text (examples/skyport/client.js)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from locm.cli import cli
 from locm.engine.skyport.agents import agent_seed, make_agent, play
 from locm.engine.skyport.game import SkyportGame, redecide
 from locm.engine.skyport.rules import RULES_2013, builtin_map
+from locm.events.skyport.codec import from_jsonl
 from locm.netbots import play_skyport
 from locm.replay.skyport_oracle import read_records
 from locm.sandbox import Sandbox, probe
@@ -26,6 +29,7 @@ from tests.skyport_helpers import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE_BOT = ROOT / "tests" / "bots" / "skyport_probe_bot.py"
+NODE_CLIENT = ROOT / "examples" / "skyport" / "client.js"
 SANDBOX = probe()
 
 
@@ -146,3 +150,36 @@ def test_a_sandboxed_client_reaches_its_server_and_nothing_else(tmp_path):
     assert [r.name for r in served.game.state.robots] == ["sealed0", "sealed1"], served.clients
     assert served.game.state.turn == 4 and served.sandbox is not None
     assert loose.game.state.robots[0].name.startswith("leak-H")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_node_client_plays_a_hunter_through_locm_serve_and_the_log_verifies(tmp_path):
+    log = tmp_path / "node.jsonl"
+    sandbox = [] if SANDBOX.ok and shutil.which("socat") else ["--no-sandbox"]
+    result = CliRunner().invoke(cli, [
+        "serve", "--game", "skyport", "--map", "duel-2p", "--turns", "16", "--seed", "4", "--think-ms", "5000",
+        "--seat", "hunter", "--seat", f"node {NODE_CLIENT} {{host}} {{port}}", "--log", str(log), *sandbox])
+    assert result.exit_code == 0, result.output
+    assert "nodebot" in result.output and "re-decided: identical" in result.output
+    events = from_jsonl(log.read_bytes())
+    assert redecide(events)[1] == -1
+    acted = [e for e in events if isinstance(e, FACTS) and e.player == 1]
+    assert acted, "the Node.js client did nothing"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--map", "nowhere"], "--map 'nowhere': expected a built-in map"),
+    (["--map", "duel-2p", "--players", "5"], "expected 1 to 2 players on map duel-2p"),
+    (["--map", "duel-2p", "--seat", "random", "--seat", "nosuchbot {port}", "--no-sandbox"], "nosuchbot"),
+])
+def test_bad_serve_input_is_a_one_line_error(args, message):
+    result = CliRunner().invoke(cli, ["serve", "--game", "skyport", "--turns", "2", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_a_seat_that_never_joins_ends_the_wait_with_a_one_line_error():
+    result = CliRunner().invoke(cli, ["serve", "--game", "skyport", "--map", "duel-2p", "--port", "0",
+                                      "--seat", "hunter", "--join-timeout", "1"])
+    assert result.exit_code == 2, result.output
+    assert "the game could not start within 1 s (seat 1: no connection)" in result.output
