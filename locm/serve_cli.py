@@ -75,7 +75,7 @@ def _policy(seats: list[str], no_sandbox: bool, bot_limits, bot_network: bool, b
               help="Write the game's event log here (one JSON event per line).")
 @click.option("--transcript", type=click.Path(dir_okay=False, path_type=Path),
               help="Write every line each client sent and got, in the oracle's format (.gz allowed): "
-                   "'locm conformance --game skyport' checks it.")
+                   "'locm conformance --game skyport' checks it when every seat is a client.")
 @click.option("--join-timeout", type=click.FloatRange(1, 86_400), default=60, show_default=True,
               help="Seconds for every seat to connect, shake hands and choose its loadout.")
 def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, timing, rules_file, log_path,

@@ -64,6 +64,8 @@ class ProtocolPlayer:
             return []
         if not isinstance(message, dict):
             return []
+        if "error" in message and self.state is None:  # a refused handshake or loadout: say why
+            print(f"server says: {message['error']}", file=sys.stderr, flush=True)
         kind = message.get("message")
         if kind == "gamestate":
             return self._gamestate(message)

@@ -9,6 +9,7 @@ import json
 import shutil
 import socket
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,8 @@ from locm.netbots import play_skyport
 from locm.replay.skyport_oracle import read_records
 from locm.sandbox import Sandbox, probe
 from locm.skyport_netclient import play as net_play
-from locm.skyport_server import FACTS, RESERVED, Bounds, Fast, JavaLineReader, SeatSpec, SkyportServer
+from locm.skyport_server import (FACTS, RESERVED, Bounds, Fast, Faithful, JavaLineReader, SeatSpec, SkyportServer,
+                                 Timing)
 from locm.skyport_wire import replay_log
 from tests.skyport_helpers import SAMPLES
 
@@ -43,10 +45,11 @@ def test_lines_are_read_as_javas_readline_reads_them():
     assert long.feed(b"more\n") == []
 
 
-async def _served_by_netclients(seed: int, agents: list[str], turns: int) -> SkyportGame:
+async def _served_by_netclients(seed: int, agents: list[str], turns: int, timing: Timing = Fast(5000)
+                                ) -> SkyportGame:
     game_map = builtin_map("duel-2p")
     rules = RULES_2013.replace(turn_limit=turns)
-    server = SkyportServer(game_map, [SeatSpec(RESERVED, a) for a in agents], seed, rules, Fast(5000))
+    server = SkyportServer(game_map, [SeatSpec(RESERVED, a) for a in agents], seed, rules, timing)
     ports = [await server.listen_seat_tcp(slot) for slot in range(len(agents))]
     clients = [asyncio.ensure_future(net_play(make_agent(a, agent_seed(seed, i)), f"{a}-{i}", port=ports[i]))
                for i, a in enumerate(agents)]
@@ -68,6 +71,16 @@ def test_agents_playing_as_network_clients_play_the_game_they_play_in_process(se
     assert served.state.turn == turns and any(r.score for r in served.state.robots), f"seed {seed}"
     assert [type(e) for e in served.log] == [type(e) for e in alone.log], f"seed {seed}"
     assert served.log == alone.log, f"seed {seed}"
+
+
+def test_faithful_timing_waits_out_every_turn_and_takes_the_same_actions():
+    """The clients send their turn at once; fast timing ends each turn then, faithful after the think time
+    (every one of the 8 turns, and the loadout phase): the two games are the same."""
+    fast = asyncio.run(_served_by_netclients(3, ["hunter", "hunter"], 8))
+    started = time.monotonic()
+    faithful = asyncio.run(_served_by_netclients(3, ["hunter", "hunter"], 8, Faithful(150)))
+    assert time.monotonic() - started >= 9 * 0.15
+    assert faithful.log == fast.log
 
 
 async def _hostile_game(bounds: Bounds) -> tuple[SkyportServer, SkyportGame]:
