@@ -82,6 +82,7 @@ from locm.events.skyport.rules import GameMap, SkyportRules
 FACTS = (Moved, Mined, Upgraded, LaserFired, MortarFired, DroidFired)
 """The facts whose action the server re-broadcasts (an action carried out)."""
 READ_CHUNK = 4096
+MAP_MARK = "@map@"
 OPEN, RESERVED, LOCAL = "open", "reserved", "local"
 TRANSCRIPT_FORMAT = "skyport-oracle/1"
 
@@ -281,6 +282,8 @@ class SkyportServer:
         self.started = time.monotonic()
         self._changed = asyncio.Event()
         self._closing = False
+        self._map_rows: tuple[str, ...] = ()
+        self._map_text = ""
 
     # --- listening ------------------------------------------------------------------------------------------
 
@@ -445,7 +448,19 @@ class SkyportServer:
         self._write(seat, text, text.encode("utf-8", "replace") + b"\n")
 
     def _broadcast(self, message: dict[str, Any]) -> None:
-        text = to_json_text(message)
+        self._broadcast_text(to_json_text(message))
+
+    def _gamestate_text(self, state: Any, turn: int) -> str:
+        """The gamestate's text (`protocol.gamestate` written by org.json), its map's text kept from the last
+        turn while no tile changes: most of a gamestate is its map, and writing it is most of a turn's work."""
+        message = gamestate(state, turn, state.turn_list())
+        rows = tuple("".join(row) for row in message["map"]["data"])
+        if rows != self._map_rows:
+            self._map_rows, self._map_text = rows, to_json_text(message["map"])
+        message["map"] = MAP_MARK  # "@" is in no name (R-SETUP) nor any other string of a gamestate
+        return to_json_text(message).replace(to_json_text(MAP_MARK), self._map_text, 1)
+
+    def _broadcast_text(self, text: str) -> None:
         data = text.encode("utf-8", "replace") + b"\n"  # Java's getBytes: '?' for what UTF-8 cannot encode
         for seat in self.seats:
             self._write(seat, text, data)
@@ -521,7 +536,7 @@ class SkyportServer:
             self.transcript.start(self, names)
         state = game.state
         await self.timing.before_gamestate(self, 0)
-        self._broadcast(gamestate(state, 0, state.turn_list()))
+        self._broadcast_text(self._gamestate_text(state, 0))
         for seat in self.seats:
             if seat.agent is not None:
                 command = seat.agent.command(game.state, seat.slot)
@@ -544,7 +559,7 @@ class SkyportServer:
             s.lines_left, s.bytes_left = self.bounds.lines_per_turn, self.bounds.bytes_per_turn
             s.refilled.set()
         await self.timing.before_gamestate(self, turn)
-        self._broadcast(gamestate(state, turn, state.turn_list()))
+        self._broadcast_text(self._gamestate_text(state, turn))
         await self.timing.turn(self, seat)
         seat.window = False
         actions, seat.inbox = seat.inbox, []
