@@ -245,4 +245,25 @@ def wire_report(paths: Iterable[str | Path], quiet: bool, echo: Callable[..., An
     return 0 if same == len(paths) else 2 if bad == len(paths) else 1
 
 
-__all__ = ["Scripted", "WireResult", "replay_log", "wire_report"]
+def main(argv: list[str] | None = None) -> int:
+    """``python -m locm.skyport_wire [--quiet] LOG...``: `wire_report` on the command line."""
+    import argparse
+
+    import click
+
+    ap = argparse.ArgumentParser(prog="python -m locm.skyport_wire",
+                                 description="Play oracle logs of the 2013 Skyport server into locm's server over "
+                                             "TCP and compare every line it sends, byte for byte.",
+                                 epilog="example: python -m locm.skyport_wire --quiet "
+                                        "tests/data/skyport/samples/*.jsonl.gz")
+    ap.add_argument("logs", nargs="+", metavar="LOG")
+    ap.add_argument("--quiet", action="store_true", help="print only the logs that differ, and the summary")
+    a = ap.parse_args(argv)
+    return wire_report(a.logs, a.quiet, click.echo)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["Scripted", "WireResult", "replay_log", "wire_report", "main"]
