@@ -552,13 +552,13 @@ class SkyportServer:
         state = game.state
         player, turn = state.current, state.turn
         seat = self.seats[player]
-        seat.inbox = []
-        seat.over.clear()
-        seat.window = True
         for s in self.seats:  # every client's budget is renewed each turn
             s.lines_left, s.bytes_left = self.bounds.lines_per_turn, self.bounds.bytes_per_turn
             s.refilled.set()
         await self.timing.before_gamestate(self, turn)
+        seat.inbox = []  # 2013: the inbox is emptied just before the gamestate goes out
+        seat.over.clear()
+        seat.window = True
         self._broadcast_text(self._gamestate_text(state, turn))
         await self.timing.turn(self, seat)
         seat.window = False

@@ -141,6 +141,26 @@ def test_a_server_line_that_differs_from_the_oracles_is_reported_where_it_is():
     assert result.turn == 6 and result.where == "turn", result.summary()
 
 
+def test_a_line_the_2013_server_read_across_a_turns_end_is_put_back_there():
+    """The log is made to show a mover's last action after its turn's end although the server carried it out
+    (what the proxy sees when the 2013 server's reader and game threads race): played as logged it differs;
+    the replay finds the one line to read before the end, within the think time, and is then identical."""
+    path = SAMPLES / "game-s1-0027.jsonl.gz"
+    records = read_records(path)
+    state = next(i for i, r in enumerate(records) if r["type"] == "msg" and r["dir"] == "s2c"
+                 and r["player"] == 0 and '"turn":9,' in r["line"] and r["line"].startswith('{"players"'))
+    mover = json.loads(records[state]["line"])["players"][0]["name"]
+    slot = next(p["slot"] for p in records[0]["players"] if p["name"] == mover)
+    end = next(i for i in range(state, len(records)) if records[i].get("player") == slot
+               and records[i]["line"] == '{"message":"endturn"}')
+    line = max(i for i in range(state, end) if records[i].get("player") == slot and records[i]["dir"] == "c2s")
+    late = {**records[line], "t": records[end]["t"]}
+    records = records[:line] + records[line + 1:end + 1] + [late] + records[end + 1:]
+    assert not asyncio.run(replay_log(path, records, races=0)).identical
+    result = asyncio.run(replay_log(path, records))
+    assert result.identical and result.moved == 1, result.summary()
+
+
 def _host_port() -> socket.socket:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
