@@ -50,7 +50,7 @@ SANDBOX_HOST, SANDBOX_PORT = "127.0.0.1", 54321
 OUTPUT_KEEP = 16 * 1024
 EXIT_GRACE_S = 1.0
 RELAY = r"""port=$1 sock=$2; shift 2
-socat -lpsocat TCP-LISTEN:"$port",bind=127.0.0.1,reuseaddr UNIX-CONNECT:"$sock" &
+socat -lpsocat TCP-LISTEN:"$port",bind=127.0.0.1,reuseaddr,nodelay UNIX-CONNECT:"$sock" &
 hex=$(printf '%04X' "$port"); i=0
 while ! grep -q ":$hex 00000000:0000 0A" /proc/net/tcp; do
   i=$((i + 1)); if [ "$i" -gt 500 ]; then echo "locm relay: socat did not listen" >&2; exit 97; fi; sleep 0.01
