@@ -27,6 +27,7 @@ const MORTAR_RANGE = [2, 3, 4];
 let board = null; // board[j][k]: the tile letter
 const sock = net.connect(Number(port), host, () => send({ message: "connect", revision: 1, name }));
 sock.setEncoding("utf8");
+sock.setNoDelay(true); // a turn's lines go out at once, not held until the server acknowledges the first
 
 function send(obj) {
   sock.write(JSON.stringify(obj) + "\n");
