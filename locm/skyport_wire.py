@@ -32,6 +32,9 @@ from locm.errors import JoinError
 
 WAIT_S = 10.0
 MAX_RACES = 8
+STALL_S = 0.5
+"""How long the server may wait for the replay, with nothing more arriving, before a line it has not sent is
+taken as one it will not send."""
 """How long a replay waits for a line the 2013 server sent before it says the server did not send it."""
 
 
@@ -44,6 +47,7 @@ class Scripted(Timing):
         super().__init__(0)
         self.opened = {"gamestate": -1, "deadline": -1}
         self.event = asyncio.Event()
+        self.parked = False  # the server waits for the replay: it will send nothing more until it opens
 
     def open(self, kind: str, turn: int) -> None:
         self.opened[kind] = max(self.opened[kind], turn)
@@ -52,7 +56,11 @@ class Scripted(Timing):
     async def _until(self, kind: str, turn: int) -> None:
         while self.opened[kind] < turn:
             self.event.clear()
-            await self.event.wait()
+            self.parked = True
+            try:
+                await self.event.wait()
+            finally:
+                self.parked = False
 
     async def before_gamestate(self, server: SkyportServer, turn: int) -> None:
         await self._until("gamestate", turn)
@@ -294,10 +302,7 @@ async def _expect(line: str, conn: Any, player: int, name: str, last: list[int],
         timing.open("deadline", last[player])
     if conn is None:
         raise _Differs("the log has a line for a client that had left", name, last[player], "", line, None)
-    try:
-        raw = await asyncio.wait_for(conn[0].readline(), WAIT_S)
-    except asyncio.TimeoutError:
-        raw = b""
+    raw = await _next_line(conn[0], timing)
     got = raw.decode("utf-8", "replace").removesuffix("\n")
     if not raw:
         raise _Differs("the server did not send a line the 2013 server sent", name, last[player], "missing", line,
@@ -311,6 +316,22 @@ async def _expect(line: str, conn: Any, player: int, name: str, last: list[int],
         raise _Differs(same, name, last[player], where, line if a == b else a, got if a == b else b)
     if is_state:
         last[player] = value["turn"]
+
+
+async def _next_line(reader: asyncio.StreamReader, timing: Scripted) -> bytes:
+    """The server's next line to this client, or b"" once it is clear none comes: the server has been
+    waiting for the replay (`Scripted.parked`) for `STALL_S` with nothing arriving, or `WAIT_S` passed."""
+    loop = asyncio.get_running_loop()
+    read = asyncio.ensure_future(reader.readline())
+    deadline, parked = loop.time() + WAIT_S, None
+    while not read.done():
+        await asyncio.wait([read], timeout=0.02)
+        now = loop.time()
+        parked = (parked or now) if timing.parked else None
+        if not read.done() and (now > deadline or (parked is not None and now - parked > STALL_S)):
+            read.cancel()
+            return b""
+    return read.result()
 
 
 def wire_report(paths: Iterable[str | Path], quiet: bool, echo: Callable[..., Any]) -> int:

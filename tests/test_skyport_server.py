@@ -200,6 +200,68 @@ def test_the_node_client_plays_a_hunter_through_locm_serve_and_the_log_verifies(
     assert acted, "the Node.js client did nothing"
 
 
+SKYBOT = ROOT.parent / "shared" / "skyport-oracle" / "bots" / "skybot.py"
+
+
+@pytest.mark.skipif(not SKYBOT.is_file(), reason=f"the oracle's bots are not here ({SKYBOT})")
+def test_the_oracles_own_bots_play_through_locm_serve_and_the_transcript_conforms(tmp_path):
+    """The oracle's bots, unchanged (one of them sends malformed and lenient JSON, a bad handshake and
+    loadout, invalid and late actions; one leaves), started by `locm serve`: what each was sent, checked by
+    `locm conformance` as it checks the Java server's logs."""
+    transcript = tmp_path / "served.jsonl"
+    sandbox = [] if SANDBOX.ok and shutil.which("socat") else ["--no-sandbox"]
+    seats = []
+    for slot, style in enumerate(["chaos", "sloppy", "hunter", "quitter"]):
+        seats += ["--seat", f"python3 {SKYBOT} --style {style} --name p{slot}-{style} --host {{host}} "
+                            f"--port {{port}} --seed {slot + 1}"]
+    served = CliRunner().invoke(cli, ["serve", "--game", "skyport", "--map", "crossroads-4p", "--turns", "30",
+                                      "--seed", "11", "--think-ms", "100", "--transcript", str(transcript),
+                                      *seats, *sandbox])
+    assert served.exit_code == 0, served.output
+    checked = CliRunner().invoke(cli, ["conformance", "--game", "skyport", str(transcript)])
+    assert checked.exit_code == 0 and "identical: 30 turns" in checked.output, checked.output
+    lines = [json.loads(line) for line in transcript.read_text().splitlines()]
+    sent = [r["line"] for r in lines if r.get("dir") == "c2s" and r["player"] == 0]
+    assert any("Invalid" in r["line"] or "Unexpected" in r["line"] for r in lines if r.get("dir") == "s2c"), \
+        "the chaos bot's errors were not answered"
+    assert any(not line.startswith("{") for line in sent) and len(sent) > 10, sent
+
+
+async def _open_seats() -> tuple[SkyportGame, bytes]:
+    """Two open seats: a silent connection takes the first, a client the second; the silent one is closed
+    after the handshake time, and the next client gets its seat."""
+    server = SkyportServer(builtin_map("duel-2p"), [SeatSpec("open"), SeatSpec("open")], 2,
+                           RULES_2013.replace(turn_limit=6), Fast(3000), Bounds(handshake_s=0.3))
+    port = await server.listen_tcp()
+    silent = await asyncio.open_connection("127.0.0.1", port)
+
+    async def join(name: str) -> asyncio.Future[None]:
+        client = asyncio.ensure_future(net_play(make_agent("hunter", 1), name, port=port))
+        for _ in range(500):
+            if any(s.name == name for s in server.seats):
+                return client
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"{name} got no seat: {[s.name for s in server.seats]}")
+
+    clients = [await join("second-in")]
+    said = await asyncio.wait_for(silent[0].read(), 5)
+    clients.append(await join("third-in"))
+    try:
+        game = await asyncio.wait_for(server.run(), 10)
+    finally:
+        await server.close()
+        silent[1].close()
+    await asyncio.wait_for(asyncio.gather(*clients), 5)
+    return game, said
+
+
+def test_open_seats_go_in_connection_order_and_a_silent_connection_gives_its_seat_up():
+    game, said = asyncio.run(_open_seats())
+    assert said == b""  # closed without a word after the protocol's 10 s (0.3 s here)
+    assert [r.name for r in game.state.robots] == ["third-in", "second-in"]
+    assert game.state.turn == 6 and redecide(game.log)[1] == -1
+
+
 @pytest.mark.parametrize("args, message", [
     (["--map", "nowhere"], "--map 'nowhere': expected a built-in map"),
     (["--map", "duel-2p", "--players", "5"], "expected 1 to 2 players on map duel-2p"),
