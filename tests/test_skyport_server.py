@@ -83,16 +83,21 @@ def test_faithful_timing_waits_out_every_turn_and_takes_the_same_actions():
     assert faithful.log == fast.log
 
 
+SPAM = b'{"message":"action","type":"mine"}\n' * 20_000
+
+
 async def _hostile_game(bounds: Bounds) -> tuple[SkyportServer, SkyportGame]:
-    """Seat 0 a built-in hunter; seat 1 a client that stops reading; seat 2 one that sends an endless line."""
-    game_map = builtin_map("triangle-3p")
-    server = SkyportServer(game_map, [SeatSpec("local", "hunter", make_agent("hunter", 1)),
-                                      SeatSpec(RESERVED, "deaf"), SeatSpec(RESERVED, "flood")], 9,
+    """Seat 0 a built-in hunter; seat 1 a client that stops reading; seat 2 one that sends an endless line;
+    seat 3 one that sends 20,000 lines at once."""
+    game_map = builtin_map("crossroads-4p")
+    names = ("deaf", "flood", "spam")
+    server = SkyportServer(game_map, [SeatSpec("local", "hunter", make_agent("hunter", 1))]
+                           + [SeatSpec(RESERVED, name) for name in names], 9,
                            RULES_2013.replace(turn_limit=90), Fast(100), bounds)
-    ports = [await server.listen_seat_tcp(slot) for slot in (1, 2)]
+    ports = [await server.listen_seat_tcp(slot) for slot in (1, 2, 3)]
     run = asyncio.ensure_future(server.run())
     conns = []
-    for name, port in zip(("deaf", "flood"), ports):
+    for name, port in zip(names, ports):
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # what the kernel holds for it stays small
         sock.connect(("127.0.0.1", port))
@@ -104,20 +109,26 @@ async def _hostile_game(bounds: Bounds) -> tuple[SkyportServer, SkyportGame]:
     while b'"turn":1,' not in await conns[1][0].readline():  # once the game has begun: before, the seat is freed
         pass
     conns[1][1].write(b'{"message":"action","type":"move","direction":"' + b"x" * 50_000)
+    conns[2][1].write(SPAM)
+    drain = asyncio.ensure_future(conns[2][0].read())  # the spammer reads all it is sent
     try:
         game = await asyncio.wait_for(run, 20)
     finally:
         await server.close()
+        drain.cancel()
         for _, writer in conns:
             writer.close()
     return server, game
 
 
-def test_a_client_that_floods_or_never_reads_is_cut_off_and_the_game_goes_on():
-    bounds = Bounds(line_chars=4096, unsent_bytes=20_000, socket_buffer=4096)
+def test_a_client_that_floods_spams_or_never_reads_is_bounded_and_the_game_goes_on():
+    bounds = Bounds(line_chars=4096, unsent_bytes=20_000, socket_buffer=4096, lines_per_turn=8,
+                    bytes_per_turn=4096)
     server, game = asyncio.run(_hostile_game(bounds))
     assert server.seats[1].gone == "more than 20000 bytes unread"
     assert server.seats[2].gone == "a line longer than 4096 characters"
+    spam = server.seats[3]
+    assert spam.gone == "" and 0 < spam.consumed <= 91 * 8 * 36 < len(SPAM)  # 8 lines of 36 bytes a turn
     assert game.state.turn == 90 and game.over
     assert redecide(game.log)[1] == -1
 
