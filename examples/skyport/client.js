@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A Skyport AI client (protocol rev 1) in Node.js, written from the protocol's and the game's text alone
-// (PROTOCOL.md and GAME.md of the 2013 SDK), with no dependency: it would play against the 2013 server as
+// (the protocol's description and the game's rules as the 2013 SDK gave them), with no dependency: it would play against the 2013 server as
 // it plays against `locm serve`.
 //
 //   node examples/skyport/client.js HOST PORT [NAME]
@@ -15,12 +15,12 @@ const net = require("net");
 
 const [host = "127.0.0.1", port = "54321", name = "nodebot"] = process.argv.slice(2);
 
-// PROTOCOL.md, MAP-OBJECT: tile 0,0 on top, 1,0 below it to the left, 0,1 below it to the right, 1,1 below it.
+// The protocol, its map object: tile 0,0 on top, 1,0 below it to the left, 0,1 below it to the right, 1,1 below it.
 const DIRECTIONS = {
   "up": [-1, -1], "down": [1, 1], "left-up": [0, -1], "left-down": [1, 0],
   "right-up": [-1, 0], "right-down": [0, 1],
 };
-const WALKABLE = new Set(["G", "E", "R", "C"]); // GAME.md: grass and the three resources
+const WALKABLE = new Set(["G", "E", "R", "C"]); // the game's rules: grass and the three resources
 const LASER_RANGE = [5, 6, 7];
 const MORTAR_RANGE = [2, 3, 4];
 
@@ -87,7 +87,7 @@ function plan(players) {
   let [j, k] = parsePosition(me.position);
   const others = players.slice(1).filter((p) => p.position !== undefined);
   const taken = new Set(others.map((p) => p.position.replace(/\s/g, "")));
-  // GAME.md: a robot on a spawn tile cannot be attacked; PROTOCOL.md: one with health 0 is not alive
+  // the game: a robot on a spawn tile cannot be attacked; the protocol: one with health 0 is not alive
   const targets = others.filter((p) => p.health > 0 && tile(...parsePosition(p.position)) !== "S")
     .map((p) => parsePosition(p.position));
   const actions = [];
@@ -124,7 +124,7 @@ function laserLine(j, k, targets, range) {
       a += dj;
       b += dk;
       const t = tile(a, b);
-      if (t === "" || t === "O") break; // GAME.md: the laser flies over gaps, not through rocks
+      if (t === "" || t === "O") break; // the game: the laser flies over gaps, not through rocks
       if (targets.some(([x, y]) => x === a && y === b)) return direction;
     }
   }
