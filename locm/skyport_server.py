@@ -49,28 +49,22 @@ last client connects (so the turn-0 gamestate always has every name); a seat who
 its handshake or loadout is freed for another connection instead of blocking the game forever; it never
 blocks on a client that does not read (the 2013 server's writes do); and it ends.
 
-`Transcript` writes what each client sent and was sent in the oracle's log format (``skyport-oracle/1``), so
+`Transcript` (`locm.skyport_lines`) writes what each client sent and was sent in the oracle's log format, so
 ``locm conformance --game skyport`` checks a served game's messages the way it checks the Java server's.
 """
 
 from __future__ import annotations
 
 import asyncio
-import codecs
 import dataclasses
-import gzip
-import hashlib
-import json
-import re
 import socket
 import time
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable
 
 from locm.engine.skyport.agents import Agent
 from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn
 from locm.engine.skyport.game import SkyportGame
-from locm.engine.skyport.hexmap import format_map
 from locm.engine.skyport.orgjson import JSONError, JavaCrash, parse_object, to_json_text
 from locm.engine.skyport.protocol import DEAD, ENDTURN, PLAYING, ClientSession, broadcast, errors, gamestate
 from locm.engine.skyport.rules import RULES_2013
@@ -78,13 +72,13 @@ from locm.engine.skyport.state import TURN
 from locm.errors import JoinError, ServeError
 from locm.events.skyport.catalog import DroidFired, Event, GameEnded, LaserFired, Mined, Moved, MortarFired, Upgraded
 from locm.events.skyport.rules import GameMap, SkyportRules
+from locm.skyport_lines import JavaLineReader, Transcript
 
 FACTS = (Moved, Mined, Upgraded, LaserFired, MortarFired, DroidFired)
 """The facts whose action the server re-broadcasts (an action carried out)."""
 READ_CHUNK = 4096
 MAP_MARK = "@map@"
 OPEN, RESERVED, LOCAL = "open", "reserved", "local"
-TRANSCRIPT_FORMAT = "skyport-oracle/1"
 
 
 # --- settings -------------------------------------------------------------------------------------------------
@@ -161,59 +155,6 @@ def timing(name: str, think_ms: int) -> Timing:
     raise ServeError(f"timing: expected fast or faithful, got {name!r}", "timing")
 
 
-# --- reading lines as Java does -------------------------------------------------------------------------------
-
-
-_EOL = re.compile(r"\r\n?|\n")
-
-
-class JavaLineReader:
-    """The lines ``BufferedReader.readLine`` reads from a byte stream (UTF-8, malformed bytes replaced; ``\\n``,
-    ``\\r`` and ``\\r\\n`` end a line; a last line without an end is read at the end). A line longer than
-    `limit` characters sets `overflow` (the lines before it are still returned) and nothing more is read."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.overflow = False
-        self._decode = codecs.getincrementaldecoder("utf-8")("replace").decode
-        self._part: list[str] = []
-        self._size = 0
-        self._cr = False  # the last chunk ended with \r: a \n starting the next one ends nothing
-
-    def feed(self, data: bytes, final: bool = False) -> list[str]:
-        if self.overflow:
-            return []
-        text = self._decode(data, final)
-        out: list[str] = []
-        pos = 0
-        if self._cr and text:
-            self._cr = False
-            if text[0] == "\n":
-                pos = 1
-        for m in _EOL.finditer(text, pos):
-            if not self._add(text[pos:m.start()]):
-                return out
-            out.append("".join(self._part))
-            self._part, self._size = [], 0
-            pos = m.end()
-            if m.group() == "\r" and pos == len(text):
-                self._cr = True
-        if self._add(text[pos:]) and final and self._part:
-            out.append("".join(self._part))
-            self._part, self._size = [], 0
-        return out
-
-    def _add(self, piece: str) -> bool:
-        if piece:
-            self._size += len(piece)
-            if self._size > self.limit:
-                self.overflow = True
-                self._part = []
-                return False
-            self._part.append(piece)
-        return True
-
-
 # --- seats ----------------------------------------------------------------------------------------------------
 
 
@@ -266,7 +207,7 @@ class SkyportServer:
     then `run`; `close` ends every connection and listener."""
 
     def __init__(self, game_map: GameMap, seats: list[SeatSpec], seed: int, rules: SkyportRules = RULES_2013,
-                 timing: Timing | None = None, bounds: Bounds = Bounds(), transcript: "Transcript | None" = None,
+                 timing: Timing | None = None, bounds: Bounds = Bounds(), transcript: Transcript | None = None,
                  progress: Callable[[int, int], None] | None = None) -> None:
         if not seats:
             raise ServeError("a game needs at least one seat", "players")
@@ -623,59 +564,6 @@ def _is_endturn(line: str) -> bool:
     except (JSONError, JavaCrash):
         return False
     return obj.get("message") == "endturn"
-
-
-# --- transcript -----------------------------------------------------------------------------------------------
-
-
-class Transcript:
-    """Every line each client sent (as read) and was sent, in the server's order, in the oracle's log format:
-    a ``header`` (map, seed, players, think time), ``msg``, ``connect``, ``close`` and ``end`` records. Records
-    before the game is created (no names yet) wait in memory for the header."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        try:
-            self.file: TextIO = (gzip.open(self.path, "wt", encoding="utf-8") if self.path.endswith(".gz")
-                                 else open(self.path, "w", encoding="utf-8"))
-        except OSError as exc:
-            raise ServeError(f"cannot write the transcript {self.path}: {exc.strerror or exc}", "transcript") \
-                from None
-        self.early: list[dict[str, Any]] | None = []
-        self.seq = 0
-        self.t0 = time.monotonic()
-
-    def start(self, server: SkyportServer, names: tuple[str, ...]) -> None:
-        text = format_map(server.map)
-        header = {"type": "header", "format": TRANSCRIPT_FORMAT, "server": "locm serve", "map": server.map.name,
-                  "map_sha1": hashlib.sha1(text.encode()).hexdigest(), "map_text": text, "seed": server.seed,
-                  "think_ms": server.timing.think_ms, "timing": server.timing.name,
-                  "turns": server.rules.turn_limit, "game_s": 0,
-                  "players": [{"slot": s.slot, "name": n, "client": s.label} for s, n in zip(server.seats, names)]}
-        self._write(header)
-        for rec in self.early or ():
-            self._write(rec)
-        self.early = None
-
-    def msg(self, player: int, direction: str, line: str) -> None:
-        self.seq += 1
-        self.record({"type": "msg", "seq": self.seq, "t": round((time.monotonic() - self.t0) * 1000, 1),
-                     "player": player, "dir": direction, "line": line})
-
-    def record(self, rec: dict[str, Any]) -> None:
-        if "seq" not in rec:
-            rec = {**rec, "seq_after": self.seq}
-        if self.early is not None:
-            self.early.append(rec)
-        else:
-            self._write(rec)
-
-    def _write(self, rec: dict[str, Any]) -> None:
-        self.file.write(json.dumps(rec, separators=(",", ":"), ensure_ascii=False) + "\n")
-
-    def close(self) -> None:
-        if not self.file.closed:
-            self.file.close()
 
 
 __all__ = ["Bounds", "Timing", "Fast", "Faithful", "timing", "JavaLineReader", "Seat", "SeatSpec",
