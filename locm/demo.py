@@ -68,7 +68,7 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             echo(table(STANDINGS_HEADERS, standings_rows(rows)))
             echo("")
         for ruleset, rows in seats.items():
-            echo(f"== {ruleset}: {MIRROR[0]} against itself, by seat (locm tournament --agents greedy greedy)")
+            echo(f"== {ruleset}: {MIRROR[0]} against itself, by seat (locm tournament --agents {MIRROR[0]} {MIRROR[0]})")
             echo(table(STANDINGS_HEADERS, standings_rows(rows)))
             echo("")
         logs = [(ruleset, store.events(gid)) for ruleset, ids in mirror.items() for gid in ids]
