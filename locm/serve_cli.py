@@ -147,7 +147,8 @@ def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, tim
     ended = game.log[-1]
     for place, slot in enumerate(state.ranking, start=1):
         robot = state.robots[slot]
-        click.echo(f"{place}. {robot.name:<16} {robot.score:>6}  ({seat_list[slot]})")
+        seat = seat_list[slot] if seat_list[slot] != OPEN_SEAT else "connected by itself"
+        click.echo(f"{place}. {robot.name:<16} {robot.score:>6}  ({seat})")
     winner = getattr(ended, "winner", -1)
     reason = getattr(ended, "reason", "")
     click.echo(f"after turn {state.turn}: " + ("the server stopped (mortar crash)" if reason == "server-crash"
