@@ -261,8 +261,7 @@ def features_chart(features: dict[str, list[dict]], out: Path, pairing: str = ""
 
 
 def draw_all(data, out: Path) -> list[Chart]:
-    from locm.engine.carddata import cardlist_12
-    from locm.report import seat_summary
+    from locm.engine.locm.carddata import cardlist_12
 
     names = {b: c.name for b, c in cardlist_12().items()}
     charts: list[Chart | None] = []
@@ -277,7 +276,7 @@ def draw_all(data, out: Path) -> list[Chart]:
             charts.append(features_chart(d.features, out, label))
     charts.append(by_cost(data, out))
     charts.append(by_turn(data, out))
-    summary = seat_summary(data)
+    summary = data.seat_summary()
     charts.append(seat_chart(summary, out))
     charts.append(length_damage(summary, out))
     charts = [c for c in charts if c is not None]

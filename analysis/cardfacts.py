@@ -40,8 +40,8 @@ from functools import lru_cache
 from operator import attrgetter
 from dataclasses import dataclass, field
 
-from locm.events.cards import KEYWORD_NAMES, TYPE_NAMES, AREA_NAMES, CREATURE, Card
-from locm.events.catalog import (
+from locm.events.locm.cards import KEYWORD_NAMES, TYPE_NAMES, AREA_NAMES, CREATURE, Card
+from locm.events.locm.catalog import (
     CardDrawn, CardPicked, CardPoolDefined, CreatureSummoned, DeckChosen, DeckOrdered, DraftOffered,
     GameCreated, GameEnded, ItemUsed, PlayerDamaged, PlayerHealed, TurnStarted,
 )

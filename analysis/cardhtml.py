@@ -191,8 +191,8 @@ def _strength_box(data, flagged: bool) -> str:
 
 
 def render(data, charts) -> str:
-    from locm.engine.carddata import cardlist_12
-    from locm.report import METRIC_NOTES, SELECTION_NOTE, seat_summary
+    from locm.engine.locm.carddata import cardlist_12
+    from locm.analysis.cardnotes import METRIC_NOTES, SELECTION_NOTE
 
     names = {b: c.name for b, c in cardlist_12().items()}
     cov = data.coverage
@@ -259,7 +259,7 @@ def render(data, charts) -> str:
                              "These rates mostly tell which cards each agent takes.</div>")
             parts.append(card_table(s.cards, names))
     parts.append('<h2 id="games">Games: first player, length, damage</h2>')
-    parts.append(summary_table(seat_summary(data)))
+    parts.append(summary_table(data.seat_summary()))
     parts.append('<h2 id="agents">Agents</h2>')
     for rs, m in data.agents.items():
         parts.append(f"<h3>{escape(rs)}: win rate between agents (both seats)</h3>" + matrix_table(m))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from locm.events.catalog import GameEnded, PlayerDamaged, PlayerHealed, TurnStarted
+from locm.events.locm.catalog import GameEnded, PlayerDamaged, PlayerHealed, TurnStarted
 from locm.analysis.stats import rate_text, wilson
 
 DAMAGE_SOURCES = ("attack", "breakthrough", "item", "summon", "deck", "turn_limit")

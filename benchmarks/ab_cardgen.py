@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent.parent
 
 SNIPPET = """
 import json, sys, time
-from locm.engine.cardgen import generate_cards
+from locm.engine.locm.cardgen import generate_cards
 sets = int(sys.argv[1])
 generate_cards(0)  # the weights decoded and the tables built, out of the clock
 best = float("inf")

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from locm.cardvalue import base_games, cardvalue, make_targets, most_held  # noqa: E402
-from locm.engine.rulesets import by_name  # noqa: E402
+from locm.engine.locm.rulesets import by_name  # noqa: E402
 
 
 def one_run(store: Path, rules, agents, cards: list[str], seeds: int, workers: int) -> dict:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from locm.engine.evolve import fold  # noqa: E402
+from locm.engine.locm.evolve import fold  # noqa: E402
 from locm.engine.history import History  # noqa: E402
+from locm.engine.locm.definition import GAME as LOCM  # noqa: E402
 from locm.play import play_one  # noqa: E402
 
 
@@ -34,13 +35,13 @@ def main() -> None:
         t = time.perf_counter()
         fold(log)
         f = time.perf_counter() - t
-        h = History(log)
+        h = History(LOCM, log)
         t = time.perf_counter()
         h.state_at(0)
         b = time.perf_counter() - t
         tracemalloc.start()
         base = tracemalloc.get_traced_memory()[0]
-        kept = History(log)
+        kept = History(LOCM, log)
         kept.state_at(0)  # the snapshots it keeps (measured apart: tracing slows the build)
         snap_mem = tracemalloc.get_traced_memory()[0] - base
         tracemalloc.stop()
@@ -55,7 +56,7 @@ def main() -> None:
         for s in seqs:
             h.state_at(s)
         r = (time.perf_counter() - t) / len(seqs)
-        h2 = History(log)
+        h2 = History(LOCM, log)
         t = time.perf_counter()
         for s in range(len(log)):
             h2.state_at(s)

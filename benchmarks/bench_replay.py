@@ -77,8 +77,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         html = [timed(["html", "--db", str(args.db), rec.game_id, "-o", f"{tmp}/g.html"], args.runs) for rec in picks]
         size = Path(f"{tmp}/g.html").stat().st_size
-    from locm.engine.redecide import departures
-    from locm.events.codec import to_jsonl
+    from locm.engine.locm.redecide import departures
+    from locm.events.locm.codec import to_jsonl
 
     with open_store(args.db, readonly=True) as store:
         longest = max(records[:2000], key=lambda r: r.n_events)
@@ -94,7 +94,7 @@ def main() -> None:
         redecide_ms.append((time.perf_counter() - t) * 1000)
     startup = timed(["--version"], args.runs)
     from locm.replay import open_game
-    from locm.replay.render import show_text
+    from locm.replay.locm.render import show_text
 
     inproc = []
     for rec in picks:

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from locm.bots import BotAgent, TimeLimits, _unconfined  # noqa: E402
-from locm.engine.game import Game  # noqa: E402
+from locm.engine.locm.game import Game  # noqa: E402
 from locm.sandbox import UNCONFINED, Sandbox, build, probe  # noqa: E402
 from locm.store import open_store  # noqa: E402
 from locm.tournament import run_tournament  # noqa: E402

@@ -44,8 +44,8 @@ def skyport_round(games: int, map_name: str, seed: int) -> tuple[float, float, f
 
 
 def locm_round(games: int, seed: int) -> float:
-    from locm.engine.agents import make_agent as locm_agent, play as locm_play
-    from locm.engine.game import Game
+    from locm.engine.locm.agents import make_agent as locm_agent, play as locm_play
+    from locm.engine.locm.game import Game
 
     start = time.process_time()
     for g in range(seed, seed + games):

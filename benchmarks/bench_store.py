@@ -36,9 +36,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from locm.events import catalog as ev
-from locm.events.cards import Card
-from locm.events.codec import from_json, from_msgpack, to_json, to_msgpack
+from locm.events.locm import catalog as ev
+from locm.events.locm.cards import Card
+from locm.events.locm.codec import from_json, from_msgpack, to_json, to_msgpack
 from locm.store import GameExtras, open_store, prepare_game
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from locm.engine.rulesets import RULES_12  # noqa: E402
+from locm.engine.locm.rulesets import RULES_12  # noqa: E402
 from locm.store import open_store  # noqa: E402
 from locm.tournament import run_tournament  # noqa: E402
 from locm.whatif import whatif  # noqa: E402

@@ -10,7 +10,7 @@
 # a .so that would shadow an edited .py. Two things differ from the source, because compiled classes are
 # native: GameState/Player/Unit.copy() build the copy with the constructor (a native class has no bare
 # __new__; interpreted, that copy is 1.4x slower, which is why the source keeps __new__); and
-# engine/agents.py (locm.bots subclasses its Agent), engine/cardgen.py (its msgspec tables) and the modules
+# engine/locm/agents.py (locm.bots subclasses its Agent), engine/locm/cardgen.py (its msgspec tables) and the modules
 # off the hot path stay interpreted. Each round plays the same seeded random-vs-random games (log kept,
 # CPU time) interpreted and compiled, the order alternating, and checks that both made the same event logs.
 set -euo pipefail
@@ -38,7 +38,7 @@ for old, new in [
     ("s = GameState.__new__(GameState)", "s = GameState(self.rules)"),
 ]:
     if s.count(old) != 1:
-        sys.exit(f"mypyc_engine.sh: engine/state.py changed, cannot find {old!r}")
+        sys.exit(f"mypyc_engine.sh: engine/locm/state.py changed, cannot find {old!r}")
     s = s.replace(old, new)
 open(path, "w").write(s)
 PYEOF
@@ -48,8 +48,8 @@ echo "compiled: $MODULES (log: $BUILD/build.log)"
 
 cat > "$BUILD/games.py" <<'PYEOF'
 import hashlib, json, sys, time
-import locm.engine.legal
-from locm.events.codec import to_json
+import locm.engine.locm.legal
+from locm.events.locm.codec import to_json
 from locm.play import play_one
 ruleset, games = sys.argv[1], int(sys.argv[2])
 play_one(ruleset, 0, ("random", "random"))  # one-off loading out of the clock
@@ -58,7 +58,7 @@ for k in range(games):
     logs.append(play_one(ruleset, 1 + k, ("random", "random")).log)
 seconds = time.process_time() - t
 digest = hashlib.sha256(b"".join(to_json(e) for log in logs for e in log)).hexdigest()[:16]
-print(json.dumps({"compiled": locm.engine.legal.__file__.endswith(".so"), "games_per_s": games / seconds,
+print(json.dumps({"compiled": locm.engine.locm.legal.__file__.endswith(".so"), "games_per_s": games / seconds,
                   "logs": digest}))
 PYEOF
 "$PY" - "$REPO" "$BUILD" "$ROUNDS" <<'PYEOF'

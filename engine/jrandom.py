@@ -111,7 +111,7 @@ class JavaRandom:
 _LOW24 = (1 << 24) - 1
 
 
-# Many states at once, for callers that know in advance how many draws they take (engine.cardgen's
+# Many states at once, for callers that know in advance how many draws they take (engine.locm.cardgen's
 # sub-generators, `JavaRandom.next31s`): Python pays per object and per call, and a jump-ahead on one packed
 # integer makes hundreds of states with a handful of big-integer operations.
 

@@ -1,4 +1,2 @@
-"""Domain events of LOCM games and their codecs. Pure data: no I/O."""
-
-from locm.events.catalog import *  # noqa: F401,F403
-from locm.events.catalog import AnyEvent, Event, EVENT_TYPES, SCHEMA_VERSION  # noqa: F401
+"""Domain events: the base every game's events share (`events.base`), the generic codec (`events.locm.codec`), and
+one catalog per game (`events.locm`, `events.mcg`, `events.skyport`). Pure data: no I/O."""

@@ -12,7 +12,7 @@ Every phase offers its legal actions, the end of a battle turn included:
 - draft (1.2): `Pick(player, 0..2)`;
 - construct (constructed): `Choose(base_id)`, one card at a time, for cards with copies left; the
   `deck_size`-th choice submits the whole deck (`BuildDeck`), as a bot's answer would;
-- battle: the engine's legal `Summon`, `Attack` and `Use` (`engine.legal`), then `EndTurn()`.
+- battle: the engine's legal `Summon`, `Attack` and `Use` (`engine.locm.legal`), then `EndTurn()`.
 
 `play` also takes an action's text, as a bot writes it (``"PICK 1"``, ``"CHOOSE 12"``, ``"SUMMON 7 0"``, ``"ATTACK 7
 -1"``, ``"USE 9 -1"``, ``"PASS"`` to end a battle turn; several separated by ``;`` are played in order), and
@@ -20,7 +20,7 @@ Every phase offers its legal actions, the end of a battle turn included:
 
 `play` refuses an action that is not legal (`IllegalActionError`, with the engine's reason), so a notebook never
 records a refusal by mistake; bots and referee logs, whose refused actions are part of the game, go through
-`engine.game.Game.answer`. `undo` takes back the last action: the game is the fold of its log minus that
+`engine.locm.game.Game.answer`. `undo` takes back the last action: the game is the fold of its log minus that
 action's events (a pending `Choose` is simply dropped). The log is the engine's, event for event: what a
 `Game` played can be stored, exported, replayed and re-decided like any other game.
 """
@@ -31,14 +31,14 @@ from typing import NamedTuple
 
 import msgspec
 
-from locm.engine import game as engine_game
-from locm.engine.commands import Attack, BuildDeck, Command, EndTurn, Pick, Summon, Use
+from locm.engine.locm import game as engine_game
+from locm.engine.locm.commands import Attack, BuildDeck, Command, EndTurn, Pick, Summon, Use
 from locm.engine.errors import LocmError
-from locm.engine.evolve import fold
-from locm.engine.legal import legal_actions, problem
-from locm.engine.rulesets import Rules
-from locm.engine.state import BATTLE, CONSTRUCT, DRAFT, ENDED
-from locm.events.catalog import GameEnded
+from locm.engine.locm.evolve import fold
+from locm.engine.locm.legal import legal_actions, problem
+from locm.engine.locm.rulesets import Rules
+from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT, ENDED
+from locm.events.locm.catalog import GameEnded
 
 
 class Choose(msgspec.Struct, frozen=True, array_like=True):
@@ -124,7 +124,7 @@ class Game:
     def view(self, player: int | None = None) -> dict:
         """The board as `locm show --json` gives it: `player` 0 or 1 sees what that player could see; None
         shows everything."""
-        from locm.replay.views import view
+        from locm.engine.locm.views import view
 
         return view(self._game.state, player)
 

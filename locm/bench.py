@@ -1,17 +1,18 @@
 """`locm bench`: seeded random-vs-random games in one process, deck building included, full event log kept.
 Timed: the games (creation, card pool or draft, deck building, battle); not timed: imports and the one-off
-loading of card data (`engine.setup.preload`), as in the peer benchmark."""
+loading of card data (`engine.locm.setup.preload`), as in the peer benchmark."""
 
 from __future__ import annotations
 
 import statistics
 import time
 
-from locm.events.catalog import TurnStarted
-from locm.engine.evolve import fold
+from locm.events.locm.catalog import TurnStarted
+from locm.engine.locm.evolve import fold
 from locm.engine.history import History
-from locm.engine.rulesets import by_name
-from locm.engine.setup import preload
+from locm.engine.locm.definition import GAME as LOCM
+from locm.engine.locm.rulesets import by_name
+from locm.engine.locm.setup import preload
 from locm.play import play_one
 
 
@@ -37,7 +38,7 @@ def bench(ruleset, games: int, seed: int = 1, progress=None) -> dict:
         t = time.perf_counter()
         fold(log[: late + 1])
         cold.append(time.perf_counter() - t)
-        h = History(log)
+        h = History(LOCM, log)
         h.state_at(0)
         t = time.perf_counter()
         h.state_at(late)

@@ -1,4 +1,4 @@
-"""External bots: a command line that plays the official referee protocol, as an `engine.agents.Agent`.
+"""External bots: a command line that plays the official referee protocol, as an `engine.locm.agents.Agent`.
 
 An agent is a built-in name (`random`, `pass`, `greedy`) or a command line, as the official referee takes
 ``-p1 "python3 bot.py"``: any string that is not a built-in name is a command, split with `shlex.split`.
@@ -41,6 +41,7 @@ to the millisecond without busy waiting and a bot that never reads its input can
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import math
@@ -56,13 +57,13 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from locm.engine.agents import AGENT_NAMES, Agent, make_agent as make_builtin
-from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
+from locm.engine.locm.agents import AGENT_NAMES, Agent, make_agent as make_builtin
+from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
 from locm.errors import AgentSpecError, TimeLimitError
 from locm.sandbox import Sandbox, build, child_pid
 
 if TYPE_CHECKING:
-    from locm.events.rules import Rules
+    from locm.events.locm.rules import Rules
 
 LINE_LIMIT = 64 * 1024
 """Bytes an answer line may have; more output than this without a newline is an output flood."""
@@ -99,7 +100,7 @@ class TimeLimits:
             return self.construct
         if phase == BATTLE:
             return self.battle_first if first else self.battle
-        raise ValueError(f"no time limit for the {phase} phase")
+        return self.battle_first if first else self.battle  # another game's phase: a battle's limits
 
     def scaled(self, factor: float) -> "TimeLimits":
         return TimeLimits(**{k: v * factor for k, v in self.as_dict().items()})
@@ -401,7 +402,7 @@ class BotAgent(Agent):
         self.turns = 0
         self.think_ms_total = 0.0
         self.think_ms_max = 0.0
-        self._asked = {DRAFT: 0, CONSTRUCT: 0, BATTLE: 0}
+        self._asked: dict[str, int] = collections.defaultdict(int)  # answers asked for, by phase
         self._sel: selectors.BaseSelector | None = None
         self._out = bytearray()  # stdout read but not yet answered with
         self._pending = bytearray()  # input not yet written

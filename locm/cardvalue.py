@@ -45,11 +45,11 @@ import msgspec
 
 from locm.analysis.cardfacts import COST_TOP, card_features
 from locm.analysis.paired import Paired, pts
-from locm.engine.carddata import cardlist_12
+from locm.engine.locm.carddata import cardlist_12
 from locm.engine.errors import LocmError
-from locm.engine.rulesets import DRAFT, Rules
-from locm.engine.variants import with_card_changes
-from locm.events.cards import AREA_NAMES, CREATURE, KEYWORD_NAMES, TYPE_NAMES, Card
+from locm.engine.locm.rulesets import DRAFT, Rules
+from locm.engine.locm.variants import with_card_changes
+from locm.events.locm.cards import AREA_NAMES, CREATURE, KEYWORD_NAMES, TYPE_NAMES, Card
 
 
 class CardValueError(LocmError):
@@ -76,7 +76,7 @@ def _vanilla_values(cost: int) -> dict:
             "opp_health": 0, "draw": 0, "area": AREA_NAMES[0], "text": "vanilla"}
 
 
-# Report buckets a change to generated cards can select (`engine.cardweights.CardMatch`); the others
+# Report buckets a change to generated cards can select (`engine.locm.cardweights.CardMatch`); the others
 # (health effects, stat efficiency) depend on values a change may itself alter.
 def bucket_match(bucket: str) -> dict:
     """The ``when`` of a feature bucket of the report (``keyword: guard``), or `CardValueError`."""
@@ -162,7 +162,7 @@ def make_targets(rules_a: Rules, items: Sequence[str], baseline: str) -> tuple[l
             if baseline != "vanilla":
                 raise CardValueError(baseline, f"--baseline {baseline}: expected vanilla or a variant file under "
                                                "constructed (a card id means a different card in every game)")
-            from locm.engine.cardweights import CardChange
+            from locm.engine.locm.cardweights import CardChange
 
             when = bucket_match(item)
             costs = [when["cost"]] if "cost" in when else range(when.get("min_cost", 0), 13)
@@ -203,7 +203,7 @@ def variant_targets(rules_a: Rules, rules_b: Rules, items: Sequence[str], source
 def _only_cards_differ(a: Rules, b: Rules) -> bool:
     """Whether two rulesets differ in card definitions alone (1.2 ``cards``, the generated cards'
     ``cardChanges``): then a game whose pool no change reaches plays the same under both."""
-    from locm.engine.cardgen import official_weights
+    from locm.engine.locm.cardgen import official_weights
 
     def weights(r: Rules) -> dict:
         doc = msgspec.json.decode(r.card_weights.encode() if r.card_weights else official_weights())
@@ -220,7 +220,7 @@ def _only_cards_differ(a: Rules, b: Rules) -> bool:
 
 
 def _pool_under(rules: Rules, created) -> dict[int, Card]:
-    from locm.engine import setup
+    from locm.engine.locm import setup
     from locm.rerun import rerun_params
 
     seed, params = rerun_params(created, rules)
@@ -360,7 +360,7 @@ def base_schedule(rules_a: Rules, agents: tuple[str, str], seeds: int, seed: int
 def check_agents(agents: Sequence[str], seeds: int) -> None:
     """Refuse agents a re-run cannot use (`CardValueError`), and an odd number of seeds for self-play."""
     from locm.bots import is_builtin
-    from locm.engine.agents import AGENT_NAMES
+    from locm.engine.locm.agents import AGENT_NAMES
 
     for a in agents:
         if not is_builtin(a):

@@ -2,9 +2,9 @@
 same questions of a game's log (`content_problem`), and `locm verify` adds the stored game's chain
 (`stored_problem`).
 
-- Its id is what its content gives (`locm.gameid.check_id`), so a game cannot sit under another game's id.
+- Its id is what its content gives (`locm.engine.locm.gameid.check_id`), so a game cannot sit under another game's id.
 - The fold of its events ends the game, with the winner and reason its record says.
-- Re-deciding its recorded inputs (`engine.redecide`) gives exactly its events: a log edited and re-chained
+- Re-deciding its recorded inputs (`engine.locm.redecide`) gives exactly its events: a log edited and re-chained
   fails at the first event the rules would not produce (the seq, the event it has, the event the rules give).
 
 A problem is one line of text; an id that is sound but of an older form that cannot be recomputed is passed as
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from locm.engine.errors import LocmError
-from locm.events.catalog import Event, GameEnded, HardError
+from locm.events.locm.catalog import Event, GameEnded, HardError
 
 
 class Verdict(NamedTuple):
@@ -39,15 +39,15 @@ def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str =
     """Check a whole log: re-deciding its inputs gives its events (``redecide``), the fold ends the game (with
     ``winner`` and ``reason`` when given: a stored record's), and ``game_id`` is what its content gives (None:
     a log file, which names no id)."""
-    from locm.engine.evolve import fold
-    from locm.engine.state import ENDED
-    from locm.gameid import check_id
+    from locm.engine.locm.evolve import fold
+    from locm.engine.locm.state import ENDED
+    from locm.engine.locm.gameid import check_id
 
     if not events or type(events[-1]) is not GameEnded:
         return Verdict(f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended",
                        len(events) - 1)
     if redecide:  # first: it names the first event the rules would not produce (and implies the fold's checks)
-        from locm.engine.redecide import redecide as redecide_log
+        from locm.engine.locm.redecide import redecide as redecide_log
 
         result = redecide_log(events)
         if not result.ok:
@@ -203,8 +203,8 @@ def _not_the_job(jobs, job, record) -> str:
     """"" if a stored record is the scheduled job's game (its ruleset, seed, agents, and the seeds that seed
     derives: a scheduled game gives no parameter); else what differs. With the id check (`content_problem`),
     this ties every scheduled place to its game's content, not only to an id."""
-    from locm.engine.rulesets import by_name
-    from locm.engine.setup import PARAM_FIELDS, derive_params
+    from locm.engine.locm.rulesets import by_name
+    from locm.engine.locm.setup import PARAM_FIELDS, derive_params
 
     rules = by_name(jobs.ruleset) if isinstance(jobs.ruleset, str) else jobs.ruleset
     want = {"ruleset": rules.name, "seed": job.seed, "agent0": job.agent0, "agent1": job.agent1}
@@ -243,13 +243,100 @@ def check_file(path: str, redecide: bool = True) -> list[Checked]:
         return [Checked(path, Verdict(str(exc).removeprefix(f"{path}: ")))]
     if kind == "events":
         return [Checked(path, _event_file(data, redecide))]
+    if kind == "match":
+        return [Checked(path, _match_file(data, redecide))]
+    if kind == "account":
+        return [Checked(path, _account_file(data))]
     if kind == "export":
         return _export_file(path, data, redecide)
     return _referee_file(path, data)
 
 
+def _account_file(data: bytes) -> Verdict:
+    """A my-card-game account's log (its collection economy, R-ACCOUNT): its seqs 0..n-1 and causes, every
+    event re-decided from its command on the state before it (no negative balance, no card not owned), and
+    every card owned at the end traced to a pack or a craft."""
+    from locm.engine.mcg.economy import audit_account, provenance
+    from locm.engine.mcg.errors import AccountError
+    from locm.events.codec import DecodeError
+    from locm.events.mcg.codec import ACCOUNT_CODEC
+
+    try:
+        events = ACCOUNT_CODEC.from_jsonl(data)
+    except DecodeError as exc:
+        return Verdict(f"not a my-card-game account log: {exc}")
+    for i, e in enumerate(events):
+        if e.seq != i or not -1 <= e.cause < i:
+            return Verdict(f"line {i + 1}: seq {e.seq}, cause {e.cause}: expected seq {i} and an earlier cause", i)
+    found = audit_account(events)
+    if not found.ok:
+        return Verdict(f"account event {found.seq} is not what the rules give: {found.reason}", found.seq)
+    try:
+        provenance(events)
+    except AccountError as exc:
+        return Verdict(str(exc))
+    return Verdict(None)
+
+
+def _match_file(data: bytes, redecide: bool) -> Verdict:
+    """A log of another registered game: the core's checks (`engine.core.verify`: its order and causes, its
+    end, and re-deciding its inputs gives its events)."""
+    from locm.engine import core
+    from locm.events.codec import DecodeError
+    from locm.replay.sources import game_of_line
+
+    game = game_of_line(next(line for line in data.splitlines() if line.strip()))
+    try:
+        events = game.codec.from_jsonl(data)
+        if not redecide:
+            from locm.engine.logcheck import check_log
+
+            check_log(game, events)
+            return Verdict(None)
+        found = core.verify(game, events)
+    except DecodeError as exc:
+        return Verdict(f"not a {game.title} log: {exc}")
+    except LocmError as exc:
+        return Verdict(str(exc), getattr(exc, "seq", -1))
+    return Verdict(None) if found is None else Verdict(_departure(found), found.seq)
+
+
+def _departure(d, limit: int = 240) -> str:
+    """A `Divergence` in one line, each event's JSON cut to `limit` characters (a created event holds a
+    whole card list)."""
+    cut = lambda text: text if len(text) <= limit else text[:limit] + "..."  # noqa: E731
+    text = f"it departs from the rules at seq {d.seq}: {d.message}"
+    if d.stored or d.decided:
+        text += f"; the log has {cut(d.stored) or 'no event'}, the rules give {cut(d.decided) or 'no event'}"
+    return text
+
+
+def match_problem(store, m, redecide: bool = True) -> Verdict:
+    """A stored game of another registered game: its chain, its record (every column what its events and
+    extras give, its id what its content gives) and, with ``redecide``, the core's `verify` of its log."""
+    from locm.engine import core, registry
+    from locm.store import GameExtras, prepare_match
+
+    try:
+        game = registry.get(m.game)
+        events = store.verified_match_events(m.game_id)
+        again = prepare_match(game, GameExtras(game_id=m.game_id, created=m.created, meta=m.meta), events,
+                              m.seats).record
+    except LocmError as exc:
+        return Verdict(str(exc))
+    if again != m:
+        field = next(f for f in m.__struct_fields__ if getattr(again, f) != getattr(m, f))
+        return Verdict(f"the record says {field} {getattr(m, field)!r:.60}, its events say "
+                       f"{getattr(again, field)!r:.60}", 0)
+    if redecide:
+        found = core.verify(game, events)
+        if found is not None:
+            return Verdict(_departure(found), found.seq)
+    return Verdict(None)
+
+
 def _event_file(data: bytes, redecide: bool) -> Verdict:
-    from locm.events.codec import DecodeError, from_jsonl
+    from locm.events.locm.codec import DecodeError, from_jsonl
 
     try:
         events = from_jsonl(data)
@@ -263,7 +350,7 @@ def _event_file(data: bytes, redecide: bool) -> Verdict:
 
 def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
     from locm.errors import ImportFormatError
-    from locm.events.codec import from_json_array, json_array
+    from locm.events.locm.codec import from_json_array, json_array
     from locm.store import MemoryStore, _parse_export
 
     out = []
@@ -280,7 +367,7 @@ def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
 
 
 def _referee_file(path: str, data: bytes) -> list[Checked]:
-    from locm.replay.conformance import ConformanceFileError, check_game, check_generated_cards, parse_log_line
+    from locm.replay.locm.conformance import ConformanceFileError, check_game, check_generated_cards, parse_log_line
 
     out = []
     lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]

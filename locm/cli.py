@@ -182,11 +182,19 @@ DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path)
                          show_default=True, help="The event store (an SQLite file).")
 
 
+GAME_NAMES = ["locm", "mcg", "my-card-game", "skyport"]
+GAME = click.option("--game", "game_name", type=click.Choice(GAME_NAMES), default="locm", show_default=True,
+                    help="The game (engine.registry): locm, mcg (alias my-card-game: my-card-game) or skyport.")
+
+
 @cli.command()
+@GAME
 @RULESET
 @click.option("--seed", type=int, required=True, help="The game's seed (R-SEEDS).")
 @click.option("--p0", default="greedy", show_default=True, help="Agent in seat 0: " + AGENT_HELP)
 @click.option("--p1", default="random", show_default=True, help="Agent in seat 1, as --p0.")
+@click.option("--agents", metavar="A,B,...", help="Another game's built-in agents, one per seat (Skyport: 2 to 6), "
+                                                   "instead of --p0/--p1.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
               help="Write the event log here (JSON lines); - for standard output (the summary then goes to "
                    "standard error).")
@@ -196,7 +204,8 @@ DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path)
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A referee parameter, e.g. shufflePlayer0Seed=5 (repeatable).")
 @sandbox_options
-def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_limits, bot_network, bot_binds):
+def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, params, no_sandbox, bot_limits,
+         bot_network, bot_binds):
     """Play one game and print the winner and a short summary.
 
     The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
@@ -208,10 +217,17 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_
     Example:
       locm play --ruleset constructed --seed 42 --p0 greedy --p1 random --log g.jsonl
       locm play --seed 7 --p0 "python3 examples/bot.py" --p1 greedy --db games.db --timeouts x2
+      locm play --game mcg --ruleset standard --seed 7 --p0 greedy --p1 random --log m.jsonl
+      locm play --game skyport --ruleset 2013 --seed 3 --agents hunter,random,random --db games.db
     """
-    from locm.engine.game import Game
-    from locm.events.catalog import HardError
-    from locm.events.codec import to_jsonl
+    if game_name != "locm":
+        return _play_other(game_name, ruleset, seed, agents.split(",") if agents else [p0, p1], log_path, db,
+                           timeouts, (no_sandbox, bot_limits, bot_network, bot_binds))
+    if agents:
+        raise click.UsageError("--agents is for another game's players: LOCM's are --p0 and --p1")
+    from locm.engine.locm.game import Game
+    from locm.events.locm.catalog import HardError
+    from locm.events.locm.codec import to_jsonl
     from locm.bots import TimeLimits, check_agent
     from locm.play import summarize
     from locm.store import DuplicateGameError, open_store, prepare_game
@@ -273,21 +289,79 @@ def play(ruleset, seed, p0, p1, log_path, db, timeouts, params, no_sandbox, bot_
             say(f"log: {log_path}")
 
 
+def _game_rules(game, spec: str):
+    """Another game's rules from --ruleset: a built-in name, or a variant file (TOML) checked on load by the
+    game (`GameDef.variant`); LOCM's default name (1.2) stands for the game's first ruleset."""
+    if spec == "1.2":
+        return game.rules(game.rulesets[0])
+    path = Path(spec)
+    if path.suffix == ".toml" or path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.UsageError(f"--ruleset {spec}: cannot read it: {getattr(exc, 'strerror', None) or exc}")
+        return game.variant(text, spec)
+    return game.rules(spec)
+
+
+def _play_other(name, ruleset, seed, agents, log_path, db, timeouts, sandbox_args):
+    """`locm play` of a registered game other than LOCM, through the core: its built-in agents or, for a game
+    whose bots speak one line each way (my-card-game), command-line bots in the sandbox; its log and its
+    stored row (`EventStore.append_match`)."""
+    from locm.bots import TimeLimits, command_argv
+    from locm.engine import core, registry
+    from locm.matchplay import play_seated
+    from locm.store import DuplicateGameError, GameExtras, open_store
+
+    game = registry.get(name)
+    rules = _game_rules(game, ruleset)
+    bots = [a for a in agents if a not in game.agent_names]
+    if bots and name == "skyport":
+        raise click.UsageError("Skyport's bots speak the server's protocol (locm serve, not yet): give its "
+                               f"built-in agents ({', '.join(game.agent_names)})")
+    for spec in bots:
+        command_argv(spec)  # a command that cannot run: one line, before anything is played
+    core.check_seats(game, [a if a in game.agent_names else game.agent_names[0] for a in agents])
+    limits = TimeLimits.parse(timeouts)
+    sandbox = _sandbox(bots, *sandbox_args, db) if bots else None
+    to_stdout = log_path is not None and str(log_path) == "-"
+    if log_path and not to_stdout:
+        _check_output(log_path)
+    with _sigterm_as_interrupt():
+        match, seats = play_seated(game, rules, seed, agents, limits, sandbox)
+    say = functools.partial(click.echo, err=to_stdout)
+    out = game.outcome(match.log)
+    gid = game.game_id(match.log[0])
+    places = out.places(len(agents))
+    say(f"{game.title} {game.rules_name(rules)}, seed {seed}: "
+        + (f"P{out.winner} ({agents[out.winner]}) wins" if out.winner >= 0 else "no winner")
+        + f" ({out.reason}) after {out.turns} turns, {len(match.log)} events")
+    for seat, agent in enumerate(agents):
+        score = f", score {out.scores[seat]:g}" if out.scores is not None else ""
+        failed = seats[seat].error or seats[seat].timeout
+        say(f"  P{seat} {agent}: place {places[seat] + 1}{score}"
+            + (f" (lost by {'a timeout' if seats[seat].timeout else 'an error'})" if failed else ""))
+        if failed and seats[seat].stderr.strip():
+            for line in seats[seat].stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
+                say(f"  | {line}")
+    if db:
+        with open_store(db) as store:
+            try:
+                store.append_match(game, GameExtras(game_id=gid), match.log, seats)
+                say(f"stored: {gid} in {db}")
+            except DuplicateGameError:
+                say(f"already stored: {gid} in {db}: stored nothing new")
+    if log_path:
+        _write_bytes(log_path, game.codec.to_jsonl(match.log))
+        if not to_stdout:
+            say(f"log: {log_path}")
+
+
 STDERR_TAIL_LINES = 10
 """Lines of a failed bot's stderr that `locm play` shows (its traceback, usually)."""
 
 
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    """SIGTERM raises KeyboardInterrupt for the duration, so that `finally` blocks kill bots and workers."""
-    def terminated(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+from locm.processes import sigterm_as_interrupt as _sigterm_as_interrupt  # noqa: E402
 
 
 def _n(count: int, noun: str) -> str:
@@ -352,10 +426,10 @@ def conformance(files, quiet, game):
       locm conformance --game skyport tests/data/skyport/*.jsonl.gz
     """
     if game == "skyport":
-        from locm.replay.skyport_conformance import conformance_report
+        from locm.replay.skyport.conformance import conformance_report
 
         sys.exit(conformance_report(files, quiet, click.echo))
-    from locm.replay.conformance import check_game, check_generated_cards, read_log_file
+    from locm.replay.locm.conformance import check_game, check_generated_cards, read_log_file
 
     total = same = bad = 0
 
@@ -432,9 +506,9 @@ def cards(ctx, ruleset, seed, as_json):
     import msgspec
 
     from locm.tables import card_table
-    from locm.engine.setup import create
-    from locm.events.catalog import CardPoolDefined
-    from locm.engine.carddata import cardlist_12
+    from locm.engine.locm.setup import create
+    from locm.events.locm.catalog import CardPoolDefined
+    from locm.engine.locm.carddata import cardlist_12
 
     rules = _check_ruleset(ruleset)
     if seed is None and rules.deck_building == "draft":
@@ -465,10 +539,11 @@ def rules():
 
 
 @rules.command("diff")
+@GAME
 @click.argument("left", default="1.2")
 @click.argument("right", default="constructed")
 @click.option("--json", "as_json", is_flag=True, help="Print the differences as a JSON list.")
-def rules_diff(left, right, as_json):
+def rules_diff(game_name, left, right, as_json):
     """List every rule that differs between two rulesets (built-in names or variant files), with its R-… id;
     changed cards are listed per card and field.
 
@@ -476,7 +551,28 @@ def rules_diff(left, right, as_json):
     Example:
       locm rules diff 1.2 constructed
       locm rules diff 1.2 examples/variants/low-health.toml --json
+      locm rules diff --game mcg standard examples/mcg/singleton-sudden-death.toml
     """
+    if game_name != "locm":
+        import json as json_mod
+
+        from locm.engine import registry
+        from locm.tables import table
+
+        game = registry.get(game_name)
+        a, b = _game_rules(game, left), _game_rules(game, right)
+        found = game.rules_diff(a, b)
+        import msgspec
+
+        shown = lambda v: v if isinstance(v, str) else json_mod.dumps(msgspec.to_builtins(v))  # noqa: E731
+        if as_json:
+            click.echo(json_mod.dumps([{"field": f, "rule": r, "left": shown(x), "right": shown(y)}
+                                       for f, r, x, y in found], indent=1))
+        else:
+            click.echo(table(("field", "rule", game.rules_name(a), game.rules_name(b)),
+                             [(f, r, shown(x)[:60], shown(y)[:60]) for f, r, x, y in found]))
+            click.echo(f"{len(found)} rule{'s' * (len(found) != 1)} differ")
+        return
     from locm.variants import rules_diff_command
 
     rules_diff_command(left, right, as_json, click.echo)
@@ -486,7 +582,10 @@ def rules_diff(left, right, as_json):
 
 
 @cli.command()
+@GAME
 @RULESET
+@click.option("--seats", type=click.IntRange(min=2), help="Players in each game of another game (Skyport: 2 to 6; "
+              "default: the game's fewest): every combination of that many agents plays, in every seat.")
 @click.option("--agents", "-a", "first", multiple=True, metavar="AGENT",
               help="The agents: " + AGENT_HELP + " Write them after --agents, "
                    "e.g. --agents greedy random \"python3 examples/bot.py\"; an agent given twice also "
@@ -506,8 +605,8 @@ def rules_diff(left, right, as_json):
 @click.option("--allow-changed-bots", is_flag=True,
               help="Resume even if a bot's files changed since its stored games (mixing its versions).")
 @sandbox_options
-def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_timeout, allow_changed_bots,
-               no_sandbox, bot_limits, bot_network, bot_binds):
+def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed, timeouts, busy_timeout,
+               allow_changed_bots, no_sandbox, bot_limits, bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. An agent
@@ -523,7 +622,12 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
       locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
       locm tournament --agents greedy "python3 examples/bot.py" --games 20 --db t.db --timeouts x2
       locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
+      locm tournament --game mcg --ruleset standard --agents greedy random --games 20 --db m.db
+      locm tournament --game skyport --ruleset 2013 --seats 3 --agents hunter random hunter --games 6 --db s.db
     """
+    if game_name != "locm":
+        return _tournament_other(game_name, ruleset, seats, [*first, *more], games, db, workers, seed, busy_timeout,
+                                 timeouts, (no_sandbox, bot_limits, bot_network, bot_binds))
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
@@ -574,6 +678,41 @@ def tournament(ruleset, first, more, games, db, workers, seed, timeouts, busy_ti
         sys.exit(1)
 
 
+def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, busy_timeout, timeouts,
+                      sandbox_args):
+    """`locm tournament` of a registered game other than LOCM (`locm.matchplay`): built-in agents and (my-card-
+    game) command-line bots in the sandbox, 2 to N seats, standings by places."""
+    from locm.bots import TimeLimits
+    from locm.engine import registry
+    from locm.matchplay import MATCH_HEADERS, match_rows, match_schedule, match_standings, run_matches
+    from locm.store import open_store
+    from locm.tables import table
+
+    game = registry.get(name)
+    ruleset = _game_rules(game, ruleset)
+    jobs = match_schedule(name, ruleset, agents, games, seed, seats)
+    bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
+    sandbox = _sandbox(bots, *sandbox_args, db) if bots else None
+    limits = TimeLimits.parse(timeouts)
+    with open_store(db, busy_timeout=busy_timeout) as store:
+        with _sigterm_as_interrupt():
+            todo = sum(1 for j in jobs if not store.has_game(j.game_id))
+            click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play",
+                       err=True)
+            bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
+            try:
+                with bar if todo else contextlib.nullcontext(bar):
+                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox)
+            except KeyboardInterrupt:
+                click.echo(f"\nlocm: interrupted: run the same command again to play the rest", err=True)
+                sys.exit(130)
+        ids = set(run.ids)
+        records = [m for m in store.matches(game=game.name) if m.game_id in ids]
+    click.echo(f"{_n(run.played, 'game')} played, {run.already} stored before: {len(records)} of "
+               f"{_n(len(jobs), game.title + ' game')} in {db}")
+    click.echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
+
+
 @cli.group()
 def sandbox():
     """The sandbox external bots run in (bubblewrap): see the README's threat model.
@@ -616,6 +755,7 @@ def sandbox_check(bot_limits, bot_network):
 
 @cli.command()
 @DB_OPTION
+@GAME
 @click.option("--ruleset", "-r", help="Only games of this ruleset (a name, an alias or a variant file).")
 @click.option("--agent", help="Only games with this agent in either seat (exactly as stored).")
 @click.option("--winner", type=click.IntRange(0, 1), help="Only games won by this seat (0 or 1).")
@@ -623,7 +763,7 @@ def sandbox_check(bot_limits, bot_network):
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many games.")
 @click.option("--stderr", "stderr_of", metavar="GAME_ID",
               help="Instead of the table, print what the bots of this stored game wrote on stderr.")
-def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
+def games(db, game_name, ruleset, agent, winner, winner_agent, limit, stderr_of):
     """List the stored games as a table, in the order they were stored. ``turns`` are the battle turns
     begun, both players counted (as `locm play` says them).
 
@@ -632,7 +772,10 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
       locm games --db t.db --ruleset 1.2 --agent greedy --winner 0 --limit 20
       locm games --db t.db --winner-agent "python3 examples/bot.py"
       locm games --db t.db --stderr 1.2-7-0123456789ab
+      locm games --db t.db --game skyport --agent hunter
     """
+    if game_name != "locm":
+        return _games_other(db, game_name, ruleset, agent, winner, limit)
     from locm.play import turns_played
     from locm.store import open_store
     from locm.tables import table
@@ -662,6 +805,24 @@ def games(db, ruleset, agent, winner, winner_agent, limit, stderr_of):
     click.echo(_n(len(rows), "game"))
 
 
+def _games_other(db, name, ruleset, agent, winner, limit):
+    """`locm games` of another registered game: its rows (`EventStore.matches`), any number of seats."""
+    from locm.engine import registry
+    from locm.store import open_store
+    from locm.tables import table
+
+    game = registry.get(name)
+    with open_store(db, create=False, readonly=True) as store:
+        rows = store.matches(game=game.name, ruleset=ruleset, agent=agent, winner=winner, limit=limit)
+    click.echo(table(("game id", "ruleset", "seed", "agents", "winner", "places", "scores", "reason", "turns",
+                      "events", "created"),
+                     [(m.game_id, m.ruleset, m.seed, ", ".join(m.agents), m.winner,
+                       " ".join(str(p + 1) for p in m.places),
+                       "-" if m.scores is None else " ".join(f"{x:g}" for x in m.scores), m.reason, m.turns,
+                       m.n_events, m.created[:19] + "Z") for m in rows]))
+    click.echo(_n(len(rows), f"{game.title} game"))
+
+
 @cli.command()
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path, allow_dash=True))
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
@@ -681,9 +842,11 @@ def verify(files, db, redecide, full):
     chain, its id (what
     its game_created gives), the fold of its events ends the game with the recorded winner, and (by default)
     re-deciding its recorded inputs gives exactly its events, so a log edited and re-chained is caught at the
-    first event the rules would not produce. FILES: event logs (locm play --log), official referee logs (each
-    game replayed as 'locm conformance' does) and store exports, checked the same way; - is standard input.
-    Prints a line per bad game and a summary.
+    first event the rules would not produce. FILES: event logs (locm play --log, of any registered game: its
+    game is told by its first line), my-card-game account logs (re-decided, every card traced to a pack or a
+    craft), official referee logs (each game replayed as 'locm conformance' does) and store exports, checked
+    the same way; - is standard input. A store's games of other games are checked by the core (chain, record,
+    re-decided log). Prints a line per bad game and a summary.
 
     \b
     Example:
@@ -691,7 +854,7 @@ def verify(files, db, redecide, full):
       locm verify --db t.db --full --no-redecide    # the whole file, then chains, ids and folds only
       locm verify game.jsonl official.txt.gz games.jsonl
     """
-    from locm.checks import check_file, store_checks, stored_problem
+    from locm.checks import check_file, match_problem, store_checks, stored_problem
     from locm.store import open_store
 
     bad = total = 0
@@ -721,6 +884,9 @@ def verify(files, db, redecide, full):
                                    show_eta=True) as bar:
                 for record in bar:
                     report(record.game_id, stored_problem(store, record, redecide))
+            for m in store.matches():  # the other registered games' (the core's checks)
+                if m.game != "locm":
+                    report(m.game_id, match_problem(store, m, redecide))
             store_bad = not found.ok
             if found.ok:
                 click.echo(f"store: {found.summary()}")
@@ -804,7 +970,7 @@ def import_cmd(file, db, skip_existing):
       locm import game.jsonl --db t.db        # an event log from locm play --log
     """
     from locm.errors import ImportFormatError, InputFileError
-    from locm.events.codec import MAX_LINE
+    from locm.events.locm.codec import MAX_LINE
     from locm.store import open_store
 
     existed = db.exists()
@@ -857,7 +1023,7 @@ def _is_event_log_line(line: bytes) -> bool:
 class _Counted:
     """A binary stream whose first line was read already (`readline` gives it back first), telling ``update``
     how many bytes each line is (a progress bar's), if given. Lines are read with the reader's limit
-    (`events.codec.bounded_lines`)."""
+    (`events.locm.codec.bounded_lines`)."""
 
     def __init__(self, first: bytes, stream, update) -> None:
         self._first, self._stream, self._update = first, stream, update

@@ -104,13 +104,44 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
         echo(f"  flagged as lopsided (their card rates tell which cards each agent takes): {', '.join(flagged)}; "
              f"the {MIRROR[0]} self-play tables come first")
     value_cards(db, games, workers, echo, progress_bar)
+    other_games(db, games, workers, echo, progress_bar)
     sandboxed_game(echo)
+
+
+def other_games(db, games: int, workers: int, echo, progress_bar) -> None:
+    """The game seam: my-card-game and Skyport played through the core into the same store (a tournament
+    each, standings by places), then checked by the core (`locm verify`)."""
+    from locm.checks import match_problem
+    from locm.matchplay import MATCH_HEADERS, match_rows, match_schedule, match_standings, run_matches
+
+    runs = [("mcg", "standard", ["greedy", "random"], max(2, games - games % 2), 2, ""),
+            ("skyport", "2013", ["hunter", "random", "random"], 3, 3, " --seats 3")]
+    store = open_store(db)
+    try:
+        for name, ruleset, agents, n, seats, flag in runs:
+            jobs = match_schedule(name, ruleset, agents, n, seed=1, seats=seats)
+            todo = [j for j in jobs if not store.has_game(j.game_id)]
+            if todo:
+                with progress_bar(len(todo), f"playing {name}") as bar:
+                    run_matches(store, name, ruleset, jobs, workers, bar.update)
+            ids = {j.game_id for j in jobs}
+            records = [m for m in store.matches(game=name) if m.game_id in ids]
+            bad = sum(not match_problem(store, m).ok for m in records)
+            echo("")
+            echo(f"== {name}: {len(records)} games through the game seam, {len(records) - bad} verified   "
+                 f"({LOCM} tournament --game {name}{flag} --agents {' '.join(agents)} --games {n})")
+            echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
+        last = records[-1].game_id
+        echo(f"(next: {LOCM} show --db {db} {last}   or   {LOCM} play --game mcg --ruleset standard --seed 7 "
+             f"--log m.jsonl && {LOCM} audit m.jsonl --seq 60)")
+    finally:
+        store.close()
 
 
 def value_cards(db, games: int, workers: int, echo, progress_bar) -> None:
     """`locm cardvalue` on the self-play seeds: the cards most held, each against a vanilla creature."""
     from locm.cardvalue import cardvalue, cardvalue_lines, make_targets, most_held
-    from locm.engine.rulesets import RULES_12
+    from locm.engine.locm.rulesets import RULES_12
 
     seeds = games - games % 2
     cards = most_held(db, RULES_12, MIRROR, seeds, 1, VALUED)

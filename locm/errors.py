@@ -174,7 +174,7 @@ class AgentSpecError(LocmError):
 
     def __init__(self, spec: str, reason: str) -> None:
         self.spec, self.reason = spec, reason
-        from locm.engine.agents import AGENT_NAMES
+        from locm.engine.locm.agents import AGENT_NAMES
 
         super().__init__(f"unknown agent {spec!r}: expected {', '.join(AGENT_NAMES)} or a command line; {reason}")
 

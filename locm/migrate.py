@@ -1,4 +1,5 @@
-"""`migrate`: convert an event store of schema 1 (one row per event) to schema 2 (`locm.store`), losing nothing.
+"""`migrate`: convert an event store of schema 1 (one row per event) or 2 (one compressed log per game, LOCM's
+columns) to schema 3 (`locm.store`: a ``game`` column, each game's own index fields as JSON), losing nothing.
 
 Every game of the old file is read with its events and checked exactly as an import checks a game
 (`locm.store._prepare`: each event decodes, seqs are 0..n-1, the record matches what the events say;
@@ -9,9 +10,10 @@ the first game that does not check stops the migration, naming it, with the old 
 Atomic: the games are written into a new file beside the old one (``DB.migrating``, any leftover of an
 interrupted run is replaced), which becomes ``DB`` only when complete. Then the old file is checkpointed
 and switched out of WAL mode (so that no ``DB-wal`` of it is left to be mistaken for the new file's; this needs
-every other program to have closed it, and it checks that no game was stored meanwhile), then kept as ``DB.v1`` through a hard link, and the new file renamed over ``DB`` (one atomic rename: at every
-moment ``DB`` is either the whole old store or the whole new one). Where hard links are not possible, the
-old file is renamed to ``DB.v1`` first.
+every other program to have closed it, and it checks that no game was stored meanwhile), then kept as ``DB.vN``
+(N its schema) through a hard link, and the new file renamed over ``DB`` (one atomic rename: at every moment
+``DB`` is either the whole old store or the whole new one). Where hard links are not possible, the old file is
+renamed to ``DB.vN`` first. A migrated store exports the same bytes as before (`locm.store.EXPORT_STORE_SCHEMA`).
 """
 
 from __future__ import annotations
@@ -22,16 +24,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 from locm.checks import content_problem
-from locm.events.codec import DecodeError, from_json
+from locm.events.locm.codec import DecodeError, from_json
 from locm.errors import MigrateError, StoreError
 from locm.store import (
     GENESIS,
+    OLD_SCHEMAS,
     STORE_FORMAT,
     STORE_SCHEMA_VERSION,
     GameRecord,
     _prepare,
     _record_from_row,
     chain_hash,
+    _inflate,
     first_difference,
     open_store,
 )
@@ -39,7 +43,7 @@ from locm.store import (
 BATCH = 200
 """Games written per transaction into the new file (which is not in place until the end)."""
 
-SCHEMA_1_TABLES = {"locm_meta", "games", "events"}
+SCHEMA_TABLES = {1: {"locm_meta", "games", "events"}, 2: {"locm_meta", "games", "logs"}}
 
 
 def schema_of(path: Path) -> int | None:
@@ -68,7 +72,7 @@ def count_games(path: Path) -> int:
 
 
 def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = None) -> tuple[int, int, Path]:
-    """Convert the schema-1 store at ``path`` to schema 2 in place, keeping the old file as ``path.v1``;
+    """Convert the store of schema 1 or 2 at ``path`` to schema 3 in place, keeping the old file as ``path.vN``;
     ``progress(n)`` after each batch of n games. Return ``(games, events, backup path)``."""
     path = Path(path)
     name = str(path)
@@ -79,9 +83,9 @@ def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = No
         raise MigrateError(f"{name}: not a locm event store")
     if version == STORE_SCHEMA_VERSION:
         raise MigrateError(f"{name}: already an event store of schema {STORE_SCHEMA_VERSION}: nothing to migrate")
-    if version != 1:
+    if version not in OLD_SCHEMAS:
         raise MigrateError(f"{name}: an event store of schema {version}, which this locm cannot migrate")
-    backup, new = Path(f"{path}.v1"), Path(f"{path}.migrating")
+    backup, new = Path(f"{path}.v{version}"), Path(f"{path}.migrating")
     if backup.exists():
         raise MigrateError(f"{name}: {backup} is in the way (a migration keeps the old store there): move it first")
     for leftover in (new, Path(f"{new}-wal"), Path(f"{new}-shm")):
@@ -92,10 +96,10 @@ def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = No
         raise MigrateError(f"{name}: cannot open: {exc}") from None
     try:
         tables = {r[0] for r in old.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not SCHEMA_1_TABLES <= tables:
-            raise MigrateError(f"{name}: schema 1 says the meta table, but the tables {sorted(SCHEMA_1_TABLES)} "
-                               f"are not all there")
-        games, events, last = _copy(old, new, name, progress)
+        if not SCHEMA_TABLES[version] <= tables:
+            raise MigrateError(f"{name}: schema {version} says the meta table, but the tables "
+                               f"{sorted(SCHEMA_TABLES[version])} are not all there")
+        games, events, last = _copy(old, version, new, name, progress)
         try:  # fold the -wal in and leave WAL mode: the old file is then whole on its own, with no -wal beside
             old.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             mode = old.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
@@ -128,7 +132,7 @@ def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = No
     return games, events, backup
 
 
-def _copy(old: sqlite3.Connection, new: Path, name: str, progress) -> tuple[int, int, int | None]:
+def _copy(old: sqlite3.Connection, version: int, new: Path, name: str, progress) -> tuple[int, int, int | None]:
     """Copy every game into a new store at ``new``: (games, events, last rowid of the old games table)."""
     games = events = 0
     last = None
@@ -139,7 +143,7 @@ def _copy(old: sqlite3.Connection, new: Path, name: str, progress) -> tuple[int,
         while chunk := rows.fetchmany(BATCH):  # streamed: the events are read through another cursor
             for row in chunk:
                 last, record = row[0], _record_from_row(row[1:])
-                batch.append(_check(old, record, name))
+                batch.append(_check(old, version, row[0], record, name))
                 games, events = games + 1, events + record.n_events
             store.append_games(batch)
             if progress:
@@ -150,11 +154,25 @@ def _copy(old: sqlite3.Connection, new: Path, name: str, progress) -> tuple[int,
     return games, events, last
 
 
-def _check(old: sqlite3.Connection, record: GameRecord, name: str):
-    """The game as schema 2 writes it, after every check of an import and of its stored per-event hashes."""
+def _check(old: sqlite3.Connection, version: int, key: int, record: GameRecord, name: str):
+    """The game as schema 3 writes it, after every check of an import and of its stored hashes (schema 1:
+    every event's; schema 2: the record's head hash over its log)."""
     gid = record.game_id
-    rows = old.execute("SELECT seq, payload, hash FROM events WHERE game_id = ? ORDER BY seq", (gid,)).fetchall()
     where = f"{name}: game {gid!r}"
+    if version == 1:
+        rows = old.execute("SELECT seq, payload, hash FROM events WHERE game_id = ? ORDER BY seq", (gid,)).fetchall()
+    else:
+        found = old.execute("SELECT data FROM logs WHERE game = ?", (key,)).fetchone()
+        if found is None:
+            raise MigrateError(f"{where}: its log is missing")
+        try:
+            lines = _inflate(name, gid, found[0]).split(b"\n")
+        except StoreError as exc:
+            raise MigrateError(f"{where}: {exc}") from None
+        rows, prev = [], GENESIS
+        for i, line in enumerate(lines):  # the hashes schema 2 does not keep, so the check below is the head's
+            prev = chain_hash(prev, line)
+            rows.append((i, line.decode("utf-8", "replace"), prev))
     if len(rows) != record.n_events:
         raise MigrateError(f"{where}: the record says {record.n_events} events, the file has {len(rows)}")
     prev, payloads, decoded = GENESIS, [], []
@@ -198,4 +216,4 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["migrate", "MigrateError", "schema_of", "count_games"]
+__all__ = ["migrate", "MigrateError", "schema_of", "count_games", "OLD_SCHEMAS"]

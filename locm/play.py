@@ -4,18 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from locm.events.catalog import CreatureSummoned, ItemUsed, PlayerDamaged
-from locm.engine.agents import make_agent, play
-from locm.engine.game import Game
-
-_MASK64 = (1 << 64) - 1
-
-
-def seat_seed(game_seed: int, seat: int) -> int:
-    """The seed of the agent in `seat` for a game: fixed by the game's seed, different for each seat."""
-    x = (game_seed * 0x9E3779B97F4A7C15 + (seat + 1) * 0xBF58476D1CE4E5B9) & _MASK64
-    return x - (1 << 64) if x >> 63 else x
-
+from locm.events.locm.catalog import CreatureSummoned, ItemUsed, PlayerDamaged
+from locm.engine.locm.agents import make_agent, play, seat_seed
+from locm.engine.locm.game import Game
 
 def turns_played(turn: int) -> int:
     """A game's length in battle turns, as every command shows it: the turns begun, counting both players'
@@ -81,9 +72,9 @@ def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = F
     record's error flags (timeouts too)."""
     from locm.checks import content_problem
     from locm.errors import InputFileError
-    from locm.events.catalog import GameCreated, HardError
-    from locm.events.codec import DecodeError, from_jsonl, to_json
-    from locm.gameid import created_id
+    from locm.events.locm.catalog import GameCreated, HardError
+    from locm.events.locm.codec import DecodeError, from_jsonl, to_json
+    from locm.engine.locm.gameid import created_id
     from locm.store import GameExtras
 
     try:

@@ -10,6 +10,7 @@ parent (`parent_alive`) remains.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 
@@ -36,4 +37,17 @@ def parent_alive(parent: int) -> bool:
     return os.getppid() == parent
 
 
-__all__ = ["die_with_parent", "parent_alive"]
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """SIGTERM raises KeyboardInterrupt for the duration, so that `finally` blocks kill bots and workers."""
+    def terminated(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+__all__ = ["die_with_parent", "parent_alive", "sigterm_as_interrupt"]

@@ -70,6 +70,30 @@ def _exit(r) -> None:
         sys.exit(1)
 
 
+def _other(r) -> bool:
+    """Whether `r` is a game of another registered game (`replay.match.MatchReplay`: the viewer shell)."""
+    from locm.replay.match import MatchReplay
+
+    return isinstance(r, MatchReplay)
+
+
+def _show_other(r, s: int, seat: int | None, as_json: bool) -> None:
+    turn = [t for t in r.game.turn_starts(r.events) if t[0] <= s]
+    first = turn[-1][0] if turn else max(0, s - 5)
+    if as_json:
+        _warn(r, to_stderr=True)
+        _dump({**r.view(s, seat), "events": [r.explain(i) | {"causes": None} for i in range(first, s + 1)],
+               **({"warning": r.warning} if r.warning else {})})
+    else:
+        _warn(r)
+        click.echo(f"{r.game.title}: seq {s} of {r.last_seq}" + (f" (as P{seat})" if seat is not None else ""))
+        click.echo(r.board(s, seat))
+        click.echo("events:")
+        for i in range(first, s + 1):
+            click.echo(r.event_line(i))
+    sys.exit(1 if r.warning else 0)
+
+
 def _pick_seq(r, turn, seq) -> int:
     if turn is not None and seq is not None:
         raise click.UsageError("give --turn or --seq, not both")
@@ -104,10 +128,12 @@ def show(source, db, game_index, turn, seq, perspective, as_json):
       locm show --db locm.db 1.2-7-0123 --seq 212 --as 0 --json
       locm show tests/data/official-1.5-games-00-49.txt.gz --game 3 --turn 10
     """
-    from locm.replay.render import show_text
+    from locm.replay.locm.render import show_text
 
     r = _open(source, db, game_index)
     s = _pick_seq(r, turn, seq)
+    if _other(r):
+        return _show_other(r, s, perspective, as_json)
     v = r.view(s, perspective)
     t = r.turn_of(s)
     events = range(t.first_seq, t.last_seq + 1) if t else range(max(0, s - 5), s + 1)
@@ -140,11 +166,24 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
       locm audit --db locm.db 1.2-7-0123 --rejected
       locm audit game.jsonl --card 7 --json
     """
-    from locm.replay.render import audit_text, card_life_text, rejected_text
+    from locm.replay.locm.render import audit_text, card_life_text, rejected_text
 
     if [seq is not None, rejected, card_id is not None].count(True) != 1:
         raise click.UsageError("give exactly one of --seq S, --rejected, --card ID")
     r = _open(source, db, game_index)
+    if _other(r):
+        if seq is None:
+            raise click.UsageError(f"{r.game.title} games are audited by --seq S for now (--rejected and --card "
+                                   "read LOCM's events)")
+        out = r.explain(seq)
+        _warn(r, to_stderr=as_json)
+        if as_json:
+            _dump(out)
+        else:
+            click.echo(f"seq {out['seq']} {out['type']} ({out['rule']}): {out['description']}")
+            for c in out["causes"]:
+                click.echo(f"  caused by seq {c['seq']} {c['type']} ({c['rule']}): {c['description']}")
+        sys.exit(1 if r.warning else 0)
     if seq is not None:
         out = r.explain(seq)
         lines = audit_text(out)
@@ -185,11 +224,20 @@ def replay_cmd(source, db, game_index, print_all, perspective):
       locm replay game.jsonl
       locm replay --db locm.db 1.2-7-0123 --all | less
     """
-    from locm.replay.render import all_turns_text
+    from locm.replay.locm.render import all_turns_text
     from locm.replay.terminal import interactive
 
     r = _open(source, db, game_index)
     _warn(r)
+    if _other(r):  # every turn's board and events, in order (the interactive viewer reads LOCM's turns)
+        starts = [t[0] for t in r.game.turn_starts(r.events)] + [r.last_seq + 1]
+        bounds = [0, *starts] if starts[0] > 0 else starts
+        for a, b in zip(bounds, bounds[1:]):
+            for i in range(a, b):
+                click.echo(r.event_line(i))
+            click.echo(r.board(b - 1, perspective))
+            click.echo("")
+        return _exit(r)
     if print_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
         for line in all_turns_text(r, perspective):
             click.echo(line)
@@ -215,11 +263,21 @@ def html(source, db, game_index, output):
     Example:
       locm html game.jsonl -o game.html
       locm html --db locm.db 1.2-7-0123 -o game.html
+      locm html m.jsonl -o m.html          # another game's log: its own board, by seat or whole
     """
-    from locm.cli import _write_bytes
+    from locm.outputs import write_output as _write_bytes
     from locm.replay.html import render_html
 
     r = _open(source, db, game_index)
+    if _other(r):  # the viewer shell with the game's own board (replay.match_html)
+        from locm.replay.match_html import render_match_html
+
+        _warn(r, to_stderr=str(output) == "-")
+        data = render_match_html(r).encode()
+        _write_bytes(output, data)
+        click.echo(f"{output} ({len(data) // 1024} KB, {len(r.events)} events, {r.game.title})",
+                   err=str(output) == "-")
+        return _exit(r)
     _warn(r, to_stderr=str(output) == "-")
     data = render_html(r).encode()
     _write_bytes(output, data)

@@ -42,7 +42,7 @@ def _ruleset(spec: str | None, path: str) -> str | None:
         if isinstance(found, str):
             return found
         if not is_builtin(found):
-            from locm.engine.rulesets import rules_hash
+            from locm.engine.locm.rulesets import rules_hash
 
             mine = f"{found.base_name} #{rules_hash(found)[:12]}"
             ids = [r.game_id for r in store.games(ruleset=found.name)]
@@ -66,7 +66,7 @@ def _existing(db: Path) -> str:
 def _progress(label: str):
     """A click progress bar for the games the projection still has to read (none for a few), with SIGTERM
     turned into an interrupt so that the worker processes are stopped too."""
-    from locm.cli import _sigterm_as_interrupt
+    from locm.processes import sigterm_as_interrupt as _sigterm_as_interrupt
 
     state = {}
 
@@ -109,7 +109,9 @@ def _warn_lopsided(data) -> None:
 @click.option("--output", "-o", "out", type=click.Path(path_type=Path), default=Path("report"), show_default=True,
               help="The directory to write into (created if missing).")
 @click.option("--rebuild", is_flag=True, help="Rebuild the card-facts projection from the events first.")
-def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild):
+@click.option("--game", "game_name", type=click.Choice(["locm", "mcg", "my-card-game"]), default="locm",
+              show_default=True, help="mcg: my-card-game's card win rates by pairing, printed (locm.mcg_report).")
+def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild, game_name):
     """Write a card-balance report: cards.json, cards.csv, PNG charts and a self-contained index.html.
 
     Brings the card-facts projection (tables cardfacts_* in the store file) up to date with the stored
@@ -122,10 +124,22 @@ def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuil
     Example:
       locm report --db t.db -o report && chromium report/index.html
       locm report --db t.db --ruleset 1.2 --agent greedy --seat 0 --min-games 100 -o greedy-first
+      locm report --game mcg --db m.db --min-games 20     # my-card-game: card win rates, printed
     """
     from locm import cardfacts_store
     from locm.report import ReportError, check_request, collect, write_report
 
+    if game_name != "locm":
+        from locm.mcg_report import card_rates, report_lines
+        from locm.store import open_store
+
+        with open_store(_existing(db), create=False, readonly=True) as store:
+            pairings, rates = card_rates(store, min_n, max_imbalance, agent)
+        if not pairings:
+            raise ReportError(f"{db}: no my-card-game games stored (locm tournament --game mcg ... --db {db})")
+        for line in report_lines(pairings, rates, min_n):
+            click.echo(line)
+        return
     path = _existing(db)
     ruleset = _ruleset(ruleset, path)
     if out.exists() and not out.is_dir():  # refused before any work
@@ -161,7 +175,7 @@ def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top)
     Example:
       locm cards stats --db t.db --ruleset 1.2 --sort iih --top 15
     """
-    from locm.engine.carddata import cardlist_12
+    from locm.engine.locm.carddata import cardlist_12
     from locm import cardfacts_store
     from locm.report import check_request, collect, top_rows
     from locm.tables import table

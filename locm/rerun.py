@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Sequence
 
 from locm.engine.errors import LocmError
-from locm.engine.rulesets import Rules, rules_hash
-from locm.engine.setup import PARAM_FIELDS, derive_params
-from locm.engine.variants import diff_rows
-from locm.events.catalog import CardPoolDefined, GameCreated, GameEnded, TurnStarted
-from locm.events.codec import to_json
+from locm.engine.locm.rulesets import Rules, rules_hash
+from locm.engine.locm.setup import PARAM_FIELDS, derive_params
+from locm.engine.locm.variants import diff_rows
+from locm.events.locm.catalog import CardPoolDefined, GameCreated, GameEnded, TurnStarted
+from locm.events.locm.codec import to_json
 from locm.bots import TimeLimits
 
 
@@ -49,7 +49,7 @@ def rerun_params(created: GameCreated, rules: Rules) -> tuple[int | None, dict]:
 def rerun_game(events: Sequence, rules: Rules, limits: TimeLimits | None = None):
     """Play the game of `events` again under `rules`: a `locm.tournament.PlayedGame` (game and record
     extras; its id is the deterministic id of the re-run under `rules`)."""
-    from locm.engine.upcast import upcast
+    from locm.engine.locm.upcast import upcast
     from locm.tournament import run_game
 
     events = upcast(list(events))
@@ -247,7 +247,7 @@ def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimi
     changed since the game was played is named (`bot_changes`), so that a divergence it causes is not laid on
     the rules. ``warning``: the source's own (a log that does not follow the rules is still compared);
     ``recorded``: the bots' versions a stored record kept (`load_source`)."""
-    from locm.engine.evolve import fold
+    from locm.engine.locm.evolve import fold
 
     played = rerun_game(events_a, rules_b, limits)
     events_b = played.game.log
@@ -269,8 +269,8 @@ def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimi
 
 
 def board_text(state) -> str:
-    """A game state as `locm show` prints a board (`replay.views`): the full view, both hands and lanes."""
-    from locm.replay.views import board_text as show_board, view
+    """A game state as `locm show` prints a board (`engine.locm.views`): the full view, both hands and lanes."""
+    from locm.engine.locm.views import board_text as show_board, view
 
     return "\n".join(show_board(view(state)))
 
@@ -297,7 +297,7 @@ def load_source(source: str, db: Path | None) -> tuple[str, list, str, list | No
     gid = r.meta.get("game_id") or Path(source).name
     if type(r.events[0]) is not GameCreated:  # pragma: no cover - a Replay starts with game_created
         raise RerunError(f"{source}: not an event log")
-    from locm.engine.upcast import upcast
+    from locm.engine.locm.upcast import upcast
 
     recorded = r.meta.get("bot_sha256") if db is not None else None
     return gid, upcast(r.events), r.warning, recorded  # a log of any schema (a stored one too), current schema

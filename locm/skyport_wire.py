@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 
 from locm.engine.skyport.hexmap import MapError, parse_map
 from locm.engine.skyport.rules import RULES_2013
-from locm.replay.skyport_oracle import OracleLogError, first_difference, read_records
+from locm.replay.skyport.oracle import OracleLogError, first_difference, read_records
 from locm.skyport_server import RESERVED, Bounds, SeatSpec, SkyportServer, Timing
 from locm.errors import JoinError
 

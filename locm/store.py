@@ -5,17 +5,17 @@ leaves half a game. Two implementations share one interface and one test class: 
 over an embedded SQLite file, default ``locm.db``) and `MemoryStore` (plain dicts). `open_store` is what a CLI
 calls.
 
-Schema (SQLite, store schema version 2)
+Schema (SQLite, store schema version 3)
 ---------------------------------------
 
 The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them equal).
 
-- ``locm_meta`` holds ``format = 'locm-event-store'`` and ``schema_version = '2'``. A file is opened only if it
+- ``locm_meta`` holds ``format = 'locm-event-store'`` and ``schema_version = '3'``. A file is opened only if it
   is new, empty (0 bytes or no tables), or has these two rows and the tables with exactly these
   columns; anything else is refused *before anything is written* (it is inspected through a read-only
   connection first): `CorruptStoreError` for bytes that are not a readable SQLite database (random bytes,
   truncated), `NotAStoreError` for another SQLite database or another schema version; a store of schema 1
-  (locm before schema 2) is refused with `OldStoreError`, whose one line says to run ``locm migrate DB``
+  or 2 (locm before schema 3) is refused with `OldStoreError`, whose one line says to run ``locm migrate DB``
   (`locm.migrate`). SQLite does the
   checking: it recovers the ``-wal`` of a writer that died, so a main file shorter than its header says (a
   checkpoint cut short by kill -9 or a full disk) is accepted when ``PRAGMA quick_check`` finds the store
@@ -24,19 +24,24 @@ The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them
 - Creating the schema is one ``BEGIN IMMEDIATE`` transaction that does nothing if the tables exist, so any
   number of processes may open a new file at once. A writer waits for another's lock up to a busy timeout
   (`BUSY_TIMEOUT_S`, ``$LOCM_BUSY_TIMEOUT``), saying so every `BUSY_MESSAGE_S`, then `StoreBusyError`.
-- ``games``: one row per completed game, in the order appended (``id``, an integer key: joins and inserts on
-  it are cheaper than on text; ``game_id``, the text id users see, is UNIQUE, so its index serves exact and
-  prefix look-ups). The seeds and parameters are the
-  fields of ``GameCreated`` (``agents`` split into ``agent0``/``agent1``, its ``schema_version`` as
-  ``event_schema_version``); ``winner``, ``reason`` and ``turns`` (``GameEnded.turn``) come from
-  ``GameEnded``. ``n_events`` and ``head_hash`` (the hash of the last event) pin the whole log. ``created``
-  is ISO-8601 UTC with microseconds and a ``Z`` (``2026-05-09T07:35:25.000000Z``). The tournament
-  runner's extras: ``stderr0``/``stderr1`` (at most `STDERR_LIMIT` characters: longer text keeps its tail
-  behind a ``[... N characters, start cut]`` line), ``think_ms0``/``think_ms1`` (milliseconds, NULL when unknown),
-  ``error``/``timeout`` flags per player (0/1) and ``meta`` (free JSON text, ``{}`` by default).
+- ``games``: one row per completed game of any registered game (`engine.registry`), in the order appended
+  (``id``, an integer key: joins and inserts on it are cheaper than on text; ``game_id``, the text id users
+  see, is UNIQUE, so its index serves exact and prefix look-ups). ``game`` is the game's registered name
+  (``locm``, ``mcg``, ``skyport``). What the core knows of every game is a column: ``ruleset``, ``seed``,
+  ``agents`` (a JSON array, one per seat, 2 to N), the outcome (``winner``, -1 for none; ``places``, each
+  seat's place, 0 first; ``scores`` for a game of points, else NULL; ``reason``; ``turns``), ``n_events`` and
+  ``head_hash`` (the hash of the last event: they pin the whole log), ``created`` (ISO-8601 UTC with
+  microseconds and a ``Z``, ``2026-05-09T07:35:25.000000Z``), ``seats`` (the runner's extras by seat, a JSON
+  array of ``{"stderr", "think_ms", "error", "timeout"}``: stderr at most `STDERR_LIMIT` characters, a longer
+  text keeping its tail behind a ``[... N characters, start cut]`` line; think time in milliseconds, null when
+  unknown) and ``meta`` (free JSON text, ``{}`` by default). What only one game has is in ``fields``, a JSON
+  object of the game's index fields (`engine.seam.GameDef.index`): for LOCM the seeds and parameters of
+  ``GameCreated`` with ``ruleset_version``, ``id_scheme`` and ``event_schema_version`` (`LOCM_FIELDS`). A LOCM
+  game reads back as its `GameRecord` (the columns of schema 2, field for field: `locm_record`); any game as
+  its `MatchRecord`. The LOCM commands (games, show, export, report, ...) read LOCM's games only.
 - ``logs``: one row per game, its whole event log, in a table of its own so that listing or filtering games
   never reads a log page. ``data`` is the zlib stream (level `LOG_LEVEL`) of the events' canonical JSON bytes
-  (exactly ``events.codec.to_json(event)``, what is hashed and exported), one event per line, in seq order,
+  (exactly its game's codec's ``to_json(event)``, what is hashed and exported), one event per line, in seq order,
   joined by ``\n`` (canonical JSON has no raw newline). The per-event hashes are not stored: the chain is
   recomputed from these bytes whenever it is checked (``verify_chain``, export), against ``n_events`` and
   ``head_hash`` of the game's row. That a game's seqs are exactly 0..n-1 and that it begins with
@@ -71,7 +76,7 @@ The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them
 Hash chain
 ----------
 ``hash[seq] = sha256(hash[seq - 1] + payload_bytes)`` with ``hash[-1]`` the genesis: 32 zero bytes
-(`GENESIS`). ``payload_bytes`` are the canonical JSON bytes of the event (``events.codec.to_json``) as
+(`GENESIS`). ``payload_bytes`` are the canonical JSON bytes of the event (``events.locm.codec.to_json``) as
 stored. The chain catches accidental damage and naive edits (and, with ``head_hash`` and ``n_events``, a
 truncated log); it is not a signature: someone who rewrites every hash and the record defeats it.
 
@@ -103,11 +108,11 @@ Export format (JSON lines, UTF-8, one object per line)
     {"hash":"<64 hex>","event":{...the stored payload, byte for byte...}}
     {"end":{"games":G,"events":E}}                               last line: totals, so a cut file is caught
 
-``store_schema`` in the header is the schema of the store that wrote the file (`STORE_SCHEMA_VERSION`, 2).
-Store schema 2 changed how logs are kept in the store's file, not a field of a game or an event, so the game
-lines are the same from either: a file written by a schema-1 store (``store_schema`` 1) is read alike, and
-a game's lines are the same byte for byte before and after `locm migrate`; only the header says which
-store wrote them.
+``store_schema`` in the header is the schema whose game lines the file holds (`EXPORT_STORE_SCHEMA`, 2).
+Store schemas 2 and 3 changed how games are kept in the store's file, not a field of a LOCM game or an event,
+so the game lines are the same from any of them: a file written by a schema-1 store (``store_schema`` 1) is
+read alike, and an export of a store is the same byte for byte before and after `locm migrate` to schema 3
+(from schema 1, only the header's number differs). Exporting exports LOCM's games (other games: not yet).
 
 `EventStore.import_jsonl` reads and checks the whole file before anything is kept: each line's JSON, each
 event's decoding, seqs 0..n-1, every hash of the chain, each game record against what its events say (the
@@ -137,9 +142,9 @@ from typing import Any, BinaryIO, NamedTuple, Self
 
 import msgspec
 
-from locm.events.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
-from locm.events.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
-from locm.events.codec import (DECODE_ERRORS, MAX_EVENTS, MAX_LINE, DecodeError, bounded_lines, from_json,
+from locm.events.locm.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
+from locm.events.locm.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
+from locm.events.locm.codec import (DECODE_ERRORS, MAX_EVENTS, MAX_LINE, DecodeError, bounded_lines, from_json,
                                from_json_array, json_array, to_json)
 from locm.errors import (
     ChainError,
@@ -158,10 +163,18 @@ from locm.errors import (
 )
 
 STORE_FORMAT = "locm-event-store"
-STORE_SCHEMA_VERSION = 2
+STORE_SCHEMA_VERSION = 3
+OLD_SCHEMAS = (1, 2)
+"""Store schemas that `locm migrate` converts to this one."""
 EXPORT_VERSION = 1
+EXPORT_STORE_SCHEMA = 2
+"""The ``store_schema`` an export file's header says: the schema whose game lines it holds. Schema 3 changed how
+a game is kept in the file (a game column, index fields as JSON), not a LOCM game's record or events, so its
+export lines are those of schema 2, byte for byte, header included."""
 EXPORT_STORE_SCHEMAS = (1, 2)
 """The ``store_schema`` values an export file's header may hold (the game lines are the same for both)."""
+LOCM = "locm"
+"""The name of LOCM in the ``game`` column (`engine.registry`)."""
 LOG_LEVEL = 1
 """The zlib level of the stored logs (see the module docstring for the measurements behind it)."""
 DEFAULT_PATH = "locm.db"
@@ -179,36 +192,23 @@ CREATE TABLE locm_meta (
     value TEXT NOT NULL
 );
 CREATE TABLE games (
-    id                       INTEGER PRIMARY KEY,
-    game_id                  TEXT NOT NULL UNIQUE,
-    ruleset                  TEXT NOT NULL,
-    ruleset_version          TEXT NOT NULL,
-    seed                     INTEGER,
-    shuffle_player0_seed     INTEGER NOT NULL,
-    shuffle_player1_seed     INTEGER NOT NULL,
-    draft_choices_seed       INTEGER,
-    predefined_draft_ids     TEXT,
-    card_gen_seed            INTEGER,
-    constructed_choices_seed INTEGER,
-    id_scheme                TEXT NOT NULL,
-    event_schema_version     INTEGER NOT NULL,
-    agent0                   TEXT NOT NULL,
-    agent1                   TEXT NOT NULL,
-    winner                   INTEGER NOT NULL CHECK (winner IN (0, 1)),
-    reason                   TEXT NOT NULL,
-    turns                    INTEGER NOT NULL,
-    n_events                 INTEGER NOT NULL CHECK (n_events >= 2),
-    head_hash                BLOB NOT NULL,
-    created                  TEXT NOT NULL,
-    stderr0                  TEXT NOT NULL,
-    stderr1                  TEXT NOT NULL,
-    think_ms0                REAL,
-    think_ms1                REAL,
-    error0                   INTEGER NOT NULL CHECK (error0 IN (0, 1)),
-    error1                   INTEGER NOT NULL CHECK (error1 IN (0, 1)),
-    timeout0                 INTEGER NOT NULL CHECK (timeout0 IN (0, 1)),
-    timeout1                 INTEGER NOT NULL CHECK (timeout1 IN (0, 1)),
-    meta                     TEXT NOT NULL CHECK (json_valid(meta))
+    id         INTEGER PRIMARY KEY,
+    game_id    TEXT NOT NULL UNIQUE,
+    game       TEXT NOT NULL,
+    ruleset    TEXT NOT NULL,
+    seed       INTEGER,
+    agents     TEXT NOT NULL CHECK (json_valid(agents) AND json_type(agents) = 'array'),
+    winner     INTEGER NOT NULL CHECK (winner >= -1),
+    places     TEXT NOT NULL CHECK (json_valid(places) AND json_type(places) = 'array'),
+    scores     TEXT CHECK (scores IS NULL OR json_valid(scores)),
+    reason     TEXT NOT NULL,
+    turns      INTEGER NOT NULL,
+    n_events   INTEGER NOT NULL CHECK (n_events >= 2),
+    head_hash  BLOB NOT NULL,
+    created    TEXT NOT NULL,
+    seats      TEXT NOT NULL CHECK (json_valid(seats) AND json_type(seats) = 'array'),
+    fields     TEXT NOT NULL CHECK (json_valid(fields) AND json_type(fields) = 'object'),
+    meta       TEXT NOT NULL CHECK (json_valid(meta))
 );
 CREATE TABLE logs (
     game INTEGER PRIMARY KEY REFERENCES games (id),
@@ -219,7 +219,7 @@ CREATE VIEW events AS
            e.value AS payload
     FROM games g JOIN logs l ON l.game = g.id, json_each(locm_log_json(l.data)) e;
 """
-"""The DDL of store schema 2; the module docstring shows the same text (a test checks it)."""
+"""The DDL of store schema 3; the module docstring shows the same text (a test checks it)."""
 
 SCHEDULES_SQL = """\
 CREATE TABLE IF NOT EXISTS schedules (
@@ -299,6 +299,75 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         return GameExtras(**{f: getattr(self, f) for f in GameExtras.__struct_fields__})
 
 
+class SeatExtras(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What the runner knows of one seat beyond the events: its bot's stderr (bounded), thinking time (ms,
+    None when unknown), whether it lost by an error or a timeout."""
+
+    stderr: str = ""
+    think_ms: float | None = None
+    error: bool = False
+    timeout: bool = False
+
+
+class MatchRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One row of the ``games`` table of schema 3, for any game (``game`` its registered name): what the core
+    knows of every game, and the game's own index fields (``fields``, from its created event). A LOCM game's
+    `GameRecord` is the same row read with LOCM's fields (`locm_record`)."""
+
+    game_id: str
+    game: str
+    ruleset: str
+    seed: int | None
+    agents: tuple[str, ...]
+    winner: int
+    places: tuple[int, ...]
+    scores: tuple[float, ...] | None
+    reason: str
+    turns: int
+    n_events: int
+    head_hash: str
+    created: str
+    seats: tuple[SeatExtras, ...]
+    fields: dict[str, Any]
+    meta: str
+
+
+LOCM_FIELDS = ("ruleset_version", "shuffle_player0_seed", "shuffle_player1_seed", "draft_choices_seed",
+               "predefined_draft_ids", "card_gen_seed", "constructed_choices_seed", "id_scheme",
+               "event_schema_version")
+"""The fields of a LOCM game's `GameRecord` kept in ``fields`` (the columns of schema 2 that only LOCM has)."""
+
+
+def match_of(record: GameRecord) -> MatchRecord:
+    """A LOCM game's record as the row schema 3 keeps."""
+    w = record.winner
+    return MatchRecord(
+        game_id=record.game_id, game=LOCM, ruleset=record.ruleset, seed=record.seed,
+        agents=(record.agent0, record.agent1), winner=w, places=(0, 1) if w == 0 else (1, 0), scores=None,
+        reason=record.reason, turns=record.turns, n_events=record.n_events, head_hash=record.head_hash,
+        created=record.created,
+        seats=(SeatExtras(stderr=record.stderr0, think_ms=record.think_ms0, error=record.error0,
+                          timeout=record.timeout0),
+               SeatExtras(stderr=record.stderr1, think_ms=record.think_ms1, error=record.error1,
+                          timeout=record.timeout1)),
+        fields={f: getattr(record, f) for f in LOCM_FIELDS}, meta=record.meta)
+
+
+def locm_record(m: MatchRecord) -> GameRecord:
+    """A LOCM game's row as its `GameRecord` (the inverse of `match_of`)."""
+    s0, s1 = m.seats
+    return GameRecord(
+        game_id=m.game_id, ruleset=m.ruleset, seed=m.seed, **{f: m.fields[f] for f in LOCM_FIELDS},
+        agent0=m.agents[0], agent1=m.agents[1], winner=m.winner, reason=m.reason, turns=m.turns,
+        n_events=m.n_events, head_hash=m.head_hash, created=m.created, stderr0=s0.stderr, stderr1=s1.stderr,
+        think_ms0=s0.think_ms, think_ms1=s1.think_ms, error0=s0.error, error1=s1.error, timeout0=s0.timeout,
+        timeout1=s1.timeout, meta=m.meta)
+
+
+def _as_match(record: GameRecord | MatchRecord) -> MatchRecord:
+    return record if isinstance(record, MatchRecord) else match_of(record)
+
+
 class ImportSummary(NamedTuple):
     """What `EventStore.import_jsonl` did: games and events written, identical games skipped."""
 
@@ -311,7 +380,7 @@ class _Prepared(NamedTuple):
     """A validated game ready to write: its record and its log, the ``data`` of its ``logs`` row (the zlib
     stream of its events' canonical JSON lines). Cheap to pickle: what a tournament worker sends the writer."""
 
-    record: GameRecord
+    record: GameRecord | MatchRecord
     data: bytes
 
 
@@ -368,7 +437,7 @@ def open_store(path: str | os.PathLike = DEFAULT_PATH, *, create: bool = True, r
 
 def export_header() -> bytes:
     """The first line of an export file."""
-    return msgspec.json.encode({"locm_export": EXPORT_VERSION, "store_schema": STORE_SCHEMA_VERSION,
+    return msgspec.json.encode({"locm_export": EXPORT_VERSION, "store_schema": EXPORT_STORE_SCHEMA,
                                 "event_schema": EVENT_SCHEMA_VERSION}) + b"\n"
 
 
@@ -411,8 +480,55 @@ class EventStore:
         """Store several games checked by `prepare_game` in one transaction: all of them or none."""
         self._write(list(prepared))
 
+    def append_match(self, game: Any, extras: GameExtras | Mapping[str, Any], events: Sequence[Any],
+                     seats: Sequence[SeatExtras] | None = None) -> MatchRecord:
+        """Store one complete game of any registered game (`engine.seam.GameDef`) atomically, with each seat's
+        extras (`prepare_match`); a LOCM game is stored as `append_game` stores it."""
+        prepared = prepare_match(game, extras, events, seats)
+        self._write([prepared])
+        return _as_match(prepared.record)
+
     def has_game(self, game_id: str) -> bool:
-        return self._record(game_id) is not None
+        return self._match(game_id) is not None
+
+    def match(self, game_id: str) -> MatchRecord:
+        """A stored game's row, whatever its game (`GameNotFoundError` if there is none)."""
+        found = self._match(game_id)
+        if found is None:
+            raise GameNotFoundError(game_id)
+        return found
+
+    def matches(self, game: str | None = None, ruleset: str | None = None, agent: str | None = None,
+                winner: int | None = None, limit: int | None = None) -> list[MatchRecord]:
+        """The rows of the stored games (of one game when ``game`` is given), in the order stored; ``agent``
+        matches any seat."""
+        return self._matches(game, ruleset, agent, winner, limit)
+
+    def match_events(self, game_id: str) -> list[Any]:
+        """A stored game's events, decoded by its own game's codec (`engine.registry`)."""
+        from locm.engine.registry import get
+
+        m = self.match(game_id)
+        if m.game == LOCM:
+            return self.events(game_id)
+        codec = get(m.game).codec
+        raw = _inflate(self.path, game_id, self._log(game_id))
+        try:
+            return codec.from_json_array(json_array(raw))
+        except DecodeError as exc:
+            raise CorruptStoreError(self.path, f"game {game_id!r}: {exc}") from None
+
+    def _record(self, game_id: str) -> GameRecord | None:
+        """A LOCM game's record (None: no such game); another game's is refused in one line."""
+        m = self._match(game_id)
+        if m is None:
+            return None
+        if m.game != LOCM:
+            raise StoreError(f"{self.path}: game {game_id!r} is a {m.game} game: this reads LOCM games")
+        return locm_record(m)
+
+    def _records(self, ruleset, agent, winner, limit) -> list[GameRecord]:
+        return [locm_record(m) for m in self._matches(LOCM, ruleset, agent, winner, limit)]
 
     def game_ids_with_prefix(self, prefix: str, limit: int = 2) -> list[str]:
         """Up to ``limit`` stored game ids that start with ``prefix`` (to resolve an abbreviated id)."""
@@ -478,6 +594,22 @@ class EventStore:
     def verified_events(self, game_id: str) -> list[Event]:
         """`verify_chain`, then the game's events, from the one read of its log that the check made."""
         return self._decode_lines(game_id, self._verified(game_id)[1])
+
+    def verified_match_events(self, game_id: str) -> list[Any]:
+        """A stored game of any game: its chain checked against its row (`ChainError`), then its events
+        decoded by its game's codec."""
+        from locm.engine.registry import get
+
+        m = self.match(game_id)
+        try:
+            lines = _lines(self.path, game_id, self._log(game_id))
+        except CorruptStoreError as exc:
+            raise ChainError(game_id, -1, "a readable log", exc.reason, "log") from None
+        self._check_chain(m, lines)
+        try:
+            return get(m.game).codec.from_json_array(json_array(b"\n".join(lines)))
+        except DecodeError as exc:
+            raise CorruptStoreError(self.path, f"game {game_id!r}: {exc}") from None
 
     def export_jsonl(self, game_ids: Iterable[str] | None, out: BinaryIO, *,
                      on_bad: Callable[[str, StoreError], None] | None = None) -> int:
@@ -596,10 +728,10 @@ class EventStore:
         """Store every game of ``games`` or, if any error is raised while consuming it, none."""
         raise NotImplementedError
 
-    def _record(self, game_id: str) -> GameRecord | None:
+    def _match(self, game_id: str) -> MatchRecord | None:
         raise NotImplementedError
 
-    def _records(self, ruleset, agent, winner, limit) -> list[GameRecord]:
+    def _matches(self, game, ruleset, agent, winner, limit) -> list[MatchRecord]:
         raise NotImplementedError
 
     def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
@@ -611,7 +743,7 @@ class EventStore:
         raise NotImplementedError
 
     def _iter_logs(self, game_ids: list[str] | None) -> Iterator[tuple[str, bytes]]:
-        """``(game_id, data)`` of the given games (all, in stored order, when None)."""
+        """``(game_id, data)`` of the given games (all LOCM games, in stored order, when None)."""
         raise NotImplementedError
 
     def _ledger(self) -> tuple[int, bytes]:
@@ -703,15 +835,14 @@ class MemoryStore(EventStore):
     def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
         return [(k, gid, bytes.fromhex(p.record.head_hash)) for k, (gid, p) in enumerate(self._games.items(), 1)]
 
-    def _record(self, game_id: str) -> GameRecord | None:
+    def _match(self, game_id: str) -> MatchRecord | None:
         p = self._games.get(game_id)
-        return None if p is None else p.record
+        return None if p is None else _as_match(p.record)
 
-    def _records(self, ruleset, agent, winner, limit) -> list[GameRecord]:
-        found = [p.record for p in self._games.values()
-                 if (ruleset is None or p.record.ruleset == ruleset)
-                 and (agent is None or agent in (p.record.agent0, p.record.agent1))
-                 and (winner is None or p.record.winner == winner)]
+    def _matches(self, game, ruleset, agent, winner, limit) -> list[MatchRecord]:
+        found = [m for m in map(_as_match, (p.record for p in self._games.values()))
+                 if (game is None or m.game == game) and (ruleset is None or m.ruleset == ruleset)
+                 and (agent is None or agent in m.agents) and (winner is None or m.winner == winner)]
         return found if limit is None else found[:limit]
 
     def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
@@ -724,7 +855,9 @@ class MemoryStore(EventStore):
         return p.data
 
     def _iter_logs(self, game_ids):
-        for game_id in self._games if game_ids is None else game_ids:
+        if game_ids is None:
+            game_ids = [g for g, p in self._games.items() if isinstance(p.record, GameRecord)]
+        for game_id in game_ids:
             yield game_id, self._log(game_id)
 
 
@@ -842,7 +975,7 @@ class SqliteStore(EventStore):
                 count, head = self._ledger()  # read under the write lock: no other writer extends it meanwhile
                 for p in games:
                     game_id = p.record.game_id
-                    row = _record_to_row(p.record)
+                    row = _match_to_row(_as_match(p.record))
                     key = conn.execute(_INSERT_GAME, row).lastrowid
                     conn.execute(_INSERT_LOG, (key, p.data))
                     count, head = count + 1, _ledger_link(head, game_id, row[_HEAD])
@@ -908,23 +1041,31 @@ class SqliteStore(EventStore):
     def has_game(self, game_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM games WHERE game_id = ?", (game_id,)))
 
-    def _record(self, game_id: str) -> GameRecord | None:
-        rows = self._query(f"SELECT {_RECORD_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
-        return _record_from_row(rows[0]) if rows else None
+    def _match(self, game_id: str) -> MatchRecord | None:
+        rows = self._query(f"SELECT {_MATCH_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
+        return self._match_from_row(rows[0]) if rows else None
 
-    def _records(self, ruleset, agent, winner, limit) -> list[GameRecord]:
+    def _matches(self, game, ruleset, agent, winner, limit) -> list[MatchRecord]:
         where, params = [], []
+        if game is not None:
+            where.append("game = ?"), params.append(game)
         if ruleset is not None:
             where.append("ruleset = ?"), params.append(ruleset)
         if agent is not None:
-            where.append("(agent0 = ? OR agent1 = ?)"), params.extend((agent, agent))
+            where.append("EXISTS (SELECT 1 FROM json_each(games.agents) a WHERE a.value = ?)"), params.append(agent)
         if winner is not None:
             where.append("winner = ?"), params.append(winner)
-        sql = (f"SELECT {_RECORD_COLUMNS} FROM games" + (" WHERE " + " AND ".join(where) if where else "")
+        sql = (f"SELECT {_MATCH_COLUMNS} FROM games" + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY id")
         if limit is not None:
             sql, params = sql + " LIMIT ?", params + [limit]
-        return [_record_from_row(r) for r in self._query(sql, params)]
+        return [self._match_from_row(r) for r in self._query(sql, params)]
+
+    def _match_from_row(self, row: Sequence) -> MatchRecord:
+        try:
+            return _match_from_row(row)
+        except (msgspec.DecodeError, TypeError, ValueError, AttributeError) as exc:
+            raise CorruptStoreError(self.path, f"game {row[0]!r}: its row does not read: {exc}") from None
 
     def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
         rows = self._query("SELECT game_id FROM games WHERE game_id >= ? AND game_id < ? ORDER BY game_id LIMIT ?",
@@ -947,7 +1088,7 @@ class SqliteStore(EventStore):
             return
         try:
             cursor = self._conn.execute("SELECT g.game_id, l.data FROM games g LEFT JOIN logs l ON l.game = g.id "
-                                        "ORDER BY g.id")  # a missing log (NULL) is reported, not skipped
+                                        "WHERE g.game = 'locm' ORDER BY g.id")  # a missing log (NULL) is reported, not skipped
             while batch := cursor.fetchmany(100):
                 yield from batch
         except sqlite3.DatabaseError as exc:
@@ -958,27 +1099,53 @@ class SqliteStore(EventStore):
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _TABLES = ("locm_meta", "games", "logs")
-_INSERT_GAME = (f"INSERT INTO games ({', '.join(GameRecord.__struct_fields__)}) "
-                f"VALUES ({', '.join('?' * len(GameRecord.__struct_fields__))})")
+_MATCH_FIELDS = MatchRecord.__struct_fields__
+_INSERT_GAME = f"INSERT INTO games ({', '.join(_MATCH_FIELDS)}) VALUES ({', '.join('?' * len(_MATCH_FIELDS))})"
 _INSERT_LOG = "INSERT INTO logs (game, data) VALUES (?, ?)"
 _SET_LEDGER = "INSERT OR REPLACE INTO locm_meta (key, value) VALUES ('ledger', ?)"
-_RECORD_COLUMNS = ", ".join(GameRecord.__struct_fields__)
-_HEAD = GameRecord.__struct_fields__.index("head_hash")
-_FLAGS = tuple(GameRecord.__struct_fields__.index(f) for f in ("error0", "error1", "timeout0", "timeout1"))
+_MATCH_COLUMNS = ", ".join(_MATCH_FIELDS)
+_HEAD = _MATCH_FIELDS.index("head_hash")
+_JSON_COLUMNS = tuple(_MATCH_FIELDS.index(f) for f in ("agents", "places", "scores", "seats", "fields"))
+_json = msgspec.json.Encoder()
 
 
-def _record_to_row(record: GameRecord) -> list:
-    row = list(msgspec.structs.astuple(record))
+def _match_to_row(m: MatchRecord) -> list:
+    row = list(msgspec.structs.astuple(m))
     row[_HEAD] = bytes.fromhex(row[_HEAD])
+    for i in _JSON_COLUMNS:
+        if row[i] is not None:
+            row[i] = _json.encode(row[i]).decode()
     return row
 
 
+_DECODERS = {
+    "agents": msgspec.json.Decoder(tuple[str, ...]), "places": msgspec.json.Decoder(tuple[int, ...]),
+    "scores": msgspec.json.Decoder(tuple[float, ...] | None), "seats": msgspec.json.Decoder(tuple[SeatExtras, ...]),
+    "fields": msgspec.json.Decoder(dict[str, Any]),
+}
+
+
+def _match_from_row(row: Sequence) -> MatchRecord:
+    doc = dict(zip(_MATCH_FIELDS, row))
+    doc["head_hash"] = doc["head_hash"].hex()
+    for name, dec in _DECODERS.items():
+        if doc[name] is not None:
+            doc[name] = dec.decode(doc[name])
+    return MatchRecord(**doc)
+
+
+_SCHEMA_2_FIELDS = GameRecord.__struct_fields__
+_FLAGS = tuple(_SCHEMA_2_FIELDS.index(f) for f in ("error0", "error1", "timeout0", "timeout1"))
+
+
 def _record_from_row(row: Sequence) -> GameRecord:
+    """A game's record from a row of the ``games`` table of schema 1 or 2 (one column per field, in
+    `GameRecord`'s order): what `locm migrate` reads."""
     row = list(row)
-    row[_HEAD] = row[_HEAD].hex()
+    row[_SCHEMA_2_FIELDS.index("head_hash")] = row[_SCHEMA_2_FIELDS.index("head_hash")].hex()
     for i in _FLAGS:
         row[i] = bool(row[i])
-    return GameRecord(**dict(zip(GameRecord.__struct_fields__, row)))
+    return GameRecord(**dict(zip(_SCHEMA_2_FIELDS, row)))
 
 
 def _expected_columns() -> dict[str, list[tuple]]:
@@ -1091,8 +1258,8 @@ def _inspect(path: Path, name: str, salvage: bool = False) -> bool:
             meta = {"format": STORE_FORMAT, "schema_version": str(STORE_SCHEMA_VERSION)}
         if meta.get("format") != STORE_FORMAT:
             raise NotAStoreError(name, f"expected format {STORE_FORMAT!r}, got {meta.get('format')!r}")
-        if meta.get("schema_version") == "1":
-            raise OldStoreError(name, 1, STORE_SCHEMA_VERSION)
+        if meta.get("schema_version") in {str(v) for v in OLD_SCHEMAS}:
+            raise OldStoreError(name, int(meta["schema_version"]), STORE_SCHEMA_VERSION)
         if meta.get("schema_version") != str(STORE_SCHEMA_VERSION):
             raise NotAStoreError(name, f"expected schema version {STORE_SCHEMA_VERSION}, "
                                        f"got {meta.get('schema_version')!r}")
@@ -1121,6 +1288,55 @@ def prepare_game(extras: GameExtras | Mapping[str, Any], events: Sequence[Event]
     Tournament workers call this, so that the one process writing the store only runs the SQL.
     """
     return _prepare(_as_extras(extras), events)
+
+
+def prepare_match(game: Any, extras: GameExtras | Mapping[str, Any], events: Sequence[Any],
+                  seats: Sequence[SeatExtras] | None = None) -> PreparedGame:
+    """`prepare_game` for any registered game (`engine.seam.GameDef`): the core's checks of its log
+    (`engine.logcheck`), its id what its content gives, its outcome from its end event, its events chained
+    as its codec encodes them. ``seats``: each seat's extras (default: none known; for two seats, the
+    per-seat fields of ``extras``)."""
+    from locm.engine.errors import LocmError
+    from locm.engine.logcheck import check_log
+
+    if game.name == LOCM:
+        return prepare_game(extras, events)
+    x = _as_extras(extras)
+    game_id = x.game_id
+    if not isinstance(game_id, str) or not game_id:
+        raise InvalidRecordError(str(game_id), "game_id", "a non-empty string", game_id)
+    try:
+        check_log(game, events)
+    except LocmError as exc:
+        raise GameLogError(game_id, getattr(exc, "seq", -1), f"a complete {game.title} log", str(exc)) from None
+    created = events[0]
+    expected = game.game_id(created)
+    if game_id != expected:
+        raise InvalidRecordError(game_id, "game_id", f"the id its content gives ({expected})", game_id)
+    agents = tuple(game.agents(created))
+    if seats is None:
+        seats = ((SeatExtras(stderr=x.stderr0, think_ms=x.think_ms0, error=x.error0, timeout=x.timeout0),
+                  SeatExtras(stderr=x.stderr1, think_ms=x.think_ms1, error=x.error1, timeout=x.timeout1))
+                 if len(agents) == 2 else tuple(SeatExtras() for _ in agents))
+    if len(seats) != len(agents):
+        raise InvalidRecordError(game_id, "seats", f"{len(agents)} seats' extras", len(seats))
+    seats = tuple(msgspec.structs.replace(s, stderr=_bound(s.stderr)) for s in seats)
+    try:
+        msgspec.json.decode(x.meta)
+    except DECODE_ERRORS:
+        raise InvalidRecordError(game_id, "meta", "JSON text", x.meta) from None
+    lines = [game.codec.to_json(e) for e in events]
+    head = GENESIS
+    for line in lines:
+        head = hashlib.sha256(head + line).digest()
+    out = game.outcome(events)
+    index = game.index(created)
+    record = MatchRecord(
+        game_id=game_id, game=game.name, ruleset=str(index.get("ruleset", "")), seed=index.get("seed"),
+        agents=agents, winner=out.winner, places=out.places(len(agents)), scores=out.scores, reason=out.reason,
+        turns=out.turns, n_events=len(events), head_hash=head.hex(), created=utc_timestamp(x.created, game_id),
+        seats=seats, fields=index, meta=x.meta)
+    return _Prepared(record, pack_log(lines))
 
 
 def _b(payload: bytes | str) -> bytes:
@@ -1188,7 +1404,7 @@ def _first_fault(game_id: str, events: Sequence[Event]) -> None:
     for i, event in enumerate(events):
         tag = _TAGS.get(type(event))
         if tag is None:
-            raise GameLogError(game_id, i, "an event of events.catalog", event)
+            raise GameLogError(game_id, i, "an event of events.locm.catalog", event)
         if event.seq != i:
             raise GameLogError(game_id, i, f"seq {i}", event.seq)
         if tag in _ENDS or i == 0 or i == last:

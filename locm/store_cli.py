@@ -1,4 +1,4 @@
-"""`locm migrate` (a schema-1 store to schema 2, `locm.migrate`) and `locm sql` (SQL over a store, with the
+"""`locm migrate` (a store of schema 1 or 2 to schema 3, `locm.migrate`) and `locm sql` (SQL over a store, with the
 ``events`` view's function registered). Registered in `locm.cli` by `register`."""
 
 from __future__ import annotations
@@ -18,26 +18,28 @@ from locm.errors import StoreError
 @click.command()
 @click.argument("db", type=click.Path(dir_okay=False, path_type=Path))
 def migrate(db: Path) -> None:
-    """Convert an event store of schema 1 (locm before store schema 2: one row per event) to schema 2.
+    """Convert an event store of schema 1 (one row per event) or 2 (LOCM's columns) to schema 3 (a game column,
+    each game's own fields as JSON: a store of every registered game).
 
-    Every game is checked while it is copied (its events decode, its hash chain matches every stored hash,
-    its record matches its events) into a new file beside DB, which replaces DB only when complete; the old
-    file is kept as DB.v1. `locm verify --db DB` passes afterwards, and `locm export` gives the same bytes as
-    before.
+    Every game is checked while it is copied (its events decode, its hash chain matches the stored hashes,
+    its record matches its events, its id and re-decided log are what `locm verify` wants) into a new file
+    beside DB, which replaces DB only when complete; the old file is kept as DB.v1 or DB.v2. `locm verify --db
+    DB` passes afterwards, and `locm export` gives the same bytes as before.
 
     \b
     Example:
-      locm migrate t.db          # t.db becomes schema 2, the original stays as t.db.v1
+      locm migrate t.db          # t.db becomes schema 3, the original stays as t.db.v2 (or .v1)
     """
-    from locm.migrate import count_games, migrate as run, schema_of
+    from locm.migrate import OLD_SCHEMAS, count_games, migrate as run, schema_of
 
-    if not (db.is_file() and schema_of(db) == 1):
+    version = schema_of(db) if db.is_file() else None
+    if version not in OLD_SCHEMAS:
         run(db)  # not a schema-1 store: raises, saying in one line what it is (before any progress bar)
     total = count_games(db)
     with click.progressbar(length=total, label="migrating", file=sys.stderr, show_pos=True, show_eta=True) as bar:
         games, events, backup = run(db, bar.update)
-    click.echo(f"migrated {games} game{'s' * (games != 1)} ({events} events) to store schema 2 in {db}; "
-               f"the schema-1 file is kept as {backup}")
+    click.echo(f"migrated {games} game{'s' * (games != 1)} ({events} events) to store schema 3 in {db}; "
+               f"the schema-{version} file is kept as {backup}")
 
 
 @click.command()

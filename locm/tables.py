@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from locm.events.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
+from locm.events.locm.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
 
 
 def table(headers, rows) -> str:

@@ -1,7 +1,7 @@
 """Games with stored results: one game (`run_game`), a round robin over worker processes (`run_tournament`),
 and the standings of stored games (`standings`).
 
-Game ids name their content (`locm.gameid`): ruleset, seed, agents with their bots' versions, parameters.
+Game ids name their content (`locm.engine.locm.gameid`): ruleset, seed, agents with their bots' versions, parameters.
 The same game asked for twice has the same id, so a store never holds it twice and an interrupted tournament
 resumes by skipping the ids already stored; a game's id is computed before it is played and is what its
 `game_created` gives.
@@ -53,14 +53,14 @@ import msgspec
 
 
 from locm.analysis.stats import wilson
-from locm.engine.agents import play
-from locm.engine.game import Game
-from locm.engine.rulesets import Rules, by_name, rules_hash
-from locm.events.catalog import HardError
+from locm.engine.locm.agents import play
+from locm.engine.locm.game import Game
+from locm.engine.locm.rulesets import Rules, by_name, rules_hash
+from locm.events.locm.catalog import HardError
 from locm.bots import (BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent,
                        turns_played)
 from locm.errors import TournamentError
-from locm.gameid import created_id, game_id
+from locm.engine.locm.gameid import created_id, game_id
 from locm.processes import die_with_parent, parent_alive
 from locm.sandbox import Sandbox, require
 from locm.play import seat_seed

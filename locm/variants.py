@@ -1,7 +1,7 @@
 """Choosing a ruleset on the command line: a built-in name or alias, or a variant file (TOML).
 
 `resolve_ruleset` is the one resolver behind every ``--ruleset`` option and the arguments of ``locm rules
-diff``: the file is read here, at the edge; `engine.variants` parses and validates its text.
+diff``: the file is read here, at the edge; `engine.locm.variants` parses and validates its text.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from locm.engine.errors import LocmError
-from locm.engine.rulesets import ALIASES, RULESETS, Rules
-from locm.engine.variants import parse_variant
+from locm.engine.locm.rulesets import ALIASES, RULESETS, Rules
+from locm.engine.locm.variants import parse_variant
 
 
 class RulesetChoiceError(LocmError):
@@ -65,8 +65,8 @@ def rules_diff_command(left: str, right: str, as_json: bool, echo) -> None:
     """`locm rules diff A B`: one row per differing field (card changes per card and field)."""
     import json
 
-    from locm.engine.rulesets import rules_hash
-    from locm.engine.variants import diff_rows
+    from locm.engine.locm.rulesets import rules_hash
+    from locm.engine.locm.variants import diff_rows
     from locm.tables import table
 
     a, b = resolve_ruleset(left), resolve_ruleset(right)
@@ -82,7 +82,7 @@ def rules_diff_command(left: str, right: str, as_json: bool, echo) -> None:
 
 
 def _identity(r: Rules) -> dict:
-    from locm.engine.rulesets import rules_hash
+    from locm.engine.locm.rulesets import rules_hash
 
     return {"name": r.name, "base": r.base_name, "version": r.version, "rules_hash": rules_hash(r)}
 

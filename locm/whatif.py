@@ -18,9 +18,9 @@ from locm.analysis.overview import DAMAGE_SOURCES
 from locm.analysis.paired import Paired, pts
 from locm.analysis.stats import Z95, wilson
 from locm.engine.errors import LocmError
-from locm.engine.rulesets import Rules, rules_hash
-from locm.events.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
-from locm.events.catalog import CardDrawn, CardPoolDefined, DeckOrdered, GameEnded, PlayerDamaged, TurnStarted
+from locm.engine.locm.rulesets import Rules, rules_hash
+from locm.events.locm.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
+from locm.events.locm.catalog import CardDrawn, CardPoolDefined, DeckOrdered, GameEnded, PlayerDamaged, TurnStarted
 from locm.bots import is_builtin
 from locm.rerun import rules_identity, rerun_game, rerun_params
 

@@ -84,7 +84,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
       locm tournament --agents greedy random --games 200 --db t.db
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
     """
-    from locm.engine.rulesets import Rules
+    from locm.engine.locm.rulesets import Rules
     from locm.variants import resolve_ruleset
     from locm.whatif import whatif as run, whatif_lines
 
@@ -105,7 +105,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
 
     for a in agents:
         if not is_builtin(a):
-            from locm.engine.agents import AGENT_NAMES
+            from locm.engine.locm.agents import AGENT_NAMES
 
             raise click.UsageError(f"--agents {a!r}: expected a built-in agent ({', '.join(AGENT_NAMES)})")
     bar = None

@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from locm.events.cards import GUARD
-from locm.events.catalog import ActionReceived, ActionRejected, HardError, TurnStarted
-from locm.engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
+from locm.events.locm.cards import GUARD
+from locm.events.locm.catalog import ActionReceived, ActionRejected, HardError, TurnStarted
+from locm.engine.locm.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from locm.engine.errors import LocmError
 from locm.engine.history import History
-from locm.engine.state import GameState
-from locm.replay.describe import describe, unit_ids
-from locm.replay.views import card_obj, diff as state_diff, view as state_view
+from locm.engine.locm.definition import GAME as LOCM
+from locm.engine.locm.state import GameState
+from locm.engine.locm.describe import describe, unit_ids
+from locm.engine.locm.views import card_obj, diff as state_diff, view as state_view
 
 
 class ReplayError(LocmError):
@@ -50,7 +51,7 @@ class Turn:
 
 
 class Replay:
-    """``departures``: the events the rules would not produce (`engine.redecide.departures`), as the source
+    """``departures``: the events the rules would not produce (`engine.locm.redecide.departures`), as the source
     found them: a log read from a file is re-decided, a stored game is trusted when its chain holds, a referee
     game is the engine's own replay. ``untrusted``: why the source is not vouched for beyond that ("" when it
     is), e.g. a stored chain that does not hold. `warning` is the one line a reader shows first."""
@@ -63,7 +64,7 @@ class Replay:
         self.departures = list(departures or [])
         self.untrusted = untrusted
         try:
-            self.history = History(self.events)
+            self.history = History(LOCM, self.events)
             self.events = self.history.events  # as the fold reads them (older schemas upcast, if History does)
             self.final = self.history.final()
         except LocmError as exc:
@@ -178,7 +179,7 @@ class Replay:
         return d
 
     def diff(self, seq_a: int, seq_b: int) -> dict:
-        """What changed from just after ``seq_a`` to just after ``seq_b`` (see `replay.views.diff`)."""
+        """What changed from just after ``seq_a`` to just after ``seq_b`` (see `engine.locm.views.diff`)."""
         return state_diff(self.state_at(seq_a), self.state_at(seq_b))
 
     # --- why ------------------------------------------------------------------------------------------------

@@ -33,15 +33,15 @@ from __future__ import annotations
 import json
 from importlib.resources import files
 
-from locm.events.cards import keywords_to_str
-from locm.events.catalog import CardDrawn, CardPicked, DeckChosen, DraftOffered
-from locm.engine.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
-from locm.engine.evolve import evolve, initial_state
-from locm.replay.describe import describe
+from locm.events.locm.cards import keywords_to_str
+from locm.events.locm.catalog import CardDrawn, CardPicked, DeckChosen, DraftOffered
+from locm.engine.locm.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
+from locm.engine.locm.evolve import evolve, initial_state
+from locm.engine.locm.describe import describe
 from locm.replay.game import Replay
 from locm.replay.rules import rule
 from locm.replay.terminal import stops
-from locm.replay.views import diff, tagged_diff_lines
+from locm.engine.locm.views import diff, tagged_diff_lines
 
 _PHASES = {"setup": 0, "draft": 1, "construct": 2, "battle": 3, "ended": 4}
 
@@ -64,10 +64,10 @@ def _compact(state) -> list:
 
 def _arrows(events, before_states) -> tuple[list[int], dict[int, list]]:
     """``root`` and ``arrows`` of the module note, from the events and the state before each of them."""
-    from locm.events.catalog import CreatureAttacked, ItemUsed
-    from locm.events.cards import TYPE_NAMES
+    from locm.events.locm.catalog import CreatureAttacked, ItemUsed
+    from locm.events.locm.cards import TYPE_NAMES
 
-    from locm.events.catalog import TurnStarted
+    from locm.events.locm.catalog import TurnStarted
 
     root, arrows, current = [], {}, 0
     for e, prev in zip(events, before_states):

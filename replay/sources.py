@@ -3,7 +3,7 @@
 - a stored game: ``open_game(db="locm.db", game_id="1.2-7-01ab")`` (a unique prefix of the id is enough);
 - an event log written by ``locm play --log`` (JSON lines): ``open_game("game.jsonl")``;
 - an official referee log (one game per line, plain or .gz): ``open_game("official.txt.gz", game=3)``, replayed
-  through the engine exactly as ``locm conformance`` does (`replay.conformance.check_game`); a game that does
+  through the engine exactly as ``locm conformance`` does (`replay.locm.conformance.check_game`); a game that does
   not replay identically is refused with the conformance message.
 
 `referee_games` turns a whole official log file into stored-game form (`locm import-referee`).
@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from locm.engine.errors import LocmError
-from locm.events.codec import DECODE_ERRORS, DecodeError, from_json, from_jsonl
+from locm.events.locm.codec import DECODE_ERRORS, DecodeError, from_json, from_jsonl
 from locm.replay.game import Replay, ReplaySourceError
 
 if TYPE_CHECKING:
-    from locm.replay.conformance import LoggedGame
+    from locm.replay.locm.conformance import LoggedGame
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -41,6 +41,17 @@ def open_game(path: str | Path | None = None, *, db: str | Path | None = None, g
     if path is None:
         raise ReplaySourceError("give a log file, or --db FILE and a game id")
     kind, data = sniff(path)
+    if kind == "match":  # a log of another registered game: the viewer shell over its definition
+        from locm.replay.match import MatchReplay
+
+        if game is not None:
+            raise ReplaySourceError(f"{path}: an event log holds one game; --game is for official logs")
+        found = game_of_line(next(line for line in data.splitlines() if line.strip()))
+        try:
+            events = found.codec.from_jsonl(data)
+        except LocmError as exc:
+            raise ReplaySourceError(f"{path}: not a {found.title} log: {exc}") from None
+        return MatchReplay(found, events, "<stdin>" if str(path) == "-" else str(path))
     if kind == "events":
         if game is not None:
             raise ReplaySourceError(f"{path}: an event log holds one game; --game is for official logs")
@@ -54,8 +65,10 @@ def open_game(path: str | Path | None = None, *, db: str | Path | None = None, g
 
 
 def sniff(path: str | Path) -> tuple[str, bytes]:
-    """``("events" | "official", bytes)`` for a file, or `ReplaySourceError` naming what it is not."""
+    """``("events" | "official" | "match", bytes)`` for a file, or `ReplaySourceError` naming what it is not."""
     kind, data = read_source(path)
+    if kind == "account":
+        raise ReplaySourceError(f"{path}: a my-card-game account's log, not a game: 'locm verify {path}' checks it")
     if kind == "export":
         p = Path("<stdin>" if str(path) == "-" else path)
         raise ReplaySourceError(f"{p}: is a store export: 'locm import {p} --db DB' it, then use --db DB GAME_ID")
@@ -122,6 +135,10 @@ def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
         obj = msgspec.json.decode(first.strip()[:first.strip().rfind(b"}") + 1], type=_Sniff)
     except DECODE_ERRORS:
         raise ReplaySourceError(f"{p}: not an event log (JSON lines) or an official referee log") from None
+    if game_of_line(first) is not None:
+        return "match", data  # a log of another registered game (`engine.registry`)
+    if obj.type == "mcg_account_opened":
+        return "account", data  # a my-card-game account's log (its collection economy)
     if obj.type == "game_created":
         return "events", data
     if obj.outputs and obj.errors:
@@ -132,8 +149,22 @@ def _sniffed(p: Path, data: bytes) -> tuple[str, bytes]:
                             "referee log")
 
 
+def game_of_line(line: bytes):
+    """The registered game other than LOCM whose created event `line` is (None: LOCM's, or no game's)."""
+    from locm.engine import registry
+
+    line = line.strip()
+    for name in registry.GAMES:
+        if name == registry.DEFAULT:
+            continue
+        game = registry.get(name)
+        if game.codec.decodes(line) and type(game.codec.from_json(line)) is game.created:
+            return game
+    return None
+
+
 def _pick_logged(path, data: bytes, game: int | None) -> tuple[LoggedGame, int]:
-    from locm.replay.conformance import ConformanceFileError, parse_log_line  # only for official logs
+    from locm.replay.locm.conformance import ConformanceFileError, parse_log_line  # only for official logs
 
     lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
     if game is None:
@@ -156,7 +187,7 @@ def replay_logged(logged: LoggedGame, path: str, count: int = 0) -> Replay:
 def _replayed(logged: LoggedGame, path: str | Path) -> list:
     """The event log of an official game replayed through the engine, or `ReplaySourceError` if the engine
     does not send every input the referee sent."""
-    from locm.replay.conformance import check_game
+    from locm.replay.locm.conformance import check_game
 
     res = check_game(logged, keep_game=True)
     if not res.identical:
@@ -172,7 +203,7 @@ def referee_meta(logged: LoggedGame, path: str) -> dict:
 def checked_replay(events: list, source: str, meta: dict | None = None, untrusted: str = "") -> Replay:
     """A `Replay` of a log that nothing vouches for (a file, standard input, a stored game whose chain does
     not hold): re-decided from its inputs, every departure from the rules kept with it (`Replay.warning`)."""
-    from locm.engine.redecide import departures
+    from locm.engine.locm.redecide import departures
 
     return Replay(events, source=source, meta=meta, departures=departures(events), untrusted=untrusted)
 
@@ -187,6 +218,15 @@ def open_stored(db: str | Path, game_id: str) -> Replay:
     untrusted = ""
     with open_store(db, create=False, readonly=True) as store:
         gid = resolve_id(store, game_id)
+        row = store.match(gid)
+        if row.game != "locm":  # another registered game: its chain checked as it is read
+            from locm.engine.registry import get
+            from locm.replay.match import MatchReplay
+
+            try:
+                return MatchReplay(get(row.game), store.verified_match_events(gid), f"{db} {gid}", trusted=True)
+            except ChainError:
+                return MatchReplay(get(row.game), store.match_events(gid), f"{db} {gid}")
         record = store.game(gid)
         try:
             events = store.verified_events(gid)
@@ -226,7 +266,7 @@ class RefereeGame:
 
 def referee_logs(path: str | Path) -> list[LoggedGame]:
     """The games of an official log file, parsed (not yet replayed)."""
-    from locm.replay.conformance import ConformanceFileError, read_log_file
+    from locm.replay.locm.conformance import ConformanceFileError, read_log_file
 
     try:
         return list(read_log_file(path))
@@ -236,8 +276,8 @@ def referee_logs(path: str | Path) -> list[LoggedGame]:
 
 def referee_game(logged: LoggedGame, path: str | Path) -> RefereeGame:
     """One official game replayed through the engine, or `ReplaySourceError` if it does not replay
-    identically. Its id names its content (`locm.gameid.referee_id`: its game_created and its inputs)."""
-    from locm.gameid import referee_id
+    identically. Its id names its content (`locm.engine.locm.gameid.referee_id`: its game_created and its inputs)."""
+    from locm.engine.locm.gameid import referee_id
 
     events = _replayed(logged, path)
     return RefereeGame(referee_id(events), events, referee_meta(logged, str(path)))
@@ -250,7 +290,7 @@ def referee_games(path: str | Path) -> list[RefereeGame]:
 
 
 def referee_game_id(logged: LoggedGame) -> str:
-    """The id that locm gave a referee game before ids named their content (`locm.gameid`): ``ref-<ruleset>-
+    """The id that locm gave a referee game before ids named their content (`locm.engine.locm.gameid`): ``ref-<ruleset>-
     <seed>-<12 hex>``, the hash over the file's parameters and answers. `locm import-referee` looks it up, so
     that a store made then does not get the same game again under its new id."""
     key = json.dumps([logged.ruleset, sorted(logged.params.items()), [t[3] for t in logged.turns]],

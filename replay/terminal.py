@@ -16,7 +16,7 @@ import tty
 from bisect import bisect_left, bisect_right
 
 from locm.replay.game import Replay, ReplayError
-from locm.replay.render import escape_controls, fit_screen, show_parts
+from locm.replay.locm.render import escape_controls, fit_screen, show_parts
 
 CLEAR = "\x1b[H\x1b[2J"
 HELP = "n/p action  ./, event  N/P turn  t jump  v view  q quit"

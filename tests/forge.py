@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import msgspec
 
-from locm.events.catalog import Event
-from locm.events.codec import from_json
+from locm.events.locm.catalog import Event
+from locm.events.locm.codec import from_json
 from locm.store import GameExtras, GameRecord, MemoryStore
 
 EditEvents = Callable[[list[Event]], list[Event]]

@@ -6,12 +6,12 @@ start, so a test states the position it needs and then plays commands on it with
 
 from __future__ import annotations
 
-from locm.events.cards import Card
-from locm.events.catalog import (
+from locm.events.locm.cards import Card
+from locm.events.locm.catalog import (
     CardDrawn, CardPoolDefined, CreatureSummoned, DeckOrdered, GameCreated, PlayerDamaged, PlayerHealed, TurnStarted,
 )
-from locm.engine.game import Game
-from locm.engine.rulesets import by_name
+from locm.engine.locm.game import Game
+from locm.engine.locm.rulesets import by_name
 
 
 def card(base_id, cost=1, attack=1, defense=1, keywords=0, type=0, my=0, opp=0, draw=0, area=0) -> Card:

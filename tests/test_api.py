@@ -10,10 +10,10 @@ import pytest
 
 import locm
 from locm.engine.errors import LocmError
-from locm.engine.commands import EndTurn, Pick
-from locm.engine.evolve import fold
-from locm.engine.redecide import redecide
-from locm.engine.rulesets import RULES_12
+from locm.engine.locm.commands import EndTurn, Pick
+from locm.engine.locm.evolve import fold
+from locm.engine.locm.redecide import redecide
+from locm.engine.locm.rulesets import RULES_12
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -88,7 +88,7 @@ def test_illegal_actions_are_refused_with_the_engines_reason():
     assert len(g.log) == start  # a refusal records nothing
     while g.phase == "draft":
         g.play(g.legal_actions()[0])
-    from locm.engine.commands import Attack
+    from locm.engine.locm.commands import Attack
 
     before = len(g.log)
     with pytest.raises(locm.IllegalActionError, match="is not one of your creatures on the board"):

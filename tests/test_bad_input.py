@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from locm.events.codec import MAX_LINE, to_jsonl
+from locm.events.locm.codec import MAX_LINE, to_jsonl
 from locm.play import play_one
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,7 +87,7 @@ def test_show_of_an_official_line_with_a_bad_seed_is_one_error(tmp_path):
 
 
 def test_a_line_longer_than_the_limit_is_refused_without_reading_it_whole(tmp_path):
-    from locm.replay.conformance import MAX_LINE as REFEREE_LINE
+    from locm.replay.locm.conformance import MAX_LINE as REFEREE_LINE
 
     path = tmp_path / "long.txt"
     good = official_lines()[0]
@@ -130,9 +130,9 @@ def test_a_huge_field_is_refused_quickly(tmp_path):
 def test_an_event_that_does_not_fit_the_game_is_one_error(tmp_path):
     """An Area copy of a creature that is not on the board: evolve looks it up; the fold names the seq."""
     from locm.engine.errors import InvalidLogError
-    from locm.engine.evolve import fold
-    from locm.events.catalog import CreatureSummoned
-    from locm.events.codec import from_jsonl
+    from locm.engine.locm.evolve import fold
+    from locm.events.locm.catalog import CreatureSummoned
+    from locm.events.locm.codec import from_jsonl
 
     events = from_jsonl(b"\n".join(_log_lines()))
     k = next(i for i, e in enumerate(events) if type(e) is CreatureSummoned)
@@ -294,9 +294,9 @@ def test_bot_stderr_reaches_the_terminal_escaped(tmp_path):
 
 
 def test_names_and_texts_from_a_store_or_a_log_reach_the_terminal_escaped(tmp_path):
-    from locm.engine.agents import make_agent
-    from locm.engine.agents import play as play_game
-    from locm.engine.game import Game
+    from locm.engine.locm.agents import make_agent
+    from locm.engine.locm.agents import play as play_game
+    from locm.engine.locm.game import Game
     from locm.store import open_store
 
     evil = "\x1b]0;owned\x07greedy\x1b[2J"
@@ -309,7 +309,7 @@ def test_names_and_texts_from_a_store_or_a_log_reach_the_terminal_escaped(tmp_pa
     log.write_bytes(to_jsonl(game.log))
     for args in (["games", "--db", db], ["show", "--db", db, "1.2-4-evil", "--turn", 3],
                  ["show", log, "--turn", 3], ["audit", log, "--seq", 0], ["replay", log, "--all"],
-                 ["show", log, "--json"], ["sql", "SELECT agent0 FROM games", "--db", db]):
+                 ["show", log, "--json"], ["sql", "SELECT json_extract(agents, '$[0]') FROM games", "--db", db]):
         r = run_locm(*args)
         assert r.returncode == 0, (args, r.stderr)
         _clean(r.stdout + r.stderr)

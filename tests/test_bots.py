@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from locm.engine.agents import Agent
-from locm.events.catalog import ActionReceived, HardError
+from locm.engine.locm.agents import Agent
+from locm.events.locm.catalog import ActionReceived, HardError
 from locm import bots, tournament
 from locm.bots import STDERR_KEEP, TimeLimits, check_agent, command_argv
 from locm.errors import AgentSpecError, LocmError, TimeLimitError

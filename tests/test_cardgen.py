@@ -14,15 +14,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from locm.engine import cardgen
-from locm.engine.cardgen import (
+from locm.engine.locm import cardgen
+from locm.engine.locm.cardgen import (
     SUMMARY_PREFIX,
     card_to_string,
     format_generated_cards,
     generate_cards,
 )
 from locm.engine.jrandom import JavaRandom
-from locm.events.cards import BLUE, CREATURE, GREEN, RED
+from locm.events.locm.cards import BLUE, CREATURE, GREEN, RED
 
 DATA = Path(__file__).parent / "data"
 VECTORS = DATA / "java-random-vectors.txt"

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from locm.analysis.cardfacts import DEFINITIONS_VERSION, project
 from locm.analysis.cardmetrics import rate
-from locm.engine.agents import Agent, GreedyAgent, RandomAgent, play
-from locm.engine.carddata import cardlist_12
-from locm.engine.game import Game
-from locm.events.catalog import (CardDrawn, CardPicked, CardPoolDefined, CreatureSummoned, DeckOrdered, DraftOffered,
+from locm.engine.locm.agents import Agent, GreedyAgent, RandomAgent, play
+from locm.engine.locm.carddata import cardlist_12
+from locm.engine.locm.game import Game
+from locm.events.locm.catalog import (CardDrawn, CardPicked, CardPoolDefined, CreatureSummoned, DeckOrdered, DraftOffered,
                             GameCreated, GameEnded, ItemUsed, TurnStarted)
 from locm import cardfacts_store as cs
 from locm.cli import cli
@@ -411,6 +411,9 @@ def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
     assert any("flagged as lopsided" in line for line in lines)  # the round robin's pairings
     assert any(line.startswith("== card value:") for line in lines)
     assert any(line.startswith("(a demonstration") and "cardvalue --db" in line for line in lines)
+    # both card games and Skyport, through the game seam, each verified
+    assert any(line.startswith("== mcg: 2 games through the game seam, 2 verified") for line in lines)
+    assert any(line.startswith("== skyport: 3 games through the game seam, 3 verified") for line in lines)
     from locm.sandbox import probe
 
     if probe().ok:  # last, it plays the example bot in its sandbox
@@ -434,7 +437,7 @@ def test_agent_matrix_and_ruleset_comparison_count_what_the_store_says(small_db)
 
 
 def test_constructed_offered_counts_the_pool_cards_of_each_bucket(small_db):
-    from locm.events.cards import CREATURE
+    from locm.events.locm.cards import CREATURE
 
     data = collect(small_db, ruleset="constructed", min_n=5)
     store = open_store(small_db)
@@ -450,7 +453,7 @@ def test_constructed_offered_counts_the_pool_cards_of_each_bucket(small_db):
                for r in rows)
 
 
-@given(st.builds(lambda t, cost, a, d, kw, area, draw, my, opp: __import__("events.cards").cards.Card(
+@given(st.builds(lambda t, cost, a, d, kw, area, draw, my, opp: __import__("locm.events.locm.cards", fromlist=["Card"]).Card(
     base_id=0, type=t, cost=cost, attack=a, defense=d, keywords=kw, area=area, draw=draw, my_health=my,
     opp_health=opp), st.integers(0, 3), st.integers(0, 12), st.integers(-12, 12), st.integers(-12, 12),
     st.integers(0, 63), st.integers(0, 2), st.integers(0, 4), st.integers(-5, 5), st.integers(-5, 5)))
@@ -467,7 +470,7 @@ def test_feature_key_agrees_with_the_efficiency_definition(card):
 def test_a_variant_is_reported_as_its_base_family_not_by_its_name(tmp_path):
     """A constructed variant's cards are generated per game: its rows are feature buckets, as constructed's;
     a 1.2 variant's rows are base ids. Told by the games, never by the ruleset's name."""
-    from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED
+    from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED
 
     variants = (RULES_CONSTRUCTED.replace(name="gen-25", start_health=25), RULES_12.replace(name="draft-25", runes=(20, 15, 10, 5),
                                                                                               start_health=25))

@@ -14,9 +14,9 @@ from locm.analysis.paired import Paired
 from locm.analysis.stats import Z95
 from locm.cardvalue import (CardValueError, bucket_match, cardvalue, make_targets, variant_targets, vanilla_card)
 from locm.cli import cli
-from locm.engine.carddata import cardlist_12
-from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED
-from locm.engine.variants import variant_from_dict
+from locm.engine.locm.carddata import cardlist_12
+from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED
+from locm.engine.locm.variants import variant_from_dict
 from locm.play import play_one
 from locm.rerun import first_divergence, rerun_game
 from locm.store import open_store
@@ -111,7 +111,7 @@ def test_vanilla_and_buckets():
         bucket_match("health: heals you")
     # a constructed bucket's vanilla: every card of the bucket becomes the creature of its own cost
     targets, variants = make_targets(RULES_CONSTRUCTED, ["keyword: guard"], "vanilla")
-    from locm.engine.game import Game
+    from locm.engine.locm.game import Game
 
     for before, after in zip(Game.new(RULES_CONSTRUCTED, 3).log[1].cards, Game.new(variants[0], 3).log[1].cards):
         if before.keywords & 8:

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from locm.events.catalog import (
+from locm.events.locm.catalog import (
     ActionReceived, CardDrawn, CreatureAttacked, CreatureDamaged, CreatureDied, CreatureModified, CreatureSummoned,
     DeckOrdered, DrawBonus, DrawLost, GameCreated, GameEnded, HardError, ItemUsed, PlayerDamaged, PlayerHealed,
     RuneBroken, TurnEnded, TurnStarted, WardLost,
 )
-from locm.replay.conformance import check_game, read_log_file
+from locm.replay.locm.conformance import check_game, read_log_file
 
 DATA = Path(__file__).parent / "data"
 LOG_FILES = sorted(DATA.glob("official-*.txt.gz")) + sorted(DATA.glob("oracle-*.txt.gz"))

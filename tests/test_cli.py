@@ -102,7 +102,7 @@ def test_bench_json_has_the_promised_keys():
 
 
 def test_rules_diff_is_derived_from_the_rulesets():
-    from locm.engine import rulesets
+    from locm.engine.locm import rulesets
 
     out = CliRunner().invoke(cli, ["rules", "diff", "1.2", "constructed"]).output
     assert "R-DAMAGEDRAW" in out and "zeroed_fields_quirk" in out

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from locm.replay.conformance import check_game, check_generated_cards, parse_log_line, read_log_file
+from locm.replay.locm.conformance import check_game, check_generated_cards, parse_log_line, read_log_file
 from tests.helpers import LOG_12, LOG_15
 
 GAMES_12 = list(read_log_file(LOG_12))

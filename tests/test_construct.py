@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from locm.engine.construct import deck_problem
+from locm.engine.locm.construct import deck_problem
 
 
 def _reference(base_ids, pool_size, deck_size, max_copies):

@@ -13,12 +13,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from locm.engine.commands import Attack, Summon
-from locm.events.cards import BREAKTHROUGH, DRAIN, GUARD, LETHAL, WARD
-from locm.events.catalog import (
+from locm.engine.locm.commands import Attack, Summon
+from locm.events.locm.cards import BREAKTHROUGH, DRAIN, GUARD, LETHAL, WARD
+from locm.events.locm.catalog import (
     ActionRejected, CreatureDied, CreatureSummoned, DrawBonus, PlayerDamaged, PlayerHealed, RuneBroken, WardLost,
 )
-from locm.events.codec import to_jsonl
+from locm.events.locm.codec import to_jsonl
 from locm.cli import cli
 from locm.replay import open_game
 from locm.replay.rules import rule_ids

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from locm.engine.commands import Pick
-from locm.engine.decide import decide
+from locm.engine.locm.commands import Pick
+from locm.engine.locm.decide import decide
 from locm.engine.errors import CommandError
-from locm.engine.evolve import fold
-from locm.engine.game import Game
-from locm.events.catalog import ActionReceived, CardPicked
+from locm.engine.locm.evolve import fold
+from locm.engine.locm.game import Game
+from locm.events.locm.catalog import ActionReceived, CardPicked
 
 
 def test_a_pick_by_the_wrong_player_or_out_of_the_offer_is_refused():

@@ -13,10 +13,10 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from locm.events import codec
-from locm.events.cards import Card
-from locm.events.catalog import EVENT_TYPES, SCHEMA_VERSION, TurnEnded
-from locm.events.codec import DecodeError
+from locm.events.locm import codec
+from locm.events.locm.cards import Card
+from locm.events.locm.catalog import EVENT_TYPES, SCHEMA_VERSION, TurnEnded
+from locm.events.locm.codec import DecodeError
 
 INT64 = st.integers(-(2**63), 2**63 - 1)  # msgpack's and msgspec's integer range
 TAG_FORM = re.compile(r"[a-z][a-z0-9_]*\Z")
@@ -100,7 +100,7 @@ def test_jsonl_round_trip(events):
 
 def test_card_round_trips_inside_an_event():
     """`Card` is array_like: it travels as a JSON array inside `card_pool_defined`."""
-    from locm.events.catalog import CardPoolDefined
+    from locm.events.locm.catalog import CardPoolDefined
 
     card = Card(base_id=7, type=3, cost=2, attack=0, defense=-3, keywords=0b101001, my_health=1,
                 opp_health=-2, draw=1, area=2, name="Bolt", text="Deal 3")

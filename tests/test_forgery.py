@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from locm.cli import cli
-from locm.engine.rulesets import RULES_12, rules_hash
+from locm.engine.locm.rulesets import RULES_12, rules_hash
 from locm.errors import ImportFormatError
-from locm.events.codec import from_jsonl, to_jsonl
-from locm.gameid import game_id
+from locm.events.locm.codec import from_jsonl, to_jsonl
+from locm.engine.locm.gameid import game_id
 from locm.play import play_one
 from locm.store import GameExtras, open_store
 from tests.forge import games_of, reforge, replace_event
@@ -86,7 +86,7 @@ def test_import_refuses_edited_rules_even_when_the_game_was_replayed_under_them(
     """The forger plays the game again under the edited rules: every event is what those rules give, but the
     game says it is a 1.2 game of seed 7 under another game's id. (`Game.new` refuses such rules, named 1.2
     with other values; the forger's own tool does not check them.)"""
-    monkeypatch.setattr("locm.engine.setup.check_rules", lambda *a, **k: None)
+    monkeypatch.setattr("locm.engine.locm.setup.check_rules", lambda *a, **k: None)
     forged = play_one(RULES_12.replace(start_health=20), 7, GAMES[0][2]).log
     monkeypatch.undo()
     exc = import_error(reforge(export, lambda events: forged))
@@ -437,7 +437,7 @@ def test_verify_names_a_record_column_edited_behind_the_stores_back(store_of):
     """A player renamed in the games table (what `locm games` and the standings read): its log and chain are
     untouched, its record no longer says what its events say."""
     db = store_of(2)
-    sql(db, "UPDATE games SET agent1 = 'greedy', winner = 1 - winner WHERE id = 2")
+    sql(db, "UPDATE games SET agents = json_set(agents, '$[1]', 'greedy'), winner = 1 - winner WHERE id = 2")
     code, out, _ = locm("verify", "--db", db, "--no-redecide")
     assert code == 1
     assert f"{game_id('1.2', 2, ('greedy', 'random'))}: the record says agent1 'greedy', its events say 'random'" \

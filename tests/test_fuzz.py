@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, currently_in_test_context, given, settings, 
 from hypothesis import event as _event
 
 from locm.engine.errors import LocmError
-from locm.events.codec import to_jsonl
+from locm.events.locm.codec import to_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -193,7 +193,7 @@ def event(text: str) -> None:
 
 def referee_target(data: bytes, tmp: Path) -> None:
     """`locm conformance FILE` and `locm show FILE --game 0`: games checked, bad lines reported."""
-    from locm.replay.conformance import check_game, check_generated_cards, read_log_file
+    from locm.replay.locm.conformance import check_game, check_generated_cards, read_log_file
     from locm.replay.sources import open_game
 
     path = tmp / "referee.txt"
@@ -215,9 +215,9 @@ def referee_target(data: bytes, tmp: Path) -> None:
 
 def event_log_target(data: bytes, tmp: Path) -> None:
     """`locm show`, `audit`, `html` of an event-log file: the replay, every view, explanations, the page."""
-    from locm.engine.redecide import redecide
+    from locm.engine.locm.redecide import redecide
     from locm.replay.html import render_html
-    from locm.replay.render import all_turns_text, audit_text
+    from locm.replay.locm.render import all_turns_text, audit_text
     from locm.replay.sources import open_game
 
     path = tmp / "game.jsonl"
@@ -256,7 +256,7 @@ def export_target(data: bytes, tmp: Path) -> None:
 
 def variant_target(data: bytes, tmp: Path) -> None:
     """`--ruleset FILE`: a variant or one error; an accepted variant plays to an end."""
-    from locm.engine.variants import parse_variant
+    from locm.engine.locm.variants import parse_variant
     from locm.play import play_one
 
     try:
@@ -277,7 +277,7 @@ def variant_target(data: bytes, tmp: Path) -> None:
 def toml_variants(draw) -> bytes:
     """A variant file: a real one mutated, or a TOML document of real keys with values of any type."""
     if draw(st.booleans(), label="generated"):
-        from locm.engine.variants import OVERRIDABLE
+        from locm.engine.locm.variants import OVERRIDABLE
 
         doc = {"base": draw(st.sampled_from(["1.2", "constructed", "1.5", "2.0", ""]))}
         for key in draw(st.sets(st.sampled_from(sorted(OVERRIDABLE)), max_size=4)):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from locm.events.codec import from_jsonl, to_jsonl
-from locm.engine.evolve import fold
+from locm.events.locm.codec import from_jsonl, to_jsonl
+from locm.engine.locm.evolve import fold
 from locm.play import play_one
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -1,4 +1,4 @@
-"""A game id names its content (`locm.gameid`): the id computed before a game is played is the one its
+"""A game id names its content (`locm.engine.locm.gameid`): the id computed before a game is played is the one its
 `game_created` gives, two different games never share one, a game under another game's id is caught, a bot's
 version is part of its identity, and the ids of older stores stay valid."""
 
@@ -8,11 +8,11 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from locm.engine.game import Game
-from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED
-from locm.engine.setup import derive_params
-from locm.events.codec import to_json
-from locm.gameid import check_id, created_id, game_id, id_problem, referee_id
+from locm.engine.locm.game import Game
+from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED
+from locm.engine.locm.setup import derive_params
+from locm.events.locm.codec import to_json
+from locm.engine.locm.gameid import check_id, created_id, game_id, id_problem, referee_id
 from locm.play import play_one
 from locm.tournament import bot_fingerprint, run_game
 from locm.replay.sources import referee_game, referee_logs

@@ -8,11 +8,11 @@ import ast
 import pytest
 from hypothesis import given, strategies as st
 
-from locm.engine.draft import draft_offers
-from locm.engine.game import Game
+from locm.engine.locm.draft import draft_offers
+from locm.engine.locm.game import Game
 from locm.engine.jrandom import JavaRandom
-from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED
-from locm.engine.setup import derive_params
+from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED
+from locm.engine.locm.setup import derive_params
 from tests.helpers import section, vector_after
 
 
@@ -88,7 +88,7 @@ def test_12_deck_ids_and_order():
     expected = [tuple(int(x) for x in pair.split(":")) for pair in line.split()]
     game = Game.new("1.2", 1, {"draftChoicesSeed": 1, "shufflePlayer0Seed": 1, "shufflePlayer1Seed": 1})
     # Replay the dataset's picks: the official log of game #0 (Baseline2 picks), read from the vectors' deck.
-    from locm.replay.conformance import read_log_file
+    from locm.replay.locm.conformance import read_log_file
     from tests.helpers import LOG_12
 
     logged = next(iter(read_log_file(LOG_12)))
@@ -170,7 +170,7 @@ def test_batched_draft_offers_match_the_referee(seed, rounds):
 def test_draft_offers_near_a_rejected_draw(seed):
     # Found by search: a draw above 2**31 - 160 among the first 200 (21237's draw 39 is one Java rejects at
     # bound 160), so the batch gives up and the draft is drawn call by call.
-    from locm.engine.draft import _offers_batched
+    from locm.engine.locm.draft import _offers_batched
 
     assert _offers_batched(seed, 30) is None
     assert draft_offers(seed) == _reference_offers(seed)

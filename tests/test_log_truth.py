@@ -10,23 +10,24 @@ import msgspec
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from locm.events.catalog import (
+from locm.events.locm.catalog import (
     ACTION, END_TURN, LINE, SCHEMA_VERSION, ActionReceived, CardDrawn, CreatureSummoned, DrawBonus, GameCreated,
     PlayerDamaged, RuneBroken, TurnStarted,
 )
-from locm.events.codec import from_jsonl, to_json, to_jsonl
-from locm.engine.agents import PassAgent, RandomAgent, play
-from locm.engine.commands import Attack, EndTurn, Pass, Summon, Use
-from locm.engine.decide import decide
+from locm.events.locm.codec import from_jsonl, to_json, to_jsonl
+from locm.engine.locm.agents import PassAgent, RandomAgent, play
+from locm.engine.locm.commands import Attack, EndTurn, Pass, Summon, Use
+from locm.engine.locm.decide import decide
 from locm.engine.errors import InvalidLogError
-from locm.engine.evolve import fold
-from locm.engine.game import Game
+from locm.engine.locm.evolve import fold
+from locm.engine.locm.game import Game
 from locm.engine.history import History
-from locm.engine.legal import legal_actions, problem
-from locm.engine.redecide import redecide
-from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED, by_name
-from locm.engine.state import BATTLE
-from locm.engine.upcast import upcast
+from locm.engine.locm.definition import GAME as LOCM
+from locm.engine.locm.legal import legal_actions, problem
+from locm.engine.locm.redecide import redecide
+from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED, by_name
+from locm.engine.locm.state import BATTLE
+from locm.engine.locm.upcast import upcast
 from locm.play import play_one
 from tests.scenario import Position, card
 
@@ -61,7 +62,7 @@ def test_a_custom_ruleset_is_honoured_by_game_new_and_every_later_fold():
     assert log[0].rules == mine and log[0].ruleset == "house rules"
     folded = fold(log)
     assert folded == game.state and folded.rules == mine  # no lookup of "house rules" by name (it would raise)
-    history = History(log)
+    history = History(LOCM, log)
     first_turn = next(e.seq for e in log if type(e) is TurnStarted)
     assert [p.health for p in history.state_at(first_turn).players] == [20, 20]
     assert Game.from_log(log).state == game.state
@@ -74,7 +75,7 @@ def test_a_changed_rule_in_the_log_changes_the_fold_not_the_builtin_ruleset():
     created = game.log[0]
     log = [_replace(created, rules=created.rules.replace(start_health=25))] + game.log[1:]
     first_turn = next(e.seq for e in log if type(e) is TurnStarted)
-    assert History(log).state_at(first_turn).players[0].health == 25
+    assert History(LOCM, log).state_at(first_turn).players[0].health == 25
     # and re-deciding that log shows where the changed rule makes the recorded events wrong (or the end)
     assert not redecide(log).ok
 
@@ -97,7 +98,7 @@ def test_fold_refuses_a_log_with_two_events_swapped():
     with pytest.raises(InvalidLogError, match=f"^seq {k + 1}: expected seq {k} here"):
         fold(swapped)
     with pytest.raises(InvalidLogError):
-        History(swapped).final()
+        History(LOCM, swapped).final()
 
 
 def test_fold_refuses_a_cause_that_is_not_an_earlier_event():

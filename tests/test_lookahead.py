@@ -1,4 +1,4 @@
-"""The `lookahead` agent (`engine.lookahead`): whole games under both rulesets keep the live state equal to the
+"""The `lookahead` agent (`engine.locm.lookahead`): whole games under both rulesets keep the live state equal to the
 fold of the log (its look-ahead copies never leak into the game), the same seed gives the same log, and its
 choices depend only on what a competition bot is told (R-INPUT)."""
 
@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from locm.events import codec
-from locm.engine.agents import make_agent, play
-from locm.engine.evolve import fold
-from locm.engine.game import Game
-from locm.engine.lookahead import LookaheadAgent, best_action, evaluate
-from locm.engine.state import BATTLE
+from locm.events.locm import codec
+from locm.engine.locm.agents import make_agent, play
+from locm.engine.locm.evolve import fold
+from locm.engine.locm.game import Game
+from locm.engine.locm.lookahead import LookaheadAgent, best_action, evaluate
+from locm.engine.locm.state import BATTLE
 
 
 def _game(ruleset: str, seed: int, agents=("lookahead", "greedy")) -> Game:

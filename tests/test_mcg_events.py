@@ -13,7 +13,7 @@ import pytest
 from locm.engine.mcg.commands import BadAnswer, Mulligan, Play
 from locm.engine.mcg.game import McgGame, play_match
 from locm.engine.mcg.rules import STANDARD
-from locm.events.catalog import EVENT_TYPES as LOCM_EVENT_TYPES
+from locm.events.locm.catalog import EVENT_TYPES as LOCM_EVENT_TYPES
 from locm.events.mcg.account import ACCOUNT_EVENT_TYPES
 from locm.events.mcg.catalog import EVENT_TYPES, EffectTriggered
 from locm.events.mcg.codec import DecodeError, account_from_jsonl, from_json, from_jsonl, to_json, to_jsonl

@@ -1,13 +1,19 @@
-"""Store schema 1 -> 2: a schema-1 file is refused with one line naming `locm migrate`, and `locm migrate`
-converts it with every game intact, `locm verify` passing and the same export bytes as before.
+"""Store schemas 1 and 2 -> 3: an older file is refused with one line naming `locm migrate`, and `locm migrate`
+converts it with every game intact, `locm verify` passing and the same export bytes as before (from schema 2,
+the whole file; from schema 1, every game line).
 
 The fixture ``tests/data/store-v1.db.gz`` was written by locm at commit 3e01f60 (the last with store schema 1),
 through `locm.store.open_store(...).append_game`: a 1.2 game (greedy vs pass, seed 1, 279 events) and a
 constructed game (pass vs greedy, seed 2, 113 events), with bot extras (think time, stderr, meta), then
 VACUUMed; ``store-v1-export.jsonl.gz`` is `locm export --all` of it by the same commit. Its games were stored
-under made-up ids (``1.2-1-fixture``); since ids name their content (`locm.gameid`) both files carry the ids
+under made-up ids (``1.2-1-fixture``); since ids name their content (`locm.engine.locm.gameid`) both files carry the ids
 that locm gives those games (the ``game_id`` values replaced, nothing else: the events and their hashes are
 as written).
+
+``tests/data/store-v2.db.gz`` was written by locm at commit 116eb10 (main before the game seam, store schema 2):
+the schema-1 fixture migrated by `locm migrate`, then ``locm play --ruleset constructed --seed 5 --p0 lookahead
+--p1 random --db`` (a third game, 139 events, with its think times), then VACUUMed; ``store-v2-export.jsonl.gz``
+is ``locm export --all`` of it by the same commit.
 """
 
 from __future__ import annotations
@@ -28,12 +34,20 @@ from tests.test_reliability import one_line_error, run_locm
 
 DATA = Path(__file__).resolve().parent / "data"
 IDS = ["1.2-1-edc1743bb9a2", "constructed-2-cc900b65d2ce"]
+V2_IDS = [*IDS, "constructed-5-01485cc25761"]
 
 
 @pytest.fixture
 def v1(tmp_path) -> Path:
     db = tmp_path / "old.db"
     db.write_bytes(gzip.decompress((DATA / "store-v1.db.gz").read_bytes()))
+    return db
+
+
+@pytest.fixture
+def v2(tmp_path) -> Path:
+    db = tmp_path / "old.db"
+    db.write_bytes(gzip.decompress((DATA / "store-v2.db.gz").read_bytes()))
     return db
 
 
@@ -45,7 +59,7 @@ def test_a_schema_1_store_is_refused_in_one_line_naming_migrate(v1):
     before = v1.read_bytes()
     with pytest.raises(OldStoreError) as info:
         open_store(v1, readonly=True)
-    assert str(info.value) == (f"{v1}: an event store of schema 1; this locm reads schema 2: run `locm migrate "
+    assert str(info.value) == (f"{v1}: an event store of schema 1; this locm reads schema 3: run `locm migrate "
                                f"{v1}` to convert it (the original is kept as {v1}.v1)")
     for args in (["games", "--db", v1], ["show", "--db", v1, IDS[0]], ["verify", "--db", v1]):
         line = one_line_error(run_locm(*args))
@@ -56,7 +70,7 @@ def test_a_schema_1_store_is_refused_in_one_line_naming_migrate(v1):
 def test_migrate_keeps_every_game_and_the_export_bytes(v1, tmp_path):
     r = run_locm("migrate", v1)
     assert r.returncode == 0, r.stderr
-    assert r.stdout == (f"migrated 2 games (392 events) to store schema 2 in {v1}; the schema-1 file is kept as "
+    assert r.stdout == (f"migrated 2 games (392 events) to store schema 3 in {v1}; the schema-1 file is kept as "
                         f"{v1}.v1\n")
     with open_store(v1, readonly=True) as store:
         assert [g.game_id for g in store.games()] == IDS
@@ -67,7 +81,7 @@ def test_migrate_keeps_every_game_and_the_export_bytes(v1, tmp_path):
     old_header, _, old_games = old_export().partition(b"\n")
     assert games == old_games  # every game line byte for byte what schema 1 exported
     assert (old_header, header) == (b'{"locm_export":1,"store_schema":1,"event_schema":2}',
-                                    b'{"locm_export":1,"store_schema":2,"event_schema":2}')  # who wrote it
+                                    b'{"locm_export":1,"store_schema":2,"event_schema":2}')  # the lines' schema
     r = run_locm("verify", "--db", v1)
     assert r.returncode == 0 and r.stdout.endswith("2 games checked: 2 good, 0 bad\n"), r.stdout + r.stderr
     # the old file is kept whole (no -wal beside it) and still holds every event
@@ -76,13 +90,13 @@ def test_migrate_keeps_every_game_and_the_export_bytes(v1, tmp_path):
     conn = sqlite3.connect(backup)
     assert conn.execute("SELECT count(*) FROM events").fetchone() == (392,)
     conn.close()
-    # export -> import -> export into a fresh schema-2 store gives the same bytes again
+    # export -> import -> export into a fresh schema-3 store gives the same bytes again
     exported = tmp_path / "e.jsonl"
     exported.write_bytes(old_export())
     assert run_locm("import", exported, "--db", tmp_path / "new.db").returncode == 0
     again = run_locm("export", "--all", "--db", tmp_path / "new.db").stdout.encode()
     assert again == buf.getvalue() and again.partition(b"\n")[2] == old_games
-    assert "already an event store of schema 2" in one_line_error(run_locm("migrate", v1))
+    assert "already an event store of schema 3" in one_line_error(run_locm("migrate", v1))
 
 
 def test_migrate_refuses_a_tampered_game_and_leaves_the_old_store_as_it_was(v1):
@@ -145,3 +159,47 @@ def test_migrate_of_a_damaged_schema_1_store_is_one_line_and_keeps_it(v1):
     assert line.startswith(f"locm: error: {v1}: "), line
     assert v1.read_bytes() == bytes(data)
     assert sorted(p.name for p in v1.parent.iterdir()) == ["old.db"]
+
+
+def test_a_schema_2_store_is_refused_in_one_line_naming_migrate(v2):
+    before = v2.read_bytes()
+    with pytest.raises(OldStoreError) as info:
+        open_store(v2, readonly=True)
+    assert str(info.value) == (f"{v2}: an event store of schema 2; this locm reads schema 3: run `locm migrate "
+                               f"{v2}` to convert it (the original is kept as {v2}.v2)")
+    assert f"run `locm migrate {v2}`" in one_line_error(run_locm("games", "--db", v2))
+    assert v2.read_bytes() == before
+
+
+def test_migrate_from_schema_2_keeps_every_game_and_exports_the_same_file(v2, tmp_path):
+    r = run_locm("migrate", v2)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (f"migrated 3 games (531 events) to store schema 3 in {v2}; the schema-2 file is kept as "
+                        f"{v2}.v2\n")
+    old = gzip.decompress((DATA / "store-v2-export.jsonl.gz").read_bytes())
+    with open_store(v2, readonly=True) as store:
+        assert [g.game_id for g in store.games()] == V2_IDS
+        assert [m.game for m in store.matches()] == ["locm"] * 3
+        assert store.games()[2].think_ms0 is not None and store.ledger_problem() is None
+        buf = io.BytesIO()
+        store.export_jsonl(None, buf)
+    assert buf.getvalue() == old  # the whole file, header included, byte for byte
+    r = run_locm("verify", "--db", v2)
+    assert r.returncode == 0 and r.stdout.endswith("3 games checked: 3 good, 0 bad\n"), r.stdout + r.stderr
+    conn = sqlite3.connect(f"{v2}.v2")  # the old file kept whole
+    assert conn.execute("SELECT count(*) FROM games").fetchone() == (3,)
+    conn.close()
+
+
+def test_migrate_from_schema_2_refuses_an_altered_log(v2):
+    conn = sqlite3.connect(v2)
+    data = zlib.decompress(conn.execute("SELECT data FROM logs WHERE game = 2").fetchone()[0])
+    conn.execute("UPDATE logs SET data = ? WHERE game = 2",
+                 (zlib.compress(data.replace(b'"rule":"', b'"rule":"X', 1)),))
+    conn.commit()
+    conn.close()
+    before = v2.read_bytes()
+    with pytest.raises(MigrateError) as info:
+        migrate(v2)
+    assert str(info.value).startswith(f"{v2}: game {IDS[1]!r}: the chain ends at"), str(info.value)
+    assert v2.read_bytes() == before and sorted(p.name for p in v2.parent.iterdir()) == ["old.db"]

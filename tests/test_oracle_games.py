@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from locm.engine.redecide import redecide
-from locm.replay.conformance import check_game, read_log_file
+from locm.engine.locm.redecide import redecide
+from locm.replay.locm.conformance import check_game, read_log_file
 from tests.tools.select_oracle import features
 
 DATA = Path(__file__).parent / "data"

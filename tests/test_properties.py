@@ -34,23 +34,23 @@ from hypothesis.stateful import (
     RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test,
 )
 
-from locm.events import codec
-from locm.events.cards import CREATURE
-from locm.events.catalog import (
+from locm.events.locm import codec
+from locm.events.locm.cards import CREATURE
+from locm.events.locm.catalog import (
     ActionReceived, ActionRejected, CardPicked, CreatureAttacked, CreatureSummoned, DeckChosen, DeckOrdered,
     GameCreated, GameEnded, HardError, ItemUsed, TurnEnded, TurnStarted,
 )
-from locm.engine.agents import GreedyAgent, PassAgent, RandomAgent, play
-from locm.engine.legal import fresh_legal_actions, legal_actions
-from locm.engine.lookahead import LookaheadAgent
-from locm.engine.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
-from locm.engine.construct import fill_deck
+from locm.engine.locm.agents import GreedyAgent, PassAgent, RandomAgent, play
+from locm.engine.locm.legal import fresh_legal_actions, legal_actions
+from locm.engine.locm.lookahead import LookaheadAgent
+from locm.engine.locm.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
+from locm.engine.locm.construct import fill_deck
 from locm.engine.errors import CommandError
-from locm.engine.evolve import fold
-from locm.engine.game import Game
-from locm.engine.drawing import CAP_EVENTS, CAP_TURNS
-from locm.engine.rulesets import IDS_12, IDS_COG2022, deck_cards
-from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
+from locm.engine.locm.evolve import fold
+from locm.engine.locm.game import Game
+from locm.engine.locm.drawing import CAP_EVENTS, CAP_TURNS
+from locm.engine.locm.rulesets import IDS_12, IDS_COG2022, deck_cards
+from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
 from tests.variant_strategies import variants
 
 RULESETS = ("1.2", "constructed")
@@ -285,7 +285,7 @@ class GameMachine(RuleBasedStateMachine):
 
     @invariant()
     def kept_legal_list_is_the_fresh_one(self):
-        """The parts of the legal list the state keeps between events (engine.legal) are what the state gives."""
+        """The parts of the legal list the state keeps between events (engine.locm.legal) are what the state gives."""
         assert legal_actions(self.state) == fresh_legal_actions(self.state)
 
     @invariant()
@@ -383,7 +383,7 @@ class GameMachine(RuleBasedStateMachine):
         self.players_within_bounds()
         self.ids_are_unique()
         # The log is the whole truth: its recorded inputs, decided again, give exactly its events.
-        from locm.engine.redecide import redecide
+        from locm.engine.locm.redecide import redecide
 
         result = redecide(log)
         assert result.ok and result.strict, str(result.divergence)
@@ -459,8 +459,8 @@ def test_random_game_under_a_random_variant(rules, seed, agents):
 def check_random_variant_game(rules, seed, agents) -> None:
     """Any variant the validator accepts plays to an end with any built-in agents: one winner, within the cap,
     fold == live, the same seeds give the same bytes, the log decodes to the same state and re-decides."""
-    from locm.engine.agents import make_agent
-    from locm.engine.redecide import redecide
+    from locm.engine.locm.agents import make_agent
+    from locm.engine.locm.redecide import redecide
 
     def played() -> Game:
         game = Game.new(rules, seed)

@@ -15,16 +15,16 @@ from __future__ import annotations
 import pytest
 from hypothesis import event, example, given, note, settings, strategies as st
 
-from locm.events.catalog import (
+from locm.events.locm.catalog import (
     ActionReceived, CardPicked, DeckChosen, GameEnded, HardError, TurnEnded, TurnStarted,
 )
-from locm.engine import protocol
-from locm.engine.agents import RandomAgent
-from locm.engine.commands import Attack, Pass, Summon, Use
+from locm.engine.locm import protocol
+from locm.engine.locm.agents import RandomAgent
+from locm.engine.locm.commands import Attack, Pass, Summon, Use
 from locm.engine.errors import LocmError, ProtocolError
-from locm.engine.evolve import fold
-from locm.engine.game import Game
-from locm.engine.state import BATTLE, CONSTRUCT, DRAFT
+from locm.engine.locm.evolve import fold
+from locm.engine.locm.game import Game
+from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
 
 RULESETS = ("1.2", "constructed")
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -296,7 +296,7 @@ def _junk_tail() -> st.SearchStrategy:
 @st.composite
 def legal_lines(draw, state):
     """A line of actions that are legal now (later items may have become illegal by the time they run)."""
-    from locm.engine.legal import legal_actions
+    from locm.engine.locm.legal import legal_actions
 
     acts = legal_actions(state)
     if not acts:
@@ -338,7 +338,7 @@ def test_answer_in_battle_never_raises(ruleset, seed, turns, data):
     if game.ended:
         return
     if data is None:  # the explicit example: a line of every legal action, most illegal by their turn
-        from locm.engine.legal import legal_actions
+        from locm.engine.locm.legal import legal_actions
 
         text = ";".join(a.text() for a in legal_actions(game.state))
     else:
@@ -370,9 +370,9 @@ def test_answer_in_deck_building_never_raises(ruleset, seed, picks, data):
 def test_unicode_decimal_digits_are_read_as_java_reads_them():
     """Integer.parseInt uses Character.digit, so the referee reads Arabic-Indic or fullwidth digits too
     (checked with javac: "٣" is 3, "１２" is 12, "²" is refused)."""
-    from locm.engine.commands import Summon
+    from locm.engine.locm.commands import Summon
     from locm.engine.errors import ProtocolError
-    from locm.engine.protocol import parse_battle
+    from locm.engine.locm.protocol import parse_battle
 
     assert parse_battle("SUMMON ٣ 0") == [Summon(3, 0)]
     assert parse_battle("SUMMON １２ ١") == [Summon(12, 1)]

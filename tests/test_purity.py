@@ -46,16 +46,16 @@ def test_core_modules_import_nothing_impure():
 
 def test_the_scan_sees_imports():
     """The scanner itself finds an import (so an empty result above means something)."""
-    assert "msgspec" in _imports(ROOT / "events" / "catalog.py")
+    assert "msgspec" in _imports(ROOT / "events" / "locm" / "catalog.py")
     assert "msgspec" in _imports(ROOT / "events" / "skyport" / "catalog.py")
-    assert _impure("locm.store") and _impure("locm") and _impure("sqlite3") and not _impure("locm.engine.state")
+    assert _impure("locm.store") and _impure("locm") and _impure("sqlite3") and not _impure("locm.engine.locm.state")
 
 
 def test_importing_and_playing_loads_no_impure_module():
     code = (
         "import sys\n"
-        "from locm.engine.game import Game\nfrom locm.engine.agents import make_agent, play\n"
-        "import locm.events.codec, locm.engine.history\n"
+        "from locm.engine.locm.game import Game\nfrom locm.engine.locm.agents import make_agent, play\n"
+        "import locm.events.locm.codec, locm.engine.history\n"
         "g = Game.new('constructed', 5); play(g, [make_agent('random', 1), make_agent('greedy', 2)])\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'sqlite3', 'sqlite_utils', 'matplotlib', 'click', 'subprocess', 'multiprocessing'} "

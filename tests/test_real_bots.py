@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from locm.bots import TimeLimits
-from locm.events.catalog import HardError
+from locm.events.locm.catalog import HardError
 from locm.sandbox import probe
 from locm.tournament import run_game
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from locm.gameid import game_id
+from locm.engine.locm.gameid import game_id
 from locm.store import GameExtras, open_store
 from locm.play import play_one
 
@@ -67,7 +67,7 @@ def fill_store(path: Path, n: int, *, checkpoint: bool = True, start: int = 0) -
     code = f"""
 import os
 from locm.store import open_store, GameExtras
-from locm.gameid import game_id
+from locm.engine.locm.gameid import game_id
 from locm.play import play_one
 s = open_store({str(path)!r})
 {'' if checkpoint else "s._conn.execute('PRAGMA wal_autocheckpoint=0')"}

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from locm.events.catalog import ActionReceived, GameCreated, HardError, TurnStarted
-from locm.events.codec import to_jsonl
+from locm.events.locm.catalog import ActionReceived, GameCreated, HardError, TurnStarted
+from locm.events.locm.codec import to_jsonl
 from locm.cli import cli
 from locm.play import play_one
 from locm.store import GameExtras, open_store
 from locm.replay import Replay, ReplayError, ReplaySourceError, open_game
-from locm.replay.conformance import read_log_file
+from locm.replay.locm.conformance import read_log_file
 from locm.replay.rules import rule, rule_ids
 from locm.replay.sources import referee_games
 from tests.helpers import LOG_12, LOG_15

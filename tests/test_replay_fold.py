@@ -1,6 +1,6 @@
 """`locm show --json` agrees with the events at every seq of stored games of both rulesets.
 
-The check folds each log with a small fold written here from the event catalog alone (not `engine.evolve`,
+The check folds each log with a small fold written here from the event catalog alone (not `engine.locm.evolve`,
 not `History`): health, mana, deck, hand, and each creature's lane, attack, defense, keywords and readiness.
 """
 
@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
-from locm.events.cards import CHARGE, WARD, keywords_to_str
+from locm.events.locm.cards import CHARGE, WARD, keywords_to_str
 from locm.cli import cli
 from locm.play import play_one
 from locm.store import GameExtras, open_store

@@ -184,8 +184,8 @@ def _go(b, seq: int, perspective=None) -> None:
 
 @pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
 def test_hovering_a_card_shows_its_text_keywords_and_effects(tmp_path):
-    from locm.engine.carddata import cardlist_12
-    from locm.events.cards import keywords_to_str
+    from locm.engine.locm.carddata import cardlist_12
+    from locm.events.locm.cards import keywords_to_str
 
     r = open_game(GOLDEN_12)
     cards = cardlist_12()
@@ -220,7 +220,7 @@ def test_hovering_a_card_shows_its_text_keywords_and_effects(tmp_path):
 
 
 def _arrow_events(r):
-    from locm.events.catalog import CreatureAttacked, ItemUsed
+    from locm.events.locm.catalog import CreatureAttacked, ItemUsed
 
     return [e for e in r.events if type(e) is CreatureAttacked or (type(e) is ItemUsed and e.target != -1)]
 
@@ -228,7 +228,7 @@ def _arrow_events(r):
 @pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
 @pytest.mark.parametrize("name, source", [("1.2", [str(GOLDEN_12)]), ("1.5", [str(LOG_15), "--game", "3"])])
 def test_an_attack_or_an_item_is_drawn_as_an_arrow_to_its_target(tmp_path, name, source):
-    from locm.events.catalog import CreatureAttacked
+    from locm.events.locm.catalog import CreatureAttacked
 
     r = open_game(source[0], game=int(source[2]) if len(source) > 2 else None)
     events = _arrow_events(r)[:12]
@@ -308,7 +308,7 @@ def test_the_page_of_a_forged_log_has_a_banner_and_marks_each_forged_event(tmp_p
     and, in its detail, gives what the rules give instead."""
     import msgspec
 
-    from locm.events.codec import from_jsonl, to_jsonl
+    from locm.events.locm.codec import from_jsonl, to_jsonl
 
     events = from_jsonl(GOLDEN_12.read_bytes())
     k = next(e.seq for e in events if type(e).__name__ == "CreatureDamaged")

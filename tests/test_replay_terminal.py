@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from locm.events.codec import to_jsonl
+from locm.events.locm.codec import to_jsonl
 from locm.play import play_one
 from locm.replay import open_game
 from locm.replay.terminal import CLEAR, Stepper, stops
@@ -112,7 +112,7 @@ def test_stepper_stays_inside_the_game(log_path):
 
 
 def test_long_board_lines_wrap_between_cards_to_the_terminal_width():
-    from locm.replay.render import wrap
+    from locm.replay.locm.render import wrap
 
     hand = "    hand: " + "  ".join(f"#{i} b{100 + i} (3) itemRed -2/-2 ------" for i in range(8))
     lines = wrap(hand, 80)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from locm.events.cards import BLUE, BREAKTHROUGH, CHARGE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD
-from locm.events.catalog import (
+from locm.events.locm.cards import BLUE, BREAKTHROUGH, CHARGE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD
+from locm.events.locm.catalog import (
     ActionRejected, CardDrawn, CreatureDamaged, CreatureDied, CreatureModified, CreatureSummoned, DrawBonus,
     DrawLost, GameEnded, HardError, PlayerDamaged, PlayerHealed, RuneBroken, TurnStarted, WardLost,
 )
-from locm.engine.commands import Attack, Summon, Use
+from locm.engine.locm.commands import Attack, Summon, Use
 from tests.scenario import Position, card, of, types
 
 
@@ -213,7 +213,7 @@ def test_15_damage_draw_every_five_points():
 
 def test_bonus_mana_token_is_spent_when_no_mana_was_left():
     """R-TURN: player 1's token is spent (max mana -1 for good) when it ends a turn with 0 mana left."""
-    from locm.engine.game import Game
+    from locm.engine.locm.game import Game
 
     game = Game.new("1.2", 3)
     while game.phase == "draft":
@@ -265,8 +265,8 @@ def test_15_area_item_hits_the_whole_lane_on_the_targets_side():
 def test_predefined_draft_ids_replace_the_drawn_draft():
     """R-SEEDS: 30 comma-separated triples, `_` for spaces, replace the offers; the pool is their cards."""
     from locm.engine.errors import GameParamError
-    from locm.engine.game import Game
-    from locm.events.catalog import CardPoolDefined, DraftOffered
+    from locm.engine.locm.game import Game
+    from locm.events.locm.catalog import CardPoolDefined, DraftOffered
 
     triples = [(1 + k % 150, 2 + k % 150, 160 - k) for k in range(30)]
     text = ",".join("_".join(map(str, t)) for t in triples)
@@ -320,7 +320,7 @@ def test_construct_bare_pass_fills_but_pass_with_text_takes_one_card():
     """R-CONSTRUCT: a bare PASS fills the deck to 30 with the first offered cards that have fewer than 2
     copies; `PASS text` takes just one such card; CHOOSE counts toward the copies."""
     from locm.engine.errors import ProtocolError
-    from locm.engine.protocol import parse_construct
+    from locm.engine.locm.protocol import parse_construct
 
     assert parse_construct("CHOOSE 1;PASS", 120, 30, 2) == (1, 0, 0, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8,
                                                          9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14)
@@ -335,7 +335,7 @@ def test_construct_bare_pass_fills_but_pass_with_text_takes_one_card():
 @pytest.mark.parametrize("line, index", [("PICK 2", 2), ("PICK 1 my text", 1), ("PASS", 0), ("PASS 2", 0),
                                          ("PICK +1", 1), ("PICK 0 ", 0)])
 def test_draft_answer_is_read_raw_like_the_referee(line, index):
-    from locm.engine.protocol import parse_pick
+    from locm.engine.locm.protocol import parse_pick
 
     assert parse_pick(line, (5, 6, 7)) == index
 
@@ -345,7 +345,7 @@ def test_draft_answer_is_read_raw_like_the_referee(line, index):
 def test_draft_answers_the_referee_refuses(line):
     """DraftPhase.PlayerChoice splits the raw line on single spaces: no `;` items, no trimming."""
     from locm.engine.errors import ProtocolError
-    from locm.engine.protocol import parse_pick
+    from locm.engine.locm.protocol import parse_pick
 
     with pytest.raises(ProtocolError):
         parse_pick(line, (5, 6, 7))

@@ -30,7 +30,7 @@ def fill(path: Path, checkpointed: int, in_wal: int, garble_then: int = 0) -> No
     code = f"""
 import os, random
 from locm.store import open_store, GameExtras
-from locm.gameid import game_id
+from locm.engine.locm.gameid import game_id
 from locm.play import play_one
 s = open_store({str(path)!r})
 s._conn.execute('PRAGMA wal_autocheckpoint=0')
@@ -78,7 +78,7 @@ def test_a_garbled_wal_under_a_live_writer_is_read_through_its_valid_frames(tmp_
     code = f"""
 import os, random, sys
 from locm.store import open_store, GameExtras
-from locm.gameid import game_id
+from locm.engine.locm.gameid import game_id
 from locm.play import play_one
 s = open_store({str(db)!r})
 s._conn.execute('PRAGMA wal_autocheckpoint=0')

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from locm.events.skyport.catalog import EVENT_TYPES
-from locm.replay.skyport_conformance import Result, check_log, read_records
+from locm.replay.skyport.conformance import Result, check_log, read_records
 from tests.skyport_helpers import SAMPLES, oracle_logs
 
 LOGS = oracle_logs()
@@ -132,7 +132,7 @@ def test_cli_checks_skyport_logs_and_refuses_other_files(tmp_path):
      "stats record: expected 'before_turn' and a list of 'players'"),
 ])
 def test_a_broken_log_is_one_line_naming_where(tmp_path, edit, message):
-    from locm.replay.skyport_conformance import OracleLogError
+    from locm.replay.skyport.conformance import OracleLogError
 
     path = _tampered(tmp_path, edit)
     with pytest.raises(OracleLogError) as err:

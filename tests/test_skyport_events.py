@@ -16,7 +16,7 @@ from locm.engine.skyport.game import SkyportGame
 from locm.engine.skyport.rules import builtin_map
 from locm.events.skyport.catalog import EVENT_TYPES, TAGS
 from locm.events.skyport.codec import DecodeError, from_json, from_jsonl, to_json, to_jsonl
-from locm.replay.skyport_conformance import check_log
+from locm.replay.skyport.conformance import check_log
 from tests.skyport_helpers import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ from locm.engine.skyport.game import SkyportGame, redecide
 from locm.engine.skyport.rules import RULES_2013, builtin_map
 from locm.events.skyport.codec import from_jsonl
 from locm.netbots import play_skyport
-from locm.replay.skyport_oracle import read_records
+from locm.replay.skyport.oracle import read_records
 from locm.sandbox import Sandbox, probe
 from locm.skyport_netclient import play as net_play
 from locm.skyport_server import (FACTS, RESERVED, Bounds, Fast, Faithful, JavaLineReader, SeatSpec, SkyportServer,

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from locm.events import catalog as ev
-from locm.events.codec import to_json
+from locm.events.locm import catalog as ev
+from locm.events.locm.codec import to_json
 from locm import errors
 from locm import store as store_mod
 from locm.errors import (
@@ -233,7 +233,7 @@ class TestStoreContract:
         ("end_inside", "game 'g1': event 5: expected game_ended last and only last, got 'game_ended'"),
         ("created_twice", "game 'g1': event 1: expected game_created first and only first, got 'game_created'"),
         ("empty", "game 'g1': event 0: expected at least game_created and game_ended, got '0 event(s)'"),
-        ("not_event", "game 'g1': event 2: expected an event of events.catalog, got 'hello'"),
+        ("not_event", "game 'g1': event 2: expected an event of events.locm.catalog, got 'hello'"),
     ])
     def test_bad_logs_are_refused_and_nothing_written(self, store, case, message):
         game = make_game()
@@ -557,7 +557,11 @@ def test_schema_is_documented_and_matches_the_record():
     conn = sqlite3.connect(":memory:")
     conn.executescript(store_mod.SCHEMA_SQL)
     columns = tuple(r[1] for r in conn.execute("PRAGMA table_info(games)"))
-    assert columns == ("id",) + GameRecord.__struct_fields__
+    assert columns == ("id",) + store_mod.MatchRecord.__struct_fields__
+    # a LOCM game's record is the row's columns plus LOCM's own fields, field for field
+    own = set(GameRecord.__struct_fields__) - set(columns)
+    assert own == set(store_mod.LOCM_FIELDS) | {"agent0", "agent1", "stderr0", "stderr1", "think_ms0", "think_ms1",
+                                                "error0", "error1", "timeout0", "timeout1"}
 
 
 def test_games_table_holds_every_seed_and_parameter():
@@ -570,7 +574,7 @@ def test_new_store_is_wal_with_meta(tmp_path):
     with open_store(tmp_path / "s.db") as s:
         assert s.db.journal_mode == "wal"
         assert dict(s.db.execute("SELECT key, value FROM locm_meta").fetchall()) == \
-               {"format": "locm-event-store", "schema_version": "2"}
+               {"format": "locm-event-store", "schema_version": "3"}
         assert set(s.db.table_names()) == {"locm_meta", "games", "logs"}
         assert s.db.view_names() == ["events"]
 
@@ -581,11 +585,8 @@ def test_primary_key_refuses_a_second_log_of_a_game(tmp_path):
         with pytest.raises(sqlite3.IntegrityError, match="UNIQUE constraint failed: logs.game"):
             s.db.execute("INSERT INTO logs VALUES ((SELECT id FROM games WHERE game_id = 'g1'), x'00')")
         with pytest.raises(sqlite3.IntegrityError, match="UNIQUE constraint failed: games.game_id"):
-            s.db.execute("INSERT INTO games SELECT id + 1, game_id, ruleset, ruleset_version, seed, shuffle_player0_seed, "
-                         "shuffle_player1_seed, draft_choices_seed, predefined_draft_ids, card_gen_seed, "
-                         "constructed_choices_seed, id_scheme, event_schema_version, agent0, agent1, winner, reason, "
-                         "turns, n_events, head_hash, created, stderr0, stderr1, think_ms0, think_ms1, error0, error1, "
-                         "timeout0, timeout1, meta FROM games")
+            s.db.execute("INSERT INTO games SELECT id + 1, game_id, game, ruleset, seed, agents, winner, places, scores, "
+                         "reason, turns, n_events, head_hash, created, seats, fields, meta FROM games")
 
 
 def test_a_refused_log_row_rolls_back_its_game(tmp_path):
@@ -703,7 +704,7 @@ def _foreign(tmp_path, kind: str):
         _real_store(path)
         conn = sqlite3.connect(path)
         if kind == "newer_schema":
-            conn.execute("UPDATE locm_meta SET value = '3' WHERE key = 'schema_version'")
+            conn.execute("UPDATE locm_meta SET value = '4' WHERE key = 'schema_version'")
         elif kind == "wrong_format":
             conn.execute("UPDATE locm_meta SET value = 'something-else' WHERE key = 'format'")
         else:
@@ -723,9 +724,9 @@ def _foreign(tmp_path, kind: str):
     ("truncated", CorruptStoreError, "corrupt event store: truncated: the header says"),
     ("other_tables", NotAStoreError, "not a locm event store: expected a locm_meta table, found tables users"),
     ("other_wal_db", NotAStoreError, "not a locm event store: expected a locm_meta table, found tables games"),
-    ("newer_schema", NotAStoreError, "not a locm event store: expected schema version 2, got '3'"),
+    ("newer_schema", NotAStoreError, "not a locm event store: expected schema version 3, got '4'"),
     ("wrong_format", NotAStoreError, "expected format 'locm-event-store', got 'something-else'"),
-    ("missing_column", NotAStoreError, "not a locm event store: table games does not have the columns of schema 2"),
+    ("missing_column", NotAStoreError, "not a locm event store: table games does not have the columns of schema 3"),
 ])
 @pytest.mark.parametrize("mode", [{}, {"create": False}, {"readonly": True}])
 def test_foreign_or_damaged_file_is_refused_and_untouched(tmp_path, kind, error, message, mode):

@@ -15,7 +15,7 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from locm.events.codec import to_jsonl
+from locm.events.locm.codec import to_jsonl
 from locm.cli import cli
 from locm.store import GameExtras, open_store
 from locm.play import play_one

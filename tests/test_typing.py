@@ -39,7 +39,7 @@ def test_engine_and_events_pass_mypy_strict(tmp_path):
 def test_the_check_catches_a_type_error(tmp_path):
     """The same run fails on a planted error, so a pass above means the modules were checked."""
     tree = _installed_layout(tmp_path)
-    state = tree / "locm" / "engine" / "state.py"
+    state = tree / "locm" / "engine" / "locm" / "state.py"
     state.write_text(state.read_text() + "\n\ndef _planted() -> int:\n    return 'not an int'\n")
     result = _mypy(tree)
-    assert result.returncode == 1 and "engine/state.py" in result.stdout and "return-value" in result.stdout
+    assert result.returncode == 1 and "engine/locm/state.py" in result.stdout and "return-value" in result.stdout

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from locm.engine.agents import PassAgent, play
-from locm.engine.commands import Summon
-from locm.engine.drawing import CAP_EVENTS, CAP_TURNS
-from locm.engine.game import Game
-from locm.engine.protocol import render_input
-from locm.engine.variants import VariantError, parse_variant, variant_from_dict
-from locm.events.catalog import ActionReceived, CreatureSummoned, DeckOrdered, GameEnded, TurnEnded
+from locm.engine.locm.agents import PassAgent, play
+from locm.engine.locm.commands import Summon
+from locm.engine.locm.drawing import CAP_EVENTS, CAP_TURNS
+from locm.engine.locm.game import Game
+from locm.engine.locm.protocol import render_input
+from locm.engine.locm.variants import VariantError, parse_variant, variant_from_dict
+from locm.events.locm.catalog import ActionReceived, CreatureSummoned, DeckOrdered, GameEnded, TurnEnded
 from locm.play import build_agents, play_one
 from locm.replay.rules import rule
 
@@ -182,8 +182,8 @@ def test_a_turn_start_cannot_draw_past_the_event_cap():
     start emit a lost draw per draw until memory ran out (24 GB); the draws stop at the cap (R-CAP)."""
     import msgspec
 
-    from locm.engine.evolve import fold
-    from locm.events.catalog import DrawBonus
+    from locm.engine.locm.evolve import fold
+    from locm.events.locm.catalog import DrawBonus
 
     game = play_one("constructed", 3, ("greedy", "random"))
     k = next(i for i, e in enumerate(game.log) if type(e) is DrawBonus and e.player == 0)

@@ -12,16 +12,16 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from locm.engine.agents import play
-from locm.engine.carddata import cardlist_12
-from locm.engine.evolve import fold
-from locm.engine.game import Game
-from locm.engine.rulesets import RULES_12, RULES_CONSTRUCTED, rules_hash
-from locm.engine.variants import OVERRIDABLE, VariantError, diff_rows, parse_variant, variant_from_dict
-from locm.events.cards import keywords_to_str
-from locm.events.catalog import (ActionRejected, CreatureSummoned, DrawLost, GameCreated, GameEnded, PlayerDamaged,
+from locm.engine.locm.agents import play
+from locm.engine.locm.carddata import cardlist_12
+from locm.engine.locm.evolve import fold
+from locm.engine.locm.game import Game
+from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED, rules_hash
+from locm.engine.locm.variants import OVERRIDABLE, VariantError, diff_rows, parse_variant, variant_from_dict
+from locm.events.locm.cards import keywords_to_str
+from locm.events.locm.catalog import (ActionRejected, CreatureSummoned, DrawLost, GameCreated, GameEnded, PlayerDamaged,
                             PlayerHealed, TurnStarted)
-from locm.events.codec import from_jsonl, to_json, to_jsonl
+from locm.events.locm.codec import from_jsonl, to_json, to_jsonl
 from locm.cli import cli
 from locm.play import build_agents, play_one
 from locm.store import open_store
@@ -508,8 +508,8 @@ def test_rerun_runs_an_external_bot_again_as_a_process():
 
 @pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
 def test_a_log_written_before_variants_still_decodes_and_re_decides(ruleset):
-    from locm.engine.redecide import redecide
-    from locm.events.codec import from_jsonl
+    from locm.engine.locm.redecide import redecide
+    from locm.events.locm.codec import from_jsonl
 
     lines = to_jsonl(play_one(ruleset, 3, ("greedy", "random")).log).splitlines(keepends=True)
     created = json.loads(lines[0])

@@ -1,6 +1,6 @@
 """Hypothesis strategies for ruleset variants: every field drawn from the range the validator accepts.
 
-The ranges are read from the validator itself (`engine.variants.OVERRIDABLE` and its `domain`s,
+The ranges are read from the validator itself (`engine.locm.variants.OVERRIDABLE` and its `domain`s,
 `WEIGHT_BOUNDS`, the card checks), so a range widened there is explored here the next run. Values that
 depend on each other are drawn together, as the validator requires them: runes below the start health, the
 turn-limit penalty equal to the empty-deck policy, no penalty damage under the rune policy, runes only and
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from locm.engine.rulesets import DRAFT, LOSE_RUNE, RULESETS, RUNES
-from locm.engine.variants import _CARD_CHECKS, OVERRIDABLE, WEIGHT_BOUNDS, variant_from_dict
+from locm.engine.locm.rulesets import DRAFT, LOSE_RUNE, RULESETS, RUNES
+from locm.engine.locm.variants import _CARD_CHECKS, OVERRIDABLE, WEIGHT_BOUNDS, variant_from_dict
 
 CONSTRUCTED_POOL = 120
 

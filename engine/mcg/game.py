@@ -77,6 +77,14 @@ class McgGame:
     def message(self, player: int) -> str:
         return message(self.state, player)
 
+    def input_for(self, player: int) -> str:
+        """What a bot in seat `player` is sent now (`message`: the core's runner asks every game this)."""
+        return message(self.state, player)
+
+    @property
+    def rules(self) -> McgRules:
+        return self.state.rules
+
     def outcome(self) -> Outcome | None:
         return outcome(self.state)
 
@@ -94,6 +102,11 @@ class McgGame:
     def timeout(self, player: int) -> list[Event]:
         """`player` did not answer in time: inactivity is surrender (R-INACTIVE)."""
         return self.submit(Timeout(player))
+
+    def forfeit(self, player: int, reason: str, text: str = "") -> list[Event]:
+        """`player` failed outside any answer (a timeout, a crash, a flood): inactivity is surrender
+        (R-INACTIVE), whatever the reason."""
+        return self.timeout(player)
 
     def _apply(self, events: list[Event]) -> list[Event]:
         for e in events:

@@ -44,6 +44,24 @@ class SkyportGame:
     def over(self) -> bool:
         return self.state.phase == ENDED
 
+    @property
+    def ended(self) -> bool:
+        return self.state.phase == ENDED
+
+    @property
+    def to_move(self) -> int:
+        """The first of the players who may act now (all players choose a loadout at once), -1 once over."""
+        seats = self.state.to_move
+        return seats[0] if seats else -1
+
+    def answer(self, player: int, line: str) -> list[Event]:
+        """Bots speak the server's TCP protocol, which `locm serve` (a later issue) will carry; the core's
+        one-line runner does not play Skyport bots yet."""
+        raise NotImplementedError("Skyport bots play through the Skyport server's protocol, not one line")
+
+    def forfeit(self, player: int, reason: str, text: str = "") -> list[Event]:
+        raise NotImplementedError("Skyport bots play through the Skyport server's protocol, not one line")
+
     def submit(self, command: Command) -> list[Event]:
         """Decide `command` and apply its events; returns them."""
         events, self.state = decide_and_apply(self.state, command)

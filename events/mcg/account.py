@@ -13,6 +13,7 @@ from typing import Union
 
 import msgspec
 
+from locm.events.base import Event as Event  # every module of the game names its events from here
 from locm.events.mcg.rules import CardDef
 
 WIN, LOSS = "win", "loss"
@@ -36,13 +37,8 @@ class EconomyRules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     rare_threshold: float = 75.0
 
 
-class AccountEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True,
-                   gc=False):
-    """Base of every event of an account's log."""
-
-    seq: int
-    cause: int
-    rule: str
+class AccountEvent(Event, frozen=True):
+    """Base of every event of an account's log (``seq``, ``cause``, ``rule`` as any event: `events.base`)."""
 
 
 class AccountOpened(AccountEvent, frozen=True, tag="mcg_account_opened"):

@@ -16,6 +16,7 @@ from typing import Union
 
 import msgspec
 
+from locm.events.base import Event as Event  # every module of the game names its events from here
 from locm.events.mcg.rules import CardDef, McgRules, Seeds
 
 SCHEMA_VERSION = 1
@@ -31,12 +32,6 @@ HEALTH, SURRENDER, INACTIVITY, BAD_ANSWER, REJECTIONS, TURN_LIMIT = (
 ON_SUMMON, ON_DEATH, ON_TURN, ON_PLAY, ON_END_PHASE = "summon", "death", "turn", "play", "end_phase"
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True, gc=False):
-    """Base of every event of a match."""
-
-    seq: int
-    cause: int
-    rule: str
 
 
 # --- set-up ------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Union
 
 import msgspec
 
+from locm.events.base import Event as Event  # every module of the game names its events from here
 from locm.events.skyport.rules import GameMap, SkyportRules
 
 SCHEMA_VERSION = 1
@@ -24,12 +25,6 @@ Pos = tuple[int, int]
 LOADOUT, ACTION, END = "loadout", "action", "end"
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True, gc=False):
-    """Base of every Skyport event."""
-
-    seq: int
-    cause: int
-    rule: str
 
 
 # --- set-up ---------------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ reach (1.2 items, deck-out, the 1.2 turn limit, hard errors of every kind, timeo
 the referee still sends after player 0's bad draft or construct answer, ...).
 
 Games come from the official Java referee through `../shared/oracle/` (`gen.py RULESET N OUT --seed S`). Each
-game is replayed with `replay.conformance.check_game`; only identical games are kept (a mismatch is a bug to
+game is replayed with `replay.locm.conformance.check_game`; only identical games are kept (a mismatch is a bug to
 fix first, not test data). Every game gets the set of features it shows; the selection takes, feature by
 feature (rarest first), the smallest games showing it until each has `--per-feature` examples, then fills up to
 `--games` with the rest: those adding features first, then whole battles, smallest first. The result is one gzip file of game
@@ -24,14 +24,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from locm.replay.conformance import check_game, parse_log_line  # noqa: E402
+from locm.replay.locm.conformance import check_game, parse_log_line  # noqa: E402
 
 _NUMBER = re.compile(r"-?\d+")
 
 
 def features(game, logged) -> set[str]:
     """What a replayed game shows, as short names (the coverage categories)."""
-    from locm.events.catalog import (
+    from locm.events.locm.catalog import (
         ActionRejected, CreatureSummoned, DrawLost, GameEnded, HardError, ItemUsed, PlayerDamaged, PlayerHealed,
         RuneBroken, WardLost,
     )

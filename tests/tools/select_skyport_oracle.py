@@ -4,7 +4,7 @@ rock, hits on a spawn tile or a body, a crash of the server, a reader stopped by
 included.
 
 Games come from `../shared/skyport-oracle/run.sh N SEED` (one gzipped log per game). Each is replayed with
-`replay.skyport_conformance.check_log`; only identical games are kept (a mismatch is a bug to fix first, not
+`replay.skyport.conformance.check_log`; only identical games are kept (a mismatch is a bug to fix first, not
 test data), and only those whose actions the plain reading of the log gives (no turn read from the GUI feed).
 Every game gets the set of features it shows (its coverage keys, its number of players, its map); feature by
 feature, rarest first, the smallest games showing it are taken until each has `--per-feature` examples, within
@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from locm.replay.skyport_conformance import check_log, read_records  # noqa: E402
+from locm.replay.skyport.conformance import check_log, read_records  # noqa: E402
 
 
 def features(path: Path) -> set[str] | None:

@@ -1,0 +1,142 @@
+"""my-card-game as the core sees it (`engine.seam.GameDef`): its registered definition. The rules stay in
+this package's modules; the definition says which function answers which of the core's questions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence, cast
+
+from locm.engine.mcg.agents import AGENT_NAMES, make_agent
+from locm.engine.mcg.evolve import evolve, fold
+from locm.engine.mcg.game import McgGame, agent_seed, redecide
+from locm.engine.mcg.legal import legal_actions, to_move
+from locm.engine.mcg.protocol import message
+from locm.engine.mcg.rules import FIELDS, RULESETS, by_name
+from locm.engine.mcg.variants import parse_variant
+from locm.engine.mcg.setup import derive_seeds
+from locm.engine.mcg.state import McgState
+from locm.engine.mcg.views import describe, view
+from locm.engine.seam import Divergence, GameDef, Outcome, content_id
+from locm.events.base import Event
+from locm.events.mcg.catalog import GameCreated, GameEnded, TurnStarted
+from locm.events.mcg.codec import CODEC
+from locm.events.mcg.rules import McgRules
+
+
+class _Agent:
+    """A built-in agent on the core's side: one command a decision."""
+
+    def __init__(self, name: str, seed: int) -> None:
+        self.name = name
+        self._agent = make_agent(name, seed)
+
+    def play_turn(self, match: McgGame, seat: int) -> None:
+        match.submit(self._agent.act(match.state, seat))
+
+
+def _new(rules: McgRules, seed: int, agents: Sequence[str]) -> McgGame:
+    return McgGame.new(rules, seed, tuple(agents))
+
+
+def _agent(name: str, game_seed: int, seat: int) -> _Agent:
+    return _Agent(name, agent_seed(derive_seeds(game_seed), seat))
+
+
+def _apply(state: McgState, events: Sequence[Event]) -> McgState:
+    for e in events:
+        state = evolve(state, e)
+    return state
+
+
+def _view(state: McgState, seat: int | None) -> dict[str, Any]:
+    """A seat's view (R-VIEW); None: both seats' views, each with its own hand."""
+    if seat is not None:
+        return view(state, seat)
+    return {"seats": [view(state, s) for s in (0, 1)]}
+
+
+def _side_text(v: dict[str, Any]) -> list[str]:
+    you, enemy = v["you"], v["enemy"]
+    hand = ", ".join(f"#{c['id']} {c['name']}" for c in you["hand"])
+
+    def board(ms: list[dict[str, Any]]) -> str:
+        return ", ".join(f"#{m['id']} {m['name']} {m['power']}/{m['toughness']} hp {m['health']}" for m in ms)
+
+    return [f"P{v['seat']}  health {you['health']}  mana {you['mana']}/{you['max_mana']}  deck {you['deck']}  "
+            f"fatigue {you['fatigue']}",
+            f"    hand: {hand or '-'}", f"    board: {board(v['board']['you']) or '-'}",
+            f"    enemy: health {enemy['health']}  hand {enemy['hand']}  board: {board(v['board']['enemy']) or '-'}"]
+
+
+def _board_text(v: dict[str, Any]) -> str:
+    views = v["seats"] if "seats" in v else [v]
+    head = f"turn {views[0]['turn']}  phase {views[0]['phase']}  to move P{views[0]['to_move']}"
+    return "\n".join([head, *(line for w in views for line in _side_text(w))])
+
+
+def _outcome(events: Sequence[Event]) -> Outcome:
+    end = cast(GameEnded, events[-1])
+    return Outcome(end.winner, end.reason, end.turn)
+
+
+def _redecide(events: Sequence[Event]) -> Divergence | None:
+    game, at = redecide(events)
+    if at < 0:
+        return None
+    mine = CODEC.to_json(events[at]).decode() if at < len(events) else ""
+    theirs = CODEC.to_json(game.log[at]).decode() if at < len(game.log) else ""
+    return Divergence(at, "the rules give another event" if mine and theirs else
+                      ("the rules end the game here" if mine else "the log stops before the game ends"),
+                      mine, theirs)
+
+
+def _rules_diff(a: McgRules, b: McgRules) -> list[tuple[str, str, Any, Any]]:
+    return [(f, FIELDS[f].rule, getattr(a, f), getattr(b, f)) for f in McgRules.__struct_fields__
+            if f not in ("name", "base", "version") and f in FIELDS and getattr(a, f) != getattr(b, f)]
+
+
+def _created(e: Event) -> GameCreated:
+    return cast(GameCreated, e)
+
+
+GAME = GameDef(
+    name="mcg",
+    title="my-card-game",
+    aliases=("my-card-game",),
+    seats=(2, 2),
+    codec=CODEC,
+    created=GameCreated,
+    ended=GameEnded,
+    rules_file="mcg/RULES.md",
+    rulesets=tuple(RULESETS),
+    rules=by_name,
+    rules_name=lambda rules: rules.name,
+    variant=lambda text, source: parse_variant(text, source),
+    rules_diff=_rules_diff,
+    new=_new,
+    from_log=McgGame.from_log,
+    agent_names=AGENT_NAMES,
+    make_agent=_agent,
+    message=message,
+    phase=lambda state: state.phase,
+    fold=fold,
+    apply=_apply,
+    copy=lambda state: state.copy(),
+    upcast=lambda events: events,
+    legal_actions=legal_actions,
+    to_move=to_move,
+    outcome=_outcome,
+    view=_view,
+    board_text=_board_text,
+    describe=lambda state, e: describe(e, state),
+    turn_starts=lambda events: [(e.seq, e.turn, e.player) for e in events if type(e) is TurnStarted],
+    redecide=_redecide,
+    agents=lambda created: tuple(_created(created).agents),
+    game_id=lambda created: content_id("mcg", _created(created).rules.name, _created(created).seeds.seed,
+                                       CODEC.to_json(created)),
+    index=lambda created: {"ruleset": _created(created).rules.name, "rules_hash": _created(created).rules_hash,
+                           "seed": _created(created).seeds.seed, "first": _created(created).first,
+                           "decks": json.loads(json.dumps(_created(created).decks))},
+)
+
+__all__ = ["GAME"]

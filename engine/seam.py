@@ -1,0 +1,226 @@
+"""The seam between the core and the games: what a game is, as the core sees it (`GameDef`).
+
+The core (the store, verify, History, the runner, bots and their sandbox, tournaments, the replay tools, the
+reports' shell, the command line) knows no game: it is handed a `GameDef` and asks it everything a game
+decides. A game is one registered definition, the shape OpenSpiel and boardgame.io use:
+
+=========================  =================================================================================
+events                     ``codec`` (its union's `events.codec.Codec`), ``created``/``ended`` (the types that
+                           open and close every log of the game), ``upcast`` (older schemas)
+rules                      ``rules(name)`` a built-in ruleset, ``variant(text, source)`` a variant file's,
+                           ``rules_diff``, ``rules_name``, ``rulesets``, ``rules_file``
+create                     ``new(rules, seed, agents)`` a live `Match`, ``from_log(events)`` one rebuilt from
+                           its log
+decide, evolve             the `Match`'s ``submit``/``answer``/``forfeit`` (every input goes through the game's
+                           ``decide`` and its events through ``evolve``); ``fold(events)``, ``apply(state,
+                           events)`` and ``copy(state)`` for reading a log
+legal actions, whose move  ``legal_actions(state)`` for every phase, ``to_move(state)`` (-1 once over),
+                           ``phase(state)``
+outcome                    ``outcome(events)``: winner, scores and places, 2 to N players (`Outcome`)
+agents, bots               ``agent_names``, ``make_agent(name, seed, seat)``; ``message(state, seat)`` the text
+                           a bot is sent, the `Match`'s ``answer`` its parser
+views                      ``view(state, seat)`` what a seat may see (None: everything), ``board_text(view)``
+describing                 ``describe(state, event)``, ``turn_starts(events)``
+re-deciding                ``redecide(events)``: the first event the rules would not produce (`Divergence`)
+ids and the store          ``game_id(created)`` (what a game's content names it), ``index(created)`` (the
+                           fields the store keeps beside the log), ``agents(created)``
+=========================  =================================================================================
+
+The core's own functions over any game are in `engine.core` (play a match with built-in agents, verify a log)
+and `engine.history` (any state of a log), `engine.logcheck` (a log's order and causes).
+
+A game is registered in `engine.registry.GAMES` (a module-level dict, listed by hand). Adding a game adds
+its package and one line there: no core module changes (tests/test_seam.py defines tic-tac-toe in a test
+and runs it through play, verify and show).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, NamedTuple, Protocol, Sequence
+
+from locm.events.base import Event
+from locm.events.codec import Codec
+
+
+class Outcome(NamedTuple):
+    """How a game ended, for any number of players.
+
+    ``winner``: the seat that won, -1 for none (a draw, a tie on points). ``scores``: each seat's score in a game
+    of points (Skyport), None in a game won or lost (LOCM, my-card-game). ``turns``: the game's length as the
+    game counts it (what the store keeps). `places` ranks the seats."""
+
+    winner: int
+    reason: str
+    turns: int
+    scores: tuple[float, ...] | None = None
+
+    def places(self, seats: int) -> tuple[int, ...]:
+        """Each seat's place, 0 for the first; seats that tie share a place (the next place skips them, as
+        in a race: 0, 0, 2). Scores rank a game of points; else the winner is first and the rest tie after
+        it (no winner: all tie first)."""
+        if self.scores is not None:
+            return tuple(sum(1 for t in self.scores if t > s) for s in self.scores)
+        if self.winner < 0:
+            return (0,) * seats
+        return tuple(0 if s == self.winner else 1 for s in range(seats))
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Where a log stops following the rules: the first event that differs (``seq``), what the log says there
+    and what the rules give (JSON text, or "" where one side has no event), and a one-line message."""
+
+    seq: int
+    message: str
+    stored: str = ""
+    decided: str = ""
+
+    def __str__(self) -> str:
+        text = f"seq {self.seq}: {self.message}"
+        if self.stored or self.decided:
+            text += f"; the log has {self.stored or 'no event'}, the rules give {self.decided or 'no event'}"
+        return text
+
+
+class Match(Protocol):
+    """A live game: its state and its log, and the three ways an input reaches the rules. Each appends the
+    events it causes to ``log`` and returns them; every one goes through the game's ``decide`` and ``evolve``.
+
+    - ``submit(command)``: one structured command (a built-in agent, a test);
+    - ``answer(seat, line)``: a bot's answer line, recorded as received, parsed by the game's protocol (a
+      line the protocol refuses is recorded and loses, as the game's rules say);
+    - ``forfeit(seat, reason, text)``: the seat failed outside any answer (a timeout, a crash, a flood).
+    """
+
+    log: list[Any]
+    state: Any
+
+    @property
+    def ended(self) -> bool: ...
+
+    @property
+    def to_move(self) -> int: ...
+
+    def submit(self, command: Any) -> list[Any]: ...
+
+    def answer(self, seat: int, line: str) -> list[Any]: ...
+
+    def forfeit(self, seat: int, reason: str, text: str = "") -> list[Any]: ...
+
+
+class Agent(Protocol):
+    """A player: ``play_turn(match, seat)`` makes the seat's next decision on the match (one command, or a
+    whole turn when the game's turn is one answer), through the match's ``submit`` or ``answer``."""
+
+    name: str
+
+    def play_turn(self, match: Any, seat: int) -> None: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameDef:
+    """One game, as the core sees it (see the module docstring for each part). Every callable is pure: it
+    reads its arguments, returns a value, and changes nothing it was given except ``apply``'s state."""
+
+    name: str
+    title: str
+    aliases: tuple[str, ...] = ()
+    seats: tuple[int, int] = (2, 2)
+    """The fewest and the most players."""
+
+    # events
+    codec: Codec[Any]
+    created: type[Event]
+    ended: type[Event]
+    rules_file: str
+    """Its rules file, under the package's ``data/`` (sections ``## R-ID  title``)."""
+
+    # rules
+    rulesets: tuple[str, ...]
+    rules: Callable[[str], Any]
+    """A built-in ruleset's name (or alias) to its rules value."""
+    rules_name: Callable[[Any], str]
+    variant: Callable[[str, str], Any]
+    """``variant(text, source)``: the rules of a variant file's text (TOML), checked on load: a bad value is
+    one `LocmError` line naming the source and the field."""
+    rules_diff: Callable[[Any, Any], list[tuple[str, str, Any, Any]]]
+    """(field, rule id, left value, right value) of every setting that differs between two rules."""
+
+    # create, play
+    new: Callable[[Any, int, Sequence[str]], Match]
+    """``new(rules, seed, agents)``: a live match with its opening events; ``agents`` names each seat's player
+    (its length is the number of players)."""
+    from_log: Callable[[Sequence[Event]], Match]
+    agent_names: tuple[str, ...]
+    make_agent: Callable[[str, int, int], Agent]
+    """``make_agent(name, game_seed, seat)``: a built-in agent, seeded from the game's seed and its seat."""
+    message: Callable[[Any, int], str]
+    """The text a bot is sent when it is to move."""
+    phase: Callable[[Any], str]
+
+    # reading
+    fold: Callable[[Sequence[Event]], Any]
+    apply: Callable[[Any, Sequence[Event]], Any]
+    """``apply(state, events)``: the state after `events` (the one given, changed in place, or a new one)."""
+    copy: Callable[[Any], Any]
+    upcast: Callable[[list[Event]], list[Event]]
+    """A log of an older schema of the game's events as the current one reads it (most games: itself)."""
+    legal_actions: Callable[[Any], Sequence[Any]]
+    """The commands the player to move may give now, whatever the phase (empty once the game is over)."""
+    to_move: Callable[[Any], int]
+    """The seat to move (the first of them where several may act at once), -1 once the game is over."""
+    outcome: Callable[[Sequence[Event]], Outcome]
+    """The outcome of an ended log, read from its end event."""
+    view: Callable[[Any, int | None], dict[str, Any]]
+    """What a seat may see of a state, as JSON-ready values (None: everything)."""
+    board_text: Callable[[dict[str, Any]], str]
+    describe: Callable[[Any, Event], str]
+    """``describe(state, event)``: one line for an event; ``state`` is the game's final state (every card or
+    unit the game ever had is named there)."""
+    turn_starts: Callable[[Sequence[Event]], list[tuple[int, int, int]]]
+    """(seq, turn, seat) of each turn's start, for stepping through a game."""
+    redecide: Callable[[Sequence[Event]], Divergence | None]
+    """The first event where the log is not what the rules give for its recorded inputs (None: it is)."""
+
+    # ids and the store
+    agents: Callable[[Event], tuple[str, ...]]
+    """The players a created event names, by seat."""
+    game_id: Callable[[Event], str]
+    """The id a game's content gives it (the same game asked for twice has the same id)."""
+    index: Callable[[Event], dict[str, Any]]
+    """The fields the store keeps beside a game's log (JSON values), from its created event."""
+
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+def content_id(game: str, ruleset: str, seed: int | None, created_json: bytes) -> str:
+    """An id that names a game by its whole created event (rules, seeds, agents, bots' versions, decks...):
+    ``GAME-RULESET-SEED-h`` with h the first 12 hex digits of the SHA-256 of its canonical JSON with ``seq``,
+    ``cause`` and ``rule`` left out. The same game asked for twice has the same id, before it is played."""
+    doc = json.loads(created_json)
+    for k in ("seq", "cause", "rule"):
+        doc.pop(k, None)
+    key = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+    return f"{game}-{ruleset}-{'x' if seed is None else seed}-{hashlib.sha256(key).hexdigest()[:12]}"
+
+
+def first_difference(produced: Sequence[Event], stored: Sequence[Event],
+                     to_json: Callable[[Any], bytes]) -> Divergence | None:
+    """The first event where two logs differ, compared on their canonical JSON (None: identical)."""
+    for i, (a, b) in enumerate(zip(produced, stored)):
+        ja, jb = to_json(a), to_json(b)
+        if ja != jb:
+            return Divergence(i, "the rules give another event", jb.decode(), ja.decode())
+    if len(produced) == len(stored):
+        return None
+    i = min(len(produced), len(stored))
+    if len(produced) < len(stored):
+        return Divergence(i, "the rules end the game here", to_json(stored[i]).decode(), "")
+    return Divergence(i, "the log stops before the game ends", "", to_json(produced[i]).decode())
+
+
+__all__ = ["GameDef", "Match", "Agent", "Outcome", "Divergence", "content_id", "first_difference"]

@@ -1,0 +1,173 @@
+"""Skyport as the core sees it (`engine.seam.GameDef`): its registered definition, 2 to 6 players, scored
+by points. The rules stay in this package's modules (byte-exact with the 2013 server).
+
+What the core does not run for Skyport yet (the next issue's): its bots, which speak the server's TCP
+protocol (`engine.skyport.protocol`, `locm serve`), not the core's one line each way; so its definition
+plays built-in agents only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence, cast
+
+from locm.engine.seam import Divergence, GameDef, Outcome, content_id
+from locm.engine.skyport.agents import AGENT_NAMES, agent_seed, make_agent
+from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn
+from locm.engine.skyport.evolve import evolve, fold
+from locm.engine.skyport.game import SkyportGame, redecide
+from locm.engine.skyport.hexmap import spawn_tiles
+from locm.engine.skyport.legal import legal_actions
+from locm.engine.skyport.protocol import gamestate
+from locm.engine.errors import LocmError
+from locm.engine.skyport.rules import FIELDS, BUILTIN, WEAPONS, builtin_map, builtin_map_names, parse_variant
+from locm.engine.skyport.state import LOADOUT, SkyportState, view
+from locm.events.base import Event, tag_of
+from locm.events.skyport.catalog import GameCreated, GameEnded, TurnStarted
+from locm.events.skyport.codec import CODEC
+from locm.events.skyport.rules import GameMap, SkyportRules
+
+
+def by_name(name: str) -> SkyportRules:
+    """A built-in ruleset by name."""
+    if name not in BUILTIN:
+        raise LocmError(f"unknown Skyport ruleset {name!r}: expected one of {', '.join(BUILTIN)}")
+    return BUILTIN[name]
+
+
+def map_for(rules: SkyportRules, players: int) -> GameMap:
+    """The rules' own map, else the built-in map with the fewest spawn tiles that seats `players`."""
+    if rules.map:
+        return builtin_map(rules.map)
+    maps = sorted((len(spawn_tiles(m)), name, m) for name in builtin_map_names() if (m := builtin_map(name)))
+    for spawns, _, m in maps:
+        if spawns >= players:
+            return m
+    return maps[-1][2]  # too many players: `create` says how many the largest map takes
+
+
+def _new(rules: SkyportRules, seed: int, agents: Sequence[str]) -> SkyportGame:
+    names = tuple(f"{a}{i}" for i, a in enumerate(agents))  # names are the server's usernames (R-SETUP)
+    return SkyportGame.new(names, seed, map_for(rules, len(agents)), rules, tuple(agents))
+
+
+class _Agent:
+    def __init__(self, name: str, seed: int) -> None:
+        self.name = name
+        self._agent = make_agent(name, seed)
+
+    def play_turn(self, match: SkyportGame, seat: int) -> None:
+        match.submit(self._agent.command(match.state, seat))
+
+
+def _apply(state: SkyportState, events: Sequence[Event]) -> SkyportState:
+    for e in events:
+        state = evolve(state, e)
+    return state
+
+
+def _to_move(state: SkyportState) -> int:
+    seats = state.to_move
+    return seats[0] if seats else -1
+
+
+def _legal(state: SkyportState) -> list[Command]:
+    """The commands of the seat to move: a loadout (two different weapons), or one of its turn's actions
+    (`engine.skyport.legal`) or the end of its turn."""
+    seat = _to_move(state)
+    if seat < 0:
+        return []
+    if state.phase == LOADOUT:
+        return [ChooseLoadout(seat, a, b) for a in WEAPONS for b in WEAPONS if a != b]
+    return [*(Act(seat, action) for action in legal_actions(state, seat)), EndTurn(seat)]
+
+
+def _outcome(events: Sequence[Event]) -> Outcome:
+    end = cast(GameEnded, events[-1])
+    return Outcome(end.winner, end.reason, end.turn, tuple(float(s) for s in end.scores))
+
+
+def _board_text(v: dict[str, Any]) -> str:
+    lines = [f"turn {v['turn']}  phase {v['phase']}  to move {v['to_move']}"]
+    for r in v["robots"]:
+        lines.append(f"P{r['slot']} {r['name']}  at {tuple(r['position'])}  health {r['health']}  score {r['score']}"
+                     f"  {r['primary'][0]} {r['primary'][1]} / {r['secondary'][0]} {r['secondary'][1]}"
+                     + ("  dead" if r["dead"] else ""))
+    return "\n".join([*lines, *v["map"]])
+
+
+def _describe(state: SkyportState, e: Event) -> str:
+    fields = {f: getattr(e, f) for f in type(e).__struct_fields__ if f not in ("seq", "cause", "rule")}
+    if type(e) is GameCreated:
+        fields = {"seed": e.seed, "names": e.names, "map": e.map.name}
+    return f"{tag_of(type(e))} " + " ".join(f"{k}={json.dumps(v) if isinstance(v, str) else v}"
+                                            for k, v in fields.items())
+
+
+def _redecide(events: Sequence[Event]) -> Divergence | None:
+    game, at = redecide(list(events))
+    if at < 0:
+        return None
+    mine = CODEC.to_json(events[at]).decode() if at < len(events) else ""
+    theirs = CODEC.to_json(game.log[at]).decode() if at < len(game.log) else ""
+    return Divergence(at, "the rules give another event" if mine and theirs else
+                      ("the rules end the game here" if mine else "the log stops before the game ends"),
+                      mine, theirs)
+
+
+def _message(state: SkyportState, seat: int) -> str:
+    return json.dumps(gamestate(state, state.turn, state.turn_list()), separators=(",", ":"))
+
+
+def _rules_diff(a: SkyportRules, b: SkyportRules) -> list[tuple[str, str, Any, Any]]:
+    out = []
+    for f in SkyportRules.__struct_fields__:
+        if f in ("name", "base") or getattr(a, f) == getattr(b, f):
+            continue
+        out.append((f, FIELDS[f][0], getattr(a, f), getattr(b, f)))  # every field but the names has its rule
+    return out
+
+
+def _created(e: Event) -> GameCreated:
+    return cast(GameCreated, e)
+
+
+GAME = GameDef(
+    name="skyport",
+    title="Skyport",
+    seats=(2, 6),
+    codec=CODEC,
+    created=GameCreated,
+    ended=GameEnded,
+    rules_file="skyport/RULES.md",
+    rulesets=tuple(BUILTIN),
+    rules=by_name,
+    rules_name=lambda rules: rules.name,
+    variant=lambda text, source: parse_variant(text, source),
+    rules_diff=_rules_diff,
+    new=_new,
+    from_log=SkyportGame.from_log,
+    agent_names=AGENT_NAMES,
+    make_agent=lambda name, seed, seat: _Agent(name, agent_seed(seed, seat)),
+    message=_message,
+    phase=lambda state: state.phase,
+    fold=fold,
+    apply=_apply,
+    copy=lambda state: state.copy(),
+    upcast=lambda events: events,
+    legal_actions=_legal,
+    to_move=_to_move,
+    outcome=_outcome,
+    view=view,
+    board_text=_board_text,
+    describe=_describe,
+    turn_starts=lambda events: [(e.seq, e.turn, e.player) for e in events if type(e) is TurnStarted],
+    redecide=_redecide,
+    agents=lambda created: tuple(_created(created).agents),
+    game_id=lambda created: content_id("skyport", _created(created).rules.name, _created(created).seed,
+                                       CODEC.to_json(created)),
+    index=lambda created: {"ruleset": _created(created).rules.name, "seed": _created(created).seed,
+                           "map": _created(created).map.name, "names": list(_created(created).names)},
+)
+
+__all__ = ["GAME", "by_name", "map_for"]

@@ -1,0 +1,35 @@
+"""The edges import without cycles (issue 21's review): the command modules that `locm.cli` registers do not
+import `locm.cli` back, and `analysis/` does not import `locm.report` (the report imports the analysis)."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def imported(path: Path) -> set[str]:
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return out
+
+
+def test_the_registered_command_modules_do_not_import_the_cli():
+    for name in ("replay_cli", "report_cli", "store_cli", "cardvalue_cli", "whatif_cli"):
+        path = ROOT / "locm" / f"{name}.py"
+        if path.exists():
+            assert "locm.cli" not in imported(path), name
+
+
+def test_the_analysis_does_not_import_the_report():
+    for path in (ROOT / "analysis").glob("*.py"):
+        assert not {m for m in imported(path) if m.startswith("locm.report")}, path.name
+
+
+def test_the_scan_sees_an_import(tmp_path):
+    planted = tmp_path / "x.py"
+    planted.write_text("def f():\n    from locm.cli import _n\n")
+    assert "locm.cli" in imported(planted)
