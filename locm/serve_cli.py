@@ -76,18 +76,20 @@ def _policy(seats: list[str], no_sandbox: bool, bot_limits, bot_network: bool, b
 @click.option("--transcript", type=click.Path(dir_okay=False, path_type=Path),
               help="Write every line each client sent and got, in the oracle's format (.gz allowed): "
                    "'locm conformance --game skyport' checks it when every seat is a client.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="Store the game in this event store (SQLite; any game's store, as 'locm play --db').")
 @click.option("--join-timeout", type=click.FloatRange(1, 86_400), default=60, show_default=True,
               help="Seconds for every seat to connect, shake hands and choose its loadout.")
 def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, timing, rules_file, log_path,
-          transcript, join_timeout, no_sandbox, bot_limits, bot_network, bot_binds):
+          transcript, db, join_timeout, no_sandbox, bot_limits, bot_network, bot_binds):
     """Serve one game of Skyport (protocol rev 1, as the 2013 server speaks it) and print the standings.
 
     Any 2013 client connects unchanged: to --port, or started by locm with --seat. The game is an event log
-    (--log), re-decided from its commands before it is written.
+    (--log, --db), re-decided from its commands before it is written.
 
     \b
     Examples:
-      locm serve --game skyport --map duel-2p --seat hunter --log game.jsonl
+      locm serve --game skyport --map duel-2p --seat hunter --log game.jsonl --db games.db
           (then, in another shell: node examples/skyport/client.js 127.0.0.1 54321)
       locm serve --game skyport --map crossroads-4p --turns 40 --seat hunter \\
           --seat "node examples/skyport/client.js {host} {port}" --seat random --seat random --log g.jsonl
@@ -164,6 +166,27 @@ def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, tim
         say(f"log: {log_path} ({len(game.log)} events, re-decided: identical)")
     if transcript is not None:
         say(f"transcript: {transcript}")
+    if db is not None:
+        say(_store(db, served))
+
+
+def _store(db: Path, served) -> str:
+    """Store a served game under the id its content gives (`EventStore.append_match`, Skyport's definition
+    in `engine.registry`), each started client's output as its seat's stderr; what was done, in words."""
+    from locm.engine import registry
+    from locm.store import DuplicateGameError, GameExtras, SeatExtras, open_store
+
+    skyport = registry.get("skyport")
+    log = served.game.log
+    game_id = skyport.game_id(log[0])
+    output = {c.slot: c.output[-4096:] for c in served.clients}
+    seats = [SeatExtras(stderr=output.get(slot, "")) for slot in range(len(served.game.state.robots))]
+    with open_store(db) as store:
+        try:
+            store.append_match(skyport, GameExtras(game_id=game_id), log, seats)
+        except DuplicateGameError:
+            return f"already stored: {game_id} in {db}: stored nothing new"
+    return f"stored: {game_id} in {db}"
 
 
 def register(cli: click.Group, sandbox_options) -> None:

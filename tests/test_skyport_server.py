@@ -289,3 +289,15 @@ def test_a_seat_that_never_joins_ends_the_wait_with_a_one_line_error():
                                       "--seat", "hunter", "--join-timeout", "1"])
     assert result.exit_code == 2, result.output
     assert "the game could not start within 1 s (seat 1: no connection)" in result.output
+
+
+def test_a_served_game_is_stored_and_verifies(tmp_path):
+    db = tmp_path / "served.db"
+    args = ["serve", "--game", "skyport", "--map", "duel-2p", "--turns", "10", "--seed", "6", "--seat", "hunter",
+            "--seat", "random", "--db", str(db)]
+    first, again = CliRunner().invoke(cli, args), CliRunner().invoke(cli, args)
+    assert first.exit_code == 0 and "stored: skyport-" in first.output, first.output
+    assert again.exit_code == 0 and "stored nothing new" in again.output, again.output
+    verified = CliRunner().invoke(cli, ["verify", "--db", str(db)])
+    assert verified.exit_code == 0 and "1 good, 0 bad" in verified.output, verified.output
+
