@@ -299,5 +299,22 @@ def play_skyport(seats: Sequence[str], game_map: GameMap, seed: int, **options: 
     return asyncio.run(play_skyport_async(seats, game_map, seed, **options))
 
 
-__all__ = ["OPEN_SEAT", "SANDBOX_HOST", "SANDBOX_PORT", "RELAY", "seat_kind", "client_argv", "ClientReport",
+def play_skyport_seated(rules: SkyportRules, seed: int, agents: Sequence[str], sandbox: Sandbox | None = None
+                        ) -> tuple[SkyportGame, list[Any]]:
+    """One game for the generic runner (`locm play --game skyport`): `agents` are built-in agents' names and
+    client command lines, on the rules' map (else the smallest built-in map that seats them), fast timing with
+    the 2013 think time; returns the game and each seat's `locm.store.SeatExtras` (a client's output as its
+    stderr; a client whose connection ended early lost by an error)."""
+    from locm.engine.skyport.definition import map_for
+    from locm.store import SeatExtras
+
+    served = play_skyport(list(agents), map_for(rules, len(agents)), seed, rules=rules,
+                          sandbox=sandbox if sandbox is not None else Sandbox())
+    reports = {c.slot: c for c in served.clients}
+    seats = [SeatExtras(stderr=reports[slot].output[-4096:], error=bool(reports[slot].gone))
+             if slot in reports else SeatExtras() for slot in range(len(agents))]
+    return served.game, seats
+
+
+__all__ = ["play_skyport_seated", "OPEN_SEAT", "SANDBOX_HOST", "SANDBOX_PORT", "RELAY", "seat_kind", "client_argv", "ClientReport",
            "ServedGame", "ClientProcess", "sandbox_for", "check_seats", "play_skyport_async", "play_skyport"]

@@ -301,3 +301,15 @@ def test_a_served_game_is_stored_and_verifies(tmp_path):
     verified = CliRunner().invoke(cli, ["verify", "--db", str(db)])
     assert verified.exit_code == 0 and "1 good, 0 bad" in verified.output, verified.output
 
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_locm_play_seats_a_skyport_client_through_the_server(tmp_path):
+    log, db = tmp_path / "p.jsonl", tmp_path / "p.db"
+    sandbox = [] if SANDBOX.ok and shutil.which("socat") else ["--no-sandbox"]
+    result = CliRunner().invoke(cli, ["play", "--game", "skyport", "--seed", "3", "--p0", "hunter", "--p1",
+                                      f"node {NODE_CLIENT} {{host}} {{port}}", "--log", str(log), "--db", str(db),
+                                      *sandbox])
+    assert result.exit_code == 0, result.output
+    assert "after 200 turns" in result.output and "stored: skyport-" in result.output
+    events = from_jsonl(log.read_bytes())
+    assert redecide(events)[1] == -1 and any(isinstance(e, FACTS) and e.player == 1 for e in events)
