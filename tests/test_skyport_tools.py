@@ -1,0 +1,96 @@
+"""Skyport's tools over the viewer shell: the SVG board of `locm html` (replay.skyport.board)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import msgspec
+
+from locm.engine.skyport.commands import EndTurn, laser, move
+from locm.engine.skyport.rules import RULES_2013
+from locm.engine.skyport.definition import GAME
+from locm.engine.skyport.hexmap import DIRECTIONS, step
+from locm.events.skyport.catalog import GameCreated, Hit, LaserFired
+from locm.replay.match import MatchReplay
+from locm.replay.match_html import render_match_html
+from locm.replay.skyport.board import H, board_data, centre, overlay_svg, reach, score_chart
+from tests.skyport_helpers import act, of, scenario
+
+# slot 0 at (0, 0), slot 1 at (0, 3), slot 2 at (0, 5); a rock at (1, 4)
+ROCKY = ["SGGSGS", "GGGGOG"] + ["GGGGGG"] * 4
+NAMES = ("alpha", "bravo", "charlie")
+
+
+def _lined_up():
+    """alpha at (1, 1) fires right-down: the beam hits bravo at (1, 3) and stops at the rock on (1, 4)."""
+    g = scenario(ROCKY, NAMES, rules=msgspec.structs.replace(RULES_2013, turn_limit=9))
+    act(g, move("down"))
+    act(g, move("left-down"))
+    act(g, move("left-down"))
+    events = act(g, laser("right-down"), move("up"))
+    while not g.over:  # the others pass until the turn limit
+        g.submit(EndTurn(g.state.current))
+    return g, events
+
+
+def test_hexes_of_neighbouring_tiles_touch_in_every_direction():
+    """Flat-topped hexagons: each of the six neighbours' centres is √3·side away (and none further)."""
+    for d in DIRECTIONS:
+        (x0, y0), (x1, y1) = centre((5, 5), 11), centre(step((5, 5), d), 11)
+        assert math.isclose(math.hypot(x1 - x0, y1 - y0), 2 * H, rel_tol=1e-9), d
+
+
+def test_the_laser_reach_stops_at_the_rock():
+    g, _ = _lined_up()
+    r = MatchReplay(GAME, g.log, trusted=True)
+    seq = next(e.seq for e in g.log if type(e).__name__ == "LaserFired") - 2  # alpha to move, at (1, 1)
+    v = r.view(seq)
+    assert v["to_move"] == [0] and tuple(v["robots"][0]["position"]) == (1, 1)
+    ranges = reach(v, 0, g.state.rules)
+    assert (1, 2) in ranges["laser"] and (1, 3) in ranges["laser"] and (1, 4) not in ranges["laser"]
+    assert (1, 5) not in ranges["laser"]  # behind the rock
+
+
+def test_the_shot_its_path_and_its_hit_are_drawn_on_the_hit_event():
+    g, events = _lined_up()
+    r = MatchReplay(GAME, g.log, trusted=True)
+    fired = of(events, LaserFired)[0]
+    hit = of(events, Hit)[0]
+    assert fired.path == ((1, 2), (1, 3))
+    svg = overlay_svg(r, hit.seq, r.view(hit.seq))
+    line = re.search(r'<polyline class="shot"[^>]*points="([^"]*)"', svg)
+    assert line and len(line.group(1).split()) == 3  # the shooter's tile and the two of the path
+    assert f"-{hit.amount}" in svg and 'class="hit"' in svg
+
+
+def test_a_hostile_name_stays_text():
+    g, _ = _lined_up()
+    created = g.log[0]
+    bad = GameCreated(seq=0, cause=-1, rule=created.rule, rules=created.rules, map=created.map, seed=0,
+                      names=("<script>alert(1)</script>", "b", "c"))
+    r = MatchReplay(GAME, [bad, *g.log[1:]], trusted=True)
+    data = board_data(r, list(range(len(r.events))))
+    text = json.dumps(data)
+    assert "<script" not in text and "&lt;script&gt;" in text
+    page = render_match_html(r)
+    assert "<script>alert" not in page
+
+
+def test_the_score_chart_ends_at_the_final_scores():
+    g, _ = _lined_up()
+    r = MatchReplay(GAME, g.log, trusted=True)
+    chart = score_chart(r)
+    lines = re.findall(r'<polyline[^>]*points="([^"]*)"', chart)
+    assert len(lines) == 3
+    # alpha scored, the others did not: alpha's last point is higher on the chart (a smaller y)
+    last_y = [float(pts.split()[-1].split(",")[1]) for pts in lines]
+    assert g.state.scores[0] > 0 and last_y[0] < last_y[1] == last_y[2]
+
+
+def test_the_page_carries_the_svg_board(tmp_path):
+    g, _ = _lined_up()
+    page = render_match_html(MatchReplay(GAME, g.log, trusted=True))
+    data = json.loads(re.search(r'id="game-data">(.*?)</script>', page, re.S).group(1))
+    assert len(data["svg"]["frames"]) == len(g.log) and data["svg"]["layers"][0].count('class="tO"') == 1
