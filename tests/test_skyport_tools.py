@@ -10,7 +10,7 @@ import msgspec
 
 from locm.engine.skyport.commands import EndTurn, laser, move
 from locm.engine.skyport.rules import RULES_2013
-from locm.engine.skyport.definition import GAME
+from locm.engine.skyport.definition import GAME, hex_text
 from locm.engine.skyport.hexmap import DIRECTIONS, step
 from locm.events.skyport.catalog import GameCreated, Hit, LaserFired
 from locm.replay.match import MatchReplay
@@ -94,3 +94,22 @@ def test_the_page_carries_the_svg_board(tmp_path):
     page = render_match_html(MatchReplay(GAME, g.log, trusted=True))
     data = json.loads(re.search(r'id="game-data">(.*?)</script>', page, re.S).group(1))
     assert len(data["svg"]["frames"]) == len(g.log) and data["svg"]["layers"][0].count('class="tO"') == 1
+
+
+def test_the_text_map_draws_the_hexagons_as_they_lie():
+    """Row j + k of the drawing, two columns a step of k - j: up is two lines straight above, right-down one
+    line down and two columns right; a robot is its digit, a body an x."""
+    rows = ["GGG", "GOG", "GGS"]
+    lines = hex_text(rows, [{"slot": 1, "position": [0, 0], "dead": False},
+                            {"slot": 0, "position": [2, 1], "dead": True}])
+    assert lines == ["    1", "  .   .", ".   #   .", "  x   .", "    s"]
+
+
+def test_the_4_player_board_fits_80_columns():
+    from locm.engine.skyport.definition import GAME, map_for
+
+    g = GAME.new(GAME.rules("2013"), 3, ("hunter", "random", "random", "hunter"))
+    assert map_for(GAME.rules("2013"), 4).name == "crossroads-4p"
+    text = GAME.board_text(GAME.view(g.state, None))
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert text.count("\n") > 2 * 19  # the map drawn as hexagons: 37 rows

@@ -87,13 +87,39 @@ def _outcome(events: Sequence[Event]) -> Outcome:
     return Outcome(end.winner, end.reason, end.turn, tuple(float(s) for s in end.scores))
 
 
+TEXT_TILES = {"G": ".", "V": " ", "S": "s", "E": "E", "R": "R", "C": "C", "O": "#"}
+"""A tile's character on the text map: grass ``.``, void blank, spawn ``s``, explosium ``E``, rubidium ``R``,
+scrap ``C``, rock ``#``; a robot is its slot's digit (``x`` on a destroyed robot's body)."""
+
+
+def hex_text(rows: Sequence[str], robots: Sequence[dict[str, Any]] = ()) -> list[str]:
+    """The map drawn as the hexagons lie: row ``j + k`` of the drawing, column ``2·(k - j + size - 1)`` (the
+    server's own drawing, one character a tile): ``4·size - 3`` columns (73 for the 19-tile 4-player map)."""
+    size = len(rows)
+    grid = [[" "] * (4 * size - 3) for _ in range(2 * size - 1)]
+    for j, row in enumerate(rows):
+        for k, t in enumerate(row):
+            grid[j + k][2 * (k - j + size - 1)] = TEXT_TILES.get(t, "?")
+    for r in robots:
+        j, k = r["position"]
+        if 0 <= j < size and 0 <= k < size:
+            grid[j + k][2 * (k - j + size - 1)] = "x" if r["dead"] else str(r["slot"] % 10)
+    return [line.rstrip() for line in ("".join(g) for g in grid)]
+
+
 def _board_text(v: dict[str, Any]) -> str:
-    lines = [f"turn {v['turn']}  phase {v['phase']}  to move {v['to_move']}"]
+    order = v.get("order") or []
+    lines = [f"turn {v['turn']}  phase {v['phase']}  to move {' '.join(f'P{s}' for s in v['to_move']) or '-'}"
+             + (f"  order {' '.join(f'P{s}' for s in order)}" if order else "")]
     for r in v["robots"]:
-        lines.append(f"P{r['slot']} {r['name']}  at {tuple(r['position'])}  health {r['health']}  score {r['score']}"
-                     f"  {r['primary'][0]} {r['primary'][1]} / {r['secondary'][0]} {r['secondary'][1]}"
-                     + ("  dead" if r["dead"] else ""))
-    return "\n".join([*lines, *v["map"]])
+        res = "  " + " ".join(f"{k[0].upper() if k != 'scrap' else 'C'}{r[k]}"
+                              for k in ("rubidium", "explosium", "scrap") if k in r)
+        lines.append(f"P{r['slot']} {r['name'][:16]:<16} at {r['position'][0]:>2},{r['position'][1]:>2}  "
+                     f"hp {r['health']:>3}  score {r['score']:>5}  {r['primary'][0]} {r['primary'][1]} / "
+                     f"{r['secondary'][0]} {r['secondary'][1]}" + ("  destroyed" if r["dead"] else "")
+                     + (res if res.strip() else ""))
+    key = "map: . grass  s spawn  E/R/C explosium/rubidium/scrap  # rock  0-9 robot  x body"
+    return "\n".join([*lines, key, *hex_text(v["map"], v["robots"])])
 
 
 def _describe(state: SkyportState, e: Event) -> str:
@@ -170,4 +196,4 @@ GAME = GameDef(
                            "map": _created(created).map.name, "names": list(_created(created).names)},
 )
 
-__all__ = ["GAME", "by_name", "map_for"]
+__all__ = ["GAME", "by_name", "map_for", "hex_text", "TEXT_TILES"]
