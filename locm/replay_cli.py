@@ -165,6 +165,7 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
       locm audit game.jsonl --seq 210
       locm audit --db locm.db 1.2-7-0123 --rejected
       locm audit game.jsonl --card 7 --json
+      locm audit skyport.jsonl --seq 254   # Skyport: why the laser hit whom it hit, why -10
     """
     from locm.replay.locm.render import audit_text, card_life_text, rejected_text
 
@@ -183,6 +184,8 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
             click.echo(f"seq {out['seq']} {out['type']} ({out['rule']}): {out['description']}")
             for c in out["causes"]:
                 click.echo(f"  caused by seq {c['seq']} {c['type']} ({c['rule']}): {c['description']}")
+            for line in out["why"]:
+                click.echo(f"  why: {line}")
         sys.exit(1 if r.warning else 0)
     if seq is not None:
         out = r.explain(seq)

@@ -7,6 +7,7 @@ words from the game's ``describe``, boards from its ``view`` and ``board_text``,
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Sequence
 
 from locm.engine import core
@@ -15,6 +16,11 @@ from locm.engine.history import History
 from locm.engine.logcheck import causes
 from locm.engine.seam import Divergence, GameDef
 from locm.events.base import tag_of
+
+
+WHY_HOOKS: dict[str, str] = {"skyport": "locm.replay.skyport.audit"}
+"""A game's own answers for `explain`, by game name: a module whose ``why(replay, seq)`` gives the lines that
+answer the question an event raises (a shot that missed, a penalty), from the log and its map."""
 
 
 class MatchReplayError(LocmError):
@@ -76,7 +82,12 @@ class MatchReplay:
         e = self.events[self.check_seq(seq)]
         return {"seq": seq, "type": tag_of(type(e)), "rule": e.rule, "description": self.describe(seq),
                 "causes": [{"seq": c.seq, "type": tag_of(type(c)), "rule": c.rule, "description": self.describe(c.seq)}
-                           for c in causes(self.events, seq)]}
+                           for c in causes(self.events, seq)],
+                "why": self.why(seq)}
+
+    def why(self, seq: int) -> list[str]:
+        hook = WHY_HOOKS.get(self.game.name)
+        return importlib.import_module(hook).why(self, self.check_seq(seq)) if hook else []
 
 
 __all__ = ["MatchReplay", "MatchReplayError"]

@@ -113,3 +113,32 @@ def test_the_4_player_board_fits_80_columns():
     text = GAME.board_text(GAME.view(g.state, None))
     assert max(len(line) for line in text.splitlines()) <= 80
     assert text.count("\n") > 2 * 19  # the map drawn as hexagons: 37 rows
+
+
+def test_audit_says_the_rock_stopped_the_laser_before_charlie():
+    """charlie stands on the beam's line at (1, 5), behind the rock on (1, 4): the answer names the rock."""
+    g, events = _lined_up()
+    r = MatchReplay(GAME, g.log, trusted=True)
+    fired = of(events, LaserFired)[0]
+    why = r.explain(fired.seq)["why"]
+    assert any("next tile (1, 4) is rock" in line for line in why)
+    assert any(line.startswith("It hit P1 on (1, 3)") for line in why)
+    assert any(line.startswith("P2 on (1, 5) was on the line, 4 tiles away, behind the rock on (1, 4)")
+               for line in why)
+    hit = of(events, Hit)[0]
+    assert r.explain(hit.seq)["why"] == why  # asked on the hit, the same shot is explained
+
+
+def test_audit_says_why_minus_10():
+    """Turns ended on the spawn tile and without an action: R-SPAWN-PENALTY and R-IDLE, with their cause."""
+    g = scenario(ROCKY, NAMES, rules=msgspec.structs.replace(RULES_2013, turn_limit=3))
+    while not g.over:  # everyone passes on its spawn tile
+        g.submit(EndTurn(g.state.current))
+    r = MatchReplay(GAME, g.log, trusted=True)
+    pens = [e for e in g.log if type(e).__name__ == "Penalized"]
+    spawn = next(e for e in pens if e.reason == "spawn")
+    idle = next(e for e in pens if e.reason == "idle")
+    w = r.explain(spawn.seq)["why"]
+    assert w[0].startswith(f"P{spawn.player} lost 10 points: R-SPAWN-PENALTY") and "on its spawn tile" in w[1]
+    w = r.explain(idle.seq)["why"]
+    assert w[0].startswith(f"P{idle.player} lost 10 points: R-IDLE") and "sent no action" in w[1]
