@@ -111,8 +111,10 @@ def _warn_lopsided(data) -> None:
 @click.option("--output", "-o", "out", type=click.Path(path_type=Path), default=Path("report"), show_default=True,
               help="The directory to write into (created if missing).")
 @click.option("--rebuild", is_flag=True, help="Rebuild the card-facts projection from the events first.")
-@click.option("--game", "game_name", type=click.Choice(["locm", "mcg", "my-card-game"]), default="locm",
-              show_default=True, help="mcg: my-card-game's card win rates by pairing, printed (locm.mcg_report).")
+@click.option("--game", "game_name", type=click.Choice(["locm", "mcg", "my-card-game", "skyport"]),
+              default="locm", show_default=True,
+              help="mcg: my-card-game's card win rates by pairing, printed (locm.mcg_report); skyport: win and "
+                   "score rates per agent by loadout and by map, printed (locm.skyport_report).")
 @backend_options
 def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild, game_name, backend, address):
     """Write a card-balance report: cards.json, cards.csv, PNG charts and a self-contained index.html.
@@ -129,13 +131,25 @@ def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuil
       locm report --db t.db --ruleset 1.2 --agent greedy --seat 0 --min-games 100 -o greedy-first
       locm report --db /shared/big.db --rebuild --backend ray --address auto -o report
       locm report --game mcg --db m.db --min-games 20     # my-card-game: card win rates, printed
+      locm report --game skyport --db s.db                # Skyport: by loadout and map, printed
     """
     from locm import cardfacts_store
     from locm.report import ReportError, check_request, collect, write_report
 
+    if game_name != "locm" and backend != "local":
+        raise click.UsageError("--backend ray projects LOCM's card facts only")
+    if game_name == "skyport":
+        from locm.skyport_report import report_lines, summary
+        from locm.store import open_store
+
+        with open_store(_existing(db), create=False, readonly=True) as store:
+            rows = summary(store, min_n)
+        if not rows:
+            raise ReportError(f"{db}: no Skyport games stored (locm tournament --game skyport ... --db {db})")
+        for line in report_lines(rows, min_n):
+            click.echo(line)
+        return
     if game_name != "locm":
-        if backend != "local":
-            raise click.UsageError("--backend ray projects LOCM's card facts only")
         from locm.mcg_report import card_rates, report_lines
         from locm.store import open_store
 

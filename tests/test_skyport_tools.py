@@ -142,3 +142,29 @@ def test_audit_says_why_minus_10():
     assert w[0].startswith(f"P{spawn.player} lost 10 points: R-SPAWN-PENALTY") and "on its spawn tile" in w[1]
     w = r.explain(idle.seq)["why"]
     assert w[0].startswith(f"P{idle.player} lost 10 points: R-IDLE") and "sent no action" in w[1]
+
+
+def test_report_flags_thin_cells_and_says_above_only_outside_the_interval():
+    from locm.skyport_report import rates
+
+    rows = ([("hunter", "laser+mortar", "duel-2p", True, 100.0)] * 40
+            + [("hunter", "droid+mortar", "duel-2p", False, -50.0 + i) for i in range(40)]
+            + [("hunter", "mortar+laser", "crossroads-4p", True, 80.0)] * 3)
+    by = {(r.by, r.key): r for r in rates(rows, min_games=30)}
+    assert by[("loadout", "mortar+laser")].verdict == "thin" and by[("map", "crossroads-4p")].verdict == "thin"
+    assert by[("loadout", "laser+mortar")].verdict == "wins above, scores above"
+    assert by[("loadout", "droid+mortar")].verdict == "wins below, scores below"
+    assert by[("map", "duel-2p")].verdict == "wins within, scores within"  # 80 of the 83 games: the baseline
+
+
+def test_report_reads_each_seats_loadout_from_the_log():
+    from types import SimpleNamespace
+
+    from locm.skyport_report import player_games
+
+    g, _ = _lined_up()
+    match = SimpleNamespace(game_id="x", agents=("a", "b", "c"), winner=0, scores=g.state.scores)
+    store = SimpleNamespace(matches=lambda game: [match], match_events=lambda _id: g.log)
+    assert list(player_games(store)) == [("a", "laser+mortar", "scenario", True, float(g.state.scores[0])),
+                                         ("b", "laser+mortar", "scenario", False, float(g.state.scores[1])),
+                                         ("c", "laser+mortar", "scenario", False, float(g.state.scores[2]))]
