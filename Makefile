@@ -31,6 +31,13 @@ demo: $(STAMP)
 	@if command -v node >/dev/null 2>&1; then $(BIN)/locm serve --game skyport --map crossroads-4p --turns 40 \
 	    --seed 7 --log skyport-demo.jsonl --seat hunter --seat "node examples/skyport/client.js {host} {port}" \
 	    --seat random --seat random; else echo "demo: node is not installed: no Skyport client game" >&2; fi
+	@# Skyport's tools: the SVG board, the text hex map, why a shot hit whom it hit, rates by loadout and map
+	$(BIN)/locm play --game skyport --seed 3 --agents hunter,random,random,hunter --log skyport-tools-demo.jsonl
+	$(BIN)/locm html skyport-tools-demo.jsonl -o skyport-tools-demo.html
+	$(BIN)/locm show skyport-tools-demo.jsonl --seq 255 | head -45
+	$(BIN)/locm audit skyport-tools-demo.jsonl --seq 254
+	$(BIN)/locm tournament --game skyport --seats 2 --agents hunter random --games 10 --db skyport-demo.db
+	$(BIN)/locm report --game skyport --db skyport-demo.db --min-games 10
 	@# a tournament that stops when the answer is known: a sequential test over mirrored seed pairs
 	$(BIN)/locm tournament --agents lookahead greedy --games 400 --db locm-demo-sprt.db --sprt elo0=0,elo1=100
 
