@@ -194,7 +194,7 @@ GAME = click.option("--game", "game_name", type=click.Choice(GAME_NAMES), defaul
 @click.option("--seed", type=int, required=True, help="The game's seed (R-SEEDS).")
 @click.option("--p0", default="greedy", show_default=True, help="Agent in seat 0: " + AGENT_HELP)
 @click.option("--p1", default="random", show_default=True, help="Agent in seat 1, as --p0.")
-@click.option("--agents", metavar="A,B,...", help="Another game's built-in agents, one per seat (Skyport: 2 to 6), "
+@click.option("--agents", metavar="A,B,...", help="Another game's built-in agents, one per seat (Skyport: 2 to 8), "
                                                    "instead of --p0/--p1.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
               help="Write the event log here (JSON lines); - for standard output (the summary then goes to "
@@ -587,7 +587,7 @@ def rules_diff(game_name, left, right, as_json):
 @cli.command()
 @GAME
 @RULESET
-@click.option("--seats", type=click.IntRange(min=2), help="Players in each game of another game (Skyport: 2 to 6; "
+@click.option("--seats", type=click.IntRange(min=2), help="Players in each game of another game (Skyport: 2 to 8; "
               "default: the game's fewest): every combination of that many agents plays, in every seat.")
 @click.option("--agents", "-a", "first", multiple=True, metavar="AGENT",
               help="The agents: " + AGENT_HELP + " Write them after --agents, "

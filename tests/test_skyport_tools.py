@@ -168,3 +168,28 @@ def test_report_reads_each_seats_loadout_from_the_log():
     assert list(player_games(store)) == [("a", "laser+mortar", "scenario", True, float(g.state.scores[0])),
                                          ("b", "laser+mortar", "scenario", False, float(g.state.scores[1])),
                                          ("c", "laser+mortar", "scenario", False, float(g.state.scores[2]))]
+
+
+def test_the_8_player_map_is_fair_and_connected():
+    """octagon-8p: eight spawns, point-symmetric (the tile opposite through the centre is the same kind), each
+    spawn 6 steps from its neighbours, every walkable tile reachable; 7 and 8 players get it."""
+    from locm.engine.skyport.definition import map_for
+    from locm.engine.skyport.hexmap import WALKABLE, distance, neighbours, spawn_tiles
+    from locm.engine.skyport.rules import builtin_map
+
+    m = builtin_map("octagon-8p")
+    n = m.size
+    assert all(m.rows[j][k] == m.rows[n - 1 - j][n - 1 - k] for j in range(n) for k in range(n))
+    spawns = spawn_tiles(m)
+    assert len(spawns) == 8 and m.players == 8
+    assert sorted(min(distance(a, b) for b in spawns if b != a) for a in spawns) == [6] * 8
+    walk = {(j, k) for j in range(n) for k in range(n) if m.rows[j][k] in WALKABLE or m.rows[j][k] == "S"}
+    seen, todo = {spawns[0]}, [spawns[0]]
+    while todo:
+        for q in neighbours(todo.pop(), n):
+            if q in walk and q not in seen:
+                seen.add(q)
+                todo.append(q)
+    assert seen == walk
+    assert map_for(GAME.rules("2013"), 7).name == map_for(GAME.rules("2013"), 8).name == "octagon-8p"
+    assert GAME.seats == (2, 8)

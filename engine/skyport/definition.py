@@ -1,4 +1,4 @@
-"""Skyport as the core sees it (`engine.seam.GameDef`): its registered definition, 2 to 6 players, scored
+"""Skyport as the core sees it (`engine.seam.GameDef`): its registered definition, 2 to 8 players, scored
 by points. The rules stay in this package's modules (byte-exact with the 2013 server).
 
 What the core does not run for Skyport yet (the next issue's): its bots, which speak the server's TCP
@@ -161,7 +161,7 @@ def _created(e: Event) -> GameCreated:
 GAME = GameDef(
     name="skyport",
     title="Skyport",
-    seats=(2, 6),
+    seats=(2, 8),
     codec=CODEC,
     created=GameCreated,
     ended=GameEnded,
