@@ -33,12 +33,37 @@ def rerun(source, ruleset, db, as_json):
     Example:
       locm play --seed 7 --log g.jsonl && locm rerun g.jsonl --ruleset examples/variants/low-health.toml
       locm rerun 1.2-7 --db t.db --ruleset constructed.toml --json
+      locm rerun skyport.jsonl --ruleset examples/skyport/glass-cannon.toml   # another game: through the seam
     """
     from locm.variants import resolve_ruleset
     from locm.rerun import load_source, rerun_report
 
     if db is not None and not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
+    from locm.replay import open_game
+    from locm.replay.match import MatchReplay
+
+    if db is not None:
+        from locm.rerun import resolve_game_id
+        from locm.store import open_store
+
+        with open_store(db, create=False, readonly=True) as store:
+            source = resolve_game_id(store, source)
+    r = open_game(db=db, game_id=source) if db is not None else open_game(source)
+    if isinstance(r, MatchReplay):  # another registered game: through the seam (locm.seam_rerun)
+        from locm.seam_rerun import rerun_match
+
+        out = rerun_match(r, ruleset)
+        if r.warning:
+            click.echo(r.warning, err=as_json)
+        if as_json:
+            click.echo(json.dumps({k: v for k, v in out.__dict__.items() if "outcome" not in k}
+                                  | {"outcome_a": out.outcome_a._asdict(), "outcome_b": out.outcome_b._asdict()},
+                                  indent=1, default=str))
+        else:
+            for line in out.lines():
+                click.echo(line)
+        sys.exit(1 if r.warning else 0)
     rules_b = resolve_ruleset(ruleset)
     gid, events, warning, recorded = load_source(source, db)
     report = rerun_report(gid, events, rules_b, warning=warning, recorded=recorded)
