@@ -21,6 +21,8 @@ agents, bots               ``agent_names``, ``make_agent(name, seed, seat)``; ``
                            a bot is sent, the `Match`'s ``answer`` its parser
 views                      ``view(state, seat)`` what a seat may see (None: everything), ``board_text(view)``
 describing                 ``describe(state, event)``, ``turn_starts(events)``
+auditing                   ``rejections(events)`` the refused inputs, ``instance_events(events, id)`` one
+                           card's life (both optional)
 re-deciding                ``redecide(events)``: the first event the rules would not produce (`Divergence`)
 ids and the store          ``game_id(created)`` (what a game's content names it), ``index(created)`` (the
                            fields the store keeps beside the log), ``agents(created)``
@@ -192,6 +194,12 @@ class GameDef:
     """The id a game's content gives it (the same game asked for twice has the same id)."""
     index: Callable[[Event], dict[str, Any]]
     """The fields the store keeps beside a game's log (JSON values), from its created event."""
+
+    # auditing (optional: a game without them is audited by --seq only)
+    rejections: Callable[[Sequence[Event]], list[int]] | None = None
+    """The seqs of the events that record an input the rules refused (a skipped action, a hard error)."""
+    instance_events: Callable[[Sequence[Event], int], list[int]] | None = None
+    """``instance_events(events, id)``: the seqs of the events about one card (or unit) instance, its life."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

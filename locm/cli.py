@@ -290,18 +290,13 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
 
 
 def _game_rules(game, spec: str):
-    """Another game's rules from --ruleset: a built-in name, or a variant file (TOML) checked on load by the
-    game (`GameDef.variant`); LOCM's default name (1.2) stands for the game's first ruleset."""
-    if spec == "1.2":
-        return game.rules(game.rulesets[0])
-    path = Path(spec)
-    if path.suffix == ".toml" or path.is_file():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise click.UsageError(f"--ruleset {spec}: cannot read it: {getattr(exc, 'strerror', None) or exc}")
-        return game.variant(text, spec)
-    return game.rules(spec)
+    """Another game's rules from --ruleset (`locm.variants.game_rules`), a bad one as a usage error."""
+    from locm.variants import RulesetChoiceError, game_rules
+
+    try:
+        return game_rules(game, spec)
+    except RulesetChoiceError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _play_other(name, ruleset, seed, agents, log_path, db, timeouts, sandbox_args):

@@ -37,6 +37,9 @@ def rerun(source, ruleset, db, as_json):
 
     if db is not None and not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
+    other = _other_game(source, db)
+    if other is not None:
+        return _rerun_other(other, source, db, ruleset, as_json)
     rules_b = resolve_ruleset(ruleset)
     gid, events, warning, recorded = load_source(source, db)
     report = rerun_report(gid, events, rules_b, warning=warning, recorded=recorded)
@@ -48,6 +51,44 @@ def rerun(source, ruleset, db, as_json):
         for line in report.lines():
             click.echo(line)
     if warning:
+        sys.exit(1)
+
+
+def _other_game(source, db):
+    """The registered game (other than LOCM) of a rerun's SOURCE, or None for a LOCM game."""
+    from locm.engine.registry import get
+    from locm.replay.sources import game_of_line, resolve_id, sniff
+
+    if db is not None:
+        from locm.store import open_store
+
+        with open_store(db, create=False, readonly=True) as store:
+            row = store.match(resolve_id(store, source))
+        return None if row.game == "locm" else get(row.game)
+    kind, data = sniff(source)
+    if kind != "match":
+        return None
+    return game_of_line(next(line for line in data.splitlines() if line.strip()))
+
+
+def _rerun_other(game, source, db, ruleset, as_json):
+    """`locm rerun` of a game of another registered game, through the core (`locm.matchrerun`)."""
+    from locm.matchrerun import rerun_match
+    from locm.replay import open_game
+    from locm.variants import game_rules
+
+    rules_b = game_rules(game, ruleset)
+    r = open_game(db=db, game_id=source) if db is not None else open_game(source)
+    gid = r.source.split(" ", 1)[1] if db is not None else Path(source).name
+    report = rerun_match(game, gid, r.events, rules_b, warning=r.warning)
+    if as_json:
+        if r.warning:
+            click.echo(r.warning, err=True)
+        click.echo(json.dumps(report.as_json(), indent=1))
+    else:
+        for line in report.lines():
+            click.echo(line)
+    if r.warning:
         sys.exit(1)
 
 
@@ -69,8 +110,10 @@ def rerun(source, ruleset, db, as_json):
 @click.option("--min-n", type=click.IntRange(min=1), default=20, show_default=True,
               help="A card is listed only when held in at least this many games under both rulesets (paired: "
                    "by at least this many holders).")
+@click.option("--game", "game_name", type=click.Choice(["locm", "mcg", "my-card-game", "skyport"]), default="locm",
+              show_default=True, help="The game whose stored games are re-run (mcg: my-card-game; skyport).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
+def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name, as_json):
     """Re-run stored games of built-in agents under ruleset B (same seeds, same agents) and report, each with
     n and a 95% interval (Wilson for rates; mean +- 1.96 standard errors for lengths and damage): the share
     of games whose winner changes, the first player's win rate, game length and damage by source under A and
@@ -83,7 +126,16 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
     Example:
       locm tournament --agents greedy random --games 200 --db t.db
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
+      locm whatif --game mcg --db m.db --ruleset examples/mcg/singleton-sudden-death.toml
+
+    With --game mcg (or skyport), through the game seam: the stored games of built-in agents under ruleset A
+    (--ruleset-a a ruleset's name; default B's base) re-run one by one under B and stored; the share of games
+    whose winner changes, player 0's win rate under A and B, the game's length under A and B and paired
+    (B - A, the same game), and each agent's win rate under A and B with its paired change, every figure with
+    n and a 95% interval (games with a command-line bot are skipped and counted).
     """
+    if game_name != "locm":
+        return _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, as_json)
     from locm.engine.locm.rulesets import Rules
     from locm.variants import resolve_ruleset
     from locm.whatif import whatif as run, whatif_lines
@@ -132,3 +184,43 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
         click.echo(f"skipped {g}: {why}", err=True)
     if result.selected == 0:
         click.echo("no stored games to re-run (see --ruleset-a and --agents)", err=True)
+
+
+def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, as_json):
+    from locm.engine.registry import get
+    from locm.matchrerun import match_whatif, whatif_lines
+    from locm.store import open_store
+    from locm.variants import game_rules
+
+    if not db.exists():
+        raise click.UsageError(f"--db {db}: no such store")
+    if agents:
+        raise click.UsageError("--agents is LOCM's: with --game, every stored game of built-in agents is re-run")
+    game = get(game_name)
+    rules_b = game_rules(game, ruleset)
+    bar = None
+
+    def announce(n):
+        nonlocal bar
+        bar = click.progressbar(length=n, label="re-running", file=sys.stderr, show_eta=True, show_pos=True)
+        bar.__enter__()
+
+    try:
+        with open_store(db) as store:
+            result = match_whatif(store, game, rules_b, ruleset_a, games, progress=lambda k: bar.update(k),
+                                  announce=announce)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    summary = result.summary(min_n)
+    if as_json:
+        summary["skipped_games"] = [{"game": g, "why": w} for g, w in result.skipped]
+        click.echo(json.dumps(summary, indent=1))
+        return
+    for line in whatif_lines(summary):
+        click.echo(line)
+    for g, why in result.skipped[:5]:
+        click.echo(f"skipped {g}: {why}", err=True)
+    if not result.pairs:
+        click.echo(f"no stored games of {result.rules_a} between built-in agents to re-run (see --ruleset-a)",
+                   err=True)
