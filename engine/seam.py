@@ -22,7 +22,7 @@ agents, bots               ``agent_names``, ``make_agent(name, seed, seat)``; ``
 views                      ``view(state, seat)`` what a seat may see (None: everything), ``board_text(view)``
 describing                 ``describe(state, event)``, ``turn_starts(events)``
 auditing                   ``rejections(events)`` the refused inputs, ``instance_events(events, id)`` one
-                           card's life (both optional)
+                           card's life (both optional); ``html_board`` the module drawing its board
 re-deciding                ``redecide(events)``: the first event the rules would not produce (`Divergence`)
 ids and the store          ``game_id(created)`` (what a game's content names it), ``index(created)`` (the
                            fields the store keeps beside the log), ``agents(created)``
@@ -200,6 +200,9 @@ class GameDef:
     """The seqs of the events that record an input the rules refused (a skipped action, a hard error)."""
     instance_events: Callable[[Sequence[Event], int], list[int]] | None = None
     """``instance_events(events, id)``: the seqs of the events about one card (or unit) instance, its life."""
+    html_board: str = ""
+    """The module that draws the game's board in `locm html` (``compact``, ``BOARD_CSS``, ``BOARD_JS``: see
+    `replay.mcg.board`); "" for the text board. Named, not imported: the rules never load a page's code."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

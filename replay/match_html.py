@@ -1,6 +1,7 @@
 """`locm html` for the games other than LOCM: one self-contained page (no network), the viewer shell over a
-game's definition. Its board is the game's own (`GameDef.board_text` of `GameDef.view`, by seat or whole) at
-every event, its event list the game's words (`describe`), each event with its rule and its cause; step by
+game's definition. Its board is the game's own at every event, by seat or whole: drawn by the module
+its definition names (``GameDef.html_board``, e.g. `replay.mcg.board`), else the text of `GameDef.board_text`
+of `GameDef.view`; open page.html#seq=S&as=P to start at seq S as player P; its event list the game's words (`describe`), each event with its rule and its cause; step by
 event or by turn, switch the view. LOCM keeps its own richer page (`replay.html`).
 
 Every text the log holds reaches the page through JSON inside a ``<script type="application/json">`` element
@@ -9,6 +10,7 @@ Every text the log holds reaches the page through JSON inside a ``<script type="
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Any
 
@@ -25,13 +27,21 @@ def render_match_html(r: MatchReplay) -> str:
     turns = [seq for seq, _, _ in game.turn_starts(r.events)]
     every = len(r.events) * (seats + 1) <= MAX_BOARDS
     keep = range(len(r.events)) if every else sorted({0, r.last_seq, *turns, *(t - 1 for t in turns if t > 0)})
-    boards = {str(seq): [r.board(seq, None), *(r.board(seq, s) for s in range(seats))] for seq in keep}
     events = [[e.seq, type(e).__struct_config__.tag, e.rule, e.cause, r.describe(e.seq)] for e in r.events]
     data: dict[str, Any] = {"title": f"{game.title}: {r.source}", "seats": seats, "turns": turns, "events": events,
-                            "boards": boards, "warning": r.warning,
+                            "warning": r.warning, "agents": list(game.agents(r.events[0])), "drawn": False,
                             "note": "" if every else "a long game: the boards of each turn's start and end only"}
+    css = js = ""
+    if game.html_board:  # the game's own drawn board: one whole view a position, each seat's drawn from it
+        board = importlib.import_module(game.html_board)
+        cards: dict[str, list[Any]] = {}
+        data["boards"] = {str(seq): board.compact(r.view(seq, None), cards) for seq in keep}
+        data.update(cards=cards, drawn=True)
+        css, js = board.BOARD_CSS, board.BOARD_JS
+    else:
+        data["boards"] = {str(seq): [r.board(seq, None), *(r.board(seq, s) for s in range(seats))] for seq in keep}
     payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
-    return _PAGE.replace("__DATA__", payload)
+    return _PAGE.replace("__CSS__", css).replace("__BOARD_JS__", js).replace("__DATA__", payload)
 
 
 _PAGE = """<!doctype html>
@@ -39,28 +49,35 @@ _PAGE = """<!doctype html>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <style>
 body{font-family:sans-serif;margin:1em}#warn{color:#a00;font-weight:bold}pre{background:#f4f4f4;padding:.6em}
-#events{height:40vh;overflow:auto;font-family:monospace;font-size:13px}.cur{background:#ffd}
+#events{height:40vh;overflow:auto;position:relative;font-family:monospace;font-size:13px}.cur{background:#ffd}
 button{margin-right:.3em}
+__CSS__
 </style></head><body>
 <h3 id="title"></h3><div id="warn"></div><div id="note"></div>
 <div><button id="prevturn">&lt;&lt; turn</button><button id="prev">&lt; event</button>
 <button id="next">event &gt;</button><button id="nextturn">turn &gt;&gt;</button>
 <select id="view"></select> <span id="where"></span></div>
-<pre id="board"></pre><div id="events"></div>
+<pre id="board"></pre><div id="drawn"></div><div id="events"></div>
 <script type="application/json" id="game-data">__DATA__</script>
 <script>
+__BOARD_JS__
 const D = JSON.parse(document.getElementById('game-data').textContent);
 let seq = D.events.length - 1, view = 0;
 const $ = id => document.getElementById(id);
+const H = new URLSearchParams(location.hash.slice(1));  // page.html#seq=S&as=P: start at seq S, as player P
+if (H.has('seq')) seq = Math.max(0, Math.min(D.events.length - 1, parseInt(H.get('seq'), 10) || 0));
+if (H.has('as')) view = Math.max(0, Math.min(D.seats, (parseInt(H.get('as'), 10) || 0) + 1));
 $('title').textContent = D.title; $('warn').textContent = D.warning; $('note').textContent = D.note;
 const sel = $('view');
 ['everything', ...Array.from({length: D.seats}, (_, s) => 'as P' + s)].forEach((t, i) => {
   const o = document.createElement('option'); o.value = i; o.textContent = t; sel.appendChild(o); });
-sel.onchange = () => { view = +sel.value; show(); };
+sel.value = view; sel.onchange = () => { view = +sel.value; show(); };
 const shown = () => { const ks = Object.keys(D.boards).map(Number).filter(k => k <= seq); return Math.max(...ks); };
 function show() {
   const at = shown();
-  $('board').textContent = D.boards[at][view];
+  if (D.drawn) { $('board').style.display = 'none'; drawBoard($('drawn'), D.boards[at], D.cards, view - 1, D.agents);
+    $('app').setAttribute('data-seq', at); }
+  else $('board').textContent = D.boards[at][view];
   $('where').textContent = 'seq ' + seq + ' of ' + (D.events.length - 1) + (at !== seq ? ' (board of seq ' + at + ')' : '');
   const box = $('events'); box.textContent = '';
   D.events.forEach(([s, type, rule, cause, text]) => {
@@ -70,7 +87,8 @@ function show() {
     div.onclick = () => { seq = s; show(); };
     box.appendChild(div);
   });
-  const cur = box.querySelector('.cur'); if (cur) cur.scrollIntoView({block: 'center'});
+  const cur = box.querySelector('.cur');  // the list scrolls, not the page
+  if (cur) box.scrollTop = cur.offsetTop - box.clientHeight / 2;
 }
 $('prev').onclick = () => { seq = Math.max(0, seq - 1); show(); };
 $('next').onclick = () => { seq = Math.min(D.events.length - 1, seq + 1); show(); };

@@ -138,3 +138,49 @@ def test_the_commands_take_mcg_games(tmp_path, played):
         store.append_match(MCG, {"game_id": MCG.game_id(played[0])}, played)
     run = CliRunner().invoke(cli, ["whatif", "--game", "mcg", "--db", str(db), "--ruleset", str(variant)])
     assert run.exit_code == 0 and "1 stored games of standard" in run.output and "not enough data" in run.output
+
+
+def test_the_html_board_is_drawn_from_each_position(played, tmp_path):
+    """The page keeps each position's whole view (`replay.mcg.board.compact`): its numbers are the view's; in
+    headless Chromium the drawn board shows each side's monsters with their stats, the hand of the seat
+    asked (the other as backs), and a card name cannot become markup."""
+    from locm.replay.match_html import render_match_html
+    from tests.test_replay_html import BROWSER, dump_dom
+
+    r = MatchReplay(MCG, played)
+    seq = next(e.seq for e in played if type(e) is MonsterDied)  # a position with monsters on the board
+    page = render_match_html(r)
+    data = json.loads(page.split('id="game-data">')[1].split("</script>")[0])
+    board, v = data["boards"][str(seq)], r.view(seq, None)["seats"]
+    for p in (0, 1):
+        side, you = board["sides"][p], v[p]["you"]
+        assert (side["health"], side["mana"], side["deck"], side["grave"]) == \
+            (you["health"], you["mana"], you["deck"], len(you["graveyard"]))
+        assert [m[0] for m in side["board"]] == [m["id"] for m in v[p]["board"]["you"]]
+        assert [m[2:5] for m in side["board"]] == [[m["power"], m["toughness"], m["health"]]
+                                                   for m in v[p]["board"]["you"]]
+        assert [c[0] for c in side["hand"]] == [c["id"] for c in you["hand"]]
+    if BROWSER is None:
+        pytest.skip("no headless Chromium (.ci/run installs it)")
+    hostile = list(played)
+    created = hostile[0]
+    cards = tuple(c.__class__(**{**{f: getattr(c, f) for f in c.__struct_fields__},
+                                 "name": "<img src=x onerror=alert(1)>"}) for c in created.cards)
+    import msgspec
+
+    hostile[0] = msgspec.structs.replace(created, cards=cards)
+    f = tmp_path / "m.html"
+    f.write_text(render_match_html(MatchReplay(MCG, hostile, trusted=True)), encoding="utf-8")
+    z = dump_dom(f, f"#seq={seq}&as=0", tmp_path)
+    assert z.seq == seq
+    for p in (0, 1):
+        drawn = [(int(a["data-id"]), int(a["data-power"]), int(a["data-toughness"]), int(a["data-health"]))
+                 for a in z.cards.get(f"board{p}", [])]
+        assert drawn == [(m["id"], m["power"], m["toughness"], m["health"]) for m in v[p]["board"]["you"]]
+    assert [int(a["data-id"]) for a in z.cards.get("hand0", [])] == [c["id"] for c in v[0]["you"]["hand"]]
+    assert "hand1" not in z.cards and z.backs.get("hand1", 0) == len(v[1]["you"]["hand"])
+    dom = __import__("subprocess").run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu",
+                                        f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=3000",
+                                        "--dump-dom", f.resolve().as_uri()], capture_output=True, text=True,
+                                       timeout=120).stdout
+    assert "<img" not in dom and "&lt;img src=x" in dom

@@ -165,6 +165,7 @@ GAME = GameDef(
                            "decks": json.loads(json.dumps(_created(created).decks))},
     rejections=_rejections,
     instance_events=_instance_events,
+    html_board="locm.replay.mcg.board",
 )
 
 __all__ = ["GAME"]
