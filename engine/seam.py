@@ -156,6 +156,10 @@ class GameDef:
     """``new(rules, seed, agents)``: a live match with its opening events; ``agents`` names each seat's player
     (its length is the number of players)."""
     from_log: Callable[[Sequence[Event]], Match]
+    new_versioned: Callable[[Any, int, Sequence[str], Sequence[str]], Match] | None = None
+    """``new_versioned(rules, seed, agents, bots)``: `new` with each seat's command-line bot's version (the
+    SHA-256 of its files, "" for a built-in agent) recorded in the created event, so a game's id names the
+    bots' versions (None: the game records none)."""
     agent_names: tuple[str, ...]
     make_agent: Callable[[str, int, int], Agent]
     """``make_agent(name, game_seed, seat)``: a built-in agent, seeded from the game's seed and its seat."""

@@ -852,7 +852,7 @@ def verify(files, db, redecide, full):
     from locm.checks import check_file, match_problem, store_checks, stored_problem
     from locm.store import open_store
 
-    bad = total = 0
+    bad = total = accounts = bad_accounts = 0
 
     def report(label: str, verdict) -> None:
         nonlocal bad, total
@@ -882,11 +882,24 @@ def verify(files, db, redecide, full):
             for m in store.matches():  # the other registered games' (the core's checks)
                 if m.game != "locm":
                     report(m.game_id, match_problem(store, m, redecide))
+            from locm.store_accounts import AccountStoreError, account_events, account_names, account_problem
+
+            for name in account_names(store):  # my-card-game accounts: the chain, then re-decided and traced
+                try:
+                    problem, _ = account_problem(account_events(store, name))
+                except AccountStoreError as exc:
+                    problem = str(exc)
+                accounts += 1
+                if problem:
+                    bad_accounts += 1
+                    click.echo(f"account {name}: {problem}")
             store_bad = not found.ok
             if found.ok:
                 click.echo(f"store: {found.summary()}")
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
-    sys.exit(1 if bad or store_bad else 0)
+    if accounts:
+        click.echo(f"{_n(accounts, 'stored account')} checked: {accounts - bad_accounts} good, {bad_accounts} bad")
+    sys.exit(1 if bad or store_bad or bad_accounts else 0)
 
 
 @cli.command("export")
@@ -963,6 +976,10 @@ def import_cmd(file, db, skip_existing):
     Example:
       locm import games.jsonl --db copy.db
       locm import game.jsonl --db t.db        # an event log from locm play --log
+      locm import alice.jsonl --db t.db       # a my-card-game account's log (checked; it may only grow)
+
+    FILE may be a my-card-game account's log: it is checked as 'locm verify' checks one and kept as its
+    account's one log (stored again, it must extend the stored log: an account's history is never rewritten).
     """
     from locm.errors import ImportFormatError, InputFileError
     from locm.events.locm.codec import MAX_LINE
@@ -974,6 +991,22 @@ def import_cmd(file, db, skip_existing):
     try:
         with click.open_file(str(file), "rb") as stream:
             first = stream.readline(MAX_LINE + 1)
+            if b'"mcg_account_opened"' in first[:200]:  # a my-card-game account's log: one row per account
+                from locm.events.mcg.codec import ACCOUNT_CODEC
+                from locm.replay.sources import MAX_FILE
+                from locm.store_accounts import store_account
+
+                from locm.events.codec import DecodeError
+
+                try:
+                    events = ACCOUNT_CODEC.from_jsonl(first + stream.read(MAX_FILE))
+                except DecodeError as exc:
+                    raise InputFileError(str(file), f"not a my-card-game account log: {exc}") from None
+                name, changed = store_account(store, events)
+                ok = True
+                click.echo(f"stored account {name!r} ({_n(len(events), 'event')}) in {db}" if changed else
+                           f"account {name!r} already stored with this log, unchanged")
+                return
             if _is_event_log_line(first):
                 from locm.play import import_event_log
                 from locm.replay.sources import MAX_FILE

@@ -41,6 +41,24 @@ class MatchJob(NamedTuple):
     seed: int
     agents: tuple[str, ...]
     game_id: str
+    bots: tuple[str, ...] = ()
+    """Each seat's bot version (`bot_versions`), taken once when the schedule is made."""
+
+
+def bot_versions(game, agents: Sequence[str]) -> tuple[str, ...]:
+    """Each seat's command-line bot's version, the SHA-256 of its files (`locm.tournament.bot_fingerprint`);
+    "" for a built-in agent."""
+    from locm.tournament import bot_fingerprint
+
+    return tuple("" if a in game.agent_names else (bot_fingerprint(a) or "") for a in agents)
+
+
+def new_match(game, rules, seed: int, agents: Sequence[str], bots: Sequence[str] = ()):
+    """A live match; a game that records its bots' versions (`GameDef.new_versioned`) records them, so
+    its id names them."""
+    if game.new_versioned is not None and any(bots):
+        return game.new_versioned(rules, seed, tuple(agents), tuple(bots))
+    return game.new(rules, seed, tuple(agents))
 
 
 def match_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, seed: int = 1,
@@ -64,24 +82,27 @@ def match_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, s
 
             command_argv(name)  # a command line that cannot run: one line, before anything is played
     rules = game.rules(ruleset) if isinstance(ruleset, str) else ruleset  # a name, or rules (a variant's)
+    version = dict(zip(agents, bot_versions(game, agents)))  # each bot's files hashed once, at the start
     jobs = []
     for combo in itertools.combinations(agents, n):
         for s in range(seed, seed + games // n):
             for r in range(n):
                 seated = combo[r:] + combo[:r]
-                created = game.new(rules, s, seated).log[0]
-                jobs.append(MatchJob(s, tuple(seated), game.game_id(created)))
+                bots = tuple(version[a] for a in seated)
+                created = new_match(game, rules, s, seated, bots).log[0]
+                jobs.append(MatchJob(s, tuple(seated), game.game_id(created), bots))
     return jobs
 
 
-def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sandbox=None):
+def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sandbox=None,
+                bots: Sequence[str] | None = None):
     """One game of `game` between built-in agents and command-line bots (run in `sandbox`, answering within
     `limits`); returns the match and each seat's extras (`locm.store.SeatExtras`). Bots are stopped at the
-    end, whatever happens."""
+    end, whatever happens. ``bots``: each seat's bot version to record (default: their files hashed now)."""
     from locm.bots import BotAgent, TimeLimits
     from locm.store import SeatExtras
 
-    match = game.new(rules, seed, tuple(agents))
+    match = new_match(game, rules, seed, agents, bot_versions(game, agents) if bots is None else bots)
     players = [game.make_agent(a, seed, seat) if a in game.agent_names
                else BotAgent(a, limits or TimeLimits(), sandbox=sandbox) for seat, a in enumerate(agents)]
     try:
@@ -102,10 +123,10 @@ def _play(args: tuple):
     """A worker's job: one game played and prepared for the store (its record and compressed log)."""
     from locm.store import GameExtras, prepare_match
 
-    name, ruleset, seed, agents, limits, sandbox = args
+    name, ruleset, seed, agents, limits, sandbox, bots = args
     game = registry.get(name)
     rules = game.rules(ruleset) if isinstance(ruleset, str) else ruleset
-    match, seats = play_seated(game, rules, seed, agents, limits, sandbox)
+    match, seats = play_seated(game, rules, seed, agents, limits, sandbox, bots)
     return prepare_match(game, GameExtras(game_id=game.game_id(match.log[0])), match.log, seats)
 
 
@@ -123,7 +144,7 @@ def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], worker
     run = MatchRun(ids=[j.game_id for j in jobs])
     todo = [j for j in jobs if not store.has_game(j.game_id)]
     run.already = len(jobs) - len(todo)
-    args = [(game_name, ruleset, j.seed, j.agents, limits, sandbox) for j in todo]
+    args = [(game_name, ruleset, j.seed, j.agents, limits, sandbox, j.bots) for j in todo]
     results: Iterator
     if workers > 1 and len(args) > 1:
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))

@@ -141,6 +141,7 @@ GAME = GameDef(
     rules_diff=_rules_diff,
     new=_new,
     from_log=McgGame.from_log,
+    new_versioned=lambda rules, seed, agents, bots: McgGame.new(rules, seed, tuple(agents), bots=tuple(bots)),
     agent_names=AGENT_NAMES,
     make_agent=_agent,
     message=message,
