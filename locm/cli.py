@@ -1115,6 +1115,9 @@ from locm.cardvalue_cli import cardvalue  # noqa: E402  (causal card value: locm
 cli.add_command(cardvalue)
 
 from locm import store_cli  # noqa: E402  (migrate, sql: locm/store_cli.py)
+from locm.rl_cli import dataset  # noqa: E402  (behaviour-cloning rows from stored games: locm/rl/dataset.py)
+
+cli.add_command(dataset)
 
 store_cli.register(cli)
 
