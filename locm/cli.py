@@ -697,7 +697,8 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
             try:
                 with bar if todo else contextlib.nullcontext(bar):
-                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox)
+                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox,
+                                      on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
             except KeyboardInterrupt:
                 click.echo(f"\nlocm: interrupted: run the same command again to play the rest", err=True)
                 sys.exit(130)
@@ -706,6 +707,11 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
     click.echo(f"{_n(run.played, 'game')} played, {run.already} stored before: {len(records)} of "
                f"{_n(len(jobs), game.title + ' game')} in {db}")
     click.echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
+    for gid, why in run.failed:
+        click.echo(f"locm: error: game {gid} failed (not stored; the same command again retries it): {why}",
+                   err=True)
+    if run.failed:
+        sys.exit(1)
 
 
 @cli.group()

@@ -13,17 +13,19 @@ Wilson interval, the mean place (1 = first) and, in a game of points, the mean s
 
 Bots: a my-card-game agent may be a command line, run in the sandbox as LOCM's bots are (`locm.bots.BotAgent`:
 one line each way, time limits, stderr kept, a failure or timeout recorded by seat). LOCM's own tournament
-(`locm.tournament`: supervision of stuck workers, schedules recorded in the store) is the one `locm
-tournament` runs for LOCM; bringing that supervision here is a next step.
+(`locm.tournament`: schedules recorded in the store) is the one `locm tournament` runs for LOCM.
+
+Supervision (`run_matches`): games with a bot, or more than one worker, are played by worker processes under
+LOCM's supervision (`locm.tournament._pool` and `Supervision`, with this module's worker): a worker that
+dies, goes silent or makes no decision for too long is killed and replaced, and its game played again once,
+then named as failed (not stored: running the tournament again retries it).
 """
 
 from __future__ import annotations
 
 import itertools
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from locm.analysis.stats import wilson
 from locm.engine import core, registry
@@ -102,6 +104,7 @@ def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sand
     from locm.bots import BotAgent, TimeLimits
     from locm.store import SeatExtras
 
+    global _DECISIONS
     match = new_match(game, rules, seed, agents, bot_versions(game, agents) if bots is None else bots)
     players = [game.make_agent(a, seed, seat) if a in game.agent_names
                else BotAgent(a, limits or TimeLimits(), sandbox=sandbox) for seat, a in enumerate(agents)]
@@ -109,6 +112,7 @@ def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sand
         while not match.ended:
             seat = match.to_move
             players[seat].play_turn(match, seat)
+            _DECISIONS += 1
     finally:
         for p in players:
             if isinstance(p, BotAgent):
@@ -135,31 +139,142 @@ class MatchRun:
     played: int = 0
     already: int = 0
     ids: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (game id, why): not stored, a rerun retries
+    incidents: list[str] = field(default_factory=list)  # workers lost and replaced, one line each
+
+
+_DECISIONS = 0
+"""Decisions made in this process (a supervised worker's heartbeat reports them with the bots' turns)."""
+
+
+class SupervisedJob(NamedTuple):
+    """One game for a supervised worker (`locm.tournament._pool`, the runner LOCM's tournaments use)."""
+
+    game: str
+    ruleset: object
+    seed: int
+    agents: tuple[str, ...]
+    game_id: str
+    bots: tuple[str, ...]
+
+    @property
+    def agent0(self) -> str:
+        """What the pool looks at to require a sandbox before a bot starts: a bot of the game if any seat has
+        one, else a built-in's name (the pool reads two seats: `agent0` and `agent1`)."""
+        names = registry.get(self.game).agent_names
+        return next((a for a in self.agents if a not in names), "random")
+
+    @property
+    def agent1(self) -> str:
+        return "random"
+
+
+def _supervised_play(job: SupervisedJob, limits, sandbox) -> tuple:
+    """A worker's result: ``("game", id, PreparedGame, None)`` or ``("failed", id, error, None)``."""
+    import traceback
+
+    try:
+        prepared = _play((job.game, job.ruleset, job.seed, job.agents, limits, sandbox, job.bots))
+        if prepared.record.game_id != job.game_id:  # pragma: no cover - an id is known before the game
+            raise TournamentError(f"the game played is {prepared.record.game_id}, not the scheduled {job.game_id}")
+        return "game", job.game_id, prepared, None
+    except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
+        return "failed", job.game_id, traceback.format_exception_only(type(exc), exc)[-1].strip(), None
+
+
+def _match_worker(conn, parent: int, limits, sandbox, heartbeat_s: float = 0.5) -> None:
+    """A supervised worker (the protocol of `locm.tournament._worker`): play the jobs received until None
+    or the end of the pipe; every ``heartbeat_s`` say it is alive with its progress (decisions made and bot
+    turns); die, killing its bots, when the parent dies or on SIGTERM."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from locm.bots import kill_all, turns_played
+    from locm.processes import die_with_parent, parent_alive
+
+    die_with_parent(parent)
+    sending = threading.Lock()
+
+    def die(*_):
+        kill_all()
+        os._exit(1)
+
+    def send(item) -> None:
+        try:
+            with sending:
+                conn.send(item)
+        except OSError:
+            die()
+
+    def heartbeat():
+        while True:
+            if not parent_alive(parent):
+                die()
+            send(("beat", turns_played() + _DECISIONS))
+            time.sleep(heartbeat_s)
+
+    signal.signal(signal.SIGTERM, die)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=heartbeat, daemon=True, name="locm-heartbeat").start()
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        send(_supervised_play(job, limits, sandbox))
 
 
 def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], workers: int = 1,
-                progress: Callable[[int], None] | None = None, limits=None, sandbox=None) -> MatchRun:
-    """Play the jobs not stored yet (``workers`` processes; 1: in this process) and store each as it comes;
-    command-line bots run in `sandbox` and answer within `limits`."""
+                progress: Callable[[int], None] | None = None, limits=None, sandbox=None, supervision=None,
+                on_incident: Callable[[str], None] | None = None, target: Callable | None = None) -> MatchRun:
+    """Play the jobs not stored yet and store each as it comes; command-line bots run in `sandbox` and
+    answer within `limits`. Games with a bot, or more than one worker, are played by supervised worker
+    processes, LOCM's (`locm.tournament.Supervision`): a worker that dies, goes silent or makes no decision
+    for the longest time limit plus the grace is killed and replaced, its game played again once, then
+    recorded in ``MatchRun.failed`` (not stored: running the tournament again retries it); each incident
+    goes to ``on_incident`` and ``MatchRun.incidents``. Built-in agents with one worker play in this process.
+    ``target``: the worker function (`_match_worker`; tests give a faulty one)."""
     run = MatchRun(ids=[j.game_id for j in jobs])
     todo = [j for j in jobs if not store.has_game(j.game_id)]
     run.already = len(jobs) - len(todo)
-    args = [(game_name, ruleset, j.seed, j.agents, limits, sandbox, j.bots) for j in todo]
-    results: Iterator
-    if workers > 1 and len(args) > 1:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-        results = pool.map(_play, args, chunksize=4)
-    else:
-        pool, results = None, map(_play, args)
-    try:
-        for prepared in results:
-            store.append_prepared(prepared)
-            run.played += 1
+    game = registry.get(game_name)
+    bots = any(a not in game.agent_names for j in todo for a in j.agents)
+    if todo and (workers > 1 or bots or target is not None):
+        from locm.bots import TimeLimits
+        from locm.sandbox import Sandbox
+        from locm.store import DuplicateGameError
+        from locm.tournament import Supervision, _pool
+
+        supervised = [SupervisedJob(game_name, ruleset, j.seed, tuple(j.agents), j.game_id, tuple(j.bots))
+                      for j in todo]
+        for kind, gid, a, _ in _pool(supervised, max(1, min(workers, len(todo))), limits or TimeLimits(),
+                                     Sandbox() if sandbox is None else sandbox, supervision or Supervision(),
+                                     target or _match_worker):
+            if kind == "incident":
+                run.incidents.append(a)
+                if on_incident:
+                    on_incident(a)
+                continue
+            if kind == "game":
+                try:
+                    store.append_prepared(a)
+                    run.played += 1
+                except DuplicateGameError:
+                    pass
+            else:
+                run.failed.append((gid, a))
             if progress:
                 progress(1)
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        return run
+    for j in todo:  # built-in agents, one worker: in this process
+        store.append_prepared(_play((game_name, ruleset, j.seed, j.agents, limits, sandbox, j.bots)))
+        run.played += 1
+        if progress:
+            progress(1)
     return run
 
 
