@@ -31,6 +31,11 @@ def rerun(source, ruleset, db, as_json):
     Example:
       locm play --seed 7 --log g.jsonl && locm rerun g.jsonl --ruleset examples/variants/low-health.toml
       locm rerun 1.2-7 --db t.db --ruleset constructed.toml --json
+      locm rerun m.jsonl --ruleset examples/mcg/singleton-sudden-death.toml   # a my-card-game game
+
+    A game of another registered game (my-card-game, Skyport; told by its log or its stored row) is re-run
+    through the game seam: the same report, its boards and rules by its own definition, the ruleset its own
+    (a built-in name or a variant file of that game).
     """
     from locm.variants import resolve_ruleset
     from locm.rerun import load_source, rerun_report
@@ -57,13 +62,14 @@ def rerun(source, ruleset, db, as_json):
 def _other_game(source, db):
     """The registered game (other than LOCM) of a rerun's SOURCE, or None for a LOCM game."""
     from locm.engine.registry import get
-    from locm.replay.sources import game_of_line, resolve_id, sniff
+    from locm.replay.sources import game_of_line, sniff
 
     if db is not None:
+        from locm.rerun import resolve_game_id
         from locm.store import open_store
 
         with open_store(db, create=False, readonly=True) as store:
-            row = store.match(resolve_id(store, source))
+            row = store.match(resolve_game_id(store, source))
         return None if row.game == "locm" else get(row.game)
     kind, data = sniff(source)
     if kind != "match":
@@ -79,7 +85,7 @@ def _rerun_other(game, source, db, ruleset, as_json):
 
     rules_b = game_rules(game, ruleset)
     r = open_game(db=db, game_id=source) if db is not None else open_game(source)
-    gid = r.source.split(" ", 1)[1] if db is not None else Path(source).name
+    gid = r.source.rsplit(" ", 1)[1] if db is not None else Path(source).name
     report = rerun_match(game, gid, r.events, rules_b, warning=r.warning)
     if as_json:
         if r.warning:
