@@ -204,6 +204,9 @@ class GameDef:
     """The seqs of the events that record an input the rules refused (a skipped action, a hard error)."""
     instance_events: Callable[[Sequence[Event], int], list[int]] | None = None
     """``instance_events(events, id)``: the seqs of the events about one card (or unit) instance, its life."""
+    holdings: Callable[[Event], Sequence[dict[str, int]]] | None = None
+    """Each seat's cards at the start (name -> copies), from a created event: what `whatif` pairs card by card
+    (None: a game without decks)."""
     html_board: str = ""
     """The module that draws the game's board in `locm html` (``compact``, ``BOARD_CSS``, ``BOARD_JS``: see
     `replay.mcg.board`); "" for the text board. Named, not imported: the rules never load a page's code."""

@@ -22,8 +22,9 @@ import math
 
 import msgspec
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
+from locm.analysis.paired import Paired
 from locm.analysis.stats import wilson
 from locm.engine.errors import LocmError
 from locm.engine.seam import GameDef, Outcome
@@ -265,43 +266,76 @@ def _mean(xs: Sequence[float]) -> dict:
     return {"n": n, "mean": m, "lo": m - 1.96 * se, "hi": m + 1.96 * se}
 
 
+class Pair(NamedTuple):
+    """One stored game and its re-run: the agents by seat, the seed (the cluster of the paired intervals:
+    both seatings of a seed), the outcomes under A and B, and each seat's holdings under A (the game's
+    ``holdings``; () when it has none)."""
+
+    agents: tuple[str, ...]
+    seed: int
+    a: Outcome
+    b: Outcome
+    holdings: tuple = ()
+
+
 @dataclass
 class MatchWhatif:
     game: GameDef
     rules_a: str
     rules_b: str
-    pairs: list = field(default_factory=list)  # (agents, outcome A, outcome B)
+    pairs: list = field(default_factory=list)  # `Pair`
     skipped: list = field(default_factory=list)  # (game id, why)
     stored: int = 0  # re-runs read back from the store
     played: int = 0
 
-    def summary(self, min_n: int = 20) -> dict:
-        n = len(self.pairs)
-        changed = sum(1 for _, a, b in self.pairs if a.winner != b.winner)
-        agents = sorted({x for ag, _, _ in self.pairs for x in ag})
+    def _by_seed(self) -> dict[int, list[Pair]]:
+        out: dict[int, list[Pair]] = {}
+        for p in self.pairs:
+            out.setdefault(p.seed, []).append(p)
+        return out
+
+    def summary(self, min_n: int = 20, top: int = 10) -> dict:
+        """Every figure with its n and 95% interval; the paired changes (`analysis.paired`: B - A of the same
+        seats, clustered by seed, Agresti-Min adjusted) of each agent and of each card's holders (the seat
+        whose deck held more copies of it under A), a card listed once held in ``min_n`` units."""
+        pairs = self.pairs
+        n = len(pairs)
+        changed = sum(1 for p in pairs if p.a.winner != p.b.winner)
+        agents = sorted({x for p in pairs for x in p.agents})
+        by_seed = self._by_seed()
         per_agent = {}
         for name in agents:
-            wa, wb, diff = [], [], []
-            for ag, a, b in self.pairs:
-                for seat, x in enumerate(ag):
-                    if x != name:
-                        continue
-                    ia, ib = int(a.winner == seat), int(b.winner == seat)
-                    wa.append(ia)
-                    wb.append(ib)
-                    diff.append(ib - ia)
-            per_agent[name] = {"a": _rate(sum(wa), len(wa)), "b": _rate(sum(wb), len(wb)),
-                               "paired_delta": _mean(diff), "enough": len(diff) >= min_n}
+            paired = Paired()
+            for group in by_seed.values():
+                paired.add_cluster((int(p.a.winner == s), int(p.b.winner == s), True, True)
+                                   for p in group for s, x in enumerate(p.agents) if x == name)
+            row = paired.as_dict()
+            row["enough"] = paired.units >= min_n
+            per_agent[name] = row
+        cards: dict[str, Paired] = {}
+        for group in by_seed.values():
+            units: dict[str, list] = {}
+            for p in group:
+                if len(p.holdings) != 2:
+                    continue
+                for key in set(p.holdings[0]) | set(p.holdings[1]):
+                    c0, c1 = p.holdings[0].get(key, 0), p.holdings[1].get(key, 0)
+                    if c0 != c1:
+                        s = 0 if c0 > c1 else 1
+                        units.setdefault(key, []).append((int(p.a.winner == s), int(p.b.winner == s), True, True))
+            for key, us in units.items():
+                cards.setdefault(key, Paired()).add_cluster(us)
+        rows = [{"card": k, **v.as_dict()} for k, v in cards.items() if v.units >= min_n]
+        rows.sort(key=lambda r: (-r["delta"], r["card"]))
         return {"game": self.game.name, "rules_a": self.rules_a, "rules_b": self.rules_b, "games": n,
                 "min_n": min_n, "enough": n >= min_n,
                 "winner_changed": _rate(changed, n),
-                "seat0_wins": {"a": _rate(sum(a.winner == 0 for _, a, _ in self.pairs), n),
-                               "b": _rate(sum(b.winner == 0 for _, _, b in self.pairs), n)},
-                "turns": {"a": _mean([a.turns for _, a, _ in self.pairs]),
-                          "b": _mean([b.turns for _, _, b in self.pairs]),
-                          "paired_delta": _mean([b.turns - a.turns for _, a, b in self.pairs])},
-                "agents": per_agent, "played": self.played, "read_back": self.stored,
-                "skipped": len(self.skipped)}
+                "seat0_wins": {"a": _rate(sum(p.a.winner == 0 for p in pairs), n),
+                               "b": _rate(sum(p.b.winner == 0 for p in pairs), n)},
+                "turns": {"a": _mean([p.a.turns for p in pairs]), "b": _mean([p.b.turns for p in pairs]),
+                          "paired_delta": _mean([p.b.turns - p.a.turns for p in pairs])},
+                "agents": per_agent, "cards_paired_by_seed": rows, "cards_considered": len(cards),
+                "played": self.played, "read_back": self.stored, "skipped": len(self.skipped)}
 
 
 def _pct(r: dict) -> str:
@@ -319,7 +353,7 @@ def _avg(m: dict, scale: float = 1.0, unit: str = "", sign: str = "+") -> str:
     return f"{scale * m['mean']:{f}}{unit} [{scale * m['lo']:{f}}, {scale * m['hi']:{f}}] (n={m['n']})"
 
 
-def whatif_lines(s: dict) -> list[str]:
+def whatif_lines(s: dict, top: int = 10) -> list[str]:
     out = [f"{s['game']}: {s['games']} stored games of {s['rules_a']} re-run under {s['rules_b']} (same seeds, "
            f"same agents; {s['played']} played now, {s['read_back']} read back from the store, {s['skipped']} "
            "skipped)"]
@@ -332,12 +366,38 @@ def whatif_lines(s: dict) -> list[str]:
     t = s["turns"]
     out.append(f"turns under A: {_avg(t['a'], sign='')}; under B: {_avg(t['b'], sign='')}; paired B - A: "
                f"{_avg(t['paired_delta'])}")
-    out.append("win rate by agent (A, B, paired B - A in points, 95% intervals):")
+    out.append("win rate by agent under A; under B; paired B - A (the same seats, clustered by seed, 95%):")
     for name, r in s["agents"].items():
-        delta = _avg(r["paired_delta"], 100, " pts") if r["enough"] else \
-            f"not enough data (n={r['paired_delta']['n']} < {s['min_n']})"
-        out.append(f"  {name}: {_pct(r['a'])}; {_pct(r['b'])}; {delta}")
+        delta = _paired(r) if r["enough"] else f"not enough data (n={r['units']} < {s['min_n']})"
+        out.append(f"  {name}: {_wr(r['win_rate_a'])}; {_wr(r['win_rate_b'])}; {delta}")
+    rows = s["cards_paired_by_seed"]
+    if s["cards_considered"]:
+        out.append(f"cards whose holders gain or lose most (a holder: the seat whose deck held more copies under A; "
+                   f"paired B - A clustered by seed; {len(rows)} of {s['cards_considered']} cards held in "
+                   f"{s['min_n']} units at least; * : the interval excludes 0):")
+        gain = [r for r in rows if r["delta"] > 0][:top]
+        lose = [r for r in reversed(rows) if r["delta"] < 0][:top]
+        for title, part in (("gain most", gain), ("lose most", lose)):
+            for r in part:
+                out.append(f"  {title}: {r['card']}: {_paired(r)}" + (" *" if r["excludes_zero"] else ""))
+        if not gain and not lose:
+            out.append("  none moves (or none held in enough units)")
     return out
+
+
+def _wr(r: dict) -> str:
+    if not r["n"]:
+        return "n=0"
+    return f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}] (n={r['n']})"
+
+
+def _paired(r: dict) -> str:
+    if r["delta"] is None:
+        return "n=0"
+    if r["low"] is None:
+        return f"{100 * r['delta']:+.1f} pts (n={r['units']}, too few seeds for an interval)"
+    return (f"{100 * r['delta']:+.1f} pts [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}] (n={r['units']} in "
+            f"{r['clusters']} seeds)")
 
 
 def match_whatif(store, game: GameDef, rules_b: Any, rules_a: str | None = None, games: int | None = None,
@@ -376,7 +436,9 @@ def match_whatif(store, game: GameDef, rules_b: Any, rules_a: str | None = None,
             events_b = replay_under(game, events_a, rules_b)
             store.append_match(game, GameExtras(game_id=gid_b), events_b)
             result.played += 1
-        result.pairs.append((tuple(game.agents(created)), game.outcome(events_a), game.outcome(events_b)))
+        held = game.holdings(created) if game.holdings is not None else ()
+        result.pairs.append(Pair(tuple(game.agents(created)), seed, game.outcome(events_a), game.outcome(events_b),
+                                 tuple(held)))
         if progress:
             progress(1)
     return result

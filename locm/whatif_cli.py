@@ -141,7 +141,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
     n and a 95% interval (games with a command-line bot are skipped and counted).
     """
     if game_name != "locm":
-        return _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, as_json)
+        return _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json)
     from locm.engine.locm.rulesets import Rules
     from locm.variants import resolve_ruleset
     from locm.whatif import whatif as run, whatif_lines
@@ -192,7 +192,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
         click.echo("no stored games to re-run (see --ruleset-a and --agents)", err=True)
 
 
-def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, as_json):
+def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json):
     from locm.engine.registry import get
     from locm.matchrerun import match_whatif, whatif_lines
     from locm.store import open_store
@@ -218,12 +218,12 @@ def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, as_js
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    summary = result.summary(min_n)
+    summary = result.summary(min_n, top)
     if as_json:
         summary["skipped_games"] = [{"game": g, "why": w} for g, w in result.skipped]
         click.echo(json.dumps(summary, indent=1))
         return
-    for line in whatif_lines(summary):
+    for line in whatif_lines(summary, top):
         click.echo(line)
     for g, why in result.skipped[:5]:
         click.echo(f"skipped {g}: {why}", err=True)

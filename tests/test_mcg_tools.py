@@ -76,7 +76,16 @@ def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
         s = first.summary(min_n=2)
         assert s["winner_changed"]["k"] == expected and s["winner_changed"]["n"] == 4
         assert s["turns"]["b"]["mean"] <= 6
-        assert set(s["agents"]) == {"greedy", "random"} and s["agents"]["greedy"]["a"]["n"] == 4
+        assert set(s["agents"]) == {"greedy", "random"} and s["agents"]["greedy"]["units"] == 4
+        greedy_a = greedy_b = 0  # the agent's paired change, counted here from the stored games and re-runs
+        for m in store.matches(game="mcg", ruleset="standard"):
+            seat = m.agents.index("greedy")
+            b = MCG.outcome(core.play(MCG, short, m.seed, m.agents).log)
+            greedy_a, greedy_b = greedy_a + (m.winner == seat), greedy_b + (b.winner == seat)
+        assert s["agents"]["greedy"]["delta"] == round((greedy_b - greedy_a) / 4, 5)
+        assert s["agents"]["greedy"]["clusters"] == 2  # seeds 1 and 2, each in both seats
+        # cards: a holder is the seat with more copies under A; every listed card held in min_n units
+        assert s["cards_considered"] > 0 and all(r["units"] >= 2 for r in s["cards_paired_by_seed"])
         again = match_whatif(store, MCG, short)
         assert again.played == 0 and again.stored == 4 and again.summary(2) | {"played": 0, "read_back": 0} == \
             s | {"played": 0, "read_back": 0}

@@ -121,6 +121,20 @@ def _instance_events(events: Sequence[Event], cid: int) -> list[int]:
     return [e.seq for e in events if _about(e, cid)] if cid >= 2 else []
 
 
+def _holdings(e: Event) -> list[dict[str, int]]:
+    """Each seat's deck by card name (cards of the same name are one key, as a player sees them)."""
+    created = _created(e)
+    names = {c.id: c.name for c in created.cards}
+    out = []
+    for deck in created.decks:
+        held: dict[str, int] = {}
+        for cid in deck:
+            key = f"{names.get(cid, cid)} ({cid})"
+            held[key] = held.get(key, 0) + 1
+        out.append(held)
+    return out
+
+
 def _created(e: Event) -> GameCreated:
     return cast(GameCreated, e)
 
@@ -167,6 +181,7 @@ GAME = GameDef(
     rejections=_rejections,
     instance_events=_instance_events,
     html_board="locm.replay.mcg.board",
+    holdings=_holdings,
 )
 
 __all__ = ["GAME"]
