@@ -153,7 +153,8 @@ def show(source, db, game_index, turn, seq, perspective, as_json):
 
 @click.command(epilog=SOURCE_HELP)
 @_source
-@click.option("--seq", type=int, metavar="S", help="Explain event S: its rule, its causes and what it changed.")
+@click.option("--seq", type=int, metavar="S", help="Explain event S: its rule, its causes and what it changed (my-card-"
+              "game, Skyport: and what it set off, the chain of triggers).")
 @click.option("--rejected", is_flag=True, help="List every skipped action and hard error with its reason and rule.")
 @click.option("--card", "card_id", type=int, metavar="ID", help="One card instance's whole life.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -165,6 +166,7 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
       locm audit game.jsonl --seq 210
       locm audit --db locm.db 1.2-7-0123 --rejected
       locm audit game.jsonl --card 7 --json
+      locm audit m.jsonl --seq 56            # a my-card-game death: its causes and the triggers it set off
     """
     from locm.replay.locm.render import audit_text, card_life_text, rejected_text
 
