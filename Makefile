@@ -30,6 +30,8 @@ demo: $(STAMP)
 	@if command -v node >/dev/null 2>&1; then $(BIN)/locm serve --game skyport --map crossroads-4p --turns 40 \
 	    --seed 7 --log skyport-demo.jsonl --seat hunter --seat "node examples/skyport/client.js {host} {port}" \
 	    --seat random --seat random; else echo "demo: node is not installed: no Skyport client game" >&2; fi
+	@# a tournament that stops when the answer is known: a sequential test over mirrored seed pairs
+	$(BIN)/locm tournament --agents lookahead greedy --games 400 --db locm-demo-sprt.db --sprt elo0=0,elo1=100
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

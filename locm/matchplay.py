@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Iterator, NamedTuple, Sequence
 
 from locm.analysis.stats import wilson
 from locm.engine import core, registry
@@ -230,51 +230,89 @@ def _match_worker(conn, parent: int, limits, sandbox, heartbeat_s: float = 0.5) 
 
 def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], workers: int = 1,
                 progress: Callable[[int], None] | None = None, limits=None, sandbox=None, supervision=None,
-                on_incident: Callable[[str], None] | None = None, target: Callable | None = None) -> MatchRun:
-    """Play the jobs not stored yet and store each as it comes; command-line bots run in `sandbox` and
-    answer within `limits`. Games with a bot, or more than one worker, are played by supervised worker
-    processes, LOCM's (`locm.tournament.Supervision`): a worker that dies, goes silent or makes no decision
-    for the longest time limit plus the grace is killed and replaced, its game played again once, then
-    recorded in ``MatchRun.failed`` (not stored: running the tournament again retries it); each incident
-    goes to ``on_incident`` and ``MatchRun.incidents``. Built-in agents with one worker play in this process.
-    ``target``: the worker function (`_match_worker`; tests give a faulty one)."""
+                on_incident: Callable[[str], None] | None = None, target: Callable | None = None,
+                backend: str = "local", address: str | None = None) -> MatchRun:
+    """Play the jobs not stored yet and store them as they come, whole games several to a transaction
+    (`locm.tournament.WRITE_BATCH`, or what came in `locm.tournament.WRITE_AFTER_S`; interrupted, the games
+    played are stored); command-line bots run in `sandbox` and answer within `limits`.
+
+    Where they are played: with ``backend="ray"`` on the Ray cluster at ``address``
+    (`locm.ray_backend.map_ordered`); else games with a bot, or more than one worker, by supervised worker
+    processes, LOCM's (`locm.tournament._pool`, `Supervision`): a worker that dies, goes silent or makes no
+    decision for the longest time limit plus the grace is killed and replaced, its game played again once,
+    then recorded in ``MatchRun.failed`` (not stored: running the tournament again retries it), each
+    incident sent to ``on_incident`` and kept in ``MatchRun.incidents``; built-in agents with one worker
+    play in this process. ``target``: the supervised worker's function (`_match_worker`; tests give a faulty
+    one)."""
+    import time
+
+    from locm.store import DuplicateGameError
+    from locm.tournament import WRITE_AFTER_S, WRITE_BATCH
+
     run = MatchRun(ids=[j.game_id for j in jobs])
     todo = [j for j in jobs if not store.has_game(j.game_id)]
     run.already = len(jobs) - len(todo)
     game = registry.get(game_name)
-    bots = any(a not in game.agent_names for j in todo for a in j.agents)
-    if todo and (workers > 1 or bots or target is not None):
+    args = [(game_name, ruleset, j.seed, j.agents, limits, sandbox, j.bots) for j in todo]
+    results: Iterator
+    if backend == "ray":
+        from locm.ray_backend import map_ordered
+
+        results = (("game", None, p, None) for p in map_ordered(_play, args, address=address, per_task=8))
+    elif todo and (workers > 1 or target is not None or
+                   any(a not in game.agent_names for j in todo for a in j.agents)):
         from locm.bots import TimeLimits
         from locm.sandbox import Sandbox
-        from locm.store import DuplicateGameError
         from locm.tournament import Supervision, _pool
 
         supervised = [SupervisedJob(game_name, ruleset, j.seed, tuple(j.agents), j.game_id, tuple(j.bots))
                       for j in todo]
-        for kind, gid, a, _ in _pool(supervised, max(1, min(workers, len(todo))), limits or TimeLimits(),
-                                     Sandbox() if sandbox is None else sandbox, supervision or Supervision(),
-                                     target or _match_worker):
+        results = _pool(supervised, max(1, min(workers, len(todo))), limits or TimeLimits(),
+                        Sandbox() if sandbox is None else sandbox, supervision or Supervision(),
+                        target or _match_worker)
+    else:
+        results = (("game", None, _play(a), None) for a in args)
+    ready: list = []
+    since = 0.0
+
+    def flush() -> None:
+        batch = ready[:]
+        ready.clear()  # taken once: a write that fails is not tried again on the way out
+        try:
+            store.append_games(batch)
+            run.played += len(batch)
+        except DuplicateGameError:  # another run stored one of them meanwhile: the others are stored
+            for prepared in batch:
+                try:
+                    store.append_prepared(prepared)
+                    run.played += 1
+                except DuplicateGameError:
+                    pass
+        if progress:
+            progress(len(batch))
+
+    try:
+        for kind, gid, a, _ in results:
             if kind == "incident":
                 run.incidents.append(a)
                 if on_incident:
                     on_incident(a)
-                continue
-            if kind == "game":
-                try:
-                    store.append_prepared(a)
-                    run.played += 1
-                except DuplicateGameError:
-                    pass
-            else:
+            elif kind == "game":
+                if not ready:
+                    since = time.monotonic()
+                ready.append(a)
+            elif kind == "failed":
                 run.failed.append((gid, a))
-            if progress:
-                progress(1)
-        return run
-    for j in todo:  # built-in agents, one worker: in this process
-        store.append_prepared(_play((game_name, ruleset, j.seed, j.agents, limits, sandbox, j.bots)))
-        run.played += 1
-        if progress:
-            progress(1)
+                if progress:
+                    progress(1)
+            if ready and (len(ready) >= WRITE_BATCH or time.monotonic() - since >= WRITE_AFTER_S):
+                flush()
+    finally:
+        if ready:  # finished, interrupted or failed: the games played are stored
+            flush()
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # the supervised pool's workers are stopped
     return run
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from locm.backends import backend_options, join
+
 
 @click.command()
 @click.argument("source")
@@ -119,7 +121,8 @@ def _rerun_other(game, source, db, ruleset, as_json):
 @click.option("--game", "game_name", type=click.Choice(["locm", "mcg", "my-card-game", "skyport"]), default="locm",
               show_default=True, help="The game whose stored games are re-run (mcg: my-card-game; skyport).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name, as_json):
+@backend_options
+def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name, as_json, backend, address):
     """Re-run stored games of built-in agents under ruleset B (same seeds, same agents) and report, each with
     n and a 95% interval (Wilson for rates; mean +- 1.96 standard errors for lengths and damage): the share
     of games whose winner changes, the first player's win rate, game length and damage by source under A and
@@ -132,15 +135,19 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
     Example:
       locm tournament --agents greedy random --games 200 --db t.db
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
+      locm whatif --db t.db --ruleset examples/variants/low-health.toml --backend ray --address auto
       locm whatif --game mcg --db m.db --ruleset examples/mcg/singleton-sudden-death.toml
 
     With --game mcg (or skyport), through the game seam: the stored games of built-in agents under ruleset A
     (--ruleset-a a ruleset's name; default B's base) re-run one by one under B and stored; the share of games
     whose winner changes, player 0's win rate under A and B, the game's length under A and B and paired
     (B - A, the same game), and each agent's win rate under A and B with its paired change, every figure with
-    n and a 95% interval (games with a command-line bot are skipped and counted).
+    n and a 95% interval (games with a command-line bot are skipped and counted); each card's holders'
+    change paired by seed. --workers and --backend are LOCM's (another game's re-runs play in this process).
     """
     if game_name != "locm":
+        if backend != "local" or address is not None:
+            raise click.UsageError("--backend and --address are LOCM's: another game's re-runs play in this process")
         return _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json)
     from locm.engine.locm.rulesets import Rules
     from locm.variants import resolve_ruleset
@@ -173,9 +180,10 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
         bar = click.progressbar(length=n, label="re-running", file=sys.stderr, show_eta=True, show_pos=True)
         bar.__enter__()
 
+    join(backend, address)
     try:
         result = run(db, rules_b, rules_a, agents or None, games, workers,
-                     progress=lambda k: bar.update(k), announce=announce)
+                     progress=lambda k: bar.update(k), announce=announce, backend=backend, address=address)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
