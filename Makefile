@@ -40,6 +40,9 @@ demo: $(STAMP)
 	$(BIN)/locm report --game skyport --db skyport-demo.db --min-games 10
 	@# a tournament that stops when the answer is known: a sequential test over mirrored seed pairs
 	$(BIN)/locm tournament --agents lookahead greedy --games 400 --db locm-demo-sprt.db --sprt elo0=0,elo1=100
+	@echo
+	@echo "demo done: open locm-demo-replay.html (a game to step through) and locm-demo-report/index.html (card balance)."
+	@echo "next: $(BIN)/locm games --db locm-demo.db   then   $(BIN)/locm replay --db locm-demo.db GAME_ID   (make test runs the suite)"
 
 # Ray (the extra locm[ray], about 240 MB: the demo does not need it) for the multi-node test, tests/test_ray.py,
 # which is skipped with its reason where Ray cannot be installed (offline, or no wheel for this platform)

@@ -52,4 +52,20 @@ def causes(events: Sequence[Event], seq: int) -> list[Event]:
     return out
 
 
-__all__ = ["check_log", "causes"]
+def consequences(events: Sequence[Event], seq: int, limit: int = 500) -> list[tuple[int, Event]]:
+    """What event `seq` set off: every event whose chain of causes passes through it, depth first in log
+    order, each with its depth (1: caused by `seq` itself), at most ``limit`` of them (a chain of triggers)."""
+    children: dict[int, list[Event]] = {}
+    for e in events[seq + 1:]:
+        if e.cause >= seq:
+            children.setdefault(e.cause, []).append(e)
+    out: list[tuple[int, Event]] = []
+    stack = [(1, e) for e in reversed(children.get(seq, []))]
+    while stack and len(out) < limit:
+        depth, e = stack.pop()
+        out.append((depth, e))
+        stack.extend((depth + 1, c) for c in reversed(children.get(e.seq, [])))
+    return out
+
+
+__all__ = ["check_log", "causes", "consequences"]

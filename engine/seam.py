@@ -21,6 +21,8 @@ agents, bots               ``agent_names``, ``make_agent(name, seed, seat)``; ``
                            a bot is sent, the `Match`'s ``answer`` its parser
 views                      ``view(state, seat)`` what a seat may see (None: everything), ``board_text(view)``
 describing                 ``describe(state, event)``, ``turn_starts(events)``
+auditing                   ``rejections(events)`` the refused inputs, ``instance_events(events, id)`` one
+                           card's life (both optional); ``html_board`` the module drawing its board
 re-deciding                ``redecide(events)``: the first event the rules would not produce (`Divergence`)
 ids and the store          ``game_id(created)`` (what a game's content names it), ``index(created)`` (the
                            fields the store keeps beside the log), ``agents(created)``
@@ -154,6 +156,10 @@ class GameDef:
     """``new(rules, seed, agents)``: a live match with its opening events; ``agents`` names each seat's player
     (its length is the number of players)."""
     from_log: Callable[[Sequence[Event]], Match]
+    new_versioned: Callable[[Any, int, Sequence[str], Sequence[str]], Match] | None = None
+    """``new_versioned(rules, seed, agents, bots)``: `new` with each seat's command-line bot's version (the
+    SHA-256 of its files, "" for a built-in agent) recorded in the created event, so a game's id names the
+    bots' versions (None: the game records none)."""
     agent_names: tuple[str, ...]
     make_agent: Callable[[str, int, int], Agent]
     """``make_agent(name, game_seed, seat)``: a built-in agent, seeded from the game's seed and its seat."""
@@ -192,6 +198,18 @@ class GameDef:
     """The id a game's content gives it (the same game asked for twice has the same id)."""
     index: Callable[[Event], dict[str, Any]]
     """The fields the store keeps beside a game's log (JSON values), from its created event."""
+
+    # auditing (optional: a game without them is audited by --seq only)
+    rejections: Callable[[Sequence[Event]], list[int]] | None = None
+    """The seqs of the events that record an input the rules refused (a skipped action, a hard error)."""
+    instance_events: Callable[[Sequence[Event], int], list[int]] | None = None
+    """``instance_events(events, id)``: the seqs of the events about one card (or unit) instance, its life."""
+    holdings: Callable[[Event], Sequence[dict[str, int]]] | None = None
+    """Each seat's cards at the start (name -> copies), from a created event: what `whatif` pairs card by card
+    (None: a game without decks)."""
+    html_board: str = ""
+    """The module that draws the game's board in `locm html` (``compact``, ``BOARD_CSS``, ``BOARD_JS``: see
+    `replay.mcg.board`); "" for the text board. Named, not imported: the rules never load a page's code."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

@@ -256,26 +256,16 @@ def _account_file(data: bytes) -> Verdict:
     """A my-card-game account's log (its collection economy, R-ACCOUNT): its seqs 0..n-1 and causes, every
     event re-decided from its command on the state before it (no negative balance, no card not owned), and
     every card owned at the end traced to a pack or a craft."""
-    from locm.engine.mcg.economy import audit_account, provenance
-    from locm.engine.mcg.errors import AccountError
     from locm.events.codec import DecodeError
     from locm.events.mcg.codec import ACCOUNT_CODEC
+    from locm.store_accounts import account_problem
 
     try:
         events = ACCOUNT_CODEC.from_jsonl(data)
     except DecodeError as exc:
         return Verdict(f"not a my-card-game account log: {exc}")
-    for i, e in enumerate(events):
-        if e.seq != i or not -1 <= e.cause < i:
-            return Verdict(f"line {i + 1}: seq {e.seq}, cause {e.cause}: expected seq {i} and an earlier cause", i)
-    found = audit_account(events)
-    if not found.ok:
-        return Verdict(f"account event {found.seq} is not what the rules give: {found.reason}", found.seq)
-    try:
-        provenance(events)
-    except AccountError as exc:
-        return Verdict(str(exc))
-    return Verdict(None)
+    problem, seq = account_problem(events)
+    return Verdict(problem, seq)
 
 
 def _match_file(data: bytes, redecide: bool) -> Verdict:

@@ -291,18 +291,13 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
 
 
 def _game_rules(game, spec: str):
-    """Another game's rules from --ruleset: a built-in name, or a variant file (TOML) checked on load by the
-    game (`GameDef.variant`); LOCM's default name (1.2) stands for the game's first ruleset."""
-    if spec == "1.2":
-        return game.rules(game.rulesets[0])
-    path = Path(spec)
-    if path.suffix == ".toml" or path.is_file():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise click.UsageError(f"--ruleset {spec}: cannot read it: {getattr(exc, 'strerror', None) or exc}")
-        return game.variant(text, spec)
-    return game.rules(spec)
+    """Another game's rules from --ruleset (`locm.variants.game_rules`), a bad one as a usage error."""
+    from locm.variants import RulesetChoiceError, game_rules
+
+    try:
+        return game_rules(game, spec)
+    except RulesetChoiceError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _play_other(name, ruleset, seed, agents, log_path, db, timeouts, sandbox_args):
@@ -748,8 +743,9 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
             try:
                 with bar if todo else contextlib.nullcontext(bar):
-                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox, backend,
-                                      address)
+                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox,
+                                      on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True),
+                                      backend=backend, address=address)
             except KeyboardInterrupt:
                 click.echo(f"\nlocm: interrupted: run the same command again to play the rest", err=True)
                 sys.exit(130)
@@ -760,6 +756,11 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
     click.echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
     click.echo("")
     click.echo(table(RATING_HEADERS, rating_rows(match_ratings(records, agents))))
+    for gid, why in run.failed:
+        click.echo(f"locm: error: game {gid} failed (not stored; the same command again retries it): {why}",
+                   err=True)
+    if run.failed:
+        sys.exit(1)
 
 
 @cli.group()
@@ -906,7 +907,7 @@ def verify(files, db, redecide, full):
     from locm.checks import check_file, match_problem, store_checks, stored_problem
     from locm.store import open_store
 
-    bad = total = 0
+    bad = total = accounts = bad_accounts = 0
 
     def report(label: str, verdict) -> None:
         nonlocal bad, total
@@ -936,11 +937,24 @@ def verify(files, db, redecide, full):
             for m in store.matches():  # the other registered games' (the core's checks)
                 if m.game != "locm":
                     report(m.game_id, match_problem(store, m, redecide))
+            from locm.store_accounts import AccountStoreError, account_events, account_names, account_problem
+
+            for name in account_names(store):  # my-card-game accounts: the chain, then re-decided and traced
+                try:
+                    problem, _ = account_problem(account_events(store, name))
+                except AccountStoreError as exc:
+                    problem = str(exc)
+                accounts += 1
+                if problem:
+                    bad_accounts += 1
+                    click.echo(f"account {name}: {problem}")
             store_bad = not found.ok
             if found.ok:
                 click.echo(f"store: {found.summary()}")
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
-    sys.exit(1 if bad or store_bad else 0)
+    if accounts:
+        click.echo(f"{_n(accounts, 'stored account')} checked: {accounts - bad_accounts} good, {bad_accounts} bad")
+    sys.exit(1 if bad or store_bad or bad_accounts else 0)
 
 
 @cli.command("export")
@@ -1017,6 +1031,10 @@ def import_cmd(file, db, skip_existing):
     Example:
       locm import games.jsonl --db copy.db
       locm import game.jsonl --db t.db        # an event log from locm play --log
+      locm import alice.jsonl --db t.db       # a my-card-game account's log (checked; it may only grow)
+
+    FILE may be a my-card-game account's log: it is checked as 'locm verify' checks one and kept as its
+    account's one log (stored again, it must extend the stored log: an account's history is never rewritten).
     """
     from locm.errors import ImportFormatError, InputFileError
     from locm.events.locm.codec import MAX_LINE
@@ -1028,6 +1046,22 @@ def import_cmd(file, db, skip_existing):
     try:
         with click.open_file(str(file), "rb") as stream:
             first = stream.readline(MAX_LINE + 1)
+            if b'"mcg_account_opened"' in first[:200]:  # a my-card-game account's log: one row per account
+                from locm.events.mcg.codec import ACCOUNT_CODEC
+                from locm.replay.sources import MAX_FILE
+                from locm.store_accounts import store_account
+
+                from locm.events.codec import DecodeError
+
+                try:
+                    events = ACCOUNT_CODEC.from_jsonl(first + stream.read(MAX_FILE))
+                except DecodeError as exc:
+                    raise InputFileError(str(file), f"not a my-card-game account log: {exc}") from None
+                name, changed = store_account(store, events)
+                ok = True
+                click.echo(f"stored account {name!r} ({_n(len(events), 'event')}) in {db}" if changed else
+                           f"account {name!r} already stored with this log, unchanged")
+                return
             if _is_event_log_line(first):
                 from locm.play import import_event_log
                 from locm.replay.sources import MAX_FILE

@@ -132,11 +132,41 @@ def other_games(db, games: int, workers: int, echo, progress_bar) -> None:
             echo(f"== {name}: {len(records)} games through the game seam, {len(records) - bad} verified   "
                  f"({LOCM} tournament --game {name}{flag} --agents {' '.join(agents)} --games {n})")
             echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
+            if name == "mcg":
+                mcg_tools(store, db, echo)
         last = records[-1].game_id
         echo(f"(next: {LOCM} show --db {db} {last}   or   {LOCM} play --game mcg --ruleset standard --seed 7 "
              f"--log m.jsonl && {LOCM} audit m.jsonl --seq 60)")
     finally:
         store.close()
+
+
+MCG_VARIANT = Path(__file__).resolve().parent.parent / "examples" / "mcg" / "singleton-sudden-death.toml"
+
+
+def mcg_tools(store, db, echo) -> None:
+    """my-card-game's whatif over its stored games (20 at most) under the example variant, and one game's
+    drawn HTML replay."""
+    from locm.engine.registry import get
+    from locm.matchrerun import match_whatif, whatif_lines
+    from locm.replay.match import MatchReplay
+    from locm.replay.match_html import render_match_html
+    from locm.variants import game_rules
+
+    mcg = get("mcg")
+    if MCG_VARIANT.exists():
+        result = match_whatif(store, mcg, game_rules(mcg, str(MCG_VARIANT)), "standard", 20)
+        echo("")
+        echo(f"== my-card-game what-if   ({LOCM} whatif --game mcg --db {db} --ruleset "
+             "examples/mcg/singleton-sudden-death.toml --games 20)")
+        for line in whatif_lines(result.summary(20)):
+            echo(line)
+    gid = store.matches(game="mcg", ruleset="standard", limit=1)[0].game_id
+    page = Path(db).with_name(Path(db).stem + "-mcg-replay.html")
+    page.write_text(render_match_html(MatchReplay(mcg, store.verified_match_events(gid), f"{db} {gid}",
+                                                  trusted=True)), encoding="utf-8")
+    echo(f"my-card-game replay with its drawn board: {page}   ({LOCM} html --db {db} {gid} -o {page.name}; "
+         f"{LOCM} rerun --db {db} {gid} --ruleset examples/mcg/singleton-sudden-death.toml)")
 
 
 def value_cards(db, games: int, workers: int, echo, progress_bar) -> None:

@@ -13,15 +13,17 @@ Wilson interval, the mean place (1 = first) and, in a game of points, the mean s
 
 Bots: a my-card-game agent may be a command line, run in the sandbox as LOCM's bots are (`locm.bots.BotAgent`:
 one line each way, time limits, stderr kept, a failure or timeout recorded by seat). LOCM's own tournament
-(`locm.tournament`: supervision of stuck workers, schedules recorded in the store) is the one `locm
-tournament` runs for LOCM; bringing that supervision here is a next step.
+(`locm.tournament`: schedules recorded in the store) is the one `locm tournament` runs for LOCM.
+
+Supervision (`run_matches`): games with a bot, or more than one worker, are played by worker processes under
+LOCM's supervision (`locm.tournament._pool` and `Supervision`, with this module's worker): a worker that
+dies, goes silent or makes no decision for too long is killed and replaced, and its game played again once,
+then named as failed (not stored: running the tournament again retries it).
 """
 
 from __future__ import annotations
 
 import itertools
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, NamedTuple, Sequence
 
@@ -41,6 +43,24 @@ class MatchJob(NamedTuple):
     seed: int
     agents: tuple[str, ...]
     game_id: str
+    bots: tuple[str, ...] = ()
+    """Each seat's bot version (`bot_versions`), taken once when the schedule is made."""
+
+
+def bot_versions(game, agents: Sequence[str]) -> tuple[str, ...]:
+    """Each seat's command-line bot's version, the SHA-256 of its files (`locm.tournament.bot_fingerprint`);
+    "" for a built-in agent."""
+    from locm.tournament import bot_fingerprint
+
+    return tuple("" if a in game.agent_names else (bot_fingerprint(a) or "") for a in agents)
+
+
+def new_match(game, rules, seed: int, agents: Sequence[str], bots: Sequence[str] = ()):
+    """A live match; a game that records its bots' versions (`GameDef.new_versioned`) records them, so
+    its id names them."""
+    if game.new_versioned is not None and any(bots):
+        return game.new_versioned(rules, seed, tuple(agents), tuple(bots))
+    return game.new(rules, seed, tuple(agents))
 
 
 def match_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, seed: int = 1,
@@ -64,30 +84,35 @@ def match_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, s
 
             command_argv(name)  # a command line that cannot run: one line, before anything is played
     rules = game.rules(ruleset) if isinstance(ruleset, str) else ruleset  # a name, or rules (a variant's)
+    version = dict(zip(agents, bot_versions(game, agents)))  # each bot's files hashed once, at the start
     jobs = []
     for combo in itertools.combinations(agents, n):
         for s in range(seed, seed + games // n):
             for r in range(n):
                 seated = combo[r:] + combo[:r]
-                created = game.new(rules, s, seated).log[0]
-                jobs.append(MatchJob(s, tuple(seated), game.game_id(created)))
+                bots = tuple(version[a] for a in seated)
+                created = new_match(game, rules, s, seated, bots).log[0]
+                jobs.append(MatchJob(s, tuple(seated), game.game_id(created), bots))
     return jobs
 
 
-def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sandbox=None):
+def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sandbox=None,
+                bots: Sequence[str] | None = None):
     """One game of `game` between built-in agents and command-line bots (run in `sandbox`, answering within
     `limits`); returns the match and each seat's extras (`locm.store.SeatExtras`). Bots are stopped at the
-    end, whatever happens."""
+    end, whatever happens. ``bots``: each seat's bot version to record (default: their files hashed now)."""
     from locm.bots import BotAgent, TimeLimits
     from locm.store import SeatExtras
 
-    match = game.new(rules, seed, tuple(agents))
+    global _DECISIONS
+    match = new_match(game, rules, seed, agents, bot_versions(game, agents) if bots is None else bots)
     players = [game.make_agent(a, seed, seat) if a in game.agent_names
                else BotAgent(a, limits or TimeLimits(), sandbox=sandbox) for seat, a in enumerate(agents)]
     try:
         while not match.ended:
             seat = match.to_move
             players[seat].play_turn(match, seat)
+            _DECISIONS += 1
     finally:
         for p in players:
             if isinstance(p, BotAgent):
@@ -102,10 +127,10 @@ def _play(args: tuple):
     """A worker's job: one game played and prepared for the store (its record and compressed log)."""
     from locm.store import GameExtras, prepare_match
 
-    name, ruleset, seed, agents, limits, sandbox = args
+    name, ruleset, seed, agents, limits, sandbox, bots = args
     game = registry.get(name)
     rules = game.rules(ruleset) if isinstance(ruleset, str) else ruleset
-    match, seats = play_seated(game, rules, seed, agents, limits, sandbox)
+    match, seats = play_seated(game, rules, seed, agents, limits, sandbox, bots)
     return prepare_match(game, GameExtras(game_id=game.game_id(match.log[0])), match.log, seats)
 
 
@@ -114,57 +139,180 @@ class MatchRun:
     played: int = 0
     already: int = 0
     ids: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (game id, why): not stored, a rerun retries
+    incidents: list[str] = field(default_factory=list)  # workers lost and replaced, one line each
+
+
+_DECISIONS = 0
+"""Decisions made in this process (a supervised worker's heartbeat reports them with the bots' turns)."""
+
+
+class SupervisedJob(NamedTuple):
+    """One game for a supervised worker (`locm.tournament._pool`, the runner LOCM's tournaments use)."""
+
+    game: str
+    ruleset: object
+    seed: int
+    agents: tuple[str, ...]
+    game_id: str
+    bots: tuple[str, ...]
+
+    @property
+    def agent0(self) -> str:
+        """What the pool looks at to require a sandbox before a bot starts: a bot of the game if any seat has
+        one, else a built-in's name (the pool reads two seats: `agent0` and `agent1`)."""
+        names = registry.get(self.game).agent_names
+        return next((a for a in self.agents if a not in names), "random")
+
+    @property
+    def agent1(self) -> str:
+        return "random"
+
+
+def _supervised_play(job: SupervisedJob, limits, sandbox) -> tuple:
+    """A worker's result: ``("game", id, PreparedGame, None)`` or ``("failed", id, error, None)``."""
+    import traceback
+
+    try:
+        prepared = _play((job.game, job.ruleset, job.seed, job.agents, limits, sandbox, job.bots))
+        if prepared.record.game_id != job.game_id:  # pragma: no cover - an id is known before the game
+            raise TournamentError(f"the game played is {prepared.record.game_id}, not the scheduled {job.game_id}")
+        return "game", job.game_id, prepared, None
+    except Exception as exc:  # a bug in the engine or an agent: report it, go on with the next game
+        return "failed", job.game_id, traceback.format_exception_only(type(exc), exc)[-1].strip(), None
+
+
+def _match_worker(conn, parent: int, limits, sandbox, heartbeat_s: float = 0.5) -> None:
+    """A supervised worker (the protocol of `locm.tournament._worker`): play the jobs received until None
+    or the end of the pipe; every ``heartbeat_s`` say it is alive with its progress (decisions made and bot
+    turns); die, killing its bots, when the parent dies or on SIGTERM."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from locm.bots import kill_all, turns_played
+    from locm.processes import die_with_parent, parent_alive
+
+    die_with_parent(parent)
+    sending = threading.Lock()
+
+    def die(*_):
+        kill_all()
+        os._exit(1)
+
+    def send(item) -> None:
+        try:
+            with sending:
+                conn.send(item)
+        except OSError:
+            die()
+
+    def heartbeat():
+        while True:
+            if not parent_alive(parent):
+                die()
+            send(("beat", turns_played() + _DECISIONS))
+            time.sleep(heartbeat_s)
+
+    signal.signal(signal.SIGTERM, die)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=heartbeat, daemon=True, name="locm-heartbeat").start()
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        send(_supervised_play(job, limits, sandbox))
 
 
 def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], workers: int = 1,
-                progress: Callable[[int], None] | None = None, limits=None, sandbox=None,
+                progress: Callable[[int], None] | None = None, limits=None, sandbox=None, supervision=None,
+                on_incident: Callable[[str], None] | None = None, target: Callable | None = None,
                 backend: str = "local", address: str | None = None) -> MatchRun:
-    """Play the jobs not stored yet (``workers`` processes, 1: in this process; or with ``backend="ray"`` on the
-    Ray cluster at ``address``, `locm.ray_backend.map_ordered`) and store them as they come, whole games several
-    to a transaction (`locm.tournament.WRITE_BATCH`, or what came in `locm.tournament.WRITE_AFTER_S`);
-    command-line bots run in `sandbox` and answer within `limits`."""
+    """Play the jobs not stored yet and store them as they come, whole games several to a transaction
+    (`locm.tournament.WRITE_BATCH`, or what came in `locm.tournament.WRITE_AFTER_S`; interrupted, the games
+    played are stored); command-line bots run in `sandbox` and answer within `limits`.
+
+    Where they are played: with ``backend="ray"`` on the Ray cluster at ``address``
+    (`locm.ray_backend.map_ordered`); else games with a bot, or more than one worker, by supervised worker
+    processes, LOCM's (`locm.tournament._pool`, `Supervision`): a worker that dies, goes silent or makes no
+    decision for the longest time limit plus the grace is killed and replaced, its game played again once,
+    then recorded in ``MatchRun.failed`` (not stored: running the tournament again retries it), each
+    incident sent to ``on_incident`` and kept in ``MatchRun.incidents``; built-in agents with one worker
+    play in this process. ``target``: the supervised worker's function (`_match_worker`; tests give a faulty
+    one)."""
     import time
 
+    from locm.store import DuplicateGameError
     from locm.tournament import WRITE_AFTER_S, WRITE_BATCH
 
     run = MatchRun(ids=[j.game_id for j in jobs])
     todo = [j for j in jobs if not store.has_game(j.game_id)]
     run.already = len(jobs) - len(todo)
-    args = [(game_name, ruleset, j.seed, j.agents, limits, sandbox) for j in todo]
+    game = registry.get(game_name)
+    args = [(game_name, ruleset, j.seed, j.agents, limits, sandbox, j.bots) for j in todo]
     results: Iterator
-    pool = None
     if backend == "ray":
         from locm.ray_backend import map_ordered
 
-        results = map_ordered(_play, args, address=address, per_task=8)
-    elif workers > 1 and len(args) > 1:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-        results = pool.map(_play, args, chunksize=4)
+        results = (("game", None, p, None) for p in map_ordered(_play, args, address=address, per_task=8))
+    elif todo and (workers > 1 or target is not None or
+                   any(a not in game.agent_names for j in todo for a in j.agents)):
+        from locm.bots import TimeLimits
+        from locm.sandbox import Sandbox
+        from locm.tournament import Supervision, _pool
+
+        supervised = [SupervisedJob(game_name, ruleset, j.seed, tuple(j.agents), j.game_id, tuple(j.bots))
+                      for j in todo]
+        results = _pool(supervised, max(1, min(workers, len(todo))), limits or TimeLimits(),
+                        Sandbox() if sandbox is None else sandbox, supervision or Supervision(),
+                        target or _match_worker)
     else:
-        results = map(_play, args)
+        results = (("game", None, _play(a), None) for a in args)
     ready: list = []
     since = 0.0
 
     def flush() -> None:
         batch = ready[:]
-        ready.clear()
-        store.append_games(batch)
-        run.played += len(batch)
+        ready.clear()  # taken once: a write that fails is not tried again on the way out
+        try:
+            store.append_games(batch)
+            run.played += len(batch)
+        except DuplicateGameError:  # another run stored one of them meanwhile: the others are stored
+            for prepared in batch:
+                try:
+                    store.append_prepared(prepared)
+                    run.played += 1
+                except DuplicateGameError:
+                    pass
         if progress:
             progress(len(batch))
 
     try:
-        for prepared in results:
-            if not ready:
-                since = time.monotonic()
-            ready.append(prepared)
-            if len(ready) >= WRITE_BATCH or time.monotonic() - since >= WRITE_AFTER_S:
+        for kind, gid, a, _ in results:
+            if kind == "incident":
+                run.incidents.append(a)
+                if on_incident:
+                    on_incident(a)
+            elif kind == "game":
+                if not ready:
+                    since = time.monotonic()
+                ready.append(a)
+            elif kind == "failed":
+                run.failed.append((gid, a))
+                if progress:
+                    progress(1)
+            if ready and (len(ready) >= WRITE_BATCH or time.monotonic() - since >= WRITE_AFTER_S):
                 flush()
     finally:
-        if ready:  # finished or interrupted: the games played are stored
+        if ready:  # finished, interrupted or failed: the games played are stored
             flush()
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # the supervised pool's workers are stopped
     return run
 
 

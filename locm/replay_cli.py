@@ -153,7 +153,8 @@ def show(source, db, game_index, turn, seq, perspective, as_json):
 
 @click.command(epilog=SOURCE_HELP)
 @_source
-@click.option("--seq", type=int, metavar="S", help="Explain event S: its rule, its causes and what it changed.")
+@click.option("--seq", type=int, metavar="S", help="Explain event S: its rule, its causes and what it changed (my-card-"
+              "game, Skyport: and what it set off, the chain of triggers).")
 @click.option("--rejected", is_flag=True, help="List every skipped action and hard error with its reason and rule.")
 @click.option("--card", "card_id", type=int, metavar="ID", help="One card instance's whole life.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -165,6 +166,7 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
       locm audit game.jsonl --seq 210
       locm audit --db locm.db 1.2-7-0123 --rejected
       locm audit game.jsonl --card 7 --json
+      locm audit m.jsonl --seq 56            # a my-card-game death: its causes and the triggers it set off
       locm audit skyport.jsonl --seq 254   # Skyport: why the laser hit whom it hit, why -10
     """
     from locm.replay.locm.render import audit_text, card_life_text, rejected_text
@@ -173,20 +175,7 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
         raise click.UsageError("give exactly one of --seq S, --rejected, --card ID")
     r = _open(source, db, game_index)
     if _other(r):
-        if seq is None:
-            raise click.UsageError(f"{r.game.title} games are audited by --seq S for now (--rejected and --card "
-                                   "read LOCM's events)")
-        out = r.explain(seq)
-        _warn(r, to_stderr=as_json)
-        if as_json:
-            _dump(out)
-        else:
-            click.echo(f"seq {out['seq']} {out['type']} ({out['rule']}): {out['description']}")
-            for c in out["causes"]:
-                click.echo(f"  caused by seq {c['seq']} {c['type']} ({c['rule']}): {c['description']}")
-            for line in out["why"]:
-                click.echo(f"  why: {line}")
-        sys.exit(1 if r.warning else 0)
+        return _audit_other(r, seq, rejected, card_id, as_json)
     if seq is not None:
         out = r.explain(seq)
         lines = audit_text(out)
@@ -208,6 +197,32 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
             lines = [f"this event is not what the rules give: {departs[seq]}"] + lines
         click.echo("\n".join(lines))
     _exit(r)
+
+
+def _audit_other(r, seq, rejected, card_id, as_json) -> None:
+    """`locm audit` of another registered game through the viewer shell (`replay.match.MatchReplay`)."""
+    line = lambda o: f"seq {o['seq']} {o['type']} ({o['rule']}): {o['description']}"  # noqa: E731
+    if seq is not None:
+        out = r.explain(seq)
+        lines = [line(out)] + [f"  caused by {line(c)}" for c in out["causes"]]
+        lines += [f"  why: {w}" for w in out.get("why", [])]  # the game's own answer (replay.match.WHY_HOOKS)
+        if out["consequences"]:
+            lines.append("  what it set off (the chain of triggers):")
+            lines += ["    " + "  " * (c["depth"] - 1) + "-> " + line(c) for c in out["consequences"]]
+    elif rejected:
+        out = r.rejected()
+        lines = [f"{len(out)} refused input(s)"] + [
+            line(o) + (f"\n  the input: {line(o['input'])}" if o["input"] else "") for o in out]
+    else:
+        out = r.card_life(card_id)
+        lines = [f"card instance {card_id}: {len(out)} events"] + [
+            line(o) + (f"  <- {line(o['cause'])}" if o["cause"] else "") for o in out]
+    _warn(r, to_stderr=as_json)
+    if as_json:
+        _dump({"result": out, **_trust(r)} if r.warning else out)
+    else:
+        click.echo("\n".join(lines))
+    sys.exit(1 if r.warning else 0)
 
 
 # --- replay -----------------------------------------------------------------------------------------------

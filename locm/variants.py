@@ -17,6 +17,22 @@ class RulesetChoiceError(LocmError):
     """A --ruleset that is neither a built-in ruleset nor a readable variant file."""
 
 
+def game_rules(game, spec: str):
+    """Another registered game's rules (`engine.seam.GameDef`) from --ruleset: a built-in name, or a variant
+    file (TOML) checked on load by the game (`GameDef.variant`); LOCM's default name (1.2) stands for the
+    game's first ruleset."""
+    if spec == "1.2":
+        return game.rules(game.rulesets[0])
+    path = Path(spec)
+    if path.suffix == ".toml" or path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RulesetChoiceError(f"--ruleset {spec}: cannot read it: {getattr(exc, 'strerror', None) or exc}")
+        return game.variant(text, spec)
+    return game.rules(spec)
+
+
 def resolve_ruleset(spec: str | Rules) -> Rules:
     """The `Rules` a user means by `spec`: a built-in name or alias (``1.2``, ``constructed``, ``1.5``), or
     the path of a variant file (``examples/variants/low-health.toml``)."""
@@ -106,5 +122,5 @@ def is_builtin(rules: Rules) -> bool:
     return RULESETS.get(rules.name) == rules
 
 
-__all__ = ["resolve_ruleset", "ruleset_name", "ruleset_or_name", "RulesetChoiceError", "is_builtin",
+__all__ = ["resolve_ruleset", "game_rules", "ruleset_name", "ruleset_or_name", "RulesetChoiceError", "is_builtin",
            "rules_diff_command", "rules_identities"]

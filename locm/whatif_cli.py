@@ -33,37 +33,20 @@ def rerun(source, ruleset, db, as_json):
     Example:
       locm play --seed 7 --log g.jsonl && locm rerun g.jsonl --ruleset examples/variants/low-health.toml
       locm rerun 1.2-7 --db t.db --ruleset constructed.toml --json
-      locm rerun skyport.jsonl --ruleset examples/skyport/glass-cannon.toml   # another game: through the seam
+      locm rerun m.jsonl --ruleset examples/mcg/singleton-sudden-death.toml   # a my-card-game game
+
+    A game of another registered game (my-card-game, Skyport; told by its log or its stored row) is re-run
+    through the game seam: the same report, its boards and rules by its own definition, the ruleset its own
+    (a built-in name or a variant file of that game).
     """
     from locm.variants import resolve_ruleset
     from locm.rerun import load_source, rerun_report
 
     if db is not None and not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
-    from locm.replay import open_game
-    from locm.replay.match import MatchReplay
-
-    if db is not None:
-        from locm.rerun import resolve_game_id
-        from locm.store import open_store
-
-        with open_store(db, create=False, readonly=True) as store:
-            source = resolve_game_id(store, source)
-    r = open_game(db=db, game_id=source) if db is not None else open_game(source)
-    if isinstance(r, MatchReplay):  # another registered game: through the seam (locm.seam_rerun)
-        from locm.seam_rerun import rerun_match
-
-        out = rerun_match(r, ruleset)
-        if r.warning:
-            click.echo(r.warning, err=as_json)
-        if as_json:
-            click.echo(json.dumps({k: v for k, v in out.__dict__.items() if "outcome" not in k}
-                                  | {"outcome_a": out.outcome_a._asdict(), "outcome_b": out.outcome_b._asdict()},
-                                  indent=1, default=str))
-        else:
-            for line in out.lines():
-                click.echo(line)
-        sys.exit(1 if r.warning else 0)
+    other = _other_game(source, db)
+    if other is not None:
+        return _rerun_other(other, source, db, ruleset, as_json)
     rules_b = resolve_ruleset(ruleset)
     gid, events, warning, recorded = load_source(source, db)
     report = rerun_report(gid, events, rules_b, warning=warning, recorded=recorded)
@@ -75,6 +58,45 @@ def rerun(source, ruleset, db, as_json):
         for line in report.lines():
             click.echo(line)
     if warning:
+        sys.exit(1)
+
+
+def _other_game(source, db):
+    """The registered game (other than LOCM) of a rerun's SOURCE, or None for a LOCM game."""
+    from locm.engine.registry import get
+    from locm.replay.sources import game_of_line, sniff
+
+    if db is not None:
+        from locm.rerun import resolve_game_id
+        from locm.store import open_store
+
+        with open_store(db, create=False, readonly=True) as store:
+            row = store.match(resolve_game_id(store, source))
+        return None if row.game == "locm" else get(row.game)
+    kind, data = sniff(source)
+    if kind != "match":
+        return None
+    return game_of_line(next(line for line in data.splitlines() if line.strip()))
+
+
+def _rerun_other(game, source, db, ruleset, as_json):
+    """`locm rerun` of a game of another registered game, through the core (`locm.matchrerun`)."""
+    from locm.matchrerun import rerun_match
+    from locm.replay import open_game
+    from locm.variants import game_rules
+
+    rules_b = game_rules(game, ruleset)
+    r = open_game(db=db, game_id=source) if db is not None else open_game(source)
+    gid = r.source.rsplit(" ", 1)[1] if db is not None else Path(source).name
+    report = rerun_match(game, gid, r.events, rules_b, warning=r.warning)
+    if as_json:
+        if r.warning:
+            click.echo(r.warning, err=True)
+        click.echo(json.dumps(report.as_json(), indent=1))
+    else:
+        for line in report.lines():
+            click.echo(line)
+    if r.warning:
         sys.exit(1)
 
 
@@ -96,9 +118,11 @@ def rerun(source, ruleset, db, as_json):
 @click.option("--min-n", type=click.IntRange(min=1), default=20, show_default=True,
               help="A card is listed only when held in at least this many games under both rulesets (paired: "
                    "by at least this many holders).")
+@click.option("--game", "game_name", type=click.Choice(["locm", "mcg", "my-card-game", "skyport"]), default="locm",
+              show_default=True, help="The game whose stored games are re-run (mcg: my-card-game; skyport).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @backend_options
-def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json, backend, address):
+def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name, as_json, backend, address):
     """Re-run stored games of built-in agents under ruleset B (same seeds, same agents) and report, each with
     n and a 95% interval (Wilson for rates; mean +- 1.96 standard errors for lengths and damage): the share
     of games whose winner changes, the first player's win rate, game length and damage by source under A and
@@ -112,7 +136,19 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json, 
       locm tournament --agents greedy random --games 200 --db t.db
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --backend ray --address auto
+      locm whatif --game mcg --db m.db --ruleset examples/mcg/singleton-sudden-death.toml
+
+    With --game mcg (or skyport), through the game seam: the stored games of built-in agents under ruleset A
+    (--ruleset-a a ruleset's name; default B's base) re-run one by one under B and stored; the share of games
+    whose winner changes, player 0's win rate under A and B, the game's length under A and B and paired
+    (B - A, the same game), and each agent's win rate under A and B with its paired change, every figure with
+    n and a 95% interval (games with a command-line bot are skipped and counted); each card's holders'
+    change paired by seed. --workers and --backend are LOCM's (another game's re-runs play in this process).
     """
+    if game_name != "locm":
+        if backend != "local" or address is not None:
+            raise click.UsageError("--backend and --address are LOCM's: another game's re-runs play in this process")
+        return _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json)
     from locm.engine.locm.rulesets import Rules
     from locm.variants import resolve_ruleset
     from locm.whatif import whatif as run, whatif_lines
@@ -162,3 +198,43 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json, 
         click.echo(f"skipped {g}: {why}", err=True)
     if result.selected == 0:
         click.echo("no stored games to re-run (see --ruleset-a and --agents)", err=True)
+
+
+def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json):
+    from locm.engine.registry import get
+    from locm.matchrerun import match_whatif, whatif_lines
+    from locm.store import open_store
+    from locm.variants import game_rules
+
+    if not db.exists():
+        raise click.UsageError(f"--db {db}: no such store")
+    if agents:
+        raise click.UsageError("--agents is LOCM's: with --game, every stored game of built-in agents is re-run")
+    game = get(game_name)
+    rules_b = game_rules(game, ruleset)
+    bar = None
+
+    def announce(n):
+        nonlocal bar
+        bar = click.progressbar(length=n, label="re-running", file=sys.stderr, show_eta=True, show_pos=True)
+        bar.__enter__()
+
+    try:
+        with open_store(db) as store:
+            result = match_whatif(store, game, rules_b, ruleset_a, games, progress=lambda k: bar.update(k),
+                                  announce=announce)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    summary = result.summary(min_n, top)
+    if as_json:
+        summary["skipped_games"] = [{"game": g, "why": w} for g, w in result.skipped]
+        click.echo(json.dumps(summary, indent=1))
+        return
+    for line in whatif_lines(summary, top):
+        click.echo(line)
+    for g, why in result.skipped[:5]:
+        click.echo(f"skipped {g}: {why}", err=True)
+    if not result.pairs:
+        click.echo(f"no stored games of {result.rules_a} between built-in agents to re-run (see --ruleset-a)",
+                   err=True)

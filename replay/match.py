@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from locm.engine import core
 from locm.engine.errors import LocmError
 from locm.engine.history import History
-from locm.engine.logcheck import causes
+from locm.engine.logcheck import causes, consequences
 from locm.engine.seam import Divergence, GameDef
 from locm.events.base import tag_of
 
@@ -77,17 +77,47 @@ class MatchReplay:
         e = self.events[seq]
         return f"{seq:>5}  {e.rule:<14} {self.describe(seq)}"
 
+    def _brief(self, seq: int) -> dict[str, Any]:
+        e = self.events[seq]
+        return {"seq": seq, "type": tag_of(type(e)), "rule": e.rule, "description": self.describe(seq)}
+
     def explain(self, seq: int) -> dict[str, Any]:
-        """Event `seq`: its type, rule, words, and the chain of its causes back to a root."""
-        e = self.events[self.check_seq(seq)]
-        return {"seq": seq, "type": tag_of(type(e)), "rule": e.rule, "description": self.describe(seq),
-                "causes": [{"seq": c.seq, "type": tag_of(type(c)), "rule": c.rule, "description": self.describe(c.seq)}
-                           for c in causes(self.events, seq)],
+        """Event `seq`: its type, rule, words, the chain of its causes back to a root, and what it set off
+        (``consequences``: every event whose causes pass through it, each with its depth: a chain of
+        triggers)."""
+        self.check_seq(seq)
+        return {**self._brief(seq), "causes": [self._brief(c.seq) for c in causes(self.events, seq)],
+                "consequences": [{**self._brief(e.seq), "depth": d} for d, e in consequences(self.events, seq)],
                 "why": self.why(seq)}
 
     def why(self, seq: int) -> list[str]:
+        """The game's own answer to the question event `seq` raises (`WHY_HOOKS`; empty for a game without)."""
         hook = WHY_HOOKS.get(self.game.name)
         return importlib.import_module(hook).why(self, self.check_seq(seq)) if hook else []
+
+    def rejected(self) -> list[dict[str, Any]]:
+        """Every refused input (the game's ``rejections``), with its rule, words and the input it refused
+        (its nearest cause)."""
+        if self.game.rejections is None:
+            raise MatchReplayError(f"{self.game.title} does not list its refused inputs")
+        out = []
+        for seq in self.game.rejections(self.events):
+            c = self.events[seq].cause
+            out.append({**self._brief(seq), "input": self._brief(c) if 0 <= c < seq else None})
+        return out
+
+    def card_life(self, cid: int) -> list[dict[str, Any]]:
+        """Every event about card instance `cid` (the game's ``instance_events``), each with its cause."""
+        if self.game.instance_events is None:
+            raise MatchReplayError(f"{self.game.title} does not follow card instances")
+        seqs = self.game.instance_events(self.events, cid)
+        if not seqs:
+            raise MatchReplayError(f"no card instance {cid} in this game")
+        out = []
+        for seq in seqs:
+            c = self.events[seq].cause
+            out.append({**self._brief(seq), "cause": self._brief(c) if 0 <= c < seq else None})
+        return out
 
 
 __all__ = ["MatchReplay", "MatchReplayError"]

@@ -1,6 +1,7 @@
 """`locm html` for the games other than LOCM: one self-contained page (no network), the viewer shell over a
-game's definition. Its board is the game's own (`GameDef.board_text` of `GameDef.view`, by seat or whole) at
-every event, its event list the game's words (`describe`), each event with its rule and its cause; step by
+game's definition. Its board is the game's own at every event, by seat or whole: drawn by the module
+its definition names (``GameDef.html_board``, e.g. `replay.mcg.board`), else the text of `GameDef.board_text`
+of `GameDef.view`; open page.html#seq=S&as=P to start at seq S as player P; its event list the game's words (`describe`), each event with its rule and its cause; step by
 event or by turn, switch the view. LOCM keeps its own richer page (`replay.html`).
 
 Every text the log holds reaches the page through JSON inside a ``<script type="application/json">`` element
@@ -16,10 +17,10 @@ from typing import Any
 from locm.replay.match import MatchReplay
 
 BOARD_HOOKS: dict[str, str] = {"skyport": "locm.replay.skyport.board"}
-"""A game's picture board, by game name: a module whose ``board_data(replay, seqs)`` gives the page its SVG
-layers (``layers``: distinct background SVG, ``frames``: per seq its layer, overlay SVG and legend HTML,
-``chart``, ``style``, ``key``, ``width``, ``height``), built from the log with every log text escaped. The
-text board stays beside it."""
+"""A game's picture board drawn from the log, by game name (for a board that needs more than a view: the shot
+an event belongs to, a chart over the game): a module whose ``board_data(replay, seqs)`` gives the page its
+SVG (``layers``: background SVG, ``frames``: per seq its layer, overlay SVG and legend HTML, ``chart``,
+``style``, ``key``, ``width``, ``height``), every log text escaped. The text board stays beside it, folded."""
 
 MAX_BOARDS = 20_000
 """Events whose boards a page holds (one per event and view); a longer game's page keeps each turn's start and
@@ -32,16 +33,24 @@ def render_match_html(r: MatchReplay) -> str:
     turns = [seq for seq, _, _ in game.turn_starts(r.events)]
     every = len(r.events) * (seats + 1) <= MAX_BOARDS
     keep = range(len(r.events)) if every else sorted({0, r.last_seq, *turns, *(t - 1 for t in turns if t > 0)})
-    boards = {str(seq): [r.board(seq, None), *(r.board(seq, s) for s in range(seats))] for seq in keep}
     events = [[e.seq, type(e).__struct_config__.tag, e.rule, e.cause, r.describe(e.seq)] for e in r.events]
     data: dict[str, Any] = {"title": f"{game.title}: {r.source}", "seats": seats, "turns": turns, "events": events,
-                            "boards": boards, "warning": r.warning,
+                            "warning": r.warning, "agents": list(game.agents(r.events[0])), "drawn": False,
                             "note": "" if every else "a long game: the boards of each turn's start and end only"}
+    css = js = ""
+    if game.html_board:  # the game's own drawn board: one whole view a position, each seat's drawn from it
+        board = importlib.import_module(game.html_board)
+        cards: dict[str, list[Any]] = {}
+        data["boards"] = {str(seq): board.compact(r.view(seq, None), cards) for seq in keep}
+        data.update(cards=cards, drawn=True)
+        css, js = board.BOARD_CSS, board.BOARD_JS
+    else:
+        data["boards"] = {str(seq): [r.board(seq, None), *(r.board(seq, s) for s in range(seats))] for seq in keep}
     hook = BOARD_HOOKS.get(game.name)
-    if hook:
+    if hook and not game.html_board:
         data["svg"] = importlib.import_module(hook).board_data(r, list(keep))
     payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
-    return _PAGE.replace("__DATA__", payload)
+    return _PAGE.replace("__CSS__", css).replace("__BOARD_JS__", js).replace("__DATA__", payload)
 
 
 _PAGE = """<!doctype html>
@@ -49,8 +58,9 @@ _PAGE = """<!doctype html>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <style>
 body{font-family:sans-serif;margin:1em}#warn{color:#a00;font-weight:bold}pre{background:#f4f4f4;padding:.6em}
-#events{height:30vh;overflow:auto;font-family:monospace;font-size:13px}.cur{background:#ffd}
+#events{height:40vh;overflow:auto;position:relative;font-family:monospace;font-size:13px}.cur{background:#ffd}
 button{margin-right:.3em}
+__CSS__
 </style></head><body>
 <h3 id="title"></h3><div id="warn"></div><div id="note"></div>
 <div><button id="prevturn">&lt;&lt; turn</button><button id="prev">&lt; event</button>
@@ -59,26 +69,33 @@ button{margin-right:.3em}
 <style id="svgstyle"></style><div id="svgkey"></div>
 <div id="pic" style="display:flex;gap:1em;align-items:flex-start"><svg id="svgboard" xmlns="http://www.w3.org/2000/svg">
 <g id="layer"></g><g id="overlay"></g></svg><div><div id="legend"></div><div id="chart"></div><div id="cur"></div></div></div>
-<details id="textboard" open><summary>the text board</summary><pre id="board"></pre></details><div id="events"></div>
+<details id="textboard" open><summary>the text board</summary><pre id="board"></pre></details>
+<div id="drawn"></div><div id="events"></div>
 <script type="application/json" id="game-data">__DATA__</script>
 <script>
+__BOARD_JS__
 const D = JSON.parse(document.getElementById('game-data').textContent);
 let seq = D.events.length - 1, view = 0;
 const $ = id => document.getElementById(id);
-const at0 = /seq=([0-9]+)/.exec(location.hash); if (at0) seq = Math.min(+at0[1], seq);
+const H = new URLSearchParams(location.hash.slice(1));  // page.html#seq=S&as=P: start at seq S, as player P
+if (H.has('seq')) seq = Math.max(0, Math.min(D.events.length - 1, parseInt(H.get('seq'), 10) || 0));
+if (H.has('as')) view = Math.max(0, Math.min(D.seats, (parseInt(H.get('as'), 10) || 0) + 1));
 $('title').textContent = D.title; $('warn').textContent = D.warning; $('note').textContent = D.note;
 if (D.svg) { $('svgstyle').textContent = D.svg.style; $('svgkey').innerHTML = D.svg.key;
   $('chart').innerHTML = D.svg.chart; const b = $('svgboard');
   b.setAttribute('width', D.svg.width); b.setAttribute('height', D.svg.height);
-  b.setAttribute('viewBox', '0 0 ' + D.svg.width + ' ' + D.svg.height);   $('textboard').open = false; } else { $('pic').style.display = 'none'; }
+  b.setAttribute('viewBox', '0 0 ' + D.svg.width + ' ' + D.svg.height); $('textboard').open = false;
+} else { $('pic').style.display = 'none'; }
 const sel = $('view');
 ['everything', ...Array.from({length: D.seats}, (_, s) => 'as P' + s)].forEach((t, i) => {
   const o = document.createElement('option'); o.value = i; o.textContent = t; sel.appendChild(o); });
-sel.onchange = () => { view = +sel.value; show(); };
+sel.value = view; sel.onchange = () => { view = +sel.value; show(); };
 const shown = () => { const ks = Object.keys(D.boards).map(Number).filter(k => k <= seq); return Math.max(...ks); };
 function show() {
   const at = shown();
-  $('board').textContent = D.boards[at][view];
+  if (D.drawn) { $('board').style.display = 'none'; $('textboard').style.display = 'none'; drawBoard($('drawn'), D.boards[at], D.cards, view - 1, D.agents);
+    $('app').setAttribute('data-seq', at); }
+  else $('board').textContent = D.boards[at][view];
   if (D.svg) { const f = D.svg.frames[at]; $('layer').innerHTML = D.svg.layers[f[0]]; $('overlay').innerHTML = f[1];
     $('legend').innerHTML = f[2]; const e = D.events[seq]; $('cur').textContent = seq + '  ' + e[2] + '  ' + e[4]; }
   $('where').textContent = 'seq ' + seq + ' of ' + (D.events.length - 1) + (at !== seq ? ' (board of seq ' + at + ')' : '');
@@ -90,8 +107,8 @@ function show() {
     div.onclick = () => { seq = s; show(); };
     box.appendChild(div);
   });
-  const cur = box.querySelector('.cur');
-  if (cur) box.scrollTop = cur.offsetTop - box.offsetTop - box.clientHeight / 2;
+  const cur = box.querySelector('.cur');  // the list scrolls, not the page
+  if (cur) box.scrollTop = cur.offsetTop - box.clientHeight / 2;
 }
 $('prev').onclick = () => { seq = Math.max(0, seq - 1); show(); };
 $('next').onclick = () => { seq = Math.min(D.events.length - 1, seq + 1); show(); };

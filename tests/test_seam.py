@@ -95,7 +95,7 @@ def test_locm_through_the_core_is_the_game_locm_play_plays(ruleset):
     assert core.play(game, ruleset, 5, ("greedy", "random")).log == play_one(ruleset, 5, ("greedy", "random")).log
 
 
-def test_skyport_plays_two_to_six_players_ranked_by_points():
+def test_skyport_plays_two_to_eight_players_ranked_by_points():
     game = registry.get("skyport")
     for n in (2, 3, 4):
         log = core.play(game, "2013", 9, (["hunter", "random"] * 2)[:n]).log
@@ -103,7 +103,7 @@ def test_skyport_plays_two_to_six_players_ranked_by_points():
         assert out.scores is not None and len(out.scores) == n
         places = out.places(n)
         assert all((places[a] < places[b]) == (out.scores[a] > out.scores[b]) for a in range(n) for b in range(n))
-    with pytest.raises(core.CoreError, match="2 to 6 players"):
+    with pytest.raises(core.CoreError, match="2 to 8 players"):
         core.play(game, "2013", 1, ("hunter",))
 
 
@@ -311,7 +311,7 @@ def test_play_verify_and_games_of_other_games_from_the_command_line(tmp_path):
     r = run_locm("verify", log)
     assert r.returncode == 1 and "departs from the rules at seq 5: the rules give another event" in r.stdout, r.stdout
     assert len(r.stdout.splitlines()[0]) < 700  # the events shown cut short
-    assert "2 to 6 players, not 1" in one_line_error(run_locm("play", "--game", "skyport", "--seed", "1",
+    assert "2 to 8 players, not 1" in one_line_error(run_locm("play", "--game", "skyport", "--seed", "1",
                                                                 "--agents", "hunter"))
 
 
@@ -375,7 +375,8 @@ def test_show_audit_and_replay_of_other_games_through_the_viewer_shell(tmp_path)
     assert 'id="game-data"' in text and "</script><" not in text.split('id="game-data">')[1].split("</script>")[0]
     data = __import__("json").loads(text.split('id="game-data">')[1].split("</script>")[0])
     assert len(data["events"]) == len(lines) and data["warning"].startswith("WARNING: ") and data["seats"] == 2
-    assert set(data["boards"]) == {str(i) for i in range(len(lines))} and len(data["boards"]["0"]) == 3
+    assert set(data["boards"]) == {str(i) for i in range(len(lines))} and data["drawn"]  # its own board
+    assert len(data["boards"]["0"]["sides"]) == 2
 
 
 def test_my_card_game_plays_an_external_bot_in_the_sandbox(tmp_path):

@@ -18,7 +18,10 @@ from locm.engine.mcg.state import McgState
 from locm.engine.mcg.views import describe, view
 from locm.engine.seam import Divergence, GameDef, Outcome, content_id
 from locm.events.base import Event
-from locm.events.mcg.catalog import GameCreated, GameEnded, TurnStarted
+from locm.events.mcg.catalog import (
+    ActionRejected, CardsReturned, DeckShuffled, GameCreated, GameEnded, HardError, MonsterAttacked,
+    MulliganChosen, TurnStarted,
+)
 from locm.events.mcg.codec import CODEC
 from locm.events.mcg.rules import McgRules
 
@@ -95,6 +98,43 @@ def _rules_diff(a: McgRules, b: McgRules) -> list[tuple[str, str, Any, Any]]:
             if f not in ("name", "base", "version") and f in FIELDS and getattr(a, f) != getattr(b, f)]
 
 
+def _rejections(events: Sequence[Event]) -> list[int]:
+    return [e.seq for e in events if type(e) in (ActionRejected, HardError)]
+
+
+_ID_FIELDS = ("id", "source", "attacker")
+
+
+def _about(e: Event, cid: int) -> bool:
+    """Whether event `e` concerns card instance `cid` (ids from 2 on; 0 and 1 are the players: R-SETUP)."""
+    if type(e) in (DeckShuffled, CardsReturned):
+        return cid in e.ids  # type: ignore[attr-defined]
+    if type(e) is MulliganChosen:
+        return cid in e.returned
+    if type(e) is MonsterAttacked or hasattr(e, "target"):
+        if getattr(e, "target", -1) == cid:
+            return True
+    return any(getattr(e, f, None) == cid for f in _ID_FIELDS)
+
+
+def _instance_events(events: Sequence[Event], cid: int) -> list[int]:
+    return [e.seq for e in events if _about(e, cid)] if cid >= 2 else []
+
+
+def _holdings(e: Event) -> list[dict[str, int]]:
+    """Each seat's deck by card name (cards of the same name are one key, as a player sees them)."""
+    created = _created(e)
+    names = {c.id: c.name for c in created.cards}
+    out = []
+    for deck in created.decks:
+        held: dict[str, int] = {}
+        for cid in deck:
+            key = f"{names.get(cid, cid)} ({cid})"
+            held[key] = held.get(key, 0) + 1
+        out.append(held)
+    return out
+
+
 def _created(e: Event) -> GameCreated:
     return cast(GameCreated, e)
 
@@ -115,6 +155,7 @@ GAME = GameDef(
     rules_diff=_rules_diff,
     new=_new,
     from_log=McgGame.from_log,
+    new_versioned=lambda rules, seed, agents, bots: McgGame.new(rules, seed, tuple(agents), bots=tuple(bots)),
     agent_names=AGENT_NAMES,
     make_agent=_agent,
     message=message,
@@ -137,6 +178,10 @@ GAME = GameDef(
     index=lambda created: {"ruleset": _created(created).rules.name, "rules_hash": _created(created).rules_hash,
                            "seed": _created(created).seeds.seed, "first": _created(created).first,
                            "decks": json.loads(json.dumps(_created(created).decks))},
+    rejections=_rejections,
+    instance_events=_instance_events,
+    html_board="locm.replay.mcg.board",
+    holdings=_holdings,
 )
 
 __all__ = ["GAME"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+import msgspec
+
 from locm.engine.errors import GameParamError
 from locm.engine.jrandom import JavaRandom
 from locm.engine.mcg.decks import greedy_deck, random_deck
@@ -47,7 +49,8 @@ def build_deck(agent: str, cards: Mapping[int, CardDef], rules: McgRules, seed: 
 
 def create(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
            agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
-           first: int | None = None, cards: Mapping[int, CardDef] | None = None) -> list[Event]:
+           first: int | None = None, cards: Mapping[int, CardDef] | None = None,
+           bots: Sequence[str] | None = None) -> list[Event]:
     """The opening events of a match: `game_created`, then the coin (the match waits for its winner's
     choice) or, with `first` given (a series, R-SERIES), the starter, shuffles and opening hands (it waits for
     the first mulligan). `decks` default to the agents' (`build_deck`); `cards` to the ruleset's pool.
@@ -70,7 +73,8 @@ def create(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 
         raise GameParamError(f"the first seat is 0 or 1, got {first!r}", "first", first)
     created = GameCreated(seq=0, cause=-1, rule="R-SETUP", rules=rules, rules_hash=rules_hash(rules), seeds=s,
                           agents=(names[0], names[1]), decks=chosen, cards=_used_cards(rules, chosen, every),
-                          first=-1 if first is None else first)
+                          first=-1 if first is None else first,
+                          bots=tuple(bots) if bots and any(bots) else msgspec.UNSET)
     out = Out(initial_state(created), 0)
     if first is None:
         out.emit(CoinFlipped, "R-COIN", winner=derived_random(s.play, "coin").next_int(2))

@@ -40,7 +40,10 @@ ON_SUMMON, ON_DEATH, ON_TURN, ON_PLAY, ON_END_PHASE = "summon", "death", "turn",
 class GameCreated(Event, frozen=True, tag="mcg_game_created"):
     """A match begins (R-SETUP): its resolved rules and their hash, every seed, the agents, both decks (card
     ids, as listed: instance ids follow this order) and the definition of every card the match can meet.
-    ``first`` is the seat that starts when it is given (R-SERIES), -1 for a coin flip (R-COIN)."""
+    ``first`` is the seat that starts when it is given (R-SERIES), -1 for a coin flip (R-COIN). ``bots``:
+    each seat's command-line bot's version (the SHA-256 of its files; "" for a built-in agent), absent (and
+    not written) in a game of built-in agents or a log from before it was recorded, so such logs are
+    unchanged; being part of the event, it is part of the game's id (`GameDef.game_id`)."""
 
     rules: McgRules
     rules_hash: str
@@ -50,6 +53,7 @@ class GameCreated(Event, frozen=True, tag="mcg_game_created"):
     cards: tuple[CardDef, ...]
     first: int = -1
     schema_version: int = SCHEMA_VERSION
+    bots: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
 
 
 class CoinFlipped(Event, frozen=True, tag="mcg_coin_flipped"):
