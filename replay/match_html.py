@@ -44,11 +44,12 @@ def render_match_html(r: MatchReplay) -> str:
         data["boards"] = {str(seq): board.compact(r.view(seq, None), cards) for seq in keep}
         data.update(cards=cards, drawn=True)
         css, js = board.BOARD_CSS, board.BOARD_JS
+    elif game.name in BOARD_HOOKS:  # the SVG board; the text board beside it is the whole view only
+        data["svg"] = importlib.import_module(BOARD_HOOKS[game.name]).board_data(r, list(keep))
+        data["boards"] = {str(seq): [r.board(seq, None)] for seq in keep}
+        data["seats"] = 0
     else:
         data["boards"] = {str(seq): [r.board(seq, None), *(r.board(seq, s) for s in range(seats))] for seq in keep}
-    hook = BOARD_HOOKS.get(game.name)
-    if hook and not game.html_board:
-        data["svg"] = importlib.import_module(hook).board_data(r, list(keep))
     payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
     return _PAGE.replace("__CSS__", css).replace("__BOARD_JS__", js).replace("__DATA__", payload)
 

@@ -94,6 +94,7 @@ def test_the_page_carries_the_svg_board(tmp_path):
     page = render_match_html(MatchReplay(GAME, g.log, trusted=True))
     data = json.loads(re.search(r'id="game-data">(.*?)</script>', page, re.S).group(1))
     assert len(data["svg"]["frames"]) == len(g.log) and data["svg"]["layers"][0].count('class="tO"') == 1
+    assert all(len(b) == 1 for b in data["boards"].values())  # the whole view's text only, beside the SVG
 
 
 def test_the_text_map_draws_the_hexagons_as_they_lie():
