@@ -395,7 +395,7 @@ def test_a_variant_file_plays():
     ("upgrade_costs = [1, 1, 1]", "v.toml: laser.damage: expected a list of 4 integers in 0..10000 (one per level: 4 "
                                   "levels); the base has 3 levels"),
     ("[laser]\narea = [1, 1, 1]", "v.toml: laser.area: expected one of damage, range"),
-    ("map = 'moon'", "v.toml: map: expected one of crossroads-4p, duel-2p, hexagon-6p, triangle-3p, got 'moon'"),
+    ("map = 'moon'", "v.toml: map: expected one of crossroads-4p, duel-2p, hexagon-6p, octagon-8p, triangle-3p, got 'moon'"),
     ("health = ", "v.toml: expected a TOML document ("),
 ])
 def test_a_bad_variant_is_refused_in_one_line(text, message):
