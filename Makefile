@@ -20,6 +20,8 @@ FAST_TESTS := tests/test_conformance.py tests/test_oracle_games.py tests/test_go
               tests/test_cardgen.py tests/test_jrandom.py tests/test_construct.py tests/test_lookahead.py \
               tests/test_replay_fold.py tests/test_corebuild.py
 
+export IS_COMPILED := import sys; from locm.engine.corebuild import core; sys.exit(core().kind != "compiled")
+
 .PHONY: demo test setup bench conformance clean fast test-fast
 
 $(STAMP): pyproject.toml
@@ -55,9 +57,10 @@ fast: $(FAST_STAMP)
 test-fast: $(FAST_STAMP)
 	@# The checkout's locm/ must not shadow the installed package: PYTHONSAFEPATH (python -P, in the tests'
 	@# subprocesses too) keeps the working directory off sys.path, --import-mode=append puts the checkout last.
-	@if PYTHONSAFEPATH=1 $(FAST)/bin/python -c 'import sys; from locm.engine.corebuild import core; sys.exit(core().kind != "compiled")'; \
-	then PYTHONSAFEPATH=1 LOCM_TEST_INSTALLED=1 LOCM_TEST_CORE=compiled $(FAST)/bin/python -m pytest --import-mode=append $(FAST_TESTS); \
-	else echo "test-fast: no compiled core (no C compiler or no Python headers): the compiled-build tests are skipped"; fi
+	@if PYTHONSAFEPATH=1 $(FAST)/bin/python -c "$$IS_COMPILED"; \
+	then PYTHONSAFEPATH=1 LOCM_TEST_INSTALLED=1 LOCM_TEST_CORE=compiled \
+	     $(FAST)/bin/python -m pytest --import-mode=append $(FAST_TESTS); \
+	else echo "test-fast: no compiled core (no C compiler or no Python headers): its tests are skipped"; fi
 
 bench: $(STAMP)
 	$(BIN)/locm bench --ruleset 1.2 --games 500

@@ -95,7 +95,9 @@ def _mypyc_extensions() -> list:
     cwd = os.getcwd()
     os.chdir(stage)
     try:
-        return mypycify(["--config-file", "mypy.ini", *(_installed(p) for p in COMPILED)], opt_level="3", group_name="locm.engine.core", target_dir=str(HERE / "build" / "mypyc-c"))
+        # group_name: the compiled modules' shared library is locm/engine/core__mypyc*.so, inside the one name locm
+        return mypycify(["--config-file", "mypy.ini", *(_installed(p) for p in COMPILED)], opt_level="3",
+                        group_name="locm.engine.core", target_dir=str(HERE / "build" / "mypyc-c"))
     finally:
         os.chdir(cwd)
 

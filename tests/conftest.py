@@ -19,6 +19,6 @@ def pytest_configure(config):
         from locm.engine.corebuild import core
 
         if Path(locm.engine.__file__).resolve().parent == Path(__file__).resolve().parent.parent / "engine":
-            raise pytest.UsageError(f"LOCM_TEST_INSTALLED=1 but locm.engine comes from the checkout: {locm.engine.__file__}")
+            raise pytest.UsageError(f"LOCM_TEST_INSTALLED=1 but locm.engine is the checkout's: {locm.engine.__file__}")
         if os.environ.get("LOCM_TEST_CORE", core().kind) != core().kind:
             raise pytest.UsageError(f"LOCM_TEST_CORE={os.environ['LOCM_TEST_CORE']} but this install runs {core()}")
