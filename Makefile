@@ -35,10 +35,17 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 	@# bubblewrap: the sandbox of external bots (locm refuses them without it, saying how to get it)
 	@.ci/apt-install bwrap bubblewrap || echo "setup: bubblewrap could not be installed: see 'locm sandbox check'" >&2
+	@# socat: relays a sandboxed Skyport client to its server (locm serve --game skyport --seat COMMAND)
+	@.ci/apt-install socat socat || echo "setup: socat could not be installed: sandboxed Skyport clients cannot run" >&2
 
 demo: $(STAMP)
 	$(BIN)/locm demo
 	$(BIN)/locm conformance --game skyport --quiet tests/data/skyport/samples/*.jsonl.gz
+	$(BIN)/python -m locm.skyport_wire --quiet tests/data/skyport/samples/*.jsonl.gz
+	@# a Skyport game served over TCP: the Node.js client against a hunter and two random agents
+	@if command -v node >/dev/null 2>&1; then $(BIN)/locm serve --game skyport --map crossroads-4p --turns 40 \
+	    --seed 7 --log skyport-demo.jsonl --seat hunter --seat "node examples/skyport/client.js {host} {port}" \
+	    --seat random --seat random; else echo "demo: node is not installed: no Skyport client game" >&2; fi
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -69,6 +76,7 @@ bench: $(STAMP)
 conformance: $(STAMP)
 	$(BIN)/locm conformance tests/data/official-1.2-games-00-49.txt.gz tests/data/official-1.5-games-00-49.txt.gz --quiet
 	$(BIN)/locm conformance --game skyport --quiet tests/data/skyport/samples/*.jsonl.gz tests/data/skyport/oracle/*.jsonl.gz
+	$(BIN)/python -m locm.skyport_wire --quiet tests/data/skyport/samples/*.jsonl.gz tests/data/skyport/oracle/*.jsonl.gz
 
 clean:
 	rm -rf $(VENV) $(FAST) build *.egg-info .pytest_cache .hypothesis

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis.stateful import run_state_machine_as_test  # noqa: E402
 
-from locm.engine import game as engine_game  # noqa: E402
+from locm.engine.locm import game as engine_game  # noqa: E402
 from locm.engine.locm.rulesets import RULESETS  # noqa: E402
 from tests import test_properties as tp  # noqa: E402
 from tests.variant_strategies import variants  # noqa: E402

@@ -336,9 +336,6 @@ def _play_other(name, ruleset, seed, agents, log_path, db, timeouts, sandbox_arg
     game = registry.get(name)
     rules = _game_rules(game, ruleset)
     bots = [a for a in agents if a not in game.agent_names]
-    if bots and name == "skyport":
-        raise click.UsageError("Skyport's bots speak the server's protocol (locm serve, not yet): give its "
-                               f"built-in agents ({', '.join(game.agent_names)})")
     for spec in bots:
         command_argv(spec)  # a command that cannot run: one line, before anything is played
     core.check_seats(game, [a if a in game.agent_names else game.agent_names[0] for a in agents])
@@ -348,7 +345,12 @@ def _play_other(name, ruleset, seed, agents, log_path, db, timeouts, sandbox_arg
     if log_path and not to_stdout:
         _check_output(log_path)
     with _sigterm_as_interrupt():
-        match, seats = play_seated(game, rules, seed, agents, limits, sandbox)
+        if name == "skyport" and bots:  # its bots speak the server's protocol: locm serve's (locm/netbots.py)
+            from locm.netbots import play_skyport_seated
+
+            match, seats = play_skyport_seated(rules, seed, agents, sandbox)
+        else:
+            match, seats = play_seated(game, rules, seed, agents, limits, sandbox)
     say = functools.partial(click.echo, err=to_stdout)
     out = game.outcome(match.log)
     gid = game.game_id(match.log[0])
@@ -1117,8 +1119,15 @@ from locm.cardvalue_cli import cardvalue  # noqa: E402  (causal card value: locm
 cli.add_command(cardvalue)
 
 from locm import store_cli  # noqa: E402  (migrate, sql: locm/store_cli.py)
+from locm.rl_cli import dataset  # noqa: E402  (behaviour-cloning rows from stored games: locm/rl/dataset.py)
+
+cli.add_command(dataset)
 
 store_cli.register(cli)
+
+from locm import serve_cli  # noqa: E402  (locm serve --game skyport: locm/skyport_server.py, netbots.py)
+
+serve_cli.register(cli, sandbox_options)
 
 
 def main() -> None:

@@ -106,6 +106,7 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
     value_cards(db, games, workers, echo, progress_bar)
     other_games(db, games, workers, echo, progress_bar)
     sandboxed_game(echo)
+    rl_episodes(db, echo)
 
 
 def other_games(db, games: int, workers: int, echo, progress_bar) -> None:
@@ -187,3 +188,45 @@ def sandboxed_game(echo) -> None:
     winner = ("examples/bot.py", "greedy")[played.game.winner]
     echo(f"an external bot in its sandbox: examples/bot.py against greedy, won by {winner} "
          f"({box.describe()})   (next: {LOCM} sandbox check)")
+
+
+def rl_episodes(db, echo, episodes: int = 3) -> None:
+    """A few episodes of the battle environment (a uniformly random legal action against greedy), stored in the
+    demo's store like any game; one episode of my-card-game's and Skyport's environments. Skipped, saying so,
+    without the extra ``locm[rl]``."""
+    from locm.engine.errors import LocmError
+
+    try:
+        import numpy as np
+
+        from locm.rl import make_env
+    except (ImportError, LocmError) as exc:  # the extra is optional: say why and go on
+        echo(f"reinforcement-learning environments: not installed here: {exc}")
+        return
+    rng = np.random.default_rng(0)
+
+    def play(env, seed: int) -> dict:
+        obs, info = env.reset(seed=seed)
+        steps = 0
+        while True:
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            steps += 1
+            if terminated or truncated:
+                return dict(info, steps=steps, reward=reward)
+
+    env = make_env("LOCM-battle-v0", opponent="greedy", store=str(db))
+    runs = [play(env, seed) for seed in range(1, episodes + 1)]
+    env.close()
+    echo("")
+    ids = ", ".join(r["game_id"] for r in runs)
+    steps = ", ".join(str(r["steps"]) for r in runs)
+    rewards = ", ".join(f"{r['reward']:+g}" for r in runs)
+    echo(f"== reinforcement learning: {episodes} episodes of LOCM-battle-v0 (a random legal action against greedy), "
+         f"stored in {db}: {ids}; steps {steps}; rewards {rewards}")
+    others = []
+    for env_id in ("MCG-v0", "Skyport-v0"):
+        e = make_env(env_id)
+        r = play(e, 1)
+        others.append(f"{env_id} {r['steps']} steps, reward {r['reward']:+g}")
+    echo(f"  same environments, other games: {'; '.join(others)}   (next: {LOCM} replay --db {db} {runs[0]['game_id']}"
+         f"   or   python examples/rl/train_battle.py)")

@@ -226,3 +226,26 @@ class SandboxUnavailableError(LocmError):
         self.reason = reason
         super().__init__(f"cannot sandbox external bots: {reason}; or pass --no-sandbox to run them unconfined "
                          "(only for bots you trust)")
+
+
+# --- the Skyport server (locm.skyport_server, locm.netbots) ------------------------------------------------
+
+
+class ServeError(LocmError):
+    """A Skyport game cannot be served as asked: a port or socket that cannot be listened on, a map or a
+    number of players that do not go together, a seat that cannot be made. ``what`` names the setting."""
+
+    def __init__(self, message: str, what: str = "") -> None:
+        self.what = what
+        super().__init__(message)
+
+
+class JoinError(ServeError):
+    """Not every seat joined in time: a client that never connected, never sent an accepted handshake or left
+    before choosing its loadout, so the game cannot start. ``missing`` maps each such slot to what it lacked
+    (``connection``, ``handshake``, ``loadout``); ``waited`` is the time allowed, in seconds."""
+
+    def __init__(self, missing: dict[int, str], waited: float, detail: str = "") -> None:
+        self.missing, self.waited, self.detail = missing, waited, detail
+        seats = ", ".join(f"seat {slot}: no {what}" for slot, what in sorted(missing.items()))
+        super().__init__(f"the game could not start within {waited:g} s ({seats}){detail}", "join")

@@ -283,8 +283,10 @@ def uid_for_bot() -> int:
     return UID_BASE + secrets.randbelow(UID_SPAN)
 
 
-def build(argv: list[str], policy: Sandbox, cwd: str | None = None) -> Launch:
-    """The bwrap command line that runs ``argv`` (as given, relative to ``cwd``) under `policy`."""
+def build(argv: list[str], policy: Sandbox, cwd: str | None = None, wrap: tuple[str, ...] = ()) -> Launch:
+    """The bwrap command line that runs ``argv`` (as given, relative to ``cwd``) under `policy`. ``wrap``, if
+    given, is a command run in the sandbox in its place, with ``argv`` as its last arguments (a Skyport
+    client's relay, `locm.netbots`): what the sandbox shows is still found from ``argv`` alone."""
     cwd = os.path.abspath(cwd or os.getcwd())
     root = os.geteuid() == 0
     uid = uid_for_bot() if root else NOBODY
@@ -334,7 +336,7 @@ def build(argv: list[str], policy: Sandbox, cwd: str | None = None) -> Launch:
                  f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     else:
         args.append("--")
-    args += [_tool("prlimit"), *policy.limits.prlimit_args(), "--", *argv]
+    args += [_tool("prlimit"), *policy.limits.prlimit_args(), "--", *wrap, *argv]
     return Launch(args, bot_environment(policy.limits), tuple(fds), info_r, uid if root else None)
 
 

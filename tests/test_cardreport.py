@@ -416,8 +416,16 @@ def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
     assert any(line.startswith("== skyport: 3 games through the game seam, 3 verified") for line in lines)
     from locm.sandbox import probe
 
-    if probe().ok:  # last, it plays the example bot in its sandbox
-        assert lines[-1].startswith("an external bot in its sandbox: examples/bot.py against greedy, won by ")
+    if probe().ok:  # it plays the example bot in its sandbox
+        assert any(line.startswith("an external bot in its sandbox: examples/bot.py against greedy, won by ")
+                   for line in lines)
+    said = next(line for line in lines if line.startswith("== reinforcement learning: 3 episodes"))
+    from locm.store import open_store
+
+    with open_store(tmp_path / "demo.db", create=False, readonly=True) as store:  # the episodes are stored games
+        ids = [r.game_id for r in store.games() if r.game_id.startswith("env-")]
+    assert len(ids) == 3 and all(gid in said for gid in ids)
+    assert "MCG-v0" in lines[-1] and "Skyport-v0" in lines[-1]
 
 
 def test_agent_matrix_and_ruleset_comparison_count_what_the_store_says(small_db):

@@ -18,7 +18,13 @@ same seeds differ only by their answers, so their id also covers the answers:
 
     f"ref-{ruleset}-{seed}-{h}"   with h over [key of its game_created, its recorded inputs]   (`referee_id`)
 
-(``seed`` is ``x`` when the log gives none). Older ids stay valid as stored (`id_problem` accepts them when
+(``seed`` is ``x`` when the log gives none). A game played through a reinforcement-learning environment
+(`locm.rl`) has a seat whose choices its agent's name does not fix (a policy being trained), so its id covers
+the answers the same way, under its own prefix:
+
+    f"env-{ruleset}-{seed}-{h}"   with h over [key of its game_created, its recorded inputs]   (`episode_id`)
+
+Older ids stay valid as stored (`id_problem` accepts them when
 they are what the older function gives for the same content): ids of games played with a redundant
 ``--param`` (a seed given equal to the derived one, once part of the key), and ``ref-`` ids made before, whose
 hash covered the referee file's own parameter text and answers (recomputed from the game's ``meta``).
@@ -48,6 +54,7 @@ from locm.events.locm.catalog import ActionReceived, Event, GameCreated, HardErr
 HASH_HEX = 12
 """Hex digits of the content hash in an id."""
 REFEREE_PREFIX = "ref-"
+EPISODE_PREFIX = "env-"
 
 
 def game_id(ruleset: str | Rules, seed: int | None, agents: Sequence[str], params: Mapping[str, Any] | None = None,
@@ -66,7 +73,7 @@ def created_id(created: GameCreated) -> str:
                _bots(created.bot_sha256))
 
 
-def referee_id(events: Sequence[Event]) -> str:
+def referee_id(events: Sequence[Event], prefix: str = REFEREE_PREFIX) -> str:
     """The id of a game replayed from an official referee log: its `game_created` and its recorded inputs."""
     created = cast(GameCreated, events[0])
     rules = _rules_of(created)
@@ -74,7 +81,13 @@ def referee_id(events: Sequence[Event]) -> str:
                _bots(created.bot_sha256))
     inputs = [_input(e) for e in events[1:] if e.cause == -1 and isinstance(e, (ActionReceived, HardError))]
     seed = "x" if created.seed is None else created.seed
-    return f"{REFEREE_PREFIX}{created.ruleset}-{seed}-{_hash([key, inputs])}"
+    return f"{prefix}{created.ruleset}-{seed}-{_hash([key, inputs])}"
+
+
+def episode_id(events: Sequence[Event]) -> str:
+    """The id of a game played through an environment (`locm.rl`): like `referee_id`, its `game_created` and
+    its recorded inputs, under the prefix ``env-``."""
+    return referee_id(events, EPISODE_PREFIX)
 
 
 class IdCheck(NamedTuple):
@@ -111,6 +124,10 @@ def check_id(gid: str, events: Sequence[Event], meta: str = "{}") -> IdCheck:
         if old is not None and _owed_answer(events) and gid.startswith(old.rpartition("-")[0] + "-"):
             return IdCheck(True, "an id of an older locm, not recomputable: it covered an answer of the referee "
                                  "file that the game never read")
+    elif gid.startswith(EPISODE_PREFIX):
+        expected = episode_id([created, *events[1:]])
+        if gid == expected:
+            return IdCheck(True)
     else:
         expected = created_id(created)
         if gid == expected or gid in _older_ids(created):
