@@ -39,6 +39,8 @@ setup: $(STAMP)
 	@.ci/apt-install socat socat || echo "setup: socat could not be installed: sandboxed Skyport clients cannot run" >&2
 
 demo: $(STAMP)
+	@# which core runs (pure Python here; .venv-fast/bin/locm --version after make fast: compiled, its build's hash)
+	$(BIN)/locm --version
 	$(BIN)/locm demo
 	$(BIN)/locm conformance --game skyport --quiet tests/data/skyport/samples/*.jsonl.gz
 	$(BIN)/python -m locm.skyport_wire --quiet tests/data/skyport/samples/*.jsonl.gz
