@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+RAY    := $(VENV)/.ray
 
 # The compiled core (setup.py: LOCM's rules core built with mypyc where a C compiler exists, pure Python where none
 # does) goes into its own venv, .venv-fast/, installed from a wheel: .venv/ stays the developers' pure editable
@@ -48,8 +49,16 @@ demo: $(STAMP)
 	@if command -v node >/dev/null 2>&1; then $(BIN)/locm serve --game skyport --map crossroads-4p --turns 40 \
 	    --seed 7 --log skyport-demo.jsonl --seat hunter --seat "node examples/skyport/client.js {host} {port}" \
 	    --seat random --seat random; else echo "demo: node is not installed: no Skyport client game" >&2; fi
+	@# a tournament that stops when the answer is known: a sequential test over mirrored seed pairs
+	$(BIN)/locm tournament --agents lookahead greedy --games 400 --db locm-demo-sprt.db --sprt elo0=0,elo1=100
 
-test: $(STAMP)
+# Ray (the extra locm[ray], about 240 MB: the demo does not need it) for the multi-node test, tests/test_ray.py,
+# which is skipped with its reason where Ray cannot be installed (offline, or no wheel for this platform)
+$(RAY): $(STAMP)
+	@PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[ray]' && touch $(RAY) \
+	    || echo "test: ray could not be installed: the Ray tests will be skipped" >&2
+
+test: $(STAMP) $(RAY)
 	$(BIN)/python -m pytest
 
 $(FAST_STAMP): pyproject.toml setup.py $(shell git ls-files engine events 2>/dev/null)

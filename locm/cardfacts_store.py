@@ -29,6 +29,7 @@ import hashlib
 import multiprocessing
 import os
 import sqlite3
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -219,6 +220,41 @@ def project_chunk(path: str, game_ids: Sequence[str]) -> tuple[list[tuple], list
         store.close()
 
 
+def project_chunk_file(path: str, game_ids: Sequence[str], out: str) -> int:
+    """`project_chunk` written into a new SQLite file ``out`` (the projection's tables, no journal: a scratch
+    file), with the chunk's own running totals (``cardfacts_totals`` and ``cardfacts_turns`` over its card
+    rows, by the same SQL as the store's); the number of games. The writing process then adds the whole file
+    with a few ``INSERT ... SELECT`` (`_store_chunk_files`): no rows cross the pipe, none is bound one by one
+    in the one writing process, and no ``GROUP BY`` over every card is left for the end."""
+    games, cards, offered, clusters, cross = project_chunk(path, game_ids)
+    conn = sqlite3.connect(out, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
+        conn.executescript(DDL)
+        conn.execute("BEGIN")
+        conn.executemany(_GAME_SQL, games)
+        conn.executemany(_CARD_SQL, cards)
+        conn.executemany(_OFFERED_SQL, offered)
+        conn.executemany(_CLUSTERS_SQL, clusters)
+        conn.executemany(_CROSS_SQL, cross)
+        conn.execute(_TOTALS_SQL, (0,))
+        conn.execute(_TURNS_SQL, (0,))
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    return len(games)
+
+
+def chunk_bytes(task: tuple[str, Sequence[str]]) -> tuple[bytes, int]:
+    """`project_chunk_file` on another machine: the chunk file's bytes (a few MB) and its number of games."""
+    path, game_ids = task
+    with tempfile.TemporaryDirectory(prefix="locm-cardfacts-") as tmp:
+        out = os.path.join(tmp, "chunk.db")
+        n = project_chunk_file(path, game_ids, out)
+        return Path(out).read_bytes(), n
+
+
 def _project_from(store, game_ids) -> tuple[list[tuple], list[tuple], list[tuple], list, list]:
     games, cards = [], []
     offered: Counter = Counter()
@@ -354,10 +390,13 @@ def drop(db: sqlite_utils.Database) -> None:
 
 def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | None = None,
             progress: Callable[[int], None] | None = None,
-            on_start: Callable[[int], None] | None = None) -> ProjectionSummary:
+            on_start: Callable[[int], None] | None = None, backend: str = "local",
+            address: str | None = None) -> ProjectionSummary:
     """Bring the projection up to date with the events: project the games it lacks (all of them when
     ``rebuild``, when the definitions version changed, or when a projected game left the store).
-    ``on_start(n)`` is told how many games will be projected, ``progress(k)`` after each chunk of k."""
+    ``on_start(n)`` is told how many games will be projected, ``progress(k)`` after each chunk of k.
+    ``backend="ray"``: the chunks are projected on the Ray cluster at ``address`` (the store's path readable on
+    every node), each node sending its chunk file back."""
     db = connect(path)
     if getattr(db, "read_only", False):  # a read-only store whose own projection is up to date
         if not rebuild:
@@ -367,14 +406,14 @@ def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | No
         db.close()
         db = _scratch(str(path), _read_uri_of(path))
     try:
-        return _refresh(db, path, rebuild, workers, progress, on_start)
+        return _refresh(db, path, rebuild, workers, progress, on_start, backend, address)
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: cannot update the card-facts tables: {exc}") from None
     finally:
         db.close()
 
 
-def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummary:
+def _refresh(db, path, rebuild, workers, progress, on_start, backend="local", address=None) -> ProjectionSummary:
     """`refresh` on an open connection."""
     meta = dict(db.execute("SELECT key, value FROM cardfacts_meta").fetchall())
     stale = (meta and (meta.get("definitions_version") != DEFINITIONS_VERSION
@@ -396,19 +435,32 @@ def _refresh(db, path, rebuild, workers, progress, on_start) -> ProjectionSummar
         on_start(len(todo))
     chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
     workers = min(workers or os.cpu_count() or 1, len(chunks))
-    if workers <= 1:
-        results = (project_chunk(str(path), c) for c in chunks)
-        _store_chunks(db, results, progress)
-    else:
-        # the workers die with this process, even killed with SIGKILL, and so does the resource tracker
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=die_with_parent, initargs=(os.getpid(),))
-        try:
-            _store_chunks(db, pool.map(project_chunk, [str(path)] * len(chunks), chunks), progress)
-        except BaseException:  # interrupted: the chunks stored so far stay, the rest is not started
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown()
+    with tempfile.TemporaryDirectory(prefix="locm-cardfacts-") as tmp:
+        outs = [os.path.join(tmp, f"chunk{k}.db") for k in range(len(chunks))]
+        if backend == "ray":
+            from locm.ray_backend import map_ordered
+
+            def fetched():
+                tasks = [(os.path.abspath(str(path)), c) for c in chunks]
+                for out, (data, n) in zip(outs, map_ordered(chunk_bytes, tasks, address=address, per_task=1)):
+                    Path(out).write_bytes(data)
+                    yield out, n
+
+            _store_chunk_files(db, fetched(), progress)
+        elif workers <= 1:
+            done = ((out, project_chunk_file(str(path), c, out)) for c, out in zip(chunks, outs))
+            _store_chunk_files(db, done, progress)
+        else:
+            # the workers die with this process, even killed with SIGKILL, and so does the resource tracker
+            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=die_with_parent, initargs=(os.getpid(),))
+            try:
+                counts = pool.map(project_chunk_file, [str(path)] * len(chunks), chunks, outs)
+                _store_chunk_files(db, zip(outs, counts), progress)
+            except BaseException:  # interrupted: the chunks stored so far stay, the rest is not started
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown()
     return ProjectionSummary(len(todo), already, rebuilt)
 
 
@@ -436,21 +488,49 @@ _CROSS_SQL = (
     "ON CONFLICT (ruleset, agent, feature, metric) DO UPDATE SET x = x + excluded.x, c = c + excluded.c")
 
 
-def _store_chunks(db, results, progress) -> None:
-    """Write each chunk's rows, then add the chunk into the running totals, in one transaction per chunk."""
-    game_sql = f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
-    card_sql = f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
+_GAME_SQL = f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) VALUES ({', '.join('?' * len(GAME_COLUMNS))})"
+_CARD_SQL = f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) VALUES ({', '.join('?' * len(ROW_COLUMNS))})"
+
+
+def _add_from(table: str, key: Sequence[str], sums: Sequence[str]) -> str:
+    """Add a chunk file's rows of ``table`` into the store's: new keys inserted, the sums of known ones added."""
+    cols = ", ".join((*key, *sums))
+    return (f"INSERT INTO {table} ({cols}) SELECT {cols} FROM chunk.{table} WHERE true ON CONFLICT "
+            f"({', '.join(key)}) DO UPDATE SET " + ", ".join(f"{c} = {c} + excluded.{c}" for c in sums))
+
+
+_GROUP = ("ruleset", "agent", "opponent", "player")
+_ADD_CHUNK = (
+    f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}) SELECT {', '.join(GAME_COLUMNS)} FROM "
+    "chunk.cardfacts_games ORDER BY rowid",
+    f"INSERT INTO cardfacts_cards ({', '.join(ROW_COLUMNS)}) SELECT {', '.join(ROW_COLUMNS)} FROM "
+    "chunk.cardfacts_cards ORDER BY rowid",
+    _add_from("cardfacts_totals", (*_GROUP, "card", "fkey"), _SUM_NAMES),
+    _add_from("cardfacts_turns", (*_GROUP, "turn"), ("n", "wins")),
+    _add_from("cardfacts_offered", (*_GROUP, "key"), ("n",)),
+    _add_from("cardfacts_clusters", (*_GROUP, "feature", "metric"), ("s2", "s2w", "g")),
+    _add_from("cardfacts_cross", ("ruleset", "agent", "feature", "metric"), ("x", "c")),
+)
+
+
+def _store_chunk_files(db, done, progress) -> None:
+    """Add each chunk file (`project_chunk_file`) as it comes: its rows and its totals, and the mark of how far
+    the totals go (``totals_rowid``), in one transaction per chunk; then delete the file."""
     conn = db.conn
-    for games, cards, offered, clusters, cross in results:
-        with conn:  # a crash leaves whole chunks, never half of one
-            conn.executemany(game_sql, games)
-            conn.executemany(card_sql, cards)
-            conn.executemany(_OFFERED_SQL, offered)
-            conn.executemany(_CLUSTERS_SQL, clusters)
-            conn.executemany(_CROSS_SQL, cross)
+    for out, n in done:
+        conn.execute("ATTACH DATABASE ? AS chunk", (out,))
+        try:
+            with conn:  # a crash leaves whole chunks with their totals, never half of one
+                for sql in _ADD_CHUNK:
+                    conn.execute(sql)
+                last = conn.execute("SELECT COALESCE(max(rowid), 0) FROM cardfacts_cards").fetchone()[0]
+                conn.execute("INSERT OR REPLACE INTO cardfacts_meta (key, value) VALUES ('totals_rowid', ?)",
+                             (str(last),))
+        finally:
+            conn.execute("DETACH DATABASE chunk")
+        os.unlink(out)
         if progress:
-            progress(len(games))
-    _catch_up_totals(db)
+            progress(n)
 
 
 def _catch_up_totals(db) -> None:

@@ -373,10 +373,12 @@ def check_agents(agents: Sequence[str], seeds: int) -> None:
 
 def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, seed: int = 1, workers: int = 1,
                progress: Callable[[int], None] | None = None,
-               announce: Callable[[int, str], None] | None = None) -> tuple[int, int]:
-    """Play (as `locm tournament` does) the base games the store lacks: ``(already stored, played now)``."""
+               announce: Callable[[int, str], None] | None = None, backend: str = "local",
+               address: str | None = None) -> tuple[int, int]:
+    """Play (as `locm tournament` does, on ``backend``) the base games the store lacks: ``(already stored, played
+    now)``."""
     from locm.store import open_store
-    from locm.tournament import run_tournament, to_play
+    from locm.tournament import record_schedule, run_tournament, schedule, to_play
 
     check_agents(agents, seeds)
     jobs = base_schedule(rules_a, agents, seeds, seed)
@@ -387,7 +389,15 @@ def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, se
         if announce:
             announce(missing, "base games")
         names, games = base_tournament(agents, seeds)
-        tr = run_tournament(store, rules_a, names, games, workers=workers, seed=seed, progress=progress)
+        if backend == "ray":
+            from locm.ray_backend import play_jobs_ray
+
+            full = schedule(rules_a, names, games, seed)
+            record_schedule(store, full)
+            todo, count = to_play(store, full)
+            tr = play_jobs_ray(store, todo, address=address, progress=progress, scheduled=len(full), count=count)
+        else:
+            tr = run_tournament(store, rules_a, names, games, workers=workers, seed=seed, progress=progress)
     if tr.failed:
         raise CardValueError(tr.failed[0][0], f"base game {tr.failed[0][0]} failed: {tr.failed[0][1]}")
     return len(jobs) - missing, tr.played
@@ -395,7 +405,8 @@ def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, se
 
 def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[Target], variants: list[Rules],
               seeds: int, seed: int = 1, workers: int = 1, progress: Callable[[int], None] | None = None,
-              announce: Callable[[int, str], None] | None = None) -> CardValueRun:
+              announce: Callable[[int, str], None] | None = None, backend: str = "local",
+              address: str | None = None) -> CardValueRun:
     """Play the base games the store lacks (`base_games`), re-run each under every variant (or read the
     re-runs back), and measure each target's value (see the module note). `announce(n, what)` is told the
     number of games ahead (the base games to play, then the re-runs), `progress(k)` as they are done."""
@@ -405,7 +416,8 @@ def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[T
     t0 = time.perf_counter()
     run = CardValueRun(rules_a, agents, seeds, seed, variants, [Row(t) for t in targets])
     jobs = base_schedule(rules_a, agents, seeds, seed)
-    run.base_stored, run.base_played = base_games(db, rules_a, agents, seeds, seed, workers, progress, announce)
+    run.base_stored, run.base_played = base_games(db, rules_a, agents, seeds, seed, workers, progress, announce,
+                                                  backend, address)
     if announce:
         announce(len(jobs) * len(variants), "re-runs")
     with open_store(db) as store:
@@ -415,7 +427,7 @@ def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[T
         identical_ok = tuple(_only_cards_differ(rules_a, v) for v in variants)
         rows = [(t.only, t.variant) for t in targets]
         tasks = [(gids, rows, identical_ok) for gids in groups.values()]
-        for done in _results(str(db), None, tuple(variants), tasks, workers, _work_seed):
+        for done in _results(str(db), None, tuple(variants), tasks, workers, _work_seed, backend, address):
             cluster: dict = {}
             for gid, k, status, prepared, units, error in done:
                 if status == "error":

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from locm.backends import backend_options, join
+
 
 @click.command()
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), required=True,
@@ -33,7 +35,8 @@ import click
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes playing games (the main process stores them).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def cardvalue(db, ruleset, agents, seeds, seed, cards, most_held, baseline, workers, as_json):
+@backend_options
+def cardvalue(db, ruleset, agents, seeds, seed, cards, most_held, baseline, workers, as_json, backend, address):
     """What a card is worth to the player holding it: each card is replaced by a baseline, the same games
     (seeds, seats, agents) are played again, and the holders' win rate as the card is is compared with
     their win rate with the baseline in its place, paired by seed, with a 95% interval; cards are ranked by
@@ -46,6 +49,7 @@ def cardvalue(db, ruleset, agents, seeds, seed, cards, most_held, baseline, work
       locm cardvalue --db cv.db --most-held 20 --seeds 2000 --workers 2
       locm cardvalue --db cv.db -r constructed --card "keyword: guard" --card "cost: 2"
       locm cardvalue --db cv.db --baseline examples/variants/low-health.toml --json
+      locm cardvalue --db cv.db --card 116 --seeds 2000 --backend ray --address auto
     """
     from locm.cardvalue import (base_games, cardvalue as run, cardvalue_lines, check_agents, make_targets,
                                 most_held as held_most, variant_targets)
@@ -71,17 +75,18 @@ def cardvalue(db, ruleset, agents, seeds, seed, cards, most_held, baseline, work
         bar = click.progressbar(length=n, label=what, file=sys.stderr, show_eta=True, show_pos=True)
         bar.__enter__()
 
+    join(backend, address)
     try:
         if most_held:
             base_games(db, rules_a, agents, seeds, seed, workers, progress=lambda k: bar.update(k),
-                       announce=announce)
+                       announce=announce, backend=backend, address=address)
             cards = held_most(db, rules_a, agents, seeds, seed, most_held)
         if rules_b is not None:
             targets, variants = variant_targets(rules_a, rules_b, cards, baseline)
         else:
             targets, variants = make_targets(rules_a, cards, baseline)
         result = run(db, rules_a, agents, targets, variants, seeds, seed, workers,
-                     progress=lambda k: bar.update(k), announce=announce)
+                     progress=lambda k: bar.update(k), announce=announce, backend=backend, address=address)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

@@ -24,6 +24,7 @@ except ImportError as exc:
 from locm.engine.errors import LocmError
 from locm.errors import OutputError  # noqa: F401  (re-exported: locm.cli.OutputError)
 from locm import report_cli
+from locm.backends import backend_options, join
 
 EXIT_ERROR = 2
 
@@ -636,9 +637,14 @@ def rules_diff(game_name, left, right, as_json):
                    "or $LOCM_BUSY_TIMEOUT).")
 @click.option("--allow-changed-bots", is_flag=True,
               help="Resume even if a bot's files changed since its stored games (mixing its versions).")
+@click.option("--sprt", metavar="TEST",
+              help="Two agents: stop as soon as a sequential test over mirrored seed pairs is conclusive "
+                   "(--games is then the cap), e.g. 'elo0=0,elo1=5,alpha=0.05,beta=0.05' (these are the "
+                   "defaults of the items left out): H0 the first agent is elo0 logistic Elo stronger, H1 elo1.")
+@backend_options
 @sandbox_options
 def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed, timeouts, busy_timeout,
-               allow_changed_bots, no_sandbox, bot_limits, bot_network, bot_binds):
+               allow_changed_bots, sprt, backend, address, no_sandbox, bot_limits, bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. An agent
@@ -647,23 +653,35 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
     stored one by one under deterministic ids, so a tournament that was interrupted or killed is finished
     by running the same command again: stored games are skipped, none is stored twice. At the end: a table
     per agent (games, wins, win rate with its 95% Wilson interval, hard errors, timeouts, average think time
-    per turn) and the head-to-head results.
+    per turn), ratings with 95% intervals (openskill, Plackett-Luce) and the head-to-head results.
+
+    With --sprt and two agents, seeds are played pair by pair (both seatings) until a sequential probability
+    ratio test over the pairs' pentanomial counts accepts H0 or H1, or --games is reached; the verdict is
+    the one at the first conclusive pair in seed order, whatever the workers (games already in hand are
+    stored too).
 
     \b
     Example:
       locm tournament --ruleset 1.2 --agents greedy random pass --games 100 --db t.db --workers 2
+      locm tournament --agents lookahead greedy --games 2000 --db s.db --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05
+      locm tournament --agents greedy random --games 100000 --db big.db --backend ray --address auto
       locm tournament --agents greedy "python3 examples/bot.py" --games 20 --db t.db --timeouts x2
       locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
       locm tournament --game mcg --ruleset standard --agents greedy random --games 20 --db m.db
       locm tournament --game skyport --ruleset 2013 --seats 3 --agents hunter random hunter --games 6 --db s.db
     """
     if game_name != "locm":
+        if sprt is not None:
+            raise click.UsageError(f"--sprt plays LOCM's mirrored seed pairs only for now, not {game_name}")
+        join(backend, address)
         return _tournament_other(game_name, ruleset, seats, [*first, *more], games, db, workers, seed, busy_timeout,
-                                 timeouts, (no_sandbox, bot_limits, bot_network, bot_binds))
+                                 timeouts, (no_sandbox, bot_limits, bot_network, bot_binds), backend, address)
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
     from locm.errors import TournamentError
+    from locm.analysis.ratings import RATING_HEADERS, rating_rows
+    from locm.sequential import ratings, schedule_order, sprt_text
     from locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, pair_rows, play_jobs,
                                  record_schedule, sandbox_lines, schedule, standings, standings_rows, to_play)
 
@@ -671,7 +689,16 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
     agents = [check_agent(a) for a in (*first, *more)]
     limits = TimeLimits.parse(timeouts)
     jobs = schedule(ruleset, agents, games, seed)
+    if backend == "ray" and sprt is not None:
+        raise click.UsageError("--sprt runs on local workers only (a sequential test plays pair by pair)")
+    test = None
+    if sprt is not None:
+        from locm.analysis.sprt import Sprt
+        from locm.sequential import check_pairs
+        test = Sprt.parse(sprt)
+        check_pairs(jobs)
     sandbox = _sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db)
+    join(backend, address)  # before the store is touched: no Ray, or no cluster there, is one line
     store = open_store(db, busy_timeout=busy_timeout)
     try:
         with _sigterm_as_interrupt():
@@ -681,13 +708,23 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
             record_schedule(store, jobs)  # the store knows what it should hold: locm verify checks it
             pending, todo = to_play(store, jobs)
             used = min(workers, max(todo, 1))
-            click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play "
-                       f"with {_n(used, 'worker')}", err=True)
+            click.echo(f"{_n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, "
+                       f"{'at most ' if test else ''}{todo} to play "
+                       + ("on Ray" if backend == "ray" else f"with {_n(used, 'worker')}"), err=True)
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
+            options = dict(workers=workers, limits=limits, progress=bar.update, scheduled=len(jobs), count=todo,
+                           sandbox=sandbox, on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
             with bar if todo else contextlib.nullcontext(bar):  # nothing to play: no empty 0/0 bar
-                run = play_jobs(store, pending, workers=workers, limits=limits, progress=bar.update,
-                                scheduled=len(jobs), count=todo, sandbox=sandbox,
-                                on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
+                if backend == "ray":
+                    from locm.ray_backend import play_jobs_ray
+                    options.pop("workers"), options.pop("on_incident")
+                    run, verdict = play_jobs_ray(store, pending, address=address, **options), None
+                elif test is None:
+                    run, verdict = play_jobs(store, pending, **options), None
+                else:
+                    from locm.sequential import play_sequential
+                    run, state = play_sequential(store, jobs, test, **options)
+                    verdict = state.summary()
         records = [r for r in store.games(ruleset=ruleset.name) if jobs.holds(r)]
     except KeyboardInterrupt:
         done = count_stored(store, jobs)
@@ -703,7 +740,12 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
     for line in sandbox_lines(records):
         click.echo(line)
     click.echo("")
+    click.echo(table(RATING_HEADERS, rating_rows(ratings(sorted(records, key=schedule_order(jobs)), agents))))
+    click.echo("")
     click.echo(table(PAIR_HEADERS, pair_rows(records, agents)))
+    if verdict is not None:
+        click.echo("")
+        click.echo(sprt_text(verdict, agents))
     for gid, message in run.failed:
         click.echo(f"locm: error: game {gid} failed: {message}", err=True)
     if run.failed:
@@ -711,12 +753,14 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
 
 
 def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, busy_timeout, timeouts,
-                      sandbox_args):
+                      sandbox_args, backend="local", address=None):
     """`locm tournament` of a registered game other than LOCM (`locm.matchplay`): built-in agents and (my-card-
     game) command-line bots in the sandbox, 2 to N seats, standings by places."""
     from locm.bots import TimeLimits
     from locm.engine import registry
+    from locm.analysis.ratings import RATING_HEADERS, rating_rows
     from locm.matchplay import MATCH_HEADERS, match_rows, match_schedule, match_standings, run_matches
+    from locm.sequential import match_ratings
     from locm.store import open_store
     from locm.tables import table
 
@@ -734,7 +778,8 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
             try:
                 with bar if todo else contextlib.nullcontext(bar):
-                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox)
+                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox, backend,
+                                      address)
             except KeyboardInterrupt:
                 click.echo(f"\nlocm: interrupted: run the same command again to play the rest", err=True)
                 sys.exit(130)
@@ -743,6 +788,8 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
     click.echo(f"{_n(run.played, 'game')} played, {run.already} stored before: {len(records)} of "
                f"{_n(len(jobs), game.title + ' game')} in {db}")
     click.echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
+    click.echo("")
+    click.echo(table(RATING_HEADERS, rating_rows(match_ratings(records, agents))))
 
 
 @cli.group()

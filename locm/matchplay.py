@@ -117,26 +117,52 @@ class MatchRun:
 
 
 def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], workers: int = 1,
-                progress: Callable[[int], None] | None = None, limits=None, sandbox=None) -> MatchRun:
-    """Play the jobs not stored yet (``workers`` processes; 1: in this process) and store each as it comes;
+                progress: Callable[[int], None] | None = None, limits=None, sandbox=None,
+                backend: str = "local", address: str | None = None) -> MatchRun:
+    """Play the jobs not stored yet (``workers`` processes, 1: in this process; or with ``backend="ray"`` on the
+    Ray cluster at ``address``, `locm.ray_backend.map_ordered`) and store them as they come, whole games several
+    to a transaction (`locm.tournament.WRITE_BATCH`, or what came in `locm.tournament.WRITE_AFTER_S`);
     command-line bots run in `sandbox` and answer within `limits`."""
+    import time
+
+    from locm.tournament import WRITE_AFTER_S, WRITE_BATCH
+
     run = MatchRun(ids=[j.game_id for j in jobs])
     todo = [j for j in jobs if not store.has_game(j.game_id)]
     run.already = len(jobs) - len(todo)
     args = [(game_name, ruleset, j.seed, j.agents, limits, sandbox) for j in todo]
     results: Iterator
-    if workers > 1 and len(args) > 1:
+    pool = None
+    if backend == "ray":
+        from locm.ray_backend import map_ordered
+
+        results = map_ordered(_play, args, address=address, per_task=8)
+    elif workers > 1 and len(args) > 1:
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
         results = pool.map(_play, args, chunksize=4)
     else:
-        pool, results = None, map(_play, args)
+        results = map(_play, args)
+    ready: list = []
+    since = 0.0
+
+    def flush() -> None:
+        batch = ready[:]
+        ready.clear()
+        store.append_games(batch)
+        run.played += len(batch)
+        if progress:
+            progress(len(batch))
+
     try:
         for prepared in results:
-            store.append_prepared(prepared)
-            run.played += 1
-            if progress:
-                progress(1)
+            if not ready:
+                since = time.monotonic()
+            ready.append(prepared)
+            if len(ready) >= WRITE_BATCH or time.monotonic() - since >= WRITE_AFTER_S:
+                flush()
     finally:
+        if ready:  # finished or interrupted: the games played are stored
+            flush()
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     return run

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from locm.backends import backend_options, join
+
 from locm.analysis.cardmetrics import DEFAULT_MIN_N, METRICS
 
 DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"),
@@ -111,7 +113,8 @@ def _warn_lopsided(data) -> None:
 @click.option("--rebuild", is_flag=True, help="Rebuild the card-facts projection from the events first.")
 @click.option("--game", "game_name", type=click.Choice(["locm", "mcg", "my-card-game"]), default="locm",
               show_default=True, help="mcg: my-card-game's card win rates by pairing, printed (locm.mcg_report).")
-def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild, game_name):
+@backend_options
+def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild, game_name, backend, address):
     """Write a card-balance report: cards.json, cards.csv, PNG charts and a self-contained index.html.
 
     Brings the card-facts projection (tables cardfacts_* in the store file) up to date with the stored
@@ -124,12 +127,15 @@ def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuil
     Example:
       locm report --db t.db -o report && chromium report/index.html
       locm report --db t.db --ruleset 1.2 --agent greedy --seat 0 --min-games 100 -o greedy-first
+      locm report --db /shared/big.db --rebuild --backend ray --address auto -o report
       locm report --game mcg --db m.db --min-games 20     # my-card-game: card win rates, printed
     """
     from locm import cardfacts_store
     from locm.report import ReportError, check_request, collect, write_report
 
     if game_name != "locm":
+        if backend != "local":
+            raise click.UsageError("--backend ray projects LOCM's card facts only")
         from locm.mcg_report import card_rates, report_lines
         from locm.store import open_store
 
@@ -145,8 +151,10 @@ def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuil
     if out.exists() and not out.is_dir():  # refused before any work
         raise ReportError(f"{out}: is a file, expected a directory for the report")
     check_request(path, ruleset)
+    join(backend, address)
     with _progress("projecting games") as (start, step):
-        cardfacts_store.refresh(path, rebuild=rebuild, progress=step, on_start=start)
+        cardfacts_store.refresh(path, rebuild=rebuild, progress=step, on_start=start, backend=backend,
+                                address=address)
     data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False, opponent=opponent,
                    max_imbalance=max_imbalance)
     index = write_report(data, out)

@@ -15,9 +15,9 @@ Processes: ``workers`` processes from the ``spawn`` context play the games, chec
 compress each one (`locm.store.prepare_game`: its record and its log as the one zlib blob the store keeps,
 about 9 KB for a 1.2 game, so a game crosses the pipe as one small pickle) and send it back, each through its
 own pipe with at most `HANDOFF` games in hand (the schedule is read lazily, and memory stays flat however
-slow the store is); the main process is the only writer of the store and stores each game in its own
-transaction (`EventStore.append_prepared`: two INSERTs) as it arrives, so that it needs a small part of a
-core (`benchmarks/bench_tournament.py` reports its CPU time per game) and the workers have the rest. The
+slow the store is); the main process is the only writer of the store and stores the games as they arrive,
+whole games several to a transaction (`EventStore.append_games`; `WRITE_BATCH` games, or what came in
+`WRITE_AFTER_S`), so that it needs a small part of a core (`benchmarks/bench_tournament.py` reports its CPU time per game) and the workers have the rest. The
 workers do not import sqlite-utils (`locm.store` imports it only to open a store), so they start sooner, and
 they never open the store: only the main process does, and no bot's sandbox shows it (`locm.sandbox`).
 
@@ -424,7 +424,15 @@ def _stored(store: EventStore, job: Job) -> bool:
 
 HANDOFF = 2
 """Games handed to each worker ahead of the writer: a worker starts a game only when the writer has taken
-one, so games played but not stored stay below ``HANDOFF * workers`` however slow the store is."""
+one, so games played but not stored stay below ``HANDOFF * workers + WRITE_BATCH`` however slow the store
+is."""
+
+WRITE_BATCH = 64
+"""The most games the writer stores in one transaction: a transaction's commit costs more than a game's rows,
+so batching raises the writer's ceiling (`benchmarks/bench_writer.py`). A batch holds whole games only."""
+
+WRITE_AFTER_S = 0.25
+"""The longest a played game waits for its batch to fill before it is stored anyway (slow games, bots)."""
 
 
 @dataclass(frozen=True)
@@ -448,10 +456,12 @@ class Supervision:
 def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limits: TimeLimits | None = None,
               progress: Callable[[int], None] | None = None, scheduled: int | None = None,
               count: int | None = None, sandbox: Sandbox | None = None,
-              supervision: Supervision | None = None, on_incident: Callable[[str], None] | None = None
-              ) -> TournamentRun:
-    """Play `jobs` in `workers` processes and store each game as it arrives (one transaction each);
-    ``progress(1)`` after each game. ``jobs`` may be a lazy iterable (then give ``count``, the number of
+              supervision: Supervision | None = None, on_incident: Callable[[str], None] | None = None,
+              batch: int = WRITE_BATCH) -> TournamentRun:
+    """Play `jobs` in `workers` processes and store the games as they arrive, up to ``batch`` whole games in
+    one transaction (never later than `WRITE_AFTER_S` after the first of them came; a batch with a game
+    another run stored meanwhile is stored game by game, that one counted as a duplicate); ``progress(k)``
+    after k games are stored. Interrupted, the games played so far are stored before the exception goes on. ``jobs`` may be a lazy iterable (then give ``count``, the number of
     jobs, for the summary); it is consumed as workers become free. Bots run in `sandbox` (default: the
     sandbox; `SandboxUnavailableError` at the first game with a bot if this machine has none). A lost worker
     (`Supervision`) is reported to ``on_incident`` (one line) and kept in ``TournamentRun.incidents``."""
@@ -464,23 +474,45 @@ def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limit
     total = count if scheduled is None else scheduled
     run = TournamentRun(total, total - count, 0, 0, [], 0.0)
     t0 = time.perf_counter()
-    for kind, gid, a, b in _pool(jobs, max(1, min(workers, count)), limits or TimeLimits(), sandbox,
-                                 supervision or Supervision()):
-        if kind == "incident":
-            run.incidents.append(a)
-            if on_incident:
-                on_incident(a)
-            continue
-        if kind == "game":
-            try:
-                store.append_prepared(a)
-                run.played += 1
-            except DuplicateGameError:
-                run.duplicates += 1
-        else:
-            run.failed.append((gid, a))
+    ready: list = []  # played games not stored yet (whole games)
+    since = 0.0  # when the first of them came
+
+    def flush() -> None:
+        batch = ready[:]
+        ready.clear()  # taken once: a write that fails is not tried again on the way out
+        try:
+            store.append_games(batch)
+            run.played += len(batch)
+        except DuplicateGameError:  # another run stored one of them meanwhile: the others are stored
+            for prepared in batch:
+                try:
+                    store.append_prepared(prepared)
+                    run.played += 1
+                except DuplicateGameError:
+                    run.duplicates += 1
         if progress:
-            progress(1)
+            progress(len(batch))
+
+    try:
+        for kind, gid, a, b in _pool(jobs, max(1, min(workers, count)), limits or TimeLimits(), sandbox,
+                                     supervision or Supervision()):
+            if kind == "incident":
+                run.incidents.append(a)
+                if on_incident:
+                    on_incident(a)
+            elif kind == "game":
+                if not ready:
+                    since = time.monotonic()
+                ready.append(a)
+            elif kind == "failed":
+                run.failed.append((gid, a))
+                if progress:
+                    progress(1)
+            if ready and (len(ready) >= batch or time.monotonic() - since >= WRITE_AFTER_S):
+                flush()
+    finally:
+        if ready:  # finished, interrupted or failed: the games played are stored
+            flush()
     run.seconds = time.perf_counter() - t0
     return run
 
@@ -521,8 +553,9 @@ class _Hand:
 def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits, sandbox: Sandbox | None = None,
           supervision: Supervision | None = None, target: Callable = None):
     """Yield ``("game", id, PreparedGame, None)`` (checked, encoded, chained and compressed in the worker, so
-    the one writing process only runs the SQL), ``("failed", id, message, None)`` for every job, and
-    ``("incident", id, message, None)`` when a worker is lost and replaced (`Supervision`). The jobs are
+    the one writing process only runs the SQL), ``("failed", id, message, None)`` for every job,
+    ``("incident", id, message, None)`` when a worker is lost and replaced (`Supervision`), and
+    ``("tick", None, None, None)`` after each wait (at most ``heartbeat_s`` apart). The jobs are
     played by `workers` spawned processes, each with its own pipe and at most `HANDOFF` jobs in hand; a job
     is taken from ``jobs`` only when a result comes back. Pipes, not queues: no named semaphores, so nothing
     for the resource tracker to warn about when the main process is killed. The workers are terminated when
@@ -640,6 +673,7 @@ def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits, sandbox: Sandbo
                 hand.jobs.popleft()
                 hand_out(hand)
                 yield item
+            yield "tick", None, None, None  # at least every heartbeat: the writer's batch does not wait
             now = time.monotonic()
             for hand in list(hands.values()):
                 if hand.turns < 0:
@@ -903,4 +937,5 @@ __all__ = ["game_id", "run_game", "make_seats", "PlayedGame", "Job", "Schedule",
            "MAX_GAMES", "pending", "iter_pending", "count_stored", "play_jobs", "run_tournament", "TournamentRun",
            "check_stored_game", "bot_fingerprint", "changed_bots", "stored_stderr", "BotStderr", "Standing",
            "seat_entry", "standings", "standings_rows", "sandbox_lines", "pair_rows", "STANDINGS_HEADERS",
-           "PAIR_HEADERS", "Supervision", "HANDOFF", "stored_versions", "other_versions"]
+           "PAIR_HEADERS", "Supervision", "HANDOFF", "WRITE_BATCH", "WRITE_AFTER_S", "stored_versions",
+           "other_versions"]

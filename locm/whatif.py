@@ -303,8 +303,8 @@ def select_by_seed(store, rules_a: Rules | str | None, base: str, agents: Sequen
 
 def whatif(db: Path, rules_b: Rules, rules_a: Rules | str | None = None, agents: Sequence[str] | None = None,
            games: int | None = None, workers: int = 1,
-           progress: Callable[[int], None] | None = None, announce: Callable[[int], None] | None = None
-           ) -> WhatifResult:
+           progress: Callable[[int], None] | None = None, announce: Callable[[int], None] | None = None,
+           backend: str = "local", address: str | None = None) -> WhatifResult:
     """Re-run stored built-in-agent games under `rules_b`, store the re-runs (as games of B; those already
     stored are read back, so a second call resumes), and compare both sides. `rules_a`: the games' ruleset
     (default: B's base); as `Rules`, only games with exactly its values; as a name, every game of that name."""
@@ -321,7 +321,7 @@ def whatif(db: Path, rules_b: Rules, rules_a: Rules | str | None = None, agents:
         name_a = rules_b.base_name if rules_a is None else rules_a if isinstance(rules_a, str) else rules_a.name
         result = WhatifResult(name_a, rules_b, selected=n)
         hash_a = rules_hash(rules_a) if isinstance(rules_a, Rules) else None  # a name alone: any values
-        for done in _results(str(db), hash_a, (rules_b,), groups, workers, _work):
+        for done in _results(str(db), hash_a, (rules_b,), groups, workers, _work, backend, address):
             cluster: dict = {}
             for gid, fa, fb, prepared, gid_b, skip, units in done:
                 if skip:
@@ -351,10 +351,18 @@ def whatif(db: Path, rules_b: Rules, rules_a: Rules | str | None = None, agents:
     return result
 
 
-def _results(db: str, hash_a, variants: tuple[Rules, ...], tasks: list, workers: int, work: Callable):
-    """``work(task)`` for every task, in order: in this process, or in `workers` spawned processes (each
-    with the store open read-only and `variants` in its `_STATE`). `locm.cardvalue` runs its own `work`
-    through the same pool."""
+def _results(db: str, hash_a, variants: tuple[Rules, ...], tasks: list, workers: int, work: Callable,
+             backend: str = "local", address: str | None = None):
+    """``work(task)`` for every task, in order: in this process, in `workers` spawned processes, or with
+    ``backend="ray"`` on the Ray cluster at ``address`` (`locm.ray_backend.map_ordered`; the store's path must be
+    readable on every node), each with the store open read-only and `variants` in its `_STATE`.
+    `locm.cardvalue` runs its own `work` through the same pool."""
+    if backend == "ray":
+        from locm.ray_backend import map_ordered
+
+        yield from map_ordered(work, tasks, init=_init_worker, init_args=(os.path.abspath(db), hash_a, variants),
+                               address=address)
+        return
     if workers <= 1 or len(tasks) < 2:
         _init_worker(db, hash_a, variants)
         try:

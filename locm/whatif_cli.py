@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from locm.backends import backend_options, join
+
 
 @click.command()
 @click.argument("source")
@@ -70,7 +72,8 @@ def rerun(source, ruleset, db, as_json):
               help="A card is listed only when held in at least this many games under both rulesets (paired: "
                    "by at least this many holders).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
+@backend_options
+def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json, backend, address):
     """Re-run stored games of built-in agents under ruleset B (same seeds, same agents) and report, each with
     n and a 95% interval (Wilson for rates; mean +- 1.96 standard errors for lengths and damage): the share
     of games whose winner changes, the first player's win rate, game length and damage by source under A and
@@ -83,6 +86,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
     Example:
       locm tournament --agents greedy random --games 200 --db t.db
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
+      locm whatif --db t.db --ruleset examples/variants/low-health.toml --backend ray --address auto
     """
     from locm.engine.locm.rulesets import Rules
     from locm.variants import resolve_ruleset
@@ -115,9 +119,10 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json):
         bar = click.progressbar(length=n, label="re-running", file=sys.stderr, show_eta=True, show_pos=True)
         bar.__enter__()
 
+    join(backend, address)
     try:
         result = run(db, rules_b, rules_a, agents or None, games, workers,
-                     progress=lambda k: bar.update(k), announce=announce)
+                     progress=lambda k: bar.update(k), announce=announce, backend=backend, address=address)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

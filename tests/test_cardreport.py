@@ -292,6 +292,31 @@ def test_rebuilt_projection_equals_the_incremental_one(tmp_path, monkeypatch):
     assert cs.refresh(db, workers=1).projected == 0 and cs.dump(db) == incremental
 
 
+def test_the_totals_are_added_chunk_by_chunk_as_they_come(tmp_path, monkeypatch):
+    """No serial tail: after each chunk is stored, the running totals already hold every card row so far
+    (what one GROUP BY over them gives), and so does the mark of how far they go."""
+    db = tmp_path / "chunks.db"
+    store = open_store(db)
+    for s in range(1, 8):
+        store.append_game({"game_id": f"1.2-{s}"}, _played("1.2", s, ("greedy", "random")))
+    store.close()
+    monkeypatch.setattr(cs, "CHUNK", 2)
+    seen = []
+
+    def after_chunk(n):
+        with sqlite3.connect(db) as conn:
+            grouped = conn.execute("SELECT agent, player, card, SUM(copies > 0), SUM(plays) FROM cardfacts_cards "
+                                   "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3").fetchall()
+            totals = conn.execute("SELECT agent, player, card, SUM(deck_n), SUM(plays) FROM cardfacts_totals "
+                                  "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3").fetchall()
+            mark = conn.execute("SELECT value FROM cardfacts_meta WHERE key = 'totals_rowid'").fetchone()
+            last = conn.execute("SELECT max(rowid) FROM cardfacts_cards").fetchone()[0]
+        seen.append((n, grouped == totals and bool(grouped), mark == (str(last),)))
+
+    cs.refresh(db, workers=1, progress=after_chunk)
+    assert seen == [(2, True, True)] * 3 + [(1, True, True)]
+
+
 def test_the_store_still_opens_with_the_projection_tables(tmp_path):
     db = tmp_path / "s.db"
     _store(db, _game_a())

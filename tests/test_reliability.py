@@ -349,24 +349,28 @@ def _children_rss_kb() -> int:
 
 def test_workers_do_not_pile_up_finished_games_behind_a_slow_writer(tmp_path):
     """The hand-off is bounded: a worker starts a game only when the writer has taken one, so however slow the
-    store is, at most a few games per worker are played and not yet stored, and memory stays flat."""
+    store is, at most a few games per worker (and the writer's batch) are played and not yet stored, and
+    memory stays flat."""
     from locm.tournament import play_jobs, schedule
 
     started = tmp_path / "started"
     started.write_text("")
     bot = f"sh {BOTS / 'count_bot.sh'} {started}"
-    ahead, rss = [], []
+    ahead, rss, stored = [], [], [0]
+    batch = 4  # games per transaction: small, so that the writer is called often
 
     def slow_writer(n):  # the store's writer is much slower than the workers
-        time.sleep(0.03)
-        ahead.append(len(started.read_text().splitlines()) - (len(ahead) + 1))
+        time.sleep(0.03 * n)
+        stored[0] += n
+        ahead.append(len(started.read_text().splitlines()) - stored[0])
         rss.append(_children_rss_kb())
 
     with open_store(tmp_path / "t.db") as store:
         jobs = schedule("1.2", [bot, "pass"], 160, seed=1)
-        run = play_jobs(store, jobs, workers=2, progress=slow_writer)
+        run = play_jobs(store, jobs, workers=2, progress=slow_writer, batch=batch)
         assert run.played == 160 and not run.failed
-    assert max(ahead) <= 2 * 2 + 2, ahead  # games begun but not stored: bounded by the hand-off
+    assert len(rss) >= 160 // batch
+    assert max(ahead) <= 2 * 2 + batch + 2, ahead  # games begun but not stored: the hand-off and one batch
     assert max(rss[-20:]) - max(rss[10:30]) < 20_000, rss  # kB
 
 

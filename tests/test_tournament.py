@@ -322,6 +322,8 @@ def test_the_hand_off_is_bounded_and_each_game_one_small_blob():
 
     got = []
     for kind, gid, prepared, _ in _pool(source(), 2, TimeLimits()):
+        if kind == "tick":  # the writer's chance to store a batch that waited long enough
+            continue
         assert kind == "game" and isinstance(prepared, PreparedGame)
         got.append(gid)
         assert len(taken) <= len(got) + HANDOFF * 2
@@ -329,3 +331,40 @@ def test_the_hand_off_is_bounded_and_each_game_one_small_blob():
         assert zlib.decompress(prepared.data).count(b"\n") == prepared.record.n_events - 1
         time.sleep(0.05)  # a slow writer: the workers must wait for it, not run ahead
     assert sorted(got) == sorted(j.game_id for j in jobs)
+
+
+def test_the_writer_stores_whole_games_several_to_a_transaction_and_skips_duplicates(tmp_path):
+    from locm.store import SqliteStore
+    from locm.tournament import record_schedule
+
+    committed = []  # games per committed transaction
+
+    class Counting(SqliteStore):
+        def _write(self, games):
+            games = list(games)
+            super()._write(games)
+            committed.append(len(games))
+
+    store = Counting(str(tmp_path / "w.db"))
+    sched = schedule("1.2", ["greedy", "random"], 40, seed=1)
+    record_schedule(store, sched)
+    jobs = list(sched)
+    run = play_jobs(store, jobs[:8], workers=1)
+    assert (run.played, run.duplicates) == (8, 0)
+    run = play_jobs(store, jobs, workers=2, batch=16)  # the first 8 are stored already: duplicates, skipped
+    assert (run.played, run.duplicates) == (32, 8)
+    assert store.count() == 40 and sum(committed) == 40
+    assert max(committed) > 1 and max(committed) <= 16 and len(committed) < 40
+    store.close()
+    r = run_locm("verify", "--db", tmp_path / "w.db")  # the ledger and every game hold
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_ray_backend_without_ray_is_refused_in_one_line_before_the_store_is_made(tmp_path):
+    code = ("import sys; sys.modules['ray'] = None; from locm.cli import main; "
+            f"sys.argv = ['locm', 'tournament', '--agents', 'greedy', 'random', '--games', '2', '--db', "
+            f"{str(tmp_path / 't.db')!r}, '--backend', 'ray']; main()")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and r.stderr.strip() == ("locm: error: --backend ray needs Ray: pip install "
+                                                      "'locm[ray]' (or pip install ray)"), r.stderr
+    assert not (tmp_path / "t.db").exists()
