@@ -1,6 +1,7 @@
 # Two entry points for a fresh machine with Python 3.11+ and make:
 #   make demo   set up, then play a demo tournament into a local SQLite file and show the results
-#   make test   set up, then run the whole test suite
+#   make test   set up, then run the whole test suite, then the engine-facing tests again on the compiled core
+#               (make test-fast: built where a C compiler exists, skipped saying so where none does)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -60,6 +61,7 @@ $(RAY): $(STAMP)
 
 test: $(STAMP) $(RAY)
 	$(BIN)/python -m pytest
+	@$(MAKE) --no-print-directory test-fast
 
 $(FAST_STAMP): pyproject.toml setup.py $(shell git ls-files engine events 2>/dev/null)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "locm needs Python 3.11 or newer: set PYTHON=python3.11")'
