@@ -1,13 +1,30 @@
 # Two entry points for a fresh machine with Python 3.11+ and make:
 #   make demo   set up, then play a demo tournament into a local SQLite file and show the results
-#   make test   set up, then run the whole test suite
+#   make test   set up, then run the whole test suite, then the engine-facing tests again on the compiled core
+#               (make test-fast: built where a C compiler exists, skipped saying so where none does)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RAY    := $(VENV)/.ray
 
-.PHONY: demo test setup bench conformance clean
+# The compiled core (setup.py: LOCM's rules core built with mypyc where a C compiler exists, pure Python where none
+# does) goes into its own venv, .venv-fast/, installed from a wheel: .venv/ stays the developers' pure editable
+# install, and a compiled module whose source changed since the build is refused on import (engine/corebuild.py).
+#   make fast        build and install it (again whenever engine/ or events/ changed)
+#   make test-fast   the engine-facing tests on it (skipped, saying so, where no C compiler made it compiled)
+FAST       := .venv-fast
+FAST_STAMP := $(FAST)/.installed
+# Engine-facing: conformance with the referee, oracle games, golden logs, properties, rules, variants, the core
+# through the seam, the card generator and the Java random port, and the build's own checks.
+FAST_TESTS := tests/test_conformance.py tests/test_oracle_games.py tests/test_golden.py tests/test_properties.py \
+              tests/test_rules.py tests/test_variants.py tests/test_variant_safety.py tests/test_seam.py \
+              tests/test_cardgen.py tests/test_jrandom.py tests/test_construct.py tests/test_lookahead.py \
+              tests/test_replay_fold.py tests/test_corebuild.py
+
+export IS_COMPILED := import sys; from locm.engine.corebuild import core; sys.exit(core().kind != "compiled")
+
+.PHONY: demo test setup bench conformance clean fast test-fast
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "locm needs Python 3.11 or newer: set PYTHON=python3.11")'
@@ -24,6 +41,8 @@ setup: $(STAMP)
 	@.ci/apt-install socat socat || echo "setup: socat could not be installed: sandboxed Skyport clients cannot run" >&2
 
 demo: $(STAMP)
+	@# which core runs (pure Python here; .venv-fast/bin/locm --version after make fast: compiled, its build's hash)
+	$(BIN)/locm --version
 	$(BIN)/locm demo
 	$(BIN)/locm conformance --game skyport --quiet tests/data/skyport/samples/*.jsonl.gz
 	$(BIN)/python -m locm.skyport_wire --quiet tests/data/skyport/samples/*.jsonl.gz
@@ -52,6 +71,26 @@ $(RAY): $(STAMP)
 
 test: $(STAMP) $(RAY)
 	$(BIN)/python -m pytest
+	@$(MAKE) --no-print-directory test-fast
+
+$(FAST_STAMP): pyproject.toml setup.py $(shell git ls-files engine events 2>/dev/null)
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "locm needs Python 3.11 or newer: set PYTHON=python3.11")'
+	$(PYTHON) -m venv $(FAST)
+	$(FAST)/bin/python -m pip install --quiet --upgrade pip
+	@# a wheel built with the pinned tools of pyproject.toml's [build-system], then installed (not editable)
+	PYTHONWARNINGS=ignore $(FAST)/bin/python -m pip install --quiet '.[test]'
+	@touch $(FAST_STAMP)
+
+fast: $(FAST_STAMP)
+	@$(FAST)/bin/locm --version
+
+test-fast: $(FAST_STAMP)
+	@# The checkout's locm/ must not shadow the installed package: PYTHONSAFEPATH (python -P, in the tests'
+	@# subprocesses too) keeps the working directory off sys.path, --import-mode=append puts the checkout last.
+	@if PYTHONSAFEPATH=1 $(FAST)/bin/python -c "$$IS_COMPILED"; \
+	then PYTHONSAFEPATH=1 LOCM_TEST_INSTALLED=1 LOCM_TEST_CORE=compiled \
+	     $(FAST)/bin/python -m pytest --import-mode=append $(FAST_TESTS); \
+	else echo "test-fast: no compiled core (no C compiler or no Python headers): its tests are skipped"; fi
 
 bench: $(STAMP)
 	$(BIN)/locm bench --ruleset 1.2 --games 500
@@ -63,4 +102,4 @@ conformance: $(STAMP)
 	$(BIN)/python -m locm.skyport_wire --quiet tests/data/skyport/samples/*.jsonl.gz tests/data/skyport/oracle/*.jsonl.gz
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FAST) build *.egg-info .pytest_cache .hypothesis

@@ -5,6 +5,12 @@ Run with OUR venv's python from anywhere:
     .venv/bin/python benchmarks/compare.py                       # both rulesets
     .venv/bin/python benchmarks/compare.py --ruleset 1.2 --rounds 5 --json
     .venv/bin/python benchmarks/compare.py --peer-only           # peer half only
+    .venv/bin/python benchmarks/compare.py --no-compiled         # without the compiled build
+
+With the compiled build of `make fast` present (.venv-fast/, or --compiled-python), each round also runs
+  (c) compiled: <that python> -m locm.cli bench --core this ... (PYTHONSAFEPATH=1, so that the checkout's
+      locm/ folder does not shadow the installed build; the run checks it reports the compiled core)
+and "ours" is the interpreted core of this python (`--core this`).
 
 For each ruleset it runs K rounds (default 5); each round runs, one after the
 other in separate processes,
@@ -12,8 +18,8 @@ other in separate processes,
              (cwd = repo root; prints a JSON object with at least
              games_per_s, events_per_s, rebuild_ms)
   (b) peer:  <peer python> benchmarks/peer_gymlocm.py --ruleset R --games N --seed S
-The order inside a round alternates (ours first in even rounds, peer first in
-odd ones) so slow drifts of the machine hit both sides alike.  Reported figures
+The order inside a round rotates (ours, compiled, peer; then compiled, peer,
+ours; ...) so slow drifts of the machine hit every side alike.  Reported figures
 are medians over the K rounds; the ratio ours/peer is computed from the two
 medians of this same invocation (and, in --json, also as the median of the
 per-round ratios).
@@ -37,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PEER_SCRIPT = HERE / "peer_gymlocm.py"
 DEFAULT_PEER_PYTHON = "/work/peer-venv/bin/python"
+DEFAULT_COMPILED_PYTHON = str(REPO / ".venv-fast" / "bin" / "python")
 DEFAULT_GAMES = {"1.2": 300, "constructed": 100}
 RULESETS = ("1.2", "constructed")
 
@@ -65,10 +72,10 @@ def _last_json_object(text: str) -> dict:
     raise RunError("no JSON object in output")
 
 
-def run_json(cmd: list[str], label: str, timeout: float) -> dict:
+def run_json(cmd: list[str], label: str, timeout: float, env: dict | None = None) -> dict:
     try:
         proc = subprocess.run(
-            cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout
+            cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout, env=env
         )
     except subprocess.TimeoutExpired:
         raise RunError(f"{label}: timed out after {timeout:.0f}s: {' '.join(cmd)}")
@@ -83,8 +90,8 @@ def run_json(cmd: list[str], label: str, timeout: float) -> dict:
         raise RunError(f"{label}: no JSON object on stdout of {' '.join(cmd)}")
 
 
-def ours_cmd(ruleset: str, games: int) -> list[str]:
-    return [sys.executable, "-m", "locm.cli", "bench",
+def ours_cmd(ruleset: str, games: int, python: str = sys.executable) -> list[str]:
+    return [python, "-m", "locm.cli", "bench", "--core", "this",
             "--ruleset", ruleset, "--games", str(games), "--json"]
 
 
@@ -109,18 +116,46 @@ def _median(values):
     return statistics.median(values) if values else None
 
 
+def _side(runs: list[dict]) -> dict:
+    return {
+        "games_per_s": _median(r.get("games_per_s") for r in runs),
+        "events_per_s": _median(r.get("events_per_s") for r in runs),
+        "rebuild_ms": _median(r.get("rebuild_ms") for r in runs),
+        "core": runs[0].get("core") if runs else None,
+        "games_per_s_runs": [r.get("games_per_s") for r in runs],
+        "wall_over_cpu_runs": _wall_over_cpu(runs),
+    }
+
+
+def _per_round(a_runs: list[dict], b_runs: list[dict]):
+    return _median(a["games_per_s"] / b["games_per_s"] for a, b in zip(a_runs, b_runs)
+                   if isinstance(a.get("games_per_s"), (int, float))
+                   and isinstance(b.get("games_per_s"), (int, float)) and b["games_per_s"] > 0)
+
+
 def measure(ruleset: str, games: int, rounds: int, seed: int, peer_python: str,
-            peer_only: bool, timeout: float, verbose: bool) -> dict:
+            peer_only: bool, timeout: float, verbose: bool, compiled_python: str | None = None) -> dict:
     ours_runs: list[dict] = []
+    compiled_runs: list[dict] = []
     peer_runs: list[dict] = []
+    order = ["ours"] + (["compiled"] if compiled_python and not peer_only else []) + ["peer"]
     for k in range(rounds):
-        sides = ["ours", "peer"] if k % 2 == 0 else ["peer", "ours"]
+        sides = order[k % len(order):] + order[:k % len(order)]
         for side in sides:
             if side == "ours":
                 if peer_only:
                     continue
                 r = run_json(ours_cmd(ruleset, games), "ours", timeout)
+                if "pure" not in str(r.get("core")):
+                    raise RunError(f"ours: expected the interpreted core, the run reports {r.get('core')!r}")
                 ours_runs.append(r)
+            elif side == "compiled":
+                assert compiled_python is not None
+                r = run_json(ours_cmd(ruleset, games, compiled_python), "compiled", timeout,
+                             env=dict(os.environ, PYTHONSAFEPATH="1"))
+                if "compiled" not in str(r.get("core")):
+                    raise RunError(f"compiled: {compiled_python} runs {r.get('core')!r}, not a compiled core")
+                compiled_runs.append(r)
             else:
                 r = run_json(peer_cmd(peer_python, ruleset, games, seed), "peer", timeout)
                 peer_runs.append(r)
@@ -142,25 +177,18 @@ def measure(ruleset: str, games: int, rounds: int, seed: int, peer_python: str,
         },
     }
     if not peer_only:
-        ours_gps = _median(r.get("games_per_s") for r in ours_runs)
-        per_round = [
-            o["games_per_s"] / p["games_per_s"]
-            for o, p in zip(ours_runs, peer_runs)
-            if isinstance(o.get("games_per_s"), (int, float))
-            and isinstance(p.get("games_per_s"), (int, float))
-            and p["games_per_s"] > 0
-        ]
-        result["ours"] = {
-            "games_per_s": ours_gps,
-            "events_per_s": _median(r.get("events_per_s") for r in ours_runs),
-            "rebuild_ms": _median(r.get("rebuild_ms") for r in ours_runs),
-            "games_per_s_runs": [r.get("games_per_s") for r in ours_runs],
-            "wall_over_cpu_runs": _wall_over_cpu(ours_runs),
-        }
+        result["ours"] = _side(ours_runs)
+        ours_gps = result["ours"]["games_per_s"]
         result["ratio_ours_over_peer"] = (
             ours_gps / peer_gps if ours_gps is not None and peer_gps else None
         )
-        result["ratio_median_per_round"] = _median(per_round)
+        result["ratio_median_per_round"] = _per_round(ours_runs, peer_runs)
+    if compiled_runs:
+        result["compiled"] = _side(compiled_runs)
+        gps = result["compiled"]["games_per_s"]
+        result["ratio_compiled_over_peer"] = gps / peer_gps if gps is not None and peer_gps else None
+        result["ratio_compiled_over_peer_median_per_round"] = _per_round(compiled_runs, peer_runs)
+        result["ratio_compiled_over_ours_median_per_round"] = _per_round(compiled_runs, ours_runs)
     return result
 
 
@@ -194,6 +222,15 @@ def print_table(results: list[dict], peer_only: bool) -> None:
               f"{_fmt(p['games_per_s']):>13} "
               f"{_fmt(r['ratio_ours_over_peer'], '.2f') + 'x':>10} "
               f"{_fmt(o['events_per_s'], '.0f'):>14} {_fmt(o['rebuild_ms'], '.2f'):>11}")
+    compiled = [r for r in results if "compiled" in r]
+    if compiled:
+        print(f"compiled core ({compiled[0]['compiled']['core']}), same rounds:")
+        print(f"{'ruleset':<12} {'games/s':>13} {'compiled/peer':>14} {'per round':>10} {'compiled/ours':>14}")
+        for r in compiled:
+            print(f"{r['ruleset']:<12} {_fmt(r['compiled']['games_per_s']):>13} "
+                  f"{_fmt(r['ratio_compiled_over_peer'], '.2f') + 'x':>14} "
+                  f"{_fmt(r['ratio_compiled_over_peer_median_per_round'], '.2f') + 'x':>10} "
+                  f"{_fmt(r['ratio_compiled_over_ours_median_per_round'], '.2f') + 'x':>14}")
 
 
 def main(argv=None) -> int:
@@ -207,6 +244,10 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0, help="seed for the peer runs")
     p.add_argument("--peer-python", default=DEFAULT_PEER_PYTHON,
                    help=f"python of the peer venv (default {DEFAULT_PEER_PYTHON})")
+    p.add_argument("--compiled-python", default=DEFAULT_COMPILED_PYTHON,
+                   help="python of the compiled build (default: .venv-fast/bin/python, from `make fast`, "
+                        "measured when present)")
+    p.add_argument("--no-compiled", action="store_true", help="do not measure the compiled build")
     p.add_argument("--peer-only", action="store_true",
                    help="measure only the peer (skip `locm bench`)")
     p.add_argument("--timeout", type=float, default=600.0,
@@ -223,6 +264,13 @@ def main(argv=None) -> int:
               f"(run: bash benchmarks/setup_peer.sh, or pass --peer-python)")
         return 2
 
+    compiled_python = None
+    if not args.no_compiled and os.path.isfile(args.compiled_python):
+        compiled_python = args.compiled_python
+    elif not args.no_compiled and args.compiled_python != DEFAULT_COMPILED_PYTHON:
+        print(f"compiled python not found: {args.compiled_python} (run: make fast)")
+        return 2
+
     load_before = _loadavg()
     rulesets = RULESETS if args.ruleset == "all" else (args.ruleset,)
     results = []
@@ -230,7 +278,7 @@ def main(argv=None) -> int:
         for ruleset in rulesets:
             games = args.games or DEFAULT_GAMES[ruleset]
             results.append(measure(ruleset, games, args.rounds, args.seed, peer_python,
-                                   args.peer_only, args.timeout, not args.quiet))
+                                   args.peer_only, args.timeout, not args.quiet, compiled_python))
     except RunError as e:
         print(f"compare.py: {e}", file=sys.stderr)
         return 1
@@ -239,6 +287,7 @@ def main(argv=None) -> int:
         print(json.dumps({
             "peer_python": peer_python,
             "ours_python": sys.executable,
+            "compiled_python": compiled_python,
             "cpus": os.cpu_count(),
             "machine": platform.machine(),
             "statistic": f"median of {args.rounds} rounds",

@@ -6,14 +6,27 @@ from __future__ import annotations
 
 import statistics
 import time
+from pathlib import Path
 
 from locm.events.locm.catalog import TurnStarted
+from locm.engine.corebuild import core
 from locm.engine.locm.evolve import fold
 from locm.engine.history import History
 from locm.engine.locm.definition import GAME as LOCM
 from locm.engine.locm.rulesets import by_name
 from locm.engine.locm.setup import preload
 from locm.play import play_one
+
+
+def compiled_beside() -> str | None:
+    """The `locm` of the compiled build in .venv-fast/ beside this checkout (`make fast`), if this install is the
+    checkout's pure editable one and that build is there; else None."""
+    here = core()
+    checkout = Path(__file__).resolve().parent.parent
+    fast = checkout / ".venv-fast" / "bin" / "locm"
+    if here.kind == "pure" and here.build == "editable" and fast.is_file():
+        return str(fast)
+    return None
 
 
 def bench(ruleset, games: int, seed: int = 1, progress=None) -> dict:
@@ -44,6 +57,7 @@ def bench(ruleset, games: int, seed: int = 1, progress=None) -> dict:
         h.state_at(late)
         warm.append(time.perf_counter() - t)
     return {
+        "core": str(core()),
         "ruleset": getattr(ruleset, "name", ruleset),
         "games": games,
         "seconds": round(elapsed, 4),

@@ -14,6 +14,13 @@ from pathlib import Path
 
 import click
 
+try:
+    import locm.engine  # noqa: F401  (a compiled core whose sources changed since its build is refused here)
+except ImportError as exc:
+    if type(exc).__name__ != "StaleCoreError":
+        raise
+    sys.stderr.write(f"locm: error: {exc}\n")
+    sys.exit(2)
 from locm.engine.errors import LocmError
 from locm.errors import OutputError  # noqa: F401  (re-exported: locm.cli.OutputError)
 from locm import report_cli
@@ -101,8 +108,21 @@ def _silence_stdout() -> None:
         os.close(fd)
 
 
+def _version(ctx: click.Context, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    from locm.engine.corebuild import core
+
+    click.echo(f"locm {version('locm')}, {core()}")
+    ctx.exit()
+
+
 @click.group(cls=LocmGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="locm", message="%(prog)s %(version)s")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=lambda ctx, _param, value: _version(ctx, value),
+              help="Show the version and which core runs (pure Python or compiled, with its build's hash), and exit.")
 def cli():
     """Legends of Code and Magic: an event-sourced rules engine for the 1.2 and constructed rulesets.
 
@@ -461,15 +481,24 @@ def conformance(files, quiet, game):
               help="How many games to play.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench(ruleset, games, seed, as_json):
-    """Play N seeded random-vs-random games in one process, event log kept, and report the speed.
+@click.option("--core", "which", type=click.Choice(["best", "this"]), default="best", show_default=True,
+              help="best: the compiled core of this checkout's .venv-fast/ ('make fast') when this one is pure and "
+                   "it is there; this: the core of this install.")
+def bench(ruleset, games, seed, as_json, which):
+    """Play N seeded random-vs-random games in one process, event log kept, and report the speed and which
+    core played them (pure Python or compiled).
 
     \b
     Example:
       locm bench --ruleset 1.2 --games 500 --json
     """
-    from locm.bench import bench as run
+    from locm.bench import bench as run, compiled_beside
 
+    fast = compiled_beside() if which == "best" else None
+    if fast is not None:
+        sys.stdout.flush()
+        os.execv(fast, [fast, "bench", "--core", "this", "--ruleset", ruleset, "--games", str(games),
+                        "--seed", str(seed), *(["--json"] if as_json else [])])
     ruleset = _check_ruleset(ruleset)
     if as_json:
         click.echo(json.dumps(run(ruleset, games, seed)))
@@ -480,6 +509,7 @@ def bench(ruleset, games, seed, as_json):
                f"{r['events_per_s']:.0f} events/s ({r['events_per_game']:.0f} events a game)")
     click.echo(f"rebuild a late turn: {r['rebuild_ms']:.2f} ms by a full fold, "
                f"{r['rebuild_snapshot_ms']:.3f} ms from snapshots")
+    click.echo(r["core"])
 
 
 # --- cards and rules --------------------------------------------------------------------------------------

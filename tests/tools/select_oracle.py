@@ -22,7 +22,8 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+if __name__ == "__main__":  # run as a script; imported by the tests, the path is theirs (`make test-fast`: installed)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from locm.replay.locm.conformance import check_game, parse_log_line  # noqa: E402
 

@@ -22,7 +22,8 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+if __name__ == "__main__":  # run as a script; imported by the tests, the path is theirs (`make test-fast`: installed)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from locm.replay.skyport.conformance import check_log, read_records  # noqa: E402
 
