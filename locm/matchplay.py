@@ -244,10 +244,7 @@ def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], worker
     incident sent to ``on_incident`` and kept in ``MatchRun.incidents``; built-in agents with one worker
     play in this process. ``target``: the supervised worker's function (`_match_worker`; tests give a faulty
     one)."""
-    import time
-
-    from locm.store import DuplicateGameError
-    from locm.tournament import WRITE_AFTER_S, WRITE_BATCH
+    from locm.tournament import WRITE_BATCH, store_as_played
 
     run = MatchRun(ids=[j.game_id for j in jobs])
     todo = [j for j in jobs if not store.has_game(j.game_id)]
@@ -272,47 +269,7 @@ def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], worker
                         target or _match_worker)
     else:
         results = (("game", None, _play(a), None) for a in args)
-    ready: list = []
-    since = 0.0
-
-    def flush() -> None:
-        batch = ready[:]
-        ready.clear()  # taken once: a write that fails is not tried again on the way out
-        try:
-            store.append_games(batch)
-            run.played += len(batch)
-        except DuplicateGameError:  # another run stored one of them meanwhile: the others are stored
-            for prepared in batch:
-                try:
-                    store.append_prepared(prepared)
-                    run.played += 1
-                except DuplicateGameError:
-                    pass
-        if progress:
-            progress(len(batch))
-
-    try:
-        for kind, gid, a, _ in results:
-            if kind == "incident":
-                run.incidents.append(a)
-                if on_incident:
-                    on_incident(a)
-            elif kind == "game":
-                if not ready:
-                    since = time.monotonic()
-                ready.append(a)
-            elif kind == "failed":
-                run.failed.append((gid, a))
-                if progress:
-                    progress(1)
-            if ready and (len(ready) >= WRITE_BATCH or time.monotonic() - since >= WRITE_AFTER_S):
-                flush()
-    finally:
-        if ready:  # finished, interrupted or failed: the games played are stored
-            flush()
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()  # the supervised pool's workers are stopped
+    store_as_played(store, results, run, WRITE_BATCH, progress, on_incident)
     return run
 
 

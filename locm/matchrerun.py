@@ -185,27 +185,13 @@ class MatchRerun:
         if self.seq is None:
             out.append("no divergence: every event after the game's creation is the same under both rulesets")
         else:
+            from locm.rerun import divergence_lines
+
             ea, eb = _change(self.event_a, self.event_b)
-            width = max(len(a), len(b)) + 7
-            out.append(f"first divergence at seq {self.seq} (fields that differ):")
-            out.append(f"  {('under ' + a + ':').ljust(width)} {ea or '(no event: the log ends)'}")
-            out.append(f"  {('under ' + b + ':').ljust(width)} {eb or '(no event: the log ends)'}")
-            rule = self.rule_a if self.rule_a == self.rule_b else f"{self.rule_a or '-'} / {self.rule_b or '-'}"
-            sus = self.suspects
-            if sus:
-                why = "changed setting(s) of that rule: " + ", ".join(sus)
-            elif self.changed:
-                why = ("changed setting(s) of that rule: none (an earlier change led here: "
-                       + ", ".join(f for f, *_ in self.changed[:6]) + ")")
-            else:
-                why = "no setting changed"
-            if self.bots or self.unrecorded:
-                why += "; a bot may not be the version that played, so its answers may differ without any rule"
-            out.append(f"  rule of the event: {rule}; {why}")
-            out.append(f"board before seq {self.seq} under {a}:")
-            out += ["  " + x for x in self.board_a.splitlines()]
-            out.append(f"board before seq {self.seq} under {b}:")
-            out += ["  " + x for x in self.board_b.splitlines()]
+            bots = ("a bot may not be the version that played, so its answers may differ without any rule"
+                    if self.bots or self.unrecorded else "")
+            out += divergence_lines(a, b, self.seq, ea, eb, self.rule_a, self.rule_b, self.suspects,
+                                    [f for f, *_ in self.changed], bots, "; ", self.board_a, self.board_b)
         out.append(f"outcome under {a}: {_outcome_text(self.game, self.created, self.outcome_a)}")
         out.append(f"outcome under {b}: {_outcome_text(self.game, self.created, self.outcome_b)}"
                    + ("  (the winner changes)" if self.outcome_a.winner != self.outcome_b.winner else ""))

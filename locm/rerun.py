@@ -201,28 +201,12 @@ class RerunReport:
         if self.seq is None:
             out.append("no divergence: every event after game_created is the same under both rulesets")
         else:
-            width = max(len(a), len(b)) + 7
             ea, eb = event_change(self.event_a, self.event_b)
-            out.append(f"first divergence at seq {self.seq} (fields that differ):")
-            out.append(f"  {('under ' + a + ':').ljust(width)} {ea or '(no event: the log ends)'}")
-            out.append(f"  {('under ' + b + ':').ljust(width)} {eb or '(no event: the log ends)'}")
-            rule = self.rule_a if self.rule_a == self.rule_b else f"{self.rule_a or '-'} / {self.rule_b or '-'}"
-            sus = self.suspects
-            if sus:
-                why = "changed setting(s) of that rule: " + ", ".join(sus)
-            elif self.changed:
-                why = ("changed setting(s) of that rule: none (an earlier change led here: "
-                       + ", ".join(r.field for r in self.changed[:6]) + ")")
-            else:
-                why = "no setting changed"
-            if self.bots:
-                why += ("; " if sus else ": ") + "the bot changed since the game was played, so its answers may " \
-                       "differ without any rule doing it: " + ", ".join(repr(b.agent) for b in self.bots)
-            out.append(f"  rule of the event: {rule}; {why}")
-            out.append(f"board before seq {self.seq} under {a}:")
-            out += ["  " + x for x in self.board_a.splitlines()]
-            out.append(f"board before seq {self.seq} under {b}:")
-            out += ["  " + x for x in self.board_b.splitlines()]
+            bots = ("the bot changed since the game was played, so its answers may differ without any rule "
+                    "doing it: " + ", ".join(repr(b.agent) for b in self.bots)) if self.bots else ""
+            out += divergence_lines(a, b, self.seq, ea, eb, self.rule_a, self.rule_b, self.suspects,
+                                    [r.field for r in self.changed], bots, "; " if self.suspects else ": ",
+                                    self.board_a, self.board_b)
         out.append(f"outcome under {a}: {self.outcome_a.text()}")
         out.append(f"outcome under {b}: {self.outcome_b.text()}"
                    + ("  (the winner changes)" if self.outcome_a.winner != self.outcome_b.winner else ""))
@@ -316,3 +300,30 @@ def resolve_game_id(store, prefix: str) -> str:
 __all__ = ["RerunError", "rules_identity", "rerun_params", "rerun_game", "first_divergence", "event_change",
            "Outcome", "outcome",
            "RerunReport", "rerun_report", "board_text", "load_source", "resolve_game_id"]
+
+
+def divergence_lines(a: str, b: str, seq: int, ea: str | None, eb: str | None, rule_a: str | None,
+                     rule_b: str | None, suspects: Sequence[str], changed: Sequence[str], bots: str, bots_sep: str,
+                     board_a: str, board_b: str) -> list[str]:
+    """What a rerun says of its first divergence, for any game: the two events (the fields that differ) under
+    rulesets `a` and `b`, the rule of the event and which changed settings have that rule (else the earlier
+    changes that led there), ``bots`` (a note that a bot may not be the version that played, after
+    ``bots_sep``; empty: none), and the board before the divergence under each ruleset."""
+    width = max(len(a), len(b)) + 7
+    out = [f"first divergence at seq {seq} (fields that differ):",
+           f"  {('under ' + a + ':').ljust(width)} {ea or '(no event: the log ends)'}",
+           f"  {('under ' + b + ':').ljust(width)} {eb or '(no event: the log ends)'}"]
+    rule = rule_a if rule_a == rule_b else f"{rule_a or '-'} / {rule_b or '-'}"
+    if suspects:
+        why = "changed setting(s) of that rule: " + ", ".join(suspects)
+    elif changed:
+        why = "changed setting(s) of that rule: none (an earlier change led here: " + ", ".join(changed[:6]) + ")"
+    else:
+        why = "no setting changed"
+    if bots:
+        why += bots_sep + bots
+    out.append(f"  rule of the event: {rule}; {why}")
+    for name, board in ((a, board_a), (b, board_b)):
+        out.append(f"board before seq {seq} under {name}:")
+        out += ["  " + x for x in board.splitlines()]
+    return out

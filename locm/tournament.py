@@ -453,6 +453,61 @@ class Supervision:
     start_s: float = 60.0
 
 
+
+def store_as_played(store: EventStore, results: Iterable[tuple], run, batch: int = WRITE_BATCH,
+                    progress: Callable[[int], None] | None = None,
+                    on_incident: Callable[[str], None] | None = None) -> int:
+    """Store the games of `results` (the pool's ``(kind, game id, a, b)`` items) as they arrive, up to ``batch``
+    whole games in one transaction, never later than `WRITE_AFTER_S` after the first of them came; a batch
+    with a game another run stored meanwhile is stored game by game. ``run`` (any game's run record) gets
+    ``played`` counted, ``failed`` and ``incidents`` appended. Interrupted, the games played so far are stored
+    before the exception goes on, and the pool (``results.close()``, if it has one) is stopped. The number of
+    games found already stored is returned."""
+    ready: list = []  # played games not stored yet (whole games)
+    since = 0.0  # when the first of them came
+    duplicates = 0
+
+    def flush() -> None:
+        nonlocal duplicates
+        games = ready[:]
+        ready.clear()  # taken once: a write that fails is not tried again on the way out
+        try:
+            store.append_games(games)
+            run.played += len(games)
+        except DuplicateGameError:  # another run stored one of them meanwhile: the others are stored
+            for prepared in games:
+                try:
+                    store.append_prepared(prepared)
+                    run.played += 1
+                except DuplicateGameError:
+                    duplicates += 1
+        if progress:
+            progress(len(games))
+
+    try:
+        for kind, gid, a, _ in results:
+            if kind == "incident":
+                run.incidents.append(a)
+                if on_incident:
+                    on_incident(a)
+            elif kind == "game":
+                if not ready:
+                    since = time.monotonic()
+                ready.append(a)
+            elif kind == "failed":
+                run.failed.append((gid, a))
+                if progress:
+                    progress(1)
+            if ready and (len(ready) >= batch or time.monotonic() - since >= WRITE_AFTER_S):
+                flush()
+    finally:
+        if ready:  # finished, interrupted or failed: the games played are stored
+            flush()
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+    return duplicates
+
 def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limits: TimeLimits | None = None,
               progress: Callable[[int], None] | None = None, scheduled: int | None = None,
               count: int | None = None, sandbox: Sandbox | None = None,
@@ -474,45 +529,8 @@ def play_jobs(store: EventStore, jobs: Iterable[Job], *, workers: int = 1, limit
     total = count if scheduled is None else scheduled
     run = TournamentRun(total, total - count, 0, 0, [], 0.0)
     t0 = time.perf_counter()
-    ready: list = []  # played games not stored yet (whole games)
-    since = 0.0  # when the first of them came
-
-    def flush() -> None:
-        batch = ready[:]
-        ready.clear()  # taken once: a write that fails is not tried again on the way out
-        try:
-            store.append_games(batch)
-            run.played += len(batch)
-        except DuplicateGameError:  # another run stored one of them meanwhile: the others are stored
-            for prepared in batch:
-                try:
-                    store.append_prepared(prepared)
-                    run.played += 1
-                except DuplicateGameError:
-                    run.duplicates += 1
-        if progress:
-            progress(len(batch))
-
-    try:
-        for kind, gid, a, b in _pool(jobs, max(1, min(workers, count)), limits or TimeLimits(), sandbox,
-                                     supervision or Supervision()):
-            if kind == "incident":
-                run.incidents.append(a)
-                if on_incident:
-                    on_incident(a)
-            elif kind == "game":
-                if not ready:
-                    since = time.monotonic()
-                ready.append(a)
-            elif kind == "failed":
-                run.failed.append((gid, a))
-                if progress:
-                    progress(1)
-            if ready and (len(ready) >= batch or time.monotonic() - since >= WRITE_AFTER_S):
-                flush()
-    finally:
-        if ready:  # finished, interrupted or failed: the games played are stored
-            flush()
+    results = _pool(jobs, max(1, min(workers, count)), limits or TimeLimits(), sandbox, supervision or Supervision())
+    run.duplicates += store_as_played(store, results, run, batch, progress, on_incident)
     run.seconds = time.perf_counter() - t0
     return run
 

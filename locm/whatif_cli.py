@@ -187,17 +187,24 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    summary = result.summary(top, min_n)
-    if as_json:
-        summary["skipped_games"] = [{"game": g, "why": w} for g, w in result.skipped]
-        click.echo(json.dumps(summary, indent=1))
+    if _show(result.summary(top, min_n), result.skipped, whatif_lines, top, as_json):
         return
-    for line in whatif_lines(summary, top):
-        click.echo(line)
-    for g, why in result.skipped[:5]:
-        click.echo(f"skipped {g}: {why}", err=True)
     if result.selected == 0:
         click.echo("no stored games to re-run (see --ruleset-a and --agents)", err=True)
+
+
+def _show(summary: dict, skipped: list, lines, top: int, as_json: bool) -> bool:
+    """Print a what-if summary (as JSON, with the skipped games, or as text lines and the first skipped games
+    on stderr); True when it went out as JSON (nothing more to say)."""
+    if as_json:
+        summary["skipped_games"] = [{"game": g, "why": w} for g, w in skipped]
+        click.echo(json.dumps(summary, indent=1))
+        return True
+    for line in lines(summary, top):
+        click.echo(line)
+    for g, why in skipped[:5]:
+        click.echo(f"skipped {g}: {why}", err=True)
+    return False
 
 
 def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json):
@@ -226,15 +233,8 @@ def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, 
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    summary = result.summary(min_n, top)
-    if as_json:
-        summary["skipped_games"] = [{"game": g, "why": w} for g, w in result.skipped]
-        click.echo(json.dumps(summary, indent=1))
+    if _show(result.summary(min_n, top), result.skipped, whatif_lines, top, as_json):
         return
-    for line in whatif_lines(summary, top):
-        click.echo(line)
-    for g, why in result.skipped[:5]:
-        click.echo(f"skipped {g}: {why}", err=True)
     if not result.pairs:
         click.echo(f"no stored games of {result.rules_a} between built-in agents to re-run (see --ruleset-a)",
                    err=True)
