@@ -479,7 +479,10 @@ class BotAgent(Agent):
         proc = self.proc
         if proc is None or proc.returncode is not None:
             return
-        self._learn_sandbox_pid()
+        # bubblewrap says the namespace's first process just after it makes it: killed before that, bubblewrap
+        # could leave it running on its own (bwrap's --die-with-parent is set by the child: a race), so wait
+        # (bounded) for the word, and kill that process itself
+        self._learn_sandbox_pid(wait=2.0)
         if self.sandbox_pid is not None:  # the namespace's first process: everything in it dies with it
             try:
                 os.kill(self.sandbox_pid, signal.SIGKILL)
@@ -530,8 +533,14 @@ class BotAgent(Agent):
                 pass
         _LIVE.discard(self)
 
-    def _learn_sandbox_pid(self) -> None:
+    def _learn_sandbox_pid(self, wait: float = 0.0) -> None:
+        """Read the sandbox's first process's host pid from bubblewrap's info pipe, once it is there (waiting up
+        to ``wait`` seconds for it)."""
         if self.sandbox_pid is None and self._info >= 0:
+            if wait > 0:
+                with selectors.DefaultSelector() as sel:
+                    sel.register(self._info, selectors.EVENT_READ)
+                    sel.select(wait)
             self.sandbox_pid = child_pid(self._info)
 
     close = stop
