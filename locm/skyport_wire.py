@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable
 
 from locm.engine.skyport.hexmap import MapError, parse_map
 from locm.engine.skyport.rules import RULES_2013
+from locm.replay.skyport.conformance import mismatch_text
 from locm.replay.skyport.oracle import OracleLogError, first_difference, read_records
 from locm.skyport_server import RESERVED, Bounds, SeatSpec, SkyportServer, Timing
 from locm.errors import JoinError
@@ -97,18 +98,7 @@ class WireResult:
                      "2013 server's reader took it)") if self.moved else ""
             return (f"identical through TCP: {self.lines} server lines byte for byte, {self.sent} client lines "
                     f"sent{moved}")
-        at = f" at turn {self.turn}" if self.turn >= 0 else ""
-        at += f", player {self.player}" if self.player else ""
-        at += f", {self.where}" if self.where else ""
-        text = f"MISMATCH{at}: {self.message}"
-        if self.expected is not None or self.got is not None:
-            text += f"\n    expected {_short(self.expected)}\n    got      {_short(self.got)}"
-        return text
-
-
-def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value)
-    return repr(text if len(text) <= 300 else text[:297] + "...")
+        return mismatch_text(self)
 
 
 class _Differs(Exception):

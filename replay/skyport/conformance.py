@@ -70,13 +70,19 @@ class Result:
             late = self.coverage.get("timing:resolved", 0)
             return (f"identical: {self.turns} turns, {self.messages} messages, {self.stats} stats checked, "
                     f"end {self.end}" + (f"; {late} turn(s) read as the GUI saw them" if late else ""))
-        at = f" at turn {self.turn}" if self.turn >= 0 else ""
-        at += f", player {self.player}" if self.player else ""
-        at += f", {self.where}" if self.where else ""
-        text = f"MISMATCH{at}: {self.message}"
-        if self.expected is not None or self.got is not None:
-            text += f"\n    expected {_short(self.expected)}\n    got      {_short(self.got)}"
-        return text
+        return mismatch_text(self)
+
+
+def mismatch_text(r: Any) -> str:
+    """The first difference of a replay (this module's `Result`, or the TCP replay's): where (turn, player,
+    field), what, and the expected and got values shortened."""
+    at = f" at turn {r.turn}" if r.turn >= 0 else ""
+    at += f", player {r.player}" if r.player else ""
+    at += f", {r.where}" if r.where else ""
+    text = f"MISMATCH{at}: {r.message}"
+    if r.expected is not None or r.got is not None:
+        text += f"\n    expected {_short(r.expected)}\n    got      {_short(r.got)}"
+    return text
 
 
 def _short(value: Any) -> str:
