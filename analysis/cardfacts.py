@@ -1,6 +1,9 @@
-"""The card-facts projection: one pass over a game's events gives, for each player and each card the player
-took into its deck, the facts the card metrics of ``data/ANALYTICS.md`` are computed from. Pure: no SQLite,
-no I/O (`locm.cardfacts_store` keeps the rows in the store file).
+"""The one fold of a LOCM game's facts: one pass over a game's events gives its outcome, length, damage by
+source, card pool and decks, and, for each player and each card the player took into its deck, the facts the
+card metrics of ``data/ANALYTICS.md`` are computed from. Every tool that asks what happened in a game reads
+it from here: the card report (`locm.cardfacts_store`, which keeps the facts in the store file), `locm whatif`
+(`locm.whatif.facts_of`, `card_units`), `locm cardvalue` (holders by deck) and the overview
+(`analysis.overview`). Pure: no SQLite, no I/O.
 
 Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card_features`, bumps it):
 
@@ -23,9 +26,11 @@ Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card
 - *Won*: the player is ``GameEnded.winner``.
 - ``fkey``: the card's `feature_key` (type, cost, keywords, area, draw, health effects, stat efficiency packed
   in one integer); `features_of_key` turns it into the constructed report's feature buckets.
-- Game level: length = ``TurnStarted`` events (both players), damage to players by ``PlayerDamaged.source``,
+- Game level: length = ``TurnStarted`` events (both players), ``last_turn`` the last one's ``turn`` (what
+  whatif and the overview call a game's length, plus one), damage to players by ``PlayerDamaged.source``,
   drain = ``PlayerHealed`` with source ``drain``; *same decks*: both ``DeckOrdered`` hold the same base ids
-  (as many copies of each).
+  (as many copies of each); ``defs`` the card pool (``CardPoolDefined``), ``decks`` each player's deck in its
+  ``DeckOrdered`` order.
 - Constructed buckets (`GameFacts.buckets`): per player and feature bucket, how many of its cards meet each
   metric's condition, what the bucket intervals are clustered by (`locm.cardfacts_store.add_clusters`).
 
@@ -104,6 +109,13 @@ class GameFacts:
     # packed (`unpack_counts`): what the bucket intervals cluster by player-game and game
     buckets: tuple[dict, dict] = field(default_factory=lambda: ({}, {}))
     same_decks: bool = False  # both players' decks held the same cards (as many copies of each)
+    last_turn: int = -1  # the last TurnStarted's turn (-1: none)
+    defs: dict[int, Card] = field(default_factory=dict)  # the card pool: base id -> Card
+    decks: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # each player's deck, base ids in deck order
+
+    def held(self, player: int) -> list[int]:
+        """The base ids of the cards of the player's deck it ever had in hand (opening hand or drawn)."""
+        return [f.card for f in self.cards if f.player == player and f.opening + f.drawn > 0 and f.card != -1]
 
 
 # The metric conditions of a card row, in `analysis.cardmetrics.METRICS` order, as 8-bit fields of one integer
@@ -250,6 +262,7 @@ def project(events) -> GameFacts:
             started = True
             own_turn[e.player] += 1
             g.turns += 1
+            g.last_turn = e.turn
         elif t is CreatureSummoned or t is ItemUsed:
             if t is CreatureSummoned and e.copy_of > 0:
                 continue
@@ -277,7 +290,7 @@ def project(events) -> GameFacts:
             for i, b in zip(e.ids, e.base_ids):
                 instance[i] = b
                 fact(p, b).copies += 1
-            decks[p] = sorted(e.base_ids)
+            decks[p] = tuple(e.base_ids)
         elif t is CardPoolDefined:
             for c in e.cards:
                 defs[c.base_id] = c
@@ -285,7 +298,9 @@ def project(events) -> GameFacts:
             g.ruleset, g.seed, g.agents = e.ruleset, e.seed, tuple(e.agents)
         elif t is GameEnded:
             g.winner, g.reason = e.winner, e.reason
-    g.same_decks = decks[0] is not None and decks[0] == decks[1]
+    g.same_decks = decks[0] is not None and decks[1] is not None and sorted(decks[0]) == sorted(decks[1])
+    g.decks = (decks[0] or (), decks[1] or ())
+    g.defs = defs
     if constructed:
         fkeys = {b: feature_key(c) for b, c in defs.items()}
         codes: Counter = Counter()

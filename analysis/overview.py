@@ -1,12 +1,13 @@
 """Game-level metrics from stored events alone (ANALYTICS.md, "Beyond cards"): per ruleset, the first
-player's win rate with its interval, game length, and damage by source."""
+player's win rate with its interval, game length, and damage by source, from each game's facts (the one fold,
+`analysis.cardfacts.project`)."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from locm.events.locm.catalog import GameEnded, PlayerDamaged, PlayerHealed, TurnStarted
+from locm.analysis.cardfacts import GameFacts, project
 from locm.analysis.stats import rate_text, wilson
 
 DAMAGE_SOURCES = ("attack", "breakthrough", "item", "summon", "deck", "turn_limit")
@@ -32,25 +33,22 @@ class RulesetOverview:
 
 
 def overview(logs) -> dict[str, RulesetOverview]:
-    """`logs`: an iterable of (ruleset, events) for complete games."""
+    """`logs`: an iterable of (ruleset, events) for complete games; each game's facts are the one fold's
+    (`analysis.cardfacts.project`)."""
     out: dict[str, RulesetOverview] = {}
     for ruleset, events in logs:
-        o = out.setdefault(ruleset, RulesetOverview(ruleset))
-        o.games += 1
-        turns = 0
-        for e in events:
-            t = type(e)
-            if t is PlayerDamaged:
-                o.damage[e.source] += e.amount
-            elif t is PlayerHealed and e.source == "drain":
-                o.drain += e.amount
-            elif t is TurnStarted:
-                turns = e.turn + 1
-            elif t is GameEnded:
-                o.seat0_wins += e.winner == 0
-                o.end_reasons[e.reason] += 1
-        o.turns.append(turns)
+        add(out.setdefault(ruleset, RulesetOverview(ruleset)), project(events))
     return out
+
+
+def add(o: RulesetOverview, g: GameFacts) -> None:
+    """One game's facts into its ruleset's overview: length is the last turn's number + 1."""
+    o.games += 1
+    o.damage.update(g.damage)
+    o.drain += g.drain
+    o.seat0_wins += g.winner == 0
+    o.end_reasons[g.reason] += 1
+    o.turns.append(g.last_turn + 1)
 
 
 def overview_text(result: dict[str, RulesetOverview]) -> str:
@@ -68,4 +66,4 @@ def by_turn(result: dict[str, RulesetOverview]) -> dict[str, Counter]:
     return {name: Counter(o.turns) for name, o in result.items()}
 
 
-__all__ = ["overview", "overview_text", "RulesetOverview", "by_turn", "defaultdict"]
+__all__ = ["overview", "overview_text", "RulesetOverview", "by_turn", "add", "defaultdict"]

@@ -231,7 +231,8 @@ def _pool_under(rules: Rules, created) -> dict[int, Card]:
 def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[bool, ...]]) -> list[tuple]:
     """One seed's base games under every variant: per game and variant ``(gid, variant, status, prepared B or
     None, {target: units}, error)``; status ``played``, ``stored`` (read back) or ``identical``."""
-    from locm.whatif import _STATE, advantage, decks, replay_under
+    from locm.analysis.cardfacts import project
+    from locm.whatif import _STATE, replay_under
 
     gids, target_rows, identical_ok = task
     store, variants = _STATE["store"], _STATE["variants"]
@@ -242,8 +243,8 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
         except LocmError as exc:
             out.append((gid, -1, "error", None, {}, str(exc)))
             continue
-        pool_a, decks_a = decks(events_a)
-        win_a = events_a[-1].winner
+        ga = project(events_a)
+        pool_a, decks_a, win_a = ga.defs, ga.decks, ga.winner
         for k, rules_b in enumerate(variants):
             try:
                 pool_b = _pool_under(rules_b, events_a[0])
@@ -252,8 +253,8 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
                     out.append((gid, k, "identical", None, {}, ""))
                     continue
                 events_b, prepared, _ = replay_under(store, events_a, rules_b)
-                _, decks_b = decks(events_b)
-                win_b = events_b[-1].winner
+                gb = project(events_b)
+                decks_b, win_b = gb.decks, gb.winner
                 units = {}
                 for t, (only, variant) in enumerate(target_rows):
                     if variant != k:
@@ -464,8 +465,8 @@ def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[T
 def most_held(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, seed: int, n: int) -> list[str]:
     """The `n` cards (1.2) or buckets (constructed: of the families `bucket_match` takes) held by most seats
     in the stored base games."""
+    from locm.analysis.cardfacts import project
     from locm.store import open_store
-    from locm.whatif import decks
 
     counts: Counter = Counter()
     draft = rules_a.deck_building == DRAFT
@@ -473,7 +474,8 @@ def most_held(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, see
         for job in base_schedule(rules_a, agents, seeds, seed):
             if not store.has_game(job.game_id):
                 continue
-            pool, both = decks(store.events(job.game_id))
+            g = project(store.events(job.game_id))
+            pool, both = g.defs, g.decks
             for deck in both:
                 if draft:
                     counts.update(str(b) for b in set(deck))

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from locm.analysis.cardfacts import GameFacts, project
 from locm.analysis.overview import DAMAGE_SOURCES
 from locm.analysis.paired import Paired, pts
 from locm.analysis.stats import Z95, wilson
 from locm.engine.errors import LocmError
 from locm.engine.locm.rulesets import Rules, rules_hash
 from locm.events.locm.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
-from locm.events.locm.catalog import CardDrawn, CardPoolDefined, DeckOrdered, GameEnded, PlayerDamaged, TurnStarted
 from locm.bots import is_builtin
 from locm.rerun import rules_identity, rerun_game, rerun_params
 
@@ -39,32 +39,16 @@ class Facts:
 
 
 def facts(events: Sequence) -> Facts:
-    cards: dict = {}
-    ids: dict = {}
-    held = (set(), set())
-    damage: Counter = Counter()
-    winner, turns = -1, 0
-    named = False
-    for e in events:
-        t = type(e)
-        if t is CardDrawn:
-            key = ids.get(e.id)
-            if key is not None:
-                held[e.player].add(key)
-        elif t is PlayerDamaged:
-            damage[e.source] += e.amount
-        elif t is TurnStarted:
-            turns = e.turn + 1
-        elif t is DeckOrdered:
-            for i, b in zip(e.ids, e.base_ids):
-                ids[i] = cards[b]
-        elif t is CardPoolDefined:
-            named = any(c.name for c in e.cards)
-            for c in e.cards:
-                cards[c.base_id] = _card_key(c, named)
-        elif t is GameEnded:
-            winner = e.winner
-    return Facts(winner, turns, dict(damage), (tuple(sorted(held[0])), tuple(sorted(held[1]))))
+    """`facts_of` the game's facts (`analysis.cardfacts.project`, the one fold of a game's facts)."""
+    return facts_of(project(events))
+
+
+def facts_of(g: GameFacts) -> Facts:
+    """What `whatif` keeps of one game's facts: the winner, the length (the last turn's number + 1), damage by
+    source and, per player, the keys (`_card_key`) of the cards it ever had in hand."""
+    named = any(c.name for c in g.defs.values())
+    held = tuple(tuple(sorted({_card_key(g.defs[b], named) for b in g.held(p) if b in g.defs})) for p in (0, 1))
+    return Facts(g.winner, g.last_turn + 1, dict(g.damage), held)
 
 
 def _card_key(c, named: bool) -> str:
@@ -123,8 +107,8 @@ def _work(gids: Sequence[str]) -> list[tuple]:
                 out.append((gid, None, None, None, "", "its rules differ from --ruleset-a", {}))
                 continue
             events_b, prepared, gid_b = replay_under(store, events_a, rules_b)
-            fa, fb = facts(events_a), facts(events_b)
-            out.append((gid, fa, fb, prepared, gid_b, "", card_units(events_a, events_b, fa.winner, fb.winner)))
+            ga, gb = project(events_a), project(events_b)
+            out.append((gid, facts_of(ga), facts_of(gb), prepared, gid_b, "", card_units(ga, gb)))
         except LocmError as exc:
             out.append((gid, None, None, None, "", str(exc), {}))
     return out
@@ -132,17 +116,8 @@ def _work(gids: Sequence[str]) -> list[tuple]:
 
 def decks(events: Sequence) -> tuple[dict, tuple[tuple[int, ...], tuple[int, ...]]]:
     """A game's card pool (base id -> Card) and each player's deck (base ids, a copy per card)."""
-    pool: dict = {}
-    deck: list = [(), ()]
-    for e in events:
-        t = type(e)
-        if t is CardPoolDefined:
-            pool = {c.base_id: c for c in e.cards}
-        elif t is DeckOrdered:
-            deck[e.player] = tuple(e.base_ids)
-            if deck[0] and deck[1]:
-                break
-    return pool, (deck[0], deck[1])
+    g = project(events)
+    return g.defs, g.decks
 
 
 def advantage(decks_: tuple, ids) -> tuple[int, int] | None:
@@ -155,16 +130,16 @@ def advantage(decks_: tuple, ids) -> tuple[int, int] | None:
     return (0, x0 - x1) if x0 > x1 else (1, x1 - x0)
 
 
-def card_units(events_a: Sequence, events_b: Sequence, win_a: int, win_b: int) -> dict[str, list]:
+def card_units(ga: GameFacts, gb: GameFacts) -> dict[str, list]:
     """The paired outcome of one game per card (1.2: the card list's id and name) and per feature bucket of
-    the report (both rulesets): the seat that held more copies of it than its opponent in the game under A
-    (`advantage`; a tie gives nothing: a change moves both seats alike), as ``(won under A, won under B,
-    True, whether it still held more under B)``. A card is known by its definition under A, so a bucket is
-    the cards that were in it before the change."""
+    the report (both rulesets), from its facts under A and under B: the seat that held more copies of it than
+    its opponent in the game under A (`advantage`; a tie gives nothing: a change moves both seats alike), as
+    ``(won under A, won under B, True, whether it still held more under B)``. A card is known by its
+    definition under A, so a bucket is the cards that were in it before the change."""
     from locm.analysis.cardfacts import card_features
 
-    pool_a, decks_a = decks(events_a)
-    _, decks_b = decks(events_b)
+    pool_a, decks_a, decks_b = ga.defs, ga.decks, gb.decks
+    win_a, win_b = ga.winner, gb.winner
     named = any(c.name for c in pool_a.values())
     by_key: dict[str, set] = {}
     for b in set(decks_a[0]) | set(decks_a[1]) | set(decks_b[0]) | set(decks_b[1]):
@@ -446,5 +421,5 @@ def _interval(r: dict) -> str:
 
 
 
-__all__ = ["whatif", "whatif_lines", "WhatifResult", "facts", "select_games", "select_by_seed", "replay_under",
+__all__ = ["whatif", "whatif_lines", "WhatifResult", "facts", "facts_of", "select_games", "select_by_seed", "replay_under",
            "card_units", "decks", "advantage"]
