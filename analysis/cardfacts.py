@@ -27,7 +27,8 @@ Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card
 - ``fkey``: the card's `feature_key` (type, cost, keywords, area, draw, health effects, stat efficiency packed
   in one integer); `features_of_key` turns it into the constructed report's feature buckets.
 - Game level: length = ``TurnStarted`` events (both players), ``last_turn`` the last one's ``turn`` (what
-  whatif and the overview call a game's length, plus one), damage to players by ``PlayerDamaged.source``,
+  whatif and the overview call a game's length, plus one), damage to players by ``PlayerDamaged.source`` (and
+  by the player hurt, ``damage_taken``),
   drain = ``PlayerHealed`` with source ``drain``; *same decks*: both ``DeckOrdered`` hold the same base ids
   (as many copies of each); ``defs`` the card pool (``CardPoolDefined``), ``decks`` each player's deck in its
   ``DeckOrdered`` order.
@@ -101,6 +102,7 @@ class GameFacts:
     reason: str = ""
     turns: int = 0  # TurnStarted events, both players
     damage: Counter = field(default_factory=Counter)  # PlayerDamaged amount by source
+    damage_taken: list[int] = field(default_factory=lambda: [0, 0])  # PlayerDamaged amount by player hurt
     drain: int = 0  # PlayerHealed by drain
     offered: Counter = field(default_factory=Counter)  # 1.2: base id -> draft rounds offered
     pool: Counter = field(default_factory=Counter)  # constructed: feature bucket -> cards of the pool
@@ -112,6 +114,10 @@ class GameFacts:
     last_turn: int = -1  # the last TurnStarted's turn (-1: none)
     defs: dict[int, Card] = field(default_factory=dict)  # the card pool: base id -> Card
     decks: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # each player's deck, base ids in deck order
+
+    def plays(self, player: int) -> int:
+        """The cards the player played (summoned, an Area copy not counted, or used)."""
+        return sum(f.plays for f in self.cards if f.player == player)
 
     def held(self, player: int) -> list[int]:
         """The base ids of the cards of the player's deck it ever had in hand (opening hand or drawn)."""
@@ -222,7 +228,7 @@ def project(events) -> GameFacts:
     defs: dict[int, Card] = {}
     facts: list[dict[int, CardFact]] = [{}, {}]
     instance: dict[int, int] = {}  # instance id -> base id
-    offered, damage = g.offered, g.damage
+    offered, damage, taken = g.offered, g.damage, g.damage_taken
     entered: dict[int, int] = {}  # instance id -> own turn it entered the hand
     own_turn = [0, 0]
     started = False
@@ -258,6 +264,7 @@ def project(events) -> GameFacts:
                 offered[b] += 1
         elif t is PlayerDamaged:
             damage[e.source] += e.amount
+            taken[e.player] += e.amount
         elif t is TurnStarted:
             started = True
             own_turn[e.player] += 1

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from locm.events.locm.catalog import CreatureSummoned, ItemUsed, PlayerDamaged
 from locm.engine.locm.agents import make_agent, play, seat_seed
 from locm.engine.locm.game import Game
 
@@ -50,14 +49,13 @@ class GameSummary:
 
 
 def summarize(game: Game) -> GameSummary:
-    plays = [0, 0]
-    dmg = [0, 0]
-    for e in game.log:
-        t = type(e)
-        if t is CreatureSummoned and not e.copy_of or t is ItemUsed:
-            plays[e.player] += 1
-        elif t is PlayerDamaged:
-            dmg[e.player] += e.amount
+    """The end of a game as `locm play` prints it: the state's winner and health, each player's plays and
+    damage taken from the game's facts (`analysis.cardfacts.project`)."""
+    from locm.analysis.cardfacts import project
+
+    facts = project(game.log)
+    plays = [facts.plays(0), facts.plays(1)]
+    dmg = facts.damage_taken
     s = game.state
     turns = turns_played(game.log[-1].turn)
     return GameSummary(s.winner, s.end_reason, turns, len(game.log),
