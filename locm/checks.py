@@ -92,8 +92,36 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
     problem = record_problem(record, events)  # a column edited behind the store's back (the chain covers the log)
     if problem:
         return Verdict(problem, 0)
-    return content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
-                           redecide=redecide)
+    verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
+                              redecide=redecide)
+    if verdict.ok:
+        problem = facts_problem(store, record, events)
+        if problem:
+            return Verdict(problem, -1, verdict.note)
+    return verdict
+
+
+def facts_problem(store, record, events: Sequence[Event]) -> str | None:
+    """None if the facts the store keeps with a sound game (`EventStore.stored_facts`: what the card report
+    counts instead of reading the log) are what its events give, or are not the report's to use (of another
+    version, or of another head: the report projects that game from its events); else what differs, in one
+    line. Stored facts are derived data anyone who can write the file can edit: this recomputes them."""
+    from locm.analysis.cardfacts import project
+    from locm.analysis.packedfacts import FACTS_VERSION, difference, packed, unpack
+
+    row = store.stored_facts(record.game_id)
+    if row is None or row[0] != record.head_hash or row[1] != FACTS_VERSION:
+        return None
+    try:
+        stored = unpack(row[2])
+    except ValueError as exc:
+        found = str(exc)
+    else:
+        found = difference(stored, packed(project(events)))
+    if found is None:
+        return None
+    return (f"its stored card facts are not what its events give ({found}): locm report counts them; locm report "
+            "--rebuild recomputes them from the events")
 
 
 def schedule_problems(store, records, ledger_ok: bool = True) -> tuple[list[str], list[str], int]:

@@ -216,6 +216,7 @@ from locm.store_records import (  # noqa: F401  (the mapper's names, re-exported
 _SQLITE_NAMES = frozenset((
     "BUSY_MESSAGE_S",
     "BUSY_TIMEOUT_S",
+    "FACTS_SQL",
     "RECOVER_HINT",
     "SCHEDULES_SQL",
     "SCHEMA_SQL",
@@ -316,6 +317,12 @@ class EventStore:
 
     def has_game(self, game_id: str) -> bool:
         return self._match(game_id) is not None
+
+    def stored_facts(self, game_id: str) -> tuple[str, str, bytes] | None:
+        """A LOCM game's facts as stored with it (`locm.store_records.game_facts`): the head hash (hex) of the
+        game they were computed from, their version and their blob (`analysis.packedfacts`); None if the store
+        keeps none for it. Derived data: `locm.checks.facts_problem` recomputes them from the events."""
+        return self._stored_facts(game_id)
 
     def match(self, game_id: str) -> MatchRecord:
         """A stored game's row, whatever its game (`GameNotFoundError` if there is none)."""
@@ -568,6 +575,9 @@ class EventStore:
         log is missing."""
         raise NotImplementedError
 
+    def _stored_facts(self, game_id: str) -> tuple[str, str, bytes] | None:
+        raise NotImplementedError
+
     def _iter_logs(self, game_ids: list[str] | None) -> Iterator[tuple[str, bytes]]:
         """``(game_id, data)`` of the given games (all LOCM games, in stored order, when None)."""
         raise NotImplementedError
@@ -679,6 +689,12 @@ class MemoryStore(EventStore):
         if p is None:
             raise GameNotFoundError(game_id)
         return p.data
+
+    def _stored_facts(self, game_id: str) -> tuple[str, str, bytes] | None:
+        p = self._games.get(game_id)
+        if p is None or p.facts is None:
+            return None
+        return p.record.head_hash, *p.facts
 
     def _iter_logs(self, game_ids):
         if game_ids is None:

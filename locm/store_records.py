@@ -211,10 +211,14 @@ class ImportSummary(NamedTuple):
 
 class _Prepared(NamedTuple):
     """A validated game ready to write: its record and its log, the ``data`` of its ``logs`` row (the zlib
-    stream of its events' canonical JSON lines). Cheap to pickle: what a tournament worker sends the writer."""
+    stream of its events' canonical JSON lines), and, for a LOCM game, its facts as the card report reads
+    them (``(version, blob)``: `analysis.packedfacts`; None when they could not be computed, and for other
+    games), kept in the ``game_facts`` table in the game's transaction. Cheap to pickle: what a tournament
+    worker sends the writer."""
 
     record: GameRecord | MatchRecord
     data: bytes
+    facts: tuple[str, bytes] | None = None
 
 
 PreparedGame = _Prepared
@@ -342,7 +346,22 @@ def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[byt
         prev, sha256 = GENESIS, hashlib.sha256
         for line in lines:
             prev = sha256(prev + line).digest()  # chain_hash, inlined
-    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), pack_log(lines))
+    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), pack_log(lines), game_facts(events))
+
+
+def game_facts(events: Sequence[Event]) -> tuple[str, bytes] | None:
+    """A checked LOCM log's facts as the store keeps them beside it: ``(FACTS_VERSION, blob)`` from the one fold
+    (`analysis.cardfacts.project`, packed by `analysis.packedfacts.pack`), computed here, where the events are
+    in memory (a tournament worker, a what-if re-run, an import), so that the card report never has to read
+    the log again. None if they cannot be computed: derived data never keeps a game from being stored (the
+    report then projects that game from its events, and says what is wrong with it there)."""
+    from locm.analysis.cardfacts import project
+    from locm.analysis.packedfacts import FACTS_VERSION, pack
+
+    try:
+        return FACTS_VERSION, pack(project(events))
+    except Exception:  # a log the fold cannot read: the events stay the truth, the facts are left out
+        return None
 
 
 def record_problem(record: GameRecord, events: Sequence[Event]) -> str | None:

@@ -101,6 +101,21 @@ manifest per schedule (ruleset, agents and bot versions, seeds: a few hundred by
 a row per game."""
 
 
+FACTS_SQL = """\
+CREATE TABLE IF NOT EXISTS game_facts (
+    game      INTEGER PRIMARY KEY REFERENCES games (id),
+    head_hash BLOB NOT NULL,
+    version   TEXT NOT NULL,
+    data      BLOB NOT NULL
+)"""
+"""Each LOCM game's facts as the card report reads them (`analysis.packedfacts`), written with the game in its
+transaction (`locm.store_records.game_facts`), by the games' integer key; ``head_hash`` is the game's when they
+were computed and ``version`` what computed them (`analysis.packedfacts.FACTS_VERSION`): the report uses a
+row only when both are the game's and this locm's, and `locm verify` recomputes every row from its game's
+events. Made by the first write of a game with facts, so a store without it is still whole; derived data,
+like the ``cardfacts_`` tables, which the store's open check ignores."""
+
+
 def default_busy_timeout() -> float:
     """``$LOCM_BUSY_TIMEOUT`` (seconds) if set and valid, else `BUSY_TIMEOUT_S`."""
     try:
@@ -138,6 +153,7 @@ class SqliteStore(EventStore):
             raise StoreError(f"{self.path}: cannot open: {exc}") from None
         self._conn = conn
         self._db = None
+        self._facts_table = False  # made (if missing) by this connection's first write of a game's facts
         try:
             if not readonly:
                 self._retry(lambda: conn.execute("PRAGMA journal_mode=wal").fetchall())
@@ -223,6 +239,7 @@ class SqliteStore(EventStore):
         if self.readonly:
             raise StoreError(f"{self.path}: opened read-only, cannot write")
         conn, game_id = self._conn, ""
+        made = self._facts_table
         try:
             with self._transaction():
                 count, head = self._ledger()  # read under the write lock: no other writer extends it meanwhile
@@ -231,8 +248,14 @@ class SqliteStore(EventStore):
                     row = _match_to_row(_as_match(p.record))
                     key = conn.execute(_INSERT_GAME, row).lastrowid
                     conn.execute(_INSERT_LOG, (key, p.data))
+                    if p.facts is not None:
+                        if not made:
+                            conn.execute(FACTS_SQL)
+                            made = True
+                        conn.execute(_INSERT_FACTS, (key, row[_HEAD], *p.facts))
                     count, head = count + 1, _ledger_link(head, game_id, row[_HEAD])
                 conn.execute(_SET_LEDGER, (f"{count} {head.hex()}",))
+            self._facts_table = made  # only once committed: a rolled-back transaction took its table away
         except sqlite3.IntegrityError as exc:
             text = str(exc)
             if "games.game_id" in text:
@@ -290,6 +313,20 @@ class SqliteStore(EventStore):
             except sqlite3.DatabaseError:
                 continue  # a damaged page: what was read before it is kept; try the next way in
         return list(found)
+
+    def _stored_facts(self, game_id: str) -> tuple[str, str, bytes] | None:
+        if not self._facts_table and not self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                                     "name = 'game_facts'"):
+            return None
+        self._facts_table = True
+        rows = self._query("SELECT f.head_hash, f.version, f.data FROM games g JOIN game_facts f ON f.game = g.id "
+                           "WHERE g.game_id = ?", (game_id,))
+        if not rows:
+            return None
+        head, version, data = rows[0]
+        if not isinstance(head, bytes) or not isinstance(version, str) or not isinstance(data, bytes):
+            return "", str(version), b""  # a row of other types (edited behind the store's back): not used
+        return head.hex(), version, data
 
     def has_game(self, game_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM games WHERE game_id = ?", (game_id,)))
@@ -359,6 +396,8 @@ _INSERT_GAME = f"INSERT INTO games ({', '.join(_MATCH_FIELDS)}) VALUES ({', '.jo
 _INSERT_LOG = "INSERT INTO logs (game, data) VALUES (?, ?)"
 
 _SET_LEDGER = "INSERT OR REPLACE INTO locm_meta (key, value) VALUES ('ledger', ?)"
+
+_INSERT_FACTS = "INSERT OR REPLACE INTO game_facts (game, head_hash, version, data) VALUES (?, ?, ?, ?)"
 
 _MATCH_COLUMNS = ", ".join(_MATCH_FIELDS)
 
