@@ -428,36 +428,40 @@ def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[T
         identical_ok = tuple(_only_cards_differ(rules_a, v) for v in variants)
         rows = [(t.only, t.variant) for t in targets]
         tasks = [(gids, rows, identical_ok) for gids in groups.values()]
-        for done in _results(str(db), None, tuple(variants), tasks, workers, _work_seed, backend, address):
-            cluster: dict = {}
-            for gid, k, status, prepared, units, error in done:
-                if status == "error":
-                    run.errors.append((gid, error))
-                    continue
-                if prepared is not None:
-                    try:
-                        store.append_prepared(prepared)
-                        run.played += 1
-                    except DuplicateGameError:
+        results = _results(str(db), None, tuple(variants), tasks, workers, _work_seed, backend, address)
+        try:
+            for done in results:
+                cluster: dict = {}
+                for gid, k, status, prepared, units, error in done:
+                    if status == "error":
+                        run.errors.append((gid, error))
+                        continue
+                    if prepared is not None:
+                        try:
+                            store.append_prepared(prepared)
+                            run.played += 1
+                        except DuplicateGameError:
+                            run.reused += 1
+                    elif status == "stored":
                         run.reused += 1
-                elif status == "stored":
-                    run.reused += 1
-                else:
-                    run.identical += 1
-                for t, u in units.items():
-                    row = run.rows[t]
-                    for stratum, wa, wb, by in u:
-                        row.strata[stratum] += 1
-                        if stratum in ("held", "a_only"):
-                            cluster.setdefault(t, ([], []))[0].append((wa, wb, True, stratum == "held"))
-                            row.copies_ahead += by
-                        if stratum == "held":
-                            cluster.setdefault(t, ([], []))[1].append((wa, wb, True, True))
-            for t, (under_a, kept) in cluster.items():
-                run.rows[t].paired.add_cluster(under_a)
-                run.rows[t].kept.add_cluster(kept)
-            if progress:
-                progress(len(done))
+                    else:
+                        run.identical += 1
+                    for t, u in units.items():
+                        row = run.rows[t]
+                        for stratum, wa, wb, by in u:
+                            row.strata[stratum] += 1
+                            if stratum in ("held", "a_only"):
+                                cluster.setdefault(t, ([], []))[0].append((wa, wb, True, stratum == "held"))
+                                row.copies_ahead += by
+                            if stratum == "held":
+                                cluster.setdefault(t, ([], []))[1].append((wa, wb, True, True))
+                for t, (under_a, kept) in cluster.items():
+                    run.rows[t].paired.add_cluster(under_a)
+                    run.rows[t].kept.add_cluster(kept)
+                if progress:
+                    progress(len(done))
+        finally:
+            results.close()  # its workers stop with it, whatever stopped the loop
     run.seconds = time.perf_counter() - t0
     return run
 

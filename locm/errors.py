@@ -197,6 +197,15 @@ class TournamentError(LocmError):
         super().__init__(reason)
 
 
+class WorkerPoolError(LocmError):
+    """A parallel job's worker processes (`locm.pool`) could not do it: workers lost again and again before
+    they started, or a task whose worker was lost on it as many times as it may start. ``reason`` says which."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
 class InputFileError(LocmError):
     """A file given to a command was refused; the message is the file name followed by the reason (for an
     import: the line number and what is wrong on it). ``path`` is the file, ``cause`` the underlying error."""

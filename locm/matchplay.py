@@ -15,8 +15,8 @@ Bots: a my-card-game agent may be a command line, run in the sandbox as LOCM's b
 one line each way, time limits, stderr kept, a failure or timeout recorded by seat). LOCM's own tournament
 (`locm.tournament`: schedules recorded in the store) is the one `locm tournament` runs for LOCM.
 
-Supervision (`run_matches`): games with a bot, or more than one worker, are played by worker processes under
-LOCM's supervision (`locm.tournament._pool` and `Supervision`, with this module's worker): a worker that
+Supervision (`run_matches`): games with a bot, or more than one worker, are played by the one pool's worker
+processes (`locm.pool`, through `locm.tournament._pool`, with this module's work): a worker that
 dies, goes silent or makes no decision for too long is killed and replaced, and its game played again once,
 then named as failed (not stored: running the tournament again retries it).
 """
@@ -182,50 +182,30 @@ def _supervised_play(job: SupervisedJob, limits, sandbox) -> tuple:
         return "failed", job.game_id, traceback.format_exception_only(type(exc), exc)[-1].strip(), None
 
 
+def _progress() -> int:
+    """A supervised worker's progress, said with its heartbeat: decisions made and bot turns played."""
+    from locm.bots import turns_played
+
+    return turns_played() + _DECISIONS
+
+
+class _MatchWork:
+    """A supervised worker's work (`locm.pool.Job`): one game played and prepared (`_supervised_play`)."""
+
+    def __init__(self, limits, sandbox) -> None:
+        self.limits, self.sandbox = limits, sandbox
+
+    def __call__(self, job: SupervisedJob) -> tuple:
+        return _supervised_play(job, self.limits, self.sandbox)
+
+
 def _match_worker(conn, parent: int, limits, sandbox, heartbeat_s: float = 0.5) -> None:
-    """A supervised worker (the protocol of `locm.tournament._worker`): play the jobs received until None
-    or the end of the pipe; every ``heartbeat_s`` say it is alive with its progress (decisions made and bot
+    """A supervised worker process (`locm.pool.serve` with this module's work): play the jobs received until
+    None or the end of the pipe; every ``heartbeat_s`` say it is alive with its progress (decisions made and bot
     turns); die, killing its bots, when the parent dies or on SIGTERM."""
-    import os
-    import signal
-    import threading
-    import time
+    from locm.pool import Job, serve
 
-    from locm.bots import kill_all, turns_played
-    from locm.processes import die_with_parent, parent_alive
-
-    die_with_parent(parent)
-    sending = threading.Lock()
-
-    def die(*_):
-        kill_all()
-        os._exit(1)
-
-    def send(item) -> None:
-        try:
-            with sending:
-                conn.send(item)
-        except OSError:
-            die()
-
-    def heartbeat():
-        while True:
-            if not parent_alive(parent):
-                die()
-            send(("beat", turns_played() + _DECISIONS))
-            time.sleep(heartbeat_s)
-
-    signal.signal(signal.SIGTERM, die)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=heartbeat, daemon=True, name="locm-heartbeat").start()
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
-        if job is None:
-            return
-        send(_supervised_play(job, limits, sandbox))
+    serve(conn, parent, Job(_MatchWork(limits, sandbox), beat=_progress), heartbeat_s)
 
 
 def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], workers: int = 1,
@@ -259,14 +239,16 @@ def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], worker
     elif todo and (workers > 1 or target is not None or
                    any(a not in game.agent_names for j in todo for a in j.agents)):
         from locm.bots import TimeLimits
+        from locm.pool import Job, Supervision
         from locm.sandbox import Sandbox
-        from locm.tournament import Supervision, _pool
+        from locm.tournament import _pool
 
         supervised = [SupervisedJob(game_name, ruleset, j.seed, tuple(j.agents), j.game_id, tuple(j.bots))
                       for j in todo]
-        results = _pool(supervised, max(1, min(workers, len(todo))), limits or TimeLimits(),
-                        Sandbox() if sandbox is None else sandbox, supervision or Supervision(),
-                        target or _match_worker)
+        limits = limits or TimeLimits()
+        sandbox = Sandbox() if sandbox is None else sandbox
+        results = _pool(supervised, max(1, min(workers, len(todo))), limits, sandbox, supervision or Supervision(),
+                        target, Job(_MatchWork(limits, sandbox), beat=_progress))
     else:
         results = (("game", None, _play(a), None) for a in args)
     store_as_played(store, results, run, WRITE_BATCH, progress, on_incident)

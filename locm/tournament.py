@@ -11,17 +11,18 @@ games/2 - 1`` with the first agent of the pair in seat 0 and the same seeds with
 seeds); every pair gets the same seeds. An odd ``games`` is refused: a seed played in one seat only would
 give that pair a seat bias.
 
-Processes: ``workers`` processes from the ``spawn`` context play the games, check, encode, chain and
-compress each one (`locm.store.prepare_game`: its record and its log as the one zlib blob the store keeps,
-about 9 KB for a 1.2 game, so a game crosses the pipe as one small pickle) and send it back, each through its
-own pipe with at most `HANDOFF` games in hand (the schedule is read lazily, and memory stays flat however
-slow the store is); the main process is the only writer of the store and stores the games as they arrive,
+Processes: ``workers`` processes of the one pool (`locm.pool`) play the games, check, encode, chain and
+compress each one and compute its facts for the card report (`locm.store.prepare_game`: its record, its log as
+the one zlib blob the store keeps, about 9 KB for a 1.2 game, and its packed facts, about 1 KB, so a game
+crosses the pipe as one small pickle) and send it back, each through its own pipe with at most `HANDOFF`
+games in hand (the schedule is read lazily, and memory stays flat however slow the store is); the main
+process is the only writer of the store and stores the games as they arrive,
 whole games several to a transaction (`EventStore.append_games`; `WRITE_BATCH` games, or what came in
 `WRITE_AFTER_S`), so that it needs a small part of a core (`benchmarks/bench_tournament.py` reports its CPU time per game) and the workers have the rest. The
 workers do not import sqlite-utils (`locm.store` imports it only to open a store), so they start sooner, and
 they never open the store: only the main process does, and no bot's sandbox shows it (`locm.sandbox`).
 
-Supervision (`Supervision`): a worker sends a heartbeat with its turn count every half second; one that dies,
+Supervision (`Supervision`, the pool's): a worker sends a heartbeat with its turn count every half second; one that dies,
 goes silent (stopped, frozen) or stops playing turns (stuck) is killed and replaced, the game it was playing
 is played again once and then recorded as failed, so a tournament always ends, with every game stored or
 named as failed, or stops with a one-line `TournamentError`. Workers die with the main process, even killed
@@ -31,18 +32,12 @@ terminates its workers when it is interrupted (Ctrl-C, SIGTERM) or fails.
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import dataclasses
 import hashlib
 import itertools
 import json
-import multiprocessing
-import multiprocessing.connection
 import os
 import shutil
-import signal
-import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -61,7 +56,7 @@ from locm.bots import (BotAgent, TimedAgent, TimeLimits, command_argv, is_builti
                        turns_played)
 from locm.errors import TournamentError
 from locm.engine.locm.gameid import created_id, game_id
-from locm.processes import die_with_parent, parent_alive
+from locm.pool import HANDOFF as POOL_HANDOFF, Supervision
 from locm.sandbox import Sandbox, require
 from locm.play import seat_seed
 from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord, prepare_game
@@ -422,10 +417,10 @@ def _stored(store: EventStore, job: Job) -> bool:
     return True
 
 
-HANDOFF = 2
-"""Games handed to each worker ahead of the writer: a worker starts a game only when the writer has taken
-one, so games played but not stored stay below ``HANDOFF * workers + WRITE_BATCH`` however slow the store
-is."""
+HANDOFF = POOL_HANDOFF
+"""Games handed to each worker ahead of the writer (the pool's `locm.pool.HANDOFF`): a worker starts a game only
+when the writer has taken one, so games played but not stored stay below ``HANDOFF * workers + WRITE_BATCH``
+however slow the store is."""
 
 WRITE_BATCH = 64
 """The most games the writer stores in one transaction: a transaction's commit costs more than a game's rows,
@@ -433,25 +428,6 @@ so batching raises the writer's ceiling (`benchmarks/bench_writer.py`). A batch 
 
 WRITE_AFTER_S = 0.25
 """The longest a played game waits for its batch to fill before it is stored anyway (slow games, bots)."""
-
-
-@dataclass(frozen=True)
-class Supervision:
-    """How the main process watches its workers (`_pool`). A worker says it is alive every ``heartbeat_s``
-    with the number of turns played so far. It is lost when its pipe ends (it died), when nothing came from
-    it for ``grace_s`` (stopped or frozen), or when it has a game in hand and no turn was played for the
-    longest time limit of a turn plus ``grace_s`` (stuck); a new worker has ``start_s`` to say it is alive
-    first (its imports, on a busy machine). A lost worker is killed and replaced. The game it
-    was playing is played again by another worker, up to ``attempts`` starts in all; after that it is
-    recorded as failed (not stored: a later run tries it again), the tournament goes on. The games it had
-    not started go back to the queue. If ``max(5, 3 * workers)`` workers in a row are lost before they
-    start (no heartbeat: this machine cannot run them), the tournament stops with a `TournamentError`."""
-
-    heartbeat_s: float = 0.5
-    grace_s: float = 20.0
-    attempts: int = 2
-    start_s: float = 60.0
-
 
 
 def store_as_played(store: EventStore, results: Iterable[tuple], run, batch: int = WRITE_BATCH,
@@ -557,213 +533,87 @@ def to_play(store: EventStore, jobs: Schedule) -> tuple[Iterable[Job], int]:
     return iter_pending(store, jobs), len(jobs) - count_stored(store, jobs)
 
 
-class _Hand:
-    """One worker as the main process sees it: its process, its pipe, the jobs it holds (the first one is
-    being played) and when it last gave a sign of life and of progress."""
-
-    def __init__(self, proc, conn, now: float) -> None:
-        self.proc, self.conn = proc, conn
-        self.jobs: collections.deque[Job] = collections.deque()
-        self.seen = self.moved = now
-        self.turns = -1  # no heartbeat yet: the worker is starting
-
-
 def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits, sandbox: Sandbox | None = None,
-          supervision: Supervision | None = None, target: Callable = None):
+          supervision: Supervision | None = None, target: Callable | None = None, work=None):
     """Yield ``("game", id, PreparedGame, None)`` (checked, encoded, chained and compressed in the worker, so
     the one writing process only runs the SQL), ``("failed", id, message, None)`` for every job,
     ``("incident", id, message, None)`` when a worker is lost and replaced (`Supervision`), and
-    ``("tick", None, None, None)`` after each wait (at most ``heartbeat_s`` apart). The jobs are
-    played by `workers` spawned processes, each with its own pipe and at most `HANDOFF` jobs in hand; a job
-    is taken from ``jobs`` only when a result comes back. Pipes, not queues: no named semaphores, so nothing
-    for the resource tracker to warn about when the main process is killed. The workers are terminated when
-    this generator is closed or fails, and die with this process (`locm.processes`). ``target`` is the
-    worker's function (`_worker`; tests give a faulty one)."""
+    ``("tick", None, None, None)`` after each wait (at most ``heartbeat_s`` apart). The games are played by
+    `workers` processes of the one pool (`locm.pool.supervised`): each with at most `HANDOFF` jobs in hand, a
+    job taken from ``jobs`` only when a result comes back, a worker's progress the bots' turns played (a worker
+    with a game in hand and no turn for the longest time limit plus the grace is stuck), the next game's bot
+    sandboxes made while a game is played. A job with a bot requires the sandbox (`locm.sandbox.require`)
+    before it is handed out. ``work``: what the workers run instead of LOCM's games (a `locm.pool.Job` whose
+    results are these tuples: `locm.matchplay`'s games); ``target`` is the worker's function (tests give a
+    faulty one: it is started as ``target(conn, parent, limits, sandbox, heartbeat_s)``)."""
+    from locm.pool import Job as PoolJob, supervised
+
     sandbox = Sandbox() if sandbox is None else sandbox
-    target = target or _worker
     sup = supervision or Supervision()
     stall_s = max(limits.as_dict().values()) / 1000.0 + sup.grace_s
-    source = iter(jobs)
-    first = list(itertools.islice(source, HANDOFF * workers))
-    if not first:
-        return
-    again: collections.deque[Job] = collections.deque(first)  # jobs to hand out before the source's
-    exhausted = False
-    starts: dict[str, int] = {}
-    ctx = multiprocessing.get_context("spawn")
-    hands: dict = {}
-    dead: list = []
-    unstarted, names = 0, itertools.count()  # workers lost in a row before their first heartbeat
 
-    def spawn() -> None:
-        mine, theirs = ctx.Pipe(duplex=True)
-        p = ctx.Process(target=target, args=(theirs, os.getpid(), limits, sandbox, sup.heartbeat_s), daemon=True,
-                        name=f"locm-worker-{next(names)}")
-        p.start()
-        theirs.close()
-        hands[mine] = _Hand(p, mine, time.monotonic())
+    def checked(source: Iterable[Job]) -> Iterator[Job]:
+        required = False
+        for job in source:
+            if not required and not (is_builtin(job.agent0) and is_builtin(job.agent1)):
+                require(sandbox)  # no sandbox, no untrusted run: refused before a bot starts
+                required = True
+            yield job
 
-    checked = False
-
-    def next_job() -> Job | None:
-        nonlocal exhausted, checked
-        if again:
-            return again.popleft()
-        if not exhausted:
-            job = next(source, None)
-            if job is not None:
-                if not checked and not (is_builtin(job.agent0) and is_builtin(job.agent1)):
-                    require(sandbox)  # no sandbox, no untrusted run: refused before a bot starts
-                    checked = True
-                return job
-            exhausted = True
-        return None
-
-    def hand_out(hand: _Hand) -> None:
-        while len(hand.jobs) < HANDOFF and (job := next_job()) is not None:
-            try:
-                hand.conn.send(job)
-            except OSError:  # it died: the wait below sees its pipe end, and it is replaced
-                again.appendleft(job)
-                return
-            if not hand.jobs:
-                hand.moved = time.monotonic()  # an idle worker's clock starts with its game
-            hand.jobs.append(job)
-
-    def lose(hand: _Hand, why: str):
-        """Kill and forget a lost worker; put its jobs back or fail the one it was playing; replace it."""
-        nonlocal unstarted
-        del hands[hand.conn]
-        with contextlib.suppress(OSError):
-            hand.proc.kill()
-        hand.proc.join(timeout=5)
-        hand.conn.close()
-        dead.append(hand.proc)
-        gid = hand.jobs[0].game_id if hand.jobs else None
-        if hand.turns < 0:
-            unstarted += 1
-            if unstarted >= max(5, 3 * workers):
-                raise TournamentError(f"stopped: {unstarted} workers in a row were lost before they started (the "
-                                      f"last one {why})")
-        if hand.jobs:
-            playing = hand.jobs.popleft()
-            starts[gid] = starts.get(gid, 0) + 1
-            again.extendleft(reversed(hand.jobs))
-            if starts[gid] < sup.attempts:
-                again.appendleft(playing)
-                yield "incident", gid, f"{hand.proc.name} {why}: replaced; game {gid} will be played again", None
-            else:
-                yield "incident", gid, f"{hand.proc.name} {why}: replaced", None
-                yield "failed", gid, f"its worker was lost {starts[gid]} times while playing it (last: {why})", None
-        else:
-            yield "incident", None, f"{hand.proc.name} {why}: replaced", None
-        if again or not exhausted:
-            spawn()
-            hand_out(list(hands.values())[-1])
-
+    if target is None:
+        work = work or PoolJob(_GameWork(limits, sandbox), beat=turns_played, ahead=_Ahead(limits, sandbox))
+        run = supervised(checked(jobs), workers, supervision=sup, stall_s=stall_s, label=_game_label,
+                         verbs=("played", "playing"), stalled="played no turn", error=TournamentError, job=work)
+    else:
+        run = supervised(checked(jobs), workers, supervision=sup, stall_s=stall_s, label=_game_label,
+                         verbs=("played", "playing"), stalled="played no turn", error=TournamentError,
+                         target=target, target_args=(limits, sandbox, sup.heartbeat_s))
     try:
-        for _ in range(min(workers, len(first))):
-            spawn()
-        for hand in list(hands.values()):
-            hand_out(hand)
-        while any(h.jobs for h in hands.values()) or again:
-            if not hands:  # every worker was lost and not replaced: start one for what is left
-                spawn()
-            for hand in list(hands.values()):
-                if not hand.jobs:
-                    hand_out(hand)
-            for conn in multiprocessing.connection.wait(list(hands), timeout=sup.heartbeat_s):
-                hand = hands[conn]
-                try:
-                    item = conn.recv()
-                except (EOFError, OSError):  # the worker died (a reset pipe when it died starting)
-                    hand.proc.join(timeout=1)
-                    yield from lose(hand, f"ended (exit {hand.proc.exitcode})")
-                    continue
-                now = time.monotonic()
-                hand.seen = now
-                unstarted = 0
-                if item[0] == "beat":
-                    if item[1] != hand.turns:
-                        hand.turns, hand.moved = item[1], now
-                    continue
-                hand.moved = now
-                hand.jobs.popleft()
-                hand_out(hand)
-                yield item
-            yield "tick", None, None, None  # at least every heartbeat: the writer's batch does not wait
-            now = time.monotonic()
-            for hand in list(hands.values()):
-                if hand.turns < 0:
-                    if now - hand.seen > sup.start_s:
-                        yield from lose(hand, f"did not start in {sup.start_s:.0f} s")
-                elif now - hand.seen > sup.grace_s:
-                    yield from lose(hand, f"gave no sign of life for {now - hand.seen:.0f} s (stopped or frozen)")
-                elif hand.jobs and now - hand.moved > stall_s:
-                    yield from lose(hand, f"played no turn for {now - hand.moved:.0f} s (stuck)")
+        for kind, job, value in run:
+            if kind == "done":
+                yield value
+            elif kind == "raised":  # `_play` reports its errors: only a bug of the pool's own gets here
+                yield "failed", job.game_id, f"{type(value).__name__}: {value}", None
+            elif kind == "tick":
+                yield "tick", None, None, None
+            else:
+                yield kind, None if job is None else job.game_id, value, None
     finally:
-        for conn in hands:
-            with contextlib.suppress(OSError):
-                conn.send(None)  # done: the worker exits
-            conn.close()
-        procs = [h.proc for h in hands.values()] + dead
-        for p in procs:
-            p.join(timeout=0.5)
-            if p.is_alive():
-                p.terminate()  # SIGTERM: the worker kills its bots and exits
-        for p in procs:
-            p.join(timeout=5)
-            if p.is_alive():  # a stopped worker, or one stuck beyond SIGTERM
-                p.kill()
-                p.join()
+        run.close()
+
+
+def _game_label(job) -> str:
+    return f"game {job.game_id}"
+
+
+class _GameWork:
+    """A worker's work: one job played and prepared (`_play`), with its seats made ahead (`_Ahead`)."""
+
+    def __init__(self, limits: TimeLimits, sandbox: Sandbox) -> None:
+        self.limits, self.sandbox = limits, sandbox
+
+    def __call__(self, job: Job, seats: list | None) -> tuple:
+        return _play(job, self.limits, self.sandbox, seats)
+
+
+class _Ahead:
+    """The seats of the next job with their bots' sandboxes set up while a game is played (`_prepared`)."""
+
+    def __init__(self, limits: TimeLimits, sandbox: Sandbox) -> None:
+        self.limits, self.sandbox = limits, sandbox
+
+    def __call__(self, job: Job) -> list | None:
+        return _prepared(job, self.limits, self.sandbox)
 
 
 def _worker(conn, parent: int, limits: TimeLimits, sandbox: Sandbox, heartbeat_s: float = 0.5) -> None:
-    """A worker process: play the jobs received until None or the end of the pipe; say it is alive every
-    ``heartbeat_s`` (with the turns played, its progress); die (killing its bots) when the parent dies."""
-    die_with_parent(parent)
-    sending = threading.Lock()
+    """A tournament worker process (`locm.pool.serve` with the games' work): play the jobs received until None
+    or the end of the pipe; say it is alive every ``heartbeat_s`` with the turns played; die, killing its bots,
+    when the parent dies."""
+    from locm.pool import Job as PoolJob, serve
 
-    def die(*_):
-        kill_all()
-        os._exit(1)
-
-    def send(item) -> None:
-        try:
-            with sending:
-                conn.send(item)
-        except (BrokenPipeError, OSError):
-            die()
-
-    def heartbeat():
-        while True:
-            if not parent_alive(parent):
-                die()
-            send(("beat", turns_played()))
-            time.sleep(heartbeat_s)
-
-    signal.signal(signal.SIGTERM, die)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
-    threading.Thread(target=heartbeat, daemon=True, name="locm-heartbeat").start()
-    ahead = None  # the next job, its sandboxes prepared while this one is played
-    while True:
-        if ahead is not None:
-            (job, seats), ahead = ahead, None
-        else:
-            try:
-                job = conn.recv()
-            except (EOFError, OSError):
-                return
-            seats = None
-        if job is None:
-            return
-        if conn.poll():  # the next job is here: make its bots' sandboxes ready now, off the game's clock
-            try:
-                nxt = conn.recv()
-            except (EOFError, OSError):
-                nxt = None
-            ahead = (nxt, _prepared(nxt, limits, sandbox))
-        send(_play(job, limits, sandbox, seats))
+    serve(conn, parent, PoolJob(_GameWork(limits, sandbox), beat=turns_played, ahead=_Ahead(limits, sandbox)),
+          heartbeat_s)
 
 
 def _prepared(job: Job | None, limits: TimeLimits, sandbox: Sandbox) -> list | None:

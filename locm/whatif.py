@@ -7,7 +7,6 @@ cards whose in-hand win rate moves most, each with n and a 95% interval.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -62,14 +61,6 @@ def _card_key(c, named: bool) -> str:
 
 
 _STATE: dict = {}
-
-
-def _init_pool_worker(parent: int, *args) -> None:
-    """A pool worker: it dies with the process that started it (`locm.processes`), then `_init_worker`."""
-    from locm.processes import die_with_parent
-
-    die_with_parent(parent)
-    _init_worker(*args)
 
 
 def _init_worker(db: str, rules_a_hash: str | None, variants: tuple[Rules, ...]) -> None:
@@ -296,63 +287,59 @@ def whatif(db: Path, rules_b: Rules, rules_a: Rules | str | None = None, agents:
         name_a = rules_b.base_name if rules_a is None else rules_a if isinstance(rules_a, str) else rules_a.name
         result = WhatifResult(name_a, rules_b, selected=n)
         hash_a = rules_hash(rules_a) if isinstance(rules_a, Rules) else None  # a name alone: any values
-        for done in _results(str(db), hash_a, (rules_b,), groups, workers, _work, backend, address):
-            cluster: dict = {}
-            for gid, fa, fb, prepared, gid_b, skip, units in done:
-                if skip:
-                    result.skipped.append((gid, skip))
-                else:
-                    if prepared is not None:
-                        try:
-                            store.append_prepared(prepared)
-                            result.stored += 1
-                        except DuplicateGameError:
-                            result.reused += 1
+        results = _results(str(db), hash_a, (rules_b,), groups, workers, _work, backend, address)
+        try:
+            for done in results:
+                cluster: dict = {}
+                for gid, fa, fb, prepared, gid_b, skip, units in done:
+                    if skip:
+                        result.skipped.append((gid, skip))
                     else:
-                        result.reused += 1
-                    result.a.add(fa)
-                    result.b.add(fb)
-                    if fa.winner != fb.winner:
-                        result.changed += 1
-                        if len(result.changed_games) < 10:
-                            result.changed_games.append(gid)
-                    for key, u in units.items():
-                        cluster.setdefault(key, []).extend(u)
-            for key, u in cluster.items():
-                result.paired.setdefault(key, Paired()).add_cluster(u)
-            if progress:
-                progress(len(done))
+                        if prepared is not None:
+                            try:
+                                store.append_prepared(prepared)
+                                result.stored += 1
+                            except DuplicateGameError:
+                                result.reused += 1
+                        else:
+                            result.reused += 1
+                        result.a.add(fa)
+                        result.b.add(fb)
+                        if fa.winner != fb.winner:
+                            result.changed += 1
+                            if len(result.changed_games) < 10:
+                                result.changed_games.append(gid)
+                        for key, u in units.items():
+                            cluster.setdefault(key, []).extend(u)
+                for key, u in cluster.items():
+                    result.paired.setdefault(key, Paired()).add_cluster(u)
+                if progress:
+                    progress(len(done))
+        finally:
+            results.close()  # its workers stop with it, whatever stopped the loop
     result.seconds = time.perf_counter() - t0
     return result
 
 
 def _results(db: str, hash_a, variants: tuple[Rules, ...], tasks: list, workers: int, work: Callable,
              backend: str = "local", address: str | None = None):
-    """``work(task)`` for every task, in order: in this process, in `workers` spawned processes, or with
-    ``backend="ray"`` on the Ray cluster at ``address`` (`locm.ray_backend.map_ordered`; the store's path must be
-    readable on every node), each with the store open read-only and `variants` in its `_STATE`.
-    `locm.cardvalue` runs its own `work` through the same pool."""
-    if backend == "ray":
-        from locm.ray_backend import map_ordered
+    """``work(task)`` for every task, in order, through the one pool (`locm.pool.imap`): in this process, in
+    `workers` supervised processes, or with ``backend="ray"`` on the Ray cluster at ``address`` (the store's path
+    must be readable on every node), each with the store open read-only and `variants` in its `_STATE`.
+    `locm.cardvalue` runs its own `work` through the same pool. Close it (``contextlib.closing``) when the loop
+    over it may stop early: its workers stop with it."""
+    from locm.pool import imap
 
-        yield from map_ordered(work, tasks, init=_init_worker, init_args=(os.path.abspath(db), hash_a, variants),
-                               address=address)
-        return
-    if workers <= 1 or len(tasks) < 2:
-        _init_worker(db, hash_a, variants)
-        try:
-            for task in tasks:
-                yield work(task)
-        finally:
-            _STATE.pop("store").close()
-        return
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_pool_worker, initargs=(os.getpid(), db, hash_a, variants)) as pool:
-        try:
-            yield from pool.imap(work, tasks, chunksize=max(1, min(8, len(tasks) // (4 * workers))))
-        except BaseException:
-            pool.terminate()
-            raise
+    workers = workers if len(tasks) >= 2 else 1
+    try:
+        yield from imap(work, tasks, workers, init=_init_worker,
+                        init_args=(os.path.abspath(db) if backend == "ray" else db, hash_a, variants),
+                        backend=backend, address=address, batch=max(1, min(8, len(tasks) // (4 * max(1, workers)))),
+                        label=lambda task: f"the re-runs of game {task[0] if isinstance(task, list) else task[0][0]}")
+    finally:
+        store = _STATE.pop("store", None)  # opened here when the work ran in this process
+        if store is not None:
+            store.close()
 
 
 # --- text ---------------------------------------------------------------------------------------------------------
