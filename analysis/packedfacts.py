@@ -85,6 +85,11 @@ def pack(g: GameFacts) -> bytes:
     return _mp_enc.encode(packed(g))
 
 
+def encode(p: Packed) -> bytes:
+    """A `Packed` as the blob the store keeps (`pack` of the facts it was made from)."""
+    return _mp_enc.encode(p)
+
+
 def unpack(data: bytes) -> Packed:
     """A stored blob read back; `ValueError` if it is not one (damaged or of another layout)."""
     try:
@@ -140,4 +145,4 @@ def difference(stored: Packed, fresh: Packed) -> str | None:
     return "they differ"  # pragma: no cover - equal fields make equal structs
 
 
-__all__ = ["FACTS_VERSION", "Packed", "pack", "packed", "unpack", "offers", "game_row", "card_rows", "difference"]
+__all__ = ["FACTS_VERSION", "Packed", "pack", "packed", "encode", "unpack", "offers", "game_row", "card_rows", "difference"]

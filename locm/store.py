@@ -324,6 +324,11 @@ class EventStore:
         keeps none for it. Derived data: `locm.checks.facts_problem` recomputes them from the events."""
         return self._stored_facts(game_id)
 
+    def current_facts(self, game_ids: Sequence[str], version: str) -> dict[str, bytes]:
+        """The stored facts' blobs of those of ``game_ids`` whose facts are of ``version`` and were computed from
+        the game as it is now (its head hash): what the card report may count instead of reading the logs."""
+        return self._current_facts(list(game_ids), version)
+
     def match(self, game_id: str) -> MatchRecord:
         """A stored game's row, whatever its game (`GameNotFoundError` if there is none)."""
         found = self._match(game_id)
@@ -577,6 +582,14 @@ class EventStore:
 
     def _stored_facts(self, game_id: str) -> tuple[str, str, bytes] | None:
         raise NotImplementedError
+
+    def _current_facts(self, game_ids: list[str], version: str) -> dict[str, bytes]:
+        found = {}
+        for game_id in game_ids:
+            row = self._stored_facts(game_id)
+            if row is not None and row[1] == version and row[0] == self.match(game_id).head_hash:
+                found[game_id] = row[2]
+        return found
 
     def _iter_logs(self, game_ids: list[str] | None) -> Iterator[tuple[str, bytes]]:
         """``(game_id, data)`` of the given games (all LOCM games, in stored order, when None)."""

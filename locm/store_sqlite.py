@@ -328,6 +328,16 @@ class SqliteStore(EventStore):
             return "", str(version), b""  # a row of other types (edited behind the store's back): not used
         return head.hex(), version, data
 
+    def _current_facts(self, game_ids: list[str], version: str) -> dict[str, bytes]:
+        if not self._facts_table and not self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                                     "name = 'game_facts'"):
+            return {}
+        self._facts_table = True
+        rows = self._query("SELECT g.game_id, f.data FROM games g JOIN game_facts f ON f.game = g.id AND "
+                           "f.head_hash = g.head_hash AND f.version = ? WHERE g.game_id IN (SELECT value FROM "
+                           "json_each(?))", (version, _json.encode(game_ids).decode()))
+        return {game_id: data for game_id, data in rows if isinstance(data, bytes)}
+
     def has_game(self, game_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM games WHERE game_id = ?", (game_id,)))
 

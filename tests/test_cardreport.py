@@ -270,13 +270,14 @@ def test_rebuilt_projection_equals_the_incremental_one(tmp_path, monkeypatch):
             store.append_game({"game_id": f"{rs}-{s}-{agents}"}, _played(rs, s, agents))
         summaries.append(cs.refresh(db, workers=1))
     store.close()
-    assert [(s.projected, s.already, s.rebuilt) for s in summaries] == [(3, 0, False), (3, 3, False),
-                                                                         (5, 6, False)]
+    # every game was stored with its facts: counted from them, its log not read
+    assert [(s.projected, s.already, s.rebuilt, s.from_stored) for s in summaries] == [
+        (3, 0, False, 3), (3, 3, False, 3), (5, 6, False, 5)]
     incremental = cs.dump(db)
-    assert len(incremental[0]) == 11 and len(incremental[1]) > 11 * 2 * 10
-    monkeypatch.setattr(cs, "CHUNK", 3)  # several chunks, projected by two worker processes
+    assert len(incremental[0]) == 11 and len(incremental[1]) > 11 * 10 and all(incremental[1:4])
+    monkeypatch.setattr(cs, "CHUNK", 3)  # several chunks, projected from the events by two worker processes
     rebuilt = cs.refresh(db, rebuild=True, workers=2)
-    assert (rebuilt.projected, rebuilt.rebuilt) == (11, True)
+    assert (rebuilt.projected, rebuilt.rebuilt, rebuilt.from_stored) == (11, True, 0)
     assert cs.dump(db) == incremental
     with sqlite3.connect(db) as conn:  # a changed definitions version or layout is never trusted: rebuilt
         conn.execute("UPDATE cardfacts_meta SET value = 'old' WHERE key = 'definitions_version'")
@@ -285,36 +286,126 @@ def test_rebuilt_projection_equals_the_incremental_one(tmp_path, monkeypatch):
         conn.execute("UPDATE cardfacts_meta SET value = 'other' WHERE key = 'layout'")
     assert cs.refresh(db, workers=1).rebuilt and cs.dump(db) == incremental
     assert not cs.refresh(db, workers=1).rebuilt
-    with sqlite3.connect(db) as conn:  # a crash after the last chunk's rows, before the totals: caught up
-        conn.execute("DELETE FROM cardfacts_totals")
-        conn.execute("DELETE FROM cardfacts_turns")
-        conn.execute("UPDATE cardfacts_meta SET value = '0' WHERE key = 'totals_rowid'")
-    assert cs.refresh(db, workers=1).projected == 0 and cs.dump(db) == incremental
 
 
-def test_the_totals_are_added_chunk_by_chunk_as_they_come(tmp_path, monkeypatch):
-    """No serial tail: after each chunk is stored, the running totals already hold every card row so far
-    (what one GROUP BY over them gives), and so does the mark of how far they go."""
+def test_games_without_usable_stored_facts_are_projected_from_their_events_and_get_them(tmp_path, monkeypatch):
+    """A game whose facts are missing (a store written before them), of another version, of another head (the
+    game changed since) or undecodable is read from its events, with the same result; its facts are stored
+    back, so the next rebuild from stored facts reads no log."""
+    from locm.analysis.packedfacts import FACTS_VERSION
+
+    db = tmp_path / "old.db"
+    store = open_store(db)
+    for s in range(1, 7):
+        for rs in ("1.2", "constructed"):
+            store.append_game({"game_id": f"{rs}-{s}"}, _played(rs, s, ("greedy", "random")))
+    store.close()
+    assert cs.refresh(db, workers=1).from_stored == 12
+    expected = cs.dump(db)
+    with sqlite3.connect(db) as conn:
+        key = "(SELECT id FROM games WHERE game_id = ?)"
+        conn.execute(f"DELETE FROM game_facts WHERE game = {key}", ("1.2-1",))
+        conn.execute(f"UPDATE game_facts SET version = 'cardfacts-0/packed-0' WHERE game = {key}", ("1.2-2",))
+        conn.execute(f"UPDATE game_facts SET head_hash = zeroblob(32) WHERE game = {key}", ("constructed-3",))
+        conn.execute(f"UPDATE game_facts SET data = x'c1' WHERE game = {key}", ("constructed-4",))
+    _drop_projection(db)  # as if no report had run
+    monkeypatch.setattr(cs, "CHUNK", 5)
+    summary = cs.refresh(db, workers=2)
+    assert (summary.projected, summary.from_stored) == (12, 8)
+    assert cs.dump(db) == expected
+    with sqlite3.connect(db) as conn:
+        kept = conn.execute("SELECT count(*) FROM games g JOIN game_facts f ON f.game = g.id AND "
+                            "f.head_hash = g.head_hash AND f.version = ?", (FACTS_VERSION,)).fetchone()[0]
+        sources = dict(conn.execute("SELECT game_id, stored FROM cardfacts_games"))
+    assert kept == 12
+    assert {g for g, stored in sources.items() if not stored} == {"1.2-1", "1.2-2", "constructed-3", "constructed-4"}
+    assert cs.refresh(db, workers=1).projected == 0
+    _drop_projection(db)
+    assert cs.refresh(db, workers=1).from_stored == 12 and cs.dump(db) == expected
+
+
+def _drop_projection(db) -> None:
+    conn = cs.connect(db)
+    cs.drop(conn)
+    conn.close()
+
+
+# The totals' definitions written as SQL over the card rows (as the projection computed them before the facts
+# were stored) and as plain Python over each game's bucket counts: the reference the stored-facts sums must
+# equal.
+_REFERENCE_TOTALS = """
+SELECT ruleset, agent, opponent, player, CASE WHEN ruleset = 'constructed' THEN -1 ELSE card END, fkey,
+       SUM(copies > 0), SUM((copies > 0) AND won), SUM(opening > 0), SUM((opening > 0) AND won),
+       SUM(drawn > 0), SUM((drawn > 0) AND won), SUM(opening + drawn > 0), SUM((opening + drawn > 0) AND won),
+       SUM(copies > 0 AND opening + drawn = 0), SUM((copies > 0 AND opening + drawn = 0) AND won),
+       SUM(plays > 0), SUM((plays > 0) AND won), SUM(picked), SUM(pick_sum), SUM(picked > 0),
+       SUM(COALESCE(pick_first, 0)), SUM(plays), SUM(play_turn_sum), SUM(held_sum)
+FROM cards GROUP BY 1, 2, 3, 4, 5, 6"""
+_REFERENCE_TURNS = ("SELECT ruleset, agent, opponent, player, first_play_turn, count(*), SUM(won) FROM cards "
+                    "WHERE plays > 0 GROUP BY 1, 2, 3, 4, 5")
+
+
+def _reference(games: list[tuple[str, list]]) -> list[list[tuple]]:
+    """The five totals tables of ``games`` ((game id, events)), by the reference definitions, sorted."""
+    from collections import Counter, defaultdict
+
+    from locm.analysis.cardfacts import unpack_counts
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute(f"CREATE TABLE cards ({', '.join(cs.ROW_COLUMNS)})")
+    offered: Counter = Counter()
+    clusters: dict = defaultdict(Counter)
+    cross: dict = defaultdict(Counter)
+    for gid, events in games:
+        g = project(events)
+        agents = g.agents
+        conn.executemany(f"INSERT INTO cards VALUES ({', '.join('?' * len(cs.ROW_COLUMNS))})",
+                         [(gid, g.ruleset, agents[f.player], agents[1 - f.player], *f.row()) for f in g.cards])
+        counts = {str(k): n for k, n in (g.pool or g.offered).items()}
+        for p in (0, 1):
+            head = (g.ruleset, agents[p], agents[1 - p], p)
+            for key, n in counts.items():
+                offered[(*head, key)] += n
+            for code, v in g.buckets[p].items():
+                for m, n in enumerate(unpack_counts(v)):
+                    clusters[(*head, code, m)].update(s2=n * n, s2w=n * n * (g.winner == p), g=int(n > 0))
+        if agents[0] == agents[1]:
+            for code in g.buckets[0].keys() & g.buckets[1].keys():
+                for m, (n0, n1) in enumerate(zip(unpack_counts(g.buckets[0][code]), unpack_counts(g.buckets[1][code]))):
+                    cross[(g.ruleset, agents[0], code, m)].update(x=n0 * n1, c=int(n0 > 0 and n1 > 0))
+    return [sorted(conn.execute(_REFERENCE_TOTALS)), sorted(conn.execute(_REFERENCE_TURNS)),
+            sorted((*k, n) for k, n in offered.items()),
+            sorted((*k, v["s2"], v["s2w"], v["g"]) for k, v in clusters.items() if v["g"]),
+            sorted((*k, v["x"], v["c"]) for k, v in cross.items() if v["c"])]
+
+
+def test_the_totals_are_the_definitions_and_are_added_chunk_by_chunk(tmp_path, monkeypatch):
+    """No serial tail: after each chunk is stored, the running totals already hold every game so far, and
+    equal what the definitions give over those games' card rows and bucket counts (1.2 and constructed,
+    self-play included, whose bucket sums cross the two seats)."""
     db = tmp_path / "chunks.db"
     store = open_store(db)
-    for s in range(1, 8):
-        store.append_game({"game_id": f"1.2-{s}"}, _played("1.2", s, ("greedy", "random")))
+    games = []
+    for rs, agents in (("1.2", ("greedy", "random")), ("constructed", ("lookahead", "lookahead")),
+                       ("constructed", ("random", "greedy"))):
+        for s in range(1, 4):
+            games.append((f"{rs}-{s}-{agents[0]}", _played(rs, s, agents)))
+            store.append_game({"game_id": games[-1][0]}, games[-1][1])
     store.close()
     monkeypatch.setattr(cs, "CHUNK", 2)
     seen = []
 
     def after_chunk(n):
         with sqlite3.connect(db) as conn:
-            grouped = conn.execute("SELECT agent, player, card, SUM(copies > 0), SUM(plays) FROM cardfacts_cards "
-                                   "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3").fetchall()
-            totals = conn.execute("SELECT agent, player, card, SUM(deck_n), SUM(plays) FROM cardfacts_totals "
-                                  "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3").fetchall()
-            mark = conn.execute("SELECT value FROM cardfacts_meta WHERE key = 'totals_rowid'").fetchone()
-            last = conn.execute("SELECT max(rowid) FROM cardfacts_cards").fetchone()[0]
-        seen.append((n, grouped == totals and bool(grouped), mark == (str(last),)))
+            done = {r[0] for r in conn.execute("SELECT game_id FROM cardfacts_games")}
+            tables = [sorted(conn.execute(f"SELECT * FROM {t}")) for t in
+                      ("cardfacts_totals", "cardfacts_turns", "cardfacts_offered", "cardfacts_clusters",
+                       "cardfacts_cross")]
+        seen.append((n, tables == _reference([g for g in games if g[0] in done])))
 
     cs.refresh(db, workers=1, progress=after_chunk)
-    assert seen == [(2, True, True)] * 3 + [(1, True, True)]
+    assert seen == [(2, True)] * 4 + [(1, True)]
+    assert all(_reference(games)[1:])  # every table has rows to compare (cross: the self-play buckets)
 
 
 def test_the_store_still_opens_with_the_projection_tables(tmp_path):
