@@ -190,6 +190,20 @@ def _strength_box(data, flagged: bool) -> str:
             "(see How to read these numbers).</div>")
 
 
+def facts_source(facts: dict | None) -> str:
+    """Where the games' facts came from: stored with their events, or projected from the events by this report."""
+    if not facts:
+        return "projected from the events"
+    parts = []
+    if facts["stored"]:
+        parts.append(f"{facts['stored']} games' as stored beside their events (derived data: <code>locm "
+                     "verify</code> recomputes them from the events and names any that differ)")
+    if facts["from_events"]:
+        parts.append(f"{facts['from_events']} games' projected from their events by this report, each game's hash "
+                     "chain checked")
+    return "; ".join(parts)
+
+
 def render(data, charts) -> str:
     from locm.engine.locm.carddata import cardlist_12
     from locm.analysis.cardnotes import METRIC_NOTES, SELECTION_NOTE
@@ -209,6 +223,7 @@ def render(data, charts) -> str:
                            "never as a number"),
         ("definitions", f"version <b>{escape(data.version)}</b> of data/ANALYTICS.md as implemented in "
                         "analysis/cardfacts.py and analysis/cardmetrics.py"),
+        ("card facts", facts_source(cov.get("facts"))),
         ("source", escape(str(data.db))),
     ]
     parts = ["<!doctype html><html lang=en><head><meta charset=utf-8>",

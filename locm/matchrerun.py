@@ -388,11 +388,13 @@ def _paired(r: dict) -> str:
 
 def match_whatif(store, game: GameDef, rules_b: Any, rules_a: str | None = None, games: int | None = None,
                  progress: Callable[[int], None] | None = None,
-                 announce: Callable[[int], None] | None = None) -> MatchWhatif:
+                 announce: Callable[[int], None] | None = None, workers: int = 1) -> MatchWhatif:
     """Re-run the stored games of `game` under ruleset A (its name; default B's base, else B's name) between
     built-in agents under `rules_b`; each re-run is stored as a game of B (its id is its content's, so a
-    second run finds it and reads it back instead of playing it)."""
-    from locm.store import GameExtras
+    second run finds it and reads it back instead of playing it). ``workers`` > 1: the re-runs are played by
+    the one pool's workers (`locm.pool.imap`, the store read-only in each), in order: the same result as one."""
+    from locm.errors import DuplicateGameError
+    from locm.pool import imap
 
     name_b = game.rules_name(rules_b)
     base = getattr(rules_b, "base", None) or name_b
@@ -409,25 +411,63 @@ def match_whatif(store, game: GameDef, rules_b: Any, rules_a: str | None = None,
             break
     if announce:
         announce(len(todo))
-    for m in todo:
-        events_a = store.verified_match_events(m.game_id)
-        created = events_a[0]
-        seed = _seed(game, created)
-        probe = game.new(rules_b, seed, game.agents(created))
-        gid_b = game.game_id(probe.log[0])
-        if store.has_game(gid_b):
-            events_b = store.verified_match_events(gid_b)
-            result.stored += 1
-        else:
-            events_b = replay_under(game, events_a, rules_b)
-            store.append_match(game, GameExtras(game_id=gid_b), events_b)
-            result.played += 1
-        held = game.holdings(created) if game.holdings is not None else ()
-        result.pairs.append(Pair(tuple(game.agents(created)), seed, game.outcome(events_a), game.outcome(events_b),
-                                 tuple(held)))
-        if progress:
-            progress(1)
+    tasks = [m.game_id for m in todo]
+    if workers > 1 and len(tasks) > 1 and store.path != ":memory:":
+        results = imap(_rerun_task, tasks, workers, init=_init_rerun, init_args=(store.path, game.name, rules_b),
+                       batch=max(1, min(8, len(tasks) // (4 * workers))), label=lambda gid: f"the re-run of {gid}")
+    else:
+        _RERUN.update(store=store, game=game, rules_b=rules_b)
+        results = imap(_rerun_task, tasks)
+    try:
+        for prepared, pair in results:
+            if prepared is None:
+                result.stored += 1
+            else:
+                try:
+                    store.append_prepared(prepared)
+                    result.played += 1
+                except DuplicateGameError:  # the same game of B came from another game of A: stored once
+                    result.stored += 1
+            result.pairs.append(pair)
+            if progress:
+                progress(1)
+    finally:
+        results.close()  # its workers stop with it, whatever stopped the loop
+        _RERUN.clear()
     return result
+
+
+_RERUN: dict = {}
+"""The store, game and ruleset B of this process's re-runs (`_init_rerun` in a worker)."""
+
+
+def _init_rerun(path: str, game_name: str, rules_b: Any) -> None:
+    from locm.engine.registry import get
+    from locm.store import open_store
+
+    _RERUN.update(store=open_store(path, create=False, readonly=True), game=get(game_name), rules_b=rules_b)
+
+
+def _rerun_task(game_id: str) -> tuple[Any, Pair]:
+    """One stored game re-run under B (or its re-run read back): ``(the re-run prepared for the store, or None
+    when it is stored already, the Pair)``."""
+    from locm.store import GameExtras, prepare_match
+
+    store, game, rules_b = _RERUN["store"], _RERUN["game"], _RERUN["rules_b"]
+    events_a = store.verified_match_events(game_id)
+    created = events_a[0]
+    seed = _seed(game, created)
+    probe = game.new(rules_b, seed, game.agents(created))
+    gid_b = game.game_id(probe.log[0])
+    prepared = None
+    if store.has_game(gid_b):
+        events_b = store.verified_match_events(gid_b)
+    else:
+        events_b = replay_under(game, events_a, rules_b)
+        prepared = prepare_match(game, GameExtras(game_id=gid_b), events_b)
+    held = game.holdings(created) if game.holdings is not None else ()
+    return prepared, Pair(tuple(game.agents(created)), seed, game.outcome(events_a), game.outcome(events_b),
+                          tuple(held))
 
 
 __all__ = ["MatchRerunError", "MatchRerun", "rerun_match", "replay_under", "first_divergence", "bot_changes",

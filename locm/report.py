@@ -252,6 +252,8 @@ def _coverage(games: list[dict]) -> dict:
         "rulesets": dict(sorted(Counter(g["ruleset"] for g in games).items())),
         "agents": dict(sorted(Counter(a for g in games for a in g["agents"]).items())),
         "seeds": {"count": len(seeds), "min": seeds[0] if seeds else None, "max": seeds[-1] if seeds else None},
+        "facts": {"stored": sum(1 for g in games if g.get("stored")),
+                  "from_events": sum(1 for g in games if not g.get("stored"))},
     }
 
 

@@ -175,6 +175,9 @@ def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuil
     _warn_lopsided(data)
     click.echo(f"{data.coverage['games']} games ({', '.join(f'{k}: {v}' for k, v in data.coverage['rulesets'].items())}), "
                f"definitions {data.version}, minimum sample {min_n}")
+    facts = data.coverage["facts"]
+    click.echo(f"card facts: {facts['stored']} games' as stored beside their events (locm verify recomputes "
+               f"them), {facts['from_events']} games' projected from their events")
     click.echo(f"report: {index}  (also {out / 'cards.json'}, {out / 'cards.csv'})")
 
 

@@ -136,19 +136,20 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
       locm tournament --agents greedy random --games 200 --db t.db
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --backend ray --address auto
-      locm whatif --game mcg --db m.db --ruleset examples/mcg/singleton-sudden-death.toml
+      locm whatif --game mcg --db m.db --ruleset examples/mcg/singleton-sudden-death.toml --workers 2
 
     With --game mcg (or skyport), through the game seam: the stored games of built-in agents under ruleset A
     (--ruleset-a a ruleset's name; default B's base) re-run one by one under B and stored; the share of games
     whose winner changes, player 0's win rate under A and B, the game's length under A and B and paired
     (B - A, the same game), and each agent's win rate under A and B with its paired change, every figure with
     n and a 95% interval (games with a command-line bot are skipped and counted); each card's holders'
-    change paired by seed. --workers and --backend are LOCM's (another game's re-runs play in this process).
+    change paired by seed. --workers re-runs them in worker processes (the same result as one); --backend is
+    LOCM's (another game's re-runs play on this machine).
     """
     if game_name != "locm":
         if backend != "local" or address is not None:
-            raise click.UsageError("--backend and --address are LOCM's: another game's re-runs play in this process")
-        return _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json)
+            raise click.UsageError("--backend and --address are LOCM's: another game's re-runs play on this machine")
+        return _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json, workers)
     from locm.engine.locm.rulesets import Rules
     from locm.variants import resolve_ruleset
     from locm.whatif import whatif as run, whatif_lines
@@ -207,7 +208,7 @@ def _show(summary: dict, skipped: list, lines, top: int, as_json: bool) -> bool:
     return False
 
 
-def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json):
+def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json, workers=1):
     from locm.engine.registry import get
     from locm.matchrerun import match_whatif, whatif_lines
     from locm.store import open_store
@@ -229,7 +230,7 @@ def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, 
     try:
         with open_store(db) as store:
             result = match_whatif(store, game, rules_b, ruleset_a, games, progress=lambda k: bar.update(k),
-                                  announce=announce)
+                                  announce=announce, workers=workers)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

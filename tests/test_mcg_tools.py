@@ -92,6 +92,27 @@ def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
         assert store.matches(game="mcg", ruleset="short") and not first.summary(20)["enough"]
 
 
+def test_whatif_in_worker_processes_gives_what_one_process_gives(tmp_path):
+    """--workers 2 plays the re-runs in the one pool's workers (each with the store read-only), stores them in
+    this process, and pairs them in the order of the stored games: the same summary and the same stored
+    games as one worker."""
+    import shutil
+
+    from locm.matchplay import match_schedule, run_matches
+
+    with open_store(tmp_path / "one.db") as store:
+        run_matches(store, "mcg", "standard", match_schedule("mcg", "standard", ["greedy", "random"], 6))
+    shutil.copy(tmp_path / "one.db", tmp_path / "two.db")
+    short = MCG.variant(SHORT, "short.toml")
+    out = []
+    for name, workers in (("one.db", 1), ("two.db", 2)):
+        with open_store(tmp_path / name) as store:
+            result = match_whatif(store, MCG, short, workers=workers)
+            stored = sorted((m.game_id, m.head_hash) for m in store.matches(game="mcg", ruleset="short"))
+            out.append((result.summary(min_n=2), [p.seed for p in result.pairs], stored))
+    assert out[0] == out[1] and out[0][0]["played"] == 6 and len(out[0][2]) == 6
+
+
 def test_audit_explains_the_chain_of_triggers_of_a_death(played):
     r = MatchReplay(MCG, played)
     triggered = next(e for e in played if type(e) is EffectTriggered and e.on == "death")
