@@ -3,10 +3,12 @@ versioned, rebuildable, never trusted over the events).
 
 Where a game's facts come from: the store keeps each LOCM game's facts beside its events (``game_facts``,
 written in the game's transaction by whoever had the events in memory: `locm.store_records.game_facts`, the
-one fold packed by `analysis.packedfacts`). A game whose stored facts are of this locm's `FACTS_VERSION` and
-of its current head hash is counted from them: its log is not read. Any other game (a store written before
-the facts were kept, facts of another version, a game whose head changed since, a blob that does not decode)
-is projected from its events, its hash chain checked first, and its facts are written back for the next time
+one fold packed by `analysis.packedfacts`). A game whose stored facts are of this locm's `FACTS_VERSION`, of
+its current head hash and of its log's bytes as they are (one SHA-256 of the compressed log: a log edited behind
+the store's back is caught as the chain would catch it, without inflating or folding it) is counted from them.
+Any other game (a store written before the facts were kept, facts of another version, a game or a log changed
+since, a blob that does not decode) is projected from its events, its hash chain checked first (a game altered
+since it was stored stops the report, naming ``locm verify``), and its facts are written back for the next time
 (when the store can be written). ``rebuild`` projects every game from its events. `locm verify` recomputes the
 stored facts of every game and names a game whose facts are not what its events give.
 
@@ -115,11 +117,11 @@ class ProjectionSummary(msgspec.Struct, frozen=True):
 class ChunkResult(NamedTuple):
     """One chunk's projection (`project_chunk`): its ``cardfacts_games`` rows (with ``stored``), the totals of
     its games (`analysis.cardtotals.chunk_totals`), and the facts of the games projected from their events now,
-    ``(game_id, blob)``, to be stored for the next time."""
+    ``(game_id, blob, log hash)``, to be stored for the next time."""
 
     games: list[tuple]
     totals: ChunkTotals
-    fresh: list[tuple[str, bytes]]
+    fresh: list[tuple[str, bytes, bytes]]
 
 
 # --- one chunk (in a worker) ---------------------------------------------------------------------------------
@@ -135,8 +137,8 @@ def _open_chunks(path: str) -> None:
 
 def project_chunk(task: tuple[Sequence[str], bool]) -> ChunkResult:
     """Project some games of the store `_open_chunks` opened, in the order given: from their stored facts when
-    ``use_stored`` (those of `FACTS_VERSION` and of the game's head hash, that decode), else, and for the
-    others, from their events (each game's hash chain checked: a game altered since it was stored stops the
+    ``use_stored`` (those of `FACTS_VERSION`, of the game's head hash and of its log's bytes as they are now,
+    that decode: `EventStore.current_facts`), else, and for the others, from their events (each game's hash chain checked: a game altered since it was stored stops the
     projection with a `StoreError` naming ``locm verify``)."""
     game_ids, use_stored = task
     store = _STATE["store"]
@@ -149,14 +151,15 @@ def project_chunk(task: tuple[Sequence[str], bool]) -> ChunkResult:
                 stored.add(gid)
             except ValueError:  # damaged: projected from the events below
                 pass
-    fresh: list[tuple[str, bytes]] = []
+    fresh: list[tuple[str, bytes, bytes]] = []
     missing = [gid for gid in game_ids if gid not in facts]
     if missing:
+        digests = store.log_hashes(missing)
         current, events = None, []
 
         def flush() -> None:
             g = facts[current] = packed(project(events))
-            fresh.append((current, encode(g)))
+            fresh.append((current, encode(g), digests[current]))
 
         try:
             for gid, e in store.iter_events(missing, types=TYPES, verify=True):  # trusted only if it chains
@@ -330,11 +333,7 @@ def _refresh(db, path: str, rebuild: bool, workers, progress, on_start, backend=
         on_start(len(todo))
     tasks = [(todo[i:i + CHUNK], not rebuild) for i in range(0, len(todo), CHUNK)]
     workers = min(workers or os.cpu_count() or 1, len(tasks)) if backend == "local" else 1
-    keep = not getattr(db, "scratch", False)  # facts projected now are stored back, where the store is written
-    if keep:
-        from locm.store import FACTS_SQL
-
-        db.execute(FACTS_SQL)
+    keep = not getattr(db, "scratch", False) and _facts_table(db)  # facts projected now are stored back
     from_stored = 0
     results = imap(project_chunk, tasks, workers, init=_open_chunks,
                    init_args=(os.path.abspath(path) if backend == "ray" else path,), backend=backend,
@@ -351,6 +350,16 @@ def _refresh(db, path: str, rebuild: bool, workers, progress, on_start, backend=
         if store is not None:
             store.close()
     return ProjectionSummary(len(todo), already, rebuilt, from_stored=from_stored)
+
+
+def _facts_table(db) -> bool:
+    """Make the store's ``game_facts`` table if it is missing; whether it has this locm's layout (a table of
+    another one is left alone: the facts projected now are then not stored back)."""
+    from locm.store import _FACTS_COLUMNS, FACTS_SQL
+
+    with db.conn:
+        db.execute(FACTS_SQL)
+    return tuple(r[1] for r in db.execute("PRAGMA table_info(game_facts)")) == _FACTS_COLUMNS
 
 
 def _upsert(table: str, key: Sequence[str], sums: Sequence[str]) -> str:
@@ -370,8 +379,8 @@ _UPSERTS = ChunkTotals(
 )
 _GAME_SQL = (f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}, stored) "
              f"VALUES ({', '.join('?' * (len(GAME_COLUMNS) + 1))})")
-_KEEP_FACTS_SQL = ("INSERT OR REPLACE INTO game_facts (game, head_hash, version, data) SELECT id, head_hash, ?, ? "
-                   "FROM games WHERE game_id = ?")
+_KEEP_FACTS_SQL = ("INSERT OR REPLACE INTO game_facts (game, head_hash, log_hash, version, data) SELECT id, "
+                   "head_hash, ?, ?, ? FROM games WHERE game_id = ?")
 
 
 def _add_chunk(db, result: ChunkResult, keep: bool) -> None:
@@ -383,7 +392,7 @@ def _add_chunk(db, result: ChunkResult, keep: bool) -> None:
         for sql, rows in zip(_UPSERTS, result.totals):
             conn.executemany(sql, rows)
         if keep and result.fresh:
-            conn.executemany(_KEEP_FACTS_SQL, [(FACTS_VERSION, blob, gid) for gid, blob in result.fresh])
+            conn.executemany(_KEEP_FACTS_SQL, [(digest, FACTS_VERSION, blob, gid) for gid, blob, digest in result.fresh])
 
 
 def dump(path: str | os.PathLike) -> tuple[list[tuple], ...]:

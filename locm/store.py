@@ -205,6 +205,7 @@ from locm.store_records import (  # noqa: F401  (the mapper's names, re-exported
     export_header,
     first_difference,
     locm_record,
+    log_hash,
     match_of,
     pack_log,
     prepare_game,
@@ -223,6 +224,7 @@ _SQLITE_NAMES = frozenset((
     "SqliteStore",
     "_COLUMNS",
     "_DECODERS",
+    "_FACTS_COLUMNS",
     "_FLAGS",
     "_HEAD",
     "_INSERT_GAME",
@@ -326,8 +328,14 @@ class EventStore:
 
     def current_facts(self, game_ids: Sequence[str], version: str) -> dict[str, bytes]:
         """The stored facts' blobs of those of ``game_ids`` whose facts are of ``version`` and were computed from
-        the game as it is now (its head hash): what the card report may count instead of reading the logs."""
+        the game as it is now: its head hash, and its log's very bytes (their SHA-256, `log_hash`: a log edited
+        behind the store's back is caught without inflating it). What the card report may count instead of
+        folding the logs."""
         return self._current_facts(list(game_ids), version)
+
+    def log_hashes(self, game_ids: Sequence[str]) -> dict[str, bytes]:
+        """`log_hash` of each stored game's log bytes (what its facts are bound to)."""
+        return {game_id: log_hash(self._log(game_id)) for game_id in game_ids}
 
     def match(self, game_id: str) -> MatchRecord:
         """A stored game's row, whatever its game (`GameNotFoundError` if there is none)."""
@@ -589,7 +597,7 @@ class EventStore:
             row = self._stored_facts(game_id)
             if row is not None and row[1] == version and row[0] == self.match(game_id).head_hash:
                 found[game_id] = row[2]
-        return found
+        return found  # (the memory backend's logs cannot be edited behind its back)
 
     def _iter_logs(self, game_ids: list[str] | None) -> Iterator[tuple[str, bytes]]:
         """``(game_id, data)`` of the given games (all LOCM games, in stored order, when None)."""
@@ -707,7 +715,7 @@ class MemoryStore(EventStore):
         p = self._games.get(game_id)
         if p is None or p.facts is None:
             return None
-        return p.record.head_hash, *p.facts
+        return p.record.head_hash, p.facts[0], p.facts[1]
 
     def _iter_logs(self, game_ids):
         if game_ids is None:

@@ -212,13 +212,13 @@ class ImportSummary(NamedTuple):
 class _Prepared(NamedTuple):
     """A validated game ready to write: its record and its log, the ``data`` of its ``logs`` row (the zlib
     stream of its events' canonical JSON lines), and, for a LOCM game, its facts as the card report reads
-    them (``(version, blob)``: `analysis.packedfacts`; None when they could not be computed, and for other
+    them (``(version, blob, log hash)``: `game_facts`; None when they could not be computed, and for other
     games), kept in the ``game_facts`` table in the game's transaction. Cheap to pickle: what a tournament
     worker sends the writer."""
 
     record: GameRecord | MatchRecord
     data: bytes
-    facts: tuple[str, bytes] | None = None
+    facts: tuple[str, bytes, bytes] | None = None
 
 
 PreparedGame = _Prepared
@@ -346,22 +346,31 @@ def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[byt
         prev, sha256 = GENESIS, hashlib.sha256
         for line in lines:
             prev = sha256(prev + line).digest()  # chain_hash, inlined
-    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), pack_log(lines), game_facts(events))
+    data = pack_log(lines)
+    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), data, game_facts(events, data))
 
 
-def game_facts(events: Sequence[Event]) -> tuple[str, bytes] | None:
-    """A checked LOCM log's facts as the store keeps them beside it: ``(FACTS_VERSION, blob)`` from the one fold
-    (`analysis.cardfacts.project`, packed by `analysis.packedfacts.pack`), computed here, where the events are
-    in memory (a tournament worker, a what-if re-run, an import), so that the card report never has to read
-    the log again. None if they cannot be computed: derived data never keeps a game from being stored (the
-    report then projects that game from its events, and says what is wrong with it there)."""
+def game_facts(events: Sequence[Event], data: bytes) -> tuple[str, bytes, bytes] | None:
+    """A checked LOCM log's facts as the store keeps them beside it: ``(FACTS_VERSION, blob, log hash)``, the
+    blob from the one fold (`analysis.cardfacts.project`, packed by `analysis.packedfacts.pack`) and the SHA-256
+    of the stored log's bytes ``data`` (`log_hash`), computed here, where the events are in memory (a tournament
+    worker, a what-if re-run, an import), so that the card report need not fold the log again and can tell
+    that the log is still the one they came from. None if they cannot be computed: derived data never keeps a
+    game from being stored (the report then projects that game from its events, and says what is wrong with it
+    there)."""
     from locm.analysis.cardfacts import project
     from locm.analysis.packedfacts import FACTS_VERSION, pack
 
     try:
-        return FACTS_VERSION, pack(project(events))
+        return FACTS_VERSION, pack(project(events)), log_hash(data)
     except Exception:  # a log the fold cannot read: the events stay the truth, the facts are left out
         return None
+
+
+def log_hash(data: bytes) -> bytes:
+    """The SHA-256 of a stored log's bytes (the ``data`` of its ``logs`` row, compressed as stored): what a
+    game's stored facts are bound to, checked without inflating or re-chaining the log."""
+    return hashlib.sha256(data).digest()
 
 
 def record_problem(record: GameRecord, events: Sequence[Event]) -> str | None:

@@ -41,6 +41,7 @@ from locm.store_records import (
     _Prepared,
     _as_match,
     _ledger_link,
+    log_hash,
 )
 from locm.store import DEFAULT_PATH, EventStore
 
@@ -105,15 +106,17 @@ FACTS_SQL = """\
 CREATE TABLE IF NOT EXISTS game_facts (
     game      INTEGER PRIMARY KEY REFERENCES games (id),
     head_hash BLOB NOT NULL,
+    log_hash  BLOB NOT NULL,
     version   TEXT NOT NULL,
     data      BLOB NOT NULL
 )"""
 """Each LOCM game's facts as the card report reads them (`analysis.packedfacts`), written with the game in its
-transaction (`locm.store_records.game_facts`), by the games' integer key; ``head_hash`` is the game's when they
-were computed and ``version`` what computed them (`analysis.packedfacts.FACTS_VERSION`): the report uses a
-row only when both are the game's and this locm's, and `locm verify` recomputes every row from its game's
-events. Made by the first write of a game with facts, so a store without it is still whole; derived data,
-like the ``cardfacts_`` tables, which the store's open check ignores."""
+transaction (`locm.store_records.game_facts`), by the games' integer key. ``head_hash`` is the game's and
+``log_hash`` the SHA-256 of its ``logs.data`` when they were computed, ``version`` what computed them
+(`analysis.packedfacts.FACTS_VERSION`): the report uses a row only when all three are the game's as it is and
+this locm's (`EventStore.current_facts`), and `locm verify` recomputes every row from its game's events. Made
+by the first write of a game with facts, so a store without it is still whole; derived data, like the
+``cardfacts_`` tables, which the store's open check ignores."""
 
 
 def default_busy_timeout() -> float:
@@ -153,7 +156,7 @@ class SqliteStore(EventStore):
             raise StoreError(f"{self.path}: cannot open: {exc}") from None
         self._conn = conn
         self._db = None
-        self._facts_table = False  # made (if missing) by this connection's first write of a game's facts
+        self._facts: bool | None = None  # the game_facts table: None not looked at yet (`_facts_layout`)
         try:
             if not readonly:
                 self._retry(lambda: conn.execute("PRAGMA journal_mode=wal").fetchall())
@@ -239,7 +242,7 @@ class SqliteStore(EventStore):
         if self.readonly:
             raise StoreError(f"{self.path}: opened read-only, cannot write")
         conn, game_id = self._conn, ""
-        made = self._facts_table
+        layout = self._facts_layout()
         try:
             with self._transaction():
                 count, head = self._ledger()  # read under the write lock: no other writer extends it meanwhile
@@ -248,14 +251,15 @@ class SqliteStore(EventStore):
                     row = _match_to_row(_as_match(p.record))
                     key = conn.execute(_INSERT_GAME, row).lastrowid
                     conn.execute(_INSERT_LOG, (key, p.data))
-                    if p.facts is not None:
-                        if not made:
+                    if p.facts is not None and layout is not False:
+                        if layout is None:
                             conn.execute(FACTS_SQL)
-                            made = True
-                        conn.execute(_INSERT_FACTS, (key, row[_HEAD], *p.facts))
+                            layout = True
+                        version, blob, digest = p.facts
+                        conn.execute(_INSERT_FACTS, (key, row[_HEAD], digest, version, blob))
                     count, head = count + 1, _ledger_link(head, game_id, row[_HEAD])
                 conn.execute(_SET_LEDGER, (f"{count} {head.hex()}",))
-            self._facts_table = made  # only once committed: a rolled-back transaction took its table away
+            self._facts = layout  # only once committed: a rolled-back transaction took a new table away
         except sqlite3.IntegrityError as exc:
             text = str(exc)
             if "games.game_id" in text:
@@ -314,11 +318,18 @@ class SqliteStore(EventStore):
                 continue  # a damaged page: what was read before it is kept; try the next way in
         return list(found)
 
+    def _facts_layout(self) -> bool | None:
+        """Whether this store keeps games' facts: True (the table of `FACTS_SQL`), None (no table yet: the first
+        write of a game with facts makes it), False (a table of another layout, of some other locm: never read
+        nor written, so that a tournament never fails on derived data; the report projects from the events)."""
+        if self._facts is None:
+            cols = [r[1] for r in self._query("PRAGMA table_info(game_facts)")]
+            self._facts = None if not cols else cols == list(_FACTS_COLUMNS)
+        return self._facts
+
     def _stored_facts(self, game_id: str) -> tuple[str, str, bytes] | None:
-        if not self._facts_table and not self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                                                     "name = 'game_facts'"):
+        if not self._facts_layout():
             return None
-        self._facts_table = True
         rows = self._query("SELECT f.head_hash, f.version, f.data FROM games g JOIN game_facts f ON f.game = g.id "
                            "WHERE g.game_id = ?", (game_id,))
         if not rows:
@@ -329,14 +340,19 @@ class SqliteStore(EventStore):
         return head.hex(), version, data
 
     def _current_facts(self, game_ids: list[str], version: str) -> dict[str, bytes]:
-        if not self._facts_table and not self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                                                     "name = 'game_facts'"):
+        if not self._facts_layout():
             return {}
-        self._facts_table = True
-        rows = self._query("SELECT g.game_id, f.data FROM games g JOIN game_facts f ON f.game = g.id AND "
-                           "f.head_hash = g.head_hash AND f.version = ? WHERE g.game_id IN (SELECT value FROM "
-                           "json_each(?))", (version, _json.encode(game_ids).decode()))
-        return {game_id: data for game_id, data in rows if isinstance(data, bytes)}
+        rows = self._query("SELECT g.game_id, f.data, f.log_hash, l.data FROM games g JOIN game_facts f ON "
+                           "f.game = g.id AND f.head_hash = g.head_hash AND f.version = ? JOIN logs l ON "
+                           "l.game = g.id WHERE g.game_id IN (SELECT value FROM json_each(?))",
+                           (version, _json.encode(game_ids).decode()))
+        return {game_id: data for game_id, data, digest, log in rows
+                if isinstance(data, bytes) and isinstance(log, bytes) and digest == log_hash(log)}
+
+    def log_hashes(self, game_ids: Sequence[str]) -> dict[str, bytes]:
+        rows = self._query("SELECT g.game_id, l.data FROM games g JOIN logs l ON l.game = g.id WHERE g.game_id IN "
+                           "(SELECT value FROM json_each(?))", (_json.encode(list(game_ids)).decode(),))
+        return {game_id: log_hash(log) for game_id, log in rows if isinstance(log, bytes)}
 
     def has_game(self, game_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM games WHERE game_id = ?", (game_id,)))
@@ -407,7 +423,10 @@ _INSERT_LOG = "INSERT INTO logs (game, data) VALUES (?, ?)"
 
 _SET_LEDGER = "INSERT OR REPLACE INTO locm_meta (key, value) VALUES ('ledger', ?)"
 
-_INSERT_FACTS = "INSERT OR REPLACE INTO game_facts (game, head_hash, version, data) VALUES (?, ?, ?, ?)"
+_FACTS_COLUMNS = ("game", "head_hash", "log_hash", "version", "data")
+
+_INSERT_FACTS = ("INSERT OR REPLACE INTO game_facts (game, head_hash, log_hash, version, data) "
+                 "VALUES (?, ?, ?, ?, ?)")
 
 _MATCH_COLUMNS = ", ".join(_MATCH_FIELDS)
 

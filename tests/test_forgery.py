@@ -461,3 +461,59 @@ def test_verify_ties_each_scheduled_place_to_its_games_content(tmp_path):
     code, out, _ = locm("verify", "--db", db, "--no-redecide")
     assert code == 1 and f"store: schedule {jobs.key}: place 0 is game {job.game_id}, whose record is another " \
                          "game: its shuffle_player0_seed is 5, the schedule's " in out.decode()
+
+
+def test_verify_names_a_game_whose_stored_facts_were_forged(store_of, tmp_path):
+    """The facts a game is stored with are what the card report counts instead of folding its log: a forger
+    who rewrites them (a loss made a win, the blob re-encoded so that it reads) is named by verify, field and
+    both values, and the report made after ``--rebuild`` is the one of the events again."""
+    from locm.analysis.packedfacts import FACTS_VERSION, encode, unpack
+
+    db = store_of(3)
+    code, _, err = locm("report", "--db", db, "-o", tmp_path / "honest")
+    assert code == 0, err
+    conn = sqlite3.connect(db)
+    data = conn.execute("SELECT data FROM game_facts WHERE game = 2 AND version = ?", (FACTS_VERSION,)).fetchone()[0]
+    facts = unpack(data)
+    cards = list(facts.cards)
+    cards[2] = 1 - cards[2]  # the first card row's "won"
+    with conn:
+        conn.execute("UPDATE game_facts SET data = ? WHERE game = 2",
+                     (encode(msgspec.structs.replace(facts, cards=cards)),))
+    conn.close()
+    code, out, _ = locm("verify", "--db", db)
+    lines = out.decode().splitlines()
+    gid = game_id("1.2", 2, ("greedy", "random"))
+    assert code == 1 and f"{gid}: its stored card facts are not what its events give (card row 0, won: stored " \
+        f"{cards[2]}, the events give {1 - cards[2]}): locm report counts them; locm report --rebuild recomputes " \
+        "them from the events" in lines, lines
+    assert lines[-1] == "3 games checked: 2 good, 1 bad"
+    code, _, err = locm("report", "--db", db, "-o", tmp_path / "rebuilt", "--rebuild")
+    assert code == 0, err
+    assert (tmp_path / "rebuilt" / "cards.json").read_bytes() == (tmp_path / "honest" / "cards.json").read_bytes()
+    code, out, _ = locm("verify", "--db", db)
+    assert code == 0, out
+
+
+def test_a_report_counts_no_stored_facts_of_a_log_edited_behind_the_stores_back(store_of, tmp_path):
+    """The facts are bound to the log's bytes: a log edited after its facts were stored (here with the game's
+    head hash rewritten to match, so that its chain holds) is projected from its events again, the edit
+    included, and verify names the game (its events are no game of the rules)."""
+    db = store_of(2)
+    k = tamper_stored(db, game=2)
+    conn = sqlite3.connect(db)
+    lines = zlib.decompress(conn.execute("SELECT data FROM logs WHERE game = 2").fetchone()[0]).split(b"\n")
+    head = bytes(32)
+    import hashlib
+
+    for line in lines:
+        head = hashlib.sha256(head + line).digest()
+    with conn:
+        conn.execute("UPDATE games SET head_hash = ? WHERE id = 2", (head,))
+    conn.close()
+    code, out, err = locm("report", "--db", db, "-o", tmp_path / "r")
+    assert code == 0, err
+    assert "card facts: 1 games' as stored beside their events (locm verify recomputes them), 1 games' projected " \
+           "from their events" in out.decode()
+    code, out, _ = locm("verify", "--db", db)
+    assert code == 1 and f"re-decided from its inputs, seq {k}: the event differs" in out.decode()
