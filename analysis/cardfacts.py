@@ -33,7 +33,7 @@ Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card
   (as many copies of each); ``defs`` the card pool (``CardPoolDefined``), ``decks`` each player's deck in its
   ``DeckOrdered`` order.
 - Constructed buckets (`GameFacts.buckets`): per player and feature bucket, how many of its cards meet each
-  metric's condition, what the bucket intervals are clustered by (`locm.cardfacts_store.add_clusters`).
+  metric's condition, what the bucket intervals are clustered by (`analysis.cardtotals.chunk_totals`).
 
 Events of types not in `TYPES` (and fields not read here) are ignored, so that new event types and new fields
 do not break the projection (unlike the fold, which must refuse what it does not know, STYLE 3).

@@ -1,6 +1,6 @@
 """Card metrics of ``data/ANALYTICS.md`` from aggregated card facts: rates, sample sizes and 95% Wilson
 intervals, one row per card (1.2) or per card feature bucket (constructed). Pure: the counts come from
-`locm.cardfacts_store.aggregate`.
+`locm.cardfacts_store` (`card_groups`, `bucket_clusters`), the totals `analysis.cardtotals` adds up.
 
 Choices where ANALYTICS.md is silent or where the issue narrows it (definitions version
 `analysis.cardfacts.DEFINITIONS_VERSION`):

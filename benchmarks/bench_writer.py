@@ -8,7 +8,13 @@ fresh SQLite store (WAL, as `open_store` makes it) in transactions of ``--batch`
 per game, as the tournament wrote before batching), and the whole is timed, the final commit included. The
 batch sizes given are run alternately, ``--runs`` times each; the medians are printed.
 
+Every LOCM game a worker prepares carries its facts for the card report (`locm.store_records.game_facts`,
+about 1 KB, one more row in the game's transaction). ``--facts both`` runs every batch size with and without
+them, alternating, so that their cost to the writer is a same-run ratio (without: as the writer was before
+they were stored).
+
     .venv/bin/python benchmarks/bench_writer.py --games 20000 --batch 1 64 --runs 3
+    .venv/bin/python benchmarks/bench_writer.py --games 20000 --batch 64 --runs 5 --facts both
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ def synthetic(base: list, games: int) -> list:
     out = []
     for i in range(games):
         p = base[i % len(base)]
-        out.append(type(p)(msgspec.structs.replace(p.record, game_id=f"synthetic-{i:08d}"), p.data))
+        out.append(type(p)(msgspec.structs.replace(p.record, game_id=f"synthetic-{i:08d}"), p.data, p.facts))
     return out
 
 
@@ -75,31 +81,44 @@ def main() -> None:
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 64], help="Games per transaction.")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--facts", choices=("with", "without", "both"), default="with",
+                    help="Store the games' facts (as tournaments do), not, or both, alternating.")
     args = ap.parse_args()
     games = synthetic(prepared_games(args.distinct), args.games)
+    bare = [type(p)(p.record, p.data, None) for p in games]
     kb = sum(len(p.data) for p in games[:args.distinct]) / min(args.distinct, len(games)) / 1024
-    results: dict[int, list[float]] = {b: [] for b in args.batch}
-    cpu: dict[int, list[float]] = {b: [] for b in args.batch}
+    fkb = sum(len(p.facts[1]) for p in games[:args.distinct]) / min(args.distinct, len(games)) / 1024
+    sides = {"with": ("with facts",), "without": ("without facts",), "both": ("with facts", "without facts")}
+    keys = [(b, side) for b in args.batch for side in sides[args.facts]]
+    results: dict[tuple, list[float]] = {k: [] for k in keys}
+    cpu: dict[tuple, list[float]] = {k: [] for k in keys}
     for r in range(args.runs):
-        for b in args.batch:
-            wall, by_cpu = one_run(games, b)
-            results[b].append(wall)
-            cpu[b].append(by_cpu)
+        for b, side in keys:
+            wall, by_cpu = one_run(games if side == "with facts" else bare, b)
+            results[(b, side)].append(wall)
+            cpu[(b, side)].append(by_cpu)
             if not args.json:
-                print(f"run {r + 1}, {b} game(s) per transaction: {wall:,.0f} games/s ({by_cpu:,.0f} by CPU time)",
-                      flush=True)
-    med = {b: statistics.median(v) for b, v in results.items()}
-    med_cpu = {b: statistics.median(v) for b, v in cpu.items()}
+                print(f"run {r + 1}, {b} game(s) per transaction, {side}: {wall:,.0f} games/s ({by_cpu:,.0f} by "
+                      f"CPU time)", flush=True)
+    med = {k: statistics.median(v) for k, v in results.items()}
+    med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
     if args.json:
-        print(json.dumps({"games": args.games, "kb_per_game": kb, "games_per_s": med, "games_per_cpu_s": med_cpu}))
+        print(json.dumps({"games": args.games, "kb_per_game": kb, "facts_kb_per_game": fkb,
+                          "games_per_s": {f"{b} {side}": v for (b, side), v in med.items()},
+                          "games_per_cpu_s": {f"{b} {side}": v for (b, side), v in med_cpu.items()}}))
         return
-    for b, v in med.items():
-        print(f"median of {args.runs}: {b:>4} game(s) per transaction: {v:,.0f} games/s "
-              f"({1000 / v:.3f} ms a game; CPU alone {med_cpu[b]:,.0f} games/s; {kb:.1f} KB of compressed log a game)")
-    if len(med) > 1:
+    for (b, side), v in med.items():
+        print(f"median of {args.runs}: {b:>4} game(s) per transaction, {side}: {v:,.0f} games/s "
+              f"({1000 / v:.3f} ms a game; CPU alone {med_cpu[(b, side)]:,.0f} games/s; {kb:.1f} KB of compressed "
+              f"log and {fkb:.1f} KB of facts a game)")
+    for side in sides[args.facts]:
         first = args.batch[0]
         for b in args.batch[1:]:
-            print(f"  {b} per transaction / {first}: {med[b] / med[first]:.2f}x")
+            print(f"  {side}: {b} per transaction / {first}: {med[(b, side)] / med[(first, side)]:.2f}x")
+    if args.facts == "both":
+        for b in args.batch:
+            print(f"  {b} per transaction: with facts / without: {med[(b, 'with facts')] / med[(b, 'without facts')]:.2f}x "
+                  f"(CPU alone {med_cpu[(b, 'with facts')] / med_cpu[(b, 'without facts')]:.2f}x)")
 
 
 if __name__ == "__main__":

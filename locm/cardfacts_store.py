@@ -441,7 +441,7 @@ def pairings(db: sqlite_utils.Database, ruleset: str) -> list[tuple[str, str, in
 def bucket_clusters(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
                     opponent: str | None = None) -> dict[tuple[int, int], list[int]]:
     """(bucket index, metric index) -> [s2, s2w, g, x, c] summed over the player-games the filters keep; x
-    and c (the two seats of one game, `add_clusters`) only where both seats are kept: no seat filter and an
+    and c (the two seats of one game, `analysis.cardtotals`) only where both seats are kept: no seat filter and an
     agent against itself."""
     where, params = _where(ruleset, agent, seat, opponent)
     out: dict[tuple[int, int], list[int]] = {}
