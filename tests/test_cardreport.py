@@ -711,3 +711,17 @@ def test_self_play_with_the_same_deck_on_both_sides_is_flagged(mixed_db, tmp_pat
     assert "both seats had the same deck in 6 of 6 games" in r.stderr
     looked = collect(mixed_db, min_n=1).rulesets["constructed"].strata[0]
     assert looked.selfplay and looked.same_decks < 8 and not looked.mirrored_decks
+
+
+def test_a_store_holding_other_games_too_reports_its_locm_games(tmp_path):
+    """The projection reads LOCM's games only: my-card-game's beside them are left to `report --game mcg`."""
+    from locm.engine import core, registry
+
+    db = tmp_path / "mixed.db"
+    _store(db, _game_a(), _game_b())
+    mcg = registry.get("mcg")
+    with open_store(db) as store:
+        match = core.play(mcg, "standard", 3, ("greedy", "random"))
+        store.append_match(mcg, {"game_id": mcg.game_id(match.log[0])}, match.log)
+    data = collect(db, min_n=1)
+    assert data.coverage["games"] == 2 and list(data.rulesets) == ["1.2"]
