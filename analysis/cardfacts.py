@@ -203,7 +203,7 @@ _CODE = {f: i for i, f in enumerate(FEATURE_ORDER)}
 _codes_cache: dict[int, tuple[int, ...]] = {}
 
 
-def _codes(key: int) -> tuple[int, ...]:
+def feature_codes(key: int) -> tuple[int, ...]:
     """`features_of_key` as indices of `FEATURE_ORDER`, remembered (a few hundred thousand keys at most)."""
     codes = _codes_cache.get(key)
     if codes is None:
@@ -312,7 +312,7 @@ def project(events) -> GameFacts:
         fkeys = {b: feature_key(c) for b, c in defs.items()}
         codes: Counter = Counter()
         for k, n in Counter(fkeys.values()).items():
-            for code in _codes(k):
+            for code in feature_codes(k):
                 codes[code] += n
         g.pool.update({FEATURE_ORDER[c]: n for c, n in codes.items()})
     else:
@@ -326,10 +326,10 @@ def project(events) -> GameFacts:
             g.cards.append(f)
             if constructed:
                 ind = _indicators(f)
-                for code in _codes(f.fkey):
+                for code in feature_codes(f.fkey):
                     buckets[code] = buckets.get(code, 0) + ind
     return g
 
 
 __all__ = ["project", "GameFacts", "CardFact", "card_features", "DEFINITIONS_VERSION", "TYPES", "CARD_COLUMNS",
-           "FEATURE_FAMILIES", "feature_key", "features_of_key", "FEATURE_ORDER", "unpack_counts"]
+           "FEATURE_FAMILIES", "feature_key", "features_of_key", "feature_codes", "FEATURE_ORDER", "unpack_counts"]

@@ -2,14 +2,16 @@
 (`analysis.packedfacts`) with numpy: what `locm.cardfacts_store` adds into its tables per chunk, instead of
 inserting every card row and grouping them in SQL.
 
-The sums are the definitions of `locm.cardfacts_store` (``cardfacts_totals``, ``cardfacts_turns``,
-``cardfacts_offered``, ``cardfacts_clusters``, ``cardfacts_cross``), keyed by ruleset, agent, opponent and seat
-as there:
+The sums are the definitions of `locm.cardfacts_store`'s tables, keyed by ruleset, agent, opponent and seat
+as there. For each card row, for each condition of `CONDITIONS`, the rows that meet it and those of them
+won, then picks, pick numbers, player-games that picked it, first picks (0 when none), plays, own turns of
+the plays and turns held (`SUM_NAMES`), summed:
 
-- totals, per card row's (ruleset, agent, opponent, player, card, fkey), the card being -1 in a game of the
-  ruleset named ``constructed`` (its rows are feature buckets): for each condition of `CONDITIONS` the rows
-  that meet it and those of them won, then picks, pick numbers, player-games that picked it, first picks (0
-  when none), plays, own turns of the plays and turns held;
+- totals (``cardfacts_totals``), over the card rows of games whose decks were drafted (1.2), per card (base
+  id, with its ``fkey``);
+- buckets (``cardfacts_buckets``), over the card rows of games whose decks were built from a generated pool
+  (constructed: a card exists in one game only), per feature bucket (an index of `FEATURE_ORDER`): a row
+  counts in every bucket of its card (`analysis.cardfacts.feature_codes`);
 - turns, per own turn of a card's first play: the rows played first then and those won;
 - offered, per offer key (1.2: base id; constructed: pool bucket), the rounds or pool cards, for each seat of
   the game;
@@ -19,7 +21,7 @@ as there:
   holders is not zero, as the SQL kept it.
 
 Every sum is an exact int64 addition (`_group`: a sort and `numpy.add.reduceat`). A test checks these tables
-against the SQL definitions over the same card rows (tests/test_cardreport.py).
+against the definitions written as SQL over the same card rows (tests/test_cardreport.py).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from locm.analysis.cardfacts import CARD_COLUMNS, FEATURE_ORDER
+from locm.analysis.cardfacts import CARD_COLUMNS, FEATURE_ORDER, feature_codes
 from locm.analysis.packedfacts import Packed
 
 CONDITIONS = ("deck", "opening_hand", "drawn", "in_hand", "not_seen", "played")
@@ -51,6 +53,7 @@ class ChunkTotals(NamedTuple):
     offered: list[tuple]
     clusters: list[tuple]
     cross: list[tuple]
+    buckets: list[tuple]
 
 
 def _group(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -95,11 +98,11 @@ class _Names:
 
 def chunk_totals(packs: Sequence[Packed]) -> ChunkTotals:
     """The totals tables' rows over the games of ``packs`` (see the module note)."""
-    out = ChunkTotals([], [], [], [], [])
+    out = ChunkTotals([], [], [], [], [], [])
     if not packs:
         return out
     names = _Names(packs)
-    by_name = np.array([p.ruleset == "constructed" for p in packs], dtype=bool)
+    pooled = np.array([p.constructed for p in packs], dtype=bool)
     winner = np.array([p.winner for p in packs], dtype=np.int64)
     heads: dict[int, tuple] = {}
 
@@ -124,9 +127,17 @@ def chunk_totals(packs: Sequence[Packed]) -> ChunkTotals:
     for i, c in enumerate((col["picked"], col["pick_sum"], col["picked"] > 0, col["pick_first"], col["plays"],
                            col["play_turn_sum"], col["held_sum"]), 2 * len(CONDITIONS)):
         values[:, i] = c
-    card = np.where(by_name[gi], -1, col["card"])
-    keys, sums = _group(np.stack([seat, card, col["fkey"]], axis=1), values)
+    drafted = ~pooled[gi]
+    keys, sums = _group(np.stack([seat, col["card"], col["fkey"]], axis=1)[drafted], values[drafted])
     out.totals.extend((*head(k[0]), k[1], k[2], *v) for k, v in zip(keys.tolist(), sums.tolist()))
+    # constructed: by feature key first (a few thousand), then each key's sums into each of its buckets
+    keys, sums = _group(np.stack([seat, col["fkey"]], axis=1)[~drafted], values[~drafted])
+    if len(keys):
+        codes = [feature_codes(f) for f in keys[:, 1].tolist()]
+        at = np.repeat(np.arange(len(keys)), np.fromiter(map(len, codes), dtype=np.int64, count=len(codes)))
+        feature = np.fromiter(chain.from_iterable(codes), dtype=np.int64, count=len(at))
+        keys, sums = _group(np.stack([keys[at, 0], feature], axis=1), sums[at])
+        out.buckets.extend((*head(k[0]), k[1], *v) for k, v in zip(keys.tolist(), sums.tolist()))
     keys, sums = _group(np.stack([seat, col["first_play_turn"]], axis=1)[played],
                         np.stack([np.ones(len(rows), dtype=np.int64), won], axis=1)[played].astype(np.int64))
     out.turns.extend((*head(k[0]), k[1], *v) for k, v in zip(keys.tolist(), sums.tolist()))

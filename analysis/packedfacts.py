@@ -106,12 +106,9 @@ def offers(p: Packed) -> dict[str, int]:
 
 
 def game_row(game_id: str, p: Packed) -> tuple:
-    """The game's ``cardfacts_games`` values, in `locm.cardfacts_store.GAME_COLUMNS` order (the JSON texts as
-    the projection always wrote them)."""
-    both = _enc.encode(offers(p)).decode()
-    offered, pool = ("{}", both) if p.constructed else (both, "{}")
+    """The game's ``cardfacts_games`` values, in `locm.cardfacts_store.GAME_COLUMNS` order (damage as JSON)."""
     return (game_id, p.ruleset, p.seed, p.agent0, p.agent1, p.winner, p.reason, p.turns,
-            _enc.encode(p.damage).decode(), p.drain, offered, pool, int(p.same_decks))
+            _enc.encode(p.damage).decode(), p.drain, int(p.constructed), int(p.same_decks))
 
 
 def card_rows(game_id: str, p: Packed) -> list[tuple]:

@@ -16,11 +16,13 @@ Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
 
 - ``cardfacts_meta``: ``definitions_version`` (`analysis.cardfacts.DEFINITIONS_VERSION`) and ``layout``.
 - ``cardfacts_games``: one row per projected game: ruleset, seed, agents, winner, length, damage by source
-  (JSON), drain, draft offers (1.2, JSON base id -> rounds), pool cards per feature bucket (constructed, JSON),
+  (JSON), drain, whether its decks were built from a generated pool (``constructed``: its rows are feature
+  buckets, whatever its ruleset's name),
   whether both decks held the same cards (``same_decks``: then no card's deck rate can differ from 50%), and
   whether its facts were the stored ones (``stored`` 1) or projected from its events (0).
-- ``cardfacts_totals``, ``cardfacts_turns``, ``cardfacts_offered``: running sums per ruleset, agent,
-  opponent and seat (what reports read), so that every rate can be given per pairing of agents.
+- ``cardfacts_totals`` (drafted decks: per card), ``cardfacts_buckets`` (decks built from a generated pool:
+  per feature bucket), ``cardfacts_turns``, ``cardfacts_offered``: running sums per ruleset, agent, opponent
+  and seat (what reports read), so that every rate can be given per pairing of agents.
 - ``cardfacts_clusters`` and ``cardfacts_cross`` (constructed feature buckets): per bucket and metric, the sums
   the bucket's interval clusters by: over player-games, the square of the bucket's count ``n`` and of ``n``
   when won, and how many player-games hold it; over games whose two seats have the same agent, the product of
@@ -50,7 +52,7 @@ from typing import NamedTuple
 import msgspec
 import sqlite_utils
 
-from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, TYPES, project
+from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, FEATURE_ORDER, TYPES, project
 from locm.analysis.cardtotals import SUM_NAMES as _SUM_NAMES, ChunkTotals, chunk_totals
 from locm.analysis.packedfacts import FACTS_VERSION, Packed, encode, game_row, packed, unpack
 from locm.errors import ChainError, StoreError
@@ -58,7 +60,7 @@ from locm.store import open_store
 
 PREFIX = "cardfacts_"
 GAME_COLUMNS = ("game_id", "ruleset", "seed", "agent0", "agent1", "winner", "reason", "turns", "damage", "drain",
-                "offered", "pool", "same_decks")
+                "constructed", "same_decks")
 ROW_COLUMNS = ("game_id", "ruleset", "agent", "opponent") + CARD_COLUMNS
 CHUNK = 2000  # games per unit of work
 
@@ -68,13 +70,18 @@ CREATE TABLE IF NOT EXISTS cardfacts_meta (key TEXT PRIMARY KEY, value TEXT NOT 
 CREATE TABLE IF NOT EXISTS cardfacts_games (
     game_id TEXT PRIMARY KEY, ruleset TEXT NOT NULL, seed INTEGER, agent0 TEXT NOT NULL, agent1 TEXT NOT NULL,
     winner INTEGER NOT NULL, reason TEXT NOT NULL, turns INTEGER NOT NULL, damage TEXT NOT NULL,
-    drain INTEGER NOT NULL, offered TEXT NOT NULL, pool TEXT NOT NULL, same_decks INTEGER NOT NULL,
+    drain INTEGER NOT NULL, constructed INTEGER NOT NULL, same_decks INTEGER NOT NULL,
     stored INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS cardfacts_totals (
     ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
     card INTEGER NOT NULL, fkey INTEGER NOT NULL, {", ".join(f"{c} INTEGER NOT NULL" for c in _SUM_NAMES)},
     PRIMARY KEY (ruleset, agent, opponent, player, card, fkey)
+);
+CREATE TABLE IF NOT EXISTS cardfacts_buckets (
+    ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
+    feature INTEGER NOT NULL, {", ".join(f"{c} INTEGER NOT NULL" for c in _SUM_NAMES)},
+    PRIMARY KEY (ruleset, agent, opponent, player, feature)
 );
 CREATE TABLE IF NOT EXISTS cardfacts_turns (
     ruleset TEXT NOT NULL, agent TEXT NOT NULL, opponent TEXT NOT NULL, player INTEGER NOT NULL,
@@ -100,7 +107,8 @@ LAYOUT = hashlib.sha256(DDL.encode() + FACTS_VERSION.encode()).hexdigest()[:16]
 """The tables' layout: a projection written with another layout is rebuilt, like one of another version."""
 
 _TABLES = ("cardfacts_games", "cardfacts_meta", "cardfacts_totals", "cardfacts_turns", "cardfacts_offered",
-           "cardfacts_clusters", "cardfacts_cross", "cardfacts_cards")  # the last: the layout before stored facts
+           "cardfacts_clusters", "cardfacts_cross", "cardfacts_buckets",
+           "cardfacts_cards")  # the last: the layout before stored facts
 
 
 class ProjectionSummary(msgspec.Struct, frozen=True):
@@ -376,6 +384,7 @@ _UPSERTS = ChunkTotals(
     _upsert("cardfacts_offered", (*_GROUP, "key"), ("n",)),
     _upsert("cardfacts_clusters", (*_GROUP, "feature", "metric"), ("s2", "s2w", "g")),
     _upsert("cardfacts_cross", ("ruleset", "agent", "feature", "metric"), ("x", "c")),
+    _upsert("cardfacts_buckets", (*_GROUP, "feature"), _SUM_NAMES),
 )
 _GAME_SQL = (f"INSERT INTO cardfacts_games ({', '.join(GAME_COLUMNS)}, stored) "
              f"VALUES ({', '.join('?' * (len(GAME_COLUMNS) + 1))})")
@@ -403,7 +412,7 @@ def dump(path: str | os.PathLike) -> tuple[list[tuple], ...]:
         games = db.execute(f"SELECT {', '.join(GAME_COLUMNS)} FROM cardfacts_games ORDER BY game_id").fetchall()
         totals = []
         for t in ("cardfacts_totals", "cardfacts_turns", "cardfacts_offered", "cardfacts_clusters",
-                  "cardfacts_cross"):
+                  "cardfacts_cross", "cardfacts_buckets"):
             n = len(db.execute(f"SELECT * FROM {t} LIMIT 0").description)
             totals.append(db.execute(f"SELECT * FROM {t} ORDER BY {', '.join(map(str, range(1, n + 1)))}").fetchall())
         return games, *totals
@@ -459,19 +468,28 @@ def bucket_clusters(db: sqlite_utils.Database, ruleset: str, agent: str | None =
 def is_constructed(db: sqlite_utils.Database, ruleset: str) -> bool:
     """Whether a ruleset's games build decks from a generated pool (constructed, or a variant of it): its rows
     are then feature buckets. Told by the projected games themselves, never by the ruleset's name."""
-    row = db.execute("SELECT pool FROM cardfacts_games WHERE ruleset = ? LIMIT 1", [ruleset]).fetchone()
-    return row is not None and row[0] != "{}"
+    row = db.execute("SELECT constructed FROM cardfacts_games WHERE ruleset = ? LIMIT 1", [ruleset]).fetchone()
+    return row is not None and bool(row[0])
 
 
 def card_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
-                by_card: bool = True, opponent: str | None = None) -> list[tuple[tuple[int, int], dict]]:
-    """[((card, fkey), counts)] summed over the player-games the filters keep: per base id (``by_card``) or
-    per feature key (card -1), from ``cardfacts_totals``."""
+                opponent: str | None = None) -> list[tuple[tuple[int, int], dict]]:
+    """[((card, fkey), counts)] of a ruleset of drafted decks, summed over the player-games the filters keep,
+    from ``cardfacts_totals``."""
     where, params = _where(ruleset, agent, seat, opponent)
-    key = "card, fkey" if by_card else "-1, fkey"
-    sql = (f"SELECT {key}, {', '.join(f'SUM({c})' for c in _SUM_NAMES)} FROM cardfacts_totals WHERE {where} "
-           f"GROUP BY {'card, fkey' if by_card else 'fkey'}")
+    sql = (f"SELECT card, fkey, {', '.join(f'SUM({c})' for c in _SUM_NAMES)} FROM cardfacts_totals WHERE {where} "
+           "GROUP BY card, fkey")
     return [((r[0], r[1]), dict(zip(_SUM_NAMES, r[2:]))) for r in db.execute(sql, params)]
+
+
+def bucket_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
+                  opponent: str | None = None) -> dict[str, dict]:
+    """{feature bucket: counts} of a ruleset of decks built from a generated pool, summed over the player-games
+    the filters keep, from ``cardfacts_buckets``, in `FEATURE_ORDER`."""
+    where, params = _where(ruleset, agent, seat, opponent)
+    sql = (f"SELECT feature, {', '.join(f'SUM({c})' for c in _SUM_NAMES)} FROM cardfacts_buckets WHERE {where} "
+           "GROUP BY feature ORDER BY feature")
+    return {FEATURE_ORDER[r[0]]: dict(zip(_SUM_NAMES, r[1:])) for r in db.execute(sql, params)}
 
 
 def turn_groups(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,

@@ -11,7 +11,6 @@ import json
 import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from locm.analysis.cardfacts import DEFINITIONS_VERSION, FEATURE_ORDER, features_of_key
@@ -121,11 +120,8 @@ class ReportData:
         return [(rs, s) for rs, d in self.rulesets.items() for s in d.strata if s.mirrored_decks]
 
 
-_features_of = lru_cache(maxsize=1 << 16)(features_of_key)  # a constructed pairing's keys recur in every stratum
-
-
 def _cost_bucket(fkey: int) -> str:
-    return _features_of(fkey)[1].partition(": ")[2]
+    return features_of_key(fkey)[1].partition(": ")[2]
 
 
 def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: str | None = None,
@@ -213,15 +209,18 @@ def _ruleset_data(db, rs: str, agent, opponent, seat, min_n: int, games: list[di
 
 
 def _stratum(db, rs: str, a: str, o: str, seat, min_n: int, constructed: bool, wins: int, n: int) -> Stratum:
-    groups = cs.card_groups(db, rs, a, seat, by_card=not constructed, opponent=o)
-    by_cost = bucket_counts(groups, lambda key: (_cost_bucket(key[1]),))
+    if constructed:
+        buckets = cs.bucket_groups(db, rs, a, seat, opponent=o)
+        by_cost = {f.partition(": ")[2]: c for f, c in buckets.items() if f.startswith("cost: ")}
+    else:
+        groups = cs.card_groups(db, rs, a, seat, opponent=o)
+        by_cost = bucket_counts(groups, lambda key: (_cost_bucket(key[1]),))
     cost_rows = [(c, v["in_hand_n"], v["in_hand_wins"]) for c, v in
                  sorted(by_cost.items(), key=lambda kv: FEATURE_ORDER.index("cost: " + kv[0]))]
     features: dict[str, list[dict]] = {}
     offered = cs.offered_counts(db, rs, a, seat, opponent=o)
     if constructed:
         clusters = cs.bucket_clusters(db, rs, a, seat, opponent=o)
-        buckets = bucket_counts(groups, lambda key: _features_of(key[1]))
         rows = []
         for feature, counts in buckets.items():
             counts["offered"] = offered.get(feature, 0)

@@ -333,26 +333,29 @@ def _drop_projection(db) -> None:
 # The totals' definitions written as SQL over the card rows (as the projection computed them before the facts
 # were stored) and as plain Python over each game's bucket counts: the reference the stored-facts sums must
 # equal.
-_REFERENCE_TOTALS = """
-SELECT ruleset, agent, opponent, player, CASE WHEN ruleset = 'constructed' THEN -1 ELSE card END, fkey,
-       SUM(copies > 0), SUM((copies > 0) AND won), SUM(opening > 0), SUM((opening > 0) AND won),
+_SUMS = """SUM(copies > 0), SUM((copies > 0) AND won), SUM(opening > 0), SUM((opening > 0) AND won),
        SUM(drawn > 0), SUM((drawn > 0) AND won), SUM(opening + drawn > 0), SUM((opening + drawn > 0) AND won),
        SUM(copies > 0 AND opening + drawn = 0), SUM((copies > 0 AND opening + drawn = 0) AND won),
        SUM(plays > 0), SUM((plays > 0) AND won), SUM(picked), SUM(pick_sum), SUM(picked > 0),
-       SUM(COALESCE(pick_first, 0)), SUM(plays), SUM(play_turn_sum), SUM(held_sum)
-FROM cards GROUP BY 1, 2, 3, 4, 5, 6"""
+       SUM(COALESCE(pick_first, 0)), SUM(plays), SUM(play_turn_sum), SUM(held_sum)"""
+_REFERENCE_TOTALS = f"""SELECT ruleset, agent, opponent, player, card, fkey, {_SUMS} FROM cards
+WHERE game_id NOT IN (SELECT game_id FROM pooled) GROUP BY 1, 2, 3, 4, 5, 6"""
+_REFERENCE_BUCKETS = f"""SELECT ruleset, agent, opponent, player, b.feature, {_SUMS}
+FROM cards JOIN buckets b ON b.fkey = cards.fkey WHERE game_id IN (SELECT game_id FROM pooled) GROUP BY 1, 2, 3, 4, 5"""
 _REFERENCE_TURNS = ("SELECT ruleset, agent, opponent, player, first_play_turn, count(*), SUM(won) FROM cards "
                     "WHERE plays > 0 GROUP BY 1, 2, 3, 4, 5")
 
 
 def _reference(games: list[tuple[str, list]]) -> list[list[tuple]]:
-    """The five totals tables of ``games`` ((game id, events)), by the reference definitions, sorted."""
+    """The six totals tables of ``games`` ((game id, events)), by the reference definitions, sorted."""
     from collections import Counter, defaultdict
 
-    from locm.analysis.cardfacts import unpack_counts
+    from locm.analysis.cardfacts import FEATURE_ORDER, features_of_key, unpack_counts
 
     conn = sqlite3.connect(":memory:")
     conn.execute(f"CREATE TABLE cards ({', '.join(cs.ROW_COLUMNS)})")
+    conn.execute("CREATE TABLE pooled (game_id)")  # the games whose decks were built from a generated pool
+    conn.execute("CREATE TABLE buckets (fkey, feature)")  # each feature key's buckets, as FEATURE_ORDER indices
     offered: Counter = Counter()
     clusters: dict = defaultdict(Counter)
     cross: dict = defaultdict(Counter)
@@ -361,6 +364,10 @@ def _reference(games: list[tuple[str, list]]) -> list[list[tuple]]:
         agents = g.agents
         conn.executemany(f"INSERT INTO cards VALUES ({', '.join('?' * len(cs.ROW_COLUMNS))})",
                          [(gid, g.ruleset, agents[f.player], agents[1 - f.player], *f.row()) for f in g.cards])
+        if g.pool:
+            conn.execute("INSERT INTO pooled VALUES (?)", (gid,))
+        conn.executemany("INSERT INTO buckets VALUES (?, ?)",
+                         {(f.fkey, FEATURE_ORDER.index(b)) for f in g.cards for b in features_of_key(f.fkey)})
         counts = {str(k): n for k, n in (g.pool or g.offered).items()}
         for p in (0, 1):
             head = (g.ruleset, agents[p], agents[1 - p], p)
@@ -373,10 +380,14 @@ def _reference(games: list[tuple[str, list]]) -> list[list[tuple]]:
             for code in g.buckets[0].keys() & g.buckets[1].keys():
                 for m, (n0, n1) in enumerate(zip(unpack_counts(g.buckets[0][code]), unpack_counts(g.buckets[1][code]))):
                     cross[(g.ruleset, agents[0], code, m)].update(x=n0 * n1, c=int(n0 > 0 and n1 > 0))
+    conn.execute("CREATE TABLE b AS SELECT DISTINCT fkey, feature FROM buckets")
+    conn.execute("DROP TABLE buckets")
+    conn.execute("ALTER TABLE b RENAME TO buckets")
     return [sorted(conn.execute(_REFERENCE_TOTALS)), sorted(conn.execute(_REFERENCE_TURNS)),
             sorted((*k, n) for k, n in offered.items()),
             sorted((*k, v["s2"], v["s2w"], v["g"]) for k, v in clusters.items() if v["g"]),
-            sorted((*k, v["x"], v["c"]) for k, v in cross.items() if v["c"])]
+            sorted((*k, v["x"], v["c"]) for k, v in cross.items() if v["c"]),
+            sorted(conn.execute(_REFERENCE_BUCKETS))]
 
 
 def test_the_totals_are_the_definitions_and_are_added_chunk_by_chunk(tmp_path, monkeypatch):
@@ -400,7 +411,7 @@ def test_the_totals_are_the_definitions_and_are_added_chunk_by_chunk(tmp_path, m
             done = {r[0] for r in conn.execute("SELECT game_id FROM cardfacts_games")}
             tables = [sorted(conn.execute(f"SELECT * FROM {t}")) for t in
                       ("cardfacts_totals", "cardfacts_turns", "cardfacts_offered", "cardfacts_clusters",
-                       "cardfacts_cross")]
+                       "cardfacts_cross", "cardfacts_buckets")]
         seen.append((n, tables == _reference([g for g in games if g[0] in done])))
 
     cs.refresh(db, workers=1, progress=after_chunk)
