@@ -132,7 +132,9 @@ def chunk_totals(packs: Sequence[Packed]) -> ChunkTotals:
         return h
 
     # the card rows
-    rows, gi = _ints([p.cards for p in packs], _W)
+    lens = np.fromiter((len(p.cards) for p in packs), dtype=np.int64, count=len(packs)) // (4 * _W)
+    rows = np.frombuffer(b"".join(p.cards for p in packs), dtype="<i4").reshape(-1, _W).astype(np.int64)
+    gi = np.repeat(np.arange(len(packs), dtype=np.int64), lens)
     col = {name: rows[:, i] for name, i in _C.items()}
     player = col["player"]
     seat = names.seat(gi, player)
@@ -171,11 +173,13 @@ def chunk_totals(packs: Sequence[Packed]) -> ChunkTotals:
                            for k, v in zip(keys.tolist(), sums.tolist()))
 
     # constructed buckets: the sums their intervals cluster by
-    triples, bgi = _ints([p.buckets for p in packs], 3)
-    if not len(triples):
+    lens = np.fromiter((len(p.buckets) for p in packs), dtype=np.int64, count=len(packs)) // (2 + _METRICS)
+    held = np.frombuffer(b"".join(p.buckets for p in packs), dtype=np.uint8).reshape(-1, 2 + _METRICS)
+    if not len(held):
         return out
-    bp, feature, packed = triples[:, 0], triples[:, 1], triples[:, 2]
-    n = np.stack([(packed >> (8 * m)) & 255 for m in range(_METRICS)], axis=1)
+    held = held.astype(np.int64)
+    bgi = np.repeat(np.arange(len(packs), dtype=np.int64), lens)
+    bp, feature, n = held[:, 0], held[:, 1], held[:, 2:]
     square = n * n
     won_b = (winner[bgi] == bp)[:, None]
     keys, sums = _group(np.stack([names.seat(bgi, bp), feature], axis=1),

@@ -9,23 +9,26 @@ never trusted over the events: it is kept with the game's head hash and `FACTS_V
 version or of another head are not used: the report projects that game from its events), and `locm verify`
 recomputes every game's facts from its events and names a game whose stored facts differ (`difference`).
 
-Layout (`Packed`, a msgspec array encoded as MessagePack, whose small integers take a byte each: about 1 KB
-for a 1.2 game, 2 KB for a constructed one): the game row's values, then four flat lists of integers: the card
-rows (`CARD_COLUMNS`, a missing ``pick_first``/``first_play_turn`` as 0: both are 1 or more when known), the
-offer keys and their counts (1.2: base ids and rounds offered; constructed: `FEATURE_ORDER` indices and pool
-cards), and the constructed bucket counts as (player, `FEATURE_ORDER` index, packed counts) triples. Pure: no
-SQLite, no numpy (tournament workers call it).
+Layout (`Packed`, a msgspec array encoded as MessagePack): the game row's values; the card rows as one
+little-endian int32 array (`CARD_COLUMNS`, a missing ``pick_first``/``first_play_turn`` as 0: both are 1 or more
+when known), which the report reads with `numpy.frombuffer` and no Python integer per value; the offer keys and
+their counts (1.2: base ids and rounds offered; constructed: `FEATURE_ORDER` indices and pool cards); and the
+constructed bucket counts as bytes, eight per bucket held (player, `FEATURE_ORDER` index, the six counts of
+`analysis.cardfacts.unpack_counts`). About 2.6 KB for a 1.2 game, 4 KB for a constructed one. Pure: no SQLite,
+no numpy (tournament workers call it).
 """
 
 from __future__ import annotations
 
+import sys
+from array import array
 from operator import attrgetter
 
 import msgspec
 
-from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, FEATURE_ORDER, GameFacts
+from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, FEATURE_ORDER, GameFacts, unpack_counts
 
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2
 FACTS_VERSION = f"{DEFINITIONS_VERSION}/packed-{LAYOUT_VERSION}"
 """What a stored blob is: the definitions it was computed by and its layout. A blob of another version is
 never read: the game is projected from its events again."""
@@ -34,6 +37,8 @@ WIDTH = len(CARD_COLUMNS)
 _NULLABLE = tuple(CARD_COLUMNS.index(c) for c in ("pick_first", "first_play_turn"))
 _CODE = {f: i for i, f in enumerate(FEATURE_ORDER)}
 _row = attrgetter(*CARD_COLUMNS)
+_I32 = next(t for t in "ilh" if array(t).itemsize == 4)  # a 4-byte C integer's array code
+_SWAP = sys.byteorder == "big"  # stored little-endian
 
 
 class Packed(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):
@@ -50,10 +55,10 @@ class Packed(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields
     drain: int
     same_decks: bool
     constructed: bool  # the offer keys are pool buckets (constructed), else base ids offered (1.2)
-    cards: list[int]  # rows of CARD_COLUMNS, one after the other
+    cards: bytes  # int32 little-endian rows of CARD_COLUMNS, one after the other
     offer_keys: list[int]  # in the order first offered (1.2) or first counted (constructed)
     offer_counts: list[int]
-    buckets: list[int]  # (player, bucket index, packed counts) triples
+    buckets: bytes  # (player, bucket index, six counts) bytes, a bucket after the other
 
 
 _enc = msgspec.json.Encoder()
@@ -62,22 +67,30 @@ _mp_dec = msgspec.msgpack.Decoder(Packed)
 
 
 def packed(g: GameFacts) -> Packed:
-    """The stored form of one game's facts (`pack` encodes it)."""
+    """The stored form of one game's facts (`pack` encodes it); `ValueError` for a value beyond 32 bits (a log
+    no rules give: card ids and counts are small)."""
     rows: list = []
     extend = rows.extend
     for f in g.cards:
         extend(_row(f))
     rows = [0 if v is None else v for v in rows]
+    try:
+        cards = array(_I32, rows)
+    except OverflowError:
+        raise ValueError(f"a card fact beyond 32 bits (card {max(rows, key=abs)})") from None
+    if _SWAP:
+        cards.byteswap()
     constructed = bool(g.pool)
     if constructed:
         keys = [_CODE[k] for k in g.pool]
         counts = list(g.pool.values())
     else:
         keys, counts = list(g.offered), list(g.offered.values())
-    buckets = [x for p in (0, 1) for code, v in g.buckets[p].items() for x in (p, code, v)]
+    buckets = bytes(x for p in (0, 1) for code, v in g.buckets[p].items()
+                    for x in (p, code, *unpack_counts(v)))
     a0, a1 = g.agents
     return Packed(g.ruleset, g.seed, a0, a1, g.winner, g.reason, g.turns, dict(g.damage), g.drain,
-                  bool(g.same_decks), constructed, rows, keys, counts, buckets)
+                  bool(g.same_decks), constructed, cards.tobytes(), keys, counts, buckets)
 
 
 def pack(g: GameFacts) -> bytes:
@@ -111,10 +124,19 @@ def game_row(game_id: str, p: Packed) -> tuple:
             _enc.encode(p.damage).decode(), p.drain, int(p.constructed), int(p.same_decks))
 
 
+def card_ints(p: Packed) -> list[int]:
+    """The game's card rows as one flat list of integers (`CARD_COLUMNS` per row)."""
+    a = array(_I32)
+    a.frombytes(p.cards)
+    if _SWAP:
+        a.byteswap()
+    return a.tolist()
+
+
 def card_rows(game_id: str, p: Packed) -> list[tuple]:
     """The game's card rows (`locm.cardfacts_store.ROW_COLUMNS`: game id, ruleset, agent, opponent, then
     `CARD_COLUMNS`), a missing value as None."""
-    flat = p.cards
+    flat = card_ints(p)
     agents = (p.agent0, p.agent1)
     out = []
     for k in range(0, len(flat), WIDTH):
@@ -133,7 +155,9 @@ def difference(stored: Packed, fresh: Packed) -> str | None:
     for name in Packed.__struct_fields__:
         a, b = getattr(stored, name), getattr(fresh, name)
         if a != b:
-            if isinstance(a, list):
+            if name == "cards":
+                a, b = card_ints(stored), card_ints(fresh)
+            if isinstance(a, (list, bytes)):
                 at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
                 what = f"{name}[{at}]" if name != "cards" else f"card row {at // WIDTH}, {CARD_COLUMNS[at % WIDTH]}"
                 return (f"{what}: stored {a[at] if at < len(a) else 'nothing'}, the events give "
@@ -142,4 +166,5 @@ def difference(stored: Packed, fresh: Packed) -> str | None:
     return "they differ"  # pragma: no cover - equal fields make equal structs
 
 
-__all__ = ["FACTS_VERSION", "Packed", "pack", "packed", "encode", "unpack", "offers", "game_row", "card_rows", "difference"]
+__all__ = ["FACTS_VERSION", "Packed", "pack", "packed", "encode", "unpack", "offers", "game_row", "card_rows", "card_ints",
+           "difference"]

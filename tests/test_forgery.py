@@ -467,7 +467,9 @@ def test_verify_names_a_game_whose_stored_facts_were_forged(store_of, tmp_path):
     """The facts a game is stored with are what the card report counts instead of folding its log: a forger
     who rewrites them (a loss made a win, the blob re-encoded so that it reads) is named by verify, field and
     both values, and the report made after ``--rebuild`` is the one of the events again."""
-    from locm.analysis.packedfacts import FACTS_VERSION, encode, unpack
+    import numpy as np
+
+    from locm.analysis.packedfacts import FACTS_VERSION, card_ints, encode, unpack
 
     db = store_of(3)
     code, _, err = locm("report", "--db", db, "-o", tmp_path / "honest")
@@ -475,11 +477,11 @@ def test_verify_names_a_game_whose_stored_facts_were_forged(store_of, tmp_path):
     conn = sqlite3.connect(db)
     data = conn.execute("SELECT data FROM game_facts WHERE game = 2 AND version = ?", (FACTS_VERSION,)).fetchone()[0]
     facts = unpack(data)
-    cards = list(facts.cards)
+    cards = card_ints(facts)
     cards[2] = 1 - cards[2]  # the first card row's "won"
+    forged = msgspec.structs.replace(facts, cards=np.array(cards, dtype="<i4").tobytes())
     with conn:
-        conn.execute("UPDATE game_facts SET data = ? WHERE game = 2",
-                     (encode(msgspec.structs.replace(facts, cards=cards)),))
+        conn.execute("UPDATE game_facts SET data = ? WHERE game = 2", (encode(forged),))
     conn.close()
     code, out, _ = locm("verify", "--db", db)
     lines = out.decode().splitlines()
