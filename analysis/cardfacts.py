@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
+from itertools import chain
 from operator import attrgetter
 from dataclasses import dataclass, field
 
@@ -59,6 +60,10 @@ DEFINITIONS_VERSION = "cardfacts-3"
 TYPES = ("game_created", "card_pool_defined", "draft_offered", "card_picked", "deck_chosen", "deck_ordered",
          "card_drawn", "turn_started", "creature_summoned", "item_used", "player_damaged", "player_healed",
          "game_ended")
+
+_READ = frozenset((GameCreated, CardPoolDefined, DraftOffered, CardPicked, DeckChosen, DeckOrdered, CardDrawn,
+                   TurnStarted, CreatureSummoned, ItemUsed, PlayerDamaged, PlayerHealed, GameEnded))
+"""The event classes `project` reads (the tags of `TYPES`)."""
 
 # The columns of a card row, in order (`CardFact` fields).
 CARD_COLUMNS = ("player", "card", "won", "copies", "picked", "pick_sum", "pick_first", "opening", "drawn",
@@ -241,8 +246,11 @@ def project(events) -> GameFacts:
             f = facts[player][card] = CardFact(player, card)
         return f
 
+    read = _READ
     for e in events:
         t = type(e)
+        if t not in read:  # most of a battle's events (attacks, damage to creatures, answers): one look-up
+            continue
         if t is CardPicked:
             f = facts[e.player].get(e.base_id) or fact(e.player, e.base_id)
             n = e.round + 1
@@ -310,10 +318,7 @@ def project(events) -> GameFacts:
     g.defs = defs
     if constructed:
         fkeys = {b: feature_key(c) for b, c in defs.items()}
-        codes: Counter = Counter()
-        for k, n in Counter(fkeys.values()).items():
-            for code in feature_codes(k):
-                codes[code] += n
+        codes = Counter(chain.from_iterable(map(feature_codes, fkeys.values())))  # each pool card in each bucket
         g.pool.update({FEATURE_ORDER[c]: n for c, n in codes.items()})
     else:
         fkeys = {b: _key_cached(defs[b]) for f in facts for b in f if b in defs}
