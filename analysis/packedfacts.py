@@ -9,18 +9,20 @@ never trusted over the events: it is kept with the game's head hash and `FACTS_V
 version or of another head are not used: the report projects that game from its events), and `locm verify`
 recomputes every game's facts from its events and names a game whose stored facts differ (`difference`).
 
-Layout (`Packed`, a msgspec array encoded as MessagePack): the game row's values; the card rows as one
-little-endian int32 array (`CARD_COLUMNS`, a missing ``pick_first``/``first_play_turn`` as 0: both are 1 or more
-when known), which the report reads with `numpy.frombuffer` and no Python integer per value; the offer keys and
-their counts (1.2: base ids and rounds offered; constructed: `FEATURE_ORDER` indices and pool cards); and the
-constructed bucket counts as bytes, eight per bucket held (player, `FEATURE_ORDER` index, the six counts of
-`analysis.cardfacts.unpack_counts`). About 2.6 KB for a 1.2 game, 4 KB for a constructed one. Pure: no SQLite,
-no numpy (tournament workers call it).
+Layout (`Packed`, a msgspec array encoded as MessagePack, then zlib level 1: about 0.8 KB for a 1.2 game, 1
+KB for a constructed one; compressed in the worker, so that the one writing process writes a third of the bytes):
+the game row's values; the card rows as one little-endian int32 array (`CARD_COLUMNS`, a missing
+``pick_first``/``first_play_turn`` as 0: both are 1 or more when known), which the report reads with
+`numpy.frombuffer` and no Python integer per value; the offer keys and their counts (1.2: base ids and rounds
+offered; constructed: `FEATURE_ORDER` indices and pool cards); and the constructed bucket counts as bytes, eight
+per bucket held (player, `FEATURE_ORDER` index, the six counts of `analysis.cardfacts.unpack_counts`). Pure: no
+SQLite, no numpy (tournament workers call it).
 """
 
 from __future__ import annotations
 
 import sys
+import zlib
 from array import array
 from operator import attrgetter
 
@@ -28,7 +30,7 @@ import msgspec
 
 from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, FEATURE_ORDER, GameFacts, unpack_counts
 
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
 FACTS_VERSION = f"{DEFINITIONS_VERSION}/packed-{LAYOUT_VERSION}"
 """What a stored blob is: the definitions it was computed by and its layout. A blob of another version is
 never read: the game is projected from its events again."""
@@ -95,19 +97,19 @@ def packed(g: GameFacts) -> Packed:
 
 def pack(g: GameFacts) -> bytes:
     """One game's facts as the blob the store keeps (`FACTS_VERSION`)."""
-    return _mp_enc.encode(packed(g))
+    return encode(packed(g))
 
 
 def encode(p: Packed) -> bytes:
     """A `Packed` as the blob the store keeps (`pack` of the facts it was made from)."""
-    return _mp_enc.encode(p)
+    return zlib.compress(_mp_enc.encode(p), 1)
 
 
 def unpack(data: bytes) -> Packed:
-    """A stored blob read back; `ValueError` if it is not one (damaged or of another layout)."""
+    """A stored blob read back; `ValueError` if it is not one (damaged, or of another layout)."""
     try:
-        return _mp_dec.decode(data)
-    except msgspec.DecodeError as exc:
+        return _mp_dec.decode(zlib.decompress(data))
+    except (zlib.error, msgspec.DecodeError) as exc:
         raise ValueError(f"not a stored game's facts ({exc})") from None
 
 
