@@ -345,7 +345,7 @@ def _refresh(db, path: str, rebuild: bool, workers, progress, on_start, backend=
     from_stored = 0
     results = imap(project_chunk, tasks, workers, init=_open_chunks,
                    init_args=(os.path.abspath(path) if backend == "ray" else path,), backend=backend,
-                   address=address, label=lambda task: f"the projection of games {task[0][0]}..")
+                   address=address, ray_batch=1, label=lambda task: f"the projection of games {task[0][0]}..")
     try:
         for result in results:
             _add_chunk(db, result, keep)

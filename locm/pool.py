@@ -355,14 +355,15 @@ def supervised(tasks: Iterable, workers: int, *, job: Job | None = None, supervi
 
 
 def imap(work: Callable, tasks: Iterable, workers: int = 1, *, init: Callable | None = None, init_args: tuple = (),
-         backend: str = "local", address: str | None = None, batch: int = 1, stall_s: float | None = STALL_S,
+         backend: str = "local", address: str | None = None, batch: int = 1, ray_batch: int | None = None,
+         stall_s: float | None = STALL_S,
          supervision: Supervision | None = None, label: Callable[[Any], str] = lambda task: "a task",
          on_incident: Callable[[str], None] | None = None) -> Iterator:
     """``work(task)`` for every task, yielded in the order of the tasks (as `multiprocessing.Pool.imap`), after
     ``init(*init_args)`` once per process: in this process when ``workers`` <= 1, in ``workers`` supervised
     processes (`supervised`), or with ``backend="ray"`` on the Ray cluster at ``address``
-    (`locm.ray_backend.map_ordered`). Tasks travel ``batch`` to a message (to a Ray task: at least 4), so that
-    short tasks do not wait on the pipe. A task that raises raises here (as it was raised); a task given up (its
+    (`locm.ray_backend.map_ordered`). Tasks travel ``batch`` to a message (to a Ray task: ``ray_batch``, by default
+    ``batch`` and at least 4, a Ray task costing about half a millisecond), so that short tasks do not wait. A task that raises raises here (as it was raised); a task given up (its
     worker lost ``attempts`` times) raises `WorkerPoolError`; a worker lost and replaced is told to
     ``on_incident``. Closing the iterator stops the workers; use it in a ``with contextlib.closing(...)`` where
     an error of the caller's own may stop the loop."""
@@ -370,7 +371,7 @@ def imap(work: Callable, tasks: Iterable, workers: int = 1, *, init: Callable | 
         from locm.ray_backend import map_ordered
 
         yield from map_ordered(work, list(tasks), init=init, init_args=init_args, address=address,
-                               per_task=max(4, batch))
+                               per_task=ray_batch or max(4, batch))
         return
     if workers <= 1:
         if init is not None:
