@@ -28,7 +28,7 @@ from operator import attrgetter
 
 import msgspec
 
-from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, FEATURE_ORDER, GameFacts, unpack_counts
+from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, FEATURE_ORDER, GameFacts
 
 LAYOUT_VERSION = 3
 FACTS_VERSION = f"{DEFINITIONS_VERSION}/packed-{LAYOUT_VERSION}"
@@ -88,8 +88,9 @@ def packed(g: GameFacts) -> Packed:
         counts = list(g.pool.values())
     else:
         keys, counts = list(g.offered), list(g.offered.values())
-    buckets = bytes(x for p in (0, 1) for code, v in g.buckets[p].items()
-                    for x in (p, code, *unpack_counts(v)))
+    # (player, bucket index, the six 8-bit counts of `unpack_counts`, lowest first) in eight little-endian bytes
+    buckets = b"".join((p | code << 8 | v << 16).to_bytes(8, "little") for p in (0, 1)
+                       for code, v in g.buckets[p].items())
     a0, a1 = g.agents
     return Packed(g.ruleset, g.seed, a0, a1, g.winner, g.reason, g.turns, dict(g.damage), g.drain,
                   bool(g.same_decks), constructed, cards.tobytes(), keys, counts, buckets)
