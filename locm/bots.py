@@ -60,7 +60,8 @@ import msgspec
 from locm.engine.locm.agents import AGENT_NAMES, Agent, make_agent as make_builtin
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
 from locm.errors import AgentSpecError, TimeLimitError
-from locm.sandbox import Sandbox, build, child_pid
+from locm import sandbox_kept
+from locm.sandbox import Sandbox, bot_environment, build, child_pid
 
 if TYPE_CHECKING:
     from locm.events.locm.rules import Rules
@@ -375,9 +376,24 @@ def _wait_gone(pid: int, seconds: float = 5.0) -> None:
 
 
 def kill_all() -> None:
-    """Kill the process group of every bot still running in this process (for a worker told to die)."""
+    """Kill the process group of every bot still running in this process, and every kept sandbox (for a
+    worker told to die)."""
     for bot in list(_LIVE):
-        bot.kill()
+        if bot.kept is None:
+            bot.kill()
+    sandbox_kept.kill_all()
+
+
+class _KeptPipes:
+    """This side of a bot's pipes in a kept sandbox, where `BotAgent` has a `subprocess.Popen` otherwise."""
+
+    pid = None
+    returncode = None
+
+    def __init__(self, stdin: int, stdout: int, stderr: int) -> None:
+        self.stdin = open(stdin, "wb", buffering=0)
+        self.stdout = open(stdout, "rb", buffering=0)
+        self.stderr = open(stderr, "rb", buffering=0)
 
 
 class BotAgent(Agent):
@@ -409,6 +425,7 @@ class BotAgent(Agent):
         self._err = bytearray()  # the tail of stderr
         self._err_total = 0
         self._exit: tuple[int, int] | None = None  # (si_code, si_status) once seen, before the reaping
+        self.kept: sandbox_kept.KeptSandbox | None = None  # the kept sandbox running this game, if one does
 
     @property
     def pid(self) -> int | None:
@@ -419,7 +436,11 @@ class BotAgent(Agent):
     def prepare(self, rules: "Rules | None" = None) -> None:
         """Make the bot's sandbox ready without running the bot (bubblewrap's ``--block-fd``: it waits before
         running the command), so that `start` only has to let it go: a worker prepares the next game's
-        sandboxes while it plays the current one. Unconfined, nothing is done before `start`."""
+        sandboxes while it plays the current one. Unconfined, or where sandboxes are kept across games (a
+        tournament worker's, `locm.sandbox_kept`: starting a game there is cheap), nothing is done before
+        `start`."""
+        if sandbox_kept.keeping(self.sandbox):
+            return
         if self.proc is None and self.failure is None and self.sandbox.enabled:
             self._spawn(rules, blocked=True)
 
@@ -439,6 +460,9 @@ class BotAgent(Agent):
 
     def _spawn(self, rules: "Rules | None", blocked: bool) -> None:
         become_subreaper()  # a sandbox's first process outliving bwrap, or an unconfined orphan, is reaped here
+        if sandbox_kept.keeping(self.sandbox):
+            self._spawn_kept(rules)
+            return
         launch = build(self.argv, self.sandbox) if self.sandbox.enabled else None
         told = {RULES_VAR: msgspec.json.encode(rules).decode()} if rules else {}
         gate = -1
@@ -473,9 +497,39 @@ class BotAgent(Agent):
             sel.register(stream.fileno(), selectors.EVENT_READ, tag)
         os.set_blocking(self.proc.stdin.fileno(), False)
 
+    def _spawn_kept(self, rules: "Rules | None") -> None:
+        """Start the bot for this game in a kept sandbox (`locm.sandbox_kept`); a sandbox whose launcher is gone
+        is replaced once."""
+        env = bot_environment(self.sandbox.limits)
+        if rules:
+            env[RULES_VAR] = msgspec.json.encode(rules).decode()
+        for attempt in (1, 2):
+            try:
+                box = sandbox_kept.acquire(self.argv, self.sandbox, os.getcwd())
+                fds = box.start(env)
+            except OSError as exc:
+                if attempt == 1 and isinstance(exc, sandbox_kept.KeptSandboxError):
+                    sandbox_kept.release(box, clean=False)
+                    continue
+                self.failure = f"cannot start ({exc.strerror or exc})"
+                return
+            break
+        self.kept = box
+        self.proc = _KeptPipes(*fds)
+        _LIVE.add(self)
+        sel = self._sel = selectors.DefaultSelector()
+        for stream, tag in ((self.proc.stdout, "out"), (self.proc.stderr, "err")):
+            os.set_blocking(stream.fileno(), False)
+            sel.register(stream.fileno(), selectors.EVENT_READ, tag)
+        os.set_blocking(self.proc.stdin.fileno(), False)
+
     def kill(self) -> None:
         """SIGKILL the bot's process group (the sandbox, or the bot and whatever it started); safe to call
-        again."""
+        again. In a kept sandbox: its launcher is told to kill everything of the game."""
+        if self.kept is not None:
+            self.kept.kill()
+        if isinstance(self.proc, _KeptPipes):
+            return
         proc = self.proc
         if proc is None or proc.returncode is not None:
             return
@@ -506,6 +560,10 @@ class BotAgent(Agent):
         proc = self.proc
         if proc is None:
             return
+        if isinstance(proc, _KeptPipes):
+            if self.kept is not None:
+                self._stop_kept()
+            return
         self.kill()
         try:
             proc.wait(timeout=10)
@@ -532,6 +590,23 @@ class BotAgent(Agent):
             except OSError:
                 pass
         _LIVE.discard(self)
+
+    def _stop_kept(self) -> None:
+        """End the game in the kept sandbox: wait until its launcher says nothing of it is left (the sandbox is
+        then kept for the bot's next game) or destroy the sandbox; keep the rest of the stderr."""
+        box, self.kept = self.kept, None
+        clean = box.finish()
+        sandbox_kept.release(box, clean)
+        self._drain_stderr()
+        _LIVE.discard(self)
+        if self._sel is not None:
+            self._sel.close()
+            self._sel = None
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
 
     def _learn_sandbox_pid(self, wait: float = 0.0) -> None:
         """Read the sandbox's first process's host pid from bubblewrap's info pipe, once it is there (waiting up
@@ -653,6 +728,9 @@ class BotAgent(Agent):
         """Its stdout closed (or stdin broke): find out whether it exited and how, without reaping it."""
         if self.failure is not None:
             return
+        if self.kept is not None:
+            self._ended_kept()
+            return
         pid, waited = self.proc.pid, time.monotonic() + EXIT_GRACE_S
         while True:
             info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
@@ -662,17 +740,20 @@ class BotAgent(Agent):
                 self.failure = CLOSED
                 return
             time.sleep(0.005)
-        status = info.si_status
-        if info.si_code == os.CLD_EXITED and status in (126, 127) and self.turns == 0:
+        self._say_status(info.si_code, info.si_status)
+
+    def _say_status(self, si_code: int, status: int) -> None:
+        """The failure of a bot whose process ended with ``status`` (``si_code``: exited or killed)."""
+        if si_code == os.CLD_EXITED and status in (126, 127) and self.turns == 0:
             self._drain_stderr()
             said = _exec_failure(bytes(self._err))
             if said:  # the sandbox (or the unconfined wrapper) could not run the bot's program
                 self.failure = f"cannot start ({said})"
                 return
-        if info.si_code == os.CLD_EXITED and self.sandbox.enabled and 128 < status < 128 + 65:
+        if si_code == os.CLD_EXITED and self.sandbox.enabled and 128 < status < 128 + 65:
             status, killed = status - 128, True  # the sandbox reports a bot killed by signal N as 128 + N
         else:
-            killed = info.si_code != os.CLD_EXITED
+            killed = si_code != os.CLD_EXITED
         if not killed:
             self.failure = EXITED if status == 0 else f"crashed (exit {status})"
         else:
@@ -681,6 +762,16 @@ class BotAgent(Agent):
             except ValueError:
                 name = str(status)
             self.failure = f"crashed (signal {name})"
+
+    def _ended_kept(self) -> None:
+        """`_ended` in a kept sandbox: its launcher says how the game ended (as a sandbox reports it)."""
+        status = self.kept.exit_status(time.monotonic() + EXIT_GRACE_S)
+        if self.kept.failed is not None:
+            self.failure = f"cannot start (its sandbox: {self.kept.failed})"
+        elif status is None:
+            self.failure = CLOSED
+        else:
+            self._say_status(os.CLD_EXITED, status)
 
     def _keep_stderr(self, chunk: bytes) -> None:
         self._err_total += len(chunk)

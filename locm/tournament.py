@@ -62,6 +62,7 @@ from locm.bots import (BotAgent, TimedAgent, TimeLimits, command_argv, is_builti
 from locm.errors import TournamentError
 from locm.engine.locm.gameid import created_id, game_id
 from locm.processes import die_with_parent, parent_alive
+from locm import sandbox_kept
 from locm.sandbox import Sandbox, require
 from locm.play import seat_seed
 from locm.store import DuplicateGameError, EventStore, GameExtras, GameRecord, prepare_game
@@ -133,6 +134,8 @@ def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, sandbox: Sand
         meta["limits_ms"] = limits.as_dict()
         meta["bot_sha256"] = [v or None for v in game.created.bot_sha256 or (None, None)]
         meta["sandbox"] = sandbox.meta()
+        if sandbox_kept.keeping(sandbox):  # the bots ran in sandboxes kept across games, started afresh in each
+            meta["sandbox"]["kept"] = True
     fields = {"game_id": gid, "meta": json.dumps(meta, separators=(",", ":"))}
     for s, a in enumerate(seats):
         fields[f"think_ms{s}"] = round(a.think_ms_total / a.turns, 4) if a.turns else None
@@ -745,6 +748,16 @@ def _worker(conn, parent: int, limits: TimeLimits, sandbox: Sandbox, heartbeat_s
     signal.signal(signal.SIGTERM, die)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
     threading.Thread(target=heartbeat, daemon=True, name="locm-heartbeat").start()
+    sandbox_kept.keep()  # run by root, each bot's sandbox is kept for its next game here (`locm.sandbox_kept`)
+    try:
+        _play_jobs(conn, limits, sandbox, send)
+    finally:
+        sandbox_kept.close_all()
+
+
+def _play_jobs(conn, limits: TimeLimits, sandbox: Sandbox, send: Callable) -> None:
+    """A worker's loop: play each job received (its bots' sandboxes, when not kept, prepared while the previous
+    job is played) until None or the end of the pipe."""
     ahead = None  # the next job, its sandboxes prepared while this one is played
     while True:
         if ahead is not None:
