@@ -809,8 +809,10 @@ def sandbox():
 @click.option("--bot-network", is_flag=True, help="Check the policy that gives bots the network.")
 def sandbox_check(bot_limits, bot_network):
     """Say what the sandbox enforces on this machine: each namespace, the uid, what a bot can see and write,
-    and each resource limit, tried live by a probe in a real sandbox (about 10 seconds). Exit status 0 if
-    everything holds, 1 if something does not, 2 if there is no sandbox here (with the fix).
+    and each resource limit, tried live by a probe in a real sandbox (about 10 seconds); run by root, all of
+    it again in a sandbox kept across games, as a tournament's workers run bots, and that nothing of a game
+    reaches the next there. Exit status 0 if everything holds, 1 if something does not, 2 if there is no
+    sandbox here (with the fix).
 
     \b
     Example:
@@ -824,7 +826,7 @@ def sandbox_check(bot_limits, bot_network):
     require(policy)  # no sandbox here: one line saying why and the fix, before anything is printed
     click.echo(header())
     mark = {True: "ok", False: "FAIL", None: "--"}
-    checks = run_checks(policy, progress=lambda c: click.echo(f"  {mark[c.ok]:<5} {c.name:<17} {c.detail}"))
+    checks = run_checks(policy, progress=lambda c: click.echo(f"  {mark[c.ok]:<5} {c.name:<21} {c.detail}"))
     failed = [c.name for c in checks if c.ok is False]
     tried = [c for c in checks if c.ok is not None]
     click.echo(f"{len(tried) - len(failed)} of {len(tried)} checks hold" + (f"; failed: {', '.join(failed)}"
