@@ -295,14 +295,13 @@ def _game_to_game(box: _Box, policy: Sandbox):
     _, second = box.run("find")
     left = first.get("left") or {}
     same = first.get("uts") is not None and first.get("uts") == second.get("uts")
-    fresh = (first.get("uid") != second.get("uid") and first.get("pidns") != second.get("pidns")
-             and second.get("pid") == first.get("pid"))
+    fresh = first.get("uid") != second.get("uid") and second.get("pid") == first.get("pid") == 2
     found = second.get("found")
     yield Check("game to game", bool(left) and same and fresh and found == [],
                 f"a game left {', '.join(f'{k} ({v})' for k, v in left.items()) or 'nothing (' + str(first) + ')'}; "
                 f"the next game in {'the same' if same else 'ANOTHER'} sandbox found "
                 f"{'nothing' if found == [] else found}, as uid {second.get('uid')} (then {first.get('uid')}), "
-                f"pid {second.get('pid')} of a PID namespace of its own{'' if fresh else ' (NOT fresh)'}")
+                f"pid {second.get('pid')} of a PID namespace of its own{'' if fresh else ' (NOT a fresh uid and pid 2)'}")
 
 
 def _kept_dies_with_parent(box: _Box, policy: Sandbox):

@@ -189,17 +189,22 @@ class KeptSandbox:
     def alive(self) -> bool:
         return self.proc.poll() is None and self.ctl.fileno() >= 0
 
+    def launcher_pid(self, wait: float = 2.0) -> int | None:
+        """The host pid of the launcher (the sandbox's first process), once bubblewrap has said it (waiting up
+        to ``wait`` seconds for that)."""
+        if self.sandbox_pid is None and self._info >= 0:
+            with selectors.DefaultSelector() as sel:
+                sel.register(self._info, selectors.EVENT_READ)
+                sel.select(wait)
+            self.sandbox_pid = child_pid(self._info)
+        return self.sandbox_pid
+
     def destroy(self) -> None:
         """Kill the sandbox (its launcher first: everything in its PID namespace dies with it) and wait until
         it is gone."""
         from locm.bots import _wait_gone
 
-        if self.sandbox_pid is None:
-            with selectors.DefaultSelector() as sel:
-                sel.register(self._info, selectors.EVENT_READ)
-                sel.select(2.0)
-            self.sandbox_pid = child_pid(self._info)
-        if self.sandbox_pid is not None:
+        if self.launcher_pid() is not None:
             try:
                 os.kill(self.sandbox_pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -279,7 +284,7 @@ def close_all() -> None:
 def kill_all() -> None:
     """SIGKILL every kept sandbox of this process without waiting (a worker told to die)."""
     for box in [b for v in _IDLE.values() for b in v] + list(_BUSY):
-        pid = box.sandbox_pid or child_pid(box._info) if box._info >= 0 else box.sandbox_pid
+        pid = box.launcher_pid(wait=0)
         for kill in ((lambda: os.kill(pid, signal.SIGKILL)) if pid else None,
                      lambda: os.killpg(box.proc.pid, signal.SIGKILL)):
             try:

@@ -959,6 +959,7 @@ def sandbox_lines(records: Sequence[GameRecord]) -> list[str]:
         else:
             how = f"sandboxed ({box.get('tool')}; limits {box.get('limits')}"
             how += "; NETWORK ON" if box.get("network") else "; no network"
+            how += "; kept per bot across games" if box.get("kept") else ""
             how += f"; also shown: {', '.join(map(str, box.get('binds') or []))})" if box.get("binds") else ")"
         lines.append(f"bots: {n} game{'s' * (n != 1)} {how}")
     return lines

@@ -95,7 +95,7 @@ class Run:
                 ns = re.search(r"pidns (\S+)", getattr(r, f"stderr{s}")).group(1)
                 assert ns != HOST_PIDNS, "each bot runs in a PID namespace of its own"
                 assert not in_namespace(ns), f"processes left in a sandbox: {in_namespace(ns)}"
-        assert "bots: 2 games sandboxed (bwrap" in self.result.stdout
+        assert f"bots: {self.games} games sandboxed (bwrap" in self.result.stdout
 
 
 def locm(runner: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -237,6 +237,43 @@ def test_a_bot_writes_only_its_own_small_tmp(box, runner):
     assert run.said(f"write {BOTS / 'planted.py'}") == ["Read-only file system"] * 2
     assert run.said("write /planted") == ["Read-only file system"] * 2
     assert not (BOTS / "planted.py").exists()
+
+
+@needs_sandbox
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_nothing_of_a_game_reaches_the_bots_next_game(box, runner):
+    """Run by root, a worker keeps each bot's sandbox for its next games (`locm.sandbox_kept`): what a bot
+    leaves in one game (files in /tmp and /dev/shm, a SysV segment, a key, a child, a TIME_WAIT socket) is not
+    there in the next, where it runs as another uid."""
+    run = Run(box, runner, "leave", games=4)
+    run.assert_sound()
+    assert run.said("found") == ["nothing"] * 4
+    for left in run.said("left"):
+        assert left.startswith("/tmp/left-by-hostile, /dev/shm/left-by-hostile, shm segment") and \
+            left.endswith("time_wait, child"), left
+    who = [line.split() for line in run.said("who")]
+    assert len({w[1] for w in who}) == 4  # a uid of each game's own
+    if runner == "caller" and os.geteuid() == 0:
+        assert len({w[3] for w in who}) == 1  # and yet one sandbox, kept for the bot's four games
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes are kept across games only where the runner is root")
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGSTOP"])
+def test_a_bot_cannot_signal_trace_limit_or_find_its_launcher(box, sig):
+    """The launcher of a kept sandbox is out of the bot's reach: the bot sees only its game's first process
+    (root's, PID 1 of its namespace) and itself; it can neither signal, trace, limit nor read that process,
+    and finds nothing else by trying every pid; its next game runs in the same sandbox."""
+    run = Run(box, "caller", "launcher", sig)
+    run.assert_sound()
+    assert run.said("signal 1") == ["Operation not permitted"] * 2
+    assert run.said("ptrace 1") == ["Operation not permitted"] * 2
+    assert run.said("prlimit 1") == ["Operation not permitted"] * 2
+    for what in ("environ", "mem", "fd"):
+        assert run.said(f"/proc/1/{what}") == ["Permission denied"] * 2
+    assert run.said("processes") == ["[1]"] * 2
+    assert run.said("kill -1") == ["No such process"] * 2
+    assert len({line.split()[3] for line in run.said("who")}) == 1
 
 
 # --- no sandbox, no untrusted run -------------------------------------------------------------------------------
