@@ -335,9 +335,10 @@ def _setpriv_pdeathsig() -> str | None:
 
 
 def _exec_failure(stderr: bytes) -> str | None:
-    """What ``prlimit`` or ``setpriv`` said when it could not run the bot's program (`failed to execute`)."""
+    """What ``prlimit``, ``setpriv`` or a kept sandbox's launcher said when it could not run the bot's program
+    (`failed to execute`)."""
     for line in stderr.decode("utf-8", "replace").splitlines():
-        for tool in ("prlimit: ", "setpriv: "):
+        for tool in ("prlimit: ", "setpriv: ", "locm-launcher: "):
             if line.startswith(tool) and "failed to execute" in line:
                 return line[len(tool):].strip()
     return None

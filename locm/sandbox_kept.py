@@ -36,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-from locm.sandbox import (Sandbox, bot_environment, child_pid, drop_to, group_text, passwd_text,
+from locm.sandbox import (Sandbox, bot_environment, child_pid, group_text, passwd_text,
                           uid_for_bot, view_args, views_in_tmp)
 
 LAUNCHER = Path(__file__).with_name("sandbox_launcher.py")
@@ -115,8 +115,7 @@ class KeptSandbox:
         self.exit = self.failed = None
         self._asked_kill = False
         uid = uid_for_bot()
-        req = {"op": "start", "argv": drop_to(uid) + ["--", *self.wrap, *(argv or self.argv)], "env": env,
-               "cwd": self.cwd,
+        req = {"op": "start", "argv": [*self.wrap, *(argv or self.argv)], "uid": uid, "env": env, "cwd": self.cwd,
                "rlimits": rlimits(self.policy), "tmp": self.policy.limits.tmp, "net": not self.policy.network,
                "passwd": passwd_text(uid), "group": group_text(uid), "views_in_tmp": self.views_in_tmp}
         pipes = [os.pipe() for _ in range(3)]
@@ -209,11 +208,14 @@ class KeptSandbox:
                 os.kill(self.sandbox_pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.proc.wait()
+        try:  # bubblewrap reaps its launcher and exits: nothing is left to reap elsewhere
+            self.proc.wait(timeout=ANSWER_S)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.proc.wait()
         if self.sandbox_pid is not None:
             _wait_gone(self.sandbox_pid)
         self.ctl.close()

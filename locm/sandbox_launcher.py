@@ -38,6 +38,7 @@ import selectors
 import signal
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -126,26 +127,43 @@ def _loopback_up() -> None:
         fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", IFF_UP))
 
 
+def _drop_what_games_inherit() -> None:
+    """Empty the capability bounding set and the inheritable and ambient sets, once: every game's processes
+    inherit them so (as ``setpriv --inh-caps=-all --bounding-set=-all`` would leave them), and the bot, run as
+    another uid, has no capability at all (``no_new_privs``, set by bubblewrap, is inherited too)."""
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        last = int(f.read())
+    for cap in range(last + 1):
+        _check(_libc.prctl(24, cap, 0, 0, 0), "drop a capability from the bounding set")  # PR_CAPBSET_DROP
+    _check(_libc.prctl(47, 4, 0, 0, 0), "clear the ambient capabilities")  # PR_CAP_AMBIENT, CLEAR_ALL
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # two (effective, permitted, inheritable)
+    _check(_libc.capget(header, data), "capget")
+    data[2] = data[5] = 0
+    _check(_libc.capset(header, data), "clear the inheritable capabilities")
+
+
 def _game_init(req: dict, fds: list[int]) -> None:
-    """PID 1 of the game: its /proc, the game's limits and folder (the bot inherits them), the bot, then wait
-    for it and exit as it did (never returns)."""
+    """PID 1 of the game: its /proc, the game's limits (the bot inherits them), the bot as the game's uid in a
+    session of its own, then wait for it and exit as it did (never returns)."""
     code = 1
     try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for sig in DEFAULT_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         for name, soft, hard in req["rlimits"]:
             resource.setrlimit(RLIMITS[name], (soft, hard))
-        os.chdir(req["cwd"])
+        uid = req["uid"]
         try:
-            bot = os.posix_spawn(req["argv"][0], req["argv"], req["env"], setsid=True, setsigdef=DEFAULT_SIGNALS,
-                                 file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)])
-        except OSError as exc:  # said as the wrapper would say it: the runner reads it as the bot's failure
-            os.write(fds[2], f"setpriv: failed to execute {req['argv'][0]}: {exc.strerror}\n".encode())
+            bot = subprocess.Popen(req["argv"], stdin=fds[0], stdout=fds[1], stderr=fds[2], env=req["env"],
+                                   cwd=req["cwd"], user=uid, group=uid, extra_groups=[], start_new_session=True)
+        except OSError as exc:  # said as a wrapper says it: the runner reads it as the bot's failure
+            os.write(fds[2], f"locm-launcher: failed to execute {req['argv'][0]}: {exc.strerror}\n".encode())
             os._exit(127)
         os.closerange(0, 1 << 20)  # the bot's pipes end with the bot alone
         while True:
             pid, status = os.waitpid(-1, 0)
-            if pid == bot:
+            if pid == bot.pid:
                 code = os.waitstatus_to_exitcode(status)
                 code = 128 - code if code < 0 else code
                 break
@@ -261,6 +279,7 @@ def main() -> None:
     os.closerange(3, ctl.fileno())  # nothing else of bubblewrap's
     os.closerange(ctl.fileno() + 1, 1 << 20)
     home = Home()
+    _drop_what_games_inherit()
     gc.freeze()  # a game's first process is a fork: no collection may touch (and so copy) every page of it
     gc.disable()
     try:

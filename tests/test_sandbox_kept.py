@@ -187,3 +187,40 @@ def children(pid: int) -> list[int]:
                 for c in Path(f"/proc/{pid}/task/{t}/children").read_text().split()]
     except OSError:
         return []
+
+
+def test_a_program_that_cannot_run_loses_its_game_saying_why(keeping, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text("#!/nonexistent/python\n")
+    bot.chmod(0o755)
+    tmp_path.chmod(0o755)
+    played = run_game("1.2", 1, [str(bot), "greedy"], limits=TimeLimits.parse("x5"))
+    assert [e.reason for e in played.game.log if type(e) is HardError] == [
+        f"cannot start (failed to execute {bot}: No such file or directory)"]
+
+
+def test_a_bot_whose_folder_is_in_tmp_sees_it_read_only_in_each_games_fresh_tmp(keeping, tmp_path):
+    """bubblewrap shows such a folder inside the sandbox's /tmp; a kept sandbox shows it again, read-only, in
+    each game's fresh /tmp, with the files hidden there still reading as nothing."""
+    import shutil
+
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    for name in ("hostile_bot.py", "botlib.py", "good_bot.py"):
+        shutil.copy(BOTS / name, folder)
+        (folder / name).chmod(0o644)
+    for path in (tmp_path, folder):
+        path.chmod(0o755)
+    command = shlex.join([sys.executable, str(folder / "hostile_bot.py"), "disk"])
+    policy = Sandbox(hide=(str(folder / "good_bot.py"),))
+    for seed in (1, 2):
+        bot = BotAgent(command, TimeLimits.parse("x5"), sandbox=policy)
+        played = run_game("1.2", seed, [command, "greedy"], limits=TimeLimits.parse("x5"), sandbox=policy,
+                          seats=[bot, TimedAgent(make_agent("greedy", 1))])
+        said = played.extras.stderr0
+        assert [e for e in played.game.log if type(e) is HardError] == [], said
+        assert f"hostile: write {folder / 'planted.py'}: Read-only file system" in said
+        assert "hostile: tmp: 64 MB, then No space left on device" in said
+    assert not (folder / "planted.py").exists()
+    (box,) = sandbox_kept._IDLE[sandbox_kept.key(shlex.split(command), policy, os.getcwd())]
+    assert box.games == 2 and box.views_in_tmp == [str(folder)]
