@@ -41,9 +41,10 @@ from locm.sandbox import (Sandbox, bot_environment, child_pid, group_text, passw
 
 LAUNCHER = Path(__file__).with_name("sandbox_launcher.py")
 LAUNCHER_IN_BOX = "/.locm-launcher.py"
-CAPS = ("CAP_SYS_ADMIN", "CAP_SYS_CHROOT", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_NET_ADMIN")
-"""The launcher's capabilities (of root, in the sandbox's namespaces): make a game's namespaces and mounts and
-come back from them, bring the game's loopback up, and let ``setpriv`` drop the bot to its uid with none."""
+CAPS = ("CAP_SYS_ADMIN", "CAP_SYS_CHROOT", "CAP_NET_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL")
+"""The launcher's capabilities (root's, in the sandbox's namespaces): make a game's namespaces and mounts and
+come back from them, bring the game's loopback up, drop the game to its uid (and empty the capability sets
+the game inherits), end the game (its first process has the game's uid)."""
 ANSWER_S = 5.0
 """How long a launcher has to answer a request (it gives up on a game's leftovers after 2 s itself)."""
 MAX_IDLE = 8

@@ -38,7 +38,6 @@ import selectors
 import signal
 import socket
 import struct
-import subprocess
 import sys
 import time
 
@@ -154,16 +153,21 @@ def _game_init(req: dict, fds: list[int]) -> None:
         for name, soft, hard in req["rlimits"]:
             resource.setrlimit(RLIMITS[name], (soft, hard))
         uid = req["uid"]
+        os.chdir(req["cwd"])
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)  # every capability is gone with root's ids
+        _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the bot, of the same uid, cannot trace this process
         try:
-            bot = subprocess.Popen(req["argv"], stdin=fds[0], stdout=fds[1], stderr=fds[2], env=req["env"],
-                                   cwd=req["cwd"], user=uid, group=uid, extra_groups=[], start_new_session=True)
+            bot = os.posix_spawnp(req["argv"][0], req["argv"], req["env"], setsid=True, setsigdef=DEFAULT_SIGNALS,
+                                  file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)])
         except OSError as exc:  # said as a wrapper says it: the runner reads it as the bot's failure
             os.write(fds[2], f"locm-launcher: failed to execute {req['argv'][0]}: {exc.strerror}\n".encode())
             os._exit(127)
         os.closerange(0, 1 << 20)  # the bot's pipes end with the bot alone
         while True:
             pid, status = os.waitpid(-1, 0)
-            if pid == bot.pid:
+            if pid == bot:
                 code = os.waitstatus_to_exitcode(status)
                 code = 128 - code if code < 0 else code
                 break
@@ -201,7 +205,7 @@ def _end(game: int | None) -> tuple[bool, list[int]]:
     if game is not None:
         try:
             os.kill(game, signal.SIGKILL)
-        except ProcessLookupError:
+        except OSError:  # gone already; or refused, and the wait below says the sandbox is not clean
             pass
     end = time.monotonic() + CLEAN_WAIT_S
     while True:

@@ -249,7 +249,7 @@ def launcher():
     attached = libc.ptrace(16, 1, None, None)  # PTRACE_ATTACH
     say("ptrace 1", "attached" if attached == 0 else os.strerror(ctypes.get_errno()))
     try:
-        resource.prlimit(1, resource.RLIMIT_NOFILE, (0, 0))
+        resource.prlimit(1, resource.RLIMIT_NOFILE, (64, 64))
         say("prlimit 1", "limited")
     except OSError as exc:
         say("prlimit 1", exc.strerror)
