@@ -27,6 +27,9 @@ What it does not do: limits are per process (rlimits), not for the sandbox as a 
 cgroups, which a tournament started by a user cannot count on. A network (`Sandbox.network`) or a wider
 view (`Sandbox.binds`) is given only when asked for, and recorded with every game (`Sandbox.meta`).
 
+Run by root, a tournament's workers keep each bot's sandbox across its games and start the bot afresh in each
+game's own namespaces (`locm.sandbox_kept`): what a bot gets is the same, at a fraction of a start's cost.
+
 `probe` says whether this machine can sandbox (bubblewrap installed, namespaces allowed) by starting one;
 `require` raises `SandboxUnavailableError` (one line: what is missing and the fix) when it cannot.
 """

@@ -301,7 +301,8 @@ def _game_to_game(box: _Box, policy: Sandbox):
                 f"a game left {', '.join(f'{k} ({v})' for k, v in left.items()) or 'nothing (' + str(first) + ')'}; "
                 f"the next game in {'the same' if same else 'ANOTHER'} sandbox found "
                 f"{'nothing' if found == [] else found}, as uid {second.get('uid')} (then {first.get('uid')}), "
-                f"pid {second.get('pid')} of a PID namespace of its own{'' if fresh else ' (NOT a fresh uid and pid 2)'}")
+                f"pid {second.get('pid')} of a PID namespace of its own"
+                + ("" if fresh else " (NOT a fresh uid and pid 2)"))
 
 
 def _kept_dies_with_parent(box: _Box, policy: Sandbox):
@@ -336,9 +337,13 @@ def _kept_dies_with_parent(box: _Box, policy: Sandbox):
     while left and time.monotonic() < end:
         time.sleep(0.02)
         left = (_in_namespace(pidns) if pidns else []) + ([launcher] if launcher and _alive(launcher) else [])
-    yield Check("dies with parent", bool(pidns and launcher) and left == [],
-                "killing the process that made a kept sandbox (SIGKILL) ended its launcher and its game" if
-                left == [] and pidns else f"processes left: {left}" if pidns else f"the game did not start: {seen}")
+    if not pidns:
+        detail = f"the game did not start: {seen}"
+    elif left:
+        detail = f"processes left: {left}"
+    else:
+        detail = "killing the process that made a kept sandbox (SIGKILL) ended its launcher and its game"
+    yield Check("dies with parent", bool(pidns and launcher) and left == [], detail)
 
 
 def _alive(pid: int) -> bool:

@@ -3,24 +3,29 @@ once, and a launcher inside it (`locm.sandbox_launcher`) starts the bot afresh f
 PID, IPC and network namespaces of the game's own, as a fresh uid, with a fresh empty ``/tmp``, and kills
 everything of the game at its end, confirming that nothing but itself is left before the next game.
 
-Why: a per-game sandbox costs about 11 ms of CPU per bot start on this project's 2-core machine (bubblewrap
-7.7 ms, of which each read-only bind re-reads the mount table; ``setpriv`` 2.4 ms; ``prlimit`` 1.3 ms;
-measured with ``perf record -a`` over 100 starts, see ``benchmarks/README.md``), and a tournament of a fast bot
-is bound by CPU: two starts a game made it 0.80x as fast as unconfined. A kept sandbox pays bubblewrap once per
-bot and worker; a game's start is a few forks, ``unshare``, a few mounts and ``setpriv``.
+Why (measured, ``benchmarks/profile_sandbox.py`` and ``benchmarks/README.md``): a sandbox of its own costs
+a bot start about 11 ms of CPU on this project's 2-core machine -- bubblewrap 6-8 ms (each of its ~25
+read-only binds re-reads ``/proc/self/mountinfo``, about 0.2 ms a bind; its new network namespace and that
+namespace's teardown in a kernel thread about 1 ms), ``setpriv`` about 2 ms and ``prlimit`` about 1 ms
+(each a dynamically linked program started for one system call or two). A tournament of a fast bot is bound
+by CPU (two interpreters start in each game), so two such starts a game made it 0.80x as fast as unconfined;
+preparing the next game's sandboxes during the current one (``--block-fd``) hid nothing, since the CPU was
+the limit. A kept sandbox pays bubblewrap once per bot and worker; a game's start is one fork of the
+launcher, ``unshare``, a few mounts and ``posix_spawn`` of the bot (about 3 ms of CPU more than unconfined).
 
-What stays the same as a per-game sandbox: the view (`locm.sandbox.view_args`, plus the runner's Python
-installation and the launcher's file, read-only, which the launcher needs), the limits (set with
-``setrlimit`` in the bot's process before ``setpriv`` runs it, as ``prlimit`` did), the environment (sent for
-each game), an unprivileged uid of its own (fresh for each game), ``--die-with-parent``. Only root keeps
-sandboxes (`can_keep`): a launcher must have a uid its bot does not have, so that the bot can neither signal,
-trace nor limit it; in a user's user namespace there is one uid, so a user's tournament starts one sandbox per
-game, as before.
+What stays as in a sandbox of its own: the view (`locm.sandbox.view_args`, plus, read-only, the runner's
+Python installation and the launcher's file, which the launcher needs), the limits (``setrlimit`` in the
+game's first process, inherited by the bot, as ``prlimit`` set them), the environment (sent for each game),
+an unprivileged uid of its own (fresh for each game), no capability, ``no_new_privs``, ``--die-with-parent``.
+Only root keeps sandboxes (`can_keep`): the launcher must have a uid its bots do not have, so that they can
+neither signal, trace nor limit it; in a user's user namespace there is one uid, so a user's tournament starts
+one sandbox per game, as before.
 
 A launcher that does not answer (stopped, killed, stuck) fails only its sandbox: the bot's game goes on or ends
-as a bot's would (a killed sandbox kills the bot: ``crashed (signal KILL)``); the sandbox is destroyed and the
-next game gets a new one. Kept sandboxes are pooled per process (`acquire`, `release`), at most `MAX_IDLE`
-idle ones, all killed by `close_all` (and by ``--die-with-parent`` when their worker dies).
+as a bot's would (a killed sandbox kills the bot: ``crashed (signal SIGKILL)``; a stopped one starts no bot:
+``timeout``); the sandbox is destroyed and the next game gets a new one. Kept sandboxes are pooled per
+process (`acquire`, `release`), at most `MAX_IDLE` idle ones, all killed by `close_all` (and by
+``--die-with-parent`` when their worker dies).
 """
 
 from __future__ import annotations

@@ -3,24 +3,28 @@ bot across its games, starting the bot afresh for each game. It runs inside the 
 Python (``-I -S``: no site, no environment), imports only the standard library, and reads nothing a bot
 wrote: its only input is the control socket to the process that made the sandbox.
 
-It is PID 1 of the sandbox's PID namespace (bubblewrap ``--as-pid-1``), root there with a few capabilities
-(`locm.sandbox_kept.CAPS`), not dumpable. A bot runs as a fresh unprivileged uid of each game with none, in a
-PID namespace of the game's own: it cannot see the launcher, and could neither signal, trace nor limit it if it
-could (another uid); the game's first process, which it can see, is root's too and, as PID 1 of the bot's
-namespace, receives no signal from it.
+It is PID 1 of the sandbox's PID namespace (bubblewrap ``--as-pid-1``), root there with the capabilities of
+`locm.sandbox_kept.CAPS`, not dumpable; at its start it empties the capability bounding set and the
+inheritable and ambient sets, which every game inherits (bubblewrap's ``no_new_privs`` is inherited too).
 
 For each game (``start``) the launcher enters new mount, PID, IPC and (without the network) network
-namespaces, mounts there what is the game's own -- a fresh size-limited tmpfs on ``/tmp`` and ``/dev/shm``,
-``/etc/passwd`` and ``/etc/group`` naming the game's uid (written on a scratch tmpfs, bound read-only, the
-scratch detached), the loopback up -- forks the game's first process and comes back to its own namespaces
-(``setns``). That process (PID 1 of the game) mounts the game's ``/proc``, sets the game's rlimits and folder,
-spawns the bot in a new session with its three pipes as stdin/stdout/stderr (no other descriptor) and the
-environment given, through ``setpriv`` (the game's uid, no capabilities, ``no_new_privs``), and exits as the
-bot does (its status, or 128 + N when signal N killed it): everything else of the game dies with it.
-``kill`` ends the game (SIGKILL to its first process: the kernel kills every process of its PID namespace
-before that one can be reaped) and answers whether the sandbox is clean: no process in it but the launcher.
-Nothing of a game reaches the next: its processes, files, IPC objects, sockets, PIDs and uid (and with it
-its keyrings) end with it.
+namespaces and mounts there what is the game's own: a fresh size-limited tmpfs on ``/tmp`` and ``/dev/shm``
+(with the bot's views that lie in them shown again, read-only, as bubblewrap shows them), ``/etc/passwd``
+and ``/etc/group`` naming the game's uid (written on a scratch tmpfs, bound read-only, the scratch
+detached), the loopback up; it forks the game's first process and comes back to its own namespaces
+(``setns``). That process, PID 1 of the game, mounts the game's ``/proc``, sets the game's rlimits, drops to
+the game's uid (a fresh one: no capability is left), makes itself not dumpable, joins a new session
+keyring (the runner's, a login's, is not passed on), spawns the bot in a new session with its three pipes as stdin/stdout/stderr (no other descriptor) and the environment given, and
+exits as the bot does (its status, or 128 + N when signal N killed it): everything else of the game dies
+with it. ``kill`` ends the game (SIGKILL to its first process: the kernel kills every process of its PID
+namespace before that one can be reaped) and answers whether the sandbox is clean: no process in it but the
+launcher. Nothing of a game reaches the next: its processes, files, IPC objects, sockets, PIDs, uid (and
+with it its user keyrings) and session keyring end with it.
+
+What a bot can reach: its game's first process, of its uid, whose signals from inside the game are ignored
+(PID 1 of a namespace gets none it has no handler for), which it cannot trace or read (not dumpable) and
+whose rlimits it can lower -- ending its own game at worst. The launcher is in the PID namespace above, root's:
+out of its sight and reach.
 
 Messages are JSON, one per datagram of a ``SOCK_SEQPACKET`` socket; ``start`` carries the bot's three pipe
 ends (``SCM_RIGHTS``). The launcher answers ``{"started": pid}`` or ``{"failed": why}``, ``{"exit": status}``
@@ -53,6 +57,7 @@ DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM
 """Signals the bot starts with at their default action (Python ignores or handles some of them)."""
 CLEAN_WAIT_S = 2.0
 _libc = ctypes.CDLL(None, use_errno=True)
+_KEYUTILS = None  # loaded once at start (`main`)
 
 
 def _check(result: int, what: str) -> None:
@@ -142,26 +147,51 @@ def _drop_what_games_inherit() -> None:
     _check(_libc.capset(header, data), "clear the inheritable capabilities")
 
 
+def _keyutils():
+    """libkeyutils, if this system has it (ctypes handle), else None: `_new_session_keyring` uses the system
+    call then."""
+    try:
+        return ctypes.CDLL("libkeyutils.so.1", use_errno=True)
+    except OSError:
+        return None
+
+
+def _new_session_keyring() -> None:
+    """Join a new, empty session keyring: the game's own (a session keyring the runner joined -- a login's --
+    is inherited otherwise, and a bot could write keys into it for its next game or read the runner's)."""
+    if _KEYUTILS is not None:
+        got = _KEYUTILS.keyctl_join_session_keyring(None)
+    else:
+        number = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)  # keyctl
+        if number is None:
+            raise OSError(0, "no libkeyutils to give the game a session keyring of its own")
+        got = _libc.syscall(number, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
+    if got < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"a session keyring of its own: {os.strerror(err)}")
+
+
 def _game_init(req: dict, fds: list[int]) -> None:
     """PID 1 of the game: its /proc, the game's limits (the bot inherits them), the bot as the game's uid in a
     session of its own, then wait for it and exit as it did (never returns)."""
     code = 1
     try:
-        for sig in DEFAULT_SIGNALS:
-            signal.signal(sig, signal.SIG_DFL)
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        for name, soft, hard in req["rlimits"]:
-            resource.setrlimit(RLIMITS[name], (soft, hard))
-        uid = req["uid"]
-        os.chdir(req["cwd"])
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)  # every capability is gone with root's ids
-        _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the bot, of the same uid, cannot trace this process
         try:
+            for sig in DEFAULT_SIGNALS:
+                signal.signal(sig, signal.SIG_DFL)
+            _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            for name, soft, hard in req["rlimits"]:
+                resource.setrlimit(RLIMITS[name], (soft, hard))
+            uid = req["uid"]
+            os.chdir(req["cwd"])
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)  # every capability is gone with root's ids
+            _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the bot, of the same uid, cannot trace this process
+            _new_session_keyring()
             bot = os.posix_spawnp(req["argv"][0], req["argv"], req["env"], setsid=True, setsigdef=DEFAULT_SIGNALS,
                                   file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)])
-        except OSError as exc:  # said as a wrapper says it: the runner reads it as the bot's failure
+        except OSError as exc:  # said as a wrapper says it: the runner reads it as the bot's failure to start
             os.write(fds[2], f"locm-launcher: failed to execute {req['argv'][0]}: {exc.strerror}\n".encode())
             os._exit(127)
         os.closerange(0, 1 << 20)  # the bot's pipes end with the bot alone
@@ -283,6 +313,8 @@ def main() -> None:
     os.closerange(3, ctl.fileno())  # nothing else of bubblewrap's
     os.closerange(ctl.fileno() + 1, 1 << 20)
     home = Home()
+    global _KEYUTILS
+    _KEYUTILS = _keyutils()
     _drop_what_games_inherit()
     gc.freeze()  # a game's first process is a fork: no collection may touch (and so copy) every page of it
     gc.disable()

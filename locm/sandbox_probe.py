@@ -124,8 +124,8 @@ KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}  # add_key, keyctl: sysca
 
 def leave(args):
     """Leave what a bot could try to pass to its next game in a kept sandbox: files in /tmp and /dev/shm, a
-    SysV shared memory segment, a key in its user keyring, a process in a new session, a TCP connection in
-    TIME_WAIT; say who and where it is."""
+    SysV shared memory segment, keys in its user and session keyrings, a process in a new session, a TCP
+    connection in TIME_WAIT; say who and where it is."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -137,9 +137,10 @@ def leave(args):
         left[path] = "written"
     left["shm"] = "made" if libc.shmget(LEFT_KEY, 4096, 0o1666) >= 0 else os.strerror(ctypes.get_errno())
     numbers = KEYCTL.get(os.uname().machine)
-    if numbers:
-        got = libc.syscall(numbers[0], b"user", b"locm-left", b"x", 1, -4)  # KEY_SPEC_USER_KEYRING
-        left["key"] = "added" if got >= 0 else os.strerror(ctypes.get_errno())
+    for keyring, name in ((-4, "key"), (-3, "session key")):  # KEY_SPEC_USER_KEYRING, KEY_SPEC_SESSION_KEYRING
+        if numbers:
+            got = libc.syscall(numbers[0], b"user", b"locm-left", b"x", 1, keyring)
+            left[name] = "added" if got >= 0 else os.strerror(ctypes.get_errno())
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
@@ -166,8 +167,9 @@ def find(args):
     if libc.shmget(LEFT_KEY, 0, 0) >= 0:
         found.append("shm segment")
     numbers = KEYCTL.get(os.uname().machine)
-    if numbers and libc.syscall(numbers[1], 10, -4, b"user", b"locm-left", 0) >= 0:  # KEYCTL_SEARCH in @u
-        found.append("key")
+    for keyring, name in ((-4, "key"), (-3, "session key")):  # KEYCTL_SEARCH in @u, in @s
+        if numbers and libc.syscall(numbers[1], 10, keyring, b"user", b"locm-left", 0) >= 0:
+            found.append(name)
     others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
     if others:
         found.append(f"processes {others}")

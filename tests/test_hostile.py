@@ -243,14 +243,14 @@ def test_a_bot_writes_only_its_own_small_tmp(box, runner):
 @pytest.mark.parametrize("runner", RUNNERS)
 def test_nothing_of_a_game_reaches_the_bots_next_game(box, runner):
     """Run by root, a worker keeps each bot's sandbox for its next games (`locm.sandbox_kept`): what a bot
-    leaves in one game (files in /tmp and /dev/shm, a SysV segment, a key, a child, a TIME_WAIT socket) is not
+    leaves in one game (files in /tmp and /dev/shm, a SysV segment, keys, a child, a TIME_WAIT socket) is not
     there in the next, where it runs as another uid."""
     run = Run(box, runner, "leave", games=4)
     run.assert_sound()
     assert run.said("found") == ["nothing"] * 4
     for left in run.said("left"):
         assert left.startswith("/tmp/left-by-hostile, /dev/shm/left-by-hostile, shm segment") and \
-            left.endswith("time_wait, child"), left
+            left.endswith("session key, time_wait, child"), left
     who = [line.split() for line in run.said("who")]
     assert len({w[1] for w in who}) == 4  # a uid of each game's own
     if runner == "caller" and os.geteuid() == 0:

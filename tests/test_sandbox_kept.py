@@ -224,3 +224,29 @@ def test_a_bot_whose_folder_is_in_tmp_sees_it_read_only_in_each_games_fresh_tmp(
     assert not (folder / "planted.py").exists()
     (box,) = sandbox_kept._IDLE[sandbox_kept.key(shlex.split(command), policy, os.getcwd())]
     assert box.games == 2 and box.views_in_tmp == [str(folder)]
+
+
+def test_a_session_keyring_of_the_runner_is_not_passed_on(tmp_path):
+    """A runner with a session keyring of its own (a login's): its key is out of the bots' reach, and a key a bot
+    puts in its session keyring is not there in its next game (each game has a new, empty one)."""
+    hostile = shlex.join([sys.executable, str(BOTS / "hostile_bot.py"), "leave"])
+    code = ("import ctypes, json, shlex, sys\n"
+            "keyutils = ctypes.CDLL('libkeyutils.so.1')\n"
+            "assert keyutils.keyctl_join_session_keyring(b'locm-test-runner') > 0\n"
+            "assert keyutils.add_key(b'user', b'runner-secret', b'sesame', 6, -3) > 0\n"
+            "from locm import sandbox_kept\n"
+            "from locm.bots import TimeLimits\n"
+            "from locm.tournament import run_game\n"
+            "sandbox_kept.keep()\n"
+            "for seed in (1, 2):\n"
+            "    print(json.dumps(run_game('1.2', seed, [sys.argv[1], 'greedy'], limits=TimeLimits.parse('x5'))"
+            ".extras.stderr0))\n"
+            "sandbox_kept.close_all()\n")
+    r = subprocess.run([sys.executable, "-c", code, hostile], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    games = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(games) == 2
+    for said in games:
+        assert "hostile: found: nothing" in said, said
+        assert "session key, time_wait, child" in said, said

@@ -12,8 +12,9 @@ forkbomb   start processes until the system refuses, each waiting forever
 cpu        a child that spins forever (stealing the opponent's CPU)
 disk       fill /tmp, write into its own folder and into /
 leave      look for what it left in its last game, then leave more for its next one (in a sandbox kept across
-           games): files in /tmp and /dev/shm, a SysV shared memory segment, a key in its user keyring, a child
-           in a new session, a TCP connection in TIME_WAIT; say its uid and its sandbox's UTS namespace
+           games): files in /tmp and /dev/shm, a SysV shared memory segment, keys in its user and session
+           keyrings, a child in a new session, a TCP connection in TIME_WAIT; look for the runner's key
+           (runner-secret) in its session keyring; say its uid and its sandbox's UTS namespace
 launcher   go for what starts it in a kept sandbox: signal (argv[2]), trace, limit and read its sandbox's first
            process, look for any other process by trying every pid, kill(-1)
 
@@ -199,8 +200,11 @@ def leave():
     if libc.shmget(LEFT_KEY, 0, 0) >= 0:
         found.append("shm segment")
     numbers = KEYCTL.get(os.uname().machine)
-    if numbers and libc.syscall(numbers[1], 10, -4, b"user", b"left-by-hostile", 0) >= 0:
-        found.append("key")
+    for keyring, name in ((-4, "key"), (-3, "session key")):  # KEYCTL_SEARCH in @u, in @s
+        if numbers and libc.syscall(numbers[1], 10, keyring, b"user", b"left-by-hostile", 0) >= 0:
+            found.append(name)
+    if numbers and libc.syscall(numbers[1], 10, -3, b"user", b"runner-secret", 0) >= 0:
+        found.append("the runner's key")
     others = [p for p in pids() if p != 1]
     if others:
         found.append(f"processes {others}")
@@ -217,8 +221,9 @@ def leave():
         made.append(path)
     if libc.shmget(LEFT_KEY, 4096, 0o1666) >= 0:
         made.append("shm segment")
-    if numbers and libc.syscall(numbers[0], b"user", b"left-by-hostile", b"x", 1, -4) >= 0:
-        made.append("key")
+    for keyring, name in ((-4, "key"), (-3, "session key")):  # add_key to @u, to @s
+        if numbers and libc.syscall(numbers[0], b"user", b"left-by-hostile", b"x", 1, keyring) >= 0:
+            made.append(name)
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
