@@ -250,3 +250,16 @@ def test_a_session_keyring_of_the_runner_is_not_passed_on(tmp_path):
     for said in games:
         assert "hostile: found: nothing" in said, said
         assert "session key, time_wait, child" in said, said
+
+
+def test_idle_kept_sandboxes_are_bounded_the_oldest_destroyed(keeping, monkeypatch):
+    monkeypatch.setattr(sandbox_kept, "MAX_IDLE", 1)
+    launchers = []
+    for command in (GOOD, GOOD + " 2"):
+        bot = BotAgent(command, TimeLimits.parse("x5"), sandbox=Sandbox())
+        meddler = Meddler(bot, at=3, act=0)  # signal 0: only learns the launcher's pid
+        played, errors = play([bot, TimedAgent(meddler)])
+        assert errors == []
+        launchers.append(meddler.launcher)
+    assert gone(launchers[0]) and _alive(launchers[1])
+    assert [len(v) for v in sandbox_kept._IDLE.values()] == [1]
