@@ -10,7 +10,8 @@
 2. Tournament: examples/bot.py against itself (this Python), --games games with --workers workers into a fresh
    store, sandboxed (as `locm tournament` does: kept sandboxes when run by root) and unconfined alternating,
    --runs runs each: the median games per second of each and their ratio (the goal: the sandbox costs at most
-   15%), and the sandbox's cost per game. (CPU time is not measured here: a process killed with its PID
+   15%), the median of each round's ratio (a round is one run each way, back to back: steadier when the
+   machine's other load drifts), and the sandbox's cost per game. (CPU time is not measured here: a process killed with its PID
    namespace is counted in no parent's ``RUSAGE_CHILDREN``; ``perf stat -e task-clock`` counts every process
    of a run, see benchmarks/README.md.)
 
@@ -103,7 +104,7 @@ def tournament(sandboxed: bool, games: int, workers: int, seed: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--starts", type=int, default=60, help="starts of each kind, each way")
     parser.add_argument("--games", type=int, default=40, help="games per tournament run (even)")
     parser.add_argument("--runs", type=int, default=5, help="tournament runs each way")
@@ -147,6 +148,8 @@ def main() -> None:
                        "runs_sandboxed": [round(r, 2) for r in rates["box"]],
                        "runs_unconfined": [round(r, 2) for r in rates["free"]],
                        "sandboxed_over_unconfined": round(box / free, 3),
+                       "median_round_ratio": round(statistics.median(b / f for b, f in zip(rates["box"],
+                                                                                       rates["free"])), 3),
                        "sandbox_cost_ms_per_game": round(1000 / box - 1000 / free, 1)},
     }
     if args.json:
@@ -163,7 +166,8 @@ def main() -> None:
     print(f"tournament, examples/bot.py against itself ({g['sandbox']}), {g['games']} games x {g['runs']} runs, "
           f"{g['workers']} worker(s): sandboxed {g['games_per_s_sandboxed']} games/s {g['runs_sandboxed']}, "
           f"unconfined {g['games_per_s_unconfined']} games/s {g['runs_unconfined']}: ratio "
-          f"{g['sandboxed_over_unconfined']} ({g['sandbox_cost_ms_per_game']} ms per game)")
+          f"{g['sandboxed_over_unconfined']} ({g['sandbox_cost_ms_per_game']} ms per game); median of the rounds' "
+          f"ratios (each round one run each way, back to back) {g['median_round_ratio']}")
 
 
 if __name__ == "__main__":

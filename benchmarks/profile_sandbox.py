@@ -61,7 +61,7 @@ def profile(way: str, starts: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--starts", type=int, default=100)
     parser.add_argument("--child", choices=WAYS, help=argparse.SUPPRESS)
     args = parser.parse_args()
