@@ -778,9 +778,11 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
     sandbox = _sandbox(bots, *sandbox_args, db) if bots else None
     limits = TimeLimits.parse(timeouts)
     if name in SERVED_GAMES:
-        from locm.netbots import ServeLimits
+        from locm.netbots import ServeLimits, sandbox_for
 
         limits = ServeLimits(*serve)
+        if sandbox is not None:
+            sandbox_for(agents, sandbox)  # socat missing, a client's files unreadable: one line, before any game
     with open_store(db, busy_timeout=busy_timeout) as store:
         with _sigterm_as_interrupt():
             todo = sum(1 for j in jobs if not store.has_game(j.game_id))
