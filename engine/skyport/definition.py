@@ -30,7 +30,8 @@ from locm.engine.errors import LocmError
 from locm.engine.skyport.rules import FIELDS, BUILTIN, WEAPONS, builtin_map, builtin_map_names, parse_variant
 from locm.engine.skyport.state import LOADOUT, SkyportState, view
 from locm.events.base import Event, tag_of
-from locm.events.skyport.catalog import GameCreated, GameEnded, TurnStarted
+from locm.events.skyport.catalog import (AreaHit, Died, GameCreated, GameEnded, Hit, Penalized, Scored, TurnStarted,
+                                         Upgraded)
 from locm.events.skyport.codec import CODEC
 from locm.events.skyport.rules import GameMap, SkyportRules
 
@@ -161,6 +162,33 @@ def _rules_diff(a: SkyportRules, b: SkyportRules) -> list[tuple[str, str, Any, A
     return out
 
 
+STATS = ("kills", "deaths", "damage", "penalties", "upgrades")
+"""A seat's figures in a game (`seat_stats`): robots it destroyed (R-KILL) and times it was destroyed
+(R-DEATH), damage it dealt to other robots (R-DAMAGE, R-AOE; overkill included, as R-POINTS counts it),
+points it lost to the idle and spawn penalties (R-IDLE, R-SPAWN-PENALTY; a death's penalty is in its
+deaths), upgrades it bought."""
+
+
+def seat_stats(events: Sequence[Event]) -> list[dict[str, float]]:
+    """Each seat's `STATS` in a game's log."""
+    out = [dict.fromkeys(STATS, 0.0) for _ in _created(events[0]).names]
+    for e in events:
+        match e:
+            case Scored(reason="kill"):
+                out[e.player]["kills"] += 1
+            case Died():
+                out[e.player]["deaths"] += 1
+            case Hit() | AreaHit() if e.by != e.player:
+                out[e.by]["damage"] += e.amount
+            case Penalized() if e.reason != "death":
+                out[e.player]["penalties"] += e.points
+            case Upgraded():
+                out[e.player]["upgrades"] += 1
+            case _:
+                pass  # no figure of a seat
+    return out
+
+
 def _created(e: Event) -> GameCreated:
     return cast(GameCreated, e)
 
@@ -213,8 +241,9 @@ GAME = GameDef(
     agents=lambda created: tuple(_created(created).agents),
     game_id=game_id,
     new_versioned=_new_versioned,
+    seat_stats=seat_stats,
     index=lambda created: {"ruleset": _created(created).rules.name, "seed": _created(created).seed,
                            "map": _created(created).map.name, "names": list(_created(created).names)},
 )
 
-__all__ = ["GAME", "by_name", "map_for", "hex_text", "TEXT_TILES", "game_id"]
+__all__ = ["GAME", "by_name", "map_for", "hex_text", "TEXT_TILES", "game_id", "seat_stats", "STATS"]
