@@ -671,7 +671,7 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
       locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
       locm tournament --game mcg --ruleset standard --agents greedy random --games 20 --db m.db
       locm tournament --game skyport --ruleset 2013 --seats 3 --agents hunter random hunter --games 6 --db s.db
-      locm tournament --game skyport --seats 2 --agents hunter "node examples/skyport/client.js {host} {port}" \
+      locm tournament --game skyport --seats 2 --agents hunter "node examples/skyport/client.js {host} {port}" \\
           "python3 examples/skyport/client.py {host} {port}" --games 4 --db s.db
     """
     if game_name != "locm":
