@@ -22,8 +22,9 @@ neither signal, trace nor limit it; in a user's user namespace there is one uid,
 one sandbox per game, as before.
 
 A launcher that does not answer (stopped, killed, stuck) fails only its sandbox: the bot's game goes on or ends
-as a bot's would (a killed sandbox kills the bot: ``crashed (signal SIGKILL)``; a stopped one starts no bot:
-``timeout``); the sandbox is destroyed and the next game gets a new one. Kept sandboxes are pooled per
+as a bot's would (a killed sandbox kills the bot: ``crashed (signal SIGKILL)``, a few milliseconds later, once
+the launcher's own exit is done; a stopped one starts no bot: ``timeout``); the sandbox is destroyed (bubblewrap
+reaps the launcher only when nothing of its PID namespace is left) and the next game gets a new one. Kept sandboxes are pooled per
 process (`acquire`, `release`), at most `MAX_IDLE` idle ones, all killed by `close_all` (and by
 ``--die-with-parent`` when their worker dies).
 """

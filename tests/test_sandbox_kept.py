@@ -55,6 +55,11 @@ class Meddler(Agent):
         if self.n == self.at:
             self.launcher = self.bot.kept.launcher_pid()
             os.kill(self.launcher, self.act)
+            if self.act == signal.SIGKILL:
+                # a kill takes effect a little later (the launcher's own exit first, then the kernel kills its
+                # PID namespace): a bot answering meanwhile plays on. Once the launcher is a zombie, nothing of
+                # its namespace is left.
+                assert gone(self.launcher)
         self.inner.play_turn(game, player)
 
 
