@@ -54,6 +54,8 @@ the game inherits), end the game (its first process has the game's uid)."""
 ANSWER_S = 5.0
 """How long a launcher has to answer a request (it gives up on a game's leftovers after 2 s itself)."""
 MAX_IDLE = 8
+ROOT_ONLY = ("root:x:0:0::/:/usr/sbin/nologin\n", "root:x:0:\n")
+"""The sandbox's own passwd and group files: each game mounts its own over them, naming its uid."""
 RLIMIT_NAMES = {"mem": "data", "cpu": "cpu", "procs": "nproc", "files": "nofile", "fsize": "fsize", "vmem": "as"}
 
 
@@ -97,7 +99,7 @@ class KeptSandbox:
         exe, prefix = runner_python()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.ctl = ours
-        args, fds = view_args(self.argv, policy, cwd, passwd_text(0), group_text(0), private_tmp=False,
+        args, fds = view_args(self.argv, policy, cwd, ROOT_ONLY[0], ROOT_ONLY[1], private_tmp=False,
                               extra=((prefix, prefix), (str(LAUNCHER), LAUNCHER_IN_BOX)))
         self._info, info_w = os.pipe()
         fds += [info_w, theirs.fileno()]
