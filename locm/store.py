@@ -325,10 +325,24 @@ class EventStore:
         return found
 
     def matches(self, game: str | None = None, ruleset: str | None = None, agent: str | None = None,
-                winner: int | None = None, limit: int | None = None) -> list[MatchRecord]:
+                winner: int | None = None, limit: int | None = None, *, seats: int | None = None,
+                winner_agent: str | None = None, place: int | None = None,
+                fields: Mapping[str, str] | None = None) -> list[MatchRecord]:
         """The rows of the stored games (of one game when ``game`` is given), in the order stored; ``agent``
-        matches any seat."""
-        return self._matches(game, ruleset, agent, winner, limit)
+        matches any seat; ``winner`` is a seat (-1: games without a winner); ``seats`` the number of players;
+        ``winner_agent`` the agent in the winner's seat; ``place`` (with ``agent``) the place that agent
+        finished in, 0 for the first (alone or shared), in any of its seats; ``fields`` index fields' values
+        (as text: ``{"map": "octagon-8p"}``)."""
+        if place is not None and agent is None:
+            raise StoreError("place: a place is an agent's: give the agent too")
+        if seats is None and winner_agent is None and place is None and not fields:
+            return self._matches(game, ruleset, agent, winner, limit)
+        found = [m for m in self._matches(game, ruleset, agent or winner_agent, winner, None)
+                 if (seats is None or len(m.agents) == seats)
+                 and (winner_agent is None or 0 <= m.winner < len(m.agents) and m.agents[m.winner] == winner_agent)
+                 and (place is None or any(a == agent and p == place for a, p in zip(m.agents, m.places)))
+                 and all(k in m.fields and _field_text(m.fields[k]) == v for k, v in (fields or {}).items())]
+        return found if limit is None else found[:limit]
 
     def match_events(self, game_id: str) -> list[Any]:
         """A stored game's events, decoded by its own game's codec (`engine.registry`)."""
@@ -619,6 +633,11 @@ class EventStore:
                 except DecodeError as exc:
                     raise CorruptStoreError(self.path, f"game {game_id!r} event {seq}: {exc}") from None
             raise CorruptStoreError(self.path, f"game {game_id!r}: the log does not decode") from None
+
+
+def _field_text(value: Any) -> str:
+    """An index field's value as a filter compares it: text as it is, anything else as its JSON."""
+    return value if isinstance(value, str) else msgspec.json.encode(value).decode()
 
 
 class MemoryStore(EventStore):
