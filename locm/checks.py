@@ -374,10 +374,18 @@ def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
     from locm.events.locm.codec import from_json_array, json_array
     from locm.store import MemoryStore, _parse_export
 
+    from locm.store_records import MatchRecord, _Prepared
+
     out = []
-    try:
+    try:  # a schedule's key and an account's log (re-decided) are checked as the file is read
         for prepared in _parse_export(data.splitlines(), MemoryStore(), False, [0, 0, 0], check=False):
+            if type(prepared) is not _Prepared:
+                continue
             record = prepared.record
+            if isinstance(record, MatchRecord):  # another game's: the core's checks, as a stored one's
+                out.append(Checked(f"{path} {record.game_id}", _other_game_log(record.game, prepared.data,
+                                                                               redecide)))
+                continue
             events = from_json_array(json_array(zlib.decompress(prepared.data)))
             out.append(Checked(f"{path} {record.game_id}", content_problem(
                 record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
@@ -385,6 +393,25 @@ def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
     except ImportFormatError as exc:  # the format itself: the rest of the file cannot be read as games
         out.append(Checked(path, Verdict(str(exc))))
     return out
+
+
+def _other_game_log(name: str, data: bytes, redecide: bool) -> Verdict:
+    """A stored log (zlib of JSON lines) of another registered game: `engine.core.verify` (re-decided) or, without
+    ``redecide``, its order and causes."""
+    from locm.engine import core, registry
+    from locm.engine.logcheck import check_log
+    from locm.events.locm.codec import json_array
+
+    game = registry.get(name)
+    try:
+        events = game.codec.from_json_array(json_array(zlib.decompress(data)))
+        if not redecide:
+            check_log(game, events)
+            return Verdict(None)
+        found = core.verify(game, events)
+    except LocmError as exc:
+        return Verdict(str(exc), getattr(exc, "seq", -1))
+    return Verdict(None) if found is None else Verdict(_departure(found), found.seq)
 
 
 def _referee_file(path: str, data: bytes) -> list[Checked]:

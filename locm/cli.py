@@ -1082,7 +1082,9 @@ def verify(files, db, redecide, full):
 def export_cmd(game_ids, all_games, db, output, salvage):
     """Write games as JSON lines: a header, each game's record and its events with their hashes, totals.
 
-    `locm import` reads the file back exactly (export, import, export gives the same bytes).
+    With --all: the games of every registered game (LOCM, my-card-game, Skyport), the store's tournament
+    schedules and its my-card-game accounts (each account's log with its hashes). `locm import` reads the file
+    back exactly (export, import, export gives the same bytes).
 
     \b
     Example:
@@ -1095,7 +1097,7 @@ def export_cmd(game_ids, all_games, db, output, salvage):
 
     if bool(game_ids) == all_games:
         raise click.UsageError("give GAME_ID arguments or --all (one of the two)")
-    bad = []
+    bad, extra = [], []
     ids = None if all_games else list(dict.fromkeys(game_ids))
 
     def on_bad(gid, exc):
@@ -1118,8 +1120,13 @@ def export_cmd(game_ids, all_games, db, output, salvage):
                 store.game(gid)  # an unknown id is refused before anything is written
             with output_file(output or "-") as out:
                 n = store.export_jsonl(ids, out)
+            if ids is None:  # --all: the store's tournament schedules and my-card-game accounts too
+                from locm.store_accounts import account_names
+
+                extra = [(len(store.schedules()), "tournament schedule"), (len(account_names(store)), "account")]
     if output is not None and str(output) != "-":
-        click.echo(f"{_n(n, 'game')} written to {output}", err=True)
+        click.echo(f"{_n(n, 'game')}" + "".join(f", {_n(k, what)}" for k, what in extra if k)
+                   + f" written to {output}", err=True)
     if bad:
         click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
         sys.exit(1)
@@ -1134,7 +1141,10 @@ def import_cmd(file, db, skip_existing):
     with the number of its first wrong line, and nothing is written. Each game is checked as 'locm verify'
     checks a stored game: its id is what its game_created gives, and re-deciding its recorded inputs gives
     exactly its events, so a forged game whose hash chain was recomputed is refused naming the game, the seq
-    and the first event the rules would not produce. FILE may be - for standard input.
+    and the first event the rules would not produce. The file's tournament schedules are kept (each key what
+    its manifest gives) and its my-card-game accounts too: each account's log re-decided as 'locm verify'
+    checks one (a forged one is refused naming the account and the seq), and an account already stored must
+    have its log extended, never rewritten. FILE may be - for standard input.
 
     FILE may also be an event log (`locm play --log`): its game is checked (re-deciding its inputs gives
     exactly its events) and stored under the id `locm play --db` would have given it.
@@ -1199,7 +1209,10 @@ def import_cmd(file, db, skip_existing):
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
     click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
-               + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
+               + (f"; {summary.skipped} already stored, skipped" if summary.skipped else "")
+               + (f"; {_n(summary.schedules, 'tournament schedule')}" if summary.schedules else "")
+               + (f"; {_n(summary.accounts, 'account')} ({_n(summary.account_events, 'event')})"
+                  if summary.accounts else ""))
 
 
 def _is_event_log_line(line: bytes) -> bool:

@@ -180,6 +180,8 @@ from locm.store_records import (  # noqa: F401  (the mapper's names, re-exported
     _TAGS,
     _TYPES,
     _Totals,
+    _AccountRow,
+    _ScheduleRow,
     _as_extras,
     _as_match,
     _b,
@@ -200,9 +202,11 @@ from locm.store_records import (  # noqa: F401  (the mapper's names, re-exported
     _seq,
     _seq_dec,
     _verify,
+    account_block,
     chain_hash,
     export_end,
     export_header,
+    schedule_block,
     first_difference,
     locm_record,
     match_of,
@@ -453,14 +457,22 @@ class EventStore:
 
     def export_jsonl(self, game_ids: Iterable[str] | None, out: BinaryIO, *,
                      on_bad: Callable[[str, StoreError], None] | None = None) -> int:
-        """Write games (all when ``game_ids`` is None) to ``out`` in the export format; return how many.
-        Each game's chain is verified before it is written (`ChainError`: the output then lacks its end
-        line, so importing it is refused). With ``on_bad`` (salvage), a game that cannot be read or does not
-        verify is passed to it and left out instead, and the file stays importable."""
+        """Write games (all when ``game_ids`` is None: every registered game's, in the order stored, with the
+        store's tournament schedules first and its my-card-game accounts after) to ``out`` in the export
+        format; return how many games. Each game's and account's chain is verified before it is written
+        (`ChainError`, `AccountStoreError`: the output then lacks its end line, so importing it is refused).
+        With ``on_bad`` (salvage), a game that cannot be read or does not verify is passed to it and left out
+        instead, and the file stays importable (salvage writes games only)."""
         out.write(export_header())
-        games = events = 0
+        games = events = schedules = accounts = account_events = 0
+        whole = game_ids is None
         if game_ids is None:
-            game_ids = self.readable_ids() if on_bad else [r.game_id for r in self._records(None, None, None, None)]
+            game_ids = self.readable_ids() if on_bad else [m.game_id for m in self._matches(None, None, None, None,
+                                                                                            None)]
+        if whole and on_bad is None:
+            for key, manifest in self.schedules():
+                out.write(schedule_block(key, manifest))
+                schedules += 1
         for game_id in game_ids:
             try:
                 block, n = self.export_game(game_id)
@@ -471,17 +483,42 @@ class EventStore:
                 continue
             out.write(block)
             games, events = games + 1, events + n
-        out.write(export_end(games, events))
+        if whole and on_bad is None:
+            from locm.store_accounts import account_hashes, account_lines, account_names
+
+            for name in account_names(self):
+                lines = account_lines(self, name)
+                out.write(account_block(name, lines, account_hashes(lines)))
+                accounts, account_events = accounts + 1, account_events + len(lines)
+        out.write(export_end(games, events, schedules, accounts, account_events))
         return games
 
     def export_game(self, game_id: str) -> tuple[bytes, int]:
-        """One game in the export format (its record line and its event lines, the chain verified first) and
-        its number of events; `ChainError` or another `StoreError` if it does not read or verify."""
+        """One game in the export format (its record line, ``game`` for LOCM's and ``match`` for another
+        game's, and its event lines, the chain verified first) and its number of events; `ChainError` or
+        another `StoreError` if it does not read or verify."""
         enc = msgspec.json.encode
-        record, lines, hashes = self._verified(game_id)
-        parts = [b'{"game":' + enc(record) + b"}\n"]
+        m = self._match(game_id)
+        if m is not None and m.game != LOCM:
+            try:
+                lines = _lines(self.path, game_id, self._log(game_id))
+            except CorruptStoreError as exc:
+                raise ChainError(game_id, -1, "a readable log", exc.reason, "log") from None
+            hashes = self._check_chain(m, lines)
+            parts = [b'{"match":' + enc(m) + b"}\n"]
+        else:
+            record, lines, hashes = self._verified(game_id)
+            m = record
+            parts = [b'{"game":' + enc(record) + b"}\n"]
         parts += [b'{"hash":"' + h.hex().encode() + b'","event":' + p + b"}\n" for p, h in zip(lines, hashes)]
-        return b"".join(parts), record.n_events
+        return b"".join(parts), m.n_events
+
+    def _account_lines(self, name: str) -> list[bytes] | None:
+        """A stored my-card-game account's log lines (its chain checked), or None when there is no such account
+        (a memory store keeps none)."""
+        from locm.store_accounts import account_lines, account_names
+
+        return account_lines(self, name) if name in account_names(self) else None
 
     def readable_ids(self) -> list[str]:
         """The ids of the stored games, as far as they can still be read (for salvage): from the games table,
@@ -657,7 +694,13 @@ class MemoryStore(EventStore):
 
     def _write(self, games: Iterable[_Prepared]) -> None:
         staged: dict[str, _Prepared] = {}
+        schedules: dict[str, str] = {}
         for p in games:  # consume (and so validate) everything before changing anything
+            if type(p) is _ScheduleRow:
+                schedules.setdefault(p.key, p.manifest)
+                continue
+            if type(p) is _AccountRow:
+                raise StoreError(f"{self.path}: accounts are kept in a store file (SQLite), not in memory")
             game_id = p.record.game_id
             if game_id in self._games or game_id in staged:
                 raise DuplicateGameError(game_id)
@@ -667,6 +710,8 @@ class MemoryStore(EventStore):
             count, head = count + 1, _ledger_link(head, p.record.game_id, bytes.fromhex(p.record.head_hash))
         self._games.update(staged)
         self._ledger_state = (count, head)
+        for key, manifest in schedules.items():
+            self._schedule_rows.setdefault(key, manifest)
 
     def _ledger(self) -> tuple[int, bytes]:
         return self._ledger_state
