@@ -109,21 +109,33 @@ rewrites the ledger rows too.
 Export format (JSON lines, UTF-8, one object per line)
 -----------------------------------------------------
     {"locm_export":1,"store_schema":2,"event_schema":2}         line 1: the file header
-    {"game":{...every field of GameRecord, head_hash in hex...}} one per game, then its n_events lines:
+    {"schedule":{"key":K,"manifest":"<the manifest's text>"}}    with --all: each tournament schedule kept
+    {"game":{...every field of GameRecord, head_hash in hex...}} one per LOCM game, then its n_events lines:
     {"hash":"<64 hex>","event":{...the stored payload, byte for byte...}}
+    {"match":{...every field of MatchRecord...}}                 one per game of another game, then its events
+    {"account":{"account":A,"n_events":N,"head_hash":H}}         with --all: each my-card-game account, then its
+                                                                 N event lines (hashes of the account's chain)
     {"end":{"games":G,"events":E}}                               last line: totals, so a cut file is caught
+                                                                 (with "schedules", "accounts", "account_events"
+                                                                 when the file has any)
+
+Games come in the order stored, LOCM's and the others' alike. A store of LOCM games without schedules or
+accounts exports exactly the lines it did before other games, schedules and accounts were exported.
 
 ``store_schema`` in the header is the schema whose game lines the file holds (`EXPORT_STORE_SCHEMA`, 2).
 Store schemas 2 and 3 changed how games are kept in the store's file, not a field of a LOCM game or an event,
 so the game lines are the same from any of them: a file written by a schema-1 store (``store_schema`` 1) is
 read alike, and an export of a store is the same byte for byte before and after `locm migrate` to schema 3
-(from schema 1, only the header's number differs). Exporting exports LOCM's games (other games: not yet).
+(from schema 1, only the header's number differs).
 
 `EventStore.import_jsonl` reads and checks the whole file before anything is kept: each line's JSON, each
 event's decoding, seqs 0..n-1, every hash of the chain, each game record against what its events say (the
 fields derived from events and ``head_hash``), each game as `locm verify` checks it (`locm.checks`: its id is
 what its game_created gives, re-deciding its inputs gives its events: a forger who recomputes the chain is
-caught here), the totals and that nothing follows the end line. The first
+caught here), the totals and that nothing follows the end line; another game's as `locm verify` checks it (its record what its
+events give, its log re-decided by the core); a schedule's key what its manifest gives; an account's log as `locm
+verify` checks one (re-decided, every card traced), equal to or extending the stored log of that account. The
+first
 wrong line raises `ImportFormatError` naming the line number, and then *nothing* of the file is written, not
 even the games before that line (SQLite: one transaction for the whole file, rolled back). A game already in
 the store is an error too, unless ``skip_existing=True`` (``--skip-existing``) and it is the same game (same
