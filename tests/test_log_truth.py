@@ -293,8 +293,8 @@ def test_the_list_a_game_keeps_between_events_is_the_fresh_one_after_every_input
 
 def test_the_kept_list_counts_every_death_of_a_batch_in_a_full_lane():
     """Two creatures of a full lane of the player to move die in one batch of events: the lane had room for
-    no summon before the batch and has after it, so the kept summons must be built again (whichever death
-    freed it). The cache reads the state after the whole batch."""
+    no summon before the batch and has after it, so the kept summons must be built again (the first death
+    freed it; the second finds the lane not full)."""
     from locm.events.locm.catalog import CreatureDied
 
     pos = Position()

@@ -219,7 +219,7 @@ def _game_created(state: GameState, e: GameCreated) -> None:
     state.current = 0
 
 
-_HANDLERS: dict[type[Event], Callable[[GameState, Any], None]] = {  # each handler takes its own type
+HANDLERS: dict[type[Event], Callable[[GameState, Any], None]] = {  # each handler takes its own type
     ActionReceived: _nothing,
     ActionRejected: _nothing,
     TurnEnded: _nothing,
@@ -249,7 +249,7 @@ _HANDLERS: dict[type[Event], Callable[[GameState, Any], None]] = {  # each handl
 
 
 def _check_table() -> None:
-    missing = [t.__name__ for t in EVENT_TYPES if t not in _HANDLERS]
+    missing = [t.__name__ for t in EVENT_TYPES if t not in HANDLERS]
     if missing:  # pragma: no cover - a programming error caught at import
         raise InvalidLogError(f"evolve has no handler for: {', '.join(missing)}")
 
@@ -264,7 +264,7 @@ def apply_all(state: GameState, events: Iterable[Event]) -> GameState:
     dropped or two swapped is refused) and its ``cause`` must be an earlier event (or -1, for a record of
     input). Either failure raises `InvalidLogError` naming the seq.
     """
-    handlers = _HANDLERS
+    handlers = HANDLERS
     for e in events:
         seq = e.seq
         if seq != state.seq:
@@ -296,7 +296,7 @@ def apply_decided(state: GameState, events: list[Event]) -> GameState:
     Their ``seq`` and ``cause`` are right by construction (`engine.locm.emit.Out` numbers them from ``state.seq``;
     the property tests check every live log), so the checks `apply_all` makes of a log read from outside
     are skipped: they were a sixth of applying a live game's events."""
-    handlers = _HANDLERS
+    handlers = HANDLERS
     for e in events:
         handlers[type(e)](state, e)
     if events:
@@ -318,4 +318,4 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
     return apply_all(state, events)
 
 
-__all__ = ["evolve", "fold", "apply_decided", "initial_state", "CONSTRUCT", "ENDED"]
+__all__ = ["evolve", "fold", "apply_decided", "initial_state", "HANDLERS", "CONSTRUCT", "ENDED"]

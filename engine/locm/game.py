@@ -114,15 +114,27 @@ class Game:
     # --- acting -----------------------------------------------------------------------------------------
 
     def _apply(self, events: list[Event]) -> list[Event]:
-        apply_decided(self.state, events)
-        self.legal_cache.observe(self.state, events)
+        state = self.state
+        cache = self.legal_cache
+        if cache.hand is None and cache.attacks is None:  # nothing kept to keep true (the draft)
+            apply_decided(state, events)
+        else:  # through the kept legal list, which looks at the state after each event
+            cache.apply(state, events)
         self.log.extend(events)
         return events
 
     def submit(self, command: Command, cause: int = -1) -> list[Event]:
         """Decide one command and apply its events; returns them."""
+        # `_apply` written out (a call less per command): every built-in agent's command comes this way
         state = self.state
-        return self._apply(decide(state, command, cause, self.legal_cache.known(state)))
+        cache = self.legal_cache
+        events = decide(state, command, cause, cache.whole if cache.seq == state.seq else None)
+        if cache.hand is None and cache.attacks is None:
+            apply_decided(state, events)
+        else:
+            cache.apply(state, events)
+        self.log.extend(events)
+        return events
 
     def end_turn(self, cause: int = -1) -> list[Event]:
         return self.submit(EndTurn(), cause)

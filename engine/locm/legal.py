@@ -18,10 +18,11 @@ attacks, and most actions change only one of the two: an attack that kills nothi
 they were; a summon without Charge leaves the attacks. The kept parts are not the position's: a `LegalCache`
 (here, beside the predicates) holds them for one live game (`engine.locm.game.Game` owns one), as a chess
 library's move generator keeps what it keeps out of the board. `engine.locm.evolve` only applies facts; the
-game hands the cache each batch of events it applied (`LegalCache.observe`), and the cache drops a part when an
-event changes what that part reads, or, where the change can only remove entries, drops those entries in place
-(an attack drops the attacker's attacks; a death drops the entries naming the dead creature, unless it frees a
-full lane of the player to move or was an enemy Guard):
+game applies a battle's events through the cache (`LegalCache.apply`: `evolve`'s handlers, then a look at the
+state by the event's kind in `KEEP`), and the cache drops a part when an event changes what that part reads,
+or, where the change can only remove entries, drops those entries in place (an attack drops the attacker's
+attacks; a death drops the entries naming the dead creature, unless it frees a full lane of the player to move
+or was an enemy Guard):
 
 - the hand's actions read the hand (ids, cost, type), the mana, and the ids and lanes of both boards;
 - the attacks read both boards: ids, lanes, ``can_attack``/``has_attacked`` and Guard.
@@ -37,7 +38,7 @@ any state: a copy, a fold, a test); the property tests compare it with the cache
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, cast
+from typing import Any, Callable, Final, cast
 
 from locm.events.locm.cards import BLUE, CREATURE, GREEN, GUARD, RED, TYPE_NAMES
 from locm.events.locm.catalog import (
@@ -45,6 +46,7 @@ from locm.events.locm.catalog import (
     TurnStarted,
 )
 from locm.engine.locm.commands import Attack, BattleAction, Command, Summon, Use
+from locm.engine.locm.evolve import HANDLERS
 from locm.engine.locm.state import BATTLE, GameState, Player, Unit
 
 LANES = (0, 1)
@@ -192,8 +194,9 @@ class LegalCache:
     """The legal list of one live game, kept between its events (see the module's note): `actions(state)` is
     `legal_actions(state)`, built again only in the parts the events since the last call changed.
 
-    Its owner hands it every batch of events applied to the state (`observe`), after applying them. It is
-    keyed by the state's ``seq``: a state it has not seen reach that seq is answered from scratch."""
+    Its owner applies every batch of events through it (`apply`) while it keeps a part (``hand`` or
+    ``attacks``: else `evolve.apply_decided` does, and the next `actions` builds both). It is keyed by the
+    state's ``seq``: a state it has not seen reach that seq is answered from scratch."""
 
     __slots__ = ("hand", "attacks", "whole", "seq")
 
@@ -205,100 +208,86 @@ class LegalCache:
 
     def actions(self, state: GameState) -> tuple[BattleAction, ...]:
         """`legal_actions(state)`, from the parts kept since the last event that changed them."""
+        acts = self.whole
+        if acts is not None and self.seq == state.seq:  # built in this very battle state (any event changes seq)
+            return acts
         if state.phase != BATTLE:
             return ()
-        acts = self.whole
-        if acts is None or self.seq != state.seq:
-            if self.seq != state.seq:
-                self.hand = self.attacks = None
-                self.seq = state.seq
-            hand = self.hand
-            attacks = self.attacks
-            if hand is None or attacks is None:
-                p = state.current
-                me, op = state.players[p], state.players[1 - p]
-                if hand is None:
-                    hand = self.hand = _hand_actions(me, op, state.rules.lane_size)
-                if attacks is None:
-                    attacks = self.attacks = _attacks(me, op)
-            acts = self.whole = hand + attacks
+        if self.seq != state.seq:  # a state the cache did not see reach this seq: nothing kept holds
+            self.hand = self.attacks = None
+            self.seq = state.seq
+        hand = self.hand
+        attacks = self.attacks
+        if hand is None or attacks is None:
+            p = state.current
+            me, op = state.players[p], state.players[1 - p]
+            if hand is None:
+                hand = self.hand = _hand_actions(me, op, state.rules.lane_size)
+            if attacks is None:
+                attacks = self.attacks = _attacks(me, op)
+        acts = self.whole = hand + attacks
         return acts
 
     def known(self, state: GameState) -> tuple[BattleAction, ...] | None:
         """The whole list if it is built for `state` as it is now (what `decide` may trust), else None."""
         return self.whole if self.seq == state.seq else None
 
-    def observe(self, state: GameState, events: list[Event]) -> None:
-        """Keep the parts true after `events` were applied to `state` (one decision's events, in order).
-
-        Reading the state after the whole batch rather than after each event is sound: dropping a part is
-        final, and dropping a creature's entries commutes with any other; the player to move changes only at
-        a turn's start, which drops both parts; and whether a death freed a full lane is counted over the batch
-        (`_lane_before`)."""
+    def apply(self, state: GameState, events: list[Event]) -> None:
+        """Apply `events` to `state` as `engine.locm.evolve.apply_decided` does (`evolve`'s own handlers, one
+        event at a time), and keep the parts true after each event: the cache never changes the state, it
+        only looks at it once an event is applied (by the event's kind, `KEEP`)."""
         if not events:
             return
-        seq = self.seq
-        self.seq = state.seq
-        if self.hand is None and self.attacks is None:
-            return
-        if events[0].seq != seq:  # the state moved without this cache: start again
+        if events[0].seq != self.seq:  # the state moved without this cache seeing it: nothing kept holds
             self.hand = self.attacks = self.whole = None
-            return
-        keep = _KEEP
+        steps = _STEPS
         for e in events:
-            step = keep.get(type(e))
-            if step is not None:
-                self.whole = None
-                step(self, state, e, events)
-                if self.hand is None and self.attacks is None:
-                    return
+            handler, what = steps[type(e)]
+            handler(state, e)
+            if not what:  # an event that changes nothing either part reads
+                continue
+            # the kinds of `KEEP` as literals, the most frequent first: this runs for every event of a battle
+            self.whole = None
+            if what == 1:  # _DROP_HAND: a card drawn or an item used: the hand's part reads the hand and mana
+                self.hand = None
+            elif what == 2:  # _ATTACKED
+                _after_attack(self, state, e)  # type: ignore[arg-type]  # KEEP says which type it is
+            elif what == 3:  # _DROP_BOTH: a turn's start (another player to move, creatures readied), the end
+                self.hand = self.attacks = None
+            elif what == 4:  # _SUMMONED: the hand, the mana and a board: the hand's part is built again; the
+                self.hand = None  # attacks change by a creature that may attack now (Charge) or a new target
+                if e.can_attack or e.player != state.current:  # type: ignore[attr-defined]
+                    self.attacks = None
+            elif what == 5:  # _DIED
+                _after_death(self, state, e)  # type: ignore[arg-type]
+            else:  # _MODIFIED: a creature's keywords (Guard) or its readiness: what the attacks read
+                self.attacks = None
+        state.seq = self.seq = events[-1].seq + 1
 
 
-def _drop_hand(cache: LegalCache, state: GameState, e: Event, events: list[Event]) -> None:
-    """A card drawn or an item used: the hand's part reads the hand and the mana."""
-    cache.hand = None
-
-
-def _drop_both(cache: LegalCache, state: GameState, e: Event, events: list[Event]) -> None:
-    """A turn's start (another player to move, creatures readied) or the game's end."""
-    cache.hand = cache.attacks = None
-
-
-def _after_modified(cache: LegalCache, state: GameState, e: Event, events: list[Event]) -> None:
-    """A creature's keywords (Guard) or its readiness changed: the attacks' part reads both."""
-    cache.attacks = None
-
-
-def _after_summon(cache: LegalCache, state: GameState, e: Event, events: list[Event]) -> None:
-    """A summon changes the hand, the mana and a board: the hand's part is built again. The attacks change
-    only by a creature that may attack now (Charge) or by a new target (a creature of the other player)."""
-    s = cast(CreatureSummoned, e)
-    cache.hand = None
-    if s.can_attack or s.player != state.current:
-        cache.attacks = None
-
-
-def _after_attack(cache: LegalCache, state: GameState, e: Event, events: list[Event]) -> None:
+def _after_attack(cache: LegalCache, state: GameState, e: CreatureAttacked) -> None:
     """Of what the parts read, only the attacker changed, and it can attack no more: its own attacks are
     dropped and the rest kept in order, cheaper than a rebuild (a death or a changed creature is its own
     event)."""
-    a = cast(CreatureAttacked, e)
     attacks = cache.attacks
-    if attacks is not None and a.player == state.current:
-        attacker = a.attacker
+    if attacks is not None and e.player == state.current:
+        attacker = e.attacker
         cache.attacks = tuple([x for x in attacks if x.id != attacker])
 
 
-def _after_death(cache: LegalCache, state: GameState, e: Event, events: list[Event]) -> None:
+def _after_death(cache: LegalCache, state: GameState, e: CreatureDied) -> None:
     """The parts lose the entries that name the dead creature, in order, instead of a rebuild (deaths are
-    frequent), unless the death opens something: a full lane of the player to move (new summons) or an enemy
-    Guard (the lane's other creatures may become targets); then that part is built again."""
-    dead = state.units[cast(CreatureDied, e).id]
+    frequent), unless the death opens something: a full lane of the player to move (`lane_free` before the
+    death: new summons) or an enemy Guard (the lane's other creatures may become targets); then that part is
+    built again."""
+    dead = state.units[e.id]
     id = dead.id
     mine = dead.owner == state.current
     hand = cache.hand
     if hand is not None:
-        opened = mine and lane_free(dead.lane, _lane_before(state, dead, events), state.rules.lane_size) is not None
+        # the lane's count before the death, counted only where it can matter: the player to move's lane
+        opened = mine and lane_free(dead.lane, 1 + state.players[dead.owner].lane_count(dead.lane),
+                                    state.rules.lane_size) is not None
         cache.hand = None if opened else tuple([a for a in hand if isinstance(a, Summon) or a.target != id])
     attacks = cache.attacks
     if attacks is not None:
@@ -310,32 +299,29 @@ def _after_death(cache: LegalCache, state: GameState, e: Event, events: list[Eve
             cache.attacks = tuple([a for a in cast("tuple[Attack, ...]", attacks) if a.target != id])
 
 
-def _lane_before(state: GameState, dead: Unit, events: list[Event]) -> int:
-    """How many creatures the dead creature's lane held before the batch's first death there: the lane's count
-    now and each death there in the batch. A lane full then was freed by the batch, whichever death it was (a
-    summon into the lane in the same batch drops the hand's part anyway)."""
-    units = state.units
-    owner, lane = dead.owner, dead.lane
-    n = state.players[owner].lane_count(lane)
-    for e in events:
-        if type(e) is CreatureDied:
-            u = units[e.id]
-            if u.owner == owner and u.lane == lane:
-                n += 1
-    return n
-
-
-# What each event that changes a part's reading does to the kept parts; any other event changes neither.
-_KEEP: dict[type[Event], Callable[[LegalCache, GameState, Any, list[Event]], None]] = {
-    CardDrawn: _drop_hand,
-    ItemUsed: _drop_hand,
-    CreatureSummoned: _after_summon,
-    CreatureAttacked: _after_attack,
-    CreatureDied: _after_death,
-    CreatureModified: _after_modified,
-    TurnStarted: _drop_both,
-    GameEnded: _drop_both,
+# What each event that changes what a part reads does to the kept parts (`LegalCache.apply`); any other event
+# changes neither.
+_DROP_HAND: Final = 1
+_ATTACKED: Final = 2
+_DROP_BOTH: Final = 3
+_SUMMONED: Final = 4
+_DIED: Final = 5
+_MODIFIED: Final = 6
+KEEP: dict[type[Event], int] = {
+    CardDrawn: _DROP_HAND,
+    ItemUsed: _DROP_HAND,
+    CreatureAttacked: _ATTACKED,
+    CreatureDied: _DIED,
+    CreatureSummoned: _SUMMONED,
+    CreatureModified: _MODIFIED,
+    TurnStarted: _DROP_BOTH,
+    GameEnded: _DROP_BOTH,
 }
+if (_DROP_HAND, _ATTACKED, _DROP_BOTH, _SUMMONED, _DIED, _MODIFIED) != (1, 2, 3, 4, 5, 6):  # pragma: no cover
+    raise ImportError("engine.locm.legal: LegalCache.apply spells the kinds of KEEP as 1..6")  # a programming error
+_STEPS: dict[type[Event], tuple[Callable[[GameState, Any], None], int]] = {
+    t: (handler, KEEP.get(t, 0)) for t, handler in HANDLERS.items()}
+"""Each event type's `evolve` handler and its kind in `KEEP` (0: none): one look-up for both."""
 
 
 def _hand_actions(me: Player, op: Player, lane_size: int) -> tuple[BattleAction, ...]:
