@@ -632,6 +632,12 @@ def rules_diff(game_name, left, right, as_json):
                    "or $LOCM_BUSY_TIMEOUT).")
 @click.option("--allow-changed-bots", is_flag=True,
               help="Resume even if a bot's files changed since its stored games (mixing its versions).")
+@click.option("--think-ms", type=click.IntRange(0, 600_000), default=3000, show_default=True,
+              help="Skyport: a client's think time per turn (fast timing: its turn ends once it sent its "
+                   "actions or endturn).")
+@click.option("--join-timeout", type=click.FloatRange(1, 86_400), default=60, show_default=True,
+              help="Skyport: seconds a client has to connect, shake hands and choose its loadout; one that "
+                   "has not (or has ended before) forfeits its seat and plays as a client that left.")
 @click.option("--sprt", metavar="TEST",
               help="Two agents: stop as soon as a sequential test over mirrored seed pairs is conclusive "
                    "(--games is then the cap), e.g. 'elo0=0,elo1=5,alpha=0.05,beta=0.05' (these are the "
@@ -639,7 +645,8 @@ def rules_diff(game_name, left, right, as_json):
 @backend_options
 @sandbox_options
 def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed, timeouts, busy_timeout,
-               allow_changed_bots, sprt, backend, address, no_sandbox, bot_limits, bot_network, bot_binds):
+               allow_changed_bots, think_ms, join_timeout, sprt, backend, address, no_sandbox, bot_limits,
+               bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. An agent
@@ -664,13 +671,16 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
       locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
       locm tournament --game mcg --ruleset standard --agents greedy random --games 20 --db m.db
       locm tournament --game skyport --ruleset 2013 --seats 3 --agents hunter random hunter --games 6 --db s.db
+      locm tournament --game skyport --seats 2 --agents hunter "node examples/skyport/client.js {host} {port}" \\
+          "python3 examples/skyport/client.py {host} {port}" --games 4 --db s.db
     """
     if game_name != "locm":
         if sprt is not None:
             raise click.UsageError(f"--sprt plays LOCM's mirrored seed pairs only for now, not {game_name}")
         join(backend, address)
         return _tournament_other(game_name, ruleset, seats, [*first, *more], games, db, workers, seed, busy_timeout,
-                                 timeouts, (no_sandbox, bot_limits, bot_network, bot_binds), backend, address)
+                                 timeouts, (no_sandbox, bot_limits, bot_network, bot_binds), backend, address,
+                                 (think_ms, join_timeout))
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
@@ -748,13 +758,15 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
 
 
 def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, busy_timeout, timeouts,
-                      sandbox_args, backend="local", address=None):
-    """`locm tournament` of a registered game other than LOCM (`locm.matchplay`): built-in agents and (my-card-
-    game) command-line bots in the sandbox, 2 to N seats, standings by places."""
+                      sandbox_args, backend="local", address=None, serve=(3000, 60.0)):
+    """`locm tournament` of a registered game other than LOCM (`locm.matchplay`): built-in agents and command-
+    line bots in the sandbox (my-card-game's, one line each way; Skyport's clients through its server, with
+    ``serve``'s think time and join time), 2 to N seats, standings by places."""
     from locm.bots import TimeLimits
     from locm.engine import registry
     from locm.analysis.ratings import RATING_HEADERS, rating_rows
-    from locm.matchplay import MATCH_HEADERS, match_rows, match_schedule, match_standings, run_matches
+    from locm.matchplay import (MATCH_HEADERS, SERVED_GAMES, match_rows, match_schedule, match_standings,
+                                run_matches)
     from locm.sequential import match_ratings
     from locm.store import open_store
     from locm.tables import table
@@ -765,6 +777,12 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
     bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
     sandbox = _sandbox(bots, *sandbox_args, db) if bots else None
     limits = TimeLimits.parse(timeouts)
+    if name in SERVED_GAMES:
+        from locm.netbots import ServeLimits, sandbox_for
+
+        limits = ServeLimits(*serve)
+        if sandbox is not None:
+            sandbox_for(agents, sandbox)  # socat missing, a client's files unreadable: one line, before any game
     with open_store(db, busy_timeout=busy_timeout) as store:
         with _sigterm_as_interrupt():
             todo = sum(1 for j in jobs if not store.has_game(j.game_id))
@@ -869,6 +887,8 @@ def games(db, game_name, ruleset, agent, winner, winner_agent, seats, place, fie
       locm games --db t.db --game skyport --winner 5 --field map=octagon-8p
     """
     from locm.engine import registry
+    from locm.store import open_store
+    from locm.tournament import stored_stderr
 
     _check_seat_filters(registry.get(game_name), winner, seats, place, agent)
     wanted = {}
@@ -877,24 +897,23 @@ def games(db, game_name, ruleset, agent, winner, winner_agent, seats, place, fie
         if not eq or not name:
             raise click.UsageError(f"--field {item!r}: expected NAME=VALUE, e.g. map=octagon-8p")
         wanted[name] = value
-    if game_name != "locm":
-        return _games_other(db, game_name, ruleset, agent, winner, limit, winner_agent, seats, place, wanted)
-    if wanted:
-        raise click.UsageError("--field filters another game's index fields: LOCM's have columns and options")
-    from locm.play import turns_played
-    from locm.store import open_store
-    from locm.tables import table
-    from locm.tournament import stored_stderr
-    from locm.variants import ruleset_name, rules_identities
-
-    with open_store(db, create=False, readonly=True) as store:
-        if stderr_of is not None:
+    if stderr_of is not None:  # a game of any game
+        with open_store(db, create=False, readonly=True) as store:
             for seat, agent_name, text, failed in stored_stderr(store, stderr_of):
                 click.echo(f"== player {seat} ({agent_name}){' (lost by an error)' if failed else ''}: "
                            + ("stderr:" if text else "nothing on stderr"))
                 if text:
                     click.echo(text.rstrip("\n"))
-            return
+        return
+    if game_name != "locm":
+        return _games_other(db, game_name, ruleset, agent, winner, limit, winner_agent, seats, place, wanted)
+    if wanted:
+        raise click.UsageError("--field filters another game's index fields: LOCM's have columns and options")
+    from locm.play import turns_played
+    from locm.tables import table
+    from locm.variants import ruleset_name, rules_identities
+
+    with open_store(db, create=False, readonly=True) as store:
         ruleset = ruleset_name(ruleset, store) if ruleset else None
         if place is None:
             records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent)

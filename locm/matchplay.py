@@ -14,7 +14,8 @@ each game it plays says its place in its ``meta`` (``"schedule": key, "place": k
 the schedule and names a scheduled game missing from the store by its place (`locm.checks.schedule_problems`).
 
 Standings (`match_standings`): per agent, games, wins (place 0, alone or shared), the win rate with its 95%
-Wilson interval, the mean place (1 = first) and, in a game of points, the mean score.
+Wilson interval, the mean place (1 = first), in a game of points the mean score with its 95% interval, and
+the games it lost by an error (a bot that crashed or broke the protocol, a client that did not join).
 
 Bots: a my-card-game agent may be a command line, run in the sandbox as LOCM's bots are (`locm.bots.BotAgent`:
 one line each way, time limits, stderr kept, a failure or timeout recorded by seat). LOCM's own tournament
@@ -31,19 +32,23 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import msgspec
 
-from locm.analysis.stats import wilson
+from locm.analysis.stats import mean_interval, wilson
 from locm.engine import core, registry
 from locm.errors import TournamentError
 
 
 BOT_GAMES = ("mcg",)
-"""The games whose command-line bots the core's runner plays (one line each way: `locm.bots.BotAgent`); a
-Skyport bot speaks its server's protocol (`locm serve`, the next issue)."""
+"""The games whose command-line bots the core's runner plays (one line each way: `locm.bots.BotAgent`)."""
+
+SERVED_GAMES = ("skyport",)
+"""The games whose command-line clients play through the game's server (`locm.netbots`: Skyport's clients
+speak its TCP protocol, each in the sandbox; a client that does not join in time forfeits, R-FORFEIT)."""
 
 
 class MatchJob(NamedTuple):
@@ -148,9 +153,13 @@ def match_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, s
         raise TournamentError(f"--games {games}: expected a multiple of {n} (each seed played in every seat)")
     for name in agents:
         if name not in game.agent_names:
-            if game.name not in BOT_GAMES:
+            if game.name not in BOT_GAMES + SERVED_GAMES:
                 raise TournamentError(f"{game.title} has no agent {name!r}: expected one of "
                                       f"{', '.join(game.agent_names)}")
+            if game.name in SERVED_GAMES:
+                from locm.netbots import SANDBOX_HOST, SANDBOX_PORT, client_argv
+
+                client_argv(name, 0, 0, SANDBOX_HOST, SANDBOX_PORT)  # its placeholders too
             from locm.bots import command_argv
 
             command_argv(name)  # a command line that cannot run: one line, before anything is played
@@ -214,7 +223,13 @@ def _play(args: tuple):
     name, ruleset, seed, agents, limits, sandbox, bots, place = args
     game = registry.get(name)
     rules = game.rules(ruleset) if isinstance(ruleset, str) else ruleset
-    match, seats = play_seated(game, rules, seed, agents, limits, sandbox, bots)
+    if name in SERVED_GAMES and any(a not in game.agent_names for a in agents):
+        from locm.netbots import play_skyport_seated
+
+        match, seats = play_skyport_seated(rules, seed, agents, sandbox, bots, limits, forfeits=True,
+                                           progress=_turn_played)
+    else:
+        match, seats = play_seated(game, rules, seed, agents, limits, sandbox, bots)
     meta = "{}" if place is None else json.dumps({"schedule": place[0], "place": place[1]}, separators=(",", ":"))
     return prepare_match(game, GameExtras(game_id=game.game_id(match.log[0]), meta=meta), match.log, seats)
 
@@ -230,6 +245,12 @@ class MatchRun:
 
 _DECISIONS = 0
 """Decisions made in this process (a supervised worker's heartbeat reports them with the bots' turns)."""
+
+
+def _turn_played(turn: int, limit: int) -> None:
+    """A served game's turn is over: a decision, for the heartbeat."""
+    global _DECISIONS
+    _DECISIONS += 1
 
 
 class SupervisedJob(NamedTuple):
@@ -370,6 +391,9 @@ class MatchStanding(NamedTuple):
     high: float
     place: float
     score: float | None
+    score_low: float | None = None
+    score_high: float | None = None
+    errors: int = 0
 
 
 def match_standings(records: Sequence, agents: Sequence[str]) -> list[MatchStanding]:
@@ -380,11 +404,13 @@ def match_standings(records: Sequence, agents: Sequence[str]) -> list[MatchStand
         n = wins = 0
         places: list[int] = []
         scores: list[float] = []
+        errors = 0
         for m in records:
             for seat, name in enumerate(m.agents):
                 if name != agent:
                     continue
                 n += 1
+                errors += bool(seat < len(m.seats) and (m.seats[seat].error or m.seats[seat].timeout))
                 place = m.places[seat]
                 places.append(place)
                 if place == 0:
@@ -392,18 +418,27 @@ def match_standings(records: Sequence, agents: Sequence[str]) -> list[MatchStand
                 if m.scores is not None:
                     scores.append(m.scores[seat])
         low, high = wilson(round(wins), n) if n else (0.0, 0.0)
+        score, score_low, score_high = mean_interval(scores) if scores else (None, None, None)
         out.append(MatchStanding(agent, n, wins, wins / n if n else 0.0, low, high,
-                                 1 + sum(places) / n if n else 0.0, sum(scores) / len(scores) if scores else None))
+                                 1 + sum(places) / n if n else 0.0, score, score_low, score_high, errors))
     return sorted(out, key=lambda s: (-s.rate, s.place, s.agent))
 
 
-MATCH_HEADERS = ("agent", "games", "wins", "win rate", "95% interval", "mean place", "mean score")
+MATCH_HEADERS = ("agent", "games", "wins", "win rate", "95% interval", "mean place", "mean score [95%]", "errors")
 
 
 def match_rows(table: Sequence[MatchStanding]) -> list[tuple]:
+    def score(s: MatchStanding) -> str:
+        if s.score is None:
+            return "-"
+        if s.score_low is None or s.score_high is None or not math.isfinite(s.score_low):
+            return f"{s.score:.1f}"
+        return f"{s.score:.1f} [{s.score_low:.1f}, {s.score_high:.1f}]"
+
     return [(s.agent, s.games, f"{s.wins:g}", f"{s.rate:.1%}", f"{s.low:.1%}-{s.high:.1%}", f"{s.place:.2f}",
-             "-" if s.score is None else f"{s.score:.1f}") for s in table]
+             score(s), s.errors) for s in table]
 
 
-__all__ = ["BOT_GAMES", "play_seated", "MatchJob", "MatchSchedule", "match_schedule", "run_matches", "MatchRun", "MatchStanding", "match_standings",
+__all__ = ["BOT_GAMES", "SERVED_GAMES", "play_seated", "MatchJob", "MatchSchedule", "match_schedule", "run_matches",
+           "MatchRun", "MatchStanding", "match_standings",
            "match_rows", "MATCH_HEADERS"]

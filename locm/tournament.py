@@ -815,10 +815,10 @@ class BotStderr(NamedTuple):
 
 
 def stored_stderr(store: EventStore, game_id: str) -> list[BotStderr]:
-    """Both seats' kept stderr of a stored game (`GameNotFoundError` if there is none)."""
-    r = store.game(game_id)
-    return [BotStderr(0, r.agent0, r.stderr0, r.error0 or r.timeout0),
-            BotStderr(1, r.agent1, r.stderr1, r.error1 or r.timeout1)]
+    """Every seat's kept stderr of a stored game of any game (`GameNotFoundError` if there is none)."""
+    m = store.match(game_id)
+    return [BotStderr(seat, agent, x.stderr, x.error or x.timeout)
+            for seat, (agent, x) in enumerate(zip(m.agents, m.seats))]
 
 
 # --- standings --------------------------------------------------------------------------------------------
