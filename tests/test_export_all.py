@@ -74,6 +74,8 @@ def test_the_command_line_says_what_it_wrote_and_read(full_db, tmp_path):
     code, out, err = locm("import", out_file, "--db", copy)
     assert code == 0 and "imported 5 games" in out.decode() and "; 3 tournament schedules; 2 accounts (" \
         in out.decode(), err
+    code, out, _ = locm("verify", out_file)  # the file itself: LOCM's games, the others' (re-decided), accounts
+    assert code == 0 and "5 games checked: 5 good, 0 bad" in out.decode(), out
 
 
 def forge_account(data: bytes, name: str, change) -> bytes:
