@@ -244,6 +244,7 @@ GAME = GameDef(
     seat_stats=seat_stats,
     index=lambda created: {"ruleset": _created(created).rules.name, "seed": _created(created).seed,
                            "map": _created(created).map.name, "names": list(_created(created).names)},
+    listed=("map",),
 )
 
 __all__ = ["GAME", "by_name", "map_for", "hex_text", "TEXT_TILES", "game_id", "seat_stats", "STATS"]
