@@ -27,7 +27,7 @@ then about +-1.96 * sqrt(2) / (N + 2), close to the "rule of three" bound 3 / N.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 from locm.analysis.stats import Z95, wilson
@@ -109,9 +109,77 @@ class Paired:
         return out
 
 
+@dataclass
+class Clustered:
+    """The mean of values that come in clusters (one seed's games), with its cluster-robust 95% interval (the
+    formula of the module note, without pseudo-clusters: these are not proportions). Running sums only."""
+
+    units: int = 0
+    clusters: int = 0
+    total: float = 0.0
+    _ss: float = 0.0  # sum of S_c^2 (S_c: a cluster's sum)
+    _sn: float = 0.0  # sum of S_c * n_c
+    _nn: int = 0  # sum of n_c^2
+
+    def add_cluster(self, values: Iterable[float]) -> None:
+        s, n = 0.0, 0
+        for x in values:
+            s += x
+            n += 1
+        if n:
+            self.units += n
+            self.clusters += 1
+            self.total += s
+            self._ss += s * s
+            self._sn += s * n
+            self._nn += n * n
+
+    @property
+    def mean(self) -> float | None:
+        return self.total / self.units if self.units else None
+
+    def interval(self) -> tuple[float, float] | None:
+        """The 95% interval of `mean`, or None below 2 clusters."""
+        if self.clusters < 2:
+            return None
+        m, g = self.total / self.units, self.clusters
+        ss = self._ss - 2 * m * self._sn + m * m * self._nn
+        se = math.sqrt(max(ss, 0.0) * g / (g - 1)) / self.units
+        return m - Z95 * se, m + Z95 * se
+
+    def as_dict(self) -> dict:
+        m, ci = self.mean, self.interval()
+        return {"mean": None if m is None else round(m, 5), "low": None if ci is None else round(ci[0], 5),
+                "high": None if ci is None else round(ci[1], 5), "n": self.units, "clusters": self.clusters}
+
+
+@dataclass
+class PairedMean:
+    """A number each unit has under A and under B (a seat's points, its kills): the means under A and under
+    B and the mean of the differences B - A, each clustered by seed (`Clustered`)."""
+
+    a: Clustered = field(default_factory=Clustered)
+    b: Clustered = field(default_factory=Clustered)
+    d: Clustered = field(default_factory=Clustered)
+
+    def add_cluster(self, units: Iterable[tuple[float, float]]) -> None:
+        """One cluster's units, each ``(value under A, value under B)``."""
+        pairs = list(units)
+        self.a.add_cluster(x for x, _ in pairs)
+        self.b.add_cluster(y for _, y in pairs)
+        self.d.add_cluster(y - x for x, y in pairs)
+
+    def as_dict(self) -> dict:
+        d = self.d.as_dict()
+        ci = self.d.interval()
+        return {"a": self.a.as_dict(), "b": self.b.as_dict(), "delta": d["mean"], "low": d["low"],
+                "high": d["high"], "units": self.d.units, "clusters": self.d.clusters,
+                "excludes_zero": ci is not None and (ci[0] > 0 or ci[1] < 0)}
+
+
 def pts(x: float) -> str:
     """A rate difference in percentage points with its sign, one decimal ("+0.0", never "-0.0")."""
     return f"{round(100 * x, 1) + 0.0:+.1f}"
 
 
-__all__ = ["Paired", "pts"]
+__all__ = ["Paired", "Clustered", "PairedMean", "pts"]

@@ -19,6 +19,19 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def mean_interval(xs: list[float], z: float = Z95) -> tuple[float, float, float]:
+    """The mean of `xs` and its 95% interval, mean ± z·sd/√n (a normal approximation; sd with n - 1); an
+    unbounded interval below two values."""
+    n = len(xs)
+    if n == 0:
+        return math.nan, -math.inf, math.inf
+    mean = sum(xs) / n
+    if n < 2:
+        return mean, -math.inf, math.inf
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    return mean, mean - z * sd / math.sqrt(n), mean + z * sd / math.sqrt(n)
+
+
 def rate_text(successes: int, n: int) -> str:
     if n == 0:
         return "n/a"

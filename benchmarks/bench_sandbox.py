@@ -1,18 +1,24 @@
-"""What the bot sandbox costs (`locm.sandbox`): per bot start, and in tournament games per second.
+"""What the bot sandbox (`locm.sandbox`) costs: per bot start, and in tournament games per second.
 
-1. Start cost: a program that exits at once (``true``) is started and waited for, sandboxed (bubblewrap,
-   namespaces, the view, prlimit, and setpriv when run by root: exactly the command a bot gets) and
-   unconfined (`--no-sandbox`: setpriv --pdeathsig), alternating, --starts times each; the medians and their
-   difference, the sandbox's cost per bot start. ``examples/bot.py`` started until its first answer is timed
-   the same way (the interpreter's start-up is most of it, the same in both).
+1. Start cost, median of --starts, the ways alternating: a program that exits at once (``true``) started and
+   waited for (a) in a sandbox of its own (bubblewrap, namespaces, the view, prlimit, setpriv when run by
+   root: what `locm play`, `locm serve` and a user's tournament give each bot), (b) as a game in a sandbox
+   kept across games (run by root: what a tournament's workers do, `locm.sandbox_kept`; from the request to
+   the launcher's word that nothing of the game is left), (c) unconfined (`--no-sandbox`: setpriv
+   --pdeathsig); each sandbox's cost is its difference with (c). ``examples/bot.py`` started until its first
+   answer is timed the same three ways (the interpreter's start-up is most of it, the same in all).
 2. Tournament: examples/bot.py against itself (this Python), --games games with --workers workers into a fresh
-   store, sandboxed and unconfined alternating, --runs runs each; the median games per second of each and
-   their ratio (the goal: the sandbox costs at most 15%), and the sandbox's cost per game (two bot starts).
+   store, sandboxed (as `locm tournament` does: kept sandboxes when run by root) and unconfined alternating,
+   --runs runs each: the median games per second of each and their ratio (the goal: the sandbox costs at most
+   15%), the median of each round's ratio (a round is one run each way, back to back: steadier when the
+   machine's other load drifts), and the sandbox's cost per game. (CPU time is not measured here: a process killed with its PID
+   namespace is counted in no parent's ``RUSAGE_CHILDREN``; ``perf stat -e task-clock`` counts every process
+   of a run, see benchmarks/README.md.)
 
-The load average before the runs is printed: on a shared machine, compare only figures of the same run.
+The load average before and after is printed: on a shared machine, compare only figures of the same run.
 
     .venv/bin/python benchmarks/bench_sandbox.py
-    .venv/bin/python benchmarks/bench_sandbox.py --starts 100 --games 60 --runs 5 --workers 2 --json
+    .venv/bin/python benchmarks/bench_sandbox.py --starts 60 --games 40 --runs 5 --workers 1 --json
 """
 
 from __future__ import annotations
@@ -31,42 +37,62 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from locm import sandbox_kept  # noqa: E402
 from locm.bots import BotAgent, TimeLimits, _unconfined  # noqa: E402
 from locm.engine.locm.game import Game  # noqa: E402
-from locm.sandbox import UNCONFINED, Sandbox, build, probe  # noqa: E402
+from locm.sandbox import UNCONFINED, Sandbox, bot_environment, build, probe  # noqa: E402
 from locm.store import open_store  # noqa: E402
 from locm.tournament import run_tournament  # noqa: E402
 
 BOT = shlex.join([sys.executable, str(ROOT / "examples" / "bot.py")])
+WAYS = ("own", "kept", "free")
 
 
-def start_true(sandboxed: bool) -> float:
-    """Seconds to start ``true`` as a bot would be started, and see it exit."""
-    if sandboxed:
+def start_true(way: str, kept: sandbox_kept.KeptSandbox | None) -> float:
+    """Seconds to start ``true`` as a bot would be started, and see it end (a kept sandbox: and clean)."""
+    if way == "own":
         launch = build(["true"], Sandbox())
         t0 = time.perf_counter()
         subprocess.run(launch.argv, env=launch.env, pass_fds=launch.pass_fds, check=True, start_new_session=True)
         elapsed = time.perf_counter() - t0
         launch.close()
         return elapsed
+    if way == "kept":
+        t0 = time.perf_counter()
+        stdin, stdout, stderr = kept.start(bot_environment(Sandbox().limits))
+        os.close(stdin)
+        while os.read(stdout, 4096):
+            pass
+        status = kept.exit_status(time.monotonic() + 10)
+        clean = kept.finish()
+        elapsed = time.perf_counter() - t0
+        os.close(stdout)
+        os.close(stderr)
+        assert status == 0 and clean, (status, clean)
+        return elapsed
     t0 = time.perf_counter()
     subprocess.run(_unconfined(["true"]), check=True, start_new_session=True)
     return time.perf_counter() - t0
 
 
-def start_bot(sandboxed: bool) -> float:
+def start_bot(way: str) -> float:
     """Seconds from starting examples/bot.py to its first answer (a draft pick), then it is stopped."""
-    game = Game.new("1.2", 1, None)
-    bot = BotAgent(BOT, TimeLimits.parse("x50"), sandbox=Sandbox() if sandboxed else UNCONFINED)
-    t0 = time.perf_counter()
-    bot.play_turn(game, 0)
-    elapsed = time.perf_counter() - t0
-    bot.stop()
-    assert bot.failure is None, bot.failure
+    sandbox_kept.keep(way == "kept")
+    try:
+        game = Game.new("1.2", 1, None)
+        bot = BotAgent(BOT, TimeLimits.parse("x50"), sandbox=UNCONFINED if way == "free" else Sandbox())
+        t0 = time.perf_counter()
+        bot.play_turn(game, 0)
+        elapsed = time.perf_counter() - t0
+        bot.stop()
+        assert bot.failure is None, bot.failure
+    finally:
+        sandbox_kept.keep(False)
     return elapsed
 
 
 def tournament(sandboxed: bool, games: int, workers: int, seed: int) -> float:
+    """Games per second of one tournament."""
     with tempfile.TemporaryDirectory() as tmp:
         with open_store(Path(tmp) / "bench.db") as store:
             t0 = time.perf_counter()
@@ -78,7 +104,7 @@ def tournament(sandboxed: bool, games: int, workers: int, seed: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--starts", type=int, default=60, help="starts of each kind, each way")
     parser.add_argument("--games", type=int, default=40, help="games per tournament run (even)")
     parser.add_argument("--runs", type=int, default=5, help="tournament runs each way")
@@ -88,13 +114,22 @@ def main() -> None:
     if not probe().ok:
         sys.exit(f"bench_sandbox: no sandbox here: {probe().reason}")
     load = os.getloadavg()[0]
-    times = {k: [] for k in ("true_box", "true_free", "bot_box", "bot_free")}
-    start_true(True), start_true(False), start_bot(True), start_bot(False)  # warm: caches, first imports
-    for _ in range(args.starts):
-        times["true_box"].append(start_true(True))
-        times["true_free"].append(start_true(False))
-        times["bot_box"].append(start_bot(True))
-        times["bot_free"].append(start_bot(False))
+    root = sandbox_kept.can_keep(Sandbox())
+    ways = WAYS if root else ("own", "free")
+    kept = sandbox_kept.KeptSandbox(["true"], Sandbox(), os.getcwd()) if root else None
+    times = {(kind, way): [] for kind in ("true", "bot") for way in ways}
+    try:
+        for way in ways:  # warm: caches, first imports, the kept sandbox's launcher
+            start_true(way, kept), start_bot(way)
+        for i in range(args.starts):
+            for way in ways if i % 2 == 0 else ways[::-1]:
+                times["true", way].append(start_true(way, kept))
+            for way in ways if i % 2 == 0 else ways[::-1]:
+                times["bot", way].append(start_bot(way))
+    finally:
+        if kept is not None:
+            kept.destroy()
+        sandbox_kept.close_all()
     rates = {"box": [], "free": []}
     for i in range(args.runs):
         for way in ("box", "free") if i % 2 == 0 else ("free", "box"):
@@ -102,28 +137,37 @@ def main() -> None:
     ms = {k: 1000 * statistics.median(v) for k, v in times.items()}
     box, free = statistics.median(rates["box"]), statistics.median(rates["free"])
     result = {
-        "load_before": round(load, 2), "root": os.geteuid() == 0, "starts": args.starts,
-        "start_true_ms": {"sandboxed": round(ms["true_box"], 2), "unconfined": round(ms["true_free"], 2),
-                          "sandbox_cost": round(ms["true_box"] - ms["true_free"], 2)},
-        "start_bot_to_first_answer_ms": {"sandboxed": round(ms["bot_box"], 2), "unconfined": round(ms["bot_free"], 2),
-                                         "sandbox_cost": round(ms["bot_box"] - ms["bot_free"], 2)},
+        "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2), "root": os.geteuid() == 0,
+        "starts": args.starts,
+        "start_true_ms": {w: round(ms["true", w], 2) for w in ways},
+        "start_bot_to_first_answer_ms": {w: round(ms["bot", w], 2) for w in ways},
+        "sandbox_cost_per_start_ms": {w: round(ms["true", w] - ms["true", "free"], 2) for w in ways if w != "free"},
         "tournament": {"games": args.games, "runs": args.runs, "workers": args.workers,
+                       "sandbox": "kept per bot across games" if root else "one per bot and game",
                        "games_per_s_sandboxed": round(box, 2), "games_per_s_unconfined": round(free, 2),
+                       "runs_sandboxed": [round(r, 2) for r in rates["box"]],
+                       "runs_unconfined": [round(r, 2) for r in rates["free"]],
                        "sandboxed_over_unconfined": round(box / free, 3),
+                       "median_round_ratio": round(statistics.median(b / f for b, f in zip(rates["box"],
+                                                                                       rates["free"])), 3),
                        "sandbox_cost_ms_per_game": round(1000 / box - 1000 / free, 1)},
     }
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"load average before: {load:.2f}; run as {'root' if result['root'] else 'a user'}")
+    print(f"load average before: {load:.2f}, after: {result['load_after']:.2f}; run as "
+          f"{'root' if result['root'] else 'a user'}")
+    name = {"own": "a sandbox of its own", "kept": "a kept sandbox", "free": "unconfined"}
     t, b, g = result["start_true_ms"], result["start_bot_to_first_answer_ms"], result["tournament"]
-    print(f"start of `true`, median of {args.starts}: sandboxed {t['sandboxed']} ms, unconfined {t['unconfined']} ms:"
-          f" the sandbox costs {t['sandbox_cost']} ms per bot start")
-    print(f"examples/bot.py to its first answer: sandboxed {b['sandboxed']} ms, unconfined {b['unconfined']} ms "
-          f"(+{b['sandbox_cost']} ms)")
-    print(f"tournament, examples/bot.py against itself, {g['games']} games x {g['runs']} runs, {g['workers']} "
-          f"worker(s): sandboxed {g['games_per_s_sandboxed']} games/s, unconfined {g['games_per_s_unconfined']} "
-          f"games/s: ratio {g['sandboxed_over_unconfined']} ({g['sandbox_cost_ms_per_game']} ms per game)")
+    print(f"start of `true`, median of {args.starts}: " + ", ".join(f"{name[w]} {t[w]} ms" for w in ways))
+    for w, cost in result["sandbox_cost_per_start_ms"].items():
+        print(f"  the sandbox costs {cost} ms per bot start in {name[w]}")
+    print("examples/bot.py to its first answer: " + ", ".join(f"{name[w]} {b[w]} ms" for w in ways))
+    print(f"tournament, examples/bot.py against itself ({g['sandbox']}), {g['games']} games x {g['runs']} runs, "
+          f"{g['workers']} worker(s): sandboxed {g['games_per_s_sandboxed']} games/s {g['runs_sandboxed']}, "
+          f"unconfined {g['games_per_s_unconfined']} games/s {g['runs_unconfined']}: ratio "
+          f"{g['sandboxed_over_unconfined']} ({g['sandbox_cost_ms_per_game']} ms per game); median of the rounds' "
+          f"ratios (each round one run each way, back to back) {g['median_round_ratio']}")
 
 
 if __name__ == "__main__":

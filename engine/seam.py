@@ -207,6 +207,12 @@ class GameDef:
     holdings: Callable[[Event], Sequence[dict[str, int]]] | None = None
     """Each seat's cards at the start (name -> copies), from a created event: what `whatif` pairs card by card
     (None: a game without decks)."""
+    seat_stats: Callable[[Sequence[Event]], Sequence[dict[str, float]]] | None = None
+    """Each seat's figures in a game's log (name -> value, the same names for every seat): what `whatif`
+    pairs by seed beside the outcome (None: the outcome only)."""
+    listed: tuple[str, ...] = ()
+    """The index fields `locm games` shows as columns of this game's table (e.g. Skyport's map); any index
+    field may be filtered on (``--field NAME=VALUE``)."""
     html_board: str = ""
     """The module that draws the game's board in `locm html` (``compact``, ``BOARD_CSS``, ``BOARD_JS``: see
     `replay.mcg.board`); "" for the text board. Named, not imported: the rules never load a page's code."""

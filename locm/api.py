@@ -35,7 +35,7 @@ from locm.engine.locm import game as engine_game
 from locm.engine.locm.commands import Attack, BuildDeck, Command, EndTurn, Pick, Summon, Use
 from locm.engine.errors import LocmError
 from locm.engine.locm.evolve import fold
-from locm.engine.locm.legal import legal_actions, problem
+from locm.engine.locm.legal import problem
 from locm.engine.locm.rulesets import Rules
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT, ENDED
 from locm.events.locm.catalog import GameEnded
@@ -139,7 +139,7 @@ class Game:
         state = self._game.state
         phase = state.phase
         if phase == BATTLE:
-            return legal_actions(state) + (EndTurn(),)
+            return self._game.legal_actions() + (EndTurn(),)
         if phase == DRAFT:
             return tuple(Pick(state.current, i) for i in range(len(state.offer)))
         if phase == CONSTRUCT:

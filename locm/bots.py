@@ -23,9 +23,11 @@ mount namespaces, a read-only view of what its command needs, an unprivileged ui
 sandbox is started in a new session and killed with SIGKILL by `BotAgent.stop` at the end of every game,
 whatever ended it (the game runner calls it in a ``finally``); everything the bot started is in its PID
 namespace and dies with it, and `stop` returns once the namespace's first process is gone. The sandbox
-also dies with the process that started it (``--die-with-parent``). A sandbox ends with the bot's exit
-status, or 128 + N when a signal N killed the bot (as a shell reports it): such a status is recorded as
-``crashed (signal NAME)``.
+also dies with the process that started it (``--die-with-parent``). In a tournament's workers run by root,
+the sandbox is kept for the bot's next game (`locm.sandbox_kept`): `start` asks its launcher to start the
+bot afresh, `kill` and `stop` to end the game and confirm that nothing of it is left. A sandbox ends with
+the bot's exit status, or 128 + N when a signal N killed the bot (as a shell reports it): such a status is
+recorded as ``crashed (signal NAME)``.
 
 Unsandboxed (`Sandbox.enabled` False, ``--no-sandbox``: only for bots one trusts), the bot runs as the
 caller, in a new session, killed with SIGKILL with its process group; it dies when its parent does
@@ -60,7 +62,8 @@ import msgspec
 from locm.engine.locm.agents import AGENT_NAMES, Agent, make_agent as make_builtin
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
 from locm.errors import AgentSpecError, TimeLimitError
-from locm.sandbox import Sandbox, build, child_pid
+from locm import sandbox_kept
+from locm.sandbox import Sandbox, bot_environment, build, child_pid
 
 if TYPE_CHECKING:
     from locm.events.locm.rules import Rules
@@ -334,9 +337,10 @@ def _setpriv_pdeathsig() -> str | None:
 
 
 def _exec_failure(stderr: bytes) -> str | None:
-    """What ``prlimit`` or ``setpriv`` said when it could not run the bot's program (`failed to execute`)."""
+    """What ``prlimit``, ``setpriv`` or a kept sandbox's launcher said when it could not run the bot's program
+    (`failed to execute`)."""
     for line in stderr.decode("utf-8", "replace").splitlines():
-        for tool in ("prlimit: ", "setpriv: "):
+        for tool in ("prlimit: ", "setpriv: ", "locm-launcher: "):
             if line.startswith(tool) and "failed to execute" in line:
                 return line[len(tool):].strip()
     return None
@@ -375,9 +379,24 @@ def _wait_gone(pid: int, seconds: float = 5.0) -> None:
 
 
 def kill_all() -> None:
-    """Kill the process group of every bot still running in this process (for a worker told to die)."""
+    """Kill the process group of every bot still running in this process, and every kept sandbox (for a
+    worker told to die)."""
     for bot in list(_LIVE):
-        bot.kill()
+        if bot.kept is None:
+            bot.kill()
+    sandbox_kept.kill_all()
+
+
+class _KeptPipes:
+    """This side of a bot's pipes in a kept sandbox, where `BotAgent` has a `subprocess.Popen` otherwise."""
+
+    pid = None
+    returncode = None
+
+    def __init__(self, stdin: int, stdout: int, stderr: int) -> None:
+        self.stdin = open(stdin, "wb", buffering=0)
+        self.stdout = open(stdout, "rb", buffering=0)
+        self.stderr = open(stderr, "rb", buffering=0)
 
 
 class BotAgent(Agent):
@@ -409,6 +428,7 @@ class BotAgent(Agent):
         self._err = bytearray()  # the tail of stderr
         self._err_total = 0
         self._exit: tuple[int, int] | None = None  # (si_code, si_status) once seen, before the reaping
+        self.kept: sandbox_kept.KeptSandbox | None = None  # the kept sandbox running this game, if one does
 
     @property
     def pid(self) -> int | None:
@@ -419,7 +439,11 @@ class BotAgent(Agent):
     def prepare(self, rules: "Rules | None" = None) -> None:
         """Make the bot's sandbox ready without running the bot (bubblewrap's ``--block-fd``: it waits before
         running the command), so that `start` only has to let it go: a worker prepares the next game's
-        sandboxes while it plays the current one. Unconfined, nothing is done before `start`."""
+        sandboxes while it plays the current one. Unconfined, or where sandboxes are kept across games (a
+        tournament worker's, `locm.sandbox_kept`: starting a game there is cheap), nothing is done before
+        `start`."""
+        if sandbox_kept.keeping(self.sandbox):
+            return
         if self.proc is None and self.failure is None and self.sandbox.enabled:
             self._spawn(rules, blocked=True)
 
@@ -439,6 +463,9 @@ class BotAgent(Agent):
 
     def _spawn(self, rules: "Rules | None", blocked: bool) -> None:
         become_subreaper()  # a sandbox's first process outliving bwrap, or an unconfined orphan, is reaped here
+        if sandbox_kept.keeping(self.sandbox):
+            self._spawn_kept(rules)
+            return
         launch = build(self.argv, self.sandbox) if self.sandbox.enabled else None
         told = {RULES_VAR: msgspec.json.encode(rules).decode()} if rules else {}
         gate = -1
@@ -473,9 +500,39 @@ class BotAgent(Agent):
             sel.register(stream.fileno(), selectors.EVENT_READ, tag)
         os.set_blocking(self.proc.stdin.fileno(), False)
 
+    def _spawn_kept(self, rules: "Rules | None") -> None:
+        """Start the bot for this game in a kept sandbox (`locm.sandbox_kept`); a sandbox whose launcher is gone
+        is replaced once."""
+        env = bot_environment(self.sandbox.limits)
+        if rules:
+            env[RULES_VAR] = msgspec.json.encode(rules).decode()
+        for attempt in (1, 2):
+            try:
+                box = sandbox_kept.acquire(self.argv, self.sandbox, os.getcwd())
+                fds = box.start(env)
+            except OSError as exc:
+                if attempt == 1 and isinstance(exc, sandbox_kept.KeptSandboxError):
+                    sandbox_kept.release(box, clean=False)
+                    continue
+                self.failure = f"cannot start ({exc.strerror or exc})"
+                return
+            break
+        self.kept = box
+        self.proc = _KeptPipes(*fds)
+        _LIVE.add(self)
+        sel = self._sel = selectors.DefaultSelector()
+        for stream, tag in ((self.proc.stdout, "out"), (self.proc.stderr, "err")):
+            os.set_blocking(stream.fileno(), False)
+            sel.register(stream.fileno(), selectors.EVENT_READ, tag)
+        os.set_blocking(self.proc.stdin.fileno(), False)
+
     def kill(self) -> None:
         """SIGKILL the bot's process group (the sandbox, or the bot and whatever it started); safe to call
-        again."""
+        again. In a kept sandbox: its launcher is told to kill everything of the game."""
+        if self.kept is not None:
+            self.kept.kill()
+        if isinstance(self.proc, _KeptPipes):
+            return
         proc = self.proc
         if proc is None or proc.returncode is not None:
             return
@@ -506,6 +563,10 @@ class BotAgent(Agent):
         proc = self.proc
         if proc is None:
             return
+        if isinstance(proc, _KeptPipes):
+            if self.kept is not None:
+                self._stop_kept()
+            return
         self.kill()
         try:
             proc.wait(timeout=10)
@@ -532,6 +593,23 @@ class BotAgent(Agent):
             except OSError:
                 pass
         _LIVE.discard(self)
+
+    def _stop_kept(self) -> None:
+        """End the game in the kept sandbox: wait until its launcher says nothing of it is left (the sandbox is
+        then kept for the bot's next game) or destroy the sandbox; keep the rest of the stderr."""
+        box, self.kept = self.kept, None
+        clean = box.finish()
+        sandbox_kept.release(box, clean)
+        self._drain_stderr()
+        _LIVE.discard(self)
+        if self._sel is not None:
+            self._sel.close()
+            self._sel = None
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
 
     def _learn_sandbox_pid(self, wait: float = 0.0) -> None:
         """Read the sandbox's first process's host pid from bubblewrap's info pipe, once it is there (waiting up
@@ -653,6 +731,9 @@ class BotAgent(Agent):
         """Its stdout closed (or stdin broke): find out whether it exited and how, without reaping it."""
         if self.failure is not None:
             return
+        if self.kept is not None:
+            self._ended_kept()
+            return
         pid, waited = self.proc.pid, time.monotonic() + EXIT_GRACE_S
         while True:
             info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
@@ -662,17 +743,20 @@ class BotAgent(Agent):
                 self.failure = CLOSED
                 return
             time.sleep(0.005)
-        status = info.si_status
-        if info.si_code == os.CLD_EXITED and status in (126, 127) and self.turns == 0:
+        self._say_status(info.si_code, info.si_status)
+
+    def _say_status(self, si_code: int, status: int) -> None:
+        """The failure of a bot whose process ended with ``status`` (``si_code``: exited or killed)."""
+        if si_code == os.CLD_EXITED and status in (126, 127) and self.turns == 0:
             self._drain_stderr()
             said = _exec_failure(bytes(self._err))
             if said:  # the sandbox (or the unconfined wrapper) could not run the bot's program
                 self.failure = f"cannot start ({said})"
                 return
-        if info.si_code == os.CLD_EXITED and self.sandbox.enabled and 128 < status < 128 + 65:
+        if si_code == os.CLD_EXITED and self.sandbox.enabled and 128 < status < 128 + 65:
             status, killed = status - 128, True  # the sandbox reports a bot killed by signal N as 128 + N
         else:
-            killed = info.si_code != os.CLD_EXITED
+            killed = si_code != os.CLD_EXITED
         if not killed:
             self.failure = EXITED if status == 0 else f"crashed (exit {status})"
         else:
@@ -681,6 +765,16 @@ class BotAgent(Agent):
             except ValueError:
                 name = str(status)
             self.failure = f"crashed (signal {name})"
+
+    def _ended_kept(self) -> None:
+        """`_ended` in a kept sandbox: its launcher says how the game ended (as a sandbox reports it)."""
+        status = self.kept.exit_status(time.monotonic() + EXIT_GRACE_S)
+        if self.kept.failed is not None:
+            self.failure = f"cannot start (its sandbox: {self.kept.failed})"
+        elif status is None:
+            self.failure = CLOSED
+        else:
+            self._say_status(os.CLD_EXITED, status)
 
     def _keep_stderr(self, chunk: bytes) -> None:
         self._err_total += len(chunk)

@@ -124,23 +124,27 @@ def facts_problem(store, record, events: Sequence[Event]) -> str | None:
             "--rebuild recomputes them from the events")
 
 
-def schedule_problems(store, records, ledger_ok: bool = True) -> tuple[list[str], list[str], int]:
+def schedule_problems(store, records, ledger_ok: bool = True,
+                      matches: Sequence = ()) -> tuple[list[str], list[str], int]:
     """What a store's recorded tournament schedules say it should hold and it does not: each schedule's games
     missing from the store (by place and id), games that claim a place whose game is another, games that name a
-    schedule the store does not keep. ``records``: the stored games (their meta says their place).
+    schedule the store does not keep. ``records``: the stored LOCM games, ``matches``: the stored games of the
+    other registered games (`MatchRecord`; their meta says their place, as LOCM's records' does). LOCM's
+    schedules (`locm.tournament.Schedule`) and the other games' (`locm.matchplay.MatchSchedule`) are checked
+    alike.
 
     A scheduled game is missing either because it was never played (a tournament not finished: a note) or
     because it was deleted: the ledger tells which (``ledger_ok`` False: the missing games are problems).
     Returns the problems, the notes (one line each) and how many schedules are complete."""
     import json
 
-    from locm.tournament import Schedule
-
     problems, notes, kept, complete = [], [], {}, 0
     by_id = {r.game_id: r for r in records}
+    others = [m for m in matches if m.game != "locm"]
+    by_id.update((m.game_id, m) for m in others)
     for key, manifest in store.schedules():
         try:
-            jobs = Schedule.from_manifest(manifest)
+            jobs = _schedule_of(manifest)
         except (LocmError, ValueError) as exc:
             problems.append(f"schedule {key}: its manifest does not read: {exc}")
             continue
@@ -167,7 +171,7 @@ def schedule_problems(store, records, ledger_ok: bool = True) -> tuple[list[str]
                             f"(never played, or among the games the ledger says were deleted): {shown}")
         else:
             complete += 1
-    for record in records:
+    for record in [*records, *others]:
         try:
             meta = json.loads(record.meta)
         except ValueError:
@@ -219,12 +223,28 @@ def store_checks(store, full: bool = False) -> StoreChecks:
     if ledger:
         problems.append(f"ledger: {ledger}")
     try:
-        records = store.games()
+        matches = store.matches()  # every game's row, read once: LOCM's as their GameRecord too
     except LocmError as exc:
         problems.append(f"the games table does not read: {exc}")
-        records = []
-    scheduled, notes, complete = schedule_problems(store, records, ledger_ok=not problems)
+        matches = []
+    from locm.store import LOCM, locm_record
+
+    records = [locm_record(m) for m in matches if m.game == LOCM]
+    scheduled, notes, complete = schedule_problems(store, records, ledger_ok=not problems, matches=matches)
     return StoreChecks(problems + scheduled, notes, records, store.ledger()[0], complete, check)
+
+
+def _schedule_of(manifest: str):
+    """The schedule a kept manifest describes: LOCM's round robin or another game's (by its ``kind``)."""
+    import json
+
+    from locm.matchplay import MATCH_KIND, MatchSchedule
+    from locm.tournament import Schedule
+
+    doc = json.loads(manifest)
+    if isinstance(doc, dict) and doc.get("kind") == MATCH_KIND:
+        return MatchSchedule.from_manifest(manifest)
+    return Schedule.from_manifest(manifest)
 
 
 def _not_the_job(jobs, job, record) -> str:
@@ -233,7 +253,16 @@ def _not_the_job(jobs, job, record) -> str:
     this ties every scheduled place to its game's content, not only to an id."""
     from locm.engine.locm.rulesets import by_name
     from locm.engine.locm.setup import PARAM_FIELDS, derive_params
+    from locm.matchplay import MatchSchedule
 
+    if isinstance(jobs, MatchSchedule):  # another game's: its id names its created event (`match_problem`)
+        want_match = {"seed": job.seed, "agents": tuple(job.agents)}
+        for field, value in want_match.items():
+            if getattr(record, field, None) != value:
+                return f"its {field} is {getattr(record, field, None)!r:.40}, the schedule's {value!r:.40}"
+        return ""
+    if not hasattr(record, "agent0"):
+        return f"it is a {record.game} game, the schedule's are LOCM's"
     rules = by_name(jobs.ruleset) if isinstance(jobs.ruleset, str) else jobs.ruleset
     want = {"ruleset": rules.name, "seed": job.seed, "agent0": job.agent0, "agent1": job.agent1}
     want.update({PARAM_FIELDS[k]: v for k, v in derive_params(rules, job.seed).items() if k != "seed"})
@@ -244,6 +273,8 @@ def _not_the_job(jobs, job, record) -> str:
 
 
 def _describe(jobs) -> str:
+    if hasattr(jobs, "describe"):
+        return jobs.describe()
     name = jobs.ruleset if isinstance(jobs.ruleset, str) else jobs.ruleset.name
     return (f"{name}, {len(jobs.agents)} agents, seeds {jobs.seed}..{jobs.seed + jobs.seeds - 1}, "
             f"{len(jobs)} games")
@@ -371,10 +402,18 @@ def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
     from locm.events.locm.codec import from_json_array, json_array
     from locm.store import MemoryStore, _parse_export
 
+    from locm.store_records import MatchRecord, _Prepared
+
     out = []
-    try:
+    try:  # a schedule's key and an account's log (re-decided) are checked as the file is read
         for prepared in _parse_export(data.splitlines(), MemoryStore(), False, [0, 0, 0], check=False):
+            if type(prepared) is not _Prepared:
+                continue
             record = prepared.record
+            if isinstance(record, MatchRecord):  # another game's: the core's checks, as a stored one's
+                out.append(Checked(f"{path} {record.game_id}", _other_game_log(record.game, prepared.data,
+                                                                               redecide)))
+                continue
             events = from_json_array(json_array(zlib.decompress(prepared.data)))
             out.append(Checked(f"{path} {record.game_id}", content_problem(
                 record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
@@ -382,6 +421,25 @@ def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
     except ImportFormatError as exc:  # the format itself: the rest of the file cannot be read as games
         out.append(Checked(path, Verdict(str(exc))))
     return out
+
+
+def _other_game_log(name: str, data: bytes, redecide: bool) -> Verdict:
+    """A stored log (zlib of JSON lines) of another registered game: `engine.core.verify` (re-decided) or, without
+    ``redecide``, its order and causes."""
+    from locm.engine import core, registry
+    from locm.engine.logcheck import check_log
+    from locm.events.locm.codec import json_array
+
+    game = registry.get(name)
+    try:
+        events = game.codec.from_json_array(json_array(zlib.decompress(data)))
+        if not redecide:
+            check_log(game, events)
+            return Verdict(None)
+        found = core.verify(game, events)
+    except LocmError as exc:
+        return Verdict(str(exc), getattr(exc, "seq", -1))
+    return Verdict(None) if found is None else Verdict(_departure(found), found.seq)
 
 
 def _referee_file(path: str, data: bytes) -> list[Checked]:

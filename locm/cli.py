@@ -494,7 +494,10 @@ def bench(ruleset, games, seed, as_json, which):
     """
     from locm.bench import bench as run, compiled_beside
 
-    fast = compiled_beside() if which == "best" else None
+    fast, why_not = compiled_beside() if which == "best" else (None, "")
+    if why_not:
+        click.echo(f"bench: {why_not}: this pure core plays instead ('make fast' builds the compiled one again)",
+                   err=True)
     if fast is not None:
         sys.stdout.flush()
         os.execv(fast, [fast, "bench", "--core", "this", "--ruleset", ruleset, "--games", str(games),
@@ -632,6 +635,12 @@ def rules_diff(game_name, left, right, as_json):
                    "or $LOCM_BUSY_TIMEOUT).")
 @click.option("--allow-changed-bots", is_flag=True,
               help="Resume even if a bot's files changed since its stored games (mixing its versions).")
+@click.option("--think-ms", type=click.IntRange(0, 600_000), default=3000, show_default=True,
+              help="Skyport: a client's think time per turn (fast timing: its turn ends once it sent its "
+                   "actions or endturn).")
+@click.option("--join-timeout", type=click.FloatRange(1, 86_400), default=60, show_default=True,
+              help="Skyport: seconds a client has to connect, shake hands and choose its loadout; one that "
+                   "has not (or has ended before) forfeits its seat and plays as a client that left.")
 @click.option("--sprt", metavar="TEST",
               help="Two agents: stop as soon as a sequential test over mirrored seed pairs is conclusive "
                    "(--games is then the cap), e.g. 'elo0=0,elo1=5,alpha=0.05,beta=0.05' (these are the "
@@ -639,7 +648,8 @@ def rules_diff(game_name, left, right, as_json):
 @backend_options
 @sandbox_options
 def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed, timeouts, busy_timeout,
-               allow_changed_bots, sprt, backend, address, no_sandbox, bot_limits, bot_network, bot_binds):
+               allow_changed_bots, think_ms, join_timeout, sprt, backend, address, no_sandbox, bot_limits,
+               bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
     Each pair plays seeds S .. S+N/2-1, each seed once in each seating; an odd N is refused. An agent
@@ -664,13 +674,16 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
       locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
       locm tournament --game mcg --ruleset standard --agents greedy random --games 20 --db m.db
       locm tournament --game skyport --ruleset 2013 --seats 3 --agents hunter random hunter --games 6 --db s.db
+      locm tournament --game skyport --seats 2 --agents hunter "node examples/skyport/client.js {host} {port}" \\
+          "python3 examples/skyport/client.py {host} {port}" --games 4 --db s.db
     """
     if game_name != "locm":
         if sprt is not None:
             raise click.UsageError(f"--sprt plays LOCM's mirrored seed pairs only for now, not {game_name}")
         join(backend, address)
         return _tournament_other(game_name, ruleset, seats, [*first, *more], games, db, workers, seed, busy_timeout,
-                                 timeouts, (no_sandbox, bot_limits, bot_network, bot_binds), backend, address)
+                                 timeouts, (no_sandbox, bot_limits, bot_network, bot_binds), backend, address,
+                                 (think_ms, join_timeout))
     from locm.bots import TimeLimits, check_agent
     from locm.store import open_store
     from locm.tables import table
@@ -748,13 +761,15 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
 
 
 def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, busy_timeout, timeouts,
-                      sandbox_args, backend="local", address=None):
-    """`locm tournament` of a registered game other than LOCM (`locm.matchplay`): built-in agents and (my-card-
-    game) command-line bots in the sandbox, 2 to N seats, standings by places."""
+                      sandbox_args, backend="local", address=None, serve=(3000, 60.0)):
+    """`locm tournament` of a registered game other than LOCM (`locm.matchplay`): built-in agents and command-
+    line bots in the sandbox (my-card-game's, one line each way; Skyport's clients through its server, with
+    ``serve``'s think time and join time), 2 to N seats, standings by places."""
     from locm.bots import TimeLimits
     from locm.engine import registry
     from locm.analysis.ratings import RATING_HEADERS, rating_rows
-    from locm.matchplay import MATCH_HEADERS, match_rows, match_schedule, match_standings, run_matches
+    from locm.matchplay import (MATCH_HEADERS, SERVED_GAMES, match_rows, match_schedule, match_standings,
+                                run_matches)
     from locm.sequential import match_ratings
     from locm.store import open_store
     from locm.tables import table
@@ -765,6 +780,12 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
     bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
     sandbox = _sandbox(bots, *sandbox_args, db) if bots else None
     limits = TimeLimits.parse(timeouts)
+    if name in SERVED_GAMES:
+        from locm.netbots import ServeLimits, sandbox_for
+
+        limits = ServeLimits(*serve)
+        if sandbox is not None:
+            sandbox_for(agents, sandbox)  # socat missing, a client's files unreadable: one line, before any game
     with open_store(db, busy_timeout=busy_timeout) as store:
         with _sigterm_as_interrupt():
             todo = sum(1 for j in jobs if not store.has_game(j.game_id))
@@ -809,8 +830,10 @@ def sandbox():
 @click.option("--bot-network", is_flag=True, help="Check the policy that gives bots the network.")
 def sandbox_check(bot_limits, bot_network):
     """Say what the sandbox enforces on this machine: each namespace, the uid, what a bot can see and write,
-    and each resource limit, tried live by a probe in a real sandbox (about 10 seconds). Exit status 0 if
-    everything holds, 1 if something does not, 2 if there is no sandbox here (with the fix).
+    and each resource limit, tried live by a probe in a real sandbox (about 10 seconds); run by root, all of
+    it again in a sandbox kept across games, as a tournament's workers run bots, and that nothing of a game
+    reaches the next there. Exit status 0 if everything holds, 1 if something does not, 2 if there is no
+    sandbox here (with the fix).
 
     \b
     Example:
@@ -824,7 +847,7 @@ def sandbox_check(bot_limits, bot_network):
     require(policy)  # no sandbox here: one line saying why and the fix, before anything is printed
     click.echo(header())
     mark = {True: "ok", False: "FAIL", None: "--"}
-    checks = run_checks(policy, progress=lambda c: click.echo(f"  {mark[c.ok]:<5} {c.name:<17} {c.detail}"))
+    checks = run_checks(policy, progress=lambda c: click.echo(f"  {mark[c.ok]:<5} {c.name:<21} {c.detail}"))
     failed = [c.name for c in checks if c.ok is False]
     tried = [c for c in checks if c.ok is not None]
     click.echo(f"{len(tried) - len(failed)} of {len(tried)} checks hold" + (f"; failed: {', '.join(failed)}"
@@ -837,15 +860,27 @@ def sandbox_check(bot_limits, bot_network):
 @DB_OPTION
 @GAME
 @click.option("--ruleset", "-r", help="Only games of this ruleset (a name, an alias or a variant file).")
-@click.option("--agent", help="Only games with this agent in either seat (exactly as stored).")
-@click.option("--winner", type=click.IntRange(0, 1), help="Only games won by this seat (0 or 1).")
-@click.option("--winner-agent", metavar="AGENT", help="Only games won by this agent, in either seat.")
+@click.option("--agent", help="Only games with this agent in any seat (exactly as stored).")
+@click.option("--winner", type=int, metavar="SEAT",
+              help="Only games won by this seat, 0 for the first (LOCM and my-card-game: 0 or 1; Skyport: 0 to 7); "
+                   "-1: games without a winner (a draw, or a tie for first on points).")
+@click.option("--winner-agent", metavar="AGENT", help="Only games won by this agent, in any seat.")
+@click.option("--seats", type=int, metavar="N", help="Only games of N players (Skyport: 2 to 8).")
+@click.option("--place", type=int, metavar="K",
+              help="With --agent: only games where that agent finished K-th (1: first, alone or shared).")
+@click.option("--field", "fields", multiple=True, metavar="NAME=VALUE",
+              help="Another game's: only games whose index field NAME is VALUE, e.g. --field map=octagon-8p "
+                   "(Skyport); repeatable.")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many games.")
 @click.option("--stderr", "stderr_of", metavar="GAME_ID",
               help="Instead of the table, print what the bots of this stored game wrote on stderr.")
-def games(db, game_name, ruleset, agent, winner, winner_agent, limit, stderr_of):
+def games(db, game_name, ruleset, agent, winner, winner_agent, seats, place, fields, limit, stderr_of):
     """List the stored games as a table, in the order they were stored. ``turns`` are the battle turns
     begun, both players counted (as `locm play` says them).
+
+    Another game's table has a row per game with every seat's agent, place (1 first; a tie shares it) and, in
+    a game of points, score, in seat order; the winner is its seat and agent ("-": none). With --agent, that
+    agent's seat, place and score are columns of their own.
 
     \b
     Example:
@@ -853,25 +888,46 @@ def games(db, game_name, ruleset, agent, winner, winner_agent, limit, stderr_of)
       locm games --db t.db --winner-agent "python3 examples/bot.py"
       locm games --db t.db --stderr 1.2-7-0123456789ab
       locm games --db t.db --game skyport --agent hunter
+      locm games --db t.db --game skyport --seats 4 --agent hunter --place 1
+      locm games --db t.db --game skyport --winner 5 --field map=octagon-8p
     """
-    if game_name != "locm":
-        return _games_other(db, game_name, ruleset, agent, winner, limit)
-    from locm.play import turns_played
+    from locm.engine import registry
     from locm.store import open_store
-    from locm.tables import table
     from locm.tournament import stored_stderr
-    from locm.variants import ruleset_name, rules_identities
 
-    with open_store(db, create=False, readonly=True) as store:
-        if stderr_of is not None:
+    _check_seat_filters(registry.get(game_name), winner, seats, place, agent)
+    wanted = {}
+    for item in fields:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            raise click.UsageError(f"--field {item!r}: expected NAME=VALUE, e.g. map=octagon-8p")
+        wanted[name] = value
+    if stderr_of is not None:  # a game of any game
+        with open_store(db, create=False, readonly=True) as store:
             for seat, agent_name, text, failed in stored_stderr(store, stderr_of):
                 click.echo(f"== player {seat} ({agent_name}){' (lost by an error)' if failed else ''}: "
                            + ("stderr:" if text else "nothing on stderr"))
                 if text:
                     click.echo(text.rstrip("\n"))
-            return
+        return
+    if game_name != "locm":
+        return _games_other(db, game_name, ruleset, agent, winner, limit, winner_agent, seats, place, wanted)
+    if wanted:
+        raise click.UsageError("--field filters another game's index fields: LOCM's have columns and options")
+    from locm.play import turns_played
+    from locm.tables import table
+    from locm.variants import ruleset_name, rules_identities
+
+    with open_store(db, create=False, readonly=True) as store:
         ruleset = ruleset_name(ruleset, store) if ruleset else None
-        records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent)
+        if place is None:
+            records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent)
+        else:  # an agent's place: read from the rows every game has (its places), then as LOCM's records
+            from locm.store import locm_record
+
+            records = [locm_record(m) for m in store.matches(
+                game="locm", ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent,
+                place=place - 1)]
         rules_of = rules_identities(store, [r.game_id for r in records])
     rows = []
     for r in records:
@@ -885,22 +941,72 @@ def games(db, game_name, ruleset, agent, winner, winner_agent, limit, stderr_of)
     click.echo(_n(len(rows), "game"))
 
 
-def _games_other(db, name, ruleset, agent, winner, limit):
-    """`locm games` of another registered game: its rows (`EventStore.matches`), any number of seats."""
+def _check_seat_filters(game, winner, seats, place, agent) -> None:
+    """`locm games`' seat filters against the game's number of seats (one line each: `click.UsageError`)."""
+    lo, hi = game.seats
+    counts = f"{lo} to {hi}" if lo != hi else str(lo)
+    if winner is not None and not -1 <= winner < hi:
+        raise click.UsageError(f"--winner {winner}: {game.title} has {counts} seats: expected a seat 0..{hi - 1}, "
+                               "or -1 for games without a winner")
+    if seats is not None and not lo <= seats <= hi:
+        raise click.UsageError(f"--seats {seats}: {game.title} is played by {counts} players")
+    if place is not None and agent is None:
+        raise click.UsageError("--place K needs --agent: the place is that agent's")
+    if place is not None and not 1 <= place <= hi:
+        raise click.UsageError(f"--place {place}: {game.title} has {counts} seats: expected a place 1..{hi}")
+
+
+def _games_other(db, name, ruleset, agent, winner, limit, winner_agent=None, seats=None, place=None, fields=None):
+    """`locm games` of another registered game: its rows (`EventStore.matches`), any number of seats: each
+    seat's agent, place and score in seat order, the game's listed index fields (`GameDef.listed`), and with
+    ``agent`` that agent's own columns."""
     from locm.engine import registry
     from locm.store import open_store
     from locm.tables import table
 
     game = registry.get(name)
     with open_store(db, create=False, readonly=True) as store:
-        rows = store.matches(game=game.name, ruleset=ruleset, agent=agent, winner=winner, limit=limit)
-    click.echo(table(("game id", "ruleset", "seed", "agents", "winner", "places", "scores", "reason", "turns",
-                      "events", "created"),
-                     [(m.game_id, m.ruleset, m.seed, ", ".join(m.agents), m.winner,
-                       " ".join(str(p + 1) for p in m.places),
-                       "-" if m.scores is None else " ".join(f"{x:g}" for x in m.scores), m.reason, m.turns,
-                       m.n_events, m.created[:19] + "Z") for m in rows]))
+        if fields:
+            known = {k for m in store.matches(game=game.name, limit=1) for k in m.fields}
+            unknown = sorted(set(fields) - known)
+            if known and unknown:
+                raise click.UsageError(f"--field {unknown[0]}: {game.title}'s stored games have the index fields "
+                                       f"{', '.join(sorted(known))}")
+        rows = store.matches(game=game.name, ruleset=ruleset, agent=agent, winner=winner, limit=limit,
+                             seats=seats, winner_agent=winner_agent, place=None if place is None else place - 1,
+                             fields=fields)
+    points = any(m.scores is not None for m in rows)
+    mine = ("seat", "place") + (("score",) if points else ()) if agent is not None else ()
+    headers = ("game id", "ruleset", *game.listed, "seed", "seats", *mine, "winner",
+               "agents (place" + (", score" if points else "") + ") by seat", "reason", "turns", "events", "created")
+    click.echo(table(headers, [(m.game_id, m.ruleset, *(m.fields.get(f, "") for f in game.listed), m.seed,
+                                len(m.agents), *_agent_columns(m, agent, points),
+                                "-" if m.winner < 0 else f"{m.winner} {m.agents[m.winner]}", _seat_results(m),
+                                m.reason, m.turns, m.n_events, m.created[:19] + "Z") for m in rows]))
     click.echo(_n(len(rows), f"{game.title} game"))
+
+
+def _seat_results(m) -> str:
+    """Every seat's agent, place (1 first, ``=`` where shared) and score: ``hunter 1 (814) | random 3 (-150)``."""
+    shared = {p for p in m.places if m.places.count(p) > 1}
+    parts = []
+    for seat, (a, p) in enumerate(zip(m.agents, m.places)):
+        text = f"{a} {p + 1}{'=' if p in shared else ''}"
+        if m.scores is not None:
+            text += f" ({m.scores[seat]:g})"
+        parts.append(text)
+    return " | ".join(parts)
+
+
+def _agent_columns(m, agent, points: bool) -> tuple:
+    """The seat(s), place(s) and score(s) of ``agent`` in a game (nothing without an agent)."""
+    if agent is None:
+        return ()
+    seats = [s for s, a in enumerate(m.agents) if a == agent]
+    cols = (",".join(map(str, seats)), ",".join(str(m.places[s] + 1) for s in seats))
+    if points:
+        cols += ("-" if m.scores is None else ",".join(f"{m.scores[s]:g}" for s in seats),)
+    return cols
 
 
 @cli.command()
@@ -1000,7 +1106,9 @@ def verify(files, db, redecide, full):
 def export_cmd(game_ids, all_games, db, output, salvage):
     """Write games as JSON lines: a header, each game's record and its events with their hashes, totals.
 
-    `locm import` reads the file back exactly (export, import, export gives the same bytes).
+    With --all: the games of every registered game (LOCM, my-card-game, Skyport), the store's tournament
+    schedules and its my-card-game accounts (each account's log with its hashes). `locm import` reads the file
+    back exactly (export, import, export gives the same bytes).
 
     \b
     Example:
@@ -1013,7 +1121,7 @@ def export_cmd(game_ids, all_games, db, output, salvage):
 
     if bool(game_ids) == all_games:
         raise click.UsageError("give GAME_ID arguments or --all (one of the two)")
-    bad = []
+    bad, extra = [], []
     ids = None if all_games else list(dict.fromkeys(game_ids))
 
     def on_bad(gid, exc):
@@ -1036,8 +1144,13 @@ def export_cmd(game_ids, all_games, db, output, salvage):
                 store.game(gid)  # an unknown id is refused before anything is written
             with output_file(output or "-") as out:
                 n = store.export_jsonl(ids, out)
+            if ids is None:  # --all: the store's tournament schedules and my-card-game accounts too
+                from locm.store_accounts import account_names
+
+                extra = [(len(store.schedules()), "tournament schedule"), (len(account_names(store)), "account")]
     if output is not None and str(output) != "-":
-        click.echo(f"{_n(n, 'game')} written to {output}", err=True)
+        click.echo(f"{_n(n, 'game')}" + "".join(f", {_n(k, what)}" for k, what in extra if k)
+                   + f" written to {output}", err=True)
     if bad:
         click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
         sys.exit(1)
@@ -1052,7 +1165,10 @@ def import_cmd(file, db, skip_existing):
     with the number of its first wrong line, and nothing is written. Each game is checked as 'locm verify'
     checks a stored game: its id is what its game_created gives, and re-deciding its recorded inputs gives
     exactly its events, so a forged game whose hash chain was recomputed is refused naming the game, the seq
-    and the first event the rules would not produce. FILE may be - for standard input.
+    and the first event the rules would not produce. The file's tournament schedules are kept (each key what
+    its manifest gives) and its my-card-game accounts too: each account's log re-decided as 'locm verify'
+    checks one (a forged one is refused naming the account and the seq), and an account already stored must
+    have its log extended, never rewritten. FILE may be - for standard input.
 
     FILE may also be an event log (`locm play --log`): its game is checked (re-deciding its inputs gives
     exactly its events) and stored under the id `locm play --db` would have given it.
@@ -1117,7 +1233,10 @@ def import_cmd(file, db, skip_existing):
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
     click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
-               + (f"; {summary.skipped} already stored, skipped" if summary.skipped else ""))
+               + (f"; {summary.skipped} already stored, skipped" if summary.skipped else "")
+               + (f"; {_n(summary.schedules, 'tournament schedule')}" if summary.schedules else "")
+               + (f"; {_n(summary.accounts, 'account')} ({_n(summary.account_events, 'event')})"
+                  if summary.accounts else ""))
 
 
 def _is_event_log_line(line: bytes) -> bool:

@@ -8,8 +8,14 @@ seed once in each seating, LOCM's mirrored seeds), so no agent keeps a seat's ad
 multiple of ``seats``. Every game's id is what its content gives (`GameDef.game_id`), computed before it is
 played, so a tournament interrupted is finished by running it again: stored games are skipped.
 
+The schedule is recorded in the store as LOCM's is (`MatchSchedule.manifest`, in the ``schedules`` table: the
+game, its rules' values, the agents and their bots' versions, the first seed, the games and the seats), and
+each game it plays says its place in its ``meta`` (``"schedule": key, "place": k``), so `locm verify` rebuilds
+the schedule and names a scheduled game missing from the store by its place (`locm.checks.schedule_problems`).
+
 Standings (`match_standings`): per agent, games, wins (place 0, alone or shared), the win rate with its 95%
-Wilson interval, the mean place (1 = first) and, in a game of points, the mean score.
+Wilson interval, the mean place (1 = first), in a game of points the mean score with its 95% interval, and
+the games it lost by an error (a bot that crashed or broke the protocol, a client that did not join).
 
 Bots: a my-card-game agent may be a command line, run in the sandbox as LOCM's bots are (`locm.bots.BotAgent`:
 one line each way, time limits, stderr kept, a failure or timeout recorded by seat). LOCM's own tournament
@@ -23,18 +29,26 @@ then named as failed (not stored: running the tournament again retries it).
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
+import math
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
-from locm.analysis.stats import wilson
+import msgspec
+
+from locm.analysis.stats import mean_interval, wilson
 from locm.engine import core, registry
 from locm.errors import TournamentError
 
 
 BOT_GAMES = ("mcg",)
-"""The games whose command-line bots the core's runner plays (one line each way: `locm.bots.BotAgent`); a
-Skyport bot speaks its server's protocol (`locm serve`, the next issue)."""
+"""The games whose command-line bots the core's runner plays (one line each way: `locm.bots.BotAgent`)."""
+
+SERVED_GAMES = ("skyport",)
+"""The games whose command-line clients play through the game's server (`locm.netbots`: Skyport's clients
+speak its TCP protocol, each in the sandbox; a client that does not join in time forfeits, R-FORFEIT)."""
 
 
 class MatchJob(NamedTuple):
@@ -45,6 +59,68 @@ class MatchJob(NamedTuple):
     game_id: str
     bots: tuple[str, ...] = ()
     """Each seat's bot version (`bot_versions`), taken once when the schedule is made."""
+    place: tuple[str, int] | None = None
+    """(schedule key, index) in its recorded schedule (`MatchSchedule`), kept in the stored game's meta."""
+
+
+class MatchSchedule(list):
+    """The jobs of `match_schedule` (a list of `MatchJob`, in the order played), with what a store keeps of
+    the schedule: ``manifest``, the canonical JSON of everything that decides its games (the game, its rules'
+    values, the agents and their bots' versions, the first seed, the games and the seats: a few hundred bytes
+    however many games), and ``key``, the first 16 hex digits of its SHA-256 (as LOCM's schedules).
+    `from_manifest` rebuilds the jobs from a manifest, the bots' versions as recorded."""
+
+    def __init__(self, jobs: Sequence[MatchJob], manifest: str, key: str) -> None:
+        super().__init__(jobs)
+        self.manifest = manifest
+        self.key = key
+
+    @classmethod
+    def from_manifest(cls, manifest: str) -> "MatchSchedule":
+        m = _manifest_dec.decode(manifest)
+        if m.format != "locm-schedule" or m.version != 1 or m.kind != MATCH_KIND:
+            raise TournamentError(f"not a schedule manifest this locm reads: {m.format} {m.version} {m.kind}")
+        try:
+            game = registry.get(m.game)
+        except registry.UnknownGameError:
+            raise TournamentError(f"a schedule of {m.game!r}, a game this locm does not know") from None
+        if len(m.bots) != len(m.agents):
+            raise TournamentError("a schedule manifest whose bots do not agree with its agents")
+        rules = msgspec.json.decode(m.rules, type=_rules_type(game))
+        return _scheduled(game, rules, m.agents, m.games, m.seed, m.seats, dict(zip(m.agents, m.bots)))
+
+    def describe(self) -> str:
+        m = _manifest_dec.decode(self.manifest)
+        game = registry.get(m.game)
+        rules = msgspec.json.decode(m.rules, type=_rules_type(game))
+        return (f"{game.title} {game.rules_name(rules)}, {len(m.agents)} agents, {m.seats} seats, seeds "
+                f"{m.seed}..{m.seed + m.games // m.seats - 1}, {len(self)} games")
+
+
+MATCH_KIND = "seats_round_robin"
+"""The ``kind`` of a schedule manifest of `match_schedule` (LOCM's own are ``round_robin``)."""
+
+
+class _Manifest(msgspec.Struct, forbid_unknown_fields=True):
+    format: str
+    version: int
+    kind: str
+    game: str
+    rules: msgspec.Raw
+    agents: list[str]
+    bots: list[str]
+    seed: int
+    games: int
+    seats: int
+    scheduled: int
+
+
+_manifest_dec = msgspec.json.Decoder(_Manifest)
+
+
+def _rules_type(game) -> Any:
+    """The type a game's rules values have (that of its first built-in ruleset): what a manifest decodes."""
+    return type(game.rules(game.rulesets[0]))
 
 
 def bot_versions(game, agents: Sequence[str]) -> tuple[str, ...]:
@@ -77,14 +153,30 @@ def match_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, s
         raise TournamentError(f"--games {games}: expected a multiple of {n} (each seed played in every seat)")
     for name in agents:
         if name not in game.agent_names:
-            if game.name not in BOT_GAMES:
+            if game.name not in BOT_GAMES + SERVED_GAMES:
                 raise TournamentError(f"{game.title} has no agent {name!r}: expected one of "
                                       f"{', '.join(game.agent_names)}")
+            if game.name in SERVED_GAMES:
+                from locm.netbots import SANDBOX_HOST, SANDBOX_PORT, client_argv
+
+                client_argv(name, 0, 0, SANDBOX_HOST, SANDBOX_PORT)  # its placeholders too
             from locm.bots import command_argv
 
             command_argv(name)  # a command line that cannot run: one line, before anything is played
     rules = game.rules(ruleset) if isinstance(ruleset, str) else ruleset  # a name, or rules (a variant's)
     version = dict(zip(agents, bot_versions(game, agents)))  # each bot's files hashed once, at the start
+    return _scheduled(game, rules, agents, games, seed, n, version)
+
+
+def _scheduled(game, rules, agents: Sequence[str], games: int, seed: int, n: int,
+               version: dict[str, str]) -> MatchSchedule:
+    """The jobs of a checked schedule, each with its place, and its manifest (`MatchSchedule`)."""
+    manifest = msgspec.json.encode({
+        "format": "locm-schedule", "version": 1, "kind": MATCH_KIND, "game": game.name,
+        "rules": msgspec.Raw(msgspec.json.encode(rules)), "agents": list(agents),
+        "bots": [version[a] for a in agents], "seed": seed, "games": games, "seats": n,
+        "scheduled": len(list(itertools.combinations(agents, n))) * games}).decode()
+    key = hashlib.sha256(manifest.encode()).hexdigest()[:16]
     jobs = []
     for combo in itertools.combinations(agents, n):
         for s in range(seed, seed + games // n):
@@ -92,8 +184,8 @@ def match_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, s
                 seated = combo[r:] + combo[:r]
                 bots = tuple(version[a] for a in seated)
                 created = new_match(game, rules, s, seated, bots).log[0]
-                jobs.append(MatchJob(s, tuple(seated), game.game_id(created), bots))
-    return jobs
+                jobs.append(MatchJob(s, tuple(seated), game.game_id(created), bots, (key, len(jobs))))
+    return MatchSchedule(jobs, manifest, key)
 
 
 def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sandbox=None,
@@ -124,14 +216,22 @@ def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sand
 
 
 def _play(args: tuple):
-    """A worker's job: one game played and prepared for the store (its record and compressed log)."""
+    """A worker's job: one game played and prepared for the store (its record and compressed log; its place in
+    its schedule, if any, in its meta)."""
     from locm.store import GameExtras, prepare_match
 
-    name, ruleset, seed, agents, limits, sandbox, bots = args
+    name, ruleset, seed, agents, limits, sandbox, bots, place = args
     game = registry.get(name)
     rules = game.rules(ruleset) if isinstance(ruleset, str) else ruleset
-    match, seats = play_seated(game, rules, seed, agents, limits, sandbox, bots)
-    return prepare_match(game, GameExtras(game_id=game.game_id(match.log[0])), match.log, seats)
+    if name in SERVED_GAMES and any(a not in game.agent_names for a in agents):
+        from locm.netbots import play_skyport_seated
+
+        match, seats = play_skyport_seated(rules, seed, agents, sandbox, bots, limits, forfeits=True,
+                                           progress=_turn_played)
+    else:
+        match, seats = play_seated(game, rules, seed, agents, limits, sandbox, bots)
+    meta = "{}" if place is None else json.dumps({"schedule": place[0], "place": place[1]}, separators=(",", ":"))
+    return prepare_match(game, GameExtras(game_id=game.game_id(match.log[0]), meta=meta), match.log, seats)
 
 
 @dataclass
@@ -147,6 +247,12 @@ _DECISIONS = 0
 """Decisions made in this process (a supervised worker's heartbeat reports them with the bots' turns)."""
 
 
+def _turn_played(turn: int, limit: int) -> None:
+    """A served game's turn is over: a decision, for the heartbeat."""
+    global _DECISIONS
+    _DECISIONS += 1
+
+
 class SupervisedJob(NamedTuple):
     """One game for a supervised worker (`locm.tournament._pool`, the runner LOCM's tournaments use)."""
 
@@ -156,6 +262,7 @@ class SupervisedJob(NamedTuple):
     agents: tuple[str, ...]
     game_id: str
     bots: tuple[str, ...]
+    place: tuple[str, int] | None = None
 
     @property
     def agent0(self) -> str:
@@ -174,7 +281,7 @@ def _supervised_play(job: SupervisedJob, limits, sandbox) -> tuple:
     import traceback
 
     try:
-        prepared = _play((job.game, job.ruleset, job.seed, job.agents, limits, sandbox, job.bots))
+        prepared = _play((job.game, job.ruleset, job.seed, job.agents, limits, sandbox, job.bots, job.place))
         if prepared.record.game_id != job.game_id:  # pragma: no cover - an id is known before the game
             raise TournamentError(f"the game played is {prepared.record.game_id}, not the scheduled {job.game_id}")
         return "game", job.game_id, prepared, None
@@ -226,11 +333,13 @@ def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], worker
     one)."""
     from locm.tournament import WRITE_BATCH, store_as_played
 
+    if isinstance(jobs, MatchSchedule):  # the store knows what it should hold: locm verify checks it
+        store.record_schedule(jobs.key, jobs.manifest)
     run = MatchRun(ids=[j.game_id for j in jobs])
     todo = [j for j in jobs if not store.has_game(j.game_id)]
     run.already = len(jobs) - len(todo)
     game = registry.get(game_name)
-    args = [(game_name, ruleset, j.seed, j.agents, limits, sandbox, j.bots) for j in todo]
+    args = [(game_name, ruleset, j.seed, j.agents, limits, sandbox, j.bots, j.place) for j in todo]
     results: Iterator
     if backend == "ray":
         from locm.ray_backend import map_ordered
@@ -243,7 +352,7 @@ def run_matches(store, game_name: str, ruleset, jobs: Sequence[MatchJob], worker
         from locm.sandbox import Sandbox
         from locm.tournament import _pool
 
-        supervised = [SupervisedJob(game_name, ruleset, j.seed, tuple(j.agents), j.game_id, tuple(j.bots))
+        supervised = [SupervisedJob(game_name, ruleset, j.seed, tuple(j.agents), j.game_id, tuple(j.bots), j.place)
                       for j in todo]
         limits = limits or TimeLimits()
         sandbox = Sandbox() if sandbox is None else sandbox
@@ -264,6 +373,9 @@ class MatchStanding(NamedTuple):
     high: float
     place: float
     score: float | None
+    score_low: float | None = None
+    score_high: float | None = None
+    errors: int = 0
 
 
 def match_standings(records: Sequence, agents: Sequence[str]) -> list[MatchStanding]:
@@ -274,11 +386,13 @@ def match_standings(records: Sequence, agents: Sequence[str]) -> list[MatchStand
         n = wins = 0
         places: list[int] = []
         scores: list[float] = []
+        errors = 0
         for m in records:
             for seat, name in enumerate(m.agents):
                 if name != agent:
                     continue
                 n += 1
+                errors += bool(seat < len(m.seats) and (m.seats[seat].error or m.seats[seat].timeout))
                 place = m.places[seat]
                 places.append(place)
                 if place == 0:
@@ -286,18 +400,27 @@ def match_standings(records: Sequence, agents: Sequence[str]) -> list[MatchStand
                 if m.scores is not None:
                     scores.append(m.scores[seat])
         low, high = wilson(round(wins), n) if n else (0.0, 0.0)
+        score, score_low, score_high = mean_interval(scores) if scores else (None, None, None)
         out.append(MatchStanding(agent, n, wins, wins / n if n else 0.0, low, high,
-                                 1 + sum(places) / n if n else 0.0, sum(scores) / len(scores) if scores else None))
+                                 1 + sum(places) / n if n else 0.0, score, score_low, score_high, errors))
     return sorted(out, key=lambda s: (-s.rate, s.place, s.agent))
 
 
-MATCH_HEADERS = ("agent", "games", "wins", "win rate", "95% interval", "mean place", "mean score")
+MATCH_HEADERS = ("agent", "games", "wins", "win rate", "95% interval", "mean place", "mean score [95%]", "errors")
 
 
 def match_rows(table: Sequence[MatchStanding]) -> list[tuple]:
+    def score(s: MatchStanding) -> str:
+        if s.score is None:
+            return "-"
+        if s.score_low is None or s.score_high is None or not math.isfinite(s.score_low):
+            return f"{s.score:.1f}"
+        return f"{s.score:.1f} [{s.score_low:.1f}, {s.score_high:.1f}]"
+
     return [(s.agent, s.games, f"{s.wins:g}", f"{s.rate:.1%}", f"{s.low:.1%}-{s.high:.1%}", f"{s.place:.2f}",
-             "-" if s.score is None else f"{s.score:.1f}") for s in table]
+             score(s), s.errors) for s in table]
 
 
-__all__ = ["BOT_GAMES", "play_seated", "MatchJob", "match_schedule", "run_matches", "MatchRun", "MatchStanding", "match_standings",
+__all__ = ["BOT_GAMES", "SERVED_GAMES", "play_seated", "MatchJob", "MatchSchedule", "match_schedule", "run_matches",
+           "MatchRun", "MatchStanding", "match_standings",
            "match_rows", "MATCH_HEADERS"]

@@ -24,7 +24,7 @@ import msgspec
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Sequence
 
-from locm.analysis.paired import Paired
+from locm.analysis.paired import Paired, PairedMean
 from locm.analysis.stats import wilson
 from locm.engine.errors import LocmError
 from locm.engine.seam import GameDef, Outcome
@@ -254,14 +254,16 @@ def _mean(xs: Sequence[float]) -> dict:
 
 class Pair(NamedTuple):
     """One stored game and its re-run: the agents by seat, the seed (the cluster of the paired intervals:
-    both seatings of a seed), the outcomes under A and B, and each seat's holdings under A (the game's
-    ``holdings``; () when it has none)."""
+    both seatings of a seed), the outcomes under A and B, each seat's holdings under A (the game's
+    ``holdings``; () when it has none), and each seat's figures under A and under B (the game's
+    ``seat_stats``: ``(per seat under A, per seat under B)``; () when it has none)."""
 
     agents: tuple[str, ...]
     seed: int
     a: Outcome
     b: Outcome
     holdings: tuple = ()
+    stats: tuple = ()
 
 
 @dataclass
@@ -313,7 +315,10 @@ class MatchWhatif:
                 cards.setdefault(key, Paired()).add_cluster(us)
         rows = [{"card": k, **v.as_dict()} for k, v in cards.items() if v.units >= min_n]
         rows.sort(key=lambda r: (-r["delta"], r["card"]))
+        for name in agents:
+            per_agent[name]["figures"] = self._figures(name, by_seed, min_n)
         return {"game": self.game.name, "rules_a": self.rules_a, "rules_b": self.rules_b, "games": n,
+                "figures": list(next(iter(per_agent.values()), {}).get("figures", {})),
                 "min_n": min_n, "enough": n >= min_n,
                 "winner_changed": _rate(changed, n),
                 "seat0_wins": {"a": _rate(sum(p.a.winner == 0 for p in pairs), n),
@@ -322,6 +327,39 @@ class MatchWhatif:
                           "paired_delta": _mean([p.b.turns - p.a.turns for p in pairs])},
                 "agents": per_agent, "cards_paired_by_seed": rows, "cards_considered": len(cards),
                 "played": self.played, "read_back": self.stored, "skipped": len(self.skipped)}
+
+
+    def _figures(self, name: str, by_seed: dict[int, list[Pair]], min_n: int) -> dict[str, dict]:
+        """Agent `name`'s seats' figures under A and B, paired by seat and clustered by seed
+        (`analysis.paired.PairedMean`): in a game of points its points and place (1 = first), then the
+        game's ``seat_stats`` (Skyport's kills, deaths, damage, penalties, upgrades)."""
+        pairs = [p for group in by_seed.values() for p in group]
+        keys = (["points", "place"] if pairs and all(p.a.scores is not None and p.b.scores is not None
+                                                     for p in pairs) else [])
+        if pairs and all(p.stats for p in pairs):
+            keys += [k for k in pairs[0].stats[0][0] if all(k in seat for p in pairs for side in p.stats
+                                                            for seat in side)]
+        out: dict[str, PairedMean] = {k: PairedMean() for k in keys}
+        seen: dict[str, set[float]] = {k: set() for k in keys}
+        for group in by_seed.values():
+            units: dict[str, list[tuple[float, float]]] = {k: [] for k in keys}
+            for p in group:
+                places = (p.a.places(len(p.agents)), p.b.places(len(p.agents)))
+                for s, x in enumerate(p.agents):
+                    if x != name:
+                        continue
+                    for k in keys:
+                        if k == "points":
+                            units[k].append((p.a.scores[s], p.b.scores[s]))
+                        elif k == "place":
+                            units[k].append((places[0][s] + 1, places[1][s] + 1))
+                        else:
+                            units[k].append((p.stats[0][s][k], p.stats[1][s][k]))
+            for k in keys:
+                out[k].add_cluster(units[k])
+                seen[k].update(x for pair in units[k] for x in pair)
+        return {k: {**v.as_dict(), "enough": v.d.units >= min_n,
+                    "constant": next(iter(seen[k])) if len(seen[k]) == 1 else None} for k, v in out.items()}
 
 
 def _pct(r: dict) -> str:
@@ -356,6 +394,21 @@ def whatif_lines(s: dict, top: int = 10) -> list[str]:
     for name, r in s["agents"].items():
         delta = _paired(r) if r["enough"] else f"not enough data (n={r['units']} < {s['min_n']})"
         out.append(f"  {name}: {_wr(r['win_rate_a'])}; {_wr(r['win_rate_b'])}; {delta}")
+    if s.get("figures"):
+        out.append("per agent and game, under A; under B; paired B - A (the same seats, clustered by seed, 95%; "
+                   "* : the interval excludes 0):")
+        width = max(len(k) for k in s["figures"])
+        for name, r in s["agents"].items():
+            out.append(f"  {name}:")
+            for key, f in r["figures"].items():
+                digits = 1 if key == "points" else 2
+                if f["constant"] is not None:
+                    out.append(f"    {key:<{width}}  {f['constant']:.{digits}f} in every game under A and B "
+                               f"(n={f['units']})")
+                    continue
+                delta = (_diff(f, digits) + (" *" if f["excludes_zero"] else "")) if f["enough"] else \
+                    f"not enough data (n={f['units']} < {s['min_n']})"
+                out.append(f"    {key:<{width}}  {_ci(f['a'], digits)}; {_ci(f['b'], digits)}; {delta}")
     rows = s["cards_paired_by_seed"]
     if s["cards_considered"]:
         out.append(f"cards whose holders gain or lose most (a holder: the seat whose deck held more copies under A; "
@@ -369,6 +422,25 @@ def whatif_lines(s: dict, top: int = 10) -> list[str]:
         if not gain and not lose:
             out.append("  none moves (or none held in enough units)")
     return out
+
+
+def _ci(m: dict, digits: int) -> str:
+    """A mean with its interval."""
+    if m["mean"] is None:
+        return "n=0"
+    if m["low"] is None:
+        return f"{m['mean']:.{digits}f}"
+    return f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]"
+
+
+def _diff(r: dict, digits: int) -> str:
+    """A paired difference B - A with its interval, n and seeds."""
+    if r["delta"] is None:
+        return "n=0"
+    if r["low"] is None:
+        return f"{r['delta']:+.{digits}f} (n={r['units']}, too few seeds for an interval)"
+    return (f"{r['delta']:+.{digits}f} [{r['low']:+.{digits}f}, {r['high']:+.{digits}f}] (n={r['units']} in "
+            f"{r['clusters']} seeds)")
 
 
 def _wr(r: dict) -> str:
@@ -466,8 +538,9 @@ def _rerun_task(game_id: str) -> tuple[Any, Pair]:
         events_b = replay_under(game, events_a, rules_b)
         prepared = prepare_match(game, GameExtras(game_id=gid_b), events_b)
     held = game.holdings(created) if game.holdings is not None else ()
+    stats = (tuple(game.seat_stats(events_a)), tuple(game.seat_stats(events_b))) if game.seat_stats else ()
     return prepared, Pair(tuple(game.agents(created)), seed, game.outcome(events_a), game.outcome(events_b),
-                          tuple(held))
+                          tuple(held), stats)
 
 
 __all__ = ["MatchRerunError", "MatchRerun", "rerun_match", "replay_under", "first_divergence", "bot_changes",

@@ -14,6 +14,13 @@ every other program to have closed it, and it checks that no game was stored mea
 (N its schema) through a hard link, and the new file renamed over ``DB`` (one atomic rename: at every moment
 ``DB`` is either the whole old store or the whole new one). Where hard links are not possible, the old file is
 renamed to ``DB.vN`` first. A migrated store exports the same bytes as before (`locm.store.EXPORT_STORE_SCHEMA`).
+
+What a store keeps beside its games comes along: its tournament schedules (each manifest checked to give its
+key, as an import checks one), so that `locm verify` still finds a scheduled game missing, and its ledger's
+value as it stands in the old file. The games are copied in the order stored, so an intact store's ledger
+comes out the same; one that no longer matches its games (a game deleted behind the store's back) is kept as
+it was, not recomputed over what is left, so that `locm verify` of the new file still says so (and
+``note`` says it at once).
 """
 
 from __future__ import annotations
@@ -23,11 +30,13 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from locm.checks import content_problem
+from locm.checks import _schedule_of, content_problem
 from locm.events.locm.codec import DecodeError, from_json
+from locm.engine.errors import LocmError
 from locm.errors import MigrateError, StoreError
 from locm.store import (
     GENESIS,
+    SCHEDULES_SQL,
     OLD_SCHEMAS,
     STORE_FORMAT,
     STORE_SCHEMA_VERSION,
@@ -71,9 +80,11 @@ def count_games(path: Path) -> int:
         conn.close()
 
 
-def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = None) -> tuple[int, int, Path]:
+def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = None,
+            note: Callable[[str], None] | None = None) -> tuple[int, int, Path]:
     """Convert the store of schema 1 or 2 at ``path`` to schema 3 in place, keeping the old file as ``path.vN``;
-    ``progress(n)`` after each batch of n games. Return ``(games, events, backup path)``."""
+    ``progress(n)`` after each batch of n games; ``note(text)`` for what the user should know (the schedules
+    kept, a ledger that does not match the games). Return ``(games, events, backup path)``."""
     path = Path(path)
     name = str(path)
     if not path.is_file():
@@ -100,6 +111,7 @@ def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = No
             raise MigrateError(f"{name}: schema {version} says the meta table, but the tables "
                                f"{sorted(SCHEMA_TABLES[version])} are not all there")
         games, events, last = _copy(old, version, new, name, progress)
+        _copy_beside(old, tables, new, name, note or (lambda text: None))
         try:  # fold the -wal in and leave WAL mode: the old file is then whole on its own, with no -wal beside
             old.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             mode = old.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
@@ -152,6 +164,38 @@ def _copy(old: sqlite3.Connection, version: int, new: Path, name: str, progress)
     if Path(f"{new}-wal").exists():  # closing the last connection checkpoints and removes it
         raise MigrateError(f"{new}: its -wal was not folded in on close")
     return games, events, last
+
+
+def _copy_beside(old: sqlite3.Connection, tables: set, new: Path, name: str, note: Callable[[str], None]) -> None:
+    """The old store's schedules and ledger into the new file (closed, not yet in place)."""
+    schedules = old.execute("SELECT key, manifest, created FROM schedules ORDER BY rowid").fetchall() \
+        if "schedules" in tables else []
+    for key, manifest, _ in schedules:
+        try:
+            found = _schedule_of(manifest).key
+        except (LocmError, ValueError) as exc:
+            raise MigrateError(f"{name}: schedule {key}: its manifest does not read: {exc}") from None
+        if found != key:
+            raise MigrateError(f"{name}: schedule {key}: its manifest gives the key {found} (altered)")
+    ledger = old.execute("SELECT value FROM locm_meta WHERE key = 'ledger'").fetchone()
+    conn = sqlite3.connect(new, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        if schedules:
+            conn.execute(SCHEDULES_SQL)
+            conn.executemany("INSERT INTO schedules (key, manifest, created) VALUES (?, ?, ?)", schedules)
+        if ledger is not None:
+            computed = conn.execute("SELECT value FROM locm_meta WHERE key = 'ledger'").fetchone()
+            if computed is None or computed[0] != ledger[0]:
+                count = str(ledger[0]).split(" ")[0]
+                note(f"the old store's ledger ({count} games recorded) does not match the games it holds: kept as "
+                     f"it was, so `locm verify` names what differs")
+                conn.execute("INSERT OR REPLACE INTO locm_meta (key, value) VALUES ('ledger', ?)", ledger)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    if schedules:
+        note(f"{len(schedules)} tournament schedule{'s' * (len(schedules) != 1)} kept")
 
 
 def _check(old: sqlite3.Connection, version: int, key: int, record: GameRecord, name: str):

@@ -43,7 +43,8 @@ from locm.engine.skyport.rules import RULES_2013
 from locm.errors import AgentSpecError, JoinError, ServeError
 from locm.events.skyport.rules import GameMap, SkyportRules
 from locm.sandbox import Sandbox, build, child_pid, require, unreadable
-from locm.skyport_server import LOCAL, OPEN, RESERVED, Bounds, SeatSpec, SkyportServer, Timing, Transcript
+from locm.skyport_server import (LOCAL, OPEN, RESERVED, Bounds, Fast, SeatSpec, SkyportServer, Timing,
+                                 Transcript)
 
 OPEN_SEAT = "-"
 SANDBOX_HOST, SANDBOX_PORT = "127.0.0.1", 54321
@@ -234,19 +235,26 @@ async def play_skyport_async(seats: Sequence[str], game_map: GameMap, seed: int,
                              bounds: Bounds = Bounds(), sandbox: Sandbox = Sandbox(), host: str = "127.0.0.1",
                              port: int = 0, transcript: Transcript | None = None,
                              progress: Callable[[int, int], None] | None = None,
-                             listening: Callable[[int], None] | None = None) -> ServedGame:
+                             listening: Callable[[int], None] | None = None,
+                             bots: Sequence[str] | None = None, forfeits: bool = False) -> ServedGame:
     """Play one Skyport game with these seats (see the module docstring) and return it. `listening` is told
     the TCP port of the open seats once the server listens (when there are any). Raises `JoinError` when the
-    game cannot start (the clients' last output is in its message)."""
+    game cannot start (the clients' last output is in its message), unless seats forfeit (`forfeits`: a seat
+    whose client has not joined by the deadline, or has ended before, forfeits, R-FORFEIT). When a seat is a
+    command line, the game records each seat's client version (`bots`, default: its files hashed now)."""
     check_seats(seats, game_map)
     policy = sandbox_for(seats, sandbox)
+    if bots is None and clients_wanted(seats):
+        bots = versions(seats)
     specs = []
     for slot, spec in enumerate(seats):
         kind = seat_kind(spec)
         agent = make_agent(spec, agent_seed(seed, slot)) if kind == LOCAL else None
         specs.append(SeatSpec(kind, spec if kind != OPEN else "remote", agent))
-    server = SkyportServer(game_map, specs, seed, rules, timing, bounds, transcript, progress)
+    server = SkyportServer(game_map, specs, seed, rules, timing, bounds, transcript, progress,
+                           tuple(bots) if bots is not None else None, forfeits)
     clients: list[ClientProcess] = []
+    watchers: list[asyncio.Future[None]] = []
     folder = tempfile.mkdtemp(prefix="locm-skyport-") if policy.enabled and clients_wanted(seats) else ""
     try:
         if folder:
@@ -268,6 +276,7 @@ async def play_skyport_async(seats: Sequence[str], game_map: GameMap, seed: int,
             client = ClientProcess(slot, spec, argv, policy)
             clients.append(client)
             await client.start(path)
+            watchers.append(asyncio.ensure_future(_tell_exit(client, server)))
         try:
             game = await server.run()
         except JoinError as exc:
@@ -282,16 +291,34 @@ async def play_skyport_async(seats: Sequence[str], game_map: GameMap, seed: int,
         await server.close()
         for c in clients:
             status = await c.stop()
+            seat = server.seats[c.slot]
             reports.append(ClientReport(c.slot, c.spec, status, c.output.decode("utf-8", "replace"),
-                                        server.seats[c.slot].gone))
+                                        f"forfeited: {seat.forfeit}" if seat.forfeit else seat.gone))
         meta = policy.meta() if clients else None
         return ServedGame(game, reports, meta)
     finally:
         await server.close()
         for c in clients:
             await c.stop(0)
+        for w in watchers:
+            w.cancel()
         if folder:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _tell_exit(client: ClientProcess, server: SkyportServer) -> None:
+    """Tell `server` when the client's process ends (a seat whose client has ended cannot join any more)."""
+    if client.proc is not None:
+        await client.proc.wait()
+    server.client_exited(client.slot)
+
+
+def versions(seats: Sequence[str]) -> tuple[str, ...]:
+    """Each seat's client version: the SHA-256 of its command's files (`locm.tournament.bot_fingerprint`), ""
+    for a built-in agent or an open seat."""
+    from locm.tournament import bot_fingerprint
+
+    return tuple(bot_fingerprint(s) or "" if seat_kind(s) == RESERVED else "" for s in seats)
 
 
 def play_skyport(seats: Sequence[str], game_map: GameMap, seed: int, **options: Any) -> ServedGame:
@@ -299,22 +326,49 @@ def play_skyport(seats: Sequence[str], game_map: GameMap, seed: int, **options: 
     return asyncio.run(play_skyport_async(seats, game_map, seed, **options))
 
 
-def play_skyport_seated(rules: SkyportRules, seed: int, agents: Sequence[str], sandbox: Sandbox | None = None
+@dataclasses.dataclass(frozen=True)
+class ServeLimits:
+    """The time a served game gives its clients (`locm tournament --game skyport`): ``think_ms`` a turn (fast
+    timing), ``join_s`` to connect, shake hands and choose a loadout. `as_dict` is what a supervised worker's
+    watchdog reads (`locm.tournament._pool`: the longest wait without a turn played)."""
+
+    think_ms: int = 3000
+    join_s: float = 60.0
+
+    def as_dict(self) -> dict[str, float]:
+        return {"think_ms": float(self.think_ms), "join_ms": self.join_s * 1000 + self.think_ms}
+
+
+def play_skyport_seated(rules: SkyportRules, seed: int, agents: Sequence[str], sandbox: Sandbox | None = None,
+                        bots: Sequence[str] | None = None, limits: ServeLimits | None = None,
+                        forfeits: bool = False, progress: Callable[[int, int], None] | None = None
                         ) -> tuple[SkyportGame, list[Any]]:
-    """One game for the generic runner (`locm play --game skyport`): `agents` are built-in agents' names and
-    client command lines, on the rules' map (else the smallest built-in map that seats them), fast timing with
-    the 2013 think time; returns the game and each seat's `locm.store.SeatExtras` (a client's output as its
-    stderr; a client whose connection ended early lost by an error)."""
+    """One game for the generic runner (`locm play --game skyport`, `locm tournament --game skyport`): `agents`
+    are built-in agents' names and client command lines, on the rules' map (else the smallest built-in map
+    that seats them), fast timing with `limits`' think time (default the 2013 one); `bots` the clients'
+    versions to record (default: their files hashed now); `forfeits`: a client that does not join in time
+    forfeits its seat (R-FORFEIT) instead of the game failing. Returns the game and each seat's
+    `locm.store.SeatExtras` (a client's output as its stderr; a client whose connection ended early, or that
+    forfeited, lost by an error)."""
     from locm.engine.skyport.definition import map_for
     from locm.store import SeatExtras
 
+    limits = limits or ServeLimits()
     served = play_skyport(list(agents), map_for(rules, len(agents)), seed, rules=rules,
-                          sandbox=sandbox if sandbox is not None else Sandbox())
+                          sandbox=sandbox if sandbox is not None else Sandbox(), timing=Fast(limits.think_ms),
+                          bounds=Bounds(join_s=limits.join_s), bots=bots, forfeits=forfeits, progress=progress)
     reports = {c.slot: c for c in served.clients}
-    seats = [SeatExtras(stderr=reports[slot].output[-4096:], error=bool(reports[slot].gone))
+    seats = [SeatExtras(stderr=_stderr(reports[slot]), error=bool(reports[slot].gone))
              if slot in reports else SeatExtras() for slot in range(len(agents))]
     return served.game, seats
 
 
-__all__ = ["play_skyport_seated", "OPEN_SEAT", "SANDBOX_HOST", "SANDBOX_PORT", "RELAY", "seat_kind", "client_argv", "ClientReport",
+def _stderr(report: ClientReport) -> str:
+    """What the store keeps of a client's output: its end, and why its connection ended early, if it did."""
+    tail = report.output[-4096:]
+    return tail + (f"{chr(10) if tail and not tail.endswith(chr(10)) else ''}locm: {report.gone}" if report.gone
+                   else "")
+
+
+__all__ = ["play_skyport_seated", "ServeLimits", "versions", "OPEN_SEAT", "SANDBOX_HOST", "SANDBOX_PORT", "RELAY", "seat_kind", "client_argv", "ClientReport",
            "ServedGame", "ClientProcess", "sandbox_for", "check_seats", "play_skyport_async", "play_skyport"]

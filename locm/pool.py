@@ -77,14 +77,16 @@ class Supervision:
 class Job:
     """What every worker of a pool runs: ``init(*init_args)`` once, then ``work(task)`` for each task (``work(task,
     prepared)`` with ``ahead``: ``prepared = ahead(task)`` is made while the task before it runs, when it is
-    already in the pipe, e.g. a bot's sandbox). ``beat()`` is the progress a heartbeat reports (default: the
-    tasks done). Everything must be picklable by name (module-level functions)."""
+    already in the pipe, e.g. a bot's sandbox; None for a task that was not), then ``close()`` when the worker
+    ends. ``beat()`` is the progress a heartbeat reports (default: the tasks done). Everything must be picklable
+    by name (module-level functions)."""
 
     work: Callable
     init: Callable | None = None
     init_args: tuple = ()
     beat: Callable[[], int] | None = None
     ahead: Callable | None = None
+    close: Callable[[], object] | None = None
 
 
 # --- the worker ---------------------------------------------------------------------------------------------
@@ -131,37 +133,38 @@ def serve(conn, parent: int, job: Job, heartbeat_s: float = 0.5) -> None:
         failed_init: BaseException | None = exc
     else:
         failed_init = None
-    ahead = None  # the next task, prepared while this one ran
-    while True:
-        if ahead is not None:
-            (task, prepared), ahead = ahead, None
-        else:
-            try:
-                task = conn.recv()
-            except (EOFError, OSError):
+    try:
+        ahead = None  # the next task, prepared while this one ran
+        while True:
+            if ahead is not None:
+                (task, prepared), ahead = ahead, None
+            else:
+                try:
+                    task = conn.recv()
+                except (EOFError, OSError):
+                    return
+                prepared = None
+            if task is None:
                 return
-            prepared = None
-        if task is None:
-            return
-        if failed_init is not None:
-            send(("raised", _picklable(failed_init)))
-            continue
-        if job.ahead is not None:
-            if prepared is None:
-                prepared = _prepare(job, task)
-            if conn.poll():  # the next task is here: prepare it now, off this task's clock
+            if failed_init is not None:
+                send(("raised", _picklable(failed_init)))
+                continue
+            if job.ahead is not None and conn.poll():  # the next task is here: prepare it, off this task's clock
                 try:
                     nxt = conn.recv()
                 except (EOFError, OSError):
                     nxt = None
                 ahead = (nxt, None if nxt is None else _prepare(job, nxt))
-        try:
-            result = job.work(task, prepared) if job.ahead is not None else job.work(task)
-            message = ("done", result)
-        except Exception as exc:
-            message = ("raised", _picklable(exc))
-        done += 1
-        send(message)
+            try:
+                result = job.work(task, prepared) if job.ahead is not None else job.work(task)
+                message = ("done", result)
+            except Exception as exc:
+                message = ("raised", _picklable(exc))
+            done += 1
+            send(message)
+    finally:
+        if job.close is not None:
+            job.close()
 
 
 def _prepare(job: Job, task) -> Any:

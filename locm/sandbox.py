@@ -27,6 +27,9 @@ What it does not do: limits are per process (rlimits), not for the sandbox as a 
 cgroups, which a tournament started by a user cannot count on. A network (`Sandbox.network`) or a wider
 view (`Sandbox.binds`) is given only when asked for, and recorded with every game (`Sandbox.meta`).
 
+Run by root, a tournament's workers keep each bot's sandbox across its games and start the bot afresh in each
+game's own namespaces (`locm.sandbox_kept`): what a bot gets is the same, at a fraction of a start's cost.
+
 `probe` says whether this machine can sandbox (bubblewrap installed, namespaces allowed) by starting one;
 `require` raises `SandboxUnavailableError` (one line: what is missing and the fix) when it cannot.
 """
@@ -290,6 +293,26 @@ def build(argv: list[str], policy: Sandbox, cwd: str | None = None, wrap: tuple[
     cwd = os.path.abspath(cwd or os.getcwd())
     root = os.geteuid() == 0
     uid = uid_for_bot() if root else NOBODY
+    args, fds = view_args(argv, policy, cwd, passwd_text(uid), group_text(uid), private_tmp=True)
+    info_r, info_w = os.pipe()
+    fds.append(info_w)
+    args += ["--info-fd", str(info_w)]
+    if root:
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", *drop_to(uid)]
+    else:
+        args.append("--")
+    args += [_tool("prlimit"), *policy.limits.prlimit_args(), "--", *wrap, *argv]
+    return Launch(args, bot_environment(policy.limits), tuple(fds), info_r, uid if root else None)
+
+
+def view_args(argv: list[str], policy: Sandbox, cwd: str, passwd: str, group: str, private_tmp: bool,
+              extra: tuple[tuple[str, str], ...] = ()) -> tuple[list[str], list[int]]:
+    """bwrap's options up to the command: the namespaces and the read-only view of what ``argv`` needs (and
+    the ``extra`` (source, destination) files), ``/etc/passwd`` and ``/etc/group`` as given (read from pipes,
+    whose read ends are returned to be passed), ``/`` read-only, the folder ``cwd``. ``private_tmp``: a
+    size-limited tmpfs on ``/tmp`` and ``/dev/shm``; else ``/tmp`` is an empty read-only folder (a kept
+    sandbox mounts each game's own, `locm.sandbox_launcher`)."""
+    root = os.geteuid() == 0
     own, views = _views(tuple(argv), cwd, os.environ.get("PATH", os.defpath))
     args = ["bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "locm-bot",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
@@ -303,23 +326,27 @@ def build(argv: list[str], policy: Sandbox, cwd: str | None = None, wrap: tuple[
         elif os.path.isdir(path):
             args += ["--ro-bind", path, path]
     size = str(policy.limits.tmp)
-    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm",
-             "--remount-ro", "/dev", "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
-             "--perms", "0755", "--dir", "/etc"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    if private_tmp:
+        args += ["--perms", "1777", "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+                 "--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
+    else:
+        args += ["--remount-ro", "/dev", "--perms", "0755", "--dir", "/tmp"]
+    args += ["--perms", "0755", "--dir", "/etc"]
     made = {"/tmp", "/etc", "/dev", "/proc"}
     for name in ETC + (ETC_NETWORK if policy.network else ()):
         for path in sorted(glob.glob(os.path.join("/etc", name))):
             args += ["--ro-bind", path, path]
     fds = []
-    for name, text in (("passwd", f"root:x:0:0::/:/usr/sbin/nologin\nbot:x:{uid}:{uid}::/tmp:/usr/sbin/nologin\n"),
-                       ("group", f"root:x:0:\nbot:x:{uid}:\n")):
+    for name, text in (("passwd", passwd), ("group", group)):
         r, w = os.pipe()
         os.write(w, text.encode())
         os.close(w)
-        fds.append(r)
-        args += ["--ro-bind-data", str(r), f"/etc/{name}"]
+        fds.append(r)  # a kept sandbox mounts each game's over them: files of its own, not bound (unlinked) data
+        args += ["--ro-bind-data", str(r), f"/etc/{name}"] if private_tmp else ["--perms", "0644", "--file", str(r),
+                                                                                 f"/etc/{name}"]
     shown = _outermost(views + [(os.path.realpath(p), os.path.abspath(p)) for p in policy.binds
-                                if os.path.exists(p)])
+                                if os.path.exists(p)] + list(extra))
     for _, dest in shown:
         args += _parents(dest, made)
     for src, dest in shown:
@@ -328,16 +355,32 @@ def build(argv: list[str], policy: Sandbox, cwd: str | None = None, wrap: tuple[
         args += ["--ro-bind", "/dev/null", dest]
     if not (cwd in made or cwd == "/" or _system(cwd) or any(_inside(cwd, d) for _, d in shown)):
         args += _parents(cwd, made) + ["--perms", "0755", "--dir", cwd]  # relative paths resolve as given
-    info_r, info_w = os.pipe()
-    fds.append(info_w)
-    args += ["--remount-ro", "/", "--chdir", cwd, "--info-fd", str(info_w)]
-    if root:
-        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", _tool("setpriv"), f"--reuid={uid}",
-                 f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
-    else:
-        args.append("--")
-    args += [_tool("prlimit"), *policy.limits.prlimit_args(), "--", *wrap, *argv]
-    return Launch(args, bot_environment(policy.limits), tuple(fds), info_r, uid if root else None)
+    args += ["--remount-ro", "/", "--chdir", cwd]
+    return args, fds
+
+
+def views_in_tmp(argv: list[str], policy: Sandbox, cwd: str) -> list[str]:
+    """The destinations of ``argv``'s views that lie in ``/tmp`` or ``/dev/shm`` (outer ones first): a kept
+    sandbox shows them again in each game's fresh ``/tmp`` (`locm.sandbox_launcher`)."""
+    _, views = _views(tuple(argv), cwd, os.environ.get("PATH", os.defpath))
+    shown = _outermost(views + [(os.path.realpath(p), os.path.abspath(p)) for p in policy.binds if os.path.exists(p)])
+    return [dest for _, dest in shown if any(_inside(dest, t) and dest != t for t in ("/tmp", "/dev/shm"))]
+
+
+def passwd_text(uid: int) -> str:
+    """The sandbox's ``/etc/passwd``: root and the bot's user (home /tmp, no shell)."""
+    return f"root:x:0:0::/:/usr/sbin/nologin\nbot:x:{uid}:{uid}::/tmp:/usr/sbin/nologin\n"
+
+
+def group_text(uid: int) -> str:
+    return f"root:x:0:\nbot:x:{uid}:\n"
+
+
+def drop_to(uid: int) -> list[str]:
+    """The command that runs what follows it as ``uid`` (run by root): no groups, no capabilities, no new
+    privileges."""
+    return [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--no-new-privs"]
 
 
 @functools.lru_cache(maxsize=None)

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import selectors
 import shutil
 import signal
 import socket
@@ -23,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from locm.sandbox import MiB, Sandbox, _show, build, probe, require
+from locm.sandbox import MiB, Sandbox, _show, bot_environment, build, probe, require
+from locm.sandbox_kept import KeptSandbox, can_keep
 
 PROBE = Path(__file__).with_name("sandbox_probe.py")
 
@@ -49,23 +51,62 @@ class _Box:
         self.outside = Path(tempfile.mkdtemp(prefix="locm-sandbox-check-outside-")) / "secret"
         self.outside.write_text("not for bots")
         self.policy = dataclasses.replace(policy, hide=policy.hide + (str(self.store),))
+        self.kept: dict[Sandbox, KeptSandbox] | None = None  # a dict: each run is a game in a kept sandbox
+
+    def argv(self, test: str = "", *args) -> list[str]:
+        return [sys.executable, "-I", "-S", str(self.probe), *([test] if test else []), *map(str, args)]
 
     def run(self, test: str, *args, stdin: str = "", policy: Sandbox | None = None,
             timeout: float = 60) -> tuple[int, dict]:
-        argv = [sys.executable, "-I", "-S", str(self.probe), test, *map(str, args)]
-        launch = build(argv, policy or self.policy, str(self.dir))
+        argv = self.argv(test, *args)
+        if self.kept is not None:
+            code, out, err = self._game(argv, policy or self.policy, stdin, timeout)
+        else:
+            launch = build(argv, policy or self.policy, str(self.dir))
+            try:
+                r = subprocess.run(launch.argv, env=launch.env, pass_fds=launch.pass_fds, input=stdin,
+                                   capture_output=True, text=True, timeout=timeout)
+            finally:
+                launch.close()
+            code, out, err = r.returncode, r.stdout, r.stderr
+        lines = out.strip().splitlines()
         try:
-            r = subprocess.run(launch.argv, env=launch.env, pass_fds=launch.pass_fds, input=stdin,
-                               capture_output=True, text=True, timeout=timeout)
-        finally:
-            launch.close()
-        lines = r.stdout.strip().splitlines()
-        try:
-            return r.returncode, json.loads(lines[-1]) if lines else {"stderr": r.stderr.strip()[-300:]}
+            return code, json.loads(lines[-1]) if lines else {"stderr": err.strip()[-300:]}
         except ValueError:
-            return r.returncode, {"stdout": r.stdout[-300:], "stderr": r.stderr.strip()[-300:]}
+            return code, {"stdout": out[-300:], "stderr": err.strip()[-300:]}
+
+    def _game(self, argv: list[str], policy: Sandbox, stdin: str, timeout: float) -> tuple[int, str, str]:
+        """Run ``argv`` as one game in the kept sandbox of `policy` (made at its first game, then kept)."""
+        box = self.kept.get(policy)
+        if box is None:
+            box = self.kept[policy] = KeptSandbox(self.argv(), policy, str(self.dir))
+        fds = box.start(bot_environment(policy.limits), argv)
+        with open(fds[0], "wb") as f:
+            f.write(stdin.encode())
+        out = {fds[1]: bytearray(), fds[2]: bytearray()}
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as sel:
+            for fd in out:
+                sel.register(fd, selectors.EVENT_READ)
+            while sel.get_map() and time.monotonic() < deadline:
+                for key, _ in sel.select(max(0.0, deadline - time.monotonic())):
+                    chunk = os.read(key.fd, 65536)
+                    if chunk:
+                        out[key.fd] += chunk
+                    else:
+                        sel.unregister(key.fd)
+        code = box.exit_status(time.monotonic() + 5)
+        if not box.finish():
+            box.destroy()
+            del self.kept[policy]
+        for fd in out:
+            os.close(fd)
+        return -1 if code is None else code, out[fds[1]].decode(errors="replace"), out[fds[2]].decode(errors="replace")
 
     def close(self) -> None:
+        for box in (self.kept or {}).values():
+            box.destroy()
+        self.kept = None
         shutil.rmtree(self.dir, ignore_errors=True)
         shutil.rmtree(self.outside.parent, ignore_errors=True)
 
@@ -75,12 +116,19 @@ def run_checks(policy: Sandbox, progress: Callable[[Check], None] | None = None)
     require(dataclasses.replace(policy, enabled=True))
     box = _Box(policy)
     checks = []
+    passes = [("", (_inspect, _memory, _cpu, _procs, _files, _fsize, _tmp, _vmem, _dies_with_parent))]
+    if can_keep(dataclasses.replace(policy, enabled=True)):  # what a tournament's workers run bots in
+        passes.append(("kept ", (_inspect, _memory, _cpu, _procs, _files, _fsize, _tmp, _vmem, _game_to_game,
+                                 _kept_dies_with_parent)))
     try:
-        for make in (_inspect, _memory, _cpu, _procs, _files, _fsize, _tmp, _vmem, _dies_with_parent):
-            for check in make(box, policy):
-                checks.append(check)
-                if progress:
-                    progress(check)
+        for prefix, makers in passes:
+            box.kept = {} if prefix else None
+            for make in makers:
+                for check in make(box, policy):
+                    check = check._replace(name=prefix + check.name)
+                    checks.append(check)
+                    if progress:
+                        progress(check)
     finally:
         box.close()
     return checks
@@ -88,7 +136,8 @@ def run_checks(policy: Sandbox, progress: Callable[[Check], None] | None = None)
 
 def header() -> str:
     found = probe()
-    who = ("run as root: each bot gets a fresh unprivileged uid" if os.geteuid() == 0
+    who = ("run as root: each bot gets a fresh unprivileged uid; the checks run again in a sandbox kept across "
+           "games (\"kept\", as a tournament's workers run bots)" if os.geteuid() == 0
            else "run as a user: each bot gets a user namespace")
     return f"locm sandbox check: bubblewrap {found.version}, {who}"
 
@@ -238,6 +287,71 @@ def _dies_with_parent(box: _Box, policy: Sandbox):
     yield Check("dies with parent", pidns is not None and left == [],
                 "killing the process that started a sandbox (SIGKILL) ended everything in it" if left == []
                 else f"processes left in the sandbox: {left}" if pidns else "the sandbox did not start")
+
+
+def _game_to_game(box: _Box, policy: Sandbox):
+    """Two games in one kept sandbox: the first leaves what it can for the second, which must find none."""
+    _, first = box.run("leave")
+    _, second = box.run("find")
+    left = first.get("left") or {}
+    same = first.get("uts") is not None and first.get("uts") == second.get("uts")
+    fresh = first.get("uid") != second.get("uid") and second.get("pid") == first.get("pid") == 2
+    found = second.get("found")
+    yield Check("game to game", bool(left) and same and fresh and found == [],
+                f"a game left {', '.join(f'{k} ({v})' for k, v in left.items()) or 'nothing (' + str(first) + ')'}; "
+                f"the next game in {'the same' if same else 'ANOTHER'} sandbox found "
+                f"{'nothing' if found == [] else found}, as uid {second.get('uid')} (then {first.get('uid')}), "
+                f"pid {second.get('pid')} of a PID namespace of its own"
+                + ("" if fresh else " (NOT a fresh uid and pid 2)"))
+
+
+def _kept_dies_with_parent(box: _Box, policy: Sandbox):
+    """A helper process makes a kept sandbox, starts a game in it and is killed with SIGKILL: nothing of the
+    sandbox (its launcher, the game) may remain."""
+    spec = {"limits": box.policy.limits.spec(), "network": box.policy.network, "binds": list(box.policy.binds),
+            "hide": list(box.policy.hide), "argv": box.argv(), "sleep": box.argv("sleep", 60), "dir": str(box.dir)}
+    code = ("import json, os, sys, time\n"
+            "sys.path.insert(0, sys.argv[1])\n"
+            "from locm.sandbox import BotLimits, Sandbox, bot_environment, child_pid\n"
+            "from locm.sandbox_kept import KeptSandbox\n"
+            "s = json.loads(sys.argv[2])\n"
+            "policy = Sandbox(BotLimits.parse(s['limits']), s['network'], tuple(s['binds']), tuple(s['hide']))\n"
+            "kept = KeptSandbox(s['argv'], policy, s['dir'])\n"
+            "fds = kept.start(bot_environment(policy.limits), s['sleep'])\n"
+            "line = json.loads(os.read(fds[1], 4096).decode().splitlines()[0])\n"
+            "line['launcher'] = child_pid(kept._info)\n"
+            "print(json.dumps(line), flush=True)\n"
+            "time.sleep(60)\n")
+    helper = subprocess.Popen([sys.executable, "-I", "-c", code, str(Path(__file__).resolve().parent.parent),
+                               json.dumps(spec)], stdout=subprocess.PIPE, text=True)
+    try:
+        line = _readline(helper.stdout, 30)
+        seen = json.loads(line) if line.strip() else {}
+    finally:
+        helper.kill()
+        helper.wait()
+        helper.stdout.close()
+    pidns, launcher = seen.get("pidns"), seen.get("launcher")
+    end = time.monotonic() + 5
+    left = (_in_namespace(pidns) if pidns else []) + ([launcher] if launcher and _alive(launcher) else [])
+    while left and time.monotonic() < end:
+        time.sleep(0.02)
+        left = (_in_namespace(pidns) if pidns else []) + ([launcher] if launcher and _alive(launcher) else [])
+    if not pidns:
+        detail = f"the game did not start: {seen}"
+    elif left:
+        detail = f"processes left: {left}"
+    else:
+        detail = "killing the process that made a kept sandbox (SIGKILL) ended its launcher and its game"
+    yield Check("dies with parent", bool(pidns and launcher) and left == [], detail)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in "ZX"
 
 
 def _readline(stream, seconds: float) -> str:

@@ -17,10 +17,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable
 
-from locm.analysis.stats import wilson
+from locm.analysis.stats import mean_interval, wilson
 
 MIN_GAMES = 30
-Z = 1.96
 
 
 @dataclass(frozen=True)
@@ -38,15 +37,6 @@ class Row:
     base_win: float
     base_score: float
     verdict: str  # "thin", or the win verdict and the score verdict: "above"/"below"/"within"
-
-
-def _mean_interval(xs: list[float]) -> tuple[float, float, float]:
-    n = len(xs)
-    mean = sum(xs) / n
-    if n < 2:
-        return mean, -math.inf, math.inf
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    return mean, mean - Z * sd / math.sqrt(n), mean + Z * sd / math.sqrt(n)
 
 
 def _verdict(low: float, high: float, base: float) -> str:
@@ -83,7 +73,7 @@ def rates(rows: Iterable[tuple[str, str, str, bool, float]], min_games: int = MI
         n, wins = len(xs), sum(w for w, _ in xs)
         lo, hi = wilson(wins, n)
         lo, hi = min(lo, wins / n), max(hi, wins / n)
-        mean, slo, shi = _mean_interval([s for _, s in xs])
+        mean, slo, shi = mean_interval([s for _, s in xs])
         verdict = ("thin" if n < min_games else
                    f"wins {_verdict(lo, hi, base_win)}, scores {_verdict(slo, shi, base_score)}")
         out.append(Row(agent, by, key, n, wins, lo, hi, mean, slo, shi, base_win, base_score, verdict))

@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from locm.engine.skyport.agents import Agent
-from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn
+from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn, Forfeit
 from locm.engine.skyport.game import SkyportGame
 from locm.engine.skyport.orgjson import JSONError, JavaCrash, parse_object, to_json_text
 from locm.engine.skyport.protocol import DEAD, ENDTURN, PLAYING, ClientSession, broadcast, errors, gamestate
@@ -176,6 +176,8 @@ class Seat:
         self.refilled = asyncio.Event()
         self.consumed = 0  # bytes read and acted upon
         self.gone = ""  # why the connection ended, once it has
+        self.exited = False  # its client's process has ended (a seat whose client locm started)
+        self.forfeit = ""  # why it forfeits (R-FORFEIT: what its client lacked at the join deadline)
 
     def done(self) -> bool:
         """Nothing more can come from this seat this turn (fast timing)."""
@@ -208,10 +210,13 @@ class SkyportServer:
 
     def __init__(self, game_map: GameMap, seats: list[SeatSpec], seed: int, rules: SkyportRules = RULES_2013,
                  timing: Timing | None = None, bounds: Bounds = Bounds(), transcript: Transcript | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> None:
+                 progress: Callable[[int, int], None] | None = None, bots: tuple[str, ...] | None = None,
+                 forfeits: bool = False) -> None:
         if not seats:
             raise ServeError("a game needs at least one seat", "players")
         self.map, self.seed, self.rules = game_map, seed, rules
+        self.bots = bots  # each seat's client version, recorded in the game (a game with started clients)
+        self.forfeits = forfeits  # a seat that does not join in time forfeits (R-FORFEIT) instead of JoinError
         self.timing = timing or Fast()
         self.bounds = bounds
         self.transcript = transcript
@@ -419,9 +424,15 @@ class SkyportServer:
     # --- the game ---------------------------------------------------------------------------------------------
 
     def all_loadouts(self) -> bool:
-        """Whether every seat has its loadout; `JoinError` once a player without one has left."""
+        """Whether every seat has its loadout (or forfeits); `JoinError` once a player without one has left
+        (when seats do not forfeit)."""
         self._check_lost()
-        return all(s.loadout is not None for s in self.seats)
+        return all(s.loadout is not None or s.forfeit for s in self.seats)
+
+    def client_exited(self, slot: int) -> None:
+        """The process of seat `slot`'s client has ended (told by whoever started it)."""
+        self.seats[slot].exited = True
+        self._changed.set()
 
     async def changed(self, condition: Callable[[], bool]) -> None:
         """Return once `condition()` holds (checked after every join, loadout and disconnection)."""
@@ -432,9 +443,17 @@ class SkyportServer:
     def _check_lost(self) -> None:
         if self.game is not None:
             lost = {s.slot: "loadout" for s in self.seats
-                    if s.loadout is None and s.agent is None and not s.connected}
-            if lost:
+                    if s.loadout is None and s.agent is None and not s.connected and not s.forfeit}
+            if lost and self.forfeits:
+                for slot in lost:
+                    self.seats[slot].forfeit = "its client left before choosing its loadout"
+            elif lost:
                 raise JoinError(lost, self.bounds.join_s, ": a player left before choosing its loadout")
+
+    def _cannot_join(self, seat: Seat) -> bool:
+        """A seat without a handshake that can no longer get one: its client's process has ended and no
+        connection of it is open (forfeiting seats only)."""
+        return self.forfeits and seat.exited and seat.writer is None and not seat.name
 
     def _missing(self) -> dict[int, str]:
         out = {}
@@ -450,11 +469,15 @@ class SkyportServer:
         return out
 
     async def run(self) -> SkyportGame:
-        """Play the game; returns it (its log is `SkyportGame.log`). Raises `JoinError` when it cannot start."""
-        try:
-            await asyncio.wait_for(self._start(), self.bounds.join_s)
-        except asyncio.TimeoutError:
-            raise JoinError(self._missing(), self.bounds.join_s) from None
+        """Play the game; returns it (its log is `SkyportGame.log`). Raises `JoinError` when it cannot start
+        (unless seats forfeit)."""
+        if self.forfeits:
+            await self._start_forfeiting()
+        else:
+            try:
+                await asyncio.wait_for(self._start(), self.bounds.join_s)
+            except asyncio.TimeoutError:
+                raise JoinError(self._missing(), self.bounds.join_s) from None
         game = self.game
         assert game is not None
         while game.state.phase == TURN:
@@ -471,8 +494,47 @@ class SkyportServer:
 
     async def _start(self) -> None:
         await self.changed(lambda: all(s.name for s in self.seats))
+        await self._open()
+        await self.timing.loadouts(self)
+        self._choose()
+
+    async def _start_forfeiting(self) -> None:
+        """`_start` for seats that forfeit (R-FORFEIT): the handshakes are awaited until the join deadline (a
+        seat whose client has ended is not awaited), the seats without one forfeit and get a name of their
+        own; then the loadouts until the deadline, but at least a think time after the turn-0 gamestate; the
+        seats without one forfeit too. A forfeiting seat's connection, if any, is closed."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.bounds.join_s
+        try:
+            await asyncio.wait_for(self.changed(lambda: all(s.name or self._cannot_join(s) for s in self.seats)),
+                                   self.bounds.join_s)
+        except asyncio.TimeoutError:
+            pass
+        for seat in self.seats:
+            if not seat.name:
+                what = "its client ended before its handshake" if seat.exited else \
+                    f"no handshake within {self.bounds.join_s:g} s"
+                if seat.writer is not None:
+                    self._drop(seat, "no handshake by the join deadline")
+                seat.forfeit, seat.name = what, f"absent{seat.slot}"
+        await self._open()
+        wait = max(deadline - loop.time(), self.timing.think_ms / 1000)
+        try:
+            await asyncio.wait_for(self.timing.loadouts(self), wait)
+        except asyncio.TimeoutError:
+            pass
+        for seat in self.seats:
+            if seat.loadout is None and not seat.forfeit:
+                seat.forfeit = f"no loadout within {self.bounds.join_s:g} s"
+                if seat.writer is not None:
+                    self._drop(seat, "no loadout by the join deadline")
+        self._choose()
+
+    async def _open(self) -> None:
+        """Create the game from the seats' names, send the turn-0 gamestate, the built-in agents choose."""
         names = tuple(s.name for s in self.seats)
-        self.game = game = SkyportGame.new(names, self.seed, self.map, self.rules, tuple(s.label for s in self.seats))
+        self.game = game = SkyportGame.new(names, self.seed, self.map, self.rules, tuple(s.label for s in self.seats),
+                                           self.bots)
         if self.transcript:
             self.transcript.start(self, names)
         state = game.state
@@ -483,10 +545,17 @@ class SkyportServer:
                 command = seat.agent.command(game.state, seat.slot)
                 assert isinstance(command, ChooseLoadout)
                 seat.loadout = (command.primary, command.secondary)
-        await self.timing.loadouts(self)
+
+    def _choose(self) -> None:
+        """Every seat's loadout into the game (a forfeiting seat's `Forfeit`), then ``endturn``."""
+        game = self.game
+        assert game is not None
         for seat in self.seats:
-            assert seat.loadout is not None
-            game.submit(ChooseLoadout(seat.slot, *seat.loadout))
+            if seat.forfeit:
+                game.submit(Forfeit(seat.slot, seat.forfeit))
+            else:
+                assert seat.loadout is not None
+                game.submit(ChooseLoadout(seat.slot, *seat.loadout))
         self._broadcast(dict(ENDTURN))
 
     async def _turn(self, game: SkyportGame) -> None:

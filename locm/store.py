@@ -109,21 +109,33 @@ rewrites the ledger rows too.
 Export format (JSON lines, UTF-8, one object per line)
 -----------------------------------------------------
     {"locm_export":1,"store_schema":2,"event_schema":2}         line 1: the file header
-    {"game":{...every field of GameRecord, head_hash in hex...}} one per game, then its n_events lines:
+    {"schedule":{"key":K,"manifest":"<the manifest's text>"}}    with --all: each tournament schedule kept
+    {"game":{...every field of GameRecord, head_hash in hex...}} one per LOCM game, then its n_events lines:
     {"hash":"<64 hex>","event":{...the stored payload, byte for byte...}}
+    {"match":{...every field of MatchRecord...}}                 one per game of another game, then its events
+    {"account":{"account":A,"n_events":N,"head_hash":H}}         with --all: each my-card-game account, then its
+                                                                 N event lines (hashes of the account's chain)
     {"end":{"games":G,"events":E}}                               last line: totals, so a cut file is caught
+                                                                 (with "schedules", "accounts", "account_events"
+                                                                 when the file has any)
+
+Games come in the order stored, LOCM's and the others' alike. A store of LOCM games without schedules or
+accounts exports exactly the lines it did before other games, schedules and accounts were exported.
 
 ``store_schema`` in the header is the schema whose game lines the file holds (`EXPORT_STORE_SCHEMA`, 2).
 Store schemas 2 and 3 changed how games are kept in the store's file, not a field of a LOCM game or an event,
 so the game lines are the same from any of them: a file written by a schema-1 store (``store_schema`` 1) is
 read alike, and an export of a store is the same byte for byte before and after `locm migrate` to schema 3
-(from schema 1, only the header's number differs). Exporting exports LOCM's games (other games: not yet).
+(from schema 1, only the header's number differs).
 
 `EventStore.import_jsonl` reads and checks the whole file before anything is kept: each line's JSON, each
 event's decoding, seqs 0..n-1, every hash of the chain, each game record against what its events say (the
 fields derived from events and ``head_hash``), each game as `locm verify` checks it (`locm.checks`: its id is
 what its game_created gives, re-deciding its inputs gives its events: a forger who recomputes the chain is
-caught here), the totals and that nothing follows the end line. The first
+caught here), the totals and that nothing follows the end line; another game's as `locm verify` checks it (its record what its
+events give, its log re-decided by the core); a schedule's key what its manifest gives; an account's log as `locm
+verify` checks one (re-decided, every card traced), equal to or extending the stored log of that account. The
+first
 wrong line raises `ImportFormatError` naming the line number, and then *nothing* of the file is written, not
 even the games before that line (SQLite: one transaction for the whole file, rolled back). A game already in
 the store is an error too, unless ``skip_existing=True`` (``--skip-existing``) and it is the same game (same
@@ -180,6 +192,8 @@ from locm.store_records import (  # noqa: F401  (the mapper's names, re-exported
     _TAGS,
     _TYPES,
     _Totals,
+    _AccountRow,
+    _ScheduleRow,
     _as_extras,
     _as_match,
     _b,
@@ -200,9 +214,11 @@ from locm.store_records import (  # noqa: F401  (the mapper's names, re-exported
     _seq,
     _seq_dec,
     _verify,
+    account_block,
     chain_hash,
     export_end,
     export_header,
+    schedule_block,
     first_difference,
     locm_record,
     log_hash,
@@ -345,10 +361,24 @@ class EventStore:
         return found
 
     def matches(self, game: str | None = None, ruleset: str | None = None, agent: str | None = None,
-                winner: int | None = None, limit: int | None = None) -> list[MatchRecord]:
+                winner: int | None = None, limit: int | None = None, *, seats: int | None = None,
+                winner_agent: str | None = None, place: int | None = None,
+                fields: Mapping[str, str] | None = None) -> list[MatchRecord]:
         """The rows of the stored games (of one game when ``game`` is given), in the order stored; ``agent``
-        matches any seat."""
-        return self._matches(game, ruleset, agent, winner, limit)
+        matches any seat; ``winner`` is a seat (-1: games without a winner); ``seats`` the number of players;
+        ``winner_agent`` the agent in the winner's seat; ``place`` (with ``agent``) the place that agent
+        finished in, 0 for the first (alone or shared), in any of its seats; ``fields`` index fields' values
+        (as text: ``{"map": "octagon-8p"}``)."""
+        if place is not None and agent is None:
+            raise StoreError("place: a place is an agent's: give the agent too")
+        if seats is None and winner_agent is None and place is None and not fields:
+            return self._matches(game, ruleset, agent, winner, limit)
+        found = [m for m in self._matches(game, ruleset, agent or winner_agent, winner, None)
+                 if (seats is None or len(m.agents) == seats)
+                 and (winner_agent is None or 0 <= m.winner < len(m.agents) and m.agents[m.winner] == winner_agent)
+                 and (place is None or any(a == agent and p == place for a, p in zip(m.agents, m.places)))
+                 and all(k in m.fields and _field_text(m.fields[k]) == v for k, v in (fields or {}).items())]
+        return found if limit is None else found[:limit]
 
     def match_events(self, game_id: str) -> list[Any]:
         """A stored game's events, decoded by its own game's codec (`engine.registry`)."""
@@ -459,14 +489,22 @@ class EventStore:
 
     def export_jsonl(self, game_ids: Iterable[str] | None, out: BinaryIO, *,
                      on_bad: Callable[[str, StoreError], None] | None = None) -> int:
-        """Write games (all when ``game_ids`` is None) to ``out`` in the export format; return how many.
-        Each game's chain is verified before it is written (`ChainError`: the output then lacks its end
-        line, so importing it is refused). With ``on_bad`` (salvage), a game that cannot be read or does not
-        verify is passed to it and left out instead, and the file stays importable."""
+        """Write games (all when ``game_ids`` is None: every registered game's, in the order stored, with the
+        store's tournament schedules first and its my-card-game accounts after) to ``out`` in the export
+        format; return how many games. Each game's and account's chain is verified before it is written
+        (`ChainError`, `AccountStoreError`: the output then lacks its end line, so importing it is refused).
+        With ``on_bad`` (salvage), a game that cannot be read or does not verify is passed to it and left out
+        instead, and the file stays importable (salvage writes games only)."""
         out.write(export_header())
-        games = events = 0
+        games = events = schedules = accounts = account_events = 0
+        whole = game_ids is None
         if game_ids is None:
-            game_ids = self.readable_ids() if on_bad else [r.game_id for r in self._records(None, None, None, None)]
+            game_ids = self.readable_ids() if on_bad else [m.game_id for m in self._matches(None, None, None, None,
+                                                                                            None)]
+        if whole and on_bad is None:
+            for key, manifest in self.schedules():
+                out.write(schedule_block(key, manifest))
+                schedules += 1
         for game_id in game_ids:
             try:
                 block, n = self.export_game(game_id)
@@ -477,17 +515,42 @@ class EventStore:
                 continue
             out.write(block)
             games, events = games + 1, events + n
-        out.write(export_end(games, events))
+        if whole and on_bad is None:
+            from locm.store_accounts import account_hashes, account_lines, account_names
+
+            for name in account_names(self):
+                lines = account_lines(self, name)
+                out.write(account_block(name, lines, account_hashes(lines)))
+                accounts, account_events = accounts + 1, account_events + len(lines)
+        out.write(export_end(games, events, schedules, accounts, account_events))
         return games
 
     def export_game(self, game_id: str) -> tuple[bytes, int]:
-        """One game in the export format (its record line and its event lines, the chain verified first) and
-        its number of events; `ChainError` or another `StoreError` if it does not read or verify."""
+        """One game in the export format (its record line, ``game`` for LOCM's and ``match`` for another
+        game's, and its event lines, the chain verified first) and its number of events; `ChainError` or
+        another `StoreError` if it does not read or verify."""
         enc = msgspec.json.encode
-        record, lines, hashes = self._verified(game_id)
-        parts = [b'{"game":' + enc(record) + b"}\n"]
+        m = self._match(game_id)
+        if m is not None and m.game != LOCM:
+            try:
+                lines = _lines(self.path, game_id, self._log(game_id))
+            except CorruptStoreError as exc:
+                raise ChainError(game_id, -1, "a readable log", exc.reason, "log") from None
+            hashes = self._check_chain(m, lines)
+            parts = [b'{"match":' + enc(m) + b"}\n"]
+        else:
+            record, lines, hashes = self._verified(game_id)
+            m = record
+            parts = [b'{"game":' + enc(record) + b"}\n"]
         parts += [b'{"hash":"' + h.hex().encode() + b'","event":' + p + b"}\n" for p, h in zip(lines, hashes)]
-        return b"".join(parts), record.n_events
+        return b"".join(parts), m.n_events
+
+    def _account_lines(self, name: str) -> list[bytes] | None:
+        """A stored my-card-game account's log lines (its chain checked), or None when there is no such account
+        (a memory store keeps none)."""
+        from locm.store_accounts import account_lines, account_names
+
+        return account_lines(self, name) if name in account_names(self) else None
 
     def readable_ids(self) -> list[str]:
         """The ids of the stored games, as far as they can still be read (for salvage): from the games table,
@@ -652,6 +715,11 @@ class EventStore:
             raise CorruptStoreError(self.path, f"game {game_id!r}: the log does not decode") from None
 
 
+def _field_text(value: Any) -> str:
+    """An index field's value as a filter compares it: text as it is, anything else as its JSON."""
+    return value if isinstance(value, str) else msgspec.json.encode(value).decode()
+
+
 class MemoryStore(EventStore):
     """The store in plain dicts, for tests and throw-away runs. Same behaviour as `SqliteStore`."""
 
@@ -669,7 +737,13 @@ class MemoryStore(EventStore):
 
     def _write(self, games: Iterable[_Prepared]) -> None:
         staged: dict[str, _Prepared] = {}
+        schedules: dict[str, str] = {}
         for p in games:  # consume (and so validate) everything before changing anything
+            if type(p) is _ScheduleRow:
+                schedules.setdefault(p.key, p.manifest)
+                continue
+            if type(p) is _AccountRow:
+                raise StoreError(f"{self.path}: accounts are kept in a store file (SQLite), not in memory")
             game_id = p.record.game_id
             if game_id in self._games or game_id in staged:
                 raise DuplicateGameError(game_id)
@@ -679,6 +753,8 @@ class MemoryStore(EventStore):
             count, head = count + 1, _ledger_link(head, p.record.game_id, bytes.fromhex(p.record.head_hash))
         self._games.update(staged)
         self._ledger_state = (count, head)
+        for key, manifest in schedules.items():
+            self._schedule_rows.setdefault(key, manifest)
 
     def _ledger(self) -> tuple[int, bytes]:
         return self._ledger_state

@@ -63,11 +63,26 @@ def account_problem(events: Sequence[Any]) -> tuple[str | None, int]:
     return None, -1
 
 
-def _head(lines: Sequence[bytes]) -> bytes:
-    head = b""
+def account_hashes(lines: Sequence[bytes]) -> list[bytes]:
+    """The chained hashes of an account log's lines (``sha256(previous + line)``, from the empty string): the
+    last is the row's ``head_hash``; an export writes each beside its line."""
+    head, out = b"", []
     for line in lines:
         head = chain_hash(head, line)
-    return head
+        out.append(head)
+    return out
+
+
+def _head(lines: Sequence[bytes]) -> bytes:
+    hashes = account_hashes(lines)
+    return hashes[-1] if hashes else b""
+
+
+def write_account(conn, name: str, lines: Sequence[bytes]) -> None:
+    """Write an account's row (its log's lines, checked by the caller) inside the caller's transaction."""
+    conn.execute(ACCOUNTS_SQL)
+    conn.execute("INSERT OR REPLACE INTO accounts (account, n_events, head_hash, updated, data) "
+                 "VALUES (?, ?, ?, ?, ?)", (name, len(lines), _head(lines), utc_timestamp(), pack_log(lines)))
 
 
 def _sqlite(store):
@@ -102,8 +117,7 @@ def store_account(store, events: Sequence[Any]) -> tuple[str, bool]:
                                         f"{row[0]} events differ): an account's history is never rewritten")
             if len(lines) == len(stored):
                 return name, False
-        conn.execute("INSERT OR REPLACE INTO accounts (account, n_events, head_hash, updated, data) "
-                     "VALUES (?, ?, ?, ?, ?)", (name, len(lines), _head(lines), utc_timestamp(), pack_log(lines)))
+        write_account(conn, name, lines)
     return name, True
 
 
@@ -114,13 +128,10 @@ def account_names(store) -> list[str]:
     return [r[0] for r in conn.execute("SELECT account FROM accounts ORDER BY account")]
 
 
-def account_events(store, name: str) -> list[Any]:
-    """A stored account's events, its chain checked against its row (`AccountStoreError` if it does not
-    hold: the log was changed after it was stored)."""
+def account_lines(store, name: str) -> list[bytes]:
+    """A stored account's log as its events' JSON lines, its chain checked against its row
+    (`AccountStoreError` if it does not hold: the log was changed after it was stored)."""
     import zlib
-
-    from locm.events.codec import DecodeError
-    from locm.events.mcg.codec import ACCOUNT_CODEC
 
     row = _sqlite(store).execute("SELECT n_events, head_hash, data FROM accounts WHERE account = ?",
                                  (name,)).fetchone() if name in account_names(store) else None
@@ -133,6 +144,16 @@ def account_events(store, name: str) -> list[Any]:
     if len(lines) != row[0] or _head(lines) != row[1]:
         raise AccountStoreError(f"account {name!r}: its hash chain does not hold ({len(lines)} events, the row "
                                 f"says {row[0]}): the log was changed after it was stored")
+    return lines
+
+
+def account_events(store, name: str) -> list[Any]:
+    """A stored account's events, its chain checked against its row (`AccountStoreError` if it does not
+    hold: the log was changed after it was stored)."""
+    from locm.events.codec import DecodeError
+    from locm.events.mcg.codec import ACCOUNT_CODEC
+
+    lines = account_lines(store, name)
     try:
         return ACCOUNT_CODEC.from_json_array(b"[" + b",".join(lines) + b"]")
     except DecodeError as exc:
@@ -140,4 +161,4 @@ def account_events(store, name: str) -> list[Any]:
 
 
 __all__ = ["ACCOUNTS_SQL", "AccountStoreError", "account_problem", "store_account", "account_names",
-           "account_events"]
+           "account_events", "account_lines", "account_hashes", "write_account"]

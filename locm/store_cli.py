@@ -19,7 +19,8 @@ from locm.errors import StoreError
 @click.argument("db", type=click.Path(dir_okay=False, path_type=Path))
 def migrate(db: Path) -> None:
     """Convert an event store of schema 1 (one row per event) or 2 (LOCM's columns) to schema 3 (a game column,
-    each game's own fields as JSON: a store of every registered game).
+    each game's own fields as JSON: a store of every registered game). Its tournament schedules and its
+    ledger come along (a ledger that no longer matches the games is kept as it was, and said).
 
     Every game is checked while it is copied (its events decode, its hash chain matches the stored hashes,
     its record matches its events, its id and re-decided log are what `locm verify` wants) into a new file
@@ -36,8 +37,11 @@ def migrate(db: Path) -> None:
     if version not in OLD_SCHEMAS:
         run(db)  # not a schema-1 store: raises, saying in one line what it is (before any progress bar)
     total = count_games(db)
+    notes: list[str] = []
     with click.progressbar(length=total, label="migrating", file=sys.stderr, show_pos=True, show_eta=True) as bar:
-        games, events, backup = run(db, bar.update)
+        games, events, backup = run(db, bar.update, notes.append)
+    for text in notes:
+        click.echo(f"{db}: {text}", err=True)
     click.echo(f"migrated {games} game{'s' * (games != 1)} ({events} events) to store schema 3 in {db}; "
                f"the schema-{version} file is kept as {backup}")
 

@@ -202,11 +202,15 @@ def _as_match(record: GameRecord | MatchRecord) -> MatchRecord:
 
 
 class ImportSummary(NamedTuple):
-    """What `EventStore.import_jsonl` did: games and events written, identical games skipped."""
+    """What `EventStore.import_jsonl` did: games and events written, identical games skipped; tournament
+    schedules and my-card-game accounts (and their events) written."""
 
     games: int
     events: int
     skipped: int
+    schedules: int = 0
+    accounts: int = 0
+    account_events: int = 0
 
 
 class _Prepared(NamedTuple):
@@ -222,6 +226,21 @@ class _Prepared(NamedTuple):
 
 
 PreparedGame = _Prepared
+
+
+class _ScheduleRow(NamedTuple):
+    """A tournament schedule to keep (an import's: `EventStore._write` writes it with the games)."""
+
+    key: str
+    manifest: str
+
+
+class _AccountRow(NamedTuple):
+    """A my-card-game account's log to keep (an import's, checked: `EventStore._write` writes it with the
+    games), as its events' canonical JSON lines."""
+
+    account: str
+    lines: list[bytes]
 
 def chain_hash(prev: bytes, payload: bytes) -> bytes:
     """One link of the chain: ``sha256(prev + payload)``."""
@@ -248,9 +267,28 @@ def export_header() -> bytes:
                                 "event_schema": EVENT_SCHEMA_VERSION}) + b"\n"
 
 
-def export_end(games: int, events: int) -> bytes:
-    """The last line of an export file: what it holds (an import checks it)."""
-    return msgspec.json.encode({"end": {"games": games, "events": events}}) + b"\n"
+def export_end(games: int, events: int, schedules: int = 0, accounts: int = 0, account_events: int = 0) -> bytes:
+    """The last line of an export file: what it holds (an import checks it). The counts of schedules and
+    accounts are written only when there are any, so a file without them keeps its bytes."""
+    totals: dict[str, int] = {"games": games, "events": events}
+    if schedules:
+        totals["schedules"] = schedules
+    if accounts:
+        totals["accounts"], totals["account_events"] = accounts, account_events
+    return msgspec.json.encode({"end": totals}) + b"\n"
+
+
+def schedule_block(key: str, manifest: str) -> bytes:
+    """A tournament schedule's line of an export file."""
+    return msgspec.json.encode({"schedule": {"key": key, "manifest": manifest}}) + b"\n"
+
+
+def account_block(name: str, lines: Sequence[bytes], hashes: Sequence[bytes]) -> bytes:
+    """A my-card-game account's lines of an export file: its header, then each event with its chained hash."""
+    head = {"account": name, "n_events": len(lines), "head_hash": hashes[-1].hex() if hashes else ""}
+    parts = [msgspec.json.encode({"account": head}) + b"\n"]
+    parts += [b'{"hash":"' + h.hex().encode() + b'","event":' + p + b"}\n" for p, h in zip(lines, hashes)]
+    return b"".join(parts)
 
 
 def prepare_game(extras: GameExtras | Mapping[str, Any], events: Sequence[Event]) -> PreparedGame:
@@ -533,10 +571,27 @@ class _FileHeader(msgspec.Struct, forbid_unknown_fields=True):
 class _Totals(msgspec.Struct, forbid_unknown_fields=True):
     games: int
     events: int
+    schedules: int = 0
+    accounts: int = 0
+    account_events: int = 0
+
+
+class _ScheduleLine(msgspec.Struct, forbid_unknown_fields=True):
+    key: str
+    manifest: str
+
+
+class _AccountLine(msgspec.Struct, forbid_unknown_fields=True):
+    account: str
+    n_events: int
+    head_hash: str
 
 
 class _Control(msgspec.Struct, forbid_unknown_fields=True):
     game: GameRecord | None = None
+    match: MatchRecord | None = None
+    schedule: _ScheduleLine | None = None
+    account: _AccountLine | None = None
     end: _Totals | None = None
 
 
@@ -552,9 +607,11 @@ _control_dec = msgspec.json.Decoder(_Control)
 _event_line_dec = msgspec.json.Decoder(_EventLine)
 
 def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool, counts: list[int],
-                  check: bool = True) -> Iterator[_Prepared]:
-    """Yield the games of an export file, each checked; raise `ImportFormatError` at the first wrong line.
-    ``counts`` receives [games, events, skipped]."""
+                  check: bool = True) -> Iterator[_Prepared | _ScheduleRow | _AccountRow]:
+    """Yield the games of an export file (LOCM's ``game`` blocks, the other registered games' ``match``
+    blocks), its tournament schedules and its my-card-game accounts, each checked; raise `ImportFormatError` at
+    the first wrong line. ``counts`` receives [games, events, skipped, schedules, accounts, account events]."""
+    counts.extend([0] * (6 - len(counts)))
     lines = enumerate(bounded_lines(stream, MAX_LINE), 1)
     lineno = 0
 
@@ -573,50 +630,34 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
         except DECODE_ERRORS as exc:
             raise ImportFormatError(lineno, f"expected {what}: {exc}") from None
 
-    head = decode(_header_dec, next_line("the file header"), "the file header line")
-    if head.locm_export != EXPORT_VERSION:
-        raise ImportFormatError(lineno, f"expected export format {EXPORT_VERSION}, got {head.locm_export}")
-    if head.store_schema not in EXPORT_STORE_SCHEMAS:
-        raise ImportFormatError(lineno, f"expected store schema {' or '.join(map(str, EXPORT_STORE_SCHEMAS))}, "
-                                        f"got {head.store_schema}")
-    if head.event_schema > EVENT_SCHEMA_VERSION:
-        raise ImportFormatError(lineno, f"expected event schema <= {EVENT_SCHEMA_VERSION}, got {head.event_schema}")
-    seen: set[str] = set()
-    games = events = 0
-    while True:
-        control = decode(_control_dec, next_line("a game line or the end line"), "a game line or the end line")
-        if (control.game is None) == (control.end is None):
-            raise ImportFormatError(lineno, "expected a game line or the end line, got neither or both")
-        if control.end is not None:
-            if (control.end.games, control.end.events) != (games, events):
-                raise ImportFormatError(lineno, f"end line says {control.end.games} games, {control.end.events} "
-                                                f"events; the file has {games} games, {events} events")
-            for extra, _ in lines:
-                raise ImportFormatError(extra, "expected nothing after the end line")
-            return
-        record, header_line = control.game, lineno
-        game_id = record.game_id
-        if game_id in seen:
-            raise ImportFormatError(lineno, f"game {game_id!r} appears twice in the file")
-        seen.add(game_id)
-        if not 2 <= record.n_events <= MAX_EVENTS:
-            raise ImportFormatError(lineno, f"game {game_id!r}: expected n_events in 2..{MAX_EVENTS}, got "
-                                            f"{record.n_events}")
+    def event_lines(n: int, label: str, decode_event, game_id: str | None = None) -> tuple[list, list[bytes],
+                                                                                            list[bytes]]:
+        """The ``n`` event lines of a block: each event decoded, its payload's bytes, the hash beside it."""
         parsed, payloads, hashes = [], [], []
-        for i in range(record.n_events):
-            line = next_line(f"event {i} of game {game_id!r} ({record.n_events} events)")
-            item = decode(_event_line_dec, line, f"event {i} of game {game_id!r}")
+        for i in range(n):
+            line = next_line(f"event {i} of {label} ({n} events)")
+            item = decode(_event_line_dec, line, f"event {i} of {label}")
             try:
-                event = from_json(item.event)
+                event = decode_event(item.event)
                 hashes.append(bytes.fromhex(item.hash))
                 raw = bytes(item.event)
                 raw.decode()  # the payload column is UTF-8 text
                 payloads.append(raw)
             except (DecodeError, ValueError) as exc:
-                raise ImportFormatError(lineno, f"game {game_id!r} event {i}: {exc}") from None
+                raise ImportFormatError(lineno, f"{label} event {i}: {exc}") from None
             if event.seq != i:  # caught here, not later, so that a lost line is reported where it is missed
-                raise ImportFormatError(lineno, str(GameLogError(game_id, i, f"seq {i}", event.seq)))
+                raise ImportFormatError(lineno, str(GameLogError(game_id, i, f"seq {i}", event.seq))
+                                        if game_id is not None else f"{label} event {i}: expected seq {i}, got "
+                                                                    f"{event.seq}")
             parsed.append(event)
+        return parsed, payloads, hashes
+
+    def game_block(record: GameRecord, header_line: int) -> _Prepared | None:
+        game_id = record.game_id
+        if not 2 <= record.n_events <= MAX_EVENTS:
+            raise ImportFormatError(lineno, f"game {game_id!r}: expected n_events in 2..{MAX_EVENTS}, got "
+                                            f"{record.n_events}")
+        parsed, payloads, hashes = event_lines(record.n_events, f"game {game_id!r}", from_json, game_id)
         chain = _verify(game_id, payloads)
         try:
             prepared = _prepare(record.extras(), parsed, payloads, chain[-1])
@@ -624,21 +665,17 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
             raise ImportFormatError(header_line + 1 + max(exc.index, 0), str(exc)) from None
         except InvalidRecordError as exc:
             raise ImportFormatError(header_line, str(exc)) from None
-        for i, (got, stored) in enumerate(zip(chain, hashes)):
-            if got != stored:
-                raise ImportFormatError(header_line + 1 + i, f"game {game_id!r} event {i}: expected hash "
-                                                             f"{got.hex()}, the file has {stored.hex()}")
+        _check_hashes(f"game {game_id!r}", header_line, chain, hashes)
         if prepared.record != record:
             field = first_difference(prepared.record, record)
             raise ImportFormatError(header_line, f"game {game_id!r}: field {field!r}: the events give "
                                                  f"{getattr(prepared.record, field)!r:.60}, the line has "
                                                  f"{getattr(record, field)!r:.60}")
-        games, events = games + 1, events + record.n_events
         existing = store._record(game_id)
         if existing is not None:
             if skip_existing and existing.head_hash == record.head_hash:
                 counts[2] += 1
-                continue
+                return None
             raise ImportFormatError(header_line, f"game {game_id!r} is already in the store"
                                     + ("" if skip_existing else " (--skip-existing skips identical games)"))
         if check:
@@ -648,5 +685,170 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
             if not verdict.ok:
                 at = header_line + 1 + verdict.seq if 0 <= verdict.seq < record.n_events else header_line
                 raise ImportFormatError(at, f"game {game_id!r}: {verdict.problem}")
-        counts[0], counts[1] = counts[0] + 1, counts[1] + record.n_events
-        yield prepared
+        return prepared
+
+    def match_block(record: MatchRecord, header_line: int) -> _Prepared | None:
+        """A game of another registered game: its log checked by the core and re-decided, as `locm verify`
+        checks it (`locm.checks.match_problem`), its record what its events give."""
+        from locm.engine import registry
+        from locm.engine.errors import LocmError
+
+        game_id = record.game_id
+        try:
+            game = registry.get(record.game)
+        except LocmError as exc:
+            raise ImportFormatError(lineno, f"game {game_id!r}: {exc}") from None
+        if record.game == LOCM:
+            raise ImportFormatError(lineno, f"game {game_id!r}: a LOCM game is written as a game line")
+        if not 2 <= record.n_events <= MAX_EVENTS:
+            raise ImportFormatError(lineno, f"game {game_id!r}: expected n_events in 2..{MAX_EVENTS}, got "
+                                            f"{record.n_events}")
+        parsed, payloads, hashes = event_lines(record.n_events, f"game {game_id!r}", game.codec.from_json, game_id)
+        chain = _verify(game_id, payloads)
+        _check_hashes(f"game {game_id!r}", header_line, chain, hashes)
+        try:
+            prepared = prepare_match(game, GameExtras(game_id=game_id, created=record.created, meta=record.meta),
+                                     parsed, record.seats)
+        except GameLogError as exc:
+            raise ImportFormatError(header_line + 1 + max(exc.index, 0), str(exc)) from None
+        except (InvalidRecordError, LocmError) as exc:
+            raise ImportFormatError(header_line, f"game {game_id!r}: {exc}") from None
+        if prepared.record != record:
+            field = next(f for f in record.__struct_fields__ if getattr(prepared.record, f) != getattr(record, f))
+            raise ImportFormatError(header_line, f"game {game_id!r}: field {field!r}: the events give "
+                                                 f"{getattr(prepared.record, field)!r:.60}, the line has "
+                                                 f"{getattr(record, field)!r:.60}")
+        existing = store._match(game_id)
+        if existing is not None:
+            if skip_existing and existing.head_hash == record.head_hash:
+                counts[2] += 1
+                return None
+            raise ImportFormatError(header_line, f"game {game_id!r} is already in the store"
+                                    + ("" if skip_existing else " (--skip-existing skips identical games)"))
+        if check:
+            from locm.engine import core
+
+            try:
+                found = core.verify(game, parsed)
+            except LocmError as exc:
+                raise ImportFormatError(header_line, f"game {game_id!r}: {exc}") from None
+            if found is not None:
+                at = header_line + 1 + found.seq if 0 <= found.seq < record.n_events else header_line
+                raise ImportFormatError(at, f"game {game_id!r}: it departs from the rules at {found}")
+        return prepared
+
+    def schedule_line(line: _ScheduleLine) -> _ScheduleRow:
+        """A tournament schedule: its key is what its manifest gives, and the manifest is one this locm reads."""
+        from locm.checks import _schedule_of
+        from locm.engine.errors import LocmError
+
+        try:
+            jobs = _schedule_of(line.manifest)
+        except (LocmError, ValueError) as exc:
+            raise ImportFormatError(lineno, f"schedule {line.key}: its manifest does not read: {exc}") from None
+        if jobs.key != line.key:
+            raise ImportFormatError(lineno, f"schedule {line.key}: its manifest gives the key {jobs.key}")
+        return _ScheduleRow(line.key, line.manifest)
+
+    def account_block(head: _AccountLine, header_line: int) -> _AccountRow | None:
+        """A my-card-game account's log: re-decided as `locm verify` checks one (`account_problem`), its
+        hashes its chain's; stored again, it must equal or extend the stored log."""
+        from locm.events.mcg.codec import ACCOUNT_CODEC
+        from locm.store_accounts import AccountStoreError, account_hashes, account_problem
+
+        name = head.account
+        if not 1 <= head.n_events <= MAX_EVENTS:
+            raise ImportFormatError(lineno, f"account {name!r}: expected n_events in 1..{MAX_EVENTS}, got "
+                                            f"{head.n_events}")
+        parsed, payloads, hashes = event_lines(head.n_events, f"account {name!r}", ACCOUNT_CODEC.from_json)
+        chain = account_hashes(payloads)
+        _check_hashes(f"account {name!r}", header_line, chain, hashes)
+        if chain[-1].hex() != head.head_hash:
+            raise ImportFormatError(header_line, f"account {name!r}: expected head_hash {chain[-1].hex()}, the "
+                                                 f"line has {head.head_hash}")
+        if [ACCOUNT_CODEC.to_json(e) for e in parsed] != payloads:
+            k = next(i for i, (e, p) in enumerate(zip(parsed, payloads)) if ACCOUNT_CODEC.to_json(e) != p)
+            raise ImportFormatError(header_line + 1 + k, f"account {name!r} event {k}: not its canonical JSON")
+        if getattr(parsed[0], "account", name) != name:
+            raise ImportFormatError(header_line + 1, f"account {name!r}: its log opens the account "
+                                                     f"{getattr(parsed[0], 'account', '')!r}")
+        problem, seq = account_problem(parsed)
+        if problem:
+            at = header_line + 1 + seq if 0 <= seq < head.n_events else header_line
+            raise ImportFormatError(at, f"account {name!r}: {problem}")
+        try:
+            stored = store._account_lines(name)
+        except AccountStoreError as exc:
+            raise ImportFormatError(header_line, f"account {name!r}: {exc}") from None
+        if stored is not None:
+            if payloads[:len(stored)] != stored:
+                raise ImportFormatError(header_line, f"account {name!r}: the file's log does not extend the "
+                                                     f"stored one (its first {len(stored)} events differ): an "
+                                                     "account's history is never rewritten")
+            if len(payloads) == len(stored):
+                return None
+        return _AccountRow(name, payloads)
+
+    head = decode(_header_dec, next_line("the file header"), "the file header line")
+    if head.locm_export != EXPORT_VERSION:
+        raise ImportFormatError(lineno, f"expected export format {EXPORT_VERSION}, got {head.locm_export}")
+    if head.store_schema not in EXPORT_STORE_SCHEMAS:
+        raise ImportFormatError(lineno, f"expected store schema {' or '.join(map(str, EXPORT_STORE_SCHEMAS))}, "
+                                        f"got {head.store_schema}")
+    if head.event_schema > EVENT_SCHEMA_VERSION:
+        raise ImportFormatError(lineno, f"expected event schema <= {EVENT_SCHEMA_VERSION}, got {head.event_schema}")
+    seen: set[str] = set()
+    seen_accounts: set[str] = set()
+    games = events = schedules = accounts = account_events = 0
+    while True:
+        control = decode(_control_dec, next_line("a game line or the end line"), "a game line or the end line")
+        kinds = [k for k in _Control.__struct_fields__ if getattr(control, k) is not None]
+        if len(kinds) != 1:
+            raise ImportFormatError(lineno, "expected a game line or the end line, got neither or both")
+        if control.end is not None:
+            end = control.end
+            if (end.games, end.events) != (games, events):
+                raise ImportFormatError(lineno, f"end line says {end.games} games, {end.events} "
+                                                f"events; the file has {games} games, {events} events")
+            if (end.schedules, end.accounts, end.account_events) != (schedules, accounts, account_events):
+                raise ImportFormatError(lineno, f"end line says {end.schedules} schedules, {end.accounts} accounts "
+                                                f"({end.account_events} events); the file has {schedules} "
+                                                f"schedules, {accounts} accounts ({account_events} events)")
+            for extra, _ in lines:
+                raise ImportFormatError(extra, "expected nothing after the end line")
+            return
+        header_line = lineno
+        if control.schedule is not None:
+            schedules += 1
+            counts[3] += 1
+            yield schedule_line(control.schedule)
+            continue
+        if control.account is not None:
+            name = control.account.account
+            if name in seen_accounts:
+                raise ImportFormatError(lineno, f"account {name!r} appears twice in the file")
+            seen_accounts.add(name)
+            row = account_block(control.account, header_line)
+            accounts, account_events = accounts + 1, account_events + control.account.n_events
+            if row is not None:
+                counts[4], counts[5] = counts[4] + 1, counts[5] + len(row.lines)
+                yield row
+            continue
+        record = control.game if control.game is not None else control.match
+        game_id = record.game_id
+        if game_id in seen:
+            raise ImportFormatError(lineno, f"game {game_id!r} appears twice in the file")
+        seen.add(game_id)
+        prepared = game_block(record, header_line) if control.game is not None else match_block(record, header_line)
+        games, events = games + 1, events + record.n_events
+        if prepared is not None:
+            counts[0], counts[1] = counts[0] + 1, counts[1] + record.n_events
+            yield prepared
+
+
+def _check_hashes(label: str, header_line: int, chain: Sequence[bytes], hashes: Sequence[bytes]) -> None:
+    """Each event line's hash is the chain's at its place (the first that is not is named)."""
+    for i, (got, stored) in enumerate(zip(chain, hashes)):
+        if got != stored:
+            raise ImportFormatError(header_line + 1 + i, f"{label} event {i}: expected hash {got.hex()}, the file "
+                                                         f"has {stored.hex()}")

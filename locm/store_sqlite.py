@@ -38,10 +38,13 @@ from locm.store_records import (
     STORE_FORMAT,
     STORE_SCHEMA_VERSION,
     SeatExtras,
+    _AccountRow,
     _Prepared,
+    _ScheduleRow,
     _as_match,
     _ledger_link,
     log_hash,
+    utc_timestamp,
 )
 from locm.store import DEFAULT_PATH, EventStore
 
@@ -247,6 +250,16 @@ class SqliteStore(EventStore):
             with self._transaction():
                 count, head = self._ledger()  # read under the write lock: no other writer extends it meanwhile
                 for p in games:
+                    if type(p) is _ScheduleRow:  # an import's tournament schedule
+                        conn.execute(SCHEDULES_SQL)
+                        conn.execute("INSERT OR IGNORE INTO schedules (key, manifest, created) VALUES (?, ?, ?)",
+                                     (p.key, p.manifest, utc_timestamp()))
+                        continue
+                    if type(p) is _AccountRow:  # an import's my-card-game account (checked, it extends the row)
+                        from locm.store_accounts import write_account
+
+                        write_account(conn, p.account, p.lines)
+                        continue
                     game_id = p.record.game_id
                     row = _match_to_row(_as_match(p.record))
                     key = conn.execute(_INSERT_GAME, row).lastrowid

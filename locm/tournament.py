@@ -56,6 +56,7 @@ from locm.bots import (BotAgent, TimedAgent, TimeLimits, command_argv, is_builti
                        turns_played)
 from locm.errors import TournamentError
 from locm.engine.locm.gameid import created_id, game_id
+from locm import sandbox_kept
 from locm.pool import HANDOFF as POOL_HANDOFF, Supervision
 from locm.sandbox import Sandbox, require
 from locm.play import seat_seed
@@ -128,6 +129,8 @@ def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, sandbox: Sand
         meta["limits_ms"] = limits.as_dict()
         meta["bot_sha256"] = [v or None for v in game.created.bot_sha256 or (None, None)]
         meta["sandbox"] = sandbox.meta()
+        if sandbox_kept.keeping(sandbox):  # the bots ran in sandboxes kept across games, started afresh in each
+            meta["sandbox"]["kept"] = True
     fields = {"game_id": gid, "meta": json.dumps(meta, separators=(",", ":"))}
     for s, a in enumerate(seats):
         fields[f"think_ms{s}"] = round(a.think_ms_total / a.turns, 4) if a.turns else None
@@ -546,7 +549,7 @@ def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits, sandbox: Sandbo
     before it is handed out. ``work``: what the workers run instead of LOCM's games (a `locm.pool.Job` whose
     results are these tuples: `locm.matchplay`'s games); ``target`` is the worker's function (tests give a
     faulty one: it is started as ``target(conn, parent, limits, sandbox, heartbeat_s)``)."""
-    from locm.pool import Job as PoolJob, supervised
+    from locm.pool import supervised
 
     sandbox = Sandbox() if sandbox is None else sandbox
     sup = supervision or Supervision()
@@ -561,7 +564,7 @@ def _pool(jobs: Iterable[Job], workers: int, limits: TimeLimits, sandbox: Sandbo
             yield job
 
     if target is None:
-        work = work or PoolJob(_GameWork(limits, sandbox), beat=turns_played, ahead=_Ahead(limits, sandbox))
+        work = work or _game_job(limits, sandbox)
         run = supervised(checked(jobs), workers, supervision=sup, stall_s=stall_s, label=_game_label,
                          verbs=("played", "playing"), stalled="played no turn", error=TournamentError, job=work)
     else:
@@ -610,10 +613,20 @@ def _worker(conn, parent: int, limits: TimeLimits, sandbox: Sandbox, heartbeat_s
     """A tournament worker process (`locm.pool.serve` with the games' work): play the jobs received until None
     or the end of the pipe; say it is alive every ``heartbeat_s`` with the turns played; die, killing its bots,
     when the parent dies."""
-    from locm.pool import Job as PoolJob, serve
+    from locm.pool import serve
 
-    serve(conn, parent, PoolJob(_GameWork(limits, sandbox), beat=turns_played, ahead=_Ahead(limits, sandbox)),
-          heartbeat_s)
+    serve(conn, parent, _game_job(limits, sandbox), heartbeat_s)
+
+
+def _game_job(limits: TimeLimits, sandbox: Sandbox):
+    """What a tournament worker runs (`locm.pool.Job`): each job played and prepared (`_play`), the next job's
+    bots' sandboxes, when not kept, prepared while a game is played (`_prepared`), the bots' turns as its
+    progress; run by root, each bot's sandbox kept for its next game in this worker (`locm.sandbox_kept`), all
+    closed when the worker ends."""
+    from locm.pool import Job as PoolJob
+
+    return PoolJob(_GameWork(limits, sandbox), init=sandbox_kept.keep, beat=turns_played,
+                   ahead=_Ahead(limits, sandbox), close=sandbox_kept.close_all)
 
 
 def _prepared(job: Job | None, limits: TimeLimits, sandbox: Sandbox) -> list | None:
@@ -665,10 +678,10 @@ class BotStderr(NamedTuple):
 
 
 def stored_stderr(store: EventStore, game_id: str) -> list[BotStderr]:
-    """Both seats' kept stderr of a stored game (`GameNotFoundError` if there is none)."""
-    r = store.game(game_id)
-    return [BotStderr(0, r.agent0, r.stderr0, r.error0 or r.timeout0),
-            BotStderr(1, r.agent1, r.stderr1, r.error1 or r.timeout1)]
+    """Every seat's kept stderr of a stored game of any game (`GameNotFoundError` if there is none)."""
+    m = store.match(game_id)
+    return [BotStderr(seat, agent, x.stderr, x.error or x.timeout)
+            for seat, (agent, x) in enumerate(zip(m.agents, m.seats))]
 
 
 # --- standings --------------------------------------------------------------------------------------------
@@ -796,6 +809,7 @@ def sandbox_lines(records: Sequence[GameRecord]) -> list[str]:
         else:
             how = f"sandboxed ({box.get('tool')}; limits {box.get('limits')}"
             how += "; NETWORK ON" if box.get("network") else "; no network"
+            how += "; kept per bot across games" if box.get("kept") else ""
             how += f"; also shown: {', '.join(map(str, box.get('binds') or []))})" if box.get("binds") else ")"
         lines.append(f"bots: {n} game{'s' * (n != 1)} {how}")
     return lines

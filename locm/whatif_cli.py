@@ -137,14 +137,17 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --workers 2
       locm whatif --db t.db --ruleset examples/variants/low-health.toml --backend ray --address auto
       locm whatif --game mcg --db m.db --ruleset examples/mcg/singleton-sudden-death.toml --workers 2
+      locm whatif --game skyport --db s.db --ruleset examples/skyport/glass-cannon.toml --json
 
     With --game mcg (or skyport), through the game seam: the stored games of built-in agents under ruleset A
     (--ruleset-a a ruleset's name; default B's base) re-run one by one under B and stored; the share of games
     whose winner changes, player 0's win rate under A and B, the game's length under A and B and paired
     (B - A, the same game), and each agent's win rate under A and B with its paired change, every figure with
     n and a 95% interval (games with a command-line bot are skipped and counted); each card's holders'
-    change paired by seed. --workers re-runs them in worker processes (the same result as one); --backend is
-    LOCM's (another game's re-runs play on this machine).
+    change paired by seed; in a game of points (Skyport) each agent's points and place per game, and the
+    game's own figures (Skyport: kills, deaths, damage, penalties, upgrades), under A and B and paired B - A
+    with an interval clustered by seed (--json: agents.NAME.figures). --workers re-runs them in worker
+    processes (the same result as one); --backend is LOCM's (another game's re-runs play on this machine).
     """
     if game_name != "locm":
         if backend != "local" or address is not None:

@@ -18,20 +18,32 @@ from locm.replay.match import MatchReplay
 
 BOARD_HOOKS: dict[str, str] = {"skyport": "locm.replay.skyport.board"}
 """A game's picture board drawn from the log, by game name (for a board that needs more than a view: the shot
-an event belongs to, a chart over the game): a module whose ``board_data(replay, seqs)`` gives the page its
-SVG (``layers``: background SVG, ``frames``: per seq its layer, overlay SVG and legend HTML, ``chart``,
-``style``, ``key``, ``width``, ``height``), every log text escaped. The text board stays beside it, folded."""
+an event belongs to, a chart over the game): a module whose ``board_data(replay, seqs)`` gives the page the
+data of its SVG (``frames`` by seq, which its ``SVG_JS``'s ``drawSvg(data, seq, layer, overlay, legend)``
+draws; ``chart``, ``style`` and ``key`` SVG/HTML without any log text; ``width``, ``height``). The text board
+of the whole view stays beside it, folded."""
 
 MAX_BOARDS = 20_000
 """Events whose boards a page holds (one per event and view); a longer game's page keeps each turn's start and
 end only, said on the page."""
 
 
+def text_boards(boards: dict[str, list[str]]) -> tuple[list[str], dict[str, list[list[int]]]]:
+    """Text boards kept line by line: each distinct line once (``lines``), a board as its lines' indexes; from
+    one event to the next most lines of a board repeat."""
+    index: dict[str, int] = {}
+    out: dict[str, list[list[int]]] = {}
+    for seq, views in boards.items():
+        out[seq] = [[index.setdefault(line, len(index)) for line in text.split("\n")] for text in views]
+    return list(index), out
+
+
 def render_match_html(r: MatchReplay) -> str:
     game = r.game
     seats = len(game.agents(r.events[0]))
     turns = [seq for seq, _, _ in game.turn_starts(r.events)]
-    every = len(r.events) * (seats + 1) <= MAX_BOARDS
+    hook = game.name in BOARD_HOOKS and not game.html_board  # its SVG, and the whole view's text only
+    every = len(r.events) * (1 if hook else seats + 1) <= MAX_BOARDS
     keep = range(len(r.events)) if every else sorted({0, r.last_seq, *turns, *(t - 1 for t in turns if t > 0)})
     events = [[e.seq, type(e).__struct_config__.tag, e.rule, e.cause, r.describe(e.seq)] for e in r.events]
     data: dict[str, Any] = {"title": f"{game.title}: {r.source}", "seats": seats, "turns": turns, "events": events,
@@ -44,12 +56,15 @@ def render_match_html(r: MatchReplay) -> str:
         data["boards"] = {str(seq): board.compact(r.view(seq, None), cards) for seq in keep}
         data.update(cards=cards, drawn=True)
         css, js = board.BOARD_CSS, board.BOARD_JS
-    elif game.name in BOARD_HOOKS:  # the SVG board; the text board beside it is the whole view only
-        data["svg"] = importlib.import_module(BOARD_HOOKS[game.name]).board_data(r, list(keep))
-        data["boards"] = {str(seq): [r.board(seq, None)] for seq in keep}
+    elif hook:  # the SVG board; the text board beside it is the whole view only
+        board = importlib.import_module(BOARD_HOOKS[game.name])
+        data["svg"] = board.board_data(r, list(keep))
+        data["lines"], data["boards"] = text_boards({str(seq): [r.board(seq, None)] for seq in keep})
         data["seats"] = 0
+        js = board.SVG_JS
     else:
-        data["boards"] = {str(seq): [r.board(seq, None), *(r.board(seq, s) for s in range(seats))] for seq in keep}
+        data["lines"], data["boards"] = text_boards(
+            {str(seq): [r.board(seq, None), *(r.board(seq, s) for s in range(seats))] for seq in keep})
     payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
     return _PAGE.replace("__CSS__", css).replace("__BOARD_JS__", js).replace("__DATA__", payload)
 
@@ -68,7 +83,7 @@ __CSS__
 <button id="next">event &gt;</button><button id="nextturn">turn &gt;&gt;</button>
 <select id="view"></select> <span id="where"></span></div>
 <style id="svgstyle"></style><div id="svgkey"></div>
-<div id="pic" style="display:flex;gap:1em;align-items:flex-start"><svg id="svgboard" xmlns="http://www.w3.org/2000/svg">
+<div id="pic" style="display:flex;gap:1em;align-items:flex-start"><svg id="svgboard" style="flex-shrink:0" xmlns="http://www.w3.org/2000/svg">
 <g id="layer"></g><g id="overlay"></g></svg><div><div id="legend"></div><div id="chart"></div><div id="cur"></div></div></div>
 <details id="textboard" open><summary>the text board</summary><pre id="board"></pre></details>
 <div id="drawn"></div><div id="events"></div>
@@ -96,9 +111,9 @@ function show() {
   const at = shown();
   if (D.drawn) { $('board').style.display = 'none'; $('textboard').style.display = 'none'; drawBoard($('drawn'), D.boards[at], D.cards, view - 1, D.agents);
     $('app').setAttribute('data-seq', at); }
-  else $('board').textContent = D.boards[at][view];
-  if (D.svg) { const f = D.svg.frames[at]; $('layer').innerHTML = D.svg.layers[f[0]]; $('overlay').innerHTML = f[1];
-    $('legend').innerHTML = f[2]; const e = D.events[seq]; $('cur').textContent = seq + '  ' + e[2] + '  ' + e[4]; }
+  else $('board').textContent = D.boards[at][view].map(i => D.lines[i]).join('\\n');
+  if (D.svg) { drawSvg(D.svg, at, $('layer'), $('overlay'), $('legend'));
+    const e = D.events[seq]; $('cur').textContent = seq + '  ' + e[2] + '  ' + e[4]; }
   $('where').textContent = 'seq ' + seq + ' of ' + (D.events.length - 1) + (at !== seq ? ' (board of seq ' + at + ')' : '');
   const box = $('events'); box.textContent = '';
   D.events.forEach(([s, type, rule, cause, text]) => {

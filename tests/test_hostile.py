@@ -95,7 +95,7 @@ class Run:
                 ns = re.search(r"pidns (\S+)", getattr(r, f"stderr{s}")).group(1)
                 assert ns != HOST_PIDNS, "each bot runs in a PID namespace of its own"
                 assert not in_namespace(ns), f"processes left in a sandbox: {in_namespace(ns)}"
-        assert "bots: 2 games sandboxed (bwrap" in self.result.stdout
+        assert f"bots: {self.games} games sandboxed (bwrap" in self.result.stdout
 
 
 def locm(runner: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -239,6 +239,45 @@ def test_a_bot_writes_only_its_own_small_tmp(box, runner):
     assert not (BOTS / "planted.py").exists()
 
 
+@needs_sandbox
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_nothing_of_a_game_reaches_the_bots_next_game(box, runner):
+    """Run by root, a worker keeps each bot's sandbox for its next games (`locm.sandbox_kept`): what a bot
+    leaves in one game (files in /tmp and /dev/shm, a SysV segment, keys, a child, a TIME_WAIT socket) is not
+    there in the next, where it runs as another uid."""
+    run = Run(box, runner, "leave", games=4)
+    run.assert_sound()
+    assert run.said("found") == ["nothing"] * 4
+    for left in run.said("left"):
+        assert left.startswith("/tmp/left-by-hostile, /dev/shm/left-by-hostile, shm segment") and \
+            left.endswith("session key, time_wait, child"), left
+    who = [line.split() for line in run.said("who")]
+    assert len({w[1] for w in who}) == 4  # a uid of each game's own
+    if runner == "caller" and os.geteuid() == 0:
+        assert len({w[3] for w in who}) == 1  # and yet one sandbox, kept for the bot's four games
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes are kept across games only where the runner is root")
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGSTOP"])
+def test_a_bot_cannot_reach_its_launcher_and_its_games_first_process_ignores_it(box, sig):
+    """The launcher of a kept sandbox is out of the bot's reach: in a PID namespace of the sandbox's (the
+    bot's game has its own, under it), root's. The bot sees only its game's first process (PID 1 of the
+    game, of the bot's uid, not dumpable) and itself, and nothing else when it tries every pid. A signal
+    to that process is ignored (PID 1 receives none its namespace sends it without a handler), tracing
+    and reading it are refused; lowering its limits is allowed (the same uid) and could only end the bot's
+    own game. The game is played, and the next one runs in the same sandbox."""
+    run = Run(box, "caller", "launcher", sig)
+    run.assert_sound()
+    assert run.said("signal 1") == ["delivered"] * 2  # and ignored: the game goes on (assert_sound)
+    assert run.said("ptrace 1") == ["Operation not permitted"] * 2
+    for what in ("environ", "mem", "fd"):
+        assert run.said(f"/proc/1/{what}") == ["Permission denied"] * 2
+    assert run.said("processes") == ["[1]"] * 2
+    assert run.said("kill -1") == ["No such process"] * 2
+    assert len({line.split()[3] for line in run.said("who")}) == 1
+
+
 # --- no sandbox, no untrusted run -------------------------------------------------------------------------------
 
 
@@ -291,11 +330,19 @@ def test_sandbox_check_tries_every_limit_live():
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
-    for name in ("namespaces", "identity", "processes", "network", "files", "read-only", "mem=768m", "cpu=60",
-                 "procs=32", "files=64", "fsize=64m", "tmp=64m", "dies with parent"):
+    names = ["namespaces", "identity", "processes", "network", "files", "read-only", "mem=768m", "cpu=60",
+             "procs=32", "files=64", "fsize=64m", "tmp=64m", "dies with parent"]
+    if os.geteuid() == 0:  # and again in a sandbox kept across games, as a tournament's workers run bots
+        names += [f"kept {name}" for name in names] + ["kept game to game"]
+    for name in names:
         assert any(re.match(rf"  ok +{re.escape(name)} ", line) for line in lines), (name, r.stdout)
     assert re.search(r"  -- +vmem=none +not limited", r.stdout)
-    assert lines[-1] == "13 of 13 checks hold"
+    assert lines[-1] == f"{len(names)} of {len(names)} checks hold"
+    if os.geteuid() == 0:
+        kept = next(line for line in lines if re.match(r"  ok +kept game to game ", line))
+        for left in ("/tmp/locm-left", "/dev/shm/locm-left", "shm (made)", "time_wait (made)", "process (started)"):
+            assert left in kept, kept
+        assert "the next game in the same sandbox found nothing" in kept
 
 
 @needs_sandbox

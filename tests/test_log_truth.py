@@ -252,7 +252,72 @@ def test_legal_actions_is_an_immutable_value_and_decide_never_writes_the_state()
     for action in acts:
         decide(game.state, action)
     assert game.state.key() == before and game.state == copy
-    assert not hasattr(game.state, "_legal")
+    assert not [name for name in dir(game.state) if "legal" in name]  # the position knows nothing of legality
+
+
+def _kept_is_fresh(game: Game) -> None:
+    assert game.legal_actions() == legal_actions(game.state), game.state.seq
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_the_list_a_game_keeps_between_events_is_the_fresh_one_after_every_input(ruleset):
+    """The game's `LegalCache` against the list built from the state alone, after every command, every answer
+    line (several actions, some refused by their turn) and every turn of the greedy and look-ahead agents."""
+    import random
+
+    from locm.engine.locm.agents import GreedyAgent
+    from locm.engine.locm.lookahead import LookaheadAgent
+
+    for seed in range(12):
+        rng = random.Random(seed)
+        game = Game.new(ruleset, seed)
+        drafters = (RandomAgent(seed), RandomAgent(seed + 1))
+        while game.phase != BATTLE:
+            drafters[game.to_move].play_turn(game, game.to_move)
+        others = (GreedyAgent(), LookaheadAgent(seed))
+        while not game.ended:
+            _kept_is_fresh(game)
+            acts = game.legal_actions()
+            k = rng.randrange(10)
+            if k == 0:
+                others[seed % 2].play_turn(game, game.to_move)
+            elif k == 1:
+                chosen = rng.sample(acts, min(len(acts), 4))
+                game.answer(game.to_move, ";".join(a.text() for a in chosen) or "PASS")
+            elif k == 2 or not acts:
+                game.end_turn()
+            else:
+                game.submit(rng.choice(acts))
+        _kept_is_fresh(game)
+
+
+def test_the_kept_list_counts_every_death_of_a_batch_in_a_full_lane():
+    """Two creatures of a full lane of the player to move die in one batch of events: the lane had room for
+    no summon before the batch and has after it, so the kept summons must be built again (the first death
+    freed it; the second finds the lane not full)."""
+    from locm.events.locm.catalog import CreatureDied
+
+    pos = Position()
+    mine = [pos.on_board(0, card(20 + k), lane=0) for k in range(3)]
+    pos.in_hand(0, card(30, cost=1))
+    game = pos.game()
+    assert not any(type(a) is Summon and a.lane == 0 for a in game.legal_actions())
+    seq = game.state.seq
+    game._apply([CreatureDied(seq=seq, cause=-1, rule="TEST", id=mine[0]),
+                 CreatureDied(seq=seq + 1, cause=-1, rule="TEST", id=mine[1])])
+    assert any(type(a) is Summon and a.lane == 0 for a in game.legal_actions())
+    _kept_is_fresh(game)
+
+
+def test_the_kept_list_of_a_state_changed_behind_its_back_is_built_again():
+    from locm.engine.locm.evolve import apply_all
+
+    game = _battle_game()
+    kept = game.legal_actions()
+    other = Game(game.state.copy(), list(game.log))
+    events = other.end_turn()
+    apply_all(game.state, events)  # the state moves on without the game's cache seeing the events
+    assert game.legal_actions() == legal_actions(game.state) != kept
 
 
 def test_a_full_lane_is_the_only_reason_a_summon_is_refused_for_its_lane():
@@ -299,14 +364,14 @@ def test_the_legal_list_and_the_refusal_reasons_come_from_the_same_predicates(ru
     if game.ended:
         return
     state = game.state
+    kept = game.legal_actions()  # the list the game keeps: decide trusts an action found in it
     legal = set(legal_actions(state))
-    bare = state.copy()  # the same state without the legal list it keeps: decide runs `problem` on every action
-    bare.legal = bare.legal_hand = bare.legal_attacks = None
+    assert set(kept) == legal
     for action in _candidates(state):
         reason = problem(state, action)
         assert (reason is None) == (action in legal), (action, reason)
-        events = decide(state, action)
-        assert decide(bare, action) == events, action
+        events = decide(state, action)  # no list given: decide runs `problem` on every action
+        assert decide(state, action, -1, kept) == events, action
         rejected = [e for e in events if type(e).__name__ == "ActionRejected"]
         if reason is None:
             assert not rejected

@@ -14,6 +14,9 @@ as written).
 the schema-1 fixture migrated by `locm migrate`, then ``locm play --ruleset constructed --seed 5 --p0 lookahead
 --p1 random --db`` (a third game, 139 events, with its think times), then VACUUMed; ``store-v2-export.jsonl.gz``
 is ``locm export --all`` of it by the same commit.
+
+``tests/data/store-v2-schedule.db.gz`` was written by locm at commit f4c2683 (schema 2, with tournament
+schedules and the ledger): ``locm tournament --agents greedy random --games 4 --workers 1 --db``, then VACUUMed.
 """
 
 from __future__ import annotations
@@ -203,3 +206,56 @@ def test_migrate_from_schema_2_refuses_an_altered_log(v2):
         migrate(v2)
     assert str(info.value).startswith(f"{v2}: game {IDS[1]!r}: the chain ends at"), str(info.value)
     assert v2.read_bytes() == before and sorted(p.name for p in v2.parent.iterdir()) == ["old.db"]
+
+
+@pytest.fixture
+def v2_tournament(tmp_path) -> Path:
+    db = tmp_path / "tour.db"
+    db.write_bytes(gzip.decompress((DATA / "store-v2-schedule.db.gz").read_bytes()))
+    return db
+
+
+def test_migrate_keeps_a_tournaments_schedule_so_verify_still_checks_it(v2_tournament):
+    r = run_locm("migrate", v2_tournament)
+    assert r.returncode == 0, r.stderr
+    assert f"{v2_tournament}: 1 tournament schedule kept" in r.stderr
+    assert "ledger" not in r.stderr  # an intact store's ledger comes out the same: nothing to say
+    with open_store(v2_tournament, readonly=True) as store:
+        assert [k for k, _ in store.schedules()] == ["dc25bb8737075722"]
+        assert store.ledger_problem() is None and store.ledger()[0] == 4
+    r = run_locm("verify", "--db", v2_tournament, "--no-redecide")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 tournament schedule complete" in r.stdout
+
+
+def test_migrate_does_not_hide_a_game_deleted_before_it(v2_tournament):
+    """A game deleted from the old file behind the store's back (a bot that deletes its losses): the new
+    file's ledger is the old one, not one recomputed over what is left, so verify still names the deletion
+    and the schedule's missing place."""
+    conn = sqlite3.connect(v2_tournament)
+    gid = conn.execute("SELECT game_id FROM games WHERE id = 3").fetchone()[0]
+    conn.execute("DELETE FROM logs WHERE game = 3")
+    conn.execute("DELETE FROM games WHERE id = 3")
+    conn.commit()
+    conn.close()
+    r = run_locm("migrate", v2_tournament)
+    assert r.returncode == 0, r.stderr
+    assert "the old store's ledger (4 games recorded) does not match the games it holds" in r.stderr
+    r = run_locm("verify", "--db", v2_tournament, "--no-redecide")
+    assert r.returncode == 1
+    assert "the ledger records 4 games stored, the store holds 3: 1 deleted" in r.stdout
+    assert "1 of its 4 games missing" in r.stdout and gid in r.stdout
+
+
+def test_migrate_refuses_an_altered_schedule(v2_tournament):
+    conn = sqlite3.connect(v2_tournament)
+    conn.execute("UPDATE schedules SET manifest = replace(manifest, 'greedy', 'random')")
+    conn.commit()
+    conn.close()
+    before = v2_tournament.read_bytes()
+    with pytest.raises(MigrateError) as info:
+        migrate(v2_tournament)
+    assert str(info.value) == (f"{v2_tournament}: schedule dc25bb8737075722: its manifest gives the key "
+                               f"20ad2c39c2b639fb (altered)")
+    assert v2_tournament.read_bytes() == before
+    assert sorted(p.name for p in v2_tournament.parent.iterdir()) == ["tour.db"]

@@ -41,7 +41,7 @@ from locm.events.locm.catalog import (
     GameCreated, GameEnded, HardError, ItemUsed, TurnEnded, TurnStarted,
 )
 from locm.engine.locm.agents import GreedyAgent, PassAgent, RandomAgent, play
-from locm.engine.locm.legal import fresh_legal_actions, legal_actions
+from locm.engine.locm.legal import legal_actions
 from locm.engine.locm.lookahead import LookaheadAgent
 from locm.engine.locm.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
 from locm.engine.locm.construct import fill_deck
@@ -285,8 +285,8 @@ class GameMachine(RuleBasedStateMachine):
 
     @invariant()
     def kept_legal_list_is_the_fresh_one(self):
-        """The parts of the legal list the state keeps between events (engine.locm.legal) are what the state gives."""
-        assert legal_actions(self.state) == fresh_legal_actions(self.state)
+        """The legal list the game keeps between events (engine.locm.legal.LegalCache) is what the state gives."""
+        assert self.game.legal_actions() == legal_actions(self.state)
 
     @invariant()
     def log_is_well_formed(self):

@@ -1,6 +1,7 @@
 """Real competition bots play unchanged in the sandbox, each finding its runtime with no configuration of its
 own: compiled C++ and Rust binaries, Java, Node.js, C# (Mono), Python with numpy from a venv, the system's
-Python, pyenv's (through its shim), and a script run by its ``#!/usr/bin/env python3`` line. The bots are the
+Python, pyenv's (through its shim), and a script run by its ``#!/usr/bin/env python3`` line; run by root, each
+also plays two games in one sandbox kept across games, as a tournament's workers run it. The bots are the
 small ones of tests/bots/real/, built once per test session into a temporary folder; a kind whose compiler
 or runtime this machine lacks is skipped, saying which.
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from locm import sandbox_kept
 from locm.bots import TimeLimits
 from locm.events.locm.catalog import HardError
 from locm.sandbox import probe
@@ -121,3 +123,23 @@ def test_a_real_bot_plays_a_whole_game_in_the_sandbox(built, kind):
     meta = json.loads(played.extras.meta)
     assert meta["turns"][0] > 30  # the 30 draft picks and the battle
     assert meta["sandbox"]["tool"].startswith("bwrap")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes are kept across games only where the runner is root")
+@pytest.mark.parametrize("kind", KINDS, ids=[k.__name__ for k in KINDS])
+def test_a_real_bot_plays_two_games_in_a_kept_sandbox(built, kind):
+    import shlex
+
+    command = shlex.join(kind(built))
+    sandbox_kept.keep()
+    try:
+        for seed in (3, 4):
+            played = run_game("1.2", seed, (command, "greedy"), limits=TimeLimits.parse("x10"))
+            errors = [e for e in played.game.log if type(e) is HardError]
+            assert errors == [], (seed, errors, played.extras.stderr0[-1000:])
+            assert played.game.ended and played.game.state.end_reason == "health"
+            assert json.loads(played.extras.meta)["sandbox"]["kept"] is True
+        assert sum(box.games for boxes in sandbox_kept._IDLE.values() for box in boxes) == 2  # one sandbox
+    finally:
+        sandbox_kept.keep(False)
+        sandbox_kept.close_all()

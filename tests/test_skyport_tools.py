@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import math
 import re
+import subprocess
+from html.parser import HTMLParser
 
 import msgspec
+import pytest
 
 from locm.engine.skyport.commands import EndTurn, laser, move
 from locm.engine.skyport.rules import RULES_2013
@@ -15,8 +18,9 @@ from locm.engine.skyport.hexmap import DIRECTIONS, step
 from locm.events.skyport.catalog import GameCreated, Hit, LaserFired
 from locm.replay.match import MatchReplay
 from locm.replay.match_html import render_match_html
-from locm.replay.skyport.board import H, board_data, centre, overlay_svg, reach, score_chart
+from locm.replay.skyport.board import H, board_data, centre, reach, score_chart
 from tests.skyport_helpers import act, of, scenario
+from tests.test_replay_html import BROWSER
 
 # slot 0 at (0, 0), slot 1 at (0, 3), slot 2 at (0, 5); a rock at (1, 4)
 ROCKY = ["SGGSGS", "GGGGOG"] + ["GGGGGG"] * 4
@@ -53,27 +57,48 @@ def test_the_laser_reach_stops_at_the_rock():
     assert (1, 5) not in ranges["laser"]  # behind the rock
 
 
-def test_the_shot_its_path_and_its_hit_are_drawn_on_the_hit_event():
+def test_the_shot_its_path_and_its_hit_are_kept_for_the_hit_event():
     g, events = _lined_up()
     r = MatchReplay(GAME, g.log, trusted=True)
     fired = of(events, LaserFired)[0]
     hit = of(events, Hit)[0]
     assert fired.path == ((1, 2), (1, 3))
-    svg = overlay_svg(r, hit.seq, r.view(hit.seq))
-    line = re.search(r'<polyline class="shot"[^>]*points="([^"]*)"', svg)
-    assert line and len(line.group(1).split()) == 3  # the shooter's tile and the two of the path
-    assert f"-{hit.amount}" in svg and 'class="hit"' in svg
+    data = board_data(r, list(range(len(r.events))))
+    kind, player, points, boom, hits = data["shots"][data["frames"][str(hit.seq)][3]]
+    assert (kind, player, boom) == ("laser", 0, None)
+    assert points == [[1, 1], [1, 2], [1, 3]]  # the shooter's tile and the two of the path
+    assert hits == [["hit", [1, 3], f"-{hit.amount}"]]
+    assert data["frames"][str(fired.seq - 1)][3] == -1  # before the shot, in its turn: no shot drawn
 
 
-def test_a_hostile_name_stays_text():
+def test_a_reach_is_kept_once_per_position_and_loadout():
+    """Every frame's reach is `reach` of its robot to move; the table holds each distinct one once."""
+    g, _ = _lined_up()
+    r = MatchReplay(GAME, g.log, trusted=True)
+    data = board_data(r, list(range(len(r.events))))
+    size = data["size"]
+    moving = 0
+    for seq in range(len(r.events)):
+        seat, area = data["frames"][str(seq)][2], data["frames"][str(seq)][4]
+        if seat < 0:
+            assert area == -1
+            continue
+        moving += 1
+        want = reach(r.view(seq), seat, g.state.rules)
+        assert {w: sorted(divmod(t, size) for t in tiles) for w, tiles in data["reaches"][area]} == \
+            {w: sorted(ts) for w, ts in want.items()}, seq
+    assert len(data["reaches"]) < moving / 2  # robots stand still for many events of a turn
+
+
+def test_a_hostile_name_stays_data():
     g, _ = _lined_up()
     created = g.log[0]
     bad = GameCreated(seq=0, cause=-1, rule=created.rule, rules=created.rules, map=created.map, seed=0,
                       names=("<script>alert(1)</script>", "b", "c"))
     r = MatchReplay(GAME, [bad, *g.log[1:]], trusted=True)
     data = board_data(r, list(range(len(r.events))))
-    text = json.dumps(data)
-    assert "<script" not in text and "&lt;script&gt;" in text
+    assert "<script>alert(1)</script>" in data["names"]  # text, drawn with textContent (the browser test)
+    assert "<script" not in data["tiles"] + data["chart"] + data["key"]  # the SVG made in Python: no log text
     page = render_match_html(r)
     assert "<script>alert" not in page
 
@@ -93,8 +118,85 @@ def test_the_page_carries_the_svg_board(tmp_path):
     g, _ = _lined_up()
     page = render_match_html(MatchReplay(GAME, g.log, trusted=True))
     data = json.loads(re.search(r'id="game-data">(.*?)</script>', page, re.S).group(1))
-    assert len(data["svg"]["frames"]) == len(g.log) and data["svg"]["layers"][0].count('class="tO"') == 1
+    assert len(data["svg"]["frames"]) == len(g.log) and data["svg"]["tiles"].count('class="tO"') == 1
     assert all(len(b) == 1 for b in data["boards"].values())  # the whole view's text only, beside the SVG
+    for seq in (0, len(g.log) // 2, len(g.log) - 1):  # each board's text, kept line by line
+        text = "\n".join(data["lines"][i] for i in data["boards"][str(seq)][0])
+        assert text == GAME.board_text(MatchReplay(GAME, g.log, trusted=True).view(seq))
+
+
+class Drawn(HTMLParser):
+    """What the page drew: the robots (their data- attributes), the overlay's shapes, the legend's cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.robots: list[dict[str, str]] = []
+        self.shapes: list[tuple[str, dict[str, str | None]]] = []
+        self.texts: list[str] = []
+        self.cells: list[str] = []
+        self.where: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id") in ("overlay", "legend"):
+            self.where.append(a["id"])
+        elif self.where:
+            self.where.append(self.where[-1])
+            if self.where[-1] == "overlay":
+                if (a.get("class") or "").startswith("robot"):
+                    self.robots.append(a)
+                self.shapes.append((tag, a))
+
+    def handle_endtag(self, tag):
+        if self.where:
+            self.where.pop()
+
+    def handle_data(self, data):
+        if self.where and self.where[-1] == "overlay":
+            self.texts.append(data)
+        elif self.where and self.where[-1] == "legend":
+            self.cells.append(data)
+
+
+def _drawn(page, seq, tmp_path):
+    res = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'p'}",
+                          "--virtual-time-budget=5000", "--dump-dom", f"{page.resolve().as_uri()}#seq={seq}"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    d = Drawn()
+    d.feed(res.stdout)
+    return d, res.stdout
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
+def test_the_page_draws_the_robots_the_shot_and_the_reach_the_view_gives(tmp_path):
+    """In headless Chromium, on the laser's hit: each robot where the view puts it with its health and score,
+    the beam through the shooter's tile and its path, the hit's damage; on the shooter's turn before it, its
+    reach as `reach` gives it; a hostile name is text in the tooltip and the table, never markup."""
+    g, events = _lined_up()
+    created = g.log[0]
+    hostile = GameCreated(seq=0, cause=-1, rule=created.rule, rules=created.rules, map=created.map, seed=0,
+                          names=("<img src=x onerror=alert(1)>", "bravo", "charlie"))
+    log = [hostile, *g.log[1:]]
+    r = MatchReplay(GAME, log, trusted=True)
+    page = tmp_path / "g.html"
+    page.write_text(render_match_html(r), encoding="utf-8")
+    hit = of(events, Hit)[0]
+    d, dom = _drawn(page, hit.seq, tmp_path)
+    v = r.view(hit.seq)
+    assert [(int(a["data-slot"]), int(a["data-j"]), int(a["data-k"]), int(a["data-health"]), int(a["data-score"]))
+            for a in d.robots] == [(rb["slot"], *rb["position"], rb["health"], rb["score"]) for rb in v["robots"]]
+    beam = [a for tag, a in d.shapes if tag == "polyline" and a.get("class") == "shot"]
+    assert len(beam) == 1 and beam[0]["points"] == " ".join("%.1f,%.1f" % centre(p, 6) for p in [(1, 1), (1, 2), (1, 3)])
+    assert f"-{hit.amount}" in d.texts
+    assert "<img src=x onerror=alert(1)>" in d.cells  # the table's cell holds the name as text
+    assert "<img" not in dom and "&lt;img src=x onerror=alert(1)&gt;" in dom
+    before = next(e.seq for e in events if type(e) is LaserFired) - 1  # alpha to move, at (1, 1)
+    d, _ = _drawn(page, before, tmp_path)
+    want = reach(r.view(before), 0, g.state.rules)
+    for weapon, cls in (("laser", "rl"), ("mortar", "rm")):
+        drawn = sorted((float(a["x"]), float(a["y"])) for tag, a in d.shapes if tag == "use" and a["class"] == cls)
+        assert drawn == sorted(tuple(float("%.1f" % c) for c in centre(p, 6)) for p in want[weapon]), weapon
 
 
 def test_the_text_map_draws_the_hexagons_as_they_lie():
@@ -195,3 +297,18 @@ def test_the_8_player_map_is_fair_and_connected():
     assert map_for(GAME.rules("2013"), 7).name == map_for(GAME.rules("2013"), 8).name == "octagon-8p"
     assert GAME.seats == (2, 8)
 
+
+
+def test_a_4_player_200_turn_page_stays_light():
+    """What repeats is kept once (the map, a reach per position and loadout, a text board's lines): the page of
+    a 4-player game of 200 turns holds every event's board in well under 2 MB (10.4 MB when each event's board
+    was drawn in full)."""
+    from locm.engine import core
+
+    events = core.play(GAME, GAME.rules("2013"), 3, ("hunter", "random", "random", "hunter")).log
+    assert len(events) > 1000
+    r = MatchReplay(GAME, events, trusted=True)
+    page = render_match_html(r)
+    data = json.loads(re.search(r'id="game-data">(.*?)</script>', page, re.S).group(1))
+    assert len(data["svg"]["frames"]) == len(events) and len(data["boards"]) == len(events)
+    assert len(page.encode()) < 1_000_000

@@ -365,7 +365,7 @@ class TestStoreContract:
                                          timeout0=bool(i % 2), meta=f'{{"i": {i}}}'),
                               make_game(turns=i + 2, seed=i, text="SUMMON 1 0;ATTACK 1 -1 ✓"))
         data = export_bytes(store)
-        assert target.import_jsonl(io.BytesIO(data), check=False) == (3, store.count_events(), 0)
+        assert target.import_jsonl(io.BytesIO(data), check=False) == (3, store.count_events(), 0, 0, 0, 0)
         assert export_bytes(target) == data
         assert target.games() == store.games()
         assert list(target.iter_events()) == list(store.iter_events())
@@ -394,7 +394,7 @@ class TestStoreContract:
         assert str(info.value) == "line 2: game 'a' is already in the store (--skip-existing skips identical games)"
         assert target.count() == 1
         assert target.import_jsonl(io.BytesIO(data), skip_existing=True, check=False) == \
-            (1, store.game("b").n_events, 1)
+            (1, store.game("b").n_events, 1, 0, 0, 0)  # and no schedule, no account
         assert export_bytes(target) == data
         other = MemoryStore()
         other.append_game(GameExtras(game_id="a", created=T0), make_game(seed=99))

@@ -139,7 +139,7 @@ def test_games_lists_and_filters(db):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--winner", "2"], "locm games: error: Invalid value for '--winner'"),
+    (["--winner", "2"], "locm games: error: --winner 2: Legends of Code and Magic has 2 seats: expected a seat 0..1"),
     (["--limit", "-1"], "locm games: error: Invalid value for '--limit'"),
     (["--ruleset", "2.0"], "locm: error: unknown ruleset '2.0'"),
 ])

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Sequence, cast
 from locm.events.locm.cards import (
     BLUE, BREAKTHROUGH, CHARGE, CREATURE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD, Card,
 )
-from locm.engine.locm.legal import legal_actions
 from locm.engine.locm.commands import Attack, BattleAction, BuildDeck, EndTurn, Pick, Summon, Use
 from locm.engine.errors import LocmError
 from locm.engine.jrandom import JavaRandom
@@ -97,8 +96,9 @@ class RandomAgent(Agent):
         state = game.state
         rng = self.rng
         submit = game.submit
+        actions = game.legal_cache.actions  # the list the game keeps between events
         while True:
-            acts = legal_actions(state)
+            acts = actions(state)
             k = rng.next_int(len(acts) + 1)
             if k == len(acts):
                 return  # the end of the turn is one of the choices
@@ -174,13 +174,12 @@ class GreedyAgent(Agent):
         for _ in range(3 * rules.hand_limit + 2 * rules.lane_size):
             if game.ended:
                 return
-            action = self._choose(state, player)
+            action = self._choose(state, player, game.legal_actions())
             if action is None:
                 return
             game.submit(action)
 
-    def _choose(self, state: GameState, player: int) -> BattleAction | None:
-        acts = legal_actions(state)
+    def _choose(self, state: GameState, player: int, acts: tuple[BattleAction, ...]) -> BattleAction | None:
         if not acts:
             return None
         me, op = state.players[player], state.players[1 - player]

@@ -20,7 +20,10 @@ from locm.engine.locm.legal import problem
 from locm.engine.locm.state import BATTLE, ENDED, CONSTRUCT, DRAFT, GameState
 
 
-def decide(state: GameState, command: Command, cause: int = -1) -> list[Event]:
+def decide(state: GameState, command: Command, cause: int = -1,
+           legal: tuple[BattleAction, ...] | None = None) -> list[Event]:
+    """The events `command` causes in `state`. ``legal``: the legal list of this very state, when the caller
+    holds it (a live game's `engine.locm.legal.LegalCache`): a battle action found in it needs no second check."""
     # Runs for every command of every game: one table lookup gives the phase, the handler and the record's
     # kind, and the ended game is looked for only once the phase does not match (ENDED matches no command).
     handler_row = _HANDLERS.get(type(command))
@@ -49,14 +52,14 @@ def decide(state: GameState, command: Command, cause: int = -1) -> list[Event]:
         if state.seq >= drawing.CAP_EVENTS:  # R-CAP: the log is as long as a game may get
             drawing.cap_end(state, out, player, out.cause)
             return out.events
-    handler(state, out, player, command)
+    handler(state, out, player, command, legal)
     return out.events
 
 
-def _battle_action(state: GameState, out: Out, player: int, command: BattleAction) -> None:
-    # An action of the legal list the state keeps (the same predicates, see engine.locm.legal) needs no second
-    # check: bots play actions they took from that list, and `problem` would cost a third of the decision.
-    legal = state.legal
+def _battle_action(state: GameState, out: Out, player: int, command: BattleAction,
+                   legal: tuple[BattleAction, ...] | None) -> None:
+    # An action of the legal list (the same predicates, see engine.locm.legal) needs no second check: bots play
+    # actions they took from that list, and `problem` would cost a third of the decision.
     reason = None if legal is not None and command in legal else problem(state, command)
     if reason is not None:
         battle.reject(out, player, command, reason)
@@ -85,15 +88,15 @@ def _quick_pick(state: GameState, player: int, command: Pick) -> list[Event] | N
     ]
 
 
-def _end_turn(state: GameState, out: Out, player: int, command: Command) -> None:
+def _end_turn(state: GameState, out: Out, player: int, command: Command, legal: object) -> None:
     drawing.end_turn(state, out, player)
 
 
-def _pass(state: GameState, out: Out, player: int, command: Command) -> None:
+def _pass(state: GameState, out: Out, player: int, command: Command, legal: object) -> None:
     pass
 
 
-def _pick(state: GameState, out: Out, player: int, command: Pick) -> None:
+def _pick(state: GameState, out: Out, player: int, command: Pick, legal: object) -> None:
     _check_pick(state, command)
     draft.pick(state, out, command.player, command.index)
 
@@ -105,7 +108,7 @@ def _check_pick(state: GameState, command: Pick) -> None:
         raise CommandError(f"PICK index must be 0..{len(state.offer) - 1}, got {command.index}", command)
 
 
-def _build(state: GameState, out: Out, player: int, command: BuildDeck) -> None:
+def _build(state: GameState, out: Out, player: int, command: BuildDeck, legal: object) -> None:
     _need_player(state, command.player, command)
     rules = state.rules
     reason = construct.deck_problem(command.base_ids, len(state.cards), rules.deck_size, rules.max_copies)
@@ -114,8 +117,9 @@ def _build(state: GameState, out: Out, player: int, command: BuildDeck) -> None:
     construct.choose_deck(state, out, command.player, command.base_ids)
 
 
-# The phase a command belongs to, its handler (each takes its own type) and the kind of its record.
-_HANDLERS: dict[type[Command], tuple[str, Callable[[GameState, Out, int, Any], None], str]] = {
+# The phase a command belongs to, its handler (each takes its own type, and the caller's legal list, which only
+# the battle's actions read) and the kind of its record.
+_HANDLERS: dict[type[Command], tuple[str, Callable[[GameState, Out, int, Any, Any], None], str]] = {
     Summon: (BATTLE, _battle_action, ACTION),
     Attack: (BATTLE, _battle_action, ACTION),
     Use: (BATTLE, _battle_action, ACTION),

@@ -23,7 +23,6 @@ from locm.events.locm.catalog import (
     TurnEnded, TurnStarted, WardLost,
 )
 from locm.engine.errors import InvalidLogError
-from locm.engine.locm.legal import after_attack, after_death
 from locm.engine.locm.rulesets import DRAFT
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT as DRAFT_PHASE, ENDED, GameState, Unit
 from locm.engine.locm.variants import VariantError, check_rules
@@ -58,7 +57,6 @@ def _card_drawn(state: GameState, e: CardDrawn) -> None:
     if u.id != e.id:
         raise InvalidLogError(f"card_drawn {e.seq}: expected the top card {u.id}, the event says {e.id}")
     pl.hand.append(u)
-    state.legal_hand = state.legal = None
 
 
 def _attacked(state: GameState, e: CreatureAttacked) -> None:
@@ -71,7 +69,6 @@ def _attacked(state: GameState, e: CreatureAttacked) -> None:
     if t != -1:
         units[t].touched = True
     state.players[e.player].actions.append((u.card.base_id, "ATTACK", e.attacker, t))
-    after_attack(state, e.player, e.attacker)
 
 
 def _damaged(state: GameState, e: CreatureDamaged) -> None:
@@ -81,7 +78,6 @@ def _damaged(state: GameState, e: CreatureDamaged) -> None:
 def _died(state: GameState, e: CreatureDied) -> None:
     u = state.units[e.id]
     state.players[u.owner].board.remove(u)
-    after_death(state, u)
 
 
 def _player_damaged(state: GameState, e: PlayerDamaged) -> None:
@@ -113,9 +109,6 @@ def _summoned(state: GameState, e: CreatureSummoned) -> None:
     u.lane = e.lane
     u.can_attack = e.can_attack
     pl.board.append(u)
-    state.legal_hand = state.legal = None
-    if e.can_attack or p != state.current:  # a new creature of the player to move that cannot attack: no new attack
-        state.legal_attacks = None
 
 
 def _item_used(state: GameState, e: ItemUsed) -> None:
@@ -127,7 +120,6 @@ def _item_used(state: GameState, e: ItemUsed) -> None:
     if t != -1:
         state.units[t].touched = True
     pl.actions.append((u.card.base_id, "USE", e.id, t))
-    state.legal_hand = state.legal = None
 
 
 def _modified(state: GameState, e: CreatureModified) -> None:
@@ -136,7 +128,6 @@ def _modified(state: GameState, e: CreatureModified) -> None:
     u.defense = e.defense
     u.keywords = e.keywords
     u.can_attack = e.can_attack
-    state.legal_attacks = state.legal = None
 
 
 def _ward_lost(state: GameState, e: WardLost) -> None:
@@ -176,14 +167,12 @@ def _turn_started(state: GameState, e: TurnStarted) -> None:
     pl.turns += 1
     pl.next_draw = 1
     pl.damage_counter = 0
-    state.legal_hand = state.legal_attacks = state.legal = None
 
 
 def _game_ended(state: GameState, e: GameEnded) -> None:
     state.phase = ENDED
     state.winner = e.winner
     state.end_reason = e.reason
-    state.legal_hand = state.legal_attacks = state.legal = None
 
 
 def _card_picked(state: GameState, e: CardPicked) -> None:
@@ -230,7 +219,7 @@ def _game_created(state: GameState, e: GameCreated) -> None:
     state.current = 0
 
 
-_HANDLERS: dict[type[Event], Callable[[GameState, Any], None]] = {  # each handler takes its own type
+HANDLERS: dict[type[Event], Callable[[GameState, Any], None]] = {  # each handler takes its own type
     ActionReceived: _nothing,
     ActionRejected: _nothing,
     TurnEnded: _nothing,
@@ -260,7 +249,7 @@ _HANDLERS: dict[type[Event], Callable[[GameState, Any], None]] = {  # each handl
 
 
 def _check_table() -> None:
-    missing = [t.__name__ for t in EVENT_TYPES if t not in _HANDLERS]
+    missing = [t.__name__ for t in EVENT_TYPES if t not in HANDLERS]
     if missing:  # pragma: no cover - a programming error caught at import
         raise InvalidLogError(f"evolve has no handler for: {', '.join(missing)}")
 
@@ -275,7 +264,7 @@ def apply_all(state: GameState, events: Iterable[Event]) -> GameState:
     dropped or two swapped is refused) and its ``cause`` must be an earlier event (or -1, for a record of
     input). Either failure raises `InvalidLogError` naming the seq.
     """
-    handlers = _HANDLERS
+    handlers = HANDLERS
     for e in events:
         seq = e.seq
         if seq != state.seq:
@@ -307,7 +296,7 @@ def apply_decided(state: GameState, events: list[Event]) -> GameState:
     Their ``seq`` and ``cause`` are right by construction (`engine.locm.emit.Out` numbers them from ``state.seq``;
     the property tests check every live log), so the checks `apply_all` makes of a log read from outside
     are skipped: they were a sixth of applying a live game's events."""
-    handlers = _HANDLERS
+    handlers = HANDLERS
     for e in events:
         handlers[type(e)](state, e)
     if events:
@@ -329,4 +318,4 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
     return apply_all(state, events)
 
 
-__all__ = ["evolve", "fold", "apply_decided", "initial_state", "CONSTRUCT", "ENDED"]
+__all__ = ["evolve", "fold", "apply_decided", "initial_state", "HANDLERS", "CONSTRUCT", "ENDED"]

@@ -20,18 +20,22 @@ from locm.engine.locm.commands import BattleAction, BuildDeck, Command, EndTurn,
 from locm.engine.locm.decide import decide, hard_error, record
 from locm.engine.errors import CommandError, ProtocolError
 from locm.engine.locm.evolve import apply_decided, fold
-from locm.engine.locm.legal import legal_actions
+from locm.engine.locm.legal import LegalCache
 from locm.engine.locm.rulesets import Rules, by_name
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState
 from locm.engine.locm.upcast import upcast
 
 
 class Game:
-    __slots__ = ("state", "log")
+    """A live game: its state, its log, and the legal list it keeps between events (`LegalCache`: the state
+    knows nothing of it; every batch of events this game applies is shown to it)."""
+
+    __slots__ = ("state", "log", "legal_cache")
 
     def __init__(self, state: GameState, log: list[Event]) -> None:
         self.state = state
         self.log = log
+        self.legal_cache = LegalCache()
 
     @classmethod
     def new(cls, ruleset: str | Rules = "1.2", seed: int | None = None, params: dict[str, Any] | None = None,
@@ -87,7 +91,7 @@ class Game:
 
     def legal_actions(self) -> tuple[BattleAction, ...]:
         """The legal battle actions of the player to move (an immutable tuple; empty outside the battle)."""
-        return legal_actions(self.state)
+        return self.legal_cache.actions(self.state)
 
     def owed_input(self) -> tuple[int, str] | None:
         """An input the referee still sends after the game has ended, as (player, text), or None.
@@ -110,13 +114,27 @@ class Game:
     # --- acting -----------------------------------------------------------------------------------------
 
     def _apply(self, events: list[Event]) -> list[Event]:
-        apply_decided(self.state, events)
+        state = self.state
+        cache = self.legal_cache
+        if cache.hand is None and cache.attacks is None:  # nothing kept to keep true (the draft)
+            apply_decided(state, events)
+        else:  # through the kept legal list, which looks at the state after each event
+            cache.apply(state, events)
         self.log.extend(events)
         return events
 
     def submit(self, command: Command, cause: int = -1) -> list[Event]:
         """Decide one command and apply its events; returns them."""
-        return self._apply(decide(self.state, command, cause))
+        # `_apply` written out (a call less per command): every built-in agent's command comes this way
+        state = self.state
+        cache = self.legal_cache
+        events = decide(state, command, cause, cache.whole if cache.seq == state.seq else None)
+        if cache.hand is None and cache.attacks is None:
+            apply_decided(state, events)
+        else:
+            cache.apply(state, events)
+        self.log.extend(events)
+        return events
 
     def end_turn(self, cause: int = -1) -> list[Event]:
         return self.submit(EndTurn(), cause)
@@ -148,7 +166,7 @@ class Game:
         for command in commands:
             if type(command) is Pass:
                 continue
-            self._apply(decide(state, command, rec))
+            self._apply(decide(state, command, rec, self.legal_cache.known(state)))
             if state.phase == ENDED:
                 return self.log[start:]
         if phase == BATTLE:

@@ -12,33 +12,41 @@ summons, where an item of a type may go, whether a creature may attack and at wh
 and the mana, its type, its two attack flags, and whether its lane holds Guards; ids, lanes and targets only
 go into the reason's text).
 
-Why the list is cached, and in two parts: a random or search bot asks for the list after every action, and
-rebuilding it was a fifth of a game's time. The list is the hand's actions (summons and uses) followed by
-the attacks, and most actions change only one of the two: an attack that kills nothing leaves the hand's
-actions as they were; a summon without Charge leaves the attacks. So the state keeps each part
-(`GameState.legal_hand`, `legal_attacks`) and the whole list (`legal`), and `engine.locm.evolve` clears a part
-when an event changes what that part reads (or, where the change can only remove entries, drops them in
-place, by `after_attack` and `after_death` here beside the predicates: an attack drops the attacker's
-attacks; a death drops the entries naming the dead creature, unless it frees a full lane of the player to
-move or was an enemy Guard):
+Why the list is kept, in two parts, and where: a random or search bot asks for the list after every action, and
+rebuilding it was a fifth of a game's time. The list is the hand's actions (summons and uses) followed by the
+attacks, and most actions change only one of the two: an attack that kills nothing leaves the hand's actions as
+they were; a summon without Charge leaves the attacks. The kept parts are not the position's: a `LegalCache`
+(here, beside the predicates) holds them for one live game (`engine.locm.game.Game` owns one), as a chess
+library's move generator keeps what it keeps out of the board. `engine.locm.evolve` only applies facts; the
+game applies a battle's events through the cache (`LegalCache.apply`: `evolve`'s handlers, then a look at the
+state by the event's kind in `KEEP`), and the cache drops a part when an event changes what that part reads,
+or, where the change can only remove entries, drops those entries in place (an attack drops the attacker's
+attacks; a death drops the entries naming the dead creature, unless it frees a full lane of the player to move
+or was an enemy Guard):
 
 - the hand's actions read the hand (ids, cost, type), the mana, and the ids and lanes of both boards;
 - the attacks read both boards: ids, lanes, ``can_attack``/``has_attacked`` and Guard.
 
-Health, defense, Ward and the decks are read by neither. The parts are immutable tuples, so a state's copy
-shares them. A summon or a use rebuilds the hand's part: trimming it in place instead (the played card's
-entries, those no longer affordable, a filled lane's summons) must walk the hand all the same, and measured
-about 5% slower a game than the rebuild (1.2, random agents, in-process A/B). `fresh_legal_actions` builds
-the list without the cache (the property tests compare the two after every step).
+Health, defense, Ward and the decks are read by neither. The parts are immutable tuples. A summon or a use
+rebuilds the hand's part: trimming it in place instead (the played card's entries, those no longer affordable, a
+filled lane's summons) must walk the hand all the same, and measured about 5% slower a game than the rebuild
+(1.2, random agents, in-process A/B). The cache is keyed by the state's ``seq``: asked about a state it has not
+seen every event of, it builds the list again. `legal_actions(state)` builds the list from the state alone (for
+any state: a copy, a fold, a test); the property tests compare it with the cache's after every step.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, cast
+from typing import Any, Callable, Final, cast
 
 from locm.events.locm.cards import BLUE, CREATURE, GREEN, GUARD, RED, TYPE_NAMES
+from locm.events.locm.catalog import (
+    CardDrawn, CreatureAttacked, CreatureDied, CreatureModified, CreatureSummoned, Event, GameEnded, ItemUsed,
+    TurnStarted,
+)
 from locm.engine.locm.commands import Attack, BattleAction, Command, Summon, Use
+from locm.engine.locm.evolve import HANDLERS
 from locm.engine.locm.state import BATTLE, GameState, Player, Unit
 
 LANES = (0, 1)
@@ -174,68 +182,146 @@ def legal_actions(state: GameState) -> tuple[BattleAction, ...]:
     order (summons by lane; items on own creatures, or on the opponent then its creatures), then each ready
     creature's attacks (the opponent first, then the lane's creatures). Empty outside the battle.
 
-    Built from the parts the state keeps since the last event that changed them (see the module's note)."""
-    if state.phase != BATTLE:
-        return ()
-    acts = state.legal
-    if acts is None:
-        hand = state.legal_hand
-        attacks = state.legal_attacks
-        if hand is None or attacks is None:
-            p = state.current
-            me, op = state.players[p], state.players[1 - p]
-            if hand is None:
-                hand = state.legal_hand = _hand_actions(me, op, state.rules.lane_size)
-            if attacks is None:
-                attacks = state.legal_attacks = _attacks(me, op)
-        acts = state.legal = hand + attacks
-    return acts
-
-
-def after_attack(state: GameState, player: int, attacker: int) -> None:
-    """Keep the legal list's parts true after `attacker` of `player` attacked (called by `engine.locm.evolve`).
-
-    Of what the parts read, only the attacker changed, and it can attack no more: its own attacks are dropped
-    and the rest kept in order, cheaper than a rebuild (a death or a changed creature is its own event)."""
-    attacks = state.legal_attacks
-    if attacks is not None and player == state.current:
-        state.legal_attacks = tuple([a for a in attacks if a.id != attacker])
-    state.legal = None
-
-
-def after_death(state: GameState, dead: Unit) -> None:
-    """Keep the legal list's parts true after `dead` left its board (called by `engine.locm.evolve`).
-
-    The parts lose the entries that name it, in order, instead of a rebuild (deaths are frequent), unless the
-    death opens something: a full lane of the player to move (`lane_free` before the death: new summons) or
-    an enemy Guard (the lane's other creatures may become targets); then that part is rebuilt."""
-    state.legal = None
-    hand, attacks = state.legal_hand, state.legal_attacks
-    if hand is None and attacks is None:
-        return
-    id = dead.id
-    mine = dead.owner == state.current
-    if hand is not None:
-        # the lane's count before the death, counted only where it can matter: the player to move's lane
-        opened = mine and lane_free(dead.lane, 1 + state.players[dead.owner].lane_count(dead.lane),
-                                    state.rules.lane_size) is not None
-        state.legal_hand = None if opened else tuple([a for a in hand if isinstance(a, Summon) or a.target != id])
-    if attacks is not None:
-        if mine:
-            state.legal_attacks = tuple([a for a in attacks if a.id != id])
-        elif dead.keywords & GUARD:
-            state.legal_attacks = None
-        else:
-            state.legal_attacks = tuple([a for a in cast("tuple[Attack, ...]", attacks) if a.target != id])
-
-
-def fresh_legal_actions(state: GameState) -> tuple[BattleAction, ...]:
-    """`legal_actions` built from the state alone, without the kept parts (for tests of the cache)."""
+    Built from the state alone; a live game keeps the list between its events (`LegalCache`)."""
     if state.phase != BATTLE:
         return ()
     p = state.current
     me, op = state.players[p], state.players[1 - p]
     return _hand_actions(me, op, state.rules.lane_size) + _attacks(me, op)
+
+
+class LegalCache:
+    """The legal list of one live game, kept between its events (see the module's note): `actions(state)` is
+    `legal_actions(state)`, built again only in the parts the events since the last call changed.
+
+    Its owner applies every batch of events through it (`apply`) while it keeps a part (``hand`` or
+    ``attacks``: else `evolve.apply_decided` does, and the next `actions` builds both). It is keyed by the
+    state's ``seq``: a state it has not seen reach that seq is answered from scratch."""
+
+    __slots__ = ("hand", "attacks", "whole", "seq")
+
+    def __init__(self) -> None:
+        self.hand: tuple[BattleAction, ...] | None = None  # None: to be built again
+        self.attacks: tuple[BattleAction, ...] | None = None
+        self.whole: tuple[BattleAction, ...] | None = None  # hand + attacks
+        self.seq = -1  # the state's seq the parts were kept up to
+
+    def actions(self, state: GameState) -> tuple[BattleAction, ...]:
+        """`legal_actions(state)`, from the parts kept since the last event that changed them."""
+        acts = self.whole
+        if acts is not None and self.seq == state.seq:  # built in this very battle state (any event changes seq)
+            return acts
+        if state.phase != BATTLE:
+            return ()
+        if self.seq != state.seq:  # a state the cache did not see reach this seq: nothing kept holds
+            self.hand = self.attacks = None
+            self.seq = state.seq
+        hand = self.hand
+        attacks = self.attacks
+        if hand is None or attacks is None:
+            p = state.current
+            me, op = state.players[p], state.players[1 - p]
+            if hand is None:
+                hand = self.hand = _hand_actions(me, op, state.rules.lane_size)
+            if attacks is None:
+                attacks = self.attacks = _attacks(me, op)
+        acts = self.whole = hand + attacks
+        return acts
+
+    def known(self, state: GameState) -> tuple[BattleAction, ...] | None:
+        """The whole list if it is built for `state` as it is now (what `decide` may trust), else None."""
+        return self.whole if self.seq == state.seq else None
+
+    def apply(self, state: GameState, events: list[Event]) -> None:
+        """Apply `events` to `state` as `engine.locm.evolve.apply_decided` does (`evolve`'s own handlers, one
+        event at a time), and keep the parts true after each event: the cache never changes the state, it
+        only looks at it once an event is applied (by the event's kind, `KEEP`)."""
+        if not events:
+            return
+        if events[0].seq != self.seq:  # the state moved without this cache seeing it: nothing kept holds
+            self.hand = self.attacks = self.whole = None
+        steps = _STEPS
+        for e in events:
+            handler, what = steps[type(e)]
+            handler(state, e)
+            if not what:  # an event that changes nothing either part reads
+                continue
+            # the kinds of `KEEP` as literals, the most frequent first: this runs for every event of a battle
+            self.whole = None
+            if what == 1:  # _DROP_HAND: a card drawn or an item used: the hand's part reads the hand and mana
+                self.hand = None
+            elif what == 2:  # _ATTACKED
+                _after_attack(self, state, e)  # type: ignore[arg-type]  # KEEP says which type it is
+            elif what == 3:  # _DROP_BOTH: a turn's start (another player to move, creatures readied), the end
+                self.hand = self.attacks = None
+            elif what == 4:  # _SUMMONED: the hand, the mana and a board: the hand's part is built again; the
+                self.hand = None  # attacks change by a creature that may attack now (Charge) or a new target
+                if e.can_attack or e.player != state.current:  # type: ignore[attr-defined]
+                    self.attacks = None
+            elif what == 5:  # _DIED
+                _after_death(self, state, e)  # type: ignore[arg-type]
+            else:  # _MODIFIED: a creature's keywords (Guard) or its readiness: what the attacks read
+                self.attacks = None
+        state.seq = self.seq = events[-1].seq + 1
+
+
+def _after_attack(cache: LegalCache, state: GameState, e: CreatureAttacked) -> None:
+    """Of what the parts read, only the attacker changed, and it can attack no more: its own attacks are
+    dropped and the rest kept in order, cheaper than a rebuild (a death or a changed creature is its own
+    event)."""
+    attacks = cache.attacks
+    if attacks is not None and e.player == state.current:
+        attacker = e.attacker
+        cache.attacks = tuple([x for x in attacks if x.id != attacker])
+
+
+def _after_death(cache: LegalCache, state: GameState, e: CreatureDied) -> None:
+    """The parts lose the entries that name the dead creature, in order, instead of a rebuild (deaths are
+    frequent), unless the death opens something: a full lane of the player to move (`lane_free` before the
+    death: new summons) or an enemy Guard (the lane's other creatures may become targets); then that part is
+    built again."""
+    dead = state.units[e.id]
+    id = dead.id
+    mine = dead.owner == state.current
+    hand = cache.hand
+    if hand is not None:
+        # the lane's count before the death, counted only where it can matter: the player to move's lane
+        opened = mine and lane_free(dead.lane, 1 + state.players[dead.owner].lane_count(dead.lane),
+                                    state.rules.lane_size) is not None
+        cache.hand = None if opened else tuple([a for a in hand if isinstance(a, Summon) or a.target != id])
+    attacks = cache.attacks
+    if attacks is not None:
+        if mine:
+            cache.attacks = tuple([a for a in attacks if a.id != id])
+        elif dead.keywords & GUARD:
+            cache.attacks = None
+        else:
+            cache.attacks = tuple([a for a in cast("tuple[Attack, ...]", attacks) if a.target != id])
+
+
+# What each event that changes what a part reads does to the kept parts (`LegalCache.apply`); any other event
+# changes neither.
+_DROP_HAND: Final = 1
+_ATTACKED: Final = 2
+_DROP_BOTH: Final = 3
+_SUMMONED: Final = 4
+_DIED: Final = 5
+_MODIFIED: Final = 6
+KEEP: dict[type[Event], int] = {
+    CardDrawn: _DROP_HAND,
+    ItemUsed: _DROP_HAND,
+    CreatureAttacked: _ATTACKED,
+    CreatureDied: _DIED,
+    CreatureSummoned: _SUMMONED,
+    CreatureModified: _MODIFIED,
+    TurnStarted: _DROP_BOTH,
+    GameEnded: _DROP_BOTH,
+}
+if (_DROP_HAND, _ATTACKED, _DROP_BOTH, _SUMMONED, _DIED, _MODIFIED) != (1, 2, 3, 4, 5, 6):  # pragma: no cover
+    raise ImportError("engine.locm.legal: LegalCache.apply spells the kinds of KEEP as 1..6")  # a programming error
+_STEPS: dict[type[Event], tuple[Callable[[GameState, Any], None], int]] = {
+    t: (handler, KEEP.get(t, 0)) for t, handler in HANDLERS.items()}
+"""Each event type's `evolve` handler and its kind in `KEEP` (0: none): one look-up for both."""
 
 
 def _hand_actions(me: Player, op: Player, lane_size: int) -> tuple[BattleAction, ...]:
@@ -338,4 +424,4 @@ def _find(units: list[Unit], id: int) -> Unit | None:
     return None
 
 
-__all__ = ["legal_actions", "fresh_legal_actions", "problem", "LANES", "OPPONENT", "BLUE"]
+__all__ = ["legal_actions", "LegalCache", "problem", "LANES", "OPPONENT", "BLUE"]

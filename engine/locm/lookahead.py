@@ -97,13 +97,15 @@ def evaluate(state: GameState, me: int) -> float:
     return score
 
 
-def best_action(state: GameState, me: int) -> BattleAction | None:
-    """The legal action whose resulting board scores highest, or None when ending the turn scores as well."""
+def best_action(state: GameState, me: int, legal: tuple[BattleAction, ...] | None = None) -> BattleAction | None:
+    """The legal action whose resulting board scores highest, or None when ending the turn scores as well.
+    ``legal``: the state's legal list when the caller keeps it (a live game's), else it is built here."""
     best: BattleAction | None = None
     best_score = evaluate(state, me)
-    for action in legal_actions(state):
+    acts = legal_actions(state) if legal is None else legal
+    for action in acts:
         s = state.copy_for_one_action()
-        apply_decided(s, decide(s, action))
+        apply_decided(s, decide(s, action, -1, acts))
         v = evaluate(s, me)
         if v > best_score:
             best, best_score = action, v
@@ -180,7 +182,7 @@ class LookaheadAgent(Agent):
         # Every step plays a hand card or attacks with a creature that has not attacked (as greedy's bound):
         # at most 3 * hand + the creatures on the board, so this bound never binds.
         for _ in range(3 * rules.hand_limit + 2 * rules.lane_size):
-            action = best_action(game.state, player)
+            action = best_action(game.state, player, game.legal_actions())
             if action is None:
                 return
             game.submit(action)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from locm.events.locm.cards import Card
 from locm.events.locm.catalog import GameCreated
-from locm.engine.locm.commands import BattleAction
 from locm.engine.locm.rulesets import Ruleset, deck_cards
 
 # Compiled by mypyc (setup.py, `make fast`), Unit, Player and GameState are native classes, which have no bare
@@ -133,7 +132,6 @@ class GameState:
     __slots__ = (
         "rules", "phase", "seq", "cards", "players", "units", "current", "turn", "round",
         "offer", "_offers", "next_id", "winner", "end_reason", "params",
-        "legal_hand", "legal_attacks", "legal",
     )
 
     def __init__(self, rules: Ruleset) -> None:
@@ -152,11 +150,6 @@ class GameState:
         self.winner = -1
         self.end_reason = ""
         self.params: GameCreated | None = None  # the GameCreated event
-        # engine.locm.legal's kept parts of the legal list (None: to be built again); engine.locm.evolve clears a part
-        # when an event changes what it reads. Not part of the game's value (`key`).
-        self.legal_hand: tuple[BattleAction, ...] | None = None
-        self.legal_attacks: tuple[BattleAction, ...] | None = None
-        self.legal: tuple[BattleAction, ...] | None = None
 
     @property
     def ended(self) -> bool:
@@ -179,9 +172,6 @@ class GameState:
         s.winner = self.winner
         s.end_reason = self.end_reason
         s.params = self.params
-        s.legal_hand = self.legal_hand  # immutable tuples of immutable actions, true of the copy too
-        s.legal_attacks = self.legal_attacks
-        s.legal = self.legal
         return s
 
     def copy_for_one_action(self) -> "GameState":
@@ -212,9 +202,6 @@ class GameState:
         s.winner = self.winner
         s.end_reason = self.end_reason
         s.params = self.params
-        s.legal_hand = self.legal_hand
-        s.legal_attacks = self.legal_attacks
-        s.legal = self.legal
         return s
 
     def key(self) -> tuple[object, ...]:

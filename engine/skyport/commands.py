@@ -6,6 +6,8 @@ as a `command_received`.
   the server's lenient reader, `engine.skyport.orgjson`): the rules read its fields as the server does, so a
   missing or mistyped field has the server's consequence (R-ACTIONS, R-ERRORS).
 - `EndTurn`: the turn's deadline came with fewer actions than allowed.
+- `Forfeit`: the player's client did not join in time (locm's tournaments, R-FORFEIT): its seat gets the
+  default loadout and plays on as a client that has left.
 
 The helpers `move`, `laser`, `mortar`, `droid`, `mine` and `upgrade` build the action objects a well-formed
 client sends.
@@ -44,6 +46,13 @@ class EndTurn(Command, frozen=True):
         return ""
 
 
+class Forfeit(Command, frozen=True):
+    why: str = ""
+
+    def text(self) -> str:
+        return self.why
+
+
 def action_text(action: dict[str, Any]) -> str:
     """The action object as the JSON text its record keeps (insertion order, floats stay floats)."""
     return json.dumps(action, separators=(",", ":"))
@@ -74,5 +83,5 @@ def upgrade(weapon: str) -> dict[str, Any]:
     return {"message": "action", "type": "upgrade", "weapon": weapon}
 
 
-__all__ = ["Command", "ChooseLoadout", "Act", "EndTurn", "action_text", "move", "laser", "mortar", "droid", "mine",
+__all__ = ["Command", "ChooseLoadout", "Act", "EndTurn", "Forfeit", "action_text", "move", "laser", "mortar", "droid", "mine",
            "upgrade"]

@@ -19,9 +19,9 @@ from locm.engine.skyport.actions import perform
 from locm.engine.skyport.emit import Out
 from locm.engine.skyport.rules import WEAPONS
 from locm.engine.skyport.state import ENDED, LOADOUT, TURN, SkyportState
-from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn
+from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn, Forfeit
 from locm.events.skyport.catalog import (
-    ACTION, END, LOADOUT as LOADOUT_KIND, CommandReceived, Event, LoadoutChosen, LoadoutRejected, Penalized,
+    ACTION, END, FORFEIT, LOADOUT as LOADOUT_KIND, CommandReceived, Event, LoadoutChosen, LoadoutRejected, Penalized,
     Respawned, TurnEnded, TurnSkipped, TurnStarted,
 )
 
@@ -38,10 +38,10 @@ def decide_and_apply(state: SkyportState, command: Command) -> tuple[list[Event]
     if not 0 <= player < len(state.robots):
         raise CommandError(f"no player {player}: expected 0..{len(state.robots) - 1}")
     match command:
-        case ChooseLoadout():
+        case ChooseLoadout() | Forfeit():
             if state.phase != LOADOUT or state.robots[player].has_loadout:
                 raise CommandError(f"player {player} cannot choose a loadout now (phase {state.phase})")
-            out = _loadout(state, command)
+            out = _loadout(state, command) if isinstance(command, ChooseLoadout) else _forfeit(state, command)
         case Act() | EndTurn():
             if state.phase != TURN or state.current != player:
                 raise CommandError(f"it is not player {player}'s turn (phase {state.phase}, to move: "
@@ -62,6 +62,20 @@ def _loadout(state: SkyportState, command: ChooseLoadout) -> Out:
                  error=error)
         return out
     out.emit(LoadoutChosen, "R-LOADOUT", player=p, primary=command.primary, secondary=command.secondary)
+    if all(r.has_loadout for r in out.state.robots):
+        next_turn(out)
+    return out
+
+
+FORFEIT_LOADOUT = ("laser", "mortar")
+"""The weapons of a seat whose client did not join (R-FORFEIT)."""
+
+
+def _forfeit(state: SkyportState, command: Forfeit) -> Out:
+    out = Out(state)
+    p = command.player
+    out.cause = out.emit(CommandReceived, "R-FORFEIT", player=p, kind=FORFEIT, text=command.text()).seq
+    out.emit(LoadoutChosen, "R-FORFEIT", player=p, primary=FORFEIT_LOADOUT[0], secondary=FORFEIT_LOADOUT[1])
     if all(r.has_loadout for r in out.state.robots):
         next_turn(out)
     return out

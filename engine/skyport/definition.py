@@ -1,15 +1,22 @@
 """Skyport as the core sees it (`engine.seam.GameDef`): its registered definition, 2 to 8 players, scored
 by points. The rules stay in this package's modules (byte-exact with the 2013 server).
 
-What the core does not run for Skyport yet (the next issue's): its bots, which speak the server's TCP
-protocol (`engine.skyport.protocol`, `locm serve`), not the core's one line each way; so its definition
-plays built-in agents only.
+Its clients speak the server's TCP protocol (`engine.skyport.protocol`, `locm serve`), not the core's one
+line each way, so this definition plays built-in agents only; `locm.netbots` serves the games with clients
+(`locm play`, `locm tournament`), whose created event records each client's version (``bots``).
+
+A game's id (`game_id`) names its whole created event, except, in a game with clients (``bots`` set), the
+players' names: those are what the clients said in their handshakes, unknown until the game is played,
+while a tournament computes each game's id before (the seats' agents, command lines included, and the
+clients' versions stay in it).
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any, Sequence, cast
+
+import msgspec
 
 from locm.engine.seam import Divergence, GameDef, Outcome, content_id
 from locm.engine.skyport.agents import AGENT_NAMES, agent_seed, make_agent
@@ -23,7 +30,8 @@ from locm.engine.errors import LocmError
 from locm.engine.skyport.rules import FIELDS, BUILTIN, WEAPONS, builtin_map, builtin_map_names, parse_variant
 from locm.engine.skyport.state import LOADOUT, SkyportState, view
 from locm.events.base import Event, tag_of
-from locm.events.skyport.catalog import GameCreated, GameEnded, TurnStarted
+from locm.events.skyport.catalog import (AreaHit, Died, GameCreated, GameEnded, Hit, Penalized, Scored, TurnStarted,
+                                         Upgraded)
 from locm.events.skyport.codec import CODEC
 from locm.events.skyport.rules import GameMap, SkyportRules
 
@@ -154,8 +162,49 @@ def _rules_diff(a: SkyportRules, b: SkyportRules) -> list[tuple[str, str, Any, A
     return out
 
 
+STATS = ("kills", "deaths", "damage", "penalties", "upgrades")
+"""A seat's figures in a game (`seat_stats`): robots it destroyed (R-KILL) and times it was destroyed
+(R-DEATH), damage it dealt to other robots (R-DAMAGE, R-AOE; overkill included, as R-POINTS counts it),
+points it lost to the idle and spawn penalties (R-IDLE, R-SPAWN-PENALTY; a death's penalty is in its
+deaths), upgrades it bought."""
+
+
+def seat_stats(events: Sequence[Event]) -> list[dict[str, float]]:
+    """Each seat's `STATS` in a game's log."""
+    out = [dict.fromkeys(STATS, 0.0) for _ in _created(events[0]).names]
+    for e in events:
+        match e:
+            case Scored(reason="kill"):
+                out[e.player]["kills"] += 1
+            case Died():
+                out[e.player]["deaths"] += 1
+            case Hit() | AreaHit() if e.by != e.player:
+                out[e.by]["damage"] += e.amount
+            case Penalized() if e.reason != "death":
+                out[e.player]["penalties"] += e.points
+            case Upgraded():
+                out[e.player]["upgrades"] += 1
+            case _:
+                pass  # no figure of a seat
+    return out
+
+
 def _created(e: Event) -> GameCreated:
     return cast(GameCreated, e)
+
+
+def _new_versioned(rules: SkyportRules, seed: int, agents: Sequence[str], bots: Sequence[str]) -> SkyportGame:
+    names = tuple(f"{a}{i}" if a in AGENT_NAMES else f"player{i}" for i, a in enumerate(agents))
+    return SkyportGame.new(names, seed, map_for(rules, len(agents)), rules, tuple(agents), tuple(bots))
+
+
+def game_id(created: Event) -> str:
+    """The id of a game (see the module text): its created event's content, its names left out when it has
+    clients (``bots`` set)."""
+    c = _created(created)
+    if not isinstance(c.bots, msgspec.UnsetType):
+        c = msgspec.structs.replace(c, names=())
+    return content_id("skyport", c.rules.name, c.seed, CODEC.to_json(c))
 
 
 GAME = GameDef(
@@ -190,10 +239,12 @@ GAME = GameDef(
     turn_starts=lambda events: [(e.seq, e.turn, e.player) for e in events if type(e) is TurnStarted],
     redecide=_redecide,
     agents=lambda created: tuple(_created(created).agents),
-    game_id=lambda created: content_id("skyport", _created(created).rules.name, _created(created).seed,
-                                       CODEC.to_json(created)),
+    game_id=game_id,
+    new_versioned=_new_versioned,
+    seat_stats=seat_stats,
     index=lambda created: {"ruleset": _created(created).rules.name, "seed": _created(created).seed,
                            "map": _created(created).map.name, "names": list(_created(created).names)},
+    listed=("map",),
 )
 
-__all__ = ["GAME", "by_name", "map_for", "hex_text", "TEXT_TILES"]
+__all__ = ["GAME", "by_name", "map_for", "hex_text", "TEXT_TILES", "game_id", "seat_stats", "STATS"]

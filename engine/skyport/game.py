@@ -11,14 +11,16 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
+import msgspec
+
 from locm.engine.errors import InvalidLogError
-from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn
+from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn, Forfeit
 from locm.engine.skyport.decide import decide_and_apply
 from locm.engine.skyport.evolve import fold
 from locm.engine.skyport.rules import RULES_2013
 from locm.engine.skyport.setup import create
 from locm.engine.skyport.state import ENDED, SkyportState
-from locm.events.skyport.catalog import ACTION, END, LOADOUT, CommandReceived, Event, GameCreated
+from locm.events.skyport.catalog import ACTION, END, FORFEIT, LOADOUT, CommandReceived, Event, GameCreated
 from locm.events.skyport.rules import GameMap, SkyportRules
 
 
@@ -31,8 +33,10 @@ class SkyportGame:
 
     @classmethod
     def new(cls, names: tuple[str, ...] | list[str], seed: int, game_map: GameMap | None = None,
-            rules: SkyportRules = RULES_2013, agents: tuple[str, ...] = ()) -> "SkyportGame":
-        events = create(names, seed, game_map, rules, agents)
+            rules: SkyportRules = RULES_2013, agents: tuple[str, ...] = (),
+            bots: tuple[str, ...] | None = None) -> "SkyportGame":
+        """The game's opening events; `bots` (each seat's client version) is recorded when given."""
+        events = create(names, seed, game_map, rules, agents, bots)
         return cls(fold(events), events)
 
     @classmethod
@@ -78,6 +82,8 @@ def command_of(record: CommandReceived) -> Command:
         return Act(record.player, json.loads(record.text))
     if record.kind == END:
         return EndTurn(record.player)
+    if record.kind == FORFEIT:
+        return Forfeit(record.player, record.text)
     raise InvalidLogError(f"event {record.seq}: unknown command kind {record.kind!r}")
 
 
@@ -87,7 +93,8 @@ def redecide(log: list[Event]) -> tuple[SkyportGame, int]:
     if not log or type(log[0]) is not GameCreated:
         raise InvalidLogError("a Skyport log must start with game_created")
     created = log[0]
-    game = SkyportGame.new(created.names, created.seed, created.map, created.rules, created.agents)
+    game = SkyportGame.new(created.names, created.seed, created.map, created.rules, created.agents,
+                           None if isinstance(created.bots, msgspec.UnsetType) else created.bots)
     for e in log[3:]:
         if type(e) is CommandReceived and e.cause == -1:
             if game.state.phase == ENDED:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import msgspec
+
 from locm.engine.errors import GameParamError
 from locm.engine.jrandom import JavaRandom
 from locm.engine.skyport.hexmap import spawn_tiles
@@ -44,8 +46,11 @@ def draw_spawns_and_order(game_map: GameMap, players: int, seed: int) -> tuple[l
 
 
 def create(names: tuple[str, ...] | list[str], seed: int, game_map: GameMap | None = None,
-           rules: SkyportRules = RULES_2013, agents: tuple[str, ...] = ()) -> list[Event]:
-    """The opening events of a game between `names` (by slot) on `game_map` (default: the rules' map)."""
+           rules: SkyportRules = RULES_2013, agents: tuple[str, ...] = (),
+           bots: tuple[str, ...] | None = None) -> list[Event]:
+    """The opening events of a game between `names` (by slot) on `game_map` (default: the rules' map);
+    `bots`, each seat's client version, is recorded when given (a game with a client started from a command
+    line)."""
     rules = check_rules(rules) if rules is not RULES_2013 else rules
     if game_map is None:
         if not rules.map:
@@ -64,10 +69,12 @@ def create(names: tuple[str, ...] | list[str], seed: int, game_map: GameMap | No
         raise GameParamError(f"expected a seed in the range of a Java long, got {seed!r}", "seed", seed)
     if agents and len(agents) != len(names):
         raise GameParamError(f"expected one agent per player ({len(names)}), got {len(agents)}", "agents", agents)
+    if bots is not None and len(bots) != len(names):
+        raise GameParamError(f"expected one bot version per player ({len(names)}), got {len(bots)}", "bots", bots)
     chosen, order = draw_spawns_and_order(game_map, len(names), seed)
     return [
         GameCreated(seq=0, cause=-1, rule="R-SETUP", rules=rules, map=game_map, seed=seed, names=names,
-                    agents=tuple(agents)),
+                    agents=tuple(agents), bots=msgspec.UNSET if bots is None else tuple(bots)),
         SpawnsDrawn(seq=1, cause=0, rule="R-SPAWN", spawns=tuple(chosen)),
         TurnOrderDrawn(seq=2, cause=0, rule="R-ORDER", order=tuple(order)),
     ]

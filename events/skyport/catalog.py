@@ -22,7 +22,7 @@ SCHEMA_VERSION = 1
 Pos = tuple[int, int]
 
 # Kinds of `CommandReceived`
-LOADOUT, ACTION, END = "loadout", "action", "end"
+LOADOUT, ACTION, END, FORFEIT = "loadout", "action", "end", "forfeit"
 
 
 
@@ -32,7 +32,11 @@ LOADOUT, ACTION, END = "loadout", "action", "end"
 
 class GameCreated(Event, frozen=True, tag="game_created"):
     """A game begins (R-SETUP): its rules, its map, the seed of its two random draws, and the players' names
-    by slot (connection order)."""
+    by slot (connection order). ``agents``: what plays each seat (a built-in agent's name or a client's
+    command line). ``bots``: each seat's client's version (the SHA-256 of its command's files; "" for a
+    built-in agent), set when a seat is a client started from a command line, absent (and not written) in
+    a game without one, so such logs are unchanged; with it, the names are what the clients said in their
+    handshakes, which is why a game's id then leaves them out (`engine.skyport.definition`)."""
 
     rules: SkyportRules
     map: GameMap
@@ -40,6 +44,7 @@ class GameCreated(Event, frozen=True, tag="game_created"):
     names: tuple[str, ...]
     agents: tuple[str, ...] = ()
     schema_version: int = SCHEMA_VERSION
+    bots: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
 
 
 class SpawnsDrawn(Event, frozen=True, tag="spawns_drawn"):
@@ -62,8 +67,9 @@ class CommandReceived(Event, frozen=True, tag="command_received"):
     """What a player sent, as the engine received it: the record every fact of a decision points to.
 
     ``kind`` ``loadout`` (``text`` is the two weapons as a JSON object), ``action`` (``text`` is the action
-    object as JSON, ``index`` its place among the turn's actions, 0-based), or ``end`` (the turn's deadline
-    came before all of its actions were used)."""
+    object as JSON, ``index`` its place among the turn's actions, 0-based), ``end`` (the turn's deadline
+    came before all of its actions were used), or ``forfeit`` (the player's client did not join in time:
+    ``text`` says what it lacked; the server plays its seat as a client that has left, R-FORFEIT)."""
 
     player: int
     kind: str

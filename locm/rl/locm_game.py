@@ -27,7 +27,6 @@ from typing import Any, Sequence
 from locm.api import Choose
 from locm.engine.locm import game as engine_game
 from locm.engine.locm.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
-from locm.engine.locm.legal import legal_actions
 from locm.engine.locm.rulesets import Rules, deck_cards
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT, ENDED
 from locm.events.locm.cards import KEYWORD_NAMES, TYPE_NAMES
@@ -221,7 +220,7 @@ class LocmMatch:
         slots = [0]
         actions: list[Any] = [_END]
         units = s.units
-        legal = legal_actions(s)
+        legal = self.game.legal_actions()  # the list the engine's game keeps between events
         for a in legal:
             t = type(a)
             if t is Summon:

@@ -1,26 +1,30 @@
-"""Skyport's board in the viewer shell (`replay.match_html`): an SVG hex map per event.
+"""Skyport's board in the viewer shell (`replay.match_html`): an SVG hex map at every event, drawn in the page
+from small tables, so that what repeats is kept once.
 
-Each event's board is two layers: the tiles (rock, void, spawn, the three resources, grass; a depleted tile
-turns to grass, so the page keeps each distinct tile layer once) and the overlay of that event: the robots
-(slot, health bar, score, weapons in their title), the shot the event belongs to (a laser's path to where it
-stopped, a mortar's arc to its target, a droid's walk) with the tiles it hit and the six around an impact
-that took area damage, and the reach of the robot to move (its weapons' ranges from where it stands: the
-laser's six rays as far as rock and the edge let it, the mortar's distance, and the droid's at most `range`
-steps). A score chart gives every player's points at each turn's start.
+The page keeps (``board_data``): the map's tiles as created, once, as SVG (the one part drawn here); tables of
+the distinct robots (slot, position, health, score, dead, weapons), of the distinct sets of tiles changed since
+(a depleted resource turns to grass), of the shots (a laser's path to where it stopped, a mortar's arc to its
+target, a droid's walk, each with the tiles it hit and the six around an impact that took area damage) and
+of the distinct reaches (a robot's weapons' ranges from one tile: the laser's six rays as far as rock and the
+edge let it, the mortar's distance, and the droid's at most `range` steps), each computed here once for each
+distinct position and loadout (only a resource tile changes, so a reach depends on nothing else: a forged
+log that changes rock gets reaches of its own); and per event one
+small frame of indexes into those tables. ``SVG_JS``'s ``drawSvg`` draws a frame: the changed tiles, the
+reach of the robot to move, the event's shot and hits, the robots, and the side table. A score chart gives
+every player's points at each turn's start.
 
 Geometry: the map's rows are ``j + k`` from the top, and a row runs from the largest ``j`` to the smallest
 (`engine.skyport.hexmap`), so a tile's centre is ``x = 1.5·s·(k - j)``, ``y = (√3/2)·s·(j + k)`` for
-flat-topped hexagons of side ``s``.
+flat-topped hexagons of side ``s`` (`centre`; the page's ``centre`` is the same formula).
 
-Every text from the log (a robot's name) is escaped before it enters the SVG; numbers are the only other
-content.
+Every text from the log (a robot's name, a weapon's) reaches the page as JSON data and is drawn with
+``textContent``: it cannot become markup. The SVG made here (tiles, chart) holds numbers and fixed words only.
 """
 
 from __future__ import annotations
 
 import math
-from html import escape
-from typing import Any
+from typing import Any, Callable
 
 from locm.engine.skyport.hexmap import DIRECTIONS, ROCK, distance, mortar_distance, on_map, step
 from locm.events.skyport.catalog import (AreaHit, DroidFired, GameCreated, Hit, HitAbsorbed, LaserFired,
@@ -37,6 +41,8 @@ TILE_NAME = {"G": "grass", "V": "void", "S": "spawn", "E": "explosium", "R": "ru
              "O": "rock"}
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#e377c2", "#8c564b")
 SHOTS = (LaserFired, MortarFired, DroidFired)
+REACH_ORDER = ("droid", "mortar", "laser")
+"""The order the reaches are drawn in (the laser's rays on top)."""
 
 
 def centre(pos: tuple[int, int] | list[int], size: int) -> tuple[float, float]:
@@ -53,13 +59,9 @@ def extent(size: int) -> tuple[float, float]:
     return 3 * S * (size - 1) + 2 * S + 8, H * 2 * (size - 1) + 2 * H + 8
 
 
-def _use(symbol: str, cls: str, pos: tuple[int, int] | list[int], size: int) -> str:
-    x, y = centre(pos, size)
-    return f'<use href="#{symbol}" class="{cls}" x="{x:.1f}" y="{y:.1f}"/>'
-
-
 def tiles_svg(rows: list[str]) -> str:
-    """The tiles of `rows`, and the shapes the overlays reuse (`_use`): a small and a large hexagon at 0, 0."""
+    """The tiles of `rows`, and the shapes the page's overlays reuse: a small (``hs``) and a large (``hl``)
+    hexagon at 0, 0."""
     size = len(rows)
     out = [f'<defs><polygon id="hs" points="{_hexagon(0, 0, S * 0.55)}"/><polygon id="hl" '
            f'points="{_hexagon(0, 0, S - 2)}"/></defs>']
@@ -73,12 +75,14 @@ def tiles_svg(rows: list[str]) -> str:
 
 def reach(v: dict[str, Any], seat: int, rules: Any) -> dict[str, list[tuple[int, int]]]:
     """The tiles each weapon of robot `seat` reaches from where it stands in view `v` (see the module text)."""
-    rows = v["map"]
-    size = len(rows)
     robot = next(r for r in v["robots"] if r["slot"] == seat)
-    pos = tuple(robot["position"])
+    return _reach(v["map"], tuple(robot["position"]), (robot["primary"], robot["secondary"]), rules)
+
+
+def _reach(rows: list[str], pos: tuple[int, int], weapons: Any, rules: Any) -> dict[str, list[tuple[int, int]]]:
+    size = len(rows)
     out: dict[str, list[tuple[int, int]]] = {}
-    for weapon, level in (robot["primary"], robot["secondary"]):
+    for weapon, level in weapons:
         table = getattr(rules, weapon, None)
         if table is None or not 1 <= level <= len(table.range):
             continue
@@ -103,98 +107,100 @@ def reach(v: dict[str, Any], seat: int, rules: Any) -> dict[str, list[tuple[int,
     return out
 
 
-def _shot(r: MatchReplay, seq: int) -> tuple[Any, list[Any]]:
-    """The shot event `seq` belongs to (the last one fired in its turn up to it) and the hits it caused."""
-    shot = None
-    for e in reversed(r.events[:seq + 1]):
-        if type(e) is TurnStarted:
-            break
-        if isinstance(e, SHOTS):
-            shot = e
-            break
-    if shot is None:
-        return None, []
-    hits = []
-    for e in r.events[shot.seq + 1:]:
-        if isinstance(e, SHOTS) or type(e) is TurnStarted:
-            break
-        if isinstance(e, (Hit, AreaHit, HitAbsorbed)):
-            hits.append(e)
-    return shot, hits
+def _reach_rows(ranges: dict[str, list[tuple[int, int]]], size: int) -> list[list[Any]]:
+    """A reach as the page keeps it: ``[weapon, tiles]`` in `REACH_ORDER`, a tile as ``j·size + k``."""
+    return [[w, [j * size + k for j, k in ranges[w]]] for w in REACH_ORDER if w in ranges]
 
 
-def overlay_svg(r: MatchReplay, seq: int, v: dict[str, Any], base: list[str] | None = None) -> str:
-    """The overlay of event `seq` (view `v`): the tiles that differ from the `base` layer's rows (a depleted
-    tile), the reach of the robot to move, the event's shot and hits, the robots."""
-    size = len(v["map"])
+class _Table:
+    """Distinct values, each kept once; `add` gives a value's index."""
+
+    def __init__(self) -> None:
+        self.rows: list[Any] = []
+        self._index: dict[Any, int] = {}
+
+    def add(self, key: Any, make: Callable[[], Any] | None = None) -> int:
+        """The index of `key`, kept as `make()` (else as itself) the first time it is seen."""
+        i = self._index.get(key)
+        if i is None:
+            i = self._index[key] = len(self.rows)
+            self.rows.append(key if make is None else make())
+        return i
+
+
+def shots(r: MatchReplay) -> tuple[list[list[Any]], list[int]]:
+    """Every shot of the game as the page draws it, and per event the index of the shot it belongs to (the
+    last one fired in its turn up to it; -1 for none). A shot is ``[kind, player, points, boom, hits]``:
+    ``points`` the tiles of its line (a laser's shooter and path, or its stop when the path is empty; a
+    mortar's shooter and target; a droid's start and walk), ``boom`` the tile of an explosion or null,
+    ``hits`` ``[class, tile, label]`` (``hit``, ``area``, ``absorbed``); tiles as ``[j, k]`` (a forged log's
+    may lie off the map)."""
+    tile = lambda p: [p[0], p[1]]  # noqa: E731
+    out: list[list[Any]] = []
+    of: list[int] = []
+    current = -1
+    for e in r.events:
+        t = type(e)
+        if t is TurnStarted:
+            current = -1
+        elif t in SHOTS:
+            current = len(out)
+            if t is LaserFired:
+                points = [e.start, *e.path] if e.path else [e.start, e.stop]
+                boom = None
+            else:
+                start = r.history.state_at(e.seq).robots[e.player].position
+                points = [start, e.target] if t is MortarFired else [start, *e.path]
+                boom = tile(e.target) if t is DroidFired or e.exploded else None
+            out.append(["laser" if t is LaserFired else "mortar" if t is MortarFired else "droid", e.player,
+                        [tile(p) for p in points], boom, []])
+        elif t in (Hit, AreaHit, HitAbsorbed) and current >= 0:
+            cls = "area" if t is AreaHit else ("absorbed" if t is HitAbsorbed else "hit")
+            out[current][4].append([cls, tile(e.position), "0" if t is HitAbsorbed else f"-{e.amount}"])
+        of.append(current)
+    return out, of
+
+
+def board_data(r: MatchReplay, keep: list[int]) -> dict[str, Any]:
+    """The page's SVG boards at the seqs `keep`, as tables and frames (see the module text). A frame is
+    ``[changed tiles, robots, seat to move, shot, reach]``: indexes into ``changes`` (lists of ``[tile, now,
+    was]``), ``robots`` (one index a robot; a robot ``[slot, name, j, k, health, score, dead, primary, level,
+    secondary, level]``, its texts indexes into ``names``), ``shots`` (`shots`) and ``reaches`` (lists of
+    ``[weapon, tiles]`` in `REACH_ORDER`); -1 for no seat, shot or reach; a tile of a change or a reach is
+    ``j·size + k``."""
     created = r.events[0]
     assert type(created) is GameCreated
-    out: list[str] = []
-    if base is not None:
-        for j, (now, was) in enumerate(zip(v["map"], base)):
-            for k, t in enumerate(now):
-                if t != was[k]:
-                    x, y = centre((j, k), size)
-                    out.append(f'<polygon class="t{t}" points="{_hexagon(x, y, S - 0.6)}"><title>{j}, {k} '
-                               f'{TILE_NAME.get(t, "?")} (was {TILE_NAME.get(was[k], "?")})</title></polygon>')
-    seat = v["to_move"][0] if v["phase"] == "turn" and v["to_move"] else -1
-    if seat >= 0:
-        ranges = reach(v, seat, created.rules)
-        for weapon, cls in (("droid", "rd"), ("mortar", "rm"), ("laser", "rl")):
-            out.extend(_use("hs", cls, pos, size) for pos in ranges.get(weapon, []))
-    shot, hits = _shot(r, seq)
-    if shot is not None:
-        who = COLOURS[shot.player % len(COLOURS)]
-        if type(shot) is LaserFired:
-            pts = [shot.start, *shot.path] if shot.path else [shot.start, shot.stop]
-            line = " ".join("%.1f,%.1f" % centre(p, size) for p in pts)
-            out.append(f'<polyline class="shot" stroke="{who}" points="{line}"/>')
-        elif type(shot) is MortarFired:
-            (x0, y0) = centre(r.history.state_at(shot.seq).robots[shot.player].position, size)
-            (x1, y1) = centre(shot.target, size)
-            out.append(f'<path class="shot" stroke="{who}" d="M{x0:.1f},{y0:.1f} Q{(x0 + x1) / 2:.1f},'
-                       f'{min(y0, y1) - 6 * S:.1f} {x1:.1f},{y1:.1f}"/>')
-        else:
-            start = r.history.state_at(shot.seq).robots[shot.player].position
-            line = " ".join("%.1f,%.1f" % centre(p, size) for p in [start, *shot.path])
-            out.append(f'<polyline class="shot droid" stroke="{who}" points="{line}"/>')
-        if type(shot) is not LaserFired and (type(shot) is DroidFired or shot.exploded):
-            x, y = centre(shot.target, size)
-            out.append(f'<circle class="boom" cx="{x:.1f}" cy="{y:.1f}" r="{S * 0.9:.1f}"/>')
-        for h in hits:
-            x, y = centre(h.position, size)
-            cls = "area" if type(h) is AreaHit else ("absorbed" if type(h) is HitAbsorbed else "hit")
-            label = f"-{h.amount}" if type(h) is not HitAbsorbed else "0"
-            out.append(_use("hl", cls, h.position, size) + f'<text class="dmg" x="{x:.1f}" y="{y - S * 0.9:.1f}">{label}</text>')
-    for rb in v["robots"]:
-        x, y = centre(rb["position"], size)
-        colour = COLOURS[rb["slot"] % len(COLOURS)]
-        hp = max(0, min(1, rb["health"] / max(1, created.rules.health)))
-        title = escape(f"P{rb['slot']} {rb['name']}: health {rb['health']}, score {rb['score']}, "
-                       f"{rb['primary'][0]} {rb['primary'][1]} / {rb['secondary'][0]} {rb['secondary'][1]}"
-                       + (", destroyed" if rb["dead"] else ""))
-        ring = ' stroke="#000" stroke-width="3"' if rb["slot"] == seat else ' stroke="#fff" stroke-width="1.5"'
-        out.append(f'<g class="robot{" dead" if rb["dead"] else ""}"><title>{title}</title>'
-                   f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{S * 0.62:.1f}" fill="{colour}"{ring}/>'
-                   f'<text class="slot" x="{x:.1f}" y="{y + 4:.1f}">{rb["slot"]}</text>'
-                   f'<rect x="{x - S * 0.8:.1f}" y="{y + S * 0.68:.1f}" width="{S * 1.6:.1f}" height="3" fill="#400"/>'
-                   f'<rect x="{x - S * 0.8:.1f}" y="{y + S * 0.68:.1f}" width="{S * 1.6 * hp:.1f}" height="3" '
-                   f'fill="#2c2"/></g>')
-    return "".join(out)
-
-
-def legend(r: MatchReplay, v: dict[str, Any]) -> str:
-    """The side table of the robots, as HTML (names escaped)."""
-    rows = []
-    for rb in v["robots"]:
-        colour = COLOURS[rb["slot"] % len(COLOURS)]
-        rows.append(f'<tr><td><span style="color:{colour}">&#9679;</span> P{rb["slot"]}</td>'
-                    f'<td>{escape(rb["name"])}</td><td>{rb["health"]}</td><td>{rb["score"]}</td>'
-                    f'<td>{escape(rb["primary"][0])} {rb["primary"][1]}</td>'
-                    f'<td>{escape(rb["secondary"][0])} {rb["secondary"][1]}</td>'
-                    f'<td>{"destroyed" if rb["dead"] else ""}</td></tr>')
-    return ('<table class="robots"><tr><th>seat</th><th>name</th><th>health</th><th>score</th><th>primary</th>'
-            '<th>secondary</th><th></th></tr>' + "".join(rows) + "</table>")
+    base = r.view(0, None)["map"]
+    size = len(base)
+    tile = lambda p: p[0] * size + p[1]  # noqa: E731
+    names, robots, changes, reaches = _Table(), _Table(), _Table(), _Table()
+    shot_list, shot_of = shots(r)
+    frames: dict[str, list[Any]] = {}
+    for seq in keep:
+        v = r.view(seq, None)
+        changed = tuple((tile((j, k)), t, was[k]) for j, (now, was) in enumerate(zip(v["map"], base))
+                        for k, t in enumerate(now) if t != was[k])
+        rows = []
+        for rb in v["robots"]:
+            (pw, pl), (sw, sl) = rb["primary"], rb["secondary"]
+            j, k = rb["position"]  # off the map before the spawns are drawn
+            rows.append(robots.add((rb["slot"], names.add(rb["name"]), j, k, rb["health"], rb["score"],
+                                    int(rb["dead"]), names.add(pw), pl, names.add(sw), sl)))
+        seat = v["to_move"][0] if v["phase"] == "turn" and v["to_move"] else -1
+        area = -1
+        if seat >= 0:
+            rb = next(x for x in v["robots"] if x["slot"] == seat)
+            weapons = (tuple(rb["primary"]), tuple(rb["secondary"]))
+            key = (tuple(rb["position"]), weapons, tuple(c for c in changed if ROCK in c[1:]))  # rock: never, legally
+            area = reaches.add(key, lambda: _reach_rows(_reach(v["map"], key[0], weapons, created.rules), size))
+        frames[str(seq)] = [changes.add(changed, lambda: [list(c) for c in changed]), rows, seat, shot_of[seq],
+                            area]
+    w, h = extent(size)
+    return {"width": round(w), "height": round(h), "size": size, "side": S, "health": created.rules.health,
+            "tiles": tiles_svg(base), "names": names.rows, "robots": [list(x) for x in robots.rows],
+            "changes": changes.rows, "reaches": reaches.rows, "shots": shot_list, "frames": frames,
+            "colours": list(COLOURS), "tile_names": TILE_NAME, "chart": score_chart(r), "style": STYLE,
+            "key": KEY}
 
 
 def score_chart(r: MatchReplay) -> str:
@@ -244,18 +250,73 @@ KEY = ('<div id="svgkey">' + "".join(f'<span><svg width="14" height="12"><rect w
        '<span style="color:#080">&#9711; droid (at most its range in steps)</span>'
        '<span style="color:#f00">&#9632; hit</span><span style="color:#f90">&#9632; area hit</span></div>')
 
+SVG_JS = r"""
+function drawSvg(G, at, layer, overlay, legend) {
+  // one frame of board_data (replay/skyport/board.py): changed tiles, the reach of the robot to move, the
+  // event's shot and hits, the robots; the side table. Texts from the log go in with textContent only.
+  const NS = 'http://www.w3.org/2000/svg', S = G.side, Hh = Math.sqrt(3) / 2 * S, n = G.size;
+  const f1 = v => v.toFixed(1);
+  const at2 = (j, k) => [1.5 * S * (k - j) + 1.5 * S * (n - 1) + S + 4, Hh * (j + k) + Hh + 4];
+  const ctr = t => Array.isArray(t) ? at2(t[0], t[1]) : at2(Math.floor(t / n), t % n);  // [j, k] or j·size + k
+  const hex = (x, y, s) => [0, 1, 2, 3, 4, 5].map(i =>
+    f1(x + s * Math.cos(Math.PI / 3 * i)) + ',' + f1(y + s * Math.sin(Math.PI / 3 * i))).join(' ');
+  const mk = (tag, attrs, parent, title) => { const e = document.createElementNS(NS, tag);
+    for (const a in attrs) e.setAttribute(a, attrs[a]);
+    if (title !== undefined) { const t = document.createElementNS(NS, 'title'); t.textContent = title; e.appendChild(t); }
+    parent.appendChild(e); return e; };
+  const use = (sym, cls, t) => { const [x, y] = ctr(t); mk('use', {href: '#' + sym, class: cls, x: f1(x), y: f1(y)}, overlay); };
+  const colour = p => G.colours[p % G.colours.length];
+  if (!layer.firstChild) layer.innerHTML = G.tiles;  // the map as created: numbers and fixed words only
+  overlay.textContent = '';
+  const [changed, robots, seat, shot, area] = G.frames[at];
+  for (const [t, now, was] of G.changes[changed]) {
+    const [x, y] = ctr(t);
+    mk('polygon', {class: 't' + now, points: hex(x, y, S - 0.6)}, overlay, Math.floor(t / n) + ', ' + (t % n) + ' ' +
+       (G.tile_names[now] || '?') + ' (was ' + (G.tile_names[was] || '?') + ')');
+  }
+  if (area >= 0) for (const [weapon, tiles] of G.reaches[area]) {
+    const cls = {droid: 'rd', mortar: 'rm', laser: 'rl'}[weapon];
+    if (cls) tiles.forEach(t => use('hs', cls, t));
+  }
+  if (shot >= 0) {
+    const [kind, player, points, boom, hits] = G.shots[shot];
+    const pts = points.map(t => ctr(t).map(f1).join(',')).join(' ');
+    if (kind === 'mortar') {
+      const [[x0, y0], [x1, y1]] = [ctr(points[0]), ctr(points[1])];
+      mk('path', {class: 'shot', stroke: colour(player), d: 'M' + f1(x0) + ',' + f1(y0) + ' Q' + f1((x0 + x1) / 2) + ',' +
+         f1(Math.min(y0, y1) - 6 * S) + ' ' + f1(x1) + ',' + f1(y1)}, overlay);
+    } else mk('polyline', {class: kind === 'droid' ? 'shot droid' : 'shot', stroke: colour(player), points: pts}, overlay);
+    if (boom) { const [x, y] = ctr(boom); mk('circle', {class: 'boom', cx: f1(x), cy: f1(y), r: f1(S * 0.9)}, overlay); }
+    for (const [cls, t, label] of hits) {
+      use('hl', cls, t); const [x, y] = ctr(t);
+      mk('text', {class: 'dmg', x: f1(x), y: f1(y - S * 0.9)}, overlay).textContent = label;
+    }
+  }
+  legend.textContent = '';
+  const table = document.createElement('table'), body = document.createElement('tbody');
+  table.className = 'robots'; table.appendChild(body); legend.appendChild(table);
+  const row = (cells, tag) => { const tr = document.createElement('tr'); body.appendChild(tr);
+    return cells.map(c => { const td = document.createElement(tag); td.textContent = c; tr.appendChild(td); return td; }); };
+  row(['seat', 'name', 'health', 'score', 'primary', 'secondary', ''], 'th');
+  for (const i of robots) {
+    const [slot, name, j, k, health, score, dead, pw, pl, sw, sl] = G.robots[i];
+    const [x, y] = at2(j, k), hp = Math.max(0, Math.min(1, health / Math.max(1, G.health)));
+    const g = mk('g', {class: dead ? 'robot dead' : 'robot', 'data-slot': slot, 'data-j': j, 'data-k': k, 'data-health': health,
+                       'data-score': score}, overlay,
+                 'P' + slot + ' ' + G.names[name] + ': health ' + health + ', score ' + score + ', ' + G.names[pw] + ' ' + pl +
+                 ' / ' + G.names[sw] + ' ' + sl + (dead ? ', destroyed' : ''));
+    mk('circle', {cx: f1(x), cy: f1(y), r: f1(S * 0.62), fill: colour(slot), stroke: slot === seat ? '#000' : '#fff',
+                  'stroke-width': slot === seat ? 3 : 1.5}, g);
+    mk('text', {class: 'slot', x: f1(x), y: f1(y + 4)}, g).textContent = slot;
+    mk('rect', {x: f1(x - S * 0.8), y: f1(y + S * 0.68), width: f1(S * 1.6), height: 3, fill: '#400'}, g);
+    mk('rect', {x: f1(x - S * 0.8), y: f1(y + S * 0.68), width: f1(S * 1.6 * hp), height: 3, fill: '#2c2'}, g);
+    const cells = row([' P' + slot, G.names[name], health, score, G.names[pw] + ' ' + pl, G.names[sw] + ' ' + sl,
+                       dead ? 'destroyed' : ''], 'td');
+    const dot = document.createElement('span'); dot.setAttribute('style', 'color:' + colour(slot)); dot.textContent = '\u25cf';
+    cells[0].prepend(dot);
+  }
+}
+"""
 
-def board_data(r: MatchReplay, keep: list[int]) -> dict[str, Any]:
-    """The page's SVG boards at the seqs `keep`: the map's tiles as created (one layer), then per seq (layer,
-    overlay, legend); a tile that changed since (depleted) is drawn in its overlay."""
-    base = r.view(0, None)["map"]
-    frames: dict[str, list[Any]] = {}
-    for seq in keep:
-        v = r.view(seq, None)
-        frames[str(seq)] = [0, overlay_svg(r, seq, v, base), legend(r, v)]
-    w, h = extent(len(base))
-    return {"width": round(w), "height": round(h), "layers": [tiles_svg(base)], "frames": frames,
-            "chart": score_chart(r), "style": STYLE, "key": KEY}
 
-
-__all__ = ["board_data", "overlay_svg", "tiles_svg", "reach", "score_chart", "centre"]
+__all__ = ["board_data", "shots", "tiles_svg", "reach", "score_chart", "centre", "SVG_JS", "STYLE", "KEY"]

@@ -11,8 +11,15 @@ escape     a child in a new session, environment cleared, that forks and exits i
 forkbomb   start processes until the system refuses, each waiting forever
 cpu        a child that spins forever (stealing the opponent's CPU)
 disk       fill /tmp, write into its own folder and into /
+leave      look for what it left in its last game, then leave more for its next one (in a sandbox kept across
+           games): files in /tmp and /dev/shm, a SysV shared memory segment, keys in its user and session
+           keyrings, a child in a new session, a TCP connection in TIME_WAIT; look for the runner's key
+           (runner-secret) in its session keyring; say its uid and its sandbox's UTS namespace
+launcher   go for what starts it in a kept sandbox: signal (argv[2]), trace, limit and read its sandbox's first
+           process, look for any other process by trying every pid, kill(-1)
 
-The attacks that would harm the machine if they ran unconfined (signals, escape, forkbomb, cpu) refuse to
+The attacks that would harm the machine if they ran unconfined (signals, escape, forkbomb, cpu, leave,
+launcher) refuse to
 run outside a PID namespace (where the bot is not one of the first few processes).
 """
 
@@ -181,7 +188,105 @@ def disk():
         pass
 
 
-if attack in ("signals", "escape", "forkbomb", "cpu") and os.getpid() > 100:
+LEFT_KEY = 0x10C1
+KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}  # add_key, keyctl
+
+
+def leave():
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = [p for p in ("/tmp/left-by-hostile", "/dev/shm/left-by-hostile") if os.path.exists(p)]
+    if libc.shmget(LEFT_KEY, 0, 0) >= 0:
+        found.append("shm segment")
+    numbers = KEYCTL.get(os.uname().machine)
+    for keyring, name in ((-4, "key"), (-3, "session key")):  # KEYCTL_SEARCH in @u, in @s
+        if numbers and libc.syscall(numbers[1], 10, keyring, b"user", b"left-by-hostile", 0) >= 0:
+            found.append(name)
+    if numbers and libc.syscall(numbers[1], 10, -3, b"user", b"runner-secret", 0) >= 0:
+        found.append("the runner's key")
+    others = [p for p in pids() if p != 1]
+    if others:
+        found.append(f"processes {others}")
+    with open("/proc/net/tcp") as f:
+        states = sorted({line.split()[3] for line in f.read().splitlines()[1:]})
+    if states:
+        found.append(f"sockets {states}")
+    say("found", found or "nothing")
+    made = []
+    for path in ("/tmp/left-by-hostile", "/dev/shm/left-by-hostile"):
+        with open(path, "w") as f:
+            f.write("for my next game")
+        os.chmod(path, 0o666)
+        made.append(path)
+    if libc.shmget(LEFT_KEY, 4096, 0o1666) >= 0:
+        made.append("shm segment")
+    for keyring, name in ((-4, "key"), (-3, "session key")):  # add_key to @u, to @s
+        if numbers and libc.syscall(numbers[0], b"user", b"left-by-hostile", b"x", 1, keyring) >= 0:
+            made.append(name)
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    client = socket.create_connection(server.getsockname())
+    server.accept()[0].close()
+    client.close()  # closed first: this end waits in TIME_WAIT
+    server.close()
+    made.append("time_wait")
+    if os.fork() == 0:
+        os.setsid()
+        time.sleep(3600)
+        os._exit(0)
+    made.append("child")
+    say("left", ", ".join(made))
+    say("who", f"uid {os.getuid()} uts {os.readlink('/proc/self/ns/uts')}")
+
+
+def launcher():
+    import ctypes
+    import resource
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    try:
+        os.kill(1, getattr(signal, args[0]))
+        say("signal 1", "delivered")
+    except OSError as exc:
+        say("signal 1", exc.strerror)
+    attached = libc.ptrace(16, 1, None, None)  # PTRACE_ATTACH
+    say("ptrace 1", "attached" if attached == 0 else os.strerror(ctypes.get_errno()))
+    try:
+        resource.prlimit(1, resource.RLIMIT_NOFILE, (64, 64))
+        say("prlimit 1", "limited")
+    except OSError as exc:
+        say("prlimit 1", exc.strerror)
+    for what in ("environ", "mem", "fd"):
+        try:
+            if what == "fd":
+                say(f"/proc/1/{what}", f"{len(os.listdir('/proc/1/fd'))} entries")
+            else:
+                with open(f"/proc/1/{what}", "rb") as f:
+                    say(f"/proc/1/{what}", f"read {len(f.read(64))} bytes")
+        except OSError as exc:
+            say(f"/proc/1/{what}", exc.strerror)
+    seen = []
+    for pid in range(1, 40000):
+        if pid != os.getpid():
+            try:
+                os.kill(pid, 0)
+                seen.append(pid)
+            except ProcessLookupError:
+                pass
+            except OSError:
+                seen.append(pid)  # there, but not ours
+    say("processes", seen)
+    try:
+        os.kill(-1, signal.SIGKILL)
+        say("kill -1", "sent")
+    except OSError as exc:
+        say("kill -1", exc.strerror)
+    say("who", f"uid {os.getuid()} uts {os.readlink('/proc/self/ns/uts')}")
+
+
+if attack in ("signals", "escape", "forkbomb", "cpu", "leave", "launcher") and os.getpid() > 100:
     say(attack, "refused: not in a sandbox")
 else:
     globals()[attack]()

@@ -1,0 +1,328 @@
+"""The launcher of a kept sandbox (`locm.sandbox_kept`): the first process of a bubblewrap sandbox kept for one
+bot across its games, starting the bot afresh for each game. It runs inside the sandbox under the runner's
+Python (``-I -S``: no site, no environment), imports only the standard library, and reads nothing a bot
+wrote: its only input is the control socket to the process that made the sandbox.
+
+It is PID 1 of the sandbox's PID namespace (bubblewrap ``--as-pid-1``), root there with the capabilities of
+`locm.sandbox_kept.CAPS`, not dumpable; at its start it empties the capability bounding set and the
+inheritable and ambient sets, which every game inherits (bubblewrap's ``no_new_privs`` is inherited too).
+
+For each game (``start``) the launcher enters new mount, PID, IPC and (without the network) network
+namespaces and mounts there what is the game's own: a fresh size-limited tmpfs on ``/tmp`` and ``/dev/shm``
+(with the bot's views that lie in them shown again, read-only, as bubblewrap shows them), ``/etc/passwd``
+and ``/etc/group`` naming the game's uid (written on a scratch tmpfs, bound read-only, the scratch
+detached), the loopback up; it forks the game's first process and comes back to its own namespaces
+(``setns``). That process, PID 1 of the game, mounts the game's ``/proc``, sets the game's rlimits, drops to
+the game's uid (a fresh one: no capability is left), makes itself not dumpable, joins a new session
+keyring (the runner's, a login's, is not passed on), spawns the bot in a new session with its three pipes as stdin/stdout/stderr (no other descriptor) and the environment given, and
+exits as the bot does (its status, or 128 + N when signal N killed it): everything else of the game dies
+with it. ``kill`` ends the game (SIGKILL to its first process: the kernel kills every process of its PID
+namespace before that one can be reaped) and answers whether the sandbox is clean: no process in it but the
+launcher. Nothing of a game reaches the next: its processes, files, IPC objects, sockets, PIDs, uid (and
+with it its user keyrings) and session keyring end with it.
+
+What a bot can reach: its game's first process, of its uid, whose signals from inside the game are ignored
+(PID 1 of a namespace gets none it has no handler for), which it cannot trace or read (not dumpable) and
+whose rlimits it can lower -- ending its own game at worst. The launcher is in the PID namespace above, root's:
+out of its sight and reach.
+
+Messages are JSON, one per datagram of a ``SOCK_SEQPACKET`` socket; ``start`` carries the bot's three pipe
+ends (``SCM_RIGHTS``). The launcher answers ``{"started": pid}`` or ``{"failed": why}``, ``{"exit": status}``
+when a game ends by itself, and ``{"clean": bool, "left": [...]}`` after ``kill``; it exits (and everything
+in the sandbox with it) when the socket closes.
+"""
+
+import ctypes
+import fcntl
+import gc
+import json
+import os
+import resource
+import selectors
+import signal
+import socket
+import struct
+import sys
+import time
+
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
+    1, 2, 4, 8, 32, 4096, 16384, 1 << 18)
+MNT_DETACH = 2
+SIOCSIFFLAGS, IFF_UP = 0x8914, 0x1
+RLIMITS = {"data": resource.RLIMIT_DATA, "cpu": resource.RLIMIT_CPU, "nproc": resource.RLIMIT_NPROC,
+           "nofile": resource.RLIMIT_NOFILE, "fsize": resource.RLIMIT_FSIZE, "as": resource.RLIMIT_AS,
+           "core": resource.RLIMIT_CORE}
+DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD)
+"""Signals the bot starts with at their default action (Python ignores or handles some of them)."""
+CLEAN_WAIT_S = 2.0
+_libc = ctypes.CDLL(None, use_errno=True)
+_KEYUTILS = None  # loaded once at start (`main`)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source, target, fstype, flags, data=None) -> None:
+    enc = (lambda s: None if s is None else s.encode())
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+           f"mount {target}")
+
+
+def _tmpfs(target: str, size: int, mode: str = "1777") -> None:
+    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode={mode}")
+
+
+class Home:
+    """The launcher's own namespaces, to come back to after making a game's (``setns``)."""
+
+    KINDS = (("mnt", CLONE_NEWNS), ("ipc", CLONE_NEWIPC), ("net", CLONE_NEWNET), ("pid", CLONE_NEWPID))
+
+    def __init__(self) -> None:
+        self.fds = [(os.open(f"/proc/self/ns/{name}", os.O_RDONLY | os.O_CLOEXEC), flag)
+                    for name, flag in self.KINDS]
+
+    def back(self) -> None:
+        for fd, flag in self.fds:
+            _check(_libc.setns(fd, flag), "setns")
+        os.chdir("/")
+
+
+def _game_mounts(req: dict) -> None:
+    """In the game's new mount namespace: nothing propagates back; its passwd and group files; its ``/tmp``
+    and ``/dev/shm``, with the bot's views that lie in them shown again (read-only, as in the sandbox: bound
+    again from the sandbox's own, with what is bound over them) and its folder there."""
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    views = [(path, os.open(path, os.O_PATH | os.O_CLOEXEC)) for path in req["views_in_tmp"]]
+    _tmpfs("/tmp", 1 << 20, "0700")  # scratch, for the two files
+    for name in ("passwd", "group"):
+        fd = os.open(f"/tmp/{name}", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.write(fd, req[name].encode())
+        os.close(fd)
+        _mount(f"/tmp/{name}", f"/etc/{name}", None, MS_BIND)
+        _mount(None, f"/etc/{name}", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    _check(_libc.umount2(b"/tmp", MNT_DETACH), "umount /tmp")
+    _tmpfs("/tmp", req["tmp"])
+    _tmpfs("/dev/shm", req["tmp"])
+    for path, fd in views:
+        _folders(os.path.dirname(path))
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            os.mkdir(path, 0o755)
+        else:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        os.close(fd)
+    _folders(req["cwd"])
+
+
+def _folders(path: str) -> None:
+    """``path`` and its missing parents, root's, mode 0755 (as bubblewrap makes them)."""
+    if not os.path.isdir(path):
+        _folders(os.path.dirname(path))
+        os.mkdir(path, 0o755)
+        os.chmod(path, 0o755)
+
+
+def _loopback_up() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", IFF_UP))
+
+
+def _drop_what_games_inherit() -> None:
+    """Empty the capability bounding set and the inheritable and ambient sets, once: every game's processes
+    inherit them so (as ``setpriv --inh-caps=-all --bounding-set=-all`` would leave them), and the bot, run as
+    another uid, has no capability at all (``no_new_privs``, set by bubblewrap, is inherited too)."""
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        last = int(f.read())
+    for cap in range(last + 1):
+        _check(_libc.prctl(24, cap, 0, 0, 0), "drop a capability from the bounding set")  # PR_CAPBSET_DROP
+    _check(_libc.prctl(47, 4, 0, 0, 0), "clear the ambient capabilities")  # PR_CAP_AMBIENT, CLEAR_ALL
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # two (effective, permitted, inheritable)
+    _check(_libc.capget(header, data), "capget")
+    data[2] = data[5] = 0
+    _check(_libc.capset(header, data), "clear the inheritable capabilities")
+
+
+def _keyutils():
+    """libkeyutils, if this system has it (ctypes handle), else None: `_new_session_keyring` uses the system
+    call then."""
+    try:
+        return ctypes.CDLL("libkeyutils.so.1", use_errno=True)
+    except OSError:
+        return None
+
+
+def _new_session_keyring() -> None:
+    """Join a new, empty session keyring: the game's own (a session keyring the runner joined -- a login's --
+    is inherited otherwise, and a bot could write keys into it for its next game or read the runner's)."""
+    if _KEYUTILS is not None:
+        got = _KEYUTILS.keyctl_join_session_keyring(None)
+    else:
+        number = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)  # keyctl
+        if number is None:
+            raise OSError(0, "no libkeyutils to give the game a session keyring of its own")
+        got = _libc.syscall(number, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
+    if got < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"a session keyring of its own: {os.strerror(err)}")
+
+
+def _game_init(req: dict, fds: list[int]) -> None:
+    """PID 1 of the game: its /proc, the game's limits (the bot inherits them), the bot as the game's uid in a
+    session of its own, then wait for it and exit as it did (never returns)."""
+    code = 1
+    try:
+        try:
+            for sig in DEFAULT_SIGNALS:
+                signal.signal(sig, signal.SIG_DFL)
+            _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            for name, soft, hard in req["rlimits"]:
+                resource.setrlimit(RLIMITS[name], (soft, hard))
+            uid = req["uid"]
+            os.chdir(req["cwd"])
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)  # every capability is gone with root's ids
+            _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the bot, of the same uid, cannot trace this process
+            _new_session_keyring()
+            bot = os.posix_spawnp(req["argv"][0], req["argv"], req["env"], setsid=True, setsigdef=DEFAULT_SIGNALS,
+                                  file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)])
+        except OSError as exc:  # said as a wrapper says it: the runner reads it as the bot's failure to start
+            os.write(fds[2], f"locm-launcher: failed to execute {req['argv'][0]}: {exc.strerror}\n".encode())
+            os._exit(127)
+        os.closerange(0, 1 << 20)  # the bot's pipes end with the bot alone
+        while True:
+            pid, status = os.waitpid(-1, 0)
+            if pid == bot:
+                code = os.waitstatus_to_exitcode(status)
+                code = 128 - code if code < 0 else code
+                break
+    except BaseException:
+        code = 1
+    os._exit(code & 0xFF)
+
+
+def _fork_game(req: dict, fds: list[int], home: Home) -> int:
+    """Enter a game's new namespaces, set them up, fork its first process (a child of this launcher, which
+    the namespaces now belong to) and come back home; that process's pid."""
+    try:
+        flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNET if req["net"] else 0)
+        _check(_libc.unshare(flags), "unshare")
+        _game_mounts(req)
+        if req["net"]:
+            _loopback_up()
+        init = os.fork()
+        if init == 0:
+            _game_init(req, fds)
+    finally:
+        home.back()
+        for fd in fds:
+            os.close(fd)
+    return init
+
+
+def _others() -> list[int]:
+    """The processes of this sandbox other than the launcher (its /proc shows this PID namespace only)."""
+    return sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and p != "1")
+
+
+def _end(game: int | None) -> tuple[bool, list[int]]:
+    """Kill the game (if one runs) and reap until no process but this one is left (bounded)."""
+    if game is not None:
+        try:
+            os.kill(game, signal.SIGKILL)
+        except OSError:  # gone already; or refused, and the wait below says the sandbox is not clean
+            pass
+    end = time.monotonic() + CLEAN_WAIT_S
+    while True:
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+        left = _others()
+        if not left or time.monotonic() >= end:
+            return not left, left
+        for pid in left:  # anything else here (nothing should be) is killed too
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.001)
+
+
+def serve(ctl: socket.socket, home: Home) -> None:
+    def say(**msg) -> None:
+        ctl.send(json.dumps(msg).encode())
+
+    sel = selectors.DefaultSelector()
+    sel.register(ctl, selectors.EVENT_READ, "ctl")
+    game, watch = None, -1
+
+    def unwatch() -> None:
+        nonlocal watch
+        if watch >= 0:
+            sel.unregister(watch)
+            os.close(watch)
+            watch = -1
+
+    while True:
+        for key, _ in sel.select():
+            if key.data == "game":  # the game ended by itself: say how
+                _, status = os.waitpid(game, 0)
+                unwatch()
+                game = None
+                code = os.waitstatus_to_exitcode(status)
+                say(exit=code if code >= 0 else 128 - code)
+                continue
+            data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 3)
+            for fd in fds:
+                os.set_inheritable(fd, False)  # the bot gets them as 0, 1 and 2 only
+            if not data:
+                _end(game)
+                return
+            req = json.loads(data)
+            if req["op"] == "start" and game is None and len(fds) == 3:
+                try:
+                    game = _fork_game(req, fds, home)
+                    watch = os.pidfd_open(game)
+                    sel.register(watch, selectors.EVENT_READ, "game")
+                    say(started=game)
+                except OSError as exc:
+                    say(failed=str(exc))
+            elif req["op"] == "kill":
+                unwatch()
+                clean, left = _end(game)
+                game = None
+                say(clean=clean, left=left)
+            else:
+                for fd in fds:
+                    os.close(fd)
+                say(failed=f"unexpected request {req.get('op')!r}")
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: not traceable; its /proc entries are root's alone
+    ctl = socket.socket(fileno=int(sys.argv[1]))
+    ctl.set_inheritable(False)
+    os.closerange(3, ctl.fileno())  # nothing else of bubblewrap's
+    os.closerange(ctl.fileno() + 1, 1 << 20)
+    home = Home()
+    global _KEYUTILS
+    _KEYUTILS = _keyutils()
+    _drop_what_games_inherit()
+    gc.freeze()  # a game's first process is a fork: no collection may touch (and so copy) every page of it
+    gc.disable()
+    try:
+        serve(ctl, home)
+    except (BrokenPipeError, ConnectionResetError):
+        _end(None)
+
+
+if __name__ == "__main__":
+    main()
