@@ -32,6 +32,7 @@ process (`acquire`, `release`), at most `MAX_IDLE` idle ones, all killed by `clo
 from __future__ import annotations
 
 import collections
+import functools
 import json
 import os
 import selectors
@@ -42,7 +43,7 @@ import sys
 import time
 from pathlib import Path
 
-from locm.sandbox import (Sandbox, bot_environment, child_pid, group_text, passwd_text,
+from locm.sandbox import (Sandbox, bot_environment, child_pid, group_text, passwd_text, probe,
                           uid_for_bot, view_args, views_in_tmp)
 
 LAUNCHER = Path(__file__).with_name("sandbox_launcher.py")
@@ -51,6 +52,10 @@ CAPS = ("CAP_SYS_ADMIN", "CAP_SYS_CHROOT", "CAP_NET_ADMIN", "CAP_SETUID", "CAP_S
 """The launcher's capabilities (root's, in the sandbox's namespaces): make a game's namespaces and mounts and
 come back from them, bring the game's loopback up, drop the game to its uid (and empty the capability sets
 the game inherits), end the game (its first process has the game's uid)."""
+CAPS_AS_USER = ("CAP_SETFCAP",)
+"""Run by a user, the launcher needs one more (in the sandbox's user namespace): a game's own user namespace may
+map the launcher's uid, 0 of the sandbox's namespace, only if its maker had CAP_SETFCAP there (the kernel's
+``verify_root_map``)."""
 ANSWER_S = 5.0
 """How long a launcher has to answer a request (it gives up on a game's leftovers after 2 s itself)."""
 MAX_IDLE = 8
@@ -64,8 +69,31 @@ class KeptSandboxError(OSError):
 
 
 def can_keep(policy: Sandbox) -> bool:
-    """Whether bots under `policy` can have kept sandboxes here: sandboxed, and run by root."""
-    return policy.enabled and os.geteuid() == 0
+    """Whether bots under `policy` can have kept sandboxes here: sandboxed, and run by root or where a kept
+    sandbox's launcher can give a game a user namespace of its own (`works_as_user`)."""
+    return policy.enabled and (os.geteuid() == 0 or works_as_user())
+
+
+@functools.lru_cache(maxsize=None)
+def works_as_user() -> bool:
+    """Run by a user: whether a kept sandbox works here (tried once per process: a kept sandbox runs ``true``
+    as a game, which must exit 0 and leave the sandbox clean). Where the kernel or a security module refuses a
+    game's nested user namespace, bots get a sandbox of their own per game, as before."""
+    if not probe().ok:
+        return False
+    box = None
+    try:
+        box = KeptSandbox(["true"], Sandbox(), "/")
+        fds = box.start(bot_environment())
+        for fd in fds:
+            os.close(fd)
+        status = box.exit_status(time.monotonic() + 10)
+        return status == 0 and box.failed is None and box.finish()
+    except OSError:
+        return False
+    finally:
+        if box is not None:
+            box.destroy()
 
 
 def runner_python() -> tuple[str, str]:
@@ -99,12 +127,12 @@ class KeptSandbox:
         exe, prefix = runner_python()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.ctl = ours
-        args, fds = view_args(self.argv, policy, cwd, ROOT_ONLY[0], ROOT_ONLY[1], private_tmp=False,
+        args, fds = view_args(self.argv, policy, cwd, ROOT_ONLY[0], ROOT_ONLY[1], kept=True,
                               extra=((prefix, prefix), (str(LAUNCHER), LAUNCHER_IN_BOX)))
         self._info, info_w = os.pipe()
         fds += [info_w, theirs.fileno()]
         args += ["--info-fd", str(info_w), "--as-pid-1", "--cap-drop", "ALL"]
-        for cap in CAPS:
+        for cap in CAPS + (() if os.geteuid() == 0 else CAPS_AS_USER):
             args += ["--cap-add", cap]
         args += ["--", exe, "-I", "-S", LAUNCHER_IN_BOX, str(theirs.fileno())]
         try:
@@ -126,7 +154,8 @@ class KeptSandbox:
         uid = uid_for_bot()
         req = {"op": "start", "argv": [*self.wrap, *(argv or self.argv)], "uid": uid, "env": env, "cwd": self.cwd,
                "rlimits": rlimits(self.policy), "tmp": self.policy.limits.tmp, "net": not self.policy.network,
-               "passwd": passwd_text(uid), "group": group_text(uid), "views_in_tmp": self.views_in_tmp}
+               "passwd": passwd_text(uid), "group": group_text(uid), "views_in_tmp": self.views_in_tmp,
+               "userns": os.geteuid() != 0}
         pipes = [os.pipe() for _ in range(3)]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         ours = (pipes[0][1], pipes[1][0], pipes[2][0])

@@ -45,7 +45,8 @@ import struct
 import sys
 import time
 
-CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = (0x00020000, 0x08000000, 0x10000000, 0x20000000,
+                                                                     0x40000000)
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
     1, 2, 4, 8, 32, 4096, 16384, 1 << 18)
 MNT_DETACH = 2
@@ -56,8 +57,8 @@ RLIMITS = {"data": resource.RLIMIT_DATA, "cpu": resource.RLIMIT_CPU, "nproc": re
 DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD)
 """Signals the bot starts with at their default action (Python ignores or handles some of them)."""
 CLEAN_WAIT_S = 2.0
+KEYS_IN_PROC = ("/proc/keys", "/proc/key-users")  # `locm.sandbox.KEYS_IN_PROC`: this file imports no locm
 _libc = ctypes.CDLL(None, use_errno=True)
-_KEYUTILS = None  # loaded once at start (`main`)
 
 
 def _check(result: int, what: str) -> None:
@@ -135,6 +136,12 @@ def _drop_what_games_inherit() -> None:
     """Empty the capability bounding set and the inheritable and ambient sets, once: every game's processes
     inherit them so (as ``setpriv --inh-caps=-all --bounding-set=-all`` would leave them), and the bot, run as
     another uid, has no capability at all (``no_new_privs``, set by bubblewrap, is inherited too)."""
+    _drop_capabilities(keep_permitted=True)
+
+
+def _drop_capabilities(keep_permitted: bool) -> None:
+    """Empty the bounding, ambient and inheritable capability sets (and, unless ``keep_permitted``, the
+    permitted and effective ones: no capability is left)."""
     with open("/proc/sys/kernel/cap_last_cap") as f:
         last = int(f.read())
     for cap in range(last + 1):
@@ -144,51 +151,58 @@ def _drop_what_games_inherit() -> None:
     data = (ctypes.c_uint32 * 6)()  # two (effective, permitted, inheritable)
     _check(_libc.capget(header, data), "capget")
     data[2] = data[5] = 0
-    _check(_libc.capset(header, data), "clear the inheritable capabilities")
+    if not keep_permitted:
+        data[0] = data[1] = data[3] = data[4] = 0
+    _check(_libc.capset(header, data), "clear the capabilities")
 
 
-def _keyutils():
-    """libkeyutils, if this system has it (ctypes handle), else None: `_new_session_keyring` uses the system
-    call then."""
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     try:
-        return ctypes.CDLL("libkeyutils.so.1", use_errno=True)
-    except OSError:
-        return None
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
 
 
-def _new_session_keyring() -> None:
-    """Join a new, empty session keyring: the game's own (a session keyring the runner joined -- a login's --
-    is inherited otherwise, and a bot could write keys into it for its next game or read the runner's)."""
-    if _KEYUTILS is not None:
-        got = _KEYUTILS.keyctl_join_session_keyring(None)
-    else:
-        number = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)  # keyctl
-        if number is None:
-            raise OSError(0, "no libkeyutils to give the game a session keyring of its own")
-        got = _libc.syscall(number, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
-    if got < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"a session keyring of its own: {os.strerror(err)}")
+def _own_user_namespace(uid: int) -> None:
+    """Run by a user: enter a new user namespace, the game's own, where this process is ``uid``, mapped onto
+    the launcher's uid (and gid) of the sandbox's namespace, 0, the only one there is (and on the host the
+    runner's): every process of the game is ``uid`` in it and has no capability in it or in any other (the
+    caller drops them). Its limit on further user namespaces is 0: nothing in the game can make one. Its
+    RLIMIT_NPROC count (the kernel counts processes per user namespace and uid) starts empty."""
+    outer_uid, outer_gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(CLONE_NEWUSER), "unshare a user namespace")
+    _write("/proc/self/setgroups", "deny")  # a user namespace may map its own gid only so
+    _write("/proc/self/uid_map", f"{uid} {outer_uid} 1")
+    _write("/proc/self/gid_map", f"{uid} {outer_gid} 1")
+    _write("/proc/sys/user/max_user_namespaces", "0")
 
 
 def _game_init(req: dict, fds: list[int]) -> None:
-    """PID 1 of the game: its /proc, the game's limits (the bot inherits them), the bot as the game's uid in a
-    session of its own, then wait for it and exit as it did (never returns)."""
+    """PID 1 of the game: its /proc, the game's uid (run by a user: in a user namespace of the game's own), its
+    limits (the bot inherits them), the bot in a session of its own, then wait for it and exit as it did (never
+    returns)."""
     code = 1
     try:
         try:
             for sig in DEFAULT_SIGNALS:
                 signal.signal(sig, signal.SIG_DFL)
             _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            for path in KEYS_IN_PROC:  # as bubblewrap hides them in the sandbox's (`locm.sandbox_filter`)
+                _mount("/dev/null", path, None, MS_BIND)
+            uid = req["uid"]
+            if req["userns"]:
+                _own_user_namespace(uid)
             for name, soft, hard in req["rlimits"]:
                 resource.setrlimit(RLIMITS[name], (soft, hard))
-            uid = req["uid"]
             os.chdir(req["cwd"])
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)  # every capability is gone with root's ids
+            if req["userns"]:
+                _drop_capabilities(keep_permitted=False)
+            else:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)  # every capability is gone with root's ids
             _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the bot, of the same uid, cannot trace this process
-            _new_session_keyring()
             bot = os.posix_spawnp(req["argv"][0], req["argv"], req["env"], setsid=True, setsigdef=DEFAULT_SIGNALS,
                                   file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)])
         except OSError as exc:  # said as a wrapper says it: the runner reads it as the bot's failure to start
@@ -313,8 +327,6 @@ def main() -> None:
     os.closerange(3, ctl.fileno())  # nothing else of bubblewrap's
     os.closerange(ctl.fileno() + 1, 1 << 20)
     home = Home()
-    global _KEYUTILS
-    _KEYUTILS = _keyutils()
     _drop_what_games_inherit()
     gc.freeze()  # a game's first process is a fork: no collection may touch (and so copy) every page of it
     gc.disable()
