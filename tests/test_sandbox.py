@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from locm.errors import BotLimitsError
-from locm.sandbox import MiB, BotLimits, Sandbox, build
+from locm.sandbox import KEYS_IN_PROC, MiB, BotLimits, Sandbox, build
 
 
 def binds(argv: list[str]) -> dict[str, str]:
@@ -108,7 +108,8 @@ def test_the_store_and_other_bots_beside_a_bot_read_as_nothing(tmp_path):
             str(tmp_path / "me.py"))
     argv = command([sys.executable, tmp_path / "me.py"], Sandbox(hide=hide)).argv
     masked = [dest for dest, src in binds(argv).items() if src == "/dev/null"]
-    assert sorted(masked) == sorted([str(tmp_path / "locm.db"), str(tmp_path / "other.py")])  # not its own
+    assert sorted(masked) == sorted([str(tmp_path / "locm.db"), str(tmp_path / "other.py"), *KEYS_IN_PROC])  # not
+    # its own; and the kernel's list of keys, in every sandbox (`locm.sandbox_filter`)
 
 
 def test_the_environment_is_rebuilt_and_keeps_no_secret(monkeypatch):
