@@ -1,7 +1,8 @@
-"""A sandbox kept for one bot across its games (a tournament worker's, run by root): bubblewrap sets the view up
-once, and a launcher inside it (`locm.sandbox_launcher`) starts the bot afresh for each game, in new mount,
-PID, IPC and network namespaces of the game's own, as a fresh uid, with a fresh empty ``/tmp``, and kills
-everything of the game at its end, confirming that nothing but itself is left before the next game.
+"""A sandbox kept for one bot across its games (a tournament worker's): bubblewrap sets the view up once, and a
+launcher inside it (`locm.sandbox_launcher`) starts the bot afresh for each game, in new mount, PID, IPC and
+network namespaces of the game's own, as a fresh uid (run by a user: in a user namespace of the game's own),
+with a fresh empty ``/tmp``, and kills everything of the game at its end, confirming that nothing but itself
+is left before the next game.
 
 Why (measured, ``benchmarks/profile_sandbox.py`` and ``benchmarks/README.md``): a sandbox of its own costs
 a bot start about 11 ms of CPU on this project's 2-core machine -- bubblewrap 6-8 ms (each of its ~25
@@ -16,10 +17,17 @@ launcher, ``unshare``, a few mounts and ``posix_spawn`` of the bot (about 3 ms o
 What stays as in a sandbox of its own: the view (`locm.sandbox.view_args`, plus, read-only, the runner's
 Python installation and the launcher's file, which the launcher needs), the limits (``setrlimit`` in the
 game's first process, inherited by the bot, as ``prlimit`` set them), the environment (sent for each game),
-an unprivileged uid of its own (fresh for each game), no capability, ``no_new_privs``, ``--die-with-parent``.
-Only root keeps sandboxes (`can_keep`): the launcher must have a uid its bots do not have, so that they can
-neither signal, trace nor limit it; in a user's user namespace there is one uid, so a user's tournament starts
-one sandbox per game, as before.
+an unprivileged uid of its own (fresh for each game), no capability, ``no_new_privs``, the seccomp filter
+(`locm.sandbox_filter`), ``--die-with-parent``.
+
+Run by root, the launcher is root and each game's uid is one of its own on the host. Run by a user, there is
+one uid on the host, the runner's: the launcher is root of bubblewrap's user namespace (which maps it), and
+each game's first process makes a user namespace of the game's own, mapping the game's fresh uid onto it,
+where it drops every capability and forbids further user namespaces. The bot then shares the runner's kuid,
+as it does in a sandbox of its own run by a user; why that is safe, and which per-user kernel counters it
+still shares, is worked out in `locm.sandbox_launcher`. `can_keep` says whether sandboxes are kept: always
+when run by root; run by a user, where a kept sandbox's game can make its user namespace (`works_as_user`,
+tried once per process), else one sandbox per game as before.
 
 A launcher that does not answer (stopped, killed, stuck) fails only its sandbox: the bot's game goes on or ends
 as a bot's would (a killed sandbox kills the bot: ``crashed (signal SIGKILL)``, a few milliseconds later, once

@@ -4,27 +4,68 @@ Python (``-I -S``: no site, no environment), imports only the standard library, 
 wrote: its only input is the control socket to the process that made the sandbox.
 
 It is PID 1 of the sandbox's PID namespace (bubblewrap ``--as-pid-1``), root there with the capabilities of
-`locm.sandbox_kept.CAPS`, not dumpable; at its start it empties the capability bounding set and the
-inheritable and ambient sets, which every game inherits (bubblewrap's ``no_new_privs`` is inherited too).
+`locm.sandbox_kept.CAPS` (run by a user: root of the sandbox's user namespace, whose only uid is the
+runner's, with those capabilities in that namespace only), not dumpable; at its start it empties the
+capability bounding set and the inheritable and ambient sets, which every game inherits (bubblewrap's
+``no_new_privs`` and seccomp filter, which refuses the keyring system calls, `locm.sandbox_filter`, are
+inherited too).
 
 For each game (``start``) the launcher enters new mount, PID, IPC and (without the network) network
 namespaces and mounts there what is the game's own: a fresh size-limited tmpfs on ``/tmp`` and ``/dev/shm``
 (with the bot's views that lie in them shown again, read-only, as bubblewrap shows them), ``/etc/passwd``
 and ``/etc/group`` naming the game's uid (written on a scratch tmpfs, bound read-only, the scratch
 detached), the loopback up; it forks the game's first process and comes back to its own namespaces
-(``setns``). That process, PID 1 of the game, mounts the game's ``/proc``, sets the game's rlimits, drops to
-the game's uid (a fresh one: no capability is left), makes itself not dumpable, joins a new session
-keyring (the runner's, a login's, is not passed on), spawns the bot in a new session with its three pipes as stdin/stdout/stderr (no other descriptor) and the environment given, and
-exits as the bot does (its status, or 128 + N when signal N killed it): everything else of the game dies
-with it. ``kill`` ends the game (SIGKILL to its first process: the kernel kills every process of its PID
-namespace before that one can be reaped) and answers whether the sandbox is clean: no process in it but the
-launcher. Nothing of a game reaches the next: its processes, files, IPC objects, sockets, PIDs, uid (and
-with it its user keyrings) and session keyring end with it.
+(``setns``). That process, PID 1 of the game, mounts the game's ``/proc`` (``/proc/keys`` and
+``/proc/key-users`` bound over with ``/dev/null``), becomes the game's uid (a fresh one; run by a user, in a
+user namespace of the game's own: `_own_user_namespace`) with no capability left, sets the game's rlimits,
+makes itself not dumpable, spawns the bot in a new session with its three pipes as stdin/stdout/stderr (no
+other descriptor) and the environment given, and exits as the bot does (its status, or 128 + N when signal N
+killed it): everything else of the game dies with it. ``kill`` ends the game (SIGKILL to its first process:
+the kernel kills every process of its PID namespace before that one can be reaped) and answers whether the
+sandbox is clean: no process in it but the launcher. Nothing of a game reaches the next: its processes,
+files, IPC objects, sockets, PIDs, uid (run by a user: its user namespace) end with it.
 
 What a bot can reach: its game's first process, of its uid, whose signals from inside the game are ignored
 (PID 1 of a namespace gets none it has no handler for), which it cannot trace or read (not dumpable) and
 whose rlimits it can lower -- ending its own game at worst. The launcher is in the PID namespace above, root's:
 out of its sight and reach.
+
+Run by a user (checked on kernel 6.18, as nobody: tests/test_hostile.py, tests/test_sandbox_kept.py and
+`locm sandbox check` run so when run by root). There is one uid, the runner's: bubblewrap's user namespace maps
+it as root (the launcher), and each game's own user namespace maps the game's fresh uid onto that same uid
+(`_own_user_namespace`). So the launcher, the game's first process, the bot and the runner share one kuid
+(the uid the kernel checks), and what a kuid alone grants is what a bot could take:
+
+- Signals, tracing, ``/proc``, ``kill(-1)``, ``process_vm_readv``, pidfds all need a pid, and the bot sees
+  only its game's PID namespace: the launcher, the runner, the other bots and the user's other processes
+  have none there. The game's first process (PID 1) ignores the signals the game sends it; it is not dumpable,
+  so tracing it, reading its memory, environment or descriptors, or opening its namespaces needs
+  CAP_SYS_PTRACE in the namespace its memory was made in (the sandbox's), which the bot has not. Its
+  ``/proc/1`` files belong to the sandbox's root, that is the same kuid: the bot may list ``/proc/1/fd``
+  (empty: it keeps no descriptor), raise its ``oom_score_adj`` and write its ``coredump_filter`` or lower
+  its rlimits -- which can end only the bot's own game.
+- Capabilities: none. The game's user namespace is a child of the sandbox's, where the bot has none (the
+  first process empties every set before the bot starts, and the bounding set, which a new user namespace
+  fills again, too); no root uid in it; its limit on user namespaces is 0 (nothing in a game can make one:
+  ``No space left on device``); ``no_new_privs``. A mount, ``setns`` or ``unshare`` is refused.
+- Files: the kuid's rights reach only what the sandbox shows, all read-only but the game's own ``/tmp`` and
+  ``/dev/shm``: the runner's other files are not in the view. (The runner's supplementary groups stay, as in
+  a sandbox of its own: a user namespace without CAP_SETGID cannot drop them; they too reach only the view.)
+- Keys: a key's "user" rights follow the kuid, and the runner's user keyring grants its kuid every right, so
+  the keyring system calls are refused to everything in the sandbox (`locm.sandbox_filter`: tried without
+  the filter, a bot read, cleared and planted keys in the runner's keyring and filled the user's key quota,
+  on which the other bots' and the runner's keys depend).
+- Per-user limits: RLIMIT_NPROC is counted per user namespace and uid (kernel 5.14 and later), so the
+  game's limit counts the game's processes alone (`locm sandbox check`: ``procs=128`` lets the game start
+  126 more, its first process and the probe being the other two, whatever else the runner runs). What the
+  kernel counts per kuid across namespaces is shared with the runner and its other bots, as in a sandbox of
+  its own: pending signals, POSIX message queue bytes, locked memory, inotify instances (128 by default),
+  epoll watches. A bot can use them up only while its game runs (its processes hold them), which could
+  make the opponent's or the runner's next request for one fail; locm's own processes use none of them but
+  epoll (one instance a selector: the worker's). A limit for the whole sandbox needs cgroups.
+- With ``--bot-network`` the bot shares the host's network namespace, as run by root, and also its
+  abstract unix sockets, where a local server that trusts its peer's uid (``SO_PEERCRED``: a desktop
+  session's D-Bus, X11) sees the runner's uid.
 
 Messages are JSON, one per datagram of a ``SOCK_SEQPACKET`` socket; ``start`` carries the bot's three pipe
 ends (``SCM_RIGHTS``). The launcher answers ``{"started": pid}`` or ``{"failed": why}``, ``{"exit": status}``
