@@ -4,12 +4,13 @@ loading of card data (`engine.locm.setup.preload`), as in the peer benchmark."""
 
 from __future__ import annotations
 
+import ast
 import statistics
 import time
 from pathlib import Path
 
 from locm.events.locm.catalog import TurnStarted
-from locm.engine.corebuild import core
+from locm.engine.corebuild import core, stale_sources
 from locm.engine.locm.evolve import fold
 from locm.engine.history import History
 from locm.engine.locm.definition import GAME as LOCM
@@ -18,14 +19,39 @@ from locm.engine.locm.setup import preload
 from locm.play import play_one
 
 
-def compiled_beside() -> str | None:
+def compiled_beside(checkout: Path | None = None) -> tuple[str | None, str]:
     """The `locm` of the compiled build in .venv-fast/ beside this checkout (`make fast`), if this install is the
-    checkout's pure editable one and that build is there; else None."""
+    checkout's pure editable one and that build is there and current; else None, and why not when a build is
+    there but cannot be used (a stale one: its sources in this checkout changed since it was built, which it
+    would refuse to run), or "" when there is none."""
     here = core()
-    checkout = Path(__file__).resolve().parent.parent
+    checkout = checkout or Path(__file__).resolve().parent.parent
     fast = checkout / ".venv-fast" / "bin" / "locm"
-    if here.kind == "pure" and here.build == "editable" and fast.is_file():
-        return str(fast)
+    if here.kind != "pure" or here.build != "editable" or not fast.is_file():
+        return None, ""
+    info = sorted((checkout / ".venv-fast").glob("lib/python*/site-packages/locm/engine/_corebuild.py"))
+    sources = _build_sources(info[0]) if info else None
+    if sources is None:
+        return None, "the build in .venv-fast/ does not say what it was built from"
+    changed = stale_sources(sources, [checkout])
+    if changed:
+        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+        return None, f"the compiled core in .venv-fast/ is stale ({shown} changed since it was built)"
+    return str(fast), ""
+
+
+def _build_sources(path: Path) -> dict[str, str] | None:
+    """``SOURCES`` of a build's ``_corebuild.py`` (written by setup.py), read as data, never run."""
+    try:
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["SOURCES"]:
+                value = ast.literal_eval(node.value)
+                if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                   for k, v in value.items()):
+                    return value
+    except (OSError, SyntaxError, ValueError):
+        pass
     return None
 
 

@@ -494,7 +494,10 @@ def bench(ruleset, games, seed, as_json, which):
     """
     from locm.bench import bench as run, compiled_beside
 
-    fast = compiled_beside() if which == "best" else None
+    fast, why_not = compiled_beside() if which == "best" else (None, "")
+    if why_not:
+        click.echo(f"bench: {why_not}: this pure core plays instead ('make fast' builds the compiled one again)",
+                   err=True)
     if fast is not None:
         sys.stdout.flush()
         os.execv(fast, [fast, "bench", "--core", "this", "--ruleset", ruleset, "--games", str(games),

@@ -76,6 +76,32 @@ def test_bench_reports_the_core_it_measured():
     assert f'"core": "{core()}"' in result.output
 
 
+@pytest.mark.skipif(core() != Core("pure", "editable"), reason="bench picks .venv-fast/ from the editable install only")
+def test_bench_takes_the_compiled_build_beside_only_while_it_is_current(tmp_path):
+    """`locm bench` (--core best) runs the checkout's .venv-fast/ build only if that build's sources are the
+    checkout's: a stale one would refuse to run, so the pure core plays and says why."""
+    from locm.bench import compiled_beside
+
+    (tmp_path / "engine").mkdir()
+    source = tmp_path / "engine" / "jrandom.py"
+    source.write_text("x = 1\n")
+    fast = tmp_path / ".venv-fast" / "bin" / "locm"
+    fast.parent.mkdir(parents=True)
+    fast.write_text("")
+    info = tmp_path / ".venv-fast" / "lib" / "python3.11" / "site-packages" / "locm" / "engine" / "_corebuild.py"
+    info.parent.mkdir(parents=True)
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    info.write_text(f"COMPILED = True\nBUILD_HASH = 'b'\nSOURCES = {{'engine/jrandom.py': {digest!r}}}\n")
+    assert compiled_beside(tmp_path) == (str(fast), "")
+    source.write_text("x = 2\n")
+    assert compiled_beside(tmp_path) == (None, "the compiled core in .venv-fast/ is stale (engine/jrandom.py "
+                                               "changed since it was built)")
+    info.write_text("SOURCES = __import__('os').system('false')\n")  # read as data, never run
+    assert compiled_beside(tmp_path) == (None, "the build in .venv-fast/ does not say what it was built from")
+    shutil.rmtree(tmp_path / ".venv-fast")
+    assert compiled_beside(tmp_path) == (None, "")
+
+
 @compiled_only
 def test_the_compiled_build_runs_compiled_modules_with_the_sources_hash():
     from locm.engine import _corebuild  # type: ignore[attr-defined]
