@@ -748,7 +748,7 @@ def _worker(conn, parent: int, limits: TimeLimits, sandbox: Sandbox, heartbeat_s
     signal.signal(signal.SIGTERM, die)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
     threading.Thread(target=heartbeat, daemon=True, name="locm-heartbeat").start()
-    sandbox_kept.keep()  # run by root, each bot's sandbox is kept for its next game here (`locm.sandbox_kept`)
+    sandbox_kept.keep()  # each bot's sandbox is kept for its next game here, where it can be (`locm.sandbox_kept`)
     try:
         _play_jobs(conn, limits, sandbox, send)
     finally:
