@@ -118,7 +118,8 @@ class Run:
             for s in (0, 1):
                 ns = re.search(r"pidns (\S+)", getattr(r, f"stderr{s}")).group(1)
                 assert ns != HOST_PIDNS, "each bot runs in a PID namespace of its own"
-                assert not in_namespace(ns), f"processes left in a sandbox: {in_namespace(ns)}"
+                left = in_namespace(ns)  # (a namespace's number is reused once it is gone: say whose they are)
+                assert not left, f"processes left in a sandbox: {[(p, _cmdline(p)) for p in left]}"
         assert f"bots: {self.games} games sandboxed (bwrap" in self.result.stdout
 
 
@@ -126,6 +127,13 @@ def locm(runner: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     argv = [sys.executable, "-m", "locm.cli", *args]
     return subprocess.run(as_nobody(argv) if runner == "nobody" else argv, capture_output=True, text=True, cwd=cwd,
                           timeout=300, env=_env())
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:300]
+    except OSError as exc:
+        return exc.strerror
 
 
 def in_namespace(pidns: str) -> list[int]:
