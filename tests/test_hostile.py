@@ -4,9 +4,11 @@ good_bot.py), each checking that the attack got nothing: the attacker's result a
 play, the opponent is unharmed (no error, no timeout, its games complete), the store holds every game and
 `locm verify` finds them good, no process of either sandbox is left, the tournament is complete.
 
-Run by root, the suite runs each attack twice when it can: as root (each bot gets a uid of its own) and as
-the user nobody (bubblewrap makes a user namespace). Without a sandbox on the machine the sandboxed tests
-skip, saying why; the refusal of external bots without a sandbox is tested everywhere.
+Run by root, the suite runs each attack twice: as root (each bot gets a uid of its own) and as the user
+nobody (bubblewrap makes a user namespace; a tournament's kept sandboxes give each game its own), nobody
+reaching this Python and locm through `locm.sandbox_user` (a pyenv under /root is out of its reach otherwise).
+Without a sandbox on the machine the sandboxed tests skip, saying why; the refusal of external bots without
+a sandbox is tested everywhere.
 """
 
 from __future__ import annotations
