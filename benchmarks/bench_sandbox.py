@@ -2,23 +2,27 @@
 
 1. Start cost, median of --starts, the ways alternating: a program that exits at once (``true``) started and
    waited for (a) in a sandbox of its own (bubblewrap, namespaces, the view, prlimit, setpriv when run by
-   root: what `locm play`, `locm serve` and a user's tournament give each bot), (b) as a game in a sandbox
-   kept across games (run by root: what a tournament's workers do, `locm.sandbox_kept`; from the request to
-   the launcher's word that nothing of the game is left), (c) unconfined (`--no-sandbox`: setpriv
+   root: what `locm play` and `locm serve` give each bot), (b) as a game in a sandbox kept across games (what
+   a tournament's workers do, `locm.sandbox_kept`; run by a user, each game in a user namespace of its own;
+   from the request to the launcher's word that nothing of the game is left), (c) unconfined (`--no-sandbox`: setpriv
    --pdeathsig); each sandbox's cost is its difference with (c). ``examples/bot.py`` started until its first
    answer is timed the same three ways (the interpreter's start-up is most of it, the same in all).
 2. Tournament: examples/bot.py against itself (this Python), --games games with --workers workers into a fresh
-   store, sandboxed (as `locm tournament` does: kept sandboxes when run by root) and unconfined alternating,
+   store, sandboxed (as `locm tournament` does: kept sandboxes) and unconfined alternating,
    --runs runs each: the median games per second of each and their ratio (the goal: the sandbox costs at most
    15%), the median of each round's ratio (a round is one run each way, back to back: steadier when the
    machine's other load drifts), and the sandbox's cost per game. (CPU time is not measured here: a process killed with its PID
    namespace is counted in no parent's ``RUSAGE_CHILDREN``; ``perf stat -e task-clock`` counts every process
    of a run, see benchmarks/README.md.)
 
+--user NAME (run by root) runs the whole benchmark as that user (`locm.sandbox_user`: the runner is not root,
+bots get user namespaces), to compare with a run as root.
+
 The load average before and after is printed: on a shared machine, compare only figures of the same run.
 
     .venv/bin/python benchmarks/bench_sandbox.py
     .venv/bin/python benchmarks/bench_sandbox.py --starts 60 --games 40 --runs 5 --workers 1 --json
+    .venv/bin/python benchmarks/bench_sandbox.py --starts 60 --games 40 --runs 5 --user nobody
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from locm import sandbox_kept  # noqa: E402
 from locm.bots import BotAgent, TimeLimits, _unconfined  # noqa: E402
 from locm.engine.locm.game import Game  # noqa: E402
 from locm.sandbox import UNCONFINED, Sandbox, bot_environment, build, probe  # noqa: E402
+from locm.sandbox_user import RunAsError, as_user  # noqa: E402
 from locm.store import open_store  # noqa: E402
 from locm.tournament import run_tournament  # noqa: E402
 
@@ -103,6 +108,19 @@ def tournament(sandboxed: bool, games: int, workers: int, seed: int) -> float:
     return games / elapsed
 
 
+def as_another_user(user: str, args: argparse.Namespace) -> None:
+    """Run this benchmark again as ``user`` (with the other arguments given) and exit with its status."""
+    argv = [f"--starts={args.starts}", f"--games={args.games}", f"--runs={args.runs}", f"--workers={args.workers}",
+            *(["--json"] if args.json else [])]
+    try:
+        command = as_user([sys.executable, str(Path(__file__).resolve()), *argv], user, extra=(str(ROOT),))
+    except RunAsError as exc:
+        sys.exit(f"bench_sandbox: {exc}")
+    with tempfile.TemporaryDirectory(prefix="locm-bench-") as home:
+        os.chmod(home, 0o777)  # its stores and the bots' folder are made there
+        sys.exit(subprocess.run(command, cwd=home, env={**os.environ, "HOME": home, "TMPDIR": home}).returncode)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--starts", type=int, default=60, help="starts of each kind, each way")
@@ -110,13 +128,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="tournament runs each way")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--user", metavar="NAME", help="run as this user (run by root): a runner that is not root")
     args = parser.parse_args()
+    if args.user:
+        as_another_user(args.user, args)
     if not probe().ok:
         sys.exit(f"bench_sandbox: no sandbox here: {probe().reason}")
     load = os.getloadavg()[0]
-    root = sandbox_kept.can_keep(Sandbox())
-    ways = WAYS if root else ("own", "free")
-    kept = sandbox_kept.KeptSandbox(["true"], Sandbox(), os.getcwd()) if root else None
+    keeps = sandbox_kept.can_keep(Sandbox())
+    ways = WAYS if keeps else ("own", "free")
+    kept = sandbox_kept.KeptSandbox(["true"], Sandbox(), os.getcwd()) if keeps else None
     times = {(kind, way): [] for kind in ("true", "bot") for way in ways}
     try:
         for way in ways:  # warm: caches, first imports, the kept sandbox's launcher
@@ -143,7 +164,7 @@ def main() -> None:
         "start_bot_to_first_answer_ms": {w: round(ms["bot", w], 2) for w in ways},
         "sandbox_cost_per_start_ms": {w: round(ms["true", w] - ms["true", "free"], 2) for w in ways if w != "free"},
         "tournament": {"games": args.games, "runs": args.runs, "workers": args.workers,
-                       "sandbox": "kept per bot across games" if root else "one per bot and game",
+                       "sandbox": "kept per bot across games" if keeps else "one per bot and game",
                        "games_per_s_sandboxed": round(box, 2), "games_per_s_unconfined": round(free, 2),
                        "runs_sandboxed": [round(r, 2) for r in rates["box"]],
                        "runs_unconfined": [round(r, 2) for r in rates["free"]],

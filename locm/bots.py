@@ -23,11 +23,11 @@ mount namespaces, a read-only view of what its command needs, an unprivileged ui
 sandbox is started in a new session and killed with SIGKILL by `BotAgent.stop` at the end of every game,
 whatever ended it (the game runner calls it in a ``finally``); everything the bot started is in its PID
 namespace and dies with it, and `stop` returns once the namespace's first process is gone. The sandbox
-also dies with the process that started it (``--die-with-parent``). In a tournament's workers run by root,
-the sandbox is kept for the bot's next game (`locm.sandbox_kept`): `start` asks its launcher to start the
-bot afresh, `kill` and `stop` to end the game and confirm that nothing of it is left. A sandbox ends with
-the bot's exit status, or 128 + N when a signal N killed the bot (as a shell reports it): such a status is
-recorded as ``crashed (signal NAME)``.
+also dies with the process that started it (``--die-with-parent``). In a tournament's workers the sandbox is
+kept for the bot's next game (`locm.sandbox_kept`, run by root or, where it works, by a user): `start` asks
+its launcher to start the bot afresh, `kill` and `stop` to end the game and confirm that nothing of it is
+left. A sandbox ends with the bot's exit status, or 128 + N when a signal N killed the bot (as a shell
+reports it): such a status is recorded as ``crashed (signal NAME)``.
 
 Unsandboxed (`Sandbox.enabled` False, ``--no-sandbox``: only for bots one trusts), the bot runs as the
 caller, in a new session, killed with SIGKILL with its process group; it dies when its parent does

@@ -830,10 +830,10 @@ def sandbox():
 @click.option("--bot-network", is_flag=True, help="Check the policy that gives bots the network.")
 def sandbox_check(bot_limits, bot_network):
     """Say what the sandbox enforces on this machine: each namespace, the uid, what a bot can see and write,
-    and each resource limit, tried live by a probe in a real sandbox (about 10 seconds); run by root, all of
-    it again in a sandbox kept across games, as a tournament's workers run bots, and that nothing of a game
-    reaches the next there. Exit status 0 if everything holds, 1 if something does not, 2 if there is no
-    sandbox here (with the fix).
+    the keyrings and each resource limit, tried live by a probe in a real sandbox (about 10 seconds); then all
+    of it again in a sandbox kept across games, as a tournament's workers run bots (run by a user: where a
+    game can have a user namespace of its own), and that nothing of a game reaches the next there. Exit
+    status 0 if everything holds, 1 if something does not, 2 if there is no sandbox here (with the fix).
 
     \b
     Example:

@@ -19,6 +19,9 @@ What a sandboxed bot gets (`launch` builds the command):
 - An unprivileged uid: run by root, bwrap sets the sandbox up and ``setpriv`` drops to a uid of its own
   (`uid_for_bot`: a fresh one per bot, no capabilities, no new privileges); run by anyone else, bwrap makes
   a user namespace (uid 65534 inside, the caller outside) where no further one can be made.
+- No kernel keyrings: ``add_key``, ``keyctl`` and ``request_key`` are refused by a seccomp filter and
+  ``/proc/keys`` reads as nothing (`locm.sandbox_filter`: run by a user, a bot has that user's kuid, and the
+  user's keyring grants it every right).
 - Resource limits set by ``prlimit`` inside the sandbox (`BotLimits`, ``--bot-limits``): data memory per
   process (768 MB by default, as CodinGame), CPU seconds per process, processes and threads, open files,
   size of a written file, size of ``/tmp``, and optionally address space; core dumps off.
@@ -27,8 +30,9 @@ What it does not do: limits are per process (rlimits), not for the sandbox as a 
 cgroups, which a tournament started by a user cannot count on. A network (`Sandbox.network`) or a wider
 view (`Sandbox.binds`) is given only when asked for, and recorded with every game (`Sandbox.meta`).
 
-Run by root, a tournament's workers keep each bot's sandbox across its games and start the bot afresh in each
-game's own namespaces (`locm.sandbox_kept`): what a bot gets is the same, at a fraction of a start's cost.
+A tournament's workers keep each bot's sandbox across its games and start the bot afresh in each game's own
+namespaces (`locm.sandbox_kept`; run by a user, in a user namespace of each game's own too): what a bot gets is
+the same, at a fraction of a start's cost.
 
 `probe` says whether this machine can sandbox (bubblewrap installed, namespaces allowed) by starting one;
 `require` raises `SandboxUnavailableError` (one line: what is missing and the fix) when it cannot.
@@ -47,6 +51,7 @@ import shutil
 import subprocess
 from typing import NamedTuple
 
+from locm import sandbox_filter
 from locm.errors import BotLimitsError, SandboxUnavailableError
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
@@ -70,6 +75,8 @@ UID_BASE, UID_SPAN = 2_000_000_000, 100_000_000
 """Run by root, each bot gets a fresh uid from this range (below 2**31: some tools read uids as int32)."""
 NOBODY = 65534
 """The uid and gid a bot has inside its user namespace when the runner is not root."""
+KEYS_IN_PROC = ("/proc/keys", "/proc/key-users")
+"""Bound over with ``/dev/null`` in every sandbox (`locm.sandbox_filter`)."""
 
 
 # --- limits -----------------------------------------------------------------------------------------------
@@ -227,6 +234,10 @@ def probe() -> Probe:
     for tool in ("prlimit",) + (("setpriv",) if os.geteuid() == 0 else ()):
         if shutil.which(tool) is None:
             return Probe(False, f"{tool} (util-linux) is not installed: install util-linux", version)
+    try:
+        sandbox_filter.program()
+    except sandbox_filter.FilterUnavailable as exc:
+        return Probe(False, str(exc), version)
     launch = build(["true"], Sandbox(), os.getcwd())
     try:
         r = subprocess.run(launch.argv, env=launch.env, pass_fds=launch.pass_fds, capture_output=True, text=True,
@@ -293,7 +304,7 @@ def build(argv: list[str], policy: Sandbox, cwd: str | None = None, wrap: tuple[
     cwd = os.path.abspath(cwd or os.getcwd())
     root = os.geteuid() == 0
     uid = uid_for_bot() if root else NOBODY
-    args, fds = view_args(argv, policy, cwd, passwd_text(uid), group_text(uid), private_tmp=True)
+    args, fds = view_args(argv, policy, cwd, passwd_text(uid), group_text(uid))
     info_r, info_w = os.pipe()
     fds.append(info_w)
     args += ["--info-fd", str(info_w)]
@@ -305,20 +316,23 @@ def build(argv: list[str], policy: Sandbox, cwd: str | None = None, wrap: tuple[
     return Launch(args, bot_environment(policy.limits), tuple(fds), info_r, uid if root else None)
 
 
-def view_args(argv: list[str], policy: Sandbox, cwd: str, passwd: str, group: str, private_tmp: bool,
+def view_args(argv: list[str], policy: Sandbox, cwd: str, passwd: str, group: str, kept: bool = False,
               extra: tuple[tuple[str, str], ...] = ()) -> tuple[list[str], list[int]]:
     """bwrap's options up to the command: the namespaces and the read-only view of what ``argv`` needs (and
     the ``extra`` (source, destination) files), ``/etc/passwd`` and ``/etc/group`` as given (read from pipes,
-    whose read ends are returned to be passed), ``/`` read-only, the folder ``cwd``. ``private_tmp``: a
-    size-limited tmpfs on ``/tmp`` and ``/dev/shm``; else ``/tmp`` is an empty read-only folder (a kept
-    sandbox mounts each game's own, `locm.sandbox_launcher`)."""
+    whose read ends are returned to be passed, with the seccomp filter's: `locm.sandbox_filter`), ``/`` read-only,
+    the folder ``cwd``. A sandbox of its own has a size-limited tmpfs on ``/tmp`` and ``/dev/shm``; a ``kept``
+    one an empty read-only ``/tmp`` (its launcher mounts each game's own, `locm.sandbox_launcher`) and, run by
+    a user, the launcher as root of the sandbox's user namespace, which makes each game's own in it."""
     root = os.geteuid() == 0
     own, views = _views(tuple(argv), cwd, os.environ.get("PATH", os.defpath))
     args = ["bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "locm-bot",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     if not policy.network:
         args.append("--unshare-net")
-    if not root:
+    if not root and kept:  # the launcher: root of the sandbox's user namespace (`locm.sandbox_kept`)
+        args += ["--unshare-user", "--uid", "0", "--gid", "0"]
+    elif not root:
         args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--disable-userns"]
     for path in SYSTEM:
         if os.path.islink(path):
@@ -327,7 +341,9 @@ def view_args(argv: list[str], policy: Sandbox, cwd: str, passwd: str, group: st
             args += ["--ro-bind", path, path]
     size = str(policy.limits.tmp)
     args += ["--proc", "/proc", "--dev", "/dev"]
-    if private_tmp:
+    for name in KEYS_IN_PROC:
+        args += ["--ro-bind", "/dev/null", name]
+    if not kept:
         args += ["--perms", "1777", "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
                  "--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
     else:
@@ -343,8 +359,8 @@ def view_args(argv: list[str], policy: Sandbox, cwd: str, passwd: str, group: st
         os.write(w, text.encode())
         os.close(w)
         fds.append(r)  # a kept sandbox mounts each game's over them: files of its own, not bound (unlinked) data
-        args += ["--ro-bind-data", str(r), f"/etc/{name}"] if private_tmp else ["--perms", "0644", "--file", str(r),
-                                                                                 f"/etc/{name}"]
+        args += ["--ro-bind-data", str(r), f"/etc/{name}"] if not kept else ["--perms", "0644", "--file", str(r),
+                                                                             f"/etc/{name}"]
     shown = _outermost(views + [(os.path.realpath(p), os.path.abspath(p)) for p in policy.binds
                                 if os.path.exists(p)] + list(extra))
     for _, dest in shown:
@@ -355,7 +371,8 @@ def view_args(argv: list[str], policy: Sandbox, cwd: str, passwd: str, group: st
         args += ["--ro-bind", "/dev/null", dest]
     if not (cwd in made or cwd == "/" or _system(cwd) or any(_inside(cwd, d) for _, d in shown)):
         args += _parents(cwd, made) + ["--perms", "0755", "--dir", cwd]  # relative paths resolve as given
-    args += ["--remount-ro", "/", "--chdir", cwd]
+    fds.append(sandbox_filter.fd())
+    args += ["--remount-ro", "/", "--chdir", cwd, "--seccomp", str(fds[-1])]
     return args, fds
 
 

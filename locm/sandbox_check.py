@@ -136,9 +136,13 @@ def run_checks(policy: Sandbox, progress: Callable[[Check], None] | None = None)
 
 def header() -> str:
     found = probe()
-    who = ("run as root: each bot gets a fresh unprivileged uid; the checks run again in a sandbox kept across "
-           "games (\"kept\", as a tournament's workers run bots)" if os.geteuid() == 0
-           else "run as a user: each bot gets a user namespace")
+    kept = "; the checks run again in a sandbox kept across games (\"kept\", as a tournament's workers run bots)"
+    if os.geteuid() == 0:
+        who = "run as root: each bot gets a fresh unprivileged uid" + kept
+    else:
+        who = "run as a user: each bot gets a user namespace (each game its own in a kept sandbox)" + (
+            kept if can_keep(Sandbox()) else "; sandboxes are NOT kept across games here (a kept sandbox's "
+                                             "game could not make its user namespace)")
     return f"locm sandbox check: bubblewrap {found.version}, {who}"
 
 
@@ -179,6 +183,15 @@ def _inspect(box: _Box, policy: Sandbox):
     shown = {"/etc/shadow": "/etc/shadow", str(box.outside): "a file outside its folder",
              str(box.store): "the store in its folder", paths[3]: "~/.bashrc"}
     yield Check("files", hidden and store, "; ".join(f"{shown[k]}: {v}" for k, v in files.items()))
+    keys = seen["keys"]
+    yield Check("keyrings", all(v == "Operation not permitted" for k, v in keys.items() if k != "/proc/keys")
+                and keys["/proc/keys"] in ("Permission denied", "read 0 bytes"),
+                "; ".join(f"{k}: {v}" for k, v in keys.items()))
+    if os.geteuid() == 0:
+        yield Check("user namespaces", None, f"making one: {seen['userns']} (run by root, a bot may: see the "
+                                             f"threat model in README.md)")
+    else:
+        yield Check("user namespaces", seen["userns"] != "made", f"making one: {seen['userns']}")
     writes = seen["writes"]
     ro = all(v != "written" for k, v in writes.items() if not k.startswith("/tmp/")) \
         and writes.get("/tmp/written") == "written"
@@ -226,7 +239,7 @@ def _files(box: _Box, policy: Sandbox):
         yield Check("files=none", None, "not limited")
         return
     code, seen = box.run("files", n + 8)
-    yield Check(f"files={n}", "error" in seen and seen["opened"] < n,
+    yield Check(f"files={n}", "error" in seen and n - 16 <= seen["opened"] < n,  # 3 pipes and a few of Python's
                 f"{seen.get('opened')} files opened, then: {seen.get('error', 'NO LIMIT')}")
 
 

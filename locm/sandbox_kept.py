@@ -1,7 +1,8 @@
-"""A sandbox kept for one bot across its games (a tournament worker's, run by root): bubblewrap sets the view up
-once, and a launcher inside it (`locm.sandbox_launcher`) starts the bot afresh for each game, in new mount,
-PID, IPC and network namespaces of the game's own, as a fresh uid, with a fresh empty ``/tmp``, and kills
-everything of the game at its end, confirming that nothing but itself is left before the next game.
+"""A sandbox kept for one bot across its games (a tournament worker's): bubblewrap sets the view up once, and a
+launcher inside it (`locm.sandbox_launcher`) starts the bot afresh for each game, in new mount, PID, IPC and
+network namespaces of the game's own, as a fresh uid (run by a user: in a user namespace of the game's own),
+with a fresh empty ``/tmp``, and kills everything of the game at its end, confirming that nothing but itself
+is left before the next game.
 
 Why (measured, ``benchmarks/profile_sandbox.py`` and ``benchmarks/README.md``): a sandbox of its own costs
 a bot start about 11 ms of CPU on this project's 2-core machine -- bubblewrap 6-8 ms (each of its ~25
@@ -16,10 +17,17 @@ launcher, ``unshare``, a few mounts and ``posix_spawn`` of the bot (about 3 ms o
 What stays as in a sandbox of its own: the view (`locm.sandbox.view_args`, plus, read-only, the runner's
 Python installation and the launcher's file, which the launcher needs), the limits (``setrlimit`` in the
 game's first process, inherited by the bot, as ``prlimit`` set them), the environment (sent for each game),
-an unprivileged uid of its own (fresh for each game), no capability, ``no_new_privs``, ``--die-with-parent``.
-Only root keeps sandboxes (`can_keep`): the launcher must have a uid its bots do not have, so that they can
-neither signal, trace nor limit it; in a user's user namespace there is one uid, so a user's tournament starts
-one sandbox per game, as before.
+an unprivileged uid of its own (fresh for each game), no capability, ``no_new_privs``, the seccomp filter
+(`locm.sandbox_filter`), ``--die-with-parent``.
+
+Run by root, the launcher is root and each game's uid is one of its own on the host. Run by a user, there is
+one uid on the host, the runner's: the launcher is root of bubblewrap's user namespace (which maps it), and
+each game's first process makes a user namespace of the game's own, mapping the game's fresh uid onto it,
+where it drops every capability and forbids further user namespaces. The bot then shares the runner's kuid,
+as it does in a sandbox of its own run by a user; why that is safe, and which per-user kernel counters it
+still shares, is worked out in `locm.sandbox_launcher`. `can_keep` says whether sandboxes are kept: always
+when run by root; run by a user, where a kept sandbox's game can make its user namespace (`works_as_user`,
+tried once per process), else one sandbox per game as before.
 
 A launcher that does not answer (stopped, killed, stuck) fails only its sandbox: the bot's game goes on or ends
 as a bot's would (a killed sandbox kills the bot: ``crashed (signal SIGKILL)``, a few milliseconds later, once
@@ -32,6 +40,7 @@ process (`acquire`, `release`), at most `MAX_IDLE` idle ones, all killed by `clo
 from __future__ import annotations
 
 import collections
+import functools
 import json
 import os
 import selectors
@@ -42,7 +51,7 @@ import sys
 import time
 from pathlib import Path
 
-from locm.sandbox import (Sandbox, bot_environment, child_pid, group_text, passwd_text,
+from locm.sandbox import (Sandbox, bot_environment, child_pid, group_text, passwd_text, probe,
                           uid_for_bot, view_args, views_in_tmp)
 
 LAUNCHER = Path(__file__).with_name("sandbox_launcher.py")
@@ -51,6 +60,10 @@ CAPS = ("CAP_SYS_ADMIN", "CAP_SYS_CHROOT", "CAP_NET_ADMIN", "CAP_SETUID", "CAP_S
 """The launcher's capabilities (root's, in the sandbox's namespaces): make a game's namespaces and mounts and
 come back from them, bring the game's loopback up, drop the game to its uid (and empty the capability sets
 the game inherits), end the game (its first process has the game's uid)."""
+CAPS_AS_USER = ("CAP_SETFCAP",)
+"""Run by a user, the launcher needs one more (in the sandbox's user namespace): a game's own user namespace may
+map the launcher's uid, 0 of the sandbox's namespace, only if its maker had CAP_SETFCAP there (the kernel's
+``verify_root_map``)."""
 ANSWER_S = 5.0
 """How long a launcher has to answer a request (it gives up on a game's leftovers after 2 s itself)."""
 MAX_IDLE = 8
@@ -64,8 +77,31 @@ class KeptSandboxError(OSError):
 
 
 def can_keep(policy: Sandbox) -> bool:
-    """Whether bots under `policy` can have kept sandboxes here: sandboxed, and run by root."""
-    return policy.enabled and os.geteuid() == 0
+    """Whether bots under `policy` can have kept sandboxes here: sandboxed, and run by root or where a kept
+    sandbox's launcher can give a game a user namespace of its own (`works_as_user`)."""
+    return policy.enabled and (os.geteuid() == 0 or works_as_user())
+
+
+@functools.lru_cache(maxsize=None)
+def works_as_user() -> bool:
+    """Run by a user: whether a kept sandbox works here (tried once per process: a kept sandbox runs ``true``
+    as a game, which must exit 0 and leave the sandbox clean). Where the kernel or a security module refuses a
+    game's nested user namespace, bots get a sandbox of their own per game, as before."""
+    if not probe().ok:
+        return False
+    box = None
+    try:
+        box = KeptSandbox(["true"], Sandbox(), "/")
+        fds = box.start(bot_environment())
+        for fd in fds:
+            os.close(fd)
+        status = box.exit_status(time.monotonic() + 10)
+        return status == 0 and box.failed is None and box.finish()
+    except OSError:
+        return False
+    finally:
+        if box is not None:
+            box.destroy()
 
 
 def runner_python() -> tuple[str, str]:
@@ -99,12 +135,12 @@ class KeptSandbox:
         exe, prefix = runner_python()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.ctl = ours
-        args, fds = view_args(self.argv, policy, cwd, ROOT_ONLY[0], ROOT_ONLY[1], private_tmp=False,
+        args, fds = view_args(self.argv, policy, cwd, ROOT_ONLY[0], ROOT_ONLY[1], kept=True,
                               extra=((prefix, prefix), (str(LAUNCHER), LAUNCHER_IN_BOX)))
         self._info, info_w = os.pipe()
         fds += [info_w, theirs.fileno()]
         args += ["--info-fd", str(info_w), "--as-pid-1", "--cap-drop", "ALL"]
-        for cap in CAPS:
+        for cap in CAPS + (() if os.geteuid() == 0 else CAPS_AS_USER):
             args += ["--cap-add", cap]
         args += ["--", exe, "-I", "-S", LAUNCHER_IN_BOX, str(theirs.fileno())]
         try:
@@ -126,7 +162,8 @@ class KeptSandbox:
         uid = uid_for_bot()
         req = {"op": "start", "argv": [*self.wrap, *(argv or self.argv)], "uid": uid, "env": env, "cwd": self.cwd,
                "rlimits": rlimits(self.policy), "tmp": self.policy.limits.tmp, "net": not self.policy.network,
-               "passwd": passwd_text(uid), "group": group_text(uid), "views_in_tmp": self.views_in_tmp}
+               "passwd": passwd_text(uid), "group": group_text(uid), "views_in_tmp": self.views_in_tmp,
+               "userns": os.geteuid() != 0}
         pipes = [os.pipe() for _ in range(3)]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         ours = (pipes[0][1], pipes[1][0], pipes[2][0])

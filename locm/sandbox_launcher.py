@@ -4,27 +4,68 @@ Python (``-I -S``: no site, no environment), imports only the standard library, 
 wrote: its only input is the control socket to the process that made the sandbox.
 
 It is PID 1 of the sandbox's PID namespace (bubblewrap ``--as-pid-1``), root there with the capabilities of
-`locm.sandbox_kept.CAPS`, not dumpable; at its start it empties the capability bounding set and the
-inheritable and ambient sets, which every game inherits (bubblewrap's ``no_new_privs`` is inherited too).
+`locm.sandbox_kept.CAPS` (run by a user: root of the sandbox's user namespace, whose only uid is the
+runner's, with those capabilities in that namespace only), not dumpable; at its start it empties the
+capability bounding set and the inheritable and ambient sets, which every game inherits (bubblewrap's
+``no_new_privs`` and seccomp filter, which refuses the keyring system calls, `locm.sandbox_filter`, are
+inherited too).
 
 For each game (``start``) the launcher enters new mount, PID, IPC and (without the network) network
 namespaces and mounts there what is the game's own: a fresh size-limited tmpfs on ``/tmp`` and ``/dev/shm``
 (with the bot's views that lie in them shown again, read-only, as bubblewrap shows them), ``/etc/passwd``
 and ``/etc/group`` naming the game's uid (written on a scratch tmpfs, bound read-only, the scratch
 detached), the loopback up; it forks the game's first process and comes back to its own namespaces
-(``setns``). That process, PID 1 of the game, mounts the game's ``/proc``, sets the game's rlimits, drops to
-the game's uid (a fresh one: no capability is left), makes itself not dumpable, joins a new session
-keyring (the runner's, a login's, is not passed on), spawns the bot in a new session with its three pipes as stdin/stdout/stderr (no other descriptor) and the environment given, and
-exits as the bot does (its status, or 128 + N when signal N killed it): everything else of the game dies
-with it. ``kill`` ends the game (SIGKILL to its first process: the kernel kills every process of its PID
-namespace before that one can be reaped) and answers whether the sandbox is clean: no process in it but the
-launcher. Nothing of a game reaches the next: its processes, files, IPC objects, sockets, PIDs, uid (and
-with it its user keyrings) and session keyring end with it.
+(``setns``). That process, PID 1 of the game, mounts the game's ``/proc`` (``/proc/keys`` and
+``/proc/key-users`` bound over with ``/dev/null``), becomes the game's uid (a fresh one; run by a user, in a
+user namespace of the game's own: `_own_user_namespace`) with no capability left, sets the game's rlimits,
+makes itself not dumpable, spawns the bot in a new session with its three pipes as stdin/stdout/stderr (no
+other descriptor) and the environment given, and exits as the bot does (its status, or 128 + N when signal N
+killed it): everything else of the game dies with it. ``kill`` ends the game (SIGKILL to its first process:
+the kernel kills every process of its PID namespace before that one can be reaped) and answers whether the
+sandbox is clean: no process in it but the launcher. Nothing of a game reaches the next: its processes,
+files, IPC objects, sockets, PIDs, uid (run by a user: its user namespace) end with it.
 
 What a bot can reach: its game's first process, of its uid, whose signals from inside the game are ignored
 (PID 1 of a namespace gets none it has no handler for), which it cannot trace or read (not dumpable) and
 whose rlimits it can lower -- ending its own game at worst. The launcher is in the PID namespace above, root's:
 out of its sight and reach.
+
+Run by a user (checked on kernel 6.18, as nobody: tests/test_hostile.py, tests/test_sandbox_kept.py and
+`locm sandbox check` run so when run by root). There is one uid, the runner's: bubblewrap's user namespace maps
+it as root (the launcher), and each game's own user namespace maps the game's fresh uid onto that same uid
+(`_own_user_namespace`). So the launcher, the game's first process, the bot and the runner share one kuid
+(the uid the kernel checks), and what a kuid alone grants is what a bot could take:
+
+- Signals, tracing, ``/proc``, ``kill(-1)``, ``process_vm_readv``, pidfds all need a pid, and the bot sees
+  only its game's PID namespace: the launcher, the runner, the other bots and the user's other processes
+  have none there. The game's first process (PID 1) ignores the signals the game sends it; it is not dumpable,
+  so tracing it, reading its memory, environment or descriptors, or opening its namespaces needs
+  CAP_SYS_PTRACE in the namespace its memory was made in (the sandbox's), which the bot has not. Its
+  ``/proc/1`` files belong to the sandbox's root, that is the same kuid: the bot may list ``/proc/1/fd``
+  (empty: it keeps no descriptor), raise its ``oom_score_adj`` and write its ``coredump_filter`` or lower
+  its rlimits -- which can end only the bot's own game.
+- Capabilities: none. The game's user namespace is a child of the sandbox's, where the bot has none (the
+  first process empties every set before the bot starts, and the bounding set, which a new user namespace
+  fills again, too); no root uid in it; its limit on user namespaces is 0 (nothing in a game can make one:
+  ``No space left on device``); ``no_new_privs``. A mount, ``setns`` or ``unshare`` is refused.
+- Files: the kuid's rights reach only what the sandbox shows, all read-only but the game's own ``/tmp`` and
+  ``/dev/shm``: the runner's other files are not in the view. (The runner's supplementary groups stay, as in
+  a sandbox of its own: a user namespace without CAP_SETGID cannot drop them; they too reach only the view.)
+- Keys: a key's "user" rights follow the kuid, and the runner's user keyring grants its kuid every right, so
+  the keyring system calls are refused to everything in the sandbox (`locm.sandbox_filter`: tried without
+  the filter, a bot read, cleared and planted keys in the runner's keyring and filled the user's key quota,
+  on which the other bots' and the runner's keys depend).
+- Per-user limits: RLIMIT_NPROC is counted per user namespace and uid (kernel 5.14 and later), so the
+  game's limit counts the game's processes alone (`locm sandbox check`: ``procs=128`` lets the game start
+  126 more, its first process and the probe being the other two, whatever else the runner runs). What the
+  kernel counts per kuid across namespaces is shared with the runner and its other bots, as in a sandbox of
+  its own: pending signals, POSIX message queue bytes, locked memory, inotify instances (128 by default),
+  epoll watches. A bot can use them up only while its game runs (its processes hold them), which could
+  make the opponent's or the runner's next request for one fail; locm's own processes use none of them but
+  epoll (one instance a selector: the worker's). A limit for the whole sandbox needs cgroups.
+- With ``--bot-network`` the bot shares the host's network namespace, as run by root, and also its
+  abstract unix sockets, where a local server that trusts its peer's uid (``SO_PEERCRED``: a desktop
+  session's D-Bus, X11) sees the runner's uid.
 
 Messages are JSON, one per datagram of a ``SOCK_SEQPACKET`` socket; ``start`` carries the bot's three pipe
 ends (``SCM_RIGHTS``). The launcher answers ``{"started": pid}`` or ``{"failed": why}``, ``{"exit": status}``
@@ -45,7 +86,8 @@ import struct
 import sys
 import time
 
-CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = (0x00020000, 0x08000000, 0x10000000, 0x20000000,
+                                                                     0x40000000)
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
     1, 2, 4, 8, 32, 4096, 16384, 1 << 18)
 MNT_DETACH = 2
@@ -56,8 +98,8 @@ RLIMITS = {"data": resource.RLIMIT_DATA, "cpu": resource.RLIMIT_CPU, "nproc": re
 DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD)
 """Signals the bot starts with at their default action (Python ignores or handles some of them)."""
 CLEAN_WAIT_S = 2.0
+KEYS_IN_PROC = ("/proc/keys", "/proc/key-users")  # `locm.sandbox.KEYS_IN_PROC`: this file imports no locm
 _libc = ctypes.CDLL(None, use_errno=True)
-_KEYUTILS = None  # loaded once at start (`main`)
 
 
 def _check(result: int, what: str) -> None:
@@ -135,6 +177,12 @@ def _drop_what_games_inherit() -> None:
     """Empty the capability bounding set and the inheritable and ambient sets, once: every game's processes
     inherit them so (as ``setpriv --inh-caps=-all --bounding-set=-all`` would leave them), and the bot, run as
     another uid, has no capability at all (``no_new_privs``, set by bubblewrap, is inherited too)."""
+    _drop_capabilities(keep_permitted=True)
+
+
+def _drop_capabilities(keep_permitted: bool) -> None:
+    """Empty the bounding, ambient and inheritable capability sets (and, unless ``keep_permitted``, the
+    permitted and effective ones: no capability is left)."""
     with open("/proc/sys/kernel/cap_last_cap") as f:
         last = int(f.read())
     for cap in range(last + 1):
@@ -144,51 +192,58 @@ def _drop_what_games_inherit() -> None:
     data = (ctypes.c_uint32 * 6)()  # two (effective, permitted, inheritable)
     _check(_libc.capget(header, data), "capget")
     data[2] = data[5] = 0
-    _check(_libc.capset(header, data), "clear the inheritable capabilities")
+    if not keep_permitted:
+        data[0] = data[1] = data[3] = data[4] = 0
+    _check(_libc.capset(header, data), "clear the capabilities")
 
 
-def _keyutils():
-    """libkeyutils, if this system has it (ctypes handle), else None: `_new_session_keyring` uses the system
-    call then."""
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     try:
-        return ctypes.CDLL("libkeyutils.so.1", use_errno=True)
-    except OSError:
-        return None
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
 
 
-def _new_session_keyring() -> None:
-    """Join a new, empty session keyring: the game's own (a session keyring the runner joined -- a login's --
-    is inherited otherwise, and a bot could write keys into it for its next game or read the runner's)."""
-    if _KEYUTILS is not None:
-        got = _KEYUTILS.keyctl_join_session_keyring(None)
-    else:
-        number = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)  # keyctl
-        if number is None:
-            raise OSError(0, "no libkeyutils to give the game a session keyring of its own")
-        got = _libc.syscall(number, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
-    if got < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"a session keyring of its own: {os.strerror(err)}")
+def _own_user_namespace(uid: int) -> None:
+    """Run by a user: enter a new user namespace, the game's own, where this process is ``uid``, mapped onto
+    the launcher's uid (and gid) of the sandbox's namespace, 0, the only one there is (and on the host the
+    runner's): every process of the game is ``uid`` in it and has no capability in it or in any other (the
+    caller drops them). Its limit on further user namespaces is 0: nothing in the game can make one. Its
+    RLIMIT_NPROC count (the kernel counts processes per user namespace and uid) starts empty."""
+    outer_uid, outer_gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(CLONE_NEWUSER), "unshare a user namespace")
+    _write("/proc/self/setgroups", "deny")  # a user namespace may map its own gid only so
+    _write("/proc/self/uid_map", f"{uid} {outer_uid} 1")
+    _write("/proc/self/gid_map", f"{uid} {outer_gid} 1")
+    _write("/proc/sys/user/max_user_namespaces", "0")
 
 
 def _game_init(req: dict, fds: list[int]) -> None:
-    """PID 1 of the game: its /proc, the game's limits (the bot inherits them), the bot as the game's uid in a
-    session of its own, then wait for it and exit as it did (never returns)."""
+    """PID 1 of the game: its /proc, the game's uid (run by a user: in a user namespace of the game's own), its
+    limits (the bot inherits them), the bot in a session of its own, then wait for it and exit as it did (never
+    returns)."""
     code = 1
     try:
         try:
             for sig in DEFAULT_SIGNALS:
                 signal.signal(sig, signal.SIG_DFL)
             _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            for path in KEYS_IN_PROC:  # as bubblewrap hides them in the sandbox's (`locm.sandbox_filter`)
+                _mount("/dev/null", path, None, MS_BIND)
+            uid = req["uid"]
+            if req["userns"]:
+                _own_user_namespace(uid)
             for name, soft, hard in req["rlimits"]:
                 resource.setrlimit(RLIMITS[name], (soft, hard))
-            uid = req["uid"]
             os.chdir(req["cwd"])
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)  # every capability is gone with root's ids
+            if req["userns"]:
+                _drop_capabilities(keep_permitted=False)
+            else:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)  # every capability is gone with root's ids
             _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the bot, of the same uid, cannot trace this process
-            _new_session_keyring()
             bot = os.posix_spawnp(req["argv"][0], req["argv"], req["env"], setsid=True, setsigdef=DEFAULT_SIGNALS,
                                   file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)])
         except OSError as exc:  # said as a wrapper says it: the runner reads it as the bot's failure to start
@@ -313,8 +368,6 @@ def main() -> None:
     os.closerange(3, ctl.fileno())  # nothing else of bubblewrap's
     os.closerange(ctl.fileno() + 1, 1 << 20)
     home = Home()
-    global _KEYUTILS
-    _KEYUTILS = _keyutils()
     _drop_what_games_inherit()
     gc.freeze()  # a game's first process is a fork: no collection may touch (and so copy) every page of it
     gc.disable()

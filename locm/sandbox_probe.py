@@ -36,6 +36,8 @@ def inspect(args):
                 out["files"][path] = f"read {len(f.read())} bytes"
         except OSError as exc:
             out["files"][path] = exc.strerror
+    out["keys"] = _keys()
+    out["userns"] = _userns()
     out["writes"] = {}
     for path in (os.path.join(os.path.dirname(os.path.abspath(__file__)), "written"), "/written", "/etc/written",
                  "/tmp/written"):
@@ -46,6 +48,39 @@ def inspect(args):
         except OSError as exc:
             out["writes"][path] = exc.strerror
     return out
+
+
+def _keys():
+    """What the kernel's keyrings give: the user keyring's id (a key's "user" rights follow the kuid: run by a
+    user, that user's keyring is the bot's), a key added to the session keyring, /proc/keys."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    numbers = KEYCTL.get(os.uname().machine)
+    out = {}
+    if numbers:
+        got = libc.syscall(numbers[1], 0, -4, 0)  # KEYCTL_GET_KEYRING_ID of @u, not made if missing
+        out["keyctl"] = os.strerror(ctypes.get_errno()) if got < 0 else f"user keyring {got:x}"
+        got = libc.syscall(numbers[0], b"user", b"locm-probe", b"x", 1, -3)  # add_key to @s
+        out["add_key"] = os.strerror(ctypes.get_errno()) if got < 0 else "added"
+    try:
+        with open("/proc/keys", "rb") as f:
+            out["/proc/keys"] = f"read {len(f.read())} bytes"
+    except OSError as exc:
+        out["/proc/keys"] = exc.strerror
+    return out
+
+
+def _userns():
+    """Whether this process can make a user namespace (in a child: this one stays as it is)."""
+    import ctypes
+
+    pid = os.fork()
+    if pid == 0:
+        libc = ctypes.CDLL(None, use_errno=True)
+        os._exit(0 if libc.unshare(0x10000000) == 0 else ctypes.get_errno())  # CLONE_NEWUSER
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    return "made" if code == 0 else os.strerror(code)
 
 
 def memory(args):

@@ -621,8 +621,8 @@ def _worker(conn, parent: int, limits: TimeLimits, sandbox: Sandbox, heartbeat_s
 def _game_job(limits: TimeLimits, sandbox: Sandbox):
     """What a tournament worker runs (`locm.pool.Job`): each job played and prepared (`_play`), the next job's
     bots' sandboxes, when not kept, prepared while a game is played (`_prepared`), the bots' turns as its
-    progress; run by root, each bot's sandbox kept for its next game in this worker (`locm.sandbox_kept`), all
-    closed when the worker ends."""
+    progress; each bot's sandbox kept for its next game in this worker, where it can be (`locm.sandbox_kept`),
+    all closed when the worker ends."""
     from locm.pool import Job as PoolJob
 
     return PoolJob(_GameWork(limits, sandbox), init=sandbox_kept.keep, beat=turns_played,

@@ -4,13 +4,16 @@ good_bot.py), each checking that the attack got nothing: the attacker's result a
 play, the opponent is unharmed (no error, no timeout, its games complete), the store holds every game and
 `locm verify` finds them good, no process of either sandbox is left, the tournament is complete.
 
-Run by root, the suite runs each attack twice when it can: as root (each bot gets a uid of its own) and as
-the user nobody (bubblewrap makes a user namespace). Without a sandbox on the machine the sandboxed tests
-skip, saying why; the refusal of external bots without a sandbox is tested everywhere.
+Run by root, the suite runs each attack twice: as root (each bot gets a uid of its own) and as the user
+nobody (bubblewrap makes a user namespace; a tournament's kept sandboxes give each game its own), nobody
+reaching this Python and locm through `locm.sandbox_user` (a pyenv under /root is out of its reach otherwise).
+Without a sandbox on the machine the sandboxed tests skip, saying why; the refusal of external bots without
+a sandbox is tested everywhere.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -24,7 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from locm.sandbox import probe
+from locm.sandbox import Sandbox, probe
+from locm.sandbox_kept import can_keep
+from locm.sandbox_user import RunAsError, as_user
 from locm.store import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,15 +41,36 @@ HOST_PIDNS = os.readlink("/proc/self/ns/pid")
 
 
 def _nobody_can_run_locm() -> str | None:
-    """Why the suite cannot also run as nobody here (None if it can)."""
+    """Why the suite cannot also run as nobody here (None if it can): run by root, `locm.sandbox_user` gives
+    nobody a view in which it reaches this Python and locm (a pyenv under /root is out of its reach)."""
     if os.geteuid() != 0:
-        return "not run by root"
+        return "not run by root: cannot run anything as nobody"
     try:
-        r = subprocess.run([sys.executable, "-c", "import locm.cli"], user=65534, group=65534, extra_groups=[],
-                           capture_output=True, cwd="/", timeout=60)
-    except OSError as exc:
+        r = subprocess.run(as_nobody([sys.executable, "-c", "import locm.cli"]), capture_output=True, text=True,
+                           cwd="/", timeout=60, env=_env())
+    except RunAsError as exc:
         return f"cannot run as nobody: {exc}"
-    return None if r.returncode == 0 else f"nobody cannot run this Python ({sys.executable}) or read locm"
+    return None if r.returncode == 0 else f"nobody cannot run locm here: {r.stderr.strip()[-300:]}"
+
+
+def as_nobody(argv: list[str]) -> list[str]:
+    return as_user(argv, "nobody", extra=(str(ROOT),))
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+@functools.lru_cache(maxsize=None)
+def keeps(runner: str) -> bool:
+    """Whether ``runner``'s tournaments keep sandboxes across games here (`locm.sandbox_kept.can_keep`, which a
+    runner that is not root tries once)."""
+    if runner == "caller":
+        return can_keep(Sandbox())
+    code = "from locm.sandbox import Sandbox; from locm.sandbox_kept import can_keep; print(can_keep(Sandbox()))"
+    r = subprocess.run(as_nobody([sys.executable, "-c", code]), capture_output=True, text=True, cwd="/",
+                       timeout=120, env=_env())
+    return r.stdout.strip() == "True"
 
 
 NOBODY = _nobody_can_run_locm()
@@ -94,14 +120,22 @@ class Run:
             for s in (0, 1):
                 ns = re.search(r"pidns (\S+)", getattr(r, f"stderr{s}")).group(1)
                 assert ns != HOST_PIDNS, "each bot runs in a PID namespace of its own"
-                assert not in_namespace(ns), f"processes left in a sandbox: {in_namespace(ns)}"
+                left = in_namespace(ns)  # (a namespace's number is reused once it is gone: say whose they are)
+                assert not left, f"processes left in a sandbox: {[(p, _cmdline(p)) for p in left]}"
         assert f"bots: {self.games} games sandboxed (bwrap" in self.result.stdout
 
 
 def locm(runner: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    kw = dict(user=65534, group=65534, extra_groups=[]) if runner == "nobody" else {}
-    return subprocess.run([sys.executable, "-m", "locm.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)}, **kw)
+    argv = [sys.executable, "-m", "locm.cli", *args]
+    return subprocess.run(as_nobody(argv) if runner == "nobody" else argv, capture_output=True, text=True, cwd=cwd,
+                          timeout=300, env=_env())
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:300]
+    except OSError as exc:
+        return exc.strerror
 
 
 def in_namespace(pidns: str) -> list[int]:
@@ -242,37 +276,49 @@ def test_a_bot_writes_only_its_own_small_tmp(box, runner):
 @needs_sandbox
 @pytest.mark.parametrize("runner", RUNNERS)
 def test_nothing_of_a_game_reaches_the_bots_next_game(box, runner):
-    """Run by root, a worker keeps each bot's sandbox for its next games (`locm.sandbox_kept`): what a bot
-    leaves in one game (files in /tmp and /dev/shm, a SysV segment, keys, a child, a TIME_WAIT socket) is not
-    there in the next, where it runs as another uid."""
+    """A worker keeps each bot's sandbox for its next games (`locm.sandbox_kept`): what a bot leaves in one game
+    (files in /tmp and /dev/shm, a SysV segment, a child, a TIME_WAIT socket; keys are refused in every
+    sandbox) is not there in the next, where it runs as another uid (run by a user: in a user namespace of
+    that game's own)."""
     run = Run(box, runner, "leave", games=4)
     run.assert_sound()
     assert run.said("found") == ["nothing"] * 4
-    for left in run.said("left"):
-        assert left.startswith("/tmp/left-by-hostile, /dev/shm/left-by-hostile, shm segment") and \
-            left.endswith("session key, time_wait, child"), left
+    assert run.said("left") == ["/tmp/left-by-hostile, /dev/shm/left-by-hostile, shm segment, no key (Operation not "
+                                "permitted), no session key (Operation not permitted), time_wait, child"] * 4
     who = [line.split() for line in run.said("who")]
     assert len({w[1] for w in who}) == 4  # a uid of each game's own
-    if runner == "caller" and os.geteuid() == 0:
+    if keeps(runner):
         assert len({w[3] for w in who}) == 1  # and yet one sandbox, kept for the bot's four games
+        assert "kept per bot across games" in run.result.stdout
 
 
 @needs_sandbox
-@pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes are kept across games only where the runner is root")
+@pytest.mark.parametrize("runner", RUNNERS)
 @pytest.mark.parametrize("sig", ["SIGKILL", "SIGSTOP"])
-def test_a_bot_cannot_reach_its_launcher_and_its_games_first_process_ignores_it(box, sig):
+def test_a_bot_cannot_reach_its_launcher_and_its_games_first_process_ignores_it(box, runner, sig):
     """The launcher of a kept sandbox is out of the bot's reach: in a PID namespace of the sandbox's (the
     bot's game has its own, under it), root's. The bot sees only its game's first process (PID 1 of the
     game, of the bot's uid, not dumpable) and itself, and nothing else when it tries every pid. A signal
     to that process is ignored (PID 1 receives none its namespace sends it without a handler), tracing
     and reading it are refused; lowering its limits is allowed (the same uid) and could only end the bot's
-    own game. The game is played, and the next one runs in the same sandbox."""
-    run = Run(box, "caller", "launcher", sig)
+    own game. The game is played, and the next one runs in the same sandbox.
+
+    Run by a user, that first process is in the game's own user namespace, and its /proc files belong to the
+    launcher's uid (0 of the sandbox's namespace: a process that is not dumpable has its files owned by the
+    root of the namespace its memory was made in), which is the runner's on the host, as the bot's is: the
+    bot may list /proc/1/fd (its numbers: the first process keeps no descriptor), but reading its memory
+    or environment still needs the right to trace it, which the bot has not (no capability there)."""
+    if not keeps(runner):
+        pytest.skip(f"sandboxes are not kept across games here for this runner ({runner}): "
+                    "see `locm sandbox check`")
+    run = Run(box, runner, "launcher", sig)
     run.assert_sound()
     assert run.said("signal 1") == ["delivered"] * 2  # and ignored: the game goes on (assert_sound)
     assert run.said("ptrace 1") == ["Operation not permitted"] * 2
-    for what in ("environ", "mem", "fd"):
+    for what in ("environ", "mem"):
         assert run.said(f"/proc/1/{what}") == ["Permission denied"] * 2
+    as_root = runner == "caller" and os.geteuid() == 0
+    assert run.said("/proc/1/fd") == ["Permission denied" if as_root else "0 entries"] * 2
     assert run.said("processes") == ["[1]"] * 2
     assert run.said("kill -1") == ["No such process"] * 2
     assert len({line.split()[3] for line in run.said("who")}) == 1
@@ -325,20 +371,28 @@ def test_bad_sandbox_options_are_one_line(tmp_path, args, message):
 
 
 @needs_sandbox
-def test_sandbox_check_tries_every_limit_live():
-    r = subprocess.run([sys.executable, "-m", "locm.cli", "sandbox", "check", "--bot-limits", "procs=32,files=64"],
-                       capture_output=True, text=True, timeout=300)
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_sandbox_check_tries_every_limit_live(runner):
+    r = locm(runner, "sandbox", "check", "--bot-limits", "procs=32,files=64", cwd=Path("/"))
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
-    names = ["namespaces", "identity", "processes", "network", "files", "read-only", "mem=768m", "cpu=60",
-             "procs=32", "files=64", "fsize=64m", "tmp=64m", "dies with parent"]
-    if os.geteuid() == 0:  # and again in a sandbox kept across games, as a tournament's workers run bots
+    as_root = runner == "caller" and os.geteuid() == 0
+    names = ["namespaces", "identity", "processes", "network", "files", "keyrings", "read-only", "mem=768m",
+             "cpu=60", "procs=32", "files=64", "fsize=64m", "tmp=64m", "dies with parent"]
+    if not as_root:
+        names.insert(6, "user namespaces")  # none can be made in a user's sandbox (run by root, a bot may)
+    if keeps(runner):  # and again in a sandbox kept across games, as a tournament's workers run bots
         names += [f"kept {name}" for name in names] + ["kept game to game"]
     for name in names:
         assert any(re.match(rf"  ok +{re.escape(name)} ", line) for line in lines), (name, r.stdout)
     assert re.search(r"  -- +vmem=none +not limited", r.stdout)
-    assert lines[-1] == f"{len(names)} of {len(names)} checks hold"
-    if os.geteuid() == 0:
+    if as_root:
+        assert re.search(r"  -- +user namespaces +making one: made", r.stdout)
+    assert lines[-1] == f"{len(names)} of {len(names)} checks hold", r.stdout
+    for line in lines:
+        if re.match(r"  ok +(kept )?keyrings ", line):
+            assert "keyctl: Operation not permitted; add_key: Operation not permitted" in line, line
+    if keeps(runner):
         kept = next(line for line in lines if re.match(r"  ok +kept game to game ", line))
         for left in ("/tmp/locm-left", "/dev/shm/locm-left", "shm (made)", "time_wait (made)", "process (started)"):
             assert left in kept, kept

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from locm.errors import BotLimitsError
-from locm.sandbox import MiB, BotLimits, Sandbox, build
+from locm.sandbox import KEYS_IN_PROC, MiB, BotLimits, Sandbox, build
 
 
 def binds(argv: list[str]) -> dict[str, str]:
@@ -108,7 +108,8 @@ def test_the_store_and_other_bots_beside_a_bot_read_as_nothing(tmp_path):
             str(tmp_path / "me.py"))
     argv = command([sys.executable, tmp_path / "me.py"], Sandbox(hide=hide)).argv
     masked = [dest for dest, src in binds(argv).items() if src == "/dev/null"]
-    assert sorted(masked) == sorted([str(tmp_path / "locm.db"), str(tmp_path / "other.py")])  # not its own
+    assert sorted(masked) == sorted([str(tmp_path / "locm.db"), str(tmp_path / "other.py"), *KEYS_IN_PROC])  # not
+    # its own; and the kernel's list of keys, in every sandbox (`locm.sandbox_filter`)
 
 
 def test_the_environment_is_rebuilt_and_keeps_no_secret(monkeypatch):
@@ -126,3 +127,34 @@ def test_network_and_more_paths_only_when_asked(tmp_path):
     assert "--unshare-net" not in argv and binds(argv)[str(tmp_path)] == str(tmp_path)
     assert Sandbox(network=True, binds=(str(tmp_path),)).describe().endswith(
         f"network: ON (--bot-network); also shown: {tmp_path}")
+
+
+def test_a_command_run_as_another_user_sees_the_folders_it_could_not_pass_through_as_tmpfs():
+    """`locm.sandbox_user.view_args`: each folder above a needed path that the user cannot pass through is a
+    tmpfs showing only the needed entries (a folder that is blocked too is made, and gets its own tmpfs next)."""
+    import pwd
+    import shutil
+    import tempfile
+
+    from locm.sandbox_user import view_args
+
+    nobody = pwd.getpwnam("nobody")
+    top = Path(tempfile.mkdtemp(prefix="locm-test-runas-"))  # in /tmp, which anyone may pass through
+    try:
+        (top / "open" / "needed").mkdir(parents=True)
+        (top / "shut" / "deeper" / "needed").mkdir(parents=True)
+        (top / "shut" / "other").mkdir()
+        top.chmod(0o700)
+        (top / "shut").chmod(0o700)
+        args = view_args([str(top / "open" / "needed"), str(top / "shut" / "deeper" / "needed")], nobody)
+        assert args == ["--perms", "0755", "--tmpfs", str(top),
+                        "--bind", str(top / "open"), str(top / "open"),
+                        "--perms", "0755", "--dir", str(top / "shut"),
+                        "--perms", "0755", "--tmpfs", str(top / "shut"),
+                        "--bind", str(top / "shut" / "deeper"), str(top / "shut" / "deeper")]
+        assert view_args([str(top / "open")], nobody) == ["--perms", "0755", "--tmpfs", str(top),
+                                                          "--bind", str(top / "open"), str(top / "open")]
+        top.chmod(0o755)
+        assert view_args([str(top / "open" / "needed")], nobody) == []
+    finally:
+        shutil.rmtree(top)

@@ -1,7 +1,10 @@
-"""Sandboxes kept across games (`locm.sandbox_kept`, run by root in a tournament's workers): a launcher killed or
-stopped from outside costs its sandbox, never the tournament (the bot's game is lost as a killed bot's, or goes
-on), and nothing of a kept sandbox outlives the process that made it. The attacks a bot can try from inside are
-in tests/test_hostile.py (nothing of a game reaches the next; the launcher is out of its reach)."""
+"""Sandboxes kept across games (`locm.sandbox_kept`, in a tournament's workers): a launcher killed or stopped
+from outside costs its sandbox, never the tournament (the bot's game is lost as a killed bot's, or goes on), and
+nothing of a kept sandbox outlives the process that made it. The attacks a bot can try from inside are in
+tests/test_hostile.py (nothing of a game reaches the next; the launcher is out of its reach).
+
+Run by root, every test here runs twice: as root, and as the user nobody (`test_all_of_this_holds_as_nobody`
+runs this file as nobody, where each game has a user namespace of its own: `locm.sandbox_user`)."""
 
 from __future__ import annotations
 
@@ -22,14 +25,16 @@ from locm.bots import BotAgent, TimedAgent, TimeLimits
 from locm.engine.locm.agents import Agent, make_agent
 from locm.events.locm.catalog import HardError
 from locm.sandbox import Sandbox, probe
+from locm.sandbox_user import RunAsError, as_user
 from locm.tournament import run_game
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
 GOOD = shlex.join([sys.executable, str(BOTS / "good_bot.py")])
 pytestmark = [pytest.mark.skipif(not probe().ok, reason=f"no sandbox here: {probe().reason}"),
-              pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes are kept across games only where the runner "
-                                                           "is root")]
+              pytest.mark.skipif(probe().ok and not sandbox_kept.can_keep(Sandbox()),
+                                 reason="sandboxes are not kept across games here: a kept sandbox's game could not "
+                                        "make its user namespace (see `locm sandbox check`)")]
 
 
 @pytest.fixture
@@ -231,22 +236,28 @@ def test_a_bot_whose_folder_is_in_tmp_sees_it_read_only_in_each_games_fresh_tmp(
     assert box.games == 2 and box.views_in_tmp == [str(folder)]
 
 
-def test_a_session_keyring_of_the_runner_is_not_passed_on(tmp_path):
-    """A runner with a session keyring of its own (a login's): its key is out of the bots' reach, and a key a bot
-    puts in its session keyring is not there in its next game (each game has a new, empty one)."""
+def test_the_runners_keyrings_are_out_of_reach_and_bots_make_no_key(tmp_path):
+    """A runner with a session keyring of its own (a login's) and a key in its user keyring: neither is within
+    the bots' reach, and a bot can add no key anywhere (every sandbox refuses the keyring system calls: run by a
+    user, a bot has the user's kuid, whose keyring grants it every right). Nothing is left for the next game."""
     hostile = shlex.join([sys.executable, str(BOTS / "hostile_bot.py"), "leave"])
     code = ("import ctypes, json, shlex, sys\n"
             "keyutils = ctypes.CDLL('libkeyutils.so.1')\n"
             "assert keyutils.keyctl_join_session_keyring(b'locm-test-runner') > 0\n"
             "assert keyutils.add_key(b'user', b'runner-secret', b'sesame', 6, -3) > 0\n"
+            "mine = keyutils.add_key(b'user', b'runner-secret', b'sesame', 6, -4)\n"  # the user keyring (kept)
+            "assert mine > 0\n"
             "from locm import sandbox_kept\n"
             "from locm.bots import TimeLimits\n"
             "from locm.tournament import run_game\n"
             "sandbox_kept.keep()\n"
-            "for seed in (1, 2):\n"
-            "    print(json.dumps(run_game('1.2', seed, [sys.argv[1], 'greedy'], limits=TimeLimits.parse('x5'))"
+            "try:\n"
+            "    for seed in (1, 2):\n"
+            "        print(json.dumps(run_game('1.2', seed, [sys.argv[1], 'greedy'], limits=TimeLimits.parse('x5'))"
             ".extras.stderr0))\n"
-            "sandbox_kept.close_all()\n")
+            "finally:\n"
+            "    sandbox_kept.close_all()\n"
+            "    keyutils.keyctl_unlink(mine, -4)\n")
     r = subprocess.run([sys.executable, "-c", code, hostile], capture_output=True, text=True, timeout=120,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -254,7 +265,8 @@ def test_a_session_keyring_of_the_runner_is_not_passed_on(tmp_path):
     assert len(games) == 2
     for said in games:
         assert "hostile: found: nothing" in said, said
-        assert "session key, time_wait, child" in said, said
+        assert "no key (Operation not permitted), no session key (Operation not permitted), time_wait, child" in \
+            said, said
 
 
 def test_idle_kept_sandboxes_are_bounded_the_oldest_destroyed(keeping, monkeypatch):
@@ -268,3 +280,29 @@ def test_idle_kept_sandboxes_are_bounded_the_oldest_destroyed(keeping, monkeypat
         launchers.append(meddler.launcher)
     assert gone(launchers[0]) and _alive(launchers[1])
     assert [len(v) for v in sandbox_kept._IDLE.values()] == [1]
+
+
+def test_all_of_this_holds_as_nobody():
+    """Run by root: this file's tests pass when run by the user nobody too (each game in a user namespace of its
+    own), none skipped. `locm.sandbox_user` gives nobody a view in which it reaches this Python and locm."""
+    import shutil
+    import tempfile
+
+    if os.geteuid() != 0:
+        pytest.skip("not run by root: already run as a user, or cannot run anything as nobody")
+    home = Path(tempfile.mkdtemp(prefix="locm-kept-nobody-"))
+    home.chmod(0o777)  # nobody's pytest makes its temporary folders here
+    try:
+        argv = as_user([sys.executable, "-m", "pytest", str(Path(__file__)), "-p", "no:cacheprovider", "-rfEs",
+                        "-k", "not as_nobody", "--basetemp", str(home / "pytest")], "nobody", extra=(str(ROOT),))
+    except RunAsError as exc:
+        shutil.rmtree(home)
+        pytest.skip(f"cannot run as nobody here: {exc}")
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=ROOT,
+                           env={**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home)})
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    summary = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    assert r.returncode == 0 and re.fullmatch(r"\d+ passed, \d+ deselected in [\d.]+s( \(.*\))?", summary), \
+        r.stdout[-4000:] + r.stderr[-2000:]

@@ -14,7 +14,7 @@ disk       fill /tmp, write into its own folder and into /
 leave      look for what it left in its last game, then leave more for its next one (in a sandbox kept across
            games): files in /tmp and /dev/shm, a SysV shared memory segment, keys in its user and session
            keyrings, a child in a new session, a TCP connection in TIME_WAIT; look for the runner's key
-           (runner-secret) in its session keyring; say its uid and its sandbox's UTS namespace
+           (runner-secret) in its user and session keyrings; say its uid and its sandbox's UTS namespace
 launcher   go for what starts it in a kept sandbox: signal (argv[2]), trace, limit and read its sandbox's first
            process, look for any other process by trying every pid, kill(-1)
 
@@ -203,8 +203,9 @@ def leave():
     for keyring, name in ((-4, "key"), (-3, "session key")):  # KEYCTL_SEARCH in @u, in @s
         if numbers and libc.syscall(numbers[1], 10, keyring, b"user", b"left-by-hostile", 0) >= 0:
             found.append(name)
-    if numbers and libc.syscall(numbers[1], 10, -3, b"user", b"runner-secret", 0) >= 0:
-        found.append("the runner's key")
+    for keyring in (-4, -3):  # the runner's key, in its user or session keyring (a user's bots have its kuid)
+        if numbers and libc.syscall(numbers[1], 10, keyring, b"user", b"runner-secret", 0) >= 0:
+            found.append(f"the runner's key ({keyring})")
     others = [p for p in pids() if p != 1]
     if others:
         found.append(f"processes {others}")
@@ -224,6 +225,8 @@ def leave():
     for keyring, name in ((-4, "key"), (-3, "session key")):  # add_key to @u, to @s
         if numbers and libc.syscall(numbers[0], b"user", b"left-by-hostile", b"x", 1, keyring) >= 0:
             made.append(name)
+        elif numbers:
+            made.append(f"no {name} ({os.strerror(ctypes.get_errno())})")
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
