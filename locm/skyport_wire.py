@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 
 from locm.engine.skyport.hexmap import MapError, parse_map
 from locm.engine.skyport.rules import RULES_2013
-from locm.replay.skyport.conformance import mismatch_text
+from locm.replay.skyport.conformance import conformance_report, mismatch_text
 from locm.replay.skyport.oracle import OracleLogError, first_difference, read_records
 from locm.skyport_server import RESERVED, Bounds, SeatSpec, SkyportServer, Timing
 from locm.errors import JoinError
@@ -328,20 +328,7 @@ async def _next_line(reader: asyncio.StreamReader, timing: Scripted) -> bytes:
 def wire_report(paths: Iterable[str | Path], quiet: bool, echo: Callable[..., Any]) -> int:
     """Replay each log through the server, `echo` one line per log and a summary; exit status 0 when all are
     identical, 1 when one differs, 2 when none could be read."""
-    paths = list(paths)
-    same = bad = 0
-    for path in paths:
-        try:
-            result = asyncio.run(replay_log(path))
-        except OracleLogError as exc:
-            bad += 1
-            echo(f"locm: error: {exc}", err=True)
-            continue
-        same += result.identical
-        if not (quiet and result.identical):
-            echo(f"{path}: {result.summary()}")
-    echo(f"{same}/{len(paths)} games identical through the server" + (f" ({bad} not an oracle log)" if bad else ""))
-    return 0 if same == len(paths) else 2 if bad == len(paths) else 1
+    return conformance_report(paths, quiet, echo, lambda path: asyncio.run(replay_log(path)), " through the server")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -329,14 +329,17 @@ def check_files(paths: Iterable[str | Path]) -> Iterable[Result]:
         yield check_log(path)
 
 
-def conformance_report(paths: Iterable[str | Path], quiet: bool, echo: Any) -> int:
-    """Check each log, `echo` one line per log (mismatches only when `quiet`) and a summary; the exit status:
-    0 when every log is identical, 1 when one differs, 2 when none could be read."""
+def conformance_report(paths: Iterable[str | Path], quiet: bool, echo: Any, check: Any = None,
+                       through: str = "") -> int:
+    """Check each log with `check` (default `check_log`; any callable returning a result with ``identical`` and
+    ``summary()``), `echo` one line per log (mismatches only when `quiet`) and a summary ending in `through`;
+    the exit status: 0 when every log is identical, 1 when one differs, 2 when none could be read."""
+    check = check or check_log
     paths = list(paths)
     same = bad = 0
     for path in paths:
         try:
-            result = check_log(path)
+            result = check(path)
         except OracleLogError as exc:
             bad += 1
             echo(f"locm: error: {exc}", err=True)
@@ -344,7 +347,7 @@ def conformance_report(paths: Iterable[str | Path], quiet: bool, echo: Any) -> i
         same += result.identical
         if not (quiet and result.identical):
             echo(f"{path}: {result.summary()}")
-    echo(f"{same}/{len(paths)} games identical" + (f" ({bad} not an oracle log)" if bad else ""))
+    echo(f"{same}/{len(paths)} games identical{through}" + (f" ({bad} not an oracle log)" if bad else ""))
     return 0 if same == len(paths) else 2 if bad == len(paths) else 1
 
 
