@@ -83,7 +83,7 @@ def redecide(events: Iterable[Event]) -> Redecided:
             return Redecided(len(events), inputs, schema,
                              Divergence(e.seq, "the game is over here, yet the log goes on", _text(e)))
         try:
-            _feed(game, e)
+            feed_input(game, e)
         except LocmError as exc:
             return Redecided(len(events), inputs, schema,
                              Divergence(e.seq, f"this input cannot be played here: {exc}", _text(e)))
@@ -140,7 +140,7 @@ def departures(events: Iterable[Event], limit: int = 200) -> list[Divergence]:
             found.append(Divergence(end, "the game is over here, yet the log goes on", _text(events[end])))
             break
         try:
-            _feed(game, events[end])
+            feed_input(game, events[end])
         except LocmError as exc:
             found.append(Divergence(end, f"this input cannot be played here: {exc}", _text(events[end])))
             break
@@ -166,7 +166,9 @@ def _segment(stored: list[Event], produced: list[Event], start: int, same: Calla
     return out
 
 
-def _feed(game: Game, e: Event) -> None:
+def feed_input(game: Game, e: Event) -> None:
+    """Play one recorded input (an uncaused `action_received` or `hard_error`) into `game`; a `LocmError`
+    when `e` is not one or is not the player's to move."""
     if e.cause != -1 or not isinstance(e, (ActionReceived, HardError)):
         raise _NotAnInput(f"{_tag(e)} is not caused by a recorded input")
     if game.to_move != e.player:
@@ -225,4 +227,4 @@ def _tag(e: Event) -> str:
     return cast(str, type(e).__struct_config__.tag)  # every event names its tag
 
 
-__all__ = ["redecide", "departures", "Redecided", "Divergence"]
+__all__ = ["redecide", "departures", "feed_input", "Redecided", "Divergence"]

@@ -37,8 +37,9 @@ from locm.engine.locm.commands import EndTurn, Pass, Pick, parse_command
 from locm.engine.errors import LocmError
 from locm.engine.locm.evolve import fold
 from locm.engine.locm.legal import problem
+from locm.engine.locm.redecide import feed_input
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
-from locm.events.locm.catalog import ACTION, END_TURN, LINE, ActionReceived, GameCreated, HardError
+from locm.events.locm.catalog import ACTION, END_TURN, ActionReceived, GameCreated, HardError
 from locm.events.locm.codec import to_json
 from locm.rl.env import Layout
 from locm.rl.locm_game import LocmMatch, LocmSpec
@@ -74,23 +75,10 @@ def game_rows(events: Sequence[Any], layout: Layout, seats: Sequence[int] = (0, 
             raise LocmError(f"event {e.seq}: the game is over, yet the log goes on")
         if e.player in seats and isinstance(e, ActionReceived):
             rows += _decisions(game, e, layout)
-        _feed(game, e)
+        feed_input(game, e)
     if [to_json(x) for x in game.log] != [to_json(x) for x in events]:
         raise LocmError("playing the recorded inputs again does not give the stored log")
     return rows
-
-
-def _feed(game: engine_game.Game, e: Any) -> None:
-    if isinstance(e, HardError):
-        game.forfeit(e.player, e.reason, e.text)
-    elif e.kind == LINE:
-        game.answer(e.player, e.text)
-    elif e.kind == END_TURN:
-        game.end_turn()
-    elif e.kind == ACTION:
-        game.submit(parse_command(e.text, e.player, game.phase))
-    else:
-        raise LocmError(f"event {e.seq}: unknown kind of input {e.kind!r}")
 
 
 def _decisions(game: engine_game.Game, e: ActionReceived, layout: Layout) -> list[Row]:
