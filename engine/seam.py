@@ -41,8 +41,9 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Protocol, Sequence, TypeVar
 
+from locm.engine.errors import InvalidLogError
 from locm.events.base import Event
 from locm.events.codec import Codec
 
@@ -219,6 +220,52 @@ class GameDef:
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
+
+
+S = TypeVar("S")
+
+
+def fold_log(initial_state: Callable[[Event], S], evolve: Callable[[S, Event], object], events: Iterable[Event]) -> S:
+    """A game's `fold`: the state its log leads to, from `initial_state(first event)` through `evolve` of each
+    later one. An empty log raises `InvalidLogError`."""
+    it = iter(events)
+    first = next(it, None)
+    if first is None:
+        raise InvalidLogError("an empty log has no game")
+    state = initial_state(first)
+    for e in it:
+        evolve(state, e)
+    return state
+
+
+class RuleDifference(NamedTuple):
+    """One setting that differs between two rules: its field, rule id and meaning, and both values."""
+
+    field: str
+    rule: str
+    doc: str
+    left: object
+    right: object
+
+
+def diff_rules(a: Any, b: Any, fields: Mapping[str, Sequence[Any]],
+               skip: Sequence[str] = ("name", "base")) -> list[RuleDifference]:
+    """Every field of the rules structs `a` and `b` whose values differ, in declaration order, with the rule id
+    and meaning `fields` gives it (``fields[name][0]``, ``[1]``); the fields in `skip` (names, not values) and
+    those `fields` does not describe are left out."""
+    out = []
+    for name in type(a).__struct_fields__:
+        if name in skip or name not in fields:
+            continue
+        va, vb = getattr(a, name), getattr(b, name)
+        if va != vb:
+            out.append(RuleDifference(name, fields[name][0], fields[name][1], va, vb))
+    return out
+
+
+def diff_tuples(differences: Sequence[RuleDifference]) -> list[tuple[str, str, Any, Any]]:
+    """`GameDef.rules_diff`'s rows: (field, rule id, left, right)."""
+    return [(d.field, d.rule, d.left, d.right) for d in differences]
 
 
 def content_id(game: str, ruleset: str, seed: int | None, created_json: bytes) -> str:

@@ -22,7 +22,7 @@ from locm.engine.locm.variants import parse_variant
 from locm.engine.locm.state import BATTLE, DRAFT, ENDED, GameState
 from locm.engine.locm.upcast import upcast
 from locm.engine.locm.views import board_text, view
-from locm.engine.seam import Divergence, GameDef, Outcome
+from locm.engine.seam import Divergence, GameDef, Outcome, diff_tuples
 from locm.events.locm.catalog import GameCreated, GameEnded, TurnStarted
 from locm.events.locm.codec import CODEC
 from locm.events.base import Event
@@ -89,7 +89,7 @@ GAME = GameDef(
     rules=by_name,
     rules_name=lambda rules: rules.name,
     variant=lambda text, source: parse_variant(text, source),
-    rules_diff=lambda a, b: [(d.field, d.rule, d.left, d.right) for d in diff_rulesets(a, b)],
+    rules_diff=lambda a, b: diff_tuples(diff_rulesets(a, b)),
     new=_new,
     from_log=Game.from_log,
     agent_names=AGENT_NAMES,

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import msgspec
 
 from locm.engine.errors import UnknownRuleset
+from locm.engine.seam import RuleDifference, diff_rules
 from locm.events.locm.rules import Rules
 
 # Policy values, named so that code compares against constants, not strings typed in place.
@@ -102,23 +103,10 @@ def by_name(name: str) -> Rules:
         raise UnknownRuleset(name) from None
 
 
-class RuleDifference(NamedTuple):
-    field: str
-    rule: str
-    doc: str
-    left: object
-    right: object
-
-
 def diff_rulesets(a: Rules, b: Rules) -> list[RuleDifference]:
-    """Every field whose value differs between two rulesets, with its rule id, in declaration order."""
-    out = []
-    for name in Rules.__struct_fields__:
-        va, vb = getattr(a, name), getattr(b, name)
-        if va != vb and name not in ("name", "base"):  # names, not values (see `rules_hash`)
-            info = FIELDS[name]
-            out.append(RuleDifference(name, info.rule, info.doc, va, vb))
-    return out
+    """Every field whose value differs between two rulesets, with its rule id, in declaration order (names,
+    not values, left out: see `rules_hash`)."""
+    return diff_rules(a, b, FIELDS)
 
 
 @functools.lru_cache(maxsize=64)  # every new game records it; a ruleset is a frozen (hashable) value

@@ -16,7 +16,8 @@ from locm.engine.mcg.variants import parse_variant
 from locm.engine.mcg.setup import derive_seeds
 from locm.engine.mcg.state import McgState
 from locm.engine.mcg.views import describe, view
-from locm.engine.seam import Divergence, GameDef, Outcome, content_id
+from locm.engine import seam
+from locm.engine.seam import Divergence, GameDef, Outcome, content_id, diff_tuples
 from locm.events.base import Event
 from locm.events.mcg.catalog import (
     ActionRejected, CardsReturned, DeckShuffled, GameCreated, GameEnded, HardError, MonsterAttacked,
@@ -94,8 +95,7 @@ def _redecide(events: Sequence[Event]) -> Divergence | None:
 
 
 def _rules_diff(a: McgRules, b: McgRules) -> list[tuple[str, str, Any, Any]]:
-    return [(f, FIELDS[f].rule, getattr(a, f), getattr(b, f)) for f in McgRules.__struct_fields__
-            if f not in ("name", "base", "version") and f in FIELDS and getattr(a, f) != getattr(b, f)]
+    return diff_tuples(seam.diff_rules(a, b, FIELDS, skip=("name", "base", "version")))
 
 
 def _rejections(events: Sequence[Event]) -> list[int]:

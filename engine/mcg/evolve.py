@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from locm.engine.errors import InvalidLogError
+from locm.engine.seam import fold_log
 from locm.engine.mcg.state import ENDED, FIRST_INSTANCE, MAIN, MULLIGAN, McgState, Monster
 from locm.events.mcg.catalog import (
     ActionRejected, CardBurned, CardDrawn, CardPlayed, CardsReturned, CoinFlipped, CommandReceived, DeckShuffled,
@@ -49,14 +50,7 @@ def initial_state(created: Event) -> McgState:
 
 def fold(events: Iterable[Event]) -> McgState:
     """The state a log leads to. Raises `InvalidLogError` for a log that is not a my-card-game match's."""
-    it = iter(events)
-    first = next(it, None)
-    if first is None:
-        raise InvalidLogError("an empty log has no game")
-    state = initial_state(first)
-    for e in it:
-        evolve(state, e)
-    return state
+    return fold_log(initial_state, evolve, events)
 
 
 def evolve(state: McgState, e: Event) -> McgState:

@@ -22,7 +22,9 @@ from typing import Iterable, Mapping, NamedTuple
 import msgspec
 
 from locm.engine.mcg.cards import base_pool
+from locm.engine import seam
 from locm.engine.mcg.errors import DeckError, UnknownRules
+from locm.engine.seam import RuleDifference
 from locm.events.mcg.rules import CardDef, McgRules
 
 FIXED, LOWER, ANY, ADD = "fixed", "lower", "any", "add"
@@ -131,23 +133,9 @@ def deck_capacity(rules: McgRules, cards: Mapping[int, CardDef]) -> int:
     return sum(copies_allowed(rules, c) for c in cards.values())
 
 
-class RuleDifference(NamedTuple):
-    field: str
-    rule: str
-    doc: str
-    left: object
-    right: object
-
-
 def diff_rules(a: McgRules, b: McgRules) -> list[RuleDifference]:
     """Every value that differs between two rulesets, with its rule id, in field order (names left out)."""
-    out = []
-    for name in McgRules.__struct_fields__:
-        va, vb = getattr(a, name), getattr(b, name)
-        if va != vb and name not in ("name", "base"):
-            info = FIELDS[name]
-            out.append(RuleDifference(name, info.rule, info.doc, va, vb))
-    return out
+    return seam.diff_rules(a, b, FIELDS)
 
 
 def _check_fields() -> None:

@@ -18,7 +18,7 @@ from typing import Any, Sequence, cast
 
 import msgspec
 
-from locm.engine.seam import Divergence, GameDef, Outcome, content_id
+from locm.engine.seam import Divergence, GameDef, Outcome, content_id, diff_rules, diff_tuples
 from locm.engine.skyport.agents import AGENT_NAMES, agent_seed, make_agent
 from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn
 from locm.engine.skyport.evolve import evolve, fold
@@ -154,12 +154,7 @@ def _message(state: SkyportState, seat: int) -> str:
 
 
 def _rules_diff(a: SkyportRules, b: SkyportRules) -> list[tuple[str, str, Any, Any]]:
-    out = []
-    for f in SkyportRules.__struct_fields__:
-        if f in ("name", "base") or getattr(a, f) == getattr(b, f):
-            continue
-        out.append((f, FIELDS[f][0], getattr(a, f), getattr(b, f)))  # every field but the names has its rule
-    return out
+    return diff_tuples(diff_rules(a, b, FIELDS))  # every field but the names has its rule
 
 
 STATS = ("kills", "deaths", "damage", "penalties", "upgrades")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from locm.engine.errors import InvalidLogError
+from locm.engine.seam import fold_log
 from locm.engine.skyport.state import ENDED, LOADOUT, TURN, SkyportState
 from locm.events.skyport.catalog import (
     ACTION, ActionRejected, AreaHit, CommandReceived, Died, DroidFired, Event, GameCreated, GameEnded, Hit,
@@ -30,14 +31,7 @@ def initial_state(created: Event) -> SkyportState:
 
 def fold(events: Iterable[Event]) -> SkyportState:
     """The state a log leads to. Raises `InvalidLogError` for a log that is not a Skyport game's."""
-    it = iter(events)
-    first = next(it, None)
-    if first is None:
-        raise InvalidLogError("an empty log has no game")
-    state = initial_state(first)
-    for e in it:
-        evolve(state, e)
-    return state
+    return fold_log(initial_state, evolve, events)
 
 
 def evolve(state: SkyportState, e: Event) -> SkyportState:
