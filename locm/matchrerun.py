@@ -49,6 +49,9 @@ def recorded_bots(created: Any) -> tuple[str, ...] | None:
 
 @dataclass
 class BotChange:
+    """A command-line agent whose files differ from the version that played the game (``then`` None: the log
+    predates recorded versions)."""
+
     seat: int
     agent: str
     then: str | None
@@ -60,23 +63,30 @@ class BotChange:
                 f"{self.now[:12]}... now, then {was}")
 
 
-def bot_changes(game: GameDef, created: Any) -> list[BotChange]:
-    """The seats whose command-line bot is not the version that played (its files hashed now, against the
-    hash the created event recorded)."""
+def changed_bots(agents: Sequence[str], then: Sequence[str], builtin: Sequence[str] = ()) -> list[BotChange]:
+    """The seats whose command-line bot hashes now to another value than `then` recorded (its files hashed
+    now); built-in agents, empty seats and bots that no longer run here (re-running them will say so) are
+    left out."""
     from locm.tournament import bot_fingerprint
 
-    then = recorded_bots(created) or ("",) * len(game.agents(created))
     out = []
-    for seat, agent in enumerate(game.agents(created)):
-        if agent in game.agent_names:
+    for seat, agent in enumerate(agents):
+        if not agent or agent in builtin:
             continue
         try:
             now = bot_fingerprint(agent)
-        except LocmError:  # a bot that no longer runs here: re-running it will say so
+        except LocmError:
             continue
         if now is not None and now != (then[seat] or None):
             out.append(BotChange(seat, agent, then[seat] or None, now))
     return out
+
+
+def bot_changes(game: GameDef, created: Any) -> list[BotChange]:
+    """The seats whose command-line bot is not the version that played (its files hashed now, against the
+    hash the created event recorded)."""
+    agents = game.agents(created)
+    return changed_bots(agents, recorded_bots(created) or ("",) * len(agents), game.agent_names)
 
 
 def replay_under(game: GameDef, events_a: Sequence[Any], rules_b: Any, limits=None, sandbox=None) -> list[Any]:

@@ -21,6 +21,7 @@ from locm.engine.locm.variants import diff_rows
 from locm.events.locm.catalog import CardPoolDefined, GameCreated, GameEnded, TurnStarted
 from locm.events.locm.codec import to_json
 from locm.bots import TimeLimits
+from locm.matchrerun import BotChange, changed_bots
 
 
 class RerunError(LocmError):
@@ -115,37 +116,10 @@ def outcome(events: Sequence) -> Outcome:
                    events[0].agents[winner] if winner in (0, 1) else "")
 
 
-@dataclass
-class BotChange:
-    """A command-line agent whose files differ from the version that played the game (``then`` None: the log
-    predates recorded versions)."""
-
-    seat: int
-    agent: str
-    then: str | None
-    now: str
-
-    def text(self) -> str:
-        was = f"{self.then[:12]}..." if self.then else "not recorded (a log before bot versions)"
-        return f"bot {self.agent!r} (player {self.seat}) changed since the game was played: its files hash to " \
-               f"{self.now[:12]}... now, then {was}"
-
-
 def bot_changes(created: GameCreated, recorded: Sequence | None = None) -> list[BotChange]:
     """The seats whose bot is not the version that played (`GameCreated.bot_sha256`, or for a game stored
     before logs carried it, the versions its record kept: ``recorded``, against the files now)."""
-    from locm.tournament import bot_fingerprint
-
-    then = created.bot_sha256 or tuple(v or "" for v in (recorded or ("", "")))
-    out = []
-    for seat, agent in enumerate(created.agents):
-        try:
-            now = bot_fingerprint(agent) if agent else None
-        except LocmError:  # a bot that no longer runs here: re-running it will say so
-            continue
-        if now is not None and now != (then[seat] or None):
-            out.append(BotChange(seat, agent, then[seat] or None, now))
-    return out
+    return changed_bots(created.agents, created.bot_sha256 or tuple(v or "" for v in (recorded or ("", ""))))
 
 
 @dataclass
