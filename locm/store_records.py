@@ -426,9 +426,9 @@ def record_problem(record: GameRecord, events: Sequence[Event]) -> str | None:
     return None
 
 
-def first_difference(a: GameRecord, b: GameRecord) -> str:
-    """The name of the first field in which two different records differ."""
-    return next(f for f in GameRecord.__struct_fields__ if getattr(a, f) != getattr(b, f))
+def first_difference(a: Any, b: Any) -> str:
+    """The name of the first field in which two different records (of one struct type) differ."""
+    return next(f for f in type(b).__struct_fields__ if getattr(a, f) != getattr(b, f))
 
 
 def _first_fault(game_id: str, events: Sequence[Event]) -> None:
@@ -652,6 +652,22 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
             parsed.append(event)
         return parsed, payloads, hashes
 
+    def new_game(record: Any, given: Any, existing: Any, header_line: int) -> bool:
+        """Whether a game line's block is a game to add: its line says what its events `given` say, and no
+        game of its id is stored (`existing`), or, with --skip-existing, the same one is (counted, False)."""
+        if given != record:
+            field = first_difference(given, record)
+            raise ImportFormatError(header_line, f"game {record.game_id!r}: field {field!r}: the events give "
+                                                 f"{getattr(given, field)!r:.60}, the line has "
+                                                 f"{getattr(record, field)!r:.60}")
+        if existing is None:
+            return True
+        if skip_existing and existing.head_hash == record.head_hash:
+            counts[2] += 1
+            return False
+        raise ImportFormatError(header_line, f"game {record.game_id!r} is already in the store"
+                                + ("" if skip_existing else " (--skip-existing skips identical games)"))
+
     def game_block(record: GameRecord, header_line: int) -> _Prepared | None:
         game_id = record.game_id
         if not 2 <= record.n_events <= MAX_EVENTS:
@@ -666,18 +682,8 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
         except InvalidRecordError as exc:
             raise ImportFormatError(header_line, str(exc)) from None
         _check_hashes(f"game {game_id!r}", header_line, chain, hashes)
-        if prepared.record != record:
-            field = first_difference(prepared.record, record)
-            raise ImportFormatError(header_line, f"game {game_id!r}: field {field!r}: the events give "
-                                                 f"{getattr(prepared.record, field)!r:.60}, the line has "
-                                                 f"{getattr(record, field)!r:.60}")
-        existing = store._record(game_id)
-        if existing is not None:
-            if skip_existing and existing.head_hash == record.head_hash:
-                counts[2] += 1
-                return None
-            raise ImportFormatError(header_line, f"game {game_id!r} is already in the store"
-                                    + ("" if skip_existing else " (--skip-existing skips identical games)"))
+        if not new_game(record, prepared.record, store._record(game_id), header_line):
+            return None
         if check:
             from locm.checks import content_problem
 
@@ -713,18 +719,8 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
             raise ImportFormatError(header_line + 1 + max(exc.index, 0), str(exc)) from None
         except (InvalidRecordError, LocmError) as exc:
             raise ImportFormatError(header_line, f"game {game_id!r}: {exc}") from None
-        if prepared.record != record:
-            field = next(f for f in record.__struct_fields__ if getattr(prepared.record, f) != getattr(record, f))
-            raise ImportFormatError(header_line, f"game {game_id!r}: field {field!r}: the events give "
-                                                 f"{getattr(prepared.record, field)!r:.60}, the line has "
-                                                 f"{getattr(record, field)!r:.60}")
-        existing = store._match(game_id)
-        if existing is not None:
-            if skip_existing and existing.head_hash == record.head_hash:
-                counts[2] += 1
-                return None
-            raise ImportFormatError(header_line, f"game {game_id!r} is already in the store"
-                                    + ("" if skip_existing else " (--skip-existing skips identical games)"))
+        if not new_game(record, prepared.record, store._match(game_id), header_line):
+            return None
         if check:
             from locm.engine import core
 
