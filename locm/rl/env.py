@@ -132,7 +132,34 @@ def make_reward(spec: GameSpec, reward: Any) -> tuple[Callable[[Match, int], flo
     return value, False
 
 
-class GameEnv(gym.Env):
+class EpisodeHoldings:
+    """What an environment holds across episodes: the opponents' agents (``_agents``, closed after each
+    episode) and the store episodes go to (``_store``, opened on first use from ``_store_option`` by the
+    game's ``spec_``; closed with the environment when it opened it)."""
+
+    spec_: GameSpec
+    _store_option: Any
+    _store: Any
+    _agents: dict[int, Any]
+
+    def _open_store(self) -> Any:
+        if self._store is None:
+            self._store = self.spec_.open_store(self._store_option)
+        return self._store
+
+    def _close_agents(self) -> None:
+        for agent in self._agents.values():
+            agent.close()
+        self._agents = {}
+
+    def _release(self) -> None:
+        self._close_agents()
+        if self._store is not None and self._store is not self._store_option:  # one it opened
+            self._store.close()
+        self._store = None
+
+
+class GameEnv(EpisodeHoldings, gym.Env):
     """A Gymnasium environment for one learner against an opponent (module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -239,10 +266,7 @@ class GameEnv(gym.Env):
         return self.match.view(self.seat)
 
     def close(self) -> None:
-        self._close_agents()
-        if self._store is not None and self._store is not self._store_option:  # one it opened
-            self._store.close()
-        self._store = None
+        self._release()
         super().close()
 
     # --- inside ---------------------------------------------------------------------------------------------
@@ -287,15 +311,6 @@ class GameEnv(gym.Env):
         return {"action_mask": self._mask, "phase": self.spec_.phases[phase].name if phase >= 0 else "ended",
                 "seat": self.seat, "invalid": invalid}
 
-    def _open_store(self) -> Any:
-        if self._store is None:
-            self._store = self.spec_.open_store(self._store_option)
-        return self._store
-
-    def _close_agents(self) -> None:
-        for agent in self._agents.values():
-            agent.close()
-        self._agents = {}
 
 
 __all__ = ["GameEnv", "Layout", "derive_seed", "make_reward", "Policy"]

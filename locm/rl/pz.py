@@ -29,10 +29,10 @@ import gymnasium as gym
 import numpy as np
 from pettingzoo import AECEnv
 
-from locm.rl.env import Layout, derive_seed, make_reward
+from locm.rl.env import EpisodeHoldings, Layout, derive_seed, make_reward
 
 
-class GameAEC(AECEnv):
+class GameAEC(EpisodeHoldings, AECEnv):
     """Two learning seats of one game (module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "name": "locm_v0", "is_parallelizable": False, "render_fps": 4}
@@ -138,10 +138,7 @@ class GameAEC(AECEnv):
         return None
 
     def close(self) -> None:
-        self._close_agents()
-        if self._store is not None and self._store is not self._store_option:  # one it opened
-            self._store.close()
-        self._store = None
+        self._release()
 
     # --- inside ---------------------------------------------------------------------------------------------
 
@@ -163,15 +160,6 @@ class GameAEC(AECEnv):
                 return
             self._agents[p].play(match, p)
 
-    def _open_store(self) -> Any:
-        if self._store is None:
-            self._store = self.spec_.open_store(self._store_option)
-        return self._store
-
-    def _close_agents(self) -> None:
-        for agent in self._agents.values():
-            agent.close()
-        self._agents = {}
 
 
 def env(game: str = "locm", ruleset: Any = None, **options: Any) -> GameAEC:
