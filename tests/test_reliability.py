@@ -17,6 +17,7 @@ import os
 import shlex
 import signal
 import subprocess
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -197,8 +198,12 @@ def test_a_damaged_page_is_salvaged(tmp_path):
 
     db = tmp_path / "s.db"
     fill_store(db, 40)
+    with contextlib.closing(sqlite3.connect(db)) as conn:  # a page of the logs in the middle, overwritten whole
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = [r[0] for r in conn.execute("SELECT pageno FROM dbstat WHERE name = 'logs' ORDER BY pageno")]
     data = bytearray(db.read_bytes())
-    data[len(data) // 2: len(data) // 2 + 3000] = random.Random(1).randbytes(3000)
+    start = (pages[len(pages) // 2] - 1) * size
+    data[start: start + size] = random.Random(1).randbytes(size)
     db.write_bytes(bytes(data))
     _salvage(db, tmp_path)
 

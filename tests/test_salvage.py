@@ -85,9 +85,10 @@ s._conn.execute('PRAGMA wal_autocheckpoint=0')
 for i in range(40):
     s.append_game(GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), play_one('1.2', i, ('greedy', 'random')).log)
 size = os.path.getsize({str(db)!r} + '-wal')
+frames = 8 * (s._conn.execute('PRAGMA page_size').fetchone()[0] + 24)  # the last 8 frames of the -wal
 with open({str(db)!r} + '-wal', 'r+b') as f:
-    f.seek(size - 32 * 1024)
-    f.write(random.Random(7).randbytes(32 * 1024))
+    f.seek(size - frames)
+    f.write(random.Random(7).randbytes(frames))
 print('garbled', flush=True)
 sys.stdin.read()
 """
