@@ -272,35 +272,37 @@ def test_two_tournaments_started_together_on_a_new_file_both_finish(tmp_path):
         assert_all_readable(db, ids, tmp_path)
 
 
-def _hold_write_lock(path: Path, seconds: float, ready) -> None:
+def _hold_write_lock(path: Path, seconds: float, ready, release) -> None:
     import sqlite3
 
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
     ready.set()
-    time.sleep(seconds)
+    release.wait(seconds)
     conn.execute("COMMIT")
     conn.close()
 
 
 @contextlib.contextmanager
 def _write_lock_held(path: Path, seconds: float):
-    """Another process holds the store's write lock for `seconds` from the start of the block."""
+    """Another process holds the store's write lock for `seconds` from the start of the block, or until the
+    block ends if that comes first."""
     ctx = multiprocessing.get_context("fork")
-    ready = ctx.Event()
-    holder = ctx.Process(target=_hold_write_lock, args=(path, seconds, ready))
+    ready, release = ctx.Event(), ctx.Event()
+    holder = ctx.Process(target=_hold_write_lock, args=(path, seconds, ready, release))
     holder.start()
     assert ready.wait(30)
     try:
         yield
     finally:
+        release.set()
         holder.join()
 
 
 def test_a_writer_waits_for_the_lock_with_a_message_then_goes_on(tmp_path):
     db = tmp_path / "t.db"
     ids = fill_store(db, 2)
-    with _write_lock_held(db, 5):
+    with _write_lock_held(db, 2):  # the first wait says so at once (then every BUSY_MESSAGE_S)
         r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db)
     assert r.returncode == 0, r.stderr
     assert "waiting for another writer" in r.stderr
@@ -311,7 +313,7 @@ def test_a_writer_waits_for_the_lock_with_a_message_then_goes_on(tmp_path):
 def test_the_wait_for_the_lock_is_bounded(tmp_path):
     db = tmp_path / "t.db"
     ids = fill_store(db, 2)
-    with _write_lock_held(db, 6):
+    with _write_lock_held(db, 60):  # held until the tournament has given up
         r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db, "--busy-timeout", 1)
     line = one_line_error(r)
     assert "locked by another writer" in line and "--busy-timeout" in line
