@@ -3,6 +3,10 @@
 #   make test   set up, then run the whole test suite, then the engine-facing tests again on the compiled core
 #               (make test-fast: built where a C compiler exists, skipped saying so where none does)
 PYTHON ?= python3
+# Python may cache the checkout's compiled bytecode (__pycache__/, git-ignored) even where the environment says
+# not to (PYTHONDONTWRITEBYTECODE=1, as this project's machines and many containers set it): the suite starts
+# `python -m locm.cli` and worker processes a few thousand times, and each compiled every module again.
+unexport PYTHONDONTWRITEBYTECODE
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
