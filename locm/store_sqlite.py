@@ -303,15 +303,17 @@ class SqliteStore(EventStore):
     def _write(self, games: Iterable[_Prepared]) -> None:
         if self.readonly:
             raise StoreError(f"{self.path}: opened read-only, cannot write")
-        conn, game_id = self._conn, ""
+        conn, game_id, batch = self._conn, "", []
         layout = self._facts_layout()
         try:
             with self._transaction():
                 count, head = self._ledger()  # read under the write lock: no other writer extends it meanwhile
-                games = list(games)
-                if len(games) > 1 and all(type(p) is _Prepared for p in games):
-                    count, head, layout = self._write_many(games, count, head, layout)
-                    games = []
+                # a list of whole games (`append_games`) is written table by table; anything else (an import's
+                # lines, read as they are written: an export of any size never held in memory) game by game
+                if type(games) is list and len(games) > 1 and all(type(p) is _Prepared for p in games):
+                    batch = games
+                    count, head, layout = self._write_many(batch, count, head, layout)
+                    games = ()
                 for p in games:
                     if type(p) is _ScheduleRow:  # an import's tournament schedule
                         conn.execute(SCHEDULES_SQL)
@@ -339,7 +341,7 @@ class SqliteStore(EventStore):
         except sqlite3.IntegrityError as exc:
             text = str(exc)
             if "games.game_id" in text:
-                raise DuplicateGameError(game_id or self._first_stored(games)) from None
+                raise DuplicateGameError(game_id or self._first_stored(batch)) from None
             raise StoreError(f"{self.path}: game {game_id!r} refused by the database: {text}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot write game {game_id!r}: {exc}") from None
