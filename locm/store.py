@@ -243,7 +243,6 @@ _SQLITE_NAMES = frozenset((
     "_FACTS_COLUMNS",
     "_FLAGS",
     "_HEAD",
-    "_INSERT_GAME",
     "_INSERT_LOG",
     "_JSON_COLUMNS",
     "_MATCH_COLUMNS",

@@ -180,6 +180,10 @@ class _Checkpointer(threading.Thread):
             conn.close()
 
 
+WRITE_CHUNK = 64
+"""Games a write inserts with one statement a table (`SqliteStore._insert`): a tournament's batch is one chunk,
+an import's lines go in chunks as they are read."""
+
 PAGE_SIZE = 16384
 """The page size of a new store. SQLite's default, 4 KB, spills every game's log (about 8 KB compressed) into
 overflow pages: 16 KB pages store games 1.16x faster (`benchmarks/bench_writer.py`). A store made before keeps
@@ -211,7 +215,7 @@ class SqliteStore(EventStore):
         self._conn = conn
         self._db = None
         self._facts: bool | None = None  # the game_facts table: None not looked at yet (`_facts_layout`)
-        self._checkpointer: _Checkpointer | None = None  # started by the first batch of games (`_write_many`)
+        self._checkpointer: _Checkpointer | None = None  # started by the first chunk of games (`_insert`)
         try:
             if not readonly:
                 if fresh:  # before WAL mode fixes it: a game's log (8 KB compressed) fits a page
@@ -301,19 +305,18 @@ class SqliteStore(EventStore):
             raise CorruptStoreError(self.path, str(exc)) from None
 
     def _write(self, games: Iterable[_Prepared]) -> None:
+        """Store `games` (and an import's schedule and account rows) in one transaction, all or nothing. The
+        games go in chunks of `WRITE_CHUNK`, each table's rows of a chunk in one statement (`_insert`), read as
+        they come: an import's lines are never all held in memory."""
         if self.readonly:
             raise StoreError(f"{self.path}: opened read-only, cannot write")
-        conn, game_id, batch = self._conn, "", []
+        conn, game_id = self._conn, ""
         layout = self._facts_layout()
         try:
             with self._transaction():
                 count, head = self._ledger()  # read under the write lock: no other writer extends it meanwhile
-                # a list of whole games (`append_games`) is written table by table; anything else (an import's
-                # lines, read as they are written: an export of any size never held in memory) game by game
-                if type(games) is list and len(games) > 1 and all(type(p) is _Prepared for p in games):
-                    batch = games
-                    count, head, layout = self._write_many(batch, count, head, layout)
-                    games = ()
+                key = conn.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
+                chunk: list[_Prepared] = []
                 for p in games:
                     if type(p) is _ScheduleRow:  # an import's tournament schedule
                         conn.execute(SCHEDULES_SQL)
@@ -326,39 +329,32 @@ class SqliteStore(EventStore):
                         write_account(conn, p.account, p.lines)
                         continue
                     game_id = p.record.game_id
-                    row = _match_to_row(_as_match(p.record))
-                    key = conn.execute(_INSERT_GAME, row).lastrowid
-                    conn.execute(_INSERT_LOG, (key, p.data))
-                    if p.facts is not None and layout is not False:
-                        if layout is None:
-                            conn.execute(FACTS_SQL)
-                            layout = True
-                        version, blob, digest = p.facts
-                        conn.execute(_INSERT_FACTS, (key, row[_HEAD], digest, version, blob))
-                    count, head = count + 1, _ledger_link(head, game_id, row[_HEAD])
+                    chunk.append(p)
+                    if len(chunk) == WRITE_CHUNK:
+                        key, count, head, layout = self._insert(chunk, key, count, head, layout)
+                        chunk = []
+                if chunk:
+                    key, count, head, layout = self._insert(chunk, key, count, head, layout)
                 conn.execute(_SET_LEDGER, (f"{count} {head.hex()}",))
             self._facts = layout  # only once committed: a rolled-back transaction took a new table away
         except sqlite3.IntegrityError as exc:
-            text = str(exc)
-            if "games.game_id" in text:
-                raise DuplicateGameError(game_id or self._first_stored(batch)) from None
-            raise StoreError(f"{self.path}: game {game_id!r} refused by the database: {text}") from None
+            raise StoreError(f"{self.path}: game {game_id!r} refused by the database: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot write game {game_id!r}: {exc}") from None
 
-    def _write_many(self, games: list[_Prepared], count: int, head: bytes, layout: bool | None
-                    ) -> tuple[int, bytes, bool | None]:
-        """Several whole games in the open transaction, each table's rows in one statement: the games' keys
-        are given (the next after the largest, as SQLite would give them one by one), so the logs and facts
-        need no key read back. The same rows as one game at a time; the ledger's count and head after them."""
+    def _insert(self, chunk: list[_Prepared], key: int, count: int, head: bytes, layout: bool | None
+                ) -> tuple[int, int, bytes, bool | None]:
+        """Whole games in the open transaction, each table's rows in one statement: the games' keys are given
+        (the next after `key`, the largest so far, as SQLite would give them one by one), so the logs and facts
+        need no key read back. The last key, the ledger's count and head after them, and the facts' layout."""
         conn = self._conn
-        if self._checkpointer is None:  # a writer of batches: its WAL is checkpointed beside it from now on
-            conn.execute("PRAGMA wal_autocheckpoint=0")
+        if len(chunk) > 1 and self._checkpointer is None:  # a writer of batches: its WAL is checkpointed beside
+            conn.execute("PRAGMA wal_autocheckpoint=0")     # it from now on
             self._checkpointer = _Checkpointer(self.path, 1000 * conn.execute("PRAGMA page_size").fetchone()[0])
             self._checkpointer.start()
-        key = conn.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
         rows, logs, facts = [], [], []
-        for p in games:
+        before = key
+        for p in chunk:
             key += 1
             row = _match_to_row(_as_match(p.record))
             rows.append((key, *row))
@@ -367,26 +363,31 @@ class SqliteStore(EventStore):
                 version, blob, digest = p.facts
                 facts.append((key, row[_HEAD], digest, version, blob))
             count, head = count + 1, _ledger_link(head, p.record.game_id, row[_HEAD])
-        conn.executemany(_INSERT_GAME_KEYED, rows)
+        try:
+            conn.executemany(_INSERT_GAME_KEYED, rows)
+        except sqlite3.IntegrityError as exc:
+            if "games.game_id" in str(exc):  # named while this transaction's earlier games are still visible
+                raise DuplicateGameError(self._first_stored(chunk, before)) from None
+            raise
         conn.executemany(_INSERT_LOG, logs)
         if facts:
             if layout is None:
                 conn.execute(FACTS_SQL)
                 layout = True
             conn.executemany(_INSERT_FACTS, facts)
-        return count, head, layout
+        return key, count, head, layout
 
-    def _first_stored(self, games: Iterable[Any]) -> str:
-        """The id of the first game of a refused batch that the store holds already (or that the batch holds
-        twice): the one a `DuplicateGameError` names."""
+    def _first_stored(self, chunk: list[_Prepared], before: int) -> str:
+        """The id of the first game of a refused chunk that the store held before it (a key up to `before`:
+        stored earlier, or by this transaction's earlier chunks), or that the chunk holds twice: the one a
+        `DuplicateGameError` names. (The chunk's rows inserted before the refused one are still there: keys
+        after `before`.)"""
         seen: set[str] = set()
-        for p in games:
-            record = getattr(p, "record", None)
-            if record is None:
-                continue
-            if record.game_id in seen or self._query("SELECT 1 FROM games WHERE game_id = ?", (record.game_id,)):
-                return record.game_id
-            seen.add(record.game_id)
+        for p in chunk:
+            game_id = p.record.game_id
+            if game_id in seen or self._query("SELECT 1 FROM games WHERE game_id = ? AND id <= ?", (game_id, before)):
+                return game_id
+            seen.add(game_id)
         return ""
 
     def integrity(self, full: bool = False) -> list[str]:
@@ -537,8 +538,6 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 _TABLES = ("locm_meta", "games", "logs")
 
 _MATCH_FIELDS = MatchRecord.__struct_fields__
-
-_INSERT_GAME = f"INSERT INTO games ({', '.join(_MATCH_FIELDS)}) VALUES ({', '.join('?' * len(_MATCH_FIELDS))})"
 
 _INSERT_GAME_KEYED = (f"INSERT INTO games (id, {', '.join(_MATCH_FIELDS)}) "
                       f"VALUES ({', '.join('?' * (len(_MATCH_FIELDS) + 1))})")

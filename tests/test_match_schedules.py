@@ -6,21 +6,13 @@ it again."""
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 
 from locm.matchplay import MatchSchedule, match_schedule, run_matches
 from locm.store import GameExtras, open_store
+from tests.test_forgery import sql
 from tests.test_store_cli import locm
-
-
-def sql(path, *statements):
-    conn = sqlite3.connect(path)
-    with conn:
-        for statement in statements:
-            conn.execute(statement)
-    conn.close()
 
 
 def delete_game(db, game_id):

@@ -46,7 +46,7 @@ def test_a_batch_stores_the_rows_one_game_at_a_time_stores(tmp_path):
         for p in games:
             s.append_prepared(p)
     with open_store(many) as s:
-        s.append_games(games[:1])  # a batch of one goes the one-game way
+        s.append_games(games[:1])  # a batch of one
         s.append_games(games[1:5])
         s.append_games(games[5:])
     a, b = rows(one), rows(many)
