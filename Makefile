@@ -5,7 +5,7 @@
 PYTHON ?= python3
 # Python may cache the checkout's compiled bytecode (__pycache__/, git-ignored) even where the environment says
 # not to (PYTHONDONTWRITEBYTECODE=1, as this project's machines and many containers set it): the suite starts
-# `python -m locm.cli` and worker processes a few thousand times, and each compiled every module again.
+# `python -m locm.cli.main` and worker processes a few thousand times, and each compiled every module again.
 unexport PYTHONDONTWRITEBYTECODE
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -49,7 +49,7 @@ demo: $(STAMP)
 	$(BIN)/locm --version
 	$(BIN)/locm demo
 	$(BIN)/locm conformance --game skyport --quiet tests/data/skyport/samples/*.jsonl.gz
-	$(BIN)/python -m locm.skyport_wire --quiet tests/data/skyport/samples/*.jsonl.gz
+	$(BIN)/python -m locm.games.skyport.wire --quiet tests/data/skyport/samples/*.jsonl.gz
 	@# a Skyport game served over TCP: the Node.js client against a hunter and two random agents
 	@if command -v node >/dev/null 2>&1; then $(BIN)/locm serve --game skyport --map crossroads-4p --turns 40 \
 	    --seed 7 --log skyport-demo.jsonl --seat hunter --seat "node examples/skyport/client.js {host} {port}" \
@@ -103,7 +103,7 @@ bench: $(STAMP)
 conformance: $(STAMP)
 	$(BIN)/locm conformance tests/data/official-1.2-games-00-49.txt.gz tests/data/official-1.5-games-00-49.txt.gz --quiet
 	$(BIN)/locm conformance --game skyport --quiet tests/data/skyport/samples/*.jsonl.gz tests/data/skyport/oracle/*.jsonl.gz
-	$(BIN)/python -m locm.skyport_wire --quiet tests/data/skyport/samples/*.jsonl.gz tests/data/skyport/oracle/*.jsonl.gz
+	$(BIN)/python -m locm.games.skyport.wire --quiet tests/data/skyport/samples/*.jsonl.gz tests/data/skyport/oracle/*.jsonl.gz
 
 clean:
 	rm -rf $(VENV) $(FAST) build *.egg-info .pytest_cache .hypothesis

@@ -1,8 +1,8 @@
 """The one fold of a LOCM game's facts: one pass over a game's events gives its outcome, length, damage by
 source, card pool and decks, and, for each player and each card the player took into its deck, the facts the
 card metrics of ``data/ANALYTICS.md`` are computed from. Every tool that asks what happened in a game reads
-it from here: the card report (`locm.cardfacts_store`, which keeps the facts in the store file), `locm whatif`
-(`locm.whatif.facts_of`, `card_units`), `locm cardvalue` (holders by deck) and the overview
+it from here: the card report (`locm.games.locm.facts_store`, which keeps the facts in the store file), `locm whatif`
+(`locm.games.locm.whatif.facts_of`, `card_units`), `locm cardvalue` (holders by deck) and the overview
 (`analysis.overview`). Pure: no SQLite, no I/O.
 
 Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card_features`, bumps it):

@@ -1,6 +1,6 @@
 """Card metrics of ``data/ANALYTICS.md`` from aggregated card facts: rates, sample sizes and 95% Wilson
 intervals, one row per card (1.2) or per card feature bucket (constructed). Pure: the counts come from
-`locm.cardfacts_store` (`card_groups`, `bucket_clusters`), the totals `analysis.cardtotals` adds up.
+`locm.games.locm.facts_store` (`card_groups`, `bucket_clusters`), the totals `analysis.cardtotals` adds up.
 
 Choices where ANALYTICS.md is silent or where the issue narrows it (definitions version
 `analysis.cardfacts.DEFINITIONS_VERSION`):
@@ -47,7 +47,7 @@ def rate(wins: int, n: int, min_n: int) -> tuple[float | None, list[float] | Non
 def clustered_rate(wins: int, n: int, sums: list[int] | None, min_n: int
                    ) -> tuple[float | None, list[float] | None, float | None]:
     """(rate, [lo, hi], effective n) of a feature bucket from its pairs and its cluster sums ``[s2, s2w, g,
-    x, c]`` (`locm.cardfacts_store.bucket_clusters`): over player-games, the sum of the squared pair count
+    x, c]`` (`locm.games.locm.facts_store.bucket_clusters`): over player-games, the sum of the squared pair count
     ``n_i`` and of it when won, and how many hold the bucket; over games with both seats kept, the sum of
     the two seats' counts multiplied, and how many games both hold it.
 

@@ -1,8 +1,8 @@
 """The card report's running totals over a chunk of games, added up from the games' stored facts
-(`analysis.packedfacts`) with numpy: what `locm.cardfacts_store` adds into its tables per chunk, instead of
+(`analysis.packedfacts`) with numpy: what `locm.games.locm.facts_store` adds into its tables per chunk, instead of
 inserting every card row and grouping them in SQL.
 
-The sums are the definitions of `locm.cardfacts_store`'s tables, keyed by ruleset, agent, opponent and seat
+The sums are the definitions of `locm.games.locm.facts_store`'s tables, keyed by ruleset, agent, opponent and seat
 as there. For each card row, for each condition of `CONDITIONS`, the rows that meet it and those of them
 won, then picks, pick numbers, player-games that picked it, first picks (0 when none), plays, own turns of
 the plays and turns held (`SUM_NAMES`), summed:

@@ -2,7 +2,7 @@
 ``cardfacts_games`` row, its card rows, its draft offers or pool buckets, its constructed bucket counts),
 packed into one compact blob by `pack` from the one fold (`analysis.cardfacts.project`).
 
-The store's writer keeps the blob in the game's transaction (`locm.store_records.prepare_game` computes it
+The store's writer keeps the blob in the game's transaction (`locm.store.records.prepare_game` computes it
 where the events already are: a tournament worker, a what-if re-run, an import), so that `locm report` adds up
 stored facts instead of reading, checking and folding every log (`analysis.cardtotals`). It is derived data,
 never trusted over the events: it is kept with the game's head hash and `FACTS_VERSION` (facts of another
@@ -122,7 +122,7 @@ def offers(p: Packed) -> dict[str, int]:
 
 
 def game_row(game_id: str, p: Packed) -> tuple:
-    """The game's ``cardfacts_games`` values, in `locm.cardfacts_store.GAME_COLUMNS` order (damage as JSON)."""
+    """The game's ``cardfacts_games`` values, in `locm.games.locm.facts_store.GAME_COLUMNS` order (damage as JSON)."""
     return (game_id, p.ruleset, p.seed, p.agent0, p.agent1, p.winner, p.reason, p.turns,
             _enc.encode(p.damage).decode(), p.drain, int(p.constructed), int(p.same_decks))
 
@@ -137,7 +137,7 @@ def card_ints(p: Packed) -> list[int]:
 
 
 def card_rows(game_id: str, p: Packed) -> list[tuple]:
-    """The game's card rows (`locm.cardfacts_store.ROW_COLUMNS`: game id, ruleset, agent, opponent, then
+    """The game's card rows (`locm.games.locm.facts_store.ROW_COLUMNS`: game id, ruleset, agent, opponent, then
     `CARD_COLUMNS`), a missing value as None."""
     flat = card_ints(p)
     agents = (p.agent0, p.agent1)

@@ -7,7 +7,7 @@ Run with any python from anywhere:
 
 The baseline is another checkout with its own `.venv` (e.g. `git worktree add /tmp/rs-base main` and `make
 setup` there). Each round runs the same tournament (greedy vs random, mirrored seeds, a fresh SQLite store,
-`locm.tournament.run_tournament`) in both checkouts, one after the other in separate processes, the order
+`locm.games.locm.tournament.run_tournament`) in both checkouts, one after the other in separate processes, the order
 alternating between rounds so that a drift of the machine's load hits both alike. Reported per side: the
 median games/s by the clock, and the median CPU milliseconds per game of the workers (playing, checking,
 encoding, chaining and compressing each game, and what else a worker does per game) and of the main process
@@ -29,8 +29,8 @@ HERE = Path(__file__).resolve().parent.parent
 SNIPPET = """
 import json, resource, sys, tempfile, time
 from pathlib import Path
-from locm.store import open_store
-from locm.tournament import run_tournament
+from locm.store.eventstore import open_store
+from locm.games.locm.tournament import run_tournament
 ruleset, games, workers = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 before = resource.getrusage(resource.RUSAGE_CHILDREN)
 with tempfile.TemporaryDirectory() as tmp:

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from locm.analysis.stats import wilson  # noqa: E402
 from locm.engine.locm.agents import AGENT_NAMES  # noqa: E402
-from locm.store import open_store  # noqa: E402
-from locm.tournament import run_tournament  # noqa: E402
+from locm.store.eventstore import open_store  # noqa: E402
+from locm.games.locm.tournament import run_tournament  # noqa: E402
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ The base games (N seeds, the agents given) are played once into --store (kept be
 invocations skip that step; its time is printed). Each run works on a fresh copy of that store (the copy is
 not timed), so every run re-plays and stores every re-run; a run's time covers reading the base games,
 re-playing under each card's baseline (a seed whose draft never offers the card plays the same game and is
-not re-played: `locm.cardvalue`), storing and the statistics. Games/s counts the re-runs played.
+not re-played: `locm.games.locm.cardvalue`), storing and the statistics. Games/s counts the re-runs played.
 
     .venv/bin/python benchmarks/bench_cardvalue.py --cards 20 --seeds 2000 --workers 2 --runs 3
     .venv/bin/python benchmarks/bench_cardvalue.py --cards 4 --seeds 200 --runs 1 --json
@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from locm.cardvalue import base_games, cardvalue, make_targets, most_held  # noqa: E402
+from locm.games.locm.cardvalue import base_games, cardvalue, make_targets, most_held  # noqa: E402
 from locm.engine.locm.rulesets import by_name  # noqa: E402
 
 

@@ -7,7 +7,7 @@ depends on the other jobs running (the load average is printed). Each run drops 
 report (JSON, CSV, PNGs, HTML). Prints each phase per run and the median over runs.
 
 ``--mode stored`` (the default) is the report as a tournament leaves the store: every game was stored with its
-facts (`locm.store_records.game_facts`), so the projection adds them up and reads no log. ``--mode events`` is
+facts (`locm.store.records.game_facts`), so the projection adds them up and reads no log. ``--mode events`` is
 the report of a store without them (written before them, or after a definitions change): every game is read,
 its chain checked and folded (``locm report --rebuild``). ``--mode both`` alternates the two, run by run.
 
@@ -32,10 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from locm import cardfacts_store  # noqa: E402
-from locm.report import collect, write_report  # noqa: E402
-from locm.store import open_store  # noqa: E402
-from locm.tournament import pending, play_jobs, schedule  # noqa: E402
+from locm.games.locm import facts_store as cardfacts_store  # noqa: E402
+from locm.reports.report import collect, write_report  # noqa: E402
+from locm.store.eventstore import open_store  # noqa: E402
+from locm.games.locm.tournament import pending, play_jobs, schedule  # noqa: E402
 
 
 def build(db: Path, games: int, workers: int) -> None:

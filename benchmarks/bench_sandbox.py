@@ -1,9 +1,9 @@
-"""What the bot sandbox (`locm.sandbox`) costs: per bot start, and in tournament games per second.
+"""What the bot sandbox (`locm.runner.sandbox.bwrap`) costs: per bot start, and in tournament games per second.
 
 1. Start cost, median of --starts, the ways alternating: a program that exits at once (``true``) started and
    waited for (a) in a sandbox of its own (bubblewrap, namespaces, the view, prlimit, setpriv when run by
    root: what `locm play` and `locm serve` give each bot), (b) as a game in a sandbox kept across games (what
-   a tournament's workers do, `locm.sandbox_kept`; run by a user, each game in a user namespace of its own;
+   a tournament's workers do, `locm.runner.sandbox.kept`; run by a user, each game in a user namespace of its own;
    from the request to the launcher's word that nothing of the game is left), (c) unconfined (`--no-sandbox`: setpriv
    --pdeathsig); each sandbox's cost is its difference with (c). ``examples/bot.py`` started until its first
    answer is timed the same three ways (the interpreter's start-up is most of it, the same in all).
@@ -15,7 +15,7 @@
    namespace is counted in no parent's ``RUSAGE_CHILDREN``; ``perf stat -e task-clock`` counts every process
    of a run, see benchmarks/README.md.)
 
---user NAME (run by root) runs the whole benchmark as that user (`locm.sandbox_user`: the runner is not root,
+--user NAME (run by root) runs the whole benchmark as that user (`locm.runner.sandbox.user`: the runner is not root,
 bots get user namespaces), to compare with a run as root.
 
 The load average before and after is printed: on a shared machine, compare only figures of the same run.
@@ -41,13 +41,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from locm import sandbox_kept  # noqa: E402
-from locm.bots import BotAgent, TimeLimits, _unconfined  # noqa: E402
+from locm.runner.sandbox import kept as sandbox_kept  # noqa: E402
+from locm.runner.bots import BotAgent, TimeLimits, _unconfined  # noqa: E402
 from locm.engine.locm.game import Game  # noqa: E402
-from locm.sandbox import UNCONFINED, Sandbox, bot_environment, build, probe  # noqa: E402
-from locm.sandbox_user import RunAsError, as_user  # noqa: E402
-from locm.store import open_store  # noqa: E402
-from locm.tournament import run_tournament  # noqa: E402
+from locm.runner.sandbox.bwrap import UNCONFINED, Sandbox, bot_environment, build, probe  # noqa: E402
+from locm.runner.sandbox.user import RunAsError, as_user  # noqa: E402
+from locm.store.eventstore import open_store  # noqa: E402
+from locm.games.locm.tournament import run_tournament  # noqa: E402
 
 BOT = shlex.join([sys.executable, str(ROOT / "examples" / "bot.py")])
 WAYS = ("own", "kept", "free")

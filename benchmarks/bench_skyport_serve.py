@@ -4,11 +4,11 @@
 Each round measures, in wall-clock time:
 
 - ``engine``: ``--games`` games played in this process by the rules core alone (the same-run baseline);
-- ``tcp``: the same games through `locm.skyport_server` over TCP on 127.0.0.1, each seat a `random` agent as a
-  network client (`locm.skyport_netclient`, in this process's event loop): every gamestate, re-broadcast and
+- ``tcp``: the same games through `locm.games.skyport.server` over TCP on 127.0.0.1, each seat a `random` agent as a
+  network client (`locm.games.skyport.netclient`, in this process's event loop): every gamestate, re-broadcast and
   action is written, read and parsed; the games are the engine's (the test suite checks the logs are equal);
 - ``processes`` (``--process-games``, 0 to skip): games with four client processes started from their command
-  line (``python -m locm.skyport_netclient``), unconfined; and ``sandboxed``, the same in bubblewrap with the
+  line (``python -m locm.games.skyport.netclient``), unconfined; and ``sandboxed``, the same in bubblewrap with the
   socat relay, shown this checkout read-only so that the clients can import locm (skipped when this machine
   cannot sandbox).
 
@@ -32,10 +32,10 @@ from locm.engine.skyport.agents import agent_seed, make_agent, play
 from locm.engine.skyport.game import SkyportGame
 from locm.engine.skyport.hexmap import spawn_tiles
 from locm.engine.skyport.rules import RULES_2013, builtin_map
-from locm.netbots import play_skyport
-from locm.sandbox import Sandbox, probe
-from locm.skyport_netclient import play as net_play
-from locm.skyport_server import RESERVED, Fast, SeatSpec, SkyportServer
+from locm.games.skyport.netbots import play_skyport
+from locm.runner.sandbox.bwrap import Sandbox, probe
+from locm.games.skyport.netclient import play as net_play
+from locm.games.skyport.server import RESERVED, Fast, SeatSpec, SkyportServer
 
 ROOT = str(Path(__file__).resolve().parent.parent)
 
@@ -77,7 +77,7 @@ def tcp_round(games: int, map_name: str, seed: int) -> float:
 def process_round(games: int, map_name: str, seed: int, sandbox: Sandbox) -> float:
     game_map = builtin_map(map_name)
     players = len(spawn_tiles(game_map))
-    spec = f"{sys.executable} -m locm.skyport_netclient --agent random --name random-{{slot}} --seed {{seed}} " \
+    spec = f"{sys.executable} -m locm.games.skyport.netclient --agent random --name random-{{slot}} --seed {{seed}} " \
            "{host} {port}"
     start = time.perf_counter()
     for g in range(seed, seed + games):

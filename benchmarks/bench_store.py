@@ -39,7 +39,7 @@ from pathlib import Path
 from locm.events.locm import catalog as ev
 from locm.events.locm.cards import Card
 from locm.events.locm.codec import from_json, from_msgpack, to_json, to_msgpack
-from locm.store import GameExtras, open_store, prepare_game
+from locm.store.eventstore import GameExtras, open_store, prepare_game
 
 
 def make_game(rng: random.Random, n_events: int = 500) -> list[ev.Event]:
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     if args.real:
-        from locm.play import play_one
+        from locm.runner.play import play_one
 
         games = [play_one("1.2", seed, ("greedy", "random")).log for seed in range(1, args.games + 1)]
         args.events = round(sum(map(len, games)) / len(games))

@@ -21,13 +21,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCM = [sys.executable, "-m", "locm.cli"]
+LOCM = [sys.executable, "-m", "locm.cli.main"]
 MODES = {"default": [], "full": ["--full"], "no_redecide": ["--no-redecide"],
          "full_no_redecide": ["--full", "--no-redecide"]}
 
 
 def build_store(db: Path, games: int, workers: int) -> None:
-    from locm.store import open_store
+    from locm.store.eventstore import open_store
 
     if db.exists():
         with open_store(db, readonly=True) as store:
@@ -58,7 +58,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
-    from locm.store import open_store
+    from locm.store.eventstore import open_store
 
     build_store(args.db, args.games, args.workers)
     with open_store(args.db, readonly=True) as store:

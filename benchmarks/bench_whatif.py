@@ -1,4 +1,4 @@
-"""What-if throughput: `locm.whatif.whatif` re-running N stored greedy-vs-random 1.2 games under a variant
+"""What-if throughput: `locm.games.locm.whatif.whatif` re-running N stored greedy-vs-random 1.2 games under a variant
 (start_health 20) with K worker processes, every re-run stored.
 
 The stored games are made once by a tournament into --store (kept between invocations, so later runs skip
@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from locm.engine.locm.rulesets import RULES_12  # noqa: E402
-from locm.store import open_store  # noqa: E402
-from locm.tournament import run_tournament  # noqa: E402
-from locm.whatif import whatif  # noqa: E402
+from locm.store.eventstore import open_store  # noqa: E402
+from locm.games.locm.tournament import run_tournament  # noqa: E402
+from locm.games.locm.whatif import whatif  # noqa: E402
 
 AGENTS = ("greedy", "random")
 VARIANT = RULES_12.replace(name="bench-health-20", base="1.2", start_health=20, runes=(15, 10, 5))

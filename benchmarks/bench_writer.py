@@ -8,7 +8,7 @@ fresh SQLite store (WAL, as `open_store` makes it) in transactions of ``--batch`
 per game, as the tournament wrote before batching), and the whole is timed, the final commit included. The
 batch sizes given are run alternately, ``--runs`` times each; the medians are printed.
 
-Every LOCM game a worker prepares carries its facts for the card report (`locm.store_records.game_facts`,
+Every LOCM game a worker prepares carries its facts for the card report (`locm.store.records.game_facts`,
 about 1 KB, one more row in the game's transaction). ``--facts both`` runs every batch size with and without
 them, alternating, so that their cost to the writer is a same-run ratio (without: as the writer was before
 they were stored).
@@ -31,9 +31,9 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from locm.store import open_store  # noqa: E402
-from locm.tournament import play_jobs, schedule  # noqa: E402
-from locm.store import MemoryStore  # noqa: E402
+from locm.store.eventstore import open_store  # noqa: E402
+from locm.games.locm.tournament import play_jobs, schedule  # noqa: E402
+from locm.store.eventstore import MemoryStore  # noqa: E402
 
 
 def prepared_games(distinct: int) -> list:

@@ -8,13 +8,13 @@ Run with OUR venv's python from anywhere:
     .venv/bin/python benchmarks/compare.py --no-compiled         # without the compiled build
 
 With the compiled build of `make fast` present (.venv-fast/, or --compiled-python), each round also runs
-  (c) compiled: <that python> -m locm.cli bench --core this ... (PYTHONSAFEPATH=1, so that the checkout's
+  (c) compiled: <that python> -m locm.cli.main bench --core this ... (PYTHONSAFEPATH=1, so that the checkout's
       locm/ folder does not shadow the installed build; the run checks it reports the compiled core)
 and "ours" is the interpreted core of this python (`--core this`).
 
 For each ruleset it runs K rounds (default 5); each round runs, one after the
 other in separate processes,
-  (a) ours:  <this python> -m locm.cli bench --ruleset R --games N --json
+  (a) ours:  <this python> -m locm.cli.main bench --ruleset R --games N --json
              (cwd = repo root; prints a JSON object with at least
              games_per_s, events_per_s, rebuild_ms)
   (b) peer:  <peer python> benchmarks/peer_gymlocm.py --ruleset R --games N --seed S
@@ -91,7 +91,7 @@ def run_json(cmd: list[str], label: str, timeout: float, env: dict | None = None
 
 
 def ours_cmd(ruleset: str, games: int, python: str = sys.executable) -> list[str]:
-    return [python, "-m", "locm.cli", "bench", "--core", "this",
+    return [python, "-m", "locm.cli.main", "bench", "--core", "this",
             "--ruleset", ruleset, "--games", str(games), "--json"]
 
 

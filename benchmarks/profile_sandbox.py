@@ -1,5 +1,5 @@
 """Where a bot start's CPU goes, by program: ``perf record`` of --starts starts of ``true`` in each way -- a
-sandbox of its own (bubblewrap, setpriv, prlimit), a game in a kept sandbox (`locm.sandbox_kept`: the launcher
+sandbox of its own (bubblewrap, setpriv, prlimit), a game in a kept sandbox (`locm.runner.sandbox.kept`: the launcher
 and the game's first process are the runner's Python), unconfined (setpriv --pdeathsig) -- and CPU
 milliseconds per start of each program of the run's process tree (``perf report --sort comm``; "python" is this
 script). Kernel threads are not in the tree: the network namespaces' teardown (``cleanup_net`` in a kworker)
@@ -32,8 +32,8 @@ def child(way: str, starts: int) -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench_sandbox import start_true
 
-    from locm.sandbox import Sandbox
-    from locm.sandbox_kept import KeptSandbox
+    from locm.runner.sandbox.bwrap import Sandbox
+    from locm.runner.sandbox.kept import KeptSandbox
 
     kept = KeptSandbox(["true"], Sandbox(), os.getcwd()) if way == "kept" else None
     try:

@@ -54,7 +54,7 @@ def main() -> None:
     ap.add_argument("--src", default=str(Path(__file__).resolve().parent.parent), help="the checkout to run")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        p = subprocess.Popen([sys.executable, "-m", "locm.cli", "tournament", "--agents", "pass", "random",
+        p = subprocess.Popen([sys.executable, "-m", "locm.cli.main", "tournament", "--agents", "pass", "random",
                               "--games", str(args.games), "--db", f"{tmp}/t.db", "-j", str(args.workers)],
                              cwd=args.src, env=dict(os.environ, PYTHONPATH=args.src),
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

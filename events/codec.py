@@ -18,7 +18,7 @@ E = TypeVar("E", bound=Event)
 
 MAX_LINE = 1 << 20
 """The longest line (bytes) a reader takes from a file: an event, an export line. A bot's longest answer (64 KB,
-`locm.bots.LINE_LIMIT`) fits escaped; a longer line is refused, naming it, before it is decoded."""
+`locm.runner.bots.LINE_LIMIT`) fits escaped; a longer line is refused, naming it, before it is decoded."""
 MAX_EVENTS = 1_000_000
 """The most events a reader takes for one game: far above any game (LOCM's hard cap R-CAP ends a game at
 50,000; games stored before it had at most a few hundred thousand)."""
@@ -95,7 +95,7 @@ class Codec(Generic[E]):
 
 
 def json_array(lines: bytes) -> bytes:
-    """Events' canonical JSON joined by newlines (a stored log, `locm.store`) as one JSON array, so that a whole
+    """Events' canonical JSON joined by newlines (a stored log, `locm.store.eventstore`) as one JSON array, so that a whole
     log decodes in one call. Exact: canonical JSON has no raw newline."""
     return b"[" + lines.replace(b"\n", b",") + b"]"
 

@@ -1,6 +1,6 @@
 """locm: an event-sourced rules engine for Legends of Code and Magic.
 
-`locm.Game` is the notebook front object (`locm.api`); the command line is `locm.cli`. The names below are
+`locm.Game` is the notebook front object (`locm.api`); the command line is `locm.cli.main`. The names below are
 imported on first use (PEP 562), so that starting the command line does not load the API.
 """
 

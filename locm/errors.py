@@ -20,7 +20,7 @@ def _short(value: object, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-# --- outputs (locm.outputs, the CLI) -----------------------------------------------------------------------
+# --- outputs (locm.common.outputs, the CLI) -----------------------------------------------------------------------
 
 
 class OutputError(LocmError):
@@ -31,11 +31,11 @@ class OutputError(LocmError):
         super().__init__(message)
 
 
-# --- event store (locm.store) -----------------------------------------------------------------------------
+# --- event store (locm.store.eventstore) -----------------------------------------------------------------------------
 
 
 class StoreError(LocmError):
-    """Base of the event store's errors (`locm.store`)."""
+    """Base of the event store's errors (`locm.store.eventstore`)."""
 
 
 class ChainError(StoreError):
@@ -123,7 +123,7 @@ class InvalidRecordError(StoreError):
 
 
 class MigrateError(StoreError):
-    """A store cannot be migrated (`locm.migrate`): not a schema-1 store, a game that does not check, a file in
+    """A store cannot be migrated (`locm.store.migrate`): not a schema-1 store, a game that does not check, a file in
     the way. The old store is left as it was."""
 
 
@@ -138,7 +138,7 @@ class NotAStoreError(StoreError):
 
 class OldStoreError(NotAStoreError):
     """The file is an event store of an older schema that this version reads only after ``locm migrate``
-    (`locm.migrate`), which converts it keeping the original beside it. The file is left untouched."""
+    (`locm.store.migrate`), which converts it keeping the original beside it. The file is left untouched."""
 
     def __init__(self, path: str, found: int, current: int) -> None:
         self.found, self.current = found, current
@@ -164,7 +164,7 @@ class StoreNotFoundError(StoreError):
         super().__init__(f"{path}: no event store here (expected an existing locm database)")
 
 
-# --- external bots and tournaments (locm.bots, locm.tournament) -------------------------------------------
+# --- external bots and tournaments (locm.runner.bots, locm.games.locm.tournament) -------------------------------------------
 
 
 class AgentSpecError(LocmError):
@@ -198,7 +198,7 @@ class TournamentError(LocmError):
 
 
 class WorkerPoolError(LocmError):
-    """A parallel job's worker processes (`locm.pool`) could not do it: workers lost again and again before
+    """A parallel job's worker processes (`locm.tournament.pool`) could not do it: workers lost again and again before
     they started, or a task whose worker was lost on it as many times as it may start. ``reason`` says which."""
 
     def __init__(self, reason: str) -> None:
@@ -215,7 +215,7 @@ class InputFileError(LocmError):
         super().__init__(f"{path}: {cause}")
 
 
-# --- the bot sandbox (locm.sandbox) ------------------------------------------------------------------------
+# --- the bot sandbox (locm.runner.sandbox.bwrap) ------------------------------------------------------------------------
 
 
 class BotLimitsError(LocmError):
@@ -237,7 +237,7 @@ class SandboxUnavailableError(LocmError):
                          "(only for bots you trust)")
 
 
-# --- the Skyport server (locm.skyport_server, locm.netbots) ------------------------------------------------
+# --- the Skyport server (locm.games.skyport.server, locm.games.skyport.netbots) ------------------------------------------------
 
 
 class ServeError(LocmError):

@@ -213,7 +213,7 @@ def open_stored(db: str | Path, game_id: str) -> Replay:
     a game whose chain holds is what was stored (and checked) then; one whose chain does not is shown
     re-decided, its departures from the rules named."""
     from locm.errors import ChainError
-    from locm.store import open_store  # the store is an edge: imported only when a store is used
+    from locm.store.eventstore import open_store  # the store is an edge: imported only when a store is used
 
     untrusted = ""
     with open_store(db, create=False, readonly=True) as store:

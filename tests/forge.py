@@ -12,7 +12,7 @@ import msgspec
 
 from locm.events.locm.catalog import Event
 from locm.events.locm.codec import from_json
-from locm.store import GameExtras, GameRecord, MemoryStore
+from locm.store.eventstore import GameExtras, GameRecord, MemoryStore
 
 EditEvents = Callable[[list[Event]], list[Event]]
 

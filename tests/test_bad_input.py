@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from locm.events.locm.codec import MAX_LINE, to_jsonl
-from locm.play import play_one
+from locm.runner.play import play_one
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 
 
 def run_locm(*args, input=None, cwd=ROOT, **kw):
-    return subprocess.run([sys.executable, "-m", "locm.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "locm.cli.main", *map(str, args)], capture_output=True, text=True,
                           cwd=cwd, input=input, **kw)
 
 
@@ -235,7 +235,7 @@ def test_a_device_output_is_written_not_replaced(tmp_path, device, code):
 
 def test_a_broken_pipe_does_not_lose_the_log_file(tmp_path):
     log = tmp_path / "q.jsonl"
-    r = subprocess.run(["bash", "-c", f'"{sys.executable}" -m locm.cli play --seed 5 --log "{log}" | true; '
+    r = subprocess.run(["bash", "-c", f'"{sys.executable}" -m locm.cli.main play --seed 5 --log "{log}" | true; '
                                       'echo "status ${PIPESTATUS[0]}" >&2'], capture_output=True, text=True,
                        cwd=ROOT)
     assert r.stderr.strip() == "status 0", r.stderr
@@ -244,7 +244,7 @@ def test_a_broken_pipe_does_not_lose_the_log_file(tmp_path):
 
 def test_a_closed_standard_output_is_one_line_and_the_log_is_written(tmp_path):
     log = tmp_path / "q.jsonl"
-    r = subprocess.run(["bash", "-c", f'"{sys.executable}" -m locm.cli play --seed 5 --log "{log}" >&-'],
+    r = subprocess.run(["bash", "-c", f'"{sys.executable}" -m locm.cli.main play --seed 5 --log "{log}" >&-'],
                        capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and r.stderr == "locm: error: standard output is closed: what it would show was " \
                                              "dropped\n", r.stderr
@@ -297,7 +297,7 @@ def test_names_and_texts_from_a_store_or_a_log_reach_the_terminal_escaped(tmp_pa
     from locm.engine.locm.agents import make_agent
     from locm.engine.locm.agents import play as play_game
     from locm.engine.locm.game import Game
-    from locm.store import open_store
+    from locm.store.eventstore import open_store
 
     evil = "\x1b]0;owned\x07greedy\x1b[2J"
     game = Game.new("1.2", 4, agents=(evil, "random"))
@@ -385,7 +385,7 @@ def test_ctrl_c_stops_a_runaway_query(small_store):
     import signal
     import time
 
-    p = subprocess.Popen([sys.executable, "-m", "locm.cli", "sql", "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL "
+    p = subprocess.Popen([sys.executable, "-m", "locm.cli.main", "sql", "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL "
                           "SELECT n + 1 FROM r) SELECT count(*) FROM r", "--db", str(small_store)],
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)

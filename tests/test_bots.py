@@ -1,6 +1,6 @@
-"""External bots (`locm.bots`): real processes from tests/bots/, real pipes, real time limits.
+"""External bots (`locm.runner.bots`): real processes from tests/bots/, real pipes, real time limits.
 
-Every game here is played by `locm.tournament.run_game`, as `locm play` and the tournament workers do: in the
+Every game here is played by `locm.games.locm.tournament.run_game`, as `locm play` and the tournament workers do: in the
 sandbox where this machine has one (`BOX`), else unconfined, so that the protocol is tested everywhere. Each
 test bot writes ``botlib: pid N pgid N pidns pid:[I]`` to its stderr first, so the kept stderr tells which
 processes must be gone when the game is over (checked in /proc: a zombie counts as gone): unconfined, the
@@ -22,12 +22,13 @@ import pytest
 
 from locm.engine.locm.agents import Agent
 from locm.events.locm.catalog import ActionReceived, HardError
-from locm import bots, tournament
-from locm.bots import STDERR_KEEP, TimeLimits, check_agent, command_argv
+from locm.runner import bots
+from locm.games.locm import tournament
+from locm.runner.bots import STDERR_KEEP, TimeLimits, check_agent, command_argv
 from locm.errors import AgentSpecError, LocmError, TimeLimitError
-from locm.store import STDERR_LIMIT, GameExtras, open_store
-from locm.sandbox import UNCONFINED, Sandbox, probe
-from locm import tournament as _tournament
+from locm.store.eventstore import STDERR_LIMIT, GameExtras, open_store
+from locm.runner.sandbox.bwrap import UNCONFINED, Sandbox, probe
+from locm.games.locm import tournament as _tournament
 
 BOTS = Path(__file__).resolve().parent / "bots"
 BOX = Sandbox() if probe().ok else UNCONFINED
@@ -35,7 +36,7 @@ HOST_PIDNS = os.readlink("/proc/self/ns/pid")
 
 
 def run_game(*args, sandbox=BOX, **kw):
-    """`locm.tournament.run_game` with the bots in `BOX`."""
+    """`locm.games.locm.tournament.run_game` with the bots in `BOX`."""
     return _tournament.run_game(*args, sandbox=sandbox, **kw)
 
 
@@ -359,7 +360,7 @@ def test_a_terminated_play_command_kills_its_bot(tmp_path):
                 found[int(entry)] = cmd
         return found
 
-    proc = subprocess.Popen([sys.executable, "-m", "locm.cli", "play", "--seed", "1", "--p0",
+    proc = subprocess.Popen([sys.executable, "-m", "locm.cli.main", "play", "--seed", "1", "--p0",
                              bot("slow_bot.py", "0", marker), "--timeouts", "x100", "--db", str(tmp_path / "a.db")]
                             + ([] if BOX.enabled else ["--no-sandbox"]),
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

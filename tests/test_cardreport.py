@@ -20,11 +20,11 @@ from locm.engine.locm.carddata import cardlist_12
 from locm.engine.locm.game import Game
 from locm.events.locm.catalog import (CardDrawn, CardPicked, CardPoolDefined, CreatureSummoned, DeckOrdered, DraftOffered,
                             GameCreated, GameEnded, ItemUsed, TurnStarted)
-from locm import cardfacts_store as cs
-from locm.cli import cli
-from locm.report import CARD_KEYS, collect, write_report
-from locm.store import open_store
-from locm.tournament import run_game
+from locm.games.locm import facts_store as cs
+from locm.cli.main import cli
+from locm.reports.report import CARD_KEYS, collect, write_report
+from locm.store.eventstore import open_store
+from locm.games.locm.tournament import run_game
 
 CARDS = cardlist_12()
 
@@ -496,7 +496,7 @@ def _run(args):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "locm.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "locm.cli.main", *args], capture_output=True, text=True)
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path, small_db):
@@ -523,7 +523,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, small_db):
 def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
     import contextlib
 
-    from locm.demo import run_demo
+    from locm.cli.demo import run_demo
 
     @contextlib.contextmanager
     def bar(length, label):
@@ -541,13 +541,13 @@ def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
     # both card games and Skyport, through the game seam, each verified
     assert any(line.startswith("== mcg: 2 games through the game seam, 2 verified") for line in lines)
     assert any(line.startswith("== skyport: 3 games through the game seam, 3 verified") for line in lines)
-    from locm.sandbox import probe
+    from locm.runner.sandbox.bwrap import probe
 
     if probe().ok:  # it plays the example bot in its sandbox
         assert any(line.startswith("an external bot in its sandbox: examples/bot.py against greedy, won by ")
                    for line in lines)
     said = next(line for line in lines if line.startswith("== reinforcement learning: 3 episodes"))
-    from locm.store import open_store
+    from locm.store.eventstore import open_store
 
     with open_store(tmp_path / "demo.db", create=False, readonly=True) as store:  # the episodes are stored games
         ids = [r.game_id for r in store.games() if r.game_id.startswith("env-")]

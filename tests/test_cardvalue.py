@@ -12,14 +12,14 @@ from click.testing import CliRunner
 
 from locm.analysis.paired import Paired
 from locm.analysis.stats import Z95
-from locm.cardvalue import (CardValueError, bucket_match, cardvalue, make_targets, variant_targets, vanilla_card)
-from locm.cli import cli
+from locm.games.locm.cardvalue import (CardValueError, bucket_match, cardvalue, make_targets, variant_targets, vanilla_card)
+from locm.cli.main import cli
 from locm.engine.locm.carddata import cardlist_12
 from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED
 from locm.engine.locm.variants import variant_from_dict
-from locm.play import play_one
-from locm.rerun import first_divergence, rerun_game
-from locm.store import open_store
+from locm.runner.play import play_one
+from locm.games.locm.rerun import first_divergence, rerun_game
+from locm.store.eventstore import open_store
 
 
 def _variant(base: str, name: str, **changes):

@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from locm.cli import cli
+from locm.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,7 +32,7 @@ def test_every_command_has_help_with_an_example(path):
 
 def run_locm(*args, cwd=None):
     """The real console entry point in a subprocess, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "locm.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "locm.cli.main", *args], capture_output=True, text=True,
                           cwd=cwd or ROOT)
 
 

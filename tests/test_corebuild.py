@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from locm.cli import cli
+from locm.cli.main import cli
 from locm.engine import corebuild
 from locm.engine.corebuild import Core, StaleCoreError, core, refuse_stale, sources_hash, stale_sources
 
@@ -80,7 +80,7 @@ def test_bench_reports_the_core_it_measured():
 def test_bench_takes_the_compiled_build_beside_only_while_it_is_current(tmp_path):
     """`locm bench` (--core best) runs the checkout's .venv-fast/ build only if that build's sources are the
     checkout's: a stale one would refuse to run, so the pure core plays and says why."""
-    from locm.bench import compiled_beside
+    from locm.games.locm.bench import compiled_beside
 
     (tmp_path / "engine").mkdir()
     source = tmp_path / "engine" / "jrandom.py"
@@ -131,7 +131,7 @@ def test_an_installed_compiled_core_whose_source_changed_is_refused(tmp_path):
 
     site = tmp_path / "site"
     shutil.copytree(Path(locm.__file__).parent, site / "locm", ignore=shutil.ignore_patterns("__pycache__"))
-    run = [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); from locm.cli import main; "
+    run = [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); from locm.cli.main import main; "
            "sys.argv[1:] = ['--version']; main()", str(site)]
     ok = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True)
     assert ok.returncode == 0 and "compiled by mypyc" in ok.stdout, ok.stderr

@@ -1,5 +1,5 @@
-"""The edges import without cycles (issue 21's review): the command modules that `locm.cli` registers do not
-import `locm.cli` back, and `analysis/` does not import `locm.report` (the report imports the analysis)."""
+"""The edges import without cycles (issue 21's review): the command modules that `locm.cli.main` registers do not
+import `locm.cli.main` back, and `analysis/` does not import `locm.reports.report` (the report imports the analysis)."""
 
 import ast
 from pathlib import Path
@@ -21,15 +21,15 @@ def test_the_registered_command_modules_do_not_import_the_cli():
     for name in ("replay_cli", "report_cli", "store_cli", "cardvalue_cli", "whatif_cli"):
         path = ROOT / "locm" / f"{name}.py"
         if path.exists():
-            assert "locm.cli" not in imported(path), name
+            assert "locm.cli.main" not in imported(path), name
 
 
 def test_the_analysis_does_not_import_the_report():
     for path in (ROOT / "analysis").glob("*.py"):
-        assert not {m for m in imported(path) if m.startswith("locm.report")}, path.name
+        assert not {m for m in imported(path) if m.startswith("locm.reports.report")}, path.name
 
 
 def test_the_scan_sees_an_import(tmp_path):
     planted = tmp_path / "x.py"
-    planted.write_text("def f():\n    from locm.cli import _n\n")
-    assert "locm.cli" in imported(planted)
+    planted.write_text("def f():\n    from locm.cli.main import _n\n")
+    assert "locm.cli.main" in imported(planted)

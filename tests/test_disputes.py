@@ -19,7 +19,7 @@ from locm.events.locm.catalog import (
     ActionRejected, CreatureDied, CreatureSummoned, DrawBonus, PlayerDamaged, PlayerHealed, RuneBroken, WardLost,
 )
 from locm.events.locm.codec import to_jsonl
-from locm.cli import cli
+from locm.cli.main import cli
 from locm.replay import open_game
 from locm.replay.rules import rule_ids
 from tests.helpers import LOG_12, LOG_15

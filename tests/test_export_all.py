@@ -12,10 +12,10 @@ import pytest
 
 from locm.errors import ImportFormatError, StoreError
 from locm.events.mcg.codec import ACCOUNT_CODEC
-from locm.matchplay import match_schedule, run_matches
-from locm.store import open_store
-from locm.store_accounts import account_hashes, account_names, store_account
-from locm.tournament import run_tournament
+from locm.tournament.matchplay import match_schedule, run_matches
+from locm.store.eventstore import open_store
+from locm.games.mcg.accounts import account_hashes, account_names, store_account
+from locm.games.locm.tournament import run_tournament
 from tests.test_mcg_account_store import account
 from tests.test_store_cli import locm
 
@@ -167,8 +167,8 @@ def test_a_schedule_whose_key_is_not_its_manifests_is_refused(full_db):
 def test_a_forged_game_of_another_game_is_refused_at_the_first_event_the_rules_do_not_give(full_db):
     """A my-card-game game whose damage was raised, every hash and its record recomputed to agree."""
     from locm.engine import registry
-    from locm.store import GameExtras, SeatExtras, prepare_match
-    from locm.store_records import _verify
+    from locm.store.eventstore import GameExtras, SeatExtras, prepare_match
+    from locm.store.records import _verify
 
     data = export_of(full_db)
     lines = data.splitlines(keepends=True)
@@ -201,9 +201,9 @@ def test_a_memory_store_keeps_no_account(full_db):
 
 def test_a_store_of_locm_games_alone_exports_as_before():
     """No schedule, no account, no other game: the header, the game lines and the end line of before."""
-    from locm.play import play_one
+    from locm.runner.play import play_one
     from locm.engine.locm.gameid import game_id
-    from locm.store import GameExtras
+    from locm.store.eventstore import GameExtras
 
     with open_store(":memory:") as store:
         store.append_game(GameExtras(game_id=game_id("1.2", 3, ("greedy", "random"))),

@@ -16,13 +16,13 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from locm.cli import cli
+from locm.cli.main import cli
 from locm.engine.locm.rulesets import RULES_12, rules_hash
 from locm.errors import ImportFormatError
 from locm.events.locm.codec import from_jsonl, to_jsonl
 from locm.engine.locm.gameid import game_id
-from locm.play import play_one
-from locm.store import GameExtras, open_store
+from locm.runner.play import play_one
+from locm.store.eventstore import GameExtras, open_store
 from tests.forge import games_of, reforge, replace_event
 from tests.test_store_cli import ROOT, locm
 
@@ -312,7 +312,7 @@ def tournament_db(tmp_path):
 
 
 def test_a_tournament_records_its_schedule_and_each_games_place(tournament_db):
-    from locm.tournament import Schedule, schedule
+    from locm.games.locm.tournament import Schedule, schedule
 
     with open_store(tournament_db, readonly=True) as store:
         [(key, manifest)] = store.schedules()
@@ -344,7 +344,7 @@ def test_games_a_player_deleted_are_named_by_place(tournament_db):
 
 
 def test_an_unfinished_tournament_is_a_note_not_a_fault(tmp_path):
-    from locm.tournament import play_jobs, record_schedule, schedule
+    from locm.games.locm.tournament import play_jobs, record_schedule, schedule
 
     db = tmp_path / "t.db"
     jobs = schedule("1.2", AGENTS3, 4)
@@ -360,7 +360,7 @@ def test_an_unfinished_tournament_is_a_note_not_a_fault(tmp_path):
 def test_a_game_under_a_scheduled_id_is_never_skipped_as_played(tmp_path):
     """The skip-forever case: a seed-7 game stored (behind the import's back) under the id the schedule gives
     seed 1. The tournament refuses to resume over it; verify names it."""
-    from locm.tournament import schedule
+    from locm.games.locm.tournament import schedule
 
     db = tmp_path / "t.db"
     jobs = schedule("1.2", ["greedy", "random"], 2)
@@ -447,7 +447,7 @@ def test_verify_names_a_record_column_edited_behind_the_stores_back(store_of):
 def test_verify_ties_each_scheduled_place_to_its_games_content(tmp_path):
     """A game under a scheduled place's id whose record is another game (its seeds changed, record and id
     recomputed to agree, as a forger who found a hash collision would leave it): the place check names it."""
-    from locm.tournament import record_schedule, schedule
+    from locm.games.locm.tournament import record_schedule, schedule
 
     db = tmp_path / "t.db"
     jobs = schedule("1.2", ["greedy", "random"], 2)

@@ -46,15 +46,15 @@ def official_lines() -> list[bytes]:
 
 
 def event_log() -> bytes:
-    from locm.play import play_one
+    from locm.runner.play import play_one
 
     return to_jsonl(play_one("constructed", 3, ("greedy", "random")).log)
 
 
 def export_file() -> bytes:
-    from locm.play import play_one
-    from locm.store import MemoryStore
-    from locm.tournament import game_id
+    from locm.runner.play import play_one
+    from locm.store.eventstore import MemoryStore
+    from locm.games.locm.tournament import game_id
 
     store = MemoryStore()
     for seed in (1, 2):
@@ -240,7 +240,7 @@ def event_log_target(data: bytes, tmp: Path) -> None:
 
 def export_target(data: bytes, tmp: Path) -> None:
     """`locm import FILE`: all of the file's games or none."""
-    from locm.store import MemoryStore
+    from locm.store.eventstore import MemoryStore
 
     store = MemoryStore()
     try:
@@ -257,12 +257,12 @@ def export_target(data: bytes, tmp: Path) -> None:
 def variant_target(data: bytes, tmp: Path) -> None:
     """`--ruleset FILE`: a variant or one error; an accepted variant plays to an end."""
     from locm.engine.locm.variants import parse_variant
-    from locm.play import play_one
+    from locm.runner.play import play_one
 
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return  # the command refuses it when reading the file (`locm.variants.resolve_ruleset`)
+        return  # the command refuses it when reading the file (`locm.cli.variants.resolve_ruleset`)
     try:
         rules = parse_variant(text, "fuzz.toml", "fuzz")
     except LocmError as exc:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from locm.matchplay import match_schedule, run_matches
-from locm.store import SeatExtras, open_store
-from locm.store_records import MatchRecord
+from locm.tournament.matchplay import match_schedule, run_matches
+from locm.store.eventstore import SeatExtras, open_store
+from locm.store.records import MatchRecord
 from tests.test_store_cli import locm
 
 
@@ -96,7 +96,7 @@ def test_each_seat_shows_its_agent_place_and_score_and_the_agents_own_columns(sk
 
 
 def test_a_shared_place_is_marked():
-    from locm.cli import _seat_results
+    from locm.cli.main import _seat_results
 
     m = MatchRecord(game_id="x", game="skyport", ruleset="2013", seed=1, agents=("a", "b", "c"), winner=-1,
                     places=(0, 0, 2), scores=(5.0, 5.0, 1.5), reason="turn-limit", turns=1, n_events=2,
@@ -105,7 +105,7 @@ def test_a_shared_place_is_marked():
 
 
 def test_a_locm_agents_place(tmp_path):
-    from locm.tournament import run_tournament
+    from locm.games.locm.tournament import run_tournament
 
     db = tmp_path / "t.db"
     with open_store(db) as store:

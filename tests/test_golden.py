@@ -10,7 +10,7 @@ import pytest
 
 from locm.events.locm.codec import from_jsonl, to_jsonl
 from locm.engine.locm.evolve import fold
-from locm.play import play_one
+from locm.runner.play import play_one
 
 GOLDEN = Path(__file__).parent / "golden"
 SCENARIOS = [

@@ -6,7 +6,7 @@ play, the opponent is unharmed (no error, no timeout, its games complete), the s
 
 Run by root, the suite runs each attack twice: as root (each bot gets a uid of its own) and as the user
 nobody (bubblewrap makes a user namespace; a tournament's kept sandboxes give each game its own), nobody
-reaching this Python and locm through `locm.sandbox_user` (a pyenv under /root is out of its reach otherwise).
+reaching this Python and locm through `locm.runner.sandbox.user` (a pyenv under /root is out of its reach otherwise).
 Without a sandbox on the machine the sandboxed tests skip, saying why; the refusal of external bots without
 a sandbox is tested everywhere.
 """
@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from locm.sandbox import Sandbox, probe
-from locm.sandbox_kept import can_keep
-from locm.sandbox_user import RunAsError, as_user
-from locm.store import open_store
+from locm.runner.sandbox.bwrap import Sandbox, probe
+from locm.runner.sandbox.kept import can_keep
+from locm.runner.sandbox.user import RunAsError, as_user
+from locm.store.eventstore import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -41,12 +41,12 @@ HOST_PIDNS = os.readlink("/proc/self/ns/pid")
 
 
 def _nobody_can_run_locm() -> str | None:
-    """Why the suite cannot also run as nobody here (None if it can): run by root, `locm.sandbox_user` gives
+    """Why the suite cannot also run as nobody here (None if it can): run by root, `locm.runner.sandbox.user` gives
     nobody a view in which it reaches this Python and locm (a pyenv under /root is out of its reach)."""
     if os.geteuid() != 0:
         return "not run by root: cannot run anything as nobody"
     try:
-        r = subprocess.run(as_nobody([sys.executable, "-c", "import locm.cli"]), capture_output=True, text=True,
+        r = subprocess.run(as_nobody([sys.executable, "-c", "import locm.cli.main"]), capture_output=True, text=True,
                            cwd="/", timeout=60, env=_env())
     except RunAsError as exc:
         return f"cannot run as nobody: {exc}"
@@ -63,11 +63,11 @@ def _env() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=None)
 def keeps(runner: str) -> bool:
-    """Whether ``runner``'s tournaments keep sandboxes across games here (`locm.sandbox_kept.can_keep`, which a
+    """Whether ``runner``'s tournaments keep sandboxes across games here (`locm.runner.sandbox.kept.can_keep`, which a
     runner that is not root tries once)."""
     if runner == "caller":
         return can_keep(Sandbox())
-    code = "from locm.sandbox import Sandbox; from locm.sandbox_kept import can_keep; print(can_keep(Sandbox()))"
+    code = "from locm.runner.sandbox.bwrap import Sandbox; from locm.runner.sandbox.kept import can_keep; print(can_keep(Sandbox()))"
     r = subprocess.run(as_nobody([sys.executable, "-c", code]), capture_output=True, text=True, cwd="/",
                        timeout=120, env=_env())
     return r.stdout.strip() == "True"
@@ -126,7 +126,7 @@ class Run:
 
 
 def locm(runner: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "locm.cli", *args]
+    argv = [sys.executable, "-m", "locm.cli.main", *args]
     return subprocess.run(as_nobody(argv) if runner == "nobody" else argv, capture_output=True, text=True, cwd=cwd,
                           timeout=300, env=_env())
 
@@ -276,7 +276,7 @@ def test_a_bot_writes_only_its_own_small_tmp(box, runner):
 @needs_sandbox
 @pytest.mark.parametrize("runner", RUNNERS)
 def test_nothing_of_a_game_reaches_the_bots_next_game(box, runner):
-    """A worker keeps each bot's sandbox for its next games (`locm.sandbox_kept`): what a bot leaves in one game
+    """A worker keeps each bot's sandbox for its next games (`locm.runner.sandbox.kept`): what a bot leaves in one game
     (files in /tmp and /dev/shm, a SysV segment, a child, a TIME_WAIT socket; keys are refused in every
     sandbox) is not there in the next, where it runs as another uid (run by a user: in a user namespace of
     that game's own)."""
@@ -330,16 +330,16 @@ def test_a_bot_cannot_reach_its_launcher_and_its_games_first_process_ignores_it(
 def test_without_a_sandbox_external_bots_are_refused_in_one_line(tmp_path):
     """No bwrap on the PATH: a tournament with a bot is refused before anything is made, saying the fix."""
     env = {**os.environ, "PATH": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    r = subprocess.run([sys.executable, "-m", "locm.cli", "tournament", "--agents", GOOD, "greedy", "--games", "2",
+    r = subprocess.run([sys.executable, "-m", "locm.cli.main", "tournament", "--agents", GOOD, "greedy", "--games", "2",
                         "--db", str(tmp_path / "t.db")], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert r.stderr.startswith("locm: error: cannot sandbox external bots: bubblewrap (bwrap) is not installed")
     assert "apt-get install bubblewrap" in r.stderr and "--no-sandbox" in r.stderr
     assert not (tmp_path / "t.db").exists()
-    builtin = subprocess.run([sys.executable, "-m", "locm.cli", "play", "--seed", "1"], capture_output=True, text=True,
+    builtin = subprocess.run([sys.executable, "-m", "locm.cli.main", "play", "--seed", "1"], capture_output=True, text=True,
                              env=env, cwd=tmp_path)
     assert builtin.returncode == 0, builtin.stderr  # built-in agents need no sandbox
-    check = subprocess.run([sys.executable, "-m", "locm.cli", "sandbox", "check"], capture_output=True, text=True,
+    check = subprocess.run([sys.executable, "-m", "locm.cli.main", "sandbox", "check"], capture_output=True, text=True,
                            env=env, cwd=tmp_path)
     assert check.returncode == 2 and check.stderr.startswith("locm: error: cannot sandbox external bots: bubblewrap")
     assert len(check.stderr.strip().splitlines()) == 1 and check.stdout == "", check.stderr

@@ -28,7 +28,7 @@ from locm.engine.locm.redecide import redecide
 from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED, by_name
 from locm.engine.locm.state import BATTLE
 from locm.engine.locm.upcast import upcast
-from locm.play import play_one
+from locm.runner.play import play_one
 from tests.scenario import Position, card
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -413,8 +413,8 @@ def test_game_created_without_rules_in_a_current_schema_log_is_refused():
 
 
 def test_a_stored_custom_ruleset_game_verifies_with_the_logs_own_rules(tmp_path):
-    from locm.store import GameExtras, open_store
-    from locm.tournament import check_stored_game, game_id
+    from locm.store.eventstore import GameExtras, open_store
+    from locm.games.locm.tournament import check_stored_game, game_id
 
     mine = RULES_CONSTRUCTED.replace(name="constructed-25", start_health=25)
     game = Game.new(mine, seed=17, agents=("greedy", "random"))

@@ -1,4 +1,4 @@
-"""The other games' tournament schedules are recorded as LOCM's are (`locm.matchplay.MatchSchedule`): a
+"""The other games' tournament schedules are recorded as LOCM's are (`locm.tournament.matchplay.MatchSchedule`): a
 my-card-game or Skyport tournament keeps its manifest in the store, each game says its place, and `locm verify
 --db` names a scheduled game deleted behind the store's back by its place; running the tournament again plays
 it again."""
@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from locm.matchplay import MatchSchedule, match_schedule, run_matches
-from locm.store import GameExtras, open_store
+from locm.tournament.matchplay import MatchSchedule, match_schedule, run_matches
+from locm.store.eventstore import GameExtras, open_store
 from tests.test_forgery import sql
 from tests.test_store_cli import locm
 
@@ -93,7 +93,7 @@ def test_a_game_claiming_a_place_of_another_games_schedule_is_named(mcg_db, tmp_
     """A game of the right kind stored with a meta that says it is place 0 of the schedule, whose game is
     another; and a schedule whose manifest was edited."""
     from locm.engine import registry
-    from locm.matchplay import play_seated
+    from locm.tournament.matchplay import play_seated
 
     db = tmp_path / "m.db"
     db.write_bytes(mcg_db.read_bytes())

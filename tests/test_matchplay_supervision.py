@@ -1,4 +1,4 @@
-"""Tournaments of other games (`locm.matchplay.run_matches`) under LOCM's supervision: a worker that is stuck
+"""Tournaments of other games (`locm.tournament.matchplay.run_matches`) under LOCM's supervision: a worker that is stuck
 or killed is noticed, killed and replaced; its game is played again once, then named as failed (not stored);
 the others are stored."""
 
@@ -8,10 +8,10 @@ import os
 import sys
 import time
 
-from locm.matchplay import _supervised_play, match_schedule, run_matches
-from locm.sandbox import UNCONFINED
-from locm.store import open_store
-from locm.tournament import Supervision
+from locm.tournament.matchplay import _supervised_play, match_schedule, run_matches
+from locm.runner.sandbox.bwrap import UNCONFINED
+from locm.store.eventstore import open_store
+from locm.games.locm.tournament import Supervision
 from tests.test_supervision import BOTS, gone, marked
 
 QUICK = Supervision(heartbeat_s=0.1, grace_s=1.0, start_s=60)
@@ -19,7 +19,7 @@ QUICK = Supervision(heartbeat_s=0.1, grace_s=1.0, start_s=60)
 
 def stuck_on_seed_1(conn, parent, limits, sandbox, heartbeat_s):
     """A faulty worker: alive (its heartbeat goes on) but making no decision on any game of seed 1."""
-    from locm.processes import die_with_parent
+    from locm.runner.processes import die_with_parent
 
     die_with_parent(parent)
     conn.send(("beat", 0))
@@ -31,7 +31,7 @@ def stuck_on_seed_1(conn, parent, limits, sandbox, heartbeat_s):
 
 
 def test_a_stuck_mcg_worker_is_replaced_and_its_games_failed_after_two_starts(tmp_path):
-    from locm.bots import TimeLimits
+    from locm.runner.bots import TimeLimits
 
     jobs = [j for j in match_schedule("mcg", "standard", ["greedy", "random"], 4)  # seeds 1 and 2
             if j.seed == 2 or j.agents[0] == "greedy"]

@@ -1,4 +1,4 @@
-"""my-card-game accounts kept in the event store (`locm.store_accounts`): one log per account, checked before it
+"""my-card-game accounts kept in the event store (`locm.games.mcg.accounts`): one log per account, checked before it
 is stored, only ever extended, and re-decided by `locm verify --db`."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from locm.cli import cli
+from locm.cli.main import cli
 from locm.engine.mcg.economy import BuyPack, DestroyCard, OpenAccount, decide_account, evolve_account, fold_account
 from locm.events.mcg.codec import ACCOUNT_CODEC
-from locm.store import open_store
-from locm.store_accounts import AccountStoreError, account_events, account_names, store_account
+from locm.store.eventstore import open_store
+from locm.games.mcg.accounts import AccountStoreError, account_events, account_names, store_account
 
 
 def account(name: str = "alice", packs: int = 3, destroy: bool = True) -> list:
@@ -78,7 +78,7 @@ def test_verify_db_rechecks_stored_accounts(tmp_path):
     run = CliRunner().invoke(cli, ["verify", "--db", str(db)])
     assert run.exit_code == 1 and "account alice: account 'alice': its hash chain does not hold" in run.output
     # and re-chained: re-deciding finds the free pack
-    from locm.store_accounts import _head
+    from locm.games.mcg.accounts import _head
 
     conn.execute("UPDATE accounts SET head_hash = ?", (_head(lines),))
     conn.commit()
@@ -94,7 +94,7 @@ def test_a_game_id_names_its_bots_versions(tmp_path):
     the log keeps them."""
     from locm.engine import core, registry
     from locm.engine.mcg.game import McgGame
-    from locm.matchplay import match_schedule
+    from locm.tournament.matchplay import match_schedule
 
     mcg = registry.get("mcg")
     bot = tmp_path / "bot.py"

@@ -1,4 +1,4 @@
-"""my-card-game's rerun, whatif and audit through the seam (`locm.matchrerun`, `replay.match.MatchReplay`)."""
+"""my-card-game's rerun, whatif and audit through the seam (`locm.tournament.rerun`, `replay.match.MatchReplay`)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from locm.cli import cli
+from locm.cli.main import cli
 from locm.engine import core, registry
 from locm.engine.logcheck import causes
 from locm.events.mcg.catalog import (
     ActionRejected, EffectTriggered, MonsterDamaged, MonsterDied, TurnStarted,
 )
-from locm.matchrerun import first_divergence, match_whatif, rerun_match
+from locm.tournament.rerun import first_divergence, match_whatif, rerun_match
 from locm.replay.match import MatchReplay, MatchReplayError
-from locm.store import open_store
+from locm.store.eventstore import open_store
 
 MCG = registry.get("mcg")
 SHORT = 'base = "standard"\nname = "short"\nturn_limit = 6\n'  # R-CAP only: the decks are the same
@@ -60,7 +60,7 @@ def test_first_divergence_ignores_the_created_event_only(played):
 
 
 def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
-    from locm.matchplay import match_schedule, run_matches
+    from locm.tournament.matchplay import match_schedule, run_matches
 
     with open_store(tmp_path / "m.db") as store:
         run_matches(store, "mcg", "standard", match_schedule("mcg", "standard", ["greedy", "random"], 4))
@@ -98,7 +98,7 @@ def test_whatif_in_worker_processes_gives_what_one_process_gives(tmp_path):
     games as one worker."""
     import shutil
 
-    from locm.matchplay import match_schedule, run_matches
+    from locm.tournament.matchplay import match_schedule, run_matches
 
     with open_store(tmp_path / "one.db") as store:
         run_matches(store, "mcg", "standard", match_schedule("mcg", "standard", ["greedy", "random"], 6))

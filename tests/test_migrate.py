@@ -3,7 +3,7 @@ converts it with every game intact, `locm verify` passing and the same export by
 the whole file; from schema 1, every game line).
 
 The fixture ``tests/data/store-v1.db.gz`` was written by locm at commit 3e01f60 (the last with store schema 1),
-through `locm.store.open_store(...).append_game`: a 1.2 game (greedy vs pass, seed 1, 279 events) and a
+through `locm.store.eventstore.open_store(...).append_game`: a 1.2 game (greedy vs pass, seed 1, 279 events) and a
 constructed game (pass vs greedy, seed 2, 113 events), with bot extras (think time, stderr, meta), then
 VACUUMed; ``store-v1-export.jsonl.gz`` is `locm export --all` of it by the same commit. Its games were stored
 under made-up ids (``1.2-1-fixture``); since ids name their content (`locm.engine.locm.gameid`) both files carry the ids
@@ -31,8 +31,8 @@ from pathlib import Path
 import pytest
 
 from locm.errors import MigrateError, OldStoreError
-from locm.migrate import migrate
-from locm.store import open_store
+from locm.store.migrate import migrate
+from locm.store.eventstore import open_store
 from tests.test_reliability import one_line_error, run_locm
 
 DATA = Path(__file__).resolve().parent / "data"

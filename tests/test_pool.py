@@ -1,4 +1,4 @@
-"""The one pool (`locm.pool`) as the jobs that are not tournaments use it (`imap`: whatif, cardvalue, the report's
+"""The one pool (`locm.tournament.pool`) as the jobs that are not tournaments use it (`imap`: whatif, cardvalue, the report's
 projection): results in the order of the tasks whatever happens to the workers, a killed or stuck worker
 noticed and its task started again once, then given up with one line; a task's own error raised as it was.
 (Tournaments over the same pool: tests/test_supervision.py.)"""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from locm.errors import StoreError, WorkerPoolError
-from locm.pool import Supervision, imap
+from locm.tournament.pool import Supervision, imap
 
 QUICK = Supervision(heartbeat_s=0.1, grace_s=2.0, start_s=60)
 

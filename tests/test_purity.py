@@ -48,7 +48,7 @@ def test_the_scan_sees_imports():
     """The scanner itself finds an import (so an empty result above means something)."""
     assert "msgspec" in _imports(ROOT / "events" / "locm" / "catalog.py")
     assert "msgspec" in _imports(ROOT / "events" / "skyport" / "catalog.py")
-    assert _impure("locm.store") and _impure("locm") and _impure("sqlite3") and not _impure("locm.engine.locm.state")
+    assert _impure("locm.store.eventstore") and _impure("locm") and _impure("sqlite3") and not _impure("locm.engine.locm.state")
 
 
 def test_importing_and_playing_loads_no_impure_module():

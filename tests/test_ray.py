@@ -1,4 +1,4 @@
-"""Tournaments on Ray (locm/ray_backend.py) on a real cluster of several nodes on this machine
+"""Tournaments on Ray (locm/tournament/ray_backend.py) on a real cluster of several nodes on this machine
 (`ray.cluster_utils.Cluster`): a node killed mid-run loses no game and stores none twice; the store is the
 one a local run of the same schedule gives; resume and the command work as locally. Skipped where Ray is not
 installed (`pip install -e '.[ray]'`; CI installs it: .ci/run)."""
@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from locm.sandbox import probe
-from locm.store import MemoryStore, open_store
-from locm.tournament import play_jobs, record_schedule, schedule, to_play
+from locm.runner.sandbox.bwrap import probe
+from locm.store.eventstore import MemoryStore, open_store
+from locm.games.locm.tournament import play_jobs, record_schedule, schedule, to_play
 
 ray = pytest.importorskip("ray", reason="Ray is not installed here: pip install -e '.[ray]'")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from locm.ray_backend import play_jobs_ray  # noqa: E402
+from locm.tournament.ray_backend import play_jobs_ray  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = 80 * 1024 * 1024  # each node's object store: the games are small
@@ -67,7 +67,7 @@ def test_a_node_killed_mid_run_loses_no_game_and_the_store_is_the_local_one(clus
     play_jobs(local, jobs, workers=1)
     assert logs(store) == logs(local)
     store.close()
-    r = subprocess.run([sys.executable, "-m", "locm.cli", "verify", "--db", tmp_path / "ray.db"],
+    r = subprocess.run([sys.executable, "-m", "locm.cli.main", "verify", "--db", tmp_path / "ray.db"],
                        capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and "1 tournament schedule complete" in r.stdout, r.stdout + r.stderr
 
@@ -86,7 +86,7 @@ def test_a_run_resumed_on_ray_plays_only_what_the_store_lacks(cluster):
 def test_the_command_joins_the_cluster_and_sandboxed_bots_play_on_its_nodes(cluster, tmp_path):
     c, _ = cluster
     bot = shlex.join([sys.executable, str(ROOT / "examples" / "bot.py")])
-    r = subprocess.run([sys.executable, "-m", "locm.cli", "tournament", "--agents", bot, "greedy", "--games", "4",
+    r = subprocess.run([sys.executable, "-m", "locm.cli.main", "tournament", "--agents", bot, "greedy", "--games", "4",
                         "--db", tmp_path / "t.db", "--backend", "ray", "--address", c.address],
                        capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
@@ -94,10 +94,10 @@ def test_the_command_joins_the_cluster_and_sandboxed_bots_play_on_its_nodes(clus
 
 
 def test_whatif_and_cardvalue_on_ray_give_what_they_give_locally(cluster, tmp_path):
-    from locm.cardvalue import cardvalue, make_targets
+    from locm.games.locm.cardvalue import cardvalue, make_targets
     from locm.engine.locm.rulesets import by_name
-    from locm.variants import resolve_ruleset
-    from locm.whatif import whatif
+    from locm.cli.variants import resolve_ruleset
+    from locm.games.locm.whatif import whatif
 
     rules_a = by_name("1.2")
     targets, variants = make_targets(rules_a, ["116", "5"], "vanilla")
@@ -112,7 +112,7 @@ def test_whatif_and_cardvalue_on_ray_give_what_they_give_locally(cluster, tmp_pa
 
 
 def test_the_reports_projection_on_ray_is_the_local_one(cluster, tmp_path, monkeypatch):
-    from locm import cardfacts_store as cs
+    from locm.games.locm import facts_store as cs
 
     db = tmp_path / "r.db"
     store = open_store(db)
@@ -127,7 +127,7 @@ def test_the_reports_projection_on_ray_is_the_local_one(cluster, tmp_path, monke
 
 
 def test_a_skyport_tournament_of_three_seats_on_ray_is_the_local_one(cluster):
-    from locm.matchplay import match_schedule, run_matches
+    from locm.tournament.matchplay import match_schedule, run_matches
 
     jobs = match_schedule("skyport", "2013", ["hunter", "random", "hunter"], 6, seed=1, seats=3)
     stores = {}

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from locm import sandbox_kept
-from locm.bots import TimeLimits
+from locm.runner.sandbox import kept as sandbox_kept
+from locm.runner.bots import TimeLimits
 from locm.events.locm.catalog import HardError
-from locm.sandbox import probe
-from locm.tournament import run_game
+from locm.runner.sandbox.bwrap import probe
+from locm.games.locm.tournament import run_game
 
 REAL = Path(__file__).resolve().parent / "bots" / "real"
 pytestmark = pytest.mark.skipif(not probe().ok, reason=f"no sandbox here: {probe().reason}")

@@ -3,7 +3,7 @@ real processes: a checkpoint cut short by a full disk or kill -9, read-only medi
 writer holding the lock, bots that escape their process group, bots edited between runs, full disks on
 output files. After each fault, every committed game is still listed, exported and verified.
 
-Written through the CLI and `locm.store.open_store` only, so that they hold on another store layout (but two
+Written through the CLI and `locm.store.eventstore.open_store` only, so that they hold on another store layout (but two
 tests that edit a stored log behind the store's back, which needs the layout).
 """
 
@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from locm.engine.locm.gameid import game_id
-from locm.store import GameExtras, open_store
-from locm.play import play_one
+from locm.store.eventstore import GameExtras, open_store
+from locm.runner.play import play_one
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -34,7 +34,7 @@ BOTS = ROOT / "tests" / "bots"
 
 def run_locm(*args, env=None, preexec_fn=None, stdout=subprocess.PIPE, timeout=120):
     """The real entry point in a subprocess, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "locm.cli", *map(str, args)], stdout=stdout,
+    return subprocess.run([sys.executable, "-m", "locm.cli.main", *map(str, args)], stdout=stdout,
                           stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env, preexec_fn=preexec_fn,
                           timeout=timeout)
 
@@ -67,9 +67,9 @@ def fill_store(path: Path, n: int, *, checkpoint: bool = True, start: int = 0) -
     every commit still in the -wal file (run in a subprocess)."""
     code = f"""
 import os
-from locm.store import open_store, GameExtras
+from locm.store.eventstore import open_store, GameExtras
 from locm.engine.locm.gameid import game_id
-from locm.play import play_one
+from locm.runner.play import play_one
 s = open_store({str(path)!r})
 {'' if checkpoint else "s._conn.execute('PRAGMA wal_autocheckpoint=0')"}
 for i in range({start}, {start + n}):
@@ -140,7 +140,7 @@ def test_kill_9_during_a_large_import_keeps_every_committed_game(tmp_path):
     more = fill_store(source, 600, start=5)
     big = tmp_path / "big.jsonl"
     assert run_locm("export", "--all", "--db", source, "-o", big).returncode == 0
-    p = subprocess.Popen([sys.executable, "-m", "locm.cli", "import", str(big), "--db", str(db)], cwd=ROOT,
+    p = subprocess.Popen([sys.executable, "-m", "locm.cli.main", "import", str(big), "--db", str(db)], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wal = Path(f"{db}-wal")
     deadline = time.monotonic() + 60
@@ -258,7 +258,7 @@ def test_two_processes_creating_one_store_at_once_both_succeed(tmp_path):
 def test_two_tournaments_started_together_on_a_new_file_both_finish(tmp_path):
     for trial in range(3):
         db = tmp_path / f"t{trial}.db"
-        args = [sys.executable, "-m", "locm.cli", "tournament", "--agents", "pass", "greedy", "--games", "6",
+        args = [sys.executable, "-m", "locm.cli.main", "tournament", "--agents", "pass", "greedy", "--games", "6",
                 "--db", str(db)]
         procs = [subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                  for _ in range(2)]
@@ -333,7 +333,7 @@ def test_an_absurd_tournament_is_refused_at_once(tmp_path):
 
 
 def test_a_large_schedule_is_not_built_in_memory():
-    from locm.tournament import MAX_GAMES, game_id, schedule
+    from locm.games.locm.tournament import MAX_GAMES, game_id, schedule
 
     games = MAX_GAMES // 3 // 2 * 2
     jobs = schedule("1.2", ["greedy", "random", "pass"], games, seed=1)
@@ -358,7 +358,7 @@ def test_workers_do_not_pile_up_finished_games_behind_a_slow_writer(tmp_path):
     """The hand-off is bounded: a worker starts a game only when the writer has taken one, so however slow the
     store is, at most a few games per worker (and the writer's batch) are played and not yet stored, and
     memory stays flat."""
-    from locm.tournament import play_jobs, schedule
+    from locm.games.locm.tournament import play_jobs, schedule
 
     started = tmp_path / "started"
     started.write_text("")
@@ -435,9 +435,9 @@ def test_play_leaves_no_process_of_a_bot_behind(tmp_path, bot, n):
 @pytest.mark.parametrize("bot, n", [("setsid_bot.py", 1), ("double_fork_bot.py", 2)])
 def test_the_game_runner_kills_and_reaps_every_descendant(tmp_path, bot, n):
     """In the process that runs the game (a worker, or `locm play`): nothing left running, no zombie."""
-    from locm.bots import TimeLimits
-    from locm.sandbox import UNCONFINED
-    from locm.tournament import run_game
+    from locm.runner.bots import TimeLimits
+    from locm.runner.sandbox.bwrap import UNCONFINED
+    from locm.games.locm.tournament import run_game
 
     pidfile = tmp_path / "pids"
     command = shlex.join([sys.executable, str(BOTS / bot), str(pidfile)])
@@ -616,7 +616,7 @@ def test_games_selects_by_winning_agent(tmp_path):
 
 
 def test_every_option_has_help_and_workers_is_spelled_one_way():
-    from locm.cli import cli
+    from locm.cli.main import cli
 
     def commands(group, prefix=""):
         for name, cmd in group.commands.items():
@@ -657,7 +657,7 @@ def test_import_names_the_cli_flag_and_verify_says_the_id_once(tmp_path):
 
 def test_kill_9_of_a_tournament_leaves_no_warning_and_every_stored_game_readable(tmp_path):
     db = tmp_path / "t.db"
-    p = subprocess.Popen([sys.executable, "-m", "locm.cli", "tournament", "--agents", "pass", "random", "--games",
+    p = subprocess.Popen([sys.executable, "-m", "locm.cli.main", "tournament", "--agents", "pass", "random", "--games",
                           "4000", "--db", str(db), "-j", "2"], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
@@ -716,7 +716,7 @@ def test_every_doc_the_code_cites_is_in_the_repository():
 
 
 def test_a_schedule_knows_its_games_without_listing_them():
-    from locm.tournament import MAX_GAMES, game_id, schedule
+    from locm.games.locm.tournament import MAX_GAMES, game_id, schedule
 
     jobs = schedule("1.2", ["greedy", "random", "pass"], MAX_GAMES // 3 // 2 * 2, seed=5)
     last = jobs[-1]
@@ -729,7 +729,7 @@ def test_a_schedule_knows_its_games_without_listing_them():
 
 @pytest.mark.parametrize("args", [("play", "--seed", "3"), ("games",), ("verify",), ("export", "--all")])
 def test_a_store_cannot_be_standard_input_or_output(tmp_path, args):
-    r = subprocess.run([sys.executable, "-m", "locm.cli", *args, "--db", "-"], cwd=tmp_path, capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "locm.cli.main", *args, "--db", "-"], cwd=tmp_path, capture_output=True,
                        text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert "not standard input or output" in r.stderr and not (tmp_path / "-").exists()
@@ -742,7 +742,7 @@ def test_dash_reads_standard_input_for_logs_and_writes_standard_output_for_html(
     lines = gzip.decompress(official.read_bytes()).decode().splitlines(keepends=True)[:2]
 
     def locm_in(stdin: str, *args):
-        return subprocess.run([sys.executable, "-m", "locm.cli", *args], cwd=tmp_path, input=stdin,
+        return subprocess.run([sys.executable, "-m", "locm.cli.main", *args], cwd=tmp_path, input=stdin,
                               capture_output=True, text=True)
 
     r = locm_in("".join(lines), "conformance", "-", "--quiet")

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 from locm.events.locm.cards import CHARGE, WARD, keywords_to_str
-from locm.cli import cli
-from locm.play import play_one
-from locm.store import GameExtras, open_store
+from locm.cli.main import cli
+from locm.runner.play import play_one
+from locm.store.eventstore import GameExtras, open_store
 from locm.replay import open_game
 
 GAMES = [("1.2", 11, ("greedy", "random")), ("1.2", 12, ("random", "greedy")),

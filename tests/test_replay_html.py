@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from locm.cli import cli
+from locm.cli.main import cli
 from locm.replay import open_game
 from tests.helpers import LOG_15
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from locm.events.locm.codec import to_jsonl
-from locm.play import play_one
+from locm.runner.play import play_one
 from locm.replay import open_game
 from locm.replay.terminal import CLEAR, Stepper, stops
 
@@ -32,7 +32,7 @@ class Term:
         self.master, slave = os.openpty()
         os.set_blocking(self.master, True)
         env = dict(os.environ, COLUMNS="160", LINES="60")
-        self.proc = subprocess.Popen([sys.executable, "-m", "locm.cli", *args], stdin=slave, stdout=slave,
+        self.proc = subprocess.Popen([sys.executable, "-m", "locm.cli.main", *args], stdin=slave, stdout=slave,
                                      stderr=slave, cwd=ROOT, env=env, close_fds=True)
         os.close(slave)
         self.out = ""

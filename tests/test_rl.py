@@ -21,7 +21,7 @@ from locm.engine.locm.gameid import check_id, episode_id  # noqa: E402
 from locm.rl import ENV_IDS, make_env  # noqa: E402
 from locm.rl.pz import env as aec_env  # noqa: E402
 from locm.rl.vector import make_vec  # noqa: E402
-from locm.store import MemoryStore  # noqa: E402
+from locm.store.eventstore import MemoryStore  # noqa: E402
 
 # A variant of each ruleset with other hand and lane sizes: the action space follows the rules it plays.
 SMALL_12 = RULES_12.replace(name="small", base="1.2", hand_limit=6, lane_size=2)
@@ -51,7 +51,7 @@ def test_pettingzoo_api_and_seed(ruleset, phases):
 
 
 def _decode(game: locm.Game, slot: int):
-    """gym-locm's slot layout read off the game's own view, independent of `locm.rl.locm_game`, for an
+    """gym-locm's slot layout read off the game's own view, independent of `locm.rl.locm`, for an
     environment of the whole game (the deck building's slots first: 3 picks or 120 cards): 0 pass, summons (hand
     h, lane l), uses (hand h, target: none, own lanes, enemy lanes), attacks (own lane-slot j, target: opponent,
     enemy of j's lane)."""
@@ -263,7 +263,7 @@ def test_dataset_rows_are_the_stored_games_decisions(tmp_path):
     from locm.engine.locm.agents import make_agent
     from locm.engine.locm.gameid import created_id
     from locm.rl.dataset import export
-    from locm.store import GameExtras, open_store
+    from locm.store.eventstore import GameExtras, open_store
 
     db = tmp_path / "t.db"
     lines = 0

@@ -1,5 +1,5 @@
 """The same environments for my-card-game and Skyport, through their game definitions (`locm.rl.seam_game`
-and the encoders `locm.rl.mcg_game`, `locm.rl.skyport_game`): Gymnasium's and PettingZoo's checkers, every
+and the encoders `locm.rl.mcg`, `locm.rl.skyport`): Gymnasium's and PettingZoo's checkers, every
 mask exactly the game's legal actions, the same seed and actions giving the log of the game's own definition
 (actions decoded from the game's view by a decoder written here, not the encoder's), stored episodes that
 re-decide, and their dataset rows."""

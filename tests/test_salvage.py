@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_locm(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "locm.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "locm.cli.main", *map(str, args)], capture_output=True, text=True,
                           cwd=cwd, timeout=300)
 
 
@@ -29,9 +29,9 @@ def fill(path: Path, checkpointed: int, in_wal: int, garble_then: int = 0) -> No
     many games before it dies."""
     code = f"""
 import os, random
-from locm.store import open_store, GameExtras
+from locm.store.eventstore import open_store, GameExtras
 from locm.engine.locm.gameid import game_id
-from locm.play import play_one
+from locm.runner.play import play_one
 s = open_store({str(path)!r})
 s._conn.execute('PRAGMA wal_autocheckpoint=0')
 for i in range({checkpointed}):
@@ -77,9 +77,9 @@ def test_a_garbled_wal_under_a_live_writer_is_read_through_its_valid_frames(tmp_
     db = tmp_path / "s.db"
     code = f"""
 import os, random, sys
-from locm.store import open_store, GameExtras
+from locm.store.eventstore import open_store, GameExtras
 from locm.engine.locm.gameid import game_id
-from locm.play import play_one
+from locm.runner.play import play_one
 s = open_store({str(db)!r})
 s._conn.execute('PRAGMA wal_autocheckpoint=0')
 for i in range(40):

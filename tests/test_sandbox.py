@@ -1,4 +1,4 @@
-"""The sandbox's policy (`locm.sandbox`): what a bot's command is shown, hidden and limited to, read from the
+"""The sandbox's policy (`locm.runner.sandbox.bwrap`): what a bot's command is shown, hidden and limited to, read from the
 bubblewrap command line `build` makes (no sandbox needed for these; tests/test_hostile.py runs real ones)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from locm.errors import BotLimitsError
-from locm.sandbox import KEYS_IN_PROC, MiB, BotLimits, Sandbox, build
+from locm.runner.sandbox.bwrap import KEYS_IN_PROC, MiB, BotLimits, Sandbox, build
 
 
 def binds(argv: list[str]) -> dict[str, str]:
@@ -109,7 +109,7 @@ def test_the_store_and_other_bots_beside_a_bot_read_as_nothing(tmp_path):
     argv = command([sys.executable, tmp_path / "me.py"], Sandbox(hide=hide)).argv
     masked = [dest for dest, src in binds(argv).items() if src == "/dev/null"]
     assert sorted(masked) == sorted([str(tmp_path / "locm.db"), str(tmp_path / "other.py"), *KEYS_IN_PROC])  # not
-    # its own; and the kernel's list of keys, in every sandbox (`locm.sandbox_filter`)
+    # its own; and the kernel's list of keys, in every sandbox (`locm.runner.sandbox.filter`)
 
 
 def test_the_environment_is_rebuilt_and_keeps_no_secret(monkeypatch):
@@ -130,13 +130,13 @@ def test_network_and_more_paths_only_when_asked(tmp_path):
 
 
 def test_a_command_run_as_another_user_sees_the_folders_it_could_not_pass_through_as_tmpfs():
-    """`locm.sandbox_user.view_args`: each folder above a needed path that the user cannot pass through is a
+    """`locm.runner.sandbox.user.view_args`: each folder above a needed path that the user cannot pass through is a
     tmpfs showing only the needed entries (a folder that is blocked too is made, and gets its own tmpfs next)."""
     import pwd
     import shutil
     import tempfile
 
-    from locm.sandbox_user import view_args
+    from locm.runner.sandbox.user import view_args
 
     nobody = pwd.getpwnam("nobody")
     top = Path(tempfile.mkdtemp(prefix="locm-test-runas-"))  # in /tmp, which anyone may pass through

@@ -1,10 +1,10 @@
-"""Sandboxes kept across games (`locm.sandbox_kept`, in a tournament's workers): a launcher killed or stopped
+"""Sandboxes kept across games (`locm.runner.sandbox.kept`, in a tournament's workers): a launcher killed or stopped
 from outside costs its sandbox, never the tournament (the bot's game is lost as a killed bot's, or goes on), and
 nothing of a kept sandbox outlives the process that made it. The attacks a bot can try from inside are in
 tests/test_hostile.py (nothing of a game reaches the next; the launcher is out of its reach).
 
 Run by root, every test here runs twice: as root, and as the user nobody (`test_all_of_this_holds_as_nobody`
-runs this file as nobody, where each game has a user namespace of its own: `locm.sandbox_user`)."""
+runs this file as nobody, where each game has a user namespace of its own: `locm.runner.sandbox.user`)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from locm import sandbox_kept
-from locm.bots import BotAgent, TimedAgent, TimeLimits
+from locm.runner.sandbox import kept as sandbox_kept
+from locm.runner.bots import BotAgent, TimedAgent, TimeLimits
 from locm.engine.locm.agents import Agent, make_agent
 from locm.events.locm.catalog import HardError
-from locm.sandbox import Sandbox, probe
-from locm.sandbox_user import RunAsError, as_user
-from locm.tournament import run_game
+from locm.runner.sandbox.bwrap import Sandbox, probe
+from locm.runner.sandbox.user import RunAsError, as_user
+from locm.games.locm.tournament import run_game
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -158,7 +158,7 @@ def test_kill_9_of_a_tournament_takes_its_kept_sandboxes(tmp_path):
     """The tournament killed with SIGKILL while its worker holds kept sandboxes: their bubblewrap, launchers
     and games all die with it (the worker dies with its parent, each sandbox with its worker)."""
     slow = shlex.join([sys.executable, str(BOTS / "slow_bot.py"), "40"])
-    main = subprocess.Popen([sys.executable, "-m", "locm.cli", "tournament", "--agents", GOOD, slow, "--games",
+    main = subprocess.Popen([sys.executable, "-m", "locm.cli.main", "tournament", "--agents", GOOD, slow, "--games",
                              "20", "--db", str(tmp_path / "t.db"), "-j", "1"], cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -249,9 +249,9 @@ def test_the_runners_keyrings_are_out_of_reach_and_bots_make_no_key(tmp_path):
             "assert keyutils.add_key(b'user', b'runner-secret', b'sesame', 6, -3) > 0\n"
             "mine = keyutils.add_key(b'user', b'runner-secret', b'sesame', 6, -4)\n"  # the user keyring (kept)
             "assert mine > 0\n"
-            "from locm import sandbox_kept\n"
-            "from locm.bots import TimeLimits\n"
-            "from locm.tournament import run_game\n"
+            "from locm.runner.sandbox import kept as sandbox_kept\n"
+            "from locm.runner.bots import TimeLimits\n"
+            "from locm.games.locm.tournament import run_game\n"
             "sandbox_kept.keep()\n"
             "try:\n"
             "    for seed in (1, 2):\n"
@@ -286,7 +286,7 @@ def test_idle_kept_sandboxes_are_bounded_the_oldest_destroyed(keeping, monkeypat
 
 def test_all_of_this_holds_as_nobody():
     """Run by root: this file's tests pass when run by the user nobody too (each game in a user namespace of its
-    own), none skipped. `locm.sandbox_user` gives nobody a view in which it reaches this Python and locm."""
+    own), none skipped. `locm.runner.sandbox.user` gives nobody a view in which it reaches this Python and locm."""
     import shutil
     import tempfile
 

@@ -89,7 +89,7 @@ def test_the_core_log_checks_refuse_a_moved_event(name):
 
 @pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
 def test_locm_through_the_core_is_the_game_locm_play_plays(ruleset):
-    from locm.play import play_one
+    from locm.runner.play import play_one
 
     game = registry.get("locm")
     assert core.play(game, ruleset, 5, ("greedy", "random")).log == play_one(ruleset, 5, ("greedy", "random")).log
@@ -250,8 +250,8 @@ TestSkyportMachine.settings = _SETTINGS
 
 @pytest.mark.parametrize("name", ["mcg", "skyport"])
 def test_every_game_is_stored_read_back_and_verified(name, tmp_path):
-    from locm.checks import match_problem
-    from locm.store import GameExtras, open_store
+    from locm.verify.checks import match_problem
+    from locm.store.eventstore import GameExtras, open_store
 
     game = registry.get(name)
     agents = ("greedy", "random") if name == "mcg" else ("hunter", "random", "random")
@@ -285,8 +285,8 @@ def sqlite3_set(db, statement):
 
 
 def test_tictactoe_is_stored_and_verified_without_a_core_change(ttt, tmp_path):
-    from locm.checks import match_problem
-    from locm.store import GameExtras, open_store
+    from locm.verify.checks import match_problem
+    from locm.store.eventstore import GameExtras, open_store
 
     log = core.play(ttt, "standard", 8, ("random", "random")).log
     with open_store(tmp_path / "t.db") as store:
@@ -316,8 +316,8 @@ def test_play_verify_and_games_of_other_games_from_the_command_line(tmp_path):
 
 
 def test_an_n_player_tournament_rotates_seats_and_ranks_by_places():
-    from locm.matchplay import match_schedule, match_standings, run_matches
-    from locm.store import open_store
+    from locm.tournament.matchplay import match_schedule, match_standings, run_matches
+    from locm.store.eventstore import open_store
 
     jobs = match_schedule("skyport", "2013", ["hunter", "random", "random"], 3, seed=4, seats=3)
     assert [j.agents for j in jobs] == [("hunter", "random", "random"), ("random", "random", "hunter"),
@@ -380,7 +380,7 @@ def test_show_audit_and_replay_of_other_games_through_the_viewer_shell(tmp_path)
 
 
 def test_my_card_game_plays_an_external_bot_in_the_sandbox(tmp_path):
-    from locm.sandbox import probe
+    from locm.runner.sandbox.bwrap import probe
     from tests.test_reliability import run_locm
 
     box = [] if probe().ok else ["--no-sandbox"]
@@ -421,7 +421,7 @@ def test_variants_of_other_games_play_verify_and_diff(tmp_path):
 
 
 def test_a_my_card_game_tournament_with_a_sandboxed_bot(tmp_path):
-    from locm.sandbox import probe
+    from locm.runner.sandbox.bwrap import probe
     from tests.test_reliability import run_locm
 
     box = [] if probe().ok else ["--no-sandbox"]
@@ -431,7 +431,7 @@ def test_a_my_card_game_tournament_with_a_sandboxed_bot(tmp_path):
                  "--db", db, *box)
     assert r.returncode == 0 and "2 games played, 0 stored before: 2 of 2 my-card-game games" in r.stdout, r.stderr
     assert bot in r.stdout
-    from locm.store import open_store
+    from locm.store.eventstore import open_store
 
     with open_store(db, readonly=True) as store:
         rows = store.matches(game="mcg")
@@ -469,9 +469,9 @@ def test_verify_re_decides_a_my_card_game_account_log(tmp_path):
 
 
 def test_the_my_card_game_report_gives_card_win_rates_with_their_intervals(tmp_path):
-    from locm.matchplay import match_schedule, run_matches
-    from locm.mcg_report import card_rates
-    from locm.store import open_store
+    from locm.tournament.matchplay import match_schedule, run_matches
+    from locm.games.mcg.report import card_rates
+    from locm.store.eventstore import open_store
     from tests.test_reliability import run_locm
 
     db = tmp_path / "m.db"

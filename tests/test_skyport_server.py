@@ -1,6 +1,6 @@
-"""`locm serve --game skyport`: the 2013 protocol over real sockets (locm/skyport_server.py), clients started
-from command lines in the sandbox (locm/netbots.py), the oracle's games played again through TCP
-(locm/skyport_wire.py) and a Node.js client written from the protocol text (examples/skyport/client.js)."""
+"""`locm serve --game skyport`: the 2013 protocol over real sockets (locm/games/skyport/server.py), clients started
+from command lines in the sandbox (locm/games/skyport/netbots.py), the oracle's games played again through TCP
+(locm/games/skyport/wire.py) and a Node.js client written from the protocol text (examples/skyport/client.js)."""
 
 from __future__ import annotations
 
@@ -15,18 +15,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from locm.cli import cli
+from locm.cli.main import cli
 from locm.engine.skyport.agents import agent_seed, make_agent, play
 from locm.engine.skyport.game import SkyportGame, redecide
 from locm.engine.skyport.rules import RULES_2013, builtin_map
 from locm.events.skyport.codec import from_jsonl
-from locm.netbots import play_skyport
+from locm.games.skyport.netbots import play_skyport
 from locm.replay.skyport.oracle import read_records
-from locm.sandbox import Sandbox, probe
-from locm.skyport_netclient import play as net_play
-from locm.skyport_server import (FACTS, RESERVED, Bounds, Fast, Faithful, JavaLineReader, SeatSpec, SkyportServer,
+from locm.runner.sandbox.bwrap import Sandbox, probe
+from locm.games.skyport.netclient import play as net_play
+from locm.games.skyport.server import (FACTS, RESERVED, Bounds, Fast, Faithful, JavaLineReader, SeatSpec, SkyportServer,
                                  Timing)
-from locm.skyport_wire import replay_log
+from locm.games.skyport.wire import replay_log
 from tests.skyport_helpers import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -248,7 +248,7 @@ def test_audit_says_why_minus_10():
 
 
 def test_report_flags_thin_cells_and_says_above_only_outside_the_interval():
-    from locm.skyport_report import rates
+    from locm.games.skyport.report import rates
 
     rows = ([("hunter", "laser+mortar", "duel-2p", True, 100.0)] * 40
             + [("hunter", "droid+mortar", "duel-2p", False, -50.0 + i) for i in range(40)]
@@ -263,7 +263,7 @@ def test_report_flags_thin_cells_and_says_above_only_outside_the_interval():
 def test_report_reads_each_seats_loadout_from_the_log():
     from types import SimpleNamespace
 
-    from locm.skyport_report import player_games
+    from locm.games.skyport.report import player_games
 
     g, _ = _lined_up()
     match = SimpleNamespace(game_id="x", agents=("a", "b", "c"), winner=0, scores=g.state.scores)

@@ -1,5 +1,5 @@
-"""`locm tournament --game skyport` with clients started from command lines (locm/netbots.py through
-locm/matchplay.py): the schedule's ids are the stored games' (the command line and the client's version name a
+"""`locm tournament --game skyport` with clients started from command lines (locm/games/skyport/netbots.py through
+locm/tournament/matchplay.py): the schedule's ids are the stored games' (the command line and the client's version name a
 seat, the handshake's name is recorded beside it), a rerun stores nothing twice, `verify` is clean, and a
 client that crashes, stays silent or sends garbage loses (R-FORFEIT, or as a client that left) while the
 tournament finishes."""
@@ -14,7 +14,7 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from locm.cli import cli
+from locm.cli.main import cli
 from locm.engine.errors import CommandError
 from locm.engine.seam import content_id
 from locm.engine.skyport.commands import ChooseLoadout, Forfeit
@@ -23,9 +23,9 @@ from locm.engine.skyport.game import SkyportGame, redecide
 from locm.engine.skyport.rules import builtin_map
 from locm.events.skyport.catalog import FORFEIT, CommandReceived, LoadoutChosen
 from locm.events.skyport.codec import CODEC
-from locm.matchplay import match_schedule
-from locm.sandbox import probe
-from locm.store import open_store
+from locm.tournament.matchplay import match_schedule
+from locm.runner.sandbox.bwrap import probe
+from locm.store.eventstore import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = f"node {ROOT / 'examples' / 'skyport' / 'client.js'} {{host}} {{port}}"

@@ -10,10 +10,10 @@ import math
 from click.testing import CliRunner
 
 from locm.analysis.paired import Clustered, PairedMean
-from locm.cli import cli
+from locm.cli.main import cli
 from locm.engine.skyport.definition import GAME, STATS, seat_stats
 from locm.events.skyport.catalog import Hit
-from locm.store import open_store
+from locm.store.eventstore import open_store
 from tests.test_skyport_tools import _lined_up
 
 
@@ -88,7 +88,7 @@ def test_whatif_reports_points_places_and_kills_paired_by_seed(tmp_path):
 
 
 def test_a_game_without_scores_has_no_points_rows():
-    from locm.matchrerun import MatchWhatif, Pair
+    from locm.tournament.rerun import MatchWhatif, Pair
     from locm.engine.seam import Outcome
 
     w = MatchWhatif(GAME, "a", "b", [Pair(("x", "y"), 1, Outcome(0, "r", 3, None), Outcome(1, "r", 3, None))])

@@ -1,4 +1,4 @@
-"""The sequential test over mirrored pairs (analysis/sprt.py, locm/sequential.py) and the ratings with intervals
+"""The sequential test over mirrored pairs (analysis/sprt.py, locm/tournament/sequential.py) and the ratings with intervals
 (analysis/ratings.py): error rates by simulation, known outcomes on real games, the command."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from locm.analysis.ratings import rate
 from locm.analysis.sprt import H0, H1, Sprt, SprtError, SprtState, elo_to_score, llr, mirrored_cells, simulate
 from locm.errors import TournamentError
-from locm.sequential import SequentialRun, play_sequential, ratings
-from locm.store import MemoryStore
-from locm.tournament import HANDOFF, schedule
+from locm.tournament.sequential import SequentialRun, play_sequential, ratings
+from locm.store.eventstore import MemoryStore
+from locm.games.locm.tournament import HANDOFF, schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,7 +137,7 @@ def test_a_sequential_run_needs_two_different_agents():
 
 
 def run_locm(*args):
-    return subprocess.run([sys.executable, "-m", "locm.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "locm.cli.main", *map(str, args)], capture_output=True, text=True,
                           cwd=ROOT)
 
 
@@ -165,7 +165,7 @@ def test_the_command_refuses_a_malformed_test_in_one_line(tmp_path):
 def test_games_of_more_seats_rate_each_agent_once_at_its_mean_place():
     from collections import namedtuple
 
-    from locm.sequential import match_rankings, match_ratings
+    from locm.tournament.sequential import match_rankings, match_ratings
 
     Row = namedtuple("Row", "agents places")
     games = [Row(("hunter", "random", "hunter"), (0, 2, 1)), Row(("random", "hunter", "idle"), (1, 0, 2))] * 20

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from locm.events.locm import catalog as ev
 from locm.events.locm.codec import to_json
 from locm import errors
-from locm import store as store_mod
+from locm.store import eventstore as store_mod
 from locm.errors import (
     ChainError,
     CorruptStoreError,
@@ -35,7 +35,7 @@ from locm.errors import (
     StoreError,
     StoreNotFoundError,
 )
-from locm.store import (
+from locm.store.eventstore import (
     GENESIS,
     STDERR_LIMIT,
     GameExtras,

@@ -15,9 +15,9 @@ import pytest
 
 from locm.engine.locm.gameid import game_id
 from locm.errors import DuplicateGameError
-from locm.play import play_one
-from locm.store import GameExtras, open_store
-from locm.store_records import prepare_game
+from locm.runner.play import play_one
+from locm.store.eventstore import GameExtras, open_store
+from locm.store.records import prepare_game
 
 TABLES = ("games", "logs", "game_facts", "locm_meta")
 

@@ -16,10 +16,10 @@ import pytest
 from click.testing import CliRunner
 
 from locm.events.locm.codec import to_jsonl
-from locm.cli import cli
-from locm.store import GameExtras, open_store
-from locm.play import play_one
-from locm.tournament import bot_fingerprint, game_id
+from locm.cli.main import cli
+from locm.store.eventstore import GameExtras, open_store
+from locm.runner.play import play_one
+from locm.games.locm.tournament import bot_fingerprint, game_id
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
@@ -33,7 +33,7 @@ def locm(*args, input=None):
 
 def run_locm(*args):
     """The real entry point in a subprocess, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "locm.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "locm.cli.main", *map(str, args)], capture_output=True, text=True,
                           cwd=ROOT)
 
 

@@ -1,4 +1,4 @@
-"""The tournament outlives its workers (`locm.tournament.Supervision`): a worker that dies, is stopped or is stuck
+"""The tournament outlives its workers (`locm.games.locm.tournament.Supervision`): a worker that dies, is stopped or is stuck
 is noticed, killed and replaced; the game it was playing is played again once, then recorded as failed; the
 tournament always ends, or stops with one line. The attacks on the worker come from an unconfined bot
 (tests/bots/hostile_bot.py ``worker``, run with the sandbox off: sandboxed, it cannot reach its worker, see
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from locm.bots import TimeLimits
+from locm.runner.bots import TimeLimits
 from locm.errors import TournamentError
-from locm.sandbox import UNCONFINED
-from locm.store import open_store
-from locm.tournament import Supervision, _play, _pool, check_stored_game, play_jobs, schedule
+from locm.runner.sandbox.bwrap import UNCONFINED
+from locm.store.eventstore import open_store
+from locm.games.locm.tournament import Supervision, _play, _pool, check_stored_game, play_jobs, schedule
 
 BOTS = Path(__file__).resolve().parent / "bots"
 QUICK = Supervision(heartbeat_s=0.1, grace_s=1.0, start_s=60)
@@ -74,7 +74,7 @@ def test_a_bot_that_kills_or_stops_its_worker_loses_the_worker_not_the_tournamen
 
 def stuck_on_seed_1(conn, parent, limits, sandbox, heartbeat_s):
     """A faulty worker: alive (its heartbeat goes on) but stuck on any game of seed 1; plays the others."""
-    from locm.processes import die_with_parent
+    from locm.runner.processes import die_with_parent
 
     die_with_parent(parent)
     conn.send(("beat", 0))
@@ -118,7 +118,7 @@ def test_a_worker_dies_with_its_parent_even_when_stopped(tmp_path):
     marker = f"orphan-{os.getpid()}-{time.monotonic_ns()}"
     code = ("import os, signal, subprocess, sys, time\n"
             "child = subprocess.Popen([sys.executable, '-c', 'import os, sys, time\\n"
-            "from locm.processes import die_with_parent\\n"
+            "from locm.runner.processes import die_with_parent\\n"
             "die_with_parent(int(sys.argv[1]))\\nprint(flush=True)\\ntime.sleep(60)', str(os.getpid()), sys.argv[1]],"
             " stdout=subprocess.PIPE)\n"
             "child.stdout.readline()\nos.kill(child.pid, signal.SIGSTOP)\nprint(child.pid, flush=True)\n"
@@ -141,7 +141,7 @@ def test_kill_9_of_a_report_takes_its_projection_workers_and_the_resource_tracke
     with open_store(db) as store:
         play_jobs(store, schedule("1.2", ["greedy", "random"], 60, 1), workers=2)
     marker = uuid.uuid4().hex
-    code = ("import sys, locm.cardfacts_store as c\nc.CHUNK = 2\n"
+    code = ("import sys, locm.games.locm.facts_store as c\nc.CHUNK = 2\n"
             "c.refresh(sys.argv[1], rebuild=True, workers=2, progress=lambda k: print(k, flush=True))\n")
     env = {**os.environ, "LOCM_TEST_MARKER": marker}
     proc = subprocess.Popen([sys.executable, "-c", code, str(db)], env=env, stdout=subprocess.PIPE, text=True)

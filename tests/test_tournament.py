@@ -1,4 +1,4 @@
-"""Tournaments (`locm.tournament`, `locm tournament`): ids, the mirrored schedule, standings, and a real
+"""Tournaments (`locm.games.locm.tournament`, `locm tournament`): ids, the mirrored schedule, standings, and a real
 tournament process killed mid-run (SIGKILL and SIGTERM) then restarted: no process survives, no game is
 lost or stored twice."""
 
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from locm.errors import TournamentError
-from locm.store import MemoryStore, register_functions
-from locm.tournament import game_id, pair_rows, play_jobs, run_game, run_tournament, schedule, standings, to_play
+from locm.store.eventstore import MemoryStore, register_functions
+from locm.games.locm.tournament import game_id, pair_rows, play_jobs, run_game, run_tournament, schedule, standings, to_play
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
@@ -149,7 +149,7 @@ def test_a_new_store_is_not_looked_up_game_by_game_and_a_game_stored_meanwhile_i
 
 
 def run_locm(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "locm.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "locm.cli.main", *map(str, args)], capture_output=True, text=True,
                           cwd=ROOT, env=env)
 
 
@@ -256,13 +256,13 @@ def test_a_killed_tournament_leaves_no_process_and_finishes_when_restarted(tmp_p
     expected = {j.game_id for j in schedule("1.2", agents, 16, 100)}
     assert len(expected) == 48
 
-    proc = subprocess.Popen([sys.executable, "-m", "locm.cli", *map(str, args)], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "locm.cli.main", *map(str, args)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # kill it once a few games are stored and a bot is running
         def going():
             return len(stored_ids(db)) >= 4 and any(c.startswith(sys.executable) and "good_bot.py" in c
-                                                    and "locm.cli" not in c for c in marked(marker).values())
+                                                    and "locm.cli.main" not in c for c in marked(marker).values())
 
         ready = wait_until(going, timeout=60, step=0.02)
         assert ready, f"the tournament did not get going: {proc.poll()}"
@@ -308,9 +308,9 @@ def test_the_hand_off_is_bounded_and_each_game_one_small_blob():
     import pickle
     import zlib
 
-    from locm.bots import TimeLimits
-    from locm.store import PreparedGame
-    from locm.tournament import HANDOFF, _pool
+    from locm.runner.bots import TimeLimits
+    from locm.store.eventstore import PreparedGame
+    from locm.games.locm.tournament import HANDOFF, _pool
 
     jobs = schedule("1.2", ("greedy", "random"), 24, 1)
     taken = []
@@ -334,8 +334,8 @@ def test_the_hand_off_is_bounded_and_each_game_one_small_blob():
 
 
 def test_the_writer_stores_whole_games_several_to_a_transaction_and_skips_duplicates(tmp_path):
-    from locm.store import SqliteStore
-    from locm.tournament import record_schedule
+    from locm.store.eventstore import SqliteStore
+    from locm.games.locm.tournament import record_schedule
 
     committed = []  # games per committed transaction
 
@@ -361,7 +361,7 @@ def test_the_writer_stores_whole_games_several_to_a_transaction_and_skips_duplic
 
 
 def test_the_ray_backend_without_ray_is_refused_in_one_line_before_the_store_is_made(tmp_path):
-    code = ("import sys; sys.modules['ray'] = None; from locm.cli import main; "
+    code = ("import sys; sys.modules['ray'] = None; from locm.cli.main import main; "
             f"sys.argv = ['locm', 'tournament', '--agents', 'greedy', 'random', '--games', '2', '--db', "
             f"{str(tmp_path / 't.db')!r}, '--backend', 'ray']; main()")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

@@ -22,11 +22,11 @@ from locm.events.locm.cards import keywords_to_str
 from locm.events.locm.catalog import (ActionRejected, CreatureSummoned, DrawLost, GameCreated, GameEnded, PlayerDamaged,
                             PlayerHealed, TurnStarted)
 from locm.events.locm.codec import from_jsonl, to_json, to_jsonl
-from locm.cli import cli
-from locm.play import build_agents, play_one
-from locm.store import open_store
-from locm.variants import resolve_ruleset
-from locm.rerun import first_divergence, rerun_report
+from locm.cli.main import cli
+from locm.runner.play import build_agents, play_one
+from locm.store.eventstore import open_store
+from locm.cli.variants import resolve_ruleset
+from locm.games.locm.rerun import first_divergence, rerun_report
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples" / "variants").glob("*.toml"))
@@ -241,7 +241,7 @@ def test_a_stored_variant_game_verifies_and_lists_its_identity(tmp_path):
 
 
 def test_two_variants_of_one_name_but_different_values_get_different_game_ids():
-    from locm.tournament import game_id
+    from locm.games.locm.tournament import game_id
 
     a, b = variant("1.2", start_health=10, runes=[5]), variant("1.2", start_health=11, runes=[5])
     assert game_id(a, 1, ("greedy", "random")) != game_id(b, 1, ("greedy", "random"))
@@ -492,8 +492,8 @@ def test_rerun_runs_an_external_bot_again_as_a_process():
     import shlex
     import sys
 
-    from locm.bots import TimeLimits
-    from locm.tournament import run_game
+    from locm.runner.bots import TimeLimits
+    from locm.games.locm.tournament import run_game
 
     spec = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
     limits = TimeLimits.parse("x5")

@@ -2,7 +2,7 @@
 by points. The rules stay in this package's modules (byte-exact with the 2013 server).
 
 Its clients speak the server's TCP protocol (`engine.skyport.protocol`, `locm serve`), not the core's one
-line each way, so this definition plays built-in agents only; `locm.netbots` serves the games with clients
+line each way, so this definition plays built-in agents only; `locm.games.skyport.netbots` serves the games with clients
 (`locm play`, `locm tournament`), whose created event records each client's version (``bots``).
 
 A game's id (`game_id`) names its whole created event, except, in a game with clients (``bots`` set), the

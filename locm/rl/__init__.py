@@ -11,8 +11,8 @@ The environment ids (`ENV_IDS`) are registered with Gymnasium when this package 
 imports it for an id written ``"locm.rl:ID"``). `make_env` builds the same environments without Gymnasium's
 wrappers; `locm.rl.pz` has the PettingZoo environments, `locm.rl.vector` the vectorised one,
 `locm.rl.dataset` the dataset export. The environments know no game: each game is one adapter
-(`locm.rl.adapter`): LOCM's in `locm.rl.locm_game`, my-card-game's in `locm.rl.mcg_game`, Skyport's in
-`locm.rl.skyport_game`.
+(`locm.rl.adapter`): LOCM's in `locm.rl.locm`, my-card-game's in `locm.rl.mcg`, Skyport's in
+`locm.rl.skyport`.
 """
 
 from __future__ import annotations
@@ -46,15 +46,15 @@ def game_spec(game: str = "locm", ruleset: Any = None) -> Any:
     """The adapter of a game under a ruleset (LOCM: ``1.2``, ``constructed``, a variant file or `Rules`;
     my-card-game: ``standard``, a variant file or `McgRules`; Skyport: ``2013``, a rules file or `SkyportRules`)."""
     if game == "locm":
-        from locm.rl.locm_game import LocmSpec
+        from locm.rl.locm import LocmSpec
 
         return LocmSpec("1.2" if ruleset is None else ruleset)
     if game in ("mcg", "my-card-game"):
-        from locm.rl.mcg_game import McgSpec
+        from locm.rl.mcg import McgSpec
 
         return McgSpec(ruleset)
     if game == "skyport":
-        from locm.rl.skyport_game import SkyportSpec
+        from locm.rl.skyport import SkyportSpec
 
         return SkyportSpec(ruleset)
     raise ValueError(f"unknown game {game!r}: expected locm, mcg or skyport")

@@ -42,7 +42,7 @@ from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
 from locm.events.locm.catalog import ACTION, END_TURN, ActionReceived, GameCreated, HardError
 from locm.events.locm.codec import to_json
 from locm.rl.env import Layout
-from locm.rl.locm_game import LocmMatch, LocmSpec
+from locm.rl.locm import LocmMatch, LocmSpec
 
 
 class Row(NamedTuple):
@@ -131,8 +131,8 @@ def export(db: str | Path, out: str | Path, *, ruleset: str = "1.2", phases: Seq
            progress: Callable[[int], None] | None = None) -> Summary:
     """Write the rows of the stored games of `ruleset` (those where `agent` plays a seat, if given; `seats`
     then are that agent's seats) to `out` (.npz). Returns how many games and rows, and the games skipped."""
-    from locm.store import open_store
-    from locm.variants import ruleset_name
+    from locm.store.eventstore import open_store
+    from locm.cli.variants import ruleset_name
 
     spec = LocmSpec(ruleset)
     layout = Layout(spec, phases)

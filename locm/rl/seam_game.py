@@ -4,7 +4,7 @@
 actions, whose move, phase, outcome, views, the bot's message, built-in agents) and an `Encoder`, the one
 piece a game adds: its phases (each a block of the action space and of the observation), the slot of each
 legal action, and the numbers of a position. my-card-game's and Skyport's encoders are in
-`locm.rl.mcg_game` and `locm.rl.skyport_game`; LOCM keeps its own adapter (`locm.rl.locm_game`: a constructed
+`locm.rl.mcg` and `locm.rl.skyport`; LOCM keeps its own adapter (`locm.rl.locm`: a constructed
 deck is 30 decisions there, one answer in the game).
 """
 

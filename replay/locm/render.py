@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from locm.replay.game import Replay
-from locm.terminal_text import escape_controls  # noqa: F401  (re-exported for the replay commands)
+from locm.common.terminal_text import escape_controls  # noqa: F401  (re-exported for the replay commands)
 from locm.engine.locm.views import board_text, card_label, diff_lines
 
 

@@ -1,0 +1,366 @@
+"""Replay and audit commands: `locm show`, `locm audit`, `locm replay`, `locm html`, `locm import-referee`.
+
+Each is a thin layer over `replay`. SOURCE is one of
+  game.jsonl                  an event log written by `locm play --log`
+  official.txt.gz --game K    game K (0-based line) of an official referee log, replayed through the engine
+  --db locm.db GAME_ID        a stored game (a unique prefix of its id is enough)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+SOURCE_HELP = """
+\b
+SOURCE is one of:
+  game.jsonl                 an event log written by 'locm play --log' (- for standard input)
+  official.txt.gz --game K   game K (0-based) of an official referee log
+  --db locm.db GAME_ID       a stored game (a unique prefix of the id is enough)
+
+A log read from a file is re-decided from its inputs first; one that does not follow the rules (or a stored
+game whose hash chain does not hold) is still shown, with a first line saying where it departs (the seq, the
+event it has, the event the rules give), and the exit status is 1.
+"""
+
+
+def _source(f):
+    f = click.argument("source")(f)
+    f = click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Read SOURCE as a game id in this event store.")(f)
+    f = click.option("--game", "game_index", type=int, metavar="K",
+                     help="Which game of an official referee log (0-based line number).")(f)
+    return f
+
+
+def _open(source, db, game_index):
+    from locm.replay import open_game
+
+    if db is not None:
+        if game_index is not None:
+            raise click.UsageError("--game is for official logs, not with --db")
+        return open_game(db=db, game_id=source)
+    return open_game(source, game=game_index)
+
+
+def _dump(obj) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, indent=1))
+
+
+def _warn(r, to_stderr: bool = False) -> None:
+    """A log that does not follow the rules (or a stored game whose chain does not hold) is shown, never
+    silently: its warning is the first line of the output (on standard error where the output is JSON or a
+    file)."""
+    if r.warning:
+        click.echo(r.warning, err=to_stderr)
+
+
+def _trust(r) -> dict:
+    """The JSON form of `_warn`: a reader of --json output sees the same facts."""
+    return {"warning": r.warning, "departures": [
+        {"seq": d.seq, "message": d.message, "log_has": d.stored, "rules_give": d.decided} for d in r.departures]}
+
+
+def _exit(r) -> None:
+    """Exit status 1 after showing a log that does not follow the rules or cannot be vouched for."""
+    if r.warning:
+        sys.exit(1)
+
+
+def _other(r) -> bool:
+    """Whether `r` is a game of another registered game (`replay.match.MatchReplay`: the viewer shell)."""
+    from locm.replay.match import MatchReplay
+
+    return isinstance(r, MatchReplay)
+
+
+def _show_other(r, s: int, seat: int | None, as_json: bool) -> None:
+    turn = [t for t in r.game.turn_starts(r.events) if t[0] <= s]
+    first = turn[-1][0] if turn else max(0, s - 5)
+    if as_json:
+        _warn(r, to_stderr=True)
+        _dump({**r.view(s, seat), "events": [r.explain(i) | {"causes": None} for i in range(first, s + 1)],
+               **({"warning": r.warning} if r.warning else {})})
+    else:
+        _warn(r)
+        click.echo(f"{r.game.title}: seq {s} of {r.last_seq}" + (f" (as P{seat})" if seat is not None else ""))
+        click.echo(r.board(s, seat))
+        click.echo("events:")
+        for i in range(first, s + 1):
+            click.echo(r.event_line(i))
+    sys.exit(1 if r.warning else 0)
+
+
+def _pick_seq(r, turn, seq) -> int:
+    if turn is not None and seq is not None:
+        raise click.UsageError("give --turn or --seq, not both")
+    if seq is not None:
+        return r.check_seq(seq)
+    if turn is not None:
+        return r.turn_start(turn)
+    return r.last_seq
+
+
+def register(cli: click.Group) -> None:
+    for cmd in (show, audit, replay_cmd, html, import_referee):
+        cli.add_command(cmd)
+
+
+# --- show -------------------------------------------------------------------------------------------------
+
+
+@click.command(epilog=SOURCE_HELP)
+@_source
+@click.option("--turn", type=int, metavar="N", help="The start of game turn N (after its draws).")
+@click.option("--seq", type=int, metavar="S", help="Just after event S.")
+@click.option("--as", "perspective", type=click.IntRange(0, 1), help="What player 0 or 1 saw (hides the other "
+              "hand and the decks' order).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def show(source, db, game_index, turn, seq, perspective, as_json):
+    """Show the board at one point of a game (default: the end) and the events of that turn.
+
+    \b
+    Example:
+      locm show game.jsonl --turn 6
+      locm show --db locm.db 1.2-7-0123 --seq 212 --as 0 --json
+      locm show tests/data/official-1.5-games-00-49.txt.gz --game 3 --turn 10
+    """
+    from locm.replay.locm.render import show_text
+
+    r = _open(source, db, game_index)
+    s = _pick_seq(r, turn, seq)
+    if _other(r):
+        return _show_other(r, s, perspective, as_json)
+    v = r.view(s, perspective)
+    t = r.turn_of(s)
+    events = range(t.first_seq, t.last_seq + 1) if t else range(max(0, s - 5), s + 1)
+    if as_json:
+        v["events"] = [{"seq": i, "type": r.event_obj(i)["type"], "description": r.describe(i, perspective)}
+                       for i in events]
+        _warn(r, to_stderr=True)
+        _dump({**v, **_trust(r)} if r.warning else v)
+        return _exit(r)
+    _warn(r)
+    click.echo("\n".join(show_text(r, s, perspective)))
+    _exit(r)
+
+
+# --- audit ------------------------------------------------------------------------------------------------
+
+
+@click.command(epilog=SOURCE_HELP)
+@_source
+@click.option("--seq", type=int, metavar="S", help="Explain event S: its rule, its causes and what it changed (my-card-"
+              "game, Skyport: and what it set off, the chain of triggers).")
+@click.option("--rejected", is_flag=True, help="List every skipped action and hard error with its reason and rule.")
+@click.option("--card", "card_id", type=int, metavar="ID", help="One card instance's whole life.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def audit(source, db, game_index, seq, rejected, card_id, as_json):
+    """Settle a dispute from the log alone: why an event happened, which rule it applied, what it changed.
+
+    \b
+    Example:
+      locm audit game.jsonl --seq 210
+      locm audit --db locm.db 1.2-7-0123 --rejected
+      locm audit game.jsonl --card 7 --json
+      locm audit m.jsonl --seq 56            # a my-card-game death: its causes and the triggers it set off
+      locm audit skyport.jsonl --seq 254   # Skyport: why the laser hit whom it hit, why -10
+    """
+    from locm.replay.locm.render import audit_text, card_life_text, rejected_text
+
+    if [seq is not None, rejected, card_id is not None].count(True) != 1:
+        raise click.UsageError("give exactly one of --seq S, --rejected, --card ID")
+    r = _open(source, db, game_index)
+    if _other(r):
+        return _audit_other(r, seq, rejected, card_id, as_json)
+    if seq is not None:
+        out = r.explain(seq)
+        lines = audit_text(out)
+    elif rejected:
+        out = r.rejected()
+        lines = rejected_text(out)
+    else:
+        out = r.card_life(card_id)
+        lines = card_life_text(card_id, out)
+    departs = r.departs()
+    if as_json:
+        _warn(r, to_stderr=True)
+        if r.warning:
+            out = {"result": out, **_trust(r)}
+        _dump(out)
+    else:
+        _warn(r)
+        if seq is not None and seq in departs:
+            lines = [f"this event is not what the rules give: {departs[seq]}"] + lines
+        click.echo("\n".join(lines))
+    _exit(r)
+
+
+def _audit_other(r, seq, rejected, card_id, as_json) -> None:
+    """`locm audit` of another registered game through the viewer shell (`replay.match.MatchReplay`)."""
+    line = lambda o: f"seq {o['seq']} {o['type']} ({o['rule']}): {o['description']}"  # noqa: E731
+    if seq is not None:
+        out = r.explain(seq)
+        lines = [line(out)] + [f"  caused by {line(c)}" for c in out["causes"]]
+        lines += [f"  why: {w}" for w in out.get("why", [])]  # the game's own answer (replay.match.WHY_HOOKS)
+        if out["consequences"]:
+            lines.append("  what it set off (the chain of triggers):")
+            lines += ["    " + "  " * (c["depth"] - 1) + "-> " + line(c) for c in out["consequences"]]
+    elif rejected:
+        out = r.rejected()
+        lines = [f"{len(out)} refused input(s)"] + [
+            line(o) + (f"\n  the input: {line(o['input'])}" if o["input"] else "") for o in out]
+    else:
+        out = r.card_life(card_id)
+        lines = [f"card instance {card_id}: {len(out)} events"] + [
+            line(o) + (f"  <- {line(o['cause'])}" if o["cause"] else "") for o in out]
+    _warn(r, to_stderr=as_json)
+    if as_json:
+        _dump({"result": out, **_trust(r)} if r.warning else out)
+    else:
+        click.echo("\n".join(lines))
+    sys.exit(1 if r.warning else 0)
+
+
+# --- replay -----------------------------------------------------------------------------------------------
+
+
+@click.command("replay", epilog=SOURCE_HELP)
+@_source
+@click.option("--all", "print_all", is_flag=True, help="Print every turn's board and events (no keys).")
+@click.option("--as", "perspective", type=click.IntRange(0, 1), help="Start in player 0's or 1's view.")
+def replay_cmd(source, db, game_index, print_all, perspective):
+    """Step through a game in the terminal: n/p next/previous action, N/P (or ]/[) next/previous turn,
+    t jump to a turn, v switch view (full, P0, P1), q quit. Not in a terminal, or with --all, print every
+    turn's board and events in order.
+
+    \b
+    Example:
+      locm replay game.jsonl
+      locm replay --db locm.db 1.2-7-0123 --all | less
+    """
+    from locm.replay.locm.render import all_turns_text
+    from locm.replay.terminal import interactive
+
+    r = _open(source, db, game_index)
+    _warn(r)
+    if _other(r):  # every turn's board and events, in order (the interactive viewer reads LOCM's turns)
+        starts = [t[0] for t in r.game.turn_starts(r.events)] + [r.last_seq + 1]
+        bounds = [0, *starts] if starts[0] > 0 else starts
+        for a, b in zip(bounds, bounds[1:]):
+            for i in range(a, b):
+                click.echo(r.event_line(i))
+            click.echo(r.board(b - 1, perspective))
+            click.echo("")
+        return _exit(r)
+    if print_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        for line in all_turns_text(r, perspective):
+            click.echo(line)
+        return _exit(r)
+    interactive(r, perspective)
+    _exit(r)
+
+
+# --- html -------------------------------------------------------------------------------------------------
+
+
+@click.command(epilog=SOURCE_HELP)
+@_source
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The HTML file to write.")
+def html(source, db, game_index, output):
+    """Write a self-contained replay viewer (one HTML file, no network): the board, the hands, the events;
+    step by event, action or turn; click an event for its rule, causes and diff. Open
+    game.html#seq=S&as=0 to start at seq S in player 0's view. A log that does not follow the rules gets a
+    banner, and each event the rules would not produce is marked (with what they give instead).
+
+    \b
+    Example:
+      locm html game.jsonl -o game.html
+      locm html --db locm.db 1.2-7-0123 -o game.html
+      locm html m.jsonl -o m.html          # another game's log: its own board, by seat or whole
+    """
+    from locm.common.outputs import write_output as _write_bytes
+    from locm.replay.html import render_html
+
+    r = _open(source, db, game_index)
+    if _other(r):  # the viewer shell with the game's own board (replay.match_html)
+        from locm.replay.match_html import render_match_html
+
+        _warn(r, to_stderr=str(output) == "-")
+        data = render_match_html(r).encode()
+        _write_bytes(output, data)
+        click.echo(f"{output} ({len(data) // 1024} KB, {len(r.events)} events, {r.game.title})",
+                   err=str(output) == "-")
+        return _exit(r)
+    _warn(r, to_stderr=str(output) == "-")
+    data = render_html(r).encode()
+    _write_bytes(output, data)
+    # the summary goes to stderr when the page went to standard output
+    click.echo(f"{output} ({len(data) // 1024} KB, {len(r)} events"
+               + (f", {len(r.departs())} marked as not what the rules give" if r.departures else "") + ")",
+               err=str(output) == "-")
+    _exit(r)
+
+
+# --- import-referee ---------------------------------------------------------------------------------------
+
+
+@click.command("import-referee")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"), show_default=True,
+              help="The event store (created if missing).")
+@click.option("--skip-existing", is_flag=True, help="Skip games already stored instead of refusing the file.")
+def import_referee(files, db, skip_existing):
+    """Store the games of official referee logs as event games, each replayed through the engine exactly as
+    'locm conformance' does and checked as 'locm verify' checks a game. A file is stored all or none: one game
+    that does not replay identically refuses the whole file. The log's scores and parameters are kept in each
+    game's meta; its id names its content (its seeds and its answers).
+
+    \b
+    Example:
+      locm import-referee tests/data/official-1.2-games-00-49.txt.gz --db official.db
+    """
+    from locm.verify.checks import content_problem
+    from locm.store.eventstore import GameExtras, open_store, prepare_game
+    from locm.replay.game import ReplaySourceError
+    from locm.replay.sources import referee_game, referee_game_id, referee_logs
+    from locm.errors import DuplicateGameError
+
+    existed = db.exists()
+    store = open_store(db)
+    stored = 0
+    try:
+        for path in files:
+            logs = referee_logs(path)
+            prepared = []
+            with click.progressbar(logs, label=f"replaying {path.name}", file=sys.stderr) as bar:
+                for logged in bar:
+                    older = referee_game_id(logged)  # a store made before ids named their content
+                    if store.has_game(older) and skip_existing:
+                        continue
+                    g = referee_game(logged, path)
+                    for gid in (g.game_id, older):
+                        if store.has_game(gid):
+                            if skip_existing:
+                                break
+                            raise DuplicateGameError(gid)
+                    else:
+                        verdict = content_problem(g.game_id, g.events)
+                        if not verdict.ok:  # the engine's own replay: only an engine bug gets here
+                            raise ReplaySourceError(f"{path}: game {logged.index}: {verdict.problem}")
+                        extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
+                        prepared.append(prepare_game(extras, g.events))
+            store.append_games(prepared)
+            stored += len(prepared)
+            click.echo(f"{path}: {len(prepared)} games stored" +
+                       (f", {len(logs) - len(prepared)} already there" if len(prepared) < len(logs) else ""))
+    finally:
+        store.close()
+        if not stored and not existed:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+    click.echo(f"{stored} games stored in {db}")

@@ -1,0 +1,526 @@
+"""Causal card value (`locm cardvalue`): what a card is worth to the player holding it, measured by playing the
+same games with the card replaced by a baseline.
+
+For each card (1.2) or feature bucket (1.2 or constructed), a ruleset B is made from the games' ruleset A
+with that card (or every card of the bucket) replaced by a baseline: a *vanilla* creature of the same cost
+(`vanilla`), another card's values (1.2, ``card:ID``), or whatever a variant file changes. The base games
+(A: ``seeds`` seeds, the agents given, stored as games of A, played only if missing) are re-run under B with
+the same seeds, seats and agents, and stored as games of B, as `locm whatif` does; a second run reads them
+back (it resumes). The re-runs go through `locm.games.locm.whatif`'s worker pool.
+
+The *holder* of a card in a game is the seat whose deck held more copies of it (for a bucket: of its cards)
+than the opponent's in the game as played, under A (`locm.games.locm.whatif.advantage`). A game where both decks hold
+as many (both one copy, or a bucket both decks fill) has no holder: a change acts on both seats alike there
+and cannot tell what the card is worth to one of them (counted as ``tied``).
+
+The card's **value** is the holders' win rate as the card is (A) minus their win rate with the baseline in
+its place (B), on the same seeds: paired, with a 95% interval clustered by seed (`analysis.paired`).
+Positive: the card is worth more to its holder than its baseline. Cards are ranked by it. The agents draft
+and build again under B, so the value includes how they adapt: in 1.2 both players see the same three cards
+each round, and a card made stronger is often taken by the opponent too, which takes the holder's edge away.
+A simulator plays both games, so where the card went under B is known (`strata`): the holders that still held
+more copies under B (``kept_edge``, with their own value in the JSON: the card's worth where the change did
+not move it), those that did not (``lost_edge``), and the seats that held more only under B (``new_edge``)
+are counted.
+A game where no card changed by B is in the pool (1.2: the card was never offered) plays the same under A and
+B, has no holder, and is not played again (``identical``).
+
+Vanilla (`vanilla_card`): a creature of the same cost with attack = defense = cost + 1 and no keyword, no
+health or draw effect, no Area. That is what the 1.5 generator gives a card of that cost with no property at
+its mean bonus (``bonusAttackDistribution`` and ``bonusDefenseDistribution`` have mean 1), and about what the
+1.2 list's vanilla creatures have (2 * cost + 2 stat points: 4, 6, 8, 10, 12 for costs 1-5 against the
+list's 4, 6, 7, 9.6 and 11 on average). Measuring every card against the same curve puts their values on one
+scale.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import msgspec
+
+from locm.analysis.cardfacts import COST_TOP, card_features
+from locm.analysis.paired import Paired, pts
+from locm.engine.locm.carddata import cardlist_12
+from locm.engine.errors import LocmError
+from locm.engine.locm.rulesets import DRAFT, Rules
+from locm.engine.locm.variants import with_card_changes
+from locm.events.locm.cards import AREA_NAMES, CREATURE, KEYWORD_NAMES, TYPE_NAMES, Card
+
+
+class CardValueError(LocmError):
+    """A card value that cannot be measured as asked: an unknown card id or bucket, a baseline that does not
+    fit the ruleset, an agent that is not built in. ``what`` is the offending value."""
+
+    def __init__(self, what: object, message: str) -> None:
+        self.what = what
+        super().__init__(message)
+
+
+# --- baselines -------------------------------------------------------------------------------------------------
+
+
+def vanilla_card(card: Card) -> Card:
+    """The vanilla creature of a card's cost (see the module note), keeping its base id and name."""
+    stat = card.cost + 1
+    return Card(card.base_id, CREATURE, card.cost, stat, stat, 0, 0, 0, 0, 0, card.name, "vanilla")
+
+
+def _vanilla_values(cost: int) -> dict:
+    stat = cost + 1
+    return {"type": TYPE_NAMES[CREATURE], "attack": stat, "defense": stat, "keywords": "------", "my_health": 0,
+            "opp_health": 0, "draw": 0, "area": AREA_NAMES[0], "text": "vanilla"}
+
+
+# Report buckets a change to generated cards can select (`engine.locm.cardweights.CardMatch`); the others
+# (health effects, stat efficiency) depend on values a change may itself alter.
+def bucket_match(bucket: str) -> dict:
+    """The ``when`` of a feature bucket of the report (``keyword: guard``), or `CardValueError`."""
+    family, _, value = bucket.partition(": ")
+    if family == "type" and value in TYPE_NAMES:
+        return {"type": value}
+    if family == "cost":
+        if value == f"{COST_TOP}+":
+            return {"min_cost": COST_TOP}
+        if value.isdigit() and int(value) < COST_TOP:
+            return {"cost": int(value)}
+    if family == "keyword" and (value in KEYWORD_NAMES or value == "none"):
+        return {"keyword": value}
+    if family == "area" and value in AREA_NAMES:
+        return {"area": value}
+    if family == "draw" and value in ("0", "1", "2+"):
+        return {"min_draw": 2} if value == "2+" else {"draw": int(value)}
+    raise CardValueError(bucket, f"{bucket!r}: expected a card id or a bucket of type, cost, keyword, area or draw "
+                                 f"(e.g. 'keyword: guard', 'cost: 3', 'cost: {COST_TOP}+', 'draw: 2+')")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One row of the result: a card or bucket (`label`), the variant it is re-run under (`variant`, an index
+    of `CardValueRun.variants`) and, when that variant changes more than this row is about, the base ids
+    this row is about (`only`; None: every card the variant changes)."""
+
+    label: str
+    variant: int
+    baseline: str
+    only: frozenset | None = None
+
+
+def _card_list(rules: Rules) -> dict[int, Card]:
+    return {**cardlist_12(), **{c.base_id: c for c in rules.cards}}
+
+
+def _name(rules_a: Rules, what: str, baseline: str) -> str:
+    """The baseline ruleset's name: A's, the card and the baseline (``1.2~116~vanilla``), at most 40 characters
+    (a long one ends in a short hash of what it names)."""
+    import hashlib
+
+    safe = "".join(ch if ch.isalnum() else "-" for ch in what).strip("-")
+    name = f"{rules_a.name}~{safe}~{baseline.replace(':', '')}"
+    if len(name) > 40:
+        name = name[:31] + "~" + hashlib.sha256(name.encode()).hexdigest()[:8]
+    return name
+
+
+def make_targets(rules_a: Rules, items: Sequence[str], baseline: str) -> tuple[list[Target], list[Rules]]:
+    """The rows and the variants for cards or buckets `items` against `baseline` (``vanilla``, ``card:ID``)."""
+    draft = rules_a.deck_building == DRAFT
+    targets, variants = [], []
+    for item in items:
+        item = item.strip()
+        if draft:
+            cards = _card_list(rules_a)
+            if item.isdigit():
+                if int(item) not in cards:
+                    raise CardValueError(item, f"card {item}: expected a card id of the 1.2 list (1..{len(cards)})")
+                chosen = [cards[int(item)]]
+                label = f"{item} {cards[int(item)].name}"
+            else:
+                bucket_match(item)  # checks the name
+                chosen = [c for c in cards.values() if item in card_features(c)]
+                label = item
+            if baseline == "vanilla":
+                new = [vanilla_card(c) for c in chosen]
+            elif baseline.startswith("card:") and baseline[5:].isdigit() and int(baseline[5:]) in cards:
+                other = cards[int(baseline[5:])]
+                new = [msgspec.structs.replace(other, base_id=c.base_id, name=c.name, text=f"as card {other.base_id}")
+                       for c in chosen]
+            else:
+                raise CardValueError(baseline, f"--baseline {baseline}: expected vanilla, card:ID (an id of the 1.2 "
+                                               "list) or a variant file")
+            kept = tuple(c for c in rules_a.cards if c.base_id not in {n.base_id for n in new})
+            rules_b = rules_a.replace(name=_name(rules_a, item, baseline), base=rules_a.base_name,
+                                      cards=tuple(sorted(kept + tuple(new), key=lambda c: c.base_id)))
+        else:
+            if item.isdigit():
+                raise CardValueError(item, f"{item}: constructed cards are generated anew for every game: expected a "
+                                           "bucket (e.g. 'keyword: guard')")
+            if baseline != "vanilla":
+                raise CardValueError(baseline, f"--baseline {baseline}: expected vanilla or a variant file under "
+                                               "constructed (a card id means a different card in every game)")
+            from locm.engine.locm.cardweights import CardChange
+
+            when = bucket_match(item)
+            costs = [when["cost"]] if "cost" in when else range(when.get("min_cost", 0), 13)
+            other = {k: v for k, v in when.items() if k not in ("cost", "min_cost")}
+            # one change per cost: a vanilla creature's stats follow its cost
+            changes = [msgspec.convert({"when": {**other, "cost": c}, "set": _vanilla_values(c)}, CardChange)
+                       for c in costs]
+            rules_b = rules_a.replace(name=_name(rules_a, item, baseline), base=rules_a.base_name,
+                                      card_weights=with_card_changes(rules_a.card_weights, changes))
+            label = item
+        targets.append(Target(label, len(variants), baseline))
+        variants.append(rules_b)
+    return targets, variants
+
+
+def variant_targets(rules_a: Rules, rules_b: Rules, items: Sequence[str], source: str
+                    ) -> tuple[list[Target], list[Rules]]:
+    """Rows for a variant file as the baseline: 1.2, one row per card it changes (or per card of `items`);
+    constructed, one row for the whole change."""
+    if rules_b.deck_building != rules_a.deck_building:
+        raise CardValueError(source, f"--baseline {source}: a variant of {rules_b.base_name}, the games are "
+                                     f"{rules_a.base_name}")
+    if rules_a.deck_building == DRAFT:
+        before = _card_list(rules_a)
+        changed = sorted(c.base_id for c in rules_b.cards if before.get(c.base_id) != c)
+        if items:
+            unknown = [i for i in items if not i.isdigit() or int(i) not in changed]
+            if unknown:
+                raise CardValueError(unknown[0], f"card {unknown[0]}: expected a card the variant changes "
+                                                 f"({', '.join(map(str, changed)) or 'it changes none'})")
+            changed = [int(i) for i in items]
+        if not changed:
+            raise CardValueError(source, f"--baseline {source}: it changes no card")
+        return [Target(f"{b} {before[b].name}", 0, rules_b.name, frozenset([b])) for b in changed], [rules_b]
+    return [Target(f"the cards {rules_b.name} changes", 0, rules_b.name)], [rules_b]
+
+
+def _only_cards_differ(a: Rules, b: Rules) -> bool:
+    """Whether two rulesets differ in card definitions alone (1.2 ``cards``, the generated cards'
+    ``cardChanges``): then a game whose pool no change reaches plays the same under both."""
+    from locm.engine.locm.cardgen import official_weights
+
+    def weights(r: Rules) -> dict:
+        doc = msgspec.json.decode(r.card_weights.encode() if r.card_weights else official_weights())
+        doc.pop("cardChanges", None)
+        return doc
+
+    blank = {"name": "", "base": "", "cards": (), "card_weights": ""}
+    if a.replace(**blank) != b.replace(**blank):
+        return False
+    return a.deck_building == DRAFT or weights(a) == weights(b)
+
+
+# --- the re-runs (in `locm.games.locm.whatif`'s workers) -------------------------------------------------------------------
+
+
+def _pool_under(rules: Rules, created) -> dict[int, Card]:
+    from locm.engine.locm import setup
+    from locm.games.locm.rerun import rerun_params
+
+    seed, params = rerun_params(created, rules)
+    events = setup.create(rules, seed, params, tuple(created.agents))
+    return {c.base_id: c for c in events[1].cards}
+
+
+def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[bool, ...]]) -> list[tuple]:
+    """One seed's base games under every variant: per game and variant ``(gid, variant, status, prepared B or
+    None, {target: units}, error)``; status ``played``, ``stored`` (read back) or ``identical``."""
+    from locm.analysis.cardfacts import project
+    from locm.games.locm.whatif import _STATE, replay_under
+
+    gids, target_rows, identical_ok = task
+    store, variants = _STATE["store"], _STATE["variants"]
+    out = []
+    for gid in gids:
+        try:
+            events_a = store.verified_events(gid)  # a stored game is trusted only if its chain holds
+        except LocmError as exc:
+            out.append((gid, -1, "error", None, {}, str(exc)))
+            continue
+        ga = project(events_a)
+        pool_a, decks_a, win_a = ga.defs, ga.decks, ga.winner
+        for k, rules_b in enumerate(variants):
+            try:
+                pool_b = _pool_under(rules_b, events_a[0])
+                changed = {b for b, c in pool_a.items() if pool_b.get(b) != c}
+                if not changed and identical_ok[k]:
+                    out.append((gid, k, "identical", None, {}, ""))
+                    continue
+                events_b, prepared, _ = replay_under(store, events_a, rules_b)
+                gb = project(events_b)
+                decks_b, win_b = gb.decks, gb.winner
+                units = {}
+                for t, (only, variant) in enumerate(target_rows):
+                    if variant != k:
+                        continue
+                    about = changed if only is None else changed & only
+                    units[t] = strata(decks_a, decks_b, about, win_a, win_b)
+                out.append((gid, k, "stored" if prepared is None else "played", prepared, units, ""))
+            except LocmError as exc:
+                out.append((gid, k, "error", None, {}, str(exc)))
+    return out
+
+
+def strata(decks_a: tuple, decks_b: tuple, about: set, win_a: int, win_b: int) -> list[tuple]:
+    """One game's holders of the cards `about`, each ``(stratum, won under A, won under B, copies ahead)``:
+    ``held`` (the same seat held more copies under A and under B), ``a_only`` (it held more under A, not
+    under B), ``b_only`` (held more under B only); ``tie`` (the cards were in a deck, no seat held more in
+    either game; the outcomes are not used)."""
+    from locm.games.locm.whatif import advantage
+
+    adv_a, adv_b = advantage(decks_a, about), advantage(decks_b, about)
+    if adv_a is not None and adv_b is not None and adv_a[0] == adv_b[0]:
+        p = adv_a[0]
+        return [("held", int(win_a == p), int(win_b == p), adv_a[1])]
+    out = []
+    if adv_a is not None:
+        out.append(("a_only", int(win_a == adv_a[0]), int(win_b == adv_a[0]), adv_a[1]))
+    if adv_b is not None:
+        out.append(("b_only", int(win_a == adv_b[0]), int(win_b == adv_b[0]), adv_b[1]))
+    if not out and about & (set(decks_a[0]) | set(decks_a[1]) | set(decks_b[0]) | set(decks_b[1])):
+        out.append(("tie", 0, 0, 0))
+    return out
+
+
+# --- the whole measurement ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    target: Target
+    paired: Paired = field(default_factory=Paired)
+    kept: Paired = field(default_factory=Paired)  # the holders that still held more copies under B
+    strata: Counter = field(default_factory=Counter)
+    copies_ahead: int = 0  # the holders' copies more than their opponents', summed
+
+    def as_dict(self) -> dict:
+        d = self.paired.as_dict(sign=-1)  # A - B: the card's value over its baseline
+        value = {"value": d.pop("delta"), "low": d.pop("low"), "high": d.pop("high")}
+        k = self.kept.as_dict(sign=-1)
+        return {"card": self.target.label, "baseline": self.target.baseline, **value, **d,
+                "kept_edge": self.strata["held"], "lost_edge": self.strata["a_only"], "new_edge": self.strata["b_only"],
+                "tied_games": self.strata["tie"],
+                "mean_copies_ahead": round(self.copies_ahead / self.paired.units, 3) if self.paired.units else None,
+                "value_holders_who_kept_it": {key: k[key] for key in ("delta", "low", "high", "units", "clusters")}}
+
+
+@dataclass
+class CardValueRun:
+    rules_a: Rules
+    agents: tuple[str, str]
+    seeds: int
+    first_seed: int
+    variants: list[Rules]
+    rows: list[Row]
+    base_played: int = 0
+    base_stored: int = 0
+    played: int = 0
+    reused: int = 0
+    identical: int = 0
+    errors: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def ranked(self) -> list[dict]:
+        out = [r.as_dict() for r in self.rows]
+        out.sort(key=lambda r: (r["value"] is None, -(r["value"] or 0), r["card"]))
+        for i, r in enumerate(out, 1):
+            r["rank"] = i
+        return out
+
+    def summary(self) -> dict:
+        return {"ruleset": self.rules_a.name, "agents": list(self.agents), "seeds": self.seeds,
+                "first_seed": self.first_seed, "base_games": self.base_stored + self.base_played,
+                "base_games_played_now": self.base_played, "reruns_played_now": self.played,
+                "reruns_read_back": self.reused, "reruns_identical_not_played": self.identical,
+                "errors": len(self.errors), "seconds": round(self.seconds, 3), "cards": self.ranked(),
+                "definition": "value = holders' win rate with the card as it is minus with the baseline in its "
+                              "place, same seeds, seats and agents; 95% interval clustered by seed"}
+
+
+def base_tournament(agents: tuple[str, str], seeds: int) -> tuple[list[str], int]:
+    """The tournament that plays the base games (agents, games): an agent against itself plays each seed
+    once (``locm tournament --agents A A --games SEEDS``); two agents play each seed in both seatings."""
+    if agents[0] == agents[1]:
+        return [agents[0], agents[0]], seeds
+    return list(agents), 2 * seeds
+
+
+def base_schedule(rules_a: Rules, agents: tuple[str, str], seeds: int, seed: int):
+    """The base games, as the tournament schedules them (so a tournament's stored games are reused)."""
+    from locm.games.locm.tournament import schedule
+
+    return schedule(rules_a, *base_tournament(agents, seeds), seed)
+
+
+def check_agents(agents: Sequence[str], seeds: int) -> None:
+    """Refuse agents a re-run cannot use (`CardValueError`), and an odd number of seeds for self-play."""
+    from locm.runner.bots import is_builtin
+    from locm.engine.locm.agents import AGENT_NAMES
+
+    for a in agents:
+        if not is_builtin(a):
+            raise CardValueError(a, f"agent {a!r}: expected a built-in agent ({', '.join(AGENT_NAMES)}): a re-run "
+                                    "decides again, so the agents must be deterministic given their seed")
+    if agents[0] == agents[1] and seeds % 2:
+        raise CardValueError(seeds, f"--seeds {seeds}: expected an even number for an agent against itself (the "
+                                    "tournament schedules its self-play seeds in two halves)")
+
+
+def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, seed: int = 1, workers: int = 1,
+               progress: Callable[[int], None] | None = None,
+               announce: Callable[[int, str], None] | None = None, backend: str = "local",
+               address: str | None = None) -> tuple[int, int]:
+    """Play (as `locm tournament` does, on ``backend``) the base games the store lacks: ``(already stored, played
+    now)``."""
+    from locm.store.eventstore import open_store
+    from locm.games.locm.tournament import record_schedule, run_tournament, schedule, to_play
+
+    check_agents(agents, seeds)
+    jobs = base_schedule(rules_a, agents, seeds, seed)
+    with open_store(db) as store:
+        _, missing = to_play(store, jobs)
+        if not missing:
+            return len(jobs), 0
+        if announce:
+            announce(missing, "base games")
+        names, games = base_tournament(agents, seeds)
+        if backend == "ray":
+            from locm.tournament.ray_backend import play_jobs_ray
+
+            full = schedule(rules_a, names, games, seed)
+            record_schedule(store, full)
+            todo, count = to_play(store, full)
+            tr = play_jobs_ray(store, todo, address=address, progress=progress, scheduled=len(full), count=count)
+        else:
+            tr = run_tournament(store, rules_a, names, games, workers=workers, seed=seed, progress=progress)
+    if tr.failed:
+        raise CardValueError(tr.failed[0][0], f"base game {tr.failed[0][0]} failed: {tr.failed[0][1]}")
+    return len(jobs) - missing, tr.played
+
+
+def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[Target], variants: list[Rules],
+              seeds: int, seed: int = 1, workers: int = 1, progress: Callable[[int], None] | None = None,
+              announce: Callable[[int, str], None] | None = None, backend: str = "local",
+              address: str | None = None) -> CardValueRun:
+    """Play the base games the store lacks (`base_games`), re-run each under every variant (or read the
+    re-runs back), and measure each target's value (see the module note). `announce(n, what)` is told the
+    number of games ahead (the base games to play, then the re-runs), `progress(k)` as they are done."""
+    from locm.store.eventstore import DuplicateGameError, open_store
+    from locm.games.locm.whatif import _results
+
+    t0 = time.perf_counter()
+    run = CardValueRun(rules_a, agents, seeds, seed, variants, [Row(t) for t in targets])
+    jobs = base_schedule(rules_a, agents, seeds, seed)
+    run.base_stored, run.base_played = base_games(db, rules_a, agents, seeds, seed, workers, progress, announce,
+                                                  backend, address)
+    if announce:
+        announce(len(jobs) * len(variants), "re-runs")
+    with open_store(db) as store:
+        groups: dict = {}
+        for job in jobs:
+            groups.setdefault(job.seed, []).append(job.game_id)
+        identical_ok = tuple(_only_cards_differ(rules_a, v) for v in variants)
+        rows = [(t.only, t.variant) for t in targets]
+        tasks = [(gids, rows, identical_ok) for gids in groups.values()]
+        results = _results(str(db), None, tuple(variants), tasks, workers, _work_seed, backend, address)
+        try:
+            for done in results:
+                cluster: dict = {}
+                for gid, k, status, prepared, units, error in done:
+                    if status == "error":
+                        run.errors.append((gid, error))
+                        continue
+                    if prepared is not None:
+                        try:
+                            store.append_prepared(prepared)
+                            run.played += 1
+                        except DuplicateGameError:
+                            run.reused += 1
+                    elif status == "stored":
+                        run.reused += 1
+                    else:
+                        run.identical += 1
+                    for t, u in units.items():
+                        row = run.rows[t]
+                        for stratum, wa, wb, by in u:
+                            row.strata[stratum] += 1
+                            if stratum in ("held", "a_only"):
+                                cluster.setdefault(t, ([], []))[0].append((wa, wb, True, stratum == "held"))
+                                row.copies_ahead += by
+                            if stratum == "held":
+                                cluster.setdefault(t, ([], []))[1].append((wa, wb, True, True))
+                for t, (under_a, kept) in cluster.items():
+                    run.rows[t].paired.add_cluster(under_a)
+                    run.rows[t].kept.add_cluster(kept)
+                if progress:
+                    progress(len(done))
+        finally:
+            results.close()  # its workers stop with it, whatever stopped the loop
+    run.seconds = time.perf_counter() - t0
+    return run
+
+
+def most_held(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, seed: int, n: int) -> list[str]:
+    """The `n` cards (1.2) or buckets (constructed: of the families `bucket_match` takes) held by most seats
+    in the stored base games."""
+    from locm.analysis.cardfacts import project
+    from locm.store.eventstore import open_store
+
+    counts: Counter = Counter()
+    draft = rules_a.deck_building == DRAFT
+    with open_store(db, create=False, readonly=True) as store:
+        for job in base_schedule(rules_a, agents, seeds, seed):
+            if not store.has_game(job.game_id):
+                continue
+            g = project(store.events(job.game_id))
+            pool, both = g.defs, g.decks
+            for deck in both:
+                if draft:
+                    counts.update(str(b) for b in set(deck))
+                else:
+                    counts.update({f for b in set(deck) for f in card_features(pool[b])
+                                   if f.split(":")[0] in ("type", "cost", "keyword", "area", "draw")})
+    return [k for k, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+# --- text --------------------------------------------------------------------------------------------------
+
+
+
+def cardvalue_lines(s: dict) -> list[str]:
+    from locm.common.tables import table
+
+    agents = " vs ".join(s["agents"]) if s["agents"][0] != s["agents"][1] else f"{s['agents'][0]} self-play"
+    out = [f"card value under {s['ruleset']}: {s['base_games']} base games ({agents}, seeds {s['first_seed']}.."
+           f"{s['first_seed'] + s['seeds'] - 1}); re-runs: {s['reruns_played_now']} played now, "
+           f"{s['reruns_read_back']} read back, {s['reruns_identical_not_played']} identical (no changed card "
+           f"in the pool) in {s['seconds']:.1f} s",
+           "value = the holders' win rate with the card as it is minus with the baseline in its place, on the same "
+           "seeds, seats and agents (the holder: the seat whose deck held more copies than its opponent's, as "
+           "played; under B it may have kept that edge, lost it, or another seat gained one: kept/lost/new); "
+           "95% interval clustered by seed; * : the interval excludes 0", ""]
+    rows = []
+    for r in s["cards"]:
+        v = "n/a" if r["value"] is None else f"{pts(r['value'])} pts" + (" *" if r["excludes_zero"] else "")
+        ci = "n/a" if r["low"] is None else f"[{pts(r['low'])}, {pts(r['high'])}]"
+        wa, wb = r["win_rate_a"], r["win_rate_b"]
+        rows.append((r["rank"], r["card"], r["baseline"], v, ci, r["units"], r["clusters"],
+                     "n/a" if wa["rate"] is None else f"{100 * wa['rate']:.1f}%",
+                     "n/a" if wb["rate"] is None else f"{100 * wb['rate']:.1f}%",
+                     f"+{r['gained']}/-{r['lost']}", f"{r['kept_edge']}/{r['lost_edge']}/{r['new_edge']}",
+                     r["tied_games"]))
+    out.append(table(("rank", "card", "baseline", "value", "95% interval", "holders", "seeds", "WR as is",
+                      "WR baseline", "outcomes B vs A", "edge kept/lost/new", "tied"), rows))
+    if s["errors"]:
+        out.append(f"{s['errors']} re-runs failed (see --json)")
+    return out
+
+
+__all__ = ["cardvalue", "cardvalue_lines", "make_targets", "variant_targets", "vanilla_card", "bucket_match",
+           "most_held", "CardValueError", "Target", "CardValueRun", "base_schedule", "base_games", "check_agents"]

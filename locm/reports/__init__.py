@@ -1,0 +1,1 @@
+"""locm/reports."""

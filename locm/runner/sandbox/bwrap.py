@@ -1,0 +1,585 @@
+"""The bot sandbox: every external bot runs under bubblewrap (``bwrap``), a real sandboxing tool, never
+unconfined unless the organiser says so (`Sandbox.enabled` False, ``--no-sandbox``).
+
+What a sandboxed bot gets (`launch` builds the command):
+
+- New PID, network, IPC, UTS, mount (and, where the kernel has them, cgroup) namespaces: it sees only its
+  own processes (a fresh ``/proc``), has no network but its own loopback, cannot signal anything outside.
+  ``--die-with-parent``: the sandbox dies with the process that started it, and everything in a PID
+  namespace dies with the namespace's first process, so nothing a bot starts can outlive its game.
+- A read-only view of what its command needs and nothing else of the host: the system folders (``/usr``
+  and its ``/bin``, ``/lib`` links), a few files of ``/etc`` (`ETC`: the loader cache, Java's and Mono's
+  configuration, ...), its own folder (the folder of every file its command line names, or the folder
+  itself when an argument is one), the installation of its interpreter (a program found on the PATH that
+  is not a system one: the nearest folder above it with a ``bin/`` -- a venv, a pyenv root, a JDK -- and
+  the same for the file a symlink points to and for a script's ``#!`` interpreter). Files named in
+  `Sandbox.hide` (the store and its ``-wal``, the other bots) read as empty even inside that view. No host
+  ``/proc``, no home, no store; ``/`` is read-only; a private writable ``/tmp`` (and ``/dev/shm``) of
+  `BotLimits.tmp` bytes; its environment is rebuilt from `ENV_KEEP` (no token, no secret of the host).
+- An unprivileged uid: run by root, bwrap sets the sandbox up and ``setpriv`` drops to a uid of its own
+  (`uid_for_bot`: a fresh one per bot, no capabilities, no new privileges); run by anyone else, bwrap makes
+  a user namespace (uid 65534 inside, the caller outside) where no further one can be made.
+- No kernel keyrings: ``add_key``, ``keyctl`` and ``request_key`` are refused by a seccomp filter and
+  ``/proc/keys`` reads as nothing (`locm.runner.sandbox.filter`: run by a user, a bot has that user's kuid, and the
+  user's keyring grants it every right).
+- Resource limits set by ``prlimit`` inside the sandbox (`BotLimits`, ``--bot-limits``): data memory per
+  process (768 MB by default, as CodinGame), CPU seconds per process, processes and threads, open files,
+  size of a written file, size of ``/tmp``, and optionally address space; core dumps off.
+
+What it does not do: limits are per process (rlimits), not for the sandbox as a whole: a total would need
+cgroups, which a tournament started by a user cannot count on. A network (`Sandbox.network`) or a wider
+view (`Sandbox.binds`) is given only when asked for, and recorded with every game (`Sandbox.meta`).
+
+A tournament's workers keep each bot's sandbox across its games and start the bot afresh in each game's own
+namespaces (`locm.runner.sandbox.kept`; run by a user, in a user namespace of each game's own too): what a bot gets is
+the same, at a fraction of a start's cost.
+
+`probe` says whether this machine can sandbox (bubblewrap installed, namespaces allowed) by starting one;
+`require` raises `SandboxUnavailableError` (one line: what is missing and the fix) when it cannot.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import glob
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+from typing import NamedTuple
+
+from locm.runner.sandbox import filter as sandbox_filter
+from locm.errors import BotLimitsError, SandboxUnavailableError
+
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Host folders shown read-only to every bot (a symlink, as ``/bin -> usr/bin``, is recreated as one)."""
+ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone", "nsswitch.conf",
+       "java-*", "mono", "dotnet")
+"""Entries of ``/etc`` (globs) a bot sees: the loader's, the runtimes' (``java`` is a chain of links through
+``alternatives``; the JDK reads ``/etc/java-17-openjdk``), the time zone. ``passwd`` and ``group`` are
+written for the sandbox (its own user only); the rest of ``/etc`` (``shadow``, ...) is not there."""
+ETC_NETWORK = ("resolv.conf", "hosts", "ssl", "ca-certificates", "gai.conf")
+"""Entries of ``/etc`` added for a bot given the network."""
+ENV_KEEP = ("PATH", "LANG", "LANGUAGE", "TZ", "PYENV_ROOT", "PYENV_VERSION", "JAVA_HOME", "DOTNET_ROOT")
+"""Environment variables passed to a bot (with every ``LC_*``); the rest is dropped. ``HOME`` and ``TMPDIR``
+are the private ``/tmp``; `RUNTIME_MEMORY` tells runtimes the memory limit."""
+TOO_BROAD = ("/", "/home", "/root", "/tmp", "/var/tmp", "/var", "/opt", "/srv", "/mnt", "/media", "/run", "/etc",
+             "/dev", "/dev/shm", "/proc", "/sys", "/usr", "/usr/local", "/boot")
+"""Folders never shown whole as a bot's own folder (nor the runner's home): a bot lying directly in one is
+shown as its file alone."""
+UID_BASE, UID_SPAN = 2_000_000_000, 100_000_000
+"""Run by root, each bot gets a fresh uid from this range (below 2**31: some tools read uids as int32)."""
+NOBODY = 65534
+"""The uid and gid a bot has inside its user namespace when the runner is not root."""
+KEYS_IN_PROC = ("/proc/keys", "/proc/key-users")
+"""Bound over with ``/dev/null`` in every sandbox (`locm.runner.sandbox.filter`)."""
+
+
+# --- limits -----------------------------------------------------------------------------------------------
+
+
+_LIMIT_HELP = {
+    "mem": "bytes of data (heap) memory per process: RLIMIT_DATA",
+    "cpu": "CPU seconds per process: RLIMIT_CPU",
+    "procs": "processes and threads in the sandbox: RLIMIT_NPROC",
+    "files": "open files per process: RLIMIT_NOFILE",
+    "fsize": "bytes of one written file: RLIMIT_FSIZE",
+    "tmp": "bytes of the private /tmp (and of /dev/shm)",
+    "vmem": "bytes of address space per process: RLIMIT_AS (off by default: the JVM, .NET and V8 reserve "
+            "far more address space than they use)",
+}
+_SIZES = {"mem", "fsize", "tmp", "vmem"}
+_MINIMUM = {"mem": 16 * MiB, "cpu": 1, "procs": 1, "files": 16, "fsize": 0, "tmp": 1 * MiB, "vmem": 64 * MiB}
+_UNITS = {"": 1, "b": 1, "k": KiB, "m": MiB, "g": GiB, "t": 1 << 40}
+
+
+@dataclasses.dataclass(frozen=True)
+class BotLimits:
+    """What one bot may use; None is no limit of locm's (the runner's own limit applies)."""
+
+    mem: int | None = 768 * MiB
+    cpu: int | None = 60
+    procs: int | None = 128
+    files: int | None = 256
+    fsize: int | None = 64 * MiB
+    tmp: int = 64 * MiB
+    vmem: int | None = None
+
+    @classmethod
+    def parse(cls, spec: str | None) -> "BotLimits":
+        """``None``/empty: the defaults. Otherwise comma-separated ``name=value`` items changing them: sizes
+        take a unit (``768m``, ``1g``, ``512k``; bytes without one), ``none`` lifts a limit (not ``tmp``)."""
+        if not spec or not spec.strip():
+            return cls()
+        changes = {}
+        names = [f.name for f in dataclasses.fields(cls)]
+        for item in (i.strip() for i in spec.split(",")):
+            if not item:
+                continue
+            name, sep, text = (p.strip() for p in item.partition("="))
+            if not sep:
+                raise BotLimitsError(spec, f"expected name=value, got {item!r}")
+            if name not in names:
+                raise BotLimitsError(spec, f"unknown limit {name!r}, expected one of {', '.join(names)}")
+            changes[name] = _limit_value(spec, name, text)
+        return dataclasses.replace(cls(), **changes)
+
+    def spec(self) -> str:
+        """The limits as ``--bot-limits`` reads them (every one, in a fixed order): for the record."""
+        return ",".join(f"{k}={_show(k, v)}" for k, v in dataclasses.asdict(self).items())
+
+    def prlimit_args(self) -> list[str]:
+        """``prlimit`` options setting each limit (soft and hard), core dumps off. The CPU limit's hard value
+        is one second above the soft one: SIGXCPU first, then SIGKILL for a bot that ignores it."""
+        flags = {"mem": "--data", "procs": "--nproc", "files": "--nofile", "fsize": "--fsize", "vmem": "--as"}
+        args = [f"{flag}={getattr(self, k)}" for k, flag in flags.items() if getattr(self, k) is not None]
+        if self.cpu is not None:
+            args.append(f"--cpu={self.cpu}:{self.cpu + 1}")
+        return args + ["--core=0"]
+
+
+def _limit_value(spec: str, name: str, text: str) -> int | None:
+    if text.lower() in ("none", "unlimited"):
+        if name == "tmp":
+            raise BotLimitsError(spec, "tmp cannot be none: the private /tmp is memory and needs a size")
+        return None
+    m = re.fullmatch(r"(\d+)\s*([bkmgt]?)(?:i?b)?", text.lower()) if name in _SIZES else re.fullmatch(r"(\d+)()", text)
+    if not m:
+        kind = "a size like 768m or 1g" if name in _SIZES else "a whole number"
+        raise BotLimitsError(spec, f"{name}: expected {kind} or none, got {text!r}")
+    value = int(m.group(1)) * _UNITS[m.group(2)]
+    if value < _MINIMUM[name] or value >= 1 << 62:
+        raise BotLimitsError(spec, f"{name}: expected at least {_show(name, _MINIMUM[name])}, got {text!r}")
+    return value
+
+
+def _show(name: str, value: int | None) -> str:
+    if value is None:
+        return "none"
+    if name not in _SIZES:
+        return str(value)
+    for unit, size in (("g", GiB), ("m", MiB), ("k", KiB)):
+        if value and value % size == 0:
+            return f"{value // size}{unit}"
+    return str(value)
+
+
+def limits_help() -> str:
+    return "; ".join(f"{k}: {v}" for k, v in _LIMIT_HELP.items())
+
+
+# --- the policy -------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Sandbox:
+    """How external bots are run: in bubblewrap with these limits (``enabled``), or unconfined."""
+
+    limits: BotLimits = BotLimits()
+    network: bool = False  # share the host's network (--bot-network)
+    binds: tuple[str, ...] = ()  # more host paths shown read-only (--bot-bind)
+    hide: tuple[str, ...] = ()  # host files shown empty if they fall in a bot's view (the store, other bots)
+    enabled: bool = True
+
+    def meta(self) -> dict:
+        """What the game record keeps of the policy (``meta.sandbox``): never the hidden paths."""
+        if not self.enabled:
+            return {"tool": "none"}
+        found = probe()
+        return {"tool": f"bwrap {found.version}".strip(), "limits": self.limits.spec(), "network": self.network,
+                "binds": list(self.binds)}
+
+    def describe(self) -> str:
+        """One line for the organiser: what the bots of this run may do."""
+        if not self.enabled:
+            return ("sandbox: NONE (--no-sandbox): bots run unconfined, with your user's rights, files and "
+                    "network")
+        extra = "; network: ON (--bot-network)" if self.network else "; network: none"
+        if self.binds:
+            extra += f"; also shown: {', '.join(self.binds)}"
+        return f"sandbox: bubblewrap, limits {self.limits.spec()}{extra}"
+
+
+UNCONFINED = Sandbox(enabled=False)
+
+
+# --- is there a sandbox? ----------------------------------------------------------------------------------
+
+
+class Probe(NamedTuple):
+    ok: bool
+    reason: str  # why not, with the fix ("" when ok)
+    version: str  # bubblewrap's version ("" when missing)
+
+
+FIX = ("install bubblewrap (apt-get install bubblewrap) where user namespaces are allowed "
+       "(sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0), or run as root")
+
+
+@functools.lru_cache(maxsize=None)
+def probe() -> Probe:
+    """Whether bots can be sandboxed here: the tools exist and a sandbox really starts (once per process)."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return Probe(False, f"bubblewrap (bwrap) is not installed: {FIX}", "")
+    try:
+        out = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Probe(False, f"bwrap does not run ({exc}): {FIX}", "")
+    version = out.split()[-1] if out.split() else ""
+    for tool in ("prlimit",) + (("setpriv",) if os.geteuid() == 0 else ()):
+        if shutil.which(tool) is None:
+            return Probe(False, f"{tool} (util-linux) is not installed: install util-linux", version)
+    try:
+        sandbox_filter.program()
+    except sandbox_filter.FilterUnavailable as exc:
+        return Probe(False, str(exc), version)
+    launch = build(["true"], Sandbox(), os.getcwd())
+    try:
+        r = subprocess.run(launch.argv, env=launch.env, pass_fds=launch.pass_fds, capture_output=True, text=True,
+                           timeout=30)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Probe(False, f"bwrap cannot start a sandbox ({exc}): {FIX}", version)
+    finally:
+        launch.close()
+    if r.returncode != 0:
+        said = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+        return Probe(False, f"bwrap cannot make the namespaces here ({said}): {FIX}", version)
+    return Probe(True, "", version)
+
+
+def require(policy: Sandbox) -> None:
+    """Nothing if bots can be run under `policy`; else `SandboxUnavailableError` with the reason and fix."""
+    if policy.enabled:
+        found = probe()
+        if not found.ok:
+            raise SandboxUnavailableError(found.reason)
+
+
+# --- the command ------------------------------------------------------------------------------------------
+
+
+class Launch(NamedTuple):
+    """A sandboxed command: argv and environment for `subprocess.Popen`, the file descriptors it must pass
+    (the sandbox reads them at start: ``/etc/passwd`` and ``/etc/group``, and writes the child's pid to
+    ``info``, whose read end this side keeps), and the uid the bot runs as on the host (None: the caller's)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    pass_fds: tuple[int, ...]
+    info: int  # read end: bwrap writes {"child-pid": N} there once the sandbox is up (-1 when unsandboxed)
+    uid: int | None
+
+    def started(self) -> None:
+        """Close this side's copies of the descriptors given to the child (after Popen)."""
+        for fd in self.pass_fds:
+            _close(fd)
+
+    def close(self) -> None:
+        self.started()
+        _close(self.info)
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def uid_for_bot() -> int:
+    """A fresh unprivileged uid for one bot (run by root): bots never share one, so no limit on processes
+    is shared either."""
+    return UID_BASE + secrets.randbelow(UID_SPAN)
+
+
+def build(argv: list[str], policy: Sandbox, cwd: str | None = None, wrap: tuple[str, ...] = ()) -> Launch:
+    """The bwrap command line that runs ``argv`` (as given, relative to ``cwd``) under `policy`. ``wrap``, if
+    given, is a command run in the sandbox in its place, with ``argv`` as its last arguments (a Skyport
+    client's relay, `locm.games.skyport.netbots`): what the sandbox shows is still found from ``argv`` alone."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    root = os.geteuid() == 0
+    uid = uid_for_bot() if root else NOBODY
+    args, fds = view_args(argv, policy, cwd, passwd_text(uid), group_text(uid))
+    info_r, info_w = os.pipe()
+    fds.append(info_w)
+    args += ["--info-fd", str(info_w)]
+    if root:
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", *drop_to(uid)]
+    else:
+        args.append("--")
+    args += [_tool("prlimit"), *policy.limits.prlimit_args(), "--", *wrap, *argv]
+    return Launch(args, bot_environment(policy.limits), tuple(fds), info_r, uid if root else None)
+
+
+def view_args(argv: list[str], policy: Sandbox, cwd: str, passwd: str, group: str, kept: bool = False,
+              extra: tuple[tuple[str, str], ...] = ()) -> tuple[list[str], list[int]]:
+    """bwrap's options up to the command: the namespaces and the read-only view of what ``argv`` needs (and
+    the ``extra`` (source, destination) files), ``/etc/passwd`` and ``/etc/group`` as given (read from pipes,
+    whose read ends are returned to be passed, with the seccomp filter's: `locm.runner.sandbox.filter`), ``/`` read-only,
+    the folder ``cwd``. A sandbox of its own has a size-limited tmpfs on ``/tmp`` and ``/dev/shm``; a ``kept``
+    one an empty read-only ``/tmp`` (its launcher mounts each game's own, `locm.runner.sandbox.launcher`) and, run by
+    a user, the launcher as root of the sandbox's user namespace, which makes each game's own in it."""
+    root = os.geteuid() == 0
+    own, views = _views(tuple(argv), cwd, os.environ.get("PATH", os.defpath))
+    args = ["bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "locm-bot",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    if not policy.network:
+        args.append("--unshare-net")
+    if not root and kept:  # the launcher: root of the sandbox's user namespace (`locm.runner.sandbox.kept`)
+        args += ["--unshare-user", "--uid", "0", "--gid", "0"]
+    elif not root:
+        args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--disable-userns"]
+    for path in SYSTEM:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    size = str(policy.limits.tmp)
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    for name in KEYS_IN_PROC:
+        args += ["--ro-bind", "/dev/null", name]
+    if not kept:
+        args += ["--perms", "1777", "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+                 "--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
+    else:
+        args += ["--remount-ro", "/dev", "--perms", "0755", "--dir", "/tmp"]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    made = {"/tmp", "/etc", "/dev", "/proc"}
+    for name in ETC + (ETC_NETWORK if policy.network else ()):
+        for path in sorted(glob.glob(os.path.join("/etc", name))):
+            args += ["--ro-bind", path, path]
+    fds = []
+    for name, text in (("passwd", passwd), ("group", group)):
+        r, w = os.pipe()
+        os.write(w, text.encode())
+        os.close(w)
+        fds.append(r)  # a kept sandbox mounts each game's over them: files of its own, not bound (unlinked) data
+        args += ["--ro-bind-data", str(r), f"/etc/{name}"] if not kept else ["--perms", "0644", "--file", str(r),
+                                                                             f"/etc/{name}"]
+    shown = _outermost(views + [(os.path.realpath(p), os.path.abspath(p)) for p in policy.binds
+                                if os.path.exists(p)] + list(extra))
+    for _, dest in shown:
+        args += _parents(dest, made)
+    for src, dest in shown:
+        args += ["--ro-bind", src, dest]
+    for dest in _masks(shown, policy.hide, own):
+        args += ["--ro-bind", "/dev/null", dest]
+    if not (cwd in made or cwd == "/" or _system(cwd) or any(_inside(cwd, d) for _, d in shown)):
+        args += _parents(cwd, made) + ["--perms", "0755", "--dir", cwd]  # relative paths resolve as given
+    fds.append(sandbox_filter.fd())
+    args += ["--remount-ro", "/", "--chdir", cwd, "--seccomp", str(fds[-1])]
+    return args, fds
+
+
+def views_in_tmp(argv: list[str], policy: Sandbox, cwd: str) -> list[str]:
+    """The destinations of ``argv``'s views that lie in ``/tmp`` or ``/dev/shm`` (outer ones first): a kept
+    sandbox shows them again in each game's fresh ``/tmp`` (`locm.runner.sandbox.launcher`)."""
+    _, views = _views(tuple(argv), cwd, os.environ.get("PATH", os.defpath))
+    shown = _outermost(views + [(os.path.realpath(p), os.path.abspath(p)) for p in policy.binds if os.path.exists(p)])
+    return [dest for _, dest in shown if any(_inside(dest, t) and dest != t for t in ("/tmp", "/dev/shm"))]
+
+
+def passwd_text(uid: int) -> str:
+    """The sandbox's ``/etc/passwd``: root and the bot's user (home /tmp, no shell)."""
+    return f"root:x:0:0::/:/usr/sbin/nologin\nbot:x:{uid}:{uid}::/tmp:/usr/sbin/nologin\n"
+
+
+def group_text(uid: int) -> str:
+    return f"root:x:0:\nbot:x:{uid}:\n"
+
+
+def drop_to(uid: int) -> list[str]:
+    """The command that runs what follows it as ``uid`` (run by root): no groups, no capabilities, no new
+    privileges."""
+    return [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--no-new-privs"]
+
+
+@functools.lru_cache(maxsize=None)
+def _tool(name: str) -> str:
+    """A util-linux tool's path on the host, if it is in a system folder the sandbox shows; else its name."""
+    path = shutil.which(name)
+    return path if path and _system(path) else name
+
+
+def bot_environment(limits: BotLimits | None = None) -> dict[str, str]:
+    """The environment a sandboxed bot starts with: `ENV_KEEP` and ``LC_*`` from ours, its own ``/tmp``, and
+    the memory limit told to the runtimes that size their heap from the machine's memory, not from limits
+    (the JVM, V8, .NET), so that they start and collect garbage within it (`RUNTIME_MEMORY`)."""
+    env = {k: v for k, v in os.environ.items() if k in ENV_KEEP or k.startswith("LC_")}
+    env.setdefault("PATH", os.defpath)
+    env.update(HOME="/tmp", TMPDIR="/tmp")
+    if limits is not None and limits.mem is not None:
+        for name, value in RUNTIME_MEMORY.items():
+            env[name] = value(limits.mem)
+    return env
+
+
+RUNTIME_MEMORY = {
+    "JAVA_TOOL_OPTIONS": lambda mem: f"-XX:MaxRAM={mem}",  # heap sized as on a machine of `mem` bytes
+    "NODE_OPTIONS": lambda mem: f"--max-old-space-size={mem * 3 // 4 // MiB}",
+    "DOTNET_GCHeapHardLimit": lambda mem: f"{mem * 3 // 4:x}",
+}
+"""Variables telling a runtime the bot's memory limit (it sizes its heap from the machine's memory otherwise:
+a JVM on a 64 GB machine asks for 1 GB at start, above the default limit)."""
+
+
+def child_pid(info_fd: int) -> int | None:
+    """The host pid of the sandbox's first process, from what bwrap wrote to ``--info-fd`` (None if not yet)."""
+    try:
+        os.set_blocking(info_fd, False)
+        data = os.read(info_fd, 4096)
+    except OSError:
+        return None
+    try:
+        return int(json.loads(data.decode())["child-pid"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def unreadable(argv: list[str], cwd: str | None = None) -> str | None:
+    """Why a bot's own files cannot be read by its sandbox's user, or None. Run by root, a bot runs as a uid
+    of its own, which reads its folder and files only through their permissions for others (its folder's
+    parents are made for the sandbox and do not matter): a folder of mode 0700 or a file of mode 0600 is
+    refused up front, with the fix, instead of losing every game."""
+    if os.geteuid() != 0:
+        return None  # a user's bot runs as that user
+    own, views = _views(tuple(argv), os.path.abspath(cwd or os.getcwd()), os.environ.get("PATH", os.defpath))
+    for src, _ in views:
+        if os.path.isdir(src) and os.stat(src).st_mode & 0o005 != 0o005:
+            return f"its folder {src} is not readable by others (the sandbox runs bots as their own user): chmod o+rx"
+    for path in own:
+        if os.path.isfile(path) and os.stat(path).st_mode & 0o004 == 0:
+            return f"{path} is not readable by others (the sandbox runs bots as their own user): chmod o+r"
+    return None
+
+
+# --- what a command needs to see --------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def _views(argv: tuple[str, ...], cwd: str, path_var: str) -> tuple[frozenset[str], list[tuple[str, str]]]:
+    """The bot's own files (real paths) and the ``(source, destination)`` folders its command needs."""
+    own: set[str] = set()
+    views: list[tuple[str, str]] = []
+    program = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=path_var)
+    if program is None:
+        return frozenset(), []
+    program = os.path.join(cwd, program)
+    for runtime in _runtimes(program, by_path="/" not in argv[0]):
+        views.append((os.path.realpath(runtime), runtime))
+    for arg in argv[1:] if "/" not in argv[0] else argv:
+        for part in [arg] + (arg.split(os.pathsep) if os.pathsep in arg else []):
+            full = os.path.normpath(os.path.join(cwd, part)) if part else ""
+            if not part or not os.path.exists(full):
+                continue
+            own.add(os.path.realpath(full))
+            folder = full if os.path.isdir(full) else os.path.dirname(full)
+            views.append((os.path.realpath(folder), folder) if not _too_broad(folder)
+                         else (os.path.realpath(full), full))
+    return frozenset(own), views
+
+
+def _runtimes(program: str, by_path: bool) -> list[str]:
+    """The folders a program needs to run: its installation (for a program found on the PATH, or one in a
+    ``bin/`` folder, as a venv's python), the installation of the file a symlink points to, and the same for
+    a script's ``#!`` interpreter. System programs need nothing more."""
+    found = []
+    for path in dict.fromkeys((program, os.path.realpath(program))):
+        found += _install_root(path, walk=by_path)
+    interpreter = _shebang(program)
+    if interpreter:
+        for path in dict.fromkeys((interpreter, os.path.realpath(interpreter))):
+            found += _install_root(path, walk=True)
+    return found
+
+
+def _install_root(path: str, walk: bool) -> list[str]:
+    if any(_inside(path, s) for s in SYSTEM + ("/etc",)):  # this path, not where it leads: a venv's python
+        return []                                            # links to the system's, its venv is its own
+    folder = os.path.dirname(path)
+    if os.path.basename(folder) in ("bin", "sbin") and not _too_broad(os.path.dirname(folder)):
+        return [os.path.dirname(folder)]
+    if walk:  # a pyenv shim lives in <root>/shims and runs <root>/libexec/...
+        d = os.path.dirname(folder)
+        while not _too_broad(d) and d != os.path.dirname(d):
+            if os.path.isdir(os.path.join(d, "bin")):
+                return [d]
+            d = os.path.dirname(d)
+    return [folder] if not _too_broad(folder) else [path]
+
+
+def _shebang(program: str) -> str | None:
+    """The interpreter a script names on its ``#!`` line (resolved on the PATH through ``env``), if any."""
+    try:
+        with open(program, "rb") as f:
+            head = f.read(256)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].decode(errors="replace").split()
+    if not words:
+        return None
+    if os.path.basename(words[0]) == "env":
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        return shutil.which(rest[0]) if rest else None
+    return words[0]
+
+
+def _system(path: str) -> bool:
+    real = os.path.realpath(path)
+    return any(_inside(p, s) for p in (path, real) for s in SYSTEM + ("/etc",))
+
+
+def _too_broad(folder: str) -> bool:
+    folder = os.path.normpath(folder)
+    return folder in TOO_BROAD or folder == os.path.expanduser("~") or _system(folder) and folder != "/"
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _outermost(views: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each destination once, none inside another (the outer one shows it already)."""
+    kept: list[tuple[str, str]] = []
+    for src, dest in sorted(set(views), key=lambda v: (len(v[1]), v)):
+        if not any(_inside(dest, d) for _, d in kept) and not _system(dest) and os.path.exists(src):
+            kept.append((src, dest))
+    return kept
+
+
+def _parents(dest: str, made: set[str]) -> list[str]:
+    """``--dir`` for each missing ancestor of ``dest`` (mode 0755: bwrap would make them 0700 as root)."""
+    out = []
+    parts = dest.strip("/").split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        d = "/" + "/".join(parts[:i])
+        if d not in made and not any(_inside(d, s) for s in SYSTEM):
+            made.add(d)
+            out += ["--perms", "0755", "--dir", d]
+    return out
+
+
+def _masks(shown: list[tuple[str, str]], hide: tuple[str, ...], own: frozenset[str]) -> list[str]:
+    """Where each hidden file (not one of the bot's own) appears in the view: bound over with /dev/null."""
+    out = []
+    for path in hide:
+        real = os.path.realpath(path)
+        if real in own or not os.path.isfile(real):
+            continue
+        for src, dest in shown:
+            if _inside(real, src):
+                out.append(os.path.join(dest, os.path.relpath(real, src)) if real != src else dest)
+    return out
+
+
+__all__ = ["BotLimits", "Sandbox", "UNCONFINED", "Probe", "probe", "require", "unreadable", "Launch", "build",
+           "child_pid",
+           "bot_environment", "uid_for_bot", "limits_help", "SYSTEM", "ETC", "ENV_KEEP", "FIX"]

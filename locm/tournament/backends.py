@@ -1,0 +1,31 @@
+"""The options that choose where games are played (``--backend``, ``--address``), shared by the commands that
+play or re-run many games: `locm tournament`, `locm whatif`, `locm cardvalue`, `locm report`."""
+
+from __future__ import annotations
+
+import click
+
+
+def backend_options(f):
+    """``--backend local|ray`` and ``--address`` (the Ray cluster to join)."""
+    f = click.option("--address", metavar="ADDRESS",
+                     help="The Ray cluster to join with --backend ray (e.g. 10.0.0.5:6379, or auto); default: "
+                          "start one on this machine.")(f)
+    return click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+                        help="Where the work runs: local worker processes, or a Ray cluster (pip install "
+                             "'locm[ray]'; the store's path and bots' files must be the same on every node); "
+                             "either way this process writes the one store.")(f)
+
+
+def join(backend: str, address: str | None) -> None:
+    """Check the options and join the cluster before any store is touched: Ray missing, or no cluster at
+    ``address``, is one line (`locm.tournament.ray_backend.RayUnavailableError`)."""
+    if address is not None and backend != "ray":
+        raise click.UsageError("--address is for --backend ray")
+    if backend == "ray":
+        from locm.tournament.ray_backend import connect
+
+        connect(address)
+
+
+__all__ = ["backend_options", "join"]

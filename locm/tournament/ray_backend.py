@@ -1,0 +1,183 @@
+"""Tournaments on a Ray cluster (the optional extra ``locm[ray]``): the same schedule, the same games, one
+store, written by this process only.
+
+The jobs are cut into batches of consecutive jobs (`BATCH_GAMES`: a Ray task costs about as much as half a
+game here, so a task plays many); each batch is one Ray task, which plays its games on whatever node Ray
+gives it with the same function a local worker runs (`locm.games.locm.tournament._play`: the game, checked, encoded,
+chained and compressed there) and returns them. This process keeps a bounded number of tasks in flight,
+takes each batch as it comes back and stores its games in one transaction (whole games only; a game another
+run stored meanwhile is skipped as a duplicate). A node lost mid-run loses no game: Ray runs the tasks it held
+again elsewhere (``max_retries``), and only a task's returned result is ever stored, so nothing is stored
+twice. The games are deterministic, so their logs are byte-identical to a local run of the same schedule;
+resume works as locally (the caller passes only the jobs the store lacks).
+
+External bots run in the sandbox on whichever node plays them: bubblewrap must be installed on every node,
+and a bot's files must be at the same path on every node (a shared file system, or the same checkout). The
+sandbox is checked on the node before a bot starts (`locm.runner.sandbox.bwrap.require`).
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import time
+from typing import Callable, Iterable
+
+from locm.runner.bots import TimeLimits, is_builtin
+from locm.errors import DuplicateGameError, LocmError, TournamentError
+from locm.runner.sandbox.bwrap import Sandbox, require
+from locm.store.eventstore import EventStore
+from locm.games.locm.tournament import Job, TournamentRun, _play
+
+BATCH_GAMES = 32
+"""Games per Ray task."""
+
+MAX_RETRIES = 5
+"""How many times Ray runs a task again when its worker or node is lost."""
+
+
+class RayUnavailableError(LocmError):
+    """Raised when ``--backend ray`` is asked for and Ray is not installed (or cannot be reached at
+    ``address``); says how to get it."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+        super().__init__(why)
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailableError("--backend ray needs Ray: pip install 'locm[ray]' (or pip install ray)") \
+            from None
+    return ray
+
+
+def connect(address: str | None = None, **init_options):
+    """Join the Ray cluster at ``address`` (None: start a local one on this machine, or join the one this
+    process already joined); the `ray` module."""
+    ray = _ray()
+    if not ray.is_initialized():
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False,
+                     **init_options)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise RayUnavailableError(f"cannot join the Ray cluster at {address}: {exc}") from None
+    return ray
+
+
+def play_batch(jobs: list[Job], limits: TimeLimits, sandbox: Sandbox) -> list[tuple]:
+    """One Ray task's work: each job's result as a local worker gives it (`locm.games.locm.tournament._play`)."""
+    if not all(is_builtin(j.agent0) and is_builtin(j.agent1) for j in jobs):
+        require(sandbox)  # no sandbox on this node: refused before a bot starts
+    return [_play(job, limits, sandbox) for job in jobs]
+
+
+def play_jobs_ray(store: EventStore, jobs: Iterable[Job], *, address: str | None = None,
+                  limits: TimeLimits | None = None, progress: Callable[[int], None] | None = None,
+                  scheduled: int | None = None, count: int | None = None, sandbox: Sandbox | None = None,
+                  batch_games: int = BATCH_GAMES, in_flight: int | None = None) -> TournamentRun:
+    """`locm.games.locm.tournament.play_jobs` on Ray: the same arguments and result (``in_flight``: tasks submitted ahead,
+    by default twice the cluster's CPUs)."""
+    ray = connect(address)
+    if batch_games < 1:
+        raise TournamentError(f"batch_games must be at least 1, got {batch_games}")
+    sandbox = Sandbox() if sandbox is None else sandbox
+    limits = limits or TimeLimits()
+    if count is None:
+        jobs = list(jobs)
+        count = len(jobs)
+    total = count if scheduled is None else scheduled
+    run = TournamentRun(total, total - count, 0, 0, [], 0.0)
+    if in_flight is None:
+        in_flight = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+    task = ray.remote(max_retries=MAX_RETRIES, num_cpus=1)(play_batch)
+    limits_ref, sandbox_ref = ray.put(limits), ray.put(sandbox)
+    source = iter(jobs)
+    pending: dict = {}  # object ref -> its batch's game ids
+    t0 = time.perf_counter()
+
+    def submit() -> bool:
+        batch = list(itertools.islice(source, batch_games))
+        if batch:
+            pending[task.remote(batch, limits_ref, sandbox_ref)] = [j.game_id for j in batch]
+        return bool(batch)
+
+    try:
+        while len(pending) < in_flight and submit():
+            pass
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                ids = pending.pop(ref)
+                try:
+                    results = ray.get(ref)
+                except ray.exceptions.RayError as exc:  # retried MAX_RETRIES times and lost each time
+                    why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                    results = [("failed", gid, f"its Ray task was lost: {why}", None) for gid in ids]
+                _store(store, results, run)
+                if progress:
+                    progress(len(results))
+                submit()
+    finally:
+        for ref in pending:  # interrupted: the tasks not taken are cancelled
+            ray.cancel(ref, force=True)
+    run.seconds = time.perf_counter() - t0
+    return run
+
+
+_READY: dict = {}  # per Ray worker process: the (init, args) it has run
+
+
+def _run_tasks(init: Callable | None, init_args: tuple, work: Callable, tasks: list) -> list:
+    """One Ray task: ``work`` over several tasks, after ``init(*init_args)`` once per worker process (e.g. the
+    store opened read-only, `locm.games.locm.whatif._init_worker`)."""
+    if init is not None and _READY.get("key") != (init, init_args):
+        init(*init_args)
+        _READY["key"] = (init, init_args)
+    return [work(t) for t in tasks]
+
+
+def map_ordered(work: Callable, tasks: list, *, init: Callable | None = None, init_args: tuple = (),
+                address: str | None = None, per_task: int = 4, in_flight: int | None = None):
+    """``work(task)`` for every task, yielded in order (as `multiprocessing.Pool.imap` does), run on Ray
+    ``per_task`` tasks to a Ray task; a lost node's Ray tasks run again elsewhere. ``work`` and ``init`` must
+    be importable functions; what ``init`` opens (a store's path) must be reachable at the same path on every
+    node."""
+    ray = connect(address)
+    remote = ray.remote(max_retries=MAX_RETRIES, num_cpus=1)(_run_tasks)
+    if in_flight is None:
+        in_flight = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+    batches = [tasks[i:i + per_task] for i in range(0, len(tasks), per_task)]
+    refs: collections.deque = collections.deque()
+    args_ref = ray.put(init_args)
+    nxt = 0
+    try:
+        while nxt < len(batches) or refs:
+            while nxt < len(batches) and len(refs) < in_flight:
+                refs.append(remote.remote(init, args_ref, work, batches[nxt]))
+                nxt += 1
+            yield from ray.get(refs.popleft())
+    finally:
+        for ref in refs:
+            ray.cancel(ref, force=True)
+
+
+def _store(store: EventStore, results: list[tuple], run: TournamentRun) -> None:
+    """A batch's games in one transaction (game by game when one is stored already); its failures noted."""
+    games = [r[2] for r in results if r[0] == "game"]
+    run.failed.extend((r[1], r[2]) for r in results if r[0] != "game")
+    try:
+        store.append_games(games)
+        run.played += len(games)
+    except DuplicateGameError:
+        for prepared in games:
+            try:
+                store.append_prepared(prepared)
+                run.played += 1
+            except DuplicateGameError:
+                run.duplicates += 1
+
+
+__all__ = ["play_jobs_ray", "map_ordered", "play_batch", "connect", "RayUnavailableError", "BATCH_GAMES", "MAX_RETRIES"]
