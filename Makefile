@@ -2,6 +2,7 @@
 #   make demo   set up, then play a demo tournament into a local SQLite file and show the results
 #   make test   set up, then run the whole test suite, then the engine-facing tests again on the compiled core
 #               (make test-fast: built where a C compiler exists, skipped saying so where none does)
+# and the manual: make docs   the site of docs/ (MkDocs, warnings as errors) into site/, open site/index.html
 PYTHON ?= python3
 # Python may cache the checkout's compiled bytecode (__pycache__/, git-ignored) even where the environment says
 # not to (PYTHONDONTWRITEBYTECODE=1, as this project's machines and many containers set it): the suite starts
@@ -11,6 +12,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RAY    := $(VENV)/.ray
+DOCS   := $(VENV)/.docs
 
 # The compiled core (setup.py: LOCM's rules core built with mypyc where a C compiler exists, pure Python where none
 # does) goes into its own venv, .venv-fast/, installed from a wheel: .venv/ stays the developers' pure editable
@@ -28,7 +30,7 @@ FAST_TESTS := tests/test_conformance.py tests/test_oracle_games.py tests/test_go
 
 export IS_COMPILED := import sys; from locm.engine.corebuild import core; sys.exit(core().kind != "compiled")
 
-.PHONY: demo test setup bench conformance clean fast test-fast
+.PHONY: demo test setup bench conformance clean fast test-fast docs
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "locm needs Python 3.11 or newer: set PYTHON=python3.11")'
@@ -73,6 +75,15 @@ $(RAY): $(STAMP)
 	@PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[ray]' && touch $(RAY) \
 	    || echo "test: ray could not be installed: the Ray tests will be skipped" >&2
 
+# The manual: the extra locm[docs] (MkDocs, its Material theme, mkdocs-click for the command reference, which
+# reads the installed CLI), then the site of docs/ built into site/ (git-ignored), every warning an error.
+$(DOCS): $(STAMP) pyproject.toml
+	@PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[docs]'
+	@touch $(DOCS)
+
+docs: $(DOCS)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 test: $(STAMP) $(RAY)
 	$(BIN)/python -m pytest
 	@$(MAKE) --no-print-directory test-fast
@@ -106,4 +117,4 @@ conformance: $(STAMP)
 	$(BIN)/python -m locm.games.skyport.wire --quiet tests/data/skyport/samples/*.jsonl.gz tests/data/skyport/oracle/*.jsonl.gz
 
 clean:
-	rm -rf $(VENV) $(FAST) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FAST) build site *.egg-info .pytest_cache .hypothesis

@@ -1,7 +1,7 @@
 """How strong each built-in agent is: a round robin of random, pass, greedy and lookahead in both rulesets (each
 pair plays --games games on mirrored seeds, as `locm tournament` does), and the win rate of each agent against
-each other with its 95% Wilson interval, as a Markdown table for the README. Games per second are printed too
-(the agents' cost). The games are kept in --db, so a second invocation only reads them.
+each other with its 95% Wilson interval, as a Markdown table for the manual (docs/measurements.md). Games per
+second are printed too (the agents' cost). The games are kept in --db, so a second invocation only reads them.
 
     .venv/bin/python benchmarks/agent_strength.py --games 1000 --workers 2 --db /tmp/locm-strength.db
 """

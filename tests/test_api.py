@@ -1,5 +1,5 @@
 """`locm.Game`, the notebook front object: legal actions in every phase, play, undo, outcome, view, repr, and the
-README's example, run as it is written."""
+manual's example (docs/guides/playing.md), run as it is written."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ from locm.engine.locm.evolve import fold
 from locm.engine.locm.redecide import redecide
 from locm.engine.locm.rulesets import RULES_12
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guides" / "playing.md"
 
 
-def test_the_readme_example_runs_as_written(capsys):
-    text = README.read_text(encoding="utf-8")
+def test_the_manuals_example_runs_as_written(capsys):
+    text = GUIDE.read_text(encoding="utf-8")
     section = text[text.index("## A notebook API"):]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, str(GUIDE), "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("<locm.Game constructed seed=42 over: player ") and "Outcome(winner=" in out[0]
     assert out[1].split()[0].isdigit()  # the other hand, seen from player 0, is a count

@@ -225,7 +225,7 @@ def test_vector_env_steps_many_games_and_resets_them():
 
 
 def test_features_are_what_their_names_say():
-    """The named features (the README's tables) read back the game: health, mana, a hand card's cost and
+    """The named features (the manual's tables, docs/guides/rl.md) read back the game: health, mana, a hand card's cost and
     playability, a creature's attack by lane and position, for the seat to move."""
     env = make_env("LOCM-battle-v0", ruleset="constructed", opponent="greedy")
     names = env.layout.feature_names()

@@ -552,8 +552,8 @@ def test_any_game_round_trips_through_sqlite_and_export(tmp_path_factory, turns,
 def test_schema_is_documented_and_matches_the_record():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    assert "```sql\n" + store_mod.SCHEMA_SQL.rstrip("\n") + "\n```" in readme
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "guides" / "store.md").read_text(encoding="utf-8")
+    assert "```sql\n" + store_mod.SCHEMA_SQL.rstrip("\n") + "\n```" in guide
     conn = sqlite3.connect(":memory:")
     conn.executescript(store_mod.SCHEMA_SQL)
     columns = tuple(r[1] for r in conn.execute("PRAGMA table_info(games)"))
