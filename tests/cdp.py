@@ -58,11 +58,13 @@ class Browser:
                     raise RuntimeError("the browser closed the pipe")
                 self._buf += chunk
 
-    def open(self, url: str) -> None:
+    def open(self, url: str, ready: str = "document.getElementById('app') !== null") -> None:
+        """Open ``url`` in a new tab and wait until it has loaded and ``ready`` (JavaScript) holds (by default:
+        the replay viewer's ``#app`` is there)."""
         target = self.send("Target.createTarget", {"url": url}, session=False)["targetId"]
         self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
                                  session=False)["sessionId"]
-        self.wait_for("document.readyState === 'complete' && document.getElementById('app') !== null")
+        self.wait_for(f"document.readyState === 'complete' && ({ready})")
 
     def eval(self, expression: str):
         res = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})

@@ -1329,6 +1329,10 @@ from locm.cli import serve as serve_cli  # noqa: E402  (locm serve --game skypor
 
 serve_cli.register(cli, sandbox_options)
 
+from locm.cli.arena import arena  # noqa: E402  (the store in a browser: locm/arena/)
+
+cli.add_command(arena)
+
 
 def main() -> None:
     cli.main()

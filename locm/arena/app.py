@@ -1,0 +1,234 @@
+"""`locm arena`: a web application over one store, on Starlette (served by uvicorn), that reads and never writes.
+
+Pages: ``/`` (standings, overall and per tournament, with ratings and intervals; the leaderboards), ``/games``
+(the game list: filters, paging, live), ``/games/ID`` (the game's replay: the viewer ``locm html`` writes, deep
+links ``#seq=S&as=P``), ``/bots/NAME`` (an agent's versions, think times and stderr, escaped). JSON:
+``/api/games`` (filters as query parameters, ``before`` for the next page), ``/api/games/ID`` (record and
+events), ``/api/standings``. Live: ``/live`` is a server-sent-events stream of every game stored while it runs
+(the game list adds them without a reload).
+
+Access: bound to 127.0.0.1 by default. Served beyond loopback, every request needs the token (``?token=T``
+once, which sets a cookie, or ``Authorization: Bearer T``); `serve` refuses a non-loopback address without one.
+Every text a store holds (agent names, stderr, reasons) is escaped by the templates (Jinja2 autoescape).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from locm.arena.readmodel import PAGE, ArenaError, Filters, ReadModel
+from locm.engine.errors import LocmError
+
+TOKEN_COOKIE = "locm_arena_token"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, str] | None = None,
+               replay_page: Callable[[str, str], str] | None = None, live_poll: float = 0.5) -> Starlette:
+    """The arena over the store ``db``. ``token``: required on every request when given. ``boards``: saved
+    leaderboards, name -> query string of `Filters`. ``replay_page(db, game_id)``: the replay viewer's HTML of
+    a stored game (default: `locm.replay.page.stored_page`)."""
+    model = ReadModel(db)
+    saved = {name: Filters.from_query(q) for name, q in (boards or {}).items()}
+    env = Environment(loader=PackageLoader("locm.arena", "templates"), autoescape=select_autoescape(["html"]),
+                      trim_blocks=True, lstrip_blocks=True)
+    if replay_page is None:
+        from locm.replay.page import stored_page as replay_page  # noqa: PLW0127 (the default viewer)
+
+    def page(name: str, request: Request, status: int = 200, **values: Any) -> HTMLResponse:
+        body = env.get_template(name).render(db=str(db), request=request, **values)
+        return HTMLResponse(body, status_code=status, headers={"Content-Security-Policy": "default-src 'self'; style-src 'self' "
+                                           "'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:"})
+
+    def filters(request: Request) -> Filters:
+        return Filters.parse(request.query_params)
+
+    def before(request: Request) -> int | None:
+        raw = request.query_params.get("before")
+        if raw is None or raw == "":
+            return None
+        if not raw.isdigit():
+            raise ArenaError(f"before: expected a game's integer key, got {raw[:40]!r}")
+        return int(raw)
+
+    async def index(request: Request) -> Response:
+        f = filters(request)
+        table = await _thread(model.standings, f)
+        tours = await _thread(model.tournaments)
+        return page("index.html", request, f=f, table=table, tournaments=tours, boards=saved,
+                    games=await _thread(model.values, "game"), rulesets=await _thread(model.values, "ruleset"))
+
+    async def games(request: Request) -> Response:
+        f = filters(request)
+        rows = await _thread(model.games, f, before(request), PAGE)
+        nxt = rows[-1].key if len(rows) == PAGE else None
+        return page("games.html", request, f=f, rows=rows, next_key=nxt, last=await _thread(model.last_key),
+                    games=await _thread(model.values, "game"), rulesets=await _thread(model.values, "ruleset"))
+
+    async def game(request: Request) -> Response:
+        gid = request.path_params["game_id"]
+        row = await _thread(model.game, gid)
+        if row is None:
+            return page("missing.html", request, what=f"no game {gid!r} in this store", status=404)
+        html = await _thread(replay_page, str(db), gid)
+        return HTMLResponse(html)
+
+    async def bot(request: Request) -> Response:
+        info = await _thread(model.bot, request.path_params["agent"])
+        return page("bot.html", request, bot=info, think=json.dumps(info["think"]).replace("<", "\\u003c"))
+
+    async def api_games(request: Request) -> Response:
+        f = filters(request)
+        limit = request.query_params.get("limit", str(PAGE))
+        if not limit.isdigit() or not 1 <= int(limit) <= 1000:
+            raise ArenaError(f"limit: expected 1 to 1000, got {limit[:20]!r}")
+        rows = await _thread(model.games, f, before(request), int(limit))
+        nxt = rows[-1].key if len(rows) == int(limit) else None
+        return JSONResponse({"games": [r.as_dict() for r in rows], "next": nxt})
+
+    async def api_game(request: Request) -> Response:
+        gid = request.path_params["game_id"]
+        row = await _thread(model.game, gid)
+        if row is None:
+            return JSONResponse({"error": f"no game {gid!r}"}, status_code=404)
+        events = await _thread(_events, str(db), gid)
+        return Response(b'{"record":' + json.dumps(row.as_dict()).encode() + b',"events":[' + b",".join(events)
+                        + b"]}", media_type="application/json")
+
+    async def api_standings(request: Request) -> Response:
+        return JSONResponse(await _thread(model.standings, filters(request)))
+
+    async def live(request: Request) -> Response:
+        start = request.query_params.get("after")
+        key = int(start) if start and start.isdigit() else await _thread(model.last_key)
+        once = request.query_params.get("once") == "1"
+
+        async def stream():
+            nonlocal key
+            yield f"retry: 2000\nevent: hello\ndata: {json.dumps({'last': key})}\n\n"
+            while True:
+                rows = await _thread(model.since, key)
+                for r in rows:
+                    key = r.key
+                    yield f"id: {r.key}\nevent: game\ndata: {json.dumps(r.as_dict())}\n\n"
+                if rows and once:
+                    return
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(live_poll)
+
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    async def error(request: Request, exc: Exception) -> Response:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message}, status_code=400)
+        return page("missing.html", request, what=message, status=400)
+
+    routes = [Route("/", index), Route("/games", games), Route("/games/{game_id}", game),
+              Route("/bots/{agent:path}", bot), Route("/api/games", api_games),
+              Route("/api/games/{game_id}", api_game), Route("/api/standings", api_standings),
+              Route("/live", live)]
+    app = Starlette(routes=routes, exception_handlers={LocmError: error})
+    if token:
+        app.add_middleware(_TokenGate, token=token)
+    return app
+
+
+def _events(db: str, game_id: str) -> list[bytes]:
+    """A stored game's events as stored: the canonical JSON lines, chain checked (`EventStore.export_game`)."""
+    from locm.store.eventstore import open_store
+
+    with open_store(db, create=False, readonly=True) as store:
+        data, _ = store.export_game(game_id)
+    out = []
+    for line in data.splitlines()[1:]:
+        start = line.find(b'"event":')
+        if start >= 0:
+            out.append(line[start + len(b'"event":'):-1])
+    return out
+
+
+async def _thread(fn, *args):
+    """Run a blocking read in Starlette's thread pool (SQLite calls block)."""
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(fn, *args)
+
+
+class _TokenGate:
+    """Every request needs the token: ``Authorization: Bearer T``, the cookie, or ``?token=T`` (which sets the
+    cookie and redirects to the same page without it). Compared in constant time."""
+
+    def __init__(self, app, token: str) -> None:
+        self.app = app
+        self.token = token.encode()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        given = given or request.cookies.get(TOKEN_COOKIE, "") or request.query_params.get("token", "")
+        if not hmac.compare_digest(given.encode(), self.token):
+            await PlainTextResponse("locm arena: a token is needed (?token=T or Authorization: Bearer T)",
+                                    status_code=401)(scope, receive, send)
+            return
+        if "token" in request.query_params:
+            query = "&".join(f"{k}={v}" for k, v in request.query_params.multi_items() if k != "token")
+            target = request.url.path + (f"?{query}" if query else "")
+            response = Response(status_code=303, headers={"Location": target})
+            response.set_cookie(TOKEN_COOKIE, self.token.decode(), httponly=True, samesite="strict")
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def parse_boards(items: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """``NAME=QUERY`` leaderboards (``--board "1.2=game=locm&ruleset=1.2"``), each query checked now."""
+    boards = {}
+    for item in items:
+        name, sep, query = item.partition("=")
+        if not sep or not name.strip():
+            raise ArenaError(f"--board: expected NAME=QUERY (e.g. 'skyport=game=skyport&seats=4'), got {item!r}")
+        Filters.from_query(query)
+        boards[name.strip()] = query
+    return boards
+
+
+def serve(db: str | Path, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
+          boards: dict[str, str] | None = None, announce: Callable[[str], None] = print) -> None:
+    """Serve the arena until interrupted. Beyond loopback a token is required: one is made when none is given,
+    and the address to open is announced with it."""
+    import secrets
+
+    import uvicorn
+
+    if not is_loopback(host) and not token:
+        token = secrets.token_urlsafe(18)
+    app = create_app(db, token=token, boards=boards)
+    shown = f"[{host}]" if ":" in host else host
+    announce(f"locm arena: http://{shown}:{port}/" + (f"?token={token}" if token else "")
+             + f" (store {db}, read-only; Ctrl-C stops)")
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

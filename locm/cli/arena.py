@@ -1,0 +1,34 @@
+"""`locm arena`: the store in a browser (`locm.arena`). Registered in `locm.cli.main`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"), show_default=True,
+              help="The store to show (opened read-only: tournaments may write it meanwhile).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on; beyond loopback every request needs the token.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
+@click.option("--token", default=None, envvar="LOCM_ARENA_TOKEN",
+              help="The token requests must carry (made and shown when serving beyond loopback without one).")
+@click.option("--board", "boards", multiple=True, metavar="NAME=QUERY",
+              help="A saved leaderboard: a name and the filters of /games as a query string (repeatable).")
+def arena(db: Path, host: str, port: int, token: str | None, boards: tuple[str, ...]) -> None:
+    """Serve a live web view of a store: standings with ratings and intervals, leaderboards, the games with
+    filters (new ones appear as they are stored), every game's replay at /games/ID (#seq=S&as=P deep links),
+    bot pages, and JSON at /api/games, /api/games/ID and /api/standings. Reads the store, never writes it.
+
+    \b
+    Example:
+      locm arena --db locm-demo.db                 # then open http://127.0.0.1:8765/
+      locm arena --db t.db --board "1.2=game=locm&ruleset=1.2" --board "4p=game=skyport&seats=4"
+    """
+    from locm.arena.app import parse_boards, serve
+
+    if not db.is_file():
+        raise click.UsageError(f"{db}: no such store (make one with 'locm tournament --db {db}')")
+    serve(db, host=host, port=port, token=token, boards=parse_boards(boards), announce=click.echo)
