@@ -48,7 +48,7 @@ def store(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(store) -> TestClient:
-    return TestClient(create_app(store, boards=parse_boards(["sky=game=skyport"])))
+    return TestClient(create_app(store, boards=parse_boards(["sky=game=skyport"]), index=store.with_suffix(".idx")))
 
 
 def _digest(path: Path) -> str:
@@ -128,7 +128,7 @@ def test_what_a_store_holds_is_escaped(store, tmp_path):
         seats = json.dumps([{"stderr": "<script>alert(1)</script>\u202e", "think_ms": 1.0, "error": True,
                              "timeout": False}] * 2)
         conn.execute("UPDATE games SET seats = ? WHERE game_id = ?", (seats, gid))
-    c = TestClient(create_app(db))
+    c = TestClient(create_app(db, index=tmp_path / "h.idx"))
     page = c.get("/bots/greedy").text
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
@@ -152,7 +152,7 @@ def test_beyond_loopback_a_token_is_needed():
 
 
 def test_the_token_gate(store):
-    c = TestClient(create_app(store, token="s3cret"))
+    c = TestClient(create_app(store, token="s3cret", index=store.with_suffix(".idx")))
     assert c.get("/api/games").status_code == 401
     assert c.get("/api/games", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert c.get("/api/games", headers={"Authorization": "Bearer s3cret"}).status_code == 200
@@ -175,7 +175,7 @@ def served(store, tmp_path):
     db = tmp_path / "live.db"
     shutil.copy(store, db)
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(db, live_poll=0.1), host="127.0.0.1", port=port,
+    server = uvicorn.Server(uvicorn.Config(create_app(db, live_poll=0.1, index=tmp_path / "live.idx"), host="127.0.0.1", port=port,
                                            log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -230,3 +230,38 @@ def test_in_a_browser_the_list_filters_and_updates_live(served, tmp_path):
         assert "2 new" in browser.eval("document.getElementById('live-state').textContent")
     finally:
         browser.close()
+
+
+def _direct(db: Path, where: str, args: tuple = ()) -> list[int]:
+    with sqlite3.connect(db) as conn:
+        return [r[0] for r in conn.execute(f"SELECT id FROM games WHERE {where} ORDER BY id DESC", args)]
+
+
+def test_the_index_gives_what_a_scan_of_the_store_gives(store, tmp_path):
+    model = ReadModel(store, tmp_path / "i.idx")
+    cases = [
+        (Filters(game="locm"), "game = 'locm'"),
+        (Filters(agent="hunter"), "EXISTS (SELECT 1 FROM json_each(agents) WHERE value = 'hunter')"),
+        (Filters(winner="greedy", ruleset="1.2"),
+         "ruleset = '1.2' AND winner >= 0 AND json_extract(agents, '$[' || winner || ']') = 'greedy'"),
+        (Filters(seats=2, game="skyport"), "game = 'skyport' AND json_array_length(agents) = 2"),
+        (Filters(agent="random", game="locm"),
+         "game = 'locm' AND EXISTS (SELECT 1 FROM json_each(agents) WHERE value = 'random')"),
+    ]
+    for f, where in cases:
+        assert [g.key for g in model.games(f, limit=1000)] == _direct(store, where), f
+    tournament = model.tournaments()[0]["key"]
+    assert [g.key for g in model.games(Filters(tournament=tournament), limit=1000)] == _direct(
+        store, "json_extract(meta, '$.schedule') = ?", (tournament,))
+
+
+def test_a_store_replaced_under_the_same_name_is_indexed_again(store, tmp_path):
+    db = tmp_path / "s.db"
+    shutil.copy(store, db)
+    model = ReadModel(db, tmp_path / "s.idx")
+    assert len(model.games(Filters(game="locm"), limit=1000)) == 60
+    db.unlink()
+    _locm("tournament", "--agents", "greedy", "lookahead", "--games", "4", "--db", str(db))
+    again = ReadModel(db, tmp_path / "s.idx")
+    assert [g.key for g in again.games(Filters(game="locm"), limit=1000)] == _direct(db, "game = 'locm'")
+    assert {a for g in again.games(Filters(game="locm"), limit=1000) for a in g.agents} == {"greedy", "lookahead"}

@@ -44,11 +44,14 @@ def is_loopback(host: str) -> bool:
 
 
 def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, str] | None = None,
-               replay_page: Callable[[str, str], str] | None = None, live_poll: float = 0.5) -> Starlette:
+               replay_page: Callable[[str, str], str] | None = None, live_poll: float = 0.5,
+               index: str | Path | None = None) -> Starlette:
     """The arena over the store ``db``. ``token``: required on every request when given. ``boards``: saved
     leaderboards, name -> query string of `Filters`. ``replay_page(db, game_id)``: the replay viewer's HTML of
-    a stored game (default: `locm.replay.page.stored_page`)."""
-    model = ReadModel(db)
+    a stored game (default: `locm.replay.page.stored_page`). ``index``: the arena's index file
+    (`locm.arena.index`; default: one in the user's cache folder)."""
+    model = ReadModel(db, index)
+    model.index.refresh()
     saved = {name: Filters.from_query(q) for name, q in (boards or {}).items()}
     env = Environment(loader=PackageLoader("locm.arena", "templates"), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True)
@@ -218,7 +221,8 @@ def parse_boards(items: tuple[str, ...] | list[str]) -> dict[str, str]:
 
 
 def serve(db: str | Path, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
-          boards: dict[str, str] | None = None, announce: Callable[[str], None] = print) -> None:
+          boards: dict[str, str] | None = None, announce: Callable[[str], None] = print,
+          index: str | Path | None = None) -> None:
     """Serve the arena until interrupted. Beyond loopback a token is required: one is made when none is given,
     and the address to open is announced with it."""
     import secrets
@@ -227,7 +231,7 @@ def serve(db: str | Path, *, host: str = "127.0.0.1", port: int = 8765, token: s
 
     if not is_loopback(host) and not token:
         token = secrets.token_urlsafe(18)
-    app = create_app(db, token=token, boards=boards)
+    app = create_app(db, token=token, boards=boards, index=index)
     shown = f"[{host}]" if ":" in host else host
     announce(f"locm arena: http://{shown}:{port}/" + (f"?token={token}" if token else "")
              + f" (store {db}, read-only; Ctrl-C stops)")

@@ -1,10 +1,11 @@
 """The arena's view of a store: read-only SQL over the ``games`` table (any game), fast over a million games.
 
-The arena never writes: its connections open the file with SQLite's ``mode=ro`` (a write through them fails,
-and they take no write lock, so tournaments keep storing beside it). A list page is one keyset query
-(``id < ?  ORDER BY id DESC LIMIT n``), which reads only the rows it shows, however large the store; a page's
-filters are plain columns or one JSON lookup per row read. Aggregates (standings, ratings) are cached by the
-store's last game (``max(id)``), so they are computed again only when a game was stored since.
+The arena never writes the store: its connections open the file with SQLite's ``mode=ro`` (a write through them
+fails, and they take no write lock, so tournaments keep storing beside it). A list page is one keyset query
+(``id < ?  ORDER BY id DESC LIMIT n``): unfiltered, over the store's own key; filtered, over the arena's index of
+the store (`locm.arena.index`, a separate file), whose keys then fetch the rows, so a filter that matches few of
+a million games costs an index range, not a scan. Aggregates (standings, ratings) are computed from the index and
+cached by the store's last game (``max(id)``), so they are computed again only when a game was stored since.
 
 The filters (`Filters`) are the query parameters of ``/games``, ``/api/games`` and ``/api/standings``: ``game``,
 ``ruleset``, ``agent`` (any seat), ``seats`` (players in the game), ``winner`` (the agent in the winner's seat),
@@ -25,6 +26,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from locm.analysis.ratings import rate
 from locm.analysis.stats import wilson
+from locm.arena.index import StoreIndex
 from locm.engine.errors import LocmError
 
 PAGE = 50
@@ -77,29 +79,19 @@ class Filters:
         pairs += [(k, v) for k, v in extra.items() if v is not None]
         return urlencode(pairs)
 
+    def empty(self) -> bool:
+        return all(getattr(self, f.name) is None for f in dc_fields(self))
+
     def sql(self) -> tuple[str, list[Any]]:
-        """The WHERE clause (``""`` for none) and its parameters."""
+        """The WHERE clause over the index's ``g`` table (``""`` for none) and its parameters; an agent filter
+        is a join on the index's ``a`` table (`ReadModel`)."""
         where, args = [], []
-        for column in ("game", "ruleset"):
-            value = getattr(self, column)
+        for name, column in (("game", "game"), ("ruleset", "ruleset"), ("seats", "seats"),
+                             ("winner", "winner_agent"), ("map", "map"), ("tournament", "tournament")):
+            value = getattr(self, name)
             if value is not None:
-                where.append(f"{column} = ?")
+                where.append(f"g.{column} = ?")
                 args.append(value)
-        if self.agent is not None:
-            where.append("EXISTS (SELECT 1 FROM json_each(games.agents) WHERE value = ?)")
-            args.append(self.agent)
-        if self.seats is not None:
-            where.append("json_array_length(agents) = ?")
-            args.append(self.seats)
-        if self.winner is not None:
-            where.append("winner >= 0 AND json_extract(agents, '$[' || winner || ']') = ?")
-            args.append(self.winner)
-        if self.map is not None:
-            where.append("json_extract(fields, '$.map') = ?")
-            args.append(self.map)
-        if self.tournament is not None:
-            where.append("json_extract(meta, '$.schedule') = ?")
-            args.append(self.tournament)
         return (" AND ".join(where), args)
 
 
@@ -152,7 +144,7 @@ def _row(r: tuple) -> GameRow:
 class ReadModel:
     """Read-only queries over one store file; safe to share between the server's threads (a connection each)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, index: str | Path | None = None) -> None:
         self.path = Path(path)
         if not self.path.is_file():
             raise ArenaError(f"{self.path}: no such store (make one with 'locm tournament --db {self.path}')")
@@ -166,6 +158,7 @@ class ReadModel:
         if "games" not in tables:
             raise ArenaError(f"{self.path}: not a locm store (no games table)")
         self.has_schedules = "schedules" in tables
+        self.index = StoreIndex(self.path, Path(index) if index else None)
 
     def _db(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -181,13 +174,32 @@ class ReadModel:
         return self._db().execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
 
     def games(self, filters: Filters, before: int | None = None, limit: int = PAGE) -> list[GameRow]:
-        """The newest games matching ``filters`` (with a key below ``before``: the next page)."""
+        """The newest games matching ``filters`` (with a key below ``before``: the next page): their keys from
+        the index (one index range, however rare the match), their rows from the store."""
+        if filters.empty():
+            sql = f"SELECT {_COLUMNS} FROM games {'WHERE id < ?' if before is not None else ''} ORDER BY id DESC LIMIT ?"
+            return [_row(r) for r in self._db().execute(sql, [*([before] if before is not None else []), limit])]
+        keys = [k for (k,) in self.index.query(*self._keys(filters, before, limit))]
+        if not keys:
+            return []
+        found = {}
+        for i in range(0, len(keys), 900):
+            part = keys[i:i + 900]
+            sql = f"SELECT {_COLUMNS} FROM games WHERE id IN ({','.join('?' * len(part))})"
+            found.update((r[0], _row(r)) for r in self._db().execute(sql, part))
+        return [found[k] for k in keys if k in found]
+
+    def _keys(self, filters: Filters, before: int | None, limit: int) -> tuple[str, list]:
+        self.index.refresh()
         where, args = filters.sql()
         if before is not None:
-            where = f"{where} AND id < ?" if where else "id < ?"
+            where = f"{where} AND g.id < ?" if where else "g.id < ?"
             args = [*args, before]
-        sql = f"SELECT {_COLUMNS} FROM games {'WHERE ' + where if where else ''} ORDER BY id DESC LIMIT ?"
-        return [_row(r) for r in self._db().execute(sql, [*args, limit])]
+        if filters.agent is not None:
+            where = f"a.agent = ? AND {where}" if where else "a.agent = ?"
+            return (f"SELECT a.id FROM a JOIN g ON g.id = a.id WHERE {where} GROUP BY a.id ORDER BY a.id DESC "
+                    f"LIMIT ?", [filters.agent, *args, limit])
+        return f"SELECT g.id FROM g {'WHERE ' + where if where else ''} ORDER BY g.id DESC LIMIT ?", [*args, limit]
 
     def since(self, key: int, limit: int = 200) -> list[GameRow]:
         """Games stored after key ``key``, oldest first (the live feed)."""
@@ -224,20 +236,27 @@ class ReadModel:
         return self._cached(("standings", filters), lambda: self._standings(filters))
 
     def _standings(self, filters: Filters) -> dict:
+        self.index.refresh()
         where, args = filters.sql()
-        sql = ("SELECT a.value, count(*), sum(p.value = 0), avg(p.value), sum(g.winner < 0) "
-               "FROM games g, json_each(g.agents) a JOIN json_each(g.places) p ON p.key = a.key "
-               f"{'WHERE ' + where.replace('games.', 'g.') if where else ''} GROUP BY a.value ORDER BY 3 DESC")
+        if filters.agent is not None:
+            where = f"{where + ' AND ' if where else ''}g.id IN (SELECT id FROM a AS mine WHERE mine.agent = ?)"
+            args = [*args, filters.agent]
+        sql = ("SELECT a.agent, count(*), sum(a.place = 0), avg(a.place) FROM a JOIN g ON g.id = a.id "
+               f"{'WHERE ' + where if where else ''} GROUP BY a.agent ORDER BY 3 DESC, 1")
         rows = []
-        for agent, games, wins, mean_place, _ in self._db().execute(sql, args):
+        for agent, games, wins, mean_place in self.index.query(sql, args):
             lo, hi = wilson(wins, games)
             rate_ = wins / games if games else 0.0
             rows.append({"agent": agent, "games": games, "wins": wins, "rate": rate_,  # the interval holds the
                          "low": min(lo, rate_), "high": max(hi, rate_),  # rate (not lost to rounding at 0 or 1)
                          "mean_place": (mean_place or 0.0) + 1.0})
-        recent = self.games(filters, limit=RATED_GAMES)
-        rankings = [list(zip(g.agents, g.places)) for g in reversed(recent)
-                    if len(set(g.agents)) == len(g.agents) and len(g.places) == len(g.agents)]
+        keys_sql, keys_args = self._keys(filters, None, RATED_GAMES)
+        seats = self.index.query(f"WITH top(id) AS ({keys_sql}) SELECT a.id, a.agent, a.place FROM a JOIN top "
+                                 "ON top.id = a.id ORDER BY a.id, a.seat", keys_args)
+        games: dict[int, list[tuple[str, int]]] = {}
+        for key, agent, place in seats:
+            games.setdefault(key, []).append((agent, place))
+        rankings = [g for g in games.values() if len({a for a, _ in g}) == len(g) and all(p is not None for _, p in g)]
         agents = sorted({a for r in rankings for a, _ in r})
         ratings = sorted((r.as_dict() for r in rate(rankings, agents)), key=lambda d: -d["mu"]) if agents else []
         return {"rows": rows, "ratings": ratings, "rated_games": len(rankings), "as_of": self.last_key()}

@@ -1,0 +1,153 @@
+"""The arena under load on loopback (issue 35): list and filter pages over a store of 1,000,000 games, 50
+concurrent clients, the 50th/95th percentile latency per page, while a writer keeps storing (it must never wait
+on the arena: the arena takes no write lock).
+
+The store: a real tournament (LOCM greedy/random, and Skyport) is played into a file, then its ``games`` rows are
+copied with new keys and ids until the table holds ``--games`` rows (the list pages read only ``games``; the
+copies have no log rows, so only the real games' replays open). Bounded: ``--requests`` in all, and the run
+stops after ``--seconds`` whatever is left.
+
+    .venv/bin/python benchmarks/bench_arena.py --games 1000000 --clients 50 --requests 3000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+PAGES = {
+    "list": "/games",
+    "game=locm": "/games?game=locm",
+    "agent=greedy": "/games?agent=greedy",
+    "winner=random": "/games?winner=random",
+    "seats=2, ruleset=1.2": "/games?seats=2&ruleset=1.2",
+    "page deep (before)": "/games?before={mid}",
+    "api agent=hunter": "/api/games?agent=hunter",
+}
+
+
+def build(db: Path, games: int) -> None:
+    locm = [sys.executable, "-m", "locm.cli.main"]
+    subprocess.run([*locm, "tournament", "--agents", "greedy", "random", "--games", "200", "--db", str(db)],
+                   check=True, capture_output=True)
+    subprocess.run([*locm, "tournament", "--game", "skyport", "--seats", "2", "--agents", "hunter", "random",
+                    "--games", "8", "--db", str(db)], check=True, capture_output=True)
+    with sqlite3.connect(db) as conn:
+        n = conn.execute("SELECT count(*) FROM games").fetchone()[0]
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(games)")]
+        rest = ", ".join(c for c in cols if c not in ("id", "game_id"))
+        copy = 0
+        while conn.execute("SELECT count(*) FROM games").fetchone()[0] < games:
+            copy += 1
+            left = games - conn.execute("SELECT count(*) FROM games").fetchone()[0]
+            conn.execute(f"INSERT INTO games (game_id, {rest}) SELECT game_id || '-c{copy}', {rest} FROM games "
+                         f"ORDER BY id LIMIT ?", (left,))
+            conn.commit()
+    print(f"store: {games:,} game rows ({n} real games), {db.stat().st_size / 1e6:.0f} MB", flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def load(url: str, paths: list[tuple[str, str]], clients: int, seconds: float) -> dict[str, list[float]]:
+    import httpx
+
+    times: dict[str, list[float]] = {name: [] for name, _ in paths}
+    queue: asyncio.Queue = asyncio.Queue()
+    for item in paths:
+        queue.put_nowait(item)
+    deadline = time.monotonic() + seconds
+
+    async def client() -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=30) as c:
+            while not queue.empty() and time.monotonic() < deadline:
+                name, path = queue.get_nowait()
+                t0 = time.perf_counter()
+                r = await c.get(path)
+                times[name].append(time.perf_counter() - t0)
+                if r.status_code != 200:
+                    raise RuntimeError(f"{path}: {r.status_code}")
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return times
+
+
+def writer(db: Path, stop: threading.Event, waits: list[float]) -> None:
+    """Store a row every 50 ms in a transaction of its own, timing how long each waited for the lock."""
+    conn = sqlite3.connect(db, timeout=30, isolation_level=None)
+    i = 0
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        conn.execute("BEGIN IMMEDIATE")
+        waits.append(time.perf_counter() - t0)
+        conn.execute("UPDATE locm_meta SET value = value WHERE key = 'format'")
+        conn.execute("COMMIT")
+        i += 1
+        time.sleep(0.05)
+    conn.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=1_000_000)
+    ap.add_argument("--clients", type=int, default=50)
+    ap.add_argument("--requests", type=int, default=3000)
+    ap.add_argument("--seconds", type=float, default=180)
+    ap.add_argument("--db", type=Path, help="reuse a store built by an earlier run")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-arena-"))
+    db = args.db or tmp / "arena.db"
+    if not db.exists():
+        build(db, args.games)
+    with sqlite3.connect(db) as conn:
+        mid = conn.execute("SELECT max(id) / 2 FROM games").fetchone()[0]
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "locm.cli.main", "arena", "--db", str(db), "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        server.stdout.readline()
+        url = f"http://127.0.0.1:{port}"
+        time.sleep(1.0)
+        names = list(PAGES)
+        paths = [(names[i % len(names)], PAGES[names[i % len(names)]].format(mid=mid)) for i in range(args.requests)]
+        stop, waits = threading.Event(), []
+        w = threading.Thread(target=writer, args=(db, stop, waits))
+        w.start()
+        t0 = time.perf_counter()
+        times = asyncio.run(load(url, paths, args.clients, args.seconds))
+        wall = time.perf_counter() - t0
+        stop.set()
+        w.join()
+        done = sum(len(v) for v in times.values())
+        print(f"{done} requests from {args.clients} clients in {wall:.1f} s ({done / wall:.0f}/s), load "
+              f"{os.getloadavg()[0]:.2f}")
+        print(f"{'page':24} {'n':>5} {'p50 ms':>8} {'p95 ms':>8}")
+        every = []
+        for name, ts in times.items():
+            every += ts
+            if ts:
+                q = statistics.quantiles(ts, n=20)
+                print(f"{name:24} {len(ts):5} {statistics.median(ts) * 1e3:8.1f} {q[18] * 1e3:8.1f}")
+        q = statistics.quantiles(every, n=20)
+        print(f"{'all':24} {len(every):5} {statistics.median(every) * 1e3:8.1f} {q[18] * 1e3:8.1f}")
+        print(f"writer beside it: {len(waits)} transactions, longest wait for the lock {max(waits) * 1e3:.1f} ms")
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+if __name__ == "__main__":
+    main()
