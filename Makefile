@@ -67,7 +67,8 @@ demo: $(STAMP)
 	$(BIN)/locm tournament --agents lookahead greedy --games 400 --db locm-demo-sprt.db --sprt elo0=0,elo1=100
 	@echo
 	@echo "demo done: open locm-demo-replay.html (a game to step through) and locm-demo-report/index.html (card balance)."
-	@echo "next: $(BIN)/locm games --db locm-demo.db   then   $(BIN)/locm replay --db locm-demo.db GAME_ID   (make test runs the suite)"
+	@echo "next: $(BIN)/locm arena --db locm-demo.db   (standings, games and replays in your browser at http://127.0.0.1:8765/)"
+	@echo "  or: $(BIN)/locm games --db locm-demo.db   then   $(BIN)/locm replay --db locm-demo.db GAME_ID   (make test runs the suite)"
 
 # Ray (the extra locm[ray], about 240 MB: the demo does not need it) for the multi-node test, tests/test_ray.py,
 # which is skipped with its reason where Ray cannot be installed (offline, or no wheel for this platform)
