@@ -4,7 +4,7 @@ the arena never writes the store).
 
 The index file holds, per stored game (by its integer key): its game, ruleset, number of seats, the agent in
 the winner's seat, its tournament (``meta.schedule``) and map (``fields.map``), and one row per seat (agent,
-place). It is built by SQL alone (the store attached read-only, ``mode=ro``) and extended with the games stored
+place); and the distinct games and rulesets (the filter form's choices). It is built by SQL alone (the store attached read-only, ``mode=ro``) and extended with the games stored
 since (``id > last``) before each read, so it follows a store that tournaments are writing. It names the store it
 indexes (its path and the id of its first and last indexed game): a store replaced or rewritten under the same
 name is indexed again from scratch.
@@ -21,7 +21,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS g (
     id INTEGER PRIMARY KEY, game TEXT, ruleset TEXT, seats INTEGER, winner_agent TEXT, tournament TEXT, map TEXT);
 CREATE TABLE IF NOT EXISTS a (agent TEXT NOT NULL, id INTEGER NOT NULL, seat INTEGER NOT NULL, place INTEGER,
     PRIMARY KEY (agent, id, seat)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vals (kind TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, value)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS g_game ON g (game, id);
 CREATE INDEX IF NOT EXISTS g_ruleset ON g (ruleset, id);
 CREATE INDEX IF NOT EXISTS g_seats ON g (seats, id);
@@ -47,6 +48,8 @@ INSERT INTO g (id, game, ruleset, seats, winner_agent, tournament, map)
 INSERT OR IGNORE INTO a (agent, id, seat, place)
     SELECT ag.value, g.id, CAST(ag.key AS INTEGER), json_extract(g.places, '$[' || ag.key || ']')
     FROM s.games g, json_each(g.agents) ag WHERE g.id > ? AND g.id <= ?;
+INSERT OR IGNORE INTO vals (kind, value) SELECT DISTINCT 'game', game FROM s.games WHERE id > ? AND id <= ?;
+INSERT OR IGNORE INTO vals (kind, value) SELECT DISTINCT 'ruleset', ruleset FROM s.games WHERE id > ? AND id <= ?;
 """
 
 
@@ -99,7 +102,7 @@ class StoreIndex:
                 return newest
             indexed = int(self._meta("last_key") or 0)
             if not self._same_store(indexed) or indexed > newest:
-                self.conn.executescript("BEGIN; DELETE FROM g; DELETE FROM a; DELETE FROM meta; COMMIT;")
+                self.conn.executescript("BEGIN; DELETE FROM g; DELETE FROM a; DELETE FROM vals; DELETE FROM meta; COMMIT;")
                 indexed = 0
             start = indexed
             while indexed < newest:

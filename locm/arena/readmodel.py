@@ -151,6 +151,7 @@ class ReadModel:
         self._local = threading.local()
         self._cache: dict[tuple, tuple[int, Any]] = {}
         self._lock = threading.Lock()
+        self._computing = threading.Lock()
         try:
             tables = {r[0] for r in self._db().execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
@@ -214,8 +215,8 @@ class ReadModel:
         """The distinct values of ``game`` or ``ruleset`` (for the filter form), cached."""
         if column not in ("game", "ruleset"):
             raise ArenaError(f"no filter values for {column!r}")
-        return self._cached(("values", column), lambda: [r[0] for r in self._db().execute(
-            f"SELECT DISTINCT {column} FROM games ORDER BY 1")])
+        self.index.refresh()
+        return [r[0] for r in self.index.query("SELECT value FROM vals WHERE kind = ? ORDER BY value", [column])]
 
     def tournaments(self) -> list[dict]:
         """The schedules the store keeps (one per tournament), newest first, with what each names."""
@@ -282,12 +283,19 @@ class ReadModel:
                 "versions": sorted({a for g in games for a in g.agents if a.split("@")[0] == agent.split("@")[0]})}
 
     def _cached(self, key: tuple, compute):
+        """``compute()``, kept until a game is stored; one computation at a time (fifty clients asking for the
+        same standings at once wait for the first one's answer instead of each computing it)."""
         last = self.last_key()
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None and hit[0] == last:
                 return hit[1]
-        value = compute()
+        with self._computing:
+            with self._lock:
+                hit = self._cache.get(key)
+                if hit is not None and hit[0] == last:
+                    return hit[1]
+            value = compute()
         with self._lock:
             if len(self._cache) > 256:
                 self._cache.clear()
