@@ -107,6 +107,7 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=3000)
     ap.add_argument("--seconds", type=float, default=180)
     ap.add_argument("--db", type=Path, help="reuse a store built by an earlier run")
+    ap.add_argument("--workers", type=int, default=2, help="the arena's server processes")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-arena-"))
     db = args.db or tmp / "arena.db"
@@ -115,7 +116,8 @@ def main() -> None:
     with sqlite3.connect(db) as conn:
         mid = conn.execute("SELECT max(id) / 2 FROM games").fetchone()[0]
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "locm.cli.main", "arena", "--db", str(db), "--port", str(port)],
+    server = subprocess.Popen([sys.executable, "-m", "locm.cli.main", "arena", "--db", str(db), "--port", str(port),
+                               "--workers", str(args.workers)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         server.stdout.readline()
@@ -132,7 +134,7 @@ def main() -> None:
         stop.set()
         w.join()
         done = sum(len(v) for v in times.values())
-        print(f"{done} requests from {args.clients} clients in {wall:.1f} s ({done / wall:.0f}/s), load "
+        print(f"{done} requests from {args.clients} clients to {args.workers} server processes in {wall:.1f} s ({done / wall:.0f}/s), load "
               f"{os.getloadavg()[0]:.2f}")
         print(f"{'page':24} {'n':>5} {'p50 ms':>8} {'p95 ms':>8}")
         every = []

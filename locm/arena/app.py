@@ -74,52 +74,50 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
             raise ArenaError(f"before: expected a game's integer key, got {raw[:40]!r}")
         return int(raw)
 
-    async def index(request: Request) -> Response:
+    # The pages are plain functions: Starlette runs each in its thread pool, one hop per request (SQLite blocks).
+    def index(request: Request) -> Response:
         f = filters(request)
-        table = await _thread(model.standings, f)
-        tours = await _thread(model.tournaments)
-        return page("index.html", request, f=f, table=table, tournaments=tours, boards=saved,
-                    games=await _thread(model.values, "game"), rulesets=await _thread(model.values, "ruleset"))
+        return page("index.html", request, f=f, table=model.standings(f), tournaments=model.tournaments(),
+                    boards=saved, games=model.values("game"), rulesets=model.values("ruleset"))
 
-    async def games(request: Request) -> Response:
+    def games(request: Request) -> Response:
         f = filters(request)
-        rows = await _thread(model.games, f, before(request), PAGE)
+        last = model.last_key()
+        rows = model.games(f, before(request), PAGE)
         nxt = rows[-1].key if len(rows) == PAGE else None
-        return page("games.html", request, f=f, rows=rows, next_key=nxt, last=await _thread(model.last_key),
-                    games=await _thread(model.values, "game"), rulesets=await _thread(model.values, "ruleset"))
+        return page("games.html", request, f=f, rows=rows, next_key=nxt, last=last, games=model.values("game"),
+                    rulesets=model.values("ruleset"))
 
-    async def game(request: Request) -> Response:
+    def game(request: Request) -> Response:
         gid = request.path_params["game_id"]
-        row = await _thread(model.game, gid)
-        if row is None:
+        if model.game(gid) is None:
             return page("missing.html", request, what=f"no game {gid!r} in this store", status=404)
-        html = await _thread(replay_page, str(db), gid)
-        return HTMLResponse(html)
+        return HTMLResponse(replay_page(str(db), gid))
 
-    async def bot(request: Request) -> Response:
-        info = await _thread(model.bot, request.path_params["agent"])
+    def bot(request: Request) -> Response:
+        info = model.bot(request.path_params["agent"])
         return page("bot.html", request, bot=info, think=json.dumps(info["think"]).replace("<", "\\u003c"))
 
-    async def api_games(request: Request) -> Response:
+    def api_games(request: Request) -> Response:
         f = filters(request)
         limit = request.query_params.get("limit", str(PAGE))
         if not limit.isdigit() or not 1 <= int(limit) <= 1000:
             raise ArenaError(f"limit: expected 1 to 1000, got {limit[:20]!r}")
-        rows = await _thread(model.games, f, before(request), int(limit))
+        rows = model.games(f, before(request), int(limit))
         nxt = rows[-1].key if len(rows) == int(limit) else None
         return JSONResponse({"games": [r.as_dict() for r in rows], "next": nxt})
 
-    async def api_game(request: Request) -> Response:
+    def api_game(request: Request) -> Response:
         gid = request.path_params["game_id"]
-        row = await _thread(model.game, gid)
+        row = model.game(gid)
         if row is None:
             return JSONResponse({"error": f"no game {gid!r}"}, status_code=404)
-        events = await _thread(_events, str(db), gid)
+        events = _events(str(db), gid)
         return Response(b'{"record":' + json.dumps(row.as_dict()).encode() + b',"events":[' + b",".join(events)
                         + b"]}", media_type="application/json")
 
-    async def api_standings(request: Request) -> Response:
-        return JSONResponse(await _thread(model.standings, filters(request)))
+    def api_standings(request: Request) -> Response:
+        return JSONResponse(model.standings(filters(request)))
 
     async def live(request: Request) -> Response:
         start = request.query_params.get("after")
@@ -222,17 +220,35 @@ def parse_boards(items: tuple[str, ...] | list[str]) -> dict[str, str]:
 
 def serve(db: str | Path, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
           boards: dict[str, str] | None = None, announce: Callable[[str], None] = print,
-          index: str | Path | None = None) -> None:
-    """Serve the arena until interrupted. Beyond loopback a token is required: one is made when none is given,
-    and the address to open is announced with it."""
+          index: str | Path | None = None, workers: int = 1) -> None:
+    """Serve the arena until interrupted, by ``workers`` processes (uvicorn's). Beyond loopback a token is
+    required: one is made when none is given, and the address to open is announced with it."""
+    import os
     import secrets
 
     import uvicorn
 
     if not is_loopback(host) and not token:
         token = secrets.token_urlsafe(18)
-    app = create_app(db, token=token, boards=boards, index=index)
+    settings = {"db": str(db), "token": token, "boards": boards or {}, "index": str(index) if index else None}
+    app = create_app(db, token=token, boards=boards, index=index)  # checks the store and builds the index once
     shown = f"[{host}]" if ":" in host else host
     announce(f"locm arena: http://{shown}:{port}/" + (f"?token={token}" if token else "")
              + f" (store {db}, read-only; Ctrl-C stops)")
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    if workers <= 1:
+        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        return
+    os.environ[_SETTINGS] = json.dumps(settings)  # what each worker process builds its app from
+    uvicorn.run("locm.arena.app:app_from_environment", factory=True, host=host, port=port, workers=workers,
+                log_level="warning", access_log=False)
+
+
+_SETTINGS = "LOCM_ARENA_SETTINGS"
+
+
+def app_from_environment() -> Starlette:
+    """The app of one of `serve`'s worker processes, from the settings `serve` left in the environment."""
+    import os
+
+    s = json.loads(os.environ[_SETTINGS])
+    return create_app(s["db"], token=s["token"], boards=s["boards"], index=s["index"])

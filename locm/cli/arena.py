@@ -19,7 +19,10 @@ import click
               help="A saved leaderboard: a name and the filters of /games as a query string (repeatable).")
 @click.option("--index", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The arena's own index of the store (derived, safe to delete; default: in ~/.cache/locm/arena).")
-def arena(db: Path, host: str, port: int, token: str | None, boards: tuple[str, ...], index: Path | None) -> None:
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes (each answers requests on its own core).")
+def arena(db: Path, host: str, port: int, token: str | None, boards: tuple[str, ...], index: Path | None,
+          workers: int) -> None:
     """Serve a live web view of a store: standings with ratings and intervals, leaderboards, the games with
     filters (new ones appear as they are stored), every game's replay at /games/ID (#seq=S&as=P deep links),
     bot pages, and JSON at /api/games, /api/games/ID and /api/standings. Reads the store, never writes it.
@@ -33,4 +36,5 @@ def arena(db: Path, host: str, port: int, token: str | None, boards: tuple[str, 
 
     if not db.is_file():
         raise click.UsageError(f"{db}: no such store (make one with 'locm tournament --db {db}')")
-    serve(db, host=host, port=port, token=token, boards=parse_boards(boards), announce=click.echo, index=index)
+    serve(db, host=host, port=port, token=token, boards=parse_boards(boards), announce=click.echo, index=index,
+          workers=workers)
