@@ -724,7 +724,7 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
                            sandbox=sandbox, on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
             with bar if todo else contextlib.nullcontext(bar):  # nothing to play: no empty 0/0 bar
                 if backend == "ray":
-                    from locm.tournament.ray_backend import play_jobs_ray
+                    from locm.games.locm.ray_play import play_jobs_ray
                     options.pop("workers"), options.pop("on_incident")
                     run, verdict = play_jobs_ray(store, pending, address=address, **options), None
                 elif test is None:
