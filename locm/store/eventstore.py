@@ -5,10 +5,13 @@ leaves half a game. Two implementations share one interface and one test class: 
 over an embedded SQLite file, default ``locm.db``) and `MemoryStore` (plain dicts). `open_store` is what a CLI
 calls.
 
-Modules (eventsourcing's split): this one is the interface (`EventStore`, whose shared logic works on any
-backend), the memory backend (`MemoryStore`) and `open_store`; `locm.store.records` is the mapper (records,
-the checks and chain of a log before it is stored, the export format); `locm.store.sqlite` is the SQLite
-backend (`SqliteStore`, the DDL, the inspection of a file). Every name of the two is also reachable here.
+Modules (eventsourcing's split): this one is the factory (`open_store`, which picks the backend) and the
+store's description; `locm.store.interface` is the interface (`EventStore`, whose shared logic works on any
+backend) and the memory backend (`MemoryStore`); `locm.store.records` is the mapper (records, the checks and
+chain of a log before it is stored, the export format); `locm.store.sqlite` is the SQLite backend
+(`SqliteStore`, the DDL, the inspection of a file); `locm.store.hooks` is what the store is handed (its
+checker, each game's projections through its definition). Every name of the others is also reachable here.
+The store names no game and imports no runner, tournament or verify module (tests/test_store_layers.py).
 
 Schema (SQLite, store schema version 3)
 ---------------------------------------
@@ -141,16 +144,13 @@ even the games before that line (SQLite: one transaction for the whole file, rol
 the store is an error too, unless ``skip_existing=True`` (``--skip-existing``) and it is the same game (same
 ``head_hash``).
 """
+
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO, Self
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import msgspec
-
-from locm.events.base import Event
-from locm.events.codec import DecodeError, json_array
 from locm.errors import (
     ChainError,
     CorruptStoreError,

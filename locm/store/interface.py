@@ -1,10 +1,11 @@
 """The event store's interface (`EventStore`, whose shared logic works on any backend) and its memory backend
 (`MemoryStore`); `locm.store.eventstore` describes the whole store and gives `open_store`, `locm.store.sqlite` the
 SQLite backend. A module of its own so that the SQLite backend, which builds on this interface, and the factory
-that picks the backend do not import each other."""
+that picks the backend do not import each other.
+"""
+
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, Self
 
@@ -17,75 +18,38 @@ from locm.errors import (
     CorruptStoreError,
     DuplicateGameError,
     GameNotFoundError,
-    ImportFormatError,
     InvalidRecordError,
-    NotAStoreError,
-    StoreBusyError,
     StoreError,
-    StoreNotFoundError,
 )
-from locm.store.records import (  # noqa: F401
-    CREATED_FIELDS,
-    EXPORT_STORE_SCHEMA,
-    EXPORT_STORE_SCHEMAS,
-    EXPORT_VERSION,
+from locm.store.records import (
     GENESIS,
     GameExtras,
     GameRecord,
     ImportSummary,
     LOCM,
-    LOCM_FIELDS,
-    LOG_LEVEL,
     MatchRecord,
-    OLD_SCHEMAS,
     PreparedGame,
-    STDERR_LIMIT,
-    STORE_FORMAT,
-    STORE_SCHEMA_VERSION,
     SeatExtras,
-    _Control,
-    _ENDS,
-    _EventLine,
-    _FileHeader,
     _Prepared,
-    _Seq,
-    _Totals,
     _AccountRow,
     _ScheduleRow,
-    _as_extras,
     _as_match,
-    _b,
-    _bound,
-    _check_end,
-    _control_dec,
-    _event_line_dec,
     _first_bad_seq,
-    _first_fault,
     _gaps,
-    _header_dec,
     _inflate,
     _ledger_link,
     _lines,
     _locm,
-    _make_record,
     _parse_export,
-    _prepare,
-    _seq,
-    _seq_dec,
     _verify,
     account_block,
-    chain_hash,
     export_end,
     export_header,
     schedule_block,
-    first_difference,
     locm_record,
     log_hash,
-    match_of,
-    pack_log,
     prepare_game,
     prepare_match,
-    record_problem,
     utc_timestamp,
 )
 

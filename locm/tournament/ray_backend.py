@@ -97,3 +97,6 @@ def map_ordered(work: Callable, tasks: list, *, init: Callable | None = None, in
     finally:
         for ref in refs:
             ray.cancel(ref, force=True)
+
+
+__all__ = ["map_ordered", "connect", "RayUnavailableError", "BATCH_GAMES", "MAX_RETRIES"]

@@ -92,4 +92,4 @@ def _store(store: EventStore, results: list[tuple], run: TournamentRun) -> None:
                 run.duplicates += 1
 
 
-__all__ = ["play_jobs_ray", "map_ordered", "play_batch", "connect", "RayUnavailableError", "BATCH_GAMES", "MAX_RETRIES"]
+__all__ = ["play_jobs_ray", "play_batch"]
