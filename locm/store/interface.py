@@ -93,9 +93,10 @@ class EventStore:
         return self._match(game_id) is not None
 
     def stored_facts(self, game_id: str) -> tuple[str, str, bytes] | None:
-        """A LOCM game's facts as stored with it (`locm.store.records.game_facts`): the head hash (hex) of the
-        game they were computed from, their version and their blob (`analysis.packedfacts`); None if the store
-        keeps none for it. Derived data: `locm.verify.checks.facts_problem` recomputes them from the events."""
+        """A game's facts as stored with it (`locm.store.records.game_facts`; its definition's edges compute them:
+        LOCM's card facts, `locm.games.locm.edges.facts`): the head hash (hex) of the game they were computed
+        from, their version and their blob (`analysis.packedfacts`); None if the store keeps none for it. Derived
+        data: `locm.verify.checks.facts_problem` recomputes them from the events."""
         return self._stored_facts(game_id)
 
     def current_facts(self, game_ids: Sequence[str], version: str) -> dict[str, bytes]:

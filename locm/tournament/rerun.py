@@ -579,4 +579,4 @@ def divergence_lines(a: str, b: str, seq: int, ea: str | None, eb: str | None, r
 
 
 __all__ = ["MatchRerunError", "MatchRerun", "rerun_match", "replay_under", "first_divergence", "bot_changes",
-           "MatchWhatif", "match_whatif", "whatif_lines"]
+           "MatchWhatif", "match_whatif", "whatif_lines", "divergence_lines"]
