@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from locm.tournament.ray_backend import BATCH_GAMES, connect, play_jobs_ray  # noqa: E402
+from locm.games.locm.ray_play import play_jobs_ray  # noqa: E402
+from locm.tournament.ray_backend import BATCH_GAMES, connect  # noqa: E402
 from locm.store.eventstore import open_store  # noqa: E402
 from locm.games.locm.tournament import play_jobs, schedule  # noqa: E402
 

@@ -217,6 +217,10 @@ class GameDef:
     html_board: str = ""
     """The module that draws the game's board in `locm html` (``compact``, ``BOARD_CSS``, ``BOARD_JS``: see
     `replay.mcg.board`); "" for the text board. Named, not imported: the rules never load a page's code."""
+    edges: str = ""
+    """The module holding the game's parts at the edges (its store projections, its checks: `locm.store.hooks`),
+    e.g. ``locm.games.locm.edges``; "" for a game without any. Named, not imported: the rules never load the
+    edges, and the store and verify find a game's parts through its definition, never by its name."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

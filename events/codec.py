@@ -43,6 +43,8 @@ class Codec(Generic[E]):
 
     def __init__(self, union: Any, what: str, array_what: str = "") -> None:
         self.what = what
+        self.types: tuple[type, ...] = getattr(union, "__args__", None) or (union,)
+        """The event classes of the union."""
         self.array_what = array_what or f"a list of {what.removeprefix('an ').removeprefix('a ')}s"
         enc = msgspec.json.Encoder()
         self._dec: msgspec.json.Decoder[E] = msgspec.json.Decoder(union)

@@ -44,7 +44,9 @@ def export_of(db) -> bytes:
 
 
 def import_into(db, data: bytes):
-    with open_store(db) as store:
+    from locm.games.registry import checker
+
+    with open_store(db, checker=checker()) as store:
         return store.import_jsonl(io.BytesIO(data))
 
 

@@ -41,7 +41,9 @@ def export() -> bytes:
 
 
 def import_error(data: bytes) -> ImportFormatError:
-    with open_store(":memory:") as store:
+    from locm.games.registry import checker
+
+    with open_store(":memory:", checker=checker()) as store:
         with pytest.raises(ImportFormatError) as info:
             store.import_jsonl(io.BytesIO(data))
         assert store.count() == 0  # all or none

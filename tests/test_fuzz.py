@@ -240,9 +240,10 @@ def event_log_target(data: bytes, tmp: Path) -> None:
 
 def export_target(data: bytes, tmp: Path) -> None:
     """`locm import FILE`: all of the file's games or none."""
+    from locm.games.registry import checker
     from locm.store.eventstore import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(checker=checker())
     try:
         store.import_jsonl(io.BytesIO(data))
     except LocmError:

@@ -31,9 +31,17 @@ from pathlib import Path
 import pytest
 
 from locm.errors import MigrateError, OldStoreError
-from locm.store.migrate import migrate
+from locm.games.registry import checker
+from locm.store.migrate import migrate as migrate_store
 from locm.store.eventstore import open_store
 from tests.test_reliability import one_line_error, run_locm
+
+
+
+def migrate(path, *args):
+    """`locm migrate`'s library call, with the checker the command line hands it."""
+    return migrate_store(path, *args, checker=checker())
+
 
 DATA = Path(__file__).resolve().parent / "data"
 IDS = ["1.2-1-edc1743bb9a2", "constructed-2-cc900b65d2ce"]

@@ -19,7 +19,7 @@ from locm.games.locm.tournament import play_jobs, record_schedule, schedule, to_
 ray = pytest.importorskip("ray", reason="Ray is not installed here: pip install -e '.[ray]'")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from locm.tournament.ray_backend import play_jobs_ray  # noqa: E402
+from locm.games.locm.ray_play import play_jobs_ray  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = 80 * 1024 * 1024  # each node's object store: the games are small

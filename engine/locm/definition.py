@@ -84,6 +84,7 @@ GAME = GameDef(
     codec=CODEC,
     created=GameCreated,
     ended=GameEnded,
+    edges="locm.games.locm.edges",
     rules_file="LOCM-RULES.md",
     rulesets=tuple(RULESETS),
     rules=by_name,

@@ -147,6 +147,7 @@ GAME = GameDef(
     codec=CODEC,
     created=GameCreated,
     ended=GameEnded,
+    edges="locm.games.mcg.edges",
     rules_file="mcg/RULES.md",
     rulesets=tuple(RULESETS),
     rules=by_name,

@@ -13,6 +13,7 @@ from locm.analysis.overview import overview, overview_text
 from locm.reports.report import collect, write_report
 from locm.store.eventstore import open_store
 from locm.common.tables import table
+from locm.games.registry import SCHEDULES
 from locm.verify.checks import store_checks, stored_problem
 from locm.games.locm.tournament import (STANDINGS_HEADERS, pending, play_jobs, record_schedule, schedule, standings,
                              standings_rows)
@@ -87,7 +88,7 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
         page = write_replay(store, db, gid, Path(chart).with_name(Path(chart).stem + "-replay.html"))
         echo(f"replay of game {gid}: {page}   (next: {LOCM} replay --db {db} {gid}   or   "
              f"{LOCM} audit --db {db} {gid} --rejected)")
-        found = store_checks(store)
+        found = store_checks(store, schedules=SCHEDULES)
         bad = [r.game_id for r in found.records if not stored_problem(store, r, redecide=False).ok]
         echo(f"store checked: {found.summary() if found.ok else '; '.join(found.problems)}; "
              f"{len(found.records) - len(bad)} of {len(found.records)} games' chains and ids hold   "

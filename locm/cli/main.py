@@ -724,7 +724,7 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
                            sandbox=sandbox, on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True))
             with bar if todo else contextlib.nullcontext(bar):  # nothing to play: no empty 0/0 bar
                 if backend == "ray":
-                    from locm.tournament.ray_backend import play_jobs_ray
+                    from locm.games.locm.ray_play import play_jobs_ray
                     options.pop("workers"), options.pop("on_incident")
                     run, verdict = play_jobs_ray(store, pending, address=address, **options), None
                 elif test is None:
@@ -1040,6 +1040,7 @@ def verify(files, db, redecide, full):
       locm verify --db t.db --full --no-redecide    # the whole file, then chains, ids and folds only
       locm verify game.jsonl official.txt.gz games.jsonl
     """
+    from locm.games.registry import SCHEDULES
     from locm.verify.checks import check_file, match_problem, store_checks, stored_problem
     from locm.store.eventstore import open_store
 
@@ -1055,12 +1056,12 @@ def verify(files, db, redecide, full):
             click.echo(f"{label}: good; note: {verdict.note}")
 
     for path in files:
-        for checked in check_file(str(path), redecide):
+        for checked in check_file(str(path), redecide, schedules=SCHEDULES):
             report(checked.label, checked.verdict)
     store_bad = False
     if db is not None or not files:
         with open_store(db or Path("locm.db"), create=False, readonly=True) as store:
-            found = store_checks(store, full)
+            found = store_checks(store, full, schedules=SCHEDULES)
             for line in found.problems:
                 click.echo(f"store: {line}")
             for line in found.notes:
@@ -1184,10 +1185,11 @@ def import_cmd(file, db, skip_existing):
     """
     from locm.errors import ImportFormatError, InputFileError
     from locm.events.locm.codec import MAX_LINE
+    from locm.games.registry import checker
     from locm.store.eventstore import open_store
 
     existed = db.exists()
-    store = open_store(db)
+    store = open_store(db, checker=checker())
     ok = False
     try:
         with click.open_file(str(file), "rb") as stream:

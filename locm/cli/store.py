@@ -31,15 +31,16 @@ def migrate(db: Path) -> None:
     Example:
       locm migrate t.db          # t.db becomes schema 3, the original stays as t.db.v2 (or .v1)
     """
+    from locm.games.registry import checker
     from locm.store.migrate import OLD_SCHEMAS, count_games, migrate as run, schema_of
 
     version = schema_of(db) if db.is_file() else None
     if version not in OLD_SCHEMAS:
-        run(db)  # not a schema-1 store: raises, saying in one line what it is (before any progress bar)
+        run(db, checker=checker())  # not a schema-1 store: raises, saying in one line what it is (before any progress bar)
     total = count_games(db)
     notes: list[str] = []
     with click.progressbar(length=total, label="migrating", file=sys.stderr, show_pos=True, show_eta=True) as bar:
-        games, events, backup = run(db, bar.update, notes.append)
+        games, events, backup = run(db, bar.update, notes.append, checker=checker())
     for text in notes:
         click.echo(f"{db}: {text}", err=True)
     click.echo(f"migrated {games} game{'s' * (games != 1)} ({events} events) to store schema 3 in {db}; "

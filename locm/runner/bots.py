@@ -62,6 +62,7 @@ import msgspec
 from locm.engine.locm.agents import AGENT_NAMES, Agent, make_agent as make_builtin
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
 from locm.errors import AgentSpecError, TimeLimitError
+from locm.runner.processes import wait_gone as _wait_gone
 from locm.runner.sandbox import kept as sandbox_kept
 from locm.runner.sandbox.bwrap import Sandbox, bot_environment, build, child_pid
 
@@ -344,38 +345,6 @@ def _exec_failure(stderr: bytes) -> str | None:
             if line.startswith(tool) and "failed to execute" in line:
                 return line[len(tool):].strip()
     return None
-
-
-def _wait_gone(pid: int, seconds: float = 5.0) -> None:
-    """Wait (bounded) until process ``pid`` has ended (through a pidfd where Linux has them, else polling);
-    reap it if it was re-parented to this process."""
-    try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        fd = -1
-    if fd >= 0:
-        try:
-            with selectors.DefaultSelector() as sel:
-                sel.register(fd, selectors.EVENT_READ)
-                sel.select(seconds)  # readable once the process has ended
-        finally:
-            os.close(fd)
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        try:
-            if os.waitpid(pid, os.WNOHANG)[0]:
-                return
-            ours = True
-        except ChildProcessError:  # not ours: its own parent reaps it
-            ours = False
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return
-        if state in "ZX" and not ours:
-            return
-        time.sleep(0.001)
 
 
 def kill_all() -> None:

@@ -64,12 +64,12 @@ def summarize(game: Game) -> GameSummary:
 
 def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = False) -> tuple[str, bool]:
     """Store the game of an event log (`locm play --log`) under the id its content gives (`gameid.created_id`,
-    the id `locm play --db` stores it under), after the checks every door makes (`checks.content_problem`:
-    re-deciding its inputs gives exactly its events, the fold ends the game). Returns (game id, stored); an
+    the id `locm play --db` stores it under), after the checks every door makes (the store's checker,
+    `locm.store.hooks.Checker`: re-deciding its inputs gives exactly its events, the fold ends the game). Returns (game id, stored); an
     identical game already stored is skipped with ``skip_existing``, else refused. Hard errors set the
     record's error flags (timeouts too)."""
-    from locm.verify.checks import content_problem
-    from locm.errors import InputFileError
+    from locm.engine.registry import get
+    from locm.errors import InputFileError, StoreError
     from locm.events.locm.catalog import GameCreated, HardError
     from locm.events.locm.codec import DecodeError, from_jsonl, to_json
     from locm.engine.locm.gameid import created_id
@@ -81,7 +81,10 @@ def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = F
         raise InputFileError(source, f"not an event log: {exc}") from None
     if not events or type(events[0]) is not GameCreated:
         raise InputFileError(source, "not an event log: it does not start with game_created")
-    verdict = content_problem(None, events)
+    if store.checker is None:
+        raise StoreError(f"{store.path}: a log is checked before it is stored, by the checker its caller hands the "
+                         "store (open_store(..., checker=...)): none was given")
+    verdict = store.checker.game_problem(get("locm"), None, events)
     if not verdict.ok:
         raise InputFileError(source, f"the log does not follow the rules: {verdict.problem}")
     gid = created_id(events[0])

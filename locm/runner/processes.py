@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import selectors
 import signal
+import time
 
 PR_SET_PDEATHSIG = 1
 
@@ -50,4 +52,36 @@ def sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
-__all__ = ["die_with_parent", "parent_alive", "sigterm_as_interrupt"]
+__all__ = ["die_with_parent", "parent_alive", "sigterm_as_interrupt", "wait_gone"]
+
+
+def wait_gone(pid: int, seconds: float = 5.0) -> None:
+    """Wait (bounded) until process ``pid`` has ended (through a pidfd where Linux has them, else polling);
+    reap it if it was re-parented to this process."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = -1
+    if fd >= 0:
+        try:
+            with selectors.DefaultSelector() as sel:
+                sel.register(fd, selectors.EVENT_READ)
+                sel.select(seconds)  # readable once the process has ended
+        finally:
+            os.close(fd)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return
+            ours = True
+        except ChildProcessError:  # not ours: its own parent reaps it
+            ours = False
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in "ZX" and not ours:
+            return
+        time.sleep(0.001)

@@ -3,7 +3,7 @@ columns) to schema 3 (`locm.store.eventstore`: a ``game`` column, each game's ow
 
 Every game of the old file is read with its events and checked exactly as an import checks a game
 (`locm.store.eventstore._prepare`: each event decodes, seqs are 0..n-1, the record matches what the events say;
-`locm.verify.checks.content_problem`: its id is what its content gives, re-deciding its inputs gives its events) and its
+the caller's checker, `locm.store.hooks.Checker`: its id is what its content gives, re-deciding its inputs gives its events) and its
 hash chain is recomputed and compared with every stored per-event hash and with the record's ``head_hash``;
 the first game that does not check stops the migration, naming it, with the old file untouched.
 
@@ -29,9 +29,9 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from locm.verify.checks import _schedule_of, content_problem
-from locm.events.locm.codec import DecodeError, from_json
+from locm.events.codec import DecodeError
 from locm.engine.errors import LocmError
 from locm.errors import MigrateError, StoreError
 from locm.store.eventstore import (
@@ -41,6 +41,7 @@ from locm.store.eventstore import (
     STORE_FORMAT,
     STORE_SCHEMA_VERSION,
     GameRecord,
+    _locm,
     _prepare,
     _record_from_row,
     chain_hash,
@@ -48,6 +49,9 @@ from locm.store.eventstore import (
     first_difference,
     open_store,
 )
+
+if TYPE_CHECKING:
+    from locm.store.hooks import Checker
 
 BATCH = 200
 """Games written per transaction into the new file (which is not in place until the end)."""
@@ -81,10 +85,12 @@ def count_games(path: Path) -> int:
 
 
 def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = None,
-            note: Callable[[str], None] | None = None) -> tuple[int, int, Path]:
+            note: Callable[[str], None] | None = None, *, checker: Checker) -> tuple[int, int, Path]:
     """Convert the store of schema 1 or 2 at ``path`` to schema 3 in place, keeping the old file as ``path.vN``;
     ``progress(n)`` after each batch of n games; ``note(text)`` for what the user should know (the schedules
-    kept, a ledger that does not match the games). Return ``(games, events, backup path)``."""
+    kept, a ledger that does not match the games); ``checker`` checks each game's content and reads each
+    schedule's manifest (`locm.store.hooks.Checker`: `locm.games.registry.checker()`). Return ``(games,
+    events, backup path)``."""
     path = Path(path)
     name = str(path)
     if not path.is_file():
@@ -110,8 +116,8 @@ def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = No
         if not SCHEMA_TABLES[version] <= tables:
             raise MigrateError(f"{name}: schema {version} says the meta table, but the tables "
                                f"{sorted(SCHEMA_TABLES[version])} are not all there")
-        games, events, last = _copy(old, version, new, name, progress)
-        _copy_beside(old, tables, new, name, note or (lambda text: None))
+        games, events, last = _copy(old, version, new, name, progress, checker)
+        _copy_beside(old, tables, new, name, note or (lambda text: None), checker)
         try:  # fold the -wal in and leave WAL mode: the old file is then whole on its own, with no -wal beside
             old.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             mode = old.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
@@ -144,7 +150,8 @@ def migrate(path: str | os.PathLike, progress: Callable[[int], None] | None = No
     return games, events, backup
 
 
-def _copy(old: sqlite3.Connection, version: int, new: Path, name: str, progress) -> tuple[int, int, int | None]:
+def _copy(old: sqlite3.Connection, version: int, new: Path, name: str, progress,
+          checker: Checker) -> tuple[int, int, int | None]:
     """Copy every game into a new store at ``new``: (games, events, last rowid of the old games table)."""
     games = events = 0
     last = None
@@ -155,7 +162,7 @@ def _copy(old: sqlite3.Connection, version: int, new: Path, name: str, progress)
         while chunk := rows.fetchmany(BATCH):  # streamed: the events are read through another cursor
             for row in chunk:
                 last, record = row[0], _record_from_row(row[1:])
-                batch.append(_check(old, version, row[0], record, name))
+                batch.append(_check(old, version, row[0], record, name, checker))
                 games, events = games + 1, events + record.n_events
             store.append_games(batch)
             if progress:
@@ -166,13 +173,14 @@ def _copy(old: sqlite3.Connection, version: int, new: Path, name: str, progress)
     return games, events, last
 
 
-def _copy_beside(old: sqlite3.Connection, tables: set, new: Path, name: str, note: Callable[[str], None]) -> None:
+def _copy_beside(old: sqlite3.Connection, tables: set, new: Path, name: str, note: Callable[[str], None],
+                 checker: Checker) -> None:
     """The old store's schedules and ledger into the new file (closed, not yet in place)."""
     schedules = old.execute("SELECT key, manifest, created FROM schedules ORDER BY rowid").fetchall() \
         if "schedules" in tables else []
     for key, manifest, _ in schedules:
         try:
-            found = _schedule_of(manifest).key
+            found = checker.schedule_of(manifest).key
         except (LocmError, ValueError) as exc:
             raise MigrateError(f"{name}: schedule {key}: its manifest does not read: {exc}") from None
         if found != key:
@@ -198,7 +206,7 @@ def _copy_beside(old: sqlite3.Connection, tables: set, new: Path, name: str, not
         note(f"{len(schedules)} tournament schedule{'s' * (len(schedules) != 1)} kept")
 
 
-def _check(old: sqlite3.Connection, version: int, key: int, record: GameRecord, name: str):
+def _check(old: sqlite3.Connection, version: int, key: int, record: GameRecord, name: str, checker: Checker):
     """The game as schema 3 writes it, after every check of an import and of its stored hashes (schema 1:
     every event's; schema 2: the record's head hash over its log)."""
     gid = record.game_id
@@ -219,7 +227,7 @@ def _check(old: sqlite3.Connection, version: int, key: int, record: GameRecord, 
             rows.append((i, line.decode("utf-8", "replace"), prev))
     if len(rows) != record.n_events:
         raise MigrateError(f"{where}: the record says {record.n_events} events, the file has {len(rows)}")
-    prev, payloads, decoded = GENESIS, [], []
+    prev, payloads, decoded, codec = GENESIS, [], [], _locm().codec
     for i, (seq, payload, stored) in enumerate(rows):
         data = payload.encode()
         prev = chain_hash(prev, data)
@@ -227,7 +235,7 @@ def _check(old: sqlite3.Connection, version: int, key: int, record: GameRecord, 
             raise MigrateError(f"{where} event {i}: its hash chain does not verify (altered or damaged): migrate "
                                f"after `locm export --all --salvage` with the locm that wrote it")
         try:
-            decoded.append(from_json(data))
+            decoded.append(codec.from_json(data))
         except DecodeError as exc:
             raise MigrateError(f"{where} event {i}: {exc}") from None
         payloads.append(data)
@@ -241,7 +249,7 @@ def _check(old: sqlite3.Connection, version: int, key: int, record: GameRecord, 
     if prepared.record != record:
         field = first_difference(prepared.record, record)
         raise MigrateError(f"{where}: field {field!r} differs from what its events say")
-    verdict = content_problem(gid, decoded, meta=record.meta, winner=record.winner, reason=record.reason)
+    verdict = checker.game_problem(_locm(), gid, decoded, meta=record.meta)
     if not verdict.ok:  # its id, its fold, re-deciding its inputs: what `locm verify` checks of a stored game
         raise MigrateError(f"{where}: {verdict.problem}")
     return prepared

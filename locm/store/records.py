@@ -4,10 +4,17 @@ the checks of a log before it is stored and its hash chain (`prepare_game`, `pre
 log (`pack_log`), the ledger's links, and the export format (its lines, `_parse_export`). Nothing here opens a
 file or a database: `locm.store.eventstore` (the interface, the memory backend) and `locm.store.sqlite` (the SQLite
 backend) do. The whole layout is described in `locm.store.eventstore`'s docstring.
+
+The mapper names no game: a game's events are decoded and encoded by its definition's codec
+(`engine.registry`), LOCM's record (`GameRecord`, the columns of schema 2) is read from the events its
+definition's ``created`` and ``ended`` types give, and what a game keeps beside its games (LOCM's card facts,
+my-card-game's accounts) comes from the module its definition names (`locm.store.hooks`). The checks of an
+import are the caller's (`locm.store.hooks.Checker`, handed to `_parse_export`).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import zlib
@@ -17,21 +24,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
-from locm.events.locm.catalog import EVENT_TYPES, Event, GameCreated, GameEnded
-from locm.events.locm.catalog import SCHEMA_VERSION as EVENT_SCHEMA_VERSION
-from locm.events.locm.codec import (
-    DECODE_ERRORS,
-    MAX_EVENTS,
-    MAX_LINE,
-    DecodeError,
-    bounded_lines,
-    from_json,
-    to_json,
-)
-from locm.errors import ChainError, CorruptStoreError, GameLogError, ImportFormatError, InvalidRecordError
+from locm.events.base import Event
+from locm.events.codec import DECODE_ERRORS, MAX_EVENTS, MAX_LINE, DecodeError, bounded_lines
+from locm.errors import ChainError, CorruptStoreError, GameLogError, ImportFormatError, InvalidRecordError, StoreError
 
 if TYPE_CHECKING:
     from locm.store.eventstore import EventStore
+    from locm.store.hooks import Checker
 
 
 STORE_FORMAT = "locm-event-store"
@@ -73,7 +72,26 @@ CREATED_FIELDS = (
 )
 
 
-_TAGS: dict[type, str] = {cls: cls.__struct_config__.tag for cls in EVENT_TYPES}
+@functools.cache
+def _locm():
+    """LOCM's definition (`engine.registry`): its codec and the types that open and close its logs."""
+    from locm.engine.registry import get
+
+    return get(LOCM)
+
+
+@functools.cache
+def _locm_tags() -> dict[type, str]:
+    """Each event class of LOCM's union, with its tag."""
+    return {cls: cls.__struct_config__.tag for cls in _locm().codec.types}
+
+
+def event_schema() -> int:
+    """The schema of LOCM's events (its created event's ``schema_version``): what an export file's header says."""
+    created = _locm().created
+    fields = {f.name: f.default for f in msgspec.structs.fields(created)}
+    return fields["schema_version"]
+
 
 class GameExtras(msgspec.Struct, frozen=True, kw_only=True):
     """What the caller knows about a game beyond its events (the tournament runner fills the optional part).
@@ -264,7 +282,7 @@ def utc_timestamp(when: datetime | str | None = None, game_id: str = "") -> str:
 def export_header() -> bytes:
     """The first line of an export file."""
     return msgspec.json.encode({"locm_export": EXPORT_VERSION, "store_schema": EXPORT_STORE_SCHEMA,
-                                "event_schema": EVENT_SCHEMA_VERSION}) + b"\n"
+                                "event_schema": event_schema()}) + b"\n"
 
 
 def export_end(games: int, events: int, schedules: int = 0, accounts: int = 0, account_events: int = 0) -> bytes:
@@ -373,36 +391,32 @@ def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[byt
     if n < 2:
         raise GameLogError(game_id, n, "at least game_created and game_ended", f"{n} event(s)")
     types = list(map(type, events))
+    game = _locm()
+    created, ended = game.created, game.ended
     # the whole log's checks at once (this is the append's hot path); the loop below names the first fault
-    if not (_TYPES.issuperset(types) and types[0] is GameCreated and types[-1] is GameEnded
-            and types.count(GameCreated) == 1 and types.count(GameEnded) == 1
+    if not (_locm_tags().keys() >= set(types) and types[0] is created and types[-1] is ended
+            and types.count(created) == 1 and types.count(ended) == 1
             and [e.seq for e in events] == list(range(n))):
         _first_fault(game_id, events)
-    lines = list(map(to_json, events)) if payloads is None else list(payloads)
+    lines = list(map(game.codec.to_json, events)) if payloads is None else list(payloads)
     prev = head
     if prev is None:
         prev, sha256 = GENESIS, hashlib.sha256
         for line in lines:
             prev = sha256(prev + line).digest()  # chain_hash, inlined
     data = pack_log(lines)
-    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), data, game_facts(events, data))
+    return _Prepared(_make_record(extras, events[0], events[-1], n, prev), data, game_facts(game, events, data))
 
 
-def game_facts(events: Sequence[Event], data: bytes) -> tuple[str, bytes, bytes] | None:
-    """A checked LOCM log's facts as the store keeps them beside it: ``(FACTS_VERSION, blob, log hash)``, the
-    blob from the one fold (`analysis.cardfacts.project`, packed by `analysis.packedfacts.pack`) and the SHA-256
-    of the stored log's bytes ``data`` (`log_hash`), computed here, where the events are in memory (a tournament
-    worker, a what-if re-run, an import), so that the card report need not fold the log again and can tell
-    that the log is still the one they came from. None if they cannot be computed: derived data never keeps a
-    game from being stored (the report then projects that game from its events, and says what is wrong with it
-    there)."""
-    from locm.analysis.cardfacts import project
-    from locm.analysis.packedfacts import FACTS_VERSION, pack
+def game_facts(game: Any, events: Sequence[Event], data: bytes) -> tuple[str, bytes, bytes] | None:
+    """The derived rows a game's definition keeps beside a checked log (``facts`` of its edges,
+    `locm.store.hooks.facts_of`: LOCM's card facts, ``(version, blob, log hash)``), computed where the events are
+    in memory (a tournament worker, a what-if re-run, an import); None for a game without them, and when they
+    cannot be computed (derived data never keeps a game from being stored)."""
+    from locm.store.hooks import facts_of
 
-    try:
-        return FACTS_VERSION, pack(project(events)), log_hash(data)
-    except Exception:  # a log the fold cannot read: the events stay the truth, the facts are left out
-        return None
+    facts = facts_of(game)
+    return None if facts is None else facts(events, data)
 
 
 def log_hash(data: bytes) -> bytes:
@@ -415,7 +429,7 @@ def record_problem(record: GameRecord, events: Sequence[Event]) -> str | None:
     """None if the columns of a stored game's record that its events determine (its ``game_created`` fields,
     agents, winner, reason, turns, event count) are what its events say; otherwise the first that is not."""
     created, ended = events[0], events[-1]
-    if type(created) is not GameCreated or type(ended) is not GameEnded:
+    if type(created) is not _locm().created or type(ended) is not _locm().ended:
         return "the log does not begin with game_created and end with game_ended"
     given = {f: getattr(created, f) for f in CREATED_FIELDS}
     given.update(event_schema_version=created.schema_version, agent0=created.agents[0], agent1=created.agents[1],
@@ -435,7 +449,7 @@ def _first_fault(game_id: str, events: Sequence[Event]) -> None:
     """Raise `GameLogError` at the first event of a log that is not a complete game's."""
     last = len(events) - 1
     for i, event in enumerate(events):
-        tag = _TAGS.get(type(event))
+        tag = _locm_tags().get(type(event))
         if tag is None:
             raise GameLogError(game_id, i, "an event of events.locm.catalog", event)
         if event.seq != i:
@@ -444,8 +458,6 @@ def _first_fault(game_id: str, events: Sequence[Event]) -> None:
             _check_end(game_id, i, last, tag)
     raise AssertionError("_first_fault: the log has no fault")  # pragma: no cover
 
-
-_TYPES = frozenset(_TAGS)
 
 def _ledger_link(prev: bytes, game_id: str, head_hash: bytes) -> bytes:
     """One link of the store's ledger: a game's id and the head of its chain, after the previous link."""
@@ -488,7 +500,7 @@ def _check_end(game_id: str, i: int, last: int, tag: str) -> None:
         raise GameLogError(game_id, i, "game_ended last and only last", tag)
 
 
-def _make_record(x: GameExtras, created: GameCreated, ended: GameEnded, n: int, head: bytes) -> GameRecord:
+def _make_record(x: GameExtras, created: Event, ended: Event, n: int, head: bytes) -> GameRecord:
     game_id = x.game_id
     think = []
     for field in ("think_ms0", "think_ms1"):
@@ -607,10 +619,17 @@ _control_dec = msgspec.json.Decoder(_Control)
 _event_line_dec = msgspec.json.Decoder(_EventLine)
 
 def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool, counts: list[int],
-                  check: bool = True) -> Iterator[_Prepared | _ScheduleRow | _AccountRow]:
+                  check: bool = True, checker: Checker | None = None) -> Iterator[_Prepared | _ScheduleRow |
+                                                                                   _AccountRow]:
     """Yield the games of an export file (LOCM's ``game`` blocks, the other registered games' ``match``
-    blocks), its tournament schedules and its my-card-game accounts, each checked; raise `ImportFormatError` at
-    the first wrong line. ``counts`` receives [games, events, skipped, schedules, accounts, account events]."""
+    blocks), its tournament schedules and its side logs (my-card-game's accounts: `locm.store.hooks.SideLogs`),
+    each checked; raise `ImportFormatError` at the first wrong line. With ``check``, each game's content is
+    checked by ``checker`` (`locm.store.hooks.Checker`, the caller's: the store knows no game's rules), which
+    also reads each schedule's manifest (without a checker a schedule's key is not checked against it).
+    ``counts`` receives [games, events, skipped, schedules, accounts, account events]."""
+    if check and checker is None:
+        raise StoreError(f"{store.path}: an import is checked by the checker its caller hands the store "
+                         "(open_store(..., checker=...)): none was given (check=False reads without the checks)")
     counts.extend([0] * (6 - len(counts)))
     lines = enumerate(bounded_lines(stream, MAX_LINE), 1)
     lineno = 0
@@ -673,7 +692,8 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
         if not 2 <= record.n_events <= MAX_EVENTS:
             raise ImportFormatError(lineno, f"game {game_id!r}: expected n_events in 2..{MAX_EVENTS}, got "
                                             f"{record.n_events}")
-        parsed, payloads, hashes = event_lines(record.n_events, f"game {game_id!r}", from_json, game_id)
+        parsed, payloads, hashes = event_lines(record.n_events, f"game {game_id!r}", _locm().codec.from_json,
+                                               game_id)
         chain = _verify(game_id, payloads)
         try:
             prepared = _prepare(record.extras(), parsed, payloads, chain[-1])
@@ -685,9 +705,7 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
         if not new_game(record, prepared.record, store._record(game_id), header_line):
             return None
         if check:
-            from locm.verify.checks import content_problem
-
-            verdict = content_problem(game_id, parsed, meta=record.meta)
+            verdict = checker.game_problem(_locm(), game_id, parsed, meta=record.meta)
             if not verdict.ok:
                 at = header_line + 1 + verdict.seq if 0 <= verdict.seq < record.n_events else header_line
                 raise ImportFormatError(at, f"game {game_id!r}: {verdict.problem}")
@@ -722,24 +740,23 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
         if not new_game(record, prepared.record, store._match(game_id), header_line):
             return None
         if check:
-            from locm.engine import core
-
             try:
-                found = core.verify(game, parsed)
+                verdict = checker.game_problem(game, game_id, parsed, meta=record.meta)
             except LocmError as exc:
                 raise ImportFormatError(header_line, f"game {game_id!r}: {exc}") from None
-            if found is not None:
-                at = header_line + 1 + found.seq if 0 <= found.seq < record.n_events else header_line
-                raise ImportFormatError(at, f"game {game_id!r}: it departs from the rules at {found}")
+            if not verdict.ok:
+                at = header_line + 1 + verdict.seq if 0 <= verdict.seq < record.n_events else header_line
+                raise ImportFormatError(at, f"game {game_id!r}: {verdict.problem}")
         return prepared
 
     def schedule_line(line: _ScheduleLine) -> _ScheduleRow:
         """A tournament schedule: its key is what its manifest gives, and the manifest is one this locm reads."""
-        from locm.verify.checks import _schedule_of
         from locm.engine.errors import LocmError
 
+        if checker is None:
+            return _ScheduleRow(line.key, line.manifest)
         try:
-            jobs = _schedule_of(line.manifest)
+            jobs = checker.schedule_of(line.manifest)
         except (LocmError, ValueError) as exc:
             raise ImportFormatError(lineno, f"schedule {line.key}: its manifest does not read: {exc}") from None
         if jobs.key != line.key:
@@ -747,34 +764,38 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
         return _ScheduleRow(line.key, line.manifest)
 
     def account_block(head: _AccountLine, header_line: int) -> _AccountRow | None:
-        """A my-card-game account's log: re-decided as `locm verify` checks one (`account_problem`), its
-        hashes its chain's; stored again, it must equal or extend the stored log."""
-        from locm.events.mcg.codec import ACCOUNT_CODEC
-        from locm.games.mcg.accounts import AccountStoreError, account_hashes, account_problem
+        """A side log's block (a my-card-game account's log, `locm.store.hooks.SideLogs`): re-decided as `locm
+        verify` checks one (its ``problem``), its hashes its chain's; stored again, it must equal or extend the
+        stored log."""
+        from locm.store.hooks import side_logs_of
 
         name = head.account
+        logs = side_logs_of("account")
+        if logs is None:
+            raise ImportFormatError(header_line, f"account {name!r}: no registered game keeps accounts")
+        codec = logs.codec
         if not 1 <= head.n_events <= MAX_EVENTS:
             raise ImportFormatError(lineno, f"account {name!r}: expected n_events in 1..{MAX_EVENTS}, got "
                                             f"{head.n_events}")
-        parsed, payloads, hashes = event_lines(head.n_events, f"account {name!r}", ACCOUNT_CODEC.from_json)
-        chain = account_hashes(payloads)
+        parsed, payloads, hashes = event_lines(head.n_events, f"account {name!r}", codec.from_json)
+        chain = logs.hashes(payloads)
         _check_hashes(f"account {name!r}", header_line, chain, hashes)
         if chain[-1].hex() != head.head_hash:
             raise ImportFormatError(header_line, f"account {name!r}: expected head_hash {chain[-1].hex()}, the "
                                                  f"line has {head.head_hash}")
-        if [ACCOUNT_CODEC.to_json(e) for e in parsed] != payloads:
-            k = next(i for i, (e, p) in enumerate(zip(parsed, payloads)) if ACCOUNT_CODEC.to_json(e) != p)
+        if [codec.to_json(e) for e in parsed] != payloads:
+            k = next(i for i, (e, p) in enumerate(zip(parsed, payloads)) if codec.to_json(e) != p)
             raise ImportFormatError(header_line + 1 + k, f"account {name!r} event {k}: not its canonical JSON")
         if getattr(parsed[0], "account", name) != name:
             raise ImportFormatError(header_line + 1, f"account {name!r}: its log opens the account "
                                                      f"{getattr(parsed[0], 'account', '')!r}")
-        problem, seq = account_problem(parsed)
+        problem, seq = logs.problem(parsed)
         if problem:
             at = header_line + 1 + seq if 0 <= seq < head.n_events else header_line
             raise ImportFormatError(at, f"account {name!r}: {problem}")
         try:
             stored = store._account_lines(name)
-        except AccountStoreError as exc:
+        except logs.error as exc:
             raise ImportFormatError(header_line, f"account {name!r}: {exc}") from None
         if stored is not None:
             if payloads[:len(stored)] != stored:
@@ -791,8 +812,8 @@ def _parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: boo
     if head.store_schema not in EXPORT_STORE_SCHEMAS:
         raise ImportFormatError(lineno, f"expected store schema {' or '.join(map(str, EXPORT_STORE_SCHEMAS))}, "
                                         f"got {head.store_schema}")
-    if head.event_schema > EVENT_SCHEMA_VERSION:
-        raise ImportFormatError(lineno, f"expected event schema <= {EVENT_SCHEMA_VERSION}, got {head.event_schema}")
+    if head.event_schema > event_schema():
+        raise ImportFormatError(lineno, f"expected event schema <= {event_schema()}, got {head.event_schema}")
     seen: set[str] = set()
     seen_accounts: set[str] = set()
     games = events = schedules = accounts = account_events = 0

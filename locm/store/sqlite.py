@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from locm.events.locm.codec import json_array
+from locm.events.codec import json_array
 from locm.errors import (
     CorruptStoreError,
     DuplicateGameError,
@@ -47,7 +47,7 @@ from locm.store.records import (
     log_hash,
     utc_timestamp,
 )
-from locm.store.eventstore import DEFAULT_PATH, EventStore
+from locm.store.interface import DEFAULT_PATH, EventStore
 
 
 BUSY_TIMEOUT_S = 600.0
@@ -324,9 +324,9 @@ class SqliteStore(EventStore):
                                      (p.key, p.manifest, utc_timestamp()))
                         continue
                     if type(p) is _AccountRow:  # an import's my-card-game account (checked, it extends the row)
-                        from locm.games.mcg.accounts import write_account
+                        from locm.store.hooks import side_logs_of
 
-                        write_account(conn, p.account, p.lines)
+                        side_logs_of("account").write(conn, p.account, p.lines)
                         continue
                     game_id = p.record.game_id
                     chunk.append(p)

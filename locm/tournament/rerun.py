@@ -195,8 +195,6 @@ class MatchRerun:
         if self.seq is None:
             out.append("no divergence: every event after the game's creation is the same under both rulesets")
         else:
-            from locm.games.locm.rerun import divergence_lines
-
             ea, eb = _change(self.event_a, self.event_b)
             bots = ("a bot may not be the version that played, so its answers may differ without any rule"
                     if self.bots or self.unrecorded else "")
@@ -553,5 +551,32 @@ def _rerun_task(game_id: str) -> tuple[Any, Pair]:
                           tuple(held), stats)
 
 
+def divergence_lines(a: str, b: str, seq: int, ea: str | None, eb: str | None, rule_a: str | None,
+                     rule_b: str | None, suspects: Sequence[str], changed: Sequence[str], bots: str, bots_sep: str,
+                     board_a: str, board_b: str) -> list[str]:
+    """What a rerun says of its first divergence, for any game: the two events (the fields that differ) under
+    rulesets `a` and `b`, the rule of the event and which changed settings have that rule (else the earlier
+    changes that led there), ``bots`` (a note that a bot may not be the version that played, after
+    ``bots_sep``; empty: none), and the board before the divergence under each ruleset."""
+    width = max(len(a), len(b)) + 7
+    out = [f"first divergence at seq {seq} (fields that differ):",
+           f"  {('under ' + a + ':').ljust(width)} {ea or '(no event: the log ends)'}",
+           f"  {('under ' + b + ':').ljust(width)} {eb or '(no event: the log ends)'}"]
+    rule = rule_a if rule_a == rule_b else f"{rule_a or '-'} / {rule_b or '-'}"
+    if suspects:
+        why = "changed setting(s) of that rule: " + ", ".join(suspects)
+    elif changed:
+        why = "changed setting(s) of that rule: none (an earlier change led here: " + ", ".join(changed[:6]) + ")"
+    else:
+        why = "no setting changed"
+    if bots:
+        why += bots_sep + bots
+    out.append(f"  rule of the event: {rule}; {why}")
+    for name, board in ((a, board_a), (b, board_b)):
+        out.append(f"board before seq {seq} under {name}:")
+        out += ["  " + x for x in board.splitlines()]
+    return out
+
+
 __all__ = ["MatchRerunError", "MatchRerun", "rerun_match", "replay_under", "first_divergence", "bot_changes",
-           "MatchWhatif", "match_whatif", "whatif_lines"]
+           "MatchWhatif", "match_whatif", "whatif_lines", "divergence_lines"]

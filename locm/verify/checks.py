@@ -2,10 +2,15 @@
 same questions of a game's log (`content_problem`), and `locm verify` adds the stored game's chain
 (`stored_problem`).
 
-- Its id is what its content gives (`locm.engine.locm.gameid.check_id`), so a game cannot sit under another game's id.
+- Its id is what its content gives, so a game cannot sit under another game's id.
 - The fold of its events ends the game, with the winner and reason its record says.
-- Re-deciding its recorded inputs (`engine.locm.redecide`) gives exactly its events: a log edited and re-chained
-  fails at the first event the rules would not produce (the seq, the event it has, the event the rules give).
+- Re-deciding its recorded inputs gives exactly its events: a log edited and re-chained fails at the first event
+  the rules would not produce (the seq, the event it has, the event the rules give).
+
+The checks know no game: what one game asks beyond the core's `engine.core.verify` (LOCM's fold, id and card
+facts, my-card-game's accounts, the files only one game has) comes from the module its definition names
+(``GameDef.edges``, `locm.store.hooks.edges`), and a tournament's schedules are read by the `Schedules` the
+caller hands in (`locm.games.registry.SCHEDULES`). `Checker` is what the store is handed to check an import.
 
 A problem is one line of text; an id that is sound but of an older form that cannot be recomputed is passed as
 a note (`Verdict.note`).
@@ -18,7 +23,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from locm.engine.errors import LocmError
-from locm.events.locm.catalog import Event, GameEnded, HardError
+from locm.events.base import Event
+from locm.store.hooks import edges
 
 
 class Verdict(NamedTuple):
@@ -35,45 +41,52 @@ class Verdict(NamedTuple):
 
 
 def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str = "{}", winner: int | None = None,
-                    reason: str | None = None, redecide: bool = True) -> Verdict:
-    """Check a whole log: re-deciding its inputs gives its events (``redecide``), the fold ends the game (with
-    ``winner`` and ``reason`` when given: a stored record's), and ``game_id`` is what its content gives (None:
-    a log file, which names no id)."""
-    from locm.engine.locm.evolve import fold
-    from locm.engine.locm.state import ENDED
-    from locm.engine.locm.gameid import check_id
+                    reason: str | None = None, redecide: bool = True, game=None) -> Verdict:
+    """Check a whole log of ``game`` (default: the registered game whose created event opens it): its game's own
+    checks when its definition's edges give them (``content_problem``: LOCM's re-decided inputs, fold, winner
+    and id), else the core's (`engine.core.verify`, with ``redecide``; `engine.logcheck` without). ``winner``
+    and ``reason``: a stored record's; ``game_id`` None: a log file, which names no id."""
+    game = game if game is not None else game_of(events)
+    own = getattr(edges(game), "content_problem", None)
+    if own is not None:
+        return own(game_id, events, meta=meta, winner=winner, reason=reason, redecide=redecide)
+    from locm.engine import core
+    from locm.engine.logcheck import check_log
 
-    if not events or type(events[-1]) is not GameEnded:
-        return Verdict(f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended",
-                       len(events) - 1)
-    if redecide:  # first: it names the first event the rules would not produce (and implies the fold's checks)
-        from locm.engine.locm.redecide import redecide as redecide_log
-
-        result = redecide_log(events)
-        if not result.ok:
-            return Verdict(f"re-decided from its inputs, {result.divergence}", result.divergence.seq)
     try:
-        state = fold(events)
-    except Exception as exc:  # a log that does not fit the rules may break evolve anywhere: report, go on
-        return Verdict(f"the events do not fold: {type(exc).__name__}: {exc}", getattr(exc, "seq", -1))
-    if state.phase != ENDED:
-        return Verdict(f"the fold ends in the {state.phase} phase, not ended", len(events) - 1)
-    if winner is not None and (state.winner, state.end_reason) != (winner, reason):
-        return Verdict(f"the fold gives winner {state.winner} by {state.end_reason}, the record says winner "
-                       f"{winner} by {reason}", len(events) - 1)
-    loser = 1 - state.winner
-    if state.end_reason == "health" and state.players[loser].health > 0:  # R-WIN
-        return Verdict(f"won on health, but the loser (player {loser}) has {state.players[loser].health} health",
-                       len(events) - 1)
-    if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
-        return Verdict(f"won by a hard error, but the event before the end is not a hard error of player {loser}",
-                       len(events) - 1)
-    if game_id is None:
-        return Verdict(None)
-    found = check_id(game_id, events, meta)
-    if not found.ok:
-        return Verdict(found.message, 0)
-    return Verdict(None, note=found.message)
+        if not redecide:
+            check_log(game, events)
+            return Verdict(None)
+        found = core.verify(game, events)
+    except LocmError as exc:
+        return Verdict(str(exc), getattr(exc, "seq", -1))
+    return Verdict(None) if found is None else Verdict(_departure(found), found.seq)
+
+
+def game_of(events: Sequence[Event]):
+    """The registered game whose created event opens ``events`` (the default game for an empty log)."""
+    from locm.engine import registry
+
+    if events:
+        for name in registry.GAMES:
+            game = registry.get(name)
+            if type(events[0]) is game.created:
+                return game
+    return registry.get(registry.DEFAULT)
+
+
+class Checker:
+    """What the store is handed to check an import or a migration (`locm.store.hooks.Checker`): a game's content
+    as `locm verify` checks it, and the schedules ``schedules`` reads (`locm.games.registry.SCHEDULES`)."""
+
+    def __init__(self, schedules) -> None:
+        self.schedules = schedules
+
+    def game_problem(self, game, game_id: str | None, events: Sequence[Event], *, meta: str = "{}") -> Verdict:
+        return content_problem(game_id, events, meta=meta, game=game)
+
+    def schedule_of(self, manifest: str):
+        return self.schedules.of(manifest)
 
 
 def stored_problem(store, record, redecide: bool = True) -> Verdict:
@@ -87,7 +100,7 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
                        "store is damaged (see locm verify --full)")
     except LocmError as exc:
         return Verdict(str(exc))
-    from locm.store.eventstore import record_problem
+    from locm.store.records import record_problem
 
     problem = record_problem(record, events)  # a column edited behind the store's back (the chain covers the log)
     if problem:
@@ -102,36 +115,20 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
 
 
 def facts_problem(store, record, events: Sequence[Event]) -> str | None:
-    """None if the facts the store keeps with a sound game (`EventStore.stored_facts`: what the card report
-    counts instead of reading the log) are what its events give, or are not the report's to use (of another
-    version, or of another head: the report projects that game from its events); else what differs, in one
-    line. Stored facts are derived data anyone who can write the file can edit: this recomputes them."""
-    from locm.analysis.cardfacts import project
-    from locm.analysis.packedfacts import FACTS_VERSION, difference, packed, unpack
-
-    row = store.stored_facts(record.game_id)
-    if row is None or row[0] != record.head_hash or row[1] != FACTS_VERSION:
-        return None
-    try:
-        stored = unpack(row[2])
-    except ValueError as exc:
-        found = str(exc)
-    else:
-        found = difference(stored, packed(project(events)))
-    if found is None:
-        return None
-    return (f"its stored card facts are not what its events give ({found}): locm report counts them; locm report "
-            "--rebuild recomputes them from the events")
+    """None if the derived rows the store keeps with a sound game are what its events give (or its game keeps
+    none: its definition's edges give no ``facts_problem``); else what differs, in one line."""
+    own = getattr(edges(game_of(events)), "facts_problem", None)
+    return None if own is None else own(store, record, events)
 
 
-def schedule_problems(store, records, ledger_ok: bool = True,
-                      matches: Sequence = ()) -> tuple[list[str], list[str], int]:
+def schedule_problems(store, records, ledger_ok: bool = True, matches: Sequence = (), *,
+                      schedules) -> tuple[list[str], list[str], int]:
     """What a store's recorded tournament schedules say it should hold and it does not: each schedule's games
     missing from the store (by place and id), games that claim a place whose game is another, games that name a
     schedule the store does not keep. ``records``: the stored LOCM games, ``matches``: the stored games of the
-    other registered games (`MatchRecord`; their meta says their place, as LOCM's records' does). LOCM's
-    schedules (`locm.games.locm.tournament.Schedule`) and the other games' (`locm.tournament.matchplay.MatchSchedule`) are checked
-    alike.
+    other registered games (`MatchRecord`; their meta says their place, as LOCM's records' does). ``schedules``
+    reads the kept manifests (``of``), ties a place to its record (``not_the_job``) and names a schedule
+    (``describe``): `locm.games.registry.SCHEDULES`, every kind of schedule alike.
 
     A scheduled game is missing either because it was never played (a tournament not finished: a note) or
     because it was deleted: the ledger tells which (``ledger_ok`` False: the missing games are problems).
@@ -140,11 +137,13 @@ def schedule_problems(store, records, ledger_ok: bool = True,
 
     problems, notes, kept, complete = [], [], {}, 0
     by_id = {r.game_id: r for r in records}
-    others = [m for m in matches if m.game != "locm"]
+    from locm.store.records import LOCM
+
+    others = [m for m in matches if m.game != LOCM]
     by_id.update((m.game_id, m) for m in others)
     for key, manifest in store.schedules():
         try:
-            jobs = _schedule_of(manifest)
+            jobs = schedules.of(manifest)
         except (LocmError, ValueError) as exc:
             problems.append(f"schedule {key}: its manifest does not read: {exc}")
             continue
@@ -158,16 +157,16 @@ def schedule_problems(store, records, ledger_ok: bool = True,
             if record is None:
                 missing.append((k, job.game_id))
                 continue
-            other = _not_the_job(jobs, job, record)
+            other = schedules.not_the_job(jobs, job, record)
             if other:
                 problems.append(f"schedule {key}: place {k} is game {job.game_id}, whose record is another game: "
                                 f"{other}")
         shown = ", ".join(f"place {k} {gid}" for k, gid in missing[:5]) + (", ..." if len(missing) > 5 else "")
         if missing and ledger_ok:
-            notes.append(f"schedule {key} ({_describe(jobs)}): not finished: {len(jobs) - len(missing)} played, "
+            notes.append(f"schedule {key} ({schedules.describe(jobs)}): not finished: {len(jobs) - len(missing)} played, "
                          f"{len(missing)} to play ({shown}); the ledger shows none deleted")
         elif missing:
-            problems.append(f"schedule {key} ({_describe(jobs)}): {len(missing)} of its {len(jobs)} games missing "
+            problems.append(f"schedule {key} ({schedules.describe(jobs)}): {len(missing)} of its {len(jobs)} games missing "
                             f"(never played, or among the games the ledger says were deleted): {shown}")
         else:
             complete += 1
@@ -213,10 +212,11 @@ class StoreChecks(NamedTuple):
                 + (f"; {n} tournament schedule{'s' * (n != 1)} complete" if n else ""))
 
 
-def store_checks(store, full: bool = False) -> StoreChecks:
+def store_checks(store, full: bool = False, *, schedules) -> StoreChecks:
     """A store as a whole: SQLite's quick_check (``full``: integrity_check), its ledger
-    (`EventStore.ledger_problem`), its tournament schedules (`schedule_problems`); and its game records, for
-    the caller to check each game (`stored_problem`)."""
+    (`EventStore.ledger_problem`), its tournament schedules (`schedule_problems`, read by ``schedules``:
+    `locm.games.registry.SCHEDULES`); and its game records, for the caller to check each game
+    (`stored_problem`)."""
     check = "integrity_check" if full else "quick_check"
     problems = [f"{check}: {line}" for line in store.integrity(full)]
     ledger = store.ledger_problem() if not problems else None
@@ -227,57 +227,12 @@ def store_checks(store, full: bool = False) -> StoreChecks:
     except LocmError as exc:
         problems.append(f"the games table does not read: {exc}")
         matches = []
-    from locm.store.eventstore import LOCM, locm_record
+    from locm.store.records import LOCM, locm_record
 
     records = [locm_record(m) for m in matches if m.game == LOCM]
-    scheduled, notes, complete = schedule_problems(store, records, ledger_ok=not problems, matches=matches)
+    scheduled, notes, complete = schedule_problems(store, records, ledger_ok=not problems, matches=matches,
+                                                   schedules=schedules)
     return StoreChecks(problems + scheduled, notes, records, store.ledger()[0], complete, check)
-
-
-def _schedule_of(manifest: str):
-    """The schedule a kept manifest describes: LOCM's round robin or another game's (by its ``kind``)."""
-    import json
-
-    from locm.tournament.matchplay import MATCH_KIND, MatchSchedule
-    from locm.games.locm.tournament import Schedule
-
-    doc = json.loads(manifest)
-    if isinstance(doc, dict) and doc.get("kind") == MATCH_KIND:
-        return MatchSchedule.from_manifest(manifest)
-    return Schedule.from_manifest(manifest)
-
-
-def _not_the_job(jobs, job, record) -> str:
-    """"" if a stored record is the scheduled job's game (its ruleset, seed, agents, and the seeds that seed
-    derives: a scheduled game gives no parameter); else what differs. With the id check (`content_problem`),
-    this ties every scheduled place to its game's content, not only to an id."""
-    from locm.engine.locm.rulesets import by_name
-    from locm.engine.locm.setup import PARAM_FIELDS, derive_params
-    from locm.tournament.matchplay import MatchSchedule
-
-    if isinstance(jobs, MatchSchedule):  # another game's: its id names its created event (`match_problem`)
-        want_match = {"seed": job.seed, "agents": tuple(job.agents)}
-        for field, value in want_match.items():
-            if getattr(record, field, None) != value:
-                return f"its {field} is {getattr(record, field, None)!r:.40}, the schedule's {value!r:.40}"
-        return ""
-    if not hasattr(record, "agent0"):
-        return f"it is a {record.game} game, the schedule's are LOCM's"
-    rules = by_name(jobs.ruleset) if isinstance(jobs.ruleset, str) else jobs.ruleset
-    want = {"ruleset": rules.name, "seed": job.seed, "agent0": job.agent0, "agent1": job.agent1}
-    want.update({PARAM_FIELDS[k]: v for k, v in derive_params(rules, job.seed).items() if k != "seed"})
-    for field, value in want.items():
-        if getattr(record, field) != value:
-            return f"its {field} is {getattr(record, field)!r:.40}, the schedule's {value!r:.40}"
-    return ""
-
-
-def _describe(jobs) -> str:
-    if hasattr(jobs, "describe"):
-        return jobs.describe()
-    name = jobs.ruleset if isinstance(jobs.ruleset, str) else jobs.ruleset.name
-    return (f"{name}, {len(jobs.agents)} agents, seeds {jobs.seed}..{jobs.seed + jobs.seeds - 1}, "
-            f"{len(jobs)} games")
 
 
 class Checked(NamedTuple):
@@ -288,11 +243,12 @@ class Checked(NamedTuple):
     verdict: Verdict
 
 
-def check_file(path: str, redecide: bool = True) -> list[Checked]:
+def check_file(path: str, redecide: bool = True, *, schedules=None) -> list[Checked]:
     """Check every game of a file a user has (``-``: standard input): an event log (``locm play --log``), an
     official referee log (each game replayed as ``locm conformance`` does: every input the referee sent and
     the winner) or a store export (each game as an import checks it, the format first). A file that is none
-    of these is one bad entry."""
+    of these is one bad entry. ``schedules`` (`locm.games.registry.SCHEDULES`) reads an export's schedules, to
+    check each one's key (None: not checked)."""
     from locm.replay.game import ReplaySourceError
     from locm.replay.sources import read_source
 
@@ -300,31 +256,17 @@ def check_file(path: str, redecide: bool = True) -> list[Checked]:
         kind, data = read_source(path)
     except ReplaySourceError as exc:
         return [Checked(path, Verdict(str(exc).removeprefix(f"{path}: ")))]
-    if kind == "events":
-        return [Checked(path, _event_file(data, redecide))]
     if kind == "match":
         return [Checked(path, _match_file(data, redecide))]
-    if kind == "account":
-        return [Checked(path, _account_file(data))]
     if kind == "export":
-        return _export_file(path, data, redecide)
-    return _referee_file(path, data)
+        return _export_file(path, data, redecide, schedules)
+    from locm.engine import registry
 
-
-def _account_file(data: bytes) -> Verdict:
-    """A my-card-game account's log (its collection economy, R-ACCOUNT): its seqs 0..n-1 and causes, every
-    event re-decided from its command on the state before it (no negative balance, no card not owned), and
-    every card owned at the end traced to a pack or a craft."""
-    from locm.events.codec import DecodeError
-    from locm.events.mcg.codec import ACCOUNT_CODEC
-    from locm.games.mcg.accounts import account_problem
-
-    try:
-        events = ACCOUNT_CODEC.from_jsonl(data)
-    except DecodeError as exc:
-        return Verdict(f"not a my-card-game account log: {exc}")
-    problem, seq = account_problem(events)
-    return Verdict(problem, seq)
+    for name in registry.GAMES:  # a kind of file only one game has: its definition's edges check it
+        own = getattr(edges(registry.get(name)), "FILE_CHECKS", {}).get(kind)
+        if own is not None:
+            return own(path, data, redecide)
+    return [Checked(path, Verdict(f"no registered game reads a file of kind {kind!r}"))]
 
 
 def _match_file(data: bytes, redecide: bool) -> Verdict:
@@ -364,7 +306,7 @@ def match_problem(store, m, redecide: bool = True) -> Verdict:
     """A stored game of another registered game: its chain, its record (every column what its events and
     extras give, its id what its content gives) and, with ``redecide``, the core's `verify` of its log."""
     from locm.engine import core, registry
-    from locm.store.eventstore import GameExtras, prepare_match
+    from locm.store.records import GameExtras, prepare_match
 
     try:
         game = registry.get(m.game)
@@ -384,29 +326,17 @@ def match_problem(store, m, redecide: bool = True) -> Verdict:
     return Verdict(None)
 
 
-def _event_file(data: bytes, redecide: bool) -> Verdict:
-    from locm.events.locm.codec import DecodeError, from_jsonl
-
-    try:
-        events = from_jsonl(data)
-    except DecodeError as exc:
-        return Verdict(f"not an event log: {exc}")
-    for i, e in enumerate(events):
-        if e.seq != i:
-            return Verdict(f"line {i + 1} has seq {e.seq}, expected {i}", i)
-    return content_problem(None, events, redecide=redecide)
-
-
-def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
+def _export_file(path: str, data: bytes, redecide: bool, schedules=None) -> list[Checked]:
+    from locm.engine import registry
     from locm.errors import ImportFormatError
-    from locm.events.locm.codec import from_json_array, json_array
-    from locm.store.eventstore import MemoryStore, _parse_export
-
-    from locm.store.records import MatchRecord, _Prepared
+    from locm.events.codec import json_array
+    from locm.store.eventstore import MemoryStore
+    from locm.store.records import LOCM, MatchRecord, _parse_export, _Prepared
 
     out = []
     try:  # a schedule's key and an account's log (re-decided) are checked as the file is read
-        for prepared in _parse_export(data.splitlines(), MemoryStore(), False, [0, 0, 0], check=False):
+        checker = None if schedules is None else Checker(schedules)
+        for prepared in _parse_export(data.splitlines(), MemoryStore(), False, [0, 0, 0], False, checker):
             if type(prepared) is not _Prepared:
                 continue
             record = prepared.record
@@ -414,10 +344,11 @@ def _export_file(path: str, data: bytes, redecide: bool) -> list[Checked]:
                 out.append(Checked(f"{path} {record.game_id}", _other_game_log(record.game, prepared.data,
                                                                                redecide)))
                 continue
-            events = from_json_array(json_array(zlib.decompress(prepared.data)))
+            game = registry.get(LOCM)  # a game line is a LOCM game's (`locm.store.records.GameRecord`)
+            events = game.codec.from_json_array(json_array(zlib.decompress(prepared.data)))
             out.append(Checked(f"{path} {record.game_id}", content_problem(
                 record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
-                redecide=redecide)))
+                redecide=redecide, game=game)))
     except ImportFormatError as exc:  # the format itself: the rest of the file cannot be read as games
         out.append(Checked(path, Verdict(str(exc))))
     return out
@@ -428,7 +359,7 @@ def _other_game_log(name: str, data: bytes, redecide: bool) -> Verdict:
     ``redecide``, its order and causes."""
     from locm.engine import core, registry
     from locm.engine.logcheck import check_log
-    from locm.events.locm.codec import json_array
+    from locm.events.codec import json_array
 
     game = registry.get(name)
     try:
@@ -442,24 +373,5 @@ def _other_game_log(name: str, data: bytes, redecide: bool) -> Verdict:
     return Verdict(None) if found is None else Verdict(_departure(found), found.seq)
 
 
-def _referee_file(path: str, data: bytes) -> list[Checked]:
-    from locm.replay.locm.conformance import ConformanceFileError, check_game, check_generated_cards, parse_log_line
-
-    out = []
-    lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
-    for k, line in enumerate(lines):
-        label = f"{path} game {k}"
-        try:
-            logged = parse_log_line(line, k, path, k + 1)
-        except ConformanceFileError as exc:
-            out.append(Checked(label, Verdict(str(exc).removeprefix(f"{path}:"))))
-            continue
-        result = check_game(logged)
-        problem = None if result.identical else result.summary().partition(": ")[2].replace("\n    ", "; ")
-        problem = problem or check_generated_cards(logged)
-        out.append(Checked(label, Verdict(problem)))
-    return out
-
-
-__all__ = ["Verdict", "Checked", "StoreChecks", "content_problem", "stored_problem", "check_file",
-           "schedule_problems", "store_checks"]
+__all__ = ["Verdict", "Checked", "Checker", "StoreChecks", "content_problem", "stored_problem", "facts_problem",
+           "check_file", "game_of", "schedule_problems", "store_checks"]

@@ -391,7 +391,7 @@ def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, se
             announce(missing, "base games")
         names, games = base_tournament(agents, seeds)
         if backend == "ray":
-            from locm.tournament.ray_backend import play_jobs_ray
+            from locm.games.locm.ray_play import play_jobs_ray
 
             full = schedule(rules_a, names, games, seed)
             record_schedule(store, full)

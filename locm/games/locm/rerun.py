@@ -21,7 +21,7 @@ from locm.engine.locm.variants import diff_rows
 from locm.events.locm.catalog import CardPoolDefined, GameCreated, GameEnded, TurnStarted
 from locm.events.locm.codec import to_json
 from locm.runner.bots import TimeLimits
-from locm.tournament.rerun import BotChange, changed_bots
+from locm.tournament.rerun import BotChange, changed_bots, divergence_lines  # noqa: F401
 
 
 class RerunError(LocmError):
@@ -276,28 +276,3 @@ __all__ = ["RerunError", "rules_identity", "rerun_params", "rerun_game", "first_
            "RerunReport", "rerun_report", "board_text", "load_source", "resolve_game_id"]
 
 
-def divergence_lines(a: str, b: str, seq: int, ea: str | None, eb: str | None, rule_a: str | None,
-                     rule_b: str | None, suspects: Sequence[str], changed: Sequence[str], bots: str, bots_sep: str,
-                     board_a: str, board_b: str) -> list[str]:
-    """What a rerun says of its first divergence, for any game: the two events (the fields that differ) under
-    rulesets `a` and `b`, the rule of the event and which changed settings have that rule (else the earlier
-    changes that led there), ``bots`` (a note that a bot may not be the version that played, after
-    ``bots_sep``; empty: none), and the board before the divergence under each ruleset."""
-    width = max(len(a), len(b)) + 7
-    out = [f"first divergence at seq {seq} (fields that differ):",
-           f"  {('under ' + a + ':').ljust(width)} {ea or '(no event: the log ends)'}",
-           f"  {('under ' + b + ':').ljust(width)} {eb or '(no event: the log ends)'}"]
-    rule = rule_a if rule_a == rule_b else f"{rule_a or '-'} / {rule_b or '-'}"
-    if suspects:
-        why = "changed setting(s) of that rule: " + ", ".join(suspects)
-    elif changed:
-        why = "changed setting(s) of that rule: none (an earlier change led here: " + ", ".join(changed[:6]) + ")"
-    else:
-        why = "no setting changed"
-    if bots:
-        why += bots_sep + bots
-    out.append(f"  rule of the event: {rule}; {why}")
-    for name, board in ((a, board_a), (b, board_b)):
-        out.append(f"board before seq {seq} under {name}:")
-        out += ["  " + x for x in board.splitlines()]
-    return out

@@ -247,7 +247,7 @@ class KeptSandbox:
     def destroy(self) -> None:
         """Kill the sandbox (its launcher first: everything in its PID namespace dies with it) and wait until
         it is gone."""
-        from locm.runner.bots import _wait_gone
+        from locm.runner.processes import wait_gone as _wait_gone
 
         if self.launcher_pid() is not None:
             try:

@@ -1,0 +1,139 @@
+"""LOCM's parts at the edges, as its definition names them (``GameDef.edges``): what the store keeps beside a
+LOCM game (its card facts, `facts`) and what `locm verify` asks of a LOCM log beyond the core's checks
+(`content_problem`, `facts_problem`, and the files only LOCM has: its event logs and the official referee's).
+The store and verify reach these through the definition (`locm.store.hooks.edges`), never by the game's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def facts(events: Sequence[Any], data: bytes) -> tuple[str, bytes, bytes] | None:
+    """A checked LOCM log's facts as the store keeps them beside it: ``(FACTS_VERSION, blob, log hash)``, the
+    blob from the one fold (`analysis.cardfacts.project`, packed by `analysis.packedfacts.pack`) and the SHA-256
+    of the stored log's bytes ``data`` (`locm.store.records.log_hash`), computed where the events are in memory
+    (a tournament worker, a what-if re-run, an import), so that the card report need not fold the log again
+    and can tell that the log is still the one they came from. None if they cannot be computed: derived data
+    never keeps a game from being stored (the report then projects that game from its events, and says what
+    is wrong with it there)."""
+    from locm.analysis.cardfacts import project
+    from locm.analysis.packedfacts import FACTS_VERSION, pack
+    from locm.store.records import log_hash
+
+    try:
+        return FACTS_VERSION, pack(project(events)), log_hash(data)
+    except Exception:  # a log the fold cannot read: the events stay the truth, the facts are left out
+        return None
+
+
+def content_problem(game_id: str | None, events: Sequence[Any], *, meta: str = "{}", winner: int | None = None,
+                    reason: str | None = None, redecide: bool = True):
+    """Check a whole LOCM log: re-deciding its inputs gives its events (``redecide``), the fold ends the game
+    (with ``winner`` and ``reason`` when given: a stored record's), and ``game_id`` is what its content gives
+    (None: a log file, which names no id; `engine.locm.gameid.check_id`, whose note an id of an older form
+    that cannot be recomputed gets)."""
+    from locm.engine.locm.evolve import fold
+    from locm.engine.locm.gameid import check_id
+    from locm.engine.locm.state import ENDED
+    from locm.events.locm.catalog import GameEnded, HardError
+    from locm.verify.checks import Verdict
+
+    if not events or type(events[-1]) is not GameEnded:
+        return Verdict(f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended",
+                       len(events) - 1)
+    if redecide:  # first: it names the first event the rules would not produce (and implies the fold's checks)
+        from locm.engine.locm.redecide import redecide as redecide_log
+
+        result = redecide_log(events)
+        if not result.ok:
+            return Verdict(f"re-decided from its inputs, {result.divergence}", result.divergence.seq)
+    try:
+        state = fold(events)
+    except Exception as exc:  # a log that does not fit the rules may break evolve anywhere: report, go on
+        return Verdict(f"the events do not fold: {type(exc).__name__}: {exc}", getattr(exc, "seq", -1))
+    if state.phase != ENDED:
+        return Verdict(f"the fold ends in the {state.phase} phase, not ended", len(events) - 1)
+    if winner is not None and (state.winner, state.end_reason) != (winner, reason):
+        return Verdict(f"the fold gives winner {state.winner} by {state.end_reason}, the record says winner "
+                       f"{winner} by {reason}", len(events) - 1)
+    loser = 1 - state.winner
+    if state.end_reason == "health" and state.players[loser].health > 0:  # R-WIN
+        return Verdict(f"won on health, but the loser (player {loser}) has {state.players[loser].health} health",
+                       len(events) - 1)
+    if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
+        return Verdict(f"won by a hard error, but the event before the end is not a hard error of player {loser}",
+                       len(events) - 1)
+    if game_id is None:
+        return Verdict(None)
+    found = check_id(game_id, events, meta)
+    if not found.ok:
+        return Verdict(found.message, 0)
+    return Verdict(None, note=found.message)
+
+
+def facts_problem(store: Any, record: Any, events: Sequence[Any]) -> str | None:
+    """None if the facts the store keeps with a sound game (`EventStore.stored_facts`: what the card report
+    counts instead of reading the log) are what its events give, or are not the report's to use (of another
+    version, or of another head: the report projects that game from its events); else what differs, in one
+    line. Stored facts are derived data anyone who can write the file can edit: this recomputes them."""
+    from locm.analysis.cardfacts import project
+    from locm.analysis.packedfacts import FACTS_VERSION, difference, packed, unpack
+
+    row = store.stored_facts(record.game_id)
+    if row is None or row[0] != record.head_hash or row[1] != FACTS_VERSION:
+        return None
+    try:
+        stored = unpack(row[2])
+    except ValueError as exc:
+        found = str(exc)
+    else:
+        found = difference(stored, packed(project(events)))
+    if found is None:
+        return None
+    return (f"its stored card facts are not what its events give ({found}): locm report counts them; locm report "
+            "--rebuild recomputes them from the events")
+
+
+def _event_file(path: str, data: bytes, redecide: bool) -> list:
+    """A LOCM event log (``locm play --log``): its seqs, then `content_problem`."""
+    from locm.events.locm.codec import DecodeError, from_jsonl
+    from locm.verify.checks import Checked, Verdict
+
+    try:
+        events = from_jsonl(data)
+    except DecodeError as exc:
+        return [Checked(path, Verdict(f"not an event log: {exc}"))]
+    for i, e in enumerate(events):
+        if e.seq != i:
+            return [Checked(path, Verdict(f"line {i + 1} has seq {e.seq}, expected {i}", i))]
+    return [Checked(path, content_problem(None, events, redecide=redecide))]
+
+
+def _referee_file(path: str, data: bytes, redecide: bool) -> list:
+    """An official referee log: each game replayed as ``locm conformance`` does (every input the referee sent
+    and the winner)."""
+    from locm.replay.locm.conformance import ConformanceFileError, check_game, check_generated_cards, parse_log_line
+    from locm.verify.checks import Checked, Verdict
+
+    out = []
+    lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+    for k, line in enumerate(lines):
+        label = f"{path} game {k}"
+        try:
+            logged = parse_log_line(line, k, path, k + 1)
+        except ConformanceFileError as exc:
+            out.append(Checked(label, Verdict(str(exc).removeprefix(f"{path}:"))))
+            continue
+        result = check_game(logged)
+        problem = None if result.identical else result.summary().partition(": ")[2].replace("\n    ", "; ")
+        problem = problem or check_generated_cards(logged)
+        out.append(Checked(label, Verdict(problem)))
+    return out
+
+
+FILE_CHECKS = {"events": _event_file, "official": _referee_file}
+"""`locm verify FILE` of the kinds of file only LOCM has (`locm.replay.sources.read_source`'s kinds)."""
+
+__all__ = ["facts", "content_problem", "facts_problem", "FILE_CHECKS"]
