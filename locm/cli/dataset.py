@@ -62,7 +62,7 @@ def dataset(db, output, ruleset, phases, game, logs, agent, seat, limit):
     import locm.rl  # noqa: F401  (the one-line error when the extra is missing)
     from locm.rl.dataset import export
     from locm.rl.locm import LocmSpec
-    from locm.cli.variants import resolve_ruleset
+    from locm.games.locm.variants import resolve_ruleset
 
     rules = resolve_ruleset(ruleset)
     _check_phases(phases, [p.name for p in LocmSpec(rules).phases], rules.name)

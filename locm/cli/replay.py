@@ -105,7 +105,7 @@ def _pick_seq(r, turn, seq) -> int:
 
 
 def register(cli: click.Group) -> None:
-    for cmd in (show, audit, replay_cmd, html, import_referee):
+    for cmd in (show, audit, replay_cmd, html):
         cli.add_command(cmd)
 
 
@@ -304,63 +304,3 @@ def html(source, db, game_index, output):
                + (f", {len(r.departs())} marked as not what the rules give" if r.departures else "") + ")",
                err=str(output) == "-")
     _exit(r)
-
-
-# --- import-referee ---------------------------------------------------------------------------------------
-
-
-@click.command("import-referee")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"), show_default=True,
-              help="The event store (created if missing).")
-@click.option("--skip-existing", is_flag=True, help="Skip games already stored instead of refusing the file.")
-def import_referee(files, db, skip_existing):
-    """Store the games of official referee logs as event games, each replayed through the engine exactly as
-    'locm conformance' does and checked as 'locm verify' checks a game. A file is stored all or none: one game
-    that does not replay identically refuses the whole file. The log's scores and parameters are kept in each
-    game's meta; its id names its content (its seeds and its answers).
-
-    \b
-    Example:
-      locm import-referee tests/data/official-1.2-games-00-49.txt.gz --db official.db
-    """
-    from locm.verify.checks import content_problem
-    from locm.store.eventstore import GameExtras, open_store, prepare_game
-    from locm.replay.game import ReplaySourceError
-    from locm.replay.sources import referee_game, referee_game_id, referee_logs
-    from locm.errors import DuplicateGameError
-
-    existed = db.exists()
-    store = open_store(db)
-    stored = 0
-    try:
-        for path in files:
-            logs = referee_logs(path)
-            prepared = []
-            with click.progressbar(logs, label=f"replaying {path.name}", file=sys.stderr) as bar:
-                for logged in bar:
-                    older = referee_game_id(logged)  # a store made before ids named their content
-                    if store.has_game(older) and skip_existing:
-                        continue
-                    g = referee_game(logged, path)
-                    for gid in (g.game_id, older):
-                        if store.has_game(gid):
-                            if skip_existing:
-                                break
-                            raise DuplicateGameError(gid)
-                    else:
-                        verdict = content_problem(g.game_id, g.events)
-                        if not verdict.ok:  # the engine's own replay: only an engine bug gets here
-                            raise ReplaySourceError(f"{path}: game {logged.index}: {verdict.problem}")
-                        extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
-                        prepared.append(prepare_game(extras, g.events))
-            store.append_games(prepared)
-            stored += len(prepared)
-            click.echo(f"{path}: {len(prepared)} games stored" +
-                       (f", {len(logs) - len(prepared)} already there" if len(prepared) < len(logs) else ""))
-    finally:
-        store.close()
-        if not stored and not existed:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
-    click.echo(f"{stored} games stored in {db}")

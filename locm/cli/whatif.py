@@ -39,7 +39,7 @@ def rerun(source, ruleset, db, as_json):
     through the game seam: the same report, its boards and rules by its own definition, the ruleset its own
     (a built-in name or a variant file of that game).
     """
-    from locm.cli.variants import resolve_ruleset
+    from locm.games.locm.variants import resolve_ruleset
     from locm.games.locm.rerun import load_source, rerun_report
 
     if db is not None and not db.exists():
@@ -83,7 +83,7 @@ def _rerun_other(game, source, db, ruleset, as_json):
     """`locm rerun` of a game of another registered game, through the core (`locm.tournament.rerun`)."""
     from locm.tournament.rerun import rerun_match
     from locm.replay import open_game
-    from locm.cli.variants import game_rules
+    from locm.common.rulesets import game_rules
 
     rules_b = game_rules(game, ruleset)
     r = open_game(db=db, game_id=source) if db is not None else open_game(source)
@@ -154,7 +154,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
             raise click.UsageError("--backend and --address are LOCM's: another game's re-runs play on this machine")
         return _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json, workers)
     from locm.engine.locm.rulesets import Rules
-    from locm.cli.variants import resolve_ruleset
+    from locm.games.locm.variants import resolve_ruleset
     from locm.games.locm.whatif import whatif as run, whatif_lines
 
     if not db.exists():
@@ -163,7 +163,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
     rules_a = None
     if ruleset_a:
         from locm.store.eventstore import open_store
-        from locm.cli.variants import ruleset_or_name
+        from locm.games.locm.variants import ruleset_or_name
 
         with open_store(db, create=False, readonly=True) as store:
             rules_a = ruleset_or_name(ruleset_a, store)  # a stored variant's name: its games, whatever values
@@ -215,7 +215,7 @@ def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, 
     from locm.engine.registry import get
     from locm.tournament.rerun import match_whatif, whatif_lines
     from locm.store.eventstore import open_store
-    from locm.cli.variants import game_rules
+    from locm.common.rulesets import game_rules
 
     if not db.exists():
         raise click.UsageError(f"--db {db}: no such store")

@@ -151,7 +151,7 @@ def mcg_tools(store, db, echo) -> None:
     from locm.tournament.rerun import match_whatif, whatif_lines
     from locm.replay.match import MatchReplay
     from locm.replay.match_html import render_match_html
-    from locm.cli.variants import game_rules
+    from locm.common.rulesets import game_rules
 
     mcg = get("mcg")
     if MCG_VARIANT.exists():
