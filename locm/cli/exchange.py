@@ -64,9 +64,10 @@ def export_cmd(game_ids, all_games, db, output, salvage):
             with output_file(output or "-") as out:
                 n = store.export_jsonl(ids, out)
             if ids is None:  # --all: the store's tournament schedules and my-card-game accounts too
-                from locm.games.mcg.accounts import account_names
+                from locm.games.registry import games_with, hook
 
-                extra = [(len(store.schedules()), "tournament schedule"), (len(account_names(store)), "account")]
+                extra = [(len(store.schedules()), "tournament schedule")]
+                extra += [hook("export_count", g)(store) for g in games_with("export_count")]
     if output is not None and str(output) != "-":
         click.echo(f"{_n(n, 'game')}" + "".join(f", {_n(k, what)}" for k, what in extra if k)
                    + f" written to {output}", err=True)
@@ -102,7 +103,8 @@ def import_cmd(file, db, skip_existing):
     account's one log (stored again, it must extend the stored log: an account's history is never rewritten).
     """
     from locm.errors import ImportFormatError, InputFileError
-    from locm.events.locm.codec import MAX_LINE
+    from locm.events.codec import MAX_LINE
+    from locm.games.registry import games_with, hook
     from locm.store.eventstore import open_store
 
     existed = db.exists()
@@ -111,22 +113,12 @@ def import_cmd(file, db, skip_existing):
     try:
         with click.open_file(str(file), "rb") as stream:
             first = stream.readline(MAX_LINE + 1)
-            if b'"mcg_account_opened"' in first[:200]:  # a my-card-game account's log: one row per account
-                from locm.events.mcg.codec import ACCOUNT_CODEC
-                from locm.replay.sources import MAX_FILE
-                from locm.games.mcg.accounts import store_account
-
-                from locm.events.codec import DecodeError
-
-                try:
-                    events = ACCOUNT_CODEC.from_jsonl(first + stream.read(MAX_FILE))
-                except DecodeError as exc:
-                    raise InputFileError(str(file), f"not a my-card-game account log: {exc}") from None
-                name, changed = store_account(store, events)
-                ok = True
-                click.echo(f"stored account {name!r} ({_n(len(events), 'event')}) in {db}" if changed else
-                           f"account {name!r} already stored with this log, unchanged")
-                return
+            for g in games_with("import_log"):  # a game's own kind of log (my-card-game: an account's)
+                said = hook("import_log", g)(store, first, stream, str(file), db)
+                if said is not None:
+                    ok = True
+                    click.echo(said)
+                    return
             if _is_event_log_line(first):
                 from locm.runner.play import import_event_log
                 from locm.replay.sources import MAX_FILE

@@ -36,7 +36,6 @@ def cli():
 
 def _register(group: click.Group) -> None:
     from locm.cli import replay, store
-    from locm.cli.cardvalue import cardvalue
     from locm.cli.conformance import conformance
     from locm.cli.dataset import dataset
     from locm.cli.exchange import export_cmd, import_cmd
@@ -51,7 +50,7 @@ def _register(group: click.Group) -> None:
     from locm.games.registry import add_commands
 
     for cmd in (play, conformance, report, rules, tournament, sandbox, games, verify, export_cmd, import_cmd, rerun,
-                whatif, cardvalue, dataset):
+                whatif, dataset):
         group.add_command(cmd)
     replay.register(group)  # show, audit, replay, html
     store.register(group)  # migrate, sql

@@ -18,13 +18,6 @@ RULESET = click.option("--ruleset", "-r", default="1.2", show_default=True,
 
 
 
-def check_ruleset(name: str):
-    """The `Rules` meant by a --ruleset value (a built-in name or a variant file): `locm.games.locm.variants`."""
-    from locm.games.locm.variants import resolve_ruleset
-
-    return resolve_ruleset(name)
-
-
 AGENT_HELP = ("random, pass, greedy, lookahead, or a bot's command line in quotes, e.g. \"python3 examples/bot.py\" "
               "(one process per game speaking the referee protocol on stdin/stdout).")
 TIMEOUTS = click.option("--timeouts", metavar="SPEC",
@@ -133,5 +126,5 @@ def check_output(path: Path) -> None:
     check(path)
 
 
-__all__ = ["RULESET", "AGENT_HELP", "TIMEOUTS", "DB_OPTION", "GAME", "GAME_NAMES", "check_ruleset", "sandbox_options",
+__all__ = ["RULESET", "AGENT_HELP", "TIMEOUTS", "DB_OPTION", "GAME", "GAME_NAMES", "sandbox_options",
            "make_sandbox", "game_rules", "usage_errors", "n", "check_output"]

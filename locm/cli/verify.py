@@ -42,9 +42,11 @@ def verify(files, db, redecide, full):
       locm verify game.jsonl official.txt.gz games.jsonl
     """
     from locm.verify.checks import check_file, match_problem, store_checks, stored_problem
+    from locm.games.registry import games_with, hook
     from locm.store.eventstore import open_store
 
-    bad = total = accounts = bad_accounts = 0
+    bad = total = 0
+    extra: dict[str, tuple[int, int]] = {}  # per kind of kept thing: how many checked, how many bad
 
     def report(label: str, verdict) -> None:
         nonlocal bad, total
@@ -71,27 +73,25 @@ def verify(files, db, redecide, full):
                                    show_eta=True) as bar:
                 for record in bar:
                     report(record.game_id, stored_problem(store, record, redecide))
+            own = set(games_with("stored_problem"))  # games whose stored games are its records, checked above
             for m in store.matches():  # the other registered games' (the core's checks)
-                if m.game != "locm":
+                if m.game not in own:
                     report(m.game_id, match_problem(store, m, redecide))
-            from locm.games.mcg.accounts import AccountStoreError, account_events, account_names, account_problem
-
-            for name in account_names(store):  # my-card-game accounts: the chain, then re-decided and traced
-                try:
-                    problem, _ = account_problem(account_events(store, name))
-                except AccountStoreError as exc:
-                    problem = str(exc)
-                accounts += 1
-                if problem:
-                    bad_accounts += 1
-                    click.echo(f"account {name}: {problem}")
+            for g in games_with("verify_store"):  # what a game keeps beside its games (my-card-game's accounts)
+                noun, checked = hook("verify_store", g)(store)
+                for label, problem in checked:
+                    if problem:
+                        click.echo(f"{label}: {problem}")
+                if checked:
+                    k, b = extra.get(noun, (0, 0))
+                    extra[noun] = (k + len(checked), b + sum(1 for _, p in checked if p))
             store_bad = not found.ok
             if found.ok:
                 click.echo(f"store: {found.summary()}")
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")
-    if accounts:
-        click.echo(f"{_n(accounts, 'stored account')} checked: {accounts - bad_accounts} good, {bad_accounts} bad")
-    sys.exit(1 if bad or store_bad or bad_accounts else 0)
+    for noun, (k, b) in extra.items():
+        click.echo(f"{_n(k, noun)} checked: {k - b} good, {b} bad")
+    sys.exit(1 if bad or store_bad or any(b for _, b in extra.values()) else 0)
 
 
 __all__ = ["verify"]

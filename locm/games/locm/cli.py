@@ -1,5 +1,5 @@
 """LOCM's own commands (added by `locm.games.registry`): `locm bench`, `locm cards` (with `stats` and `rebuild`
-on a store's card metrics), `locm import-referee` and `locm demo`."""
+on a store's card metrics), `locm cardvalue`, `locm import-referee` and `locm demo`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from locm.games.locm import report_cli
 
 def register(cli: click.Group) -> None:
     """Add LOCM's commands to the `locm` group."""
-    for cmd in (bench, cards, import_referee, demo):
+    from locm.games.locm.cardvalue_cli import cardvalue
+
+    for cmd in (bench, cards, cardvalue, import_referee, demo):
         cli.add_command(cmd)
 
 

@@ -78,4 +78,33 @@ def rules_diff(game, left: str, right: str, as_json: bool, echo) -> None:
     rules_diff_command(left, right, as_json, echo)
 
 
-__all__ = ["conformance", "games_table", "rules_diff"]
+def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> None:
+    """`locm dataset` of LOCM: the rows of the games stored in ``db`` (`locm.rl.dataset.export`)."""
+    import sys
+    from pathlib import Path
+
+    import click
+
+    from locm.cli.dataset import _check_phases, _report
+    from locm.engine.errors import LocmError
+
+    if not Path(db).exists():
+        raise LocmError(f"no event store at {db}")
+    import locm.rl  # noqa: F401  (the one-line error when the extra is missing)
+    from locm.rl.dataset import export
+    from locm.rl.locm import LocmSpec
+    from locm.games.locm.variants import resolve_ruleset
+
+    rules = resolve_ruleset(ruleset)
+    _check_phases(phases, [p.name for p in LocmSpec(rules).phases], rules.name)
+    from locm.store.eventstore import open_store
+
+    with open_store(db, create=False, readonly=True) as store:
+        total = len(store.games(ruleset=rules.name, agent=agent, limit=limit))
+    with click.progressbar(length=total, label="encoding", file=sys.stderr, show_pos=True) as bar:
+        summary = export(db, output, ruleset=ruleset, phases=phases or None, seats=seats, agent=agent,
+                         limit=limit, progress=bar.update)
+    _report(summary, output)
+
+
+__all__ = ["conformance", "games_table", "rules_diff", "dataset"]

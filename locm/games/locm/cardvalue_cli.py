@@ -1,4 +1,4 @@
-"""The `locm cardvalue` command (registered in `locm.cli.main`); the work is in `locm.games.locm.cardvalue`."""
+"""`locm cardvalue`, one of LOCM's own commands (added by `locm.games.locm.cli`); the work is in `locm.games.locm.cardvalue`."""
 
 from __future__ import annotations
 
