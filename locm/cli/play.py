@@ -1,4 +1,4 @@
-"""`locm play`: one game of any registered game (`locm.runner.playgame`; LOCM's own, its wing's hook ``play``)."""
+"""`locm play`: one game of any registered game (`locm.tournament.workflow.play`; LOCM's own, its wing's hook ``play``)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
     """
     from locm.engine import registry
     from locm.games.registry import hook
-    from locm.runner.playgame import PlayRequest, play as play_any
+    from locm.tournament.workflow import PlayRequest, play as play_any
 
     game = registry.get(game_name)
     request = PlayRequest(ruleset, seed, p0, p1, agents, log_path, db, timeouts, tuple(params))

@@ -1,4 +1,4 @@
-"""`locm tournament`: a round robin of any registered game into an event store (`locm.tournament.workflow`;
+"""`locm tournament`: a round robin of any registered game into an event store (`locm.tournament.workflow.tournament`;
 LOCM's own, its wing's hook ``tournament``)."""
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ Another installed package adds its game's commands through an entry point of the
 
 from __future__ import annotations
 
+import functools
 import importlib
 from importlib.metadata import entry_points
 from typing import Any, Callable
@@ -59,8 +60,10 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-def _installed(group: str):
-    return entry_points(group=group)
+@functools.lru_cache(maxsize=None)
+def _installed(group: str) -> tuple:
+    """The installed packages' entry points of ``group`` (read once a process)."""
+    return tuple(entry_points(group=group))
 
 
 def hook(name: str, game: str, default: Callable | None = None) -> Callable | None:

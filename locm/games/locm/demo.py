@@ -141,7 +141,7 @@ def other_games(db, games: int, workers: int, echo, progress_bar) -> None:
         store.close()
 
 
-MCG_VARIANT = Path(__file__).resolve().parents[2] / "examples" / "mcg" / "singleton-sudden-death.toml"
+MCG_VARIANT = Path(__file__).resolve().parents[3] / "examples" / "mcg" / "singleton-sudden-death.toml"
 
 
 def mcg_tools(store, db, echo) -> None:
@@ -194,7 +194,7 @@ def value_cards(db, games: int, workers: int, echo, progress_bar) -> None:
          f"--seeds 2000 --workers 2)")
 
 
-EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "bot.py"
+EXAMPLE_BOT = Path(__file__).resolve().parents[3] / "examples" / "bot.py"
 
 
 def sandboxed_game(echo) -> None:

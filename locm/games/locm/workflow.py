@@ -7,8 +7,7 @@ from __future__ import annotations
 import contextlib
 import functools
 
-from locm.runner.playgame import STDERR_TAIL_LINES, Echo, MakeSandbox, PlayRequest
-from locm.tournament.workflow import Progress, TournamentRequest
+from locm.tournament.workflow import STDERR_TAIL_LINES, Echo, MakeSandbox, PlayRequest, Progress, TournamentRequest
 
 
 def parse_params(items) -> dict:
