@@ -71,7 +71,7 @@ class Game:
 
     def __init__(self, ruleset: str | Rules = "1.2", seed: int = 0, *, params: dict | None = None,
                  agents: tuple[str, str] = ("", "")) -> None:
-        from locm.cli.variants import resolve_ruleset  # a built-in name or alias, a variant file, or Rules
+        from locm.games.locm.variants import resolve_ruleset  # a built-in name or alias, a variant file, or Rules
 
         self._game = engine_game.Game.new(resolve_ruleset(ruleset), seed, params, agents)
         self._chosen: list[int] = []  # constructed: the cards chosen so far by the player to move

@@ -11,6 +11,8 @@ is raised.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from locm.engine.errors import LocmError  # re-exported: the root of the one tree
 
 
@@ -167,16 +169,20 @@ class StoreNotFoundError(StoreError):
 # --- external bots and tournaments (locm.runner.bots, locm.games.locm.tournament) -------------------------------------------
 
 
+class UsageProblem(LocmError):
+    """Options of a command that do not go together, found by the library (e.g. --sprt with a game that has no
+    mirrored seed pairs): the command line shows it as its usage error (`locm.cli.options.usage_errors`)."""
+
+
 class AgentSpecError(LocmError):
     """An agent given on the command line is neither a built-in name nor a command line that can be run
     (its program is not found or not executable, or the quoting does not parse). ``spec`` is the agent as
-    given, ``reason`` what is wrong with it."""
+    given, ``reason`` what is wrong with it, ``expected`` the game's built-in agents (`GameDef.agent_names`)."""
 
-    def __init__(self, spec: str, reason: str) -> None:
-        self.spec, self.reason = spec, reason
-        from locm.engine.locm.agents import AGENT_NAMES
-
-        super().__init__(f"unknown agent {spec!r}: expected {', '.join(AGENT_NAMES)} or a command line; {reason}")
+    def __init__(self, spec: str, reason: str, expected: Sequence[str] = ()) -> None:
+        self.spec, self.reason, self.expected = spec, reason, tuple(expected)
+        names = ", ".join(expected) if expected else "a built-in agent"
+        super().__init__(f"unknown agent {spec!r}: expected {names} or a command line; {reason}")
 
 
 class TimeLimitError(LocmError):

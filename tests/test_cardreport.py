@@ -523,7 +523,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, small_db):
 def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
     import contextlib
 
-    from locm.cli.demo import run_demo
+    from locm.games.locm.demo import run_demo
 
     @contextlib.contextmanager
     def bar(length, label):

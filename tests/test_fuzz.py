@@ -263,7 +263,7 @@ def variant_target(data: bytes, tmp: Path) -> None:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return  # the command refuses it when reading the file (`locm.cli.variants.resolve_ruleset`)
+        return  # the command refuses it when reading the file (`locm.games.locm.variants.resolve_ruleset`)
     try:
         rules = parse_variant(text, "fuzz.toml", "fuzz")
     except LocmError as exc:

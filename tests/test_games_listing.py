@@ -96,7 +96,7 @@ def test_each_seat_shows_its_agent_place_and_score_and_the_agents_own_columns(sk
 
 
 def test_a_shared_place_is_marked():
-    from locm.cli.main import _seat_results
+    from locm.reports.listing import seat_results as _seat_results
 
     m = MatchRecord(game_id="x", game="skyport", ruleset="2013", seed=1, agents=("a", "b", "c"), winner=-1,
                     places=(0, 0, 2), scores=(5.0, 5.0, 1.5), reason="turn-limit", turns=1, n_events=2,

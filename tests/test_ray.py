@@ -96,7 +96,7 @@ def test_the_command_joins_the_cluster_and_sandboxed_bots_play_on_its_nodes(clus
 def test_whatif_and_cardvalue_on_ray_give_what_they_give_locally(cluster, tmp_path):
     from locm.games.locm.cardvalue import cardvalue, make_targets
     from locm.engine.locm.rulesets import by_name
-    from locm.cli.variants import resolve_ruleset
+    from locm.games.locm.variants import resolve_ruleset
     from locm.games.locm.whatif import whatif
 
     rules_a = by_name("1.2")

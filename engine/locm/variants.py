@@ -19,7 +19,7 @@ naming the file, the field and what was expected. The result is an ordinary `Rul
 everything the variant changes (card changes in ``cards``, generator weights in ``card_weights``), so a game
 played under it carries all of it in its `game_created`.
 
-This module is pure: it parses text (stdlib ``tomllib``) and never opens a file (`locm.cli.variants` does).
+This module is pure: it parses text (stdlib ``tomllib``) and never opens a file (`locm.games.locm.variants` does).
 """
 
 from __future__ import annotations

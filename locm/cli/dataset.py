@@ -1,4 +1,5 @@
-"""The `locm dataset` command (registered in `locm.cli.main`); the work is in `locm.rl.dataset`."""
+"""`locm dataset`: behaviour-cloning rows from stored games (`locm.rl.dataset`); LOCM's from its store, its wing's
+hook ``dataset``; another game's from the episode logs its environment stored."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import sys
 from pathlib import Path
 
 import click
+
+from locm.engine import registry
 
 
 @click.command()
@@ -19,7 +22,7 @@ import click
               help="The phases to encode, as the environment learning them does (repeatable; LOCM: draft, "
                    "construct, battle; mcg: choose, mulligan, main; skyport: loadout, turn; default: every "
                    "phase of the ruleset, as LOCM-v0).")
-@click.option("--game", type=click.Choice(["locm", "mcg", "skyport"]), default="locm", show_default=True,
+@click.option("--game", type=click.Choice(list(registry.GAMES)), default=registry.DEFAULT, show_default=True,
               help="mcg, skyport: read the episodes an environment stored in --logs (a folder of JSONL logs).")
 @click.option("--logs", type=click.Path(file_okay=False, path_type=Path),
               help="With --game mcg or skyport: the folder the environment's store= option named.")
@@ -40,39 +43,26 @@ def dataset(db, output, ruleset, phases, game, logs, agent, seat, limit):
       locm dataset --db t.db --phase battle --agent lookahead -o lookahead-battle.npz
       locm dataset --game mcg --logs episodes/ --phase main -o mcg-main.npz
     """
-    from locm.engine.errors import LocmError
+    from locm.games.registry import hook
 
     seats = (0, 1) if seat == "both" else (int(seat),)
-    if game != "locm":
-        if logs is None or not logs.is_dir():
-            raise LocmError(f"--game {game} reads a folder of episode logs: give --logs FOLDER")
-        import locm.rl  # noqa: F401  (the one-line error when the extra is missing)
-        from locm.rl import game_spec
-        from locm.rl.dataset import export_logs
+    hook("dataset", game, _from_logs)(game, db, output, ruleset, phases, logs, agent, seats, limit)
 
-        default = {"mcg": "standard", "skyport": "2013"}[game]
-        spec = game_spec(game, default if ruleset == "1.2" else ruleset)
-        _check_phases(phases, [p.name for p in spec.phases], game)
-        summary = export_logs(game, logs, output, ruleset=spec.rules, phases=phases or None, seats=seats)
-        _report(summary, output)
-        return
 
-    if not Path(db).exists():
-        raise LocmError(f"no event store at {db}")
+def _from_logs(game, db, output, ruleset, phases, logs, agent, seats, limit) -> None:
+    """The rows of the episodes an environment of ``game`` stored in the folder ``logs``."""
+    from locm.engine.errors import LocmError
+
+    if logs is None or not logs.is_dir():
+        raise LocmError(f"--game {game} reads a folder of episode logs: give --logs FOLDER")
     import locm.rl  # noqa: F401  (the one-line error when the extra is missing)
-    from locm.rl.dataset import export
-    from locm.rl.locm import LocmSpec
-    from locm.cli.variants import resolve_ruleset
+    from locm.rl import game_spec
+    from locm.rl.dataset import export_logs
 
-    rules = resolve_ruleset(ruleset)
-    _check_phases(phases, [p.name for p in LocmSpec(rules).phases], rules.name)
-    from locm.store.eventstore import open_store
-
-    with open_store(db, create=False, readonly=True) as store:
-        total = len(store.games(ruleset=rules.name, agent=agent, limit=limit))
-    with click.progressbar(length=total, label="encoding", file=sys.stderr, show_pos=True) as bar:
-        summary = export(db, output, ruleset=ruleset, phases=phases or None, seats=seats, agent=agent,
-                         limit=limit, progress=bar.update)
+    default = registry.get(game).rulesets[0]
+    spec = game_spec(game, default if ruleset == "1.2" else ruleset)
+    _check_phases(phases, [p.name for p in spec.phases], game)
+    summary = export_logs(game, logs, output, ruleset=spec.rules, phases=phases or None, seats=seats)
     _report(summary, output)
 
 
@@ -88,3 +78,6 @@ def _report(summary, output) -> None:
         click.echo(f"{gid}: skipped: {why}", err=True)
     click.echo(f"{output}: {summary.rows} rows from {summary.games} games"
                + (f" ({len(summary.skipped)} skipped)" if summary.skipped else ""))
+
+
+__all__ = ["dataset"]

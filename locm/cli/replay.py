@@ -77,6 +77,16 @@ def _other(r) -> bool:
     return isinstance(r, MatchReplay)
 
 
+def _own(r, name: str, default):
+    """The hook ``name`` of the game that `r` shows (`locm.games.registry`): a game of the viewer shell
+    (`replay.match.MatchReplay`) by its definition's name, else the default game's own viewer; ``default``
+    (the viewer shell's version) where the game has none."""
+    from locm.engine import registry
+    from locm.games.registry import hook
+
+    return hook(name, r.game.name if _other(r) else registry.DEFAULT, default)
+
+
 def _show_other(r, s: int, seat: int | None, as_json: bool) -> None:
     turn = [t for t in r.game.turn_starts(r.events) if t[0] <= s]
     first = turn[-1][0] if turn else max(0, s - 5)
@@ -105,7 +115,7 @@ def _pick_seq(r, turn, seq) -> int:
 
 
 def register(cli: click.Group) -> None:
-    for cmd in (show, audit, replay_cmd, html, import_referee):
+    for cmd in (show, audit, replay_cmd, html):
         cli.add_command(cmd)
 
 
@@ -128,24 +138,9 @@ def show(source, db, game_index, turn, seq, perspective, as_json):
       locm show --db locm.db 1.2-7-0123 --seq 212 --as 0 --json
       locm show tests/data/official-1.5-games-00-49.txt.gz --game 3 --turn 10
     """
-    from locm.replay.locm.render import show_text
-
     r = _open(source, db, game_index)
     s = _pick_seq(r, turn, seq)
-    if _other(r):
-        return _show_other(r, s, perspective, as_json)
-    v = r.view(s, perspective)
-    t = r.turn_of(s)
-    events = range(t.first_seq, t.last_seq + 1) if t else range(max(0, s - 5), s + 1)
-    if as_json:
-        v["events"] = [{"seq": i, "type": r.event_obj(i)["type"], "description": r.describe(i, perspective)}
-                       for i in events]
-        _warn(r, to_stderr=True)
-        _dump({**v, **_trust(r)} if r.warning else v)
-        return _exit(r)
-    _warn(r)
-    click.echo("\n".join(show_text(r, s, perspective)))
-    _exit(r)
+    _own(r, "show", _show_other)(r, s, perspective, as_json)
 
 
 # --- audit ------------------------------------------------------------------------------------------------
@@ -169,34 +164,10 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
       locm audit m.jsonl --seq 56            # a my-card-game death: its causes and the triggers it set off
       locm audit skyport.jsonl --seq 254   # Skyport: why the laser hit whom it hit, why -10
     """
-    from locm.replay.locm.render import audit_text, card_life_text, rejected_text
-
     if [seq is not None, rejected, card_id is not None].count(True) != 1:
         raise click.UsageError("give exactly one of --seq S, --rejected, --card ID")
     r = _open(source, db, game_index)
-    if _other(r):
-        return _audit_other(r, seq, rejected, card_id, as_json)
-    if seq is not None:
-        out = r.explain(seq)
-        lines = audit_text(out)
-    elif rejected:
-        out = r.rejected()
-        lines = rejected_text(out)
-    else:
-        out = r.card_life(card_id)
-        lines = card_life_text(card_id, out)
-    departs = r.departs()
-    if as_json:
-        _warn(r, to_stderr=True)
-        if r.warning:
-            out = {"result": out, **_trust(r)}
-        _dump(out)
-    else:
-        _warn(r)
-        if seq is not None and seq in departs:
-            lines = [f"this event is not what the rules give: {departs[seq]}"] + lines
-        click.echo("\n".join(lines))
-    _exit(r)
+    _own(r, "audit", _audit_other)(r, seq, rejected, card_id, as_json)
 
 
 def _audit_other(r, seq, rejected, card_id, as_json) -> None:
@@ -242,25 +213,20 @@ def replay_cmd(source, db, game_index, print_all, perspective):
       locm replay game.jsonl
       locm replay --db locm.db 1.2-7-0123 --all | less
     """
-    from locm.replay.locm.render import all_turns_text
-    from locm.replay.terminal import interactive
-
     r = _open(source, db, game_index)
     _warn(r)
-    if _other(r):  # every turn's board and events, in order (the interactive viewer reads LOCM's turns)
-        starts = [t[0] for t in r.game.turn_starts(r.events)] + [r.last_seq + 1]
-        bounds = [0, *starts] if starts[0] > 0 else starts
-        for a, b in zip(bounds, bounds[1:]):
-            for i in range(a, b):
-                click.echo(r.event_line(i))
-            click.echo(r.board(b - 1, perspective))
-            click.echo("")
-        return _exit(r)
-    if print_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
-        for line in all_turns_text(r, perspective):
-            click.echo(line)
-        return _exit(r)
-    interactive(r, perspective)
+    _own(r, "replay", _replay_other)(r, print_all, perspective)
+
+
+def _replay_other(r, print_all: bool, perspective) -> None:
+    """Every turn's board and events, in order (the interactive viewer reads LOCM's turns)."""
+    starts = [t[0] for t in r.game.turn_starts(r.events)] + [r.last_seq + 1]
+    bounds = [0, *starts] if starts[0] > 0 else starts
+    for a, b in zip(bounds, bounds[1:]):
+        for i in range(a, b):
+            click.echo(r.event_line(i))
+        click.echo(r.board(b - 1, perspective))
+        click.echo("")
     _exit(r)
 
 
@@ -283,84 +249,18 @@ def html(source, db, game_index, output):
       locm html --db locm.db 1.2-7-0123 -o game.html
       locm html m.jsonl -o m.html          # another game's log: its own board, by seat or whole
     """
-    from locm.common.outputs import write_output as _write_bytes
-    from locm.replay.html import render_html
-
     r = _open(source, db, game_index)
-    if _other(r):  # the viewer shell with the game's own board (replay.match_html)
-        from locm.replay.match_html import render_match_html
+    _own(r, "html", _html_other)(r, output)
 
-        _warn(r, to_stderr=str(output) == "-")
-        data = render_match_html(r).encode()
-        _write_bytes(output, data)
-        click.echo(f"{output} ({len(data) // 1024} KB, {len(r.events)} events, {r.game.title})",
-                   err=str(output) == "-")
-        return _exit(r)
+
+def _html_other(r, output) -> None:
+    """The viewer shell with the game's own board (replay.match_html)."""
+    from locm.common.outputs import write_output as _write_bytes
+    from locm.replay.match_html import render_match_html
+
     _warn(r, to_stderr=str(output) == "-")
-    data = render_html(r).encode()
+    data = render_match_html(r).encode()
     _write_bytes(output, data)
-    # the summary goes to stderr when the page went to standard output
-    click.echo(f"{output} ({len(data) // 1024} KB, {len(r)} events"
-               + (f", {len(r.departs())} marked as not what the rules give" if r.departures else "") + ")",
+    click.echo(f"{output} ({len(data) // 1024} KB, {len(r.events)} events, {r.game.title})",
                err=str(output) == "-")
     _exit(r)
-
-
-# --- import-referee ---------------------------------------------------------------------------------------
-
-
-@click.command("import-referee")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"), show_default=True,
-              help="The event store (created if missing).")
-@click.option("--skip-existing", is_flag=True, help="Skip games already stored instead of refusing the file.")
-def import_referee(files, db, skip_existing):
-    """Store the games of official referee logs as event games, each replayed through the engine exactly as
-    'locm conformance' does and checked as 'locm verify' checks a game. A file is stored all or none: one game
-    that does not replay identically refuses the whole file. The log's scores and parameters are kept in each
-    game's meta; its id names its content (its seeds and its answers).
-
-    \b
-    Example:
-      locm import-referee tests/data/official-1.2-games-00-49.txt.gz --db official.db
-    """
-    from locm.verify.checks import content_problem
-    from locm.store.eventstore import GameExtras, open_store, prepare_game
-    from locm.replay.game import ReplaySourceError
-    from locm.replay.sources import referee_game, referee_game_id, referee_logs
-    from locm.errors import DuplicateGameError
-
-    existed = db.exists()
-    store = open_store(db)
-    stored = 0
-    try:
-        for path in files:
-            logs = referee_logs(path)
-            prepared = []
-            with click.progressbar(logs, label=f"replaying {path.name}", file=sys.stderr) as bar:
-                for logged in bar:
-                    older = referee_game_id(logged)  # a store made before ids named their content
-                    if store.has_game(older) and skip_existing:
-                        continue
-                    g = referee_game(logged, path)
-                    for gid in (g.game_id, older):
-                        if store.has_game(gid):
-                            if skip_existing:
-                                break
-                            raise DuplicateGameError(gid)
-                    else:
-                        verdict = content_problem(g.game_id, g.events)
-                        if not verdict.ok:  # the engine's own replay: only an engine bug gets here
-                            raise ReplaySourceError(f"{path}: game {logged.index}: {verdict.problem}")
-                        extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
-                        prepared.append(prepare_game(extras, g.events))
-            store.append_games(prepared)
-            stored += len(prepared)
-            click.echo(f"{path}: {len(prepared)} games stored" +
-                       (f", {len(logs) - len(prepared)} already there" if len(prepared) < len(logs) else ""))
-    finally:
-        store.close()
-        if not stored and not existed:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
-    click.echo(f"{stored} games stored in {db}")

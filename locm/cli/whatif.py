@@ -1,5 +1,5 @@
-"""The `locm rerun` and `locm whatif` commands (registered in `locm.cli.main`); the work is in `locm.games.locm.rerun` and
-`locm.games.locm.whatif`."""
+"""`locm rerun` and `locm whatif`: a game re-run under other rules, through the game seam (`locm.tournament.rerun`);
+LOCM's own, its wing's hooks ``rerun`` and ``whatif`` (`locm.games.locm.whatif_cli`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 
 import click
 
-from locm.tournament.backends import backend_options, join
+from locm.cli.options import GAME_NAMES
+from locm.engine import registry
+from locm.tournament.backends import backend_options
 
 
 @click.command()
@@ -39,51 +41,38 @@ def rerun(source, ruleset, db, as_json):
     through the game seam: the same report, its boards and rules by its own definition, the ruleset its own
     (a built-in name or a variant file of that game).
     """
-    from locm.cli.variants import resolve_ruleset
-    from locm.games.locm.rerun import load_source, rerun_report
+    from locm.games.registry import hook
 
     if db is not None and not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
-    other = _other_game(source, db)
-    if other is not None:
-        return _rerun_other(other, source, db, ruleset, as_json)
-    rules_b = resolve_ruleset(ruleset)
-    gid, events, warning, recorded = load_source(source, db)
-    report = rerun_report(gid, events, rules_b, warning=warning, recorded=recorded)
-    if as_json:
-        if warning:
-            click.echo(warning, err=True)
-        click.echo(json.dumps(report.as_json(), indent=1))
-    else:
-        for line in report.lines():
-            click.echo(line)
-    if warning:
-        sys.exit(1)
+    game = _game_of(source, db)
+    code = hook("rerun", game.name, _rerun_any)(game, source, db, ruleset, as_json)
+    if code:
+        sys.exit(code)
 
 
-def _other_game(source, db):
-    """The registered game (other than LOCM) of a rerun's SOURCE, or None for a LOCM game."""
-    from locm.engine.registry import get
+def _game_of(source, db):
+    """The registered game of a rerun's SOURCE: its stored row's (a unique prefix of its id) or its log's; the
+    default game's for an official log or an id that names no one game (whose rerun then says why)."""
     from locm.replay.sources import game_of_line, sniff
 
     if db is not None:
-        from locm.games.locm.rerun import resolve_game_id
         from locm.store.eventstore import open_store
 
         with open_store(db, create=False, readonly=True) as store:
-            row = store.match(resolve_game_id(store, source))
-        return None if row.game == "locm" else get(row.game)
+            found = store.ids_named(source)
+            return registry.get(store.match(found[0]).game if len(found) == 1 else registry.DEFAULT)
     kind, data = sniff(source)
     if kind != "match":
-        return None
+        return registry.get(registry.DEFAULT)
     return game_of_line(next(line for line in data.splitlines() if line.strip()))
 
 
-def _rerun_other(game, source, db, ruleset, as_json):
-    """`locm rerun` of a game of another registered game, through the core (`locm.tournament.rerun`)."""
+def _rerun_any(game, source, db, ruleset, as_json) -> int:
+    """`locm rerun` of a game of any registered game, through the core (`locm.tournament.rerun`); the exit status."""
     from locm.tournament.rerun import rerun_match
     from locm.replay import open_game
-    from locm.cli.variants import game_rules
+    from locm.common.rulesets import game_rules
 
     rules_b = game_rules(game, ruleset)
     r = open_game(db=db, game_id=source) if db is not None else open_game(source)
@@ -96,8 +85,7 @@ def _rerun_other(game, source, db, ruleset, as_json):
     else:
         for line in report.lines():
             click.echo(line)
-    if r.warning:
-        sys.exit(1)
+    return 1 if r.warning else 0
 
 
 @click.command()
@@ -118,7 +106,7 @@ def _rerun_other(game, source, db, ruleset, as_json):
 @click.option("--min-n", type=click.IntRange(min=1), default=20, show_default=True,
               help="A card is listed only when held in at least this many games under both rulesets (paired: "
                    "by at least this many holders).")
-@click.option("--game", "game_name", type=click.Choice(["locm", "mcg", "my-card-game", "skyport"]), default="locm",
+@click.option("--game", "game_name", type=click.Choice(GAME_NAMES), default=registry.DEFAULT,
               show_default=True, help="The game whose stored games are re-run (mcg: my-card-game; skyport).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @backend_options
@@ -149,52 +137,12 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
     with an interval clustered by seed (--json: agents.NAME.figures). --workers re-runs them in worker
     processes (the same result as one); --backend is LOCM's (another game's re-runs play on this machine).
     """
-    if game_name != "locm":
-        if backend != "local" or address is not None:
-            raise click.UsageError("--backend and --address are LOCM's: another game's re-runs play on this machine")
-        return _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json, workers)
-    from locm.engine.locm.rulesets import Rules
-    from locm.cli.variants import resolve_ruleset
-    from locm.games.locm.whatif import whatif as run, whatif_lines
+    from locm.engine import registry
+    from locm.games.registry import hook
 
-    if not db.exists():
-        raise click.UsageError(f"--db {db}: no such store")
-    rules_b = resolve_ruleset(ruleset)
-    rules_a = None
-    if ruleset_a:
-        from locm.store.eventstore import open_store
-        from locm.cli.variants import ruleset_or_name
-
-        with open_store(db, create=False, readonly=True) as store:
-            rules_a = ruleset_or_name(ruleset_a, store)  # a stored variant's name: its games, whatever values
-    if isinstance(rules_a, Rules) and rules_a.deck_building != rules_b.deck_building:
-        raise click.UsageError(f"--ruleset-a {rules_a.name} builds decks by {rules_a.deck_building}, --ruleset "
-                               f"{rules_b.name} by {rules_b.deck_building}: a game cannot be re-run across them")
-    from locm.runner.bots import is_builtin
-
-    for a in agents:
-        if not is_builtin(a):
-            from locm.engine.locm.agents import AGENT_NAMES
-
-            raise click.UsageError(f"--agents {a!r}: expected a built-in agent ({', '.join(AGENT_NAMES)})")
-    bar = None
-
-    def announce(n):
-        nonlocal bar
-        bar = click.progressbar(length=n, label="re-running", file=sys.stderr, show_eta=True, show_pos=True)
-        bar.__enter__()
-
-    join(backend, address)
-    try:
-        result = run(db, rules_b, rules_a, agents or None, games, workers,
-                     progress=lambda k: bar.update(k), announce=announce, backend=backend, address=address)
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-    if _show(result.summary(top, min_n), result.skipped, whatif_lines, top, as_json):
-        return
-    if result.selected == 0:
-        click.echo("no stored games to re-run (see --ruleset-a and --agents)", err=True)
+    game = registry.get(game_name)
+    hook("whatif", game.name, _whatif_any)(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json,
+                                            backend, address)
 
 
 def _show(summary: dict, skipped: list, lines, top: int, as_json: bool) -> bool:
@@ -211,17 +159,18 @@ def _show(summary: dict, skipped: list, lines, top: int, as_json: bool) -> bool:
     return False
 
 
-def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, as_json, workers=1):
-    from locm.engine.registry import get
+def _whatif_any(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json, backend, address):
+    """`locm whatif` of any registered game through the game seam (`locm.tournament.rerun.match_whatif`)."""
     from locm.tournament.rerun import match_whatif, whatif_lines
     from locm.store.eventstore import open_store
-    from locm.cli.variants import game_rules
+    from locm.common.rulesets import game_rules
 
+    if backend != "local" or address is not None:
+        raise click.UsageError("--backend and --address are LOCM's: another game's re-runs play on this machine")
     if not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
     if agents:
         raise click.UsageError("--agents is LOCM's: with --game, every stored game of built-in agents is re-run")
-    game = get(game_name)
     rules_b = game_rules(game, ruleset)
     bar = None
 
@@ -242,3 +191,6 @@ def _whatif_other(db, game_name, ruleset, ruleset_a, agents, games, min_n, top, 
     if not result.pairs:
         click.echo(f"no stored games of {result.rules_a} between built-in agents to re-run (see --ruleset-a)",
                    err=True)
+
+
+__all__ = ["rerun", "whatif"]

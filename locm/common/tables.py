@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from locm.events.locm.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
-
 
 def table(headers, rows) -> str:
     rows = [tuple(str(c) for c in r) for r in rows]
@@ -14,9 +12,6 @@ def table(headers, rows) -> str:
     return "\n".join(out)
 
 
-def card_table(cards) -> str:
-    named = any(c.name for c in cards)  # generated (1.5) cards have no names
-    headers = ("id", "type", "cost", "att", "def", "keywords", "my", "opp", "draw", "area") + (("name",) if named else ())
-    rows = [(c.base_id, TYPE_NAMES[c.type], c.cost, c.attack, c.defense, keywords_to_str(c.keywords),
-             c.my_health, c.opp_health, c.draw, AREA_NAMES[c.area]) + ((c.name,) if named else ()) for c in cards]
-    return table(headers, rows)
+def plural(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -1,5 +1,15 @@
-"""The games' parts at the edges that the layers below are handed (the one module here that names them): how a
-kept tournament manifest reads back as its schedule (LOCM's round robin, `locm.games.locm.tournament.Schedule`,
+"""What each game's wing adds at the edges: its own commands and the hooks generic commands call for it.
+
+The one module of `locm/` outside a game's folder that names the games (as module paths, loaded on first use
+with `importlib`, so a command about one game imports no other game's code). A generic command asks for a
+hook by its name and the game's (`hook("report", "mcg")`) and runs the same code for every game; a game
+without that hook gets the hook's generic version, or the command says the game has none.
+
+Another installed package adds its game's commands through an entry point of the group ``locm.commands``
+(its value: a function that takes the `click.Group` and adds commands to it) and its hooks through the group
+``locm.hooks`` (an entry point named ``GAME.HOOK``, its value the hook: ``mygame.play = mypkg.cli:play``).
+
+It also holds what the layers below are handed: how a kept tournament manifest reads back as its schedule (LOCM's round robin, `locm.games.locm.tournament.Schedule`,
 or any game's N-seat one, `locm.tournament.matchplay.MatchSchedule`, told apart by the manifest's ``kind``),
 and the checker the command line hands the store (`checker`: `locm.verify.checks.Checker` over these
 schedules). The store and verify import none of this: their callers pass it in.
@@ -7,8 +17,94 @@ schedules). The store and verify import none of this: their callers pass it in.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import json
-from typing import Any
+from importlib.metadata import entry_points
+from typing import Any, Callable
+
+COMMANDS: tuple[str, ...] = (
+    "locm.games.locm.cli:register",
+    "locm.games.skyport.cli:register",
+)
+"""Functions that add a wing's own commands to the `locm` group: ``module:function``."""
+
+HOOKS: dict[str, dict[str, str]] = {
+    # `locm play`, `locm tournament`: a game played its own way (LOCM: the official referee's two seats)
+    "play": {"locm": "locm.games.locm.workflow:play"},
+    "tournament": {"locm": "locm.games.locm.workflow:tournament"},
+    # seats taken by command-line bots that do not speak one line each way (Skyport's: its server's clients)
+    "play_seated": {"skyport": "locm.games.skyport.hooks:play_seated"},
+    # a tournament's time limits and sandbox check for bots that connect to the game's server
+    "served_limits": {"skyport": "locm.games.skyport.hooks:served_limits"},
+    # `locm games`, `locm rules diff`, `locm report`, `locm rerun`, `locm whatif`, `locm conformance`
+    "games_table": {"locm": "locm.games.locm.hooks:games_table"},
+    "rules_diff": {"locm": "locm.games.locm.hooks:rules_diff"},
+    "report": {"locm": "locm.games.locm.report_cli:report", "mcg": "locm.games.mcg.hooks:report",
+               "skyport": "locm.games.skyport.hooks:report"},
+    # `locm verify`, `locm export --all`, `locm import`: what a game keeps beside its games (my-card-game's
+    # accounts), and the games whose stored games are checked as their own records (LOCM's)
+    "verify_store": {"mcg": "locm.games.mcg.hooks:verify_store"},
+    "export_count": {"mcg": "locm.games.mcg.hooks:export_count"},
+    "import_log": {"mcg": "locm.games.mcg.hooks:import_log"},
+    "stored_problem": {"locm": "locm.verify.checks:stored_problem"},
+    "dataset": {"locm": "locm.games.locm.hooks:dataset"},
+    # `locm show`, `locm audit`, `locm replay`, `locm html`: a game with its own viewer (LOCM's)
+    "show": {"locm": "locm.games.locm.replay_cli:show"},
+    "audit": {"locm": "locm.games.locm.replay_cli:audit"},
+    "replay": {"locm": "locm.games.locm.replay_cli:replay"},
+    "html": {"locm": "locm.games.locm.replay_cli:html"},
+    "rerun": {"locm": "locm.games.locm.whatif_cli:rerun"},
+    "whatif": {"locm": "locm.games.locm.whatif_cli:whatif"},
+    "conformance": {"locm": "locm.games.locm.hooks:conformance", "skyport": "locm.games.skyport.hooks:conformance"},
+}
+"""Per hook, the games' own versions: ``module:function``."""
+
+
+def _load(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@functools.lru_cache(maxsize=None)
+def _installed(group: str) -> tuple:
+    """The installed packages' entry points of ``group`` (read once a process)."""
+    return tuple(entry_points(group=group))
+
+
+def hook(name: str, game: str, default: Callable | None = None) -> Callable | None:
+    """The hook ``name`` of the game called ``game`` (a registered name, not an alias): its wing's version,
+    an installed package's (entry point ``GAME.NAME`` of ``locm.hooks``), else ``default``."""
+    path = HOOKS.get(name, {}).get(game)
+    if path is not None:
+        return _load(path)
+    for ep in _installed("locm.hooks"):
+        if ep.name == f"{game}.{name}":
+            return ep.load()
+    return default
+
+
+def games_with(name: str) -> list[str]:
+    """The games that have their own hook ``name``, in the order listed (then installed packages')."""
+    own = list(HOOKS.get(name, {}))
+    more = [ep.name.rpartition(".")[0] for ep in _installed("locm.hooks") if ep.name.endswith(f".{name}")]
+    return own + [g for g in more if g not in own]
+
+
+def add_commands(group) -> None:
+    """Add every wing's own commands to ``group``, then those of installed packages (``locm.commands``)."""
+    for path in COMMANDS:
+        _load(path)(group)
+    for ep in _installed("locm.commands"):
+        ep.load()(group)
+
+
+
+
+# --- what the store and verify are handed ------------------------------------------------------------------
+
+
+
 
 
 class Schedules:
@@ -71,5 +167,4 @@ def checker():
 
     return Checker(SCHEDULES)
 
-
-__all__ = ["Schedules", "SCHEDULES", "schedule_of", "checker"]
+__all__ = ["COMMANDS", "HOOKS", "hook", "games_with", "add_commands", "Schedules", "SCHEDULES", "schedule_of", "checker"]

@@ -132,7 +132,7 @@ def export(db: str | Path, out: str | Path, *, ruleset: str = "1.2", phases: Seq
     """Write the rows of the stored games of `ruleset` (those where `agent` plays a seat, if given; `seats`
     then are that agent's seats) to `out` (.npz). Returns how many games and rows, and the games skipped."""
     from locm.store.eventstore import open_store
-    from locm.cli.variants import ruleset_name
+    from locm.games.locm.variants import ruleset_name
 
     spec = LocmSpec(ruleset)
     layout = Layout(spec, phases)

@@ -361,7 +361,7 @@ class LocmSpec:
                "player-board-presence": _board, "opponent-board-presence": _opponent_board}
 
     def __init__(self, ruleset: str | Rules = "1.2") -> None:
-        from locm.cli.variants import resolve_ruleset
+        from locm.games.locm.variants import resolve_ruleset
 
         from locm.engine.locm.rulesets import RULESETS
 

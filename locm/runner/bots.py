@@ -158,17 +158,17 @@ def command_argv(spec: str) -> list[str]:
     try:
         argv = shlex.split(spec)
     except ValueError as exc:
-        raise AgentSpecError(spec, f"the command line does not parse: {exc}") from None
+        raise AgentSpecError(spec, f"the command line does not parse: {exc}", AGENT_NAMES) from None
     if not argv:
-        raise AgentSpecError(spec, "the command line is empty")
+        raise AgentSpecError(spec, "the command line is empty", AGENT_NAMES)
     program = argv[0]
     if os.sep in program or (os.altsep and os.altsep in program):
         if not os.path.isfile(program):
-            raise AgentSpecError(spec, f"no file {program!r}")
+            raise AgentSpecError(spec, f"no file {program!r}", AGENT_NAMES)
         if not os.access(program, os.X_OK):
-            raise AgentSpecError(spec, f"{program!r} is not executable")
+            raise AgentSpecError(spec, f"{program!r} is not executable", AGENT_NAMES)
     elif shutil.which(program) is None:
-        raise AgentSpecError(spec, f"no program {program!r} on the PATH")
+        raise AgentSpecError(spec, f"no program {program!r} on the PATH", AGENT_NAMES)
     return argv
 
 

@@ -81,12 +81,12 @@ def client_argv(spec: str, slot: int, seed: int, host: str, port: int) -> list[s
     try:
         words = shlex.split(spec)
     except ValueError as exc:
-        raise AgentSpecError(spec, f"the command line does not parse: {exc}") from None
+        raise AgentSpecError(spec, f"the command line does not parse: {exc}", AGENT_NAMES) from None
     try:
         argv = [w.format(**values) for w in words]
     except (KeyError, IndexError, ValueError) as exc:
         raise AgentSpecError(spec, f"unknown placeholder {exc}: expected {{host}}, {{port}}, {{name}}, {{seed}} "
-                                   "or {slot}") from None
+                                   "or {slot}", AGENT_NAMES) from None
     return command_argv(shlex.join(argv))
 
 
@@ -211,7 +211,7 @@ def sandbox_for(seats: Sequence[str], policy: Sandbox) -> Sandbox:
     for spec in commands:
         why = unreadable(client_argv(spec, 0, 0, SANDBOX_HOST, SANDBOX_PORT))
         if why:
-            raise AgentSpecError(spec, why)
+            raise AgentSpecError(spec, why, AGENT_NAMES)
     return dataclasses.replace(policy, hide=tuple(policy.hide) + tuple(hide))
 
 

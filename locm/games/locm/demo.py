@@ -142,7 +142,7 @@ def other_games(db, games: int, workers: int, echo, progress_bar) -> None:
         store.close()
 
 
-MCG_VARIANT = Path(__file__).resolve().parents[2] / "examples" / "mcg" / "singleton-sudden-death.toml"
+MCG_VARIANT = Path(__file__).resolve().parents[3] / "examples" / "mcg" / "singleton-sudden-death.toml"
 
 
 def mcg_tools(store, db, echo) -> None:
@@ -152,7 +152,7 @@ def mcg_tools(store, db, echo) -> None:
     from locm.tournament.rerun import match_whatif, whatif_lines
     from locm.replay.match import MatchReplay
     from locm.replay.match_html import render_match_html
-    from locm.cli.variants import game_rules
+    from locm.common.rulesets import game_rules
 
     mcg = get("mcg")
     if MCG_VARIANT.exists():
@@ -195,7 +195,7 @@ def value_cards(db, games: int, workers: int, echo, progress_bar) -> None:
          f"--seeds 2000 --workers 2)")
 
 
-EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "bot.py"
+EXAMPLE_BOT = Path(__file__).resolve().parents[3] / "examples" / "bot.py"
 
 
 def sandboxed_game(echo) -> None:

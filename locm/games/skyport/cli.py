@@ -1,7 +1,5 @@
-"""`locm serve --game skyport`: serve one Skyport game over TCP (`locm.games.skyport.server`, `locm.games.skyport.netbots`).
-
-`register` adds the command to the CLI group; it takes the sandbox options from `locm.cli.main` as an argument so
-that this module never imports `locm.cli.main` (which imports it)."""
+"""Skyport's own command (added by `locm.games.registry`): `locm serve --game skyport` serves one Skyport game
+over TCP (`locm.games.skyport.server`, `locm.games.skyport.netbots`)."""
 
 from __future__ import annotations
 
@@ -189,8 +187,10 @@ def _store(db: Path, served) -> str:
     return f"stored: {game_id} in {db}"
 
 
-def register(cli: click.Group, sandbox_options) -> None:
+def register(cli: click.Group) -> None:
     """Add ``locm serve`` to `cli`, with the sandbox options every command that starts bots has."""
+    from locm.cli.options import sandbox_options
+
     cli.add_command(click.command(name="serve")(sandbox_options(serve)))
 
 

@@ -1,4 +1,4 @@
-"""Choosing a ruleset on the command line: a built-in name or alias, or a variant file (TOML).
+"""Choosing a LOCM ruleset on the command line: a built-in name or alias, or a variant file (TOML).
 
 `resolve_ruleset` is the one resolver behind every ``--ruleset`` option and the arguments of ``locm rules
 diff``: the file is read here, at the edge; `engine.locm.variants` parses and validates its text.
@@ -8,29 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from locm.engine.errors import LocmError
+from locm.common.rulesets import RulesetChoiceError
 from locm.engine.locm.rulesets import ALIASES, RULESETS, Rules
 from locm.engine.locm.variants import parse_variant
-
-
-class RulesetChoiceError(LocmError):
-    """A --ruleset that is neither a built-in ruleset nor a readable variant file."""
-
-
-def game_rules(game, spec: str):
-    """Another registered game's rules (`engine.seam.GameDef`) from --ruleset: a built-in name, or a variant
-    file (TOML) checked on load by the game (`GameDef.variant`); LOCM's default name (1.2) stands for the
-    game's first ruleset."""
-    if spec == "1.2":
-        return game.rules(game.rulesets[0])
-    path = Path(spec)
-    if path.suffix == ".toml" or path.is_file():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RulesetChoiceError(f"--ruleset {spec}: cannot read it: {getattr(exc, 'strerror', None) or exc}")
-        return game.variant(text, spec)
-    return game.rules(spec)
 
 
 def resolve_ruleset(spec: str | Rules) -> Rules:

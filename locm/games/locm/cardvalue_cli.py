@@ -1,4 +1,4 @@
-"""The `locm cardvalue` command (registered in `locm.cli.main`); the work is in `locm.games.locm.cardvalue`."""
+"""`locm cardvalue`, one of LOCM's own commands (added by `locm.games.locm.cli`); the work is in `locm.games.locm.cardvalue`."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def cardvalue(db, ruleset, agents, seeds, seed, cards, most_held, baseline, work
     """
     from locm.games.locm.cardvalue import (base_games, cardvalue as run, cardvalue_lines, check_agents, make_targets,
                                 most_held as held_most, variant_targets)
-    from locm.cli.variants import _looks_like_a_file, resolve_ruleset
+    from locm.games.locm.variants import _looks_like_a_file, resolve_ruleset
 
     rules_a = resolve_ruleset(ruleset)
     agents = tuple(agents)

@@ -1,0 +1,61 @@
+"""`locm play`: one game of any registered game (`locm.tournament.workflow.play`; LOCM's own, its wing's hook ``play``)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import click
+
+from locm.cli.options import AGENT_HELP, GAME, RULESET, TIMEOUTS, make_sandbox, sandbox_options, usage_errors
+
+
+@click.command()
+@GAME
+@RULESET
+@click.option("--seed", type=int, required=True, help="The game's seed (R-SEEDS).")
+@click.option("--p0", default="greedy", show_default=True, help="Agent in seat 0: " + AGENT_HELP)
+@click.option("--p1", default="random", show_default=True, help="Agent in seat 1, as --p0.")
+@click.option("--agents", metavar="A,B,...", help="Another game's built-in agents, one per seat (Skyport: 2 to 8), "
+                                                   "instead of --p0/--p1.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+              help="Write the event log here (JSON lines); - for standard output (the summary then goes to "
+                   "standard error).")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also store the game in this event store (created if missing); its id is printed.")
+@TIMEOUTS
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A referee parameter, e.g. shufflePlayer0Seed=5 (repeatable).")
+@sandbox_options
+def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, params, no_sandbox, bot_limits,
+         bot_network, bot_binds):
+    """Play one game and print the winner and a short summary.
+
+    The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
+    under its id, which names its content (ruleset, seed, agents and the versions of bots' files,
+    parameters); a game already stored is played and shown again, and nothing new is stored. A bot whose
+    files changed since it played this game is said so (its game is a new one).
+
+    \b
+    Example:
+      locm play --ruleset constructed --seed 42 --p0 greedy --p1 random --log g.jsonl
+      locm play --seed 7 --p0 "python3 examples/bot.py" --p1 greedy --db games.db --timeouts x2
+      locm play --game mcg --ruleset standard --seed 7 --p0 greedy --p1 random --log m.jsonl
+      locm play --game skyport --ruleset 2013 --seed 3 --agents hunter,random,random --db games.db
+    """
+    from locm.engine import registry
+    from locm.games.registry import hook
+    from locm.tournament.workflow import PlayRequest, play as play_any
+
+    game = registry.get(game_name)
+    request = PlayRequest(ruleset, seed, p0, p1, agents, log_path, db, timeouts, tuple(params))
+    sandbox = functools.partial(_sandbox, no_sandbox, bot_limits, bot_network, bot_binds)
+    with usage_errors():
+        hook("play", game.name, play_any)(game, request, click.echo, sandbox)
+
+
+def _sandbox(no_sandbox, bot_limits, bot_network, bot_binds, agents, db, expected):
+    return make_sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db, expected)
+
+
+__all__ = ["play"]

@@ -1,0 +1,110 @@
+"""What LOCM adds to the generic commands (its hooks in `locm.games.registry`): `locm conformance` against
+the official referee's logs, `locm games`' table of LOCM's records and `locm rules diff` of its rulesets."""
+
+from __future__ import annotations
+
+from locm.common.tables import plural as n
+
+
+def conformance(files, quiet: bool, echo) -> int:
+    """Official referee logs replayed and every input checked byte for byte, and the winner; a line that is
+    not a game log is said with its line number and the other games are still checked. The exit status: 0
+    when every game is identical, 2 when no line was a game log, else 1."""
+    from locm.replay.locm.conformance import check_game, check_generated_cards, read_log_file
+
+    total = same = bad = 0
+
+    def bad_line(exc):
+        nonlocal total, bad
+        total, bad = total + 1, bad + 1
+        echo(f"locm: error: {exc}", err=True)
+
+    for path in files:
+        for logged in read_log_file(path, on_bad_line=bad_line):
+            result = check_game(logged)
+            cards_problem = check_generated_cards(logged)
+            if result.identical and cards_problem:
+                result.identical = False
+                result.message = cards_problem
+            total += 1
+            same += result.identical
+            if not (quiet and result.identical):
+                prefix = f"{path}: " if len(files) > 1 else ""
+                echo(prefix + result.summary())
+    echo(f"{same}/{total} games identical" + (f" ({n(bad, 'line')} not a game log)" if bad else ""))
+    return 0 if same == total else 2 if bad == total else 1
+
+
+def games_table(db, *, ruleset, agent, winner, winner_agent, place, limit, fields, echo, **_filters) -> None:
+    """`locm games` of LOCM: a row per stored game with both seats' agents, the winner, the reason, the battle
+    turns begun (both players counted), the notes (errors, timeouts) and the rules it ran under."""
+    from locm.common.tables import table
+    from locm.errors import UsageProblem
+    from locm.games.locm.variants import rules_identities, ruleset_name
+    from locm.runner.play import turns_played
+
+    from locm.store.eventstore import open_store
+
+    if fields:
+        raise UsageProblem("--field filters another game's index fields: LOCM's have columns and options")
+    with open_store(db, create=False, readonly=True) as store:
+        ruleset = ruleset_name(ruleset, store) if ruleset else None
+        if place is None:
+            records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent)
+        else:  # an agent's place: read from the rows every game has (its places), then as LOCM's records
+            from locm.store.eventstore import locm_record
+
+            records = [locm_record(m) for m in store.matches(
+                game="locm", ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent,
+                place=place - 1)]
+        rules_of = rules_identities(store, [r.game_id for r in records])
+    rows = []
+    for r in records:
+        notes = [f"p{s} {what}" for s in (0, 1) for what, flag in (("error", getattr(r, f"error{s}")),
+                                                                   ("timeout", getattr(r, f"timeout{s}")))
+                 if flag]
+        rows.append((r.game_id, r.ruleset, r.seed, r.agent0, r.agent1, r.winner, r.reason, turns_played(r.turns),
+                     r.n_events, r.created[:19] + "Z", ", ".join(notes), rules_of.get(r.game_id, "")))
+    echo(table(("game id", "ruleset", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
+                "created", "notes", "rules (base #hash)"), rows))
+    echo(n(len(rows), "game"))
+
+
+def rules_diff(game, left: str, right: str, as_json: bool, echo) -> None:
+    """`locm rules diff` of two LOCM rulesets (`locm.games.locm.variants.rules_diff_command`: every rule by its
+    R-… id, changed cards per card and field)."""
+    from locm.games.locm.variants import rules_diff_command
+
+    rules_diff_command(left, right, as_json, echo)
+
+
+def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> None:
+    """`locm dataset` of LOCM: the rows of the games stored in ``db`` (`locm.rl.dataset.export`)."""
+    import sys
+    from pathlib import Path
+
+    import click
+
+    from locm.cli.dataset import _check_phases, _report
+    from locm.engine.errors import LocmError
+
+    if not Path(db).exists():
+        raise LocmError(f"no event store at {db}")
+    import locm.rl  # noqa: F401  (the one-line error when the extra is missing)
+    from locm.rl.dataset import export
+    from locm.rl.locm import LocmSpec
+    from locm.games.locm.variants import resolve_ruleset
+
+    rules = resolve_ruleset(ruleset)
+    _check_phases(phases, [p.name for p in LocmSpec(rules).phases], rules.name)
+    from locm.store.eventstore import open_store
+
+    with open_store(db, create=False, readonly=True) as store:
+        total = len(store.games(ruleset=rules.name, agent=agent, limit=limit))
+    with click.progressbar(length=total, label="encoding", file=sys.stderr, show_pos=True) as bar:
+        summary = export(db, output, ruleset=ruleset, phases=phases or None, seats=seats, agent=agent,
+                         limit=limit, progress=bar.update)
+    _report(summary, output)
+
+
+__all__ = ["conformance", "games_table", "rules_diff", "dataset"]

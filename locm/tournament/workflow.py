@@ -1,0 +1,180 @@
+"""`locm play`'s and `locm tournament`'s workflows for any registered game (`locm.tournament.matchplay`).
+
+`play`: one game played by its built-in agents or command-line bots (in the sandbox), its summary said line by
+line, stored if asked (`EventStore.append_match`) and its log written. `tournament`: the schedule (every
+combination of agents in every seat), the games played and stored (resumed where it stopped), then standings
+by places and ratings. A game that plays its own way (LOCM: the official referee's two seats, mirrored seed
+pairs, the sequential test) has its own versions, the hooks ``play`` and ``tournament`` of its wing
+(`locm.games.registry`); a game whose command-line bots do not speak one line each way plays them through its
+hook ``play_seated``, and gives a tournament's time limits and sandbox check through ``served_limits``
+(Skyport: its server's clients)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, ContextManager, Sequence
+
+STDERR_TAIL_LINES = 10
+"""Lines of a failed bot's stderr that `locm play` shows (its traceback, usually)."""
+
+
+@dataclass(frozen=True)
+class PlayRequest:
+    """What `locm play` was asked: the options as given (a ruleset's name or variant file, the agents)."""
+
+    ruleset: str
+    seed: int
+    p0: str
+    p1: str
+    agents: str | None = None  # "A,B,...": one agent per seat, instead of p0/p1
+    log_path: Path | None = None  # "-": standard output (the summary then goes to standard error)
+    db: Path | None = None
+    timeouts: str | None = None
+    params: tuple[str, ...] = ()
+
+
+Echo = Callable[..., None]
+"""``echo(line, err=False)``: a line for the user (``err``: on standard error)."""
+MakeSandbox = Callable[[Sequence[str], "Path | None", Sequence[str]], object]
+"""``sandbox(bots, db, expected)``: the sandbox the user asked for (refused in one line where there is none)."""
+
+
+def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
+    """Play, say, store and write one game of ``game`` (`engine.seam.GameDef`) as ``request`` asks."""
+    from locm.common.outputs import check_output, write_output
+    from locm.common.rulesets import rules_or_usage
+    from locm.engine import core
+    from locm.games.registry import hook
+    from locm.runner.bots import TimeLimits, command_argv
+    from locm.runner.processes import sigterm_as_interrupt
+    from locm.store.eventstore import DuplicateGameError, GameExtras, open_store
+    from locm.tournament.matchplay import play_seated
+
+    r = request
+    agents = r.agents.split(",") if r.agents else [r.p0, r.p1]
+    rules = rules_or_usage(game, r.ruleset)
+    bots = [a for a in agents if a not in game.agent_names]
+    for spec in bots:
+        command_argv(spec)  # a command that cannot run: one line, before anything is played
+    core.check_seats(game, [a if a in game.agent_names else game.agent_names[0] for a in agents])
+    limits = TimeLimits.parse(r.timeouts)
+    policy = sandbox(bots, r.db, game.agent_names) if bots else None
+    to_stdout = r.log_path is not None and str(r.log_path) == "-"
+    if r.log_path and not to_stdout:
+        check_output(r.log_path)
+    seated = hook("play_seated", game.name) if bots else None
+    with sigterm_as_interrupt():
+        if seated is not None:
+            match, seats = seated(rules, r.seed, agents, policy)
+        else:
+            match, seats = play_seated(game, rules, r.seed, agents, limits, policy)
+    say = functools.partial(echo, err=to_stdout)
+    out = game.outcome(match.log)
+    gid = game.game_id(match.log[0])
+    places = out.places(len(agents))
+    say(f"{game.title} {game.rules_name(rules)}, seed {r.seed}: "
+        + (f"P{out.winner} ({agents[out.winner]}) wins" if out.winner >= 0 else "no winner")
+        + f" ({out.reason}) after {out.turns} turns, {len(match.log)} events")
+    for seat, agent in enumerate(agents):
+        score = f", score {out.scores[seat]:g}" if out.scores is not None else ""
+        failed = seats[seat].error or seats[seat].timeout
+        say(f"  P{seat} {agent}: place {places[seat] + 1}{score}"
+            + (f" (lost by {'a timeout' if seats[seat].timeout else 'an error'})" if failed else ""))
+        if failed and seats[seat].stderr.strip():
+            for line in seats[seat].stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
+                say(f"  | {line}")
+    if r.db:
+        with open_store(r.db) as store:
+            try:
+                store.append_match(game, GameExtras(game_id=gid), match.log, seats)
+                say(f"stored: {gid} in {r.db}")
+            except DuplicateGameError:
+                say(f"already stored: {gid} in {r.db}: stored nothing new")
+    if r.log_path:
+        write_output(r.log_path, game.codec.to_jsonl(match.log))
+        if not to_stdout:
+            say(f"log: {r.log_path}")
+
+
+Progress = Callable[[int], ContextManager[Callable[[int], None]]]
+"""``progress(length)``: a context whose value is told each game played (a progress bar's ``update``)."""
+
+
+@dataclass(frozen=True)
+class TournamentRequest:
+    """What `locm tournament` was asked, the options as given."""
+
+    ruleset: str
+    agents: tuple[str, ...]
+    games: int
+    db: Path
+    seats: int | None = None
+    workers: int = 1
+    seed: int = 1
+    timeouts: str | None = None
+    busy_timeout: float | None = None
+    allow_changed_bots: bool = False
+    think_ms: int = 3000
+    join_timeout: float = 60.0
+    sprt: str | None = None
+    backend: str = "local"
+    address: str | None = None
+
+
+def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progress) -> int:
+    """Play and store ``game``'s tournament as ``request`` asks, then say its standings and ratings; the exit
+    status (0, 1 when a game failed, 130 when interrupted). ``echo(line, err=False)`` says a line,
+    ``sandbox(bots, db, expected)`` makes the sandbox the user asked for."""
+    from locm.analysis.ratings import RATING_HEADERS, rating_rows
+    from locm.common.rulesets import rules_or_usage
+    from locm.common.tables import plural as n, table
+    from locm.errors import UsageProblem
+    from locm.games.registry import hook
+    from locm.runner.bots import TimeLimits
+    from locm.runner.processes import sigterm_as_interrupt
+    from locm.store.eventstore import open_store
+    from locm.tournament.backends import join
+    from locm.tournament.matchplay import MATCH_HEADERS, match_rows, match_schedule, match_standings, run_matches
+    from locm.tournament.sequential import match_ratings
+
+    r = request
+    if r.sprt is not None:
+        raise UsageProblem(f"--sprt plays LOCM's mirrored seed pairs only for now, not {game.name}")
+    join(r.backend, r.address)
+    agents = list(r.agents)
+    ruleset = rules_or_usage(game, r.ruleset)
+    jobs = match_schedule(game.name, ruleset, agents, r.games, r.seed, r.seats)
+    bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
+    policy = sandbox(bots, r.db, game.agent_names) if bots else None
+    limits = TimeLimits.parse(r.timeouts)
+    served = hook("served_limits", game.name)
+    if served is not None:  # its clients connect to its server: their think and join times, their sandbox
+        limits = served(agents, policy, r.think_ms, r.join_timeout)
+    with open_store(r.db, busy_timeout=r.busy_timeout) as store:
+        with sigterm_as_interrupt():
+            todo = sum(1 for j in jobs if not store.has_game(j.game_id))
+            echo(f"{n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play", err=True)
+            try:
+                with progress(todo) as update:
+                    run = run_matches(store, game.name, ruleset, jobs, r.workers, update, limits, policy,
+                                      on_incident=lambda line: echo(f"\nlocm: warning: {line}", err=True),
+                                      backend=r.backend, address=r.address)
+            except KeyboardInterrupt:
+                echo("\nlocm: interrupted: run the same command again to play the rest", err=True)
+                return 130
+        ids = set(run.ids)
+        records = [m for m in store.matches(game=game.name) if m.game_id in ids]
+    echo(f"{n(run.played, 'game')} played, {run.already} stored before: {len(records)} of "
+         f"{n(len(jobs), game.title + ' game')} in {r.db}")
+    echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
+    echo("")
+    echo(table(RATING_HEADERS, rating_rows(match_ratings(records, agents))))
+    for gid, why in run.failed:
+        echo(f"locm: error: game {gid} failed (not stored; the same command again retries it): {why}", err=True)
+    return 1 if run.failed else 0
+
+
+__all__ = ["Echo", "MakeSandbox", "PlayRequest", "Progress", "STDERR_TAIL_LINES", "TournamentRequest", "play",
+           "tournament"]
