@@ -29,6 +29,7 @@ from locm.engine.locm.state import CONSTRUCT, DRAFT as DRAFT_PHASE, GameState, U
 AGENT_KINDS: dict[type[Agent], int] = {PassAgent: 0, RandomAgent: 1}
 _SCHEMES = {IDS_12: 0, IDS_COG2022: 1, IDS_REVISED: 2}
 _DECODER = msgspec.json.Decoder(list[AnyEvent])
+_ENCODE = msgspec.json.Encoder().encode
 
 
 _native, WHY_UNAVAILABLE = native_module()
@@ -71,8 +72,7 @@ def play(game: Any, agents: Sequence[Agent]) -> bool:
     state: GameState = game.state
     created = state.params
     assert created is not None
-    cards = [(c.base_id, c.type, c.cost, c.attack, c.defense, c.keywords, c.my_health, c.opp_health, c.draw, c.area)
-             for c in state.cards.values()]
+    cards = _ENCODE(tuple(state.cards.values()))  # array-like Cards: [base_id, type, ..., area, name, text]
     specs = [(AGENT_KINDS[type(a)], a.rng._seed if type(a) is RandomAgent else 0) for a in agents]
     blob, final, rngs = _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed,
                                           created.shuffle_player1_seed, cards, [list(o) for o in state._offers],

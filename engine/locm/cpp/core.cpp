@@ -14,9 +14,11 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -845,7 +847,11 @@ struct Game {
 // --- canonical JSON (msgspec's encoding of the events: the tag first, the event's own fields, then seq, cause,
 // rule) -----------------------------------------------------------------------------------------------------------
 
-void put_int(std::string& s, int v) { s += std::to_string(v); }
+void put_int(std::string& s, int v) {
+    char buf[16];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    s.append(buf, r.ptr);
+}
 void put_list(std::string& s, const std::vector<int>& v) {
     s += '[';
     for (size_t i = 0; i < v.size(); ++i) {
@@ -963,22 +969,64 @@ py::tuple state_of(const Game& g) {
                           g.end_reason < 0 ? "" : WORDS[g.end_reason], players, units);
 }
 
+// The card pool as msgspec encodes a tuple of `Card` (array-like: ten integers, then the name and the text).
+std::vector<Card> parse_cards(std::string_view s) {
+    std::vector<Card> out;
+    size_t i = 0, n = s.size();
+    auto fail = [] { throw std::invalid_argument("the card pool is not a JSON array of cards"); };
+    auto skip_ws = [&] { while (i < n && (s[i] == ' ' || s[i] == '\n')) ++i; };
+    auto expect = [&](char c) { skip_ws(); if (i >= n || s[i] != c) fail(); ++i; };
+    auto integer = [&] {
+        skip_ws();
+        int v = 0;
+        auto r = std::from_chars(s.data() + i, s.data() + n, v);
+        if (r.ec != std::errc()) fail();
+        i = r.ptr - s.data();
+        return v;
+    };
+    auto skip_string = [&] {
+        expect('"');
+        while (i < n && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+        if (i >= n) fail();
+        ++i;
+    };
+    expect('[');
+    skip_ws();
+    if (i < n && s[i] == ']') return out;
+    while (true) {
+        expect('[');
+        int v[10];
+        for (int k = 0; k < 10; ++k) {
+            if (k) expect(',');
+            v[k] = integer();
+        }
+        skip_ws();
+        while (i < n && s[i] == ',') { ++i; skip_string(); skip_ws(); }
+        expect(']');
+        out.push_back(Card{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]});
+        skip_ws();
+        if (i < n && s[i] == ',') { ++i; continue; }
+        expect(']');
+        return out;
+    }
+}
+
 // Plays a game from its opening (the events the Python core made: game_created, the card pool, the draft
 // offers) to its end. Returns (the rest of the log as a JSON array, the final state, the agents' generators).
-py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::list& cards,
+py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards,
                     const py::list& offers, int seq, const py::list& agents, bool with_state) {
     Game g;
     g.rules = rules_from(rules);
     g.shuffle_seed[0] = shuffle0;
     g.shuffle_seed[1] = shuffle1;
     int max_base = 0;
-    for (const py::handle& h : cards) {
-        auto c = h.cast<std::tuple<int, int, int, int, int, int, int, int, int, int>>();
-        Card card{std::get<0>(c), std::get<1>(c), std::get<2>(c), std::get<3>(c), std::get<4>(c),
-                  std::get<5>(c), std::get<6>(c), std::get<7>(c), std::get<8>(c), std::get<9>(c)};
-        if (card.base_id < 0) throw std::invalid_argument("a negative base id");
-        max_base = std::max(max_base, card.base_id);
-        g.cards.push_back(card);
+    {
+        std::string_view text = cards;
+        for (const Card& card : parse_cards(text)) {
+            if (card.base_id < 0) throw std::invalid_argument("a negative base id");
+            max_base = std::max(max_base, card.base_id);
+            g.cards.push_back(card);
+        }
     }
     g.card_index.assign(max_base + 1, -1);
     for (size_t k = 0; k < g.cards.size(); ++k) g.card_index[g.cards[k].base_id] = static_cast<int>(k);
@@ -1004,6 +1052,7 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
         py::gil_scoped_release release;
         g.play(ag);
     }
+
     std::string s;
     s.reserve(g.log.size() * 100 + 2);
     s += '[';
@@ -1013,6 +1062,7 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
     }
     s += ']';
     py::object state = with_state ? py::object(state_of(g)) : py::none();
+
     return py::make_tuple(py::bytes(s), state, py::make_tuple(ag[0].rng.seed, ag[1].rng.seed));
 }
 
