@@ -120,20 +120,24 @@ def python_core() -> Core:
     return Core("compiled" if info[0] else "pure", info[1])
 
 
-NATIVE_SOURCE = HERE / "locm" / "cpp" / "core.cpp"  # there in the checkout (an editable install), not in a wheel
+NATIVE_SOURCE = "engine/locm/cpp/core.cpp"  # installed with the package (package data), and in the checkout
 
 
 @functools.cache
 def native_module() -> tuple[Any, str]:
     """The native core's extension module (`locm.engine.locm._native`) and "", or None and why it cannot run: not
-    built here, or built in place from a source that changed since (`make native` builds it again). A wheel's
-    build is checked with the compiled modules' sources (`refuse_stale`)."""
+    built here, or built from a source that changed since (the installed copy's or, while the checkout a wheel
+    was built from is there, the checkout's: `make fast` or `make native` builds it again)."""
     try:
         from locm.engine.locm import _native  # type: ignore[attr-defined]
     except ImportError as exc:
         return None, f"the native core is not built here ({exc})"
-    if NATIVE_SOURCE.is_file() and _sha256(NATIVE_SOURCE) != _native.SOURCE_SHA256:
-        return None, f"the native core is stale: {NATIVE_SOURCE} changed since it was built ('make native')"
+    info = _build_info()
+    for root in _roots(info[3]) if info is not None else [HERE.parent]:
+        digest = _sha256(root / NATIVE_SOURCE)
+        if digest is not None and digest != _native.SOURCE_SHA256:
+            return None, (f"the native core is stale: {root / NATIVE_SOURCE} changed since it was built "
+                          "(rebuild it: 'make fast', or 'make native' for the editable install)")
     return _native, ""
 
 
