@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from pathlib import Path
 import subprocess
 import sys
 
@@ -27,10 +28,10 @@ from locm.engine.locm.game import Game
 from locm.engine.locm.rulesets import by_name
 from tests.variant_strategies import variants
 
-_native, WHY = native_module()
-pytestmark = pytest.mark.skipif(_native is None, reason=f"no native core: {WHY}")
+MODULE, WHY = native_module()
+pytestmark = pytest.mark.skipif(MODULE is None, reason=f"no native core: {WHY}")
 
-if _native is not None:
+if MODULE is not None:
     from locm.engine.locm import native
 
 ENCODE = msgspec.json.Encoder().encode
@@ -155,3 +156,18 @@ def test_locm_core_names_the_core_and_refuses_a_bad_value_in_one_line(monkeypatc
                          env={**os.environ, "LOCM_CORE": "fastest"})
     assert out.returncode == 2 and out.stderr.strip().splitlines() == [
         "locm: error: LOCM_CORE must be one of native, compiled, pure, got 'fastest'"]
+
+
+def test_a_native_build_whose_source_changed_is_refused_saying_to_rebuild(monkeypatch, tmp_path):
+    from locm.engine import corebuild
+
+    source = tmp_path / corebuild.NATIVE_SOURCE
+    source.parent.mkdir(parents=True)
+    source.write_text("// the source as built\n")
+    monkeypatch.setattr(MODULE, "SOURCE_SHA256", hashlib.sha256(source.read_bytes()).hexdigest())
+    monkeypatch.setattr(corebuild, "_build_info", lambda: (False, "b", {}, str(tmp_path)))
+    monkeypatch.setattr(corebuild, "_roots", lambda checkout: [Path(checkout)])
+    assert corebuild.native_module.__wrapped__() == (MODULE, "")
+    source.write_text("// edited since\n")
+    module, why = corebuild.native_module.__wrapped__()
+    assert module is None and "the native core is stale" in why and "make fast" in why
