@@ -19,7 +19,8 @@ from typing import Any, Sequence
 
 import msgspec
 
-from locm.events.locm.catalog import AnyEvent, CardPoolDefined, DraftOffered, Event, GameCreated
+from locm.events.base import tag_of
+from locm.events.locm.catalog import EVENT_TYPES, CardPoolDefined, DraftOffered, Event, GameCreated
 from locm.engine.corebuild import native_module
 from locm.engine.locm.agents import Agent, PassAgent, RandomAgent
 from locm.engine.locm.legal import LegalCache
@@ -28,11 +29,12 @@ from locm.engine.locm.state import CONSTRUCT, DRAFT as DRAFT_PHASE, GameState, U
 
 AGENT_KINDS: dict[type[Agent], int] = {PassAgent: 0, RandomAgent: 1}
 _SCHEMES = {IDS_12: 0, IDS_COG2022: 1, IDS_REVISED: 2}
-_DECODER = msgspec.json.Decoder(list[AnyEvent])
 _ENCODE = msgspec.json.Encoder().encode
 
 
 _native, WHY_UNAVAILABLE = native_module()
+if _native is not None:
+    _native.set_event_types({tag_of(t): t for t in EVENT_TYPES})  # the native core builds the events themselves
 
 
 def available() -> bool:
@@ -74,10 +76,9 @@ def play(game: Any, agents: Sequence[Agent]) -> bool:
     assert created is not None
     cards = _ENCODE(tuple(state.cards.values()))  # array-like Cards: [base_id, type, ..., area, name, text]
     specs = [(AGENT_KINDS[type(a)], a.rng._seed if type(a) is RandomAgent else 0) for a in agents]
-    blob, final, rngs = _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed,
-                                          created.shuffle_player1_seed, cards, [list(o) for o in state._offers],
-                                          state.seq, specs)
-    events: list[Event] = _DECODER.decode(blob)
+    events, final, rngs = _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed,
+                                            created.shuffle_player1_seed, cards, [list(o) for o in state._offers],
+                                            state.seq, specs)
     game.log.extend(events)
     _set_state(state, final)
     game.legal_cache = LegalCache()

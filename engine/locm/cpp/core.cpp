@@ -868,40 +868,30 @@ void put_str(std::string& s, const std::string& v) {
     }
     s += '"';
 }
-struct J {
-    std::string& s;
-    void key(const char* k) { s += ",\""; s += k; s += "\":"; }
-    J& i(const char* k, int v) { key(k); put_int(s, v); return *this; }
-    J& b(const char* k, bool v) { key(k); s += v ? "true" : "false"; return *this; }
-    J& w(const char* k, const char* v) { key(k); s += '"'; s += v; s += '"'; return *this; }
-    J& t(const char* k, const std::string& v) { key(k); put_str(s, v); return *this; }
-    J& l(const char* k, const std::vector<int>& v) { key(k); put_list(s, v); return *this; }
-};
 
-void write_json(std::string& s, const Ev& e) {
-    static const char* const TAGS[] = {"card_picked", "deck_chosen", "deck_ordered", "action_received",
-                                       "turn_started", "turn_ended", "card_drawn", "draw_lost", "draw_bonus",
-                                       "creature_summoned", "creature_attacked", "item_used", "creature_modified",
-                                       "ward_lost", "creature_damaged", "creature_died", "player_damaged",
-                                       "player_healed", "rune_broken", "game_ended"};
-    s += "{\"type\":\"";
-    s += TAGS[e.type];
-    s += '"';
-    J j{s};
+const char* const TAGS[] = {"card_picked", "deck_chosen", "deck_ordered", "action_received", "turn_started",
+                            "turn_ended", "card_drawn", "draw_lost", "draw_bonus", "creature_summoned",
+                            "creature_attacked", "item_used", "creature_modified", "ward_lost", "creature_damaged",
+                            "creature_died", "player_damaged", "player_healed", "rune_broken", "game_ended"};
+constexpr int N_TYPES = 20;
+
+// Every field of an event, in the order of its class (engine/events/locm/catalog.py: the event's own fields,
+// then seq, cause, rule), for a visitor: `i` an integer, `b` a flag, `w` a word, `t` a text, `l` a list.
+template <class V> void visit(const Ev& e, V& j) {
     const int* n = e.n;
     switch (e.type) {
     case CARD_PICKED: j.i("player", n[0]).i("round", n[1]).i("base_id", n[2]).b("ends_phase", e.f1); break;
     case DECK_CHOSEN: j.i("player", n[0]).l("base_ids", e.v1).b("ends_phase", e.f1); break;
     case DECK_ORDERED: j.i("player", n[0]).l("ids", e.v1).l("base_ids", e.v2); break;
-    case ACTION_RECEIVED: j.i("player", n[0]).t("text", e.text).w("kind", WORDS[e.word]); break;
+    case ACTION_RECEIVED: j.i("player", n[0]).t("text", e.text).w("kind", e.word); break;
     case TURN_STARTED:
         j.i("player", n[0]).i("turn", n[1]).i("max_mana", n[2]).i("mana", n[3]).b("bonus_spent", e.f1)
             .i("draws", n[4]).l("ready", e.v1).l("cleared", e.v2);
         break;
     case TURN_ENDED: j.i("player", n[0]); break;
     case CARD_DRAWN: j.i("player", n[0]).i("id", n[1]); break;
-    case DRAW_LOST: j.i("player", n[0]).w("reason", WORDS[e.word]); break;
-    case DRAW_BONUS: j.i("player", n[0]).i("amount", n[1]).w("source", WORDS[e.word]); break;
+    case DRAW_LOST: j.i("player", n[0]).w("reason", e.word); break;
+    case DRAW_BONUS: j.i("player", n[0]).i("amount", n[1]).w("source", e.word); break;
     case CREATURE_SUMMONED:
         j.i("player", n[0]).i("id", n[1]).i("base_id", n[2]).i("lane", n[3]).i("cost", n[4]).i("copy_of", n[5])
             .b("can_attack", e.f1);
@@ -914,13 +904,112 @@ void write_json(std::string& s, const Ev& e) {
     case WARD_LOST: j.i("id", n[0]); break;
     case CREATURE_DAMAGED: j.i("id", n[0]).i("amount", n[1]); break;
     case CREATURE_DIED: j.i("id", n[0]); break;
-    case PLAYER_DAMAGED: j.i("player", n[0]).i("amount", n[1]).w("source", WORDS[e.word]).b("counts", e.f1); break;
-    case PLAYER_HEALED: j.i("player", n[0]).i("amount", n[1]).w("source", WORDS[e.word]); break;
+    case PLAYER_DAMAGED: j.i("player", n[0]).i("amount", n[1]).w("source", e.word).b("counts", e.f1); break;
+    case PLAYER_HEALED: j.i("player", n[0]).i("amount", n[1]).w("source", e.word); break;
     case RUNE_BROKEN: j.i("player", n[0]).i("rune", n[1]); break;
-    case GAME_ENDED: j.i("winner", n[0]).w("reason", WORDS[e.word]).i("turn", n[1]); break;
+    case GAME_ENDED: j.i("winner", n[0]).w("reason", e.word).i("turn", n[1]); break;
     }
-    j.i("seq", e.seq).i("cause", e.cause).w("rule", RULE_NAMES[e.rule]);
+    j.i("seq", e.seq).i("cause", e.cause).r("rule", e.rule);
+}
+
+struct J {
+    std::string& s;
+    void key(const char* k) { s += ",\""; s += k; s += "\":"; }
+    J& i(const char* k, int v) { key(k); put_int(s, v); return *this; }
+    J& b(const char* k, bool v) { key(k); s += v ? "true" : "false"; return *this; }
+    J& w(const char* k, Word v) { key(k); s += '"'; s += WORDS[v]; s += '"'; return *this; }
+    J& r(const char* k, Rule v) { key(k); s += '"'; s += RULE_NAMES[v]; s += '"'; return *this; }
+    J& t(const char* k, const std::string& v) { key(k); put_str(s, v); return *this; }
+    J& l(const char* k, const std::vector<int>& v) { key(k); put_list(s, v); return *this; }
+};
+
+void write_json(std::string& s, const Ev& e) {
+    s += "{\"type\":\"";
+    s += TAGS[e.type];
+    s += '"';
+    J j{s};
+    visit(e, j);
     s += '}';
+}
+
+// The events as the msgspec Structs themselves (the classes handed in by `set_event_types`), each built by one
+// vectorcall with its fields as keywords: a tenth of decoding their JSON.
+struct Names {
+    std::vector<const char*> names;
+    Names& i(const char* k, int) { names.push_back(k); return *this; }
+    Names& b(const char* k, bool) { names.push_back(k); return *this; }
+    Names& w(const char* k, Word) { names.push_back(k); return *this; }
+    Names& r(const char* k, Rule) { names.push_back(k); return *this; }
+    Names& t(const char* k, const std::string&) { names.push_back(k); return *this; }
+    Names& l(const char* k, const std::vector<int>&) { names.push_back(k); return *this; }
+};
+
+struct PyTypes {
+    PyObject* cls[N_TYPES] = {};
+    PyObject* kwnames[N_TYPES] = {};
+    PyObject* words[sizeof(WORDS) / sizeof(WORDS[0])] = {};
+    PyObject* rules[sizeof(RULE_NAMES) / sizeof(RULE_NAMES[0])] = {};
+    bool ready = false;
+};
+PyTypes TYPES;
+
+PyObject* int_list_tuple(const std::vector<int>& v) {
+    PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
+    if (!t) throw py::error_already_set();
+    for (size_t k = 0; k < v.size(); ++k) {
+        PyObject* x = PyLong_FromLong(v[k]);
+        if (!x) { Py_DECREF(t); throw py::error_already_set(); }
+        PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(k), x);
+    }
+    return t;
+}
+
+struct Values {
+    PyObject* args[16];
+    int n = 0;
+    void push(PyObject* o) {
+        if (!o) throw py::error_already_set();
+        args[1 + n++] = o;  // args[0] is left free (PY_VECTORCALL_ARGUMENTS_OFFSET)
+    }
+    Values& i(const char*, int v) { push(PyLong_FromLong(v)); return *this; }
+    Values& b(const char*, bool v) { PyObject* o = v ? Py_True : Py_False; Py_INCREF(o); push(o); return *this; }
+    Values& w(const char*, Word v) { Py_INCREF(TYPES.words[v]); push(TYPES.words[v]); return *this; }
+    Values& r(const char*, Rule v) { Py_INCREF(TYPES.rules[v]); push(TYPES.rules[v]); return *this; }
+    Values& t(const char*, const std::string& v) {
+        push(PyUnicode_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size())));
+        return *this;
+    }
+    Values& l(const char*, const std::vector<int>& v) { push(int_list_tuple(v)); return *this; }
+    ~Values() { for (int k = 0; k < n; ++k) Py_DECREF(args[1 + k]); }
+};
+
+PyObject* event_object(const Ev& e) {
+    Values v;
+    visit(e, v);
+    return PyObject_Vectorcall(TYPES.cls[e.type], v.args + 1, PY_VECTORCALL_ARGUMENTS_OFFSET,
+                               TYPES.kwnames[e.type]);
+}
+
+void set_event_types(const py::dict& classes) {
+    for (int k = 0; k < N_TYPES; ++k) {
+        py::object cls = classes[py::str(TAGS[k])];
+        Py_XDECREF(TYPES.cls[k]);
+        TYPES.cls[k] = cls.release().ptr();
+        Ev e{};
+        e.type = static_cast<Type>(k);
+        Names names;
+        visit(e, names);
+        PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(names.names.size()));
+        for (size_t i = 0; i < names.names.size(); ++i)
+            PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), PyUnicode_InternFromString(names.names[i]));
+        Py_XDECREF(TYPES.kwnames[k]);
+        TYPES.kwnames[k] = t;
+    }
+    for (size_t k = 0; k < sizeof(WORDS) / sizeof(WORDS[0]); ++k)
+        if (!TYPES.words[k]) TYPES.words[k] = PyUnicode_InternFromString(WORDS[k]);
+    for (size_t k = 0; k < sizeof(RULE_NAMES) / sizeof(RULE_NAMES[0]); ++k)
+        if (!TYPES.rules[k]) TYPES.rules[k] = PyUnicode_InternFromString(RULE_NAMES[k]);
+    TYPES.ready = true;
 }
 
 // --- the module ------------------------------------------------------------------------------------------------
@@ -1012,9 +1101,10 @@ std::vector<Card> parse_cards(std::string_view s) {
 }
 
 // Plays a game from its opening (the events the Python core made: game_created, the card pool, the draft
-// offers) to its end. Returns (the rest of the log as a JSON array, the final state, the agents' generators).
+// offers) to its end. Returns (the rest of the log: the event objects, or with `as_json` their JSON array; the
+// final state, or None without `with_state`; the agents' generators).
 py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards,
-                    const py::list& offers, int seq, const py::list& agents, bool with_state) {
+                    const py::list& offers, int seq, const py::list& agents, bool with_state, bool as_json) {
     Game g;
     g.rules = rules_from(rules);
     g.shuffle_seed[0] = shuffle0;
@@ -1053,17 +1143,31 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
         g.play(ag);
     }
 
-    std::string s;
-    s.reserve(g.log.size() * 100 + 2);
-    s += '[';
-    for (size_t k = 0; k < g.log.size(); ++k) {
-        if (k) s += ',';
-        write_json(s, g.log[k]);
+    py::object log;
+    if (as_json) {
+        std::string s;
+        s.reserve(g.log.size() * 100 + 2);
+        s += '[';
+        for (size_t k = 0; k < g.log.size(); ++k) {
+            if (k) s += ',';
+            write_json(s, g.log[k]);
+        }
+        s += ']';
+        log = py::bytes(s);
+    } else {
+        if (!TYPES.ready) throw std::runtime_error("set_event_types was not called");
+        PyObject* list = PyList_New(static_cast<Py_ssize_t>(g.log.size()));
+        if (!list) throw py::error_already_set();
+        log = py::reinterpret_steal<py::object>(list);
+        for (size_t k = 0; k < g.log.size(); ++k) {
+            PyObject* o = event_object(g.log[k]);
+            if (!o) throw py::error_already_set();
+            PyList_SET_ITEM(list, static_cast<Py_ssize_t>(k), o);
+        }
     }
-    s += ']';
     py::object state = with_state ? py::object(state_of(g)) : py::none();
 
-    return py::make_tuple(py::bytes(s), state, py::make_tuple(ag[0].rng.seed, ag[1].rng.seed));
+    return py::make_tuple(log, state, py::make_tuple(ag[0].rng.seed, ag[1].rng.seed));
 }
 
 }  // namespace
@@ -1071,7 +1175,9 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
 PYBIND11_MODULE(_native, m) {
     m.doc() = "LOCM's rules core in C++ (engine/locm/native.py is its Python side)";
     m.def("play_game", &play_game, py::arg("rules"), py::arg("shuffle0"), py::arg("shuffle1"), py::arg("cards"),
-          py::arg("offers"), py::arg("seq"), py::arg("agents"), py::arg("with_state") = true);
+          py::arg("offers"), py::arg("seq"), py::arg("agents"), py::arg("with_state") = true,
+          py::arg("as_json") = false);
+    m.def("set_event_types", &set_event_types, py::arg("classes"));
     m.def("java_next_ints", [](int64_t seed, int bound, int count) {
         JRandom r = JRandom::from_seed(seed);
         std::vector<int> out;
