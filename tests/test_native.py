@@ -118,6 +118,16 @@ def test_the_games_that_reach_the_event_cap_and_the_turn_cap_are_identical():
     assert game.state.end_reason == "cap"
 
 
+@pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
+def test_the_log_as_json_lines_is_the_python_cores_to_the_byte(ruleset):
+    from locm.events.locm.codec import to_jsonl
+
+    for seed in range(40):
+        for agents in (("random", "random"), ("pass", "random")):
+            expected = to_jsonl(_python(by_name(ruleset), seed, agents)[0].log)
+            assert native.play_jsonl(ruleset, seed, agents) == expected, f"seed {seed}, agents {agents}"
+
+
 def test_agents_play_hands_the_game_to_the_selected_core(monkeypatch):
     python_kind = next(c.kind for c in built() if c.kind != "native")
     expected = head(_python(by_name("1.2"), 5, ("random", "random"))[0].log)

@@ -67,25 +67,47 @@ def rules_tuple(r: Rules) -> tuple[Any, ...]:
             r.draft_rounds, r.max_copies, r.deck_building == DRAFT)
 
 
-def play(game: Any, agents: Sequence[Agent]) -> bool:
-    """Play `game` to its end natively if it can (`why_not`); True if it did."""
-    if why_not(game, agents) is not None:
-        return False
+def _run(game: Any, agents: Sequence[Agent], as_json: bool) -> tuple[Any, Any, Any]:
     state: GameState = game.state
     created = state.params
     assert created is not None
     cards = _ENCODE(tuple(state.cards.values()))  # array-like Cards: [base_id, type, ..., area, name, text]
     specs = [(AGENT_KINDS[type(a)], a.rng._seed if type(a) is RandomAgent else 0) for a in agents]
-    events, final, rngs = _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed,
-                                            created.shuffle_player1_seed, cards, [list(o) for o in state._offers],
-                                            state.seq, specs)
+    return _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed, created.shuffle_player1_seed,
+                             cards, [list(o) for o in state._offers], state.seq, specs, not as_json, as_json)
+
+
+def play(game: Any, agents: Sequence[Agent]) -> bool:
+    """Play `game` to its end natively if it can (`why_not`); True if it did."""
+    if why_not(game, agents) is not None:
+        return False
+    events, final, rngs = _run(game, agents, False)
     game.log.extend(events)
-    _set_state(state, final)
+    _set_state(game.state, final)
     game.legal_cache = LegalCache()
     for a, s in zip(agents, rngs):
         if type(a) is RandomAgent:
             a.rng._seed = s
     return True
+
+
+def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random", "random")) -> bytes:
+    """A whole game between built-in agents (seeded as `locm.play.play_one` seeds them) as its log in JSON lines,
+    the bytes a store keeps and hashes (`events.locm.codec.to_jsonl`), with no event object made past the
+    opening: what the native core costs with the log kept as bytes. `CoreChoiceError`-free: it raises
+    `LocmError` when the native core cannot play these agents."""
+    from locm.engine.errors import LocmError
+    from locm.engine.locm.agents import make_agent, seat_seed
+    from locm.engine.locm.game import Game
+    from locm.events.locm.codec import to_jsonl
+
+    game = Game.new(rules, seed, None, agents=agents)
+    players = [make_agent(agents[s], seat_seed(seed, s)) for s in (0, 1)]
+    why = why_not(game, players)
+    if why is not None:
+        raise LocmError(why)
+    rest, _, _ = _run(game, players, True)
+    return to_jsonl(game.log) + rest
 
 
 def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
@@ -114,4 +136,4 @@ def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
     s.offer = offers[rnd] if phase == DRAFT_PHASE and rnd < len(offers) else ()
 
 
-__all__ = ["available", "why_not", "play", "rules_tuple", "WHY_UNAVAILABLE"]
+__all__ = ["available", "why_not", "play", "play_jsonl", "rules_tuple", "WHY_UNAVAILABLE"]

@@ -1101,7 +1101,7 @@ std::vector<Card> parse_cards(std::string_view s) {
 }
 
 // Plays a game from its opening (the events the Python core made: game_created, the card pool, the draft
-// offers) to its end. Returns (the rest of the log: the event objects, or with `as_json` their JSON array; the
+// offers) to its end. Returns (the rest of the log: the event objects, or with `as_json` their JSON lines; the
 // final state, or None without `with_state`; the agents' generators).
 py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards,
                     const py::list& offers, int seq, const py::list& agents, bool with_state, bool as_json) {
@@ -1147,12 +1147,10 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
     if (as_json) {
         std::string s;
         s.reserve(g.log.size() * 100 + 2);
-        s += '[';
-        for (size_t k = 0; k < g.log.size(); ++k) {
-            if (k) s += ',';
-            write_json(s, g.log[k]);
+        for (const Ev& e : g.log) {
+            write_json(s, e);
+            s += '\n';
         }
-        s += ']';
         log = py::bytes(s);
     } else {
         if (!TYPES.ready) throw std::runtime_error("set_event_types was not called");
