@@ -157,7 +157,11 @@ def built() -> list[Core]:
 def core() -> Core:
     """The core that runs here: the one ``LOCM_CORE`` names, else the fastest built (`CoreChoiceError` for a
     value that names no core built here)."""
-    value = os.environ.get("LOCM_CORE", "")
+    return _chosen(os.environ.get("LOCM_CORE", ""))
+
+
+@functools.lru_cache(maxsize=8)  # asked for every game (`engine.locm.agents.play`): the answer per value, once
+def _chosen(value: str) -> Core:
     cores = built()
     if not value:
         return cores[0]

@@ -8,6 +8,7 @@ with is the one of the same install (pure or compiled). Ten thousand games a rul
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -38,21 +39,39 @@ ENCODE = msgspec.json.Encoder().encode
 NATIVE_AGENTS = ("random", "pass")
 
 
+PYTHON_KIND = next(c.kind for c in built() if c.kind != "native")
+
+
+@contextlib.contextmanager
+def selected(kind):
+    """The core `kind` selected (LOCM_CORE), whatever the test run selects."""
+    before = os.environ.get("LOCM_CORE")
+    os.environ["LOCM_CORE"] = kind
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["LOCM_CORE"]
+        else:
+            os.environ["LOCM_CORE"] = before
+
+
 def _python(rules, seed, agents):
-    """The game as the Python core plays it (the agents' own loop: `agents.play` would hand it to the native
-    core when that is selected)."""
-    game = Game.new(rules, seed, None, agents=agents)
-    players = [make_agent(agents[s], seat_seed(seed, s)) for s in (0, 1)]
-    while not game.ended:
-        p = game.to_move
-        players[p].play_turn(game, p)
+    """The game as the Python core plays it, the card generator included."""
+    with selected(PYTHON_KIND):
+        assert core().kind != "native"
+        game = Game.new(rules, seed, None, agents=agents)
+        players = [make_agent(agents[s], seat_seed(seed, s)) for s in (0, 1)]
+        play(game, players)
     return game, players
 
 
 def _native(rules, seed, agents):
-    game = Game.new(rules, seed, None, agents=agents)
-    players = [make_agent(agents[s], seat_seed(seed, s)) for s in (0, 1)]
-    assert native.play(game, players), native.why_not(game, players)
+    """The game as the native core plays it (its card generator included)."""
+    with selected("native"):
+        game = Game.new(rules, seed, None, agents=agents)
+        players = [make_agent(agents[s], seat_seed(seed, s)) for s in (0, 1)]
+        assert native.play(game, players), native.why_not(game, players)
     return game, players
 
 
@@ -118,6 +137,27 @@ def test_the_games_that_reach_the_event_cap_and_the_turn_cap_are_identical():
     assert game.state.end_reason == "cap"
 
 
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(-(2**63), 2**63 - 1))
+def test_the_native_card_generator_makes_the_python_generators_cards(seed):
+    from locm.engine.locm.cardgen import python_generated_cards
+
+    assert native.generated_cards(seed) == python_generated_cards(seed)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                                  HealthCheck.filter_too_much])
+@given(rules=variants(base="constructed"), seed=st.integers(-(2**63), 2**63 - 1))
+def test_the_native_card_generator_under_any_weights(rules, seed):
+    from locm.engine.locm.cardgen import _load_tables, python_generated_cards
+
+    made = native.generated_cards(seed, rules.card_weights)
+    if _load_tables(rules.card_weights).changes:
+        assert made is None  # cards changed after generation are the Python core's
+    else:
+        assert made == python_generated_cards(seed, rules.card_weights)
+
+
 @pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
 def test_the_log_as_json_lines_is_the_python_cores_to_the_byte(ruleset):
     from locm.events.locm.codec import to_jsonl
@@ -125,11 +165,12 @@ def test_the_log_as_json_lines_is_the_python_cores_to_the_byte(ruleset):
     for seed in range(40):
         for agents in (("random", "random"), ("pass", "random")):
             expected = to_jsonl(_python(by_name(ruleset), seed, agents)[0].log)
-            assert native.play_jsonl(ruleset, seed, agents) == expected, f"seed {seed}, agents {agents}"
+            with selected("native"):
+                assert native.play_jsonl(ruleset, seed, agents) == expected, f"seed {seed}, agents {agents}"
 
 
 def test_agents_play_hands_the_game_to_the_selected_core(monkeypatch):
-    python_kind = next(c.kind for c in built() if c.kind != "native")
+    python_kind = PYTHON_KIND
     expected = head(_python(by_name("1.2"), 5, ("random", "random"))[0].log)
     real = native.play
     for kind in ("native", python_kind):

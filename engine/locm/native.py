@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import msgspec
 
 from locm.events.base import tag_of
+from locm.events.locm.cards import Card
 from locm.events.locm.catalog import EVENT_TYPES, CardPoolDefined, DraftOffered, Event, GameCreated
 from locm.engine.corebuild import native_module
 from locm.engine.locm.agents import Agent, PassAgent, RandomAgent
@@ -110,6 +111,33 @@ def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random
     return to_jsonl(game.log) + rest
 
 
+_CARDGEN: dict[str, int] = {}  # the generator's tables handed to the native core, by weights (its handles)
+
+
+def generated_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...] | None:
+    """`engine.locm.cardgen.generate_cards` by the native core, from the Python core's tables; None where it
+    does not make them (not built here, or weights whose ``cardChanges`` change the generated cards)."""
+    if _native is None:
+        return None
+    handle = _CARDGEN.get(weights)
+    if handle is None:
+        from locm.engine.locm.cardgen import _load_tables
+
+        t = _load_tables(weights)
+        if t.changes:
+            return None
+
+        def choice(c: Any) -> tuple[list[int], list[tuple[float, float, int]]]:
+            rows = [(1.0, 0.0, v) if type(v) is int else (float(v[0]), float(v[1]), int(v[2])) for v in c.values]
+            return list(c.thresholds), rows
+
+        handle = _CARDGEN[weights] = _native.set_cardgen_tables((
+            choice(t.types), choice(t.mana), choice(t.kw_count), choice(t.area), choice(t.draw),
+            choice(t.my_health), choice(t.opp_health), [None if c is None else choice(c) for c in t.keywords],
+            (t.attack.mean, t.attack.std), (t.defense.mean, t.defense.std)))
+    return _native.generated_cards(card_gen_seed, handle, Card)  # type: ignore[no-any-return]
+
+
 def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
     """Set the native core's final state into `s` (the state after the opening), as folding the log would."""
     phase, seq, current, turn, rnd, next_id, winner, reason, players, units = final
@@ -136,4 +164,4 @@ def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
     s.offer = offers[rnd] if phase == DRAFT_PHASE and rnd < len(offers) else ()
 
 
-__all__ = ["available", "why_not", "play", "play_jsonl", "rules_tuple", "WHY_UNAVAILABLE"]
+__all__ = ["available", "why_not", "play", "play_jsonl", "generated_cards", "rules_tuple", "WHY_UNAVAILABLE"]

@@ -844,6 +844,137 @@ struct Game {
     }
 };
 
+
+// --- the 1.5 card generator (R-CARDGEN), from the Python core's tables -------------------------------------------
+//
+// engine/locm/cardgen.py builds, once per weights file, each weighted choice's thresholds: the referee's pick for
+// nextDouble() = D * 2**-53 is the option at `bisect_left(thresholds, D)` (its walk, checked there). Handed in
+// once (`set_cardgen_tables`), they make the generator here a plain walk over the eleven sub-generators, card by
+// card, as the referee draws them. Cards changed after generation (a variant's ``cardChanges``) are the Python
+// core's.
+
+struct Row { double mult, add; int value; };
+struct Choice {
+    std::vector<int64_t> thresholds;
+    std::vector<Row> rows;  // value only (mult 1, add 0) for the integer choices
+    int pick(JRandom& r) const {
+        int64_t hi = r.next(26), lo = r.next(27);
+        int64_t d = (hi << 27) + lo;
+        return static_cast<int>(std::lower_bound(thresholds.begin(), thresholds.end(), d) - thresholds.begin());
+    }
+};
+struct CardgenTables {
+    Choice types, mana, kw_count, area, draw, my, opp;
+    std::vector<Choice> keywords;  // by the mask of the keywords taken (empty rows: none left)
+    double att_mean, att_std, def_mean, def_std;
+};
+std::vector<CardgenTables> CARDGEN;
+
+Choice choice_from(const py::handle& h) {
+    Choice c;
+    auto t = h.cast<py::tuple>();
+    c.thresholds = t[0].cast<std::vector<int64_t>>();
+    for (const py::handle& v : t[1].cast<py::list>()) {
+        auto row = v.cast<std::tuple<double, double, int>>();
+        c.rows.push_back({std::get<0>(row), std::get<1>(row), std::get<2>(row)});
+    }
+    if (c.rows.size() != c.thresholds.size() + 1) throw std::invalid_argument("a choice needs one threshold less than rows");
+    return c;
+}
+
+int set_cardgen_tables(const py::tuple& t) {
+    CardgenTables x;
+    x.types = choice_from(t[0]); x.mana = choice_from(t[1]); x.kw_count = choice_from(t[2]);
+    x.area = choice_from(t[3]); x.draw = choice_from(t[4]); x.my = choice_from(t[5]); x.opp = choice_from(t[6]);
+    for (const py::handle& h : t[7].cast<py::list>()) x.keywords.push_back(h.is_none() ? Choice{} : choice_from(h));
+    if (x.keywords.size() != 64) throw std::invalid_argument("64 keyword choices expected");
+    auto a = t[8].cast<std::pair<double, double>>(), d = t[9].cast<std::pair<double, double>>();
+    x.att_mean = a.first; x.att_std = a.second; x.def_mean = d.first; x.def_std = d.second;
+    CARDGEN.push_back(std::move(x));
+    return static_cast<int>(CARDGEN.size() - 1);
+}
+
+constexpr double DOUBLE_UNIT = 1.0 / 9007199254740992.0;  // 2**-53
+
+double bonus(JRandom& r, double mean, double std_) {
+    int64_t hi = r.next(26), lo = r.next(27);
+    double d = static_cast<double>((hi << 27) + lo);
+    double scale = DOUBLE_UNIT * std_;  // D * (2**-53 * std) is the referee's (D * 2**-53) * std exactly
+    return d * scale + mean;  // two roundings, as Java's (built with -ffp-contract=off: no fused multiply-add)
+}
+
+std::vector<Card> generate_cards(int64_t card_gen_seed, int handle) {
+    const CardgenTables& t = CARDGEN.at(handle);
+    constexpr int N = 120;
+    JRandom master = JRandom::from_seed(card_gen_seed);
+    JRandom sub[11];
+    for (JRandom& r : sub) r = JRandom::from_seed(static_cast<int64_t>(master.next(32)));
+    JRandom &r_type = sub[0], &r_mana = sub[1], &r_area = sub[2], &r_order = sub[3], &r_kwn = sub[4],
+            &r_kw = sub[5], &r_draw = sub[6], &r_my = sub[7], &r_opp = sub[8], &r_att = sub[9], &r_def = sub[10];
+    enum { AREA, KEYWORDS, DRAW, MY, OPP };
+    int order[5] = {AREA, KEYWORDS, DRAW, MY, OPP};
+    static const int MIN_DEFENSE[4] = {1, 0, 0, 0}, SIGN[4] = {1, 1, -1, -1};
+    std::vector<Card> made;
+    made.reserve(N);
+    for (int k = 0; k < N; ++k) {
+        int type = t.types.rows[t.types.pick(r_type)].value;
+        int cost = t.mana.rows[t.mana.pick(r_mana)].value;
+        const Row* rows[5] = {&t.area.rows[t.area.pick(r_area)], nullptr, &t.draw.rows[t.draw.pick(r_draw)],
+                              &t.my.rows[t.my.pick(r_my)], &t.opp.rows[t.opp.pick(r_opp)]};
+        for (int i = 4; i >= 1; --i) std::swap(order[i], order[java_next_int(r_order, i + 1)]);
+        int kw_count = type != BLUE ? t.kw_count.rows[t.kw_count.pick(r_kwn)].value : 0;
+        double att_bonus = bonus(r_att, t.att_mean, t.att_std), def_bonus = bonus(r_def, t.def_mean, t.def_std);
+        double budget = static_cast<double>(cost);
+        int got[5] = {0, 0, 0, 0, 0};
+        for (int prop : order) {
+            if (prop != KEYWORDS) {
+                const Row& row = *rows[prop];
+                double spent = budget * row.mult - row.add;
+                if (spent < 0) budget = (spent + row.add) / row.mult;
+                else { budget = spent; got[prop] = row.value; }
+            } else {
+                int mask = 0;
+                for (int n = 0; n < kw_count; ++n) {
+                    const Choice& c = t.keywords[mask];
+                    if (c.rows.empty()) throw std::runtime_error("a keyword drawn with none left");
+                    const Row& row = c.rows[c.pick(r_kw)];
+                    double spent = budget * row.mult - row.add;
+                    if (spent < 0) { budget = (spent + row.add) / row.mult; break; }
+                    budget = spent;
+                    mask |= row.value;
+                }
+                got[KEYWORDS] = mask;
+            }
+        }
+        int attack = static_cast<int>(budget + att_bonus), defense = static_cast<int>(budget + def_bonus);
+        int low = MIN_DEFENSE[type];
+        attack = (attack < 0 || type == BLUE) ? 0 : attack * SIGN[type];
+        defense = (defense < low ? low : defense) * SIGN[type];
+        made.push_back(Card{0, type, cost, attack, defense, got[KEYWORDS], got[MY], got[OPP], got[DRAW], got[AREA]});
+    }
+    std::stable_sort(made.begin(), made.end(), [](const Card& a, const Card& b) { return a.cost < b.cost; });
+    for (int k = 0; k < N; ++k) made[k].base_id = k;
+    return made;
+}
+
+py::tuple generated_cards(int64_t card_gen_seed, int handle, const py::object& card_class) {
+    std::vector<Card> cards = generate_cards(card_gen_seed, handle);
+    py::tuple out(cards.size());
+    PyObject* cls = card_class.ptr();
+    for (size_t k = 0; k < cards.size(); ++k) {
+        const Card& c = cards[k];
+        int v[10] = {c.base_id, c.type, c.cost, c.attack, c.defense, c.keywords, c.my_health, c.opp_health, c.draw,
+                     c.area};
+        PyObject* args[11];
+        for (int i = 0; i < 10; ++i) args[1 + i] = PyLong_FromLong(v[i]);
+        PyObject* o = PyObject_Vectorcall(cls, args + 1, 10 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+        for (int i = 0; i < 10; ++i) Py_DECREF(args[1 + i]);
+        if (!o) throw py::error_already_set();
+        PyTuple_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(k), o);
+    }
+    return out;
+}
+
 // --- canonical JSON (msgspec's encoding of the events: the tag first, the event's own fields, then seq, cause,
 // rule) -----------------------------------------------------------------------------------------------------------
 
@@ -1176,6 +1307,8 @@ PYBIND11_MODULE(_native, m) {
           py::arg("offers"), py::arg("seq"), py::arg("agents"), py::arg("with_state") = true,
           py::arg("as_json") = false);
     m.def("set_event_types", &set_event_types, py::arg("classes"));
+    m.def("set_cardgen_tables", &set_cardgen_tables, py::arg("tables"));
+    m.def("generated_cards", &generated_cards, py::arg("card_gen_seed"), py::arg("handle"), py::arg("card_class"));
     m.def("java_next_ints", [](int64_t seed, int bound, int count) {
         JRandom r = JRandom::from_seed(seed);
         std::vector<int> out;
