@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -978,33 +979,52 @@ py::tuple generated_cards(int64_t card_gen_seed, int handle, const py::object& c
 // --- canonical JSON (msgspec's encoding of the events: the tag first, the event's own fields, then seq, cause,
 // rule) -----------------------------------------------------------------------------------------------------------
 
-void put_int(std::string& s, int v) {
-    char buf[16];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    s.append(buf, r.ptr);
-}
-void put_list(std::string& s, const std::vector<int>& v) {
-    s += '[';
-    for (size_t i = 0; i < v.size(); ++i) {
-        if (i) s += ',';
-        put_int(s, v[i]);
+// An output buffer of bytes, grown by doubling; writes are memcpy of known lengths.
+struct Buf {
+    std::string s;
+    size_t n = 0;
+    char* room(size_t k) {
+        if (n + k > s.size()) s.resize(std::max(2 * s.size(), n + k + 4096));
+        return &s[n];
     }
-    s += ']';
-}
-void put_str(std::string& s, const std::string& v) {
-    s += '"';
-    for (char ch : v) {
-        if (ch == '"' || ch == '\\') { s += '\\'; s += ch; }
-        else s += ch;  // the texts made here are printable ASCII
+    void put(const char* p, size_t k) { std::memcpy(room(k), p, k); n += k; }
+    void put(std::string_view v) { put(v.data(), v.size()); }
+    void put(char c) { *room(1) = c; ++n; }
+    void put_int(int v) {
+        char* p = room(12);
+        n = std::to_chars(p, p + 12, v).ptr - s.data();
     }
-    s += '"';
-}
+};
 
+void put_list(Buf& s, const std::vector<int>& v) {
+    s.put('[');
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (i) s.put(',');
+        s.put_int(v[i]);
+    }
+    s.put(']');
+}
+void put_str(Buf& s, const std::string& v) {
+    s.put('"');
+    for (char ch : v) {
+        if (ch == '"' || ch == '\\') s.put('\\');
+        s.put(ch);  // the texts made here are printable ASCII
+    }
+    s.put('"');
+}
 const char* const TAGS[] = {"card_picked", "deck_chosen", "deck_ordered", "action_received", "turn_started",
                             "turn_ended", "card_drawn", "draw_lost", "draw_bonus", "creature_summoned",
                             "creature_attacked", "item_used", "creature_modified", "ward_lost", "creature_damaged",
                             "creature_died", "player_damaged", "player_healed", "rune_broken", "game_ended"};
 constexpr int N_TYPES = 20;
+const std::string_view TAG_VIEWS[] = {"card_picked", "deck_chosen", "deck_ordered", "action_received",
+    "turn_started", "turn_ended", "card_drawn", "draw_lost", "draw_bonus", "creature_summoned",
+    "creature_attacked", "item_used", "creature_modified", "ward_lost", "creature_damaged", "creature_died",
+    "player_damaged", "player_healed", "rune_broken", "game_ended"};
+const std::string_view WORD_VIEWS[] = {"attack", "breakthrough", "item", "summon", "deck", "turn_limit", "drain",
+    "rune", "damage", "card", "hand_full", "health", "cap", "action", "end_turn"};
+const std::string_view RULE_VIEWS[] = {"R-ACTIONS", "R-DRAFT", "R-CONSTRUCT", "R-DECK", "R-TURN", "R-DRAW",
+    "R-RUNES", "R-DAMAGEDRAW", "R-SUMMON", "R-ATTACK", "R-USE", "R-WIN", "R-CAP"};
 
 // Every field of an event, in the order of its class (engine/events/locm/catalog.py: the event's own fields,
 // then seq, cause, rule), for a visitor: `i` an integer, `b` a flag, `w` a word, `t` a text, `l` a list.
@@ -1043,24 +1063,30 @@ template <class V> void visit(const Ev& e, V& j) {
     j.i("seq", e.seq).i("cause", e.cause).r("rule", e.rule);
 }
 
+// A key as it is written: `,"name":` (known at compile time, so its length is too).
 struct J {
-    std::string& s;
-    void key(const char* k) { s += ",\""; s += k; s += "\":"; }
-    J& i(const char* k, int v) { key(k); put_int(s, v); return *this; }
-    J& b(const char* k, bool v) { key(k); s += v ? "true" : "false"; return *this; }
-    J& w(const char* k, Word v) { key(k); s += '"'; s += WORDS[v]; s += '"'; return *this; }
-    J& r(const char* k, Rule v) { key(k); s += '"'; s += RULE_NAMES[v]; s += '"'; return *this; }
-    J& t(const char* k, const std::string& v) { key(k); put_str(s, v); return *this; }
-    J& l(const char* k, const std::vector<int>& v) { key(k); put_list(s, v); return *this; }
+    Buf& s;
+    template <size_t N> void key(const char (&k)[N]) { s.put(','); s.put('"'); s.put(k, N - 1); s.put('"'); s.put(':'); }
+    template <size_t N> J& i(const char (&k)[N], int v) { key(k); s.put_int(v); return *this; }
+    template <size_t N> J& b(const char (&k)[N], bool v) {
+        key(k);
+        if (v) s.put("true", 4); else s.put("false", 5);
+        return *this;
+    }
+    template <size_t N> J& w(const char (&k)[N], Word v) { key(k); s.put('"'); s.put(WORD_VIEWS[v]); s.put('"'); return *this; }
+    template <size_t N> J& r(const char (&k)[N], Rule v) { key(k); s.put('"'); s.put(RULE_VIEWS[v]); s.put('"'); return *this; }
+    template <size_t N> J& t(const char (&k)[N], const std::string& v) { key(k); put_str(s, v); return *this; }
+    template <size_t N> J& l(const char (&k)[N], const std::vector<int>& v) { key(k); put_list(s, v); return *this; }
 };
 
-void write_json(std::string& s, const Ev& e) {
-    s += "{\"type\":\"";
-    s += TAGS[e.type];
-    s += '"';
+void write_json(Buf& s, const Ev& e) {
+    static const char PREFIX[] = "{\"type\":\"";
+    s.put(PREFIX, sizeof PREFIX - 1);
+    s.put(TAG_VIEWS[e.type]);
+    s.put('"');
     J j{s};
     visit(e, j);
-    s += '}';
+    s.put('}');
 }
 
 // The events as the msgspec Structs themselves (the classes handed in by `set_event_types`), each built by one
@@ -1276,13 +1302,13 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
 
     py::object log;
     if (as_json) {
-        std::string s;
-        s.reserve(g.log.size() * 100 + 2);
+        Buf s;
+        s.s.resize(g.log.size() * 120 + 4096);
         for (const Ev& e : g.log) {
             write_json(s, e);
-            s += '\n';
+            s.put('\n');
         }
-        log = py::bytes(s);
+        log = py::bytes(s.s.data(), s.n);
     } else {
         if (!TYPES.ready) throw std::runtime_error("set_event_types was not called");
         PyObject* list = PyList_New(static_cast<Py_ssize_t>(g.log.size()));
