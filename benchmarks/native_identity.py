@@ -31,7 +31,8 @@ from locm.engine.locm.game import Game  # noqa: E402
 from locm.engine.locm.rulesets import by_name  # noqa: E402
 
 ENCODE = msgspec.json.Encoder().encode
-AGENTS = (("random", "random"), ("pass", "random"), ("random", "pass"), ("pass", "pass"))
+AGENTS = (("random", "random"), ("pass", "random"), ("random", "pass"), ("pass", "pass"), ("greedy", "random"),
+          ("random", "greedy"), ("greedy", "greedy"))
 
 
 def head(log) -> str:

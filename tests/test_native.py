@@ -36,7 +36,7 @@ if MODULE is not None:
     from locm.engine.locm import native
 
 ENCODE = msgspec.json.Encoder().encode
-NATIVE_AGENTS = ("random", "pass")
+NATIVE_AGENTS = ("random", "pass", "greedy")
 
 
 PYTHON_KIND = next(c.kind for c in built() if c.kind != "native")
@@ -107,6 +107,9 @@ def test_a_few_hundred_random_games_are_identical(ruleset):
     rules = by_name(ruleset)
     for seed in range(150):
         assert_same(rules, seed * 7919 - 400, ("random", "random"))
+    for seed in range(40):
+        assert_same(rules, seed, ("greedy", "random"))
+        assert_same(rules, seed, ("greedy", "greedy"))
     for seed in range(20):
         assert_same(rules, seed, ("pass", "random"))
         assert_same(rules, seed, ("random", "pass"))
@@ -184,9 +187,9 @@ def test_agents_play_hands_the_game_to_the_selected_core(monkeypatch):
 
 
 def test_what_the_native_core_cannot_play_goes_to_the_python_core_saying_why():
-    game = Game.new("1.2", 1, None, agents=("greedy", "random"))
-    players = [make_agent("greedy", 1), make_agent("random", 2)]
-    assert "no agent 'greedy'" in native.why_not(game, players)
+    game = Game.new("1.2", 1, None, agents=("lookahead", "random"))
+    players = [make_agent("lookahead", 1), make_agent("random", 2)]
+    assert "no agent 'lookahead'" in native.why_not(game, players)
     assert not native.play(game, players)
     game.submit(Pick(0, 1))
     assert "under way" in native.why_not(game, [make_agent("random", 1), make_agent("random", 2)])

@@ -1,6 +1,6 @@
 """The Python side of the native (C++) rules core, `locm.engine.locm._native` (source: engine/locm/cpp/core.cpp).
 
-The native core plays a whole game between built-in agents it has (``pass``, ``random``) from the game's opening
+The native core plays a whole game between built-in agents it has (``pass``, ``random``, ``greedy``) from the game's opening
 to its end: the draft or construct phase and the battle. The opening (`game_created`, the card pool, the draft
 offers: what `engine.locm.setup.create` decides before any choice) is the Python core's, handed in as the state
 after it; what comes back is the rest of the log as canonical JSON, decoded here into the very msgspec events
@@ -23,12 +23,15 @@ from locm.events.base import tag_of
 from locm.events.locm.cards import Card
 from locm.events.locm.catalog import EVENT_TYPES, CardPoolDefined, DraftOffered, Event, GameCreated
 from locm.engine.corebuild import native_module
-from locm.engine.locm.agents import Agent, PassAgent, RandomAgent
+from locm.engine.locm.agents import _KW_VALUE, Agent, GreedyAgent, PassAgent, RandomAgent
 from locm.engine.locm.legal import LegalCache
 from locm.engine.locm.rulesets import DRAFT, IDS_12, IDS_COG2022, IDS_REVISED, LOSE_RUNE, RUNES, TEN_DAMAGE, Rules
 from locm.engine.locm.state import CONSTRUCT, DRAFT as DRAFT_PHASE, GameState, Unit
 
-AGENT_KINDS: dict[type[Agent], int] = {PassAgent: 0, RandomAgent: 1}
+AGENT_KINDS: dict[type[Agent], int] = {PassAgent: 0, RandomAgent: 1, GreedyAgent: 2}
+# greedy's keyword values by mask, summed as `agents.card_score` sums them (Python's own float sum, whatever its
+# version does): the native greedy takes them as they are
+_KW_VALUES = [sum(v for bit, v in _KW_VALUE.items() if mask & bit) for mask in range(64)]
 _SCHEMES = {IDS_12: 0, IDS_COG2022: 1, IDS_REVISED: 2}
 _ENCODE = msgspec.json.Encoder().encode
 
@@ -48,7 +51,7 @@ def why_not(game: Any, agents: Sequence[Agent]) -> str | None:
         return WHY_UNAVAILABLE
     for a in agents:
         if type(a) not in AGENT_KINDS:
-            return f"the native core has no agent {getattr(a, 'name', type(a).__name__)!r} (it has pass and random)"
+            return f"the native core has no agent {getattr(a, 'name', type(a).__name__)!r} (it has pass, random and greedy)"
     state: GameState = game.state
     log = game.log
     if state.phase not in (DRAFT_PHASE, CONSTRUCT) or state.seq != len(log) or state.current != 0 or state.round:
@@ -75,7 +78,8 @@ def _run(game: Any, agents: Sequence[Agent], as_json: bool) -> tuple[Any, Any, A
     cards = _ENCODE(tuple(state.cards.values()))  # array-like Cards: [base_id, type, ..., area, name, text]
     specs = [(AGENT_KINDS[type(a)], a.rng._seed if type(a) is RandomAgent else 0) for a in agents]
     return _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed, created.shuffle_player1_seed,
-                             cards, [list(o) for o in state._offers], state.seq, specs, not as_json, as_json)
+                             cards, [list(o) for o in state._offers], state.seq, specs, not as_json, as_json,
+                             _KW_VALUES)
 
 
 def play(game: Any, agents: Sequence[Agent]) -> bool:

@@ -1,5 +1,5 @@
 // LOCM's rules core in C++: the draft and construct phases and the battle of games between built-in agents
-// (pass, random), emitting the very events of the Python core (engine/locm/*.py) as their canonical JSON.
+// (pass, random, greedy), emitting the very events of the Python core (engine/locm/*.py) as their canonical JSON.
 //
 // It is a port, function for function, of the Python reference: `decide` fills an event buffer from a state
 // it never changes (with the decision's look-ahead, `Ahead`, as engine/locm/emit.py), then `evolve` applies
@@ -17,6 +17,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -145,7 +146,7 @@ struct Player {
 enum Phase : uint8_t { DRAFT_PHASE, CONSTRUCT_PHASE, BATTLE_PHASE, ENDED_PHASE };
 
 struct Agent {
-    int kind;  // 0 pass, 1 random
+    int kind;  // 0 pass, 1 random, 2 greedy
     JRandom rng;
 };
 
@@ -792,7 +793,7 @@ struct Game {
         }
     }
 
-    // -- agents.py: pass and random ------------------------------------------------------------------------------
+    // -- agents.py: pass, random and greedy ---------------------------------------------------------------------
     void play(Agent* agents) {
         std::vector<Action> acts;
         while (phase != ENDED_PHASE) {
@@ -800,9 +801,13 @@ struct Game {
             Agent& ag = agents[p];
             if (phase == DRAFT_PHASE) {
                 int n = static_cast<int>(offers[round].size());
-                pick(p, ag.kind == 1 ? java_next_int(ag.rng, n) : 0);
+                pick(p, ag.kind == 1 ? java_next_int(ag.rng, n) : ag.kind == 2 ? greedy_pick(p) : 0);
             } else if (phase == CONSTRUCT_PHASE) {
-                build(p, ag.kind == 1 ? random_deck(ag.rng) : fill_deck());
+                std::vector<int> deck;
+                if (ag.kind == 1) deck = random_deck(ag.rng);
+                else if (ag.kind == 2) deck = greedy_deck();
+                else fill_deck(deck);
+                build(p, deck);
             } else {
                 if (ag.kind == 1) {
                     while (true) {
@@ -814,10 +819,107 @@ struct Game {
                         battle_command(&a);
                         if (phase == ENDED_PHASE) break;
                     }
+                } else if (ag.kind == 2) {
+                    for (int k = 0; k < 3 * rules.hand_limit + 2 * rules.lane_size; ++k) {
+                        if (phase == ENDED_PHASE) break;
+                        legal(acts);
+                        const Action* a = greedy_choice(p, acts);
+                        if (!a) break;
+                        Action chosen = *a;
+                        battle_command(&chosen);
+                    }
                 }
                 if (phase != ENDED_PHASE) battle_command(nullptr);
             }
         }
+    }
+
+    // greedy (engine/locm/agents.py's GreedyAgent), its float arithmetic in the same order
+    const double* kw_value = nullptr;  // the keywords' value by mask, summed by the Python core (`card_score`)
+    double card_score(const Card& c) const {
+        double kw = kw_value[c.keywords & 63];
+        double effects = (c.my_health * 0.3 - c.opp_health * 0.5) + c.draw * 1.5;
+        double value;
+        if (c.type == CREATURE || c.type == GREEN) value = (static_cast<double>(c.attack + c.defense) + kw) + effects;
+        else value = (static_cast<double>(-c.attack - c.defense) + kw * 0.5) + effects;
+        value *= c.area == 2 ? 1.5 : c.area == 1 ? 1.3 : 1.0;
+        return value / static_cast<double>(c.cost + 1);
+    }
+    static int share(int deck, int of_30) { return deck * of_30 / 30; }
+    int greedy_pick(int p) {
+        int items = 0;
+        for (int b : players[p].picks) items += cards[card_index[b]].type != CREATURE;
+        int max_items = share(rules.draft_rounds, 8);
+        int best = 0;
+        double best_score = -std::numeric_limits<double>::infinity();
+        const std::vector<int>& offer = offers[round];
+        for (size_t i = 0; i < offer.size(); ++i) {
+            const Card& c = cards[card_index[offer[i]]];
+            double sc = card_score(c);
+            if (c.type != CREATURE && items >= max_items) sc -= 1.0;
+            if (best_score < sc) { best = static_cast<int>(i); best_score = sc; }
+        }
+        return best;
+    }
+    std::vector<int> greedy_deck() {
+        int size = rules.deck_size, max_heavy = share(size, 8), max_items = share(size, 12);
+        std::vector<std::pair<double, int>> ranked;  // (-score, base id): the Python core's sort key
+        for (const Card& c : cards) ranked.emplace_back(-card_score(c), c.base_id);
+        std::sort(ranked.begin(), ranked.end());
+        std::vector<int> deck;
+        int heavy = 0, items = 0;
+        for (auto& [score, base] : ranked) {
+            const Card& c = cards[card_index[base]];
+            for (int k = 0; k < rules.max_copies; ++k) {
+                if (static_cast<int>(deck.size()) == size) return deck;
+                if ((c.cost >= 7 && heavy >= max_heavy) || (c.type != CREATURE && items >= max_items)) break;
+                deck.push_back(base);
+                heavy += c.cost >= 7;
+                items += c.type != CREATURE;
+            }
+        }
+        fill_deck(deck);
+        return deck;
+    }
+    const Action* greedy_choice(int p, const std::vector<Action>& acts) {
+        const Player& op = players[1 - p];
+        const Action* best = nullptr;
+        double best_value = 0.0;
+        for (const Action& a : acts) {
+            double v;
+            if (a.verb == 0) {
+                const Card& c = card_of(units[a.a]);
+                v = (2.0 + c.cost) + card_score(c);
+                v -= 0.1 * lane_count(p, a.b);
+            } else if (a.verb == 2) {
+                const Card& c = card_of(units[a.a]);
+                if (a.b == -1) {
+                    v = c.type == BLUE ? ((-c.defense - c.opp_health) * 0.8 + c.my_health * 0.3) + c.draw : 0.0;
+                } else if (c.type == GREEN) {
+                    v = (0.5 + c.cost * 0.8) + (units[a.b].can_attack ? 1.0 : 0.0);
+                } else {
+                    const Unit& t = units[a.b];
+                    int threat = t.attack + t.defense + ((t.keywords & GUARD) ? 2 : 0);
+                    bool kills = t.defense + c.defense <= 0 && !(t.keywords & WARD);
+                    v = (kills ? threat * 1.2 : 0.4 * threat) + (c.type == RED ? 1 : 0);
+                }
+            } else {
+                v = attack_value(units[a.a], a.b, op);
+            }
+            if (v > best_value) { best = &a; best_value = v; }
+        }
+        return best;
+    }
+    double attack_value(const Unit& att, int target, const Player& op) {
+        if (att.attack <= 0) return 0.0;
+        if (target == -1) return 1.0 + att.attack * (op.health <= att.attack ? 2.0 : 0.5);
+        const Unit& d = units[target];
+        bool kills = !(d.keywords & WARD) && (att.attack >= d.defense || (att.keywords & LETHAL));
+        bool dies = !(att.keywords & WARD) && d.attack > 0 && (d.attack >= att.defense || (d.keywords & LETHAL));
+        double value = kills ? static_cast<double>(d.attack + d.defense) : 0.3;
+        if (d.keywords & GUARD) value += 2.0;
+        if (dies) value -= att.attack + att.defense;
+        return value + 1.5;
     }
     std::vector<int> random_deck(JRandom& rng) {
         int n = static_cast<int>(cards.size());
@@ -833,15 +935,16 @@ struct Game {
         }
         return deck;
     }
-    std::vector<int> fill_deck() {
+    void fill_deck(std::vector<int>& deck) {  // construct.fill_deck: a bare PASS, or what completes a deck
         int n = static_cast<int>(cards.size());
-        std::vector<int> counts(n, 0), deck;
+        std::vector<int> counts(n, 0);
+        for (int b : deck)
+            if (0 <= b && b < n) counts[b] += 1;
         int b = 0;
         while (static_cast<int>(deck.size()) < rules.deck_size && b < n) {
             if (counts[b] < rules.max_copies) { deck.push_back(b); counts[b] += 1; }
             else ++b;
         }
-        return deck;
     }
 };
 
@@ -1261,7 +1364,8 @@ std::vector<Card> parse_cards(std::string_view s) {
 // offers) to its end. Returns (the rest of the log: the event objects, or with `as_json` their JSON lines; the
 // final state, or None without `with_state`; the agents' generators).
 py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards,
-                    const py::list& offers, int seq, const py::list& agents, bool with_state, bool as_json) {
+                    const py::list& offers, int seq, const py::list& agents, bool with_state, bool as_json,
+                    const std::vector<double>& kw_values) {
     Game g;
     g.rules = rules_from(rules);
     g.shuffle_seed[0] = shuffle0;
@@ -1285,6 +1389,8 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
         g.players[p].bonus = p == 1;
         g.players[p].runes = g.rules.runes;
     }
+    if (kw_values.size() != 64) throw std::invalid_argument("64 keyword values expected");
+    g.kw_value = kw_values.data();
     g.phase = g.rules.draft ? DRAFT_PHASE : CONSTRUCT_PHASE;
     g.seq = seq;
     g.current = 0;
@@ -1331,7 +1437,7 @@ PYBIND11_MODULE(_native, m) {
     m.doc() = "LOCM's rules core in C++ (engine/locm/native.py is its Python side)";
     m.def("play_game", &play_game, py::arg("rules"), py::arg("shuffle0"), py::arg("shuffle1"), py::arg("cards"),
           py::arg("offers"), py::arg("seq"), py::arg("agents"), py::arg("with_state") = true,
-          py::arg("as_json") = false);
+          py::arg("as_json") = false, py::arg("kw_values") = std::vector<double>(64, 0.0));
     m.def("set_event_types", &set_event_types, py::arg("classes"));
     m.def("set_cardgen_tables", &set_cardgen_tables, py::arg("tables"));
     m.def("generated_cards", &generated_cards, py::arg("card_gen_seed"), py::arg("handle"), py::arg("card_class"));
@@ -1341,6 +1447,6 @@ PYBIND11_MODULE(_native, m) {
         for (int k = 0; k < count; ++k) out.push_back(java_next_int(r, bound));
         return out;
     });
-    m.attr("AGENTS") = py::make_tuple("pass", "random");
+    m.attr("AGENTS") = py::make_tuple("pass", "random", "greedy");
     m.attr("SOURCE_SHA256") = LOCM_SOURCE_SHA256;
 }
