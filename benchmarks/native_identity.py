@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import random
 import sys
 import time
@@ -22,6 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.variant_strategies
 
 import msgspec  # noqa: E402
+
+import locm  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -43,7 +44,7 @@ def head(log) -> str:
 
 
 def game_head(kind: str, rules, seed: int, agents) -> tuple[str, int]:
-    os.environ["LOCM_CORE"] = kind
+    locm.CORE_CHOICE = kind  # what LOCM_CORE sets at start
     game = Game.new(rules, seed, None, agents=agents)
     play(game, [make_agent(agents[s], seat_seed(seed, s)) for s in (0, 1)])
     return head(game.log), len(game.log)

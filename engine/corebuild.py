@@ -1,5 +1,5 @@
 """Which core runs: pure Python, compiled by mypyc, or native C++ (setup.py, `make fast`); the choice
-(``LOCM_CORE``); and the refusal of a stale build.
+(``LOCM_CORE``, read by the package at its edge, `locm.CORE_CHOICE`); and the refusal of a stale build.
 
 Cores: the Python core of the install is either pure or compiled (one or the other: mypyc compiles the modules
 in place); the native core (`engine.locm.native`, C++) is there besides where it was built, and plays whole games
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -157,7 +157,7 @@ def built() -> list[Core]:
 def core() -> Core:
     """The core that runs here: the one ``LOCM_CORE`` names, else the fastest built (`CoreChoiceError` for a
     value that names no core built here)."""
-    return _chosen(os.environ.get("LOCM_CORE", ""))
+    return _chosen(getattr(sys.modules.get("locm"), "CORE_CHOICE", ""))
 
 
 @functools.lru_cache(maxsize=8)  # asked for every game (`engine.locm.agents.play`): the answer per value, once

@@ -11,15 +11,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from pathlib import Path
 import subprocess
 import sys
+from pathlib import Path
 
 import msgspec
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import locm
 
 from locm.engine.corebuild import CoreChoiceError, built, core, native_module
 from locm.engine.locm.agents import make_agent, play, seat_seed
@@ -44,16 +46,13 @@ PYTHON_KIND = next(c.kind for c in built() if c.kind != "native")
 
 @contextlib.contextmanager
 def selected(kind):
-    """The core `kind` selected (LOCM_CORE), whatever the test run selects."""
-    before = os.environ.get("LOCM_CORE")
-    os.environ["LOCM_CORE"] = kind
+    """The core `kind` selected (as LOCM_CORE selects it: `locm.CORE_CHOICE`), whatever the test run selects."""
+    before = locm.CORE_CHOICE
+    locm.CORE_CHOICE = kind
     try:
         yield
     finally:
-        if before is None:
-            del os.environ["LOCM_CORE"]
-        else:
-            os.environ["LOCM_CORE"] = before
+        locm.CORE_CHOICE = before
 
 
 def _python(rules, seed, agents):
@@ -177,7 +176,7 @@ def test_agents_play_hands_the_game_to_the_selected_core(monkeypatch):
     expected = head(_python(by_name("1.2"), 5, ("random", "random"))[0].log)
     real = native.play
     for kind in ("native", python_kind):
-        monkeypatch.setenv("LOCM_CORE", kind)
+        monkeypatch.setattr(locm, "CORE_CHOICE", kind)
         called = []
         monkeypatch.setattr(native, "play", lambda g, a: called.append(1) or real(g, a))
         game = Game.new("1.2", 5, None, agents=("random", "random"))
@@ -198,11 +197,11 @@ def test_what_the_native_core_cannot_play_goes_to_the_python_core_saying_why():
 def test_locm_core_names_the_core_and_refuses_a_bad_value_in_one_line(monkeypatch):
     from locm.cli import cli
 
-    monkeypatch.setenv("LOCM_CORE", "native")
+    monkeypatch.setattr(locm, "CORE_CHOICE", "native")
     assert core().kind == "native"
     result = CliRunner().invoke(cli, ["--version"])
     assert result.exit_code == 0 and "core: native C++ (build " in result.output
-    monkeypatch.setenv("LOCM_CORE", "fastest")
+    monkeypatch.setattr(locm, "CORE_CHOICE", "fastest")
     with pytest.raises(CoreChoiceError) as err:
         core()
     assert str(err.value) == "LOCM_CORE must be one of native, compiled, pure, got 'fastest'"
@@ -210,6 +209,11 @@ def test_locm_core_names_the_core_and_refuses_a_bad_value_in_one_line(monkeypatc
                          env={**os.environ, "LOCM_CORE": "fastest"})
     assert out.returncode == 2 and out.stderr.strip().splitlines() == [
         "locm: error: LOCM_CORE must be one of native, compiled, pure, got 'fastest'"]
+    for kind, how in (("native", "native C++"), (PYTHON_KIND, {"pure": "pure Python", "compiled": "compiled by mypyc"}
+                                                              [PYTHON_KIND])):
+        out = subprocess.run([sys.executable, "-m", "locm.cli", "--version"], capture_output=True, text=True,
+                             env={**os.environ, "LOCM_CORE": kind})
+        assert out.returncode == 0 and f"core: {how} (build " in out.stdout, out.stderr
 
 
 def test_a_native_build_whose_source_changed_is_refused_saying_to_rebuild(monkeypatch, tmp_path):
