@@ -229,3 +229,26 @@ def test_a_native_build_whose_source_changed_is_refused_saying_to_rebuild(monkey
     source.write_text("// edited since\n")
     module, why = corebuild.native_module.__wrapped__()
     assert module is None and "the native core is stale" in why and "make fast" in why
+
+
+def test_a_tournament_of_built_in_agents_plays_natively_with_each_turn_timed(monkeypatch):
+    from locm.bots import TimedAgent
+    from locm.tournament import run_game
+
+    played = []
+    real = native.play
+    monkeypatch.setattr(native, "play", lambda g, a: played.append(real(g, a)) or played[-1])
+    monkeypatch.setattr(locm, "CORE_CHOICE", "native")
+    for ruleset in ("1.2", "constructed"):
+        game = run_game(ruleset, 11, ("greedy", "random")).game
+        assert played[-1] is True
+        assert head(game.log) == head(_python(by_name(ruleset), 11, ("greedy", "random"))[0].log)
+    # the turns a timed agent counts are the turns it played: the Python core's count
+    seats = [TimedAgent(make_agent(n, seat_seed(4, s))) for s, n in enumerate(("random", "greedy"))]
+    game = Game.new("1.2", 4, None, agents=("random", "greedy"))
+    play(game, seats)
+    with selected(PYTHON_KIND):
+        again = [TimedAgent(make_agent(n, seat_seed(4, s))) for s, n in enumerate(("random", "greedy"))]
+        play(Game.new("1.2", 4, None, agents=("random", "greedy")), again)
+    assert [a.turns for a in seats] == [a.turns for a in again] and all(a.turns > 30 for a in seats)
+    assert all(a.think_ms_total > 0 and a.think_ms_max <= a.think_ms_total for a in seats)

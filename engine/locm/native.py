@@ -45,13 +45,21 @@ def available() -> bool:
     return _native is not None
 
 
+def inner(agent: Agent) -> Agent:
+    """The built-in agent an agent plays with: itself, or the one a wrapper names (``native_inner``: e.g. an agent
+    that times another's turns, `locm.bots.TimedAgent`, which then takes each turn's time through
+    ``native_played(turn_ms)``)."""
+    return getattr(agent, "native_inner", agent)
+
+
 def why_not(game: Any, agents: Sequence[Agent]) -> str | None:
     """Why the native core cannot play this game (one line), or None when it can."""
     if _native is None:
         return WHY_UNAVAILABLE
     for a in agents:
-        if type(a) not in AGENT_KINDS:
-            return f"the native core has no agent {getattr(a, 'name', type(a).__name__)!r} (it has pass, random and greedy)"
+        if type(inner(a)) not in AGENT_KINDS:
+            return (f"the native core has no agent {getattr(a, 'name', type(a).__name__)!r} (it has pass, random "
+                    "and greedy)")
     state: GameState = game.state
     log = game.log
     if state.phase not in (DRAFT_PHASE, CONSTRUCT) or state.seq != len(log) or state.current != 0 or state.round:
@@ -76,7 +84,8 @@ def _run(game: Any, agents: Sequence[Agent], as_json: bool) -> tuple[Any, Any, A
     created = state.params
     assert created is not None
     cards = _ENCODE(tuple(state.cards.values()))  # array-like Cards: [base_id, type, ..., area, name, text]
-    specs = [(AGENT_KINDS[type(a)], a.rng._seed if type(a) is RandomAgent else 0) for a in agents]
+    players = [inner(a) for a in agents]
+    specs = [(AGENT_KINDS[type(a)], a.rng._seed if type(a) is RandomAgent else 0) for a in players]
     return _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed, created.shuffle_player1_seed,
                              cards, [list(o) for o in state._offers], state.seq, specs, not as_json, as_json,
                              _KW_VALUES)
@@ -86,13 +95,16 @@ def play(game: Any, agents: Sequence[Agent]) -> bool:
     """Play `game` to its end natively if it can (`why_not`); True if it did."""
     if why_not(game, agents) is not None:
         return False
-    events, final, rngs = _run(game, agents, False)
+    events, final, rngs, turn_ms = _run(game, agents, False)
     game.log.extend(events)
     _set_state(game.state, final)
     game.legal_cache = LegalCache()
-    for a, s in zip(agents, rngs):
-        if type(a) is RandomAgent:
-            a.rng._seed = s
+    for a, s, ms in zip(agents, rngs, turn_ms):
+        player = inner(a)
+        if type(player) is RandomAgent:
+            player.rng._seed = s
+        if player is not a and hasattr(a, "native_played"):
+            a.native_played(ms)
     return True
 
 
@@ -111,7 +123,7 @@ def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random
     why = why_not(game, players)
     if why is not None:
         raise LocmError(why)
-    rest, _, _ = _run(game, players, True)
+    rest, _, _, _ = _run(game, players, True)
     return to_jsonl(game.log) + rest
 
 
@@ -168,4 +180,4 @@ def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
     s.offer = offers[rnd] if phase == DRAFT_PHASE and rnd < len(offers) else ()
 
 
-__all__ = ["available", "why_not", "play", "play_jsonl", "generated_cards", "rules_tuple", "WHY_UNAVAILABLE"]
+__all__ = ["available", "why_not", "play", "play_jsonl", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]

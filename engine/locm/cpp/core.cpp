@@ -14,6 +14,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -799,6 +800,14 @@ struct Game {
         while (phase != ENDED_PHASE) {
             int p = current;
             Agent& ag = agents[p];
+            auto started = std::chrono::steady_clock::now();
+            struct Timed {  // one agent's turn (what `Agent.play_turn` does once), timed for `turn_ms`
+                Game& g; int p; std::chrono::steady_clock::time_point t;
+                ~Timed() {
+                    std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - t;
+                    g.turn_ms[p].push_back(ms.count());
+                }
+            } timed{*this, p, started};
             if (phase == DRAFT_PHASE) {
                 int n = static_cast<int>(offers[round].size());
                 pick(p, ag.kind == 1 ? java_next_int(ag.rng, n) : ag.kind == 2 ? greedy_pick(p) : 0);
@@ -833,6 +842,8 @@ struct Game {
             }
         }
     }
+
+    std::vector<double> turn_ms[2];  // each seat's turns (its agent's decisions), in milliseconds
 
     // greedy (engine/locm/agents.py's GreedyAgent), its float arithmetic in the same order
     const double* kw_value = nullptr;  // the keywords' value by mask, summed by the Python core (`card_score`)
@@ -1362,7 +1373,7 @@ std::vector<Card> parse_cards(std::string_view s) {
 
 // Plays a game from its opening (the events the Python core made: game_created, the card pool, the draft
 // offers) to its end. Returns (the rest of the log: the event objects, or with `as_json` their JSON lines; the
-// final state, or None without `with_state`; the agents' generators).
+// final state, or None without `with_state`; the agents' generators; each seat's turns' times in ms).
 py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards,
                     const py::list& offers, int seq, const py::list& agents, bool with_state, bool as_json,
                     const std::vector<double>& kw_values) {
@@ -1428,7 +1439,8 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
     }
     py::object state = with_state ? py::object(state_of(g)) : py::none();
 
-    return py::make_tuple(log, state, py::make_tuple(ag[0].rng.seed, ag[1].rng.seed));
+    return py::make_tuple(log, state, py::make_tuple(ag[0].rng.seed, ag[1].rng.seed),
+                          py::make_tuple(g.turn_ms[0], g.turn_ms[1]));
 }
 
 }  // namespace
