@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import locm
+
 from locm.cli import cli
 from locm.engine import corebuild
 from locm.engine.corebuild import (Core, StaleCoreError, core, native_module, refuse_stale, sources_hash,
@@ -67,8 +69,8 @@ def test_version_says_which_core_runs():
     assert result.exit_code == 0
     version = importlib.metadata.version("locm")
     assert result.output == f"locm {version}, {core()}\n"
-    # unset (make test): the fastest built here, native where `make native` built it in place
-    kind = TEST_CORE or ("native" if native_module()[0] is not None else "pure")
+    # as LOCM_CORE chose (locm.CORE_CHOICE); unset: the fastest built here, native where `make native` built it
+    kind = TEST_CORE or locm.CORE_CHOICE or ("native" if native_module()[0] is not None else "pure")
     expected = {"compiled": "compiled by mypyc", "native": "native C++", "pure": "pure Python"}[kind]
     assert expected in result.output
     assert str(Core("compiled", "c256bac2c6f3")) == "core: compiled by mypyc (build c256bac2c6f3)"
