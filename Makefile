@@ -28,9 +28,14 @@ FAST_TESTS := tests/test_conformance.py tests/test_oracle_games.py tests/test_go
               tests/test_cardgen.py tests/test_jrandom.py tests/test_construct.py tests/test_lookahead.py \
               tests/test_replay_fold.py tests/test_corebuild.py
 
-export IS_COMPILED := import sys; from locm.engine.corebuild import core; sys.exit(core().kind != "compiled")
+export IS_COMPILED := import sys; from locm.engine.corebuild import python_core; sys.exit(python_core().kind != "compiled")
+export HAS_NATIVE := import sys; from locm.engine.corebuild import native_module; sys.exit(native_module()[0] is None)
+# The native C++ core (engine/locm/cpp/core.cpp, pybind11) is built into .venv-fast/ beside the compiled one where a
+# C++ compiler exists; LOCM_CORE=native|compiled picks one there. Its own tests (tests/test_native.py) compare it
+# with the Python core game for game. `make native` builds it in place for the editable .venv/ (developers).
+NATIVE_SO  = $(shell $(PYTHON) -c "import sysconfig; print('engine/locm/_native' + sysconfig.get_config_var('EXT_SUFFIX'))" 2>/dev/null)
 
-.PHONY: demo test setup bench conformance clean fast test-fast docs
+.PHONY: demo test setup bench conformance clean fast test-fast native docs
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "locm needs Python 3.11 or newer: set PYTHON=python3.11")'
@@ -103,10 +108,21 @@ fast: $(FAST_STAMP)
 test-fast: $(FAST_STAMP)
 	@# The checkout's locm/ must not shadow the installed package: PYTHONSAFEPATH (python -P, in the tests'
 	@# subprocesses too) keeps the working directory off sys.path, --import-mode=append puts the checkout last.
+	@# Every core built there in turn: the compiled one (LOCM_CORE=compiled), then the native one (LOCM_CORE=native).
 	@if PYTHONSAFEPATH=1 $(FAST)/bin/python -c "$$IS_COMPILED"; \
-	then PYTHONSAFEPATH=1 LOCM_TEST_INSTALLED=1 LOCM_TEST_CORE=compiled \
+	then PYTHONSAFEPATH=1 LOCM_TEST_INSTALLED=1 LOCM_TEST_CORE=compiled LOCM_CORE=compiled \
 	     $(FAST)/bin/python -m pytest --import-mode=append $(FAST_TESTS); \
 	else echo "test-fast: no compiled core (no C compiler or no Python headers): its tests are skipped"; fi
+	@if PYTHONSAFEPATH=1 $(FAST)/bin/python -c "$$HAS_NATIVE"; \
+	then PYTHONSAFEPATH=1 LOCM_TEST_INSTALLED=1 LOCM_TEST_CORE=native LOCM_CORE=native \
+	     $(FAST)/bin/python -m pytest --import-mode=append $(FAST_TESTS) tests/test_native.py; \
+	else echo "test-fast: no native core (no C++ compiler or no Python headers): its tests are skipped"; fi
+
+native: $(STAMP)
+	@# the native core in place, beside the checkout's sources, for the editable .venv/ (git-ignored)
+	@$(BIN)/python -m pip install --quiet pybind11==3.1.0
+	LOCM_MYPYC=0 LOCM_NATIVE=1 $(BIN)/python setup.py --quiet build_ext --inplace
+	@$(BIN)/locm --version
 
 bench: $(STAMP)
 	$(BIN)/locm bench --ruleset 1.2 --games 500
@@ -118,4 +134,4 @@ conformance: $(STAMP)
 	$(BIN)/python -m locm.games.skyport.wire --quiet tests/data/skyport/samples/*.jsonl.gz tests/data/skyport/oracle/*.jsonl.gz
 
 clean:
-	rm -rf $(VENV) $(FAST) build site *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FAST) build site *.egg-info .pytest_cache .hypothesis $(NATIVE_SO)

@@ -1,5 +1,11 @@
 """The build: pure Python, or LOCM's rules core compiled with mypyc where a C compiler exists (as black and mypy
-ship theirs). Everything else is in pyproject.toml.
+ship theirs), and the native (C++) core, `locm.engine.locm._native` (engine/locm/cpp/core.cpp, pybind11), where a
+C++ compiler exists. Everything else is in pyproject.toml.
+
+LOCM_NATIVE=1 builds the native core (and fails if it cannot), LOCM_NATIVE=0 leaves it out; unset, a wheel has it
+when a C++ compiler and Python's headers are found, and an editable install has not (`make native` builds it in
+place for developers: LOCM_MYPYC=0 LOCM_NATIVE=1 `python setup.py build_ext --inplace`). Its source's sha256 is compiled in
+(``SOURCE_SHA256``): `locm.engine.corebuild.native_module` refuses a build whose source changed since.
 
 LOCM_MYPYC=1 compiles (and fails if it cannot), LOCM_MYPYC=0 builds pure; unset, a wheel is compiled when a C
 compiler and Python's headers are found and pure otherwise, and an editable install (`make setup`, developers) is
@@ -56,6 +62,33 @@ def _want_compiled() -> bool:
     return bool(cc and headers)
 
 
+def _want_native() -> bool:
+    setting = os.environ.get("LOCM_NATIVE", "")
+    if setting in ("0", "1"):
+        return setting == "1"
+    if setting:
+        sys.exit(f"setup.py: LOCM_NATIVE must be 0 or 1, got {setting!r}")
+    if "editable_wheel" in sys.argv or "develop" in sys.argv:
+        return False
+    cxx = shutil.which((os.environ.get("CXX") or sysconfig.get_config_var("CXX") or "c++").split()[0])
+    headers = Path(sysconfig.get_paths()["include"], "Python.h").is_file()
+    if not (cxx and headers):
+        print("setup.py: no C++ compiler or no Python.h: building without the native core", file=sys.stderr)
+    return bool(cxx and headers)
+
+
+NATIVE_SOURCE = "engine/locm/cpp/core.cpp"
+
+
+def _native_extensions() -> list:
+    from pybind11.setup_helpers import Pybind11Extension
+
+    digest = hashlib.sha256((HERE / NATIVE_SOURCE).read_bytes()).hexdigest()
+    return [Pybind11Extension("locm.engine.locm._native", [NATIVE_SOURCE], cxx_std=17,
+                              define_macros=[("LOCM_SOURCE_SHA256", f'"{digest}"')],
+                              extra_compile_args=["-O2", "-ffp-contract=off"])]
+
+
 def _build_hash() -> tuple[str, dict[str, str]]:
     sources = {p: hashlib.sha256((HERE / p).read_bytes()).hexdigest() for p in COMPILED}
     whole = hashlib.sha256("".join(f"{p}\0{h}\0" for p, h in sorted(sources.items())).encode()).hexdigest()
@@ -110,8 +143,10 @@ if not METADATA_ONLY:
     for old in HERE.glob("build/lib*"):
         shutil.rmtree(old)
 
+extensions = []
 if _want_compiled() and not METADATA_ONLY:
     BuildPy.compiled = True
-    setup(cmdclass={"build_py": BuildPy}, ext_modules=_mypyc_extensions())
-else:
-    setup(cmdclass={"build_py": BuildPy})
+    extensions += _mypyc_extensions()
+if _want_native() and not METADATA_ONLY:
+    extensions += _native_extensions()
+setup(cmdclass={"build_py": BuildPy}, ext_modules=extensions)

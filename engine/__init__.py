@@ -8,6 +8,7 @@ included) and `engine.skyport`. Importing this package refuses a compiled core w
 build (`engine.corebuild`).
 """
 
-from locm.engine.corebuild import refuse_stale as _refuse_stale
+from locm.engine.corebuild import core as _core, refuse_stale as _refuse_stale
 
 _refuse_stale()  # a compiled core whose sources changed since its build is refused (engine/corebuild.py)
+_core()  # a LOCM_CORE that names no core built here is refused (engine/corebuild.py)

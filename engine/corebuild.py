@@ -1,4 +1,11 @@
-"""Which core runs, pure Python or compiled by mypyc (setup.py, `make fast`), and the refusal of a stale build.
+"""Which core runs: pure Python, compiled by mypyc, or native C++ (setup.py, `make fast`); the choice
+(``LOCM_CORE``, read by the package at its edge, `locm.CORE_CHOICE`); and the refusal of a stale build.
+
+Cores: the Python core of the install is either pure or compiled (one or the other: mypyc compiles the modules
+in place); the native core (`engine.locm.native`, C++) is there besides where it was built, and plays whole games
+of its agents, the Python core everything else. ``LOCM_CORE=native|compiled|pure`` chooses one of those built here
+for every command (a core not built here, or another value, is refused with one line: `CoreChoiceError`, at
+`import locm.engine`); unset, the fastest built runs (native, then compiled, then pure).
 
 A compiled build records the sha256 of every compiled module's source and the checkout it was built from
 (``locm/engine/_corebuild.py``, written by setup.py, not in git). On import of `locm.engine` (`refuse_stale`)
@@ -10,9 +17,11 @@ about twenty small files costs about a millisecond.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import sys
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 HERE = Path(__file__).resolve().parent  # the installed locm/engine (or the checkout's engine/, editable)
 
@@ -29,13 +38,29 @@ class StaleCoreError(ImportError):
                          f"rebuild it with 'make fast' in {checkout} (or use the pure install, 'make setup')")
 
 
+class CoreChoiceError(ImportError):
+    """``LOCM_CORE`` names no core built here (or no core at all). Keeps the value and the cores built."""
+
+    def __init__(self, value: str, built: list[str], why: str = "") -> None:
+        self.value = value
+        self.built = built
+        if value not in KINDS:
+            super().__init__(f"LOCM_CORE must be one of {', '.join(KINDS)}, got {value!r}")
+        else:
+            super().__init__(f"LOCM_CORE={value}: this install has no {value} core (built here: "
+                             f"{', '.join(built)})" + (f": {why}" if why else ""))
+
+
+KINDS = ("native", "compiled", "pure")
+_HOW = {"native": "native C++", "compiled": "compiled by mypyc", "pure": "pure Python"}
+
+
 class Core(NamedTuple):
-    kind: str  # "compiled" or "pure"
-    build: str  # the build's hash (over the compiled modules' sources), or "editable"
+    kind: str  # "native", "compiled" or "pure"
+    build: str  # the build's hash (over the compiled modules' sources, or the native core's), or "editable"
 
     def __str__(self) -> str:
-        how = "compiled by mypyc" if self.kind == "compiled" else "pure Python"
-        return f"core: {how} (build {self.build})"
+        return f"core: {_HOW.get(self.kind, self.kind)} (build {self.build})"
 
 
 def _sha256(path: Path) -> str | None:
@@ -87,9 +112,61 @@ def refuse_stale() -> None:
         raise StaleCoreError(changed, build, checkout)
 
 
-def core() -> Core:
-    """The core that runs here: compiled or pure, and its build's hash ("editable" for `make setup`'s install)."""
+def python_core() -> Core:
+    """The Python core of this install: compiled or pure, and its build's hash ("editable" for `make setup`'s)."""
     info = _build_info()
     if info is None:
         return Core("pure", "editable")
     return Core("compiled" if info[0] else "pure", info[1])
+
+
+NATIVE_SOURCE = "engine/locm/cpp/core.cpp"  # installed with the package (package data), and in the checkout
+
+
+@functools.cache
+def native_module() -> tuple[Any, str]:
+    """The native core's extension module (`locm.engine.locm._native`) and "", or None and why it cannot run: not
+    built here, or built from a source that changed since (the installed copy's or, while the checkout a wheel
+    was built from is there, the checkout's: `make fast` or `make native` builds it again)."""
+    try:
+        from locm.engine.locm import _native  # type: ignore[attr-defined]
+    except ImportError as exc:
+        return None, f"the native core is not built here ({exc})"
+    info = _build_info()
+    for root in _roots(info[3]) if info is not None else [HERE.parent]:
+        digest = _sha256(root / NATIVE_SOURCE)
+        if digest is not None and digest != _native.SOURCE_SHA256:
+            return None, (f"the native core is stale: {root / NATIVE_SOURCE} changed since it was built "
+                          "(rebuild it: 'make fast', or 'make native' for the editable install)")
+    return _native, ""
+
+
+def _native_core() -> tuple[Core | None, str]:
+    module, why = native_module()
+    if module is None:
+        return None, why
+    return Core("native", str(module.SOURCE_SHA256)[:12]), ""
+
+
+def built() -> list[Core]:
+    """The cores built here, the fastest first."""
+    native, _ = _native_core()
+    return ([native] if native is not None else []) + [python_core()]
+
+
+def core() -> Core:
+    """The core that runs here: the one ``LOCM_CORE`` names, else the fastest built (`CoreChoiceError` for a
+    value that names no core built here)."""
+    return _chosen(getattr(sys.modules.get("locm"), "CORE_CHOICE", ""))
+
+
+@functools.lru_cache(maxsize=8)  # asked for every game (`engine.locm.agents.play`): the answer per value, once
+def _chosen(value: str) -> Core:
+    cores = built()
+    if not value:
+        return cores[0]
+    for c in cores:
+        if c.kind == value:
+            return c
+    why = _native_core()[1] if value == "native" else ""
+    raise CoreChoiceError(value, [c.kind for c in cores], why)

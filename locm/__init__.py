@@ -5,7 +5,13 @@ constructed), my-card-game and Skyport.
 imported on first use (PEP 562), so that starting the command line does not load the API.
 """
 
+import os as _os
+
 _API = ("Game", "Choose", "Outcome", "IllegalActionError")
+
+CORE_CHOICE = _os.environ.get("LOCM_CORE", "")
+"""LOCM_CORE=native|compiled|pure: the rules core of every command (read here, at the edge: `locm.engine` reads
+no environment; `locm.engine.corebuild.core` takes it from here, and refuses a value naming no core built)."""
 
 
 def __getattr__(name: str):

@@ -20,11 +20,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import locm
+
 from locm.cli.main import cli
 from locm.engine import corebuild
-from locm.engine.corebuild import Core, StaleCoreError, core, refuse_stale, sources_hash, stale_sources
+from locm.engine.corebuild import (Core, StaleCoreError, core, native_module, refuse_stale, sources_hash,
+                                   stale_sources)
 
-COMPILED_RUN = os.environ.get("LOCM_TEST_CORE") == "compiled"
+TEST_CORE = os.environ.get("LOCM_TEST_CORE", "")  # make test-fast: "compiled", then "native"
+COMPILED_RUN = TEST_CORE == "compiled"
 compiled_only = pytest.mark.skipif(not COMPILED_RUN, reason="checks the compiled build: `make test-fast`")
 
 
@@ -65,7 +69,9 @@ def test_version_says_which_core_runs():
     assert result.exit_code == 0
     version = importlib.metadata.version("locm")
     assert result.output == f"locm {version}, {core()}\n"
-    expected = "compiled by mypyc" if COMPILED_RUN else "pure Python"
+    # as LOCM_CORE chose (locm.CORE_CHOICE); unset: the fastest built here, native where `make native` built it
+    kind = TEST_CORE or locm.CORE_CHOICE or ("native" if native_module()[0] is not None else "pure")
+    expected = {"compiled": "compiled by mypyc", "native": "native C++", "pure": "pure Python"}[kind]
     assert expected in result.output
     assert str(Core("compiled", "c256bac2c6f3")) == "core: compiled by mypyc (build c256bac2c6f3)"
 

@@ -255,10 +255,20 @@ def make_agent(name: str, seed: int = 0) -> Agent:
     raise UnknownAgent(name)
 
 
+def _native_selected() -> bool:
+    from locm.engine.corebuild import core
+
+    return core().kind == "native"
+
+
 def play(game: Game, agents: Sequence[Agent]) -> None:
     """Play `game` to its end with two agents (seat 0, seat 1). An input the referee still sends after the end
     (`Game.owed_input`: player 1's draft or construct input when player 0's answer of that round lost the game)
     goes to an agent that takes one (`receive_input(text, phase)`, e.g. an external bot), as the referee does."""
+    if _native_selected():
+        from locm.engine.locm import native
+
+        native.play(game, agents)  # the whole game in C++ where it can (engine/locm/native.py), else as below
     while game.state.phase != ENDED:  # not `game.ended`: a property call per turn
         p = game.state.current
         agents[p].play_turn(game, p)

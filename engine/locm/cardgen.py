@@ -92,7 +92,27 @@ _BIT30 = bytes(b >> 6 for b in range(256))
 def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
     """The 120 cards of a 1.5 game with this cardGenSeed, sorted by cost, baseId 0..119 (R-CARDGEN).
     `weights`: the generator's weights as JSON in the format of `data/cardWeights-1.5.json` (a ruleset
-    variant's `card_weights`); empty for the official file."""
+    variant's `card_weights`); empty for the official file.
+
+    Under the native core (`engine.corebuild.core`), the same cards from the C++ generator
+    (`engine.locm.native.generated_cards`, over these tables), where it makes them."""
+    if _native_selected():
+        from locm.engine.locm.native import generated_cards
+
+        made = generated_cards(card_gen_seed, weights)
+        if made is not None:
+            return made
+    return python_generated_cards(card_gen_seed, weights)
+
+
+def _native_selected() -> bool:
+    from locm.engine.corebuild import core
+
+    return core().kind == "native"
+
+
+def python_generated_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
+    """`generate_cards` by this module (the reference the native generator is tested against)."""
     t = _load_tables(weights)
     n = CARDS_PER_SET
     master = JavaRandom(card_gen_seed)

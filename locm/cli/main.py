@@ -13,7 +13,7 @@ import click
 try:
     import locm.engine  # noqa: F401  (a compiled core whose sources changed since its build is refused here)
 except ImportError as exc:
-    if type(exc).__name__ != "StaleCoreError":
+    if type(exc).__name__ not in ("StaleCoreError", "CoreChoiceError"):  # a stale build; a bad LOCM_CORE
         raise
     sys.stderr.write(f"locm: error: {exc}\n")
     sys.exit(2)
@@ -24,7 +24,8 @@ from locm.errors import OutputError  # noqa: F401  (re-exported: locm.cli.main.O
 @click.group(cls=LocmGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True,
               callback=lambda ctx, _param, value: show_version(ctx, value),
-              help="Show the version and which core runs (pure Python or compiled, with its build's hash), and exit.")
+              help="Show the version and which core runs (native C++, compiled or pure Python, with its build's hash; "
+                   "LOCM_CORE=native|compiled|pure chooses), and exit.")
 def cli():
     """Legends of Code and Magic: an event-sourced rules engine for the 1.2 and constructed rulesets.
 

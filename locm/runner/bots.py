@@ -214,6 +214,15 @@ class TimedAgent(Agent):
         self.inner.play_turn(game, player)
         _count(self, (time.perf_counter() - t0) * 1000.0)
 
+    @property
+    def native_inner(self) -> Agent:
+        """The agent the native core plays (`locm.engine.locm.native`): a whole game at once, timed turn by turn."""
+        return self.inner
+
+    def native_played(self, turn_ms: "list[float]") -> None:
+        for ms in turn_ms:
+            _count(self, ms)
+
 
 _TURNS = 0
 

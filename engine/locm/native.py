@@ -1,0 +1,183 @@
+"""The Python side of the native (C++) rules core, `locm.engine.locm._native` (source: engine/locm/cpp/core.cpp).
+
+The native core plays a whole game between built-in agents it has (``pass``, ``random``, ``greedy``) from the game's opening
+to its end: the draft or construct phase and the battle. The opening (`game_created`, the card pool, the draft
+offers: what `engine.locm.setup.create` decides before any choice) is the Python core's, handed in as the state
+after it; what comes back is the rest of the log as canonical JSON, decoded here into the very msgspec events
+the Python core makes, and the final state, set into the game's `GameState`. So a game played natively is an
+ordinary `Game`: the same log, byte for byte, and the same state (the tests compare both with the Python core).
+
+`play(game, agents)` says whether it played the game: it plays only a game still at its opening, with agents of
+exactly the classes it has (not subclasses: `locm.runner.bots` subclasses them), under the selected core
+(`engine.corebuild.core`, ``LOCM_CORE``). Anything else (other agents, answer lines of external bots, a game
+already under way, a fold, re-deciding a log) is the Python core's, which `why_not` says in one line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import msgspec
+
+from locm.events.base import tag_of
+from locm.events.locm.cards import Card
+from locm.events.locm.catalog import EVENT_TYPES, CardPoolDefined, DraftOffered, Event, GameCreated
+from locm.engine.corebuild import native_module
+from locm.engine.locm.agents import _KW_VALUE, Agent, GreedyAgent, PassAgent, RandomAgent
+from locm.engine.locm.legal import LegalCache
+from locm.engine.locm.rulesets import DRAFT, IDS_12, IDS_COG2022, IDS_REVISED, LOSE_RUNE, RUNES, TEN_DAMAGE, Rules
+from locm.engine.locm.state import CONSTRUCT, DRAFT as DRAFT_PHASE, GameState, Unit
+
+AGENT_KINDS: dict[type[Agent], int] = {PassAgent: 0, RandomAgent: 1, GreedyAgent: 2}
+# greedy's keyword values by mask, summed as `agents.card_score` sums them (Python's own float sum, whatever its
+# version does): the native greedy takes them as they are
+_KW_VALUES = [sum(v for bit, v in _KW_VALUE.items() if mask & bit) for mask in range(64)]
+_SCHEMES = {IDS_12: 0, IDS_COG2022: 1, IDS_REVISED: 2}
+_ENCODE = msgspec.json.Encoder().encode
+
+
+_native, WHY_UNAVAILABLE = native_module()
+if _native is not None:
+    _native.set_event_types({tag_of(t): t for t in EVENT_TYPES})  # the native core builds the events themselves
+
+
+def available() -> bool:
+    return _native is not None
+
+
+def inner(agent: Agent) -> Agent:
+    """The built-in agent an agent plays with: itself, or the one a wrapper names (``native_inner``: e.g. an agent
+    that times another's turns, `locm.runner.bots.TimedAgent`, which then takes each turn's time through
+    ``native_played(turn_ms)``)."""
+    return getattr(agent, "native_inner", agent)
+
+
+def why_not(game: Any, agents: Sequence[Agent]) -> str | None:
+    """Why the native core cannot play this game (one line), or None when it can."""
+    if _native is None:
+        return WHY_UNAVAILABLE
+    for a in agents:
+        if type(inner(a)) not in AGENT_KINDS:
+            return (f"the native core has no agent {getattr(a, 'name', type(a).__name__)!r} (it has pass, random "
+                    "and greedy)")
+    state: GameState = game.state
+    log = game.log
+    if state.phase not in (DRAFT_PHASE, CONSTRUCT) or state.seq != len(log) or state.current != 0 or state.round:
+        return "the game is under way: the native core plays games from their opening"
+    if any(type(e) not in (GameCreated, CardPoolDefined, DraftOffered) for e in log):
+        return "the game is under way: the native core plays games from their opening"
+    if any(p.picks for p in state.players):
+        return "the game is under way: the native core plays games from their opening"
+    return None
+
+
+def rules_tuple(r: Rules) -> tuple[Any, ...]:
+    """The rules as the native core reads them (engine/locm/cpp/core.cpp's `rules_from`)."""
+    return (list(r.runes), r.draw_rule == RUNES, r.damage_draw_step, r.empty_deck == LOSE_RUNE, r.turn_limit,
+            r.turn_limit_penalty == TEN_DAMAGE, r.penalty_damage, r.full_hand_stops_draws, r.area,
+            _SCHEMES[r.id_scheme], r.hand_limit, r.start_health, r.deck_size, r.lane_size, r.max_mana,
+            r.draft_rounds, r.max_copies, r.deck_building == DRAFT)
+
+
+def _run(game: Any, agents: Sequence[Agent], as_json: bool) -> tuple[Any, Any, Any]:
+    state: GameState = game.state
+    created = state.params
+    assert created is not None
+    cards = _ENCODE(tuple(state.cards.values()))  # array-like Cards: [base_id, type, ..., area, name, text]
+    players = [inner(a) for a in agents]
+    specs = [(AGENT_KINDS[type(a)], a.rng._seed if type(a) is RandomAgent else 0) for a in players]
+    return _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed, created.shuffle_player1_seed,
+                             cards, [list(o) for o in state._offers], state.seq, specs, not as_json, as_json,
+                             _KW_VALUES)
+
+
+def play(game: Any, agents: Sequence[Agent]) -> bool:
+    """Play `game` to its end natively if it can (`why_not`); True if it did."""
+    if why_not(game, agents) is not None:
+        return False
+    events, final, rngs, turn_ms = _run(game, agents, False)
+    game.log.extend(events)
+    _set_state(game.state, final)
+    game.legal_cache = LegalCache()
+    for a, s, ms in zip(agents, rngs, turn_ms):
+        player = inner(a)
+        if type(player) is RandomAgent:
+            player.rng._seed = s
+        if player is not a and hasattr(a, "native_played"):
+            a.native_played(ms)
+    return True
+
+
+def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random", "random")) -> bytes:
+    """A whole game between built-in agents (seeded as `locm.play.play_one` seeds them) as its log in JSON lines,
+    the bytes a store keeps and hashes (`events.locm.codec.to_jsonl`), with no event object made past the
+    opening: what the native core costs with the log kept as bytes. `CoreChoiceError`-free: it raises
+    `LocmError` when the native core cannot play these agents."""
+    from locm.engine.errors import LocmError
+    from locm.engine.locm.agents import make_agent, seat_seed
+    from locm.engine.locm.game import Game
+    from locm.events.locm.codec import to_jsonl
+
+    game = Game.new(rules, seed, None, agents=agents)
+    players = [make_agent(agents[s], seat_seed(seed, s)) for s in (0, 1)]
+    why = why_not(game, players)
+    if why is not None:
+        raise LocmError(why)
+    rest, _, _, _ = _run(game, players, True)
+    return to_jsonl(game.log) + rest
+
+
+_CARDGEN: dict[str, int] = {}  # the generator's tables handed to the native core, by weights (its handles)
+
+
+def generated_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...] | None:
+    """`engine.locm.cardgen.generate_cards` by the native core, from the Python core's tables; None where it
+    does not make them (not built here, or weights whose ``cardChanges`` change the generated cards)."""
+    if _native is None:
+        return None
+    handle = _CARDGEN.get(weights)
+    if handle is None:
+        from locm.engine.locm.cardgen import _load_tables
+
+        t = _load_tables(weights)
+        if t.changes:
+            return None
+
+        def choice(c: Any) -> tuple[list[int], list[tuple[float, float, int]]]:
+            rows = [(1.0, 0.0, v) if type(v) is int else (float(v[0]), float(v[1]), int(v[2])) for v in c.values]
+            return list(c.thresholds), rows
+
+        handle = _CARDGEN[weights] = _native.set_cardgen_tables((
+            choice(t.types), choice(t.mana), choice(t.kw_count), choice(t.area), choice(t.draw),
+            choice(t.my_health), choice(t.opp_health), [None if c is None else choice(c) for c in t.keywords],
+            (t.attack.mean, t.attack.std), (t.defense.mean, t.defense.std)))
+    return _native.generated_cards(card_gen_seed, handle, Card)  # type: ignore[no-any-return]
+
+
+def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
+    """Set the native core's final state into `s` (the state after the opening), as folding the log would."""
+    phase, seq, current, turn, rnd, next_id, winner, reason, players, units = final
+    cards = s.cards
+    made: dict[int, Unit] = {}
+    for uid, base, owner, attack, defense, keywords, can_attack, has_attacked, lane, touched in units:
+        u = Unit(uid, cards[base], owner)
+        u.attack, u.defense, u.keywords = attack, defense, keywords
+        u.can_attack, u.has_attacked, u.lane, u.touched = can_attack, has_attacked, lane, touched
+        made[uid] = u
+    s.units = made
+    for pl, (health, max_mana, mana, bonus, runes, next_draw, draw_shown, damage_counter, deck, hand, board,
+             actions, turns, picks, last_damage) in zip(s.players, players):
+        pl.health, pl.max_mana, pl.mana, pl.bonus, pl.runes = health, max_mana, mana, bonus, runes
+        pl.next_draw, pl.draw_shown, pl.damage_counter = next_draw, draw_shown, damage_counter
+        pl.deck = [made[i] for i in deck]
+        pl.hand = [made[i] for i in hand]
+        pl.board = [made[i] for i in board]
+        pl.actions = actions
+        pl.turns, pl.picks, pl.last_damage = turns, picks, last_damage
+    s.phase, s.seq, s.current, s.turn, s.round, s.next_id = phase, seq, current, turn, rnd, next_id
+    s.winner, s.end_reason = winner, reason
+    offers = s._offers
+    s.offer = offers[rnd] if phase == DRAFT_PHASE and rnd < len(offers) else ()
+
+
+__all__ = ["available", "why_not", "play", "play_jsonl", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]
