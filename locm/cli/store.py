@@ -36,7 +36,8 @@ def migrate(db: Path) -> None:
 
     version = schema_of(db) if db.is_file() else None
     if version not in OLD_SCHEMAS:
-        run(db, checker=checker())  # not a schema-1 store: raises, saying in one line what it is (before any progress bar)
+        # not a schema-1 or 2 store: raises, saying in one line what it is (before any progress bar)
+        run(db, checker=checker())
     total = count_games(db)
     notes: list[str] = []
     with click.progressbar(length=total, label="migrating", file=sys.stderr, show_pos=True, show_eta=True) as bar:

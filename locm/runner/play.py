@@ -65,9 +65,9 @@ def summarize(game: Game) -> GameSummary:
 def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = False) -> tuple[str, bool]:
     """Store the game of an event log (`locm play --log`) under the id its content gives (`gameid.created_id`,
     the id `locm play --db` stores it under), after the checks every door makes (the store's checker,
-    `locm.store.hooks.Checker`: re-deciding its inputs gives exactly its events, the fold ends the game). Returns (game id, stored); an
-    identical game already stored is skipped with ``skip_existing``, else refused. Hard errors set the
-    record's error flags (timeouts too)."""
+    `locm.store.hooks.Checker`: re-deciding its inputs gives exactly its events, the fold ends the game).
+    Returns (game id, stored); an identical game already stored is skipped with ``skip_existing``, else
+    refused. Hard errors set the record's error flags (timeouts too)."""
     from locm.engine.registry import get
     from locm.errors import InputFileError, StoreError
     from locm.events.locm.catalog import GameCreated, HardError

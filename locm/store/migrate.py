@@ -3,9 +3,10 @@ columns) to schema 3 (`locm.store.eventstore`: a ``game`` column, each game's ow
 
 Every game of the old file is read with its events and checked exactly as an import checks a game
 (`locm.store.eventstore._prepare`: each event decodes, seqs are 0..n-1, the record matches what the events say;
-the caller's checker, `locm.store.hooks.Checker`: its id is what its content gives, re-deciding its inputs gives its events) and its
-hash chain is recomputed and compared with every stored per-event hash and with the record's ``head_hash``;
-the first game that does not check stops the migration, naming it, with the old file untouched.
+the caller's checker, `locm.store.hooks.Checker`: its id is what its content gives, re-deciding its inputs
+gives its events) and its hash chain is recomputed and compared with every stored per-event hash and with the
+record's ``head_hash``; the first game that does not check stops the migration, naming it, with the old file
+untouched.
 
 Atomic: the games are written into a new file beside the old one (``DB.migrating``, any leftover of an
 interrupted run is replaced), which becomes ``DB`` only when complete. Then the old file is checkpointed

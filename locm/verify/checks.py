@@ -163,11 +163,11 @@ def schedule_problems(store, records, ledger_ok: bool = True, matches: Sequence 
                                 f"{other}")
         shown = ", ".join(f"place {k} {gid}" for k, gid in missing[:5]) + (", ..." if len(missing) > 5 else "")
         if missing and ledger_ok:
-            notes.append(f"schedule {key} ({schedules.describe(jobs)}): not finished: {len(jobs) - len(missing)} played, "
-                         f"{len(missing)} to play ({shown}); the ledger shows none deleted")
+            notes.append(f"schedule {key} ({schedules.describe(jobs)}): not finished: {len(jobs) - len(missing)} "
+                         f"played, {len(missing)} to play ({shown}); the ledger shows none deleted")
         elif missing:
-            problems.append(f"schedule {key} ({schedules.describe(jobs)}): {len(missing)} of its {len(jobs)} games missing "
-                            f"(never played, or among the games the ledger says were deleted): {shown}")
+            problems.append(f"schedule {key} ({schedules.describe(jobs)}): {len(missing)} of its {len(jobs)} games "
+                            f"missing (never played, or among the games the ledger says were deleted): {shown}")
         else:
             complete += 1
     for record in [*records, *others]:

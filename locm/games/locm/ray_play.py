@@ -27,8 +27,8 @@ def play_jobs_ray(store: EventStore, jobs: Iterable[Job], *, address: str | None
                   limits: TimeLimits | None = None, progress: Callable[[int], None] | None = None,
                   scheduled: int | None = None, count: int | None = None, sandbox: Sandbox | None = None,
                   batch_games: int = BATCH_GAMES, in_flight: int | None = None) -> TournamentRun:
-    """`locm.games.locm.tournament.play_jobs` on Ray: the same arguments and result (``in_flight``: tasks submitted ahead,
-    by default twice the cluster's CPUs)."""
+    """`locm.games.locm.tournament.play_jobs` on Ray: the same arguments and result (``in_flight``: tasks
+    submitted ahead, by default twice the cluster's CPUs)."""
     ray = connect(address)
     if batch_games < 1:
         raise TournamentError(f"batch_games must be at least 1, got {batch_games}")
