@@ -154,10 +154,9 @@ def game_of_line(line: bytes):
     from locm.engine import registry
 
     line = line.strip()
-    for name in registry.GAMES:
-        if name == registry.DEFAULT:
+    for game in registry.definitions():  # the built-in games and those of other packages that load
+        if game.name == registry.DEFAULT:
             continue
-        game = registry.get(name)
         if game.codec.decodes(line) and type(game.codec.from_json(line)) is game.created:
             return game
     return None

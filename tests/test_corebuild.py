@@ -64,7 +64,9 @@ def test_version_says_which_core_runs():
     result = CliRunner().invoke(cli, ["--version"])
     assert result.exit_code == 0
     version = importlib.metadata.version("locm")
-    assert result.output == f"locm {version}, {core()}\n"
+    first, games = result.output.splitlines()
+    assert first == f"locm {version}, {core()}"
+    assert games.startswith("games: locm, mcg (my-card-game), skyport")  # then any installed from outside
     expected = "compiled by mypyc" if COMPILED_RUN else "pure Python"
     assert expected in result.output
     assert str(Core("compiled", "c256bac2c6f3")) == "core: compiled by mypyc (build c256bac2c6f3)"

@@ -113,16 +113,24 @@ def _version(ctx: click.Context, value: bool) -> None:
         return
     from importlib.metadata import version
 
+    from locm.engine import registry
     from locm.engine.corebuild import core
 
     click.echo(f"locm {version('locm')}, {core()}")
+    games = {g.name: g for g in registry.definitions()}  # every game loaded: a broken one is a problem line
+    click.echo("games: " + ", ".join(
+        name + (f" ({', '.join(g.aliases)})" if g.aliases else "")
+        + (f" from {registry.SOURCES[name]}" if name in registry.SOURCES else "") for name, g in games.items()))
+    for line in registry.problems():
+        click.echo(f"locm: warning: {line}", err=True)
     ctx.exit()
 
 
 @click.group(cls=LocmGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True,
               callback=lambda ctx, _param, value: _version(ctx, value),
-              help="Show the version and which core runs (pure Python or compiled, with its build's hash), and exit.")
+              help="Show the version, which core runs (pure Python or compiled, with its build's hash) and the "
+                   "registered games (with the package of each game installed from outside), and exit.")
 def cli():
     """Legends of Code and Magic: an event-sourced rules engine for the 1.2 and constructed rulesets.
 
@@ -203,9 +211,32 @@ DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path)
                          show_default=True, help="The event store (an SQLite file).")
 
 
-GAME_NAMES = ["locm", "mcg", "my-card-game", "skyport"]
-GAME = click.option("--game", "game_name", type=click.Choice(GAME_NAMES), default="locm", show_default=True,
-                    help="The game (engine.registry): locm, mcg (alias my-card-game: my-card-game) or skyport.")
+class GameName(click.ParamType):
+    """A registered game's name or alias (`engine.registry`: the built-in games and those other installed
+    packages register through their ``locm.games`` entry points), checked when the command line is read; the
+    names are read from the registry when they are shown (``--help``), not when this module is imported."""
+
+    name = "game"
+
+    def get_metavar(self, param, ctx=None):
+        from locm.engine import registry
+
+        return f"[{'|'.join(registry.names())}]"
+
+    def convert(self, value, param, ctx):
+        from locm.engine import registry
+
+        if value not in registry.names():
+            try:
+                registry.get(value)
+            except LocmError as exc:
+                self.fail(str(exc), param, ctx)
+        return value
+
+
+GAME = click.option("--game", "game_name", type=GameName(), default="locm", show_default=True,
+                    help="The game: a registered game's name or alias (`locm --version` lists them, with the "
+                         "package of each game installed from outside).")
 
 
 @cli.command()
@@ -1208,12 +1239,18 @@ def import_cmd(file, db, skip_existing):
                 click.echo(f"stored account {name!r} ({_n(len(events), 'event')}) in {db}" if changed else
                            f"account {name!r} already stored with this log, unchanged")
                 return
-            if _is_event_log_line(first):
-                from locm.runner.play import import_event_log
+            from locm.replay.sources import game_of_line
+
+            other = game_of_line(first)  # another registered game's event log (`locm play --game G --log`)
+            if other is not None or _is_event_log_line(first):
+                from locm.runner.play import import_event_log, import_match_log
                 from locm.replay.sources import MAX_FILE
 
                 data = first + stream.read(MAX_FILE)
-                gid, stored = import_event_log(store, data, str(file), skip_existing=skip_existing)
+                if other is not None:
+                    gid, stored = import_match_log(store, other, data, str(file), skip_existing=skip_existing)
+                else:
+                    gid, stored = import_event_log(store, data, str(file), skip_existing=skip_existing)
                 ok = True
                 click.echo(f"imported game {gid} into {db}" if stored else f"game {gid} already stored, skipped")
                 return
