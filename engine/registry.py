@@ -20,11 +20,13 @@ load or does not give its game is refused when its game is asked for: each is on
 
 from __future__ import annotations
 
-import importlib.metadata
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from locm.engine.errors import LocmError
 from locm.engine.seam import GameDef
+
+if TYPE_CHECKING:
+    import importlib.metadata
 
 DEFAULT = "locm"
 GROUP = "locm.games"
@@ -61,7 +63,7 @@ ALIASES: dict[str, str] = {"my-card-game": "mcg"}
 SOURCES: dict[str, str] = {}
 """The package that gave each game found through an entry point (``name version``); built-in games have none."""
 _PROBLEMS: list[str] = []
-_ENTRY_POINTS: list[importlib.metadata.EntryPoint] | None = None  # once read
+_ENTRY_POINTS: "list[importlib.metadata.EntryPoint] | None" = None  # once read
 _loaded: set[str] = set()  # the outside games whose definitions are loaded
 
 
@@ -110,10 +112,15 @@ def get(name: str) -> GameDef:
 
 
 def definitions() -> Iterator[GameDef]:
-    """Every registered game's definition that loads (built-in first); an outside game whose entry point does
-    not give it is left out here and named in `problems`."""
-    for name in names():
-        if name in GAMES:
+    """Every registered game's definition that loads, the built-in ones first (the entry points are read only
+    once those are all given: a caller that stops at a built-in game reads none); an outside game whose entry
+    point does not give it is left out here and named in `problems`."""
+    given: set[str] = set()
+    for known in (list(GAMES), [n for n in names() if n in GAMES]):
+        for name in known:
+            if name in given:
+                continue
+            given.add(name)
             try:
                 yield GAMES[name]()
             except GameEntryPointError:
@@ -127,7 +134,7 @@ def problems() -> list[str]:
     return list(_PROBLEMS)
 
 
-def _package(ep: importlib.metadata.EntryPoint) -> str:
+def _package(ep: "importlib.metadata.EntryPoint") -> str:
     dist = getattr(ep, "dist", None)
     return f"{dist.name} {dist.version}" if dist is not None else f"the package of {ep.value}"
 
@@ -138,6 +145,8 @@ def _discover() -> bool:
     global _ENTRY_POINTS
     if _ENTRY_POINTS is not None:
         return True
+    import importlib.metadata  # only here: a command about a built-in game never reads the installed packages
+
     try:
         _ENTRY_POINTS = list(importlib.metadata.entry_points(group=GROUP))
     except Exception as exc:  # a broken installed distribution's metadata: no outside game, said once
@@ -161,7 +170,7 @@ def _discover() -> bool:
     return True
 
 
-def _loader(ep: importlib.metadata.EntryPoint, package: str) -> Callable[[], GameDef]:
+def _loader(ep: "importlib.metadata.EntryPoint", package: str) -> Callable[[], GameDef]:
     game: GameDef | None = None
 
     def load() -> GameDef:
@@ -174,7 +183,7 @@ def _loader(ep: importlib.metadata.EntryPoint, package: str) -> Callable[[], Gam
     return load
 
 
-def _load(ep: importlib.metadata.EntryPoint, package: str) -> GameDef:
+def _load(ep: "importlib.metadata.EntryPoint", package: str) -> GameDef:
     """The definition an entry point gives (a `GameDef`, or a function returning one), checked; its aliases
     registered (one already taken is a `GameEntryPointError`)."""
     where = f"package {package}: its {GROUP} entry point {ep.name} = {ep.value}"

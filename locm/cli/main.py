@@ -226,7 +226,9 @@ class GameName(click.ParamType):
     def convert(self, value, param, ctx):
         from locm.engine import registry
 
-        if value not in registry.names():
+        if value in registry.GAMES or value in registry.ALIASES:  # a built-in game: no entry point read
+            return value
+        if value not in registry.names():  # an outside game's alias is known once its definition loads
             try:
                 registry.get(value)
             except LocmError as exc:
