@@ -201,6 +201,17 @@ for seed in (1, 2, 3):
     assert r.returncode == 0 and r.stdout.endswith("3 games checked: 3 good, 0 bad\n"), r.stdout + r.stderr
 
 
+def test_without_its_package_a_store_of_its_games_is_refused_in_one_line_and_kept(locm, tmp_path):
+    db = tmp_path / "n.db"
+    ok(locm("play", "--game", "nim", "--seed", "6", "--db", db))
+    r = run_locm("verify", "--db", db)  # the package is not installed here
+    assert r.returncode == 1 and "unknown game 'nim'" in r.stdout and "Traceback" not in r.stdout + r.stderr
+    export = tmp_path / "e.jsonl"
+    assert ok(run_locm("export", "--all", "--db", db, "-o", export)) == ""
+    assert '"game":"nim"' in export.read_text()  # nothing is lost: with the package back, it checks again
+    assert ok(locm("verify", "--db", db)).endswith("1 game checked: 1 good, 0 bad\n")
+
+
 # --- entry points that do not give a game --------------------------------------------------------------------
 
 

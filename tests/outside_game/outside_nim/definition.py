@@ -1,4 +1,4 @@
-"""Nim as locm's core sees it: its `GameDef`, which the entry point ``nim = outside_nim.definition:GAME`` names."""
+"""Nim as locm's core sees it: its `GameDef`, which the entry point ``nim = outside_nim.definition:game`` gives."""
 
 from __future__ import annotations
 
@@ -134,4 +134,9 @@ GAME = GameDef(
 )
 
 
-__all__ = ["GAME", "Agent", "Pass"]
+def game() -> GameDef:
+    """The game's definition: what the entry point names (a function returning it; naming `GAME` does too)."""
+    return GAME
+
+
+__all__ = ["GAME", "game", "Agent", "Pass"]
