@@ -189,7 +189,7 @@ def _load(ep: "importlib.metadata.EntryPoint", package: str) -> GameDef:
     where = f"package {package}: its {GROUP} entry point {ep.name} = {ep.value}"
 
     def refuse(why: str) -> GameEntryPointError:
-        line = f"{where} {why}"
+        line = " ".join(f"{where} {why}".split())  # one line, whatever an exception's message holds
         if line not in _PROBLEMS:
             _PROBLEMS.append(line)
         return GameEntryPointError(package, line)
