@@ -2,7 +2,8 @@
 its entry point (group ``locm.games``), is installed by this test with pip into a folder of its own and driven
 through locm's command line, as a user who installed it would: play (two and three seats), tournament
 (built-in agents, and an external command-line bot in the sandbox), verify, export, import into a fresh store,
-games, show, replay, audit, html, and its Gymnasium environment through locm.rl. Nothing in locm names it.
+games, show, replay, audit, html, and its Gymnasium and PettingZoo environments through locm.rl. Nothing in
+locm names it.
 
 Entry points that do not give a game (a module that does not import, a name taken by a built-in game, a value
 that is no `GameDef`, a definition of another name) are real installed metadata too (a ``.dist-info`` folder
@@ -170,7 +171,7 @@ def test_a_tournament_with_an_external_bot_in_the_sandbox(locm, tmp_path):
     assert "P0 (greedy) wins (timeout)" in out and "(lost by a timeout)" in out
 
 
-def test_the_gymnasium_environment_through_locm_rl(site, tmp_path):
+def test_the_gymnasium_and_pettingzoo_environments_through_locm_rl(site, tmp_path):
     pytest.importorskip("gymnasium")
     episodes = tmp_path / "episodes"
     code = f"""
@@ -178,7 +179,6 @@ import gymnasium as gym
 from gymnasium.utils.env_checker import check_env
 env = gym.make("locm.rl:Game-v0", game="nim", ruleset="standard", opponent="greedy", store={str(episodes)!r})
 check_env(env.unwrapped, skip_render_check=True)
-names = env.unwrapped.layout.feature_names() if hasattr(env.unwrapped, "layout") else []
 for seed in (1, 2, 3):
     obs, info = env.reset(seed=seed)
     done, reward = False, 0.0
@@ -187,11 +187,19 @@ for seed in (1, 2, 3):
         obs, reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
     print(seed, reward, env.observation_space.shape[0], env.action_space.n)
+import warnings
+from pettingzoo.test import api_test
+import locm.rl.pz
+warnings.simplefilter("ignore")
+api_test(locm.rl.pz.env("nim"), num_cycles=50)
+print("pettingzoo ok")
 """
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                        env=env_with(site, ROOT), timeout=180)
     assert r.returncode == 0, r.stderr
-    rows = [line.split() for line in r.stdout.splitlines()]
+    lines = r.stdout.splitlines()
+    assert lines[-1] == "pettingzoo ok"  # its AEC environment passes PettingZoo's own API test
+    rows = [line.split() for line in lines if len(line.split()) == 4]
     assert [row[0] for row in rows] == ["1", "2", "3"]
     assert all(float(row[1]) in (1.0, -1.0) for row in rows)
     assert {(row[2], row[3]) for row in rows} == {("5", "16")}  # 3 heaps + token + players; 3x5 takes + pass
