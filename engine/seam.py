@@ -23,6 +23,7 @@ views                      ``view(state, seat)`` what a seat may see (None: ever
 describing                 ``describe(state, event)``, ``turn_starts(events)``
 auditing                   ``rejections(events)`` the refused inputs, ``instance_events(events, id)`` one
                            card's life (both optional); ``html_board`` the module drawing its board
+environments               ``rl_encoder`` the module of its observation encoder (optional)
 re-deciding                ``redecide(events)``: the first event the rules would not produce (`Divergence`)
 ids and the store          ``game_id(created)`` (what a game's content names it), ``index(created)`` (the
                            fields the store keeps beside the log), ``agents(created)``
@@ -31,9 +32,11 @@ ids and the store          ``game_id(created)`` (what a game's content names it)
 The core's own functions over any game are in `engine.core` (play a match with built-in agents, verify a log)
 and `engine.history` (any state of a log), `engine.logcheck` (a log's order and causes).
 
-A game is registered in `engine.registry.GAMES` (a module-level dict, listed by hand). Adding a game adds
-its package and one line there: no core module changes (tests/test_seam.py defines tic-tac-toe in a test
-and runs it through play, verify and show).
+A game is registered in `engine.registry.GAMES` (a module-level dict, listed by hand), or by another installed
+package through an entry point of group ``locm.games`` (`engine.registry`). Adding a game adds its package and
+one line there: no core module changes (tests/test_seam.py defines tic-tac-toe in a test and runs it through
+play, verify and show; tests/test_outside_game.py installs tests/outside_game/, Nim in a package of its own,
+and drives it through the command line).
 """
 
 from __future__ import annotations
@@ -96,6 +99,10 @@ class Match(Protocol):
     - ``answer(seat, line)``: a bot's answer line, recorded as received, parsed by the game's protocol (a
       line the protocol refuses is recorded and loses, as the game's rules say);
     - ``forfeit(seat, reason, text)``: the seat failed outside any answer (a timeout, a crash, a flood).
+
+    A match that command-line bots play (`locm.runner.bots.BotAgent`) also has ``rules`` (its rules value,
+    given to the bot as JSON in its environment), ``state.phase`` (the name its time limits go by) and
+    ``input_for(seat)`` (the text the bot is sent: the game's ``message``).
     """
 
     log: list[Any]
@@ -221,6 +228,12 @@ class GameDef:
     """The module holding the game's parts at the edges (its store projections, its checks: `locm.store.hooks`),
     e.g. ``locm.games.locm.edges``; "" for a game without any. Named, not imported: the rules never load the
     edges, and the store and verify find a game's parts through its definition, never by its name."""
+    rl_encoder: str = ""
+    """``module:attr`` of the function ``encoder(rules)`` that gives the game's observation encoder for the
+    environments (`locm.rl.seam_game.Encoder`: its phases, action slots and observations); "" for a game with
+    no environment of that kind. Named, not imported: the rules never load the environments' code. The
+    built-in games' adapters are `locm.rl`'s own; a game from another package names its encoder here and gets
+    ``gym.make("locm.rl:Game-v0", game=NAME)``."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

@@ -154,10 +154,12 @@ def game_of_line(line: bytes):
     from locm.engine import registry
 
     line = line.strip()
-    for name in registry.GAMES:
-        if name == registry.DEFAULT:
+    default = registry.get(registry.DEFAULT)
+    if default.codec.decodes(line) and type(default.codec.from_json(line)) is default.created:
+        return None  # LOCM's: no other game's, and no package's entry points read for it
+    for game in registry.definitions():  # the built-in games, then those of other packages that load
+        if game.name == registry.DEFAULT:
             continue
-        game = registry.get(name)
         if game.codec.decodes(line) and type(game.codec.from_json(line)) is game.created:
             return game
     return None

@@ -68,7 +68,9 @@ def test_version_says_which_core_runs():
     result = CliRunner().invoke(cli, ["--version"])
     assert result.exit_code == 0
     version = importlib.metadata.version("locm")
-    assert result.output == f"locm {version}, {core()}\n"
+    first, games = result.output.splitlines()
+    assert first == f"locm {version}, {core()}"
+    assert games.startswith("games: locm, mcg (my-card-game), skyport")  # then any installed from outside
     # as LOCM_CORE chose (locm.CORE_CHOICE); unset: the fastest built here, native where `make native` built it
     kind = TEST_CORE or locm.CORE_CHOICE or ("native" if native_module()[0] is not None else "pure")
     expected = {"compiled": "compiled by mypyc", "native": "native C++", "pure": "pure Python"}[kind]

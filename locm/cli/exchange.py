@@ -119,12 +119,18 @@ def import_cmd(file, db, skip_existing):
                     ok = True
                     click.echo(said)
                     return
-            if _is_event_log_line(first):
-                from locm.runner.play import import_event_log
+            from locm.replay.sources import game_of_line
+
+            other = game_of_line(first)  # another registered game's event log (`locm play --game G --log`)
+            if other is not None or _is_event_log_line(first):
+                from locm.runner.play import import_event_log, import_match_log
                 from locm.replay.sources import MAX_FILE
 
                 data = first + stream.read(MAX_FILE)
-                gid, stored = import_event_log(store, data, str(file), skip_existing=skip_existing)
+                if other is not None:
+                    gid, stored = import_match_log(store, other, data, str(file), skip_existing=skip_existing)
+                else:
+                    gid, stored = import_event_log(store, data, str(file), skip_existing=skip_existing)
                 ok = True
                 click.echo(f"imported game {gid} into {db}" if stored else f"game {gid} already stored, skipped")
                 return

@@ -99,9 +99,16 @@ def show_version(ctx: click.Context, value: bool) -> None:
         return
     from importlib.metadata import version
 
+    from locm.engine import registry
     from locm.engine.corebuild import core
 
     click.echo(f"locm {version('locm')}, {core()}")
+    games = {g.name: g for g in registry.definitions()}  # every game loaded: a broken one is a problem line
+    click.echo("games: " + ", ".join(
+        name + (f" ({', '.join(g.aliases)})" if g.aliases else "")
+        + (f" from {registry.SOURCES[name]}" if name in registry.SOURCES else "") for name, g in games.items()))
+    for line in registry.problems():
+        click.echo(f"locm: warning: {line}", err=True)
     ctx.exit()
 
 

@@ -24,8 +24,9 @@ from locm.errors import OutputError  # noqa: F401  (re-exported: locm.cli.main.O
 @click.group(cls=LocmGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True,
               callback=lambda ctx, _param, value: show_version(ctx, value),
-              help="Show the version and which core runs (native C++, compiled or pure Python, with its build's hash; "
-                   "LOCM_CORE=native|compiled|pure chooses), and exit.")
+              help="Show the version, which core runs (native C++, compiled or pure Python, with its build's hash; "
+                   "LOCM_CORE=native|compiled|pure chooses) and the registered games (with the package of each game "
+                   "installed from outside), and exit.")
 def cli():
     """Legends of Code and Magic: an event-sourced rules engine for the 1.2 and constructed rulesets.
 

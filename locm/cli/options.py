@@ -10,7 +10,7 @@ import click
 
 from locm.common.tables import plural as n  # noqa: F401  (the commands' ``n(2, 'game')``)
 from locm.engine import registry
-from locm.errors import UsageProblem
+from locm.errors import LocmError, UsageProblem
 
 RULESET = click.option("--ruleset", "-r", default="1.2", show_default=True,
                        help="1.2 (draft), constructed (alias 1.5), or a ruleset variant file (TOML, see "
@@ -93,10 +93,30 @@ class _GameHelp(click.Option):
         pass
 
 
-GAME_NAMES = sorted(registry.names())
-"""--game's choices: every registered game and alias."""
-GAME = click.option("--game", "game_name", type=click.Choice(GAME_NAMES), default=registry.DEFAULT,
-                    show_default=True, cls=_GameHelp)
+class GameName(click.ParamType):
+    """A registered game's name or alias (`engine.registry`: the built-in games and those other installed
+    packages register through their ``locm.games`` entry points), checked when the command line is read; the
+    names are read from the registry when they are shown (``--help``), not when this module is imported."""
+
+    name = "game"
+
+    def get_metavar(self, param, ctx=None):
+        return f"[{'|'.join(registry.names())}]"
+
+    def convert(self, value, param, ctx):
+        if value in registry.GAMES or value in registry.ALIASES:  # a built-in game: no entry point read
+            return value
+        try:
+            registry.get(value)  # an outside game (its aliases are known once its definition loads)
+        except LocmError as exc:
+            self.fail(str(exc), param, ctx)
+        return value
+
+
+GAME_NAMES = GameName()
+"""--game's type: every registered game and alias, those of other installed packages included."""
+GAME = click.option("--game", "game_name", type=GAME_NAMES, default=registry.DEFAULT, show_default=True,
+                    cls=_GameHelp)
 
 
 def game_rules(game, spec: str):
@@ -126,5 +146,5 @@ def check_output(path: Path) -> None:
     check(path)
 
 
-__all__ = ["RULESET", "AGENT_HELP", "TIMEOUTS", "DB_OPTION", "GAME", "GAME_NAMES", "sandbox_options",
+__all__ = ["RULESET", "AGENT_HELP", "TIMEOUTS", "DB_OPTION", "GAME", "GAME_NAMES", "GameName", "sandbox_options",
            "make_sandbox", "game_rules", "usage_errors", "n", "check_output"]

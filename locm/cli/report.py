@@ -38,7 +38,7 @@ MIN = click.option("--min-games", "min_n", type=click.IntRange(min=1), default=D
 @click.option("--output", "-o", "out", type=click.Path(path_type=Path), default=Path("report"), show_default=True,
               help="The directory to write into (created if missing).")
 @click.option("--rebuild", is_flag=True, help="Rebuild the card-facts projection from the events first.")
-@click.option("--game", "game_name", type=click.Choice(GAME_NAMES),
+@click.option("--game", "game_name", type=GAME_NAMES,
               default=registry.DEFAULT, show_default=True,
               help="mcg: my-card-game's card win rates by pairing, printed (locm.games.mcg.report); skyport: win and "
                    "score rates per agent by loadout and by map, printed (locm.games.skyport.report).")

@@ -106,7 +106,7 @@ def _rerun_any(game, source, db, ruleset, as_json) -> int:
 @click.option("--min-n", type=click.IntRange(min=1), default=20, show_default=True,
               help="A card is listed only when held in at least this many games under both rulesets (paired: "
                    "by at least this many holders).")
-@click.option("--game", "game_name", type=click.Choice(GAME_NAMES), default=registry.DEFAULT,
+@click.option("--game", "game_name", type=GAME_NAMES, default=registry.DEFAULT,
               show_default=True, help="The game whose stored games are re-run (mcg: my-card-game; skyport).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @backend_options

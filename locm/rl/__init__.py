@@ -57,20 +57,53 @@ def game_spec(game: str = "locm", ruleset: Any = None) -> Any:
         from locm.rl.skyport import SkyportSpec
 
         return SkyportSpec(ruleset)
-    raise ValueError(f"unknown game {game!r}: expected locm, mcg or skyport")
+    return _encoded_spec(game, ruleset)
 
 
-def make_env(env_id: str, ruleset: Any = None, **options: Any) -> GameEnv:
-    """The environment of an id (`ENV_IDS`), without Gymnasium's wrappers; `options` as `GameEnv` takes them."""
+def _encoded_spec(name: str, ruleset: Any) -> Any:
+    """The adapter of any other registered game whose definition names its encoder (`GameDef.rl_encoder`): its
+    rules from a built-in ruleset's name (None: its first), a variant file's path, or a rules value."""
+    import importlib
+    from pathlib import Path
+
+    from locm.engine import registry
+    from locm.rl.seam_game import SeamSpec
+
+    game = registry.get(name)
+    if not game.rl_encoder:
+        raise ValueError(f"{game.title} has no environment: its definition names no rl_encoder")
+    if ruleset is None or isinstance(ruleset, str) and ruleset in game.rulesets:
+        rules = game.rules(ruleset or game.rulesets[0])
+    elif isinstance(ruleset, (str, Path)):
+        rules = game.variant(Path(ruleset).read_text(encoding="utf-8"), str(ruleset))
+    else:
+        rules = ruleset
+    module, _, attr = game.rl_encoder.partition(":")
+    encoder = getattr(importlib.import_module(module), attr)(rules)
+    return SeamSpec(game.name, rules, encoder, {})
+
+
+GAME_ENV_ID = "Game-v0"
+"""The environment of any registered game with an encoder, named by ``game=`` (a game of another package):
+``gym.make("locm.rl:Game-v0", game="nim", opponent="random")``; every phase is learned."""
+
+
+def make_env(env_id: str, ruleset: Any = None, game: str | None = None, **options: Any) -> GameEnv:
+    """The environment of an id (`ENV_IDS`, or `GAME_ENV_ID` with ``game``), without Gymnasium's wrappers;
+    `options` as `GameEnv` takes them."""
+    if env_id == GAME_ENV_ID:
+        if game is None:
+            raise ValueError(f"{GAME_ENV_ID} needs game=NAME (a registered game with an encoder)")
+        return GameEnv(game_spec(game, ruleset), phases=None, **options)
     if env_id not in ENV_IDS:
-        raise ValueError(f"unknown environment {env_id!r}: expected one of {', '.join(ENV_IDS)}")
-    game, phases, default = ENV_IDS[env_id]
-    spec = game_spec(game, default if ruleset is None else ruleset)
+        raise ValueError(f"unknown environment {env_id!r}: expected one of {', '.join(ENV_IDS)}, {GAME_ENV_ID}")
+    name, phases, default = ENV_IDS[env_id]
+    spec = game_spec(name, default if ruleset is None else ruleset)
     return GameEnv(spec, phases=phases, **options)
 
 
 def _register() -> None:
-    for env_id in ENV_IDS:
+    for env_id in (*ENV_IDS, GAME_ENV_ID):
         if env_id not in gymnasium.registry:
             gymnasium.register(id=env_id, entry_point=make_env, kwargs={"env_id": env_id},
                                disable_env_checker=False)
@@ -78,4 +111,4 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["GameEnv", "ENV_IDS", "make_env", "game_spec"]
+__all__ = ["GameEnv", "ENV_IDS", "GAME_ENV_ID", "make_env", "game_spec"]

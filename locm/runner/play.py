@@ -62,6 +62,32 @@ def summarize(game: Game) -> GameSummary:
                        (s.players[0].health, s.players[1].health), tuple(plays), tuple(dmg))
 
 
+def import_match_log(store, game, data: bytes, source: str, *, skip_existing: bool = False) -> tuple[str, bool]:
+    """`import_event_log` for another registered game's log (`GameDef`: its codec, the core's checks,
+    re-deciding its inputs), stored under the id its content gives (what `locm play --db` stores it under)."""
+    from locm.engine import core
+    from locm.engine.errors import LocmError
+    from locm.errors import InputFileError
+    from locm.store.eventstore import GameExtras
+
+    try:
+        events = game.codec.from_jsonl(data)
+        found = core.verify(game, events)
+    except (LocmError, ValueError) as exc:
+        raise InputFileError(source, f"not a {game.title} event log: {exc}") from None
+    if found is not None:
+        raise InputFileError(source, f"the log does not follow the rules: {found}")
+    gid = game.game_id(events[0])
+    if store.has_game(gid):
+        to_json = game.codec.to_json
+        if skip_existing and [to_json(e) for e in store.match_events(gid)] == [to_json(e) for e in events]:
+            return gid, False
+        raise InputFileError(source, f"game {gid!r} is already in the store"
+                             + ("" if skip_existing else " (--skip-existing skips identical games)"))
+    store.append_match(game, GameExtras(game_id=gid), events)
+    return gid, True
+
+
 def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = False) -> tuple[str, bool]:
     """Store the game of an event log (`locm play --log`) under the id its content gives (`gameid.created_id`,
     the id `locm play --db` stores it under), after the checks every door makes (the store's checker,

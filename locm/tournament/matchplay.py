@@ -43,12 +43,11 @@ from locm.engine import core, registry
 from locm.errors import TournamentError
 
 
-BOT_GAMES = ("mcg",)
-"""The games whose command-line bots the core's runner plays (one line each way: `locm.runner.bots.BotAgent`)."""
-
 SERVED_GAMES = ("skyport",)
 """The games whose command-line clients play through the game's server (`locm.games.skyport.netbots`: Skyport's clients
-speak its TCP protocol, each in the sandbox; a client that does not join in time forfeits, R-FORFEIT)."""
+speak its TCP protocol, each in the sandbox; a client that does not join in time forfeits, R-FORFEIT). Every other
+game's command-line bots are played by the core's runner, one line each way (`locm.runner.bots.BotAgent`: the
+game's `message`, its match's ``answer``), whatever package the game comes from."""
 
 
 class MatchJob(NamedTuple):
@@ -152,10 +151,7 @@ def match_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, s
     if games % n:
         raise TournamentError(f"--games {games}: expected a multiple of {n} (each seed played in every seat)")
     for name in agents:
-        if name not in game.agent_names:
-            if game.name not in BOT_GAMES + SERVED_GAMES:
-                raise TournamentError(f"{game.title} has no agent {name!r}: expected one of "
-                                      f"{', '.join(game.agent_names)}")
+        if name not in game.agent_names:  # a command line (one that cannot run: refused below, one line)
             if game.name in SERVED_GAMES:
                 from locm.games.skyport.netbots import SANDBOX_HOST, SANDBOX_PORT, client_argv
 
@@ -421,6 +417,6 @@ def match_rows(table: Sequence[MatchStanding]) -> list[tuple]:
              score(s), s.errors) for s in table]
 
 
-__all__ = ["BOT_GAMES", "SERVED_GAMES", "play_seated", "MatchJob", "MatchSchedule", "match_schedule", "run_matches",
+__all__ = ["SERVED_GAMES", "play_seated", "MatchJob", "MatchSchedule", "match_schedule", "run_matches",
            "MatchRun", "MatchStanding", "match_standings",
            "match_rows", "MATCH_HEADERS"]
