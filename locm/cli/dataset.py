@@ -3,7 +3,6 @@ hook ``dataset``; another game's from the episode logs its environment stored.""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -61,23 +60,23 @@ def _from_logs(game, db, output, ruleset, phases, logs, agent, seats, limit) -> 
 
     default = registry.get(game).rulesets[0]
     spec = game_spec(game, default if ruleset == "1.2" else ruleset)
-    _check_phases(phases, [p.name for p in spec.phases], game)
+    check_phases(phases, [p.name for p in spec.phases], game)
     summary = export_logs(game, logs, output, ruleset=spec.rules, phases=phases or None, seats=seats)
-    _report(summary, output)
+    say_summary(summary, output)
 
 
-def _check_phases(phases, names, what) -> None:
+def check_phases(phases, names, what) -> None:
     for p in phases:
         if p not in names:
             raise click.BadParameter(f"{what} has no {p} phase (its phases: {', '.join(names)})",
                                      param_hint="--phase")
 
 
-def _report(summary, output) -> None:
+def say_summary(summary, output) -> None:
     for gid, why in summary.skipped:
         click.echo(f"{gid}: skipped: {why}", err=True)
     click.echo(f"{output}: {summary.rows} rows from {summary.games} games"
                + (f" ({len(summary.skipped)} skipped)" if summary.skipped else ""))
 
 
-__all__ = ["dataset"]
+__all__ = ["dataset", "check_phases", "say_summary"]

@@ -71,10 +71,8 @@ def make_sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db=None
     return policy
 
 
-
 DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"),
                          show_default=True, help="The event store (an SQLite file).")
-
 
 
 class _GameHelp(click.Option):
@@ -82,14 +80,16 @@ class _GameHelp(click.Option):
     built: a command about one game loads no other game's definition."""
 
     @property
-    def help(self):
-        games = [f"{n} (alias {', '.join(a)}: {registry.get(n).title})" if (a := [x for x, g in
-                 registry.ALIASES.items() if g == n]) else n for n in registry.GAMES]
-        listed = ", ".join(games[:-1]) + " or " + games[-1] if len(games) > 1 else games[0]
+    def help(self) -> str:
+        named = []
+        for name in registry.GAMES:
+            aliases = [a for a, g in registry.ALIASES.items() if g == name]
+            named.append(f"{name} (alias {', '.join(aliases)}: {registry.get(name).title})" if aliases else name)
+        listed = ", ".join(named[:-1]) + " or " + named[-1] if len(named) > 1 else named[0]
         return f"The game (engine.registry): {listed}."
 
     @help.setter
-    def help(self, value):
+    def help(self, value) -> None:  # click sets it when the option is made: the registry's text stands
         pass
 
 
@@ -119,16 +119,6 @@ GAME = click.option("--game", "game_name", type=GAME_NAMES, default=registry.DEF
                     cls=_GameHelp)
 
 
-def game_rules(game, spec: str):
-    """A game's rules from --ruleset (`locm.common.rulesets.game_rules`), a bad one as a usage error."""
-    from locm.common.rulesets import RulesetChoiceError, game_rules as rules_of
-
-    try:
-        return rules_of(game, spec)
-    except RulesetChoiceError as exc:
-        raise click.UsageError(str(exc)) from None
-
-
 @contextlib.contextmanager
 def usage_errors():
     """A library's `UsageProblem` (options that do not go together) as the command's usage error."""
@@ -147,4 +137,4 @@ def check_output(path: Path) -> None:
 
 
 __all__ = ["RULESET", "AGENT_HELP", "TIMEOUTS", "DB_OPTION", "GAME", "GAME_NAMES", "GameName", "sandbox_options",
-           "make_sandbox", "game_rules", "usage_errors", "n", "check_output"]
+           "make_sandbox", "usage_errors", "n", "check_output"]

@@ -46,11 +46,11 @@ def _open(source, db, game_index):
     return open_game(source, game=game_index)
 
 
-def _dump(obj) -> None:
+def dump_json(obj) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False, indent=1))
 
 
-def _warn(r, to_stderr: bool = False) -> None:
+def warn(r, to_stderr: bool = False) -> None:
     """A log that does not follow the rules (or a stored game whose chain does not hold) is shown, never
     silently: its warning is the first line of the output (on standard error where the output is JSON or a
     file)."""
@@ -58,13 +58,13 @@ def _warn(r, to_stderr: bool = False) -> None:
         click.echo(r.warning, err=to_stderr)
 
 
-def _trust(r) -> dict:
-    """The JSON form of `_warn`: a reader of --json output sees the same facts."""
+def trust(r) -> dict:
+    """The JSON form of `warn`: a reader of --json output sees the same facts."""
     return {"warning": r.warning, "departures": [
         {"seq": d.seq, "message": d.message, "log_has": d.stored, "rules_give": d.decided} for d in r.departures]}
 
 
-def _exit(r) -> None:
+def exit_if_warned(r) -> None:
     """Exit status 1 after showing a log that does not follow the rules or cannot be vouched for."""
     if r.warning:
         sys.exit(1)
@@ -91,11 +91,11 @@ def _show_other(r, s: int, seat: int | None, as_json: bool) -> None:
     turn = [t for t in r.game.turn_starts(r.events) if t[0] <= s]
     first = turn[-1][0] if turn else max(0, s - 5)
     if as_json:
-        _warn(r, to_stderr=True)
-        _dump({**r.view(s, seat), "events": [r.explain(i) | {"causes": None} for i in range(first, s + 1)],
+        warn(r, to_stderr=True)
+        dump_json({**r.view(s, seat), "events": [r.explain(i) | {"causes": None} for i in range(first, s + 1)],
                **({"warning": r.warning} if r.warning else {})})
     else:
-        _warn(r)
+        warn(r)
         click.echo(f"{r.game.title}: seq {s} of {r.last_seq}" + (f" (as P{seat})" if seat is not None else ""))
         click.echo(r.board(s, seat))
         click.echo("events:")
@@ -188,9 +188,9 @@ def _audit_other(r, seq, rejected, card_id, as_json) -> None:
         out = r.card_life(card_id)
         lines = [f"card instance {card_id}: {len(out)} events"] + [
             line(o) + (f"  <- {line(o['cause'])}" if o["cause"] else "") for o in out]
-    _warn(r, to_stderr=as_json)
+    warn(r, to_stderr=as_json)
     if as_json:
-        _dump({"result": out, **_trust(r)} if r.warning else out)
+        dump_json({"result": out, **trust(r)} if r.warning else out)
     else:
         click.echo("\n".join(lines))
     sys.exit(1 if r.warning else 0)
@@ -214,7 +214,7 @@ def replay_cmd(source, db, game_index, print_all, perspective):
       locm replay --db locm.db 1.2-7-0123 --all | less
     """
     r = _open(source, db, game_index)
-    _warn(r)
+    warn(r)
     _own(r, "replay", _replay_other)(r, print_all, perspective)
 
 
@@ -227,7 +227,7 @@ def _replay_other(r, print_all: bool, perspective) -> None:
             click.echo(r.event_line(i))
         click.echo(r.board(b - 1, perspective))
         click.echo("")
-    _exit(r)
+    exit_if_warned(r)
 
 
 # --- html -------------------------------------------------------------------------------------------------
@@ -258,9 +258,12 @@ def _html_other(r, output) -> None:
     from locm.common.outputs import write_output as _write_bytes
     from locm.replay.match_html import render_match_html
 
-    _warn(r, to_stderr=str(output) == "-")
+    warn(r, to_stderr=str(output) == "-")
     data = render_match_html(r).encode()
     _write_bytes(output, data)
     click.echo(f"{output} ({len(data) // 1024} KB, {len(r.events)} events, {r.game.title})",
                err=str(output) == "-")
-    _exit(r)
+    exit_if_warned(r)
+
+
+__all__ = ["register", "show", "audit", "replay_cmd", "html", "dump_json", "warn", "trust", "exit_if_warned"]

@@ -145,7 +145,7 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
                                             backend, address)
 
 
-def _show(summary: dict, skipped: list, lines, top: int, as_json: bool) -> bool:
+def show_summary(summary: dict, skipped: list, lines, top: int, as_json: bool) -> bool:
     """Print a what-if summary (as JSON, with the skipped games, or as text lines and the first skipped games
     on stderr); True when it went out as JSON (nothing more to say)."""
     if as_json:
@@ -186,11 +186,11 @@ def _whatif_any(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    if _show(result.summary(min_n, top), result.skipped, whatif_lines, top, as_json):
+    if show_summary(result.summary(min_n, top), result.skipped, whatif_lines, top, as_json):
         return
     if not result.pairs:
         click.echo(f"no stored games of {result.rules_a} between built-in agents to re-run (see --ruleset-a)",
                    err=True)
 
 
-__all__ = ["rerun", "whatif"]
+__all__ = ["rerun", "whatif", "show_summary"]

@@ -37,26 +37,27 @@ HOOKS: dict[str, dict[str, str]] = {
     "play_seated": {"skyport": "locm.games.skyport.hooks:play_seated"},
     # a tournament's time limits and sandbox check for bots that connect to the game's server
     "served_limits": {"skyport": "locm.games.skyport.hooks:served_limits"},
-    # `locm games`, `locm rules diff`, `locm report`, `locm rerun`, `locm whatif`, `locm conformance`
+    # `locm games`, `locm rules diff`, `locm report`, `locm conformance`, `locm dataset`
     "games_table": {"locm": "locm.games.locm.hooks:games_table"},
     "rules_diff": {"locm": "locm.games.locm.hooks:rules_diff"},
     "report": {"locm": "locm.games.locm.report_cli:report", "mcg": "locm.games.mcg.hooks:report",
                "skyport": "locm.games.skyport.hooks:report"},
+    "conformance": {"locm": "locm.games.locm.hooks:conformance", "skyport": "locm.games.skyport.hooks:conformance"},
+    "dataset": {"locm": "locm.games.locm.hooks:dataset"},
+    # `locm show`, `locm audit`, `locm replay`, `locm html`: a game with a viewer of its own (LOCM's)
+    "show": {"locm": "locm.games.locm.replay_cli:show"},
+    "audit": {"locm": "locm.games.locm.replay_cli:audit"},
+    "replay": {"locm": "locm.games.locm.replay_cli:replay"},
+    "html": {"locm": "locm.games.locm.replay_cli:html"},
+    # `locm rerun`, `locm whatif`: a game re-run its own way (LOCM's)
+    "rerun": {"locm": "locm.games.locm.whatif_cli:rerun"},
+    "whatif": {"locm": "locm.games.locm.whatif_cli:whatif"},
     # `locm verify`, `locm export --all`, `locm import`: what a game keeps beside its games (my-card-game's
     # accounts), and the games whose stored games are checked as their own records (LOCM's)
     "verify_store": {"mcg": "locm.games.mcg.hooks:verify_store"},
     "export_count": {"mcg": "locm.games.mcg.hooks:export_count"},
     "import_log": {"mcg": "locm.games.mcg.hooks:import_log"},
     "stored_problem": {"locm": "locm.verify.checks:stored_problem"},
-    "dataset": {"locm": "locm.games.locm.hooks:dataset"},
-    # `locm show`, `locm audit`, `locm replay`, `locm html`: a game with its own viewer (LOCM's)
-    "show": {"locm": "locm.games.locm.replay_cli:show"},
-    "audit": {"locm": "locm.games.locm.replay_cli:audit"},
-    "replay": {"locm": "locm.games.locm.replay_cli:replay"},
-    "html": {"locm": "locm.games.locm.replay_cli:html"},
-    "rerun": {"locm": "locm.games.locm.whatif_cli:rerun"},
-    "whatif": {"locm": "locm.games.locm.whatif_cli:whatif"},
-    "conformance": {"locm": "locm.games.locm.hooks:conformance", "skyport": "locm.games.skyport.hooks:conformance"},
 }
 """Per hook, the games' own versions: ``module:function``."""
 

@@ -85,7 +85,7 @@ def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> Non
 
     import click
 
-    from locm.cli.dataset import _check_phases, _report
+    from locm.cli.dataset import check_phases, say_summary
     from locm.engine.errors import LocmError
 
     if not Path(db).exists():
@@ -96,7 +96,7 @@ def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> Non
     from locm.games.locm.variants import resolve_ruleset
 
     rules = resolve_ruleset(ruleset)
-    _check_phases(phases, [p.name for p in LocmSpec(rules).phases], rules.name)
+    check_phases(phases, [p.name for p in LocmSpec(rules).phases], rules.name)
     from locm.store.eventstore import open_store
 
     with open_store(db, create=False, readonly=True) as store:
@@ -104,7 +104,7 @@ def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> Non
     with click.progressbar(length=total, label="encoding", file=sys.stderr, show_pos=True) as bar:
         summary = export(db, output, ruleset=ruleset, phases=phases or None, seats=seats, agent=agent,
                          limit=limit, progress=bar.update)
-    _report(summary, output)
+    say_summary(summary, output)
 
 
 __all__ = ["conformance", "games_table", "rules_diff", "dataset"]

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from locm.cli.replay import _dump, _exit, _trust, _warn
+from locm.cli.replay import dump_json, exit_if_warned, trust, warn
 
 
 def show(r, s: int, perspective, as_json: bool) -> None:
@@ -20,12 +20,12 @@ def show(r, s: int, perspective, as_json: bool) -> None:
     if as_json:
         v["events"] = [{"seq": i, "type": r.event_obj(i)["type"], "description": r.describe(i, perspective)}
                        for i in events]
-        _warn(r, to_stderr=True)
-        _dump({**v, **_trust(r)} if r.warning else v)
-        return _exit(r)
-    _warn(r)
+        warn(r, to_stderr=True)
+        dump_json({**v, **trust(r)} if r.warning else v)
+        return exit_if_warned(r)
+    warn(r)
     click.echo("\n".join(show_text(r, s, perspective)))
-    _exit(r)
+    exit_if_warned(r)
 
 
 def audit(r, seq, rejected, card_id, as_json: bool) -> None:
@@ -43,16 +43,16 @@ def audit(r, seq, rejected, card_id, as_json: bool) -> None:
         lines = card_life_text(card_id, out)
     departs = r.departs()
     if as_json:
-        _warn(r, to_stderr=True)
+        warn(r, to_stderr=True)
         if r.warning:
-            out = {"result": out, **_trust(r)}
-        _dump(out)
+            out = {"result": out, **trust(r)}
+        dump_json(out)
     else:
-        _warn(r)
+        warn(r)
         if seq is not None and seq in departs:
             lines = [f"this event is not what the rules give: {departs[seq]}"] + lines
         click.echo("\n".join(lines))
-    _exit(r)
+    exit_if_warned(r)
 
 
 def replay(r, print_all: bool, perspective) -> None:
@@ -63,9 +63,9 @@ def replay(r, print_all: bool, perspective) -> None:
     if print_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
         for line in all_turns_text(r, perspective):
             click.echo(line)
-        return _exit(r)
+        return exit_if_warned(r)
     interactive(r, perspective)
-    _exit(r)
+    exit_if_warned(r)
 
 
 def html(r, output) -> None:
@@ -73,14 +73,14 @@ def html(r, output) -> None:
     from locm.common.outputs import write_output as _write_bytes
     from locm.replay.html import render_html
 
-    _warn(r, to_stderr=str(output) == "-")
+    warn(r, to_stderr=str(output) == "-")
     data = render_html(r).encode()
     _write_bytes(output, data)
     # the summary goes to stderr when the page went to standard output
     click.echo(f"{output} ({len(data) // 1024} KB, {len(r)} events"
                + (f", {len(r.departs())} marked as not what the rules give" if r.departures else "") + ")",
                err=str(output) == "-")
-    _exit(r)
+    exit_if_warned(r)
 
 
 __all__ = ["show", "audit", "replay", "html"]

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from locm.cli.whatif import _show
+from locm.cli.whatif import show_summary
 from locm.tournament.backends import join
 
 
@@ -71,7 +71,7 @@ def whatif(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    if _show(result.summary(top, min_n), result.skipped, whatif_lines, top, as_json):
+    if show_summary(result.summary(top, min_n), result.skipped, whatif_lines, top, as_json):
         return
     if result.selected == 0:
         click.echo("no stored games to re-run (see --ruleset-a and --agents)", err=True)

@@ -4,7 +4,6 @@ named when they changed, mirrored seed pairs and the sequential test (`locm.tour
 
 from __future__ import annotations
 
-import contextlib
 import functools
 
 from locm.tournament.workflow import STDERR_TAIL_LINES, Echo, MakeSandbox, PlayRequest, Progress, TournamentRequest
