@@ -106,10 +106,11 @@ class GameName(click.ParamType):
     def convert(self, value, param, ctx):
         if value in registry.GAMES or value in registry.ALIASES:  # a built-in game: no entry point read
             return value
-        try:
-            registry.get(value)  # an outside game (its aliases are known once its definition loads)
-        except LocmError as exc:
-            self.fail(str(exc), param, ctx)
+        if value not in registry.names():  # an outside game's alias is known once its definition loads
+            try:
+                registry.get(value)
+            except LocmError as exc:
+                self.fail(str(exc), param, ctx)
         return value
 
 
