@@ -37,6 +37,8 @@ class MatchReplay:
             self.final = self.history.final()
         except LocmError as exc:
             raise MatchReplayError(f"{source or 'log'}: not a {game.title} game: {exc}") from None
+        except (KeyError, ValueError, IndexError, AttributeError, TypeError) as exc:  # a fold of a forged log
+            raise MatchReplayError(f"{source or 'log'}: not a {game.title} game: {type(exc).__name__} {exc}") from None
         self.events = self.history.events
 
     @property

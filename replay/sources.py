@@ -49,7 +49,7 @@ def open_game(path: str | Path | None = None, *, db: str | Path | None = None, g
         found = game_of_line(next(line for line in data.splitlines() if line.strip()))
         try:
             events = found.codec.from_jsonl(data)
-        except LocmError as exc:
+        except (LocmError, DecodeError) as exc:
             raise ReplaySourceError(f"{path}: not a {found.title} log: {exc}") from None
         return MatchReplay(found, events, "<stdin>" if str(path) == "-" else str(path))
     if kind == "events":

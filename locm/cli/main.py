@@ -1170,8 +1170,9 @@ def import_cmd(file, db, skip_existing):
     checks one (a forged one is refused naming the account and the seq), and an account already stored must
     have its log extended, never rewritten. FILE may be - for standard input.
 
-    FILE may also be an event log (`locm play --log`): its game is checked (re-deciding its inputs gives
-    exactly its events) and stored under the id `locm play --db` would have given it.
+    FILE may also be an event log of any game (`locm play --log`, `locm serve --log`): its game is checked
+    (re-deciding its inputs gives exactly its events) and stored under the id `locm play --db` (or `locm serve
+    --db`) would have given it.
 
     \b
     Example:
@@ -1207,6 +1208,18 @@ def import_cmd(file, db, skip_existing):
                 ok = True
                 click.echo(f"stored account {name!r} ({_n(len(events), 'event')}) in {db}" if changed else
                            f"account {name!r} already stored with this log, unchanged")
+                return
+            from locm.replay.sources import game_of_line
+
+            other = game_of_line(first)
+            if other is not None:  # another registered game's play or serve log
+                from locm.runner.play import import_match_log
+                from locm.replay.sources import MAX_FILE
+
+                gid, stored = import_match_log(store, other, first + stream.read(MAX_FILE), str(file),
+                                               skip_existing=skip_existing)
+                ok = True
+                click.echo(f"imported game {gid} into {db}" if stored else f"game {gid} already stored, skipped")
                 return
             if _is_event_log_line(first):
                 from locm.runner.play import import_event_log
