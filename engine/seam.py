@@ -26,6 +26,8 @@ auditing                   ``rejections(events)`` the refused inputs, ``instance
 re-deciding                ``redecide(events)``: the first event the rules would not produce (`Divergence`)
 ids and the store          ``game_id(created)`` (what a game's content names it), ``index(created)`` (the
                            fields the store keeps beside the log), ``agents(created)``
+environments               ``rl_adapter`` the module and class of its `locm.rl` adapter, ``rl_envs`` its
+                           Gymnasium ids (both optional; named, not imported)
 =========================  =================================================================================
 
 The core's own functions over any game are in `engine.core` (play a match with built-in agents, verify a log)
@@ -217,6 +219,14 @@ class GameDef:
     html_board: str = ""
     """The module that draws the game's board in `locm html` (``compact``, ``BOARD_CSS``, ``BOARD_JS``: see
     `replay.mcg.board`); "" for the text board. Named, not imported: the rules never load a page's code."""
+
+    rl_adapter: str = ""
+    """Its reinforcement-learning adapter (`locm.rl.adapter`) as ``module:Class``, the class called with a
+    ruleset (None: the game's first); "" for a game without environments. Named, not imported: the rules
+    never load the environments' code (`locm.rl.game_spec` imports it)."""
+    rl_envs: tuple[tuple[str, tuple[str, ...] | None, str], ...] = ()
+    """Its Gymnasium environment ids (`locm.rl.ENV_IDS`): (id, the phases the learner plays (None: every
+    phase), the ruleset when none is given)."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

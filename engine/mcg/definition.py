@@ -182,6 +182,8 @@ GAME = GameDef(
     instance_events=_instance_events,
     html_board="locm.replay.mcg.board",
     holdings=_holdings,
+    rl_adapter="locm.rl.mcg:McgSpec",
+    rl_envs=(("MCG-v0", None, "standard"), ("MCG-main-v0", ("main",), "standard")),
 )
 
 __all__ = ["GAME"]

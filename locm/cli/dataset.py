@@ -1,4 +1,4 @@
-"""The `locm dataset` command (registered in `locm.cli.main`); the work is in `locm.rl.dataset`."""
+"""The `locm dataset` command (registered in `locm.cli.main`); the work is in `locm.rl.dataset` (LOCM's stored games: `locm.rl.locm_dataset`)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def dataset(db, output, ruleset, phases, game, logs, agent, seat, limit):
     if not Path(db).exists():
         raise LocmError(f"no event store at {db}")
     import locm.rl  # noqa: F401  (the one-line error when the extra is missing)
-    from locm.rl.dataset import export
+    from locm.rl.locm_dataset import export
     from locm.rl.locm import LocmSpec
     from locm.cli.variants import resolve_ruleset
 
