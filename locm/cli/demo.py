@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from locm.analysis.charts import win_rate_chart
-from locm.analysis.overview import overview, overview_text
-from locm.reports.report import collect, write_report
+from locm.analysis.locm.overview import overview, overview_text
+from locm.games.locm.cardreport import collect, write_report
 from locm.store.eventstore import open_store
 from locm.common.tables import table
 from locm.verify.checks import store_checks, stored_problem

@@ -11,7 +11,7 @@ import click
 
 from locm.tournament.backends import backend_options, join
 
-from locm.analysis.cardmetrics import DEFAULT_MIN_N, METRICS
+from locm.analysis.locm.cardmetrics import DEFAULT_MIN_N, METRICS
 
 DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"),
                   show_default=True, help="The event store (an SQLite file).")
@@ -33,7 +33,7 @@ def _ruleset(spec: str | None, path: str) -> str | None:
     """The stored ruleset name a --ruleset means (`locm.cli.variants.ruleset_or_name`, as for `locm games`). The
     report groups games by that name, so a variant file is refused when the store's games of its name ran
     under other values (another file of the same name): they could not be told apart."""
-    from locm.reports.report import ReportError
+    from locm.games.locm.cardreport import ReportError
     from locm.store.eventstore import open_store
     from locm.cli.variants import is_builtin, ruleset_or_name, rules_identities
 
@@ -134,7 +134,7 @@ def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuil
       locm report --game skyport --db s.db                # Skyport: by loadout and map, printed
     """
     from locm.games.locm import facts_store as cardfacts_store
-    from locm.reports.report import ReportError, check_request, collect, write_report
+    from locm.games.locm.cardreport import ReportError, check_request, collect, write_report
 
     if game_name != "locm" and backend != "local":
         raise click.UsageError("--backend ray projects LOCM's card facts only")
@@ -202,7 +202,7 @@ def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top)
     """
     from locm.engine.locm.carddata import cardlist_12
     from locm.games.locm import facts_store as cardfacts_store
-    from locm.reports.report import check_request, collect, top_rows
+    from locm.games.locm.cardreport import check_request, collect, top_rows
     from locm.common.tables import table
 
     path = _existing(db)

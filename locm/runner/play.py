@@ -50,8 +50,8 @@ class GameSummary:
 
 def summarize(game: Game) -> GameSummary:
     """The end of a game as `locm play` prints it: the state's winner and health, each player's plays and
-    damage taken from the game's facts (`analysis.cardfacts.project`)."""
-    from locm.analysis.cardfacts import project
+    damage taken from the game's facts (`analysis.locm.cardfacts.project`)."""
+    from locm.analysis.locm.cardfacts import project
 
     facts = project(game.log)
     plays = [facts.plays(0), facts.plays(1)]

@@ -390,14 +390,14 @@ def _prepare(extras: GameExtras, events: Sequence[Event], payloads: Sequence[byt
 
 def game_facts(events: Sequence[Event], data: bytes) -> tuple[str, bytes, bytes] | None:
     """A checked LOCM log's facts as the store keeps them beside it: ``(FACTS_VERSION, blob, log hash)``, the
-    blob from the one fold (`analysis.cardfacts.project`, packed by `analysis.packedfacts.pack`) and the SHA-256
+    blob from the one fold (`analysis.locm.cardfacts.project`, packed by `analysis.locm.packedfacts.pack`) and the SHA-256
     of the stored log's bytes ``data`` (`log_hash`), computed here, where the events are in memory (a tournament
     worker, a what-if re-run, an import), so that the card report need not fold the log again and can tell
     that the log is still the one they came from. None if they cannot be computed: derived data never keeps a
     game from being stored (the report then projects that game from its events, and says what is wrong with it
     there)."""
-    from locm.analysis.cardfacts import project
-    from locm.analysis.packedfacts import FACTS_VERSION, pack
+    from locm.analysis.locm.cardfacts import project
+    from locm.analysis.locm.packedfacts import FACTS_VERSION, pack
 
     try:
         return FACTS_VERSION, pack(project(events)), log_hash(data)

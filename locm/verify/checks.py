@@ -106,8 +106,8 @@ def facts_problem(store, record, events: Sequence[Event]) -> str | None:
     counts instead of reading the log) are what its events give, or are not the report's to use (of another
     version, or of another head: the report projects that game from its events); else what differs, in one
     line. Stored facts are derived data anyone who can write the file can edit: this recomputes them."""
-    from locm.analysis.cardfacts import project
-    from locm.analysis.packedfacts import FACTS_VERSION, difference, packed, unpack
+    from locm.analysis.locm.cardfacts import project
+    from locm.analysis.locm.packedfacts import FACTS_VERSION, difference, packed, unpack
 
     row = store.stored_facts(record.game_id)
     if row is None or row[0] != record.head_hash or row[1] != FACTS_VERSION:

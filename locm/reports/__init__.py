@@ -1,1 +1,0 @@
-"""locm/reports."""
