@@ -23,6 +23,8 @@ views                      ``view(state, seat)`` what a seat may see (None: ever
 describing                 ``describe(state, event)``, ``turn_starts(events)``
 auditing                   ``rejections(events)`` the refused inputs, ``instance_events(events, id)`` one
                            card's life (both optional); ``html_board`` the module drawing its board
+replay                     ``replay_wing`` its wing of the replay tools (`replay.wing.Wing`: what `show`,
+                           `audit`, `replay` and `html` ask a game beyond this definition; optional)
 re-deciding                ``redecide(events)``: the first event the rules would not produce (`Divergence`)
 ids and the store          ``game_id(created)`` (what a game's content names it), ``index(created)`` (the
                            fields the store keeps beside the log), ``agents(created)``
@@ -218,8 +220,12 @@ class GameDef:
     field may be filtered on (``--field NAME=VALUE``)."""
     html_board: str = ""
     """The module that draws the game's board in `locm html` (``compact``, ``BOARD_CSS``, ``BOARD_JS``: see
-    `replay.mcg.board`); "" for the text board. Named, not imported: the rules never load a page's code."""
+    `replay.mcg.board`); "" for the text board (or its wing's picture). Named, not imported: the rules never load a page's code."""
 
+    replay_wing: str = ""
+    """Its wing of the replay tools as ``module:NAME`` (a `replay.wing.Wing`: its own file kinds, turns, audit,
+    page...); "" for the plain `Wing`, which reads everything from this definition. Named, not imported: the
+    rules never load the replay's code."""
     rl_adapter: str = ""
     """Its reinforcement-learning adapter (`locm.rl.adapter`) as ``module:Class``, the class called with a
     ruleset (None: the game's first); "" for a game without environments. Named, not imported: the rules

@@ -332,7 +332,7 @@ def game_log_target(name: str):
         """`locm show`, `audit`, `html` and `import` of another game's log file: every view, the page, the store."""
         from locm.engine import registry
         from locm.replay.sources import open_game
-        from locm.replay.match_html import render_match_html
+        from locm.replay.html import render_html
         from locm.runner.play import import_match_log
         from locm.store.eventstore import MemoryStore
 
@@ -359,7 +359,7 @@ def game_log_target(name: str):
             r.explain(seq)
         if game.rejections is not None:
             r.rejected()
-        render_match_html(r)
+        render_html(r)
     target.__name__ = f"{name}_log_target"
     return target
 

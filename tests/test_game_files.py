@@ -88,3 +88,21 @@ def test_import_stores_a_served_game_under_the_id_serve_gives_it(tmp_path):
     r = run_locm("import", log, "--db", db)
     assert r.returncode == 0 and r.stdout.strip() == f"imported game {gid} into {db}", r.stderr
     assert run_locm("verify", "--db", db).returncode == 0
+
+
+@pytest.mark.parametrize("game", sorted(PLAYS))
+def test_a_stored_game_whose_chain_does_not_hold_is_shown_with_a_warning(tmp_path, game):
+    """Every game's stored log is read as LOCM's is: a chain that does not hold is said, and re-decided (it
+    was shown as sound, exit 0)."""
+    import sqlite3
+
+    db = tmp_path / "g.db"
+    _, played = _played(tmp_path, game, db=db)
+    gid = played.split("stored: ")[1].split()[0]
+    with sqlite3.connect(db) as c:
+        c.execute("update games set head_hash = zeroblob(32)")
+    r = run_locm("show", "--db", db, gid, "--seq", 5)
+    assert r.returncode == 1, r.stderr
+    first = r.stdout.splitlines()[0]
+    assert first.startswith(f"WARNING: {db} {gid}: its stored hash chain does not hold (") and \
+        first.endswith("re-decided from its inputs, it follows the rules"), first

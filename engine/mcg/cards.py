@@ -15,7 +15,7 @@ from __future__ import annotations
 import tomllib
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any, Iterable, Mapping, TypeGuard
+from typing import Any, Container, Iterable, Mapping, TypeGuard
 
 import msgspec
 
@@ -234,10 +234,10 @@ def _card(table: object, source: str, where: str) -> CardDef:
                    token=token, **stats)
 
 
-def _named(value: object, names: object) -> bool:
+def _named(value: object, names: Container[str]) -> TypeGuard[str]:
     """Whether `value` is one of the names of `names` (a table's keys): a string, never a list or a table (which
     a dict lookup would refuse with a TypeError)."""
-    return isinstance(value, str) and value in names  # type: ignore[operator]
+    return isinstance(value, str) and value in names
 
 
 def check_effect(raw: object, source: str, where: str, kind: str, target: str) -> Effect:

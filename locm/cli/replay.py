@@ -58,40 +58,10 @@ def _warn(r, to_stderr: bool = False) -> None:
         click.echo(r.warning, err=to_stderr)
 
 
-def _trust(r) -> dict:
-    """The JSON form of `_warn`: a reader of --json output sees the same facts."""
-    return {"warning": r.warning, "departures": [
-        {"seq": d.seq, "message": d.message, "log_has": d.stored, "rules_give": d.decided} for d in r.departures]}
-
-
 def _exit(r) -> None:
     """Exit status 1 after showing a log that does not follow the rules or cannot be vouched for."""
     if r.warning:
         sys.exit(1)
-
-
-def _other(r) -> bool:
-    """Whether `r` is a game of another registered game (`replay.match.MatchReplay`: the viewer shell)."""
-    from locm.replay.match import MatchReplay
-
-    return isinstance(r, MatchReplay)
-
-
-def _show_other(r, s: int, seat: int | None, as_json: bool) -> None:
-    turn = [t for t in r.game.turn_starts(r.events) if t[0] <= s]
-    first = turn[-1][0] if turn else max(0, s - 5)
-    if as_json:
-        _warn(r, to_stderr=True)
-        _dump({**r.view(s, seat), "events": [r.explain(i) | {"causes": None} for i in range(first, s + 1)],
-               **({"warning": r.warning} if r.warning else {})})
-    else:
-        _warn(r)
-        click.echo(f"{r.game.title}: seq {s} of {r.last_seq}" + (f" (as P{seat})" if seat is not None else ""))
-        click.echo(r.board(s, seat))
-        click.echo("events:")
-        for i in range(first, s + 1):
-            click.echo(r.event_line(i))
-    sys.exit(1 if r.warning else 0)
 
 
 def _pick_seq(r, turn, seq) -> int:
@@ -128,23 +98,14 @@ def show(source, db, game_index, turn, seq, perspective, as_json):
       locm show --db locm.db 1.2-7-0123 --seq 212 --as 0 --json
       locm show tests/data/official-1.5-games-00-49.txt.gz --game 3 --turn 10
     """
-    from locm.replay.locm.render import show_text
-
     r = _open(source, db, game_index)
     s = _pick_seq(r, turn, seq)
-    if _other(r):
-        return _show_other(r, s, perspective, as_json)
-    v = r.view(s, perspective)
-    t = r.turn_of(s)
-    events = range(t.first_seq, t.last_seq + 1) if t else range(max(0, s - 5), s + 1)
+    out = r.wing.show(r, s, perspective, as_json)  # the game's wing: its board and its turn's events
+    _warn(r, to_stderr=as_json)
     if as_json:
-        v["events"] = [{"seq": i, "type": r.event_obj(i)["type"], "description": r.describe(i, perspective)}
-                       for i in events]
-        _warn(r, to_stderr=True)
-        _dump({**v, **_trust(r)} if r.warning else v)
-        return _exit(r)
-    _warn(r)
-    click.echo("\n".join(show_text(r, s, perspective)))
+        _dump(out)
+    else:
+        click.echo("\n".join(out))
     _exit(r)
 
 
@@ -169,60 +130,21 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
       locm audit m.jsonl --seq 56            # a my-card-game death: its causes and the triggers it set off
       locm audit skyport.jsonl --seq 254   # Skyport: why the laser hit whom it hit, why -10
     """
-    from locm.replay.locm.render import audit_text, card_life_text, rejected_text
-
     if [seq is not None, rejected, card_id is not None].count(True) != 1:
         raise click.UsageError("give exactly one of --seq S, --rejected, --card ID")
     r = _open(source, db, game_index)
-    if _other(r):
-        return _audit_other(r, seq, rejected, card_id, as_json)
     if seq is not None:
-        out = r.explain(seq)
-        lines = audit_text(out)
+        out, kind, arg = r.explain(seq), "seq", seq
     elif rejected:
-        out = r.rejected()
-        lines = rejected_text(out)
+        out, kind, arg = r.rejected(), "rejected", None
     else:
-        out = r.card_life(card_id)
-        lines = card_life_text(card_id, out)
-    departs = r.departs()
-    if as_json:
-        _warn(r, to_stderr=True)
-        if r.warning:
-            out = {"result": out, **_trust(r)}
-        _dump(out)
-    else:
-        _warn(r)
-        if seq is not None and seq in departs:
-            lines = [f"this event is not what the rules give: {departs[seq]}"] + lines
-        click.echo("\n".join(lines))
-    _exit(r)
-
-
-def _audit_other(r, seq, rejected, card_id, as_json) -> None:
-    """`locm audit` of another registered game through the viewer shell (`replay.match.MatchReplay`)."""
-    line = lambda o: f"seq {o['seq']} {o['type']} ({o['rule']}): {o['description']}"  # noqa: E731
-    if seq is not None:
-        out = r.explain(seq)
-        lines = [line(out)] + [f"  caused by {line(c)}" for c in out["causes"]]
-        lines += [f"  why: {w}" for w in out.get("why", [])]  # the game's own answer (replay.match.WHY_HOOKS)
-        if out["consequences"]:
-            lines.append("  what it set off (the chain of triggers):")
-            lines += ["    " + "  " * (c["depth"] - 1) + "-> " + line(c) for c in out["consequences"]]
-    elif rejected:
-        out = r.rejected()
-        lines = [f"{len(out)} refused input(s)"] + [
-            line(o) + (f"\n  the input: {line(o['input'])}" if o["input"] else "") for o in out]
-    else:
-        out = r.card_life(card_id)
-        lines = [f"card instance {card_id}: {len(out)} events"] + [
-            line(o) + (f"  <- {line(o['cause'])}" if o["cause"] else "") for o in out]
+        out, kind, arg = r.card_life(card_id), "card", card_id
     _warn(r, to_stderr=as_json)
     if as_json:
-        _dump({"result": out, **_trust(r)} if r.warning else out)
+        _dump({"result": out, **r.trust()} if r.warning else out)
     else:
-        click.echo("\n".join(lines))
-    sys.exit(1 if r.warning else 0)
+        click.echo("\n".join(r.wing.audit_lines(r, kind, out, arg)))  # the game's wing words it
+    _exit(r)
 
 
 # --- replay -----------------------------------------------------------------------------------------------
@@ -242,25 +164,13 @@ def replay_cmd(source, db, game_index, print_all, perspective):
       locm replay game.jsonl
       locm replay --db locm.db 1.2-7-0123 --all | less
     """
-    from locm.replay.locm.render import all_turns_text
-    from locm.replay.terminal import interactive
-
     r = _open(source, db, game_index)
     _warn(r)
-    if _other(r):  # every turn's board and events, in order (the interactive viewer reads LOCM's turns)
-        starts = [t[0] for t in r.game.turn_starts(r.events)] + [r.last_seq + 1]
-        bounds = [0, *starts] if starts[0] > 0 else starts
-        for a, b in zip(bounds, bounds[1:]):
-            for i in range(a, b):
-                click.echo(r.event_line(i))
-            click.echo(r.board(b - 1, perspective))
-            click.echo("")
-        return _exit(r)
-    if print_all or not (sys.stdin.isatty() and sys.stdout.isatty()):
-        for line in all_turns_text(r, perspective):
+    if print_all or not r.wing.interactive or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        for line in r.wing.all_turns(r, perspective):
             click.echo(line)
         return _exit(r)
-    interactive(r, perspective)
+    r.wing.step(r, perspective)
     _exit(r)
 
 
@@ -287,22 +197,11 @@ def html(source, db, game_index, output):
     from locm.replay.html import render_html
 
     r = _open(source, db, game_index)
-    if _other(r):  # the viewer shell with the game's own board (replay.match_html)
-        from locm.replay.match_html import render_match_html
-
-        _warn(r, to_stderr=str(output) == "-")
-        data = render_match_html(r).encode()
-        _write_bytes(output, data)
-        click.echo(f"{output} ({len(data) // 1024} KB, {len(r.events)} events, {r.game.title})",
-                   err=str(output) == "-")
-        return _exit(r)
     _warn(r, to_stderr=str(output) == "-")
-    data = render_html(r).encode()
+    data = render_html(r).encode()  # the game's wing's page (replay.html)
     _write_bytes(output, data)
     # the summary goes to stderr when the page went to standard output
-    click.echo(f"{output} ({len(data) // 1024} KB, {len(r)} events"
-               + (f", {len(r.departs())} marked as not what the rules give" if r.departures else "") + ")",
-               err=str(output) == "-")
+    click.echo(f"{output} ({len(data) // 1024} KB, {r.wing.page_note(r)})", err=str(output) == "-")
     _exit(r)
 
 
@@ -327,7 +226,7 @@ def import_referee(files, db, skip_existing):
     from locm.verify.checks import content_problem
     from locm.store.eventstore import GameExtras, open_store, prepare_game
     from locm.replay.game import ReplaySourceError
-    from locm.replay.sources import referee_game, referee_game_id, referee_logs
+    from locm.replay.locm.referee import referee_game, referee_game_id, referee_logs
     from locm.errors import DuplicateGameError
 
     existed = db.exists()
