@@ -106,3 +106,23 @@ def test_a_stored_game_whose_chain_does_not_hold_is_shown_with_a_warning(tmp_pat
     first = r.stdout.splitlines()[0]
     assert first.startswith(f"WARNING: {db} {gid}: its stored hash chain does not hold (") and \
         first.endswith("re-decided from its inputs, it follows the rules"), first
+
+
+@pytest.mark.parametrize("game", sorted(PLAYS))
+def test_audit_json_of_a_forged_log_of_any_game_names_its_departures(tmp_path, game):
+    """`locm audit --json` of a log that does not follow the rules: the warning on stderr, the departures in the
+    JSON, exit 1, for every game (another game's ended in AttributeError, exit 70)."""
+    import json
+
+    log, _ = _played(tmp_path, game)
+    lines = log.read_text().splitlines()
+    forged = json.loads(lines[-1])
+    forged["rule"] = "R-FORGED"  # the end event, as the rules would not write it
+    lines[-1] = json.dumps(forged, separators=(",", ":"))
+    bad = tmp_path / "forged.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    r = run_locm("audit", bad, "--seq", 1, "--json")
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith(f"WARNING: {bad}: this log does not follow the rules: it departs from them at seq ")
+    out = json.loads(r.stdout)
+    assert out["warning"] == r.stderr.strip() and out["departures"] and out["result"]["seq"] == 1

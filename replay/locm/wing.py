@@ -6,12 +6,10 @@ stepper and its own page (`replay.locm.html`).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from locm.engine.errors import LocmError
 from locm.engine.locm.describe import describe, unit_ids
 from locm.engine.locm.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from locm.engine.locm.views import card_obj, diff as state_diff, view as state_view
