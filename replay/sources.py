@@ -19,7 +19,7 @@ import msgspec
 from locm.engine.errors import LocmError
 from locm.events.codec import DECODE_ERRORS, DecodeError
 from locm.replay.game import Replay, ReplaySourceError, game_of
-from locm.replay.wing import Wing, wing_of
+from locm.replay.wing import wing_of
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -219,4 +219,4 @@ def resolve_id(store, game_id: str) -> str:
 
 
 __all__ = ["open_game", "open_stored", "checked_replay", "read_source", "resolve_id", "sniff", "game_of_line",
-           "MAX_FILE", "Wing", "LocmError"]
+           "MAX_FILE", "LocmError"]

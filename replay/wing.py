@@ -60,7 +60,7 @@ class Turn:
 class Wing:
     interactive = False
     """Whether `locm replay` in a terminal steps through the game key by key (`replay.locm.terminal`: LOCM's)."""
-    cut = 200
+    cut: int | None = 200
     """The characters of an event's JSON the warning quotes (a created event holds a whole card list or map)."""
     svg_board: str = ""
     """A module that draws the game's picture board from the log (`replay.html.board_page`), "" for none."""
