@@ -31,6 +31,8 @@ STRATEGIES = {
     "events": lambda: tf.mutated(tf.event_log()),
     "export": lambda: tf.mutated(tf.export_file()),
     "variant": tf.toml_variants,
+    **{f"{g}-events": (lambda g=g: tf.game_logs(g)) for g in tf.GAME_LOGS},
+    **{f"{g}-variant": (lambda g=g: tf.game_variants(g)) for g in tf.GAME_VARIANTS},
 }
 
 

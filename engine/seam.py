@@ -24,9 +24,13 @@ describing                 ``describe(state, event)``, ``turn_starts(events)``
 auditing                   ``rejections(events)`` the refused inputs, ``instance_events(events, id)`` one
                            card's life (both optional); ``html_board`` the module drawing its board
 environments               ``rl_encoder`` the module of its observation encoder (optional)
+replay                     ``replay_wing`` its wing of the replay tools (`replay.wing.Wing`: what `show`,
+                           `audit`, `replay` and `html` ask a game beyond this definition; optional)
 re-deciding                ``redecide(events)``: the first event the rules would not produce (`Divergence`)
 ids and the store          ``game_id(created)`` (what a game's content names it), ``index(created)`` (the
                            fields the store keeps beside the log), ``agents(created)``
+environments               ``rl_adapter`` the module and class of its `locm.rl` adapter, ``rl_envs`` its
+                           Gymnasium ids (both optional; named, not imported)
 =========================  =================================================================================
 
 The core's own functions over any game are in `engine.core` (play a match with built-in agents, verify a log)
@@ -223,7 +227,7 @@ class GameDef:
     field may be filtered on (``--field NAME=VALUE``)."""
     html_board: str = ""
     """The module that draws the game's board in `locm html` (``compact``, ``BOARD_CSS``, ``BOARD_JS``: see
-    `replay.mcg.board`); "" for the text board. Named, not imported: the rules never load a page's code."""
+    `replay.mcg.board`); "" for the text board (or its wing's picture). Named, not imported: the rules never load a page's code."""
     edges: str = ""
     """The module holding the game's parts at the edges (its store projections, its checks: `locm.store.hooks`),
     e.g. ``locm.games.locm.edges``; "" for a game without any. Named, not imported: the rules never load the
@@ -234,6 +238,17 @@ class GameDef:
     no environment of that kind. Named, not imported: the rules never load the environments' code. The
     built-in games' adapters are `locm.rl`'s own; a game from another package names its encoder here and gets
     ``gym.make("locm.rl:Game-v0", game=NAME)``."""
+    replay_wing: str = ""
+    """Its wing of the replay tools as ``module:NAME`` (a `replay.wing.Wing`: its own file kinds, turns, audit,
+    page...); "" for the plain `Wing`, which reads everything from this definition. Named, not imported: the
+    rules never load the replay's code."""
+    rl_adapter: str = ""
+    """Its reinforcement-learning adapter (`locm.rl.adapter`) as ``module:Class``, the class called with a
+    ruleset (None: the game's first); "" for a game without environments. Named, not imported: the rules
+    never load the environments' code (`locm.rl.game_spec` imports it)."""
+    rl_envs: tuple[tuple[str, tuple[str, ...] | None, str], ...] = ()
+    """Its Gymnasium environment ids (`locm.rl.ENV_IDS`): (id, the phases the learner plays (None: every
+    phase), the ruleset when none is given)."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

@@ -1,81 +1,71 @@
-"""`Replay`: one game's log, ready to be stepped through and questioned (usable from a notebook).
+"""`Replay`: one game's log, of any registered game, ready to be stepped through and questioned (usable from a
+notebook).
 
     >>> from replay import open_game
     >>> r = open_game("game.jsonl")                    # or open_game(db="locm.db", game_id="1.2-7-01ab")
     >>> r.view(r.turn_start(4), perspective=0)          # the board at the start of turn 4, as player 0 saw it
     >>> r.explain(212)["causes"]                        # why event 212 happened, back to the command
 
-States come from the engine's fold (`engine.history.History`); nothing here re-applies a rule. Causes are
-walked generically through each event's ``cause`` (a smaller seq, or -1 at a root), so finer causes in the log
-give finer chains without a change here.
+One class for every game: states come from the engine's fold (`engine.history.History`) over the game's
+definition, and what only one game answers (LOCM's turns with their draws, its rich audit, its page) comes from
+the game's wing (`replay.wing.Wing`, named by `GameDef.replay_wing`). Nothing here re-applies a rule or names a
+game. Causes are walked generically through each event's ``cause`` (a smaller seq, or -1 at a root).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Any, Sequence
 
 import msgspec
 
-from locm.events.locm.cards import GUARD
-from locm.events.locm.catalog import ActionReceived, ActionRejected, HardError, TurnStarted
-from locm.engine.locm.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from locm.engine.errors import LocmError
 from locm.engine.history import History
-from locm.engine.locm.definition import GAME as LOCM
-from locm.engine.locm.state import GameState
-from locm.engine.locm.describe import describe, unit_ids
-from locm.engine.locm.views import card_obj, diff as state_diff, view as state_view
+from locm.engine.seam import Divergence, GameDef
+from locm.replay.wing import ReplayError, ReplaySourceError, Turn, wing_of
 
 
-class ReplayError(LocmError):
-    """A replay question that cannot be answered: a seq, turn or card the game does not have."""
+def game_of(events: Sequence[Any]) -> GameDef:
+    """The registered game whose created event opens `events` (`engine.registry`)."""
+    from locm.engine import registry
 
-
-class ReplaySourceError(LocmError):
-    """A source that is not a game: an unreadable or malformed file, an unknown or ambiguous game id."""
-
-
-@dataclass
-class Turn:
-    """One battle turn: ``first_seq`` is its ``turn_started``, ``start_seq`` the last event of its start
-    (draws included), ``last_seq`` its last event. ``commands`` are the player's recorded answers and hard
-    errors; ``events`` every event of the turn."""
-
-    number: int
-    player: int
-    first_seq: int
-    start_seq: int
-    last_seq: int
-    commands: list = field(default_factory=list)
-    events: list = field(default_factory=list)
+    if not events:
+        raise ReplaySourceError("an empty log has no game")
+    for name in registry.GAMES:
+        game = registry.get(name)
+        if type(events[0]) is game.created:
+            return game
+    raise ReplaySourceError(f"the log opens with {type(events[0]).__name__}, no registered game's created event")
 
 
 class Replay:
-    """``departures``: the events the rules would not produce (`engine.locm.redecide.departures`), as the source
+    """``departures``: the events the rules would not produce (`replay.wing.Wing.departures`), as the source
     found them: a log read from a file is re-decided, a stored game is trusted when its chain holds, a referee
     game is the engine's own replay. ``untrusted``: why the source is not vouched for beyond that ("" when it
-    is), e.g. a stored chain that does not hold. `warning` is the one line a reader shows first."""
+    is), e.g. a stored chain that does not hold. `warning` is the one line a reader shows first. ``game``: the
+    game's definition (default: the registered game whose created event opens the log)."""
 
-    def __init__(self, events, source: str = "", meta: dict | None = None, departures: list | None = None,
-                 untrusted: str = "") -> None:
-        self.events = list(events)
+    def __init__(self, events: Sequence[Any], source: str = "", meta: dict | None = None,
+                 departures: list[Divergence] | None = None, untrusted: str = "", *,
+                 game: GameDef | None = None) -> None:
+        events = list(events)
+        self.game = game if game is not None else game_of(events)
+        self.wing = wing_of(self.game)
         self.source = source
         self.meta = meta or {}
         self.departures = list(departures or [])
         self.untrusted = untrusted
         try:
-            self.history = History(LOCM, self.events)
-            self.events = self.history.events  # as the fold reads them (older schemas upcast, if History does)
+            self.history = History(self.game, events)
+            self.events = self.history.events  # as the fold reads them (older schemas upcast)
             self.final = self.history.final()
         except LocmError as exc:
-            raise ReplaySourceError(f"{source or 'log'}: does not fold: {exc}") from None
-        except (KeyError, ValueError, IndexError, AttributeError, TypeError) as exc:
-            raise ReplaySourceError(f"{source or 'log'}: does not fold: {type(exc).__name__} {exc}") from None
+            raise ReplaySourceError(self.wing.unreadable(self.game, source, exc)) from None
+        except (KeyError, ValueError, IndexError, AttributeError, TypeError) as exc:  # a fold of a forged log
+            raise ReplaySourceError(self.wing.unreadable(self.game, source, f"{type(exc).__name__} {exc}")) from None
         for i, e in enumerate(self.events):
             if e.seq != i:
                 raise ReplaySourceError(f"{source or 'log'}: event {i} has seq {e.seq}")
-        self.units = self.final.units
-        self.constructed = self.final.rules.deck_building == CONSTRUCTED
+        self.seats = len(self.game.agents(self.events[0]))
         self._turns: list[Turn] | None = None
 
     # --- trust --------------------------------------------------------------------------------------------
@@ -89,9 +79,11 @@ class Replay:
         parts = [self.untrusted] if self.untrusted else []
         if self.departures:
             d = self.departures[0]
+            n = self.wing.cut
+            cut = lambda t: t if n is None or len(t) <= n else t[:n] + "..."  # noqa: E731
             text = f"this log does not follow the rules: it departs from them at seq {d.seq}: {d.message}"
             if d.stored or d.decided:
-                text += f"; the log has {d.stored or 'no event'}, the rules give {d.decided or 'no event'}"
+                text += f"; the log has {cut(d.stored) or 'no event'}, the rules give {cut(d.decided) or 'no event'}"
             more = len(self.departures) - 1
             if more:
                 text += f" ({more} later event{'s' * (more != 1)} depart{'s' * (more == 1)} too)"
@@ -102,11 +94,17 @@ class Replay:
 
     def departs(self) -> dict[int, str]:
         """``{seq: what the rules give instead}`` for every event of `departures` (for marking them)."""
-        out = {}
+        out: dict[int, str] = {}
         for d in self.departures:
             text = d.message + (f"; the rules give {d.decided}" if d.decided else "")
             out.setdefault(d.seq, text)
         return out
+
+    def trust(self) -> dict[str, Any]:
+        """The JSON form of `warning`: a reader of --json output sees the same facts."""
+        return {"warning": self.warning, "departures": [
+            {"seq": d.seq, "message": d.message, "log_has": d.stored, "rules_give": d.decided}
+            for d in self.departures]}
 
     # --- navigation ---------------------------------------------------------------------------------------
 
@@ -122,16 +120,16 @@ class Replay:
             raise ReplayError(f"seq must be in 0..{self.last_seq}, got {seq}")
         return seq
 
-    def event(self, seq: int):
+    def event(self, seq: int) -> Any:
         return self.events[self.check_seq(seq)]
 
-    def state_at(self, seq: int) -> GameState:
+    def state_at(self, seq: int) -> Any:
         """The state just after event ``seq`` (a copy the caller may keep)."""
         return self.history.state_at(self.check_seq(seq))
 
     def turns(self) -> list[Turn]:
         if self._turns is None:
-            self._turns = _split_turns(self.events)
+            self._turns = self.wing.turns(self)
         return self._turns
 
     def turn(self, number: int) -> Turn:
@@ -144,11 +142,11 @@ class Replay:
         return turns[number - first]
 
     def turn_start(self, number: int) -> int:
-        """The seq of the start of game turn ``number``: just after its ``turn_started`` and draws."""
-        return self.turn(number).start_seq
+        """The seq of the start of game turn ``number`` (LOCM: just after its ``turn_started`` and draws)."""
+        return self.wing.turn_start(self, number)
 
     def turn_of(self, seq: int) -> Turn | None:
-        """The battle turn an event belongs to (None before the battle)."""
+        """The turn an event belongs to (None before the first)."""
         self.check_seq(seq)
         found = None
         for t in self.turns():
@@ -158,29 +156,36 @@ class Replay:
         return found
 
     def action_seqs(self) -> list[int]:
-        """The seqs of every recorded command (answers, actions, hard errors), in order."""
-        return [e.seq for e in self.events if type(e) in (ActionReceived, HardError)]
+        """The seqs of every recorded command, in order (the game's wing says which)."""
+        return self.wing.action_seqs(self)
 
     # --- what a person sees --------------------------------------------------------------------------------
 
     def view(self, seq: int, perspective: int | None = None) -> dict:
-        if perspective not in (None, 0, 1):
-            raise ReplayError(f"perspective must be 0, 1 or None, got {perspective!r}")
-        return state_view(self.state_at(seq), perspective)
+        if perspective is not None and perspective not in range(self.seats):
+            seats = ", ".join(map(str, range(self.seats)))
+            raise ReplayError(f"perspective must be {seats} or None, got {perspective!r}")
+        return self.wing.view(self, self.check_seq(seq), perspective)
+
+    def board(self, seq: int, seat: int | None = None) -> str:
+        """The board after ``seq`` as text, as ``seat`` saw it (None: everything)."""
+        return self.wing.board(self, self.check_seq(seq), seat)
 
     def describe(self, seq: int, perspective: int | None = None) -> str:
-        return describe(self.event(seq), self.units, perspective)
+        return self.wing.describe(self, self.check_seq(seq), perspective)
+
+    def event_line(self, seq: int) -> str:
+        return self.wing.event_line(self, self.check_seq(seq))
 
     def event_obj(self, seq: int) -> dict:
         """An event as JSON-ready fields (its ``type`` tag first) plus ``description``, its one line."""
-        e = self.event(seq)
-        d = msgspec.to_builtins(e)
-        d["description"] = describe(e, self.units)
+        d = msgspec.to_builtins(self.event(seq))
+        d["description"] = self.describe(seq)
         return d
 
     def diff(self, seq_a: int, seq_b: int) -> dict:
-        """What changed from just after ``seq_a`` to just after ``seq_b`` (see `engine.locm.views.diff`)."""
-        return state_diff(self.state_at(seq_a), self.state_at(seq_b))
+        """What changed from just after ``seq_a`` to just after ``seq_b`` (the game's wing says)."""
+        return self.wing.diff(self, seq_a, seq_b)
 
     # --- why ------------------------------------------------------------------------------------------------
 
@@ -198,125 +203,20 @@ class Replay:
         return chain
 
     def explain(self, seq: int) -> dict:
-        """The event, its rule (id, section, text), its causes (nearest first), the diff it made, the cards
-        it and its causes name as they were just before it, and both players just before it."""
-        from locm.replay.rules import rule
+        """Event ``seq``: its rule, its causes and what the game's wing adds (see `replay.wing.Wing.explain`)."""
+        return self.wing.explain(self, self.check_seq(seq))
 
-        e = self.event(seq)
-        before = self.state_at(seq - 1) if seq > 0 else None
-        involved = []
-        if before is not None:
-            seen = set()
-            for ev in [e, *self.causes(seq)]:
-                for i in unit_ids(ev):
-                    u = before.units.get(i)
-                    if u is not None and i not in seen:
-                        seen.add(i)
-                        where = ("board" if u in before.players[u.owner].board else
-                                 "hand" if u in before.players[u.owner].hand else
-                                 "deck" if u in before.players[u.owner].deck else "gone")
-                        involved.append({"owner": u.owner, "zone": where,
-                                         **card_obj(u, self.constructed, where == "board")})
-        players = []
-        if before is not None:
-            for pl in before.players:
-                p = {"player": pl.index, "health": pl.health, "mana": pl.mana, "max_mana": pl.max_mana,
-                     "deck": len(pl.deck), "hand_size": len(pl.hand), "next_draw": pl.next_draw}
-                if self.constructed:
-                    p["damage_counter"] = pl.damage_counter
-                else:
-                    p["runes"] = list(pl.runes)
-                players.append(p)
-        return {
-            "event": self.event_obj(seq),
-            "blocking": self.blocking(seq),
-            "rule": rule(e.rule).as_dict(),
-            "causes": [self.event_obj(c.seq) | {"rule_section": rule(c.rule).heading} for c in self.causes(seq)],
-            "diff": self.diff(seq - 1, seq) if seq > 0 else {},
-            "involved": involved,
-            "players_before": players,
-        }
-
-    def blocking(self, seq: int) -> list[dict]:
-        """For an attack skipped because of enemy Guards (R-ACTIONS), those Guards as they were just before
-        (the cards that blocked it); [] for any other event."""
-        e = self.event(seq)
-        if type(e) is not ActionRejected or not e.action.startswith("ATTACK ") or "Guard" not in e.reason:
-            return []
-        before = self.state_at(seq - 1)
-        try:
-            attacker = before.units[int(e.action.split()[1])]
-        except (KeyError, ValueError, IndexError):
-            return []
-        enemy = before.players[1 - attacker.owner]
-        return [card_obj(u, self.constructed, True) for u in enemy.board
-                if u.lane == attacker.lane and u.keywords & GUARD]
+    def why(self, seq: int) -> list[str]:
+        """The game's own answer to the question event ``seq`` raises (empty for a game without)."""
+        return self.wing.why(self, self.check_seq(seq))
 
     def rejected(self) -> list[dict]:
-        """Every skipped action and hard error: who, the answer line it came from, the reason, the rule."""
-        from locm.replay.rules import rule
-
-        out = []
-        for e in self.events:
-            if type(e) not in (ActionRejected, HardError):
-                continue
-            line = ""
-            for c in self.causes(e.seq):
-                if type(c) is ActionReceived:
-                    line = c.text
-            if type(e) is HardError and not line:
-                line = e.text
-            turn = self.turn_of(e.seq)
-            out.append({"seq": e.seq, "type": "hard_error" if type(e) is HardError else "action_rejected",
-                        "player": e.player, "turn": turn.number if turn else None, "line": line,
-                        "action": getattr(e, "action", e.text if type(e) is HardError else ""),
-                        "reason": e.reason, "rule": e.rule, "rule_section": rule(e.rule).heading,
-                        "blocking": self.blocking(e.seq)})
-        return out
+        """Every refused input, with its reason and rule."""
+        return self.wing.rejected(self)
 
     def card_life(self, card_id: int) -> list[dict]:
-        """Every event that names card instance ``card_id`` (dealt, drawn, played, attacked, modified,
-        damaged, died), each with its nearest cause and its command."""
-        if card_id not in self.units:
-            raise ReplayError(f"no card instance {card_id} in this game")
-        out = []
-        for e in self.events:
-            named = card_id in unit_ids(e) or (hasattr(e, "ids") and card_id in e.ids)
-            if not named or type(e) is ActionReceived:
-                continue
-            chain = self.causes(e.seq)
-            d = self.event_obj(e.seq)
-            d["nearest_cause"] = ({"seq": chain[0].seq, "type": _tag(chain[0]),
-                                   "description": describe(chain[0], self.units)} if chain else None)
-            d["command"] = ({"seq": chain[-1].seq, "description": describe(chain[-1], self.units)}
-                            if chain and type(chain[-1]) is ActionReceived else None)
-            out.append(d)
-        return out
+        """Every event about card instance ``card_id``, each with its cause."""
+        return self.wing.card_life(self, card_id)
 
 
-def _tag(e) -> str:
-    return type(e).__struct_config__.tag
-
-
-def _split_turns(events) -> list[Turn]:
-    turns: list[Turn] = []
-    cur: Turn | None = None
-    started = False
-    for e in events:
-        t = type(e)
-        if t is TurnStarted:
-            if cur is not None:
-                cur.last_seq = e.seq - 1
-            cur = Turn(e.turn, e.player, e.seq, e.seq, e.seq)
-            turns.append(cur)
-            started = True
-        elif cur is not None and t in (ActionReceived, HardError):
-            started = False
-            cur.commands.append(e)
-        if cur is not None:
-            cur.events.append(e)
-            if started:
-                cur.start_seq = e.seq
-    if cur is not None:
-        cur.last_seq = events[-1].seq
-    return turns
+__all__ = ["Replay", "ReplayError", "ReplaySourceError", "Turn", "game_of"]

@@ -1,161 +1,147 @@
-"""`render_html(replay)`: one self-contained HTML file that replays a game (no network, no framework).
+"""`locm html`: one self-contained page (no network) that replays a game, for every game. `render_html(r)` asks
+the game's wing for its page (`replay.wing.Wing.page`): LOCM's wing has its own, richer page
+(`replay.locm.html`); every other game gets `board_page`, the viewer shell over its definition.
 
-Every board the page can show is computed here, by the engine's fold, and embedded as compact JSON; the
-page's script only draws them (`replay/viewer.html`). Layout of the embedded data:
+The shell's board is the game's own at every event, by seat or whole: drawn by the module its definition names
+(``GameDef.html_board``, e.g. `replay.mcg.board`), or the picture its wing draws (``Wing.svg_board``, e.g.
+`replay.skyport.board`) beside the text board, else the text of `GameDef.board_text` of `GameDef.view`; open
+page.html#seq=S&as=P to start at seq S as player P; its event list the game's words (`describe`), each event
+with its rule and its cause; step by event or by turn, switch the view.
 
-- ``cards``: ``{id: [base_id, type, cost, my_health, opp_health, draw, area, name, attack, defense,
-  keywords, text]}`` (printed values); ``pool``: ``{base_id: [type, cost, attack, defense, keywords, my, opp,
-  draw, area, name, text]}`` of the cards offered in the draft or chosen in the draft or deck building;
-- ``views``: distinct boards; ``at[seq]`` is the index of the board just after event ``seq``. A board is
-  ``[turn, active, phase, winner, p0, p1, offer, picks]`` with ``p = [health, mana, max_mana, deck,
-  next_draw, rune or damage counter, hand, board]``, ``offer`` ``[round, offered base ids]`` in the draft
-  (else null) and ``picks`` each player's cards taken so far (base ids; the draft's picks or the constructed
-  deck) in the draft and deck building, up to the first turn; a hand card ``[id, attack, defense,
-  keywords]`` and a creature ``[id, lane, attack, defense, keywords, can_attack, has_attacked]``;
-- ``root[seq]``: the seq of the record (the player's command) whose decision made event ``seq`` (-1 from a
-  turn's start to the next record);
-  ``arrows[root]``: that decision's attacks and item uses as ``[seq, kind, from, to, to_player, to_lane,
-  from_lane, player]``: kind ``attack`` (from a creature) or the item's type (from the hand of ``player``,
-  who acts), ``to`` a creature id or -1 for the player ``to_player`` itself; lanes are where the creatures
-  stood, so that an arrow still points somewhere once they died. The page draws one: the decision's last
-  at or before the event shown (its first, on the record itself);
-- ``events``: ``[seq, type, rule, cause, description, player-if-a-draw]``; ``diffs[seq]``: lines, a line
-  that names a player's hand cards as ``[text, player]`` (not shown in the other player's view);
-- ``rules``: the cited rules' sections; ``turns``: ``[number, player, first, start, last]``; ``stops``: the
-  seqs a step by action lands on;
-- ``warning``: the replay's one-line warning ("" for a log that follows the rules), shown as a banner;
-  ``departs``: ``{seq: what the rules give instead}`` for each event the rules would not produce, marked in
-  the event list and in the event's detail.
+Every text the log holds reaches the page through JSON inside a ``<script type="application/json">`` element
+(``<`` escaped) and is shown with ``textContent``: a card or player name cannot become markup.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
-from importlib.resources import files
+from typing import Any
 
-from locm.events.locm.cards import keywords_to_str
-from locm.events.locm.catalog import CardDrawn, CardPicked, DeckChosen, DraftOffered
-from locm.engine.locm.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
-from locm.engine.locm.evolve import evolve, initial_state
-from locm.engine.locm.describe import describe
 from locm.replay.game import Replay
-from locm.replay.rules import rule
-from locm.replay.terminal import stops
-from locm.engine.locm.views import diff, tagged_diff_lines
-
-_PHASES = {"setup": 0, "draft": 1, "construct": 2, "battle": 3, "ended": 4}
-
-
-def _compact(state) -> list:
-    players = []
-    constructed = state.rules.deck_building == CONSTRUCTED
-    for pl in state.players:
-        hand = [[u.id, u.attack, u.defense, keywords_to_str(u.keywords)] for u in pl.hand]
-        board = [[u.id, u.lane, u.attack, u.defense, keywords_to_str(u.keywords), int(u.can_attack),
-                  int(u.has_attacked)] for u in pl.board]
-        extra = pl.damage_counter if constructed else pl.next_rune
-        players.append([pl.health, pl.mana, pl.max_mana, len(pl.deck), pl.next_draw, extra, hand, board])
-    out = [state.turn, state.current, _PHASES.get(state.phase, 0), state.winner, *players]
-    out.append([state.round, list(state.offer)] if state.phase == "draft" and state.offer else None)
-    if state.phase in ("draft", "construct") or (state.phase == "battle" and state.turn < 0):
-        out.append([list(pl.picks) for pl in state.players])  # up to the first turn: the decks as built
-    return out
-
-
-def _arrows(events, before_states) -> tuple[list[int], dict[int, list]]:
-    """``root`` and ``arrows`` of the module note, from the events and the state before each of them."""
-    from locm.events.locm.catalog import CreatureAttacked, ItemUsed
-    from locm.events.locm.cards import TYPE_NAMES
-
-    from locm.events.locm.catalog import TurnStarted
-
-    root, arrows, current = [], {}, 0
-    for e, prev in zip(events, before_states):
-        if e.cause == -1:
-            current = e.seq
-        elif type(e) is TurnStarted:
-            current = -1  # a new turn (caused by the last one's end): no decision's arrow
-        root.append(current)
-        t = type(e)
-        if t is CreatureAttacked:
-            att, tgt = prev.units[e.attacker], e.target
-            to_lane = prev.units[tgt].lane if tgt != -1 else -1
-            arrows.setdefault(current, []).append([e.seq, "attack", e.attacker, tgt, 1 - e.player, to_lane,
-                                                   att.lane, e.player])
-        elif t is ItemUsed:
-            tgt = e.target
-            item = prev.units[e.id].card
-            owner = prev.units[tgt].owner if tgt != -1 else 1 - e.player
-            to_lane = prev.units[tgt].lane if tgt != -1 else -1
-            if tgt != -1 or item.defense or item.opp_health:  # a blue item at the opponent, or any target
-                arrows.setdefault(current, []).append([e.seq, TYPE_NAMES[item.type], e.id, tgt, owner, to_lane,
-                                                       -1, e.player])
-    return root, arrows
-
-
-def game_data(r: Replay) -> dict:
-    views, index, at, diffs = [], {}, [], []
-    state = initial_state(r.events[0])
-    prev = None
-    befores = []
-    for e in r.events:
-        if e.seq:
-            prev = state.copy()
-            evolve(state, e)
-        befores.append(prev if prev is not None else state)
-        v = json.dumps(_compact(state), separators=(",", ":"))
-        k = index.get(v)
-        if k is None:
-            k = index[v] = len(views)
-            views.append(v)
-        at.append(k)
-        lines = tagged_diff_lines(diff(prev, state)) if prev is not None else []
-        diffs.append([text if who < 0 else [text, who] for text, who in lines])
-    pool = {}
-    shown = {b for e in r.events if type(e) is DraftOffered for b in e.base_ids}
-    shown |= {b for e in r.events if type(e) in (CardPicked, DeckChosen)
-              for b in (e.base_ids if type(e) is DeckChosen else (e.base_id,))}
-    for b in sorted(shown & r.final.cards.keys()):  # a forged log (shown with its warning) may name others
-        c = r.final.cards[b]
-        pool[b] = [c.type, c.cost, c.attack, c.defense, keywords_to_str(c.keywords), c.my_health,
-                   c.opp_health, c.draw, c.area, c.name, c.text]
-    cards = {}
-    for i, u in sorted(r.units.items()):
-        c = u.card
-        cards[i] = [c.base_id, c.type, c.cost, c.my_health, c.opp_health, c.draw, c.area, c.name, c.attack,
-                    c.defense, keywords_to_str(c.keywords), c.text]
-    root, arrows = _arrows(r.events, befores)
-    events = []
-    for e in r.events:
-        events.append([e.seq, type(e).__struct_config__.tag, e.rule, e.cause, describe(e, r.units),
-                       e.player if type(e) is CardDrawn else -1])
-    created = r.events[0]
-    ended = r.final
-    meta = {
-        "source": r.source, "ruleset": created.ruleset, "version": created.ruleset_version, "seed": created.seed,
-        "agents": list(created.agents) if any(created.agents) else list(r.meta.get("agents", ["", ""])),
-        "winner": ended.winner, "reason": ended.end_reason,
-        "start": r.turns()[0].start_seq if r.turns() else 0,
-    }
-    return {
-        "meta": meta, "cards": cards, "pool": pool, "views": "[" + ",".join(views) + "]", "at": at, "events": events,
-        "diffs": diffs, "rules": {rid: rule(rid).as_dict() for rid in sorted({e.rule for e in r.events})},
-        "turns": [[t.number, t.player, t.first_seq, t.start_seq, t.last_seq] for t in r.turns()],
-        "stops": stops(r), "root": root, "arrows": arrows,
-        "warning": r.warning, "departs": {str(k): v for k, v in r.departs().items()},
-    }
 
 
 def render_html(r: Replay) -> str:
-    data = game_data(r)
-    views = data.pop("views")
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    payload = payload[:-1] + ',"views":' + views + "}"
-    payload = payload.replace("</", "<\\/")
-    template = (files("locm.replay") / "viewer.html").read_text(encoding="utf-8")
-    title = f"LOCM {data['meta']['ruleset']} replay: {r.source}"
-    return template.replace("__TITLE__", _escape(title)).replace("/*__DATA__*/null", payload)
+    """The page of a game: its wing's own (`replay.wing.Wing.page`), else the viewer shell's `board_page`."""
+    if r.wing.page:
+        return importlib.import_module(r.wing.page).render_html(r)
+    return board_page(r)
 
 
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+MAX_BOARDS = 20_000
+"""Events whose boards a page holds (one per event and view); a longer game's page keeps each turn's start and
+end only, said on the page."""
+
+
+def text_boards(boards: dict[str, list[str]]) -> tuple[list[str], dict[str, list[list[int]]]]:
+    """Text boards kept line by line: each distinct line once (``lines``), a board as its lines' indexes; from
+    one event to the next most lines of a board repeat."""
+    index: dict[str, int] = {}
+    out: dict[str, list[list[int]]] = {}
+    for seq, views in boards.items():
+        out[seq] = [[index.setdefault(line, len(index)) for line in text.split("\n")] for text in views]
+    return list(index), out
+
+
+def board_page(r: Replay) -> str:
+    """The viewer shell's page of a game. A wing's picture board (``Wing.svg_board``, for a board that needs
+    more than a view: the shot an event belongs to, a chart over the game) is a module whose
+    ``board_data(replay, seqs)`` gives the page the data of its SVG (``frames`` by seq, which its ``SVG_JS``'s
+    ``drawSvg(data, seq, layer, overlay, legend)`` draws; ``chart``, ``style`` and ``key`` SVG/HTML without any
+    log text; ``width``, ``height``); the text board of the whole view stays beside it, folded."""
+    game = r.game
+    seats = len(game.agents(r.events[0]))
+    turns = [seq for seq, _, _ in game.turn_starts(r.events)]
+    hook = bool(r.wing.svg_board) and not game.html_board  # its SVG, and the whole view's text only
+    every = len(r.events) * (1 if hook else seats + 1) <= MAX_BOARDS
+    keep = range(len(r.events)) if every else sorted({0, r.last_seq, *turns, *(t - 1 for t in turns if t > 0)})
+    events = [[e.seq, type(e).__struct_config__.tag, e.rule, e.cause, r.describe(e.seq)] for e in r.events]
+    data: dict[str, Any] = {"title": f"{game.title}: {r.source}", "seats": seats, "turns": turns, "events": events,
+                            "warning": r.warning, "agents": list(game.agents(r.events[0])), "drawn": False,
+                            "note": "" if every else "a long game: the boards of each turn's start and end only"}
+    css = js = ""
+    if game.html_board:  # the game's own drawn board: one whole view a position, each seat's drawn from it
+        board = importlib.import_module(game.html_board)
+        cards: dict[str, list[Any]] = {}
+        data["boards"] = {str(seq): board.compact(r.view(seq, None), cards) for seq in keep}
+        data.update(cards=cards, drawn=True)
+        css, js = board.BOARD_CSS, board.BOARD_JS
+    elif hook:  # the SVG board; the text board beside it is the whole view only
+        board = importlib.import_module(r.wing.svg_board)
+        data["svg"] = board.board_data(r, list(keep))
+        data["lines"], data["boards"] = text_boards({str(seq): [r.board(seq, None)] for seq in keep})
+        data["seats"] = 0
+        js = board.SVG_JS
+    else:
+        data["lines"], data["boards"] = text_boards(
+            {str(seq): [r.board(seq, None), *(r.board(seq, s) for s in range(seats))] for seq in keep})
+    payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
+    return _PAGE.replace("__CSS__", css).replace("__BOARD_JS__", js).replace("__DATA__", payload)
+
+
+_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>locm replay</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<style>
+body{font-family:sans-serif;margin:1em}#warn{color:#a00;font-weight:bold}pre{background:#f4f4f4;padding:.6em}
+#events{height:40vh;overflow:auto;position:relative;font-family:monospace;font-size:13px}.cur{background:#ffd}
+button{margin-right:.3em}
+__CSS__
+</style></head><body>
+<h3 id="title"></h3><div id="warn"></div><div id="note"></div>
+<div><button id="prevturn">&lt;&lt; turn</button><button id="prev">&lt; event</button>
+<button id="next">event &gt;</button><button id="nextturn">turn &gt;&gt;</button>
+<select id="view"></select> <span id="where"></span></div>
+<style id="svgstyle"></style><div id="svgkey"></div>
+<div id="pic" style="display:flex;gap:1em;align-items:flex-start"><svg id="svgboard" style="flex-shrink:0" xmlns="http://www.w3.org/2000/svg">
+<g id="layer"></g><g id="overlay"></g></svg><div><div id="legend"></div><div id="chart"></div><div id="cur"></div></div></div>
+<details id="textboard" open><summary>the text board</summary><pre id="board"></pre></details>
+<div id="drawn"></div><div id="events"></div>
+<script type="application/json" id="game-data">__DATA__</script>
+<script>
+__BOARD_JS__
+const D = JSON.parse(document.getElementById('game-data').textContent);
+let seq = D.events.length - 1, view = 0;
+const $ = id => document.getElementById(id);
+const H = new URLSearchParams(location.hash.slice(1));  // page.html#seq=S&as=P: start at seq S, as player P
+if (H.has('seq')) seq = Math.max(0, Math.min(D.events.length - 1, parseInt(H.get('seq'), 10) || 0));
+if (H.has('as')) view = Math.max(0, Math.min(D.seats, (parseInt(H.get('as'), 10) || 0) + 1));
+$('title').textContent = D.title; $('warn').textContent = D.warning; $('note').textContent = D.note;
+if (D.svg) { $('svgstyle').textContent = D.svg.style; $('svgkey').innerHTML = D.svg.key;
+  $('chart').innerHTML = D.svg.chart; const b = $('svgboard');
+  b.setAttribute('width', D.svg.width); b.setAttribute('height', D.svg.height);
+  b.setAttribute('viewBox', '0 0 ' + D.svg.width + ' ' + D.svg.height); $('textboard').open = false;
+} else { $('pic').style.display = 'none'; }
+const sel = $('view');
+['everything', ...Array.from({length: D.seats}, (_, s) => 'as P' + s)].forEach((t, i) => {
+  const o = document.createElement('option'); o.value = i; o.textContent = t; sel.appendChild(o); });
+sel.value = view; sel.onchange = () => { view = +sel.value; show(); };
+const shown = () => { const ks = Object.keys(D.boards).map(Number).filter(k => k <= seq); return Math.max(...ks); };
+function show() {
+  const at = shown();
+  if (D.drawn) { $('board').style.display = 'none'; $('textboard').style.display = 'none'; drawBoard($('drawn'), D.boards[at], D.cards, view - 1, D.agents);
+    $('app').setAttribute('data-seq', at); }
+  else $('board').textContent = D.boards[at][view].map(i => D.lines[i]).join('\\n');
+  if (D.svg) { drawSvg(D.svg, at, $('layer'), $('overlay'), $('legend'));
+    const e = D.events[seq]; $('cur').textContent = seq + '  ' + e[2] + '  ' + e[4]; }
+  $('where').textContent = 'seq ' + seq + ' of ' + (D.events.length - 1) + (at !== seq ? ' (board of seq ' + at + ')' : '');
+  const box = $('events'); box.textContent = '';
+  D.events.forEach(([s, type, rule, cause, text]) => {
+    const div = document.createElement('div');
+    div.textContent = s + '  ' + rule + '  ' + text + (cause >= 0 ? '   (caused by ' + cause + ')' : '');
+    if (s === seq) div.className = 'cur';
+    div.onclick = () => { seq = s; show(); };
+    box.appendChild(div);
+  });
+  const cur = box.querySelector('.cur');  // the list scrolls, not the page
+  if (cur) box.scrollTop = cur.offsetTop - box.clientHeight / 2;
+}
+$('prev').onclick = () => { seq = Math.max(0, seq - 1); show(); };
+$('next').onclick = () => { seq = Math.min(D.events.length - 1, seq + 1); show(); };
+$('prevturn').onclick = () => { const t = D.turns.filter(x => x < seq); seq = t.length ? t[t.length - 1] : 0; show(); };
+$('nextturn').onclick = () => { const t = D.turns.find(x => x > seq); seq = t === undefined ? D.events.length - 1 : t; show(); };
+show();
+</script></body></html>
+"""
+
+__all__ = ["render_html", "board_page", "MAX_BOARDS"]

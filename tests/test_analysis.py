@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from locm.analysis.overview import overview
+from locm.analysis.locm.overview import overview
 from locm.analysis.stats import wilson
 from locm.runner.play import play_one
 

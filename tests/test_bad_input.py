@@ -422,7 +422,7 @@ def test_import_stores_an_event_log_under_the_id_play_would_give_it(tmp_path):
 
 def test_replay_fits_80x24_with_card_names(tmp_path, monkeypatch):
     from locm.replay import open_game
-    from locm.replay.terminal import CLEAR, Stepper
+    from locm.replay.locm.terminal import CLEAR, Stepper
 
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("LINES", "24")

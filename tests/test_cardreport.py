@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from locm.analysis.cardfacts import DEFINITIONS_VERSION, project
-from locm.analysis.cardmetrics import rate
+from locm.analysis.locm.cardfacts import DEFINITIONS_VERSION, project
+from locm.analysis.locm.cardmetrics import rate
 from locm.engine.locm.agents import Agent, GreedyAgent, RandomAgent, play
 from locm.engine.locm.carddata import cardlist_12
 from locm.engine.locm.game import Game
@@ -22,7 +22,7 @@ from locm.events.locm.catalog import (CardDrawn, CardPicked, CardPoolDefined, Cr
                             GameCreated, GameEnded, ItemUsed, TurnStarted)
 from locm.games.locm import facts_store as cs
 from locm.cli.main import cli
-from locm.reports.report import CARD_KEYS, collect, write_report
+from locm.games.locm.cardreport import CARD_KEYS, collect, write_report
 from locm.store.eventstore import open_store
 from locm.games.locm.tournament import run_game
 
@@ -292,7 +292,7 @@ def test_games_without_usable_stored_facts_are_projected_from_their_events_and_g
     """A game whose facts are missing (a store written before them), of another version, of another head (the
     game changed since) or undecodable is read from its events, with the same result; its facts are stored
     back, so the next rebuild from stored facts reads no log."""
-    from locm.analysis.packedfacts import FACTS_VERSION
+    from locm.analysis.locm.packedfacts import FACTS_VERSION
 
     db = tmp_path / "old.db"
     store = open_store(db)
@@ -350,7 +350,7 @@ def _reference(games: list[tuple[str, list]]) -> list[list[tuple]]:
     """The six totals tables of ``games`` ((game id, events)), by the reference definitions, sorted."""
     from collections import Counter, defaultdict
 
-    from locm.analysis.cardfacts import FEATURE_ORDER, features_of_key, unpack_counts
+    from locm.analysis.locm.cardfacts import FEATURE_ORDER, features_of_key, unpack_counts
 
     conn = sqlite3.connect(":memory:")
     conn.execute(f"CREATE TABLE cards ({', '.join(cs.ROW_COLUMNS)})")
@@ -593,7 +593,7 @@ def test_constructed_offered_counts_the_pool_cards_of_each_bucket(small_db):
     opp_health=opp), st.integers(0, 3), st.integers(0, 12), st.integers(-12, 12), st.integers(-12, 12),
     st.integers(0, 63), st.integers(0, 2), st.integers(0, 4), st.integers(-5, 5), st.integers(-5, 5)))
 def test_feature_key_agrees_with_the_efficiency_definition(card):
-    from locm.analysis.cardfacts import EFFICIENCY, efficiency_bucket, feature_key, features_of_key
+    from locm.analysis.locm.cardfacts import EFFICIENCY, efficiency_bucket, feature_key, features_of_key
 
     features = features_of_key(feature_key(card))
     eff = efficiency_bucket(card)
@@ -667,8 +667,8 @@ def test_the_report_flags_lopsided_pairings_and_keeps_every_pairing_apart(mixed_
 def _direct_bucket_interval(db, bucket: str, agent: str) -> tuple[float, list[float], int]:
     """The in-hand rate of a bucket in a self-play pairing and its interval clustered by game, computed here
     from each game's events (not from the projection's sums)."""
-    from locm.analysis.cardfacts import features_of_key
-    from locm.analysis.cardmetrics import wilson_float
+    from locm.analysis.locm.cardfacts import features_of_key
+    from locm.analysis.locm.cardmetrics import wilson_float
 
     per_game = []
     with open_store(db, create=False) as store:

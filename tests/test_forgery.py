@@ -471,7 +471,7 @@ def test_verify_names_a_game_whose_stored_facts_were_forged(store_of, tmp_path):
     both values, and the report made after ``--rebuild`` is the one of the events again."""
     import numpy as np
 
-    from locm.analysis.packedfacts import FACTS_VERSION, card_ints, encode, unpack
+    from locm.analysis.locm.packedfacts import FACTS_VERSION, card_ints, encode, unpack
 
     db = store_of(3)
     code, _, err = locm("report", "--db", db, "-o", tmp_path / "honest")

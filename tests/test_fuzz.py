@@ -1,10 +1,13 @@
-"""Fuzz targets (issue 18): the four readers of what users hand locm, fed mutated real inputs by Hypothesis.
+"""Fuzz targets (issue 18, issue 33): the readers of what users hand locm, fed mutated real inputs by Hypothesis.
 Every input gives a result or the reader's one-line error (a `LocmError`), never another exception.
 
 - the referee-log parser (`locm conformance`, `show FILE --game K`, `import-referee`): mutated official lines;
 - the event-log reader (`locm show FILE`, `audit`, `html`): mutated `play --log` files, then every view;
 - the export reader (`locm import`): mutated export files;
-- the variant parser (every `--ruleset FILE`): mutated TOML; an accepted file plays to an end.
+- the variant parser (every `--ruleset FILE`): mutated TOML; an accepted file plays to an end;
+- the same for my-card-game and Skyport (``mcg-events``, ``skyport-events``: `show`, `audit`, `html` and `import`
+  of a mutated `play --log` file; ``mcg-variant``, ``skyport-variant``: a mutated variant file, or one whose
+  values are replaced by TOML values of any type).
 
 Mutations are byte-level (insert, delete, replace, truncate, repeat) or structural (one JSON value of one line
 replaced by any JSON, deeply nested JSON, huge strings and numbers). The examples here are few, for CI;
@@ -301,8 +304,129 @@ def _toml_value(v) -> str:
     return str(v)
 
 
+# --- the other games' logs and variants ---------------------------------------------------------------------------
+
+GAME_LOGS = {"mcg": ("standard", 7, ("greedy", "random")), "skyport": ("2013", 3, ("hunter", "random"))}
+GAME_VARIANTS = {"mcg": ROOT / "examples" / "mcg" / "singleton-sudden-death.toml",
+                 "skyport": ROOT / "examples" / "skyport" / "glass-cannon.toml"}
+
+
+def game_log(name: str) -> bytes:
+    """A short `locm play --game NAME --log` file."""
+    from locm.engine import core, registry
+
+    game = registry.get(name)
+    ruleset, seed, agents = GAME_LOGS[name]
+    return game.codec.to_jsonl(core.play(game, ruleset, seed, agents).log)
+
+
+def game_logs(name: str) -> st.SearchStrategy[bytes]:
+    """A game's log mutated anywhere, or after its first line (a created event of a whole card list or map
+    draws most byte edits, and a log whose first line is not its game's is refused before its game is read)."""
+    data = game_log(name)
+    head, _, tail = data.partition(b"\n")
+    return st.one_of(mutated(data), mutated(tail).map(lambda t: head + b"\n" + t))
+
+
+def game_log_target(name: str):
+    def target(data: bytes, tmp: Path) -> None:
+        """`locm show`, `audit`, `html` and `import` of another game's log file: every view, the page, the store."""
+        from locm.engine import registry
+        from locm.replay.sources import open_game
+        from locm.replay.html import render_html
+        from locm.runner.play import import_match_log
+        from locm.store.eventstore import MemoryStore
+
+        game = registry.get(name)
+        path = tmp / "game.jsonl"
+        path.write_bytes(data)
+        store = MemoryStore()
+        try:
+            import_match_log(store, game, data, str(path))
+            event("imported")
+        except LocmError:
+            assert not list(store.matches()), "a refused log stored something"
+            event("import refused")
+        try:
+            r = open_game(path)
+        except LocmError as exc:
+            event(f"refused: {str(exc)[len(str(path)) + 2:][:60]}")
+            return
+        event("replayed, departs from the rules" if r.warning else "replayed")
+        seats = len(game.agents(r.events[0]))
+        for seq in sorted({0, len(r.events) // 3, len(r.events) // 2, r.last_seq}):
+            r.view(seq, seq % seats)
+            r.board(seq, None)
+            r.explain(seq)
+        if game.rejections is not None:
+            r.rejected()
+        render_html(r)
+    target.__name__ = f"{name}_log_target"
+    return target
+
+
+def game_variant_target(name: str):
+    def target(data: bytes, tmp: Path) -> None:
+        """`--game NAME --ruleset FILE`: a variant or one error; an accepted variant plays to an end."""
+        from locm.engine import core, registry
+
+        game = registry.get(name)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return  # the command refuses it when reading the file
+        try:
+            rules = game.variant(text, "fuzz.toml")
+        except LocmError as exc:
+            assert "\n" not in str(exc)
+            event("refused")
+            return
+        event("accepted, played")
+        assert core.play(game, rules, 1, GAME_LOGS[name][2]).ended
+    target.__name__ = f"{name}_variant_target"
+    return target
+
+
+TOML = st.recursive(
+    st.booleans() | st.integers(-10, 2000) | st.floats(-1e6, 1e6) | st.text(max_size=8)
+    | st.sampled_from(["standard", "2013", "target", "death", "damage", "monster", ""]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["do", "to", "on", "amount", "id", "name", "damage", "range", "x"]), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _toml_inline(v) -> str:
+    """Any value as an inline TOML value (tables inline, keys quoted)."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {_toml_inline(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_inline(x) for x in v) + "]"
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    return _toml_value(v)
+
+
+@st.composite
+def retyped_variant(draw, path: Path) -> bytes:
+    """A real variant file with one of its values (a field, a card's field, an effect's) replaced by a TOML
+    value of any type (a list where a string is expected, a table where a number is)."""
+    doc = tomllib.loads(path.read_text())
+    paths = [p for p in _paths(doc) if p]
+    where = paths[draw(st.integers(0, len(paths) - 1), label="path")]
+    doc = _set(doc, where, draw(TOML, label="value"))
+    return "\n".join(f"{json.dumps(k)} = {_toml_inline(v)}" for k, v in doc.items()).encode()
+
+
+def game_variants(name: str) -> st.SearchStrategy[bytes]:
+    path = GAME_VARIANTS[name]
+    return st.one_of(retyped_variant(path), bytewise(path.read_bytes()))
+
+
 TARGETS = {"referee": referee_target, "events": event_log_target, "export": export_target,
-           "variant": variant_target}
+           "variant": variant_target,
+           **{f"{g}-events": game_log_target(g) for g in GAME_LOGS},
+           **{f"{g}-variant": game_variant_target(g) for g in GAME_VARIANTS}}
 
 
 # --- in the suite -------------------------------------------------------------------------------------------------
@@ -330,6 +454,33 @@ def test_the_export_reader_takes_any_input(data, tmp_path_factory):
 @given(data=toml_variants())
 def test_the_variant_parser_takes_any_input(data, tmp_path_factory):
     variant_target(data, tmp_path_factory.mktemp("variant"))
+
+
+GAMES_FUZZ = settings(FUZZ, max_examples=60)  # the other games' targets, briefly (benchmarks/fuzz.py runs more)
+
+
+@GAMES_FUZZ
+@given(data=game_logs("mcg"))
+def test_the_mcg_log_readers_take_any_input(data, tmp_path_factory):
+    TARGETS["mcg-events"](data, tmp_path_factory.mktemp("mcg-events"))
+
+
+@GAMES_FUZZ
+@given(data=game_logs("skyport"))
+def test_the_skyport_log_readers_take_any_input(data, tmp_path_factory):
+    TARGETS["skyport-events"](data, tmp_path_factory.mktemp("skyport-events"))
+
+
+@GAMES_FUZZ
+@given(data=game_variants("mcg"))
+def test_the_mcg_variant_parser_takes_any_input(data, tmp_path_factory):
+    TARGETS["mcg-variant"](data, tmp_path_factory.mktemp("mcg-variant"))
+
+
+@GAMES_FUZZ
+@given(data=game_variants("skyport"))
+def test_the_skyport_variant_parser_takes_any_input(data, tmp_path_factory):
+    TARGETS["skyport-variant"](data, tmp_path_factory.mktemp("skyport-variant"))
 
 
 @pytest.mark.parametrize("path", sorted(FOUND.glob("*/*")) if FOUND.exists() else [],

@@ -1,4 +1,4 @@
-"""my-card-game's rerun, whatif and audit through the seam (`locm.tournament.rerun`, `replay.match.MatchReplay`)."""
+"""my-card-game's rerun, whatif and audit through the seam (`locm.tournament.rerun`, `replay.game.Replay`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from locm.events.mcg.catalog import (
     ActionRejected, EffectTriggered, MonsterDamaged, MonsterDied, TurnStarted,
 )
 from locm.tournament.rerun import first_divergence, match_whatif, rerun_match
-from locm.replay.match import MatchReplay, MatchReplayError
+from locm.replay.game import Replay, ReplayError
+from locm.replay.sources import checked_replay
 from locm.store.eventstore import open_store
 
 MCG = registry.get("mcg")
@@ -114,7 +115,7 @@ def test_whatif_in_worker_processes_gives_what_one_process_gives(tmp_path):
 
 
 def test_audit_explains_the_chain_of_triggers_of_a_death(played):
-    r = MatchReplay(MCG, played)
+    r = checked_replay(played, "", game=MCG)
     triggered = next(e for e in played if type(e) is EffectTriggered and e.on == "death")
     died = played[triggered.cause]
     assert type(died) is MonsterDied
@@ -128,14 +129,14 @@ def test_audit_explains_the_chain_of_triggers_of_a_death(played):
 
 
 def test_audit_card_life_and_rejected(played):
-    r = MatchReplay(MCG, played)
+    r = checked_replay(played, "", game=MCG)
     died = next(e for e in played if type(e) is MonsterDied)
     life = r.card_life(died.id)
     types = [x["type"] for x in life]
     assert "mcg_card_drawn" in types and types[-1] in ("mcg_monster_died", "mcg_effect_triggered",
                                                        "mcg_effect_fizzled")
     assert all(x["seq"] < y["seq"] for x, y in zip(life, life[1:]))
-    with pytest.raises(MatchReplayError):
+    with pytest.raises(ReplayError):
         r.card_life(99_999)
     game = MCG.new(MCG.rules("standard"), 3, ("greedy", "random"))
     agents = [MCG.make_agent("greedy", 3, s) for s in (0, 1)]
@@ -145,7 +146,7 @@ def test_audit_card_life_and_rejected(played):
     game.answer(seat, '{"do":"attack","id":99999,"target":0}')
     while not game.ended:
         agents[game.to_move].play_turn(game, game.to_move)
-    rej = MatchReplay(MCG, game.log).rejected()
+    rej = checked_replay(game.log, "", game=MCG).rejected()
     assert len(rej) == sum(1 for e in game.log if type(e) is ActionRejected) >= 1
     assert rej[0]["input"]["type"] == "mcg_command_received" and "99999" in rej[0]["input"]["description"]
 
@@ -174,12 +175,12 @@ def test_the_html_board_is_drawn_from_each_position(played, tmp_path):
     """The page keeps each position's whole view (`replay.mcg.board.compact`): its numbers are the view's; in
     headless Chromium the drawn board shows each side's monsters with their stats, the hand of the seat
     asked (the other as backs), and a card name cannot become markup."""
-    from locm.replay.match_html import render_match_html
+    from locm.replay.html import render_html
     from tests.test_replay_html import BROWSER, dump_dom
 
-    r = MatchReplay(MCG, played)
+    r = checked_replay(played, "", game=MCG)
     seq = next(e.seq for e in played if type(e) is MonsterDied)  # a position with monsters on the board
-    page = render_match_html(r)
+    page = render_html(r)
     data = json.loads(page.split('id="game-data">')[1].split("</script>")[0])
     board, v = data["boards"][str(seq)], r.view(seq, None)["seats"]
     for p in (0, 1):
@@ -200,7 +201,7 @@ def test_the_html_board_is_drawn_from_each_position(played, tmp_path):
 
     hostile[0] = msgspec.structs.replace(created, cards=cards)
     f = tmp_path / "m.html"
-    f.write_text(render_match_html(MatchReplay(MCG, hostile, trusted=True)), encoding="utf-8")
+    f.write_text(render_html(Replay(hostile, game=MCG)), encoding="utf-8")
     z = dump_dom(f, f"#seq={seq}&as=0", tmp_path)
     assert z.seq == seq
     for p in (0, 1):

@@ -18,7 +18,7 @@ from locm.store.eventstore import GameExtras, open_store
 from locm.replay import Replay, ReplayError, ReplaySourceError, open_game
 from locm.replay.locm.conformance import read_log_file
 from locm.replay.rules import rule, rule_ids
-from locm.replay.sources import referee_games
+from locm.replay.locm.referee import referee_games
 from tests.helpers import LOG_12, LOG_15
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -114,7 +114,7 @@ def test_the_page_is_self_contained_and_small(tmp_path):
 
 @pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (.ci/run installs it)")
 def test_buttons_keys_perspective_and_event_clicks_drive_the_page(tmp_path):
-    from locm.replay.terminal import stops
+    from locm.replay.locm.terminal import stops
     from tests.cdp import Browser
 
     page = tmp_path / "game.html"
@@ -196,7 +196,7 @@ def test_hovering_a_card_shows_its_text_keywords_and_effects(tmp_path):
             _go(b, seq)
             ids = b.eval("[...document.querySelectorAll('#table .card[data-id]')].map(e => +e.dataset.id)")
             for i in ids:
-                card = cards[r.units[i].card.base_id]
+                card = cards[r.final.units[i].card.base_id]
                 b.eval(f"document.querySelector('#table .card[data-id=\"{i}\"]').dispatchEvent("
                        "new MouseEvent('mouseover', {bubbles: true}))")
                 text = b.eval("document.getElementById('tip').innerText")
@@ -242,7 +242,7 @@ def test_an_attack_or_an_item_is_drawn_as_an_arrow_to_its_target(tmp_path, name,
             attack = type(e) is CreatureAttacked
             src = e.attacker if attack else e.id
             dst = str(e.target) if e.target != -1 else f"face{1 - e.player}"
-            kind = "attack" if attack else ("itemGreen", "itemRed", "itemBlue")[r.units[e.id].card.type - 1]
+            kind = "attack" if attack else ("itemGreen", "itemRed", "itemBlue")[r.final.units[e.id].card.type - 1]
             assert arrows == [[kind, str(src), dst]], (name, e.seq, arrows)
             # the head touches the target: the creature's card, or the health of the player attacked
             target = (f'[data-face="{1 - e.player}"]' if e.target == -1 else f'#table .card[data-id="{e.target}"]')

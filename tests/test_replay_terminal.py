@@ -14,7 +14,7 @@ import pytest
 from locm.events.locm.codec import to_jsonl
 from locm.runner.play import play_one
 from locm.replay import open_game
-from locm.replay.terminal import CLEAR, Stepper, stops
+from locm.replay.locm.terminal import CLEAR, Stepper, stops
 
 pty = pytest.importorskip("pty")
 ROOT = Path(__file__).resolve().parent.parent

@@ -262,7 +262,7 @@ def test_dataset_rows_are_the_stored_games_decisions(tmp_path):
     from locm.engine.locm import game as engine_game
     from locm.engine.locm.agents import make_agent
     from locm.engine.locm.gameid import created_id
-    from locm.rl.dataset import export
+    from locm.rl.locm_dataset import export
     from locm.store.eventstore import GameExtras, open_store
 
     db = tmp_path / "t.db"

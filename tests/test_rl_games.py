@@ -259,3 +259,15 @@ def test_dataset_rows_of_stored_logs_are_the_learner_s_decisions(tmp_path, env_i
     (tmp_path / "eps" / f"env-{game}-1-forged.jsonl").write_text('{"type": "nothing"}\n')
     again = export_logs(game, tmp_path / "eps", tmp_path / "rows2.npz", ruleset=ruleset, seats=(0,))
     assert again.rows == summary.rows and [gid for gid, _ in again.skipped] == [f"env-{game}-1-forged"]
+
+
+def test_the_environments_are_those_the_registered_games_declare():
+    """`locm.rl` lists no game: its ids and adapters are the definitions' (`GameDef.rl_envs`, ``rl_adapter``)."""
+    from locm.engine import registry
+    from locm.rl import ENV_IDS, game_spec
+
+    assert ENV_IDS == {i: (g, p, r) for g in registry.GAMES for i, p, r in registry.get(g).rl_envs}
+    assert {g for g, _, _ in ENV_IDS.values()} == set(registry.GAMES)
+    assert game_spec("my-card-game").game == "mcg" and game_spec("skyport").game == "skyport"
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        game_spec("chess")

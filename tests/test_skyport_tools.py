@@ -16,8 +16,8 @@ from locm.engine.skyport.rules import RULES_2013
 from locm.engine.skyport.definition import GAME, hex_text
 from locm.engine.skyport.hexmap import DIRECTIONS, step
 from locm.events.skyport.catalog import GameCreated, Hit, LaserFired
-from locm.replay.match import MatchReplay
-from locm.replay.match_html import render_match_html
+from locm.replay.game import Replay
+from locm.replay.html import render_html
 from locm.replay.skyport.board import H, board_data, centre, reach, score_chart
 from tests.skyport_helpers import act, of, scenario
 from tests.test_replay_html import BROWSER
@@ -48,7 +48,7 @@ def test_hexes_of_neighbouring_tiles_touch_in_every_direction():
 
 def test_the_laser_reach_stops_at_the_rock():
     g, _ = _lined_up()
-    r = MatchReplay(GAME, g.log, trusted=True)
+    r = Replay(g.log, game=GAME)
     seq = next(e.seq for e in g.log if type(e).__name__ == "LaserFired") - 2  # alpha to move, at (1, 1)
     v = r.view(seq)
     assert v["to_move"] == [0] and tuple(v["robots"][0]["position"]) == (1, 1)
@@ -59,7 +59,7 @@ def test_the_laser_reach_stops_at_the_rock():
 
 def test_the_shot_its_path_and_its_hit_are_kept_for_the_hit_event():
     g, events = _lined_up()
-    r = MatchReplay(GAME, g.log, trusted=True)
+    r = Replay(g.log, game=GAME)
     fired = of(events, LaserFired)[0]
     hit = of(events, Hit)[0]
     assert fired.path == ((1, 2), (1, 3))
@@ -74,7 +74,7 @@ def test_the_shot_its_path_and_its_hit_are_kept_for_the_hit_event():
 def test_a_reach_is_kept_once_per_position_and_loadout():
     """Every frame's reach is `reach` of its robot to move; the table holds each distinct one once."""
     g, _ = _lined_up()
-    r = MatchReplay(GAME, g.log, trusted=True)
+    r = Replay(g.log, game=GAME)
     data = board_data(r, list(range(len(r.events))))
     size = data["size"]
     moving = 0
@@ -95,17 +95,17 @@ def test_a_hostile_name_stays_data():
     created = g.log[0]
     bad = GameCreated(seq=0, cause=-1, rule=created.rule, rules=created.rules, map=created.map, seed=0,
                       names=("<script>alert(1)</script>", "b", "c"))
-    r = MatchReplay(GAME, [bad, *g.log[1:]], trusted=True)
+    r = Replay([bad, *g.log[1:]], game=GAME)
     data = board_data(r, list(range(len(r.events))))
     assert "<script>alert(1)</script>" in data["names"]  # text, drawn with textContent (the browser test)
     assert "<script" not in data["tiles"] + data["chart"] + data["key"]  # the SVG made in Python: no log text
-    page = render_match_html(r)
+    page = render_html(r)
     assert "<script>alert" not in page
 
 
 def test_the_score_chart_ends_at_the_final_scores():
     g, _ = _lined_up()
-    r = MatchReplay(GAME, g.log, trusted=True)
+    r = Replay(g.log, game=GAME)
     chart = score_chart(r)
     lines = re.findall(r'<polyline[^>]*points="([^"]*)"', chart)
     assert len(lines) == 3
@@ -116,13 +116,13 @@ def test_the_score_chart_ends_at_the_final_scores():
 
 def test_the_page_carries_the_svg_board(tmp_path):
     g, _ = _lined_up()
-    page = render_match_html(MatchReplay(GAME, g.log, trusted=True))
+    page = render_html(Replay(g.log, game=GAME))
     data = json.loads(re.search(r'id="game-data">(.*?)</script>', page, re.S).group(1))
     assert len(data["svg"]["frames"]) == len(g.log) and data["svg"]["tiles"].count('class="tO"') == 1
     assert all(len(b) == 1 for b in data["boards"].values())  # the whole view's text only, beside the SVG
     for seq in (0, len(g.log) // 2, len(g.log) - 1):  # each board's text, kept line by line
         text = "\n".join(data["lines"][i] for i in data["boards"][str(seq)][0])
-        assert text == GAME.board_text(MatchReplay(GAME, g.log, trusted=True).view(seq))
+        assert text == GAME.board_text(Replay(g.log, game=GAME).view(seq))
 
 
 class Drawn(HTMLParser):
@@ -178,9 +178,9 @@ def test_the_page_draws_the_robots_the_shot_and_the_reach_the_view_gives(tmp_pat
     hostile = GameCreated(seq=0, cause=-1, rule=created.rule, rules=created.rules, map=created.map, seed=0,
                           names=("<img src=x onerror=alert(1)>", "bravo", "charlie"))
     log = [hostile, *g.log[1:]]
-    r = MatchReplay(GAME, log, trusted=True)
+    r = Replay(log, game=GAME)
     page = tmp_path / "g.html"
-    page.write_text(render_match_html(r), encoding="utf-8")
+    page.write_text(render_html(r), encoding="utf-8")
     hit = of(events, Hit)[0]
     d, dom = _drawn(page, hit.seq, tmp_path)
     v = r.view(hit.seq)
@@ -221,7 +221,7 @@ def test_the_4_player_board_fits_80_columns():
 def test_audit_says_the_rock_stopped_the_laser_before_charlie():
     """charlie stands on the beam's line at (1, 5), behind the rock on (1, 4): the answer names the rock."""
     g, events = _lined_up()
-    r = MatchReplay(GAME, g.log, trusted=True)
+    r = Replay(g.log, game=GAME)
     fired = of(events, LaserFired)[0]
     why = r.explain(fired.seq)["why"]
     assert any("next tile (1, 4) is rock" in line for line in why)
@@ -237,7 +237,7 @@ def test_audit_says_why_minus_10():
     g = scenario(ROCKY, NAMES, rules=msgspec.structs.replace(RULES_2013, turn_limit=3))
     while not g.over:  # everyone passes on its spawn tile
         g.submit(EndTurn(g.state.current))
-    r = MatchReplay(GAME, g.log, trusted=True)
+    r = Replay(g.log, game=GAME)
     pens = [e for e in g.log if type(e).__name__ == "Penalized"]
     spawn = next(e for e in pens if e.reason == "spawn")
     idle = next(e for e in pens if e.reason == "idle")
@@ -307,8 +307,8 @@ def test_a_4_player_200_turn_page_stays_light():
 
     events = core.play(GAME, GAME.rules("2013"), 3, ("hunter", "random", "random", "hunter")).log
     assert len(events) > 1000
-    r = MatchReplay(GAME, events, trusted=True)
-    page = render_match_html(r)
+    r = Replay(events, game=GAME)
+    page = render_html(r)
     data = json.loads(re.search(r'id="game-data">(.*?)</script>', page, re.S).group(1))
     assert len(data["svg"]["frames"]) == len(events) and len(data["boards"]) == len(events)
     assert len(page.encode()) < 1_000_000

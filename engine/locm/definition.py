@@ -112,6 +112,10 @@ GAME = GameDef(
     agents=lambda created: tuple(cast(GameCreated, created).agents),
     game_id=lambda created: created_id(cast(GameCreated, created)),
     index=_index,
+    replay_wing="locm.replay.locm.wing:WING",
+    rl_adapter="locm.rl.locm:LocmSpec",
+    rl_envs=(("LOCM-draft-v0", ("draft",), "1.2"), ("LOCM-constructed-v0", ("construct",), "constructed"),
+             ("LOCM-battle-v0", ("battle",), "1.2"), ("LOCM-v0", None, "1.2")),
 )
 
 __all__ = ["GAME", "INDEX_FIELDS"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import tomllib
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any, Iterable, Mapping, TypeGuard
+from typing import Any, Container, Iterable, Mapping, TypeGuard
 
 import msgspec
 
@@ -209,7 +209,7 @@ def _card(table: object, source: str, where: str) -> CardDef:
                 raise CardFileError(source, f"{where}: {k}", "no stats for a spell", has_got=False)
         if not effects_raw:
             raise CardFileError(source, f"{where}: effects", "at least one effect for a spell", has_got=False)
-        if "target" in table and target not in TARGET_KINDS:
+        if "target" in table and not _named(target, TARGET_KINDS):
             raise CardFileError(source, f"{where}: target", "one of " + ", ".join(TARGET_KINDS), target)
     else:
         if "health" in table:
@@ -234,6 +234,12 @@ def _card(table: object, source: str, where: str) -> CardDef:
                    token=token, **stats)
 
 
+def _named(value: object, names: Container[str]) -> TypeGuard[str]:
+    """Whether `value` is one of the names of `names` (a table's keys): a string, never a list or a table (which
+    a dict lookup would refuse with a TypeError)."""
+    return isinstance(value, str) and value in names
+
+
 def check_effect(raw: object, source: str, where: str, kind: str, target: str) -> Effect:
     if not isinstance(raw, dict):
         raise CardFileError(source, where, "a table {do = ..., to = ..., ...}", raw)
@@ -242,11 +248,11 @@ def check_effect(raw: object, source: str, where: str, kind: str, target: str) -
             raise CardFileError(source, f"{where}.{key}", f"an effect field ({', '.join(_EFFECT_KEYS)})",
                                 has_got=False)
     do = raw.get("do")
-    if do not in ACTIONS:
+    if not _named(do, ACTIONS):
         raise CardFileError(source, f"{where}.do", "one of " + ", ".join(ACTIONS), do)
     acts_on, numbers, _ = ACTIONS[do]
     to = raw.get("to")
-    if to not in SELECTORS:
+    if not _named(to, SELECTORS):
         raise CardFileError(source, f"{where}.to", "one of " + ", ".join(SELECTORS), to)
     yields = TARGET_KINDS.get(target, _BOTH) if to == "target" else SELECTORS[to]
     if not yields <= acts_on:

@@ -183,6 +183,9 @@ GAME = GameDef(
     instance_events=_instance_events,
     html_board="locm.replay.mcg.board",
     holdings=_holdings,
+    replay_wing="locm.replay.mcg.wing:WING",
+    rl_adapter="locm.rl.mcg:McgSpec",
+    rl_envs=(("MCG-v0", None, "standard"), ("MCG-main-v0", ("main",), "standard")),
 )
 
 __all__ = ["GAME"]

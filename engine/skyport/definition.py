@@ -240,6 +240,9 @@ GAME = GameDef(
     index=lambda created: {"ruleset": _created(created).rules.name, "seed": _created(created).seed,
                            "map": _created(created).map.name, "names": list(_created(created).names)},
     listed=("map",),
+    replay_wing="locm.replay.skyport.wing:WING",
+    rl_adapter="locm.rl.skyport:SkyportSpec",
+    rl_envs=(("Skyport-v0", None, "2013"),),
 )
 
 __all__ = ["GAME", "by_name", "map_for", "hex_text", "TEXT_TILES", "game_id", "seat_stats", "STATS"]

@@ -144,7 +144,7 @@ def variant_from_dict(doc: dict[str, Any], source: str = "<rules>", default_name
         if key not in TOP_KEYS:
             raise VariantError(source, key, "a field of the Skyport rules (" + ", ".join(TOP_KEYS) + ")")
     base_name = doc.get("base", "2013")
-    if base_name not in BUILTIN:
+    if not isinstance(base_name, str) or base_name not in BUILTIN:
         raise VariantError(source, "base", "one of " + ", ".join(BUILTIN), base_name)
     base = BUILTIN[base_name]
     name = doc.get("name", default_name or "variant")

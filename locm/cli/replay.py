@@ -1,4 +1,5 @@
-"""Replay and audit commands: `locm show`, `locm audit`, `locm replay`, `locm html`, `locm import-referee`.
+"""Replay and audit commands of every game: `locm show`, `locm audit`, `locm replay`, `locm html` (each asks the
+game's replay wing, `replay.wing.Wing`, for what differs; LOCM's `import-referee` is in its wing, `locm.games.locm.cli`).
 
 Each is a thin layer over `replay`. SOURCE is one of
   game.jsonl                  an event log written by `locm play --log`
@@ -46,11 +47,11 @@ def _open(source, db, game_index):
     return open_game(source, game=game_index)
 
 
-def dump_json(obj) -> None:
+def _dump(obj) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False, indent=1))
 
 
-def warn(r, to_stderr: bool = False) -> None:
+def _warn(r, to_stderr: bool = False) -> None:
     """A log that does not follow the rules (or a stored game whose chain does not hold) is shown, never
     silently: its warning is the first line of the output (on standard error where the output is JSON or a
     file)."""
@@ -58,50 +59,10 @@ def warn(r, to_stderr: bool = False) -> None:
         click.echo(r.warning, err=to_stderr)
 
 
-def trust(r) -> dict:
-    """The JSON form of `warn`: a reader of --json output sees the same facts."""
-    return {"warning": r.warning, "departures": [
-        {"seq": d.seq, "message": d.message, "log_has": d.stored, "rules_give": d.decided} for d in r.departures]}
-
-
-def exit_if_warned(r) -> None:
+def _exit(r) -> None:
     """Exit status 1 after showing a log that does not follow the rules or cannot be vouched for."""
     if r.warning:
         sys.exit(1)
-
-
-def _other(r) -> bool:
-    """Whether `r` is a game of another registered game (`replay.match.MatchReplay`: the viewer shell)."""
-    from locm.replay.match import MatchReplay
-
-    return isinstance(r, MatchReplay)
-
-
-def _own(r, name: str, default):
-    """The hook ``name`` of the game that `r` shows (`locm.games.registry`): a game of the viewer shell
-    (`replay.match.MatchReplay`) by its definition's name, else the default game's own viewer; ``default``
-    (the viewer shell's version) where the game has none."""
-    from locm.engine import registry
-    from locm.games.registry import hook
-
-    return hook(name, r.game.name if _other(r) else registry.DEFAULT, default)
-
-
-def _show_other(r, s: int, seat: int | None, as_json: bool) -> None:
-    turn = [t for t in r.game.turn_starts(r.events) if t[0] <= s]
-    first = turn[-1][0] if turn else max(0, s - 5)
-    if as_json:
-        warn(r, to_stderr=True)
-        dump_json({**r.view(s, seat), "events": [r.explain(i) | {"causes": None} for i in range(first, s + 1)],
-               **({"warning": r.warning} if r.warning else {})})
-    else:
-        warn(r)
-        click.echo(f"{r.game.title}: seq {s} of {r.last_seq}" + (f" (as P{seat})" if seat is not None else ""))
-        click.echo(r.board(s, seat))
-        click.echo("events:")
-        for i in range(first, s + 1):
-            click.echo(r.event_line(i))
-    sys.exit(1 if r.warning else 0)
 
 
 def _pick_seq(r, turn, seq) -> int:
@@ -140,7 +101,13 @@ def show(source, db, game_index, turn, seq, perspective, as_json):
     """
     r = _open(source, db, game_index)
     s = _pick_seq(r, turn, seq)
-    _own(r, "show", _show_other)(r, s, perspective, as_json)
+    out = r.wing.show(r, s, perspective, as_json)  # the game's wing: its board and its turn's events
+    _warn(r, to_stderr=as_json)
+    if as_json:
+        _dump(out)
+    else:
+        click.echo("\n".join(out))
+    _exit(r)
 
 
 # --- audit ------------------------------------------------------------------------------------------------
@@ -167,33 +134,18 @@ def audit(source, db, game_index, seq, rejected, card_id, as_json):
     if [seq is not None, rejected, card_id is not None].count(True) != 1:
         raise click.UsageError("give exactly one of --seq S, --rejected, --card ID")
     r = _open(source, db, game_index)
-    _own(r, "audit", _audit_other)(r, seq, rejected, card_id, as_json)
-
-
-def _audit_other(r, seq, rejected, card_id, as_json) -> None:
-    """`locm audit` of another registered game through the viewer shell (`replay.match.MatchReplay`)."""
-    line = lambda o: f"seq {o['seq']} {o['type']} ({o['rule']}): {o['description']}"  # noqa: E731
     if seq is not None:
-        out = r.explain(seq)
-        lines = [line(out)] + [f"  caused by {line(c)}" for c in out["causes"]]
-        lines += [f"  why: {w}" for w in out.get("why", [])]  # the game's own answer (replay.match.WHY_HOOKS)
-        if out["consequences"]:
-            lines.append("  what it set off (the chain of triggers):")
-            lines += ["    " + "  " * (c["depth"] - 1) + "-> " + line(c) for c in out["consequences"]]
+        out, kind, arg = r.explain(seq), "seq", seq
     elif rejected:
-        out = r.rejected()
-        lines = [f"{len(out)} refused input(s)"] + [
-            line(o) + (f"\n  the input: {line(o['input'])}" if o["input"] else "") for o in out]
+        out, kind, arg = r.rejected(), "rejected", None
     else:
-        out = r.card_life(card_id)
-        lines = [f"card instance {card_id}: {len(out)} events"] + [
-            line(o) + (f"  <- {line(o['cause'])}" if o["cause"] else "") for o in out]
-    warn(r, to_stderr=as_json)
+        out, kind, arg = r.card_life(card_id), "card", card_id
+    _warn(r, to_stderr=as_json)
     if as_json:
-        dump_json({"result": out, **trust(r)} if r.warning else out)
+        _dump({"result": out, **r.trust()} if r.warning else out)
     else:
-        click.echo("\n".join(lines))
-    sys.exit(1 if r.warning else 0)
+        click.echo("\n".join(r.wing.audit_lines(r, kind, out, arg)))  # the game's wing words it
+    _exit(r)
 
 
 # --- replay -----------------------------------------------------------------------------------------------
@@ -214,20 +166,13 @@ def replay_cmd(source, db, game_index, print_all, perspective):
       locm replay --db locm.db 1.2-7-0123 --all | less
     """
     r = _open(source, db, game_index)
-    warn(r)
-    _own(r, "replay", _replay_other)(r, print_all, perspective)
-
-
-def _replay_other(r, print_all: bool, perspective) -> None:
-    """Every turn's board and events, in order (the interactive viewer reads LOCM's turns)."""
-    starts = [t[0] for t in r.game.turn_starts(r.events)] + [r.last_seq + 1]
-    bounds = [0, *starts] if starts[0] > 0 else starts
-    for a, b in zip(bounds, bounds[1:]):
-        for i in range(a, b):
-            click.echo(r.event_line(i))
-        click.echo(r.board(b - 1, perspective))
-        click.echo("")
-    exit_if_warned(r)
+    _warn(r)
+    if print_all or not r.wing.interactive or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        for line in r.wing.all_turns(r, perspective):
+            click.echo(line)
+        return _exit(r)
+    r.wing.step(r, perspective)
+    _exit(r)
 
 
 # --- html -------------------------------------------------------------------------------------------------
@@ -249,21 +194,13 @@ def html(source, db, game_index, output):
       locm html --db locm.db 1.2-7-0123 -o game.html
       locm html m.jsonl -o m.html          # another game's log: its own board, by seat or whole
     """
-    r = _open(source, db, game_index)
-    _own(r, "html", _html_other)(r, output)
-
-
-def _html_other(r, output) -> None:
-    """The viewer shell with the game's own board (replay.match_html)."""
     from locm.common.outputs import write_output as _write_bytes
-    from locm.replay.match_html import render_match_html
+    from locm.replay.html import render_html
 
-    warn(r, to_stderr=str(output) == "-")
-    data = render_match_html(r).encode()
+    r = _open(source, db, game_index)
+    _warn(r, to_stderr=str(output) == "-")
+    data = render_html(r).encode()  # the game's wing's page (replay.html)
     _write_bytes(output, data)
-    click.echo(f"{output} ({len(data) // 1024} KB, {len(r.events)} events, {r.game.title})",
-               err=str(output) == "-")
-    exit_if_warned(r)
-
-
-__all__ = ["register", "show", "audit", "replay_cmd", "html", "dump_json", "warn", "trust", "exit_if_warned"]
+    # the summary goes to stderr when the page went to standard output
+    click.echo(f"{output} ({len(data) // 1024} KB, {r.wing.page_note(r)})", err=str(output) == "-")
+    _exit(r)

@@ -44,11 +44,6 @@ HOOKS: dict[str, dict[str, str]] = {
                "skyport": "locm.games.skyport.hooks:report"},
     "conformance": {"locm": "locm.games.locm.hooks:conformance", "skyport": "locm.games.skyport.hooks:conformance"},
     "dataset": {"locm": "locm.games.locm.hooks:dataset"},
-    # `locm show`, `locm audit`, `locm replay`, `locm html`: a game with a viewer of its own (LOCM's)
-    "show": {"locm": "locm.games.locm.replay_cli:show"},
-    "audit": {"locm": "locm.games.locm.replay_cli:audit"},
-    "replay": {"locm": "locm.games.locm.replay_cli:replay"},
-    "html": {"locm": "locm.games.locm.replay_cli:html"},
     # `locm rerun`, `locm whatif`: a game re-run its own way (LOCM's)
     "rerun": {"locm": "locm.games.locm.whatif_cli:rerun"},
     "whatif": {"locm": "locm.games.locm.whatif_cli:whatif"},

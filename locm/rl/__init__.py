@@ -11,8 +11,8 @@ The environment ids (`ENV_IDS`) are registered with Gymnasium when this package 
 imports it for an id written ``"locm.rl:ID"``). `make_env` builds the same environments without Gymnasium's
 wrappers; `locm.rl.pz` has the PettingZoo environments, `locm.rl.vector` the vectorised one,
 `locm.rl.dataset` the dataset export. The environments know no game: each game is one adapter
-(`locm.rl.adapter`): LOCM's in `locm.rl.locm`, my-card-game's in `locm.rl.mcg`, Skyport's in
-`locm.rl.skyport`.
+(`locm.rl.adapter`) that its definition names (`GameDef.rl_adapter`, with its ids `GameDef.rl_envs`): LOCM's
+in `locm.rl.locm`, my-card-game's in `locm.rl.mcg`, Skyport's in `locm.rl.skyport`.
 """
 
 from __future__ import annotations
@@ -29,35 +29,39 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 from locm.rl.env import GameEnv
 
-ENV_IDS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
-    # id: (game, phases learned (None: every phase), the ruleset by default)
-    "LOCM-draft-v0": ("locm", ("draft",), "1.2"),
-    "LOCM-constructed-v0": ("locm", ("construct",), "constructed"),
-    "LOCM-battle-v0": ("locm", ("battle",), "1.2"),
-    "LOCM-v0": ("locm", None, "1.2"),
-    "MCG-v0": ("mcg", None, "standard"),
-    "MCG-main-v0": ("mcg", ("main",), "standard"),
-    "Skyport-v0": ("skyport", None, "2013"),
-}
+def _env_ids() -> dict[str, tuple[str, tuple[str, ...] | None, str]]:
+    """Every registered game's environment ids (`GameDef.rl_envs`), in the registry's order."""
+    from locm.engine import registry
+
+    out: dict[str, tuple[str, tuple[str, ...] | None, str]] = {}
+    for name in registry.GAMES:
+        for env_id, phases, ruleset in registry.get(name).rl_envs:
+            out[env_id] = (name, phases, ruleset)
+    return out
+
+
+ENV_IDS: dict[str, tuple[str, tuple[str, ...] | None, str]] = _env_ids()
 """Each id: the game, the phases the learner plays (None: all), the ruleset when none is given."""
 
 
 def game_spec(game: str = "locm", ruleset: Any = None) -> Any:
-    """The adapter of a game under a ruleset (LOCM: ``1.2``, ``constructed``, a variant file or `Rules`;
-    my-card-game: ``standard``, a variant file or `McgRules`; Skyport: ``2013``, a rules file or `SkyportRules`)."""
-    if game == "locm":
-        from locm.rl.locm import LocmSpec
+    """The adapter of a game (a registered name or alias) under a ruleset: its definition's ``rl_adapter``
+    called with it (None: the game's first built-in ruleset; LOCM: ``1.2``, ``constructed``, a variant file or
+    `Rules`; my-card-game: ``standard``, a variant file or `McgRules`; Skyport: ``2013``, a rules file or
+    `SkyportRules`)."""
+    import importlib
 
-        return LocmSpec("1.2" if ruleset is None else ruleset)
-    if game in ("mcg", "my-card-game"):
-        from locm.rl.mcg import McgSpec
+    from locm.engine import registry
 
-        return McgSpec(ruleset)
-    if game == "skyport":
-        from locm.rl.skyport import SkyportSpec
-
-        return SkyportSpec(ruleset)
-    return _encoded_spec(game, ruleset)
+    try:
+        found = registry.get(game)
+    except registry.UnknownGameError:
+        raise ValueError(f"unknown game {game!r}: expected one of {', '.join(registry.names())}") from None
+    if not found.rl_adapter:  # a game with no adapter of its own: the generic one over its encoder, if named
+        return _encoded_spec(game, ruleset)
+    module, _, name = found.rl_adapter.partition(":")
+    spec = getattr(importlib.import_module(module), name)
+    return spec(found.rulesets[0] if ruleset is None else ruleset)
 
 
 def _encoded_spec(name: str, ruleset: Any) -> Any:

@@ -1,48 +1,32 @@
-"""A dataset of (observation, mask, action, reward, outcome) from stored games, for behaviour cloning.
+"""A dataset of (observation, mask, action, reward, outcome) from recorded games, for behaviour cloning: the
+rows and the arrays every game's export writes (`save`), and the export of a folder of episode logs
+(`export_logs`: each recorded command played again through the game's adapter, ``decisions``).
 
-    >>> from locm.rl.dataset import export
-    >>> summary = export("t.db", "bc.npz", ruleset="1.2", phases=("battle",))   # or: locm dataset --db t.db ...
+    >>> from locm.rl.dataset import export_logs
+    >>> summary = export_logs("mcg", "episodes/", "bc.npz", phases=("main",))   # or: locm dataset --game mcg ...
 
-Every stored game of the ruleset is played again from its `game_created` with its recorded inputs (a built-in
-agent's actions, a bot's whole answer lines, the environment's episodes alike), and each decision of a seat
-becomes one row, encoded exactly as the environment with the same ``phases`` encodes it (`locm.rl.env.Layout`):
-a policy cloned from the rows plays in that environment as it is. A bot's answer line is cut into its actions,
-each encoded in the position it was played from; actions the rules refused (part of the game, recorded as
-``action_rejected``) and answers that lost by a hard error give no row. The construct phase's deck is one row
-per card, in the answer's order. The game played again must give the stored log event for event, or the game
-is reported and skipped (the rows are the game's, never another).
+Each decision of a seat becomes one row, encoded exactly as the environment with the same ``phases`` encodes
+it (`locm.rl.env.Layout`): a policy cloned from the rows plays in that environment as it is. The game played
+again must give the recorded log event for event, or the game is reported and skipped (the rows are the game's,
+never another). LOCM's stored games (a bot's whole answer lines cut into their actions) are read by its own
+wing, `locm.rl.locm_dataset`.
 
 Arrays of the ``.npz`` (NumPy, no other dependency): ``obs`` (float32, rows x features), ``mask`` (bool, rows x
 slots), ``action`` (int64 slot), ``reward`` (the seat's result on its last row of a game, else 0), ``outcome``
 (the seat's result on every row: 1 won, -1 lost), ``done`` (the seat's last row of a game), ``game`` (index
 into ``game_ids``), ``seat``, ``phase`` (index into ``phase_names``), ``agent`` (index into ``agents``), and
 ``feature_names``, ``game_ids``, ``phase_names``, ``agents``.
-
-my-card-game's and Skyport's episodes are logs in a folder (`locm.rl.logfolder`): `export_logs` writes the same
-arrays from them, each recorded command played again through the game's adapter (``decisions``).
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import Any, Callable, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from locm.engine.locm import game as engine_game
-from locm.engine.locm import protocol
-from locm.api import Choose
-from locm.engine.locm.commands import EndTurn, Pass, Pick, parse_command
 from locm.engine.errors import LocmError
-from locm.engine.locm.evolve import fold
-from locm.engine.locm.legal import problem
-from locm.engine.locm.redecide import feed_input
-from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
-from locm.events.locm.catalog import ACTION, END_TURN, ActionReceived, GameCreated, HardError
-from locm.events.locm.codec import to_json
 from locm.rl.env import Layout
-from locm.rl.locm import LocmMatch, LocmSpec
 
 
 class Row(NamedTuple):
@@ -57,105 +41,6 @@ class Summary(NamedTuple):
     games: int
     rows: int
     skipped: list[tuple[str, str]]  # (game id, why)
-
-
-def game_rows(events: Sequence[Any], layout: Layout, seats: Sequence[int] = (0, 1)) -> list[Row]:
-    """The rows of one game's log: each decision of a seat in `seats`, in a phase the layout learns."""
-    created = events[0]
-    if type(created) is not GameCreated:
-        raise LocmError("the log does not start with game_created")
-    k = next((i for i, e in enumerate(events) if e.cause == -1 and isinstance(e, (ActionReceived, HardError))),
-             len(events))
-    game = engine_game.Game(fold(events[:k]), list(events[:k]))
-    rows: list[Row] = []
-    for e in events[k:]:
-        if not (e.cause == -1 and isinstance(e, (ActionReceived, HardError))):
-            continue
-        if game.ended:
-            raise LocmError(f"event {e.seq}: the game is over, yet the log goes on")
-        if e.player in seats and isinstance(e, ActionReceived):
-            rows += _decisions(game, e, layout)
-        feed_input(game, e)
-    if [to_json(x) for x in game.log] != [to_json(x) for x in events]:
-        raise LocmError("playing the recorded inputs again does not give the stored log")
-    return rows
-
-
-def _decisions(game: engine_game.Game, e: ActionReceived, layout: Layout) -> list[Row]:
-    """The rows of one recorded input, encoded on a copy of the game as each of its actions was played."""
-    phase_name = game.phase
-    phase = {"draft": 0, "construct": 0, "battle": 1}[phase_name]
-    if phase not in layout.learned:
-        return []
-    sim = LocmMatch.over(engine_game.Game(game.state.copy(), []))
-    p = e.player
-    rows: list[Row] = []
-
-    def row(action: Any) -> bool:
-        obs, mask, actions = layout.encode(sim, p, phase)
-        for slot, a in actions.items():
-            if a == action:
-                rows.append(Row(obs, mask, slot, p, phase))
-                return True
-        return False
-
-    try:
-        if phase_name == BATTLE:
-            if e.kind == END_TURN:
-                commands = [EndTurn()]
-            elif e.kind == ACTION:
-                commands = [parse_command(e.text, p, BATTLE)]
-            else:
-                commands = [c for c in protocol.parse_battle(e.text) if type(c) is not Pass] + [EndTurn()]
-            for c in commands:
-                if type(c) is EndTurn or problem(sim.state, c) is None:  # refused actions: no row, no effect
-                    row(c)
-                    sim.play(c)
-                if sim.to_move() != p:
-                    break
-        elif phase_name == DRAFT:
-            row(Pick(p, protocol.parse_pick(e.text, game.state.offer)))
-        elif phase_name == CONSTRUCT:
-            rules = game.rules
-            ids = protocol.parse_construct(e.text, len(game.state.cards), rules.deck_size, rules.max_copies)
-            for b in ids:
-                row(Choose(b))
-                sim.chosen.append(b)
-    except LocmError:  # a hard error: the answer lost the game, it is no decision to learn from
-        return []
-    return rows
-
-
-def export(db: str | Path, out: str | Path, *, ruleset: str = "1.2", phases: Sequence[str] | None = None,
-           seats: Sequence[int] = (0, 1), agent: str | None = None, limit: int | None = None,
-           progress: Callable[[int], None] | None = None) -> Summary:
-    """Write the rows of the stored games of `ruleset` (those where `agent` plays a seat, if given; `seats`
-    then are that agent's seats) to `out` (.npz). Returns how many games and rows, and the games skipped."""
-    from locm.store.eventstore import open_store
-    from locm.games.locm.variants import ruleset_name
-
-    spec = LocmSpec(ruleset)
-    layout = Layout(spec, phases)
-    games: list[tuple[str, tuple[str, str], list[Row], dict[int, float]]] = []
-    skipped: list[tuple[str, str]] = []
-    with open_store(db, create=False, readonly=True) as store:
-        records = store.games(ruleset=ruleset_name(ruleset, store), agent=agent, limit=limit)
-        for record in records:
-            if progress:
-                progress(1)
-            events = store.events(record.game_id)
-            if events[0].rules is not None and events[0].rules != spec.rules:
-                skipped.append((record.game_id, "another ruleset's values (a variant)"))
-                continue
-            names = (record.agent0, record.agent1)
-            wanted = [s for s in seats if agent is None or names[s] == agent]
-            try:
-                rows = game_rows(events, layout, wanted)
-            except LocmError as exc:
-                skipped.append((record.game_id, str(exc)))
-                continue
-            games.append((record.game_id, names, rows, {s: 1.0 if record.winner == s else -1.0 for s in (0, 1)}))
-    return _save(out, spec, layout, games, skipped)
 
 
 def log_rows(spec: Any, log: Sequence[Any], layout: Layout, seats: Sequence[int] = (0, 1)) -> tuple[
@@ -185,14 +70,14 @@ def export_logs(game: str, folder: str | Path, out: str | Path, *, ruleset: Any 
                 phases: Sequence[str] | None = None, seats: Sequence[int] = (0, 1)) -> Summary:
     """Write the rows of the episodes stored in a folder of logs (`locm.rl.logfolder`: my-card-game, Skyport)
     to `out` (.npz), encoded as that game's environment with the same ``phases`` encodes them."""
+    from locm.engine import registry
     from locm.rl import game_spec
     from locm.rl.logfolder import LogFolder
 
     spec = game_spec(game, ruleset)
-    codec = {"mcg": "locm.events.mcg.codec", "skyport": "locm.events.skyport.codec"}.get(spec.game)
-    if codec is None:
+    if not hasattr(spec, "decisions"):
         raise LocmError(f"{game}: its games are in the event store (locm dataset)")
-    from_jsonl = importlib.import_module(codec).from_jsonl
+    from_jsonl = registry.get(spec.game).codec.from_jsonl
     layout = Layout(spec, phases)
     folder_ = LogFolder(folder, spec.game)
     games: list[tuple[str, tuple[str, str], list[Row], dict[int, float]]] = []
@@ -209,12 +94,13 @@ def export_logs(game: str, folder: str | Path, out: str | Path, *, ruleset: Any 
             continue
         agents = tuple(log[0].agents) or ("", "")
         games.append((gid, (agents[0], agents[1]), rows, dict(enumerate(result))))
-    return _save(out, spec, layout, games, skipped)
+    return save(out, spec, layout, games, skipped)
 
 
-def _save(out: str | Path, spec: Any, layout: Layout,
+def save(out: str | Path, spec: Any, layout: Layout,
           games: Sequence[tuple[str, tuple[str, str], list[Row], dict[int, float]]],
           skipped: list[tuple[str, str]]) -> Summary:
+    """Write the rows of `games` ((game id, each seat's agent, rows, each seat's result)) to `out` (.npz)."""
     obs, masks, actions, seat_col, phase_col, game_col, agent_col, rewards, outcomes, done = ([] for _ in range(10))
     game_ids: list[str] = []
     agents: list[str] = []
@@ -252,9 +138,4 @@ def _save(out: str | Path, spec: Any, layout: Layout,
     return Summary(len(game_ids), len(obs), skipped)
 
 
-def rows_of(games: Iterable[Sequence[Any]], layout: Layout) -> list[Row]:
-    """The rows of several logs (for tests and notebooks)."""
-    return [r for events in games for r in game_rows(list(events), layout)]
-
-
-__all__ = ["export", "export_logs", "game_rows", "log_rows", "rows_of", "Row", "Summary"]
+__all__ = ["export_logs", "log_rows", "save", "Row", "Summary"]

@@ -50,8 +50,8 @@ class GameSummary:
 
 def summarize(game: Game) -> GameSummary:
     """The end of a game as `locm play` prints it: the state's winner and health, each player's plays and
-    damage taken from the game's facts (`analysis.cardfacts.project`)."""
-    from locm.analysis.cardfacts import project
+    damage taken from the game's facts (`analysis.locm.cardfacts.project`)."""
+    from locm.analysis.locm.cardfacts import project
 
     facts = project(game.log)
     plays = [facts.plays(0), facts.plays(1)]
@@ -60,32 +60,6 @@ def summarize(game: Game) -> GameSummary:
     turns = turns_played(game.log[-1].turn)
     return GameSummary(s.winner, s.end_reason, turns, len(game.log),
                        (s.players[0].health, s.players[1].health), tuple(plays), tuple(dmg))
-
-
-def import_match_log(store, game, data: bytes, source: str, *, skip_existing: bool = False) -> tuple[str, bool]:
-    """`import_event_log` for another registered game's log (`GameDef`: its codec, the core's checks,
-    re-deciding its inputs), stored under the id its content gives (what `locm play --db` stores it under)."""
-    from locm.engine import core
-    from locm.engine.errors import LocmError
-    from locm.errors import InputFileError
-    from locm.store.eventstore import GameExtras
-
-    try:
-        events = game.codec.from_jsonl(data)
-        found = core.verify(game, events)
-    except (LocmError, ValueError) as exc:
-        raise InputFileError(source, f"not a {game.title} event log: {exc}") from None
-    if found is not None:
-        raise InputFileError(source, f"the log does not follow the rules: {found}")
-    gid = game.game_id(events[0])
-    if store.has_game(gid):
-        to_json = game.codec.to_json
-        if skip_existing and [to_json(e) for e in store.match_events(gid)] == [to_json(e) for e in events]:
-            return gid, False
-        raise InputFileError(source, f"game {gid!r} is already in the store"
-                             + ("" if skip_existing else " (--skip-existing skips identical games)"))
-    store.append_match(game, GameExtras(game_id=gid), events)
-    return gid, True
 
 
 def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = False) -> tuple[str, bool]:
@@ -123,4 +97,45 @@ def import_event_log(store, data: bytes, source: str, *, skip_existing: bool = F
     flags = {f"{kind}{p}": any(e.player == p and (kind == "error" or e.reason.startswith("timeout"))
                                for e in errors) for p in (0, 1) for kind in ("error", "timeout")}
     store.append_game(GameExtras(game_id=gid, **flags), events)
+    return gid, True
+
+
+def import_match_log(store, game, data: bytes, source: str, *, skip_existing: bool = False) -> tuple[str, bool]:
+    """`import_event_log` for a log of any other registered game (`engine.seam.GameDef`: its `locm play --log`
+    or `locm serve --log` file): decoded by its codec, re-decided by the core (`engine.core.verify`: every
+    event what the rules give for its recorded inputs, the game ended) and stored under the id its content
+    gives (`GameDef.game_id`, the id `locm play --db` or `locm serve --db` stores it under). Returns (game id,
+    stored); an identical game already stored is skipped with ``skip_existing``, else refused."""
+    from locm.engine import core
+    from locm.engine.errors import LocmError
+    from locm.errors import InputFileError
+    from locm.events.codec import DecodeError
+    from locm.store.eventstore import GameExtras
+
+    try:
+        events = game.codec.from_jsonl(data)
+    except DecodeError as exc:
+        raise InputFileError(source, f"not a {game.title} log: {exc}") from None
+    if not events or type(events[0]) is not game.created:
+        raise InputFileError(source, f"not a {game.title} log: it does not start with its created event")
+    try:
+        found = core.verify(game, events)
+    except LocmError as exc:
+        raise InputFileError(source, f"the log does not follow the rules: {exc}") from None
+    except (KeyError, ValueError, IndexError, AttributeError, TypeError) as exc:  # a forged log the rules cannot read
+        raise InputFileError(source, f"the log does not follow the rules: {type(exc).__name__} {exc}") from None
+    if found is not None:
+        cut = lambda t: t if len(t) <= 240 else t[:240] + "..."  # noqa: E731  (a created event holds a whole map)
+        raise InputFileError(source, f"the log does not follow the rules: it departs from them at seq {found.seq}: "
+                             f"{found.message}" + (f"; the log has {cut(found.stored) or 'no event'}, the rules "
+                                                   f"give {cut(found.decided) or 'no event'}"
+                                                   if found.stored or found.decided else ""))
+    gid = game.game_id(events[0])
+    if store.has_game(gid):
+        same = [game.codec.to_json(e) for e in store.match_events(gid)] == [game.codec.to_json(e) for e in events]
+        if skip_existing and same:
+            return gid, False
+        raise InputFileError(source, f"game {gid!r} is already in the store"
+                             + ("" if skip_existing else " (--skip-existing skips identical games)"))
+    store.append_match(game, GameExtras(game_id=gid), events)
     return gid, True

@@ -95,7 +95,7 @@ class EventStore:
     def stored_facts(self, game_id: str) -> tuple[str, str, bytes] | None:
         """A game's facts as stored with it (`locm.store.records.game_facts`; its definition's edges compute them:
         LOCM's card facts, `locm.games.locm.edges.facts`): the head hash (hex) of the game they were computed
-        from, their version and their blob (`analysis.packedfacts`); None if the store keeps none for it. Derived
+        from, their version and their blob (`analysis.locm.packedfacts`); None if the store keeps none for it. Derived
         data: `locm.verify.checks.facts_problem` recomputes them from the events."""
         return self._stored_facts(game_id)
 

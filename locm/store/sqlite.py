@@ -114,10 +114,10 @@ CREATE TABLE IF NOT EXISTS game_facts (
     version   TEXT NOT NULL,
     data      BLOB NOT NULL
 )"""
-"""Each LOCM game's facts as the card report reads them (`analysis.packedfacts`), written with the game in its
+"""Each LOCM game's facts as the card report reads them (`analysis.locm.packedfacts`), written with the game in its
 transaction (`locm.store.records.game_facts`), by the games' integer key. ``head_hash`` is the game's and
 ``log_hash`` the SHA-256 of its ``logs.data`` when they were computed, ``version`` what computed them
-(`analysis.packedfacts.FACTS_VERSION`): the report uses a row only when all three are the game's as it is and
+(`analysis.locm.packedfacts.FACTS_VERSION`): the report uses a row only when all three are the game's as it is and
 this locm's (`EventStore.current_facts`), and `locm verify` recomputes every row from its game's events. Made
 by the first write of a game with facts, so a store without it is still whole; derived data, like the
 ``cardfacts_`` tables, which the store's open check ignores."""

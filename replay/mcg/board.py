@@ -1,4 +1,4 @@
-"""my-card-game's HTML board for the viewer shell (`replay.match_html`), named by its definition
+"""my-card-game's HTML board for the viewer shell (`replay.html.board_page`), named by its definition
 (``GameDef.html_board``): each side's monsters as cards (power / toughness / health of max health, whether
 it may attack, its effect text), its hand (its cards, or their backs where the view hides them), health,
 mana, deck, graveyard and fatigue. Drawn, not the text board.

@@ -1,4 +1,4 @@
-"""Skyport's answers for `locm audit --seq S` (the shell's per-game hook, `replay.match.WHY_HOOKS`): the
+"""Skyport's answers for `locm audit --seq S` (its wing's hook, `replay.skyport.wing`): the
 questions its players ask, answered from the log and its map alone.
 
 - "Why did my laser not hit?" (a ``laser_fired`` or one of its hits): where the beam went, why it stopped
@@ -19,7 +19,7 @@ from typing import Any
 from locm.engine.skyport.hexmap import DIRECTIONS, ROCK, TILE_NAMES, on_map, step
 from locm.events.skyport.catalog import (ActionRejected, AreaHit, Died, Hit, HitAbsorbed, LaserFired,
                                          MortarFired, Penalized, TurnEnded, TurnStarted)
-from locm.replay.match import MatchReplay
+from locm.replay.game import Replay
 
 
 @lru_cache(maxsize=1)
@@ -40,7 +40,7 @@ def _pos(p: Any) -> str:
     return f"({p[0]}, {p[1]})"
 
 
-def _laser(r: MatchReplay, shot: LaserFired) -> list[str]:
+def _laser(r: Replay, shot: LaserFired) -> list[str]:
     before = r.history.state_at(shot.seq - 1)
     rules = before.rules
     rng = rules.laser.range[shot.level - 1]
@@ -88,14 +88,14 @@ def _laser(r: MatchReplay, shot: LaserFired) -> list[str]:
     return out
 
 
-def _next_shot(r: MatchReplay, seq: int) -> int:
+def _next_shot(r: Replay, seq: int) -> int:
     for e in r.events[seq + 1:]:
         if isinstance(e, (LaserFired, MortarFired, TurnEnded, TurnStarted)) or type(e).__name__ == "DroidFired":
             return e.seq
     return len(r.events)
 
 
-def _shot_of(r: MatchReplay, seq: int) -> Any:
+def _shot_of(r: Replay, seq: int) -> Any:
     for e in reversed(r.events[:seq + 1]):
         if isinstance(e, (LaserFired, MortarFired)) or type(e).__name__ == "DroidFired":
             return e
@@ -104,7 +104,7 @@ def _shot_of(r: MatchReplay, seq: int) -> Any:
     return None
 
 
-def _penalty(r: MatchReplay, e: Penalized) -> list[str]:
+def _penalty(r: Replay, e: Penalized) -> list[str]:
     out = [f"P{e.player} lost {e.points} points: {rule_text(e.rule)}"]
     turn = next((t for t in reversed(r.events[:e.seq]) if type(t) is TurnStarted), None)
     if e.reason == "idle":
@@ -127,7 +127,7 @@ def _penalty(r: MatchReplay, e: Penalized) -> list[str]:
     return out
 
 
-def why(r: MatchReplay, seq: int) -> list[str]:
+def why(r: Replay, seq: int) -> list[str]:
     """The answer to the question event `seq` raises (empty when it raises none this module answers)."""
     e = r.events[seq]
     if type(e) is Penalized:

@@ -1,4 +1,4 @@
-"""Skyport's board in the viewer shell (`replay.match_html`): an SVG hex map at every event, drawn in the page
+"""Skyport's board in the viewer shell (`replay.html.board_page`, drawn where its wing names it: `replay.skyport.wing`): an SVG hex map at every event, drawn in the page
 from small tables, so that what repeats is kept once.
 
 The page keeps (``board_data``): the map's tiles as created, once, as SVG (the one part drawn here); tables of
@@ -29,7 +29,7 @@ from typing import Any, Callable
 from locm.engine.skyport.hexmap import DIRECTIONS, ROCK, distance, mortar_distance, on_map, step
 from locm.events.skyport.catalog import (AreaHit, DroidFired, GameCreated, Hit, HitAbsorbed, LaserFired,
                                          MortarFired, TurnStarted)
-from locm.replay.match import MatchReplay
+from locm.replay.game import Replay
 
 S = 14.0
 """A hexagon's side, in SVG units."""
@@ -128,7 +128,7 @@ class _Table:
         return i
 
 
-def shots(r: MatchReplay) -> tuple[list[list[Any]], list[int]]:
+def shots(r: Replay) -> tuple[list[list[Any]], list[int]]:
     """Every shot of the game as the page draws it, and per event the index of the shot it belongs to (the
     last one fired in its turn up to it; -1 for none). A shot is ``[kind, player, points, boom, hits]``:
     ``points`` the tiles of its line (a laser's shooter and path, or its stop when the path is empty; a
@@ -161,7 +161,7 @@ def shots(r: MatchReplay) -> tuple[list[list[Any]], list[int]]:
     return out, of
 
 
-def board_data(r: MatchReplay, keep: list[int]) -> dict[str, Any]:
+def board_data(r: Replay, keep: list[int]) -> dict[str, Any]:
     """The page's SVG boards at the seqs `keep`, as tables and frames (see the module text). A frame is
     ``[changed tiles, robots, seat to move, shot, reach]``: indexes into ``changes`` (lists of ``[tile, now,
     was]``), ``robots`` (one index a robot; a robot ``[slot, name, j, k, health, score, dead, primary, level,
@@ -203,7 +203,7 @@ def board_data(r: MatchReplay, keep: list[int]) -> dict[str, Any]:
             "key": KEY}
 
 
-def score_chart(r: MatchReplay) -> str:
+def score_chart(r: Replay) -> str:
     """Every player's score at each turn's start and at the end, as an SVG line chart."""
     starts = [seq for seq, _, _ in r.game.turn_starts(r.events)] + [r.last_seq]
     series: list[list[int]] = []

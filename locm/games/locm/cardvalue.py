@@ -43,7 +43,7 @@ from typing import Callable, Sequence
 
 import msgspec
 
-from locm.analysis.cardfacts import COST_TOP, card_features
+from locm.analysis.locm.cardfacts import COST_TOP, card_features
 from locm.analysis.paired import Paired, pts
 from locm.engine.locm.carddata import cardlist_12
 from locm.engine.errors import LocmError
@@ -231,7 +231,7 @@ def _pool_under(rules: Rules, created) -> dict[int, Card]:
 def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[bool, ...]]) -> list[tuple]:
     """One seed's base games under every variant: per game and variant ``(gid, variant, status, prepared B or
     None, {target: units}, error)``; status ``played``, ``stored`` (read back) or ``identical``."""
-    from locm.analysis.cardfacts import project
+    from locm.analysis.locm.cardfacts import project
     from locm.games.locm.whatif import _STATE, replay_under
 
     gids, target_rows, identical_ok = task
@@ -469,7 +469,7 @@ def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[T
 def most_held(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, seed: int, n: int) -> list[str]:
     """The `n` cards (1.2) or buckets (constructed: of the families `bucket_match` takes) held by most seats
     in the stored base games."""
-    from locm.analysis.cardfacts import project
+    from locm.analysis.locm.cardfacts import project
     from locm.store.eventstore import open_store
 
     counts: Counter = Counter()

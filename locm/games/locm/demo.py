@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from locm.analysis.charts import win_rate_chart
-from locm.analysis.overview import overview, overview_text
-from locm.reports.report import collect, write_report
+from locm.analysis.locm.overview import overview, overview_text
+from locm.games.locm.cardreport import collect, write_report
 from locm.store.eventstore import open_store
 from locm.common.tables import table
 from locm.games.registry import SCHEDULES
@@ -150,8 +150,8 @@ def mcg_tools(store, db, echo) -> None:
     drawn HTML replay."""
     from locm.engine.registry import get
     from locm.tournament.rerun import match_whatif, whatif_lines
-    from locm.replay.match import MatchReplay
-    from locm.replay.match_html import render_match_html
+    from locm.replay.game import Replay
+    from locm.replay.html import render_html
     from locm.common.rulesets import game_rules
 
     mcg = get("mcg")
@@ -164,8 +164,8 @@ def mcg_tools(store, db, echo) -> None:
             echo(line)
     gid = store.matches(game="mcg", ruleset="standard", limit=1)[0].game_id
     page = Path(db).with_name(Path(db).stem + "-mcg-replay.html")
-    page.write_text(render_match_html(MatchReplay(mcg, store.verified_match_events(gid), f"{db} {gid}",
-                                                  trusted=True)), encoding="utf-8")
+    page.write_text(render_html(Replay(store.verified_match_events(gid), f"{db} {gid}", game=mcg)),
+                    encoding="utf-8")
     echo(f"my-card-game replay with its drawn board: {page}   ({LOCM} html --db {db} {gid} -o {page.name}; "
          f"{LOCM} rerun --db {db} {gid} --ruleset examples/mcg/singleton-sudden-death.toml)")
 

@@ -12,14 +12,14 @@ from typing import Any
 
 def facts(events: Sequence[Any], data: bytes) -> tuple[str, bytes, bytes] | None:
     """A checked LOCM log's facts as the store keeps them beside it: ``(FACTS_VERSION, blob, log hash)``, the
-    blob from the one fold (`analysis.cardfacts.project`, packed by `analysis.packedfacts.pack`) and the SHA-256
+    blob from the one fold (`analysis.locm.cardfacts.project`, packed by `analysis.locm.packedfacts.pack`) and the SHA-256
     of the stored log's bytes ``data`` (`locm.store.records.log_hash`), computed where the events are in memory
     (a tournament worker, a what-if re-run, an import), so that the card report need not fold the log again
     and can tell that the log is still the one they came from. None if they cannot be computed: derived data
     never keeps a game from being stored (the report then projects that game from its events, and says what
     is wrong with it there)."""
-    from locm.analysis.cardfacts import project
-    from locm.analysis.packedfacts import FACTS_VERSION, pack
+    from locm.analysis.locm.cardfacts import project
+    from locm.analysis.locm.packedfacts import FACTS_VERSION, pack
     from locm.store.records import log_hash
 
     try:
@@ -78,8 +78,8 @@ def facts_problem(store: Any, record: Any, events: Sequence[Any]) -> str | None:
     counts instead of reading the log) are what its events give, or are not the report's to use (of another
     version, or of another head: the report projects that game from its events); else what differs, in one
     line. Stored facts are derived data anyone who can write the file can edit: this recomputes them."""
-    from locm.analysis.cardfacts import project
-    from locm.analysis.packedfacts import FACTS_VERSION, difference, packed, unpack
+    from locm.analysis.locm.cardfacts import project
+    from locm.analysis.locm.packedfacts import FACTS_VERSION, difference, packed, unpack
 
     row = store.stored_facts(record.game_id)
     if row is None or row[0] != record.head_hash or row[1] != FACTS_VERSION:

@@ -3,7 +3,7 @@ versioned, rebuildable, never trusted over the events).
 
 Where a game's facts come from: the store keeps each LOCM game's facts beside its events (``game_facts``,
 written in the game's transaction by whoever had the events in memory: `locm.store.records.game_facts`, the
-one fold packed by `analysis.packedfacts`). A game whose stored facts are of this locm's `FACTS_VERSION`, of
+one fold packed by `analysis.locm.packedfacts`). A game whose stored facts are of this locm's `FACTS_VERSION`, of
 its current head hash and of its log's bytes as they are (one SHA-256 of the compressed log: a log edited behind
 the store's back is caught as the chain would catch it, without inflating or folding it) is counted from them.
 Any other game (a store written before the facts were kept, facts of another version, a game or a log changed
@@ -14,7 +14,7 @@ stored facts of every game and names a game whose facts are not what its events 
 
 Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
 
-- ``cardfacts_meta``: ``definitions_version`` (`analysis.cardfacts.DEFINITIONS_VERSION`) and ``layout``.
+- ``cardfacts_meta``: ``definitions_version`` (`analysis.locm.cardfacts.DEFINITIONS_VERSION`) and ``layout``.
 - ``cardfacts_games``: one row per projected game: ruleset, seed, agents, winner, length, damage by source
   (JSON), drain, whether its decks were built from a generated pool (``constructed``: its rows are feature
   buckets, whatever its ruleset's name),
@@ -28,8 +28,8 @@ Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
   when won, and how many player-games hold it; over games whose two seats have the same agent, the product of
   both seats' counts and how many games both seats hold it (`bucket_interval`).
 
-The sums are `analysis.cardtotals`'s (its docstring defines each); a game's card rows are in its stored facts
-(`analysis.packedfacts.card_rows`), never in a table of their own.
+The sums are `analysis.locm.cardtotals`'s (its docstring defines each); a game's card rows are in its stored facts
+(`analysis.locm.packedfacts.card_rows`), never in a table of their own.
 
 `refresh` projects the games stored since the last run (LOCM games that ``cardfacts_games`` lacks), in chunks
 of `CHUNK` games: a chunk's games rows and the totals of its games are added in one transaction, so a crash
@@ -52,9 +52,9 @@ from typing import NamedTuple
 import msgspec
 import sqlite_utils
 
-from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, FEATURE_ORDER, TYPES, project
-from locm.analysis.cardtotals import SUM_NAMES as _SUM_NAMES, ChunkTotals, chunk_totals
-from locm.analysis.packedfacts import FACTS_VERSION, Packed, encode, game_row, packed, unpack
+from locm.analysis.locm.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, FEATURE_ORDER, TYPES, project
+from locm.analysis.locm.cardtotals import SUM_NAMES as _SUM_NAMES, ChunkTotals, chunk_totals
+from locm.analysis.locm.packedfacts import FACTS_VERSION, Packed, encode, game_row, packed, unpack
 from locm.errors import ChainError, StoreError
 from locm.store.eventstore import open_store
 
@@ -124,7 +124,7 @@ class ProjectionSummary(msgspec.Struct, frozen=True):
 
 class ChunkResult(NamedTuple):
     """One chunk's projection (`project_chunk`): its ``cardfacts_games`` rows (with ``stored``), the totals of
-    its games (`analysis.cardtotals.chunk_totals`), and the facts of the games projected from their events now,
+    its games (`analysis.locm.cardtotals.chunk_totals`), and the facts of the games projected from their events now,
     ``(game_id, blob, log hash)``, to be stored for the next time."""
 
     games: list[tuple]
@@ -450,7 +450,7 @@ def pairings(db: sqlite_utils.Database, ruleset: str) -> list[tuple[str, str, in
 def bucket_clusters(db: sqlite_utils.Database, ruleset: str, agent: str | None = None, seat: int | None = None,
                     opponent: str | None = None) -> dict[tuple[int, int], list[int]]:
     """(bucket index, metric index) -> [s2, s2w, g, x, c] summed over the player-games the filters keep; x
-    and c (the two seats of one game, `analysis.cardtotals`) only where both seats are kept: no seat filter and an
+    and c (the two seats of one game, `analysis.locm.cardtotals`) only where both seats are kept: no seat filter and an
     agent against itself."""
     where, params = _where(ruleset, agent, seat, opponent)
     out: dict[tuple[int, int], list[int]] = {}

@@ -79,7 +79,7 @@ def rules_diff(game, left: str, right: str, as_json: bool, echo) -> None:
 
 
 def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> None:
-    """`locm dataset` of LOCM: the rows of the games stored in ``db`` (`locm.rl.dataset.export`)."""
+    """`locm dataset` of LOCM: the rows of the games stored in ``db`` (`locm.rl.locm_dataset.export`)."""
     import sys
     from pathlib import Path
 
@@ -91,7 +91,7 @@ def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> Non
     if not Path(db).exists():
         raise LocmError(f"no event store at {db}")
     import locm.rl  # noqa: F401  (the one-line error when the extra is missing)
-    from locm.rl.dataset import export
+    from locm.rl.locm_dataset import export
     from locm.rl.locm import LocmSpec
     from locm.games.locm.variants import resolve_ruleset
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from locm.analysis.cardmetrics import METRICS
+from locm.analysis.locm.cardmetrics import METRICS
 from locm.cli.report import AGENT, DB, IMBALANCE, MIN, OPPONENT, RULESET, SEAT
 from locm.common.inputs import existing_store as _existing
 from locm.tournament.backends import join
@@ -22,7 +22,7 @@ def _ruleset(spec: str | None, path: str) -> str | None:
     """The stored ruleset name a --ruleset means (`locm.games.locm.variants.ruleset_or_name`, as for `locm games`). The
     report groups games by that name, so a variant file is refused when the store's games of its name ran
     under other values (another file of the same name): they could not be told apart."""
-    from locm.reports.report import ReportError
+    from locm.games.locm.cardreport import ReportError
     from locm.store.eventstore import open_store
     from locm.games.locm.variants import is_builtin, ruleset_or_name, rules_identities
 
@@ -86,7 +86,7 @@ def report(db: Path, *, ruleset, agent, opponent, seat, min_n, max_imbalance, ou
     """`locm report` of LOCM: cards.json, cards.csv, PNG charts and index.html in ``out``, the card-facts
     projection brought up to date first."""
     from locm.games.locm import facts_store as cardfacts_store
-    from locm.reports.report import ReportError, check_request, collect, write_report
+    from locm.games.locm.cardreport import ReportError, check_request, collect, write_report
 
     path = _existing(db)
     ruleset = _ruleset(ruleset, path)
@@ -130,7 +130,7 @@ def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top)
     """
     from locm.engine.locm.carddata import cardlist_12
     from locm.games.locm import facts_store as cardfacts_store
-    from locm.reports.report import check_request, collect, top_rows
+    from locm.games.locm.cardreport import check_request, collect, top_rows
     from locm.common.tables import table
 
     path = _existing(db)

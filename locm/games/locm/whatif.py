@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from locm.analysis.cardfacts import GameFacts, project
-from locm.analysis.overview import DAMAGE_SOURCES
+from locm.analysis.locm.cardfacts import GameFacts, project
+from locm.analysis.locm.overview import DAMAGE_SOURCES
 from locm.analysis.paired import Paired, pts
 from locm.analysis.stats import Z95, wilson
 from locm.engine.errors import LocmError
@@ -38,7 +38,7 @@ class Facts:
 
 
 def facts(events: Sequence) -> Facts:
-    """`facts_of` the game's facts (`analysis.cardfacts.project`, the one fold of a game's facts)."""
+    """`facts_of` the game's facts (`analysis.locm.cardfacts.project`, the one fold of a game's facts)."""
     return facts_of(project(events))
 
 
@@ -127,7 +127,7 @@ def card_units(ga: GameFacts, gb: GameFacts) -> dict[str, list]:
     its opponent in the game under A (`advantage`; a tie gives nothing: a change moves both seats alike), as
     ``(won under A, won under B, True, whether it still held more under B)``. A card is known by its
     definition under A, so a bucket is the cards that were in it before the change."""
-    from locm.analysis.cardfacts import card_features
+    from locm.analysis.locm.cardfacts import card_features
 
     pool_a, decks_a, decks_b = ga.defs, ga.decks, gb.decks
     win_a, win_b = ga.winner, gb.winner

@@ -11,7 +11,7 @@ def report(db: Path, *, min_n: int, max_imbalance: float, agent: str | None, bac
     """`locm report --game mcg`: card win rates by pairing of agents, printed."""
     from locm.errors import UsageProblem
     from locm.games.mcg.report import card_rates, report_lines
-    from locm.reports.report import ReportError
+    from locm.games.locm.cardreport import ReportError
     from locm.common.inputs import existing_store
     from locm.store.eventstore import open_store
 

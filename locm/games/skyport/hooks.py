@@ -29,7 +29,7 @@ def report(db: Path, *, min_n: int, backend: str, echo, **_options) -> None:
     (`locm.games.skyport.report`)."""
     from locm.errors import UsageProblem
     from locm.games.skyport.report import report_lines, summary
-    from locm.reports.report import ReportError
+    from locm.games.locm.cardreport import ReportError
     from locm.common.inputs import existing_store
     from locm.store.eventstore import open_store
 

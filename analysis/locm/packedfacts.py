@@ -1,10 +1,10 @@
 """A game's facts as the store keeps them beside its events: what the card report reads of a game (its
 ``cardfacts_games`` row, its card rows, its draft offers or pool buckets, its constructed bucket counts),
-packed into one compact blob by `pack` from the one fold (`analysis.cardfacts.project`).
+packed into one compact blob by `pack` from the one fold (`analysis.locm.cardfacts.project`).
 
 The store's writer keeps the blob in the game's transaction (`locm.store.records.prepare_game` computes it
 where the events already are: a tournament worker, a what-if re-run, an import), so that `locm report` adds up
-stored facts instead of reading, checking and folding every log (`analysis.cardtotals`). It is derived data,
+stored facts instead of reading, checking and folding every log (`analysis.locm.cardtotals`). It is derived data,
 never trusted over the events: it is kept with the game's head hash and `FACTS_VERSION` (facts of another
 version or of another head are not used: the report projects that game from its events), and `locm verify`
 recomputes every game's facts from its events and names a game whose stored facts differ (`difference`).
@@ -15,7 +15,7 @@ the game row's values; the card rows as one little-endian int32 array (`CARD_COL
 ``pick_first``/``first_play_turn`` as 0: both are 1 or more when known), which the report reads with
 `numpy.frombuffer` and no Python integer per value; the offer keys and their counts (1.2: base ids and rounds
 offered; constructed: `FEATURE_ORDER` indices and pool cards); and the constructed bucket counts as bytes, eight
-per bucket held (player, `FEATURE_ORDER` index, the six counts of `analysis.cardfacts.unpack_counts`). Pure: no
+per bucket held (player, `FEATURE_ORDER` index, the six counts of `analysis.locm.cardfacts.unpack_counts`). Pure: no
 SQLite, no numpy (tournament workers call it).
 """
 
@@ -28,7 +28,7 @@ from operator import attrgetter
 
 import msgspec
 
-from locm.analysis.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, FEATURE_ORDER, GameFacts
+from locm.analysis.locm.cardfacts import CARD_COLUMNS, DEFINITIONS_VERSION, FEATURE_ORDER, GameFacts
 
 LAYOUT_VERSION = 3
 FACTS_VERSION = f"{DEFINITIONS_VERSION}/packed-{LAYOUT_VERSION}"

@@ -1,9 +1,9 @@
 """Card metrics of ``data/ANALYTICS.md`` from aggregated card facts: rates, sample sizes and 95% Wilson
 intervals, one row per card (1.2) or per card feature bucket (constructed). Pure: the counts come from
-`locm.games.locm.facts_store` (`card_groups`, `bucket_clusters`), the totals `analysis.cardtotals` adds up.
+`locm.games.locm.facts_store` (`card_groups`, `bucket_clusters`), the totals `analysis.locm.cardtotals` adds up.
 
 Choices where ANALYTICS.md is silent or where the issue narrows it (definitions version
-`analysis.cardfacts.DEFINITIONS_VERSION`):
+`analysis.locm.cardfacts.DEFINITIONS_VERSION`):
 
 - Every rate counts a player-game once per card: two copies in one deck count once (as ANALYTICS.md's Deck
   WR says; it makes ``in_hand_n + not_seen_n == deck_n``).
@@ -16,7 +16,7 @@ Choices where ANALYTICS.md is silent or where the issue narrows it (definitions 
   the constructed choice order (1..30).
 - ``avg_turn_played``: mean own-turn number over every play; ``avg_turns_held`` mean own turns a played copy
   spent in hand.
-- Constructed feature buckets (`analysis.cardfacts.card_features`) aggregate (player-game, card) pairs: a
+- Constructed feature buckets (`analysis.locm.cardfacts.card_features`) aggregate (player-game, card) pairs: a
   player-game with two Guard cards counts twice in "keyword: guard". The pairs of one player-game share its
   outcome, so they are not independent: a bucket's interval is clustered by game (`clustered_rate`): the
   cluster-robust variance of the ratio wins / pairs over games (both seats of one game in one cluster when

@@ -1,5 +1,5 @@
 """The card report's running totals over a chunk of games, added up from the games' stored facts
-(`analysis.packedfacts`) with numpy: what `locm.games.locm.facts_store` adds into its tables per chunk, instead of
+(`analysis.locm.packedfacts`) with numpy: what `locm.games.locm.facts_store` adds into its tables per chunk, instead of
 inserting every card row and grouping them in SQL.
 
 The sums are the definitions of `locm.games.locm.facts_store`'s tables, keyed by ruleset, agent, opponent and seat
@@ -11,7 +11,7 @@ the plays and turns held (`SUM_NAMES`), summed:
   id, with its ``fkey``);
 - buckets (``cardfacts_buckets``), over the card rows of games whose decks were built from a generated pool
   (constructed: a card exists in one game only), per feature bucket (an index of `FEATURE_ORDER`): a row
-  counts in every bucket of its card (`analysis.cardfacts.feature_codes`);
+  counts in every bucket of its card (`analysis.locm.cardfacts.feature_codes`);
 - turns, per own turn of a card's first play: the rows played first then and those won;
 - offered, per offer key (1.2: base id; constructed: pool bucket), the rounds or pool cards, for each seat of
   the game;
@@ -32,8 +32,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from locm.analysis.cardfacts import CARD_COLUMNS, FEATURE_ORDER, feature_codes
-from locm.analysis.packedfacts import Packed
+from locm.analysis.locm.cardfacts import CARD_COLUMNS, FEATURE_ORDER, feature_codes
+from locm.analysis.locm.packedfacts import Packed
 
 CONDITIONS = ("deck", "opening_hand", "drawn", "in_hand", "not_seen", "played")
 SUM_NAMES = tuple(f"{m}_{k}" for m in CONDITIONS for k in ("n", "wins")) + (
@@ -42,7 +42,7 @@ SUM_NAMES = tuple(f"{m}_{k}" for m in CONDITIONS for k in ("n", "wins")) + (
 
 _C = {name: i for i, name in enumerate(CARD_COLUMNS)}
 _W = len(CARD_COLUMNS)
-_METRICS = 6  # bucket counts packed 8 bits each (`analysis.cardfacts.unpack_counts`)
+_METRICS = 6  # bucket counts packed 8 bits each (`analysis.locm.cardfacts.unpack_counts`)
 
 
 class ChunkTotals(NamedTuple):

@@ -3,7 +3,7 @@ source, card pool and decks, and, for each player and each card the player took 
 card metrics of ``data/ANALYTICS.md`` are computed from. Every tool that asks what happened in a game reads
 it from here: the card report (`locm.games.locm.facts_store`, which keeps the facts in the store file), `locm whatif`
 (`locm.games.locm.whatif.facts_of`, `card_units`), `locm cardvalue` (holders by deck) and the overview
-(`analysis.overview`). Pure: no SQLite, no I/O.
+(`analysis.locm.overview`). Pure: no SQLite, no I/O.
 
 Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card_features`, bumps it):
 
@@ -33,7 +33,7 @@ Definitions (version `DEFINITIONS_VERSION`; a change to any of them, or to `card
   (as many copies of each); ``defs`` the card pool (``CardPoolDefined``), ``decks`` each player's deck in its
   ``DeckOrdered`` order.
 - Constructed buckets (`GameFacts.buckets`): per player and feature bucket, how many of its cards meet each
-  metric's condition, what the bucket intervals are clustered by (`analysis.cardtotals.chunk_totals`).
+  metric's condition, what the bucket intervals are clustered by (`analysis.locm.cardtotals.chunk_totals`).
 
 Events of types not in `TYPES` (and fields not read here) are ignored, so that new event types and new fields
 do not break the projection (unlike the fold, which must refuse what it does not know, STYLE 3).
@@ -129,7 +129,7 @@ class GameFacts:
         return [f.card for f in self.cards if f.player == player and f.opening + f.drawn > 0 and f.card != -1]
 
 
-# The metric conditions of a card row, in `analysis.cardmetrics.METRICS` order, as 8-bit fields of one integer
+# The metric conditions of a card row, in `analysis.locm.cardmetrics.METRICS` order, as 8-bit fields of one integer
 # (`bucket_counts`): deck, opening hand, drawn, in hand, not seen, played. A deck holds at most 120 distinct
 # constructed cards, so a field never overflows.
 _FIELD = 8

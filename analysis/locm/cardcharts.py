@@ -266,7 +266,7 @@ def draw_all(data, out: Path) -> list[Chart]:
     names = {b: c.name for b, c in cardlist_12().items()}
     charts: list[Chart | None] = []
     for rs, d in data.rulesets.items():
-        first = d.strata[0]  # the pairing the charts show: self-play first (`locm.reports.report._ruleset_data`)
+        first = d.strata[0]  # the pairing the charts show: self-play first (`locm.games.locm.cardreport._ruleset_data`)
         label = f"{first.label}, {first.player_games} player-games"
         charts.append(best_worst(first.cards, rs, out, names, pairing=label))
         charts.append(iih_chart(first.cards, rs, out, names, pairing=label))

@@ -206,7 +206,7 @@ def facts_source(facts: dict | None) -> str:
 
 def render(data, charts) -> str:
     from locm.engine.locm.carddata import cardlist_12
-    from locm.analysis.cardnotes import METRIC_NOTES, SELECTION_NOTE
+    from locm.analysis.locm.cardnotes import METRIC_NOTES, SELECTION_NOTE
 
     names = {b: c.name for b, c in cardlist_12().items()}
     cov = data.coverage
@@ -222,7 +222,7 @@ def render(data, charts) -> str:
         ("minimum sample", f"{data.min_n} player-games: a rate on fewer is shown as n/a (not enough data), "
                            "never as a number"),
         ("definitions", f"version <b>{escape(data.version)}</b> of data/ANALYTICS.md as implemented in "
-                        "analysis/cardfacts.py and analysis/cardmetrics.py"),
+                        "analysis/locm/cardfacts.py and analysis/locm/cardmetrics.py"),
         ("card facts", facts_source(cov.get("facts"))),
         ("source", escape(str(data.db))),
     ]

@@ -1,13 +1,13 @@
 """Game-level metrics from stored events alone (ANALYTICS.md, "Beyond cards"): per ruleset, the first
 player's win rate with its interval, game length, and damage by source, from each game's facts (the one fold,
-`analysis.cardfacts.project`)."""
+`analysis.locm.cardfacts.project`)."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from locm.analysis.cardfacts import GameFacts, project
+from locm.analysis.locm.cardfacts import GameFacts, project
 from locm.analysis.stats import rate_text, wilson
 
 DAMAGE_SOURCES = ("attack", "breakthrough", "item", "summon", "deck", "turn_limit")
@@ -34,7 +34,7 @@ class RulesetOverview:
 
 def overview(logs) -> dict[str, RulesetOverview]:
     """`logs`: an iterable of (ruleset, events) for complete games; each game's facts are the one fold's
-    (`analysis.cardfacts.project`)."""
+    (`analysis.locm.cardfacts.project`)."""
     out: dict[str, RulesetOverview] = {}
     for ruleset, events in logs:
         add(out.setdefault(ruleset, RulesetOverview(ruleset)), project(events))

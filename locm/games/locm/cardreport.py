@@ -13,8 +13,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from locm.analysis.cardfacts import DEFINITIONS_VERSION, FEATURE_ORDER, features_of_key
-from locm.analysis.cardmetrics import DEFAULT_MIN_N, METRICS, bucket_counts, card_row, sort_key
+from locm.analysis.locm.cardfacts import DEFINITIONS_VERSION, FEATURE_ORDER, features_of_key
+from locm.analysis.locm.cardmetrics import DEFAULT_MIN_N, METRICS, bucket_counts, card_row, sort_key
 from locm.analysis.stats import wilson
 from locm.engine.errors import LocmError
 from locm.games.locm import facts_store as cs
@@ -24,7 +24,7 @@ CARD_KEYS = (["ruleset", "agent", "opponent", "base_id", "feature"]
              + [f"{m}_{k}" for m in METRICS for k in ("n", "wins", "wr", "ci")]
              + ["iih", "offered", "picked", "pick_rate", "avg_pick", "avg_turn_played", "avg_turns_held",
                 "pairing_games", "pairing_win_rate", "pairing_ci", "lopsided", "interval", "definitions_version"])
-from locm.analysis.cardnotes import METRIC_NOTES, SELECTION_NOTE  # noqa: E402  (re-exported)
+from locm.analysis.locm.cardnotes import METRIC_NOTES, SELECTION_NOTE  # noqa: E402  (re-exported)
 DEFAULT_MAX_IMBALANCE = 0.10
 """A pairing of two different agents is lopsided when one wins more than 50% + this of their games."""
 
@@ -347,8 +347,8 @@ def prepare_dir(out: str | os.PathLike) -> Path:
 
 def write_report(data: ReportData, out: str | os.PathLike) -> Path:
     """Write cards.json, cards.csv, the charts and index.html into ``out``; returns index.html's path."""
-    from locm.analysis.cardcharts import draw_all
-    from locm.analysis.cardhtml import render
+    from locm.analysis.locm.cardcharts import draw_all
+    from locm.analysis.locm.cardhtml import render
 
     from locm.errors import OutputError
     from locm.common.outputs import output_dir

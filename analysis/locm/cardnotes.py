@@ -1,5 +1,5 @@
-"""The words of the card-balance report that the analysis renders (`analysis.cardhtml`) and the report
-writes (`locm.reports.report`): what each rate can and cannot say. Kept here so that the analysis imports no
+"""The words of the card-balance report that the analysis renders (`analysis.locm.cardhtml`) and the report
+writes (`locm.games.locm.cardreport`): what each rate can and cannot say. Kept here so that the analysis imports no
 report module (the report imports the analysis)."""
 
 SELECTION_NOTE = (

@@ -1,0 +1,26 @@
+"""Skyport's wing of the replay tools (`replay.wing.Wing`, named by its definition): its answers for `locm audit
+--seq S` (`replay.skyport.audit.why`: why a laser hit whom it hit, why -10) and its picture board in `locm html`
+(`replay.skyport.board`: the map, the robots, each shot)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from locm.replay.wing import Wing
+
+if TYPE_CHECKING:
+    from locm.replay.game import Replay
+
+
+class SkyportWing(Wing):
+    svg_board = "locm.replay.skyport.board"
+
+    def why(self, r: Replay, seq: int) -> list[str]:
+        from locm.replay.skyport.audit import why
+
+        return why(r, seq)
+
+
+WING = SkyportWing()
+
+__all__ = ["WING", "SkyportWing"]
