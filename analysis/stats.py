@@ -7,6 +7,10 @@ import math
 Z95 = 1.959963984540054
 
 
+DEFAULT_MIN_N = 50
+"""The fewest games a rate is shown for in the reports (every game's: `locm report --min-games`)."""
+
+
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a proportion (95% by default); (0, 1) for n = 0."""
     if n <= 0:

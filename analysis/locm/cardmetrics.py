@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import math
 
-from locm.analysis.stats import wilson
+from locm.analysis.stats import DEFAULT_MIN_N, wilson
 
 METRICS = ("deck", "opening_hand", "drawn", "in_hand", "not_seen", "played")
 EXTRA = ("picked", "pick_sum", "pick_games", "pick_first_sum", "plays", "play_turn_sum", "held_sum", "offered")
 COUNT_FIELDS = tuple(f"{m}_{k}" for m in METRICS for k in ("n", "wins")) + EXTRA
-DEFAULT_MIN_N = 50
 
 
 def rate(wins: int, n: int, min_n: int) -> tuple[float | None, list[float] | None]:

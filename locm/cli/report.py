@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from locm.analysis.locm.cardmetrics import DEFAULT_MIN_N
+from locm.analysis.stats import DEFAULT_MIN_N
 from locm.cli.options import GAME_NAMES, usage_errors
 from locm.engine import registry
 from locm.tournament.backends import backend_options

@@ -137,11 +137,13 @@ def import_referee(files, db, skip_existing):
     from locm.verify.checks import content_problem
     from locm.store.eventstore import GameExtras, open_store, prepare_game
     from locm.replay.game import ReplaySourceError
-    from locm.replay.sources import referee_game, referee_game_id, referee_logs
+    from locm.replay.locm.referee import referee_game, referee_game_id, referee_logs
     from locm.errors import DuplicateGameError
 
+    from locm.games.registry import checker
+
     existed = db.exists()
-    store = open_store(db)
+    store = open_store(db, checker=checker())
     stored = 0
     try:
         for path in files:
