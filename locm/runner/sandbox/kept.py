@@ -51,8 +51,11 @@ import sys
 import time
 from pathlib import Path
 
-from locm.runner.sandbox.bwrap import (Sandbox, bot_environment, child_pid, group_text, passwd_text, probe,
-                          uid_for_bot, view_args, views_in_tmp)
+from locm.runner.sandbox import cgroup
+from locm.runner.sandbox import filter as sandbox_filter
+from locm.runner.sandbox.bwrap import (Sandbox, bot_environment, child_pid, group_text, host_load_faked,
+                                      host_load_masked, passwd_text, probe,
+                                      uid_for_bot, view_args, views_in_tmp)
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 LAUNCHER_IN_BOX = "/.locm-launcher.py"
@@ -110,11 +113,13 @@ def runner_python() -> tuple[str, str]:
     return exe, os.path.realpath(sys.base_prefix)
 
 
-def rlimits(policy: Sandbox) -> list[tuple[str, int, int]]:
-    """The game's rlimits as the launcher sets them: the same as `BotLimits.prlimit_args`."""
+def rlimits(policy: Sandbox, data: bool = True) -> list[tuple[str, int, int]]:
+    """The game's rlimits as the launcher sets them: the same as `BotLimits.prlimit_args` (``data`` False: the
+    game's memory is its cgroup's)."""
     lim = policy.limits
-    out = [(RLIMIT_NAMES[k], v, v) for k, v in (("mem", lim.mem), ("procs", lim.procs), ("files", lim.files),
-                                                ("fsize", lim.fsize), ("vmem", lim.vmem)) if v is not None]
+    out = [(RLIMIT_NAMES[k], v, v) for k, v in (("mem", lim.mem if data else None), ("procs", lim.procs),
+                                                ("files", lim.files), ("fsize", lim.fsize), ("vmem", lim.vmem))
+           if v is not None]
     if lim.cpu is not None:
         out.append(("cpu", lim.cpu, lim.cpu + 1))
     return out + [("core", 0, 0)]
@@ -128,6 +133,7 @@ class KeptSandbox:
         self.key = key(argv, policy, cwd, wrap)
         self.games = 0
         self.exit: int | None = None  # the game's status, once the launcher said it
+        self.cgroup: cgroup.BotCgroup | None = None  # the game's own (`locm.runner.sandbox.cgroup`)
         self.failed: str | None = None  # why the game could not start, once said
         self._asked_kill = False
         self.sandbox_pid: int | None = None
@@ -159,13 +165,18 @@ class KeptSandbox:
         `KeptSandboxError` if the launcher is gone."""
         self.exit = self.failed = None
         self._asked_kill = False
+        self._remove_cgroup()
+        self.cgroup = cgroup.make(self.policy.limits.mem, self.policy.limits.procs)
+        joins = self.cgroup.procs_fds() if self.cgroup is not None else []
         uid = uid_for_bot()
         req = {"op": "start", "argv": [*self.wrap, *(argv or self.argv)], "uid": uid, "env": env, "cwd": self.cwd,
-               "rlimits": rlimits(self.policy), "tmp": self.policy.limits.tmp, "net": not self.policy.network,
-               "passwd": passwd_text(uid), "group": group_text(uid), "views_in_tmp": self.views_in_tmp,
-               "userns": os.geteuid() != 0}
+               "rlimits": rlimits(self.policy, data=self.cgroup is None), "tmp": self.policy.limits.tmp,
+               "net": not self.policy.network, "passwd": passwd_text(uid), "group": group_text(uid),
+               "views_in_tmp": self.views_in_tmp, "userns": os.geteuid() != 0, "cgroups": len(joins),
+               "seccomp": sandbox_filter.program(bot=True).hex(), "proc_null": host_load_masked(),
+               "proc_fake": host_load_faked()}
         pipes = [os.pipe() for _ in range(3)]
-        theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
+        theirs = [pipes[0][0], pipes[1][1], pipes[2][1]] + joins
         ours = (pipes[0][1], pipes[1][0], pipes[2][0])
         try:
             socket.send_fds(self.ctl, [json.dumps(req).encode()], theirs)
@@ -199,7 +210,14 @@ class KeptSandbox:
         self.kill()
         self._clean: bool | None = None
         self._pump(time.monotonic() + ANSWER_S, lambda: self._clean is not None)
+        if self._clean:
+            self._remove_cgroup()
         return bool(self._clean)
+
+    def _remove_cgroup(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
 
     def _pump(self, deadline: float, done) -> None:
         """Read the launcher's answers until ``done()`` or ``deadline``; the socket's end counts as a killed
@@ -264,6 +282,7 @@ class KeptSandbox:
             self.proc.wait()
         if self.sandbox_pid is not None:
             _wait_gone(self.sandbox_pid)
+        self._remove_cgroup()
         self.ctl.close()
         if self._info >= 0:
             os.close(self._info)
