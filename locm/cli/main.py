@@ -324,7 +324,7 @@ def _play_other(name, ruleset, seed, agents, log_path, db, timeouts, sandbox_arg
     """`locm play` of a registered game other than LOCM, through the core: its built-in agents or, for a game
     whose bots speak one line each way (my-card-game), command-line bots in the sandbox; its log and its
     stored row (`EventStore.append_match`)."""
-    from locm.runner.bots import TimeLimits, command_argv
+    from locm.runner.bots import TimeLimits, command_argv, lost_by
     from locm.engine import core, registry
     from locm.tournament.matchplay import play_seated
     from locm.store.eventstore import DuplicateGameError, GameExtras, open_store
@@ -358,7 +358,7 @@ def _play_other(name, ruleset, seed, agents, log_path, db, timeouts, sandbox_arg
         score = f", score {out.scores[seat]:g}" if out.scores is not None else ""
         failed = seats[seat].error or seats[seat].timeout
         say(f"  P{seat} {agent}: place {places[seat] + 1}{score}"
-            + (f" (lost by {'a timeout' if seats[seat].timeout else 'an error'})" if failed else ""))
+            + (f" (lost by {lost_by(seats[seat].error, seats[seat].timeout)})" if failed else ""))
         if failed and seats[seat].stderr.strip():
             for line in seats[seat].stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
                 say(f"  | {line}")
@@ -905,7 +905,7 @@ def games(db, game_name, ruleset, agent, winner, winner_agent, seats, place, fie
     if stderr_of is not None:  # a game of any game
         with open_store(db, create=False, readonly=True) as store:
             for seat, agent_name, text, failed in stored_stderr(store, stderr_of):
-                click.echo(f"== player {seat} ({agent_name}){' (lost by an error)' if failed else ''}: "
+                click.echo(f"== player {seat} ({agent_name}){f' (lost by {failed})' if failed else ''}: "
                            + ("stderr:" if text else "nothing on stderr"))
                 if text:
                     click.echo(text.rstrip("\n"))
