@@ -780,7 +780,7 @@ class BotAgent(Agent):
             if info is not None and info.si_pid:
                 break
             if time.monotonic() >= waited:
-                self.failure = CLOSED
+                self.failure = self._memory_or(CLOSED)
                 return
             time.sleep(0.005)
         self._say_status(info.si_code, info.si_status)
@@ -797,9 +797,9 @@ class BotAgent(Agent):
             status, killed = status - 128, True  # the sandbox reports a bot killed by signal N as 128 + N
         else:
             killed = si_code != os.CLD_EXITED
-        cgroup = self.kept.cgroup if self.kept is not None else self.cgroup
-        if (killed or status != 0) and cgroup is not None and cgroup.memory_reached():
-            self.failure = sandbox_cgroup.MEMORY_LIMIT  # killed for its memory, or crashed when refused more
+        memory = self._memory_or(None) if killed or status != 0 else None  # killed for it, or refused more
+        if memory is not None:
+            self.failure = memory
         elif not killed:
             self.failure = EXITED if status == 0 else f"crashed (exit {status})"
         else:
@@ -809,13 +809,19 @@ class BotAgent(Agent):
                 name = str(status)
             self.failure = f"crashed (signal {name})"
 
+    def _memory_or(self, failure: str | None) -> str | None:
+        """`MEMORY_LIMIT` if the bot's cgroup reached its memory limit in this game, else ``failure`` (a bot
+        the kernel is still killing for it may close its output before its end is said)."""
+        cgroup = self.kept.cgroup if self.kept is not None else self.cgroup
+        return sandbox_cgroup.MEMORY_LIMIT if cgroup is not None and cgroup.memory_reached() else failure
+
     def _ended_kept(self) -> None:
         """`_ended` in a kept sandbox: its launcher says how the game ended (as a sandbox reports it)."""
         status = self.kept.exit_status(time.monotonic() + EXIT_GRACE_S)
         if self.kept.failed is not None:
             self.failure = f"cannot start (its sandbox: {self.kept.failed})"
         elif status is None:
-            self.failure = CLOSED
+            self.failure = self._memory_or(CLOSED)
         else:
             self._say_status(os.CLD_EXITED, status)
 

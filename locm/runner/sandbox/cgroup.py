@@ -9,10 +9,12 @@ Where: the runner's own cgroup of the memory controller (``/proc/self/cgroup``),
 (``/proc/self/mountinfo``): cgroup v2 (``memory.max``, ``memory.swap.max`` 0, ``memory.oom.group`` 1, and
 ``pids.max`` in the same folder) where the unified hierarchy has the memory controller, else v1
 (``memory.limit_in_bytes`` and ``memory.memsw.limit_in_bytes`` where swap is counted, ``pids.max`` in the
-pids hierarchy). Each bot (each game, in a kept sandbox) gets a fresh child ``locm-<pid>-<n>``, removed when
-the game ends. A bot is put in it before it runs: a sandbox of its own waits on bubblewrap's ``--block-fd``
-while its first process is moved (`BotCgroup.add`); a kept sandbox's game writes itself into the cgroup
-through descriptors the runner opened (`BotCgroup.procs_fds`), before it starts the bot.
+pids hierarchy). Each bot gets a fresh child ``locm-<pid>-<n>``, removed with its sandbox. A bot is in it before
+it runs: a sandbox of its own waits on bubblewrap's ``--block-fd`` while its first process is moved
+(`BotCgroup.add`); a kept sandbox's launcher is moved there once, at its first game, so that every game's
+processes are born in it (moving each game's first process cost a start 5-10 ms more on this project's loaded
+machine: a cgroup v1 migration waits for the kernel's RCU), and each game counts its memory events from its
+start (`BotCgroup.mark`).
 
 Where no cgroup is writable (run by a user without a delegated cgroup; cgroup v2 whose runner's cgroup holds
 processes and has not delegated the controller), `available` says why, `locm sandbox check` says so, and
@@ -80,8 +82,25 @@ def _folder(mount: str, root: str, path: str) -> str | None:
     return folder if os.path.isdir(folder) else None
 
 
+def _clear_stale(folder: str) -> None:
+    """Remove the bot cgroups that runners gone without removing them left in ``folder`` (a worker killed with
+    ``kill -9``): empty once their processes are gone, named by their runner's pid."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        parts = name.split("-")
+        if len(parts) == 3 and parts[0] == "locm" and parts[1].isdigit() and not os.path.exists(f"/proc/{parts[1]}"):
+            try:
+                os.rmdir(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
 def _writable(folder: str) -> str:
     """"" if a child cgroup can be made in ``folder`` (tried), else why not."""
+    _clear_stale(folder)
     probe = os.path.join(folder, f"locm-{os.getpid()}-probe")
     try:
         os.mkdir(probe)
@@ -214,20 +233,26 @@ class BotCgroup:
         for folder in self.folders:
             _write(os.path.join(folder, "cgroup.procs"), str(pid))
 
-    def procs_fds(self) -> list[int]:
-        """Descriptors of the cgroup's ``cgroup.procs`` files, open for writing: a process that writes ``0`` to
-        each is moved in (a kept sandbox's game does so, `locm.runner.sandbox.launcher`). The caller closes them."""
-        return [os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC) for folder in self.folders]
+    def _reached(self) -> int:
+        if not self.folders:
+            return 0
+        if self.version == 2:
+            return _counter_of(os.path.join(self.memory, "memory.events"), ("oom_kill", "max"))
+        return (_counter_of(os.path.join(self.memory, "memory.oom_control"), ("oom_kill",))
+                + _counter_of(os.path.join(self.memory, "memory.failcnt"), ("",)))
+
+    def mark(self) -> None:
+        """A game starts in this cgroup (a kept sandbox's, kept across its games): `memory_reached` counts from
+        now."""
+        self._marked = self._reached()
+
+    _marked = 0
 
     def memory_reached(self) -> bool:
-        """Whether this cgroup's memory reached its limit: the kernel killed a process of it for that, or refused
-        it memory (a write to a memory file or to ``/tmp`` fails with ENOMEM; the bot crashes on it)."""
-        if not self.folders:
-            return False
-        if self.version == 2:
-            return _counter_of(os.path.join(self.memory, "memory.events"), ("oom_kill", "max")) > 0
-        return (_counter_of(os.path.join(self.memory, "memory.oom_control"), ("oom_kill",)) > 0
-                or _counter_of(os.path.join(self.memory, "memory.failcnt"), ("",)) > 0)
+        """Whether this cgroup's memory reached its limit (since `mark`): the kernel killed a process of it for
+        that, or refused it memory (a write to a memory file or to ``/tmp`` fails with ENOMEM; the bot crashes
+        on it)."""
+        return self._reached() > self._marked
 
     def remove(self) -> None:
         """Remove the cgroup once its processes are gone (waiting a little for the last ones' exit; what is

@@ -363,14 +363,14 @@ def _kept_dies_with_parent(box: _Box, policy: Sandbox):
             "hide": list(box.policy.hide), "argv": box.argv(), "sleep": box.argv("sleep", 60), "dir": str(box.dir)}
     code = ("import json, os, sys, time\n"
             "sys.path.insert(0, sys.argv[1])\n"
-            "from locm.runner.sandbox.bwrap import BotLimits, Sandbox, bot_environment, child_pid\n"
+            "from locm.runner.sandbox.bwrap import BotLimits, Sandbox, bot_environment\n"
             "from locm.runner.sandbox.kept import KeptSandbox\n"
             "s = json.loads(sys.argv[2])\n"
             "policy = Sandbox(BotLimits.parse(s['limits']), s['network'], tuple(s['binds']), tuple(s['hide']))\n"
             "kept = KeptSandbox(s['argv'], policy, s['dir'])\n"
             "fds = kept.start(bot_environment(policy.limits), s['sleep'])\n"
             "line = json.loads(os.read(fds[1], 4096).decode().splitlines()[0])\n"
-            "line['launcher'] = child_pid(kept._info)\n"
+            "line['launcher'] = kept.launcher_pid()\n"
             "print(json.dumps(line), flush=True)\n"
             "time.sleep(60)\n")
     helper = subprocess.Popen([sys.executable, "-I", "-c", code, str(Path(__file__).resolve().parents[3]),

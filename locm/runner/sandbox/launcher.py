@@ -100,8 +100,6 @@ RLIMITS = {"data": resource.RLIMIT_DATA, "cpu": resource.RLIMIT_CPU, "nproc": re
 DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD)
 """Signals the bot starts with at their default action (Python ignores or handles some of them)."""
 CLEAN_WAIT_S = 2.0
-MAX_CGROUPS = 2
-"""A start request may carry the ``cgroup.procs`` of the game's memory and pids cgroups."""
 KEYS_IN_PROC = ("/proc/keys", "/proc/key-users")  # `locm.runner.sandbox.bwrap.KEYS_IN_PROC`: this file imports no locm
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -243,10 +241,6 @@ def _game_init(req: dict, fds: list[int]) -> None:
         try:
             for sig in DEFAULT_SIGNALS:
                 signal.signal(sig, signal.SIG_DFL)
-            for fd in fds[3:]:  # the game's cgroups (`locm.runner.sandbox.cgroup`): this process, then all it starts
-                os.write(fd, b"0")
-                os.close(fd)
-            fds = fds[:3]
             _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
             for path in KEYS_IN_PROC + tuple(req["proc_null"]):  # as bubblewrap hides them in the sandbox's
                 _mount("/dev/null", path, None, MS_BIND)
@@ -361,14 +355,14 @@ def serve(ctl: socket.socket, home: Home) -> None:
                 code = os.waitstatus_to_exitcode(status)
                 say(exit=code if code >= 0 else 128 - code)
                 continue
-            data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 3 + MAX_CGROUPS)
+            data, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 3)
             for fd in fds:
                 os.set_inheritable(fd, False)  # the bot gets them as 0, 1 and 2 only
             if not data:
                 _end(game)
                 return
             req = json.loads(data)
-            if req["op"] == "start" and game is None and len(fds) == 3 + req.get("cgroups", 0):
+            if req["op"] == "start" and game is None and len(fds) == 3:
                 try:
                     game = _fork_game(req, fds, home)
                     watch = os.pidfd_open(game)
