@@ -5,7 +5,8 @@
    root: what `locm play` and `locm serve` give each bot), (b) as a game in a sandbox kept across games (what
    a tournament's workers do, `locm.runner.sandbox.kept`; run by a user, each game in a user namespace of its own;
    from the request to the launcher's word that nothing of the game is left; with its cgroup,
-   `locm.runner.sandbox.cgroup`, and without it, and the cgroup's making and removal alone), (c) unconfined (`--no-sandbox`: setpriv
+   `locm.runner.sandbox.cgroup`, and in a second kept sandbox that never had one, and the cgroup's making and
+   removal alone), (c) unconfined (`--no-sandbox`: setpriv
    --pdeathsig); each sandbox's cost is its difference with (c). ``examples/bot.py`` started until its first
    answer is timed the same three ways (the interpreter's start-up is most of it, the same in all).
 2. Tournament: examples/bot.py against itself (this Python), --games games with --workers workers into a fresh
@@ -149,19 +150,23 @@ def main() -> None:
     keeps = sandbox_kept.can_keep(Sandbox())
     ways = WAYS if keeps else ("own", "free")
     kept = sandbox_kept.KeptSandbox(["true"], Sandbox(), os.getcwd()) if keeps else None
+    plain = sandbox_kept.KeptSandbox(["true"], Sandbox(), os.getcwd()) if keeps else None  # never gets a cgroup
     true_ways = ways + (("kept-no-cgroup",) if keeps else ()) + (("cgroup",) if sandbox_cgroup.available() else ())
     times = {(kind, way): [] for kind in ("true", "bot") for way in (true_ways if kind == "true" else ways)}
     try:
         for way in ways:  # warm: caches, first imports, the kept sandbox's launcher
             start_true(way, kept), start_bot(way)
+        if plain is not None:
+            start_true("kept-no-cgroup", plain)
         for i in range(args.starts):
             for way in true_ways if i % 2 == 0 else true_ways[::-1]:
-                times["true", way].append(start_true(way, kept))
+                times["true", way].append(start_true(way, plain if way == "kept-no-cgroup" else kept))
             for way in ways if i % 2 == 0 else ways[::-1]:
                 times["bot", way].append(start_bot(way))
     finally:
         if kept is not None:
             kept.destroy()
+            plain.destroy()
         sandbox_kept.close_all()
     rates = {"box": [], "free": []}
     for i in range(args.runs):
