@@ -376,3 +376,23 @@ def test_a_failed_join_shows_the_end_of_the_clients_stderr_not_only_its_last_lin
     assert ("seat 1 said: Error: Cannot find module ws | at Module._resolveFilename | Node.js v20.20.2"
             in message), message
     assert "\n" not in message
+
+
+@pytest.mark.skipif(not (SANDBOX.ok and shutil.which("socat")), reason="no sandbox or no socat here")
+def test_a_client_that_holds_more_memory_than_its_limit_is_stopped_by_the_kernel(tmp_path):
+    """A client's memory is counted as the kernel counts it (its cgroup, `locm.runner.sandbox.cgroup`): 1 GB held
+    through a shared mapping, which RLIMIT_DATA does not count, against the default 768 MB."""
+    from locm.runner.sandbox import cgroup
+
+    if not cgroup.available():
+        pytest.skip("no writable cgroup here (RLIMIT_DATA is the fallback)")
+    client = tmp_path / "greedy.py"
+    client.write_text("import mmap\nm = mmap.mmap(-1, 1 << 30)\nfor i in range(0, 1 << 30, 4096):\n    m[i] = 1\n"
+                      "print('held it all', flush=True)\n")
+    client.chmod(0o644)
+    tmp_path.chmod(0o755)
+    served = play_skyport(["hunter", f"{sys.executable} {client}"], builtin_map("duel-2p"), 4,
+                          rules=RULES_2013.replace(turn_limit=2), timing=Fast(2000), forfeits=True,
+                          bounds=Bounds(join_s=30))
+    (report,) = served.clients
+    assert "held it all" not in report.output and "its memory reached its limit" in report.output, report

@@ -43,7 +43,8 @@ from locm.engine.skyport.hexmap import spawn_tiles
 from locm.engine.skyport.rules import RULES_2013
 from locm.errors import AgentSpecError, JoinError, ServeError
 from locm.events.skyport.rules import GameMap, SkyportRules
-from locm.runner.sandbox.bwrap import Sandbox, build, child_pid, require, unreadable
+from locm.runner.sandbox import cgroup
+from locm.runner.sandbox.bwrap import Sandbox, build, child_pid, require, unreadable, wait_child_pid
 from locm.games.skyport.server import (LOCAL, OPEN, RESERVED, Bounds, Fast, SeatSpec, SkyportServer, Timing,
                                  Transcript)
 
@@ -133,17 +134,24 @@ class ClientProcess:
         self.info = -1
         self.output = bytearray()
         self.drain: asyncio.Task[None] | None = None
+        self.cgroup: cgroup.BotCgroup | None = None  # its own, where there is one (memory as the kernel counts it)
+        self._go = -1  # the gate of a sandbox waiting to be put in its cgroup
 
     async def start(self, socket_path: str | None) -> None:
         become_subreaper()
+        gate = -1
         if self.policy.enabled:
             if socket_path is not None:  # no network: the relay to its seat's socket
                 policy = dataclasses.replace(self.policy, binds=self.policy.binds + (socket_path,))
                 wrap = ("/bin/sh", "-c", RELAY, "locm-relay", str(SANDBOX_PORT), socket_path)
-                launch = build(self.argv, policy, wrap=wrap)
             else:  # the host's network (--bot-network): its seat's own port there, as unconfined
-                launch = build(self.argv, self.policy)
+                policy, wrap = self.policy, ()
+            self.cgroup = cgroup.make(policy.limits.mem, policy.limits.procs)
+            launch = build(self.argv, policy, wrap=wrap, counted=self.cgroup is not None)
             argv, env, fds = launch.argv, launch.env, launch.pass_fds
+            if self.cgroup is not None:  # it runs once its sandbox is in its cgroup (`locm.runner.sandbox.cgroup`)
+                gate, self._go = os.pipe()
+                argv, fds = argv[:1] + ["--block-fd", str(gate)] + argv[1:], fds + (gate,)
         else:
             launch = None
             self.token = uuid.uuid4().hex
@@ -156,11 +164,44 @@ class ClientProcess:
             self.output += f"locm: cannot start it: {exc.strerror or exc}".encode()
             if launch is not None:
                 launch.close()
+            self._release(False)
+            if self.cgroup is not None:
+                self.cgroup.remove()
+                self.cgroup = None
             return
+        finally:
+            if gate >= 0:
+                os.close(gate)
         if launch is not None:
             launch.started()
             self.info = launch.info
+        if self.cgroup is not None:
+            self.sandbox_pid = await asyncio.to_thread(wait_child_pid, self.info, 5.0)
+            try:
+                if self.sandbox_pid is None:
+                    raise OSError("bubblewrap did not say its sandbox's pid")
+                self.cgroup.add(self.sandbox_pid)
+            except OSError as exc:  # (an unwritten gate lets bubblewrap go on: the sandbox is killed instead)
+                self.output += f"locm: cannot start it (its cgroup: {exc.strerror or exc})".encode()
+                for kill in ((lambda: os.kill(self.sandbox_pid, signal.SIGKILL)) if self.sandbox_pid else None,
+                             lambda: os.killpg(self.proc.pid, signal.SIGKILL)):
+                    try:
+                        if kill is not None:
+                            kill()
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                self._release(False)
+            else:
+                self._release(True)
         self.drain = asyncio.ensure_future(self._drain())
+
+    def _release(self, go: bool) -> None:
+        """Let a sandbox waiting on ``--block-fd`` run the client (``go``), or just close its gate."""
+        if self._go >= 0:
+            if go:
+                os.write(self._go, b"\n")
+            os.close(self._go)
+            self._go = -1
 
     async def _drain(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
@@ -204,6 +245,11 @@ class ClientProcess:
         if self.info >= 0:
             os.close(self.info)
             self.info = -1
+        if self.cgroup is not None:
+            if self.cgroup.memory_reached():
+                self.output += b"\nlocm: its memory reached its limit (the kernel stops it there)"
+            self.cgroup.remove()
+            self.cgroup = None
         return status
 
 
