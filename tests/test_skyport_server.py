@@ -396,3 +396,19 @@ def test_a_client_that_holds_more_memory_than_its_limit_is_stopped_by_the_kernel
                           bounds=Bounds(join_s=30))
     (report,) = served.clients
     assert "held it all" not in report.output and "its memory reached its limit" in report.output, report
+
+
+@pytest.mark.skipif(shutil.which("mcs") is None or shutil.which("mono") is None, reason="mono-mcs is not installed")
+@pytest.mark.skipif(not (SANDBOX.ok and shutil.which("socat")), reason="no sandbox or no socat here")
+def test_a_csharp_client_that_connects_to_localhost_plays_in_the_sandbox_without_the_network(tmp_path):
+    """A C# client (Mono) that connects to ``localhost``:54321 as the 2013 C# SDK does, given no address."""
+    import subprocess
+
+    exe = tmp_path / "SkyportClient.exe"
+    subprocess.run(["mcs", f"-out:{exe}", str(ROOT / "tests" / "bots" / "real" / "SkyportClient.cs")], check=True,
+                   capture_output=True, timeout=300)
+    exe.chmod(0o755)
+    tmp_path.chmod(0o755)
+    served = play_skyport(["hunter", f"mono {exe}"], builtin_map("duel-2p"), 4,
+                          rules=RULES_2013.replace(turn_limit=6), timing=Fast(5000))
+    assert served.game.state.turn == 6 and served.game.state.robots[1].name == "csharpbot", served.clients
