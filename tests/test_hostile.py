@@ -139,12 +139,15 @@ def _cmdline(pid: int) -> str:
 
 
 def in_namespace(pidns: str) -> list[int]:
+    """The live processes of a game's PID namespace. A kept sandbox's launcher is PID 1 of its sandbox's
+    namespace, never of a game's: one found under a game's number is a later sandbox's (the kernel reuses a
+    namespace's number once it is gone; the machine's other test runs make sandboxes too)."""
     found = []
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
             if os.readlink(f"/proc/{entry}/ns/pid") == pidns:
                 state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                if state not in "ZX":
+                if state not in "ZX" and "/.locm-launcher.py" not in _cmdline(int(entry)):
                     found.append(int(entry))
         except OSError:
             continue
