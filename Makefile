@@ -50,6 +50,8 @@ setup: $(STAMP)
 	@.ci/apt-install bwrap bubblewrap || echo "setup: bubblewrap could not be installed: see 'locm sandbox check'" >&2
 	@# socat: relays a sandboxed Skyport client to its server (locm serve --game skyport --seat COMMAND)
 	@.ci/apt-install socat socat || echo "setup: socat could not be installed: sandboxed Skyport clients cannot run" >&2
+	@# sqlite3: SQLite's own recovery (.recover), which `locm export --salvage` tries first (locm/store/salvage.py)
+	@.ci/apt-install sqlite3 sqlite3 || echo "setup: sqlite3 could not be installed: salvage goes without SQLite's recovery" >&2
 
 demo: $(STAMP)
 	@# which core runs (pure Python here; .venv-fast/bin/locm --version after make fast: compiled, its build's hash)

@@ -4,7 +4,9 @@
    waited for (a) in a sandbox of its own (bubblewrap, namespaces, the view, prlimit, setpriv when run by
    root: what `locm play` and `locm serve` give each bot), (b) as a game in a sandbox kept across games (what
    a tournament's workers do, `locm.runner.sandbox.kept`; run by a user, each game in a user namespace of its own;
-   from the request to the launcher's word that nothing of the game is left), (c) unconfined (`--no-sandbox`: setpriv
+   from the request to the launcher's word that nothing of the game is left; with its cgroup,
+   `locm.runner.sandbox.cgroup`, and in a second kept sandbox that never had one, and the cgroup's making and
+   removal alone), (c) unconfined (`--no-sandbox`: setpriv
    --pdeathsig); each sandbox's cost is its difference with (c). ``examples/bot.py`` started until its first
    answer is timed the same three ways (the interpreter's start-up is most of it, the same in all).
 2. Tournament: examples/bot.py against itself (this Python), --games games with --workers workers into a fresh
@@ -41,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from locm.runner.sandbox import cgroup as sandbox_cgroup  # noqa: E402
 from locm.runner.sandbox import kept as sandbox_kept  # noqa: E402
 from locm.runner.bots import BotAgent, TimeLimits, _unconfined  # noqa: E402
 from locm.engine.locm.game import Game  # noqa: E402
@@ -62,7 +65,10 @@ def start_true(way: str, kept: sandbox_kept.KeptSandbox | None) -> float:
         elapsed = time.perf_counter() - t0
         launch.close()
         return elapsed
-    if way == "kept":
+    if way in ("kept", "kept-no-cgroup"):
+        made = sandbox_cgroup.make
+        if way == "kept-no-cgroup":
+            sandbox_cgroup.make = lambda memory, procs: None
         t0 = time.perf_counter()
         stdin, stdout, stderr = kept.start(bot_environment(Sandbox().limits))
         os.close(stdin)
@@ -73,8 +79,14 @@ def start_true(way: str, kept: sandbox_kept.KeptSandbox | None) -> float:
         elapsed = time.perf_counter() - t0
         os.close(stdout)
         os.close(stderr)
+        sandbox_cgroup.make = made
         assert status == 0 and clean, (status, clean)
         return elapsed
+    if way == "cgroup":  # a bot's cgroup made, its limits written, and removed: what a start adds
+        t0 = time.perf_counter()
+        group = sandbox_cgroup.make(Sandbox().limits.mem, Sandbox().limits.procs)
+        group.remove()
+        return time.perf_counter() - t0
     t0 = time.perf_counter()
     subprocess.run(_unconfined(["true"]), check=True, start_new_session=True)
     return time.perf_counter() - t0
@@ -138,18 +150,23 @@ def main() -> None:
     keeps = sandbox_kept.can_keep(Sandbox())
     ways = WAYS if keeps else ("own", "free")
     kept = sandbox_kept.KeptSandbox(["true"], Sandbox(), os.getcwd()) if keeps else None
-    times = {(kind, way): [] for kind in ("true", "bot") for way in ways}
+    plain = sandbox_kept.KeptSandbox(["true"], Sandbox(), os.getcwd()) if keeps else None  # never gets a cgroup
+    true_ways = ways + (("kept-no-cgroup",) if keeps else ()) + (("cgroup",) if sandbox_cgroup.available() else ())
+    times = {(kind, way): [] for kind in ("true", "bot") for way in (true_ways if kind == "true" else ways)}
     try:
         for way in ways:  # warm: caches, first imports, the kept sandbox's launcher
             start_true(way, kept), start_bot(way)
+        if plain is not None:
+            start_true("kept-no-cgroup", plain)
         for i in range(args.starts):
-            for way in ways if i % 2 == 0 else ways[::-1]:
-                times["true", way].append(start_true(way, kept))
+            for way in true_ways if i % 2 == 0 else true_ways[::-1]:
+                times["true", way].append(start_true(way, plain if way == "kept-no-cgroup" else kept))
             for way in ways if i % 2 == 0 else ways[::-1]:
                 times["bot", way].append(start_bot(way))
     finally:
         if kept is not None:
             kept.destroy()
+            plain.destroy()
         sandbox_kept.close_all()
     rates = {"box": [], "free": []}
     for i in range(args.runs):
@@ -160,7 +177,7 @@ def main() -> None:
     result = {
         "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2), "root": os.geteuid() == 0,
         "starts": args.starts,
-        "start_true_ms": {w: round(ms["true", w], 2) for w in ways},
+        "start_true_ms": {w: round(ms["true", w], 2) for w in true_ways},
         "start_bot_to_first_answer_ms": {w: round(ms["bot", w], 2) for w in ways},
         "sandbox_cost_per_start_ms": {w: round(ms["true", w] - ms["true", "free"], 2) for w in ways if w != "free"},
         "tournament": {"games": args.games, "runs": args.runs, "workers": args.workers,
@@ -178,9 +195,10 @@ def main() -> None:
         return
     print(f"load average before: {load:.2f}, after: {result['load_after']:.2f}; run as "
           f"{'root' if result['root'] else 'a user'}")
-    name = {"own": "a sandbox of its own", "kept": "a kept sandbox", "free": "unconfined"}
+    name = {"own": "a sandbox of its own", "kept": "a kept sandbox", "free": "unconfined",
+            "kept-no-cgroup": "a kept sandbox without the cgroup", "cgroup": "the cgroup alone (made, removed)"}
     t, b, g = result["start_true_ms"], result["start_bot_to_first_answer_ms"], result["tournament"]
-    print(f"start of `true`, median of {args.starts}: " + ", ".join(f"{name[w]} {t[w]} ms" for w in ways))
+    print(f"start of `true`, median of {args.starts}: " + ", ".join(f"{name[w]} {t[w]} ms" for w in true_ways))
     for w, cost in result["sandbox_cost_per_start_ms"].items():
         print(f"  the sandbox costs {cost} ms per bot start in {name[w]}")
     print("examples/bot.py to its first answer: " + ", ".join(f"{name[w]} {b[w]} ms" for w in ways))

@@ -233,6 +233,17 @@ class BotLimitsError(LocmError):
         super().__init__(f"--bot-limits {spec!r}: {reason} (expected e.g. 'mem=1g,procs=64,cpu=30')")
 
 
+class BotBindError(LocmError):
+    """A path given to ``--bot-bind`` that must not be shown to bots: ``/``, a system folder or one inside it
+    (``/etc``, ``/usr``, ``/proc``, ``/sys``, ``/dev``, ...), or a folder as broad as ``/home`` or ``/tmp``,
+    as given or where a symlink leads. ``path`` is the path given, ``reason`` which rule it broke."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path, self.reason = path, reason
+        super().__init__(f"--bot-bind {path!r}: {reason} (expected a folder or file of your own, e.g. "
+                         f"--bot-bind ./models)")
+
+
 class SandboxUnavailableError(LocmError):
     """External bots were to be run in the sandbox (the default) but this machine cannot make one: bubblewrap
     is missing or the kernel refuses its namespaces. ``reason`` says which and how to fix it."""

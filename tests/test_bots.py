@@ -382,3 +382,25 @@ def test_a_terminated_play_command_kills_its_bot(tmp_path):
     assert marked() == {}
     with open_store(tmp_path / "a.db", readonly=True) as store:
         assert store.count() == 0  # an interrupted game is not stored
+
+
+def test_games_stderr_says_how_a_seat_lost_as_play_says_it(tmp_path):
+    """A bot that timed out lost "by a timeout" in `games --stderr` too (it said "by an error" for every loss
+    outside the rules), and a crashed one "by an error"."""
+    import subprocess
+
+    db = str(tmp_path / "t.db")
+    box = [] if BOX.enabled else ["--no-sandbox"]
+    for seed, p0, timeouts in ((3, bot("slow_bot.py", "0"), "x0.2"), (4, bot("crash_bot.py"), "x5")):
+        r = subprocess.run([sys.executable, "-m", "locm.cli.main", "play", "--seed", str(seed), "--p0", p0, "--p1",
+                            "pass", "--timeouts", timeouts, "--db", db, *box], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    with open_store(db, readonly=True) as store:
+        ids = [g.game_id for g in store.games()]
+    said = []
+    for gid in ids:
+        r = subprocess.run([sys.executable, "-m", "locm.cli.main", "games", "--db", db, "--stderr", gid],
+                           capture_output=True, text=True)
+        said += [line for line in r.stdout.splitlines() if line.startswith("== player 0")]
+    assert [s.split(")", 1)[1].split(":")[0] for s in said] == [" (lost by a timeout)", " (lost by an error)"], said
+    assert bots.lost_by(error=True, timeout=True) == "a timeout" and bots.lost_by(False, False) == ""

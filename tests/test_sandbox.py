@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from locm.errors import BotLimitsError
-from locm.runner.sandbox.bwrap import KEYS_IN_PROC, MiB, BotLimits, Sandbox, build
+from locm.errors import BotBindError, BotLimitsError
+from locm.runner.sandbox.bwrap import KEYS_IN_PROC, MiB, BotLimits, Sandbox, build, host_load_masked
 
 
 def binds(argv: list[str]) -> dict[str, str]:
@@ -108,8 +108,9 @@ def test_the_store_and_other_bots_beside_a_bot_read_as_nothing(tmp_path):
             str(tmp_path / "me.py"))
     argv = command([sys.executable, tmp_path / "me.py"], Sandbox(hide=hide)).argv
     masked = [dest for dest, src in binds(argv).items() if src == "/dev/null"]
-    assert sorted(masked) == sorted([str(tmp_path / "locm.db"), str(tmp_path / "other.py"), *KEYS_IN_PROC])  # not
-    # its own; and the kernel's list of keys, in every sandbox (`locm.runner.sandbox.filter`)
+    assert sorted(masked) == sorted([str(tmp_path / "locm.db"), str(tmp_path / "other.py"), *KEYS_IN_PROC,
+                                     *host_load_masked()])  # not its own; and the kernel's list of keys and the
+    # files of the host's load, in every sandbox (`locm.runner.sandbox.filter`, `HOST_LOAD`)
 
 
 def test_the_environment_is_rebuilt_and_keeps_no_secret(monkeypatch):
@@ -158,3 +159,26 @@ def test_a_command_run_as_another_user_sees_the_folders_it_could_not_pass_throug
         assert view_args([str(top / "open" / "needed")], nobody) == []
     finally:
         shutil.rmtree(top)
+
+
+def test_a_bind_that_leads_to_a_system_folder_is_refused(tmp_path):
+    """``--bot-bind`` of a symlink is judged where it leads: one to / or into /etc shows the host."""
+    (tmp_path / "root").symlink_to("/")
+    (tmp_path / "etc").symlink_to("/etc")
+    with pytest.raises(BotBindError, match="it leads to /, which is never shown to bots"):
+        Sandbox(binds=(str(tmp_path / "root"),))
+    with pytest.raises(BotBindError, match="/etc is the system folder /etc, never shown to bots"):
+        Sandbox(binds=(str(tmp_path / "etc"),))
+    assert Sandbox(binds=(str(tmp_path),)).binds == (str(tmp_path),)
+
+
+def test_the_host_load_is_not_in_a_bots_proc():
+    """/proc/stat and /proc/loadavg are files of zeros of the same shape (one cpuN line per CPU); the files of
+    pressure and interrupts are bound over with /dev/null, where this kernel has them."""
+    argv = command(["true"]).argv
+    written = [argv[i + 2] for i, a in enumerate(argv) if a == "--ro-bind-data"]
+    assert "/proc/stat" in written and "/proc/loadavg" in written
+    masked = [dest for dest, src in binds(argv).items() if src == "/dev/null"]
+    for path in ("/proc/interrupts", "/proc/pressure/cpu"):
+        if os.path.exists(path):
+            assert path in masked

@@ -308,3 +308,22 @@ def test_all_of_this_holds_as_nobody():
     summary = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
     assert r.returncode == 0 and re.fullmatch(r"\d+ passed, \d+ deselected in [\d.]+s( \(.*\))?", summary), \
         r.stdout[-4000:] + r.stderr[-2000:]
+
+
+def test_a_bot_started_as_dot_slash_folder_slash_program_plays_in_a_kept_sandbox(keeping, tmp_path, monkeypatch):
+    """A compiled contest bot started as ``./Coac/main`` from the folder above it: its views are made from the
+    normalised path (``./Coac`` and ``Coac`` are one folder), so a game's fresh /tmp shows it once."""
+    import shutil
+
+    folder = tmp_path / "bots" / "Coac"
+    folder.mkdir(parents=True)
+    for name in ("botlib.py", "good_bot.py"):
+        shutil.copy(BOTS / name, folder)
+    main = folder / "main"
+    main.write_text(f"#!{sys.executable}\n" + (BOTS / "good_bot.py").read_text())
+    for path in (tmp_path, tmp_path / "bots", folder, *folder.iterdir()):
+        path.chmod(0o755)
+    monkeypatch.chdir(tmp_path / "bots")
+    for seed in (1, 2):
+        played = run_game("1.2", seed, ["./Coac/main", "greedy"], limits=TimeLimits.parse("x5"))
+        assert [e.reason for e in played.game.log if type(e) is HardError] == [], played.extras.stderr0

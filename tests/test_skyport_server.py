@@ -22,6 +22,7 @@ from locm.engine.skyport.rules import RULES_2013, builtin_map
 from locm.events.skyport.codec import from_jsonl
 from locm.games.skyport.netbots import play_skyport
 from locm.replay.skyport.oracle import read_records
+from locm.errors import JoinError
 from locm.runner.sandbox.bwrap import Sandbox, probe
 from locm.games.skyport.netclient import play as net_play
 from locm.games.skyport.server import (FACTS, RESERVED, Bounds, Fast, Faithful, JavaLineReader, SeatSpec, SkyportServer,
@@ -313,3 +314,101 @@ def test_locm_play_seats_a_skyport_client_through_the_server(tmp_path):
     assert "after 200 turns" in result.output and "stored: skyport-" in result.output
     events = from_jsonl(log.read_bytes())
     assert redecide(events)[1] == -1 and any(isinstance(e, FACTS) and e.player == 1 for e in events)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.skipif(not (SANDBOX.ok and shutil.which("socat")), reason="no sandbox or no socat here")
+def test_an_unchanged_client_that_connects_to_localhost_plays_in_the_sandbox_without_the_network():
+    """The Node.js client connects to the name ``localhost`` and the official port, as the 2013 SDK clients
+    do: the sandbox's /etc/hosts names its loopback (127.0.0.1 and ::1), where the relay listens on both."""
+    served = play_skyport(["hunter", f"node {NODE_CLIENT} localhost 54321"], builtin_map("duel-2p"), 4,
+                          rules=RULES_2013.replace(turn_limit=6), timing=Fast(5000))
+    assert served.game.state.turn == 6 and served.game.state.robots[1].name == "nodebot", served.clients
+
+
+@pytest.mark.skipif(not (SANDBOX.ok and shutil.which("socat")), reason="no sandbox or no socat here")
+def test_a_client_in_the_sandbox_resolves_localhost_to_both_loopbacks(tmp_path):
+    """What the relay serves on the sandbox's ::1 reaches the seat too: a client that connects to [::1]."""
+    client = tmp_path / "v6.py"
+    client.write_text(
+        "import json, socket, sys\n"
+        "found = sorted({a[4][0] for a in socket.getaddrinfo('localhost', 54321, type=socket.SOCK_STREAM)})\n"
+        "print('localhost is', found, file=sys.stderr, flush=True)\n"
+        "s = socket.create_connection(('::1', 54321), timeout=5)\n"
+        "s.sendall(json.dumps({'message': 'connect', 'revision': 1, 'name': 'six'}).encode() + b'\\n')\n"
+        "s.recv(100)\n")
+    client.chmod(0o644)
+    tmp_path.chmod(0o755)
+    served = play_skyport(["hunter", f"{sys.executable} {client}"], builtin_map("duel-2p"), 4,
+                          rules=RULES_2013.replace(turn_limit=2), timing=Fast(2000), forfeits=True,
+                          bounds=Bounds(join_s=5))
+    assert "localhost is ['127.0.0.1', '::1']" in served.clients[0].output, served.clients
+    assert served.game.state.robots[1].name == "six", served.clients
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.skipif(not SANDBOX.ok, reason="no sandbox here")
+def test_two_client_seats_with_the_hosts_network_never_share_a_port():
+    """With --bot-network the clients share the host's loopback: each seat has a port of its own there (one
+    relay port for all made the second seat's relay fail and a client reach the other seat)."""
+    spec = f"node {NODE_CLIENT} {{host}} {{port}} {{name}}"
+    served = play_skyport([spec, spec], builtin_map("duel-2p"), 4, rules=RULES_2013.replace(turn_limit=4),
+                          timing=Fast(5000), sandbox=Sandbox(network=True))
+    assert [r.name for r in served.game.state.robots] == ["player0", "player1"], served.clients
+    assert served.game.state.turn == 4 and not any(c.gone for c in served.clients), served.clients
+
+
+def test_a_failed_join_shows_the_end_of_the_clients_stderr_not_only_its_last_line(tmp_path):
+    """A client that dies at start says why a few lines before its runtime's last word (Node.js prints its
+    version last): the join's one-line error carries those lines."""
+    client = tmp_path / "dies.py"
+    client.write_text("import sys\nprint('Error: Cannot find module ws', file=sys.stderr)\n"
+                      "print('    at Module._resolveFilename', file=sys.stderr)\nprint('Node.js v20.20.2', file=sys.stderr)\n"
+                      "sys.exit(1)\n")
+    client.chmod(0o644)
+    tmp_path.chmod(0o755)
+    sandbox = Sandbox() if SANDBOX.ok and shutil.which("socat") else Sandbox(enabled=False)
+    with pytest.raises(JoinError) as caught:
+        play_skyport(["hunter", f"{sys.executable} {client}"], builtin_map("duel-2p"), 4,
+                     rules=RULES_2013.replace(turn_limit=2), timing=Fast(2000), sandbox=sandbox,
+                     bounds=Bounds(join_s=3))
+    message = str(caught.value)
+    assert ("seat 1 said: Error: Cannot find module ws | at Module._resolveFilename | Node.js v20.20.2"
+            in message), message
+    assert "\n" not in message
+
+
+@pytest.mark.skipif(not (SANDBOX.ok and shutil.which("socat")), reason="no sandbox or no socat here")
+def test_a_client_that_holds_more_memory_than_its_limit_is_stopped_by_the_kernel(tmp_path):
+    """A client's memory is counted as the kernel counts it (its cgroup, `locm.runner.sandbox.cgroup`): 1 GB held
+    through a shared mapping, which RLIMIT_DATA does not count, against the default 768 MB."""
+    from locm.runner.sandbox import cgroup
+
+    if not cgroup.available():
+        pytest.skip("no writable cgroup here (RLIMIT_DATA is the fallback)")
+    client = tmp_path / "greedy.py"
+    client.write_text("import mmap\nm = mmap.mmap(-1, 1 << 30)\nfor i in range(0, 1 << 30, 4096):\n    m[i] = 1\n"
+                      "print('held it all', flush=True)\n")
+    client.chmod(0o644)
+    tmp_path.chmod(0o755)
+    served = play_skyport(["hunter", f"{sys.executable} {client}"], builtin_map("duel-2p"), 4,
+                          rules=RULES_2013.replace(turn_limit=2), timing=Fast(2000), forfeits=True,
+                          bounds=Bounds(join_s=30))
+    (report,) = served.clients
+    assert "held it all" not in report.output and "its memory reached its limit" in report.output, report
+
+
+@pytest.mark.skipif(shutil.which("mcs") is None or shutil.which("mono") is None, reason="mono-mcs is not installed")
+@pytest.mark.skipif(not (SANDBOX.ok and shutil.which("socat")), reason="no sandbox or no socat here")
+def test_a_csharp_client_that_connects_to_localhost_plays_in_the_sandbox_without_the_network(tmp_path):
+    """A C# client (Mono) that connects to ``localhost``:54321 as the 2013 C# SDK does, given no address."""
+    import subprocess
+
+    exe = tmp_path / "SkyportClient.exe"
+    subprocess.run(["mcs", f"-out:{exe}", str(ROOT / "tests" / "bots" / "real" / "SkyportClient.cs")], check=True,
+                   capture_output=True, timeout=300)
+    exe.chmod(0o755)
+    tmp_path.chmod(0o755)
+    served = play_skyport(["hunter", f"mono {exe}"], builtin_map("duel-2p"), 4,
+                          rules=RULES_2013.replace(turn_limit=6), timing=Fast(5000))
+    assert served.game.state.turn == 6 and served.game.state.robots[1].name == "csharpbot", served.clients

@@ -66,10 +66,12 @@ def agent_columns(m, agent, points: bool) -> tuple:
 def stderr_lines(store, game_id: str) -> Iterator[str]:
     """What the bots of a stored game (of any game) wrote on stderr, seat by seat (`GameNotFoundError` if there
     is no such game)."""
+    from locm.runner.bots import lost_by
+
     m = store.match(game_id)
     for seat, (agent, x) in enumerate(zip(m.agents, m.seats)):
-        failed = x.error or x.timeout
-        yield (f"== player {seat} ({agent}){' (lost by an error)' if failed else ''}: "
+        failed = lost_by(x.error, x.timeout)
+        yield (f"== player {seat} ({agent}){f' (lost by {failed})' if failed else ''}: "
                + ("stderr:" if x.stderr else "nothing on stderr"))
         if x.stderr:
             yield x.stderr.rstrip("\n")

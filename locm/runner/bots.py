@@ -15,8 +15,9 @@ The clock runs from the moment the input starts to be written until the answer's
 
 A bot that misses its time limit, exits, crashes, closes its output, writes an answer that is not UTF-8 or
 more than `LINE_LIMIT` bytes without a newline loses by ``game.forfeit(player, reason)``; the reason is one
-of `TIMEOUT`, `EXITED`, `FLOOD`, `NOT_UTF8`, ``crashed (exit N)``, ``crashed (signal NAME)``, ``closed its
-output`` or ``cannot start (...)``. The last `STDERR_KEEP` bytes of its stderr are kept (`BotAgent.stderr`).
+of `TIMEOUT`, `EXITED`, `FLOOD`, `NOT_UTF8`, ``crashed (exit N)``, ``crashed (signal NAME)``, ``memory limit``
+(it ended when its cgroup's memory reached the limit: `locm.runner.sandbox.cgroup`), ``closed its output`` or
+``cannot start (...)``. The last `STDERR_KEEP` bytes of its stderr are kept (`BotAgent.stderr`).
 
 Processes: by default a bot runs in the sandbox (`locm.runner.sandbox.bwrap`: bubblewrap, its own PID, network, IPC and
 mount namespaces, a read-only view of what its command needs, an unprivileged uid, resource limits). The
@@ -64,7 +65,8 @@ from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
 from locm.errors import AgentSpecError, TimeLimitError
 from locm.runner.processes import wait_gone as _wait_gone
 from locm.runner.sandbox import kept as sandbox_kept
-from locm.runner.sandbox.bwrap import Sandbox, bot_environment, build, child_pid
+from locm.runner.sandbox import cgroup as sandbox_cgroup
+from locm.runner.sandbox.bwrap import Sandbox, bot_environment, build, child_pid, wait_child_pid
 
 if TYPE_CHECKING:
     from locm.events.locm.rules import Rules
@@ -82,6 +84,12 @@ EXITED = "exited"
 FLOOD = "output flood"
 NOT_UTF8 = "not UTF-8"
 CLOSED = "closed its output"
+
+
+def lost_by(error: bool, timeout: bool) -> str:
+    """How a seat that lost outside the rules lost, in the words every command says it with (``play``'s summary,
+    ``games --stderr``): "a timeout", "an error", or "" for a seat that did not."""
+    return "a timeout" if timeout else "an error" if error else ""
 
 
 # --- time limits ------------------------------------------------------------------------------------------
@@ -407,6 +415,7 @@ class BotAgent(Agent):
         self._err_total = 0
         self._exit: tuple[int, int] | None = None  # (si_code, si_status) once seen, before the reaping
         self.kept: sandbox_kept.KeptSandbox | None = None  # the kept sandbox running this game, if one does
+        self.cgroup: sandbox_cgroup.BotCgroup | None = None  # the bot's own cgroup (a sandbox of its own)
 
     @property
     def pid(self) -> int | None:
@@ -444,7 +453,9 @@ class BotAgent(Agent):
         if sandbox_kept.keeping(self.sandbox):
             self._spawn_kept(rules)
             return
-        launch = build(self.argv, self.sandbox) if self.sandbox.enabled else None
+        if self.sandbox.enabled:
+            self.cgroup = sandbox_cgroup.make(self.sandbox.limits.mem, self.sandbox.limits.procs)
+        launch = build(self.argv, self.sandbox, counted=self.cgroup is not None) if self.sandbox.enabled else None
         told = {RULES_VAR: msgspec.json.encode(rules).decode()} if rules else {}
         gate = -1
         if launch is None:
@@ -452,7 +463,7 @@ class BotAgent(Agent):
             argv, env, fds = _unconfined(self.argv), {**os.environ, TOKEN_VAR: self.token, **told}, ()
         else:
             argv, env, fds = launch.argv, {**launch.env, **told}, launch.pass_fds
-            if blocked:
+            if blocked or self.cgroup is not None:  # the bot runs once its sandbox is in its cgroup
                 gate, self._block = os.pipe()
                 argv = argv[:1] + ["--block-fd", str(gate)] + argv[1:]
                 fds = fds + (gate,)
@@ -464,6 +475,7 @@ class BotAgent(Agent):
             self.failure = f"cannot start ({exc.strerror or exc})"
             if launch is not None:
                 launch.close()
+            self._remove_cgroup()
             return
         finally:
             if gate >= 0:
@@ -472,11 +484,33 @@ class BotAgent(Agent):
             launch.started()
             self._info = launch.info
         _LIVE.add(self)
+        if self.cgroup is not None:
+            self._enter_cgroup(release=not blocked)
         sel = self._sel = selectors.DefaultSelector()
         for stream, tag in ((self.proc.stdout, "out"), (self.proc.stderr, "err")):
             os.set_blocking(stream.fileno(), False)
             sel.register(stream.fileno(), selectors.EVENT_READ, tag)
         os.set_blocking(self.proc.stdin.fileno(), False)
+
+    def _enter_cgroup(self, release: bool) -> None:
+        """Move the sandbox's first process (waiting on ``--block-fd``: the bot has not run) into the bot's
+        cgroup, then let it go on (``release``) or leave that to `start`. A sandbox that does not say its pid
+        in time, or that cannot be moved, does not run: the bot cannot start."""
+        self.sandbox_pid = wait_child_pid(self._info, 5.0)
+        try:
+            if self.sandbox_pid is None:
+                raise OSError("bubblewrap did not say its sandbox's pid")
+            self.cgroup.add(self.sandbox_pid)
+        except OSError as exc:
+            self.failure = f"cannot start (its cgroup: {exc.strerror or exc})"
+            os.close(self._block)
+            self._block = -1
+            self.kill()
+            return
+        if release:
+            os.write(self._block, b"\n")
+            os.close(self._block)
+            self._block = -1
 
     def _spawn_kept(self, rules: "Rules | None") -> None:
         """Start the bot for this game in a kept sandbox (`locm.runner.sandbox.kept`); a sandbox whose launcher is gone
@@ -558,6 +592,7 @@ class BotAgent(Agent):
             self._learn_sandbox_pid()
             if self.sandbox_pid is not None:
                 _wait_gone(self.sandbox_pid)
+        self._remove_cgroup()
         for fd in (self._info, self._block):
             if fd >= 0:
                 os.close(fd)
@@ -588,6 +623,11 @@ class BotAgent(Agent):
                 stream.close()
             except OSError:
                 pass
+
+    def _remove_cgroup(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
 
     def _learn_sandbox_pid(self, wait: float = 0.0) -> None:
         """Read the sandbox's first process's host pid from bubblewrap's info pipe, once it is there (waiting up
@@ -718,7 +758,7 @@ class BotAgent(Agent):
             if info is not None and info.si_pid:
                 break
             if time.monotonic() >= waited:
-                self.failure = CLOSED
+                self.failure = self._memory_or(CLOSED)
                 return
             time.sleep(0.005)
         self._say_status(info.si_code, info.si_status)
@@ -735,7 +775,10 @@ class BotAgent(Agent):
             status, killed = status - 128, True  # the sandbox reports a bot killed by signal N as 128 + N
         else:
             killed = si_code != os.CLD_EXITED
-        if not killed:
+        memory = self._memory_or(None) if killed or status != 0 else None  # killed for it, or refused more
+        if memory is not None:
+            self.failure = memory
+        elif not killed:
             self.failure = EXITED if status == 0 else f"crashed (exit {status})"
         else:
             try:
@@ -744,13 +787,19 @@ class BotAgent(Agent):
                 name = str(status)
             self.failure = f"crashed (signal {name})"
 
+    def _memory_or(self, failure: str | None) -> str | None:
+        """`MEMORY_LIMIT` if the bot's cgroup reached its memory limit in this game, else ``failure`` (a bot
+        the kernel is still killing for it may close its output before its end is said)."""
+        cgroup = self.kept.cgroup if self.kept is not None else self.cgroup
+        return sandbox_cgroup.MEMORY_LIMIT if cgroup is not None and cgroup.memory_reached() else failure
+
     def _ended_kept(self) -> None:
         """`_ended` in a kept sandbox: its launcher says how the game ended (as a sandbox reports it)."""
         status = self.kept.exit_status(time.monotonic() + EXIT_GRACE_S)
         if self.kept.failed is not None:
             self.failure = f"cannot start (its sandbox: {self.kept.failed})"
         elif status is None:
-            self.failure = CLOSED
+            self.failure = self._memory_or(CLOSED)
         else:
             self._say_status(os.CLD_EXITED, status)
 
@@ -777,4 +826,4 @@ class BotAgent(Agent):
 
 __all__ = ["TimeLimits", "BotAgent", "TimedAgent", "make_agent", "check_agent", "command_argv", "is_builtin",
            "agent_files", "turns_played", "kill_all", "become_subreaper", "reap_escaped", "TOKEN_VAR", "RULES_VAR",
-           "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED"]
+           "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD", "NOT_UTF8", "CLOSED", "lost_by"]

@@ -3,8 +3,14 @@
 A store can be damaged where its games are not: a ``locm_meta`` page of random bytes (a garbled ``-wal`` that
 a checkpoint copied into the main file), a ``-wal`` whose frames no longer match its index (``-shm``), a page
 of the games table. SQLite may read the games through one view of the files and not another, so salvage
-reads three views, most complete first, and keeps each game once, the first time it reads and verifies:
+reads up to four views and keeps each game once, the first time it reads and verifies:
 
+0. SQLite's own recovery first (`recover`: the ``sqlite3`` shell's ``.recover``, Debian package ``sqlite3``,
+   installed by ``make setup``): it reads every page of a private copy of the main file and its ``-wal`` and
+   writes what it finds into a new database, so games survive a damaged root page of ``games`` or ``logs``
+   or a damaged file header, which no view through SQLite's own B-trees gets past. A shell built without the
+   ``sqlite_dbpage`` table that ``.recover`` reads (Debian 12's 3.40.1) cannot: the view says so and the
+   others go on;
 1. the store as it is: its ``-wal`` read through its index, the ``locm_meta`` checks skipped when that page is
    what is damaged;
 2. a private copy of the main file and its ``-wal`` without the index: SQLite rebuilds the index from the
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -41,6 +48,10 @@ def salvage_jsonl(path: str | os.PathLike, game_ids: Iterable[str] | None, out: 
     out.write(export_header())
     with tempfile.TemporaryDirectory(prefix="locm-salvage-") as tmp:
         for what, view in _views(Path(path), Path(tmp)):
+            if view is None:
+                if on_view:
+                    on_view(what, -1)
+                continue
             try:
                 store = open_store(view, create=False, readonly=True, salvage=True)
             except StoreError as exc:
@@ -77,8 +88,55 @@ def salvage_jsonl(path: str | os.PathLike, game_ids: Iterable[str] | None, out: 
     return games
 
 
+RECOVER_S = 600
+"""How long SQLite's recovery of a store may take (it reads every page; a store of 1 GB takes about a minute)."""
+
+
+class RecoverUnavailable(OSError):
+    """SQLite's ``.recover`` cannot run here (no ``sqlite3`` shell, or one without ``sqlite_dbpage``) or gave
+    nothing; the message says which."""
+
+
+def recover(path: Path, out: Path) -> None:
+    """SQLite's own recovery of the store at ``path`` (and its ``-wal``) into the new database ``out``: the
+    ``sqlite3`` shell's ``.recover`` of a private copy, its SQL run by a second shell into ``out``.
+    `RecoverUnavailable` when it cannot."""
+    shell = shutil.which("sqlite3")
+    if shell is None:
+        raise RecoverUnavailable("the sqlite3 shell is not installed (apt-get install sqlite3)")
+    source = out.parent / "recover-source" / path.name
+    source.parent.mkdir()
+    shutil.copyfile(path, source)
+    wal = Path(f"{path}-wal")
+    if wal.exists():
+        shutil.copyfile(wal, Path(f"{source}-wal"))
+    with open(out.parent / "recover.sql", "w+b") as sql, open(out.parent / "recover.err", "w+b") as err:
+        try:
+            subprocess.run([shell, "-batch", str(source), ".recover --ignore-freelist"], stdin=subprocess.DEVNULL, stdout=sql,
+                           stderr=err, timeout=RECOVER_S, check=False)
+            err.seek(0)
+            said = err.read().decode("utf-8", "replace")
+            if "sql error" in said or "sqlite_dbpage" in said:
+                raise RecoverUnavailable(f"this sqlite3 shell cannot recover ({said.strip().splitlines()[0]}): "
+                                         "it needs one built with SQLITE_ENABLE_DBPAGE_VTAB, as SQLite's own")
+            sql.seek(0)
+            loaded = subprocess.run([shell, "-batch", str(out)], stdin=sql, capture_output=True, timeout=RECOVER_S)
+        except subprocess.TimeoutExpired:
+            raise RecoverUnavailable(f"the sqlite3 shell did not finish within {RECOVER_S} s") from None
+    if not out.exists() or not out.stat().st_size:
+        said = loaded.stderr.decode("utf-8", "replace").strip()[:200]
+        raise RecoverUnavailable(f"it recovered nothing{f' ({said})' if said else ''}")
+
+
 def _views(path: Path, tmp: Path):
     """``(description, file)`` of each view of the store, the copies made only when needed."""
+    recovered = tmp / "recovered" / path.name
+    recovered.parent.mkdir()
+    try:
+        recover(path, recovered)
+        yield "SQLite's recovery (.recover)", recovered
+    except (RecoverUnavailable, OSError) as exc:
+        yield f"SQLite's recovery (.recover: {exc.strerror or exc})", None
     yield "the store as it is", path
     wal = Path(f"{path}-wal")
     if not (wal.exists() and wal.stat().st_size > 0):
@@ -94,4 +152,4 @@ def _views(path: Path, tmp: Path):
     yield "its main file alone", main
 
 
-__all__ = ["salvage_jsonl"]
+__all__ = ["salvage_jsonl", "recover", "RecoverUnavailable"]

@@ -47,7 +47,7 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     from locm.common.rulesets import rules_or_usage
     from locm.engine import core
     from locm.games.registry import hook
-    from locm.runner.bots import TimeLimits, command_argv
+    from locm.runner.bots import TimeLimits, command_argv, lost_by
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import DuplicateGameError, GameExtras, open_store
     from locm.tournament.matchplay import play_seated
@@ -81,7 +81,7 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
         score = f", score {out.scores[seat]:g}" if out.scores is not None else ""
         failed = seats[seat].error or seats[seat].timeout
         say(f"  P{seat} {agent}: place {places[seat] + 1}{score}"
-            + (f" (lost by {'a timeout' if seats[seat].timeout else 'an error'})" if failed else ""))
+            + (f" (lost by {lost_by(seats[seat].error, seats[seat].timeout)})" if failed else ""))
         if failed and seats[seat].stderr.strip():
             for line in seats[seat].stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
                 say(f"  | {line}")

@@ -7,6 +7,8 @@ signals    SIGKILL or SIGSTOP (argv[2]) every process it can see, by /proc and b
 worker     SIGKILL, SIGTERM or SIGSTOP (argv[2]) its parent (unconfined: the tournament worker)
 snoop      read /etc/shadow, home files, the other bots beside it, connect to 127.0.0.1:argv[2]
 memory     a child allocates and touches 1.25 GB
+shared     hold 1 GB (touched) through a shared mapping (Python's mmap.mmap(-1, n) is MAP_SHARED)
+memfd      hold 1 GB written to memory files (memfd_create), 32 MB each
 escape     a child in a new session, environment cleared, that forks and exits in a loop forever
 forkbomb   start processes until the system refuses, each waiting forever
 cpu        a child that spins forever (stealing the opponent's CPU)
@@ -130,6 +132,27 @@ def memory():
             say("child allocated", "MemoryError")
         os._exit(0)
     os.waitpid(pid, 0)
+
+
+def shared():
+    held = mmap.mmap(-1, 1 << 30)
+    for i in range(0, len(held), mmap.PAGESIZE):
+        held[i] = 1
+    say("shared", f"holding {len(held) >> 20} MB")
+    HELD.append(held)
+
+
+def memfd():
+    block = b"x" * (1 << 20)
+    for _ in range(32):  # 32 MB each: a file stays below the written-file limit (fsize, 64 MB)
+        fd = os.memfd_create("held")
+        for _ in range(32):
+            os.write(fd, block)
+        HELD.append(fd)
+    say("memfd", f"holding {sum(os.fstat(fd).st_size for fd in HELD) >> 20} MB")
+
+
+HELD = []
 
 
 def escape():
@@ -289,7 +312,7 @@ def launcher():
     say("who", f"uid {os.getuid()} uts {os.readlink('/proc/self/ns/uts')}")
 
 
-if attack in ("signals", "escape", "forkbomb", "cpu", "leave", "launcher") and os.getpid() > 100:
+if attack in ("signals", "escape", "forkbomb", "cpu", "leave", "launcher", "shared", "memfd") and os.getpid() > 100:
     say(attack, "refused: not in a sandbox")
 else:
     globals()[attack]()

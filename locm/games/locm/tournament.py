@@ -52,8 +52,8 @@ from locm.engine.locm.agents import play
 from locm.engine.locm.game import Game
 from locm.engine.locm.rulesets import Rules, by_name, rules_hash
 from locm.events.locm.catalog import HardError
-from locm.runner.bots import (BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, make_agent,
-                       turns_played)
+from locm.runner.bots import (BotAgent, TimedAgent, TimeLimits, command_argv, is_builtin, kill_all, lost_by,
+                              make_agent, turns_played)
 from locm.errors import TournamentError
 from locm.engine.locm.gameid import created_id, game_id
 from locm.runner.sandbox import kept as sandbox_kept
@@ -674,13 +674,13 @@ class BotStderr(NamedTuple):
     seat: int
     agent: str
     text: str
-    failed: bool  # the seat lost by a hard error or a timeout
+    failed: str  # how the seat lost outside the rules (`locm.runner.bots.lost_by`: "a timeout", ...), or ""
 
 
 def stored_stderr(store: EventStore, game_id: str) -> list[BotStderr]:
     """Every seat's kept stderr of a stored game of any game (`GameNotFoundError` if there is none)."""
     m = store.match(game_id)
-    return [BotStderr(seat, agent, x.stderr, x.error or x.timeout)
+    return [BotStderr(seat, agent, x.stderr, lost_by(x.error, x.timeout))
             for seat, (agent, x) in enumerate(zip(m.agents, m.seats))]
 
 

@@ -19,8 +19,9 @@ The client can reach nothing else: no other socket is shown to it, and its netwo
 own loopback, on which only the relay listens (``tests/test_skyport_server.py`` runs a sandboxed client that
 tries the host's ports and the other seats' sockets). One connection per seat: the relay takes one.
 
-Unconfined (``--no-sandbox``), each command seat gets a TCP port of its own on the host's 127.0.0.1, so
-that slots never depend on which client connects first.
+Unconfined (``--no-sandbox``), and sandboxed with the host's network (``--bot-network``: its clients share
+the host's loopback, where one relay port would collide), each command seat gets a TCP port of its own on the
+host's 127.0.0.1, so that slots never depend on which client connects first.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ from locm.engine.skyport.hexmap import spawn_tiles
 from locm.engine.skyport.rules import RULES_2013
 from locm.errors import AgentSpecError, JoinError, ServeError
 from locm.events.skyport.rules import GameMap, SkyportRules
-from locm.runner.sandbox.bwrap import Sandbox, build, child_pid, require, unreadable
+from locm.runner.sandbox import cgroup
+from locm.runner.sandbox.bwrap import Sandbox, build, child_pid, require, unreadable, wait_child_pid
 from locm.games.skyport.server import (LOCAL, OPEN, RESERVED, Bounds, Fast, SeatSpec, SkyportServer, Timing,
                                  Transcript)
 
@@ -51,15 +53,24 @@ SANDBOX_HOST, SANDBOX_PORT = "127.0.0.1", 54321
 OUTPUT_KEEP = 16 * 1024
 EXIT_GRACE_S = 1.0
 RELAY = r"""port=$1 sock=$2; shift 2
-socat -lpsocat TCP-LISTEN:"$port",bind=127.0.0.1,reuseaddr,nodelay UNIX-CONNECT:"$sock" &
-hex=$(printf '%04X' "$port"); i=0
-while ! grep -q ":$hex 00000000:0000 0A" /proc/net/tcp; do
+socat -lpsocat TCP4-LISTEN:"$port",bind=127.0.0.1,reuseaddr,nodelay UNIX-CONNECT:"$sock" &
+hex=$(printf '%04X' "$port"); v6=""
+if grep -q " lo$" /proc/net/if_inet6 2>/dev/null; then
+  v6=1; socat -lpsocat TCP6-LISTEN:"$port",bind=[::1],ipv6only=1,reuseaddr,nodelay UNIX-CONNECT:"$sock" &
+fi
+i=0
+while ! grep -q ":$hex 00000000:0000 0A" /proc/net/tcp || { [ -n "$v6" ] && ! grep -q ":$hex 0\{32\}:0000 0A" /proc/net/tcp6; }; do
   i=$((i + 1)); if [ "$i" -gt 500 ]; then echo "locm relay: socat did not listen" >&2; exit 97; fi; sleep 0.01
 done
 exec "$@"
 """
-"""The relay started in a client's sandbox: ``socat`` from the sandbox's 127.0.0.1:PORT to the seat's Unix
-socket, then, once it listens (seen in the sandbox's own ``/proc/net/tcp``), the client in its place."""
+"""The relay started in a client's sandbox: ``socat`` from the sandbox's 127.0.0.1:PORT (and [::1]:PORT where
+its loopback has IPv6: ``localhost`` is both in its ``/etc/hosts``) to the seat's Unix socket, then, once they
+listen (seen in the sandbox's own ``/proc/net/tcp`` and ``tcp6``), the client in its place. The seat takes one
+connection: a second, through the other relay, is closed by the server."""
+JOIN_TAIL_LINES = 8
+"""Lines of a client's output a failed join shows (its stderr's end: the cause, not only the runtime's last
+word)."""
 
 
 def seat_kind(spec: str) -> str:
@@ -123,15 +134,24 @@ class ClientProcess:
         self.info = -1
         self.output = bytearray()
         self.drain: asyncio.Task[None] | None = None
+        self.cgroup: cgroup.BotCgroup | None = None  # its own, where there is one (memory as the kernel counts it)
+        self._go = -1  # the gate of a sandbox waiting to be put in its cgroup
 
     async def start(self, socket_path: str | None) -> None:
         become_subreaper()
+        gate = -1
         if self.policy.enabled:
-            assert socket_path is not None
-            policy = dataclasses.replace(self.policy, binds=self.policy.binds + (socket_path,))
-            wrap = ("/bin/sh", "-c", RELAY, "locm-relay", str(SANDBOX_PORT), socket_path)
-            launch = build(self.argv, policy, wrap=wrap)
+            if socket_path is not None:  # no network: the relay to its seat's socket
+                policy = dataclasses.replace(self.policy, binds=self.policy.binds + (socket_path,))
+                wrap = ("/bin/sh", "-c", RELAY, "locm-relay", str(SANDBOX_PORT), socket_path)
+            else:  # the host's network (--bot-network): its seat's own port there, as unconfined
+                policy, wrap = self.policy, ()
+            self.cgroup = cgroup.make(policy.limits.mem, policy.limits.procs)
+            launch = build(self.argv, policy, wrap=wrap, counted=self.cgroup is not None)
             argv, env, fds = launch.argv, launch.env, launch.pass_fds
+            if self.cgroup is not None:  # it runs once its sandbox is in its cgroup (`locm.runner.sandbox.cgroup`)
+                gate, self._go = os.pipe()
+                argv, fds = argv[:1] + ["--block-fd", str(gate)] + argv[1:], fds + (gate,)
         else:
             launch = None
             self.token = uuid.uuid4().hex
@@ -144,11 +164,44 @@ class ClientProcess:
             self.output += f"locm: cannot start it: {exc.strerror or exc}".encode()
             if launch is not None:
                 launch.close()
+            self._release(False)
+            if self.cgroup is not None:
+                self.cgroup.remove()
+                self.cgroup = None
             return
+        finally:
+            if gate >= 0:
+                os.close(gate)
         if launch is not None:
             launch.started()
             self.info = launch.info
+        if self.cgroup is not None:
+            self.sandbox_pid = await asyncio.to_thread(wait_child_pid, self.info, 5.0)
+            try:
+                if self.sandbox_pid is None:
+                    raise OSError("bubblewrap did not say its sandbox's pid")
+                self.cgroup.add(self.sandbox_pid)
+            except OSError as exc:  # (an unwritten gate lets bubblewrap go on: the sandbox is killed instead)
+                self.output += f"locm: cannot start it (its cgroup: {exc.strerror or exc})".encode()
+                for kill in ((lambda: os.kill(self.sandbox_pid, signal.SIGKILL)) if self.sandbox_pid else None,
+                             lambda: os.killpg(self.proc.pid, signal.SIGKILL)):
+                    try:
+                        if kill is not None:
+                            kill()
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                self._release(False)
+            else:
+                self._release(True)
         self.drain = asyncio.ensure_future(self._drain())
+
+    def _release(self, go: bool) -> None:
+        """Let a sandbox waiting on ``--block-fd`` run the client (``go``), or just close its gate."""
+        if self._go >= 0:
+            if go:
+                os.write(self._go, b"\n")
+            os.close(self._go)
+            self._go = -1
 
     async def _drain(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
@@ -192,6 +245,11 @@ class ClientProcess:
         if self.info >= 0:
             os.close(self.info)
             self.info = -1
+        if self.cgroup is not None:
+            if self.cgroup.memory_reached():
+                self.output += b"\nlocm: its memory reached its limit (the kernel stops it there)"
+            self.cgroup.remove()
+            self.cgroup = None
         return status
 
 
@@ -204,7 +262,7 @@ def sandbox_for(seats: Sequence[str], policy: Sandbox) -> Sandbox:
     if not commands or not policy.enabled:
         return policy
     require(policy)
-    if shutil.which("socat") is None:
+    if shutil.which("socat") is None and not policy.network:
         raise ServeError("socat is not installed (apt-get install socat): a sandboxed Skyport client reaches its "
                          "server through it; or pass --no-sandbox to run the clients unconfined", "socat")
     hide = [f for s in commands for f in agent_files(s)]
@@ -267,7 +325,7 @@ async def play_skyport_async(seats: Sequence[str], game_map: GameMap, seed: int,
             if seat_kind(spec) != RESERVED:
                 continue
             path = None
-            if policy.enabled:
+            if policy.enabled and not policy.network:
                 path = os.path.join(folder, f"seat{slot}.sock")
                 await server.listen_seat_unix(slot, path)
                 argv = client_argv(spec, slot, seed, SANDBOX_HOST, SANDBOX_PORT)
@@ -284,8 +342,9 @@ async def play_skyport_async(seats: Sequence[str], game_map: GameMap, seed: int,
             for c in clients:
                 if c.slot in exc.missing:
                     await c.stop(0)
-                    tail = c.output.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no output)"]
-                    said += f"; seat {c.slot} said: {tail[0][:200]}"
+                    tail = [line.strip()[:200] for line in c.output.decode("utf-8", "replace").splitlines()
+                            if line.strip()][-JOIN_TAIL_LINES:] or ["(no output)"]
+                    said += f"; seat {c.slot} said: {' | '.join(tail)}"
             raise JoinError(exc.missing, exc.waited, exc.detail + said) from None
         reports = []
         await server.close()

@@ -14,14 +14,16 @@ What a sandboxed bot gets (`launch` builds the command):
   is not a system one: the nearest folder above it with a ``bin/`` -- a venv, a pyenv root, a JDK -- and
   the same for the file a symlink points to and for a script's ``#!`` interpreter). Files named in
   `Sandbox.hide` (the store and its ``-wal``, the other bots) read as empty even inside that view. No host
-  ``/proc``, no home, no store; ``/`` is read-only; a private writable ``/tmp`` (and ``/dev/shm``) of
+  ``/proc`` (a fresh one, the files that show the host's load masked: `HOST_LOAD`), no home, no store; an
+  ``/etc/hosts`` naming its own loopback ``localhost`` (`HOSTS`; with the network, the host's); ``/`` is read-only; a private writable ``/tmp`` (and ``/dev/shm``) of
   `BotLimits.tmp` bytes; its environment is rebuilt from `ENV_KEEP` (no token, no secret of the host).
 - An unprivileged uid: run by root, bwrap sets the sandbox up and ``setpriv`` drops to a uid of its own
   (`uid_for_bot`: a fresh one per bot, no capabilities, no new privileges); run by anyone else, bwrap makes
   a user namespace (uid 65534 inside, the caller outside) where no further one can be made.
 - No kernel keyrings: ``add_key``, ``keyctl`` and ``request_key`` are refused by a seccomp filter and
   ``/proc/keys`` reads as nothing (`locm.runner.sandbox.filter`: run by a user, a bot has that user's kuid, and the
-  user's keyring grants it every right).
+  user's keyring grants it every right); nor what Docker's default profile refuses that bots do not need:
+  io_uring, ``userfaultfd``, new namespaces, ``perf_event_open``, ``bpf``, mounts, modules, ...
 - Resource limits set by ``prlimit`` inside the sandbox (`BotLimits`, ``--bot-limits``): data memory per
   process (768 MB by default, as CodinGame), CPU seconds per process, processes and threads, open files,
   size of a written file, size of ``/tmp``, and optionally address space; core dumps off.
@@ -47,12 +49,14 @@ import json
 import os
 import re
 import secrets
+import selectors
 import shutil
 import subprocess
+import time
 from typing import NamedTuple
 
 from locm.runner.sandbox import filter as sandbox_filter
-from locm.errors import BotLimitsError, SandboxUnavailableError
+from locm.errors import BotBindError, BotLimitsError, SandboxUnavailableError
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -62,8 +66,12 @@ ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
 """Entries of ``/etc`` (globs) a bot sees: the loader's, the runtimes' (``java`` is a chain of links through
 ``alternatives``; the JDK reads ``/etc/java-17-openjdk``), the time zone. ``passwd`` and ``group`` are
 written for the sandbox (its own user only); the rest of ``/etc`` (``shadow``, ...) is not there."""
-ETC_NETWORK = ("resolv.conf", "hosts", "ssl", "ca-certificates", "gai.conf")
+ETC_NETWORK = ("resolv.conf", "hosts", "host.conf", "ssl", "ca-certificates", "gai.conf")
 """Entries of ``/etc`` added for a bot given the network."""
+HOSTS = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+"""The ``/etc/hosts`` of a bot without the network: ``localhost`` is its own loopback, IPv4 and IPv6 (a client
+that connects to the name, as the Node.js and C# Skyport clients do, resolves it with no DNS); with
+``/etc/host.conf``'s ``multi on``, without which the C library gives the first of them only."""
 ENV_KEEP = ("PATH", "LANG", "LANGUAGE", "TZ", "PYENV_ROOT", "PYENV_VERSION", "JAVA_HOME", "DOTNET_ROOT")
 """Environment variables passed to a bot (with every ``LC_*``); the rest is dropped. ``HOME`` and ``TMPDIR``
 are the private ``/tmp``; `RUNTIME_MEMORY` tells runtimes the memory limit."""
@@ -77,13 +85,32 @@ NOBODY = 65534
 """The uid and gid a bot has inside its user namespace when the runner is not root."""
 KEYS_IN_PROC = ("/proc/keys", "/proc/key-users")
 """Bound over with ``/dev/null`` in every sandbox (`locm.runner.sandbox.filter`)."""
+HOST_LOAD = ("/proc/interrupts", "/proc/softirqs", "/proc/schedstat", "/proc/pressure/cpu", "/proc/pressure/io",
+             "/proc/pressure/memory")
+"""``/proc`` files that show the host's load (a side channel on the opponent's CPU use): bound over with
+``/dev/null`` in every sandbox, as `HOST_LOAD_FAKED` are with files of their own."""
+
+
+def host_load_faked() -> dict[str, str]:
+    """``/proc/stat`` and ``/proc/loadavg`` as a bot sees them: the same shape (one ``cpuN`` line per CPU, which
+    the C library counts processors by where ``/sys`` is not there), every counter 0."""
+    cpus = os.cpu_count() or 1
+    stat = "cpu  0 0 0 0 0 0 0 0 0 0\n" + "".join(f"cpu{i} 0 0 0 0 0 0 0 0 0 0\n" for i in range(cpus))
+    stat += "intr 0\nctxt 0\nbtime 0\nprocesses 0\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n"
+    return {"/proc/stat": stat, "/proc/loadavg": "0.00 0.00 0.00 1/1 1\n"}
+
+
+def host_load_masked() -> list[str]:
+    """The files of `HOST_LOAD` this kernel has (a bind needs its target)."""
+    return [path for path in HOST_LOAD if os.path.exists(path)]
 
 
 # --- limits -----------------------------------------------------------------------------------------------
 
 
 _LIMIT_HELP = {
-    "mem": "bytes of data (heap) memory per process: RLIMIT_DATA",
+    "mem": "bytes of memory of the whole bot, all its processes, shared mappings, memory files and /tmp: the cgroup "
+           "memory controller (RLIMIT_DATA per process where no cgroup is writable: locm sandbox check)",
     "cpu": "CPU seconds per process: RLIMIT_CPU",
     "procs": "processes and threads in the sandbox: RLIMIT_NPROC",
     "files": "open files per process: RLIMIT_NOFILE",
@@ -132,11 +159,13 @@ class BotLimits:
         """The limits as ``--bot-limits`` reads them (every one, in a fixed order): for the record."""
         return ",".join(f"{k}={_show(k, v)}" for k, v in dataclasses.asdict(self).items())
 
-    def prlimit_args(self) -> list[str]:
-        """``prlimit`` options setting each limit (soft and hard), core dumps off. The CPU limit's hard value
+    def prlimit_args(self, data: bool = True) -> list[str]:
+        """``prlimit`` options setting each limit (soft and hard), core dumps off (``data`` False: the memory
+        limit is the bot's cgroup's, `locm.runner.sandbox.cgroup`, not RLIMIT_DATA). The CPU limit's hard value
         is one second above the soft one: SIGXCPU first, then SIGKILL for a bot that ignores it."""
         flags = {"mem": "--data", "procs": "--nproc", "files": "--nofile", "fsize": "--fsize", "vmem": "--as"}
-        args = [f"{flag}={getattr(self, k)}" for k, flag in flags.items() if getattr(self, k) is not None]
+        args = [f"{flag}={getattr(self, k)}" for k, flag in flags.items()
+                if getattr(self, k) is not None and (data or k != "mem")]
         if self.cpu is not None:
             args.append(f"--cpu={self.cpu}:{self.cpu + 1}")
         return args + ["--core=0"]
@@ -185,6 +214,10 @@ class Sandbox:
     hide: tuple[str, ...] = ()  # host files shown empty if they fall in a bot's view (the store, other bots)
     enabled: bool = True
 
+    def __post_init__(self) -> None:
+        for path in self.binds:
+            refused_bind(path)
+
     def meta(self) -> dict:
         """What the game record keeps of the policy (``meta.sandbox``): never the hidden paths."""
         if not self.enabled:
@@ -205,6 +238,24 @@ class Sandbox:
 
 
 UNCONFINED = Sandbox(enabled=False)
+NEVER_BOUND = SYSTEM + ("/etc", "/proc", "/sys", "/dev", "/boot", "/run", "/var/run", "/var/lib", "/var/log")
+"""Folders never shown to a bot through ``--bot-bind``, nor anything inside them (the view shows what a bot
+needs of them already; the rest is the host's)."""
+
+
+def refused_bind(path: str) -> None:
+    """`BotBindError` if ``path`` (as given, or where it leads) is ``/``, in `NEVER_BOUND` or as broad as a
+    folder of `TOO_BROAD` or the home folder."""
+    for p in dict.fromkeys((os.path.normpath(os.path.abspath(path)), os.path.realpath(path))):
+        if p == "/":
+            raise BotBindError(path, "the whole file system is never shown to bots" if p == os.path.abspath(path)
+                               else "it leads to /, which is never shown to bots")
+        system = next((s for s in NEVER_BOUND if _inside(p, s)), None)
+        if system is not None:
+            raise BotBindError(path, f"{p} is {'' if p == system else 'inside '}the system folder {system}, "
+                                     f"never shown to bots")
+        if p in TOO_BROAD or p == os.path.expanduser("~"):
+            raise BotBindError(path, f"{p} is too broad a folder to show to bots")
 
 
 # --- is there a sandbox? ----------------------------------------------------------------------------------
@@ -236,6 +287,7 @@ def probe() -> Probe:
             return Probe(False, f"{tool} (util-linux) is not installed: install util-linux", version)
     try:
         sandbox_filter.program()
+        sandbox_filter.program(bot=True)
     except sandbox_filter.FilterUnavailable as exc:
         return Probe(False, str(exc), version)
     launch = build(["true"], Sandbox(), os.getcwd())
@@ -297,10 +349,12 @@ def uid_for_bot() -> int:
     return UID_BASE + secrets.randbelow(UID_SPAN)
 
 
-def build(argv: list[str], policy: Sandbox, cwd: str | None = None, wrap: tuple[str, ...] = ()) -> Launch:
+def build(argv: list[str], policy: Sandbox, cwd: str | None = None, wrap: tuple[str, ...] = (),
+          counted: bool = False) -> Launch:
     """The bwrap command line that runs ``argv`` (as given, relative to ``cwd``) under `policy`. ``wrap``, if
     given, is a command run in the sandbox in its place, with ``argv`` as its last arguments (a Skyport
-    client's relay, `locm.games.skyport.netbots`): what the sandbox shows is still found from ``argv`` alone."""
+    client's relay, `locm.games.skyport.netbots`): what the sandbox shows is still found from ``argv`` alone.
+    ``counted``: the bot's memory is limited by its cgroup (`locm.runner.sandbox.cgroup`), not RLIMIT_DATA."""
     cwd = os.path.abspath(cwd or os.getcwd())
     root = os.geteuid() == 0
     uid = uid_for_bot() if root else NOBODY
@@ -312,7 +366,7 @@ def build(argv: list[str], policy: Sandbox, cwd: str | None = None, wrap: tuple[
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", *drop_to(uid)]
     else:
         args.append("--")
-    args += [_tool("prlimit"), *policy.limits.prlimit_args(), "--", *wrap, *argv]
+    args += [_tool("prlimit"), *policy.limits.prlimit_args(data=not counted), "--", *wrap, *argv]
     return Launch(args, bot_environment(policy.limits), tuple(fds), info_r, uid if root else None)
 
 
@@ -341,8 +395,15 @@ def view_args(argv: list[str], policy: Sandbox, cwd: str, passwd: str, group: st
             args += ["--ro-bind", path, path]
     size = str(policy.limits.tmp)
     args += ["--proc", "/proc", "--dev", "/dev"]
-    for name in KEYS_IN_PROC:
+    for name in KEYS_IN_PROC + tuple(host_load_masked()):
         args += ["--ro-bind", "/dev/null", name]
+    fds = []
+    for name, text in host_load_faked().items():
+        r, w = os.pipe()
+        os.write(w, text.encode())
+        os.close(w)
+        fds.append(r)
+        args += ["--perms", "0444", "--ro-bind-data", str(r), name]
     if not kept:
         args += ["--perms", "1777", "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
                  "--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
@@ -353,7 +414,12 @@ def view_args(argv: list[str], policy: Sandbox, cwd: str, passwd: str, group: st
     for name in ETC + (ETC_NETWORK if policy.network else ()):
         for path in sorted(glob.glob(os.path.join("/etc", name))):
             args += ["--ro-bind", path, path]
-    fds = []
+    for name, text in (("hosts", HOSTS), ("host.conf", "multi on\n")) if not policy.network else ():
+        r, w = os.pipe()
+        os.write(w, text.encode())
+        os.close(w)
+        fds.append(r)
+        args += ["--perms", "0444", "--ro-bind-data", str(r), f"/etc/{name}"]
     for name, text in (("passwd", passwd), ("group", group)):
         r, w = os.pipe()
         os.write(w, text.encode())
@@ -371,7 +437,7 @@ def view_args(argv: list[str], policy: Sandbox, cwd: str, passwd: str, group: st
         args += ["--ro-bind", "/dev/null", dest]
     if not (cwd in made or cwd == "/" or _system(cwd) or any(_inside(cwd, d) for _, d in shown)):
         args += _parents(cwd, made) + ["--perms", "0755", "--dir", cwd]  # relative paths resolve as given
-    fds.append(sandbox_filter.fd())
+    fds.append(sandbox_filter.fd(bot=not kept))  # a kept sandbox's games load the bot filter themselves
     args += ["--remount-ro", "/", "--chdir", cwd, "--seccomp", str(fds[-1])]
     return args, fds
 
@@ -442,6 +508,29 @@ def child_pid(info_fd: int) -> int | None:
         return None
 
 
+def wait_child_pid(info_fd: int, seconds: float) -> int | None:
+    """`child_pid`, waiting up to ``seconds`` for bubblewrap to write all of it (it may come in pieces)."""
+    data, end = b"", time.monotonic() + seconds
+    os.set_blocking(info_fd, False)
+    with selectors.DefaultSelector() as sel:
+        sel.register(info_fd, selectors.EVENT_READ)
+        while (left := end - time.monotonic()) > 0 and sel.select(left):
+            try:
+                chunk = os.read(info_fd, 4096)
+            except BlockingIOError:
+                continue
+            except OSError:
+                return None
+            if not chunk:
+                break
+            data += chunk
+            try:
+                return int(json.loads(data.decode())["child-pid"])
+            except (ValueError, KeyError, TypeError):
+                continue
+    return None
+
+
 def unreadable(argv: list[str], cwd: str | None = None) -> str | None:
     """Why a bot's own files cannot be read by its sandbox's user, or None. Run by root, a bot runs as a uid
     of its own, which reads its folder and files only through their permissions for others (its folder's
@@ -470,7 +559,7 @@ def _views(argv: tuple[str, ...], cwd: str, path_var: str) -> tuple[frozenset[st
     program = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=path_var)
     if program is None:
         return frozenset(), []
-    program = os.path.join(cwd, program)
+    program = os.path.normpath(os.path.join(cwd, program))  # ./Coac/main and Coac/main: one folder, one view
     for runtime in _runtimes(program, by_path="/" not in argv[0]):
         views.append((os.path.realpath(runtime), runtime))
     for arg in argv[1:] if "/" not in argv[0] else argv:
@@ -549,7 +638,7 @@ def _inside(path: str, folder: str) -> bool:
 def _outermost(views: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Each destination once, none inside another (the outer one shows it already)."""
     kept: list[tuple[str, str]] = []
-    for src, dest in sorted(set(views), key=lambda v: (len(v[1]), v)):
+    for src, dest in sorted({(s, os.path.normpath(d)) for s, d in views}, key=lambda v: (len(v[1]), v)):
         if not any(_inside(dest, d) for _, d in kept) and not _system(dest) and os.path.exists(src):
             kept.append((src, dest))
     return kept
@@ -581,5 +670,5 @@ def _masks(shown: list[tuple[str, str]], hide: tuple[str, ...], own: frozenset[s
 
 
 __all__ = ["BotLimits", "Sandbox", "UNCONFINED", "Probe", "probe", "require", "unreadable", "Launch", "build",
-           "child_pid",
+           "child_pid", "wait_child_pid",
            "bot_environment", "uid_for_bot", "limits_help", "SYSTEM", "ETC", "ENV_KEEP", "FIX"]

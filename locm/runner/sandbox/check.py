@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from locm.runner.sandbox.bwrap import MiB, Sandbox, _show, bot_environment, build, probe, require
+from locm.runner.sandbox import cgroup
+from locm.runner.sandbox.bwrap import MiB, Sandbox, _show, bot_environment, build, probe, require, wait_child_pid
 from locm.runner.sandbox.kept import KeptSandbox, can_keep
 
 PROBE = Path(__file__).with_name("probe.py")
@@ -62,18 +63,40 @@ class _Box:
         if self.kept is not None:
             code, out, err = self._game(argv, policy or self.policy, stdin, timeout)
         else:
-            launch = build(argv, policy or self.policy, str(self.dir))
-            try:
-                r = subprocess.run(launch.argv, env=launch.env, pass_fds=launch.pass_fds, input=stdin,
-                                   capture_output=True, text=True, timeout=timeout)
-            finally:
-                launch.close()
-            code, out, err = r.returncode, r.stdout, r.stderr
+            code, out, err = self._own(argv, policy or self.policy, stdin, timeout)
         lines = out.strip().splitlines()
         try:
             return code, json.loads(lines[-1]) if lines else {"stderr": err.strip()[-300:]}
         except ValueError:
             return code, {"stdout": out[-300:], "stderr": err.strip()[-300:]}
+
+    def _own(self, argv: list[str], policy: Sandbox, stdin: str, timeout: float) -> tuple[int, str, str]:
+        """Run ``argv`` in a sandbox of its own, as a bot's (`locm.runner.bots.BotAgent`): in a cgroup of its own
+        where there is one, moved there while bubblewrap waits (``--block-fd``)."""
+        group = cgroup.make(policy.limits.mem, policy.limits.procs)
+        launch = build(argv, policy, str(self.dir), counted=group is not None)
+        gate, go = os.pipe() if group is not None else (-1, -1)
+        args = launch.argv[:1] + ["--block-fd", str(gate)] + launch.argv[1:] if group is not None else launch.argv
+        try:
+            proc = subprocess.Popen(args, env=launch.env, pass_fds=launch.pass_fds + ((gate,) if gate >= 0 else ()),
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if group is not None:
+                os.close(gate)
+                pid = wait_child_pid(launch.info, 10)
+                if pid is not None:
+                    group.add(pid)
+                os.write(go, b"\n")
+                os.close(go)
+            try:
+                out, err = proc.communicate(stdin, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, err = proc.communicate()
+        finally:
+            launch.close()
+            if group is not None:
+                group.remove()
+        return proc.returncode, out, err
 
     def _game(self, argv: list[str], policy: Sandbox, stdin: str, timeout: float) -> tuple[int, str, str]:
         """Run ``argv`` as one game in the kept sandbox of `policy` (made at its first game, then kept)."""
@@ -187,11 +210,14 @@ def _inspect(box: _Box, policy: Sandbox):
     yield Check("keyrings", all(v == "Operation not permitted" for k, v in keys.items() if k != "/proc/keys")
                 and keys["/proc/keys"] in ("Permission denied", "read 0 bytes"),
                 "; ".join(f"{k}: {v}" for k, v in keys.items()))
-    if os.geteuid() == 0:
-        yield Check("user namespaces", None, f"making one: {seen['userns']} (run by root, a bot may: see the "
-                                             f"threat model in README.md)")
-    else:
-        yield Check("user namespaces", seen["userns"] != "made", f"making one: {seen['userns']}")
+    yield Check("user namespaces", seen["userns"] != "made", f"making one: {seen['userns']}")
+    doors = seen["doors"]
+    yield Check("system calls", all(v in ("Operation not permitted", "Function not implemented")
+                                    for v in doors.values()), "; ".join(f"{k}: {v}" for k, v in doors.items()))
+    masked = seen["proc"]
+    yield Check("host load", all(v in ("read 0 bytes", "zeros", "Permission denied", "No such file or directory")
+                                 for v in masked.values()),
+                "; ".join(f"{k}: {v}" for k, v in masked.items()))
     writes = seen["writes"]
     ro = all(v != "written" for k, v in writes.items() if not k.startswith("/tmp/")) \
         and writes.get("/tmp/written") == "written"
@@ -204,6 +230,18 @@ def _memory(box: _Box, policy: Sandbox):
     if mem is None:
         yield Check("mem=none", None, "not limited")
         return
+    found = cgroup.where()
+    if found.version:
+        code, seen = box.run("shared", mem + 64 * MiB)
+        name = "memory.max" if found.version == 2 else "memory.limit_in_bytes"
+        pids = f", pids.max={policy.limits.procs}" if found.pids and policy.limits.procs is not None else ""
+        yield Check(f"mem={_show('mem', mem)}", "held" not in seen and code in (137, -9),
+                    f"holding {_show('mem', mem + 64 * MiB)} in a shared mapping: "
+                    + (f"killed by the kernel (cgroup v{found.version} {name}{pids}, below {found.memory})"
+                       if "held" not in seen and code in (137, -9) else f"ALLOWED (exit {code})"))
+        return
+    yield Check("memory counted", None, f"per process only (RLIMIT_DATA): no writable cgroup here ({found.reason}); "
+                                        f"shared mappings, memory files and /tmp are NOT counted")
     code, seen = box.run("memory", mem + 16 * MiB)
     yield Check(f"mem={_show('mem', mem)}", "refused" in seen,
                 f"mapping {_show('mem', mem + 16 * MiB)}: " + (seen.get("error") or "ALLOWED"))
@@ -325,14 +363,14 @@ def _kept_dies_with_parent(box: _Box, policy: Sandbox):
             "hide": list(box.policy.hide), "argv": box.argv(), "sleep": box.argv("sleep", 60), "dir": str(box.dir)}
     code = ("import json, os, sys, time\n"
             "sys.path.insert(0, sys.argv[1])\n"
-            "from locm.runner.sandbox.bwrap import BotLimits, Sandbox, bot_environment, child_pid\n"
+            "from locm.runner.sandbox.bwrap import BotLimits, Sandbox, bot_environment\n"
             "from locm.runner.sandbox.kept import KeptSandbox\n"
             "s = json.loads(sys.argv[2])\n"
             "policy = Sandbox(BotLimits.parse(s['limits']), s['network'], tuple(s['binds']), tuple(s['hide']))\n"
             "kept = KeptSandbox(s['argv'], policy, s['dir'])\n"
             "fds = kept.start(bot_environment(policy.limits), s['sleep'])\n"
             "line = json.loads(os.read(fds[1], 4096).decode().splitlines()[0])\n"
-            "line['launcher'] = child_pid(kept._info)\n"
+            "line['launcher'] = kept.launcher_pid()\n"
             "print(json.dumps(line), flush=True)\n"
             "time.sleep(60)\n")
     helper = subprocess.Popen([sys.executable, "-I", "-c", code, str(Path(__file__).resolve().parents[3]),

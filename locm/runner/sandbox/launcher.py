@@ -15,12 +15,14 @@ namespaces and mounts there what is the game's own: a fresh size-limited tmpfs o
 (with the bot's views that lie in them shown again, read-only, as bubblewrap shows them), ``/etc/passwd``
 and ``/etc/group`` naming the game's uid (written on a scratch tmpfs, bound read-only, the scratch
 detached), the loopback up; it forks the game's first process and comes back to its own namespaces
-(``setns``). That process, PID 1 of the game, mounts the game's ``/proc`` (``/proc/keys`` and
-``/proc/key-users`` bound over with ``/dev/null``), becomes the game's uid (a fresh one; run by a user, in a
+(``setns``). That process, PID 1 of the game, mounts the game's ``/proc`` (``/proc/keys``,
+``/proc/key-users`` and the files that show the host's load bound over with ``/dev/null``, ``/proc/stat`` and
+``/proc/loadavg`` with files of zeros, as bubblewrap does in the sandbox's: `locm.runner.sandbox.bwrap.HOST_LOAD`), becomes the game's uid (a fresh one; run by a user, in a
 user namespace of the game's own: `_own_user_namespace`) with no capability left, sets the game's rlimits,
 makes itself not dumpable, spawns the bot in a new session with its three pipes as stdin/stdout/stderr (no
 other descriptor) and the environment given, and exits as the bot does (its status, or 128 + N when signal N
-killed it): everything else of the game dies with it. ``kill`` ends the game (SIGKILL to its first process:
+killed it): everything else of the game dies with it. Just before the bot starts it loads the bot filter
+(`locm.runner.sandbox.filter.BOT_DENIED`: the launcher itself needs namespaces and mounts, its games do not). ``kill`` ends the game (SIGKILL to its first process:
 the kernel kills every process of its PID namespace before that one can be reaped) and answers whether the
 sandbox is clean: no process in it but the launcher. Nothing of a game reaches the next: its processes,
 files, IPC objects, sockets, PIDs, uid (run by a user: its user namespace) end with it.
@@ -219,6 +221,17 @@ def _own_user_namespace(uid: int) -> None:
     _write("/proc/sys/user/max_user_namespaces", "0")
 
 
+class _Fprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+def _load_filter(program: bytes) -> None:
+    """Load the bot filter (`locm.runner.sandbox.filter.BOT_DENIED`: classic BPF, 8 bytes an instruction) on this
+    process, which the bot inherits; ``no_new_privs`` is set (bubblewrap's), so no capability is needed."""
+    prog = _Fprog(len(program) // 8, program)
+    _check(_libc.prctl(22, 2, ctypes.byref(prog), 0, 0), "load the bot filter")  # PR_SET_SECCOMP, MODE_FILTER
+
+
 def _game_init(req: dict, fds: list[int]) -> None:
     """PID 1 of the game: its /proc, the game's uid (run by a user: in a user namespace of the game's own), its
     limits (the bot inherits them), the bot in a session of its own, then wait for it and exit as it did (never
@@ -229,8 +242,15 @@ def _game_init(req: dict, fds: list[int]) -> None:
             for sig in DEFAULT_SIGNALS:
                 signal.signal(sig, signal.SIG_DFL)
             _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-            for path in KEYS_IN_PROC:  # as bubblewrap hides them in the sandbox's (`locm.runner.sandbox.filter`)
+            for path in KEYS_IN_PROC + tuple(req["proc_null"]):  # as bubblewrap hides them in the sandbox's
                 _mount("/dev/null", path, None, MS_BIND)
+            _tmpfs("/tmp", 1 << 20, "0755")  # scratch over the game's /tmp, for the faked files
+            for n, (path, text) in enumerate(req["proc_fake"].items()):
+                fd = os.open(f"/tmp/fake{n}", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+                os.write(fd, text.encode())
+                os.close(fd)
+                _mount(f"/tmp/fake{n}", path, None, MS_BIND)
+            _check(_libc.umount2(b"/tmp", MNT_DETACH), "umount the scratch /tmp")
             uid = req["uid"]
             if req["userns"]:
                 _own_user_namespace(uid)
@@ -244,6 +264,7 @@ def _game_init(req: dict, fds: list[int]) -> None:
                 os.setresgid(uid, uid, uid)
                 os.setresuid(uid, uid, uid)  # every capability is gone with root's ids
             _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the bot, of the same uid, cannot trace this process
+            _load_filter(bytes.fromhex(req["seccomp"]))
             bot = os.posix_spawnp(req["argv"][0], req["argv"], req["env"], setsid=True, setsigdef=DEFAULT_SIGNALS,
                                   file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)])
         except OSError as exc:  # said as a wrapper says it: the runner reads it as the bot's failure to start

@@ -38,6 +38,17 @@ def inspect(args):
             out["files"][path] = exc.strerror
     out["keys"] = _keys()
     out["userns"] = _userns()
+    out["doors"] = _doors()
+    out["proc"] = {}
+    for path in ("/proc/stat", "/proc/loadavg", "/proc/pressure/cpu", "/proc/interrupts"):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+            counters = [w for w in data.split() if w.replace(b".", b"").isdigit() and w.strip(b"0.")]
+            out["proc"][path] = ("read 0 bytes" if not data else "zeros" if len(counters) <= 2
+                                 else f"read {len(data)} bytes of counters")
+        except OSError as exc:
+            out["proc"][path] = exc.strerror
     out["writes"] = {}
     for path in (os.path.join(os.path.dirname(os.path.abspath(__file__)), "written"), "/written", "/etc/written",
                  "/tmp/written"):
@@ -71,6 +82,40 @@ def _keys():
     return out
 
 
+DOORS = {"x86_64": {"io_uring_setup": 425, "userfaultfd": 323, "perf_event_open": 298, "bpf": 321, "clone": 56},
+         "aarch64": {"io_uring_setup": 425, "userfaultfd": 282, "perf_event_open": 241, "bpf": 280, "clone": 220}}
+
+
+def _doors():
+    """What the system calls a bot has no need of answer (each with harmless arguments: a call let through
+    fails on them or makes nothing that outlives this probe)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    numbers = DOORS.get(os.uname().machine, {})
+    out = {}
+    params = ctypes.create_string_buffer(120)
+    for name, args in (("io_uring_setup", (1, params)), ("userfaultfd", (1,)), ("perf_event_open", (None, 0, -1, -1, 0)),
+                       ("bpf", (0, None, 0))):
+        if name in numbers:
+            got = libc.syscall(numbers[name], *args)
+            out[name] = os.strerror(ctypes.get_errno()) if got < 0 else "allowed"
+            if got >= 0:
+                os.close(got)
+    pid = os.fork()
+    if pid == 0:
+        if "clone" in numbers:  # clone(CLONE_NEWUSER | SIGCHLD): a child that exits at once, if allowed
+            got = libc.syscall(numbers["clone"], 0x10000000 | signal.SIGCHLD, 0, 0, 0, 0)
+            if got == 0:
+                os._exit(0)
+            os._exit(0 if got > 0 else ctypes.get_errno())
+        os._exit(255)
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code != 255:
+        out["clone(CLONE_NEWUSER)"] = "allowed" if code == 0 else os.strerror(code)
+    return out
+
+
 def _userns():
     """Whether this process can make a user namespace (in a child: this one stays as it is)."""
     import ctypes
@@ -91,6 +136,16 @@ def memory(args):
         return {"mapped": size}
     except OSError as exc:
         return {"refused": size, "error": exc.strerror}
+
+
+def shared(args):
+    """Hold (touched) a shared mapping larger than the memory limit: the bot's cgroup counts it (RLIMIT_DATA
+    would not); the kernel kills this process before it says anything."""
+    size = int(args[0])
+    held = mmap.mmap(-1, size)
+    for i in range(0, size, mmap.PAGESIZE):
+        held[i] = 1
+    return {"held": size}
 
 
 def cpu(args):
