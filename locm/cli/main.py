@@ -690,8 +690,10 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
     from locm.errors import TournamentError
     from locm.analysis.ratings import RATING_HEADERS, rating_rows
     from locm.tournament.sequential import ratings, schedule_order, sprt_text
-    from locm.games.locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, pair_rows, play_jobs,
-                                 record_schedule, sandbox_lines, schedule, standings, standings_rows, to_play)
+    from locm.games.locm.tournament import changed_bots, schedule
+    from locm.tournament.run import count_stored, play_jobs, record_schedule, to_play
+    from locm.tournament.standings import (PAIR_HEADERS, STANDINGS_HEADERS, pair_rows, sandbox_lines, standings,
+                                           standings_rows)
 
     ruleset = _check_ruleset(ruleset)
     agents = [check_agent(a) for a in (*first, *more)]
@@ -768,19 +770,20 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
     from locm.runner.bots import TimeLimits
     from locm.engine import registry
     from locm.analysis.ratings import RATING_HEADERS, rating_rows
-    from locm.tournament.matchplay import (MATCH_HEADERS, SERVED_GAMES, match_rows, match_schedule, match_standings,
-                                run_matches)
+    from locm.tournament.matchplay import run_matches
+    from locm.tournament.schedule import seats_schedule
+    from locm.tournament.standings import MATCH_HEADERS, match_rows, match_standings
     from locm.tournament.sequential import match_ratings
     from locm.store.eventstore import open_store
     from locm.common.tables import table
 
     game = registry.get(name)
     ruleset = _game_rules(game, ruleset)
-    jobs = match_schedule(name, ruleset, agents, games, seed, seats)
+    jobs = seats_schedule(name, ruleset, agents, games, seed, seats)
     bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
     sandbox = _sandbox(bots, *sandbox_args, db) if bots else None
     limits = TimeLimits.parse(timeouts)
-    if name in SERVED_GAMES:
+    if game.bots == "served":
         from locm.games.skyport.netbots import ServeLimits, sandbox_for
 
         limits = ServeLimits(*serve)
@@ -794,7 +797,7 @@ def _tournament_other(name, ruleset, seats, agents, games, db, workers, seed, bu
             bar = click.progressbar(length=todo, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
             try:
                 with bar if todo else contextlib.nullcontext(bar):
-                    run = run_matches(store, name, ruleset, jobs, workers, bar.update, limits, sandbox,
+                    run = run_matches(store, jobs, workers, bar.update, limits, sandbox,
                                       on_incident=lambda line: click.echo(f"\nlocm: warning: {line}", err=True),
                                       backend=backend, address=address)
             except KeyboardInterrupt:
@@ -893,7 +896,7 @@ def games(db, game_name, ruleset, agent, winner, winner_agent, seats, place, fie
     """
     from locm.engine import registry
     from locm.store.eventstore import open_store
-    from locm.games.locm.tournament import stored_stderr
+    from locm.tournament.run import stored_stderr
 
     _check_seat_filters(registry.get(game_name), winner, seats, place, agent)
     wanted = {}

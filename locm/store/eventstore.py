@@ -589,7 +589,7 @@ class EventStore:
         return None
 
     def record_schedule(self, key: str, manifest: str) -> None:
-        """Keep a tournament's schedule (its manifest: JSON text, `locm.games.locm.tournament.Schedule.manifest`) under
+        """Keep a tournament's schedule (its manifest: JSON text, `locm.tournament.schedule.Schedule.manifest`) under
         ``key``; a schedule already kept is left as it is."""
         try:
             msgspec.json.decode(manifest)

@@ -3,7 +3,7 @@ store, written by this process only.
 
 The jobs are cut into batches of consecutive jobs (`BATCH_GAMES`: a Ray task costs about as much as half a
 game here, so a task plays many); each batch is one Ray task, which plays its games on whatever node Ray
-gives it with the same function a local worker runs (`locm.games.locm.tournament._play`: the game, checked, encoded,
+gives it with the same function a local worker runs (`locm.tournament.run.play_job`: the game, checked, encoded,
 chained and compressed there) and returns them. This process keeps a bounded number of tasks in flight,
 takes each batch as it comes back and stores its games in one transaction (whole games only; a game another
 run stored meanwhile is skipped as a duplicate). A node lost mid-run loses no game: Ray runs the tasks it held
@@ -23,11 +23,12 @@ import itertools
 import time
 from typing import Callable, Iterable
 
-from locm.runner.bots import TimeLimits, is_builtin
+from locm.runner.bots import TimeLimits
 from locm.errors import DuplicateGameError, LocmError, TournamentError
 from locm.runner.sandbox.bwrap import Sandbox, require
 from locm.store.eventstore import EventStore
-from locm.games.locm.tournament import Job, TournamentRun, _play
+from locm.tournament.run import TournamentRun, play_job
+from locm.tournament.schedule import Job
 
 BATCH_GAMES = 32
 """Games per Ray task."""
@@ -68,17 +69,17 @@ def connect(address: str | None = None, **init_options):
 
 
 def play_batch(jobs: list[Job], limits: TimeLimits, sandbox: Sandbox) -> list[tuple]:
-    """One Ray task's work: each job's result as a local worker gives it (`locm.games.locm.tournament._play`)."""
-    if not all(is_builtin(j.agent0) and is_builtin(j.agent1) for j in jobs):
+    """One Ray task's work: each job's result as a local worker gives it (`locm.tournament.run.play_job`)."""
+    if any(j.has_bot for j in jobs):
         require(sandbox)  # no sandbox on this node: refused before a bot starts
-    return [_play(job, limits, sandbox) for job in jobs]
+    return [play_job(job, limits, sandbox) for job in jobs]
 
 
 def play_jobs_ray(store: EventStore, jobs: Iterable[Job], *, address: str | None = None,
                   limits: TimeLimits | None = None, progress: Callable[[int], None] | None = None,
                   scheduled: int | None = None, count: int | None = None, sandbox: Sandbox | None = None,
                   batch_games: int = BATCH_GAMES, in_flight: int | None = None) -> TournamentRun:
-    """`locm.games.locm.tournament.play_jobs` on Ray: the same arguments and result (``in_flight``: tasks submitted ahead,
+    """`locm.tournament.run.play_jobs` on Ray: the same arguments and result (``in_flight``: tasks submitted ahead,
     by default twice the cluster's CPUs)."""
     ray = connect(address)
     if batch_games < 1:
@@ -89,7 +90,7 @@ def play_jobs_ray(store: EventStore, jobs: Iterable[Job], *, address: str | None
         jobs = list(jobs)
         count = len(jobs)
     total = count if scheduled is None else scheduled
-    run = TournamentRun(total, total - count, 0, 0, [], 0.0)
+    run = TournamentRun(total, total - count)
     if in_flight is None:
         in_flight = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
     task = ray.remote(max_retries=MAX_RETRIES, num_cpus=1)(play_batch)

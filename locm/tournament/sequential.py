@@ -17,7 +17,9 @@ from locm.analysis.ratings import Rating, rate
 from locm.analysis.sprt import Sprt, SprtState
 from locm.errors import TournamentError
 from locm.store.eventstore import EventStore, GameRecord
-from locm.games.locm.tournament import Job, Schedule, TournamentRun, _entries, count_stored, play_jobs, seat_entry
+from locm.tournament.run import TournamentRun, count_stored, play_jobs
+from locm.tournament.schedule import Job, Schedule
+from locm.tournament.standings import _entries, seat_entry
 
 
 def check_pairs(jobs: Schedule) -> None:
@@ -41,7 +43,7 @@ def _pair_scores(store: EventStore, pair: Sequence[Job]) -> tuple[float, float] 
 
 
 class SequentialRun:
-    """The jobs of a two-agent schedule, pair by pair, for `locm.games.locm.tournament.play_jobs`, stopping when the test
+    """The jobs of a two-agent schedule, pair by pair, for `locm.tournament.run.play_jobs`, stopping when the test
     is conclusive. `state` is the test over the stored prefix of pairs; `advance` brings it up to date (call it
     after the run to count the last pairs stored)."""
 
@@ -74,7 +76,7 @@ class SequentialRun:
 
 def play_sequential(store: EventStore, jobs: Schedule, test: Sprt, **options) -> tuple[TournamentRun, SprtState]:
     """Play `jobs` (two agents) pair by pair until `test` is conclusive (`SequentialRun`), with the options of
-    `locm.games.locm.tournament.play_jobs`; the run and the test. Games are stored one per transaction here, so that the
+    `locm.tournament.run.play_jobs`; the run and the test. Games are stored one per transaction here, so that the
     test sees each pair as soon as it is played and few games are played past the verdict."""
     seq = SequentialRun(store, jobs, test)
     options.setdefault("count", len(jobs) - count_stored(store, jobs))
@@ -84,7 +86,7 @@ def play_sequential(store: EventStore, jobs: Schedule, test: Sprt, **options) ->
 
 def results(records: Sequence[GameRecord], agents: Sequence[str]) -> Iterator[list[tuple[str, int]]]:
     """Each two-player game as a ranking (winner first) under the standings' names: an agent playing itself is
-    two entries, one per seat (`locm.games.locm.tournament.seat_entry`). Games of other agents are left out."""
+    two entries, one per seat (`locm.tournament.standings.seat_entry`). Games of other agents are left out."""
     names, selfplay = _entries(agents)
     known = set(names)
     for r in records:

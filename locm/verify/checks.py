@@ -238,8 +238,8 @@ def _schedule_of(manifest: str):
     """The schedule a kept manifest describes: LOCM's round robin or another game's (by its ``kind``)."""
     import json
 
-    from locm.tournament.matchplay import MATCH_KIND, MatchSchedule
-    from locm.games.locm.tournament import Schedule
+    from locm.tournament.schedule import MATCH_KIND, SeatsRoundRobin as MatchSchedule
+    from locm.games.locm.tournament import RoundRobin as Schedule
 
     doc = json.loads(manifest)
     if isinstance(doc, dict) and doc.get("kind") == MATCH_KIND:
@@ -253,7 +253,7 @@ def _not_the_job(jobs, job, record) -> str:
     this ties every scheduled place to its game's content, not only to an id."""
     from locm.engine.locm.rulesets import by_name
     from locm.engine.locm.setup import PARAM_FIELDS, derive_params
-    from locm.tournament.matchplay import MatchSchedule
+    from locm.tournament.schedule import SeatsRoundRobin as MatchSchedule
 
     if isinstance(jobs, MatchSchedule):  # another game's: its id names its created event (`match_problem`)
         want_match = {"seed": job.seed, "agents": tuple(job.agents)}

@@ -314,9 +314,9 @@ async def _tell_exit(client: ClientProcess, server: SkyportServer) -> None:
 
 
 def versions(seats: Sequence[str]) -> tuple[str, ...]:
-    """Each seat's client version: the SHA-256 of its command's files (`locm.games.locm.tournament.bot_fingerprint`), ""
+    """Each seat's client version: the SHA-256 of its command's files (`locm.tournament.schedule.bot_fingerprint`), ""
     for a built-in agent or an open seat."""
-    from locm.games.locm.tournament import bot_fingerprint
+    from locm.tournament.schedule import bot_fingerprint
 
     return tuple(bot_fingerprint(s) or "" if seat_kind(s) == RESERVED else "" for s in seats)
 
