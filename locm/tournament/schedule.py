@@ -67,8 +67,14 @@ class Job(NamedTuple):
     def has_bot(self) -> bool:
         """Whether a seat is a command-line bot (not one of the game's built-in agents): the sandbox is then
         required before the game starts."""
-        names = registry.get(self.game).agent_names
-        return any(a not in names for a in self.agents)
+        names = _BUILTINS.get(self.game)
+        if names is None:
+            names = _BUILTINS[self.game] = frozenset(registry.get(self.game).agent_names)
+        return not names.issuperset(self.agents)
+
+
+_BUILTINS: dict[str, frozenset[str]] = {}
+"""Each game's built-in agents' names, looked up once per process (`Job.has_bot` is asked of every job)."""
 
 
 Slot = tuple[tuple[str, ...], int]
@@ -88,6 +94,7 @@ class Schedule(Sequence):
         self.versions = versions
         groups = self._groups()
         self._slots: list[Slot] = [slot for group in groups for slot in group]
+        self._bots = [tuple([versions[a] for a in seated]) for seated, _ in self._slots]  # each slot's bots
         self._per = len(groups[0]) if groups else 0
         self._where: dict[tuple[str, ...], list[tuple[int, int]]] = {}  # agents -> (offset, slot index)
         for k, (seated, offset) in enumerate(self._slots):
@@ -168,7 +175,7 @@ class Schedule(Sequence):
     def _job(self, index: int, step: int, k: int) -> Job:
         seated, offset = self._slots[k]
         seed = self.seed + step + offset
-        bots = tuple(self.versions[a] for a in seated)
+        bots = self._bots[k]
         return Job(self._game_id(seed, seated, bots), self.game, self.ruleset, seed, seated, bots, (self.key, index))
 
     def place_of(self, record: Any) -> int | None:

@@ -15,21 +15,29 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from dataclasses import dataclass
-from typing import Any, NamedTuple, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Sequence
 
 from locm.analysis.stats import mean_interval, wilson
 
 
 @dataclass
 class Standing:
+    """One agent's row of a tournament's standings, any game's: its games, its wins (first places; a first
+    place shared by k counts 1/k), the games it lost by a hard error (``errors``: a bot that crashed or broke
+    the protocol, a client that did not join) or a timeout (``timeouts``; ``failures``: either), its think time
+    per turn, its places (1 = first) and, in a game of points, its scores."""
+
     agent: str
     games: int = 0
-    wins: int = 0
+    wins: float = 0.0
     errors: int = 0
     timeouts: int = 0
+    failures: int = 0
     think_ms: float = 0.0  # total over the turns counted
     think_turns: int = 0
+    place_sum: int = 0  # 0 for the first
+    scores: list[float] = field(default_factory=list)
 
     @property
     def win_rate(self) -> float:
@@ -37,11 +45,51 @@ class Standing:
 
     @property
     def interval(self) -> tuple[float, float]:
-        return wilson(self.wins, self.games)
+        """The win rate's 95% Wilson interval ((0, 1) without a game)."""
+        return wilson(round(self.wins), self.games)
 
     @property
     def avg_think_ms(self) -> float | None:
         return self.think_ms / self.think_turns if self.think_turns else None
+
+    @property
+    def mean_place(self) -> float:
+        """The mean place, 1 the first (0.0 without a game)."""
+        return 1 + self.place_sum / self.games if self.games else 0.0
+
+    def add(self, row: Any, seat: int, turns: Sequence[int]) -> None:
+        """Count one seat of a stored game (a `MatchRecord`), its bot's turns answered being ``turns[seat]``."""
+        self.games += 1
+        place = row.places[seat]
+        self.place_sum += place
+        if place == 0:
+            self.wins += 1 / sum(1 for p in row.places if p == 0)
+        if seat < len(row.seats):
+            x = row.seats[seat]
+            self.errors += x.error
+            self.timeouts += x.timeout
+            self.failures += bool(x.error or x.timeout)
+            if x.think_ms is not None and turns[seat]:
+                self.think_ms += x.think_ms * turns[seat]
+                self.think_turns += turns[seat]
+        if row.scores is not None:
+            self.scores.append(row.scores[seat])
+
+
+def _row(record: Any):
+    """A stored game's row as any game's (`MatchRecord`; LOCM's `GameRecord` as the store maps it)."""
+    from locm.store.records import MatchRecord, match_of
+
+    return record if isinstance(record, MatchRecord) else match_of(record)
+
+
+def _turns(row: Any) -> Sequence[int]:
+    """Each seat's turns answered, from a game's meta (1 each when it does not say)."""
+    try:
+        turns = json.loads(row.meta).get("turns")
+    except (ValueError, AttributeError):
+        turns = None
+    return turns if isinstance(turns, list) and len(turns) >= len(row.agents) else [1] * len(row.agents)
 
 
 def seat_entry(agent: str, seat: int) -> str:
@@ -59,35 +107,38 @@ def _entries(agents: Sequence[str]) -> tuple[list[str], tuple[str, ...]]:
 
 
 def standings(records: Sequence[Any], agents: Sequence[str]) -> list[Standing]:
-    """Per agent (in the order given): games, wins, hard errors, timeouts and think time per turn,
-    from stored records. An agent's row counts its games against the other agents; an agent given twice has
-    its games against itself in two more rows, one per seat (`seat_entry`)."""
+    """Per agent (in the order given), over stored two-seat games (LOCM's round robin): an agent's row counts
+    its games against the other agents; an agent given twice has its games against itself in two more rows,
+    one per seat (`seat_entry`)."""
     names, selfplay = _entries(agents)
     table = {a: Standing(a) for a in names}
-    for r in records:
-        try:
-            turns = json.loads(r.meta).get("turns", [1, 1])
-        except (ValueError, AttributeError):
-            turns = [1, 1]
-        if r.agent0 == r.agent1:
-            if r.agent0 not in selfplay:
+    for row in map(_row, records):
+        a, b = row.agents
+        if a == b:
+            if a not in selfplay:
                 continue
-            seats = (seat_entry(r.agent0, 0), seat_entry(r.agent1, 1))
+            seats = (seat_entry(a, 0), seat_entry(b, 1))
         else:
-            seats = (r.agent0, r.agent1)
+            seats = (a, b)
+        turns = _turns(row)
         for s, name in enumerate(seats):
             st = table.get(name)
-            if st is None:
-                continue
-            st.games += 1
-            st.wins += r.winner == s
-            st.errors += getattr(r, f"error{s}")
-            st.timeouts += getattr(r, f"timeout{s}")
-            ms = getattr(r, f"think_ms{s}")
-            if ms is not None and turns[s]:
-                st.think_ms += ms * turns[s]
-                st.think_turns += turns[s]
+            if st is not None:
+                st.add(row, s, turns)
     return list(table.values())
+
+
+def match_standings(records: Sequence[Any], agents: Sequence[str]) -> list[Standing]:
+    """Per agent, over stored games of any number of seats (every seat an agent played counted), best win
+    rate first, then the best mean place."""
+    table = {a: Standing(a) for a in dict.fromkeys(agents)}
+    for row in map(_row, records):
+        turns = _turns(row)
+        for seat, name in enumerate(row.agents):
+            st = table.get(name)
+            if st is not None:
+                st.add(row, seat, turns)
+    return sorted(table.values(), key=lambda s: (-s.win_rate, s.mean_place, s.agent))
 
 
 def standings_rows(table: list[Standing]) -> list[tuple]:
@@ -95,9 +146,14 @@ def standings_rows(table: list[Standing]) -> list[tuple]:
     for st in table:
         lo, hi = st.interval
         think = "-" if st.avg_think_ms is None else f"{st.avg_think_ms:.2f}"
-        rows.append((st.agent, st.games, st.wins, f"{100 * st.win_rate:.1f}%",
+        rows.append((st.agent, st.games, _count(st.wins), f"{100 * st.win_rate:.1f}%",
                      f"[{100 * lo:.1f}%, {100 * hi:.1f}%]", st.errors, st.timeouts, think))
     return rows
+
+
+def _count(wins: float) -> int | float:
+    """Wins as a table shows them: a whole number without a decimal point."""
+    return int(wins) if float(wins).is_integer() else wins
 
 
 STANDINGS_HEADERS = ("agent", "games", "wins", "win rate", "95% interval", "errors", "timeouts", "think ms")
@@ -149,61 +205,26 @@ def sandbox_lines(records: Sequence[Any]) -> list[str]:
     return lines
 
 
-class MatchStanding(NamedTuple):
-    agent: str
-    games: int
-    wins: float
-    rate: float
-    low: float
-    high: float
-    place: float
-    score: float | None
-    score_low: float | None = None
-    score_high: float | None = None
-    errors: int = 0
-
-
-def match_standings(records: Sequence, agents: Sequence[str]) -> list[MatchStanding]:
-    """Each agent's results over stored rows (`MatchRecord`), best win rate first. A win is place 0; a
-    shared first place counts as a share of a win (1/k of it among k)."""
-    out = []
-    for agent in dict.fromkeys(agents):
-        n = wins = 0
-        places: list[int] = []
-        scores: list[float] = []
-        errors = 0
-        for m in records:
-            for seat, name in enumerate(m.agents):
-                if name != agent:
-                    continue
-                n += 1
-                errors += bool(seat < len(m.seats) and (m.seats[seat].error or m.seats[seat].timeout))
-                place = m.places[seat]
-                places.append(place)
-                if place == 0:
-                    wins += 1 / sum(1 for p in m.places if p == 0)
-                if m.scores is not None:
-                    scores.append(m.scores[seat])
-        low, high = wilson(round(wins), n) if n else (0.0, 0.0)
-        score, score_low, score_high = mean_interval(scores) if scores else (None, None, None)
-        out.append(MatchStanding(agent, n, wins, wins / n if n else 0.0, low, high,
-                                 1 + sum(places) / n if n else 0.0, score, score_low, score_high, errors))
-    return sorted(out, key=lambda s: (-s.rate, s.place, s.agent))
-
-
 MATCH_HEADERS = ("agent", "games", "wins", "win rate", "95% interval", "mean place", "mean score [95%]", "errors")
 
 
-def match_rows(table: Sequence[MatchStanding]) -> list[tuple]:
-    def score(s: MatchStanding) -> str:
-        if s.score is None:
+def match_rows(table: Sequence[Standing]) -> list[tuple]:
+    """`match_standings`' rows: the mean place, the mean score with its 95% interval, the games lost by an
+    error or a timeout."""
+    def score(s: Standing) -> str:
+        if not s.scores:
             return "-"
-        if s.score_low is None or s.score_high is None or not math.isfinite(s.score_low):
-            return f"{s.score:.1f}"
-        return f"{s.score:.1f} [{s.score_low:.1f}, {s.score_high:.1f}]"
+        mean, low, high = mean_interval(s.scores)
+        if not math.isfinite(low):
+            return f"{mean:.1f}"
+        return f"{mean:.1f} [{low:.1f}, {high:.1f}]"
 
-    return [(s.agent, s.games, f"{s.wins:g}", f"{s.rate:.1%}", f"{s.low:.1%}-{s.high:.1%}", f"{s.place:.2f}",
-             score(s), s.errors) for s in table]
+    def interval(s: Standing) -> str:
+        low, high = s.interval if s.games else (0.0, 0.0)
+        return f"{low:.1%}-{high:.1%}"
+
+    return [(s.agent, s.games, f"{s.wins:g}", f"{s.win_rate:.1%}", interval(s), f"{s.mean_place:.2f}", score(s),
+             s.failures) for s in table]
 
 __all__ = ["Standing", "seat_entry", "standings", "standings_rows", "pair_rows", "sandbox_lines", "STANDINGS_HEADERS",
-           "PAIR_HEADERS", "MatchStanding", "match_standings", "match_rows", "MATCH_HEADERS"]
+           "PAIR_HEADERS", "match_standings", "match_rows", "MATCH_HEADERS"]
