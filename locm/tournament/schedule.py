@@ -74,7 +74,8 @@ class Job(NamedTuple):
 
 
 _BUILTINS: dict[str, frozenset[str]] = {}
-"""Each game's built-in agents' names, looked up once per process (`Job.has_bot` is asked of every job)."""
+"""Each game's built-in agents' names, looked up once per process (`Job.has_bot` is asked of every job); a
+schedule puts its game's there when it is made (`Schedule._builtins`)."""
 
 
 Slot = tuple[tuple[str, ...], int]
@@ -92,6 +93,7 @@ class Schedule(Sequence):
                  versions: dict[str, str]) -> None:
         self.game, self.ruleset, self.agents, self.seed, self.seeds = game, ruleset, tuple(agents), seed, seeds
         self.versions = versions
+        _BUILTINS.setdefault(game, self._builtins())
         groups = self._groups()
         self._slots: list[Slot] = [slot for group in groups for slot in group]
         self._bots = [tuple([versions[a] for a in seated]) for seated, _ in self._slots]  # each slot's bots
@@ -110,6 +112,10 @@ class Schedule(Sequence):
 
     def _groups(self) -> list[list[Slot]]:
         raise NotImplementedError
+
+    def _builtins(self) -> frozenset[str]:
+        """The game's built-in agents' names (what is not a command-line bot)."""
+        return frozenset(registry.get(self.game).agent_names)
 
     def _game_id(self, seed: int, agents: tuple[str, ...], bots: tuple[str, ...]) -> str:
         raise NotImplementedError

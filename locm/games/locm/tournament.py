@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from locm.engine.locm.agents import play as play_seats
+from locm.engine.locm.agents import AGENT_NAMES, play as play_seats
 from locm.engine.locm.game import Game
 from locm.engine.locm.gameid import created_id, game_id
 from locm.engine.locm.rulesets import Rules, by_name, rules_hash
@@ -204,6 +204,9 @@ class RoundRobin(Schedule):
 
     def _game_id(self, seed: int, agents: tuple[str, ...], bots: tuple[str, ...]) -> str:
         return game_id(self.ruleset, seed, agents, bots=bots)
+
+    def _builtins(self) -> frozenset[str]:
+        return frozenset(AGENT_NAMES)  # the runner's (its definition is not loaded to play its games)
 
     def _manifest(self) -> str:
         rules = by_name(self.ruleset) if isinstance(self.ruleset, str) else self.ruleset
