@@ -1,4 +1,4 @@
-"""The tournament outlives its workers (`locm.games.locm.tournament.Supervision`): a worker that dies, is stopped or is stuck
+"""The tournament outlives its workers (`locm.tournament.pool.Supervision`): a worker that dies, is stopped or is stuck
 is noticed, killed and replaced; the game it was playing is played again once, then recorded as failed; the
 tournament always ends, or stops with one line. The attacks on the worker come from an unconfined bot
 (tests/bots/hostile_bot.py ``worker``, run with the sandbox off: sandboxed, it cannot reach its worker, see

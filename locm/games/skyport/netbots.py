@@ -330,7 +330,7 @@ def play_skyport(seats: Sequence[str], game_map: GameMap, seed: int, **options: 
 class ServeLimits:
     """The time a served game gives its clients (`locm tournament --game skyport`): ``think_ms`` a turn (fast
     timing), ``join_s`` to connect, shake hands and choose a loadout. `as_dict` is what a supervised worker's
-    watchdog reads (`locm.games.locm.tournament._pool`: the longest wait without a turn played)."""
+    watchdog reads (`locm.tournament.run._pool`: the longest wait without a turn played)."""
 
     think_ms: int = 3000
     join_s: float = 60.0
