@@ -21,10 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from locm.games.locm.ray_play import play_jobs_ray  # noqa: E402
+from locm.tournament.ray_backend import play_jobs_ray  # noqa: E402
 from locm.tournament.ray_backend import BATCH_GAMES, connect  # noqa: E402
 from locm.store.eventstore import open_store  # noqa: E402
-from locm.games.locm.tournament import play_jobs, schedule  # noqa: E402
+from locm.games.locm.tournament import schedule  # noqa: E402
+from locm.tournament.run import play_jobs  # noqa: E402
 
 
 def _noop() -> int:

@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from locm.games.locm import facts_store as cardfacts_store  # noqa: E402
 from locm.games.locm.cardreport import collect, write_report  # noqa: E402
 from locm.store.eventstore import open_store  # noqa: E402
-from locm.games.locm.tournament import pending, play_jobs, schedule  # noqa: E402
+from locm.games.locm.tournament import schedule  # noqa: E402
+from locm.tournament.run import pending, play_jobs  # noqa: E402
 
 
 def build(db: Path, games: int, workers: int) -> None:

@@ -32,7 +32,8 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from locm.store.eventstore import open_store  # noqa: E402
-from locm.games.locm.tournament import play_jobs, schedule  # noqa: E402
+from locm.games.locm.tournament import schedule  # noqa: E402
+from locm.tournament.run import play_jobs  # noqa: E402
 from locm.store.eventstore import MemoryStore  # noqa: E402
 
 

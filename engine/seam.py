@@ -18,7 +18,8 @@ legal actions, whose move  ``legal_actions(state)`` for every phase, ``to_move(s
                            ``phase(state)``
 outcome                    ``outcome(events)``: winner, scores and places, 2 to N players (`Outcome`)
 agents, bots               ``agent_names``, ``make_agent(name, seed, seat)``; ``message(state, seat)`` the text
-                           a bot is sent, the `Match`'s ``answer`` its parser
+                           a bot is sent, the `Match`'s ``answer`` its parser; ``bots`` how a command-line
+                           player takes part (`BotKind`)
 views                      ``view(state, seat)`` what a seat may see (None: everything), ``board_text(view)``
 describing                 ``describe(state, event)``, ``turn_starts(events)``
 auditing                   ``rejections(events)`` the refused inputs, ``instance_events(events, id)`` one
@@ -48,7 +49,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, NamedTuple, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Literal, Mapping, NamedTuple, Protocol, Sequence, TypeVar
 
 from locm.engine.errors import InvalidLogError
 from locm.events.base import Event
@@ -134,6 +135,12 @@ class Agent(Protocol):
     def play_turn(self, match: Any, seat: int) -> None: ...
 
 
+BotKind = Literal["none", "lines", "served"]
+"""How a game's command-line players take part: ``none`` (built-in agents only), ``lines`` (a bot run by the
+runner, reading the game's text on stdin and answering on stdout: LOCM's referee protocol, my-card-game's line
+each way), ``served`` (a client that connects to the game's server: Skyport's TCP protocol)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class GameDef:
     """One game, as the core sees it (see the module docstring for each part). Every callable is pure: it
@@ -177,6 +184,9 @@ class GameDef:
     """``make_agent(name, game_seed, seat)``: a built-in agent, seeded from the game's seed and its seat."""
     message: Callable[[Any, int], str]
     """The text a bot is sent when it is to move."""
+    bots: BotKind = "none"
+    """How its command-line players take part (`BotKind`): what a tournament of the game accepts besides its
+    built-in agents."""
     phase: Callable[[Any], str]
 
     # reading
@@ -326,4 +336,4 @@ def first_difference(produced: Sequence[Event], stored: Sequence[Event],
     return Divergence(i, "the log stops before the game ends", "", to_json(produced[i]).decode())
 
 
-__all__ = ["GameDef", "Match", "Agent", "Outcome", "Divergence", "content_id", "first_difference"]
+__all__ = ["GameDef", "BotKind", "Match", "Agent", "Outcome", "Divergence", "content_id", "first_difference"]

@@ -12,7 +12,8 @@ import pytest
 
 from locm.errors import ImportFormatError, StoreError
 from locm.events.mcg.codec import ACCOUNT_CODEC
-from locm.tournament.matchplay import match_schedule, run_matches
+from locm.tournament.matchplay import run_matches
+from locm.tournament.schedule import seats_schedule
 from locm.store.eventstore import open_store
 from locm.games.mcg.accounts import account_hashes, account_names, store_account
 from locm.games.locm.tournament import run_tournament
@@ -27,10 +28,10 @@ def full_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("all") / "all.db"
     with open_store(db) as store:
         run_tournament(store, "1.2", ["greedy", "random"], 2)
-        run_matches(store, "mcg", "standard", match_schedule("mcg", "standard", ["greedy", "random"], 2))
-        sky = match_schedule("skyport", "2013", ["hunter", "random", "random"], 3, seed=4, seats=3)
+        run_matches(store, seats_schedule("mcg", "standard", ["greedy", "random"], 2))
+        sky = seats_schedule("skyport", "2013", ["hunter", "random", "random"], 3, seed=4, seats=3)
         store.record_schedule(sky.key, sky.manifest)
-        run_matches(store, "skyport", "2013", sky[:1])  # one of its three games: the schedule not finished
+        run_matches(store, sky[:1])  # one of its three games: the schedule not finished
         store_account(store, account("alice"))
         store_account(store, account("bob", packs=2, destroy=False))
     return db

@@ -314,11 +314,11 @@ def tournament_db(tmp_path):
 
 
 def test_a_tournament_records_its_schedule_and_each_games_place(tournament_db):
-    from locm.games.locm.tournament import Schedule, schedule
+    from locm.games.locm.tournament import RoundRobin, schedule
 
     with open_store(tournament_db, readonly=True) as store:
         [(key, manifest)] = store.schedules()
-        jobs = Schedule.from_manifest(manifest)
+        jobs = RoundRobin.from_manifest(manifest)
         assert key == jobs.key == schedule(RULES_12, AGENTS3, 4).key and len(manifest) < 2000
         for r in store.games():
             meta = json.loads(r.meta)
@@ -346,7 +346,8 @@ def test_games_a_player_deleted_are_named_by_place(tournament_db):
 
 
 def test_an_unfinished_tournament_is_a_note_not_a_fault(tmp_path):
-    from locm.games.locm.tournament import play_jobs, record_schedule, schedule
+    from locm.games.locm.tournament import schedule
+    from locm.tournament.run import play_jobs, record_schedule
 
     db = tmp_path / "t.db"
     jobs = schedule("1.2", AGENTS3, 4)
@@ -449,7 +450,8 @@ def test_verify_names_a_record_column_edited_behind_the_stores_back(store_of):
 def test_verify_ties_each_scheduled_place_to_its_games_content(tmp_path):
     """A game under a scheduled place's id whose record is another game (its seeds changed, record and id
     recomputed to agree, as a forger who found a hash collision would leave it): the place check names it."""
-    from locm.games.locm.tournament import record_schedule, schedule
+    from locm.games.locm.tournament import schedule
+    from locm.tournament.run import record_schedule
 
     db = tmp_path / "t.db"
     jobs = schedule("1.2", ["greedy", "random"], 2)

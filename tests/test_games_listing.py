@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from locm.tournament.matchplay import match_schedule, run_matches
+from locm.tournament.matchplay import run_matches
+from locm.tournament.schedule import seats_schedule
 from locm.store.eventstore import SeatExtras, open_store
 from locm.store.records import MatchRecord
 from tests.test_store_cli import locm
@@ -16,9 +17,9 @@ from tests.test_store_cli import locm
 def skyport_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("sky") / "s.db"
     with open_store(db) as store:
-        run_matches(store, "skyport", "2013", match_schedule("skyport", "2013", ["hunter", "random", "random"], 3,
+        run_matches(store, seats_schedule("skyport", "2013", ["hunter", "random", "random"], 3,
                                                               seed=4, seats=3))
-        run_matches(store, "skyport", "2013", match_schedule("skyport", "2013", ["hunter", "random"], 2, seed=1))
+        run_matches(store, seats_schedule("skyport", "2013", ["hunter", "random"], 2, seed=1))
         rows = store.matches(game="skyport")
     return db, rows
 

@@ -14,7 +14,8 @@ from locm.engine.locm.setup import derive_params
 from locm.events.locm.codec import to_json
 from locm.engine.locm.gameid import check_id, created_id, game_id, id_problem, referee_id
 from locm.runner.play import play_one
-from locm.games.locm.tournament import bot_fingerprint, run_game
+from locm.games.locm.tournament import run_game
+from locm.tournament.schedule import bot_fingerprint
 from locm.replay.locm.referee import referee_game, referee_logs
 from tests.variant_strategies import variants
 from tests.test_store_cli import GOOD_BOT, ROOT

@@ -1,4 +1,4 @@
-"""The other games' tournament schedules are recorded as LOCM's are (`locm.tournament.matchplay.MatchSchedule`): a
+"""The other games' tournament schedules are recorded as LOCM's are (`locm.tournament.schedule.SeatsRoundRobin`): a
 my-card-game or Skyport tournament keeps its manifest in the store, each game says its place, and `locm verify
 --db` names a scheduled game deleted behind the store's back by its place; running the tournament again plays
 it again."""
@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from locm.tournament.matchplay import MatchSchedule, match_schedule, run_matches
+from locm.tournament.matchplay import run_matches
+from locm.tournament.schedule import SeatsRoundRobin, seats_schedule
 from locm.store.eventstore import GameExtras, open_store
 from tests.test_forgery import sql
 from tests.test_store_cli import locm
@@ -29,12 +30,12 @@ def mcg_db(tmp_path_factory):
 
 
 def test_a_my_card_game_tournament_records_its_schedule_and_each_games_place(mcg_db):
-    jobs = match_schedule("mcg", "standard", ["greedy", "random"], 4)
+    jobs = seats_schedule("mcg", "standard", ["greedy", "random"], 4)
     with open_store(mcg_db, readonly=True) as store:
         [(key, manifest)] = store.schedules()
         assert key == jobs.key and manifest == jobs.manifest and len(manifest) < 2000
-        again = MatchSchedule.from_manifest(manifest)
-        assert again == jobs and again.key == key
+        again = SeatsRoundRobin.from_manifest(manifest)
+        assert list(again) == list(jobs) and again.key == key
         for m in store.matches(game="mcg"):
             meta = json.loads(m.meta)
             assert meta["schedule"] == key and jobs[meta["place"]].game_id == m.game_id
@@ -45,7 +46,7 @@ def test_a_my_card_game_tournament_records_its_schedule_and_each_games_place(mcg
 def test_a_my_card_game_deleted_from_its_tournament_is_named_by_place_and_played_again(mcg_db, tmp_path):
     db = tmp_path / "m.db"
     db.write_bytes(mcg_db.read_bytes())
-    jobs = match_schedule("mcg", "standard", ["greedy", "random"], 4)
+    jobs = seats_schedule("mcg", "standard", ["greedy", "random"], 4)
     lost = jobs[2]
     delete_game(db, lost.game_id)
     code, out, _ = locm("verify", "--db", db)
@@ -64,15 +65,15 @@ def test_a_my_card_game_deleted_from_its_tournament_is_named_by_place_and_played
 
 def test_an_unfinished_skyport_tournament_is_a_note_and_a_finished_one_complete(tmp_path):
     db = tmp_path / "s.db"
-    jobs = match_schedule("skyport", "2013", ["hunter", "random", "random"], 3, seed=4, seats=3)
+    jobs = seats_schedule("skyport", "2013", ["hunter", "random", "random"], 3, seed=4, seats=3)
     with open_store(db) as store:
         store.record_schedule(jobs.key, jobs.manifest)
-        run_matches(store, "skyport", "2013", jobs[:1])  # a plain list: the schedule is the one recorded
+        run_matches(store, jobs[:1])  # a plain list: the schedule is the one recorded
     code, out, _ = locm("verify", "--db", db)
     assert code == 0 and (f"store: note: schedule {jobs.key} (Skyport 2013, 3 agents, 3 seats, seeds 4..4, 3 games):"
                           f" not finished: 1 played, 2 to play") in out.decode(), out
     with open_store(db) as store:
-        run = run_matches(store, "skyport", "2013", jobs)
+        run = run_matches(store, jobs)
     assert (run.played, run.already) == (2, 1)
     code, out, _ = locm("verify", "--db", db)
     assert code == 0 and "1 tournament schedule complete" in out.decode(), out
@@ -83,10 +84,10 @@ def test_a_variants_schedule_rebuilds_from_its_manifest_with_the_variants_rules(
 
     game = registry.get("mcg")
     rules = game.variant('base = "standard"\nname = "short"\nturn_limit = 40\n', "short.toml")
-    jobs = match_schedule("mcg", rules, ["greedy", "random"], 2, seed=9)
-    again = MatchSchedule.from_manifest(jobs.manifest)
-    assert again == jobs and again.key == jobs.key
-    assert jobs.key != match_schedule("mcg", "standard", ["greedy", "random"], 2, seed=9).key
+    jobs = seats_schedule("mcg", rules, ["greedy", "random"], 2, seed=9)
+    again = SeatsRoundRobin.from_manifest(jobs.manifest)
+    assert list(again) == list(jobs) and again.key == jobs.key
+    assert jobs.key != seats_schedule("mcg", "standard", ["greedy", "random"], 2, seed=9).key
 
 
 def test_a_game_claiming_a_place_of_another_games_schedule_is_named(mcg_db, tmp_path):

@@ -8,10 +8,12 @@ import os
 import sys
 import time
 
-from locm.tournament.matchplay import _supervised_play, match_schedule, run_matches
+from locm.tournament.matchplay import run_matches
+from locm.tournament.run import play_job
+from locm.tournament.schedule import seats_schedule
 from locm.runner.sandbox.bwrap import UNCONFINED
 from locm.store.eventstore import open_store
-from locm.games.locm.tournament import Supervision
+from locm.tournament.pool import Supervision
 from tests.test_supervision import BOTS, gone, marked
 
 QUICK = Supervision(heartbeat_s=0.1, grace_s=1.0, start_s=60)
@@ -27,17 +29,17 @@ def stuck_on_seed_1(conn, parent, limits, sandbox, heartbeat_s):
         while job.seed == 1:
             conn.send(("beat", 0))
             time.sleep(heartbeat_s)
-        conn.send(_supervised_play(job, limits, sandbox))
+        conn.send(play_job(job, limits, sandbox))
 
 
 def test_a_stuck_mcg_worker_is_replaced_and_its_games_failed_after_two_starts(tmp_path):
     from locm.runner.bots import TimeLimits
 
-    jobs = [j for j in match_schedule("mcg", "standard", ["greedy", "random"], 4)  # seeds 1 and 2
+    jobs = [j for j in seats_schedule("mcg", "standard", ["greedy", "random"], 4)  # seeds 1 and 2
             if j.seed == 2 or j.agents[0] == "greedy"]
     lines = []
     with open_store(tmp_path / "m.db") as store:
-        run = run_matches(store, "mcg", "standard", jobs, 1, limits=TimeLimits.parse("x0.01"), sandbox=UNCONFINED,
+        run = run_matches(store, jobs, 1, limits=TimeLimits.parse("x0.01"), sandbox=UNCONFINED,
                           supervision=QUICK, on_incident=lines.append, target=stuck_on_seed_1)
         stored = {m.game_id for m in store.matches(game="mcg")}
     assert stored == {j.game_id for j in jobs if j.seed == 2} and run.played == 2
@@ -49,9 +51,9 @@ def test_a_stuck_mcg_worker_is_replaced_and_its_games_failed_after_two_starts(tm
 def test_an_mcg_bot_that_kills_its_worker_loses_the_worker_not_the_tournament(tmp_path):
     marker = f"marker-{os.getpid()}-{time.monotonic_ns()}"
     bad = f"{sys.executable} {BOTS / 'hostile_bot.py'} worker SIGKILL {marker}"
-    jobs = match_schedule("mcg", "standard", [bad, "greedy"], 2)
+    jobs = seats_schedule("mcg", "standard", [bad, "greedy"], 2)
     with open_store(tmp_path / "m.db") as store:
-        run = run_matches(store, "mcg", "standard", jobs, 1, sandbox=UNCONFINED, supervision=QUICK)
+        run = run_matches(store, jobs, 1, sandbox=UNCONFINED, supervision=QUICK)
         assert store.matches(game="mcg") == []
     assert {g for g, _ in run.failed} == {j.game_id for j in jobs}
     assert all(why.startswith("its worker was lost 2 times") and "exit -9" in why for _, why in run.failed)

@@ -94,19 +94,19 @@ def test_a_game_id_names_its_bots_versions(tmp_path):
     the log keeps them."""
     from locm.engine import core, registry
     from locm.engine.mcg.game import McgGame
-    from locm.tournament.matchplay import match_schedule
+    from locm.tournament.schedule import seats_schedule
 
     mcg = registry.get("mcg")
     bot = tmp_path / "bot.py"
     bot.write_text("print('hello')\n")
     cmd = f"python3 {bot}"
-    first = match_schedule("mcg", "standard", ["greedy", cmd], 2)
+    first = seats_schedule("mcg", "standard", ["greedy", cmd], 2)
     assert [j.bots[j.agents.index(cmd)] for j in first] == [first[0].bots[1]] * 2 and len(first[0].bots[1]) == 64
-    assert match_schedule("mcg", "standard", ["greedy", cmd], 2) == first  # the same files: the same ids
+    assert seats_schedule("mcg", "standard", ["greedy", cmd], 2) == first  # the same files: the same ids
     bot.write_text("print('hello, again')\n")
-    again = match_schedule("mcg", "standard", ["greedy", cmd], 2)
+    again = seats_schedule("mcg", "standard", ["greedy", cmd], 2)
     assert {j.game_id for j in again}.isdisjoint(j.game_id for j in first)
-    builtin = match_schedule("mcg", "standard", ["greedy", "random"], 2)
+    builtin = seats_schedule("mcg", "standard", ["greedy", "random"], 2)
     assert all(j.bots == ("", "") for j in builtin)
     assert b'"bots"' not in mcg.codec.to_json(core.play(mcg, "standard", 1, ("greedy", "random")).log[0])
     # a versioned log re-decides (its bots' versions are part of its creation)

@@ -61,10 +61,11 @@ def test_first_divergence_ignores_the_created_event_only(played):
 
 
 def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
-    from locm.tournament.matchplay import match_schedule, run_matches
+    from locm.tournament.matchplay import run_matches
+    from locm.tournament.schedule import seats_schedule
 
     with open_store(tmp_path / "m.db") as store:
-        run_matches(store, "mcg", "standard", match_schedule("mcg", "standard", ["greedy", "random"], 4))
+        run_matches(store, seats_schedule("mcg", "standard", ["greedy", "random"], 4))
         short = MCG.variant(SHORT, "short.toml")
         first = match_whatif(store, MCG, short)
         assert first.played == 4 and first.stored == 0 and len(first.pairs) == 4
@@ -99,10 +100,11 @@ def test_whatif_in_worker_processes_gives_what_one_process_gives(tmp_path):
     games as one worker."""
     import shutil
 
-    from locm.tournament.matchplay import match_schedule, run_matches
+    from locm.tournament.matchplay import run_matches
+    from locm.tournament.schedule import seats_schedule
 
     with open_store(tmp_path / "one.db") as store:
-        run_matches(store, "mcg", "standard", match_schedule("mcg", "standard", ["greedy", "random"], 6))
+        run_matches(store, seats_schedule("mcg", "standard", ["greedy", "random"], 6))
     shutil.copy(tmp_path / "one.db", tmp_path / "two.db")
     short = MCG.variant(SHORT, "short.toml")
     out = []

@@ -14,12 +14,13 @@ import pytest
 
 from locm.runner.sandbox.bwrap import probe
 from locm.store.eventstore import MemoryStore, open_store
-from locm.games.locm.tournament import play_jobs, record_schedule, schedule, to_play
+from locm.games.locm.tournament import schedule
+from locm.tournament.run import play_jobs, record_schedule, to_play
 
 ray = pytest.importorskip("ray", reason="Ray is not installed here: pip install -e '.[ray]'")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from locm.games.locm.ray_play import play_jobs_ray  # noqa: E402
+from locm.tournament.ray_backend import play_jobs_ray  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = 80 * 1024 * 1024  # each node's object store: the games are small
@@ -127,13 +128,14 @@ def test_the_reports_projection_on_ray_is_the_local_one(cluster, tmp_path, monke
 
 
 def test_a_skyport_tournament_of_three_seats_on_ray_is_the_local_one(cluster):
-    from locm.tournament.matchplay import match_schedule, run_matches
+    from locm.tournament.matchplay import run_matches
+    from locm.tournament.schedule import seats_schedule
 
-    jobs = match_schedule("skyport", "2013", ["hunter", "random", "hunter"], 6, seed=1, seats=3)
+    jobs = seats_schedule("skyport", "2013", ["hunter", "random", "hunter"], 6, seed=1, seats=3)
     stores = {}
     for backend in ("local", "ray"):
         store = stores[backend] = MemoryStore()
-        run = run_matches(store, "skyport", "2013", jobs, backend=backend)
+        run = run_matches(store, jobs, backend=backend)
         assert run.played == len(jobs)
     assert {m.game_id: stores["local"].match_events(m.game_id) for m in stores["local"].matches()} == \
         {m.game_id: stores["ray"].match_events(m.game_id) for m in stores["ray"].matches()}

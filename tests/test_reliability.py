@@ -333,7 +333,8 @@ def test_an_absurd_tournament_is_refused_at_once(tmp_path):
 
 
 def test_a_large_schedule_is_not_built_in_memory():
-    from locm.games.locm.tournament import MAX_GAMES, game_id, schedule
+    from locm.games.locm.tournament import game_id, schedule
+    from locm.tournament.schedule import MAX_GAMES
 
     games = MAX_GAMES // 3 // 2 * 2
     jobs = schedule("1.2", ["greedy", "random", "pass"], games, seed=1)
@@ -358,7 +359,8 @@ def test_workers_do_not_pile_up_finished_games_behind_a_slow_writer(tmp_path):
     """The hand-off is bounded: a worker starts a game only when the writer has taken one, so however slow the
     store is, at most a few games per worker (and the writer's batch) are played and not yet stored, and
     memory stays flat."""
-    from locm.games.locm.tournament import play_jobs, schedule
+    from locm.games.locm.tournament import schedule
+    from locm.tournament.run import play_jobs
 
     started = tmp_path / "started"
     started.write_text("")
@@ -717,7 +719,8 @@ def test_every_doc_the_code_cites_is_in_the_repository():
 
 
 def test_a_schedule_knows_its_games_without_listing_them():
-    from locm.games.locm.tournament import MAX_GAMES, game_id, schedule
+    from locm.games.locm.tournament import game_id, schedule
+    from locm.tournament.schedule import MAX_GAMES
 
     jobs = schedule("1.2", ["greedy", "random", "pass"], MAX_GAMES // 3 // 2 * 2, seed=5)
     last = jobs[-1]

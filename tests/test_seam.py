@@ -316,23 +316,25 @@ def test_play_verify_and_games_of_other_games_from_the_command_line(tmp_path):
 
 
 def test_an_n_player_tournament_rotates_seats_and_ranks_by_places():
-    from locm.tournament.matchplay import match_schedule, match_standings, run_matches
+    from locm.tournament.matchplay import run_matches
+    from locm.tournament.schedule import seats_schedule
+    from locm.tournament.standings import match_standings
     from locm.store.eventstore import open_store
 
-    jobs = match_schedule("skyport", "2013", ["hunter", "random", "random"], 3, seed=4, seats=3)
+    jobs = seats_schedule("skyport", "2013", ["hunter", "random", "random"], 3, seed=4, seats=3)
     assert [j.agents for j in jobs] == [("hunter", "random", "random"), ("random", "random", "hunter"),
                                         ("random", "hunter", "random")]  # one seed, every rotation
     assert len({j.game_id for j in jobs}) == 3
     store = open_store(":memory:")
-    run = run_matches(store, "skyport", "2013", jobs)
-    assert (run.played, run.already) == (3, 0) and run_matches(store, "skyport", "2013", jobs).already == 3
+    run = run_matches(store, jobs)
+    assert (run.played, run.already) == (3, 0) and run_matches(store, jobs).already == 3
     records = store.matches(game="skyport")
     assert [m.game_id for m in records] == [j.game_id for j in jobs]
     table = {s.agent: s for s in match_standings(records, ["hunter", "random"])}
     assert table["hunter"].games == 3 and table["random"].games == 6
     assert sum(s.wins for s in table.values()) == pytest.approx(3)  # one first place (or its shares) a game
     with pytest.raises(Exception, match="multiple of 2"):
-        match_schedule("mcg", "standard", ["greedy", "random"], 3)
+        seats_schedule("mcg", "standard", ["greedy", "random"], 3)
 
 
 def test_a_tournament_of_my_card_game_from_the_command_line(tmp_path):
@@ -469,15 +471,16 @@ def test_verify_re_decides_a_my_card_game_account_log(tmp_path):
 
 
 def test_the_my_card_game_report_gives_card_win_rates_with_their_intervals(tmp_path):
-    from locm.tournament.matchplay import match_schedule, run_matches
+    from locm.tournament.matchplay import run_matches
+    from locm.tournament.schedule import seats_schedule
     from locm.games.mcg.report import card_rates
     from locm.store.eventstore import open_store
     from tests.test_reliability import run_locm
 
     db = tmp_path / "m.db"
-    jobs = match_schedule("mcg", "standard", ["greedy", "random"], 8)
+    jobs = seats_schedule("mcg", "standard", ["greedy", "random"], 8)
     with open_store(db) as store:
-        run_matches(store, "mcg", "standard", jobs)
+        run_matches(store, jobs)
         pairings, rates = card_rates(store, min_games=3)
     assert {(p.agent, p.opponent, p.games) for p in pairings} == {("greedy", "random", 8), ("random", "greedy", 8)}
     for r in rates:

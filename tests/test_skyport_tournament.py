@@ -23,7 +23,7 @@ from locm.engine.skyport.game import SkyportGame, redecide
 from locm.engine.skyport.rules import builtin_map
 from locm.events.skyport.catalog import FORFEIT, CommandReceived, LoadoutChosen
 from locm.events.skyport.codec import CODEC
-from locm.tournament.matchplay import match_schedule
+from locm.tournament.schedule import seats_schedule
 from locm.runner.sandbox.bwrap import probe
 from locm.store.eventstore import open_store
 
@@ -86,7 +86,7 @@ def test_a_tournament_of_the_node_and_python_clients_stores_the_schedule_once_an
     result = _tournament(tmp_path, agents, 2, 2, "--think-ms", "2000")
     assert result.exit_code == 0, result.output
     assert "6 games played, 0 stored before: 6 of 6 Skyport games" in result.output
-    jobs = match_schedule("skyport", GAME.variant(_variant(tmp_path, 30).read_text(), "short"), agents, 2, 1, 2)
+    jobs = seats_schedule("skyport", GAME.variant(_variant(tmp_path, 30).read_text(), "short"), agents, 2, 1, 2)
     with open_store(tmp_path / "s.db") as store:
         stored = {m.game_id: m for m in store.matches(game="skyport")}
         assert set(stored) == {j.game_id for j in jobs}  # the ids scheduled are the games played

@@ -15,7 +15,8 @@ from locm.analysis.sprt import H0, H1, Sprt, SprtError, SprtState, elo_to_score,
 from locm.errors import TournamentError
 from locm.tournament.sequential import SequentialRun, play_sequential, ratings
 from locm.store.eventstore import MemoryStore
-from locm.games.locm.tournament import HANDOFF, schedule
+from locm.games.locm.tournament import schedule
+from locm.tournament.run import HANDOFF
 
 ROOT = Path(__file__).resolve().parent.parent
 

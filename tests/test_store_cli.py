@@ -19,7 +19,8 @@ from locm.events.locm.codec import to_jsonl
 from locm.cli.main import cli
 from locm.store.eventstore import GameExtras, open_store
 from locm.runner.play import play_one
-from locm.games.locm.tournament import bot_fingerprint, game_id
+from locm.games.locm.tournament import game_id
+from locm.tournament.schedule import bot_fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])

@@ -1,4 +1,4 @@
-"""The tournament outlives its workers (`locm.games.locm.tournament.Supervision`): a worker that dies, is stopped or is stuck
+"""The tournament outlives its workers (`locm.tournament.pool.Supervision`): a worker that dies, is stopped or is stuck
 is noticed, killed and replaced; the game it was playing is played again once, then recorded as failed; the
 tournament always ends, or stops with one line. The attacks on the worker come from an unconfined bot
 (tests/bots/hostile_bot.py ``worker``, run with the sandbox off: sandboxed, it cannot reach its worker, see
@@ -19,7 +19,9 @@ from locm.runner.bots import TimeLimits
 from locm.errors import TournamentError
 from locm.runner.sandbox.bwrap import UNCONFINED
 from locm.store.eventstore import open_store
-from locm.games.locm.tournament import Supervision, _play, _pool, check_stored_game, play_jobs, schedule
+from locm.games.locm.tournament import check_stored_game, schedule
+from locm.tournament.pool import Supervision
+from locm.tournament.run import _pool, play_job, play_jobs
 
 BOTS = Path(__file__).resolve().parent / "bots"
 QUICK = Supervision(heartbeat_s=0.1, grace_s=1.0, start_s=60)
@@ -82,7 +84,7 @@ def stuck_on_seed_1(conn, parent, limits, sandbox, heartbeat_s):
         while job.seed == 1:
             conn.send(("beat", 0))  # no turn played, ever
             time.sleep(heartbeat_s)
-        conn.send(_play(job, limits, sandbox))
+        conn.send(play_job(job, limits, sandbox))
 
 
 def dies_at_once(conn, parent, limits, sandbox, heartbeat_s):

@@ -20,7 +20,9 @@ import pytest
 
 from locm.errors import TournamentError
 from locm.store.eventstore import MemoryStore, register_functions
-from locm.games.locm.tournament import game_id, pair_rows, play_jobs, run_game, run_tournament, schedule, standings, to_play
+from locm.games.locm.tournament import game_id, run_game, run_tournament, schedule
+from locm.tournament.run import play_jobs, to_play
+from locm.tournament.standings import pair_rows, standings
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
@@ -310,7 +312,7 @@ def test_the_hand_off_is_bounded_and_each_game_one_small_blob():
 
     from locm.runner.bots import TimeLimits
     from locm.store.eventstore import PreparedGame
-    from locm.games.locm.tournament import HANDOFF, _pool
+    from locm.tournament.run import HANDOFF, _pool
 
     jobs = schedule("1.2", ("greedy", "random"), 24, 1)
     taken = []
@@ -335,7 +337,7 @@ def test_the_hand_off_is_bounded_and_each_game_one_small_blob():
 
 def test_the_writer_stores_whole_games_several_to_a_transaction_and_skips_duplicates(tmp_path):
     from locm.store.eventstore import SqliteStore
-    from locm.games.locm.tournament import record_schedule
+    from locm.tournament.run import record_schedule
 
     committed = []  # games per committed transaction
 

@@ -96,6 +96,7 @@ GAME = GameDef(
     agent_names=AGENT_NAMES,
     make_agent=_agent,
     message=protocol.render_input,
+    bots="lines",
     phase=lambda state: state.phase,
     fold=fold,
     apply=apply_all,

@@ -160,6 +160,7 @@ GAME = GameDef(
     agent_names=AGENT_NAMES,
     make_agent=_agent,
     message=message,
+    bots="lines",
     phase=lambda state: state.phase,
     fold=fold,
     apply=_apply,

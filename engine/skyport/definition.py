@@ -220,6 +220,7 @@ GAME = GameDef(
     agent_names=AGENT_NAMES,
     make_agent=lambda name, seed, seat: _Agent(name, agent_seed(seed, seat)),
     message=_message,
+    bots="served",
     phase=lambda state: state.phase,
     fold=fold,
     apply=_apply,

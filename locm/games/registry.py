@@ -9,19 +9,41 @@ Another installed package adds its game's commands through an entry point of the
 (its value: a function that takes the `click.Group` and adds commands to it) and its hooks through the group
 ``locm.hooks`` (an entry point named ``GAME.HOOK``, its value the hook: ``mygame.play = mypkg.cli:play``).
 
-It also holds what the layers below are handed: how a kept tournament manifest reads back as its schedule (LOCM's round robin, `locm.games.locm.tournament.Schedule`,
-or any game's N-seat one, `locm.tournament.matchplay.MatchSchedule`, told apart by the manifest's ``kind``),
-and the checker the command line hands the store (`checker`: `locm.verify.checks.Checker` over these
-schedules). The store and verify import none of this: their callers pass it in.
+It also names the modules that play a tournament's game of a game whose games the core's runner
+(`locm.tournament.matchplay`) cannot play alone (`PLAYERS`: LOCM's referee-protocol bots and the card facts its
+workers compute, Skyport's clients through its TCP server; such a module has ``play(job, limits, sandbox,
+seats)`` and may have ``ahead``, ``init``, ``close`` and ``check_client``), the schedule kinds a store may hold
+beyond the generic one (`SCHEDULE_KINDS`), and what the layers below are handed: how a kept manifest reads back
+as its schedule (`Schedules`) and the checker the command line hands the store (`checker`:
+`locm.verify.checks.Checker` over these schedules). The store and verify import none of this: their callers
+pass it in.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-import json
 from importlib.metadata import entry_points
+from types import ModuleType
 from typing import Any, Callable
+
+PLAYERS: dict[str, str] = {
+    "locm": "locm.games.locm.tournament",
+    "skyport": "locm.games.skyport.tournament",
+}
+"""A game's own tournament player (see the module docstring); a game not listed is played by the core's."""
+
+DEFAULT_PLAYER = "locm.tournament.matchplay"
+
+SCHEDULE_KINDS: dict[str, tuple[str, str]] = {
+    "round_robin": ("locm.games.locm.tournament", "RoundRobin"),
+}
+"""LOCM's round robin (mirrored seeds, self-play), kept as its stores have it since schema 1."""
+
+
+def players(game: str) -> ModuleType:
+    """The module that plays a tournament's game of `game` (its own, or the core's)."""
+    return importlib.import_module(PLAYERS.get(game, DEFAULT_PLAYER))
 
 COMMANDS: tuple[str, ...] = (
     "locm.games.locm.cli:register",
@@ -95,12 +117,7 @@ def add_commands(group) -> None:
         ep.load()(group)
 
 
-
-
 # --- what the store and verify are handed ------------------------------------------------------------------
-
-
-
 
 
 class Schedules:
@@ -108,20 +125,16 @@ class Schedules:
 
     def of(self, manifest: str) -> Any:
         """The schedule a kept manifest describes (`ValueError` or a `LocmError` if it does not read)."""
-        from locm.games.locm.tournament import Schedule
-        from locm.tournament.matchplay import MATCH_KIND, MatchSchedule
+        from locm.tournament.schedule import Schedule
 
-        doc = json.loads(manifest)
-        if isinstance(doc, dict) and doc.get("kind") == MATCH_KIND:
-            return MatchSchedule.from_manifest(manifest)
-        return Schedule.from_manifest(manifest)
+        return Schedule.from_manifest(manifest)  # the kind its manifest names (SCHEDULE_KINDS, or the generic)
 
     def not_the_job(self, jobs: Any, job: Any, record: Any) -> str:
         """"" if a stored record is the scheduled job's game (its ruleset, seed, agents, and the seeds that seed
         derives: a scheduled game gives no parameter); else what differs."""
-        from locm.tournament.matchplay import MatchSchedule
+        from locm.tournament.schedule import SeatsRoundRobin
 
-        if isinstance(jobs, MatchSchedule):  # another game's: its id names its created event (`match_problem`)
+        if isinstance(jobs, SeatsRoundRobin):  # another game's: its id names its created event (`match_problem`)
             want_match = {"seed": job.seed, "agents": tuple(job.agents)}
             for field, value in want_match.items():
                 if getattr(record, field, None) != value:
@@ -163,4 +176,4 @@ def checker():
 
     return Checker(SCHEDULES)
 
-__all__ = ["COMMANDS", "HOOKS", "hook", "games_with", "add_commands", "Schedules", "SCHEDULES", "schedule_of", "checker"]
+__all__ = ["PLAYERS", "DEFAULT_PLAYER", "SCHEDULE_KINDS", "players", "COMMANDS", "HOOKS", "hook", "games_with", "add_commands", "Schedules", "SCHEDULES", "schedule_of", "checker"]

@@ -1,5 +1,5 @@
-"""The one pool of worker processes behind every parallel job of locm: tournaments (LOCM's, `locm.games.locm.tournament`,
-and every game's, `locm.tournament.matchplay`), the re-runs of `locm whatif` and `locm cardvalue` (LOCM's and, through the
+"""The one pool of worker processes behind every parallel job of locm: tournaments of every game
+(`locm.tournament.run`), the re-runs of `locm whatif` and `locm cardvalue` (LOCM's and, through the
 seam, `locm.tournament.rerun`) and the card report's projection (`locm.games.locm.facts_store`). Ray is the other backend of
 `imap` (`locm.tournament.ray_backend`, ``--backend ray``).
 
@@ -74,7 +74,7 @@ class Supervision:
 
 
 @dataclass(frozen=True)
-class Job:
+class Work:
     """What every worker of a pool runs: ``init(*init_args)`` once, then ``work(task)`` for each task (``work(task,
     prepared)`` with ``ahead``: ``prepared = ahead(task)`` is made while the task before it runs, when it is
     already in the pipe, e.g. a bot's sandbox; None for a task that was not), then ``close()`` when the worker
@@ -92,7 +92,7 @@ class Job:
 # --- the worker ---------------------------------------------------------------------------------------------
 
 
-def serve(conn, parent: int, job: Job, heartbeat_s: float = 0.5) -> None:
+def serve(conn, parent: int, job: Work, heartbeat_s: float = 0.5) -> None:
     """A worker process: die with ``parent``; ``job.init``; run the tasks received until None or the end of the
     pipe, sending ``("done", result)`` or ``("raised", exception)`` for each; a heartbeat ``("beat", progress)``
     every ``heartbeat_s``."""
@@ -167,7 +167,7 @@ def serve(conn, parent: int, job: Job, heartbeat_s: float = 0.5) -> None:
             job.close()
 
 
-def _prepare(job: Job, task) -> Any:
+def _prepare(job: Work, task) -> Any:
     try:
         return job.ahead(task)
     except Exception:  # `work` meets the same problem and reports it
@@ -197,7 +197,7 @@ class _Hand:
         self.progress = -1  # no heartbeat yet: the worker is starting
 
 
-def supervised(tasks: Iterable, workers: int, *, job: Job | None = None, supervision: Supervision | None = None,
+def supervised(tasks: Iterable, workers: int, *, job: Work | None = None, supervision: Supervision | None = None,
                stall_s: float | None = None, target: Callable | None = None, target_args: tuple | None = None,
                label: Callable[[Any], str] = lambda task: "its task", verbs: tuple[str, str] = ("run", "running"),
                stalled: str = "made no progress", error: type[LocmError] = WorkerPoolError,
@@ -386,7 +386,7 @@ def imap(work: Callable, tasks: Iterable, workers: int = 1, *, init: Callable | 
     batches = enumerate(iter(lambda: list(itertools.islice(source, batch)), []))
     ready: dict[int, Any] = {}
     nxt = 0
-    runs = supervised(batches, workers, job=Job(_Batch(work), init, init_args), supervision=supervision,
+    runs = supervised(batches, workers, job=Work(_Batch(work), init, init_args), supervision=supervision,
                       stall_s=stall_s, label=lambda kb: label(kb[1][0]))
     try:
         for kind, task, value in runs:
@@ -416,4 +416,4 @@ class _Batch:
         return [self.work(task) for task in numbered[1]]
 
 
-__all__ = ["supervised", "imap", "serve", "Job", "Supervision", "HANDOFF", "STALL_S"]
+__all__ = ["supervised", "imap", "serve", "Work", "Supervision", "HANDOFF", "STALL_S"]

@@ -67,7 +67,7 @@ def changed_bots(agents: Sequence[str], then: Sequence[str], builtin: Sequence[s
     """The seats whose command-line bot hashes now to another value than `then` recorded (its files hashed
     now); built-in agents, empty seats and bots that no longer run here (re-running them will say so) are
     left out."""
-    from locm.games.locm.tournament import bot_fingerprint
+    from locm.tournament.schedule import bot_fingerprint
 
     out = []
     for seat, agent in enumerate(agents):

@@ -1,5 +1,6 @@
 """Tournaments that stop when the answer is known: a sequential test (`locm.analysis.sprt`) over the mirrored
-seed pairs of a two-agent schedule, and ratings with intervals (`locm.analysis.ratings`) from stored games.
+seed pairs of a two-agent schedule of any two-seat game (with two seats and two agents every kind of schedule
+plays a seed's two seatings one after the other: `locm.tournament.schedule`), and ratings with intervals (`locm.analysis.ratings`) from stored games.
 
 The test reads the pairs in schedule order: seed ``S`` (both seatings), then ``S + 1``, and so on; its
 verdict is the one at the first pair that makes it conclusive. Games are handed to the workers pair by pair
@@ -15,9 +16,11 @@ from typing import Callable, Iterator, Sequence
 
 from locm.analysis.ratings import Rating, rate
 from locm.analysis.sprt import Sprt, SprtState
-from locm.errors import TournamentError
+from locm.errors import GameNotFoundError, TournamentError
 from locm.store.eventstore import EventStore, GameRecord
-from locm.games.locm.tournament import Job, Schedule, TournamentRun, _entries, count_stored, play_jobs, seat_entry
+from locm.tournament.run import TournamentRun, count_stored, play_jobs
+from locm.tournament.schedule import Job, Schedule
+from locm.tournament.standings import _entries, seat_entry
 
 
 def check_pairs(jobs: Schedule) -> None:
@@ -28,20 +31,22 @@ def check_pairs(jobs: Schedule) -> None:
 
 
 def _pair_scores(store: EventStore, pair: Sequence[Job]) -> tuple[float, float] | None:
-    """The first agent's score in each game of a pair (by the first agent of the schedule), or None while a
-    game of the pair is not stored."""
-    first = pair[0].agent0
+    """The first agent's score in each game of a pair (by the first agent of the schedule: 1 a win, 1/2 a
+    shared place, 0 a loss, by the game's places), or None while a game of the pair is not stored."""
+    first = pair[0].agents[0]
     out = []
     for job in pair:
-        record = store.find(job.game_id)
-        if record is None:
+        try:
+            m = store.match(job.game_id)
+        except GameNotFoundError:
             return None
-        out.append(1.0 if (record.agent0, record.agent1)[record.winner] == first else 0.0)
+        mine, theirs = (m.places[0], m.places[1]) if m.agents[0] == first else (m.places[1], m.places[0])
+        out.append(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)
     return out[0], out[1]
 
 
 class SequentialRun:
-    """The jobs of a two-agent schedule, pair by pair, for `locm.games.locm.tournament.play_jobs`, stopping when the test
+    """The jobs of a two-agent schedule, pair by pair, for `locm.tournament.run.play_jobs`, stopping when the test
     is conclusive. `state` is the test over the stored prefix of pairs; `advance` brings it up to date (call it
     after the run to count the last pairs stored)."""
 
@@ -68,13 +73,13 @@ class SequentialRun:
             if self.advance().verdict is not None:
                 return
             for job in self.pair(k):
-                if self.store.find(job.game_id) is None:
+                if not self.store.has_game(job.game_id):
                     yield job
 
 
 def play_sequential(store: EventStore, jobs: Schedule, test: Sprt, **options) -> tuple[TournamentRun, SprtState]:
     """Play `jobs` (two agents) pair by pair until `test` is conclusive (`SequentialRun`), with the options of
-    `locm.games.locm.tournament.play_jobs`; the run and the test. Games are stored one per transaction here, so that the
+    `locm.tournament.run.play_jobs`; the run and the test. Games are stored one per transaction here, so that the
     test sees each pair as soon as it is played and few games are played past the verdict."""
     seq = SequentialRun(store, jobs, test)
     options.setdefault("count", len(jobs) - count_stored(store, jobs))
@@ -84,7 +89,7 @@ def play_sequential(store: EventStore, jobs: Schedule, test: Sprt, **options) ->
 
 def results(records: Sequence[GameRecord], agents: Sequence[str]) -> Iterator[list[tuple[str, int]]]:
     """Each two-player game as a ranking (winner first) under the standings' names: an agent playing itself is
-    two entries, one per seat (`locm.games.locm.tournament.seat_entry`). Games of other agents are left out."""
+    two entries, one per seat (`locm.tournament.standings.seat_entry`). Games of other agents are left out."""
     names, selfplay = _entries(agents)
     known = set(names)
     for r in records:

@@ -136,7 +136,9 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import open_store
     from locm.tournament.backends import join
-    from locm.tournament.matchplay import MATCH_HEADERS, match_rows, match_schedule, match_standings, run_matches
+    from locm.tournament.matchplay import run_matches
+    from locm.tournament.schedule import seats_schedule
+    from locm.tournament.standings import MATCH_HEADERS, match_rows, match_standings
     from locm.tournament.sequential import match_ratings
 
     r = request
@@ -145,7 +147,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     join(r.backend, r.address)
     agents = list(r.agents)
     ruleset = rules_or_usage(game, r.ruleset)
-    jobs = match_schedule(game.name, ruleset, agents, r.games, r.seed, r.seats)
+    jobs = seats_schedule(game.name, ruleset, agents, r.games, r.seed, r.seats)
     bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
     policy = sandbox(bots, r.db, game.agent_names) if bots else None
     limits = TimeLimits.parse(r.timeouts)
@@ -158,7 +160,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
             echo(f"{n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play", err=True)
             try:
                 with progress(todo) as update:
-                    run = run_matches(store, game.name, ruleset, jobs, r.workers, update, limits, policy,
+                    run = run_matches(store, jobs, r.workers, update, limits, policy,
                                       on_incident=lambda line: echo(f"\nlocm: warning: {line}", err=True),
                                       backend=r.backend, address=r.address)
             except KeyboardInterrupt:

@@ -379,7 +379,8 @@ def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, se
     """Play (as `locm tournament` does, on ``backend``) the base games the store lacks: ``(already stored, played
     now)``."""
     from locm.store.eventstore import open_store
-    from locm.games.locm.tournament import record_schedule, run_tournament, schedule, to_play
+    from locm.games.locm.tournament import run_tournament, schedule
+    from locm.tournament.run import record_schedule, to_play
 
     check_agents(agents, seeds)
     jobs = base_schedule(rules_a, agents, seeds, seed)
@@ -391,7 +392,7 @@ def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, se
             announce(missing, "base games")
         names, games = base_tournament(agents, seeds)
         if backend == "ray":
-            from locm.games.locm.ray_play import play_jobs_ray
+            from locm.tournament.ray_backend import play_jobs_ray
 
             full = schedule(rules_a, names, games, seed)
             record_schedule(store, full)

@@ -15,8 +15,9 @@ from locm.store.eventstore import open_store
 from locm.common.tables import table
 from locm.games.registry import SCHEDULES
 from locm.verify.checks import store_checks, stored_problem
-from locm.games.locm.tournament import (STANDINGS_HEADERS, pending, play_jobs, record_schedule, schedule, standings,
-                             standings_rows)
+from locm.games.locm.tournament import schedule
+from locm.tournament.run import pending, play_jobs, record_schedule
+from locm.tournament.standings import STANDINGS_HEADERS, standings, standings_rows
 
 DEMO_AGENTS = ("lookahead", "greedy", "random", "pass")
 MIRROR = ("lookahead", "lookahead")
@@ -114,18 +115,20 @@ def other_games(db, games: int, workers: int, echo, progress_bar) -> None:
     """The game seam: my-card-game and Skyport played through the core into the same store (a tournament
     each, standings by places), then checked by the core (`locm verify`)."""
     from locm.verify.checks import match_problem
-    from locm.tournament.matchplay import MATCH_HEADERS, match_rows, match_schedule, match_standings, run_matches
+    from locm.tournament.matchplay import run_matches
+    from locm.tournament.schedule import seats_schedule
+    from locm.tournament.standings import MATCH_HEADERS, match_rows, match_standings
 
     runs = [("mcg", "standard", ["greedy", "random"], max(2, games - games % 2), 2, ""),
             ("skyport", "2013", ["hunter", "random", "random"], 3, 3, " --seats 3")]
     store = open_store(db)
     try:
         for name, ruleset, agents, n, seats, flag in runs:
-            jobs = match_schedule(name, ruleset, agents, n, seed=1, seats=seats)
+            jobs = seats_schedule(name, ruleset, agents, n, seed=1, seats=seats)
             todo = [j for j in jobs if not store.has_game(j.game_id)]
             if todo:
                 with progress_bar(len(todo), f"playing {name}") as bar:
-                    run_matches(store, name, ruleset, jobs, workers, bar.update)
+                    run_matches(store, jobs, workers, bar.update)
             ids = {j.game_id for j in jobs}
             records = [m for m in store.matches(game=name) if m.game_id in ids]
             bad = sum(not match_problem(store, m).ok for m in records)

@@ -18,6 +18,7 @@ from locm.engine.errors import LocmError
 from locm.engine.locm.rulesets import Rules, rules_hash
 from locm.engine.locm.setup import PARAM_FIELDS, derive_params
 from locm.engine.locm.variants import diff_rows
+from locm.engine.seam import Outcome
 from locm.events.locm.catalog import CardPoolDefined, GameCreated, GameEnded, TurnStarted
 from locm.events.locm.codec import to_json
 from locm.runner.bots import TimeLimits
@@ -97,23 +98,25 @@ def event_change(a: str, b: str, limit: int = 240) -> tuple[str, str]:
     return tuple(t if len(t) <= limit else t[: limit - 3] + "..." for t in (a, b))
 
 
-@dataclass
-class Outcome:
-    winner: int
-    reason: str
-    turns: int
-    agent: str
-
-    def text(self) -> str:
-        return f"player {self.winner} ({self.agent}) wins by {self.reason} after {self.turns} turns"
-
-
 def outcome(events: Sequence) -> Outcome:
+    """How a re-run (or the game it re-runs) ended: its winner (-1 and ``unfinished`` for a log that stops
+    before the end) and its turns begun."""
     end = events[-1]
     turns = max((e.turn + 1 for e in events if type(e) is TurnStarted), default=0)
-    winner = end.winner if type(end) is GameEnded else -1
-    return Outcome(winner, end.reason if type(end) is GameEnded else "unfinished", turns,
-                   events[0].agents[winner] if winner in (0, 1) else "")
+    if type(end) is GameEnded:
+        return Outcome(end.winner, end.reason, turns)
+    return Outcome(-1, "unfinished", turns)
+
+
+def outcome_json(o: Outcome, agents: Sequence[str]) -> dict:
+    """An outcome as `RerunReport.as_json` gives it: winner, reason, turns and the winner's agent."""
+    return {"winner": o.winner, "reason": o.reason, "turns": o.turns,
+            "agent": agents[o.winner] if o.winner in (0, 1) else ""}
+
+
+def outcome_text(o: Outcome, agents: Sequence[str]) -> str:
+    agent = agents[o.winner] if o.winner in (0, 1) else ""
+    return f"player {o.winner} ({agent}) wins by {o.reason} after {o.turns} turns"
 
 
 def bot_changes(created: GameCreated, recorded: Sequence | None = None) -> list[BotChange]:
@@ -140,6 +143,7 @@ class RerunReport:
     log_b: list = field(repr=False, default_factory=list)
     bots: list = field(default_factory=list)  # BotChange: the agents that are not the version that played
     warning: str = ""  # the source's warning (`replay.Replay.warning`): a log that does not follow the rules
+    agents: tuple[str, ...] = ()  # the game's agents by seat (the re-run's are the same)
 
     @property
     def suspects(self) -> list[str]:
@@ -156,7 +160,7 @@ class RerunReport:
                 "seq": self.seq, "event_a": _loads(self.event_a), "event_b": _loads(self.event_b),
                 "rule_a": self.rule_a, "rule_b": self.rule_b, "changed_settings_of_that_rule": self.suspects,
                 "board_a": self.board_a, "board_b": self.board_b},
-            "outcome_a": self.outcome_a.__dict__, "outcome_b": self.outcome_b.__dict__,
+            "outcome_a": outcome_json(self.outcome_a, self.agents), "outcome_b": outcome_json(self.outcome_b, self.agents),
             "winner_changed": self.outcome_a.winner != self.outcome_b.winner,
             "bots_changed": [b.__dict__ for b in self.bots], "warning": self.warning,
         }
@@ -181,8 +185,8 @@ class RerunReport:
             out += divergence_lines(a, b, self.seq, ea, eb, self.rule_a, self.rule_b, self.suspects,
                                     [r.field for r in self.changed], bots, "; " if self.suspects else ": ",
                                     self.board_a, self.board_b)
-        out.append(f"outcome under {a}: {self.outcome_a.text()}")
-        out.append(f"outcome under {b}: {self.outcome_b.text()}"
+        out.append(f"outcome under {a}: {outcome_text(self.outcome_a, self.agents)}")
+        out.append(f"outcome under {b}: {outcome_text(self.outcome_b, self.agents)}"
                    + ("  (the winner changes)" if self.outcome_a.winner != self.outcome_b.winner else ""))
         return out
 
@@ -220,7 +224,8 @@ def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimi
         board_a, board_b = board_text(fold(events_a[:seq])), board_text(fold(events_b[:seq]))
     changed = diff_rows(rules_a, rules_b)
     return RerunReport(game, rules_a, rules_b, seq, ea, eb, changed, ra, rb, board_a, board_b,
-                       outcome(events_a), outcome(events_b), events_b, bot_changes(events_a[0], recorded), warning)
+                       outcome(events_a), outcome(events_b), events_b, bot_changes(events_a[0], recorded), warning,
+                       tuple(events_a[0].agents))
 
 
 # --- the board as text ---------------------------------------------------------------------------------------
@@ -272,7 +277,7 @@ def resolve_game_id(store, prefix: str) -> str:
 
 
 __all__ = ["RerunError", "rules_identity", "rerun_params", "rerun_game", "first_divergence", "event_change",
-           "Outcome", "outcome",
+           "outcome", "outcome_json", "outcome_text",
            "RerunReport", "rerun_report", "board_text", "load_source", "resolve_game_id"]
 
 

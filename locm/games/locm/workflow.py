@@ -109,9 +109,10 @@ def tournament(game, request: TournamentRequest, echo: Echo, sandbox: MakeSandbo
     from locm.analysis.ratings import RATING_HEADERS, rating_rows
     from locm.common.tables import table
     from locm.errors import TournamentError, UsageProblem
-    from locm.games.locm.tournament import (PAIR_HEADERS, STANDINGS_HEADERS, changed_bots, count_stored, pair_rows,
-                                            play_jobs, record_schedule, sandbox_lines, schedule, standings,
-                                            standings_rows, to_play)
+    from locm.games.locm.tournament import changed_bots, schedule
+    from locm.tournament.run import count_stored, play_jobs, record_schedule, to_play
+    from locm.tournament.standings import (PAIR_HEADERS, STANDINGS_HEADERS, pair_rows, sandbox_lines, standings,
+                                           standings_rows)
     from locm.games.locm.variants import resolve_ruleset
     from locm.runner.bots import TimeLimits, check_agent
     from locm.runner.processes import sigterm_as_interrupt
@@ -151,7 +152,7 @@ def tournament(game, request: TournamentRequest, echo: Echo, sandbox: MakeSandbo
                 options = dict(workers=r.workers, limits=limits, progress=update, scheduled=len(jobs), count=todo,
                                sandbox=policy, on_incident=lambda line: echo(f"\nlocm: warning: {line}", err=True))
                 if r.backend == "ray":
-                    from locm.games.locm.ray_play import play_jobs_ray
+                    from locm.tournament.ray_backend import play_jobs_ray
                     options.pop("workers"), options.pop("on_incident")
                     run, verdict = play_jobs_ray(store, pending, address=r.address, **options), None
                 elif test is None:

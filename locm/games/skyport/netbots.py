@@ -373,9 +373,9 @@ async def _tell_exit(client: ClientProcess, server: SkyportServer) -> None:
 
 
 def versions(seats: Sequence[str]) -> tuple[str, ...]:
-    """Each seat's client version: the SHA-256 of its command's files (`locm.games.locm.tournament.bot_fingerprint`), ""
+    """Each seat's client version: the SHA-256 of its command's files (`locm.tournament.schedule.bot_fingerprint`), ""
     for a built-in agent or an open seat."""
-    from locm.games.locm.tournament import bot_fingerprint
+    from locm.tournament.schedule import bot_fingerprint
 
     return tuple(bot_fingerprint(s) or "" if seat_kind(s) == RESERVED else "" for s in seats)
 
@@ -389,7 +389,7 @@ def play_skyport(seats: Sequence[str], game_map: GameMap, seed: int, **options: 
 class ServeLimits:
     """The time a served game gives its clients (`locm tournament --game skyport`): ``think_ms`` a turn (fast
     timing), ``join_s`` to connect, shake hands and choose a loadout. `as_dict` is what a supervised worker's
-    watchdog reads (`locm.games.locm.tournament._pool`: the longest wait without a turn played)."""
+    watchdog reads (`locm.tournament.run._pool`: the longest wait without a turn played)."""
 
     think_ms: int = 3000
     join_s: float = 60.0
