@@ -160,7 +160,7 @@ def core() -> Core:
     return _chosen(getattr(sys.modules.get("locm"), "CORE_CHOICE", ""))
 
 
-@functools.lru_cache(maxsize=8)  # asked for every game (`engine.locm.agents.play`): the answer per value, once
+@functools.lru_cache(maxsize=8)  # asked for every game (`engine.locm.playing.play`): the answer per value, once
 def _chosen(value: str) -> Core:
     cores = built()
     if not value:

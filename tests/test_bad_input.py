@@ -295,7 +295,7 @@ def test_bot_stderr_reaches_the_terminal_escaped(tmp_path):
 
 def test_names_and_texts_from_a_store_or_a_log_reach_the_terminal_escaped(tmp_path):
     from locm.engine.locm.agents import make_agent
-    from locm.engine.locm.agents import play as play_game
+    from locm.engine.locm.playing import play as play_game
     from locm.engine.locm.game import Game
     from locm.store.eventstore import open_store
 

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 import locm
 
 from locm.engine.corebuild import CoreChoiceError, built, core, native_module
-from locm.engine.locm.agents import make_agent, play, seat_seed
+from locm.engine.locm.agents import make_agent, seat_seed
+from locm.engine.locm.playing import play
 from locm.engine.locm.commands import Pick
 from locm.engine.locm.evolve import fold
 from locm.engine.locm.game import Game

@@ -40,7 +40,8 @@ from locm.events.locm.catalog import (
     ActionReceived, ActionRejected, CardPicked, CreatureAttacked, CreatureSummoned, DeckChosen, DeckOrdered,
     GameCreated, GameEnded, HardError, ItemUsed, TurnEnded, TurnStarted,
 )
-from locm.engine.locm.agents import GreedyAgent, PassAgent, RandomAgent, play
+from locm.engine.locm.agents import GreedyAgent, PassAgent, RandomAgent
+from locm.engine.locm.playing import play
 from locm.engine.locm.legal import legal_actions
 from locm.engine.locm.lookahead import LookaheadAgent
 from locm.engine.locm.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from locm.engine.locm.agents import PassAgent, play
+from locm.engine.locm.agents import PassAgent
+from locm.engine.locm.playing import play
 from locm.engine.locm.commands import Summon
 from locm.engine.locm.drawing import CAP_EVENTS, CAP_TURNS
 from locm.engine.locm.game import Game

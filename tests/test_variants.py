@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from locm.engine.locm.agents import play
+from locm.engine.locm.playing import play
 from locm.engine.locm.carddata import cardlist_12
 from locm.engine.locm.evolve import fold
 from locm.engine.locm.game import Game

@@ -48,7 +48,7 @@ import msgspec
 
 
 from locm.analysis.stats import wilson
-from locm.engine.locm.agents import play
+from locm.engine.locm.playing import play
 from locm.engine.locm.game import Game
 from locm.engine.locm.rulesets import Rules, by_name, rules_hash
 from locm.events.locm.catalog import HardError
