@@ -130,7 +130,7 @@ def test_a_huge_field_is_refused_quickly(tmp_path):
 def test_an_event_that_does_not_fit_the_game_is_one_error(tmp_path):
     """An Area copy of a creature that is not on the board: evolve looks it up; the fold names the seq."""
     from locm.engine.errors import InvalidLogError
-    from locm.engine.locm.evolve import fold
+    from locm.engine.locm.folding import fold
     from locm.events.locm.catalog import CreatureSummoned
     from locm.events.locm.codec import from_jsonl
 

@@ -27,7 +27,7 @@ from locm.engine.corebuild import CoreChoiceError, built, core, native_module
 from locm.engine.locm.agents import make_agent, seat_seed
 from locm.engine.locm.playing import play
 from locm.engine.locm.commands import Pick
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
 from locm.engine.locm.rulesets import by_name
 from tests.variant_strategies import variants

@@ -183,7 +183,7 @@ def test_a_turn_start_cannot_draw_past_the_event_cap():
     start emit a lost draw per draw until memory ran out (24 GB); the draws stop at the cap (R-CAP)."""
     import msgspec
 
-    from locm.engine.locm.evolve import fold
+    from locm.engine.locm.folding import fold
     from locm.events.locm.catalog import DrawBonus
 
     game = play_one("constructed", 3, ("greedy", "random"))
