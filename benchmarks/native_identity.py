@@ -90,7 +90,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--ruleset", choices=["1.2", "constructed", "both"], default="both")
     args = ap.parse_args()
-    module, why = native_module()
+    module, why = native_module("locm")
     if module is None:
         print(f"native_identity: {why}", file=sys.stderr)
         return 2

@@ -36,7 +36,7 @@ _SCHEMES = {IDS_12: 0, IDS_COG2022: 1, IDS_REVISED: 2}
 _ENCODE = msgspec.json.Encoder().encode
 
 
-_native, WHY_UNAVAILABLE = native_module()
+_native, WHY_UNAVAILABLE = native_module("locm")
 if _native is not None:
     _native.set_event_types({tag_of(t): t for t in EVENT_TYPES})  # the native core builds the events themselves
 

@@ -16,7 +16,7 @@ _CARDGEN: dict[str, int] = {}  # the generator's tables handed to the native cor
 def generated_cards(card_gen_seed: int, weights: str, load_tables: Callable[[str], Tables]) -> tuple[Card, ...] | None:
     """The cards of `card_gen_seed` by the native core, from the tables `load_tables(weights)` gives; None where
     it does not make them (not built here, or weights whose ``cardChanges`` change the generated cards)."""
-    native, _ = native_module()
+    native, _ = native_module("locm")
     if native is None:
         return None
     handle = _CARDGEN.get(weights)
