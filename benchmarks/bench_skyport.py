@@ -44,7 +44,8 @@ def skyport_round(games: int, map_name: str, seed: int) -> tuple[float, float, f
 
 
 def locm_round(games: int, seed: int) -> float:
-    from locm.engine.locm.agents import make_agent as locm_agent, play as locm_play
+    from locm.engine.locm.agents import make_agent as locm_agent
+    from locm.engine.locm.playing import play as locm_play
     from locm.engine.locm.game import Game
 
     start = time.process_time()

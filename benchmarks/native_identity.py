@@ -27,7 +27,8 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from locm.engine.corebuild import built, native_module  # noqa: E402
-from locm.engine.locm.agents import make_agent, play, seat_seed  # noqa: E402
+from locm.engine.locm.agents import make_agent, seat_seed  # noqa: E402
+from locm.engine.locm.playing import play  # noqa: E402
 from locm.engine.locm.game import Game  # noqa: E402
 from locm.engine.locm.rulesets import by_name  # noqa: E402
 
@@ -89,7 +90,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--ruleset", choices=["1.2", "constructed", "both"], default="both")
     args = ap.parse_args()
-    module, why = native_module()
+    module, why = native_module("locm")
     if module is None:
         print(f"native_identity: {why}", file=sys.stderr)
         return 2

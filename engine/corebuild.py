@@ -2,8 +2,9 @@
 (``LOCM_CORE``, read by the package at its edge, `locm.CORE_CHOICE`); and the refusal of a stale build.
 
 Cores: the Python core of the install is either pure or compiled (one or the other: mypyc compiles the modules
-in place); the native core (`engine.locm.native`, C++) is there besides where it was built, and plays whole games
-of its agents, the Python core everything else. ``LOCM_CORE=native|compiled|pure`` chooses one of those built here
+in place); a game's native core (C++: the extension ``_native`` in its wing, built from the wing's
+``cpp/core.cpp``; LOCM's, `engine.locm.native`) is there besides where it was built, and plays whole games of
+its agents, the Python core everything else. ``LOCM_CORE=native|compiled|pure`` chooses one of those built here
 for every command (a core not built here, or another value, is refused with one line: `CoreChoiceError`, at
 `import locm.engine`); unset, the fastest built runs (native, then compiled, then pure).
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -87,8 +89,9 @@ def stale_sources(sources: dict[str, str], roots: list[Path]) -> list[str]:
 
 
 def _build_info() -> tuple[bool, str, dict[str, str], str] | None:
-    try:
-        from locm.engine import _corebuild  # type: ignore[attr-defined]
+    try:  # the build's record, a module setup.py writes beside this one (none in a checkout): by name, as it
+        # is no part of the package this module belongs to
+        _corebuild: Any = importlib.import_module(f"{__package__}._corebuild")
     except ImportError:
         return None
     return bool(_corebuild.COMPILED), str(_corebuild.BUILD_HASH), dict(_corebuild.SOURCES), str(_corebuild.CHECKOUT)
@@ -120,32 +123,42 @@ def python_core() -> Core:
     return Core("compiled" if info[0] else "pure", info[1])
 
 
-NATIVE_SOURCE = "engine/locm/cpp/core.cpp"  # installed with the package (package data), and in the checkout
+NATIVE_SOURCE = "cpp/core.cpp"  # a game's native core's source, in its wing: installed with the package (package
+# data), and in the checkout
+
+
+def native_games() -> list[str]:
+    """The games whose wing holds a native core's source (``engine/<game>/cpp/core.cpp``): those that may have
+    their native core built here."""
+    return sorted(p.parent.parent.name for p in HERE.glob(f"*/{NATIVE_SOURCE}"))
 
 
 @functools.cache
-def native_module() -> tuple[Any, str]:
-    """The native core's extension module (`locm.engine.locm._native`) and "", or None and why it cannot run: not
-    built here, or built from a source that changed since (the installed copy's or, while the checkout a wheel
-    was built from is there, the checkout's: `make fast` or `make native` builds it again)."""
+def native_module(game: str) -> tuple[Any, str]:
+    """The native core's extension module of `game` (``locm.engine.<game>._native``) and "", or None and why it
+    cannot run: not built here, or built from a source that changed since (the installed copy's or, while the
+    checkout a wheel was built from is there, the checkout's: `make fast` or `make native` builds it again)."""
     try:
-        from locm.engine.locm import _native  # type: ignore[attr-defined]
+        native: Any = importlib.import_module(f"{__package__}.{game}._native")
     except ImportError as exc:
         return None, f"the native core is not built here ({exc})"
+    source = f"engine/{game}/{NATIVE_SOURCE}"
     info = _build_info()
     for root in _roots(info[3]) if info is not None else [HERE.parent]:
-        digest = _sha256(root / NATIVE_SOURCE)
-        if digest is not None and digest != _native.SOURCE_SHA256:
-            return None, (f"the native core is stale: {root / NATIVE_SOURCE} changed since it was built "
+        digest = _sha256(root / source)
+        if digest is not None and digest != native.SOURCE_SHA256:
+            return None, (f"the native core is stale: {root / source} changed since it was built "
                           "(rebuild it: 'make fast', or 'make native' for the editable install)")
-    return _native, ""
+    return native, ""
 
 
 def _native_core() -> tuple[Core | None, str]:
-    module, why = native_module()
-    if module is None:
-        return None, why
-    return Core("native", str(module.SOURCE_SHA256)[:12]), ""
+    why = "the native core is not built here (no game has a native core's source here)"
+    for game in native_games():
+        module, why = native_module(game)
+        if module is not None:
+            return Core("native", str(module.SOURCE_SHA256)[:12]), ""
+    return None, why
 
 
 def built() -> list[Core]:
@@ -160,7 +173,7 @@ def core() -> Core:
     return _chosen(getattr(sys.modules.get("locm"), "CORE_CHOICE", ""))
 
 
-@functools.lru_cache(maxsize=8)  # asked for every game (`engine.locm.agents.play`): the answer per value, once
+@functools.lru_cache(maxsize=8)  # asked for every game (`engine.locm.playing.play`): the answer per value, once
 def _chosen(value: str) -> Core:
     cores = built()
     if not value:

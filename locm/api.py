@@ -34,7 +34,7 @@ import msgspec
 from locm.engine.locm import game as engine_game
 from locm.engine.locm.commands import Attack, BuildDeck, Command, EndTurn, Pick, Summon, Use
 from locm.engine.errors import LocmError
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.locm.legal import problem
 from locm.engine.locm.rulesets import Rules
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT, ENDED

@@ -11,7 +11,7 @@ import pytest
 import locm
 from locm.engine.errors import LocmError
 from locm.engine.locm.commands import EndTurn, Pick
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.locm.redecide import redecide
 from locm.engine.locm.rulesets import RULES_12
 

@@ -130,7 +130,7 @@ def test_a_huge_field_is_refused_quickly(tmp_path):
 def test_an_event_that_does_not_fit_the_game_is_one_error(tmp_path):
     """An Area copy of a creature that is not on the board: evolve looks it up; the fold names the seq."""
     from locm.engine.errors import InvalidLogError
-    from locm.engine.locm.evolve import fold
+    from locm.engine.locm.folding import fold
     from locm.events.locm.catalog import CreatureSummoned
     from locm.events.locm.codec import from_jsonl
 
@@ -295,7 +295,7 @@ def test_bot_stderr_reaches_the_terminal_escaped(tmp_path):
 
 def test_names_and_texts_from_a_store_or_a_log_reach_the_terminal_escaped(tmp_path):
     from locm.engine.locm.agents import make_agent
-    from locm.engine.locm.agents import play as play_game
+    from locm.engine.locm.playing import play as play_game
     from locm.engine.locm.game import Game
     from locm.store.eventstore import open_store
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from locm.analysis.locm.cardfacts import DEFINITIONS_VERSION, project
 from locm.analysis.locm.cardmetrics import rate
-from locm.engine.locm.agents import Agent, GreedyAgent, RandomAgent, play
+from locm.engine.locm.agents import Agent, GreedyAgent, RandomAgent
+from locm.engine.locm.playing import play
 from locm.engine.locm.carddata import cardlist_12
 from locm.engine.locm.game import Game
 from locm.events.locm.catalog import (CardDrawn, CardPicked, CardPoolDefined, CreatureSummoned, DeckOrdered, DraftOffered,

@@ -72,7 +72,7 @@ def test_version_says_which_core_runs():
     assert first == f"locm {version}, {core()}"
     assert games.startswith("games: locm, mcg (my-card-game), skyport")  # then any installed from outside
     # as LOCM_CORE chose (locm.CORE_CHOICE); unset: the fastest built here, native where `make native` built it
-    kind = TEST_CORE or locm.CORE_CHOICE or ("native" if native_module()[0] is not None else "pure")
+    kind = TEST_CORE or locm.CORE_CHOICE or ("native" if native_module("locm")[0] is not None else "pure")
     expected = {"compiled": "compiled by mypyc", "native": "native C++", "pure": "pure Python"}[kind]
     assert expected in result.output
     assert str(Core("compiled", "c256bac2c6f3")) == "core: compiled by mypyc (build c256bac2c6f3)"

@@ -8,7 +8,7 @@ import pytest
 from locm.engine.locm.commands import Pick
 from locm.engine.locm.decide import decide
 from locm.engine.errors import CommandError
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
 from locm.events.locm.catalog import ActionReceived, CardPicked
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from locm.events.locm.codec import from_jsonl, to_jsonl
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.runner.play import play_one
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -15,11 +15,12 @@ from locm.events.locm.catalog import (
     PlayerDamaged, RuneBroken, TurnStarted,
 )
 from locm.events.locm.codec import from_jsonl, to_json, to_jsonl
-from locm.engine.locm.agents import PassAgent, RandomAgent, play
+from locm.engine.locm.agents import PassAgent, RandomAgent
+from locm.engine.locm.playing import play
 from locm.engine.locm.commands import Attack, EndTurn, Pass, Summon, Use
 from locm.engine.locm.decide import decide
 from locm.engine.errors import InvalidLogError
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
 from locm.engine.history import History
 from locm.engine.locm.definition import GAME as LOCM

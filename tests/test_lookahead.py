@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from locm.events.locm import codec
-from locm.engine.locm.agents import make_agent, play
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.agents import make_agent
+from locm.engine.locm.playing import play
+from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
 from locm.engine.locm.lookahead import LookaheadAgent, best_action, evaluate
 from locm.engine.locm.state import BATTLE

@@ -24,14 +24,15 @@ from hypothesis import strategies as st
 import locm
 
 from locm.engine.corebuild import CoreChoiceError, built, core, native_module
-from locm.engine.locm.agents import make_agent, play, seat_seed
+from locm.engine.locm.agents import make_agent, seat_seed
+from locm.engine.locm.playing import play
 from locm.engine.locm.commands import Pick
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
 from locm.engine.locm.rulesets import by_name
 from tests.variant_strategies import variants
 
-MODULE, WHY = native_module()
+MODULE, WHY = native_module("locm")
 pytestmark = pytest.mark.skipif(MODULE is None, reason=f"no native core: {WHY}")
 
 if MODULE is not None:
@@ -219,15 +220,15 @@ def test_locm_core_names_the_core_and_refuses_a_bad_value_in_one_line(monkeypatc
 def test_a_native_build_whose_source_changed_is_refused_saying_to_rebuild(monkeypatch, tmp_path):
     from locm.engine import corebuild
 
-    source = tmp_path / corebuild.NATIVE_SOURCE
+    source = tmp_path / "engine" / "locm" / corebuild.NATIVE_SOURCE
     source.parent.mkdir(parents=True)
     source.write_text("// the source as built\n")
     monkeypatch.setattr(MODULE, "SOURCE_SHA256", hashlib.sha256(source.read_bytes()).hexdigest())
     monkeypatch.setattr(corebuild, "_build_info", lambda: (False, "b", {}, str(tmp_path)))
     monkeypatch.setattr(corebuild, "_roots", lambda checkout: [Path(checkout)])
-    assert corebuild.native_module.__wrapped__() == (MODULE, "")
+    assert corebuild.native_module.__wrapped__("locm") == (MODULE, "")
     source.write_text("// edited since\n")
-    module, why = corebuild.native_module.__wrapped__()
+    module, why = corebuild.native_module.__wrapped__("locm")
     assert module is None and "the native core is stale" in why and "make fast" in why
 
 

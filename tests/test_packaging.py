@@ -52,7 +52,7 @@ def test_the_installed_package_works_outside_the_checkout(wheel, tmp_path):
         "import sys; sys.path.insert(0, sys.argv[1])\n"
         "import importlib.util\n"
         "from locm.engine.locm.game import Game\n"
-        "from locm.engine.locm.agents import make_agent, play\n"
+        "from locm.engine.locm.agents import make_agent\nfrom locm.engine.locm.playing import play\n"
         "from locm.replay.game import Replay\n"
         "from locm.replay.html import render_html\n"
         "g = Game.new('1.2', 3); play(g, [make_agent('random', 1), make_agent('greedy', 2)])\n"

@@ -40,13 +40,14 @@ from locm.events.locm.catalog import (
     ActionReceived, ActionRejected, CardPicked, CreatureAttacked, CreatureSummoned, DeckChosen, DeckOrdered,
     GameCreated, GameEnded, HardError, ItemUsed, TurnEnded, TurnStarted,
 )
-from locm.engine.locm.agents import GreedyAgent, PassAgent, RandomAgent, play
+from locm.engine.locm.agents import GreedyAgent, PassAgent, RandomAgent
+from locm.engine.locm.playing import play
 from locm.engine.locm.legal import legal_actions
 from locm.engine.locm.lookahead import LookaheadAgent
 from locm.engine.locm.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
 from locm.engine.locm.construct import fill_deck
 from locm.engine.errors import CommandError
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
 from locm.engine.locm.drawing import CAP_EVENTS, CAP_TURNS
 from locm.engine.locm.rulesets import IDS_12, IDS_COG2022, deck_cards

@@ -22,7 +22,7 @@ from locm.engine.locm import protocol
 from locm.engine.locm.agents import RandomAgent
 from locm.engine.locm.commands import Attack, Pass, Summon, Use
 from locm.engine.errors import LocmError, ProtocolError
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT
 

@@ -54,7 +54,8 @@ def test_the_scan_sees_imports():
 def test_importing_and_playing_loads_no_impure_module():
     code = (
         "import sys\n"
-        "from locm.engine.locm.game import Game\nfrom locm.engine.locm.agents import make_agent, play\n"
+        "from locm.engine.locm.game import Game\nfrom locm.engine.locm.agents import make_agent\n"
+        "from locm.engine.locm.playing import play\n"
         "import locm.events.locm.codec, locm.engine.history\n"
         "g = Game.new('constructed', 5); play(g, [make_agent('random', 1), make_agent('greedy', 2)])\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "

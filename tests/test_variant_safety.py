@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from locm.engine.locm.agents import PassAgent, play
+from locm.engine.locm.agents import PassAgent
+from locm.engine.locm.playing import play
 from locm.engine.locm.commands import Summon
 from locm.engine.locm.drawing import CAP_EVENTS, CAP_TURNS
 from locm.engine.locm.game import Game
@@ -182,7 +183,7 @@ def test_a_turn_start_cannot_draw_past_the_event_cap():
     start emit a lost draw per draw until memory ran out (24 GB); the draws stop at the cap (R-CAP)."""
     import msgspec
 
-    from locm.engine.locm.evolve import fold
+    from locm.engine.locm.folding import fold
     from locm.events.locm.catalog import DrawBonus
 
     game = play_one("constructed", 3, ("greedy", "random"))

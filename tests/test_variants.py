@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from locm.engine.locm.agents import play
+from locm.engine.locm.playing import play
 from locm.engine.locm.carddata import cardlist_12
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
 from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED, rules_hash
 from locm.engine.locm.variants import OVERRIDABLE, VariantError, diff_rows, parse_variant, variant_from_dict

@@ -11,15 +11,16 @@ structured command at a time (`game.submit`) or as one protocol answer (`game.an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence, cast
+from typing import TYPE_CHECKING, cast
 
 from locm.events.locm.cards import (
     BLUE, BREAKTHROUGH, CHARGE, CREATURE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD, Card,
 )
-from locm.engine.locm.commands import Attack, BattleAction, BuildDeck, EndTurn, Pick, Summon, Use
+from locm.engine.locm.commands import Attack, BattleAction, EndTurn, Summon, Use
 from locm.engine.errors import LocmError
 from locm.engine.jrandom import JavaRandom
-from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState, Player, Unit
+from locm.engine.locm.agent import Agent
+from locm.engine.locm.state import ENDED, GameState, Player, Unit
 
 if TYPE_CHECKING:
     from locm.engine.locm.game import Game
@@ -33,35 +34,6 @@ class UnknownAgent(LocmError):
     def __init__(self, name: str) -> None:
         self.name = name
         super().__init__(f"unknown agent {name!r}: expected one of {', '.join(AGENT_NAMES)}")
-
-
-class Agent:
-    name = "agent"
-
-    def play_turn(self, game: Game, player: int) -> None:
-        state = game.state
-        phase = state.phase
-        if phase == DRAFT:
-            game.submit(Pick(player, self.pick(state, player)))
-        elif phase == CONSTRUCT:
-            game.submit(BuildDeck(player, tuple(self.build(state, player))))
-        elif phase == BATTLE:
-            self.battle(game, player)
-            if game.state.phase != ENDED:  # `game.ended` read directly: a property call less a turn
-                game.end_turn()
-
-    def pick(self, state: GameState, player: int) -> int:
-        return 0
-
-    def build(self, state: GameState, player: int) -> list[int]:
-        from locm.engine.locm.construct import fill_deck
-
-        deck: list[int] = []
-        fill_deck(deck, len(state.cards), state.rules.deck_size, state.rules.max_copies)
-        return deck
-
-    def battle(self, game: Game, player: int) -> None:
-        pass
 
 
 class PassAgent(Agent):
@@ -255,29 +227,5 @@ def make_agent(name: str, seed: int = 0) -> Agent:
     raise UnknownAgent(name)
 
 
-def _native_selected() -> bool:
-    from locm.engine.corebuild import core
-
-    return core().kind == "native"
-
-
-def play(game: Game, agents: Sequence[Agent]) -> None:
-    """Play `game` to its end with two agents (seat 0, seat 1). An input the referee still sends after the end
-    (`Game.owed_input`: player 1's draft or construct input when player 0's answer of that round lost the game)
-    goes to an agent that takes one (`receive_input(text, phase)`, e.g. an external bot), as the referee does."""
-    if _native_selected():
-        from locm.engine.locm import native
-
-        native.play(game, agents)  # the whole game in C++ where it can (engine/locm/native.py), else as below
-    while game.state.phase != ENDED:  # not `game.ended`: a property call per turn
-        p = game.state.current
-        agents[p].play_turn(game, p)
-    owed = game.owed_input()
-    if owed is not None:
-        receive = getattr(agents[owed[0]], "receive_input", None)
-        if receive is not None:
-            receive(owed[1], DRAFT if game.rules.deck_building == "draft" else CONSTRUCT)
-
-
-__all__ = ["Agent", "PassAgent", "RandomAgent", "GreedyAgent", "make_agent", "play", "AGENT_NAMES",
+__all__ = ["Agent", "PassAgent", "RandomAgent", "GreedyAgent", "make_agent", "AGENT_NAMES",
            "UnknownAgent", "seat_seed", "RED", "Attack", "Use", "Summon", "EndTurn"]

@@ -95,11 +95,11 @@ def generate_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...]:
     variant's `card_weights`); empty for the official file.
 
     Under the native core (`engine.corebuild.core`), the same cards from the C++ generator
-    (`engine.locm.native.generated_cards`, over these tables), where it makes them."""
+    (`engine.locm.nativecards.generated_cards`, over these tables), where it makes them."""
     if _native_selected():
-        from locm.engine.locm.native import generated_cards
+        from locm.engine.locm.nativecards import generated_cards
 
-        made = generated_cards(card_gen_seed, weights)
+        made = generated_cards(card_gen_seed, weights, _load_tables)
         if made is not None:
             return made
     return python_generated_cards(card_gen_seed, weights)

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from locm.events.locm.catalog import DeckChosen
 from locm.engine.locm.emit import Out
-from locm.engine.locm.setup import begin_battle
+from locm.engine.locm.drawing import begin_battle
 from locm.engine.locm.state import GameState
 
 def fill_deck(chosen: list[int], pool_size: int, deck_size: int, max_copies: int) -> None:

@@ -12,7 +12,8 @@ from locm.engine.locm import protocol
 from locm.engine.locm.agents import AGENT_NAMES, Agent, make_agent, seat_seed
 from locm.engine.locm.commands import EndTurn, Pick
 from locm.engine.locm.describe import describe
-from locm.engine.locm.evolve import apply_all, fold
+from locm.engine.locm.evolve import apply_all
+from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
 from locm.engine.locm.gameid import created_id
 from locm.engine.locm.legal import legal_actions as battle_actions

@@ -10,7 +10,7 @@ from locm.engine.locm.emit import Out
 from locm.engine.jrandom import JavaRandom
 from locm.engine.errors import GameParamError
 from locm.engine.locm.rulesets import RULES_12, Ruleset
-from locm.engine.locm.setup import begin_battle
+from locm.engine.locm.drawing import begin_battle
 from locm.engine.locm.state import GameState
 
 ROUNDS = RULES_12.draft_rounds  # the official value (30), a default for tests and tools

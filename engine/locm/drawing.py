@@ -1,4 +1,4 @@
-"""The start of a turn and drawing cards (R-TURN, R-DRAW, R-RUNES, R-DAMAGEDRAW).
+"""The decks (R-DECK), the start of a turn and drawing cards (R-TURN, R-DRAW, R-RUNES, R-DAMAGEDRAW).
 
 Draws read the decks and hand sizes through the decision's look-ahead (`Out.ahead`), so the opening draws
 and the first turn start see the decks `build_decks` has just ordered, without folding anything.
@@ -6,9 +6,12 @@ and the first turn start see the decks `build_decks` has just ordered, without f
 
 from __future__ import annotations
 
-from locm.events.locm.catalog import CardDrawn, DrawLost, GameEnded, TurnEnded, TurnStarted
+from typing import cast
+
+from locm.events.locm.catalog import CardDrawn, DeckOrdered, DrawLost, GameCreated, GameEnded, TurnEnded, TurnStarted
+from locm.engine.jrandom import JavaRandom
 from locm.engine.locm.emit import Ahead, Out, lose_health
-from locm.engine.locm.rulesets import LOSE_RUNE, TEN_DAMAGE
+from locm.engine.locm.rulesets import IDS_12, IDS_REVISED, LOSE_RUNE, TEN_DAMAGE
 from locm.engine.locm.state import GameState, Unit
 
 OPENING_HAND = (4, 5)  # R-TURN: cards drawn before the first turn, by seat
@@ -143,3 +146,44 @@ def opening_draws(state: GameState, out: Out, ordered: tuple[int, int]) -> None:
     for p, n in enumerate(OPENING_HAND):
         for _ in range(n):
             _draw(out, t, p, "R-TURN", ordered[p])
+
+
+def build_decks(state: GameState, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> tuple[int, int]:
+    """R-DECK: shuffle both players' chosen cards and number the instances; the look-ahead gets the decks.
+    Returns the seqs of the two `deck_ordered` events."""
+    created = cast(GameCreated, state.params)  # game_created comes before any deck
+    scheme = state.rules.id_scheme
+    seqs: list[int] = []
+    for p in (0, 1):
+        picks = chosen[p]
+        n = len(picks)
+        if scheme == IDS_12:
+            order = list(picks)
+            JavaRandom(_shuffle_seed(created, p)).shuffle(order)
+            ids = tuple(range(p + 1, 2 * n + p + 1, 2))  # 2*i + p + 1 for each i
+            base_ids = tuple(order)
+        else:
+            if scheme == IDS_REVISED:
+                numbered = [(2 * i + p * 2 * n, b) for i, b in enumerate(picks)]
+            else:  # COG 2022: player 0 gets 1..30, player 1 31..60, in pick order
+                numbered = [(i + 1 + p * n, b) for i, b in enumerate(picks)]
+            JavaRandom(_shuffle_seed(created, p)).shuffle(numbered)
+            ids = tuple(i for i, _ in numbered)
+            base_ids = tuple(b for _, b in numbered)
+        seqs.append(out.emit(DeckOrdered(seq=out.seq, cause=cause, rule="R-DECK", player=p, ids=ids,
+                                         base_ids=base_ids)))
+        out.ahead.decks[p] = list(reversed(ids))  # top card last, as drawing pops it
+    return seqs[0], seqs[1]
+
+
+def _shuffle_seed(created: GameCreated, p: int) -> int:
+    return created.shuffle_player0_seed if p == 0 else created.shuffle_player1_seed
+
+
+def begin_battle(state: GameState, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> None:
+    """After the last pick or deck choice (`chosen`: both players' cards, the decision's own included; `cause`:
+    that pick or choice): decks, opening hands and player 0's first turn. Each step reads what the previous
+    ones decided through the decision's look-ahead (`Out.ahead`)."""
+    ordered = build_decks(state, out, chosen, cause)
+    opening_draws(state, out, ordered)
+    start_turn(state, out, 0, cause)

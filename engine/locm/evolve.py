@@ -12,7 +12,6 @@ missing from it raises `InvalidLogError`, the same guarantee as a `case _:` that
 
 from __future__ import annotations
 
-from itertools import islice
 from typing import Any, Callable, Iterable
 
 from locm.events.locm.cards import WARD
@@ -304,18 +303,4 @@ def apply_decided(state: GameState, events: list[Event]) -> GameState:
     return state
 
 
-def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
-    """Rebuild a state from a log (or continue folding onto `state`). A log of an older schema is upcast
-    first (`engine.locm.upcast`)."""
-    if state is None:
-        from locm.engine.locm.upcast import upcast
-
-        events = upcast(events)
-        if not events:
-            raise InvalidLogError("a game's log must start with a game_created event; the log is empty")
-        state = initial_state(events[0])
-        return apply_all(state, islice(events, 1, None))
-    return apply_all(state, events)
-
-
-__all__ = ["evolve", "fold", "apply_decided", "initial_state", "HANDLERS", "CONSTRUCT", "ENDED"]
+__all__ = ["evolve", "apply_decided", "initial_state", "HANDLERS", "CONSTRUCT", "ENDED"]

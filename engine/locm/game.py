@@ -19,7 +19,8 @@ from locm.engine.locm import protocol, setup
 from locm.engine.locm.commands import BattleAction, BuildDeck, Command, EndTurn, Pass, Pick
 from locm.engine.locm.decide import decide, hard_error, record
 from locm.engine.errors import CommandError, ProtocolError
-from locm.engine.locm.evolve import apply_decided, fold
+from locm.engine.locm.evolve import apply_decided
+from locm.engine.locm.folding import fold
 from locm.engine.locm.legal import LegalCache
 from locm.engine.locm.rulesets import Rules, by_name
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT, ENDED, GameState

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from locm.events.locm.cards import (
     BLUE, BREAKTHROUGH, CHARGE, CREATURE, DRAIN, GREEN, GUARD, LETHAL, RED, WARD, Card,
 )
-from locm.engine.locm.agents import Agent
+from locm.engine.locm.agent import Agent
 from locm.engine.locm.commands import BattleAction
 from locm.engine.locm.decide import decide
 from locm.engine.locm.evolve import apply_decided

@@ -15,7 +15,7 @@ already under way, a fold, re-deciding a log) is the Python core's, which `why_n
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import msgspec
 
@@ -36,7 +36,7 @@ _SCHEMES = {IDS_12: 0, IDS_COG2022: 1, IDS_REVISED: 2}
 _ENCODE = msgspec.json.Encoder().encode
 
 
-_native, WHY_UNAVAILABLE = native_module()
+_native, WHY_UNAVAILABLE = native_module("locm")
 if _native is not None:
     _native.set_event_types({tag_of(t): t for t in EVENT_TYPES})  # the native core builds the events themselves
 
@@ -79,16 +79,17 @@ def rules_tuple(r: Rules) -> tuple[Any, ...]:
             r.draft_rounds, r.max_copies, r.deck_building == DRAFT)
 
 
-def _run(game: Any, agents: Sequence[Agent], as_json: bool) -> tuple[Any, Any, Any]:
+def _run(game: Any, agents: Sequence[Agent], as_json: bool) -> tuple[Any, Any, Any, Any]:
     state: GameState = game.state
     created = state.params
     assert created is not None
     cards = _ENCODE(tuple(state.cards.values()))  # array-like Cards: [base_id, type, ..., area, name, text]
     players = [inner(a) for a in agents]
     specs = [(AGENT_KINDS[type(a)], a.rng._seed if type(a) is RandomAgent else 0) for a in players]
-    return _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed, created.shuffle_player1_seed,
+    made = _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed, created.shuffle_player1_seed,
                              cards, [list(o) for o in state._offers], state.seq, specs, not as_json, as_json,
                              _KW_VALUES)
+    return cast("tuple[Any, Any, Any, Any]", made)
 
 
 def play(game: Any, agents: Sequence[Agent]) -> bool:
@@ -124,34 +125,16 @@ def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random
     if why is not None:
         raise LocmError(why)
     rest, _, _, _ = _run(game, players, True)
-    return to_jsonl(game.log) + rest
-
-
-_CARDGEN: dict[str, int] = {}  # the generator's tables handed to the native core, by weights (its handles)
+    return to_jsonl(game.log) + cast(bytes, rest)
 
 
 def generated_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...] | None:
     """`engine.locm.cardgen.generate_cards` by the native core, from the Python core's tables; None where it
     does not make them (not built here, or weights whose ``cardChanges`` change the generated cards)."""
-    if _native is None:
-        return None
-    handle = _CARDGEN.get(weights)
-    if handle is None:
-        from locm.engine.locm.cardgen import _load_tables
+    from locm.engine.locm.cardgen import _load_tables
+    from locm.engine.locm import nativecards
 
-        t = _load_tables(weights)
-        if t.changes:
-            return None
-
-        def choice(c: Any) -> tuple[list[int], list[tuple[float, float, int]]]:
-            rows = [(1.0, 0.0, v) if type(v) is int else (float(v[0]), float(v[1]), int(v[2])) for v in c.values]
-            return list(c.thresholds), rows
-
-        handle = _CARDGEN[weights] = _native.set_cardgen_tables((
-            choice(t.types), choice(t.mana), choice(t.kw_count), choice(t.area), choice(t.draw),
-            choice(t.my_health), choice(t.opp_health), [None if c is None else choice(c) for c in t.keywords],
-            (t.attack.mean, t.attack.std), (t.defense.mean, t.defense.std)))
-    return _native.generated_cards(card_gen_seed, handle, Card)  # type: ignore[no-any-return]
+    return nativecards.generated_cards(card_gen_seed, weights, _load_tables)
 
 
 def _set_state(s: GameState, final: tuple[Any, ...]) -> None:

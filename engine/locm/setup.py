@@ -1,19 +1,19 @@
-"""Game creation (R-SEEDS), decks and instance ids (R-DECK) and the opening hands (R-TURN).
+"""Game creation (R-SEEDS): the game's parameters and its opening events (the decks, instance ids and opening
+hands, R-DECK and R-TURN, are `engine.locm.drawing.begin_battle`'s).
 
-Randomness is a recorded input (STYLE 4): the generator runs here, at creation and when the decks are
-shuffled, and its outcomes go into events; folding a log never draws a random number.
+Randomness is a recorded input (STYLE 4): the generator runs here at creation (and in `drawing` when the decks
+are shuffled), and its outcomes go into events; folding a log never draws a random number.
 """
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from locm.events.locm.catalog import CardPoolDefined, DeckOrdered, Event, GameCreated
-from locm.engine.locm.drawing import opening_draws, start_turn
+from locm.events.locm.catalog import CardPoolDefined, Event, GameCreated
 from locm.engine.locm.emit import Out
 from locm.engine.errors import GameParamError
 from locm.engine.jrandom import JavaRandom
-from locm.engine.locm.rulesets import DRAFT, IDS_12, IDS_REVISED, Ruleset, rules_hash
+from locm.engine.locm.rulesets import DRAFT, Ruleset, rules_hash
 from locm.engine.locm.state import GameState
 from locm.engine.locm.variants import check_rules
 
@@ -130,44 +130,3 @@ def preload(rules: Ruleset) -> None:
         from locm.engine.locm.cardgen import generate_cards
 
         generate_cards(0, rules.card_weights)
-
-
-def build_decks(state: GameState, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> tuple[int, int]:
-    """R-DECK: shuffle both players' chosen cards and number the instances; the look-ahead gets the decks.
-    Returns the seqs of the two `deck_ordered` events."""
-    created = cast(GameCreated, state.params)  # game_created comes before any deck
-    scheme = state.rules.id_scheme
-    seqs: list[int] = []
-    for p in (0, 1):
-        picks = chosen[p]
-        n = len(picks)
-        if scheme == IDS_12:
-            order = list(picks)
-            JavaRandom(_shuffle_seed(created, p)).shuffle(order)
-            ids = tuple(range(p + 1, 2 * n + p + 1, 2))  # 2*i + p + 1 for each i
-            base_ids = tuple(order)
-        else:
-            if scheme == IDS_REVISED:
-                numbered = [(2 * i + p * 2 * n, b) for i, b in enumerate(picks)]
-            else:  # COG 2022: player 0 gets 1..30, player 1 31..60, in pick order
-                numbered = [(i + 1 + p * n, b) for i, b in enumerate(picks)]
-            JavaRandom(_shuffle_seed(created, p)).shuffle(numbered)
-            ids = tuple(i for i, _ in numbered)
-            base_ids = tuple(b for _, b in numbered)
-        seqs.append(out.emit(DeckOrdered(seq=out.seq, cause=cause, rule="R-DECK", player=p, ids=ids,
-                                         base_ids=base_ids)))
-        out.ahead.decks[p] = list(reversed(ids))  # top card last, as drawing pops it
-    return seqs[0], seqs[1]
-
-
-def _shuffle_seed(created: GameCreated, p: int) -> int:
-    return created.shuffle_player0_seed if p == 0 else created.shuffle_player1_seed
-
-
-def begin_battle(state: GameState, out: Out, chosen: tuple[list[int], list[int]], cause: int) -> None:
-    """After the last pick or deck choice (`chosen`: both players' cards, the decision's own included; `cause`:
-    that pick or choice): decks, opening hands and player 0's first turn. Each step reads what the previous
-    ones decided through the decision's look-ahead (`Out.ahead`)."""
-    ordered = build_decks(state, out, chosen, cause)
-    opening_draws(state, out, ordered)
-    start_turn(state, out, 0, cause)

@@ -26,6 +26,7 @@ from locm.events.locm.catalog import (
     Event, HardError, TurnEnded, TurnStarted,
 )
 from locm.engine.errors import InvalidLogError, UnknownRuleset
+from locm.engine.locm.evolve import apply_all, initial_state
 from locm.engine.locm.rulesets import by_name
 from locm.engine.locm.state import BATTLE
 
@@ -48,8 +49,6 @@ def upcast(events: Iterable[Event]) -> list[Event]:
 
 
 def _from_v1(events: list[Event]) -> list[Event]:
-    from locm.engine.locm.evolve import apply_all, initial_state
-
     created = cast(GameCreated, events[0])  # upcast checked it
     if created.rules is None:
         try:

@@ -22,7 +22,7 @@ from locm.engine.errors import LocmError
 from locm.engine.locm import game as engine_game
 from locm.engine.locm import protocol
 from locm.engine.locm.commands import EndTurn, Pass, Pick, parse_command
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.locm.legal import problem
 from locm.engine.locm.redecide import feed_input
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT

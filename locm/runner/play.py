@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from locm.engine.locm.agents import make_agent, play, seat_seed
+from locm.engine.locm.agents import make_agent, seat_seed
+from locm.engine.locm.playing import play
 from locm.engine.locm.game import Game
 
 def turns_played(turn: int) -> int:

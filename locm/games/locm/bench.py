@@ -11,7 +11,7 @@ from pathlib import Path
 
 from locm.events.locm.catalog import TurnStarted
 from locm.engine.corebuild import core, stale_sources
-from locm.engine.locm.evolve import fold
+from locm.engine.locm.folding import fold
 from locm.engine.history import History
 from locm.engine.locm.definition import GAME as LOCM
 from locm.engine.locm.rulesets import by_name

@@ -34,7 +34,7 @@ def content_problem(game_id: str | None, events: Sequence[Any], *, meta: str = "
     (with ``winner`` and ``reason`` when given: a stored record's), and ``game_id`` is what its content gives
     (None: a log file, which names no id; `engine.locm.gameid.check_id`, whose note an id of an older form
     that cannot be recomputed gets)."""
-    from locm.engine.locm.evolve import fold
+    from locm.engine.locm.folding import fold
     from locm.engine.locm.gameid import check_id
     from locm.engine.locm.state import ENDED
     from locm.events.locm.catalog import GameEnded, HardError

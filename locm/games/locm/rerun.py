@@ -209,7 +209,7 @@ def rerun_report(game: str, events_a: Sequence, rules_b: Rules, limits: TimeLimi
     changed since the game was played is named (`bot_changes`), so that a divergence it causes is not laid on
     the rules. ``warning``: the source's own (a log that does not follow the rules is still compared);
     ``recorded``: the bots' versions a stored record kept (`load_source`)."""
-    from locm.engine.locm.evolve import fold
+    from locm.engine.locm.folding import fold
 
     played = rerun_game(events_a, rules_b, limits)
     events_b = played.game.log

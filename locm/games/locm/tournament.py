@@ -27,7 +27,8 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from locm.engine.locm.agents import AGENT_NAMES, play as play_seats
+from locm.engine.locm.agents import AGENT_NAMES
+from locm.engine.locm.playing import play as play_seats
 from locm.engine.locm.game import Game
 from locm.engine.locm.gameid import created_id, game_id
 from locm.engine.locm.rulesets import Rules, by_name, rules_hash
