@@ -86,6 +86,7 @@ GAME = GameDef(
     created=GameCreated,
     ended=GameEnded,
     edges="locm.games.locm.edges",
+    player="locm.games.locm.tournament",
     rules_file="LOCM-RULES.md",
     rulesets=tuple(RULESETS),
     rules=by_name,

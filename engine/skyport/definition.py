@@ -204,6 +204,7 @@ def game_id(created: Event) -> str:
 
 GAME = GameDef(
     name="skyport",
+    player="locm.games.skyport.tournament",
     title="Skyport",
     seats=(2, 8),
     codec=CODEC,

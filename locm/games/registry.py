@@ -9,10 +9,7 @@ Another installed package adds its game's commands through an entry point of the
 (its value: a function that takes the `click.Group` and adds commands to it) and its hooks through the group
 ``locm.hooks`` (an entry point named ``GAME.HOOK``, its value the hook: ``mygame.play = mypkg.cli:play``).
 
-It also names the modules that play a tournament's game of a game whose games the core's runner
-(`locm.tournament.matchplay`) cannot play alone (`PLAYERS`: LOCM's referee-protocol bots and the card facts its
-workers compute, Skyport's clients through its TCP server; such a module has ``play(job, limits, sandbox,
-seats)`` and may have ``ahead``, ``init``, ``close`` and ``check_client``), the schedule kinds a store may hold
+It also names the schedule kinds a store may hold
 beyond the generic one (`SCHEDULE_KINDS`), and what the layers below are handed: how a kept manifest reads back
 as its schedule (`Schedules`) and the checker the command line hands the store (`checker`:
 `locm.verify.checks.Checker` over these schedules). The store and verify import none of this: their callers
@@ -24,59 +21,12 @@ from __future__ import annotations
 import functools
 import importlib
 from importlib.metadata import entry_points
-from types import ModuleType
 from typing import Any, Callable
-
-PLAYERS: dict[str, str] = {
-    "locm": "locm.games.locm.tournament",
-    "skyport": "locm.games.skyport.tournament",
-}
-"""A game's own tournament player (see the module docstring); a game not listed is played by the core's."""
-
-DEFAULT_PLAYER = "locm.tournament.matchplay"
 
 SCHEDULE_KINDS: dict[str, tuple[str, str]] = {
     "round_robin": ("locm.games.locm.tournament", "RoundRobin"),
 }
 """LOCM's round robin (mirrored seeds, self-play), kept as its stores have it since schema 1."""
-
-
-def players(game: str) -> ModuleType:
-    """The module that plays a tournament's game of `game` (its own, or the core's)."""
-    return importlib.import_module(PLAYERS.get(game, DEFAULT_PLAYER))
-
-COMMANDS: tuple[str, ...] = (
-    "locm.games.locm.cli:register",
-    "locm.games.skyport.cli:register",
-)
-"""Functions that add a wing's own commands to the `locm` group: ``module:function``."""
-
-HOOKS: dict[str, dict[str, str]] = {
-    # `locm play`, `locm tournament`: a game played its own way (LOCM: the official referee's two seats)
-    "play": {"locm": "locm.games.locm.workflow:play"},
-    "tournament": {"locm": "locm.games.locm.workflow:tournament"},
-    # seats taken by command-line bots that do not speak one line each way (Skyport's: its server's clients)
-    "play_seated": {"skyport": "locm.games.skyport.hooks:play_seated"},
-    # a tournament's time limits and sandbox check for bots that connect to the game's server
-    "served_limits": {"skyport": "locm.games.skyport.hooks:served_limits"},
-    # `locm games`, `locm rules diff`, `locm report`, `locm conformance`, `locm dataset`
-    "games_table": {"locm": "locm.games.locm.hooks:games_table"},
-    "rules_diff": {"locm": "locm.games.locm.hooks:rules_diff"},
-    "report": {"locm": "locm.games.locm.report_cli:report", "mcg": "locm.games.mcg.hooks:report",
-               "skyport": "locm.games.skyport.hooks:report"},
-    "conformance": {"locm": "locm.games.locm.hooks:conformance", "skyport": "locm.games.skyport.hooks:conformance"},
-    "dataset": {"locm": "locm.games.locm.hooks:dataset"},
-    # `locm rerun`, `locm whatif`: a game re-run its own way (LOCM's)
-    "rerun": {"locm": "locm.games.locm.whatif_cli:rerun"},
-    "whatif": {"locm": "locm.games.locm.whatif_cli:whatif"},
-    # `locm verify`, `locm export --all`, `locm import`: what a game keeps beside its games (my-card-game's
-    # accounts), and the games whose stored games are checked as their own records (LOCM's)
-    "verify_store": {"mcg": "locm.games.mcg.hooks:verify_store"},
-    "export_count": {"mcg": "locm.games.mcg.hooks:export_count"},
-    "import_log": {"mcg": "locm.games.mcg.hooks:import_log"},
-    "stored_problem": {"locm": "locm.verify.checks:stored_problem"},
-}
-"""Per hook, the games' own versions: ``module:function``."""
 
 
 def _load(path: str) -> Any:
@@ -127,7 +77,7 @@ class Schedules:
         """The schedule a kept manifest describes (`ValueError` or a `LocmError` if it does not read)."""
         from locm.tournament.schedule import Schedule
 
-        return Schedule.from_manifest(manifest)  # the kind its manifest names (SCHEDULE_KINDS, or the generic)
+        return Schedule.from_manifest(manifest, SCHEDULE_KINDS)  # the kind its manifest names
 
     def not_the_job(self, jobs: Any, job: Any, record: Any) -> str:
         """"" if a stored record is the scheduled job's game (its ruleset, seed, agents, and the seeds that seed
@@ -176,4 +126,4 @@ def checker():
 
     return Checker(SCHEDULES)
 
-__all__ = ["PLAYERS", "DEFAULT_PLAYER", "SCHEDULE_KINDS", "players", "COMMANDS", "HOOKS", "hook", "games_with", "add_commands", "Schedules", "SCHEDULES", "schedule_of", "checker"]
+__all__ = ["SCHEDULE_KINDS", "COMMANDS", "HOOKS", "hook", "games_with", "add_commands", "Schedules", "SCHEDULES", "schedule_of", "checker"]

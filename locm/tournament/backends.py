@@ -23,7 +23,7 @@ def join(backend: str, address: str | None) -> None:
     if address is not None and backend != "ray":
         raise click.UsageError("--address is for --backend ray")
     if backend == "ray":
-        from locm.tournament.ray_backend import connect
+        from locm.tournament.ray_cluster import connect
 
         connect(address)
 

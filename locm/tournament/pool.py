@@ -371,7 +371,7 @@ def imap(work: Callable, tasks: Iterable, workers: int = 1, *, init: Callable | 
     ``on_incident``. Closing the iterator stops the workers; use it in a ``with contextlib.closing(...)`` where
     an error of the caller's own may stop the loop."""
     if backend == "ray":
-        from locm.tournament.ray_backend import map_ordered
+        from locm.tournament.ray_cluster import map_ordered
 
         yield from map_ordered(work, list(tasks), init=init, init_args=init_args, address=address,
                                per_task=ray_batch or max(4, batch))

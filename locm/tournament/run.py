@@ -8,7 +8,7 @@ Processes: ``workers`` processes of the one pool (`locm.tournament.pool`) play t
 for the store (checked, encoded, chained and compressed there: `locm.store.eventstore.PreparedGame`, with
 LOCM's card facts), each through its own pipe with at most `HANDOFF` games in hand (the schedule is read
 lazily, and memory stays flat however slow the store is). A game is played by its game's player
-(`locm.games.registry.players`: LOCM's, Skyport's, or the core's for any game). The main process is the
+(`players`: the module its definition names, `GameDef.player`: LOCM's, Skyport's, or the core's for any game). The main process is the
 only writer of the store and stores the games as they arrive, whole games several to a transaction
 (`EventStore.append_games`; `WRITE_BATCH` games, or what came in `WRITE_AFTER_S`), so that it needs a small
 part of a core (`benchmarks/bench_tournament.py` reports its CPU time per game) and the workers have the
@@ -34,8 +34,8 @@ from typing import NamedTuple
 
 from locm.engine import registry
 from locm.errors import DuplicateGameError, GameNotFoundError, TournamentError
-from locm.games.registry import players
 from locm.tournament.pool import HANDOFF as POOL_HANDOFF, Supervision, Work
+from locm.tournament.players import players
 from locm.tournament.schedule import Job, Schedule
 
 HANDOFF = POOL_HANDOFF
@@ -63,6 +63,7 @@ class TournamentRun:
     seconds: float = 0.0
     incidents: list[str] = dataclasses.field(default_factory=list)  # workers lost and replaced, one line each
     ids: list[str] = dataclasses.field(default_factory=list)  # the ids of the games asked for (`run_matches`)
+
 
 
 def record_schedule(store, jobs: Schedule) -> None:
@@ -199,7 +200,7 @@ def play_jobs(store, jobs: Iterable[Job], *, workers: int = 1, limits=None,
 
 
 def play_job(job: Job, limits, sandbox, seats: list | None = None) -> tuple:
-    """A worker's result for one job, played by its game's player (`locm.games.registry.players`):
+    """A worker's result for one job, played by its game's player (`players`):
     ``("game", id, PreparedGame, None)`` or ``("failed", id, error, None)``."""
     try:
         prepared = players(job.game).play(job, limits, sandbox, seats)

@@ -14,7 +14,8 @@ Two kinds, both this one class's arithmetic, each a subclass that says its slots
 - LOCM's round robin (``round_robin``, `locm.games.locm.tournament.RoundRobin`): one group, every ordered pair
   of agents and, for an agent given twice, itself (self-play), seed by seed, so a partial run is balanced.
 
-The kinds a store may hold are named in the edges' registry (`locm.games.registry.SCHEDULE_KINDS`). With two
+The kinds a store may hold beyond this module's are handed in (`Schedule.from_manifest`'s ``kinds``: the edges'
+registry's `locm.games.registry.SCHEDULE_KINDS`). With two
 seats and two agents, both kinds give each seed's two seatings as consecutive games (the mirrored pairs a
 sequential test reads, `locm.tournament.sequential`).
 """
@@ -28,7 +29,7 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import msgspec
@@ -135,15 +136,17 @@ class Schedule(Sequence):
     # --- the schedule ---
 
     @classmethod
-    def from_manifest(cls, manifest: str) -> "Schedule":
-        """The schedule a kept manifest describes, by its ``kind``, its bots' versions as recorded (the files
-        are not read); `TournamentError` for a manifest no kind of this locm reads."""
+    def from_manifest(cls, manifest: str, kinds: Mapping[str, tuple[str, str]] | None = None) -> "Schedule":
+        """The schedule a kept manifest describes, by its ``kind`` (this module's, or one of ``kinds``: kind ->
+        (module, class), the schedule kinds of the games' wings, `locm.games.registry.SCHEDULE_KINDS`), its bots'
+        versions as recorded (the files are not read); `TournamentError` for a manifest no kind of this locm
+        reads."""
         try:
             doc = json.loads(manifest)
         except ValueError as exc:
             raise TournamentError(f"a schedule manifest that is not JSON: {exc}") from None
         kind = doc.get("kind") if isinstance(doc, dict) else None
-        found = schedule_kind(kind) if isinstance(kind, str) else None
+        found = schedule_kind(kind, kinds or {}) if isinstance(kind, str) else None
         if found is None:
             raise TournamentError(f"not a schedule manifest this locm reads: kind {kind!r}")
         return found._from_manifest(manifest)
@@ -293,14 +296,12 @@ class SeatsRoundRobin(Schedule):
                 f"seeds {self.seed}..{self.seed + self.seeds - 1}, {len(self)} games")
 
 
-def schedule_kind(kind: str) -> type[Schedule] | None:
-    """The schedule class of a manifest's ``kind`` (this module's, or one a game's wing gives:
-    `locm.games.registry.SCHEDULE_KINDS`); None for a kind this locm does not know."""
+def schedule_kind(kind: str, kinds: Mapping[str, tuple[str, str]]) -> type[Schedule] | None:
+    """The schedule class of a manifest's ``kind``: this module's, or one of ``kinds`` (kind -> (module, class),
+    what the games' wings add: `locm.games.registry.SCHEDULE_KINDS`); None for a kind this locm does not know."""
     if kind == MATCH_KIND:
         return SeatsRoundRobin
-    from locm.games.registry import SCHEDULE_KINDS
-
-    where = SCHEDULE_KINDS.get(kind)
+    where = kinds.get(kind)
     if where is None:
         return None
     module, name = where
@@ -361,7 +362,7 @@ def seats_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, s
                 raise TournamentError(f"{game.title} has no agent {name!r}: expected one of "
                                       f"{', '.join(game.agent_names)}")
             if game.bots == "served":
-                from locm.games.registry import players
+                from locm.tournament.players import players
 
                 players(game.name).check_client(name)  # its placeholders too
             command_argv(name)  # a command line that cannot run: one line, before anything is played

@@ -1,6 +1,6 @@
 """LOCM's tournaments at the edges: one game (`run_game`), LOCM's round robin (`RoundRobin`, `schedule`), the
 player that plays a tournament's LOCM game in a worker (`play`, `ahead`, `init`, `close`: reached through
-`locm.games.registry.PLAYERS`), and `run_tournament` (the schedule recorded, then the games the store lacks
+`engine.seam.GameDef.player`), and `run_tournament` (the schedule recorded, then the games the store lacks
 played by the one run every game has, `locm.tournament.run`).
 
 Game ids name their content (`locm.engine.locm.gameid`): ruleset, seed, agents with their bots' versions,
@@ -291,7 +291,7 @@ def run_tournament(store: EventStore, ruleset: str, agents: Sequence[str], games
                      count=count, sandbox=sandbox, supervision=supervision)
 
 
-# --- the player (`locm.games.registry.PLAYERS`) -------------------------------------------------------------
+# --- the player (`engine.seam.GameDef.player`) -------------------------------------------------------------
 
 
 def play(job: Job, limits: TimeLimits, sandbox: Sandbox, seats: list | None = None) -> PreparedGame:
