@@ -23,6 +23,39 @@ import importlib
 from importlib.metadata import entry_points
 from typing import Any, Callable
 
+COMMANDS: tuple[str, ...] = (
+    "locm.games.locm.cli:register",
+    "locm.games.skyport.cli:register",
+)
+"""Functions that add a wing's own commands to the `locm` group: ``module:function``."""
+
+HOOKS: dict[str, dict[str, str]] = {
+    # `locm play`, `locm tournament`: a game played its own way (LOCM: the official referee's two seats)
+    "play": {"locm": "locm.games.locm.workflow:play"},
+    "tournament": {"locm": "locm.games.locm.workflow:tournament"},
+    # seats taken by command-line bots that do not speak one line each way (Skyport's: its server's clients)
+    "play_seated": {"skyport": "locm.games.skyport.hooks:play_seated"},
+    # a tournament's time limits and sandbox check for bots that connect to the game's server
+    "served_limits": {"skyport": "locm.games.skyport.hooks:served_limits"},
+    # `locm games`, `locm rules diff`, `locm report`, `locm conformance`, `locm dataset`
+    "games_table": {"locm": "locm.games.locm.hooks:games_table"},
+    "rules_diff": {"locm": "locm.games.locm.hooks:rules_diff"},
+    "report": {"locm": "locm.games.locm.report_cli:report", "mcg": "locm.games.mcg.hooks:report",
+               "skyport": "locm.games.skyport.hooks:report"},
+    "conformance": {"locm": "locm.games.locm.hooks:conformance", "skyport": "locm.games.skyport.hooks:conformance"},
+    "dataset": {"locm": "locm.games.locm.hooks:dataset"},
+    # `locm rerun`, `locm whatif`: a game re-run its own way (LOCM's)
+    "rerun": {"locm": "locm.games.locm.whatif_cli:rerun"},
+    "whatif": {"locm": "locm.games.locm.whatif_cli:whatif"},
+    # `locm verify`, `locm export --all`, `locm import`: what a game keeps beside its games (my-card-game's
+    # accounts), and the games whose stored games are checked as their own records (LOCM's)
+    "verify_store": {"mcg": "locm.games.mcg.hooks:verify_store"},
+    "export_count": {"mcg": "locm.games.mcg.hooks:export_count"},
+    "import_log": {"mcg": "locm.games.mcg.hooks:import_log"},
+    "stored_problem": {"locm": "locm.verify.checks:stored_problem"},
+}
+"""Per hook, the games' own versions: ``module:function``."""
+
 SCHEDULE_KINDS: dict[str, tuple[str, str]] = {
     "round_robin": ("locm.games.locm.tournament", "RoundRobin"),
 }
