@@ -12,14 +12,14 @@ import click
               help="The store to show (opened read-only: tournaments may write it meanwhile).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on; beyond loopback every request needs the token.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="The port to listen on.")
 @click.option("--token", default=None, envvar="LOCM_ARENA_TOKEN",
               help="The token requests must carry (made and shown when serving beyond loopback without one).")
 @click.option("--board", "boards", multiple=True, metavar="NAME=QUERY",
               help="A saved leaderboard: a name and the filters of /games as a query string (repeatable).")
 @click.option("--index", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The arena's own index of the store (derived, safe to delete; default: in ~/.cache/locm/arena).")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+@click.option("--workers", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes (each answers requests on its own core).")
 def arena(db: Path, host: str, port: int, token: str | None, boards: tuple[str, ...], index: Path | None,
           workers: int) -> None:

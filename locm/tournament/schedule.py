@@ -146,7 +146,9 @@ class Schedule(Sequence):
         except ValueError as exc:
             raise TournamentError(f"a schedule manifest that is not JSON: {exc}") from None
         kind = doc.get("kind") if isinstance(doc, dict) else None
-        found = schedule_kind(kind, kinds or {}) if isinstance(kind, str) else None
+        own = getattr(cls, "kind", None)  # a kind's own class reads its manifests without being told
+        found = cls if isinstance(kind, str) and own == kind else (
+            schedule_kind(kind, kinds or {}) if isinstance(kind, str) else None)
         if found is None:
             raise TournamentError(f"not a schedule manifest this locm reads: kind {kind!r}")
         return found._from_manifest(manifest)

@@ -106,7 +106,7 @@ def _created(e: Event) -> NimCreated:
 
 
 GAME = GameDef(
-    name="nim", title="Nim", aliases=("outside-nim",), seats=(2, 3),
+    name="nim", title="Nim", aliases=("outside-nim",), seats=(2, 3), bots="lines",
     codec=CODEC, created=NimCreated, ended=NimEnded, rules_file="",
     rulesets=tuple(RULESETS), rules=rules_by_name, rules_name=lambda r: r.name, variant=parse_variant,
     rules_diff=_rules_diff,
