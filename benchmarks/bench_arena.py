@@ -63,7 +63,7 @@ def free_port() -> int:
 
 
 async def load(url: str, paths: list[tuple[str, str]], clients: int, seconds: float) -> dict[str, list[float]]:
-    import httpx
+    import httpx2 as httpx
 
     times: dict[str, list[float]] = {name: [] for name, _ in paths}
     queue: asyncio.Queue = asyncio.Queue()

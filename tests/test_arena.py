@@ -188,7 +188,7 @@ def served(store, tmp_path):
 
 
 def test_games_stored_while_it_runs_reach_the_live_feed(served):
-    import httpx
+    import httpx2 as httpx  # the test extra's HTTP client (Starlette's test client uses it too)
 
     db, url = served
     with sqlite3.connect(db) as conn:
