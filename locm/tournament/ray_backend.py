@@ -18,7 +18,6 @@ sandbox is checked on the node before a bot starts (`locm.runner.sandbox.bwrap.r
 
 from __future__ import annotations
 
-import collections
 import itertools
 import time
 from typing import Callable, Iterable

@@ -5,6 +5,7 @@ tasks in order (`locm.tournament.pool.map_ordered` with ``backend="ray"``). It k
 
 from __future__ import annotations
 
+import collections
 from typing import Callable
 
 from locm.errors import LocmError

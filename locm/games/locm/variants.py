@@ -102,5 +102,5 @@ def is_builtin(rules: Rules) -> bool:
     return RULESETS.get(rules.name) == rules
 
 
-__all__ = ["resolve_ruleset", "game_rules", "ruleset_name", "ruleset_or_name", "RulesetChoiceError", "is_builtin",
+__all__ = ["resolve_ruleset", "ruleset_name", "ruleset_or_name", "RulesetChoiceError", "is_builtin",
            "rules_diff_command", "rules_identities"]
