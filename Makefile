@@ -29,7 +29,7 @@ FAST_TESTS := tests/test_conformance.py tests/test_oracle_games.py tests/test_go
               tests/test_replay_fold.py tests/test_corebuild.py
 
 export IS_COMPILED := import sys; from locm.engine.corebuild import python_core; sys.exit(python_core().kind != "compiled")
-export HAS_NATIVE := import sys; from locm.engine.corebuild import native_module; sys.exit(native_module()[0] is None)
+export HAS_NATIVE := import sys; from locm.engine.corebuild import native_module; sys.exit(native_module("locm")[0] is None)
 # The native C++ core (engine/locm/cpp/core.cpp, pybind11) is built into .venv-fast/ beside the compiled one where a
 # C++ compiler exists; LOCM_CORE=native|compiled picks one there. Its own tests (tests/test_native.py) compare it
 # with the Python core game for game. `make native` builds it in place for the editable .venv/ (developers).
