@@ -206,13 +206,13 @@ def test_locm_core_names_the_core_and_refuses_a_bad_value_in_one_line(monkeypatc
     with pytest.raises(CoreChoiceError) as err:
         core()
     assert str(err.value) == "LOCM_CORE must be one of native, compiled, pure, got 'fastest'"
-    out = subprocess.run([sys.executable, "-m", "locm.cli", "--version"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "locm.cli.main", "--version"], capture_output=True, text=True,
                          env={**os.environ, "LOCM_CORE": "fastest"})
     assert out.returncode == 2 and out.stderr.strip().splitlines() == [
         "locm: error: LOCM_CORE must be one of native, compiled, pure, got 'fastest'"]
     for kind, how in (("native", "native C++"), (PYTHON_KIND, {"pure": "pure Python", "compiled": "compiled by mypyc"}
                                                               [PYTHON_KIND])):
-        out = subprocess.run([sys.executable, "-m", "locm.cli", "--version"], capture_output=True, text=True,
+        out = subprocess.run([sys.executable, "-m", "locm.cli.main", "--version"], capture_output=True, text=True,
                              env={**os.environ, "LOCM_CORE": kind})
         assert out.returncode == 0 and f"core: {how} (build " in out.stdout, out.stderr
 
