@@ -50,6 +50,12 @@ def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str =
     own = getattr(edges(game), "content_problem", None)
     if own is not None:
         return own(game_id, events, meta=meta, winner=winner, reason=reason, redecide=redecide)
+    return core_verdict(game, events, redecide)
+
+
+def core_verdict(game, events: Sequence[Event], redecide: bool = True) -> Verdict:
+    """What the core says of a game's log (`engine.seam.GameDef`): its order and causes (`engine.logcheck`), and
+    with ``redecide`` every event re-decided from its recorded inputs (`engine.core.verify`)."""
     from locm.engine import core
     from locm.engine.logcheck import check_log
 
@@ -357,20 +363,15 @@ def _export_file(path: str, data: bytes, redecide: bool, schedules=None) -> list
 def _other_game_log(name: str, data: bytes, redecide: bool) -> Verdict:
     """A stored log (zlib of JSON lines) of another registered game: `engine.core.verify` (re-decided) or, without
     ``redecide``, its order and causes."""
-    from locm.engine import core, registry
-    from locm.engine.logcheck import check_log
+    from locm.engine import registry
     from locm.events.codec import json_array
 
     game = registry.get(name)
     try:
         events = game.codec.from_json_array(json_array(zlib.decompress(data)))
-        if not redecide:
-            check_log(game, events)
-            return Verdict(None)
-        found = core.verify(game, events)
     except LocmError as exc:
         return Verdict(str(exc), getattr(exc, "seq", -1))
-    return Verdict(None) if found is None else Verdict(_departure(found), found.seq)
+    return core_verdict(game, events, redecide)
 
 
 __all__ = ["Verdict", "Checked", "Checker", "StoreChecks", "content_problem", "stored_problem", "facts_problem",
