@@ -13,9 +13,10 @@ from locm.analysis.stats import wilson  # noqa: E402
 
 
 def win_rate_chart(results: dict[str, list[tuple[str, int, int]]], lengths: dict[str, list[int]],
-                   path: str | Path) -> Path:
+                   path: str | Path, lengths_of: str = "") -> Path:
     """Left: each agent's win rate with its 95% Wilson interval, one group of bars per ruleset.
-    Right: the distribution of game lengths (turns) per ruleset. `results`: ruleset -> [(agent, wins, games)]."""
+    Right: the distribution of game lengths (turns) per ruleset, of the games ``lengths_of`` names (its title).
+    `results`: ruleset -> [(agent, wins, games)]."""
     path = Path(path)
     rulesets = sorted(results)
     agents = sorted({a for rows in results.values() for a, _, _ in rows})
@@ -45,7 +46,7 @@ def win_rate_chart(results: dict[str, list[tuple[str, int, int]]], lengths: dict
         right.hist(lengths.get(rs, []), bins=bins, alpha=0.6, label=rs)
     right.set_xlabel("game length (turns, both players)")
     right.set_ylabel("games")
-    right.set_title("Game length, greedy against itself")
+    right.set_title(f"Game length, {lengths_of}" if lengths_of else "Game length")
     right.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -81,6 +81,7 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             {rs: [(s.agent, s.wins, s.games) for s in rows] for rs, (_, rows) in results.items()},
             {rs: o.turns for rs, o in summary.items()},
             chart,
+            lengths_of=f"{MIRROR[0]} against itself",
         )
         echo("")
         echo(f"chart: {path}   games and events: {db}   (try: {LOCM} games --db {db}   or   "
