@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from locm.errors import BotBindError, BotLimitsError
-from locm.runner.sandbox.bwrap import KEYS_IN_PROC, MiB, BotLimits, Sandbox, build, host_load_masked
+from locm.runner.sandbox.bwrap import KEYS_IN_PROC, Sandbox, build, host_load_masked
+from locm.runner.sandbox.limits import MiB, BotLimits
 
 
 def binds(argv: list[str]) -> dict[str, str]:

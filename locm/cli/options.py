@@ -11,6 +11,7 @@ import click
 from locm.common.tables import plural as n  # noqa: F401  (the commands' ``n(2, 'game')``)
 from locm.engine import registry
 from locm.errors import LocmError, UsageProblem
+from locm.runner.sandbox.limits import BotLimits, limits_help
 
 RULESET = click.option("--ruleset", "-r", default="1.2", show_default=True,
                        help="1.2 (draft), constructed (alias 1.5), or a ruleset variant file (TOML, see "
@@ -36,10 +37,8 @@ def sandbox_options(f):
                      help="Give the bots the host's network (recorded with each game and shown in the "
                           "standings); by default they have none.")(f)
     f = click.option("--bot-limits", metavar="SPEC",
-                     help="Bots' resource limits, NAME=VALUE items changing the defaults mem=768m (data memory "
-                          "per process), cpu=60 (CPU seconds per process), procs=128, files=256, fsize=64m, "
-                          "tmp=64m (private /tmp), vmem=none (address space); 'none' lifts one; e.g. "
-                          "'mem=1g,procs=64'.")(f)
+                     help=f"Bots' resource limits, NAME=VALUE items changing the defaults {BotLimits().spec()}; "
+                          f"'none' lifts one (not tmp); e.g. 'mem=1g,procs=64'. {limits_help()}.")(f)
     f = click.option("--no-sandbox", is_flag=True,
                      help="Run the bots unconfined, as you, with your files and network: only for bots you "
                           "trust (printed on every run and recorded with each game).")(f)
@@ -53,7 +52,8 @@ def make_sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db=None
     of this run may do (only when a bot plays). ``expected``: the game's built-in agents, for a bot refused."""
     from locm.runner.bots import agent_files, command_argv, is_builtin
     from locm.errors import AgentSpecError
-    from locm.runner.sandbox.bwrap import BotLimits, Sandbox, require, unreadable
+    from locm.runner.sandbox.bwrap import Sandbox, require
+    from locm.runner.sandbox.views import unreadable
 
     if no_sandbox and (bot_limits or bot_network or bot_binds):
         raise click.UsageError("--bot-limits, --bot-network and --bot-bind confine sandboxed bots: they do not "

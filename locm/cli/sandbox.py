@@ -33,7 +33,8 @@ def sandbox_check(bot_limits, bot_network):
       locm sandbox check
       locm sandbox check --bot-limits mem=1g,procs=64
     """
-    from locm.runner.sandbox.bwrap import BotLimits, Sandbox, require
+    from locm.runner.sandbox.bwrap import Sandbox, require
+    from locm.runner.sandbox.limits import BotLimits
     from locm.runner.sandbox.check import header, run_checks
 
     policy = Sandbox(BotLimits.parse(bot_limits), bot_network)

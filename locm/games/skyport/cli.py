@@ -34,7 +34,8 @@ def _policy(seats: list[str], no_sandbox: bool, bot_limits, bot_network: bool, b
     """The sandbox the options ask for (`locm.games.skyport.netbots.sandbox_for`: refused in one line when this machine
     cannot make it); says on stderr what the started clients may do, when there are any."""
     from locm.games.skyport.netbots import clients_wanted, sandbox_for
-    from locm.runner.sandbox.bwrap import BotLimits, Sandbox
+    from locm.runner.sandbox.bwrap import Sandbox
+    from locm.runner.sandbox.limits import BotLimits
 
     if no_sandbox and (bot_limits or bot_network or bot_binds):
         raise click.UsageError("--bot-limits, --bot-network and --bot-bind confine sandboxed bots: they do not "

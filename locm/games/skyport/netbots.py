@@ -44,7 +44,8 @@ from locm.engine.skyport.rules import RULES_2013
 from locm.errors import AgentSpecError, JoinError, ServeError
 from locm.events.skyport.rules import GameMap, SkyportRules
 from locm.runner.sandbox import cgroup
-from locm.runner.sandbox.bwrap import Sandbox, build, child_pid, require, unreadable, wait_child_pid
+from locm.runner.sandbox.bwrap import Sandbox, build, child_pid, require, wait_child_pid
+from locm.runner.sandbox.views import unreadable
 from locm.games.skyport.server import (LOCAL, OPEN, RESERVED, Bounds, Fast, SeatSpec, SkyportServer, Timing,
                                  Transcript)
 

@@ -24,12 +24,12 @@ What a sandboxed bot gets (`launch` builds the command):
   ``/proc/keys`` reads as nothing (`locm.runner.sandbox.filter`: run by a user, a bot has that user's kuid, and the
   user's keyring grants it every right); nor what Docker's default profile refuses that bots do not need:
   io_uring, ``userfaultfd``, new namespaces, ``perf_event_open``, ``bpf``, mounts, modules, ...
-- Resource limits set by ``prlimit`` inside the sandbox (`BotLimits`, ``--bot-limits``): data memory per
-  process (768 MB by default, as CodinGame), CPU seconds per process, processes and threads, open files,
-  size of a written file, size of ``/tmp``, and optionally address space; core dumps off.
+- Resource limits (`locm.runner.sandbox.limits`, ``--bot-limits``): memory of the whole bot (768 MB by
+  default, as CodinGame: its cgroup's, `locm.runner.sandbox.cgroup`, where one is writable; else data memory
+  per process, RLIMIT_DATA), and set by ``prlimit`` inside the sandbox CPU seconds per process, processes and
+  threads, open files, size of a written file, size of ``/tmp``, and optionally address space; core dumps off.
 
-What it does not do: limits are per process (rlimits), not for the sandbox as a whole: a total would need
-cgroups, which a tournament started by a user cannot count on. A network (`Sandbox.network`) or a wider
+What a command needs to see is found by `locm.runner.sandbox.views`. A network (`Sandbox.network`) or a wider
 view (`Sandbox.binds`) is given only when asked for, and recorded with every game (`Sandbox.meta`).
 
 A tournament's workers keep each bot's sandbox across its games and start the bot afresh in each game's own
@@ -47,7 +47,6 @@ import functools
 import glob
 import json
 import os
-import re
 import secrets
 import selectors
 import shutil
@@ -56,11 +55,10 @@ import time
 from typing import NamedTuple
 
 from locm.runner.sandbox import filter as sandbox_filter
-from locm.errors import BotBindError, BotLimitsError, SandboxUnavailableError
+from locm.runner.sandbox.limits import MiB, BotLimits
+from locm.runner.sandbox.views import SYSTEM, TOO_BROAD, _inside, _masks, _outermost, _parents, _system, _views
+from locm.errors import BotBindError, SandboxUnavailableError
 
-KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
-SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-"""Host folders shown read-only to every bot (a symlink, as ``/bin -> usr/bin``, is recreated as one)."""
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone", "nsswitch.conf",
        "java-*", "mono", "dotnet")
 """Entries of ``/etc`` (globs) a bot sees: the loader's, the runtimes' (``java`` is a chain of links through
@@ -75,10 +73,6 @@ that connects to the name, as the Node.js and C# Skyport clients do, resolves it
 ENV_KEEP = ("PATH", "LANG", "LANGUAGE", "TZ", "PYENV_ROOT", "PYENV_VERSION", "JAVA_HOME", "DOTNET_ROOT")
 """Environment variables passed to a bot (with every ``LC_*``); the rest is dropped. ``HOME`` and ``TMPDIR``
 are the private ``/tmp``; `RUNTIME_MEMORY` tells runtimes the memory limit."""
-TOO_BROAD = ("/", "/home", "/root", "/tmp", "/var/tmp", "/var", "/opt", "/srv", "/mnt", "/media", "/run", "/etc",
-             "/dev", "/dev/shm", "/proc", "/sys", "/usr", "/usr/local", "/boot")
-"""Folders never shown whole as a bot's own folder (nor the runner's home): a bot lying directly in one is
-shown as its file alone."""
 UID_BASE, UID_SPAN = 2_000_000_000, 100_000_000
 """Run by root, each bot gets a fresh uid from this range (below 2**31: some tools read uids as int32)."""
 NOBODY = 65534
@@ -103,102 +97,6 @@ def host_load_faked() -> dict[str, str]:
 def host_load_masked() -> list[str]:
     """The files of `HOST_LOAD` this kernel has (a bind needs its target)."""
     return [path for path in HOST_LOAD if os.path.exists(path)]
-
-
-# --- limits -----------------------------------------------------------------------------------------------
-
-
-_LIMIT_HELP = {
-    "mem": "bytes of memory of the whole bot, all its processes, shared mappings, memory files and /tmp: the cgroup "
-           "memory controller (RLIMIT_DATA per process where no cgroup is writable: locm sandbox check)",
-    "cpu": "CPU seconds per process: RLIMIT_CPU",
-    "procs": "processes and threads in the sandbox: RLIMIT_NPROC",
-    "files": "open files per process: RLIMIT_NOFILE",
-    "fsize": "bytes of one written file: RLIMIT_FSIZE",
-    "tmp": "bytes of the private /tmp (and of /dev/shm)",
-    "vmem": "bytes of address space per process: RLIMIT_AS (off by default: the JVM, .NET and V8 reserve "
-            "far more address space than they use)",
-}
-_SIZES = {"mem", "fsize", "tmp", "vmem"}
-_MINIMUM = {"mem": 16 * MiB, "cpu": 1, "procs": 1, "files": 16, "fsize": 0, "tmp": 1 * MiB, "vmem": 64 * MiB}
-_UNITS = {"": 1, "b": 1, "k": KiB, "m": MiB, "g": GiB, "t": 1 << 40}
-
-
-@dataclasses.dataclass(frozen=True)
-class BotLimits:
-    """What one bot may use; None is no limit of locm's (the runner's own limit applies)."""
-
-    mem: int | None = 768 * MiB
-    cpu: int | None = 60
-    procs: int | None = 128
-    files: int | None = 256
-    fsize: int | None = 64 * MiB
-    tmp: int = 64 * MiB
-    vmem: int | None = None
-
-    @classmethod
-    def parse(cls, spec: str | None) -> "BotLimits":
-        """``None``/empty: the defaults. Otherwise comma-separated ``name=value`` items changing them: sizes
-        take a unit (``768m``, ``1g``, ``512k``; bytes without one), ``none`` lifts a limit (not ``tmp``)."""
-        if not spec or not spec.strip():
-            return cls()
-        changes = {}
-        names = [f.name for f in dataclasses.fields(cls)]
-        for item in (i.strip() for i in spec.split(",")):
-            if not item:
-                continue
-            name, sep, text = (p.strip() for p in item.partition("="))
-            if not sep:
-                raise BotLimitsError(spec, f"expected name=value, got {item!r}")
-            if name not in names:
-                raise BotLimitsError(spec, f"unknown limit {name!r}, expected one of {', '.join(names)}")
-            changes[name] = _limit_value(spec, name, text)
-        return dataclasses.replace(cls(), **changes)
-
-    def spec(self) -> str:
-        """The limits as ``--bot-limits`` reads them (every one, in a fixed order): for the record."""
-        return ",".join(f"{k}={_show(k, v)}" for k, v in dataclasses.asdict(self).items())
-
-    def prlimit_args(self, data: bool = True) -> list[str]:
-        """``prlimit`` options setting each limit (soft and hard), core dumps off (``data`` False: the memory
-        limit is the bot's cgroup's, `locm.runner.sandbox.cgroup`, not RLIMIT_DATA). The CPU limit's hard value
-        is one second above the soft one: SIGXCPU first, then SIGKILL for a bot that ignores it."""
-        flags = {"mem": "--data", "procs": "--nproc", "files": "--nofile", "fsize": "--fsize", "vmem": "--as"}
-        args = [f"{flag}={getattr(self, k)}" for k, flag in flags.items()
-                if getattr(self, k) is not None and (data or k != "mem")]
-        if self.cpu is not None:
-            args.append(f"--cpu={self.cpu}:{self.cpu + 1}")
-        return args + ["--core=0"]
-
-
-def _limit_value(spec: str, name: str, text: str) -> int | None:
-    if text.lower() in ("none", "unlimited"):
-        if name == "tmp":
-            raise BotLimitsError(spec, "tmp cannot be none: the private /tmp is memory and needs a size")
-        return None
-    m = re.fullmatch(r"(\d+)\s*([bkmgt]?)(?:i?b)?", text.lower()) if name in _SIZES else re.fullmatch(r"(\d+)()", text)
-    if not m:
-        kind = "a size like 768m or 1g" if name in _SIZES else "a whole number"
-        raise BotLimitsError(spec, f"{name}: expected {kind} or none, got {text!r}")
-    value = int(m.group(1)) * _UNITS[m.group(2)]
-    if value < _MINIMUM[name] or value >= 1 << 62:
-        raise BotLimitsError(spec, f"{name}: expected at least {_show(name, _MINIMUM[name])}, got {text!r}")
-    return value
-
-
-def _show(name: str, value: int | None) -> str:
-    if value is None:
-        return "none"
-    if name not in _SIZES:
-        return str(value)
-    for unit, size in (("g", GiB), ("m", MiB), ("k", KiB)):
-        if value and value % size == 0:
-            return f"{value // size}{unit}"
-    return str(value)
-
-
-def limits_help() -> str:
-    return "; ".join(f"{k}: {v}" for k, v in _LIMIT_HELP.items())
 
 
 # --- the policy -------------------------------------------------------------------------------------------
@@ -531,144 +429,5 @@ def wait_child_pid(info_fd: int, seconds: float) -> int | None:
     return None
 
 
-def unreadable(argv: list[str], cwd: str | None = None) -> str | None:
-    """Why a bot's own files cannot be read by its sandbox's user, or None. Run by root, a bot runs as a uid
-    of its own, which reads its folder and files only through their permissions for others (its folder's
-    parents are made for the sandbox and do not matter): a folder of mode 0700 or a file of mode 0600 is
-    refused up front, with the fix, instead of losing every game."""
-    if os.geteuid() != 0:
-        return None  # a user's bot runs as that user
-    own, views = _views(tuple(argv), os.path.abspath(cwd or os.getcwd()), os.environ.get("PATH", os.defpath))
-    for src, _ in views:
-        if os.path.isdir(src) and os.stat(src).st_mode & 0o005 != 0o005:
-            return f"its folder {src} is not readable by others (the sandbox runs bots as their own user): chmod o+rx"
-    for path in own:
-        if os.path.isfile(path) and os.stat(path).st_mode & 0o004 == 0:
-            return f"{path} is not readable by others (the sandbox runs bots as their own user): chmod o+r"
-    return None
-
-
-# --- what a command needs to see --------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=256)
-def _views(argv: tuple[str, ...], cwd: str, path_var: str) -> tuple[frozenset[str], list[tuple[str, str]]]:
-    """The bot's own files (real paths) and the ``(source, destination)`` folders its command needs."""
-    own: set[str] = set()
-    views: list[tuple[str, str]] = []
-    program = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=path_var)
-    if program is None:
-        return frozenset(), []
-    program = os.path.normpath(os.path.join(cwd, program))  # ./Coac/main and Coac/main: one folder, one view
-    for runtime in _runtimes(program, by_path="/" not in argv[0]):
-        views.append((os.path.realpath(runtime), runtime))
-    for arg in argv[1:] if "/" not in argv[0] else argv:
-        for part in [arg] + (arg.split(os.pathsep) if os.pathsep in arg else []):
-            full = os.path.normpath(os.path.join(cwd, part)) if part else ""
-            if not part or not os.path.exists(full):
-                continue
-            own.add(os.path.realpath(full))
-            folder = full if os.path.isdir(full) else os.path.dirname(full)
-            views.append((os.path.realpath(folder), folder) if not _too_broad(folder)
-                         else (os.path.realpath(full), full))
-    return frozenset(own), views
-
-
-def _runtimes(program: str, by_path: bool) -> list[str]:
-    """The folders a program needs to run: its installation (for a program found on the PATH, or one in a
-    ``bin/`` folder, as a venv's python), the installation of the file a symlink points to, and the same for
-    a script's ``#!`` interpreter. System programs need nothing more."""
-    found = []
-    for path in dict.fromkeys((program, os.path.realpath(program))):
-        found += _install_root(path, walk=by_path)
-    interpreter = _shebang(program)
-    if interpreter:
-        for path in dict.fromkeys((interpreter, os.path.realpath(interpreter))):
-            found += _install_root(path, walk=True)
-    return found
-
-
-def _install_root(path: str, walk: bool) -> list[str]:
-    if any(_inside(path, s) for s in SYSTEM + ("/etc",)):  # this path, not where it leads: a venv's python
-        return []                                            # links to the system's, its venv is its own
-    folder = os.path.dirname(path)
-    if os.path.basename(folder) in ("bin", "sbin") and not _too_broad(os.path.dirname(folder)):
-        return [os.path.dirname(folder)]
-    if walk:  # a pyenv shim lives in <root>/shims and runs <root>/libexec/...
-        d = os.path.dirname(folder)
-        while not _too_broad(d) and d != os.path.dirname(d):
-            if os.path.isdir(os.path.join(d, "bin")):
-                return [d]
-            d = os.path.dirname(d)
-    return [folder] if not _too_broad(folder) else [path]
-
-
-def _shebang(program: str) -> str | None:
-    """The interpreter a script names on its ``#!`` line (resolved on the PATH through ``env``), if any."""
-    try:
-        with open(program, "rb") as f:
-            head = f.read(256)
-    except OSError:
-        return None
-    if not head.startswith(b"#!"):
-        return None
-    words = head[2:].split(b"\n", 1)[0].decode(errors="replace").split()
-    if not words:
-        return None
-    if os.path.basename(words[0]) == "env":
-        rest = [w for w in words[1:] if not w.startswith("-")]
-        return shutil.which(rest[0]) if rest else None
-    return words[0]
-
-
-def _system(path: str) -> bool:
-    real = os.path.realpath(path)
-    return any(_inside(p, s) for p in (path, real) for s in SYSTEM + ("/etc",))
-
-
-def _too_broad(folder: str) -> bool:
-    folder = os.path.normpath(folder)
-    return folder in TOO_BROAD or folder == os.path.expanduser("~") or _system(folder) and folder != "/"
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
-def _outermost(views: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Each destination once, none inside another (the outer one shows it already)."""
-    kept: list[tuple[str, str]] = []
-    for src, dest in sorted({(s, os.path.normpath(d)) for s, d in views}, key=lambda v: (len(v[1]), v)):
-        if not any(_inside(dest, d) for _, d in kept) and not _system(dest) and os.path.exists(src):
-            kept.append((src, dest))
-    return kept
-
-
-def _parents(dest: str, made: set[str]) -> list[str]:
-    """``--dir`` for each missing ancestor of ``dest`` (mode 0755: bwrap would make them 0700 as root)."""
-    out = []
-    parts = dest.strip("/").split("/")[:-1]
-    for i in range(1, len(parts) + 1):
-        d = "/" + "/".join(parts[:i])
-        if d not in made and not any(_inside(d, s) for s in SYSTEM):
-            made.add(d)
-            out += ["--perms", "0755", "--dir", d]
-    return out
-
-
-def _masks(shown: list[tuple[str, str]], hide: tuple[str, ...], own: frozenset[str]) -> list[str]:
-    """Where each hidden file (not one of the bot's own) appears in the view: bound over with /dev/null."""
-    out = []
-    for path in hide:
-        real = os.path.realpath(path)
-        if real in own or not os.path.isfile(real):
-            continue
-        for src, dest in shown:
-            if _inside(real, src):
-                out.append(os.path.join(dest, os.path.relpath(real, src)) if real != src else dest)
-    return out
-
-
-__all__ = ["BotLimits", "Sandbox", "UNCONFINED", "Probe", "probe", "require", "unreadable", "Launch", "build",
-           "child_pid", "wait_child_pid",
-           "bot_environment", "uid_for_bot", "limits_help", "SYSTEM", "ETC", "ENV_KEEP", "FIX"]
+__all__ = ["Sandbox", "UNCONFINED", "Probe", "probe", "require", "Launch", "build", "child_pid", "wait_child_pid",
+           "bot_environment", "uid_for_bot", "ETC", "ENV_KEEP", "FIX"]

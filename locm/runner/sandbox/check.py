@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from locm.runner.sandbox import cgroup
-from locm.runner.sandbox.bwrap import MiB, Sandbox, _show, bot_environment, build, probe, require, wait_child_pid
+from locm.runner.sandbox.bwrap import Sandbox, bot_environment, build, probe, require, wait_child_pid
+from locm.runner.sandbox.limits import MiB, _show
 from locm.runner.sandbox.kept import KeptSandbox, can_keep
 
 PROBE = Path(__file__).with_name("probe.py")
@@ -363,7 +364,8 @@ def _kept_dies_with_parent(box: _Box, policy: Sandbox):
             "hide": list(box.policy.hide), "argv": box.argv(), "sleep": box.argv("sleep", 60), "dir": str(box.dir)}
     code = ("import json, os, sys, time\n"
             "sys.path.insert(0, sys.argv[1])\n"
-            "from locm.runner.sandbox.bwrap import BotLimits, Sandbox, bot_environment\n"
+            "from locm.runner.sandbox.bwrap import Sandbox, bot_environment\n"
+            "from locm.runner.sandbox.limits import BotLimits\n"
             "from locm.runner.sandbox.kept import KeptSandbox\n"
             "s = json.loads(sys.argv[2])\n"
             "policy = Sandbox(BotLimits.parse(s['limits']), s['network'], tuple(s['binds']), tuple(s['hide']))\n"
