@@ -17,7 +17,8 @@ from locm.engine.locm.carddata import cardlist_12
 from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
 from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED, rules_hash
-from locm.engine.locm.variants import OVERRIDABLE, VariantError, diff_rows, parse_variant, variant_from_dict
+from locm.engine.locm.rulesdiff import diff_rows
+from locm.engine.locm.variants import OVERRIDABLE, VariantError, parse_variant, variant_from_dict
 from locm.events.locm.cards import keywords_to_str
 from locm.events.locm.catalog import (ActionRejected, CreatureSummoned, DrawLost, GameCreated, GameEnded, PlayerDamaged,
                             PlayerHealed, TurnStarted)

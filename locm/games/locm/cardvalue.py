@@ -31,6 +31,9 @@ its mean bonus (``bonusAttackDistribution`` and ``bonusDefenseDistribution`` hav
 1.2 list's vanilla creatures have (2 * cost + 2 stat points: 4, 6, 8, 10, 12 for costs 1-5 against the
 list's 4, 6, 7, 9.6 and 11 on average). Measuring every card against the same curve puts their values on one
 scale.
+
+Why one module of about 530 lines: the targets, the paired re-runs and the strata are one measurement, and
+its figures are only honest together (who holds a card under A decides which games count under B).
 """
 
 from __future__ import annotations

@@ -37,6 +37,10 @@ leaves whole chunks, and there is no serial tail. It rebuilds everything when th
 layout differs or when a projected game is no longer in the store. The chunks are done by the one pool's
 workers (`locm.tournament.pool.imap`: each reads its games' stored facts, or their events, and adds them up), on Ray with
 ``backend="ray"``; the writing process only inserts the sums.
+
+Why one module of about 530 lines: the tables are one projection, written in one transaction per chunk and
+read by the report's queries; its layout, its version check, its writer and its readers change together
+(a layout change is a new `LAYOUT` and every reader's SQL with it).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Sequence
 from locm.engine.errors import LocmError
 from locm.engine.locm.rulesets import Rules, rules_hash
 from locm.engine.locm.setup import PARAM_FIELDS, derive_params
-from locm.engine.locm.variants import diff_rows
+from locm.engine.locm.rulesdiff import diff_rows
 from locm.engine.seam import Outcome
 from locm.events.locm.catalog import CardPoolDefined, GameCreated, GameEnded, TurnStarted
 from locm.events.locm.codec import to_json

@@ -62,7 +62,7 @@ def rules_diff_command(left: str, right: str, as_json: bool, echo) -> None:
     import json
 
     from locm.engine.locm.rulesets import rules_hash
-    from locm.engine.locm.variants import diff_rows
+    from locm.engine.locm.rulesdiff import diff_rows
     from locm.common.tables import table
 
     a, b = resolve_ruleset(left), resolve_ruleset(right)

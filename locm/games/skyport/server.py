@@ -51,6 +51,11 @@ blocks on a client that does not read (the 2013 server's writes do); and it ends
 
 `Transcript` (`locm.games.skyport.lines`) writes what each client sent and was sent in the oracle's log format, so
 ``locm conformance --game skyport`` checks a served game's messages the way it checks the Java server's.
+
+Why one module of about 640 lines: `SkyportServer` is one state machine over one event loop (its seats, their
+connections, the turn's clock and the game), and each of its steps reads and changes the same seats; the
+parts that stand alone are modules of their own already (the wire format `locm.games.skyport.wire`, the
+transcript `locm.games.skyport.lines`, the client processes `locm.games.skyport.netbots`).
 """
 
 from __future__ import annotations
