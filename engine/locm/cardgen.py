@@ -27,8 +27,8 @@ Speed (about 3,000 LCG steps per set; Python pays per object, so as few Python i
 - only the bonuses need every D in full (`_doubles`).
 The tests hold all of it against `JavaRandom` and the walk.
 
-Why one module of about 600 lines: it is one generator, read against one Java class (the referee's
-``CardGenerator``). The draws' order, the packed states and the tables that make it fast are shared by every
+Why one module of about 600 lines: it is one generator, read against one Java package (the referee's
+``cardgenerator``: ``CardGenerator`` and the eight generators it drives). The draws' order, the packed states and the tables that make it fast are shared by every
 step, and a step moved elsewhere could no longer be checked against the referee's in one reading.
 """
 
