@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -159,7 +160,11 @@ class Sprt:
         return llr(counts, *self.scores)
 
 
-H0, H1 = "H0", "H1"
+Verdict = Literal["H0", "H1"]
+"""The hypothesis a conclusive test accepts."""
+
+H0: Verdict = "H0"
+H1: Verdict = "H1"
 
 
 @dataclass
@@ -170,7 +175,7 @@ class SprtState:
     test: Sprt
     counts: list[int] = field(default_factory=lambda: [0] * 5)
     llr: float = 0.0
-    verdict: str | None = None  # H0 or H1 once conclusive
+    verdict: Verdict | None = None  # once conclusive
     pairs_at_verdict: int | None = None
 
     @property

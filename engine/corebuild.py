@@ -23,7 +23,7 @@ import hashlib
 import importlib
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args
 
 HERE = Path(__file__).resolve().parent  # the installed locm/engine (or the checkout's engine/, editable)
 
@@ -53,12 +53,15 @@ class CoreChoiceError(ImportError):
                              f"{', '.join(built)})" + (f": {why}" if why else ""))
 
 
-KINDS = ("native", "compiled", "pure")
+CoreKind = Literal["native", "compiled", "pure"]
+"""The rules cores a machine may have (``LOCM_CORE``)."""
+
+KINDS: tuple[CoreKind, ...] = get_args(CoreKind)
 _HOW = {"native": "native C++", "compiled": "compiled by mypyc", "pure": "pure Python"}
 
 
 class Core(NamedTuple):
-    kind: str  # "native", "compiled" or "pure"
+    kind: CoreKind
     build: str  # the build's hash (over the compiled modules' sources, or the native core's), or "editable"
 
     def __str__(self) -> str:

@@ -3,7 +3,14 @@ play or re-run many games: `locm tournament`, `locm whatif`, `locm cardvalue`, `
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import click
+
+Backend = Literal["local", "ray"]
+"""Where many games are played: this machine's worker processes, or a Ray cluster."""
+
+BACKENDS: tuple[Backend, ...] = get_args(Backend)
 
 
 def backend_options(f):
@@ -11,13 +18,13 @@ def backend_options(f):
     f = click.option("--address", metavar="ADDRESS",
                      help="The Ray cluster to join with --backend ray (e.g. 10.0.0.5:6379, or auto); default: "
                           "start one on this machine.")(f)
-    return click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+    return click.option("--backend", type=click.Choice(BACKENDS), default="local", show_default=True,
                         help="Where the work runs: local worker processes, or a Ray cluster (pip install "
                              "'locm[ray]'; the store's path and bots' files must be the same on every node); "
                              "either way this process writes the one store.")(f)
 
 
-def join(backend: str, address: str | None) -> None:
+def join(backend: Backend, address: str | None) -> None:
     """Check the options and join the cluster before any store is touched: Ray missing, or no cluster at
     ``address``, is one line (`locm.tournament.ray_backend.RayUnavailableError`)."""
     if address is not None and backend != "ray":
@@ -28,4 +35,4 @@ def join(backend: str, address: str | None) -> None:
         connect(address)
 
 
-__all__ = ["backend_options", "join"]
+__all__ = ["Backend", "BACKENDS", "backend_options", "join"]

@@ -13,11 +13,14 @@ the schedule and names a scheduled game missing from the store by its place
 from __future__ import annotations
 
 import json
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from locm.engine import registry
 from locm.tournament.run import TournamentRun, decided, record_schedule
 from locm.tournament.schedule import Job, Schedule, bot_versions, new_match
+
+if TYPE_CHECKING:
+    from locm.tournament.backends import Backend
 
 
 def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sandbox=None,
@@ -72,7 +75,7 @@ def turn_played(turn: int, limit: int) -> None:
 def run_matches(store, jobs: Sequence[Job], workers: int = 1,
                 progress: Callable[[int], None] | None = None, limits=None, sandbox=None, supervision=None,
                 on_incident: Callable[[str], None] | None = None, target: Callable | None = None,
-                backend: str = "local", address: str | None = None) -> TournamentRun:
+                backend: Backend = "local", address: str | None = None) -> TournamentRun:
     """Play the jobs (of one game) not stored yet and store them as they come (`locm.tournament.run`); a
     schedule's manifest is recorded first (`locm verify` checks it). With ``backend="ray"`` on the Ray cluster
     at ``address`` (`locm.tournament.ray_backend.play_jobs_ray`); else games with a bot, or more than one

@@ -42,10 +42,13 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from locm.errors import LocmError, WorkerPoolError
 from locm.runner.processes import die_with_parent, parent_alive
+
+if TYPE_CHECKING:
+    from locm.tournament.backends import Backend
 
 HANDOFF = 2
 """Tasks handed to each worker ahead of the results: a worker starts a task only when the main process has
@@ -358,7 +361,7 @@ def supervised(tasks: Iterable, workers: int, *, job: Work | None = None, superv
 
 
 def imap(work: Callable, tasks: Iterable, workers: int = 1, *, init: Callable | None = None, init_args: tuple = (),
-         backend: str = "local", address: str | None = None, batch: int = 1, ray_batch: int | None = None,
+         backend: Backend = "local", address: str | None = None, batch: int = 1, ray_batch: int | None = None,
          stall_s: float | None = STALL_S,
          supervision: Supervision | None = None, label: Callable[[Any], str] = lambda task: "a task",
          on_incident: Callable[[str], None] | None = None) -> Iterator:

@@ -23,7 +23,7 @@ import time
 from typing import Callable, Iterable
 
 from locm.runner.bots import TimeLimits
-from locm.errors import DuplicateGameError, LocmError, TournamentError
+from locm.errors import DuplicateGameError, TournamentError
 from locm.runner.sandbox.bwrap import Sandbox, require
 from locm.store.eventstore import EventStore
 from locm.tournament.run import TournamentRun, play_job

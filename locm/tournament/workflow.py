@@ -14,7 +14,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, ContextManager, Sequence
+from typing import TYPE_CHECKING, Callable, ContextManager, Sequence
+
+if TYPE_CHECKING:
+    from locm.tournament.backends import Backend
 
 STDERR_TAIL_LINES = 10
 """Lines of a failed bot's stderr that `locm play` shows (its traceback, usually)."""
@@ -119,7 +122,7 @@ class TournamentRequest:
     think_ms: int = 3000
     join_timeout: float = 60.0
     sprt: str | None = None
-    backend: str = "local"
+    backend: Backend = "local"
     address: str | None = None
 
 

@@ -42,7 +42,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import msgspec
 
@@ -53,6 +53,9 @@ from locm.engine.errors import LocmError
 from locm.engine.locm.rulesets import DRAFT, Rules
 from locm.engine.locm.variants import with_card_changes
 from locm.events.locm.cards import AREA_NAMES, CREATURE, KEYWORD_NAMES, TYPE_NAMES, Card
+
+if TYPE_CHECKING:
+    from locm.tournament.backends import Backend
 
 
 class CardValueError(LocmError):
@@ -377,7 +380,7 @@ def check_agents(agents: Sequence[str], seeds: int) -> None:
 
 def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, seed: int = 1, workers: int = 1,
                progress: Callable[[int], None] | None = None,
-               announce: Callable[[int, str], None] | None = None, backend: str = "local",
+               announce: Callable[[int, str], None] | None = None, backend: Backend = "local",
                address: str | None = None) -> tuple[int, int]:
     """Play (as `locm tournament` does, on ``backend``) the base games the store lacks: ``(already stored, played
     now)``."""
@@ -410,7 +413,7 @@ def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, se
 
 def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[Target], variants: list[Rules],
               seeds: int, seed: int = 1, workers: int = 1, progress: Callable[[int], None] | None = None,
-              announce: Callable[[int, str], None] | None = None, backend: str = "local",
+              announce: Callable[[int, str], None] | None = None, backend: Backend = "local",
               address: str | None = None) -> CardValueRun:
     """Play the base games the store lacks (`base_games`), re-run each under every variant (or read the
     re-runs back), and measure each target's value (see the module note). `announce(n, what)` is told the

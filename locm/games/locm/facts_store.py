@@ -51,7 +51,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 import sqlite_utils
@@ -61,6 +61,9 @@ from locm.analysis.locm.cardtotals import SUM_NAMES as _SUM_NAMES, ChunkTotals, 
 from locm.analysis.locm.packedfacts import FACTS_VERSION, Packed, encode, game_row, packed, unpack
 from locm.errors import ChainError, StoreError
 from locm.store.eventstore import open_store
+
+if TYPE_CHECKING:
+    from locm.tournament.backends import Backend
 
 PREFIX = "cardfacts_"
 GAME_COLUMNS = ("game_id", "ruleset", "seed", "agent0", "agent1", "winner", "reason", "turns", "damage", "drain",
@@ -296,7 +299,7 @@ def drop(db: sqlite_utils.Database) -> None:
 
 def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | None = None,
             progress: Callable[[int], None] | None = None,
-            on_start: Callable[[int], None] | None = None, backend: str = "local",
+            on_start: Callable[[int], None] | None = None, backend: Backend = "local",
             address: str | None = None) -> ProjectionSummary:
     """Bring the projection up to date with the events: project the games it lacks (all of them when
     ``rebuild``, when the definitions version or layout changed, or when a projected game left the store),

@@ -4,7 +4,10 @@ server (`locm play`, `locm tournament`: `locm.games.skyport.netbots`), and `locm
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from locm.tournament.backends import Backend
 
 
 def play_seated(rules, seed: int, agents: Sequence[str], sandbox):
@@ -24,7 +27,7 @@ def served_limits(agents: Sequence[str], sandbox, think_ms: int, join_s: float):
     return ServeLimits(think_ms, join_s)
 
 
-def report(db: Path, *, min_n: int, backend: str, echo, **_options) -> None:
+def report(db: Path, *, min_n: int, backend: Backend, echo, **_options) -> None:
     """`locm report --game skyport`: win and score rates per agent by loadout and by map, printed
     (`locm.games.skyport.report`)."""
     from locm.errors import UsageProblem

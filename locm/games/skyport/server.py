@@ -65,7 +65,7 @@ import dataclasses
 import socket
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from locm.engine.skyport.agents import Agent
 from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn, Forfeit
@@ -100,6 +100,13 @@ class Bounds:
     socket_buffer: int = 256 * 1024
     handshake_s: float = 10.0
     join_s: float = 60.0
+
+
+TimingName = Literal["fast", "faithful"]
+"""How long a served turn lasts (``--timing``): see the module docstring."""
+
+SeatKind = Literal["local", "reserved", "open"]
+"""How a seat is filled (`SeatSpec`)."""
 
 
 class Timing:
@@ -152,7 +159,7 @@ class Fast(Timing):
             pass
 
 
-def timing(name: str, think_ms: int) -> Timing:
+def timing(name: TimingName, think_ms: int) -> Timing:
     if name == "fast":
         return Fast(think_ms)
     if name == "faithful":
@@ -166,7 +173,7 @@ def timing(name: str, think_ms: int) -> Timing:
 class Seat:
     """One player: a connection (or a built-in agent), what its reader accepted, its inbox and its budget."""
 
-    def __init__(self, slot: int, kind: str, label: str, agent: Agent | None = None, name: str = "") -> None:
+    def __init__(self, slot: int, kind: SeatKind, label: str, agent: Agent | None = None, name: str = "") -> None:
         self.slot, self.kind, self.label, self.agent = slot, kind, label, agent
         self.name = name
         self.loadout: tuple[str, str] | None = None
@@ -201,7 +208,7 @@ class SeatSpec:
     socket of this seat's), ``open`` (the next client to connect to the shared port). `label` is what the
     game's ``agents`` record says of it."""
 
-    kind: str
+    kind: SeatKind
     label: str = ""
     agent: Agent | None = None
 
