@@ -47,34 +47,30 @@ def _installed(path: str) -> str:
     return f"{INSTALLED_AS[top]}/{rest}"
 
 
-def _want_compiled() -> bool:
-    setting = os.environ.get("LOCM_MYPYC", "")
+def _want(variable: str, compiler_var: str, default_compiler: str, what: str) -> bool:
+    """Whether to build a compiled part: ``variable`` = 0 or 1 says; else yes where a compiler (``$CC``/``$CXX``
+    or Python's own) and Python.h are there, and never for an editable install."""
+    setting = os.environ.get(variable, "")
     if setting in ("0", "1"):
         return setting == "1"
     if setting:
-        sys.exit(f"setup.py: LOCM_MYPYC must be 0 or 1, got {setting!r}")
+        sys.exit(f"setup.py: {variable} must be 0 or 1, got {setting!r}")
     if "editable_wheel" in sys.argv or "develop" in sys.argv:
         return False
-    cc = shutil.which((os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0])
+    compiler = os.environ.get(compiler_var) or sysconfig.get_config_var(compiler_var) or default_compiler
+    found = shutil.which(compiler.split()[0])
     headers = Path(sysconfig.get_paths()["include"], "Python.h").is_file()
-    if not (cc and headers):
-        print("setup.py: no C compiler or no Python.h: building the pure-Python core", file=sys.stderr)
-    return bool(cc and headers)
+    if not (found and headers):
+        print(f"setup.py: no {default_compiler} compiler or no Python.h: building {what}", file=sys.stderr)
+    return bool(found and headers)
+
+
+def _want_compiled() -> bool:
+    return _want("LOCM_MYPYC", "CC", "cc", "the pure-Python core")
 
 
 def _want_native() -> bool:
-    setting = os.environ.get("LOCM_NATIVE", "")
-    if setting in ("0", "1"):
-        return setting == "1"
-    if setting:
-        sys.exit(f"setup.py: LOCM_NATIVE must be 0 or 1, got {setting!r}")
-    if "editable_wheel" in sys.argv or "develop" in sys.argv:
-        return False
-    cxx = shutil.which((os.environ.get("CXX") or sysconfig.get_config_var("CXX") or "c++").split()[0])
-    headers = Path(sysconfig.get_paths()["include"], "Python.h").is_file()
-    if not (cxx and headers):
-        print("setup.py: no C++ compiler or no Python.h: building without the native core", file=sys.stderr)
-    return bool(cxx and headers)
+    return _want("LOCM_NATIVE", "CXX", "c++", "without the native core")
 
 
 NATIVE_SOURCE = "engine/locm/cpp/core.cpp"
