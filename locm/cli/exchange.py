@@ -71,16 +71,33 @@ def export_cmd(game_ids, all_games, db, output, salvage):
     if output is not None and str(output) != "-":
         click.echo(f"{_n(n, 'game')}" + "".join(f", {_n(k, what)}" for k, what in extra if k)
                    + f" written to {output}", err=True)
+    _sign(db, output, salvage)
     if bad:
         click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
         sys.exit(1)
+
+
+def _sign(db, output, salvage) -> None:
+    """An export signed where the store holds a key (`locm key new`): ``OUTPUT.sig`` beside the file."""
+    from locm.provenance.signing import public_key, sign_file
+
+    if salvage or not db.exists() or public_key(db) is None:
+        return
+    if output is None or str(output) == "-":
+        click.echo("locm: note: not signed: a signature is written beside a file (-o FILE)", err=True)
+        return
+    sig = sign_file(db, output)
+    click.echo(f"signed by {sig.public}: {output}.sig", err=True)
 
 
 @click.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True, path_type=Path))
 @DB_OPTION
 @click.option("--skip-existing", is_flag=True, help="Skip games already stored identically instead of refusing.")
-def import_cmd(file, db, skip_existing):
+@click.option("--trust", "trusted", multiple=True, metavar="PUBKEY",
+              help="Import only a file signed by this key (64 hex digits, or a file holding them, as 'locm key "
+                   "show' prints it; repeatable): FILE.sig must be a valid signature of FILE's bytes by one of them.")
+def import_cmd(file, db, skip_existing, trusted):
     """Store the games of an export file, all or none: a malformed, truncated or tampered file is refused
     with the number of its first wrong line, and nothing is written. Each game is checked as 'locm verify'
     checks a stored game: its id is what its game_created gives, and re-deciding its recorded inputs gives
@@ -98,6 +115,7 @@ def import_cmd(file, db, skip_existing):
       locm import games.jsonl --db copy.db
       locm import game.jsonl --db t.db        # an event log from locm play --log
       locm import alice.jsonl --db t.db       # a my-card-game account's log (checked; it may only grow)
+      locm import games.jsonl --db copy.db --trust 3f1c...e9   # only if games.jsonl.sig is that key's
 
     FILE may be a my-card-game account's log: it is checked as 'locm verify' checks one and kept as its
     account's one log (stored again, it must extend the stored log: an account's history is never rewritten).
@@ -107,6 +125,13 @@ def import_cmd(file, db, skip_existing):
     from locm.games.registry import checker, games_with, hook
     from locm.store.eventstore import open_store
 
+    if trusted:
+        from locm.provenance.signing import check_file, parse_public
+
+        if str(file) == "-":
+            raise click.UsageError("--trust checks a file's signature beside it: give a file, not -")
+        sig = check_file(file, [parse_public(t) for t in trusted])
+        click.echo(f"{file}: signed by {sig.public}: valid", err=True)
     existed = db.exists()
     store = open_store(db, checker=checker())
     ok = False

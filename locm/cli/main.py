@@ -43,6 +43,7 @@ def _register(group: click.Group) -> None:
     from locm.cli.dataset import dataset
     from locm.cli.exchange import export_cmd, import_cmd
     from locm.cli.games import games
+    from locm.cli.keys import key
     from locm.cli.play import play
     from locm.cli.report import report
     from locm.cli.rules import rules
@@ -53,7 +54,7 @@ def _register(group: click.Group) -> None:
     from locm.games.registry import add_commands
 
     for cmd in (play, conformance, report, rules, tournament, sandbox, games, verify, export_cmd, import_cmd, rerun,
-                whatif, dataset, arena):
+                whatif, dataset, arena, key):
         group.add_command(cmd)
     replay.register(group)  # show, audit, replay, html
     store.register(group)  # migrate, sql

@@ -87,6 +87,15 @@ def verify(files, db, redecide, full):
                     k, b = extra.get(noun, (0, 0))
                     extra[noun] = (k + len(checked), b + sum(1 for _, p in checked if p))
             store_bad = not found.ok
+            from locm.provenance.signing import ledger_check
+
+            signed = ledger_check(store, db or Path("locm.db"))
+            if signed.problem:
+                click.echo(f"store: {signed.problem}")
+                store_bad = True
+            elif signed.signed:
+                click.echo(f"store: ledger signed at {_n(signed.count, 'game')} by {signed.public} ({signed.when}): "
+                           "valid")
             if found.ok:
                 click.echo(f"store: {found.summary()}")
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")

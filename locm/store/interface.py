@@ -326,6 +326,17 @@ class EventStore:
         count, head = self._ledger()
         return count, head.hex()
 
+    def ledger_head_at(self, count: int) -> str | None:
+        """The ledger's head (hex) over the first ``count`` games stored, None if the store holds fewer (what
+        a ledger signed at ``count`` games must still read: `locm.provenance.signing.ledger_check`)."""
+        entries = self._ledger_entries()
+        if count > len(entries):
+            return None
+        prev = GENESIS
+        for _, game_id, head_hash in entries[:count]:
+            prev = _ledger_link(prev, game_id, head_hash)
+        return prev.hex()
+
     def ledger_problem(self) -> str | None:
         """None if the ledger matches the stored games (in the order stored); else what differs, in one line."""
         count, head = self._ledger()
