@@ -74,7 +74,8 @@ def _side_text(v: dict[str, Any]) -> list[str]:
 
 def _board_text(v: dict[str, Any]) -> str:
     views = v["seats"] if "seats" in v else [v]
-    head = f"turn {views[0]['turn']}  phase {views[0]['phase']}  to move P{views[0]['to_move']}"
+    mover = views[0]["to_move"]
+    head = f"turn {views[0]['turn']}  phase {views[0]['phase']}  " + (f"to move P{mover}" if mover >= 0 else "game over")
     return "\n".join([head, *(line for w in views for line in _side_text(w))])
 
 
