@@ -81,7 +81,7 @@ def test_a_changed_score_is_found_at_its_turn_player_and_field(tmp_path):
     result = check_log(_tampered(tmp_path, change))
     assert not result.identical
     assert (result.turn, result.player, result.where) == (57, "p2-miner", "players[1].score")
-    assert result.got == result.expected + 1
+    assert result.expected == result.got + 1  # expected: the 2013 server's (the log's), got: locm's
 
 
 def test_a_missing_rebroadcast_and_a_changed_stat_are_found(tmp_path):
@@ -92,7 +92,7 @@ def test_a_missing_rebroadcast_and_a_changed_stat_are_found(tmp_path):
 
     result = check_log(_tampered(tmp_path, drop))  # turn 1's first move (right-down) never reached p1-random
     assert (result.identical, result.turn, result.player, result.where) == (False, 1, "p1-random", "direction")
-    assert (result.expected, result.got) == ("right-down", "left-down")
+    assert (result.expected, result.got) == ("left-down", "right-down")  # the server's next, locm's missing one
 
     def stat(records):
         next(r for r in records if r["type"] == "stats" and r["before_turn"] == 120)["players"][0]["scrap"] += 1

@@ -151,6 +151,14 @@ def test_a_server_line_that_differs_from_the_oracles_is_reported_where_it_is():
     result = asyncio.run(replay_log(path, records))
     assert not result.identical
     assert result.turn == 6 and result.where == "turn", result.summary()
+    # The log check of the same log says the same in the same order: expected the 2013 server's (the log's 8),
+    # got locm's (7), as the TCP replay does.
+    from locm.replay.skyport.conformance import check_log
+
+    checked = check_log(path, records)
+    assert (result.expected, result.got) == (8, 7) == (checked.expected, checked.got), (result.summary(),
+                                                                                       checked.summary())
+    assert "expected 8   (the 2013 server)" in checked.summary() and "got      7   (locm)" in result.summary()
 
 
 def test_a_line_the_2013_server_read_across_a_turns_end_is_put_back_there():

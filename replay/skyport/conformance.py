@@ -75,13 +75,14 @@ class Result:
 
 def mismatch_text(r: Any) -> str:
     """The first difference of a replay (this module's `Result`, or the TCP replay's): where (turn, player,
-    field), what, and the expected and got values shortened."""
+    field), what, and the values shortened: expected what the 2013 server sent, got what locm gives (the same
+    order for the log check and the TCP replay)."""
     at = f" at turn {r.turn}" if r.turn >= 0 else ""
     at += f", player {r.player}" if r.player else ""
     at += f", {r.where}" if r.where else ""
     text = f"MISMATCH{at}: {r.message}"
     if r.expected is not None or r.got is not None:
-        text += f"\n    expected {_short(r.expected)}\n    got      {_short(r.got)}"
+        text += (f"\n    expected {_short(r.expected)}   (the 2013 server)\n    got      {_short(r.got)}   (locm)")
     return text
 
 
@@ -266,7 +267,7 @@ def _check_stats(rec: dict[str, Any] | None, game: SkyportGame, turn: int, respa
         for key, value in expected.items():
             if entry.get(key) != value:
                 raise Mismatch("the server's stats before this turn differ", turn, robot.name,
-                                f"stats.{key}", value, entry.get(key))
+                                f"stats.{key}", engine=value, server=entry.get(key))
 
 
 def _check_end(end: dict[str, Any], game: SkyportGame, ended: GameEnded, last_turn: int) -> None:
@@ -274,17 +275,17 @@ def _check_end(end: dict[str, Any], game: SkyportGame, ended: GameEnded, last_tu
         return
     reason = {"turn-limit": "game-over", "server-crash": "server-crash"}[ended.reason]
     if end.get("reason") != reason:
-        raise Mismatch("the game ended otherwise", last_turn, where="end.reason", expected=reason,
-                        got=end.get("reason"))
+        raise Mismatch("the game ended otherwise", last_turn, where="end.reason", engine=reason,
+                        server=end.get("reason"))
     if end.get("last_turn") != last_turn:
-        raise Mismatch("the last turn differs", last_turn, where="end.last_turn", expected=last_turn,
-                        got=end.get("last_turn"))
+        raise Mismatch("the last turn differs", last_turn, where="end.last_turn", engine=last_turn,
+                        server=end.get("last_turn"))
     if reason == "game-over":
         robots = game.state.robots
         text = "Tie!" if ended.winner < 0 else f"{robots[ended.winner].name} wins!"
         if end.get("result") != text:
-            raise Mismatch("the announced result differs", last_turn, where="end.result", expected=text,
-                            got=end.get("result"))
+            raise Mismatch("the announced result differs", last_turn, where="end.result", engine=text,
+                            server=end.get("result"))
         final = end.get("final_stats")
         if final is not None:
             _check_stats({"players": final}, game, last_turn + 1, respawned=())

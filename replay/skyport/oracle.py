@@ -30,12 +30,22 @@ class OracleLogError(LocmError):
 
 
 class Mismatch(Exception):
-    """A difference between the log and the engine: where (turn, player, field) and both values."""
+    """A difference between the log and the engine: where (turn, player, field) and both values: ``server``
+    what the 2013 server's log has, ``engine`` what locm gives. Reported as everywhere else (the TCP replay
+    too): expected the 2013 server's, got locm's (`expected`, `got`)."""
 
-    def __init__(self, message: str, turn: int = -1, player: str = "", where: str = "", expected: Any = None,
-                 got: Any = None) -> None:
+    def __init__(self, message: str, turn: int = -1, player: str = "", where: str = "", *, engine: Any = None,
+                 server: Any = None) -> None:
         super().__init__(message)
-        self.turn, self.player, self.where, self.expected, self.got = turn, player, where, expected, got
+        self.turn, self.player, self.where, self.engine, self.server = turn, player, where, engine, server
+
+    @property
+    def expected(self) -> Any:
+        return self.server
+
+    @property
+    def got(self) -> Any:
+        return self.engine
 
 
 # --- records --------------------------------------------------------------------------------------------------
@@ -260,10 +270,11 @@ class ClientLog:
             turn = turn_of(game, g)
             where, a, b = first_difference(expected, got)
             raise Mismatch("a message differs from the server's" if expected is not None else
-                            "the server sent a message the engine does not", turn, self.name, where, a, b)
+                            "the server sent a message the engine does not", turn, self.name, where, engine=a,
+                            server=b)
         if g < len(game) and not self.stream.closed:
             raise Mismatch("the server did not send a message the engine expects", turn_of(game, g), self.name,
-                            "missing", game[g], None)
+                            "missing", engine=game[g], server=None)
         return len(self.received)
 
 
