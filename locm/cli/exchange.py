@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from pathlib import Path
@@ -159,9 +158,10 @@ def import_cmd(file, db, skip_existing, trusted):
                 ok = True
                 click.echo(f"imported game {gid} into {db}" if stored else f"game {gid} already stored, skipped")
                 return
-            size = os.fstat(stream.fileno()).st_size if str(file) != "-" and sys.stderr.isatty() else 0
-            bar = click.progressbar(length=size or 1, label="importing", file=sys.stderr)
-            with bar if size else contextlib.nullcontext(bar):  # a bar only where someone watches a terminal
+            from locm.cli.progress import bar as progress_bar
+
+            size = os.fstat(stream.fileno()).st_size if str(file) != "-" else 0
+            with progress_bar(length=size, label="importing") as bar:  # a bar only where someone watches
                 summary = store.import_jsonl(_Counted(first, stream, bar.update if size else None),
                                              skip_existing=skip_existing)
         ok = True

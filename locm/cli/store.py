@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import signal
 import sqlite3
-import sys
 import threading
 from pathlib import Path
 
@@ -40,7 +39,9 @@ def migrate(db: Path) -> None:
         run(db, checker=checker())
     total = count_games(db)
     notes: list[str] = []
-    with click.progressbar(length=total, label="migrating", file=sys.stderr, show_pos=True, show_eta=True) as bar:
+    from locm.cli.progress import bar as progress_bar
+
+    with progress_bar(length=total, label="migrating", show_pos=True, show_eta=True) as bar:
         games, events, backup = run(db, bar.update, notes.append, checker=checker())
     for text in notes:
         click.echo(f"{db}: {text}", err=True)

@@ -96,8 +96,9 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
 @contextlib.contextmanager
 def _bar(length: int):
     """The games' progress bar on stderr (none when there is nothing to play: no empty 0/0 bar)."""
-    bar = click.progressbar(length=length, label="playing", file=sys.stderr, show_eta=True, show_pos=True)
-    with bar if length else contextlib.nullcontext(bar):
+    from locm.cli.progress import bar as progress_bar
+
+    with progress_bar(length=length, label="playing", show_eta=True, show_pos=True) as bar:
         yield bar.update
 
 

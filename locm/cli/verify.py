@@ -41,6 +41,7 @@ def verify(files, db, redecide, full):
       locm verify --db t.db --full --no-redecide    # the whole file, then chains, ids and folds only
       locm verify game.jsonl official.txt.gz games.jsonl
     """
+    from locm.cli.progress import bar as progress_bar
     from locm.games.registry import SCHEDULES
     from locm.verify.checks import check_file, match_problem, store_checks, stored_problem
     from locm.games.registry import games_with, hook
@@ -70,8 +71,8 @@ def verify(files, db, redecide, full):
             for line in found.notes:
                 click.echo(f"store: note: {line}")
             # The bar goes to stderr and only to a terminal: the report lines on stdout stay as they are.
-            with click.progressbar(found.records, label="verifying", file=sys.stderr, show_pos=True,
-                                   show_eta=True) as bar:
+            with progress_bar(found.records, length=len(found.records), label="verifying", show_pos=True,
+                              show_eta=True) as bar:
                 for record in bar:
                     report(record.game_id, stored_problem(store, record, redecide))
             own = set(games_with("stored_problem"))  # games whose stored games are its records, checked above

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
+
+from locm.cli.progress import bar as progress_bar
 
 from locm.tournament.backends import backend_options, join
 
@@ -72,7 +73,7 @@ def cardvalue(db, ruleset, agents, seeds, seed, cards, most_held, baseline, work
         nonlocal bar
         if bar is not None:
             bar.__exit__(None, None, None)
-        bar = click.progressbar(length=n, label=what, file=sys.stderr, show_eta=True, show_pos=True)
+        bar = progress_bar(length=n, label=what, show_eta=True, show_pos=True)
         bar.__enter__()
 
     join(backend, address)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from locm.cli.progress import bar as progress_bar
+
 from locm.cli.options import RULESET, check_output
 from locm.games.locm import report_cli
 
@@ -54,7 +56,7 @@ def bench(ruleset, games, seed, as_json, which):
     if as_json:
         click.echo(json.dumps(run(ruleset, games, seed)))
         return
-    with click.progressbar(length=games, label="playing", file=sys.stderr) as bar:
+    with progress_bar(length=games, label="playing") as bar:
         r = run(ruleset, games, seed, bar.update)
     click.echo(f"{r['games']} {ruleset.name} games in {r['seconds']:.2f} s: {r['games_per_s']:.0f} games/s, "
                f"{r['events_per_s']:.0f} events/s ({r['events_per_game']:.0f} events a game)")
@@ -149,7 +151,7 @@ def import_referee(files, db, skip_existing):
         for path in files:
             logs = referee_logs(path)
             prepared = []
-            with click.progressbar(logs, label=f"replaying {path.name}", file=sys.stderr) as bar:
+            with progress_bar(logs, label=f"replaying {path.name}") as bar:
                 for logged in bar:
                     older = referee_game_id(logged)  # a store made before ids named their content
                     if store.has_game(older) and skip_existing:
@@ -207,7 +209,7 @@ def demo(db, games, workers, workers_old, chart):
 
     @contextlib.contextmanager
     def progress(length, label):
-        with click.progressbar(length=length, label=label, file=sys.stderr, show_eta=True) as bar:
+        with progress_bar(length=length, label=label, show_eta=True) as bar:
             yield bar
 
     run_demo(db, games, workers, chart, click.echo, progress)

@@ -80,12 +80,10 @@ def rules_diff(game, left: str, right: str, as_json: bool, echo) -> None:
 
 def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> None:
     """`locm dataset` of LOCM: the rows of the games stored in ``db`` (`locm.rl.locm_dataset.export`)."""
-    import sys
     from pathlib import Path
 
-    import click
-
     from locm.cli.dataset import check_phases, say_summary
+    from locm.cli.progress import bar as progress_bar
     from locm.engine.errors import LocmError
 
     if not Path(db).exists():
@@ -101,7 +99,7 @@ def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> Non
 
     with open_store(db, create=False, readonly=True) as store:
         total = len(store.games(ruleset=rules.name, agent=agent, limit=limit))
-    with click.progressbar(length=total, label="encoding", file=sys.stderr, show_pos=True) as bar:
+    with progress_bar(length=total, label="encoding", show_pos=True) as bar:
         summary = export(db, output, ruleset=ruleset, phases=phases or None, seats=seats, agent=agent,
                          limit=limit, progress=bar.update)
     say_summary(summary, output)

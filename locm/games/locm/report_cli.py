@@ -4,10 +4,11 @@ commands on the card metrics of a store, `locm cards stats` and `locm cards rebu
 from __future__ import annotations
 
 import contextlib
-import sys
 from pathlib import Path
 
 import click
+
+from locm.cli.progress import bar as progress_bar
 
 from locm.analysis.locm.cardmetrics import METRICS
 from locm.cli.report import AGENT, DB, IMBALANCE, MIN, OPPONENT, RULESET, SEAT
@@ -55,7 +56,7 @@ def _progress(label: str):
 
     def start(n):
         if n >= 500:  # a short refresh needs no bar
-            state["bar"] = click.progressbar(length=n, label=label, file=sys.stderr, show_eta=True)
+            state["bar"] = progress_bar(length=n, label=label, show_eta=True)
             state["bar"].__enter__()
 
     def step(k):

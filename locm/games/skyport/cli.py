@@ -10,6 +10,8 @@ from pathlib import Path
 
 import click
 
+from locm.cli.progress import bar as progress_bar
+
 
 
 def load_map(text: str):
@@ -125,7 +127,7 @@ def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, tim
     say = lambda text: click.echo(f"locm serve: {text}", err=True)  # noqa: E731
     say(f"skyport, map {game_map.name or map_name}, {count} players, seed {seed}, {timing} timing "
         f"(think {think_ms} ms), {rules.turn_limit} turns")
-    bar = click.progressbar(length=rules.turn_limit, label="turns", file=sys.stderr)
+    bar = progress_bar(length=rules.turn_limit, label="turns")
 
     def listening(real_port: int) -> None:
         say(f"waiting for {seat_list.count(OPEN_SEAT)} client(s) on {host}:{real_port}")
