@@ -420,3 +420,32 @@ def test_a_csharp_client_that_connects_to_localhost_plays_in_the_sandbox_without
     served = play_skyport(["hunter", f"mono {exe}"], builtin_map("duel-2p"), 4,
                           rules=RULES_2013.replace(turn_limit=6), timing=Fast(5000))
     assert served.game.state.turn == 6 and served.game.state.robots[1].name == "csharpbot", served.clients
+
+
+async def _served_on_localhost() -> SkyportGame:
+    """Two open seats served on ``localhost``: one client connects to 127.0.0.1, the other to ::1."""
+    server = SkyportServer(builtin_map("duel-2p"), [SeatSpec("open"), SeatSpec("open")], 2,
+                           RULES_2013.replace(turn_limit=4), Fast(3000))
+    port = await server.listen_tcp("localhost", 0)
+    clients = [asyncio.ensure_future(net_play(make_agent("hunter", 1), "over-v4", host="127.0.0.1", port=port))]
+    for _ in range(500):
+        if any(s.name == "over-v4" for s in server.seats):
+            break
+        await asyncio.sleep(0.01)
+    clients.append(asyncio.ensure_future(net_play(make_agent("hunter", 2), "over-v6", host="::1", port=port)))
+    try:
+        game = await asyncio.wait_for(server.run(), 10)
+    finally:
+        await server.close()
+    await asyncio.wait_for(asyncio.gather(*clients), 5)
+    return game
+
+
+@pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6 here")
+def test_localhost_is_served_on_both_loopbacks_on_one_port():
+    try:
+        socket.socket(socket.AF_INET6).bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback on this machine")
+    game = asyncio.run(_served_on_localhost())
+    assert sorted(r.name for r in game.state.robots) == ["over-v4", "over-v6"] and game.state.turn == 4

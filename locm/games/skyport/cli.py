@@ -54,8 +54,9 @@ def _policy(seats: list[str], no_sandbox: bool, bot_limits, bot_network: bool, b
               help="A built-in map (duel-2p, triangle-3p, crossroads-4p, hexagon-6p) or a .skyportmap file.")
 @click.option("--port", type=click.IntRange(0, 65535), default=54321, show_default=True,
               help="TCP port for the clients that connect by themselves (0: any free one).")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (0.0.0.0: every interface, for clients on other machines).")
+@click.option("--host", default="localhost", show_default=True,
+              help="Address to listen on: localhost is this machine's loopback, IPv4 and IPv6 on one port (a client "
+                   "may resolve the name to either); 0.0.0.0: every interface, for clients on other machines.")
 @click.option("--players", type=click.IntRange(1, 99),
               help="Players in the game [default: the --seat count if more, else one per spawn tile].")
 @click.option("--seat", "seats", multiple=True, metavar="SPEC",

@@ -246,8 +246,18 @@ class SkyportServer:
     # --- listening ------------------------------------------------------------------------------------------
 
     async def listen_tcp(self, host: str = "127.0.0.1", port: int = 0) -> int:
-        """Listen for the open seats' clients; returns the port."""
-        return await self._listen(lambda: asyncio.start_server(self._accept, host, port), f"{host}:{port}")
+        """Listen for the open seats' clients; returns the port. ``localhost`` is the loopback of both IPv4 and
+        IPv6 on one port (127.0.0.1, and ::1 where the machine has it): a client that resolves the name to
+        either (Node.js 17 and later try ::1 first) reaches the game."""
+        if host != "localhost":
+            return await self._listen(lambda: asyncio.start_server(self._accept, host, port), f"{host}:{port}")
+        port = await self._listen(lambda: asyncio.start_server(self._accept, "127.0.0.1", port), f"127.0.0.1:{port}")
+        if socket.has_ipv6:
+            try:
+                self.servers.append(await asyncio.start_server(self._accept, "::1", port))
+            except OSError:  # no IPv6 loopback here: IPv4 only, as before
+                pass
+        return port
 
     async def listen_seat_tcp(self, slot: int, host: str = "127.0.0.1", port: int = 0) -> int:
         """Listen for the client of reserved seat `slot` on a port of its own; returns the port."""
