@@ -13,7 +13,8 @@ from locm.engine.logcheck import causes
 from locm.events.mcg.catalog import (
     ActionRejected, EffectTriggered, MonsterDamaged, MonsterDied, TurnStarted,
 )
-from locm.tournament.rerun import first_divergence, match_whatif, rerun_match
+from locm.tournament.rerun import first_divergence, rerun_match
+from locm.tournament.whatif import match_whatif
 from locm.replay.game import Replay, ReplayError
 from locm.replay.sources import checked_replay
 from locm.store.eventstore import open_store

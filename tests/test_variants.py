@@ -26,11 +26,13 @@ from locm.cli.main import cli
 from locm.runner.play import build_agents, play_one
 from locm.store.eventstore import open_store
 from locm.games.locm.variants import resolve_ruleset
-from locm.games.locm.rerun import first_divergence, rerun_report
+from locm.engine import registry
+from locm.tournament.rerun import first_divergence, rerun_match
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples" / "variants").glob("*.toml"))
 BASES = {"1.2": RULES_12, "constructed": RULES_CONSTRUCTED}
+LOCM = registry.get("locm")
 
 
 def variant(base: str, **changes):
@@ -218,7 +220,7 @@ def test_a_variant_equal_to_its_base_gives_the_same_logs_apart_from_the_identity
         assert ca["rules"].replace(name="v", base=base) == cb["rules"] and cb["rules"].base_name == base
         assert a[0].rules_hash == b[0].rules_hash
         for rules_b in (same, BASES[base]):  # re-run the base game under the variant, and the variant's under 1.2
-            report = rerun_report("g", a if rules_b is same else b, rules_b)
+            report = rerun_match(LOCM, "g", a if rules_b is same else b, rules_b)
             assert report.seq is None and report.outcome_a == report.outcome_b
             assert "no divergence" in "\n".join(report.lines())
 
@@ -385,7 +387,7 @@ def test_first_divergence_ignores_a_card_pool_changed_only_in_values():
     a = play_one("1.2", 7, ("greedy", "random")).log
     b = play_one(variant("1.2", cards={"116": {"cost": 11}}), 7, ("greedy", "random")).log
     assert a[1] != b[1] or all(c.base_id != 116 for c in a[1].cards)
-    seq = first_divergence(a, b)
+    seq = first_divergence(LOCM, a, b)
     assert seq is None or seq > 1
 
 
@@ -499,9 +501,9 @@ def test_rerun_runs_an_external_bot_again_as_a_process():
     limits = TimeLimits.parse("x5")
     played = run_game("1.2", 4, (spec, "greedy"), limits=limits)
     assert played.game.log[0].agents[0] == spec
-    same = rerun_report("g", played.game.log, variant("1.2"), limits)
+    same = rerun_match(LOCM, "g", played.game.log, variant("1.2"), limits=limits)
     assert same.seq is None  # the bot answers as before: the same game
-    short = rerun_report("g", played.game.log, variant("1.2", start_health=5, runes=[]), limits)
+    short = rerun_match(LOCM, "g", played.game.log, variant("1.2", start_health=5, runes=[]), limits=limits)
     assert short.seq is not None and short.outcome_b.turns < short.outcome_a.turns
     assert any(type(e).__name__ == "ActionReceived" and e.kind == "line" and e.player == 0 for e in short.log_b)
 

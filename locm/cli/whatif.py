@@ -1,5 +1,5 @@
-"""`locm rerun` and `locm whatif`: a game re-run under other rules, through the game seam (`locm.tournament.rerun`);
-LOCM's own, its wing's hooks ``rerun`` and ``whatif`` (`locm.games.locm.whatif_cli`)."""
+"""`locm rerun` and `locm whatif`: a game re-run under other rules, through the game seam (`locm.tournament.rerun`,
+`locm.tournament.whatif`)."""
 
 from __future__ import annotations
 
@@ -37,55 +37,24 @@ def rerun(source, ruleset, db, as_json):
       locm rerun 1.2-7 --db t.db --ruleset constructed.toml --json
       locm rerun m.jsonl --ruleset examples/mcg/singleton-sudden-death.toml   # a my-card-game game
 
-    A game of another registered game (my-card-game, Skyport; told by its log or its stored row) is re-run
-    through the game seam: the same report, its boards and rules by its own definition, the ruleset its own
-    (a built-in name or a variant file of that game).
+    A game of any registered game (LOCM, my-card-game, Skyport; told by its log or its stored row) is re-run
+    through the one path (`locm.tournament.rerun`): the same report, its boards and rules by its own
+    definition, the ruleset its own (a built-in name or a variant file of that game).
     """
-    from locm.games.registry import hook
+    from locm.tournament.rerun import rerun_source
 
     if db is not None and not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
-    game = _game_of(source, db)
-    code = hook("rerun", game.name, _rerun_any)(game, source, db, ruleset, as_json)
-    if code:
-        sys.exit(code)
-
-
-def _game_of(source, db):
-    """The registered game of a rerun's SOURCE: its stored row's (a unique prefix of its id) or its log's; the
-    default game's for an official log or an id that names no one game (whose rerun then says why)."""
-    from locm.replay.sources import game_of_line, sniff
-
-    if db is not None:
-        from locm.store.eventstore import open_store
-
-        with open_store(db, create=False, readonly=True) as store:
-            found = store.ids_named(source)
-            return registry.get(store.match(found[0]).game if len(found) == 1 else registry.DEFAULT)
-    kind, data = sniff(source)
-    if kind != "match":
-        return registry.get(registry.DEFAULT)
-    return game_of_line(next(line for line in data.splitlines() if line.strip()))
-
-
-def _rerun_any(game, source, db, ruleset, as_json) -> int:
-    """`locm rerun` of a game of any registered game, through the core (`locm.tournament.rerun`); the exit status."""
-    from locm.tournament.rerun import rerun_match
-    from locm.replay import open_game
-    from locm.common.rulesets import game_rules
-
-    rules_b = game_rules(game, ruleset)
-    r = open_game(db=db, game_id=source) if db is not None else open_game(source)
-    gid = r.source.rsplit(" ", 1)[1] if db is not None else Path(source).name
-    report = rerun_match(game, gid, r.events, rules_b, warning=r.warning)
+    report = rerun_source(source, db, ruleset)
     if as_json:
-        if r.warning:
-            click.echo(r.warning, err=True)
+        if report.warning:
+            click.echo(report.warning, err=True)
         click.echo(json.dumps(report.as_json(), indent=1))
     else:
         for line in report.lines():
             click.echo(line)
-    return 1 if r.warning else 0
+    if report.warning:
+        sys.exit(1)
 
 
 @click.command()
@@ -160,8 +129,8 @@ def show_summary(summary: dict, skipped: list, lines, top: int, as_json: bool) -
 
 
 def _whatif_any(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json, backend, address):
-    """`locm whatif` of any registered game through the game seam (`locm.tournament.rerun.match_whatif`)."""
-    from locm.tournament.rerun import match_whatif, whatif_lines
+    """`locm whatif` of any registered game through the game seam (`locm.tournament.whatif.match_whatif`)."""
+    from locm.tournament.whatif import match_whatif, whatif_lines
     from locm.store.eventstore import open_store
     from locm.common.rulesets import game_rules
 

@@ -153,7 +153,7 @@ def mcg_tools(store, db, echo) -> None:
     """my-card-game's whatif over its stored games (20 at most) under the example variant, and one game's
     drawn HTML replay."""
     from locm.engine.registry import get
-    from locm.tournament.rerun import match_whatif, whatif_lines
+    from locm.tournament.whatif import match_whatif, whatif_lines
     from locm.replay.game import Replay
     from locm.replay.html import render_html
     from locm.common.rulesets import game_rules

@@ -21,7 +21,7 @@ from locm.engine.errors import LocmError
 from locm.engine.locm.rulesets import Rules, rules_hash
 from locm.events.locm.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
 from locm.runner.bots import is_builtin
-from locm.games.locm.rerun import rules_identity, rerun_game, rerun_params
+from locm.games.locm.rerun import identity, rerun_game, rerun_params
 
 
 # --- many re-runs ----------------------------------------------------------------------------------------------
@@ -187,7 +187,7 @@ class WhatifResult:
     def summary(self, top: int = 10, min_n: int = 20) -> dict:
         n = self.a.games
         out = {
-            "ruleset_a": self.rules_a, "ruleset_b": rules_identity(self.rules_b),
+            "ruleset_a": self.rules_a, "ruleset_b": {"name": self.rules_b.name, **identity(self.rules_b)},
             "games": n, "rerun_now": self.stored, "reused_from_store": self.reused,
             "skipped": len(self.skipped), "seconds": round(self.seconds, 3),
             "winner_changed": _rate(self.changed, n),

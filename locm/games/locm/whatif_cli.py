@@ -1,5 +1,4 @@
-"""LOCM's own `locm rerun` and `locm whatif` (its hooks ``rerun`` and ``whatif``, `locm.games.registry`): the
-work is in `locm.games.locm.rerun` and `locm.games.locm.whatif`."""
+"""LOCM's own `locm whatif` (its hook ``whatif``, `locm.games.registry`): the work is in `locm.games.locm.whatif`."""
 
 from __future__ import annotations
 
@@ -10,25 +9,6 @@ import click
 
 from locm.cli.whatif import show_summary
 from locm.tournament.backends import join
-
-
-def rerun(game, source, db, ruleset, as_json) -> int:
-    """A recorded LOCM game re-played under ruleset B: where it first diverges; the exit status (1 when the
-    log does not follow the rules)."""
-    from locm.games.locm.variants import resolve_ruleset
-    from locm.games.locm.rerun import load_source, rerun_report
-
-    rules_b = resolve_ruleset(ruleset)
-    gid, events, warning, recorded = load_source(source, db)
-    report = rerun_report(gid, events, rules_b, warning=warning, recorded=recorded)
-    if as_json:
-        if warning:
-            click.echo(warning, err=True)
-        click.echo(json.dumps(report.as_json(), indent=1))
-    else:
-        for line in report.lines():
-            click.echo(line)
-    return 1 if warning else 0
 
 
 def whatif(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json, backend, address) -> None:
@@ -77,4 +57,4 @@ def whatif(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_
         click.echo("no stored games to re-run (see --ruleset-a and --agents)", err=True)
 
 
-__all__ = ["rerun", "whatif"]
+__all__ = ["whatif"]
