@@ -44,8 +44,6 @@ HOOKS: dict[str, dict[str, str]] = {
                "skyport": "locm.games.skyport.hooks:report"},
     "conformance": {"locm": "locm.games.locm.hooks:conformance", "skyport": "locm.games.skyport.hooks:conformance"},
     "dataset": {"locm": "locm.games.locm.hooks:dataset"},
-    # `locm whatif`: a game's stored games re-run its own way (LOCM's)
-    "whatif": {"locm": "locm.games.locm.whatif_cli:whatif"},
     # `locm verify`, `locm export --all`, `locm import`: what a game keeps beside its games (my-card-game's
     # accounts), and the games whose stored games are checked as their own records (LOCM's)
     "verify_store": {"mcg": "locm.games.mcg.hooks:verify_store"},
@@ -60,6 +58,12 @@ HOOKS: dict[str, dict[str, str]] = {
     "rerun_identity": {"locm": "locm.games.locm.rerun:identity"},
     "rerun_bots": {"locm": "locm.games.locm.rerun:bots"},
     "rerun_outcome": {"locm": "locm.games.locm.rerun:outcome"},
+    # `locm whatif` (`locm.tournament.whatif`): a re-run's id before it is played, what a game and its re-run
+    # give beside their outcomes, and the sections and lines those add to the summary
+    "rerun_id": {"locm": "locm.games.locm.whatif:rerun_id"},
+    "whatif_facts": {"locm": "locm.games.locm.whatif:whatif_facts"},
+    "whatif_summary": {"locm": "locm.games.locm.whatif:whatif_summary"},
+    "whatif_lines": {"locm": "locm.games.locm.whatif:whatif_lines"},
 }
 """Per hook, the games' own versions: ``module:function``."""
 
