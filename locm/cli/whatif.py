@@ -106,7 +106,8 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
     (the same result as one).
     """
     from locm.tournament.backends import join
-    from locm.tournament.whatif import whatif_lines, whatif_store
+    from locm.tournament.whatif import whatif_store
+    from locm.tournament.whatif_text import whatif_lines
 
     game = registry.get(game_name)
     if not db.exists():

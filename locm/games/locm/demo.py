@@ -153,7 +153,8 @@ def mcg_tools(store, db, echo) -> None:
     """my-card-game's whatif over its stored games (20 at most) under the example variant, and one game's
     drawn HTML replay."""
     from locm.engine.registry import get
-    from locm.tournament.whatif import whatif, whatif_lines
+    from locm.tournament.whatif import whatif
+    from locm.tournament.whatif_text import whatif_lines
     from locm.replay.game import Replay
     from locm.replay.html import render_html
     from locm.common.rulesets import game_rules

@@ -18,7 +18,8 @@ from locm.analysis.paired import Paired, pts
 from locm.engine.locm.rulesets import Rules
 from locm.events.locm.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
 from locm.games.locm.rerun import rerun_game, rerun_params
-from locm.tournament.whatif import avg, mean, pct, rate
+from locm.tournament.whatif import mean, rate
+from locm.tournament.whatif_text import avg, pct
 
 
 # --- what a game and its re-run give ----------------------------------------------------------------------------------------------
