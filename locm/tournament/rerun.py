@@ -32,13 +32,15 @@ class RerunError(LocmError):
     """A game that cannot be re-run (no seed or agents recorded, a ruleset of another game, an unknown id)."""
 
 
-def _hook(name: str, game: GameDef, default):
+def game_hook(name: str, game: GameDef, default):
+    """The hook ``name`` of `game`'s wing (`locm.games.registry.hook`), else ``default``."""
     from locm.games.registry import hook
 
     return hook(name, game.name, default)
 
 
-def _seed(game: GameDef, created: Any) -> int:
+def recorded_seed(game: GameDef, created: Any) -> int:
+    """The seed a created event records (its game's index field ``seed``), to re-run the game with."""
     seed = game.index(created).get("seed")
     if not isinstance(seed, int):
         raise RerunError(f"{game.title}: the game records no seed to re-run it with")
@@ -91,7 +93,7 @@ def bot_changes(game: GameDef, created: Any, meta: dict | None = None) -> list[B
     """The seats whose command-line bot is not the version that played (its files hashed now, against the
     hash the created event, or a stored record's ``meta``, recorded: the game's ``rerun_bots``)."""
     agents = game.agents(created)
-    then = _hook("rerun_bots", game, recorded_bots)(created, meta)
+    then = game_hook("rerun_bots", game, recorded_bots)(created, meta)
     return changed_bots(agents, then or ("",) * len(agents), game.agent_names)
 
 
@@ -101,19 +103,19 @@ def replay_under(game: GameDef, events_a: Sequence[Any], rules_b: Any, limits=No
     from locm.tournament.matchplay import play_seated
 
     created = events_a[0]
-    match, _ = play_seated(game, rules_b, _seed(game, created), game.agents(created), limits, sandbox)
+    match, _ = play_seated(game, rules_b, recorded_seed(game, created), game.agents(created), limits, sandbox)
     return list(match.log)
 
 
 def play_again(game: GameDef, events_a: Sequence[Any], rules_b: Any, limits=None, sandbox=None) -> list[Any]:
     """The game of `events_a` played again under `rules_b`, its wing's way (``rerun_play``) or `replay_under`."""
-    return _hook("rerun_play", game, lambda *a: replay_under(game, *a))(events_a, rules_b, limits, sandbox)
+    return game_hook("rerun_play", game, lambda *a: replay_under(game, *a))(events_a, rules_b, limits, sandbox)
 
 
 def outcome_of(game: GameDef, events: Sequence[Any]) -> Outcome:
     """How a game (or its re-run) ended (``rerun_outcome``): a log that stops before its end has no winner and
     the reason ``unfinished``."""
-    own = _hook("rerun_outcome", game, None)
+    own = game_hook("rerun_outcome", game, None)
     if own is not None:
         return own(events)
     if type(events[-1]) is not game.ended:
@@ -124,7 +126,7 @@ def outcome_of(game: GameDef, events: Sequence[Any]) -> Outcome:
 def rules_identity(game: GameDef, rules: Any) -> dict:
     """A ruleset as a report names it: ``name``, and the keys its game's ``rerun_identity`` adds (``base``,
     ``rules_hash``)."""
-    own = _hook("rerun_identity", game, None)
+    own = game_hook("rerun_identity", game, None)
     return {"name": game.rules_name(rules), **(own(rules) if own is not None else {})}
 
 
@@ -138,7 +140,7 @@ def rules_label(ident: dict) -> str:
 def changed_rows(game: GameDef, rules_a: Any, rules_b: Any) -> list[dict]:
     """Every setting that differs between two rules, as ``{field, rule, left, right}`` (and ``doc``): the
     game's ``rerun_changed`` rows, else its ``rules_diff``."""
-    own = _hook("rerun_changed", game, None)
+    own = game_hook("rerun_changed", game, None)
     if own is not None:
         return own(rules_a, rules_b)
     return [{"field": f, "rule": r, "left": msgspec.to_builtins(a), "right": msgspec.to_builtins(b)}
@@ -272,7 +274,7 @@ def first_divergence(game: GameDef, a: Sequence[Any], b: Sequence[Any]) -> int |
     """The first seq after the created event where two logs differ (None: they never do); two events the
     game's ``rerun_same_event`` calls the same (the rules change itself, not play) are not a divergence."""
     to_json = game.codec.to_json
-    same = _hook("rerun_same_event", game, None)
+    same = game_hook("rerun_same_event", game, None)
     for i in range(1, min(len(a), len(b))):
         if to_json(a[i]) != to_json(b[i]) and not (same is not None and same(a[i], b[i])):
             return i
@@ -305,7 +307,7 @@ def rerun_match(game: GameDef, game_id: str, events_a: Sequence[Any], rules_b: A
     has_bot = any(a not in game.agent_names for a in game.agents(created))
     ia, ib = game.index(created), game.index(events_b[0])
     setup = [k for k in ia if k not in ("ruleset", "rules_hash") and ia.get(k) != ib.get(k)]
-    recorded = _hook("rerun_bots", game, recorded_bots)(created, meta)
+    recorded = game_hook("rerun_bots", game, recorded_bots)(created, meta)
     return Rerun(game, game_id, rules_a, rules_b, changed_rows(game, rules_a, rules_b), seq, ea, eb, ra, rb,
                  ba, bb, outcome_of(game, events_a), outcome_of(game, events_b), created,
                  bot_changes(game, created, meta), has_bot and recorded is None, warning, setup, events_b)
@@ -379,6 +381,6 @@ def divergence_lines(a: str, b: str, seq: int, ea: str | None, eb: str | None, r
     return out
 
 
-__all__ = ["RerunError", "Rerun", "rerun_match", "rerun_source", "replay_under", "play_again", "first_divergence",
+__all__ = ["RerunError", "Rerun", "rerun_match", "rerun_source", "game_hook", "recorded_seed", "replay_under", "play_again", "first_divergence",
            "bot_changes", "changed_bots", "BotChange", "recorded_bots", "outcome_of", "rules_identity",
            "rules_label", "changed_rows", "resolve_game_id", "divergence_lines"]

@@ -27,7 +27,7 @@ from locm.analysis.paired import Paired, PairedMean
 from locm.analysis.stats import Z95, wilson
 from locm.engine.errors import LocmError
 from locm.engine.seam import GameDef, Outcome
-from locm.tournament.rerun import _hook, _seed, outcome_of, play_again, rules_identity
+from locm.tournament.rerun import game_hook, outcome_of, play_again, recorded_seed, rules_identity
 
 
 def rate(k: int, n: int) -> dict:
@@ -122,7 +122,7 @@ class Whatif:
                                      "paired_delta": mean([p.b.turns - p.a.turns for p in pairs])},
                "figures": list(next(iter(per_agent.values()), {}).get("figures", {})),
                "agents": per_agent, "cards_paired_by_seed": rows, "cards_considered": len(cards)}
-        own = _hook("whatif_summary", self.game, None)
+        own = game_hook("whatif_summary", self.game, None)
         if own is not None:
             out.update(own(list(by_seed.values()), min_n, top))
         return out
@@ -317,7 +317,7 @@ def _init_rerun(path: str, game_name: str, rules_b: Any, exact: Any) -> None:
 
 def _probe_id(game: GameDef, events_a: Sequence[Any], rules_b: Any) -> str:
     created = events_a[0]
-    return game.game_id(game.new(rules_b, _seed(game, created), game.agents(created)).log[0])
+    return game.game_id(game.new(rules_b, recorded_seed(game, created), game.agents(created)).log[0])
 
 
 def _rerun_task(game_id: str) -> tuple[str, str, Any, Pair | None]:
@@ -331,7 +331,7 @@ def _rerun_task(game_id: str) -> tuple[str, str, Any, Pair | None]:
         created = events_a[0]
         if exact is not None and created.rules != exact:
             return game_id, "its rules differ from --ruleset-a", None, None
-        gid_b = _hook("rerun_id", game, lambda *a: _probe_id(game, *a))(events_a, rules_b)
+        gid_b = game_hook("rerun_id", game, lambda *a: _probe_id(game, *a))(events_a, rules_b)
         prepared = None
         if store.has_game(gid_b):
             events_b = store.verified_match_events(gid_b)  # a stored game is trusted only if its chain holds
@@ -342,7 +342,7 @@ def _rerun_task(game_id: str) -> tuple[str, str, Any, Pair | None]:
         return game_id, str(exc), None, None
     held = game.holdings(created) if game.holdings is not None else ()
     stats = (tuple(game.seat_stats(events_a)), tuple(game.seat_stats(events_b))) if game.seat_stats else ()
-    own = _hook("whatif_facts", game, None)
+    own = game_hook("whatif_facts", game, None)
     seed = game.index(created).get("seed")
     return game_id, "", prepared, Pair(tuple(game.agents(created)), seed, outcome_of(game, events_a),
                                        outcome_of(game, events_b), tuple(held), stats, game_id,

@@ -6,7 +6,7 @@ rates and paired cards and buckets)."""
 from __future__ import annotations
 
 from locm.engine.seam import GameDef
-from locm.tournament.rerun import _hook
+from locm.tournament.rerun import game_hook
 
 
 def pct(r: dict) -> str:
@@ -50,7 +50,7 @@ def whatif_lines(s: dict, top: int = 10, game: GameDef | None = None) -> list[st
     rows = [("first player wins", pct(s["first_player_win_rate"]["a"]), pct(s["first_player_win_rate"]["b"])),
             ("game length (turns)", avg(t["a"]), avg(t["b"])),
             ("game length, paired B - A", "", avg(t["paired_delta"], "+"))]
-    own = _hook("whatif_lines", game, None)
+    own = game_hook("whatif_lines", game, None)
     more_rows, more = own(s, top) if own is not None else ([], [])
     out += ["", table(("95% intervals", f"under {a}", f"under {b}"), rows + more_rows), ""]
     out.append("win rate by agent under A; under B; paired B - A (the same seats, clustered by seed, 95%):")
