@@ -477,6 +477,36 @@ def test_whatif_stores_the_reruns_and_reports_with_intervals(tmp_path):
     assert verified.exit_code == 0 and "12 good" in verified.output
 
 
+def test_locm_goes_through_the_one_rerun_and_whatif_of_every_game(tmp_path):
+    """No hook replaces LOCM's whole command: its whatif is every game's (`locm.tournament.whatif`), with the
+    per-agent paired win rates every game has (counted here from the stored games and independent re-plays),
+    and its own sections added by its wing's hooks; a ruleset A that builds decks another way is refused."""
+    from locm.games.locm.rerun import rerun_game
+    from locm.games.registry import HOOKS
+
+    assert "rerun" not in HOOKS and "whatif" not in HOOKS
+    db = tmp_path / "t.db"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["tournament", "--agents", "greedy", "random", "--games", "4", "--db",
+                               str(db)]).exit_code == 0
+    var = tmp_path / "short.toml"
+    var.write_text('base = "1.2"\nname = "short"\nstart_health = 10\nrunes = [5]\n')
+    result = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", str(var), "--json", "--min-n", "1"])
+    data = json.loads(result.output[result.output.index("{"):])
+    assert data["game"] == "locm" and data["ruleset_b"]["base"] == "1.2" and data["damage_per_game_by_source"]
+    won_a = won_b = 0
+    with open_store(db, create=False) as store:
+        for r in store.games(ruleset="1.2"):
+            seat = (r.agent0, r.agent1).index("greedy")
+            b = rerun_game(store.events(r.game_id), resolve_ruleset(str(var))).game.log[-1]
+            won_a, won_b = won_a + (r.winner == seat), won_b + (b.winner == seat)
+    greedy = data["agents"]["greedy"]
+    assert greedy["units"] == 4 and greedy["delta"] == round((won_b - won_a) / 4, 5)
+    assert greedy["win_rate_a"]["k"] == won_a and greedy["win_rate_b"]["k"] == won_b
+    across = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "constructed", "--ruleset-a", "1.2"])
+    assert across.exit_code == 2 and "a game cannot be re-run across them" in across.output
+
+
 def test_a_tournament_under_a_variant_file_plays_in_worker_processes(tmp_path):
     var = tmp_path / "v.toml"
     var.write_text('base = "constructed"\nname = "two-lanes"\nlane_size = 2\n')

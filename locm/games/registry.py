@@ -58,9 +58,11 @@ HOOKS: dict[str, dict[str, str]] = {
     "rerun_identity": {"locm": "locm.games.locm.rerun:identity"},
     "rerun_bots": {"locm": "locm.games.locm.rerun:bots"},
     "rerun_outcome": {"locm": "locm.games.locm.rerun:outcome"},
-    # `locm whatif` (`locm.tournament.whatif`): a re-run's id before it is played, what a game and its re-run
-    # give beside their outcomes, and the sections and lines those add to the summary
+    # `locm whatif` (`locm.tournament.whatif`): a re-run's id before it is played, the re-run prepared for the
+    # store, what a game and its re-run give beside their outcomes, and the sections and lines those add
     "rerun_id": {"locm": "locm.games.locm.whatif:rerun_id"},
+    "rerun_stored": {"locm": "locm.games.locm.whatif:rerun_stored"},
+    "rerun_refused": {"locm": "locm.games.locm.whatif:rerun_refused"},
     "whatif_facts": {"locm": "locm.games.locm.whatif:whatif_facts"},
     "whatif_summary": {"locm": "locm.games.locm.whatif:whatif_summary"},
     "whatif_lines": {"locm": "locm.games.locm.whatif:whatif_lines"},

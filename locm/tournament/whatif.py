@@ -1,11 +1,13 @@
 """`locm whatif` for every game, through the core (`engine.seam.GameDef`): the stored games of built-in agents of
 ruleset A re-run under ruleset B (`locm.tournament.rerun`), the re-runs stored as games of B, and both sides
 compared paired by game. Nothing here knows a game; what one game adds is a hook of its wing
-(`locm.games.registry.HOOKS`): ``rerun_id`` (the id of a game's re-run before it is played), ``whatif_facts``
+(`locm.games.registry.HOOKS`): ``rerun_id`` (the id of a game's re-run before it is played), ``rerun_stored``
+(the re-run played and its record prepared for the store: LOCM's keeps its agents' think times),
+``rerun_refused`` (a ruleset A no game of can be re-run under B, refused at once), ``whatif_facts``
 (what a worker keeps of a game and its re-run beside their outcomes), ``whatif_summary`` (the sections those
-facts add to the summary) and ``whatif_lines`` (the lines they add to its text: `locm.tournament.whatif_text`). LOCM's add damage by source,
-cards' in-hand win rates and the cards and feature buckets whose holders gain or lose
-(`locm.games.locm.whatif`).
+facts add to the summary) and ``whatif_lines`` (the lines they add to its text: `locm.tournament.whatif_text`).
+LOCM's add damage by source, cards' in-hand win rates and the cards and feature buckets whose holders gain or
+lose (`locm.games.locm.whatif`).
 
 Only built-in agents' games are re-run (a bot's re-run is not the same player: those games are skipped and
 counted); a stored re-run is read back instead of played again, so a second run resumes. Every figure has its
@@ -281,7 +283,8 @@ def whatif_store(db: Path, game: GameDef, ruleset: str, ruleset_a: str | None = 
                  backend: str = "local", address: str | None = None) -> Whatif:
     """`locm whatif`: `whatif` over the store at `db`, ruleset B ``ruleset`` (a built-in name or a variant file
     of `game`), ruleset A ``ruleset_a`` (`ruleset_a_of`; default B's base), only games of the built-in
-    ``agents`` when given."""
+    ``agents`` when given; a ruleset A its game's ``rerun_refused`` says no game of can be re-run under B is
+    refused at once."""
     from locm.common.rulesets import game_rules
     from locm.errors import UsageProblem
     from locm.store.eventstore import open_store
@@ -293,6 +296,10 @@ def whatif_store(db: Path, game: GameDef, ruleset: str, ruleset_a: str | None = 
     rules_b = game_rules(game, ruleset)
     with open_store(db, create=False) as store:
         rules_a = ruleset_a_of(game, ruleset_a, store) if ruleset_a else None
+        refuse = game_hook("rerun_refused", game, None)
+        why = refuse(rules_a, rules_b) if refuse is not None and not isinstance(rules_a, (str, type(None))) else ""
+        if why:
+            raise UsageProblem(why)
         return whatif(store, game, rules_b, rules_a, games, progress, announce, workers, agents or None, backend,
                       address)
 
@@ -320,11 +327,17 @@ def _probe_id(game: GameDef, events_a: Sequence[Any], rules_b: Any) -> str:
     return game.game_id(game.new(rules_b, recorded_seed(game, created), game.agents(created)).log[0])
 
 
+def _play_prepared(events_a: Sequence[Any], rules_b: Any, gid_b: str, game: GameDef) -> tuple[list, Any]:
+    """The generic ``rerun_stored``: B's log (`play_again`) and its record prepared for the store."""
+    from locm.store.eventstore import GameExtras, prepare_match
+
+    events_b = play_again(game, events_a, rules_b)
+    return events_b, prepare_match(game, GameExtras(game_id=gid_b), events_b)
+
+
 def _rerun_task(game_id: str) -> tuple[str, str, Any, Pair | None]:
     """One stored game re-run under B (or its re-run read back): ``(its id, why it is skipped or "", the re-run
     prepared for the store or None when it is stored already, the Pair)``."""
-    from locm.store.eventstore import GameExtras, prepare_match
-
     store, game, rules_b, exact = _RERUN["store"], _RERUN["game"], _RERUN["rules_b"], _RERUN["exact"]
     try:
         events_a = game.upcast(list(store.verified_match_events(game_id)))
@@ -336,8 +349,7 @@ def _rerun_task(game_id: str) -> tuple[str, str, Any, Pair | None]:
         if store.has_game(gid_b):
             events_b = store.verified_match_events(gid_b)  # a stored game is trusted only if its chain holds
         else:
-            events_b = play_again(game, events_a, rules_b)
-            prepared = prepare_match(game, GameExtras(game_id=gid_b), events_b)
+            events_b, prepared = game_hook("rerun_stored", game, _play_prepared)(events_a, rules_b, gid_b, game)
     except LocmError as exc:
         return game_id, str(exc), None, None
     held = game.holdings(created) if game.holdings is not None else ()

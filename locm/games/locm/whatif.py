@@ -1,5 +1,7 @@
 """What LOCM adds to `locm whatif` (`locm.tournament.whatif`, the one path of every game): its hooks
 (`locm.games.registry.HOOKS`) ``rerun_id`` (a re-run's id, its seeds' parameters re-derived under B),
+``rerun_refused`` (rulesets that build decks another way), ``rerun_stored`` (the re-run and its record with
+the think times its play measured),
 ``whatif_facts`` (per game and re-run: the winner, length, damage by source and the cards each player held,
 `analysis.locm.cardfacts`, and the paired outcome of each card and feature bucket), ``whatif_summary`` (damage
 per game by source, the cards whose in-hand win rate moves most, and the cards (1.2) and buckets whose holders
@@ -213,6 +215,24 @@ def rerun_id(events_a: Sequence, rules_b: Rules) -> str:
     return game_id(rules_b, seed, tuple(created.agents), params)
 
 
+def rerun_refused(rules_a: Rules, rules_b: Rules) -> str:
+    """``rerun_refused``: why no game of `rules_a` can be re-run under `rules_b` ("" if one can): they build
+    decks another way."""
+    if rules_a.deck_building == rules_b.deck_building:
+        return ""
+    return (f"--ruleset-a {rules_a.name} builds decks by {rules_a.deck_building}, --ruleset {rules_b.name} by "
+            f"{rules_b.deck_building}: a game cannot be re-run across them")
+
+
+def rerun_stored(events_a: Sequence, rules_b: Rules, gid_b: str, game=None) -> tuple[list, object]:
+    """``rerun_stored``: B's log and its record prepared for the store with the extras its play gives (each
+    seat's think times, as a tournament's game keeps them)."""
+    from locm.store.eventstore import prepare_game
+
+    played = rerun_game(events_a, rules_b)
+    return played.game.log, prepare_game(played.extras, played.game.log)
+
+
 def whatif_facts(events_a: Sequence, events_b: Sequence) -> tuple:
     """``whatif_facts``: ``(facts under A, facts under B, units)`` (`facts_of`, `card_units`)."""
     ga, gb = project(events_a), project(events_b)
@@ -273,4 +293,4 @@ def whatif_lines(s: dict, top: int) -> tuple[list, list[str]]:
 
 
 __all__ = ["facts", "facts_of", "replay_under", "card_units", "decks", "advantage", "Side", "paired_lines",
-           "rerun_id", "whatif_facts", "whatif_summary", "whatif_lines", "card_moves"]
+           "rerun_id", "rerun_refused", "rerun_stored", "whatif_facts", "whatif_summary", "whatif_lines", "card_moves"]
