@@ -162,7 +162,7 @@ def _change(a: str, b: str, limit: int = 240) -> tuple[str, str]:
     da, db = json.loads(a), json.loads(b)
     if da.get("type") != db.get("type"):
         return a[:limit], b[:limit]
-    keys = [k for k in da if k not in ("seq", "cause", "rule") and da.get(k) != db.get(k)]
+    keys = [k for k in da if k not in ("seq", "rule") and da.get(k) != db.get(k)]  # the rule: its own line
     show = lambda d: ", ".join(f"{k}={json.dumps(d.get(k))}" for k in keys)  # noqa: E731
     return f"{da['type']}: {show(da)}"[:limit], f"{db['type']}: {show(db)}"[:limit]
 
