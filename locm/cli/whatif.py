@@ -66,7 +66,7 @@ def rerun(source, ruleset, db, as_json):
               help="Re-run only the stored games of this ruleset (default: B's base): a built-in, a variant "
                    "file (only its games with exactly its values) or the name of a variant with stored games.")
 @click.option("--agents", "-a", "agents", multiple=True, metavar="AGENT",
-              help="Only games whose two agents are among these built-in agents (repeatable).")
+              help="Only games whose agents are all among these built-in agents (repeatable).")
 @click.option("--games", "-n", type=click.IntRange(min=1), help="At most this many games (the first stored).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes re-running games (the main process stores them).")
