@@ -1,4 +1,4 @@
-"""What-if throughput: `locm.games.locm.whatif.whatif` re-running N stored greedy-vs-random 1.2 games under a variant
+"""What-if throughput: `locm.tournament.whatif.whatif` re-running N stored greedy-vs-random 1.2 games under a variant
 (start_health 20) with K worker processes, every re-run stored.
 
 The stored games are made once by a tournament into --store (kept between invocations, so later runs skip
@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from locm.engine.locm.rulesets import RULES_12  # noqa: E402
 from locm.store.eventstore import open_store  # noqa: E402
 from locm.games.locm.tournament import run_tournament  # noqa: E402
-from locm.games.locm.whatif import whatif  # noqa: E402
+from locm.engine import registry  # noqa: E402
+from locm.tournament.whatif import whatif  # noqa: E402
 
 AGENTS = ("greedy", "random")
 VARIANT = RULES_12.replace(name="bench-health-20", base="1.2", start_health=20, runes=(15, 10, 5))
@@ -45,9 +46,10 @@ def one_run(store_path: Path, games: int, workers: int) -> dict:
         copy = Path(tmp) / "copy.db"
         shutil.copyfile(store_path, copy)
         t0 = time.perf_counter()
-        result = whatif(copy, VARIANT, games=games, workers=workers)
+        with open_store(copy) as store:
+            result = whatif(store, registry.get("locm"), VARIANT, games=games, workers=workers)
         elapsed = time.perf_counter() - t0
-    assert result.stored == result.selected == games and not result.skipped, result
+    assert result.played == result.selected == games and not result.skipped, result
     s = result.summary()
     return {"seconds": elapsed, "games_per_s": games / elapsed, "winner_changed": s["winner_changed"]["rate"]}
 

@@ -18,7 +18,9 @@ from locm.engine.locm.carddata import cardlist_12
 from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED
 from locm.engine.locm.variants import variant_from_dict
 from locm.runner.play import play_one
-from locm.games.locm.rerun import first_divergence, rerun_game
+from locm.engine import registry
+from locm.games.locm.rerun import rerun_game
+from locm.tournament.rerun import first_divergence
 from locm.store.eventstore import open_store
 
 
@@ -90,7 +92,7 @@ def test_a_seed_whose_draft_never_offers_the_card_plays_the_same_game_and_is_not
         a = play_one("1.2", seed, ("greedy", "random")).log
         if all(c.base_id != 5 for c in a[1].cards):
             b = rerun_game(a, rules_b).game.log
-            assert first_divergence(a, b) is None  # the premise of not playing it again
+            assert first_divergence(registry.get("locm"), a, b) is None  # the premise of not playing it again
             break
     else:
         pytest.fail("card 5 is offered in every seed tried")

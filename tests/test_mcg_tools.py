@@ -13,12 +13,14 @@ from locm.engine.logcheck import causes
 from locm.events.mcg.catalog import (
     ActionRejected, EffectTriggered, MonsterDamaged, MonsterDied, TurnStarted,
 )
-from locm.tournament.rerun import first_divergence, match_whatif, rerun_match
+from locm.tournament.rerun import first_divergence, rerun_match
+from locm.tournament.whatif import whatif
 from locm.replay.game import Replay, ReplayError
 from locm.replay.sources import checked_replay
 from locm.store.eventstore import open_store
 
 MCG = registry.get("mcg")
+RUN = {"rerun_now": 0, "reused_from_store": 0, "seconds": 0}  # how a what-if ran, not what it found
 SHORT = 'base = "standard"\nname = "short"\nturn_limit = 6\n'  # R-CAP only: the decks are the same
 
 
@@ -67,8 +69,8 @@ def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
     with open_store(tmp_path / "m.db") as store:
         run_matches(store, seats_schedule("mcg", "standard", ["greedy", "random"], 4))
         short = MCG.variant(SHORT, "short.toml")
-        first = match_whatif(store, MCG, short)
-        assert first.played == 4 and first.stored == 0 and len(first.pairs) == 4
+        first = whatif(store, MCG, short)
+        assert first.played == 4 and first.read_back == 0 and len(first.pairs) == 4
         # the figures are the outcomes of games played here again, independently
         expected = 0
         for m in store.matches(game="mcg", ruleset="standard"):
@@ -77,7 +79,7 @@ def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
             expected += a.winner != MCG.outcome(b).winner
         s = first.summary(min_n=2)
         assert s["winner_changed"]["k"] == expected and s["winner_changed"]["n"] == 4
-        assert s["turns"]["b"]["mean"] <= 6
+        assert s["game_length_turns"]["b"]["mean"] <= 6
         assert set(s["agents"]) == {"greedy", "random"} and s["agents"]["greedy"]["units"] == 4
         greedy_a = greedy_b = 0  # the agent's paired change, counted here from the stored games and re-runs
         for m in store.matches(game="mcg", ruleset="standard"):
@@ -88,9 +90,8 @@ def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
         assert s["agents"]["greedy"]["clusters"] == 2  # seeds 1 and 2, each in both seats
         # cards: a holder is the seat with more copies under A; every listed card held in min_n units
         assert s["cards_considered"] > 0 and all(r["units"] >= 2 for r in s["cards_paired_by_seed"])
-        again = match_whatif(store, MCG, short)
-        assert again.played == 0 and again.stored == 4 and again.summary(2) | {"played": 0, "read_back": 0} == \
-            s | {"played": 0, "read_back": 0}
+        again = whatif(store, MCG, short)
+        assert again.played == 0 and again.read_back == 4 and again.summary(2) | RUN == s | RUN
         assert store.matches(game="mcg", ruleset="short") and not first.summary(20)["enough"]
 
 
@@ -110,10 +111,10 @@ def test_whatif_in_worker_processes_gives_what_one_process_gives(tmp_path):
     out = []
     for name, workers in (("one.db", 1), ("two.db", 2)):
         with open_store(tmp_path / name) as store:
-            result = match_whatif(store, MCG, short, workers=workers)
+            result = whatif(store, MCG, short, workers=workers)
             stored = sorted((m.game_id, m.head_hash) for m in store.matches(game="mcg", ruleset="short"))
-            out.append((result.summary(min_n=2), [p.seed for p in result.pairs], stored))
-    assert out[0] == out[1] and out[0][0]["played"] == 6 and len(out[0][2]) == 6
+            out.append((result.summary(min_n=2) | {"seconds": 0}, [p.seed for p in result.pairs], stored))
+    assert out[0] == out[1] and out[0][0]["rerun_now"] == 6 and len(out[0][2]) == 6
 
 
 def test_audit_explains_the_chain_of_triggers_of_a_death(played):
@@ -170,7 +171,7 @@ def test_the_commands_take_mcg_games(tmp_path, played):
     with open_store(db) as store:
         store.append_match(MCG, {"game_id": MCG.game_id(played[0])}, played)
     run = CliRunner().invoke(cli, ["whatif", "--game", "mcg", "--db", str(db), "--ruleset", str(variant)])
-    assert run.exit_code == 0 and "1 stored games of standard" in run.output and "not enough data" in run.output
+    assert run.exit_code == 0 and "1 game of standard" in run.output and "not enough data" in run.output
 
 
 def test_the_html_board_is_drawn_from_each_position(played, tmp_path):

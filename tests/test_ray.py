@@ -98,7 +98,8 @@ def test_whatif_and_cardvalue_on_ray_give_what_they_give_locally(cluster, tmp_pa
     from locm.games.locm.cardvalue import cardvalue, make_targets
     from locm.engine.locm.rulesets import by_name
     from locm.games.locm.variants import resolve_ruleset
-    from locm.games.locm.whatif import whatif
+    from locm.engine import registry
+    from locm.tournament.whatif import whatif
 
     rules_a = by_name("1.2")
     targets, variants = make_targets(rules_a, ["116", "5"], "vanilla")
@@ -106,8 +107,10 @@ def test_whatif_and_cardvalue_on_ray_give_what_they_give_locally(cluster, tmp_pa
     for backend in ("local", "ray"):
         db = tmp_path / f"{backend}.db"
         run = cardvalue(db, rules_a, ("greedy", "random"), targets, variants, 8, backend=backend)
-        low = whatif(db, resolve_ruleset(str(ROOT / "examples" / "variants" / "low-health.toml")), backend=backend)
-        assert run.errors == [] and low.stored == 16
+        with open_store(db) as store:
+            low = whatif(store, registry.get("locm"), resolve_ruleset(str(ROOT / "examples" / "variants" /
+                                                                          "low-health.toml")), backend=backend)
+        assert run.errors == [] and low.played == 16
         out[backend] = (run.summary() | {"seconds": None}, low.summary() | {"seconds": None}, logs(open_store(db)))
     assert out["ray"] == out["local"]
 

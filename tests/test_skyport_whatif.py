@@ -88,8 +88,8 @@ def test_whatif_reports_points_places_and_kills_paired_by_seed(tmp_path):
 
 
 def test_a_game_without_scores_has_no_points_rows():
-    from locm.tournament.rerun import MatchWhatif, Pair
+    from locm.tournament.whatif import Whatif, Pair
     from locm.engine.seam import Outcome
 
-    w = MatchWhatif(GAME, "a", "b", [Pair(("x", "y"), 1, Outcome(0, "r", 3, None), Outcome(1, "r", 3, None))])
+    w = Whatif(GAME, "a", "b", [Pair(("x", "y"), 1, Outcome(0, "r", 3, None), Outcome(1, "r", 3, None))])
     assert w.summary(1)["figures"] == [] and w.summary(1)["agents"]["x"]["figures"] == {}

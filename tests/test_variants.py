@@ -27,11 +27,13 @@ from locm.cli.main import cli
 from locm.runner.play import build_agents, play_one
 from locm.store.eventstore import open_store
 from locm.games.locm.variants import resolve_ruleset
-from locm.games.locm.rerun import first_divergence, rerun_report
+from locm.engine import registry
+from locm.tournament.rerun import first_divergence, rerun_match
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples" / "variants").glob("*.toml"))
 BASES = {"1.2": RULES_12, "constructed": RULES_CONSTRUCTED}
+LOCM = registry.get("locm")
 
 
 def variant(base: str, **changes):
@@ -219,7 +221,7 @@ def test_a_variant_equal_to_its_base_gives_the_same_logs_apart_from_the_identity
         assert ca["rules"].replace(name="v", base=base) == cb["rules"] and cb["rules"].base_name == base
         assert a[0].rules_hash == b[0].rules_hash
         for rules_b in (same, BASES[base]):  # re-run the base game under the variant, and the variant's under 1.2
-            report = rerun_report("g", a if rules_b is same else b, rules_b)
+            report = rerun_match(LOCM, "g", a if rules_b is same else b, rules_b)
             assert report.seq is None and report.outcome_a == report.outcome_b
             assert "no divergence" in "\n".join(report.lines())
 
@@ -386,7 +388,7 @@ def test_first_divergence_ignores_a_card_pool_changed_only_in_values():
     a = play_one("1.2", 7, ("greedy", "random")).log
     b = play_one(variant("1.2", cards={"116": {"cost": 11}}), 7, ("greedy", "random")).log
     assert a[1] != b[1] or all(c.base_id != 116 for c in a[1].cards)
-    seq = first_divergence(a, b)
+    seq = first_divergence(LOCM, a, b)
     assert seq is None or seq > 1
 
 
@@ -476,6 +478,36 @@ def test_whatif_stores_the_reruns_and_reports_with_intervals(tmp_path):
     assert verified.exit_code == 0 and "12 good" in verified.output
 
 
+def test_locm_goes_through_the_one_rerun_and_whatif_of_every_game(tmp_path):
+    """No hook replaces LOCM's whole command: its whatif is every game's (`locm.tournament.whatif`), with the
+    per-agent paired win rates every game has (counted here from the stored games and independent re-plays),
+    and its own sections added by its wing's hooks; a ruleset A that builds decks another way is refused."""
+    from locm.games.locm.rerun import rerun_game
+    from locm.games.registry import HOOKS
+
+    assert "rerun" not in HOOKS and "whatif" not in HOOKS
+    db = tmp_path / "t.db"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["tournament", "--agents", "greedy", "random", "--games", "4", "--db",
+                               str(db)]).exit_code == 0
+    var = tmp_path / "short.toml"
+    var.write_text('base = "1.2"\nname = "short"\nstart_health = 10\nrunes = [5]\n')
+    result = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", str(var), "--json", "--min-n", "1"])
+    data = json.loads(result.output[result.output.index("{"):])
+    assert data["game"] == "locm" and data["ruleset_b"]["base"] == "1.2" and data["damage_per_game_by_source"]
+    won_a = won_b = 0
+    with open_store(db, create=False) as store:
+        for r in store.games(ruleset="1.2"):
+            seat = (r.agent0, r.agent1).index("greedy")
+            b = rerun_game(store.events(r.game_id), resolve_ruleset(str(var))).game.log[-1]
+            won_a, won_b = won_a + (r.winner == seat), won_b + (b.winner == seat)
+    greedy = data["agents"]["greedy"]
+    assert greedy["units"] == 4 and greedy["delta"] == round((won_b - won_a) / 4, 5)
+    assert greedy["win_rate_a"]["k"] == won_a and greedy["win_rate_b"]["k"] == won_b
+    across = runner.invoke(cli, ["whatif", "--db", str(db), "--ruleset", "constructed", "--ruleset-a", "1.2"])
+    assert across.exit_code == 2 and "a game cannot be re-run across them" in across.output
+
+
 def test_a_tournament_under_a_variant_file_plays_in_worker_processes(tmp_path):
     var = tmp_path / "v.toml"
     var.write_text('base = "constructed"\nname = "two-lanes"\nlane_size = 2\n')
@@ -500,9 +532,9 @@ def test_rerun_runs_an_external_bot_again_as_a_process():
     limits = TimeLimits.parse("x5")
     played = run_game("1.2", 4, (spec, "greedy"), limits=limits)
     assert played.game.log[0].agents[0] == spec
-    same = rerun_report("g", played.game.log, variant("1.2"), limits)
+    same = rerun_match(LOCM, "g", played.game.log, variant("1.2"), limits=limits)
     assert same.seq is None  # the bot answers as before: the same game
-    short = rerun_report("g", played.game.log, variant("1.2", start_health=5, runes=[]), limits)
+    short = rerun_match(LOCM, "g", played.game.log, variant("1.2", start_health=5, runes=[]), limits=limits)
     assert short.seq is not None and short.outcome_b.turns < short.outcome_a.turns
     assert any(type(e).__name__ == "ActionReceived" and e.kind == "line" and e.player == 0 for e in short.log_b)
 

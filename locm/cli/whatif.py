@@ -1,5 +1,5 @@
-"""`locm rerun` and `locm whatif`: a game re-run under other rules, through the game seam (`locm.tournament.rerun`);
-LOCM's own, its wing's hooks ``rerun`` and ``whatif`` (`locm.games.locm.whatif_cli`)."""
+"""`locm rerun` and `locm whatif`: a game re-run under other rules, through the game seam (`locm.tournament.rerun`,
+`locm.tournament.whatif`)."""
 
 from __future__ import annotations
 
@@ -37,55 +37,24 @@ def rerun(source, ruleset, db, as_json):
       locm rerun 1.2-7 --db t.db --ruleset constructed.toml --json
       locm rerun m.jsonl --ruleset examples/mcg/singleton-sudden-death.toml   # a my-card-game game
 
-    A game of another registered game (my-card-game, Skyport; told by its log or its stored row) is re-run
-    through the game seam: the same report, its boards and rules by its own definition, the ruleset its own
-    (a built-in name or a variant file of that game).
+    A game of any registered game (LOCM, my-card-game, Skyport; told by its log or its stored row) is re-run
+    through the one path (`locm.tournament.rerun`): the same report, its boards and rules by its own
+    definition, the ruleset its own (a built-in name or a variant file of that game).
     """
-    from locm.games.registry import hook
+    from locm.tournament.rerun import rerun_source
 
     if db is not None and not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
-    game = _game_of(source, db)
-    code = hook("rerun", game.name, _rerun_any)(game, source, db, ruleset, as_json)
-    if code:
-        sys.exit(code)
-
-
-def _game_of(source, db):
-    """The registered game of a rerun's SOURCE: its stored row's (a unique prefix of its id) or its log's; the
-    default game's for an official log or an id that names no one game (whose rerun then says why)."""
-    from locm.replay.sources import game_of_line, sniff
-
-    if db is not None:
-        from locm.store.eventstore import open_store
-
-        with open_store(db, create=False, readonly=True) as store:
-            found = store.ids_named(source)
-            return registry.get(store.match(found[0]).game if len(found) == 1 else registry.DEFAULT)
-    kind, data = sniff(source)
-    if kind != "match":
-        return registry.get(registry.DEFAULT)
-    return game_of_line(next(line for line in data.splitlines() if line.strip()))
-
-
-def _rerun_any(game, source, db, ruleset, as_json) -> int:
-    """`locm rerun` of a game of any registered game, through the core (`locm.tournament.rerun`); the exit status."""
-    from locm.tournament.rerun import rerun_match
-    from locm.replay import open_game
-    from locm.common.rulesets import game_rules
-
-    rules_b = game_rules(game, ruleset)
-    r = open_game(db=db, game_id=source) if db is not None else open_game(source)
-    gid = r.source.rsplit(" ", 1)[1] if db is not None else Path(source).name
-    report = rerun_match(game, gid, r.events, rules_b, warning=r.warning)
+    report = rerun_source(source, db, ruleset)
     if as_json:
-        if r.warning:
-            click.echo(r.warning, err=True)
+        if report.warning:
+            click.echo(report.warning, err=True)
         click.echo(json.dumps(report.as_json(), indent=1))
     else:
         for line in report.lines():
             click.echo(line)
-    return 1 if r.warning else 0
+    if report.warning:
+        sys.exit(1)
 
 
 @click.command()
@@ -97,7 +66,7 @@ def _rerun_any(game, source, db, ruleset, as_json) -> int:
               help="Re-run only the stored games of this ruleset (default: B's base): a built-in, a variant "
                    "file (only its games with exactly its values) or the name of a variant with stored games.")
 @click.option("--agents", "-a", "agents", multiple=True, metavar="AGENT",
-              help="Only games whose two agents are among these built-in agents (repeatable).")
+              help="Only games whose agents are all among these built-in agents (repeatable).")
 @click.option("--games", "-n", type=click.IntRange(min=1), help="At most this many games (the first stored).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes re-running games (the main process stores them).")
@@ -127,51 +96,23 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
       locm whatif --game mcg --db m.db --ruleset examples/mcg/singleton-sudden-death.toml --workers 2
       locm whatif --game skyport --db s.db --ruleset examples/skyport/glass-cannon.toml --json
 
-    With --game mcg (or skyport), through the game seam: the stored games of built-in agents under ruleset A
-    (--ruleset-a a ruleset's name; default B's base) re-run one by one under B and stored; the share of games
-    whose winner changes, player 0's win rate under A and B, the game's length under A and B and paired
-    (B - A, the same game), and each agent's win rate under A and B with its paired change, every figure with
-    n and a 95% interval (games with a command-line bot are skipped and counted); each card's holders'
-    change paired by seed; in a game of points (Skyport) each agent's points and place per game, and the
-    game's own figures (Skyport: kills, deaths, damage, penalties, upgrades), under A and B and paired B - A
-    with an interval clustered by seed (--json: agents.NAME.figures). --workers re-runs them in worker
-    processes (the same result as one); --backend is LOCM's (another game's re-runs play on this machine).
+    Every game goes the same way (`locm.tournament.whatif`): with --game mcg (or skyport) its stored games of
+    built-in agents; besides the figures above, each agent's win rate under A and B with its paired change
+    (games with a command-line bot are skipped and counted); each card's holders' change paired by seed
+    (--json: cards_paired_by_seed); in a game of points (Skyport) each agent's points and place per game,
+    and the game's own figures (Skyport: kills, deaths, damage, penalties, upgrades), under A and B and
+    paired B - A with an interval clustered by seed (--json: agents.NAME.figures). Damage by source, in-hand
+    win rates and feature buckets are LOCM's. --workers (or --backend ray) re-runs them in worker processes
+    (the same result as one).
     """
-    from locm.engine import registry
-    from locm.games.registry import hook
+    from locm.tournament.backends import join
+    from locm.tournament.whatif import whatif_store
+    from locm.tournament.whatif_text import whatif_lines
 
     game = registry.get(game_name)
-    hook("whatif", game.name, _whatif_any)(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json,
-                                            backend, address)
-
-
-def show_summary(summary: dict, skipped: list, lines, top: int, as_json: bool) -> bool:
-    """Print a what-if summary (as JSON, with the skipped games, or as text lines and the first skipped games
-    on stderr); True when it went out as JSON (nothing more to say)."""
-    if as_json:
-        summary["skipped_games"] = [{"game": g, "why": w} for g, w in skipped]
-        click.echo(json.dumps(summary, indent=1))
-        return True
-    for line in lines(summary, top):
-        click.echo(line)
-    for g, why in skipped[:5]:
-        click.echo(f"skipped {g}: {why}", err=True)
-    return False
-
-
-def _whatif_any(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_json, backend, address):
-    """`locm whatif` of any registered game through the game seam (`locm.tournament.rerun.match_whatif`)."""
-    from locm.tournament.rerun import match_whatif, whatif_lines
-    from locm.store.eventstore import open_store
-    from locm.common.rulesets import game_rules
-
-    if backend != "local" or address is not None:
-        raise click.UsageError("--backend and --address are LOCM's: another game's re-runs play on this machine")
     if not db.exists():
         raise click.UsageError(f"--db {db}: no such store")
-    if agents:
-        raise click.UsageError("--agents is LOCM's: with --game, every stored game of built-in agents is re-run")
-    rules_b = game_rules(game, ruleset)
+    join(backend, address)
     bar = None
 
     def announce(n):
@@ -180,17 +121,23 @@ def _whatif_any(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n
         bar.__enter__()
 
     try:
-        with open_store(db) as store:
-            result = match_whatif(store, game, rules_b, ruleset_a, games, progress=lambda k: bar.update(k),
-                                  announce=announce, workers=workers)
+        result = whatif_store(db, game, ruleset, ruleset_a, agents, games, workers, progress=lambda k: bar.update(k),
+                              announce=announce, backend=backend, address=address)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    if show_summary(result.summary(min_n, top), result.skipped, whatif_lines, top, as_json):
+    summary = result.summary(min_n, top)
+    if as_json:
+        summary["skipped_games"] = [{"game": g, "why": w} for g, w in result.skipped]
+        click.echo(json.dumps(summary, indent=1))
         return
-    if not result.pairs:
-        click.echo(f"no stored games of {result.rules_a} between built-in agents to re-run (see --ruleset-a)",
-                   err=True)
+    for line in whatif_lines(summary, top, game):
+        click.echo(line)
+    for g, why in result.skipped[:5]:
+        click.echo(f"skipped {g}: {why}", err=True)
+    if result.selected == 0:
+        click.echo(f"no stored games of {result.rules_a} between built-in agents to re-run (see --ruleset-a and "
+                   "--agents)", err=True)
 
 
-__all__ = ["rerun", "whatif", "show_summary"]
+__all__ = ["rerun", "whatif"]

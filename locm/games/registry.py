@@ -44,15 +44,28 @@ HOOKS: dict[str, dict[str, str]] = {
                "skyport": "locm.games.skyport.hooks:report"},
     "conformance": {"locm": "locm.games.locm.hooks:conformance", "skyport": "locm.games.skyport.hooks:conformance"},
     "dataset": {"locm": "locm.games.locm.hooks:dataset"},
-    # `locm rerun`, `locm whatif`: a game re-run its own way (LOCM's)
-    "rerun": {"locm": "locm.games.locm.whatif_cli:rerun"},
-    "whatif": {"locm": "locm.games.locm.whatif_cli:whatif"},
     # `locm verify`, `locm export --all`, `locm import`: what a game keeps beside its games (my-card-game's
     # accounts), and the games whose stored games are checked as their own records (LOCM's)
     "verify_store": {"mcg": "locm.games.mcg.hooks:verify_store"},
     "export_count": {"mcg": "locm.games.mcg.hooks:export_count"},
     "import_log": {"mcg": "locm.games.mcg.hooks:import_log"},
     "stored_problem": {"locm": "locm.verify.checks:stored_problem"},
+    # `locm rerun`, `locm whatif` (`locm.tournament.rerun`): how a game is played again, two events that differ
+    # only as the rules do, the rules' differences, a ruleset's identity, the bots' recorded versions, an outcome
+    "rerun_play": {"locm": "locm.games.locm.rerun:play"},
+    "rerun_same_event": {"locm": "locm.games.locm.rerun:same_event"},
+    "rerun_changed": {"locm": "locm.games.locm.rerun:changed"},
+    "rerun_identity": {"locm": "locm.games.locm.rerun:identity"},
+    "rerun_bots": {"locm": "locm.games.locm.rerun:bots"},
+    "rerun_outcome": {"locm": "locm.games.locm.rerun:outcome"},
+    # `locm whatif` (`locm.tournament.whatif`): a re-run's id before it is played, the re-run prepared for the
+    # store, what a game and its re-run give beside their outcomes, and the sections and lines those add
+    "rerun_id": {"locm": "locm.games.locm.whatif:rerun_id"},
+    "rerun_stored": {"locm": "locm.games.locm.whatif:rerun_stored"},
+    "rerun_refused": {"locm": "locm.games.locm.whatif:rerun_refused"},
+    "whatif_facts": {"locm": "locm.games.locm.whatif:whatif_facts"},
+    "whatif_summary": {"locm": "locm.games.locm.whatif:whatif_summary"},
+    "whatif_lines": {"locm": "locm.games.locm.whatif:whatif_lines"},
 }
 """Per hook, the games' own versions: ``module:function``."""
 

@@ -153,18 +153,19 @@ def mcg_tools(store, db, echo) -> None:
     """my-card-game's whatif over its stored games (20 at most) under the example variant, and one game's
     drawn HTML replay."""
     from locm.engine.registry import get
-    from locm.tournament.rerun import match_whatif, whatif_lines
+    from locm.tournament.whatif import whatif
+    from locm.tournament.whatif_text import whatif_lines
     from locm.replay.game import Replay
     from locm.replay.html import render_html
     from locm.common.rulesets import game_rules
 
     mcg = get("mcg")
     if MCG_VARIANT.exists():
-        result = match_whatif(store, mcg, game_rules(mcg, str(MCG_VARIANT)), "standard", 20)
+        result = whatif(store, mcg, game_rules(mcg, str(MCG_VARIANT)), "standard", 20)
         echo("")
         echo(f"== my-card-game what-if   ({LOCM} whatif --game mcg --db {db} --ruleset "
              "examples/mcg/singleton-sudden-death.toml --games 20)")
-        for line in whatif_lines(result.summary(20)):
+        for line in whatif_lines(result.summary(20), game=mcg):
             echo(line)
     gid = store.matches(game="mcg", ruleset="standard", limit=1)[0].game_id
     page = Path(db).with_name(Path(db).stem + "-mcg-replay.html")

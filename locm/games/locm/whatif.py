@@ -1,30 +1,30 @@
-"""What-if re-runs of many stored games (`locm whatif`): every stored game of built-in agents of ruleset A is
-re-run under ruleset B (`locm.games.locm.rerun`), the re-runs are stored as games of B, and the two sides are compared:
-the share of games whose winner changes, the first player's win rate, game length, damage by source and the
-cards whose in-hand win rate moves most, each with n and a 95% interval.
+"""What LOCM adds to `locm whatif` (`locm.tournament.whatif`, the one path of every game): its hooks
+(`locm.games.registry.HOOKS`) ``rerun_id`` (a re-run's id, its seeds' parameters re-derived under B),
+``rerun_refused`` (rulesets that build decks another way), ``rerun_stored`` (the re-run and its record with
+the think times its play measured),
+``whatif_facts`` (per game and re-run: the winner, length, damage by source and the cards each player held,
+`analysis.locm.cardfacts`, and the paired outcome of each card and feature bucket), ``whatif_summary`` (damage
+per game by source, the cards whose in-hand win rate moves most, and the cards (1.2) and buckets whose holders
+gain or lose, paired by seed) and ``whatif_lines``; and the re-run pool `locm.games.locm.cardvalue` uses.
 """
 
 from __future__ import annotations
 
-import math
 import os
-from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Sequence
 
 from locm.analysis.locm.cardfacts import GameFacts, project
 from locm.analysis.locm.overview import DAMAGE_SOURCES
 from locm.analysis.paired import Paired, pts
-from locm.analysis.stats import Z95, wilson
-from locm.engine.errors import LocmError
-from locm.engine.locm.rulesets import Rules, rules_hash
+from locm.engine.locm.rulesets import Rules
 from locm.events.locm.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
-from locm.runner.bots import is_builtin
-from locm.games.locm.rerun import rules_identity, rerun_game, rerun_params
+from locm.games.locm.rerun import rerun_game, rerun_params
+from locm.tournament.whatif import mean, rate
+from locm.tournament.whatif_text import avg, pct
 
 
-# --- many re-runs ----------------------------------------------------------------------------------------------
+# --- what a game and its re-run give ----------------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -65,7 +65,7 @@ _STATE: dict = {}
 
 def _init_worker(db: str, rules_a_hash: str | None, variants: tuple[Rules, ...]) -> None:
     """A worker's (or the main process's) state: the store read-only, the hash games of A must have (None:
-    any), and the rulesets B games are re-run under (`whatif`: one; `locm.games.locm.cardvalue`: one per card)."""
+    any), and the rulesets B games are re-run under (`locm.games.locm.cardvalue`: one per card)."""
     from locm.store.eventstore import open_store
 
     _STATE.update(store=open_store(db, create=False, readonly=True), hash_a=rules_a_hash, variants=variants)
@@ -86,23 +86,25 @@ def replay_under(store, events_a: Sequence, rules_b: Rules) -> tuple[list, objec
     return played.game.log, prepare_game(played.extras, played.game.log), gid_b
 
 
-def _work(gids: Sequence[str]) -> list[tuple]:
-    """Re-run one seed's stored games under the variant: per game ``(gid, facts A, facts B, prepared B or
-    None, B's id, skip, units)``, units being the paired outcomes of each card and bucket (`card_units`)."""
-    store, rules_b = _STATE["store"], _STATE["variants"][0]
-    out = []
-    for gid in gids:
-        try:
-            events_a = store.verified_events(gid)  # a stored game is trusted only if its chain holds
-            if _STATE["hash_a"] is not None and events_a[0].rules_hash != _STATE["hash_a"]:
-                out.append((gid, None, None, None, "", "its rules differ from --ruleset-a", {}))
-                continue
-            events_b, prepared, gid_b = replay_under(store, events_a, rules_b)
-            ga, gb = project(events_a), project(events_b)
-            out.append((gid, facts_of(ga), facts_of(gb), prepared, gid_b, "", card_units(ga, gb)))
-        except LocmError as exc:
-            out.append((gid, None, None, None, "", str(exc), {}))
-    return out
+def _results(db: str, hash_a, variants: tuple[Rules, ...], tasks: list, workers: int, work: Callable,
+             backend: str = "local", address: str | None = None):
+    """``work(task)`` for every task, in order, through the one pool (`locm.tournament.pool.imap`): in this process, in
+    `workers` supervised processes, or with ``backend="ray"`` on the Ray cluster at ``address`` (the store's path
+    must be readable on every node), each with the store open read-only and `variants` in its `_STATE`
+    (`locm.games.locm.cardvalue`'s re-runs). Close it (``contextlib.closing``) when the loop over it may stop
+    early: its workers stop with it."""
+    from locm.tournament.pool import imap
+
+    workers = workers if len(tasks) >= 2 else 1
+    try:
+        yield from imap(work, tasks, workers, init=_init_worker,
+                        init_args=(os.path.abspath(db) if backend == "ray" else db, hash_a, variants),
+                        backend=backend, address=address, batch=max(1, min(8, len(tasks) // (4 * max(1, workers)))),
+                        label=lambda task: f"the re-runs of game {task[0] if isinstance(task, list) else task[0][0]}")
+    finally:
+        store = _STATE.pop("store", None)  # opened here when the work ran in this process
+        if store is not None:
+            store.close()
 
 
 def decks(events: Sequence) -> tuple[dict, tuple[tuple[int, ...], tuple[int, ...]]]:
@@ -168,215 +170,7 @@ class Side:
                 c[1] += f.winner == p
 
 
-@dataclass
-class WhatifResult:
-    rules_a: str
-    rules_b: Rules
-    selected: int = 0
-    rerun: int = 0
-    stored: int = 0
-    reused: int = 0
-    changed: int = 0
-    skipped: list = field(default_factory=list)
-    changed_games: list = field(default_factory=list)  # the first few games (under A) whose winner changes
-    a: Side = field(default_factory=Side)
-    b: Side = field(default_factory=Side)
-    paired: dict = field(default_factory=dict)  # card or bucket -> Paired (holders' win rate, B against A)
-    seconds: float = 0.0
-
-    def summary(self, top: int = 10, min_n: int = 20) -> dict:
-        n = self.a.games
-        out = {
-            "ruleset_a": self.rules_a, "ruleset_b": rules_identity(self.rules_b),
-            "games": n, "rerun_now": self.stored, "reused_from_store": self.reused,
-            "skipped": len(self.skipped), "seconds": round(self.seconds, 3),
-            "winner_changed": _rate(self.changed, n),
-            "winner_changed_games": list(self.changed_games),
-            "first_player_win_rate": {"a": _rate(self.a.seat0_wins, n), "b": _rate(self.b.seat0_wins, self.b.games)},
-            "game_length_turns": {"a": _mean(self.a.turns), "b": _mean(self.b.turns)},
-            "damage_per_game_by_source": {
-                s: {"a": _mean(self.a.damage.get(s, [0] * n)), "b": _mean(self.b.damage.get(s, [0] * n))}
-                for s in DAMAGE_SOURCES + tuple(sorted((set(self.a.damage) | set(self.b.damage))
-                                                      - set(DAMAGE_SOURCES)))
-                if s in self.a.damage or s in self.b.damage},
-            "cards_in_hand_win_rate_moves": self.card_moves(top, min_n),
-            "paired_by_seed": self.paired_rows(min_n),
-        }
-        return out
-
-    def paired_rows(self, min_n: int) -> list[dict]:
-        """Every card (1.2) and feature bucket held in at least `min_n` units, with its paired change in
-        win rate from A to B (`analysis.paired`), largest gain first."""
-        rows = []
-        for key, p in self.paired.items():
-            if p.units >= min_n:
-                rows.append({"key": key, "kind": "bucket" if ": " in key else "card", **p.as_dict()})
-        rows.sort(key=lambda r: (-r["delta"], r["key"]))
-        return rows
-
-    def card_moves(self, top: int, min_n: int) -> list[dict]:
-        rows = []
-        for key in set(self.a.cards) & set(self.b.cards):
-            (na, wa), (nb, wb) = self.a.cards[key], self.b.cards[key]
-            if na < min_n or nb < min_n:
-                continue
-            rows.append({"card": key, "a": _rate(wa, na), "b": _rate(wb, nb), "move": wb / nb - wa / na})
-        rows.sort(key=lambda r: (-abs(r["move"]), r["card"]))
-        return rows[:top]
-
-
-def _rate(k: int, n: int) -> dict:
-    lo, hi = wilson(k, n) if n else (0.0, 0.0)
-    return {"k": k, "n": n, "rate": k / n if n else 0.0, "low": lo, "high": hi}
-
-
-def _mean(values: list) -> dict:
-    """Mean with n and a 95% normal interval (mean +- 1.96 standard errors), clipped to the values' range."""
-    n = len(values)
-    if not n:
-        return {"n": 0, "mean": 0.0, "low": 0.0, "high": 0.0}
-    m = sum(values) / n
-    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-    half = Z95 * sd / math.sqrt(n)
-    return {"n": n, "mean": m, "low": max(m - half, min(values)), "high": min(m + half, max(values))}
-
-
-def select_games(store, rules_a: Rules | str | None, base: str, agents: Sequence[str] | None,
-                 limit: int | None) -> list[str]:
-    """The stored games to re-run: of ruleset A (its name; by default B's base), both seats built-in agents
-    (of `agents` when given), at most `limit`, in stored order."""
-    return [gid for group in select_by_seed(store, rules_a, base, agents, limit) for gid in group]
-
-
-def select_by_seed(store, rules_a: Rules | str | None, base: str, agents: Sequence[str] | None,
-                   limit: int | None) -> list[list[str]]:
-    """`select_games`, grouped by seed (each seed's games in stored order, seeds in order of their first
-    game): the clusters of the paired comparisons."""
-    name = base if rules_a is None else rules_a if isinstance(rules_a, str) else rules_a.name
-    wanted = set(agents) if agents else None
-    groups: dict = {}
-    n = 0
-    for r in store.games(ruleset=name):
-        pair = (r.agent0, r.agent1)
-        if not all(is_builtin(a) for a in pair) or (wanted is not None and not set(pair) <= wanted):
-            continue
-        groups.setdefault(r.seed, []).append(r.game_id)
-        n += 1
-        if limit is not None and n >= limit:
-            break
-    return list(groups.values())
-
-
-def whatif(db: Path, rules_b: Rules, rules_a: Rules | str | None = None, agents: Sequence[str] | None = None,
-           games: int | None = None, workers: int = 1,
-           progress: Callable[[int], None] | None = None, announce: Callable[[int], None] | None = None,
-           backend: str = "local", address: str | None = None) -> WhatifResult:
-    """Re-run stored built-in-agent games under `rules_b`, store the re-runs (as games of B; those already
-    stored are read back, so a second call resumes), and compare both sides. `rules_a`: the games' ruleset
-    (default: B's base); as `Rules`, only games with exactly its values; as a name, every game of that name."""
-    import time
-
-    from locm.store.eventstore import DuplicateGameError, open_store
-
-    t0 = time.perf_counter()
-    with open_store(db, create=False, readonly=False) as store:
-        groups = select_by_seed(store, rules_a, rules_b.base_name, agents, games)
-        n = sum(map(len, groups))
-        if announce:
-            announce(n)
-        name_a = rules_b.base_name if rules_a is None else rules_a if isinstance(rules_a, str) else rules_a.name
-        result = WhatifResult(name_a, rules_b, selected=n)
-        hash_a = rules_hash(rules_a) if isinstance(rules_a, Rules) else None  # a name alone: any values
-        results = _results(str(db), hash_a, (rules_b,), groups, workers, _work, backend, address)
-        try:
-            for done in results:
-                cluster: dict = {}
-                for gid, fa, fb, prepared, gid_b, skip, units in done:
-                    if skip:
-                        result.skipped.append((gid, skip))
-                    else:
-                        if prepared is not None:
-                            try:
-                                store.append_prepared(prepared)
-                                result.stored += 1
-                            except DuplicateGameError:
-                                result.reused += 1
-                        else:
-                            result.reused += 1
-                        result.a.add(fa)
-                        result.b.add(fb)
-                        if fa.winner != fb.winner:
-                            result.changed += 1
-                            if len(result.changed_games) < 10:
-                                result.changed_games.append(gid)
-                        for key, u in units.items():
-                            cluster.setdefault(key, []).extend(u)
-                for key, u in cluster.items():
-                    result.paired.setdefault(key, Paired()).add_cluster(u)
-                if progress:
-                    progress(len(done))
-        finally:
-            results.close()  # its workers stop with it, whatever stopped the loop
-    result.seconds = time.perf_counter() - t0
-    return result
-
-
-def _results(db: str, hash_a, variants: tuple[Rules, ...], tasks: list, workers: int, work: Callable,
-             backend: str = "local", address: str | None = None):
-    """``work(task)`` for every task, in order, through the one pool (`locm.tournament.pool.imap`): in this process, in
-    `workers` supervised processes, or with ``backend="ray"`` on the Ray cluster at ``address`` (the store's path
-    must be readable on every node), each with the store open read-only and `variants` in its `_STATE`.
-    `locm.games.locm.cardvalue` runs its own `work` through the same pool. Close it (``contextlib.closing``) when the loop
-    over it may stop early: its workers stop with it."""
-    from locm.tournament.pool import imap
-
-    workers = workers if len(tasks) >= 2 else 1
-    try:
-        yield from imap(work, tasks, workers, init=_init_worker,
-                        init_args=(os.path.abspath(db) if backend == "ray" else db, hash_a, variants),
-                        backend=backend, address=address, batch=max(1, min(8, len(tasks) // (4 * max(1, workers)))),
-                        label=lambda task: f"the re-runs of game {task[0] if isinstance(task, list) else task[0][0]}")
-    finally:
-        store = _STATE.pop("store", None)  # opened here when the work ran in this process
-        if store is not None:
-            store.close()
-
-
 # --- text ---------------------------------------------------------------------------------------------------------
-
-
-def _pct(r: dict) -> str:
-    return f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}%, {100 * r['high']:.1f}%] (n={r['n']})"
-
-
-def _avg(m: dict) -> str:
-    return f"{m['mean']:.2f} [{m['low']:.2f}, {m['high']:.2f}] (n={m['n']})"
-
-
-def whatif_lines(s: dict, top: int = 10) -> list[str]:
-    from locm.common.tables import table
-
-    b = s["ruleset_b"]["name"]
-    a = s["ruleset_a"]
-    out = [f"{s['games']} games of {a} re-run under {b} ({s['rerun_now']} played now, {s['reused_from_store']} "
-           f"already stored, {s['skipped']} skipped) in {s['seconds']:.1f} s",
-           f"winner changes: {_pct(s['winner_changed'])}"]
-    if s["winner_changed_games"]:
-        out.append("  e.g. " + ", ".join(s["winner_changed_games"][:3]) + " (see 'locm rerun GAME_ID --db DB "
-                   "--ruleset B')")
-    out.append("")
-    rows = [("first player wins", _pct(s["first_player_win_rate"]["a"]), _pct(s["first_player_win_rate"]["b"])),
-            ("game length (turns)", _avg(s["game_length_turns"]["a"]), _avg(s["game_length_turns"]["b"]))]
-    for src, m in s["damage_per_game_by_source"].items():
-        rows.append((f"damage per game: {src}", _avg(m["a"]), _avg(m["b"])))
-    out.append(table(("95% intervals", f"under {a}", f"under {b}"), rows))
-    moves = s["cards_in_hand_win_rate_moves"]
-    if moves:
-        out += ["", "cards whose in-hand win rate moves most:"]
-        out.append(table(("card", f"in-hand WR under {a}", f"under {b}", "move"),
-                         [(m["card"], _pct(m["a"]), _pct(m["b"]), f"{100 * m['move']:+.1f} pts") for m in moves]))
-    out += paired_lines(s["paired_by_seed"], a, b, top)
-    return out
 
 
 def paired_lines(rows: list[dict], a: str, b: str, top: int) -> list[str]:
@@ -408,5 +202,95 @@ def _interval(r: dict) -> str:
 
 
 
-__all__ = ["whatif", "whatif_lines", "WhatifResult", "facts", "facts_of", "select_games", "select_by_seed", "replay_under",
-           "card_units", "decks", "advantage"]
+# --- the hooks of `locm.tournament.whatif` ------------------------------------------------------------------
+
+
+def rerun_id(events_a: Sequence, rules_b: Rules) -> str:
+    """``rerun_id``: the id of the game of `events_a` re-run under `rules_b` (the same seed and agents, the
+    parameters that differ from what B derives given explicitly), before it is played."""
+    from locm.games.locm.tournament import game_id
+
+    created = events_a[0]
+    seed, params = rerun_params(created, rules_b)
+    return game_id(rules_b, seed, tuple(created.agents), params)
+
+
+def rerun_refused(rules_a: Rules, rules_b: Rules) -> str:
+    """``rerun_refused``: why no game of `rules_a` can be re-run under `rules_b` ("" if one can): they build
+    decks another way."""
+    if rules_a.deck_building == rules_b.deck_building:
+        return ""
+    return (f"--ruleset-a {rules_a.name} builds decks by {rules_a.deck_building}, --ruleset {rules_b.name} by "
+            f"{rules_b.deck_building}: a game cannot be re-run across them")
+
+
+def rerun_stored(events_a: Sequence, rules_b: Rules, gid_b: str, game=None) -> tuple[list, object]:
+    """``rerun_stored``: B's log and its record prepared for the store with the extras its play gives (each
+    seat's think times, as a tournament's game keeps them)."""
+    from locm.store.eventstore import prepare_game
+
+    played = rerun_game(events_a, rules_b)
+    return played.game.log, prepare_game(played.extras, played.game.log)
+
+
+def whatif_facts(events_a: Sequence, events_b: Sequence) -> tuple:
+    """``whatif_facts``: ``(facts under A, facts under B, units)`` (`facts_of`, `card_units`)."""
+    ga, gb = project(events_a), project(events_b)
+    return facts_of(ga), facts_of(gb), card_units(ga, gb)
+
+
+def whatif_summary(groups: list, min_n: int, top: int) -> dict:
+    """``whatif_summary``: damage per game by source under A and B, the cards whose in-hand win rate moves
+    most, and the cards (1.2) and feature buckets whose holders gain or lose (``paired_by_seed``, each seed a
+    cluster). ``groups``: each seed's `locm.tournament.whatif.Pair`s."""
+    a, b, paired = Side(), Side(), {}
+    for group in groups:
+        cluster: dict = {}
+        for p in group:
+            fa, fb, units = p.facts
+            a.add(fa)
+            b.add(fb)
+            for key, u in units.items():
+                cluster.setdefault(key, []).extend(u)
+        for key, u in cluster.items():
+            paired.setdefault(key, Paired()).add_cluster(u)
+    n = a.games
+    sources = DAMAGE_SOURCES + tuple(sorted((set(a.damage) | set(b.damage)) - set(DAMAGE_SOURCES)))
+    rows = [{"key": k, "kind": "bucket" if ": " in k else "card", **v.as_dict()}
+            for k, v in paired.items() if v.units >= min_n]
+    rows.sort(key=lambda r: (-r["delta"], r["key"]))
+    return {"damage_per_game_by_source": {s: {"a": mean(a.damage.get(s, [0] * n)), "b": mean(b.damage.get(s, [0] * n))}
+                                          for s in sources if s in a.damage or s in b.damage},
+            "cards_in_hand_win_rate_moves": card_moves(a, b, top, min_n), "paired_by_seed": rows}
+
+
+def card_moves(a: Side, b: Side, top: int, min_n: int) -> list[dict]:
+    """The `top` cards whose in-hand win rate moves most from A to B, each held in `min_n` games under both."""
+    rows = []
+    for key in set(a.cards) & set(b.cards):
+        (na, wa), (nb, wb) = a.cards[key], b.cards[key]
+        if na < min_n or nb < min_n:
+            continue
+        rows.append({"card": key, "a": rate(wa, na), "b": rate(wb, nb), "move": wb / nb - wa / na})
+    rows.sort(key=lambda r: (-abs(r["move"]), r["card"]))
+    return rows[:top]
+
+
+def whatif_lines(s: dict, top: int) -> tuple[list, list[str]]:
+    """``whatif_lines``: the damage rows of the summary's table, then the cards whose in-hand win rate moves
+    most and the holders who gain and lose (`paired_lines`)."""
+    from locm.common.tables import table
+
+    a, b = s["ruleset_a"], s["ruleset_b"]["name"]
+    rows = [(f"damage per game: {src}", avg(m["a"]), avg(m["b"])) for src, m in s["damage_per_game_by_source"].items()]
+    out = []
+    moves = s["cards_in_hand_win_rate_moves"]
+    if moves:
+        out += ["", "cards whose in-hand win rate moves most:"]
+        out.append(table(("card", f"in-hand WR under {a}", f"under {b}", "move"),
+                         [(m["card"], pct(m["a"]), pct(m["b"]), f"{100 * m['move']:+.1f} pts") for m in moves]))
+    return rows, out + paired_lines(s["paired_by_seed"], a, b, top)
+
+
+__all__ = ["facts", "facts_of", "replay_under", "card_units", "decks", "advantage", "Side", "paired_lines",
+           "rerun_id", "rerun_refused", "rerun_stored", "whatif_facts", "whatif_summary", "whatif_lines", "card_moves"]
