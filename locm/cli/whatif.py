@@ -117,7 +117,9 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
 
     def announce(n):
         nonlocal bar
-        bar = click.progressbar(length=n, label="re-running", file=sys.stderr, show_eta=True, show_pos=True)
+        from locm.cli.progress import bar as progress_bar
+
+        bar = progress_bar(length=n, label="re-running", show_eta=True, show_pos=True)
         bar.__enter__()
 
     try:

@@ -6,7 +6,7 @@ parameters, so that a game created with ``--param`` is re-created with the same 
 agents (the names in `GameCreated.agents`, seeded per seat as when it was played; a command line is started
 again as a process). A `card_pool_defined` that holds the same cards in the same order, changed only in their
 values (a variant's ``[cards.ID]``), is the rules change itself, not a divergence of play (`same_event`). The
-rules' differences are `engine.locm.variants.diff_rows` (a card's changed values row by row); a ruleset is
+rules' differences are `engine.locm.rulesdiff.diff_rows` (a card's changed values row by row); a ruleset is
 named with its base and hash; a game's length is its turns begun.
 """
 
