@@ -20,7 +20,7 @@ from locm.analysis.stats import Z95, wilson
 from locm.engine.errors import LocmError
 from locm.engine.locm.rulesets import Rules, rules_hash
 from locm.events.locm.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
-from locm.runner.bots import is_builtin
+from locm.games.locm.bots import is_builtin
 from locm.games.locm.rerun import rules_identity, rerun_game, rerun_params
 
 

@@ -50,7 +50,7 @@ def whatif(game, db, ruleset, ruleset_a, agents, games, workers, top, min_n, as_
     if isinstance(rules_a, Rules) and rules_a.deck_building != rules_b.deck_building:
         raise click.UsageError(f"--ruleset-a {rules_a.name} builds decks by {rules_a.deck_building}, --ruleset "
                                f"{rules_b.name} by {rules_b.deck_building}: a game cannot be re-run across them")
-    from locm.runner.bots import is_builtin
+    from locm.games.locm.bots import is_builtin
 
     for a in agents:
         if not is_builtin(a):
