@@ -24,7 +24,7 @@ from __future__ import annotations
 import struct
 from typing import Any, Sequence
 
-from locm.api import Choose
+from locm.games.locm.api import Choose
 from locm.engine.locm import game as engine_game
 from locm.engine.locm.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
 from locm.engine.locm.rulesets import Rules, deck_cards

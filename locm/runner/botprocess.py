@@ -429,7 +429,5 @@ class BotProcess:
             self._keep_stderr(chunk)
 
 
-
-
-__all__ = ["BotProcess", "kill_all", "live_pids", "RULES_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED", "FLOOD",
-           "NOT_UTF8", "CLOSED"]
+__all__ = ["BotProcess", "kill_all", "live_pids", "RULES_VAR", "LINE_LIMIT", "STDERR_KEEP", "TIMEOUT", "EXITED",
+           "FLOOD", "NOT_UTF8", "CLOSED"]

@@ -161,14 +161,14 @@ def check_agent(spec: str, builtins: Collection[str]) -> str:
 _TURNS = 0
 
 
-def turns_played() -> int:
+def turns_taken() -> int:
     """Turns played by every agent in this process so far (a worker's heartbeat reports it as progress)."""
     return _TURNS
 
 
 def count_turn(agent: Any, ms: float) -> None:
     """One turn of `agent` taken in `ms` milliseconds: its ``turns``, ``think_ms_total`` and ``think_ms_max``,
-    and this process's count (`turns_played`)."""
+    and this process's count (`turns_taken`)."""
     global _TURNS
     _TURNS += 1
     agent.turns += 1
@@ -289,5 +289,5 @@ class BotAgent(BotProcess):
         return line
 
 
-__all__ = ["TimeLimits", "BotAgent", "check_agent", "command_argv", "is_builtin", "agent_files", "turns_played",
+__all__ = ["TimeLimits", "BotAgent", "check_agent", "command_argv", "is_builtin", "agent_files", "turns_taken",
            "count_turn", "lost_by"]

@@ -301,9 +301,9 @@ def decided() -> None:
 
 def progress() -> int:
     """A worker's progress, said with its heartbeat: the bots' turns played and the decisions made."""
-    from locm.runner.bots import turns_played
+    from locm.runner.bots import turns_taken
 
-    return turns_played() + _DECISIONS
+    return turns_taken() + _DECISIONS
 
 
 def game_work(game: str, limits, sandbox) -> Work:

@@ -2,7 +2,7 @@
 
 A re-run keeps everything but the rules: the game's seeds (its `game_created` values, passed as explicit
 parameters, so that a game created with ``--param`` is re-created with the same values) and its agents (the
-names in `GameCreated.agents`, seeded per seat as when it was played: `locm.runner.play.seat_seed`; a command line
+names in `GameCreated.agents`, seeded per seat as when it was played: `locm.engine.locm.agents.seat_seed`; a command line
 is started again as a process). The first event whose JSON differs between the two logs, after
 `game_created` (whose rules differ by design), is the divergence. `locm.games.locm.whatif` re-runs many games.
 """

@@ -40,7 +40,7 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     from locm.games.locm.variants import resolve_ruleset
     from locm.games.locm.bots import check_agent
     from locm.runner.bots import TimeLimits
-    from locm.runner.play import summarize
+    from locm.games.locm.play import summarize
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import DuplicateGameError, open_store, prepare_game
 
