@@ -28,7 +28,7 @@ from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 # The compiled modules, by their path in the checkout: LOCM's rules core, the card generator included. Left
-# interpreted: agents.py and lookahead.py (locm.runner.bots subclasses their classes), the modules off the hot path
+# interpreted: agents.py and lookahead.py (locm.games.locm.bots subclasses their classes), the modules off the hot path
 # (describe, views, protocol text, variants, redecide, definition), the modules that only define msgspec Structs and
 # tables (commands, cardweights, carddata, rulesets, upcast: nothing to gain, and mypyc cannot build a NamedTuple
 # annotated `object` in rulesets), and the package __init__ files.

@@ -25,12 +25,12 @@ HERE = Path(__file__).resolve().parent.parent
 GAMES = {"1.2": 600, "constructed": 400}
 
 
-# The games of `locm bench` (locm.runner.play.play_one, random vs random, log kept), timed by the CPU time of the
+# The games of `locm bench` (locm.games.locm.play.play_one, random vs random, log kept), timed by the CPU time of the
 # process: another engineer's job on the same cores slows the wall clock of a run far more than its CPU time.
 SNIPPET = """
 import json, sys, time
 import locm.cli.main
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 ruleset, games = sys.argv[1], int(sys.argv[2])
 play_one(ruleset, 0, ("random", "random"))  # one-off loading (imports, card data) out of the clock, both sides
 logs = []  # kept, as `locm bench` keeps every game's log

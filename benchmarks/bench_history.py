@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from locm.engine.locm.folding import fold  # noqa: E402
 from locm.engine.history import History  # noqa: E402
 from locm.engine.locm.definition import GAME as LOCM  # noqa: E402
-from locm.runner.play import play_one  # noqa: E402
+from locm.games.locm.play import play_one  # noqa: E402
 
 
 def main() -> None:

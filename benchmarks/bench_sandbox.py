@@ -45,7 +45,8 @@ sys.path.insert(0, str(ROOT))
 
 from locm.runner.sandbox import cgroup as sandbox_cgroup  # noqa: E402
 from locm.runner.sandbox import kept as sandbox_kept  # noqa: E402
-from locm.runner.bots import BotAgent, TimeLimits, _unconfined  # noqa: E402
+from locm.runner.bots import BotAgent, TimeLimits  # noqa: E402
+from locm.runner.processes import unconfined  # noqa: E402
 from locm.engine.locm.game import Game  # noqa: E402
 from locm.runner.sandbox.bwrap import UNCONFINED, Sandbox, bot_environment, build, probe  # noqa: E402
 from locm.runner.sandbox.user import RunAsError, as_user  # noqa: E402
@@ -88,7 +89,7 @@ def start_true(way: str, kept: sandbox_kept.KeptSandbox | None) -> float:
         group.remove()
         return time.perf_counter() - t0
     t0 = time.perf_counter()
-    subprocess.run(_unconfined(["true"]), check=True, start_new_session=True)
+    subprocess.run(unconfined(["true"]), check=True, start_new_session=True)
     return time.perf_counter() - t0
 
 

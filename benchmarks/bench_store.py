@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     if args.real:
-        from locm.runner.play import play_one
+        from locm.games.locm.play import play_one
 
         games = [play_one("1.2", seed, ("greedy", "random")).log for seed in range(1, args.games + 1)]
         args.events = round(sum(map(len, games)) / len(games))

@@ -4,7 +4,7 @@ seeds, every game stored in a fresh SQLite store) with 1 and 2 worker processes,
 Each figure is the median of --runs runs; a run is a whole tournament of --games games, worker start-up and
 the store's writes included; the runs of 1 and 2 workers alternate, so that a change of load on a shared
 machine hits both alike. For reference, ``baseline`` is the same games played in this process with no
-store and no workers (`locm.runner.play.play_one` in a loop). It also reports the CPU time per game of the main
+store and no workers (`locm.games.locm.play.play_one` in a loop). It also reports the CPU time per game of the main
 process (the one writer of the store: receiving, unpickling and inserting each game) and of the workers,
 and the load average before the runs: the 2-worker figure means something only on a machine whose other
 load is near 0.
@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from locm.runner.play import play_one  # noqa: E402
+from locm.games.locm.play import play_one  # noqa: E402
 from locm.store.eventstore import open_store  # noqa: E402
 from locm.games.locm.tournament import run_tournament, schedule  # noqa: E402
 

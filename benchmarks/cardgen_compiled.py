@@ -21,7 +21,7 @@ CHILD = r"""
 import json, time
 from locm.engine.corebuild import core
 from locm.engine.locm.cardgen import generate_cards
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 generate_cards(1)
 play_one("constructed", 0, ("random", "random"))
 t = time.process_time()

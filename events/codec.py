@@ -18,7 +18,7 @@ E = TypeVar("E", bound=Event)
 
 MAX_LINE = 1 << 20
 """The longest line (bytes) a reader takes from a file: an event, an export line. A bot's longest answer (64 KB,
-`locm.runner.bots.LINE_LIMIT`) fits escaped; a longer line is refused, naming it, before it is decoded."""
+`locm.runner.botprocess.LINE_LIMIT`) fits escaped; a longer line is refused, naming it, before it is decoded."""
 MAX_EVENTS = 1_000_000
 """The most events a reader takes for one game: far above any game (LOCM's hard cap R-CAP ends a game at
 50,000; games stored before it had at most a few hundred thousand)."""

@@ -6,7 +6,7 @@ import math
 
 from locm.analysis.locm.overview import overview
 from locm.analysis.stats import wilson
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 
 
 def test_wilson_matches_the_textbook_values():

@@ -47,6 +47,18 @@ def test_every_phase_offers_legal_actions_and_a_whole_game_redecides(ruleset):
     assert result.ok and result.strict, result.divergence
 
 
+def test_the_outcome_is_the_seams_as_the_games_definition_reads_it():
+    from locm.engine import registry, seam
+
+    g = locm.Game("1.2", seed=3)
+    assert g.outcome() is None
+    while not g.ended:
+        g.play(g.legal_actions()[0])
+    assert locm.Outcome is seam.Outcome
+    assert g.outcome() == registry.get("locm").outcome(g.log)
+    assert f"won by {g.outcome().reason} in turn {g.outcome().turns}" in repr(g)
+
+
 def test_undo_is_the_fold_of_the_log_minus_the_last_action():
     g = locm.Game("1.2", seed=9)
     while g.phase == "draft":

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from locm.events.locm.codec import MAX_LINE, to_jsonl
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"

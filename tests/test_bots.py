@@ -22,9 +22,11 @@ import pytest
 
 from locm.engine.locm.agents import Agent
 from locm.events.locm.catalog import ActionReceived, HardError
-from locm.runner import bots
+from locm.runner import botprocess
 from locm.games.locm import tournament
-from locm.runner.bots import STDERR_KEEP, TimeLimits, check_agent, command_argv
+from locm.games.locm.bots import check_agent
+from locm.runner.botprocess import STDERR_KEEP
+from locm.runner.bots import TimeLimits, command_argv, lost_by
 from locm.errors import AgentSpecError, LocmError, TimeLimitError
 from locm.store.eventstore import STDERR_LIMIT, GameExtras, open_store
 from locm.runner.sandbox.bwrap import UNCONFINED, Sandbox, probe
@@ -314,7 +316,7 @@ def test_an_interrupted_game_leaves_no_bot_behind(monkeypatch):
         turns = 0
 
         def play_turn(self, game, player):
-            seen.extend(b.pid for b in bots._LIVE if alive(b.pid))
+            seen.extend(b.pid for b in botprocess._LIVE if alive(b.pid))
             raise KeyboardInterrupt
 
     real = tournament.make_agent
@@ -323,7 +325,7 @@ def test_an_interrupted_game_leaves_no_bot_behind(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         run_game("1.2", 3, [bot("good_bot.py"), "boom"], limits=EASY)
     assert len(seen) == 1 and not alive(seen[0]) and group_members(seen[0]) == []
-    assert not bots._LIVE
+    assert not botprocess._LIVE
 
 
 def test_the_store_accepts_what_the_runner_records(tmp_path):
@@ -403,4 +405,4 @@ def test_games_stderr_says_how_a_seat_lost_as_play_says_it(tmp_path):
                            capture_output=True, text=True)
         said += [line for line in r.stdout.splitlines() if line.startswith("== player 0")]
     assert [s.split(")", 1)[1].split(":")[0] for s in said] == [" (lost by a timeout)", " (lost by an error)"], said
-    assert bots.lost_by(error=True, timeout=True) == "a timeout" and bots.lost_by(False, False) == ""
+    assert lost_by(error=True, timeout=True) == "a timeout" and lost_by(False, False) == ""

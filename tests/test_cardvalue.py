@@ -17,7 +17,7 @@ from locm.cli.main import cli
 from locm.engine.locm.carddata import cardlist_12
 from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED
 from locm.engine.locm.variants import variant_from_dict
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 from locm.engine import registry
 from locm.games.locm.rerun import rerun_game
 from locm.tournament.rerun import first_divergence

@@ -204,7 +204,7 @@ def test_a_memory_store_keeps_no_account(full_db):
 
 def test_a_store_of_locm_games_alone_exports_as_before():
     """No schedule, no account, no other game: the header, the game lines and the end line of before."""
-    from locm.runner.play import play_one
+    from locm.games.locm.play import play_one
     from locm.engine.locm.gameid import game_id
     from locm.store.eventstore import GameExtras
 

@@ -21,7 +21,7 @@ from locm.engine.locm.rulesets import RULES_12, rules_hash
 from locm.errors import ImportFormatError
 from locm.events.locm.codec import from_jsonl, to_jsonl
 from locm.engine.locm.gameid import game_id
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 from locm.store.eventstore import GameExtras, open_store
 from tests.forge import games_of, reforge, replace_event
 from tests.test_store_cli import ROOT, locm

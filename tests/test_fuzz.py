@@ -49,13 +49,13 @@ def official_lines() -> list[bytes]:
 
 
 def event_log() -> bytes:
-    from locm.runner.play import play_one
+    from locm.games.locm.play import play_one
 
     return to_jsonl(play_one("constructed", 3, ("greedy", "random")).log)
 
 
 def export_file() -> bytes:
-    from locm.runner.play import play_one
+    from locm.games.locm.play import play_one
     from locm.store.eventstore import MemoryStore
     from locm.games.locm.tournament import game_id
 
@@ -261,7 +261,7 @@ def export_target(data: bytes, tmp: Path) -> None:
 def variant_target(data: bytes, tmp: Path) -> None:
     """`--ruleset FILE`: a variant or one error; an accepted variant plays to an end."""
     from locm.engine.locm.variants import parse_variant
-    from locm.runner.play import play_one
+    from locm.games.locm.play import play_one
 
     try:
         text = data.decode("utf-8")

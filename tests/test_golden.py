@@ -10,7 +10,7 @@ import pytest
 
 from locm.events.locm.codec import from_jsonl, to_jsonl
 from locm.engine.locm.folding import fold
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 
 GOLDEN = Path(__file__).parent / "golden"
 SCENARIOS = [

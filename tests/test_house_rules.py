@@ -30,10 +30,8 @@ FOLDERS = ("engine", "events", "replay", "analysis", "data")
 GAMES = ("locm", "mcg", "skyport")
 LAYERS = ("locm.engine", "locm.events", "locm.replay", "locm.analysis", "locm.rl", "locm.games")
 STILL_NAMING = {
-    "locm.api": "LOCM's notebook object, public as `locm.Game` since issue 12: a game-generic one is not built yet",
-    "locm.runner.bots": "the bot runner's agents subclass LOCM's `Agent` and speak its referee protocol; the other "
-                        "games' one-line bots go through it too (to split: the process half from LOCM's protocol)",
-    "locm.runner.play": "`play_one` and the import of an event log are LOCM's; `import_match_log` is every game's",
+    "locm.runner.play": "LOCM's import of an event log (`import_event_log`), which one door for every game's logs "
+                        "replaces (issue 30: another branch)",
 }
 """Generic modules that still import a game, and why (issue 30 wants none but the registries)."""
 

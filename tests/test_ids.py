@@ -13,7 +13,7 @@ from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED
 from locm.engine.locm.setup import derive_params
 from locm.events.locm.codec import to_json
 from locm.engine.locm.gameid import check_id, created_id, game_id, id_problem, referee_id
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 from locm.games.locm.tournament import run_game
 from locm.tournament.schedule import bot_fingerprint
 from locm.replay.locm.referee import referee_game, referee_logs

@@ -29,7 +29,7 @@ from locm.engine.locm.redecide import redecide
 from locm.engine.locm.rulesets import RULES_12, RULES_CONSTRUCTED, by_name
 from locm.engine.locm.state import BATTLE
 from locm.engine.locm.upcast import upcast
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 from tests.scenario import Position, card
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -233,7 +233,7 @@ def test_a_native_build_whose_source_changed_is_refused_saying_to_rebuild(monkey
 
 
 def test_a_tournament_of_built_in_agents_plays_natively_with_each_turn_timed(monkeypatch):
-    from locm.runner.bots import TimedAgent
+    from locm.games.locm.bots import TimedAgent
     from locm.games.locm.tournament import run_game
 
     played = []

@@ -26,7 +26,7 @@ import pytest
 
 from locm.engine.locm.gameid import game_id
 from locm.store.eventstore import GameExtras, open_store
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
@@ -69,7 +69,7 @@ def fill_store(path: Path, n: int, *, checkpoint: bool = True, start: int = 0) -
 import os
 from locm.store.eventstore import open_store, GameExtras
 from locm.engine.locm.gameid import game_id
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 s = open_store({str(path)!r})
 {'' if checkpoint else "s._conn.execute('PRAGMA wal_autocheckpoint=0')"}
 for i in range({start}, {start + n}):

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from locm.events.locm.catalog import ActionReceived, GameCreated, HardError, TurnStarted
 from locm.events.locm.codec import to_jsonl
 from locm.cli.main import cli
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 from locm.store.eventstore import GameExtras, open_store
 from locm.replay import Replay, ReplayError, ReplaySourceError, open_game
 from locm.replay.locm.conformance import read_log_file

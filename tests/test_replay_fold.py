@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from locm.events.locm.cards import CHARGE, WARD, keywords_to_str
 from locm.cli.main import cli
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 from locm.store.eventstore import GameExtras, open_store
 from locm.replay import open_game
 

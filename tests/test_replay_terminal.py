@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from locm.events.locm.codec import to_jsonl
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 from locm.replay import open_game
 from locm.replay.locm.terminal import CLEAR, Stepper, stops
 

@@ -33,7 +33,7 @@ def fill(path: Path, checkpointed: int, in_wal: int, garble_then: int = 0) -> No
 import os, random
 from locm.store.eventstore import open_store, GameExtras
 from locm.engine.locm.gameid import game_id
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 s = open_store({str(path)!r})
 s._conn.execute('PRAGMA wal_autocheckpoint=0')
 for i in range({checkpointed}):
@@ -81,7 +81,7 @@ def test_a_garbled_wal_under_a_live_writer_is_read_through_its_valid_frames(tmp_
 import os, random, sys
 from locm.store.eventstore import open_store, GameExtras
 from locm.engine.locm.gameid import game_id
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 s = open_store({str(db)!r})
 s._conn.execute('PRAGMA wal_autocheckpoint=0')
 for i in range(40):

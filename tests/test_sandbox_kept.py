@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from locm.runner.sandbox import kept as sandbox_kept
-from locm.runner.bots import BotAgent, TimedAgent, TimeLimits
+from locm.games.locm.bots import TimedAgent
+from locm.runner.bots import BotAgent, TimeLimits
 from locm.engine.locm.agents import Agent, make_agent
 from locm.events.locm.catalog import HardError
 from locm.runner.sandbox.bwrap import Sandbox, probe

@@ -89,7 +89,7 @@ def test_the_core_log_checks_refuse_a_moved_event(name):
 
 @pytest.mark.parametrize("ruleset", ["1.2", "constructed"])
 def test_locm_through_the_core_is_the_game_locm_play_plays(ruleset):
-    from locm.runner.play import play_one
+    from locm.games.locm.play import play_one
 
     game = registry.get("locm")
     assert core.play(game, ruleset, 5, ("greedy", "random")).log == play_one(ruleset, 5, ("greedy", "random")).log

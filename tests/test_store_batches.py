@@ -15,7 +15,7 @@ import pytest
 
 from locm.engine.locm.gameid import game_id
 from locm.errors import DuplicateGameError
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 from locm.store.eventstore import GameExtras, open_store
 from locm.store.records import prepare_game
 

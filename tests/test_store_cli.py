@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from locm.events.locm.codec import to_jsonl
 from locm.cli.main import cli
 from locm.store.eventstore import GameExtras, open_store
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 from locm.games.locm.tournament import game_id
 from locm.tournament.schedule import bot_fingerprint
 

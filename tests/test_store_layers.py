@@ -69,9 +69,9 @@ def game_named(name: str) -> str | None:
 
 
 HIGHER = {
-    "store": ("locm.verify", "locm.runner", "locm.tournament", "locm.cli", "locm.reports", "locm.api", "locm.rl",
+    "store": ("locm.verify", "locm.runner", "locm.tournament", "locm.cli", "locm.reports", "locm.rl",
               "locm.analysis", "locm.replay"),
-    "verify": ("locm.tournament", "locm.runner", "locm.cli", "locm.reports", "locm.api", "locm.rl",
+    "verify": ("locm.tournament", "locm.runner", "locm.cli", "locm.reports", "locm.rl",
                "locm.analysis"),
 }
 
@@ -126,7 +126,7 @@ def test_an_import_needs_the_checker_its_caller_hands_the_store():
     from locm.errors import StoreError
     from locm.games.registry import checker
     from locm.store.eventstore import GameExtras, open_store, prepare_game
-    from locm.runner.play import play_one
+    from locm.games.locm.play import play_one
 
     events = play_one("1.2", 3, ("greedy", "pass")).log
     from locm.engine.locm.gameid import created_id
@@ -151,7 +151,7 @@ def test_a_game_without_edges_keeps_no_projection(monkeypatch):
 
     from locm.store import records
     from locm.store.records import GameExtras, prepare_game
-    from locm.runner.play import play_one
+    from locm.games.locm.play import play_one
 
     events = play_one("1.2", 3, ("greedy", "pass")).log
     bare = dataclasses.replace(registry.get("locm"), edges="")

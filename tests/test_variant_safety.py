@@ -15,7 +15,7 @@ from locm.engine.locm.game import Game
 from locm.engine.locm.protocol import render_input
 from locm.engine.locm.variants import VariantError, parse_variant, variant_from_dict
 from locm.events.locm.catalog import ActionReceived, CreatureSummoned, DeckOrdered, GameEnded, TurnEnded
-from locm.runner.play import build_agents, play_one
+from locm.games.locm.play import build_agents, play_one
 from locm.replay.rules import rule
 
 

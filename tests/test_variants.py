@@ -24,7 +24,7 @@ from locm.events.locm.catalog import (ActionRejected, CreatureSummoned, DrawLost
                             PlayerHealed, TurnStarted)
 from locm.events.locm.codec import from_jsonl, to_json, to_jsonl
 from locm.cli.main import cli
-from locm.runner.play import build_agents, play_one
+from locm.games.locm.play import build_agents, play_one
 from locm.store.eventstore import open_store
 from locm.games.locm.variants import resolve_ruleset
 from locm.engine import registry

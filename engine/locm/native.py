@@ -8,7 +8,7 @@ the Python core makes, and the final state, set into the game's `GameState`. So 
 ordinary `Game`: the same log, byte for byte, and the same state (the tests compare both with the Python core).
 
 `play(game, agents)` says whether it played the game: it plays only a game still at its opening, with agents of
-exactly the classes it has (not subclasses: `locm.runner.bots` subclasses them), under the selected core
+exactly the classes it has (not subclasses: `locm.games.locm.bots` subclasses them), under the selected core
 (`engine.corebuild.core`, ``LOCM_CORE``). Anything else (other agents, answer lines of external bots, a game
 already under way, a fold, re-deciding a log) is the Python core's, which `why_not` says in one line.
 """
@@ -47,7 +47,7 @@ def available() -> bool:
 
 def inner(agent: Agent) -> Agent:
     """The built-in agent an agent plays with: itself, or the one a wrapper names (``native_inner``: e.g. an agent
-    that times another's turns, `locm.runner.bots.TimedAgent`, which then takes each turn's time through
+    that times another's turns, `locm.games.locm.bots.TimedAgent`, which then takes each turn's time through
     ``native_played(turn_ms)``)."""
     return getattr(agent, "native_inner", agent)
 

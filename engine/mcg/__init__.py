@@ -12,7 +12,8 @@ evolve(state, event)            `evolve.evolve`; `evolve.fold(events)` rebuilds 
 legal actions                   `legal.legal_actions(state)` for the phase the game is in (choose, mulligan,
                                 main), `legal.problem(state, command)` the reason one is not legal
 whose move                      `legal.to_move(state)` (-1 once ended)
-outcome                         `game.outcome(state)`: winner, ranking, reason, turn, health (None: going on)
+outcome                         `game.outcome(state)`: winner, ranking, reason, turn, health (a `McgResult`;
+                                None: going on)
 bot protocol                    `protocol.message(state, player)` (the line a bot is sent),
                                 `protocol.parse_answer(line, player)` (its answer; `ProtocolError` if bad)
 per-player views                `views.view(state, player)`, `views.redact(event, player)`
@@ -39,7 +40,7 @@ from locm.engine.mcg.economy import (
     audit_account, decide_account, draw_pack, evolve_account, fold_account, match_deck, pack_odds, provenance,
 )
 from locm.engine.mcg.evolve import evolve, fold
-from locm.engine.mcg.game import McgGame, Outcome, next_first, outcome, play_match, redecide
+from locm.engine.mcg.game import McgGame, McgResult, next_first, outcome, play_match, redecide
 from locm.engine.mcg.legal import legal_actions, problem, to_move
 from locm.engine.mcg.protocol import message, parse_answer
 from locm.engine.mcg.rules import STANDARD, diff_rules
@@ -54,7 +55,7 @@ ALIASES = ("my-card-game",)
 
 __all__ = [
     "GAME", "ALIASES", "create", "decide", "decide_and_apply", "decide_line", "evolve", "fold", "legal_actions",
-    "problem", "to_move", "outcome", "Outcome", "message", "parse_answer", "view", "redact", "describe",
+    "problem", "to_move", "outcome", "McgResult", "message", "parse_answer", "view", "redact", "describe",
     "redecide", "next_first", "make_agent", "AGENT_NAMES", "play_match", "McgGame", "STANDARD", "diff_rules", "parse_variant",
     "EVENT_TYPES", "AnyEvent", "to_jsonl", "from_jsonl", "decide_account", "evolve_account", "fold_account",
     "audit_account", "provenance", "match_deck", "draw_pack", "pack_odds",

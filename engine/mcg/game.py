@@ -26,8 +26,9 @@ from locm.events.mcg.catalog import TIMEOUT, CommandReceived, Event, GameCreated
 from locm.events.mcg.rules import CardDef, McgRules, Seeds
 
 
-class Outcome(NamedTuple):
-    """How a match ended: the winner, the ranking (winner first), why, the turn, and both players' health."""
+class McgResult(NamedTuple):
+    """How a match ended, read from its final state: the winner, the ranking (winner first), why, the turn, and both
+    players' health (more than the seam's `engine.seam.Outcome`, which the definition reads from the log's end)."""
 
     winner: int
     ranking: tuple[int, int]
@@ -36,12 +37,12 @@ class Outcome(NamedTuple):
     health: tuple[int, int]
 
 
-def outcome(state: McgState) -> Outcome | None:
+def outcome(state: McgState) -> McgResult | None:
     """The outcome of an ended match, None while it goes on (there are no draws, R-WIN)."""
     if state.phase != ENDED:
         return None
     w = state.winner
-    return Outcome(w, (w, 1 - w), state.end_reason, state.turn, (state.players[0].health, state.players[1].health))
+    return McgResult(w, (w, 1 - w), state.end_reason, state.turn, (state.players[0].health, state.players[1].health))
 
 
 class McgGame:
@@ -86,7 +87,7 @@ class McgGame:
     def rules(self) -> McgRules:
         return self.state.rules
 
-    def outcome(self) -> Outcome | None:
+    def outcome(self) -> McgResult | None:
         return outcome(self.state)
 
     def submit(self, command: Command) -> list[Event]:
@@ -171,4 +172,4 @@ def redecide(log: Sequence[Event]) -> tuple[McgGame, int]:
     return game, -1 if len(game.log) == len(log) else min(len(game.log), len(log))
 
 
-__all__ = ["McgGame", "Outcome", "outcome", "play_match", "redecide", "agent_seed", "next_first"]
+__all__ = ["McgGame", "McgResult", "outcome", "play_match", "redecide", "agent_seed", "next_first"]

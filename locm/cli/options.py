@@ -59,12 +59,12 @@ def make_sandbox(agents, no_sandbox, bot_limits, bot_network, bot_binds, db=None
         raise click.UsageError("--bot-limits, --bot-network and --bot-bind confine sandboxed bots: they do not "
                                "go with --no-sandbox")
     hide = [str(Path(f"{db}{end}").resolve()) for end in ("", "-wal", "-shm", "-journal")] if db else []
-    hide += [f for a in agents for f in agent_files(a)]
+    hide += [f for a in agents for f in agent_files(a, expected)]
     policy = Sandbox(BotLimits.parse(bot_limits), bot_network, tuple(bot_binds), tuple(hide), not no_sandbox)
-    if not all(is_builtin(a) for a in agents):
+    if not all(is_builtin(a, expected) for a in agents):
         require(policy)
         for agent in agents if policy.enabled else ():
-            why = None if is_builtin(agent) else unreadable(command_argv(agent))
+            why = None if is_builtin(agent, expected) else unreadable(command_argv(agent, expected))
             if why:
                 raise AgentSpecError(agent, why, expected)
         click.echo(("locm: warning: " if no_sandbox else "locm: ") + policy.describe(), err=True)

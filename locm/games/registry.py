@@ -69,6 +69,9 @@ HOOKS: dict[str, dict[str, str]] = {
 }
 """Per hook, the games' own versions: ``module:function``."""
 
+NOTEBOOK = "locm.games.locm.api"
+"""The module of the notebook front object, `import locm; locm.Game` (`locm.__init__` asks `notebook`): LOCM's."""
+
 SCHEDULE_KINDS: dict[str, tuple[str, str]] = {
     "round_robin": ("locm.games.locm.tournament", "RoundRobin"),
 }
@@ -103,6 +106,11 @@ def games_with(name: str) -> list[str]:
     own = list(HOOKS.get(name, {}))
     more = [ep.name.rpartition(".")[0] for ep in _installed("locm.hooks") if ep.name.endswith(f".{name}")]
     return own + [g for g in more if g not in own]
+
+
+def notebook() -> Any:
+    """The notebook front module (`NOTEBOOK`: its ``Game``, ``Choose``, ``Outcome``, ``IllegalActionError``)."""
+    return importlib.import_module(NOTEBOOK)
 
 
 def add_commands(group) -> None:
@@ -172,4 +180,5 @@ def checker():
 
     return Checker(SCHEDULES)
 
-__all__ = ["SCHEDULE_KINDS", "COMMANDS", "HOOKS", "hook", "games_with", "add_commands", "Schedules", "SCHEDULES", "schedule_of", "checker"]
+__all__ = ["SCHEDULE_KINDS", "COMMANDS", "HOOKS", "NOTEBOOK", "hook", "games_with", "notebook", "add_commands",
+           "Schedules", "SCHEDULES", "schedule_of", "checker"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import struct
 from typing import Any, Sequence
 
-from locm.api import Choose
+from locm.games.locm.api import Choose
 from locm.engine.locm import game as engine_game
 from locm.engine.locm.commands import Attack, BuildDeck, EndTurn, Pick, Summon, Use
 from locm.engine.locm.rulesets import Rules, deck_cards
@@ -319,10 +319,10 @@ class LocmMatch:
 
 class LocmOpponent:
     """A built-in agent (`random`, `pass`, `greedy`, `lookahead`) or an external bot's command line (run in the
-    sandbox, `locm.runner.bots`), playing a whole turn (a pick, a deck, a battle turn) for its seat."""
+    sandbox, `locm.games.locm.bots`), playing a whole turn (a pick, a deck, a battle turn) for its seat."""
 
     def __init__(self, spec: str, seed: int) -> None:
-        from locm.runner.bots import make_agent
+        from locm.games.locm.bots import make_agent
 
         self.spec = spec
         self.agent = make_agent(spec, seed)

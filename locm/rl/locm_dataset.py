@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from locm.api import Choose
+from locm.games.locm.api import Choose
 from locm.engine.errors import LocmError
 from locm.engine.locm import game as engine_game
 from locm.engine.locm import protocol

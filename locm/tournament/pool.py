@@ -99,7 +99,7 @@ def serve(conn, parent: int, job: Work, heartbeat_s: float = 0.5) -> None:
     """A worker process: die with ``parent``; ``job.init``; run the tasks received until None or the end of the
     pipe, sending ``("done", result)`` or ``("raised", exception)`` for each; a heartbeat ``("beat", progress)``
     every ``heartbeat_s``."""
-    from locm.runner.bots import kill_all
+    from locm.runner.botprocess import kill_all
 
     die_with_parent(parent)
     sending = threading.Lock()

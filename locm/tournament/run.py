@@ -232,7 +232,9 @@ def _pool(jobs: Iterable[Job], workers: int, limits, sandbox=None, supervision: 
     stall_s = max(limits.as_dict().values()) / 1000.0 + sup.grace_s
     source = iter(jobs)
     first = next(source, None)
-    source = itertools.chain(() if first is None else (first,), source)
+    if first is None:  # nothing to play: no worker to start
+        return
+    source = itertools.chain((first,), source)
 
     def checked(source: Iterable[Job]) -> Iterator[Job]:
         required = False
@@ -245,8 +247,7 @@ def _pool(jobs: Iterable[Job], workers: int, limits, sandbox=None, supervision: 
     common = dict(supervision=sup, stall_s=stall_s, label=_game_label, verbs=("played", "playing"),
                   stalled="played no turn", error=TournamentError)
     if target is None:
-        game = registry.DEFAULT if first is None else first.game
-        run = supervised(checked(source), workers, job=game_work(game, limits, sandbox), **common)
+        run = supervised(checked(source), workers, job=game_work(first.game, limits, sandbox), **common)
     else:
         run = supervised(checked(source), workers, target=target, target_args=(limits, sandbox, sup.heartbeat_s),
                          **common)
@@ -301,9 +302,9 @@ def decided() -> None:
 
 def progress() -> int:
     """A worker's progress, said with its heartbeat: the bots' turns played and the decisions made."""
-    from locm.runner.bots import turns_played
+    from locm.runner.bots import turns_taken
 
-    return turns_played() + _DECISIONS
+    return turns_taken() + _DECISIONS
 
 
 def game_work(game: str, limits, sandbox) -> Work:

@@ -29,7 +29,7 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import msgspec
@@ -310,15 +310,15 @@ def schedule_kind(kind: str, kinds: Mapping[str, tuple[str, str]]) -> type[Sched
     return getattr(importlib.import_module(module), name)
 
 
-def bot_fingerprint(spec: str) -> str | None:
+def bot_fingerprint(spec: str, builtins: Collection[str] = ()) -> str | None:
     """The SHA-256 (hex) of a command-line agent's files: its program and every argument that is a file,
     each as its path and content, so that an edited script or a rebuilt binary is a different bot. None for
-    a built-in agent."""
+    a built-in agent (one of the game's `builtins`)."""
     from locm.runner.bots import command_argv, is_builtin
 
-    if is_builtin(spec):
+    if is_builtin(spec, builtins):
         return None
-    argv = command_argv(spec)
+    argv = command_argv(spec, builtins)
     h = hashlib.sha256()
     for i, arg in enumerate(argv):
         path = (shutil.which(arg) or arg) if i == 0 else arg
@@ -367,7 +367,7 @@ def seats_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, s
                 from locm.tournament.players import players
 
                 players(game.name).check_client(name)  # its placeholders too
-            command_argv(name)  # a command line that cannot run: one line, before anything is played
+            command_argv(name, game.agent_names)  # a command line that cannot run: one line, before anything is played
     rules = game.rules(ruleset) if isinstance(ruleset, str) else ruleset  # a name, or rules (a variant's)
     version = dict(zip(agents, bot_versions(game, agents)))  # each bot's files hashed once, at the start
     return SeatsRoundRobin(game.name, rules, agents, seed, games, n, version)

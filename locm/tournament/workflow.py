@@ -60,7 +60,7 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     rules = rules_or_usage(game, r.ruleset)
     bots = [a for a in agents if a not in game.agent_names]
     for spec in bots:
-        command_argv(spec)  # a command that cannot run: one line, before anything is played
+        command_argv(spec, game.agent_names)  # a command that cannot run: one line, before anything is played
     core.check_seats(game, [a if a in game.agent_names else game.agent_names[0] for a in agents])
     limits = TimeLimits.parse(r.timeouts)
     policy = sandbox(bots, r.db, game.agent_names) if bots else None

@@ -16,7 +16,7 @@ from locm.engine.history import History
 from locm.engine.locm.definition import GAME as LOCM
 from locm.engine.locm.rulesets import by_name
 from locm.engine.locm.setup import preload
-from locm.runner.play import play_one
+from locm.games.locm.play import play_one
 
 
 def compiled_beside(checkout: Path | None = None) -> tuple[str | None, str]:

@@ -366,7 +366,7 @@ def base_schedule(rules_a: Rules, agents: tuple[str, str], seeds: int, seed: int
 
 def check_agents(agents: Sequence[str], seeds: int) -> None:
     """Refuse agents a re-run cannot use (`CardValueError`), and an odd number of seeds for self-play."""
-    from locm.runner.bots import is_builtin
+    from locm.games.locm.bots import is_builtin
     from locm.engine.locm.agents import AGENT_NAMES
 
     for a in agents:

@@ -41,7 +41,7 @@ def games_table(db, *, ruleset, agent, winner, winner_agent, place, limit, field
     from locm.common.tables import table
     from locm.errors import UsageProblem
     from locm.games.locm.variants import rules_identities, ruleset_name
-    from locm.runner.play import turns_played
+    from locm.games.locm.play import turns_played
 
     from locm.store.eventstore import open_store
 

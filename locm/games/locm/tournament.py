@@ -27,15 +27,15 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from locm.engine.locm.agents import AGENT_NAMES
+from locm.engine.locm.agents import AGENT_NAMES, seat_seed
 from locm.engine.locm.playing import play as play_seats
 from locm.engine.locm.game import Game
 from locm.engine.locm.gameid import created_id, game_id
 from locm.engine.locm.rulesets import Rules, by_name, rules_hash
 from locm.events.locm.catalog import HardError
 from locm.errors import TournamentError
-from locm.runner.bots import BotAgent, TimedAgent, TimeLimits, is_builtin, make_agent
-from locm.runner.play import seat_seed
+from locm.games.locm.bots import TimedAgent, is_builtin, make_agent
+from locm.runner.bots import BotAgent, TimeLimits
 from locm.runner.sandbox import kept as sandbox_kept
 from locm.runner.sandbox.bwrap import Sandbox, require
 from locm.store.eventstore import EventStore, GameExtras, GameRecord, PreparedGame, prepare_game
@@ -129,7 +129,7 @@ def changed_bots(store: EventStore, agents: Sequence[str]) -> list[tuple[str, in
     counted)."""
     found = []
     for agent in agents:
-        now = bot_fingerprint(agent)
+        now = bot_fingerprint(agent, AGENT_NAMES)
         if now is None:
             continue
         other = 0
@@ -194,7 +194,7 @@ class RoundRobin(Schedule):
     def __init__(self, ruleset: str | Rules, agents: Sequence[str], seed: int, seeds: int,
                  versions: dict[str, str] | None = None) -> None:
         if versions is None:  # the bots' files now: part of the ids
-            versions = {a: bot_fingerprint(a) or "" for a in agents}
+            versions = {a: bot_fingerprint(a, AGENT_NAMES) or "" for a in agents}
         distinct = list(dict.fromkeys(agents))
         self.selfplay = tuple(a for a in distinct if tuple(agents).count(a) > 1)
         self.pairs = [p for a, b in itertools.combinations(distinct, 2) for p in ((a, b), (b, a))]

@@ -38,8 +38,9 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     from locm.events.locm.codec import to_jsonl
     from locm.games.locm.tournament import other_versions, run_game
     from locm.games.locm.variants import resolve_ruleset
-    from locm.runner.bots import TimeLimits, check_agent
-    from locm.runner.play import summarize
+    from locm.games.locm.bots import check_agent
+    from locm.runner.bots import TimeLimits
+    from locm.games.locm.play import summarize
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import DuplicateGameError, open_store, prepare_game
 
@@ -114,7 +115,8 @@ def tournament(game, request: TournamentRequest, echo: Echo, sandbox: MakeSandbo
     from locm.tournament.standings import (PAIR_HEADERS, STANDINGS_HEADERS, pair_rows, sandbox_lines, standings,
                                            standings_rows)
     from locm.games.locm.variants import resolve_ruleset
-    from locm.runner.bots import TimeLimits, check_agent
+    from locm.games.locm.bots import check_agent
+    from locm.runner.bots import TimeLimits
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import open_store
     from locm.tournament.backends import join

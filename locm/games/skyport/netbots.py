@@ -36,7 +36,7 @@ import tempfile
 import uuid
 from typing import Any, Callable, Sequence
 
-from locm.runner.bots import TOKEN_VAR, _unconfined, _wait_gone, become_subreaper, reap_escaped
+from locm.runner.processes import TOKEN_VAR, become_subreaper, reap_escaped, unconfined, wait_gone
 from locm.engine.skyport.agents import AGENT_NAMES, agent_seed, make_agent
 from locm.engine.skyport.game import SkyportGame
 from locm.engine.skyport.hexmap import spawn_tiles
@@ -99,7 +99,7 @@ def client_argv(spec: str, slot: int, seed: int, host: str, port: int) -> list[s
     except (KeyError, IndexError, ValueError) as exc:
         raise AgentSpecError(spec, f"unknown placeholder {exc}: expected {{host}}, {{port}}, {{name}}, {{seed}} "
                                    "or {slot}", AGENT_NAMES) from None
-    return command_argv(shlex.join(argv))
+    return command_argv(shlex.join(argv), AGENT_NAMES)
 
 
 @dataclasses.dataclass
@@ -156,7 +156,7 @@ class ClientProcess:
         else:
             launch = None
             self.token = uuid.uuid4().hex
-            argv, env, fds = _unconfined(self.argv), {**os.environ, TOKEN_VAR: self.token}, ()
+            argv, env, fds = unconfined(self.argv), {**os.environ, TOKEN_VAR: self.token}, ()
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
@@ -242,7 +242,7 @@ class ClientProcess:
         if self.token:
             await asyncio.to_thread(reap_escaped, self.token)
         elif self.sandbox_pid is not None:
-            await asyncio.to_thread(_wait_gone, self.sandbox_pid)
+            await asyncio.to_thread(wait_gone, self.sandbox_pid)
         if self.info >= 0:
             os.close(self.info)
             self.info = -1
@@ -266,7 +266,7 @@ def sandbox_for(seats: Sequence[str], policy: Sandbox) -> Sandbox:
     if shutil.which("socat") is None and not policy.network:
         raise ServeError("socat is not installed (apt-get install socat): a sandboxed Skyport client reaches its "
                          "server through it; or pass --no-sandbox to run the clients unconfined", "socat")
-    hide = [f for s in commands for f in agent_files(s)]
+    hide = [f for s in commands for f in agent_files(s, AGENT_NAMES)]
     for spec in commands:
         why = unreadable(client_argv(spec, 0, 0, SANDBOX_HOST, SANDBOX_PORT))
         if why:

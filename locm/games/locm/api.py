@@ -5,7 +5,7 @@
     >>> while not g.ended:
     ...     g.play(g.legal_actions()[0])
     >>> g.outcome()
-    Outcome(winner=..., reason=..., turn=...)
+    Outcome(winner=..., reason=..., turns=..., scores=None)
 
 Every phase offers its legal actions, the end of a battle turn included:
 
@@ -22,12 +22,13 @@ Every phase offers its legal actions, the end of a battle turn included:
 records a refusal by mistake; bots and referee logs, whose refused actions are part of the game, go through
 `engine.locm.game.Game.answer`. `undo` takes back the last action: the game is the fold of its log minus that
 action's events (a pending `Choose` is simply dropped). The log is the engine's, event for event: what a
-`Game` played can be stored, exported, replayed and re-decided like any other game.
+`Game` played can be stored, exported, replayed and re-decided like any other game. Its `outcome` is the
+seam's (`engine.seam.Outcome`), as every game's definition gives it.
+
+The front module of LOCM's notebook: `import locm; locm.Game` finds it through `locm.games.registry.NOTEBOOK`.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import msgspec
 
@@ -38,6 +39,7 @@ from locm.engine.locm.folding import fold
 from locm.engine.locm.legal import problem
 from locm.engine.locm.rulesets import Rules
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT, ENDED
+from locm.engine.seam import Outcome
 from locm.events.locm.catalog import GameEnded
 
 
@@ -48,12 +50,6 @@ class Choose(msgspec.Struct, frozen=True, array_like=True):
 
     def text(self) -> str:
         return f"CHOOSE {self.base_id}"
-
-
-class Outcome(NamedTuple):
-    winner: int
-    reason: str
-    turn: int
 
 
 class IllegalActionError(LocmError):
@@ -117,7 +113,7 @@ class Game:
         return tuple(self._chosen)
 
     def outcome(self) -> Outcome | None:
-        """Who won, how and in which turn; None while the game goes on."""
+        """Who won, how and in which turn (``turns``: `GameEnded.turn`); None while the game goes on."""
         last = self._game.log[-1]
         return Outcome(last.winner, last.reason, last.turn) if type(last) is GameEnded else None
 
@@ -217,7 +213,7 @@ class Game:
         head = f"<locm.Game {s.rules.name} seed={self._game.created.seed}"
         if s.phase == ENDED:
             o = self.outcome()
-            body = f"over: player {o.winner} won by {o.reason} in turn {o.turn}" if o else "over"
+            body = f"over: player {o.winner} won by {o.reason} in turn {o.turns}" if o else "over"
         elif s.phase == BATTLE:
             p0, p1 = s.players
             body = (f"battle turn {s.turn}, P{s.current} to move; P0 {p0.health} hp {p0.mana}/{p0.max_mana} "
