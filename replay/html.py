@@ -2,11 +2,11 @@
 (`replay/viewer.html`: its one stylesheet, the controls, the event list, an event's rule and causes, play and
 pause at a speed, perspectives, deep links ``page.html#seq=S&as=P``) around the game's board.
 
-`render_html(r)` gives the shell its data (`page_data`): the events in words (`Replay.describe`; where an
-event's words (``Wing.words``) show a seat's hidden information, ``Wing.private`` gives what the other seats read), the rules
-they cite (the sections of the game's ``rules_file``), the turns, the stops of a step by action
-(``Wing.stops``), the warning and the departures of a forged log. The board is the game's: the module its wing
-names (``Wing.viewer_board``), else its definition's ``html_board``, else the text board (`replay.textboard`); the
+`render_html(r)` gives the shell its data (`page_data`): the events in words (``Wing.words``; where an event's
+words show a seat's hidden information, ``Wing.private`` gives what the other seats read), the rules they
+cite (the sections of the game's ``rules_file``), the turns, the stops of a step by action (``Wing.stops``),
+the warning and the departures of a forged log. The board is the game's: the module its wing names
+(``Wing.viewer_board``), else its definition's ``html_board``, else the text board (`replay.textboard`); the
 module's ``viewer_data(replay)`` is merged into the page's data and its ``BOARD_JS`` defines ``drawBoard``.
 
 Every text the log holds reaches the page through JSON inside a ``<script type="application/json">`` element

@@ -13,7 +13,8 @@ hooks, looked up once). A game's definition names its wing (`GameDef.replay_wing
   ``card_life`` (the definition's ``rejections``, ``instance_events``), ``diff``;
 - the commands' output: ``show`` (`locm show`, text or JSON), ``audit_lines``, ``all_turns`` (`locm replay
   --all`), ``interactive`` (whether `locm replay` steps in a terminal), ``page_note`` (`locm html`);
-- the viewer (`replay.html`, one shell for every game): ``viewer_board`` (the module drawing the game's board), ``words`` (an event in the list),
+- the viewer (`replay.html`, one shell for every game): ``viewer_board`` (the module drawing the game's board),
+  ``words`` (an event in the list),
   ``private`` (an event's words that show a seat's hidden information, and what the others read),
   ``stops`` (a step by action) and ``result`` (the line under the title).
 """

@@ -234,7 +234,8 @@ class LocmWing(Wing):
     def result(self, r: Replay) -> str:
         created = r.events[0]
         agents = [a for a in created.agents if a]
-        return (f"{created.ruleset_version} \u00b7 seed {created.seed}" + (f" \u00b7 {' vs '.join(agents)}" if agents else "")
+        vs = f" \u00b7 {' vs '.join(agents)}" if agents else ""
+        return (f"{created.ruleset_version} \u00b7 seed {created.seed}{vs}"
                 + f" \u00b7 winner: player {r.final.winner} ({r.final.end_reason})")
 
     def page_note(self, r: Replay) -> str:

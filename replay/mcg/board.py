@@ -99,7 +99,8 @@ function drawBoard(table) {
     for (let k = 0; k < s.max_mana; k++) gems.appendChild(el("span", "gem" + (k < s.mana ? " full" : "")));
     gems.appendChild(el("span", "stat", " " + s.mana + "/" + s.max_mana));
     info.appendChild(gems);
-    for (const [label, n] of [["deck", s.deck], ["hand", s.hand.length], ["graveyard", s.grave], ["fatigue", s.fatigue]]) {
+    const counts = [["deck", s.deck], ["hand", s.hand.length], ["graveyard", s.grave], ["fatigue", s.fatigue]];
+    for (const [label, n] of counts) {
       const st = el("span", "stat", label + " "); st.appendChild(el("b", null, String(n))); info.appendChild(st);
     }
     const hand = el("div", "hand"); hand.dataset.zone = "hand" + p;

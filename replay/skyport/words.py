@@ -78,10 +78,12 @@ def describe(e: Any, names: tuple[str, ...]) -> str:
         case TurnEnded():
             return f"{who(e.player)} ends turn {e.turn} ({e.valid} of {e.used} actions valid)"
         case GameEnded():
-            ranking = ", ".join(f"{i + 1}. {who(p)} ({e.scores[p]})" for i, p in enumerate(e.ranking))
+            score = lambda p: e.scores[p] if 0 <= p < len(e.scores) else "?"  # noqa: E731
+            ranking = ", ".join(f"{i + 1}. {who(p)} ({score(p)})" for i, p in enumerate(e.ranking))
             return f"the game ends at turn {e.turn} ({e.reason}): {who(e.winner)} wins; {ranking}"
         case ActionRejected():
-            return f"{who(e.player)}'s action {e.index + 1} is refused: {e.reason}" + (f" ({e.error})" if e.error else "")
+            error = f" ({e.error})" if e.error else ""
+            return f"{who(e.player)}'s action {e.index + 1} is refused: {e.reason}{error}"
         case Moved():
             return f"{who(e.player)} moves {e.direction} from {_tile(e.origin)} to {_tile(e.to)}"
         case Mined():
