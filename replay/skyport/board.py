@@ -333,8 +333,8 @@ function drawBoard(table) {
     const style = el('style'); style.textContent = S.style; table.appendChild(style);
     const pic = el('div', 'pic');
     const svg = document.createElementNS(NS, 'svg');
-    svg.setAttribute('viewBox', '0 0 ' + S.width + ' ' + S.height); svg.setAttribute('width', S.width);
-    svg.setAttribute('height', S.height); svg.id = 'svgboard';
+    svg.setAttribute('viewBox', '0 0 ' + S.width + ' ' + S.height); svg.id = 'svgboard';
+    svg.style.flex = '1 1 ' + S.width + 'px'; svg.style.maxWidth = (1.6 * S.width) + 'px';  // grows on a wide screen
     for (const id of ['layer', 'overlay']) { const g = document.createElementNS(NS, 'g'); g.id = id; svg.appendChild(g); }
     const side = el('div'); side.style.flex = '1 1 320px'; side.style.minWidth = '0';
     const legend = el('div'); legend.id = 'legend';
