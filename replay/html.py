@@ -43,6 +43,8 @@ def page_data(r: Replay) -> dict[str, Any]:
         owner, public = hidden if hidden is not None else (-1, "")
         events.append([e.seq, tag_of(type(e)), e.rule, e.cause, r.wing.words(r, e.seq), owner, public])
     agents = list(r.game.agents(r.events[0]))
+    if not any(agents):  # a log that names no agents: a stored game's record does
+        agents = [str(a) for a in r.meta.get("agents", ())] or agents
     rules_file = getattr(r.game, "rules_file", "")
     cited = sorted({e.rule for e in r.events})
     return {
