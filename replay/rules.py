@@ -17,7 +17,7 @@ from importlib.resources import files
 
 RULES_FILE = "LOCM-RULES.md"
 EXTRA_RULES_FILE = "LOCM-EXTRA-RULES.md"
-_ID = re.compile(r"\bR-[A-Z0-9]+\b")
+_ID = re.compile(r"\bR-[A-Z0-9]+(?:-[A-Z0-9]+)*\b")
 REPO_PATHS = (
     ("../conformance/official-*-games-*.txt", "tests/data/official-*-games-*.txt.gz"),
     ("../conformance/", "tests/data/"),
@@ -45,8 +45,14 @@ class Rule:
 
 @lru_cache(maxsize=1)
 def _sections() -> dict[str, Rule]:
+    return file_sections(RULES_FILE, EXTRA_RULES_FILE)
+
+
+@lru_cache(maxsize=8)
+def file_sections(*names: str) -> dict[str, Rule]:
+    """The rule sections of the data files `names` (a game definition's ``rules_file``), by id."""
     out: dict[str, Rule] = {}
-    for name in (RULES_FILE, EXTRA_RULES_FILE):
+    for name in names:
         text = repo_relative((files("locm.data") / name).read_text(encoding="utf-8"))
         blocks = re.split(r"(?m)^## ", text)[1:]
         for block in blocks:
@@ -54,6 +60,14 @@ def _sections() -> dict[str, Rule]:
             for rid in _ID.findall(heading):
                 out.setdefault(rid, Rule(rid, heading.strip(), body.strip()))
     return out
+
+
+def game_rule(rules_file: str, rule_id: str) -> Rule:
+    """The section of `rule_id` in a game's rules file, else in LOCM's (`rule`, which says when neither has it)."""
+    sections = file_sections(rules_file) if rules_file else {}
+    found = sections.get(rule_id) or next(  # an id listed inside a section (mcg's R-FX-* in R-EFFECTS)
+        (r for r in sections.values() if re.search(rf"\b{re.escape(rule_id)}\b", r.text)), None)
+    return found if found is not None else rule(rule_id)
 
 
 def rule(rule_id: str) -> Rule:

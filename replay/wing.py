@@ -12,9 +12,11 @@ hooks, looked up once). A game's definition names its wing (`GameDef.replay_wing
 - questions: ``explain`` (the causes and what an event set off, and the game's own ``why``), ``rejected``,
   ``card_life`` (the definition's ``rejections``, ``instance_events``), ``diff``;
 - the commands' output: ``show`` (`locm show`, text or JSON), ``audit_lines``, ``all_turns`` (`locm replay
-  --all`), ``interactive`` (whether `locm replay` steps in a terminal), ``page`` and ``page_note`` (`locm html`:
-  the game's own page, or the board page of `replay.html` with the definition's ``html_board`` or the wing's
-  ``svg_board``).
+  --all`), ``interactive`` (whether `locm replay` steps in a terminal), ``page_note`` (`locm html`);
+- the viewer (`replay.html`, one shell for every game): ``viewer_board`` (the module drawing the game's board),
+  ``words`` (an event in the list),
+  ``private`` (an event's words that show a seat's hidden information, and what the others read),
+  ``stops`` (a step by action) and ``result`` (the line under the title).
 """
 
 from __future__ import annotations
@@ -62,11 +64,10 @@ class Wing:
     """Whether `locm replay` in a terminal steps through the game key by key (`replay.locm.terminal`: LOCM's)."""
     cut: int | None = 200
     """The characters of an event's JSON the warning quotes (a created event holds a whole card list or map)."""
-    svg_board: str = ""
-    """A module that draws the game's picture board from the log (`replay.html.board_page`), "" for none."""
-    page: str = ""
-    """A module whose ``render_html(replay)`` is the game's own page in `locm html`; "" for the viewer shell's
-    board page (`replay.html.board_page`)."""
+    viewer_board: str = ""
+    """The module that draws the game's board in the viewer shell (`replay.html`): its ``viewer_data(replay)``
+    (the page's data for it) and ``BOARD_JS`` (``drawBoard(table)``), optionally ``BOARD_CSS``; "" for the
+    definition's ``html_board``, else the text board (`replay.textboard`)."""
 
     # --- reading ---------------------------------------------------------------------------------------------
 
@@ -209,6 +210,23 @@ class Wing:
     def step(self, r: Replay, seat: int | None) -> None:
         """`locm replay` in a terminal, key by key (a wing whose ``interactive`` is true)."""
         raise ReplayError(f"{r.game.title} has no terminal stepper: use --all")
+
+    def words(self, r: Replay, seq: int) -> str:
+        """Event `seq` in the viewer's event list (its words, `describe`, by default)."""
+        return r.describe(seq)
+
+    def private(self, r: Replay, seq: int) -> tuple[int, str] | None:
+        """When event `seq`'s words show a seat's hidden information (a card it drew): that seat and the words
+        every other seat reads instead; None for an event all may read."""
+        return None
+
+    def stops(self, r: Replay) -> list[int]:
+        """The seqs the viewer's step by action lands on: each input (an event with no cause) after the first."""
+        return [e.seq for e in r.events if e.cause == -1 and e.seq > 0]
+
+    def result(self, r: Replay) -> str:
+        """The viewer's line under its title: how the game ended (its last event's words)."""
+        return r.describe(r.last_seq) if r.final is not None and r.events else ""
 
     def page_note(self, r: Replay) -> str:
         """What `locm html` says of a page after its size."""

@@ -185,7 +185,7 @@ def test_the_html_board_is_drawn_from_each_position(played, tmp_path):
     seq = next(e.seq for e in played if type(e) is MonsterDied)  # a position with monsters on the board
     page = render_html(r)
     data = json.loads(page.split('id="game-data">')[1].split("</script>")[0])
-    board, v = data["boards"][str(seq)], r.view(seq, None)["seats"]
+    board, v = data["boards"][data["at"][seq]], r.view(seq, None)["seats"]
     for p in (0, 1):
         side, you = board["sides"][p], v[p]["you"]
         assert (side["health"], side["mana"], side["deck"], side["grave"]) == \

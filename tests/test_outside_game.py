@@ -109,7 +109,8 @@ def test_play_verify_show_replay_audit_html_and_import_of_a_log(locm, tmp_path):
     page = tmp_path / "n.html"
     assert "Nim)" in ok(locm("html", log, "-o", page))
     data = json.loads(page.read_text(encoding="utf-8").split('id="game-data">')[1].split("</script>")[0])
-    assert len(data["events"]) == len(events) and data["seats"] == 3
+    assert len(data["events"]) == len(events) and data["meta"]["seats"] == 3  # the shell, with the text board
+    assert len(data["boards"]) == len(events) and len(data["boards"]["0"]) == 4  # whole, and from each seat
 
     fresh = tmp_path / "fresh.db"
     assert ok(locm("import", log, "--db", fresh)) == f"imported game {gid} into {fresh}\n"

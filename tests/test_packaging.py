@@ -40,7 +40,8 @@ def test_everything_installs_under_locm(wheel):
     assert {n.split("/")[0] for n in names} == {"locm", "locm-0.1.0.dist-info"}
     for package in ("engine", "events", "replay", "analysis", "data"):
         assert f"locm/{package}/__init__.py" in names
-    assert "locm/data/cardlist-1.2.txt" in names and "locm/replay/locm/viewer.html" in names
+    assert "locm/data/cardlist-1.2.txt" in names and "locm/replay/viewer.html" in names
+    assert "locm/replay/locm/board.js" in names  # the viewer shell and a game's board script
     assert {"locm/engine/skyport/decide.py", "locm/events/skyport/catalog.py", "locm/data/skyport/RULES.md",
             "locm/data/skyport/maps/duel-2p.skyportmap"} <= set(names)
 

@@ -127,14 +127,18 @@ def test_buttons_keys_perspective_and_event_clicks_drive_the_page(tmp_path):
         b.open(page.resolve().as_uri() + f"#seq={s0}")
         seq = lambda: int(b.eval("document.getElementById('app').dataset.seq"))  # noqa: E731
         click = lambda i: b.eval(f"document.getElementById('{i}').click()")  # noqa: E731
-        key = lambda k: b.eval(f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{k}'}}))")  # noqa: E731
+        key = lambda k, shift="false": b.eval(  # noqa: E731
+            f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{k}', shiftKey: {shift}}}))")
         assert seq() == s0
         click("nact")
         assert seq() == next(s for s in marks if s > s0)
         click("pact")
         assert seq() == s0
-        key("ArrowRight")
+        key("ArrowRight", shift="true")  # Shift+arrow: by action; an arrow: by event
         assert seq() == next(s for s in marks if s > s0)
+        key("ArrowLeft", shift="true")
+        key("ArrowRight")
+        assert seq() == s0 + 1
         key("ArrowLeft")
         key(".")
         assert seq() == s0 + 1
@@ -154,7 +158,7 @@ def test_buttons_keys_perspective_and_event_clicks_drive_the_page(tmp_path):
         b.eval(f"document.querySelectorAll('#events li:not(.turnhead)')[{died.seq}].click()")
         assert seq() == died.seq
         detail = b.eval("document.getElementById('detail').innerText")
-        assert f"#{died.seq} creature_died" in detail and died.rule in detail
+        assert f"#{died.seq} creature died" in detail and died.rule in detail
         assert str(r.causes(died.seq)[-1].seq) in detail and "leaves the board" in detail
         key("End")
         assert seq() == r.last_seq and "wins" in b.eval("document.getElementById('table').innerText")

@@ -1,7 +1,9 @@
-"""`render_html(replay)`: one self-contained HTML file that replays a game (no network, no framework).
+"""LOCM's board in the viewer shell (`replay.html`, named by its wing: `replay.locm.wing`): ``viewer_data``
+and ``BOARD_JS`` (`replay/locm/board.js`, its ``drawBoard``, the cards' hover text and the arrows).
 
 Every board the page can show is computed here, by the engine's fold, and embedded as compact JSON; the
-page's script only draws them (`replay/locm/viewer.html`). Layout of the embedded data:
+page's script only draws them. Layout of the board's data (the shell's own keys, the events, rules, turns,
+stops, warning and departures, are `replay.html.page_data`'s):
 
 - ``cards``: ``{id: [base_id, type, cost, my_health, opp_health, draw, area, name, attack, defense,
   keywords, text]}`` (printed values); ``pool``: ``{base_id: [type, cost, attack, defense, keywords, my, opp,
@@ -19,13 +21,9 @@ page's script only draws them (`replay/locm/viewer.html`). Layout of the embedde
   who acts), ``to`` a creature id or -1 for the player ``to_player`` itself; lanes are where the creatures
   stood, so that an arrow still points somewhere once they died. The page draws one: the decision's last
   at or before the event shown (its first, on the record itself);
-- ``events``: ``[seq, type, rule, cause, description, player-if-a-draw]``; ``diffs[seq]``: lines, a line
-  that names a player's hand cards as ``[text, player]`` (not shown in the other player's view);
-- ``rules``: the cited rules' sections; ``turns``: ``[number, player, first, start, last]``; ``stops``: the
-  seqs a step by action lands on;
-- ``warning``: the replay's one-line warning ("" for a log that follows the rules), shown as a banner;
-  ``departs``: ``{seq: what the rules give instead}`` for each event the rules would not produce, marked in
-  the event list and in the event's detail.
+- ``diffs[seq]``: lines, a line that names a player's hand cards as ``[text, player]`` (not shown in the
+  other player's view; the shell draws them);
+- ``locm``: the ruleset, its version, the seed, the winner and how the game ended.
 """
 
 from __future__ import annotations
@@ -37,10 +35,7 @@ from locm.events.locm.cards import keywords_to_str
 from locm.events.locm.catalog import CardDrawn, CardPicked, DeckChosen, DraftOffered
 from locm.engine.locm.rulesets import CONSTRUCTED  # the deck-building policy tells a ruleset family, not its name
 from locm.engine.locm.evolve import evolve, initial_state
-from locm.engine.locm.describe import describe
 from locm.replay.game import Replay
-from locm.replay.rules import rule
-from locm.replay.locm.terminal import stops
 from locm.engine.locm.views import diff, tagged_diff_lines
 
 _PHASES = {"setup": 0, "draft": 1, "construct": 2, "battle": 3, "ended": 4}
@@ -125,37 +120,18 @@ def game_data(r: Replay) -> dict:
         cards[i] = [c.base_id, c.type, c.cost, c.my_health, c.opp_health, c.draw, c.area, c.name, c.attack,
                     c.defense, keywords_to_str(c.keywords), c.text]
     root, arrows = _arrows(r.events, befores)
-    events = []
-    for e in r.events:
-        events.append([e.seq, type(e).__struct_config__.tag, e.rule, e.cause, describe(e, r.final.units),
-                       e.player if type(e) is CardDrawn else -1])
-    created = r.events[0]
-    ended = r.final
-    meta = {
-        "source": r.source, "ruleset": created.ruleset, "version": created.ruleset_version, "seed": created.seed,
-        "agents": list(created.agents) if any(created.agents) else list(r.meta.get("agents", ["", ""])),
-        "winner": ended.winner, "reason": ended.end_reason,
-        "start": r.turns()[0].start_seq if r.turns() else 0,
-    }
-    return {
-        "meta": meta, "cards": cards, "pool": pool, "views": "[" + ",".join(views) + "]", "at": at, "events": events,
-        "diffs": diffs, "rules": {rid: rule(rid).as_dict() for rid in sorted({e.rule for e in r.events})},
-        "turns": [[t.number, t.player, t.first_seq, t.start_seq, t.last_seq] for t in r.turns()],
-        "stops": stops(r), "root": root, "arrows": arrows,
-        "warning": r.warning, "departs": {str(k): v for k, v in r.departs().items()},
-    }
+    created, ended = r.events[0], r.final
+    locm = {"ruleset": created.ruleset, "version": created.ruleset_version, "seed": created.seed,
+            "winner": ended.winner, "reason": ended.end_reason}
+    return {"locm": locm, "cards": cards, "pool": pool, "views": views, "at": at, "diffs": diffs,
+            "root": root, "arrows": arrows}
 
 
-def render_html(r: Replay) -> str:
+def viewer_data(r: Replay) -> dict:
+    """The board's part of the page's data (the module text), its boards as parsed JSON."""
     data = game_data(r)
-    views = data.pop("views")
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    payload = payload[:-1] + ',"views":' + views + "}"
-    payload = payload.replace("</", "<\\/")
-    template = (files("locm.replay.locm") / "viewer.html").read_text(encoding="utf-8")
-    title = f"LOCM {data['meta']['ruleset']} replay: {r.source}"
-    return template.replace("__TITLE__", _escape(title)).replace("/*__DATA__*/null", payload)
+    data["views"] = [json.loads(v) for v in data["views"]]
+    return data
 
 
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+BOARD_JS = (files("locm.replay.locm") / "board.js").read_text(encoding="utf-8")

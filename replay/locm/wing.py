@@ -1,7 +1,7 @@
 """LOCM's wing of the replay tools (`replay.wing.Wing`, named by LOCM's definition): its battle turns with their
 draws, views from a seat, its rich audit (the rule's text, the diff an event made, the cards involved, the Guards
 that blocked an attack), every departure of a forged log, its official referee logs as a source, its terminal
-stepper and its own page (`replay.locm.html`).
+stepper and its board in the viewer shell (`replay.locm.html`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from locm.engine.locm.rulesets import CONSTRUCTED  # the deck-building policy te
 from locm.engine.locm.views import card_obj, diff as state_diff, view as state_view
 from locm.engine.seam import Divergence, GameDef
 from locm.events.locm.cards import GUARD
-from locm.events.locm.catalog import ActionReceived, ActionRejected, HardError, TurnStarted
+from locm.events.locm.catalog import ActionReceived, ActionRejected, CardDrawn, HardError, TurnStarted
 from locm.events.locm.codec import DECODE_ERRORS
 from locm.replay.wing import ReplayError, ReplaySourceError, Turn, Wing
 
@@ -37,7 +37,7 @@ def constructed(r: Replay) -> bool:
 
 class LocmWing(Wing):
     interactive = True
-    page = "locm.replay.locm.html"
+    viewer_board = "locm.replay.locm.html"
     cut = None  # a LOCM event is short: the warning quotes it whole
 
     # --- reading ---------------------------------------------------------------------------------------------
@@ -214,6 +214,29 @@ class LocmWing(Wing):
         from locm.replay.locm.terminal import interactive
 
         interactive(r, seat)
+
+    def words(self, r: Replay, seq: int) -> str:
+        """An event in the viewer's list: a constructed deck's 30 CHOOSE said as a count (the deck is drawn)."""
+        text = r.describe(seq)
+        n = text.count("CHOOSE ") if type(r.events[seq]) is ActionReceived else 0
+        return text[:text.index("CHOOSE")] + f"{n} CHOOSE (the deck is on the table)" if n > 3 else text
+
+    def private(self, r: Replay, seq: int) -> tuple[int, str] | None:
+        """A card drawn is its drawer's to see: the others read that a card was drawn."""
+        e = r.events[seq]
+        return (e.player, f"P{e.player} draws a card") if type(e) is CardDrawn else None
+
+    def stops(self, r: Replay) -> list[int]:
+        from locm.replay.locm.terminal import stops
+
+        return stops(r)
+
+    def result(self, r: Replay) -> str:
+        created = r.events[0]
+        agents = [a for a in created.agents if a]
+        vs = f" \u00b7 {' vs '.join(agents)}" if agents else ""
+        return (f"{created.ruleset_version} \u00b7 seed {created.seed}{vs}"
+                + f" \u00b7 winner: player {r.final.winner} ({r.final.end_reason})")
 
     def page_note(self, r: Replay) -> str:
         return f"{len(r)} events" + (f", {len(r.departs())} marked as not what the rules give"

@@ -1,34 +1,40 @@
-"""my-card-game's HTML board for the viewer shell (`replay.html.board_page`), named by its definition
-(``GameDef.html_board``): each side's monsters as cards (power / toughness / health of max health, whether
-it may attack, its effect text), its hand (its cards, or their backs where the view hides them), health,
-mana, deck, graveyard and fatigue. Drawn, not the text board.
+"""my-card-game's board in the viewer shell (`replay.html`), named by its definition (``GameDef.html_board``):
+each side's monsters as cards (cost, power, toughness, health of max health, whether it may attack, its
+effects in words: `replay.mcg.words`), its hand (its cards, or their backs where the view hides them), health,
+mana, deck, graveyard and fatigue.
 
-`compact(view, cards)` turns the whole view (`engine.mcg.views`, both seats) of one position into the small
-JSON the page keeps per event; every card's definition goes once into ``cards``. ``BOARD_JS`` defines
-``drawBoard(el, data, cards, seat, agents)`` (seat -1: everything; 0 or 1: what that seat saw, the other hand
-as backs). Every text reaches the page with ``textContent``: a card or player name cannot become markup.
+`viewer_data(replay)` keeps the whole view (`engine.mcg.views`, both seats) of every position as small JSON
+(``boards``, one per event; each distinct one once, ``at[seq]`` its index), every card's definition once
+(``cards``: ``{card: [name, type, cost, effects in words]}``). ``BOARD_JS``'s ``drawBoard(table)`` draws one
+as the shell's perspective ``as`` sees it (null: everything; a seat: the other hand as backs). Every text
+reaches the page with ``textContent``: a card or player name cannot become markup.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from locm.replay.game import Replay
+from locm.replay.mcg.words import card_words
 
-def _card(cards: dict[str, list[Any]], c: dict[str, Any]) -> None:
+
+def _card(cards: dict[str, list[Any]], c: dict[str, Any], names: dict[int, str]) -> None:
     key = str(c["card"])
     if key not in cards:
-        cards[key] = [c.get("name", ""), c.get("type", "monster"), c.get("cost", ""), c.get("text", "")]
+        cards[key] = [c.get("name", ""), c.get("type", "monster"), c.get("cost", ""),
+                      card_words(c.get("effects", ()), names)]
 
 
-def compact(view: dict[str, Any], cards: dict[str, list[Any]]) -> dict[str, Any]:
+def compact(view: dict[str, Any], cards: dict[str, list[Any]], names: dict[int, str]) -> dict[str, Any]:
     """One position's whole view as the page keeps it."""
     sides = []
     for v in view["seats"]:
         you = v["you"]
         for c in you["hand"]:
-            _card(cards, c)
+            _card(cards, c, names)
         for m in v["board"]["you"]:
-            _card(cards, m)
+            _card(cards, m, names)
         sides.append({
             "health": you["health"], "mana": you["mana"], "max_mana": you["max_mana"], "deck": you["deck"],
             "grave": len(you["graveyard"]), "fatigue": you["fatigue"],
@@ -41,73 +47,84 @@ def compact(view: dict[str, Any], cards: dict[str, list[Any]]) -> dict[str, Any]
     return {"turn": first["turn"], "phase": first["phase"], "to_move": first["to_move"], "sides": sides}
 
 
-BOARD_CSS = """
-.mb{font-family:sans-serif;background:#2d3b2f;color:#eee;padding:8px;border-radius:6px;max-width:1100px}
-.side{margin:4px 0;padding:4px;border-radius:4px}.side.tomove{outline:2px solid #fc3}
-.bar{font-size:14px;margin:2px 0 4px}.bar b{margin-right:1em}.row{display:flex;gap:6px;min-height:96px;flex-wrap:wrap;
-margin:3px 0}.row.hand{min-height:70px}.mid{border-top:1px dashed #8a8;margin:4px 0}
-.card{width:112px;background:#f3ead2;color:#222;border-radius:5px;padding:3px;font-size:11px;position:relative;
-box-shadow:0 1px 3px #000}.card .n{font-weight:bold;font-size:12px;height:28px;overflow:hidden;padding-left:12px}
-.card .c{position:absolute;top:-6px;left:-6px;background:#36c;color:#fff;border-radius:50%;width:18px;height:18px;
-text-align:center;line-height:18px;font-weight:bold}.card .t{height:40px;overflow:hidden;color:#555;font-size:10px}
-.lab{writing-mode:vertical-rl;transform:rotate(180deg);font-size:11px;color:#bcb;text-align:center;width:14px}
-.hand .card{opacity:.93;border:1px dashed #775}.legend{font-size:11px;color:#bcb}
-.card .s{display:flex;justify-content:space-between;font-weight:bold;font-size:13px}
-.s .p{color:#b40}.s .d{color:#36a}.s .h{color:#292}.card.ready{box-shadow:0 0 0 2px #6c6}.card.spell{background:#dde6f7}
-.card.equipment{background:#efe0f3}.back{width:44px;height:64px;background:repeating-linear-gradient(45deg,#853,#853 4px,#642 4px,#642 8px);
-border-radius:5px;border:2px solid #ccb}.hp{font-size:18px;color:#f66}.mana{color:#6af}
-"""
+def viewer_data(r: Replay) -> dict[str, Any]:
+    names = {c.id: c.name for c in getattr(r.events[0], "cards", ())}
+    cards: dict[str, list[Any]] = {}
+    boards: list[Any] = []
+    index: dict[str, int] = {}
+    at = []
+    for seq in range(len(r.events)):
+        b = compact(r.view(seq, None), cards, names)
+        key = json.dumps(b, sort_keys=True)
+        if key not in index:
+            index[key] = len(boards)
+            boards.append(b)
+        at.append(index[key])
+    return {"cards": cards, "boards": boards, "at": at}
+
 
 BOARD_JS = r"""
-function drawBoard(el, d, cards, seat, agents) {
-  el.textContent = '';
-  const mk = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text; return e; };
-  const root = mk('div', 'mb'); root.id = 'app';
+function drawBoard(table) {
+  // one position of viewer_data (replay/mcg/board.py), from the view `as` (null: everything)
+  const d = G.boards[G.at[seq]];
+  table.replaceChildren();
   const card = (id, c, stats, ready) => {
-    const def = cards[String(c)] || ['card ' + c, 'monster', '', ''];
-    const e = mk('div', 'card ' + def[1] + (ready ? ' ready' : ''));
-    e.setAttribute('data-id', id);
-    if (stats) { e.setAttribute('data-power', stats[0]); e.setAttribute('data-toughness', stats[1]);
-      e.setAttribute('data-health', stats[2]); }
-    if (def[2] !== '') e.appendChild(mk('div', 'c', String(def[2])));
-    e.appendChild(mk('div', 'n', def[0] + ' #' + id));
-    e.appendChild(mk('div', 't', def[3]));
-    if (stats) { const s = mk('div', 's');
-      s.appendChild(mk('span', 'p', '\u2694' + stats[0])); s.appendChild(mk('span', 'd', 'T' + stats[1]));
-      s.appendChild(mk('span', 'h', '\u2665' + stats[2] + (stats[3] !== undefined ? '/' + stats[3] : '')));
-      e.appendChild(s); }
-    e.title = def[0] + ' (#' + id + '): ' + def[3];
-    return e; };
-  const bottom = seat === 1 ? 1 : 0, order = [1 - bottom, bottom];
+    const def = G.cards[String(c)] || ["card " + c, "monster", "", ""];
+    const e = el("div", "card " + def[1] + (ready ? " ready" : ""));
+    e.dataset.id = id;
+    if (stats) { e.dataset.power = stats[0]; e.dataset.toughness = stats[1]; e.dataset.health = stats[2]; }
+    if (def[2] !== "") e.appendChild(el("div", "cost", String(def[2])));
+    e.appendChild(el("div", "cid", "#" + id));
+    e.appendChild(el("div", "name", def[0]));
+    e.appendChild(el("div", "text", def[3] || (def[1] === "monster" ? "" : def[1])));
+    if (stats) {
+      const s = el("div", "stats");
+      s.appendChild(el("span", "atk", "\u2694" + stats[0]));
+      s.appendChild(el("span", "def", "T" + stats[1]));
+      s.appendChild(el("span", "hpv", "\u2665" + stats[2] + (stats[3] !== undefined ? "/" + stats[3] : "")));
+      e.appendChild(s);
+    }
+    e.title = def[0] + " (#" + id + ", " + def[1] + ", cost " + def[2] + ")" + (def[3] ? ": " + def[3] : "");
+    return e;
+  };
+  const bottom = as === null ? 0 : as, order = [1 - bottom, bottom];
   order.forEach((p, i) => {
-    const s = d.sides[p], box = mk('div', 'side' + (d.to_move === p ? ' tomove' : ''));
-    const bar = mk('div', 'bar');
-    bar.appendChild(mk('b', '', 'P' + p + (agents && agents[p] ? ' ' + agents[p] : '')));
-    bar.appendChild(mk('b', 'hp', '\u2665 ' + s.health)); box.setAttribute('data-health' + p, s.health);
-    bar.appendChild(mk('b', 'mana', 'mana ' + s.mana + '/' + s.max_mana));
-    bar.appendChild(mk('b', '', 'deck ' + s.deck));
-    bar.appendChild(mk('b', '', 'graveyard ' + s.grave));
-    bar.appendChild(mk('b', '', 'fatigue ' + s.fatigue));
-    bar.appendChild(mk('b', '', 'hand ' + s.hand.length));
-    const hand = mk('div', 'row hand'); hand.setAttribute('data-zone', 'hand' + p); hand.appendChild(mk('div', 'lab', 'hand'));
-    if (seat === -1 || seat === p) s.hand.forEach(([id, c, pw, tg, hp]) =>
-      hand.appendChild(card(id, c, pw === null || pw === undefined ? null : [pw, tg, hp], false)));
-    else s.hand.forEach(() => hand.appendChild(mk('div', 'back')));
-    const board = mk('div', 'row'); board.setAttribute('data-zone', 'board' + p); board.appendChild(mk('div', 'lab', 'monsters'));
-    s.board.forEach(([id, c, pw, tg, hp, mx, ready]) => board.appendChild(card(id, c, [pw, tg, hp, mx], ready)));
-    if (!s.board.length) board.appendChild(mk('span', '', '(no monsters)'));
-    if (i === 0) { box.appendChild(bar); box.appendChild(hand); box.appendChild(board); }
-    else { box.appendChild(board); box.appendChild(hand); box.appendChild(bar); }
-    root.appendChild(box);
-    if (i === 0) root.appendChild(mk('div', 'mid'));
+    const s = d.sides[p];
+    const info = el("div", "info" + (d.to_move === p ? " active" : ""));
+    const who = el("div", "who", "Player " + p + " ");
+    if (G.meta.agents && G.meta.agents[p]) who.appendChild(el("small", null, G.meta.agents[p]));
+    info.appendChild(who);
+    const hp = el("span", "hp", "\u2665 " + s.health); hp.dataset.face = p; info.appendChild(hp);
+    const gems = el("div", "mana");
+    for (let k = 0; k < s.max_mana; k++) gems.appendChild(el("span", "gem" + (k < s.mana ? " full" : "")));
+    gems.appendChild(el("span", "stat", " " + s.mana + "/" + s.max_mana));
+    info.appendChild(gems);
+    const counts = [["deck", s.deck], ["hand", s.hand.length], ["graveyard", s.grave], ["fatigue", s.fatigue]];
+    for (const [label, n] of counts) {
+      const st = el("span", "stat", label + " "); st.appendChild(el("b", null, String(n))); info.appendChild(st);
+    }
+    const hand = el("div", "hand"); hand.dataset.zone = "hand" + p;
+    if (as === null || as === p) s.hand.forEach(([id, c, pw, tg, hv]) =>
+      hand.appendChild(card(id, c, pw === null || pw === undefined ? null : [pw, tg, hv], false)));
+    else s.hand.forEach(() => hand.appendChild(el("div", "card back")));
+    const board = el("div", "lane"); board.dataset.zone = "board" + p;
+    s.board.forEach(([id, c, pw, tg, hv, mx, ready]) => board.appendChild(card(id, c, [pw, tg, hv, mx], ready)));
+    if (!s.board.length) board.appendChild(el("span", "muted", "no monsters"));
+    const wrap = el("div", "pl");
+    if (i === 0) wrap.append(info, hand, board); else wrap.append(board, hand, info);
+    table.appendChild(wrap);
+    if (i === 0) table.appendChild(el("div", "banner", "turn " + d.turn + " \u00b7 " + d.phase +
+      (d.to_move >= 0 ? " \u00b7 player " + d.to_move + " to move" : "")));
   });
-  const foot = mk('div', 'bar', 'turn ' + d.turn + ' \u00b7 ' + d.phase + (d.to_move >= 0 ? ' \u00b7 P' + d.to_move + ' to move' : ''));
-  root.insertBefore(foot, root.firstChild);
-  root.appendChild(mk('div', 'legend', '\u2694 power \u00b7 T toughness \u00b7 \u2665 health/max health \u00b7 ' +
-    'green edge: may attack \u00b7 blue circle: mana cost \u00b7 yellow frame: the side to move'));
-  el.appendChild(root);
+  table.appendChild(el("div", "muted", "\u2694 power \u00b7 T toughness \u00b7 \u2665 health/max health \u00b7 " +
+    "green glow: may attack \u00b7 blue circle: mana cost \u00b7 gold frame: the side to move"));
 }
 """
 
-__all__ = ["compact", "BOARD_CSS", "BOARD_JS"]
+BOARD_CSS = """
+.card.spell { background: #dde6f7; } .card.equipment { background: #efe0f3; }
+.card { width: 112px; height: auto; min-height: 122px; } .card .text { font-size: 9px; }
+.stats .hpv { color: #2a7a2a; }
+"""
+
+__all__ = ["compact", "viewer_data", "BOARD_CSS", "BOARD_JS"]

@@ -1,5 +1,6 @@
-"""Skyport's board in the viewer shell (`replay.html.board_page`, drawn where its wing names it: `replay.skyport.wing`): an SVG hex map at every event, drawn in the page
-from small tables, so that what repeats is kept once.
+"""Skyport's board in the viewer shell (`replay.html`, named by its wing: `replay.skyport.wing`): an SVG hex
+map at every event, drawn in the page from small tables, so that what repeats is kept once; beside it the
+robots' table, the key and the score chart (`viewer_data` and ``BOARD_JS``'s ``drawBoard(table)``).
 
 The page keeps (``board_data``): the map's tiles as created, once, as SVG (the one part drawn here); tables of
 the distinct robots (slot, position, health, score, dead, weapons), of the distinct sets of tiles changed since
@@ -203,6 +204,11 @@ def board_data(r: Replay, keep: list[int]) -> dict[str, Any]:
             "key": KEY}
 
 
+def viewer_data(r: Replay) -> dict[str, Any]:
+    """The board's part of the viewer's data: `board_data` at every event, as ``svg``."""
+    return {"svg": board_data(r, list(range(len(r.events))))}
+
+
 def score_chart(r: Replay) -> str:
     """Every player's score at each turn's start and at the end, as an SVG line chart."""
     starts = [seq for seq, _, _ in r.game.turn_starts(r.events)] + [r.last_seq]
@@ -240,15 +246,15 @@ STYLE = """
 .boom{fill:#ff0;opacity:.5;stroke:#f80;stroke-width:2}.hit{fill:#f00;opacity:.55}.area{fill:#f90;opacity:.5}
 .absorbed{fill:#fff;opacity:.6}.dmg{font:bold 11px sans-serif;fill:#b00;text-anchor:middle;paint-order:stroke;
 stroke:#fff;stroke-width:2}.slot{font:bold 11px sans-serif;fill:#fff;text-anchor:middle}.dead circle{opacity:.35}
-.robots td,.robots th{padding:1px 6px;font-size:13px;text-align:left}.chart text{font:11px sans-serif}
-#svgkey span{display:inline-block;margin-right:1em;font-size:12px}
+.chart text{font:11px sans-serif;fill:#cfd3cc}.chart{background:rgba(0,0,0,.18);border-radius:8px}
 """
 
-KEY = ('<div id="svgkey">' + "".join(f'<span><svg width="14" height="12"><rect width="14" height="12" '
-                                     f'fill="{TILE_FILL[t]}"/></svg> {TILE_NAME[t]}</span>' for t in "GERCSOV")
-       + '<span style="color:#e00">&#9711; laser reach</span><span style="color:#06c">&#9711; mortar reach</span>'
-       '<span style="color:#080">&#9711; droid (at most its range in steps)</span>'
-       '<span style="color:#f00">&#9632; hit</span><span style="color:#f90">&#9632; area hit</span></div>')
+KEY = ('<div class="swatches" id="svgkey">' + "".join(f'<span><i style="background:{TILE_FILL[t]}"></i>'
+                                                     f'{TILE_NAME[t]}</span>' for t in "GERCSOV")
+       + '<span><i style="border:2px solid #e00"></i>laser reach</span><span><i style="background:#06c8">'
+       '</i>mortar reach</span><span><i style="border:2px dotted #080"></i>droid (at most its range in steps)'
+       '</span><span><i style="background:#f00"></i>hit</span><span><i style="background:#f90"></i>area hit</span>'
+       '</div>')
 
 SVG_JS = r"""
 function drawSvg(G, at, layer, overlay, legend) {
@@ -294,7 +300,7 @@ function drawSvg(G, at, layer, overlay, legend) {
   }
   legend.textContent = '';
   const table = document.createElement('table'), body = document.createElement('tbody');
-  table.className = 'robots'; table.appendChild(body); legend.appendChild(table);
+  table.className = 'grid robots'; table.appendChild(body); legend.appendChild(table);
   const row = (cells, tag) => { const tr = document.createElement('tr'); body.appendChild(tr);
     return cells.map(c => { const td = document.createElement(tag); td.textContent = c; tr.appendChild(td); return td; }); };
   row(['seat', 'name', 'health', 'score', 'primary', 'secondary', ''], 'th');
@@ -314,9 +320,38 @@ function drawSvg(G, at, layer, overlay, legend) {
                        dead ? 'destroyed' : ''], 'td');
     const dot = document.createElement('span'); dot.setAttribute('style', 'color:' + colour(slot)); dot.textContent = '\u25cf';
     cells[0].prepend(dot);
+    if (slot === seat) cells[0].parentNode.className = 'tomove';
+    if (dead) cells[0].parentNode.className = 'gone';
   }
+}
+
+function drawBoard(table) {
+  // the map at event `seq`, the robots' table, the key and the score chart (replay/skyport/board.py)
+  const S = G.svg, NS = 'http://www.w3.org/2000/svg';
+  if (!table.dataset.ready) {
+    table.replaceChildren();
+    const style = el('style'); style.textContent = S.style; table.appendChild(style);
+    const pic = el('div', 'pic');
+    const svg = document.createElementNS(NS, 'svg');
+    svg.setAttribute('viewBox', '0 0 ' + S.width + ' ' + S.height); svg.id = 'svgboard';
+    svg.style.flex = '1 1 ' + S.width + 'px'; svg.style.maxWidth = (1.6 * S.width) + 'px';  // grows on a wide screen
+    for (const id of ['layer', 'overlay']) { const g = document.createElementNS(NS, 'g'); g.id = id; svg.appendChild(g); }
+    const side = el('div'); side.style.flex = '1 1 320px'; side.style.minWidth = '0';
+    const legend = el('div'); legend.id = 'legend';
+    const key = el('div'); key.innerHTML = S.key;  // fixed words only (board.py's KEY)
+    const chart = el('div'); chart.innerHTML = S.chart;  // numbers and fixed words only
+    side.append(legend, key, chart);
+    pic.append(svg, side);
+    table.appendChild(pic);
+    table.dataset.ready = '1';
+  }
+  drawSvg(S, String(seq), document.getElementById('layer'), document.getElementById('overlay'),
+          document.getElementById('legend'));
 }
 """
 
+BOARD_JS = SVG_JS
 
-__all__ = ["board_data", "shots", "tiles_svg", "reach", "score_chart", "centre", "SVG_JS", "STYLE", "KEY"]
+
+__all__ = ["board_data", "viewer_data", "shots", "tiles_svg", "reach", "score_chart", "centre", "SVG_JS",
+           "BOARD_JS", "STYLE", "KEY"]
