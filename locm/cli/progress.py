@@ -12,10 +12,11 @@ import click
 
 
 class _Silent:
-    """A bar that shows nothing: iterates what it was given, ignores updates."""
+    """A bar that shows nothing: iterates what it was given, counts its updates (``pos``, as click's bar)."""
 
     def __init__(self, iterable: Iterable | None) -> None:
         self._iterable = iterable if iterable is not None else ()
+        self.pos = 0
 
     def __enter__(self) -> "_Silent":
         return self
@@ -27,7 +28,7 @@ class _Silent:
         return iter(self._iterable)
 
     def update(self, n_steps: int = 1, current_item: Any = None) -> None:
-        return None
+        self.pos += n_steps
 
 
 def bar(iterable: Iterable | None = None, *, length: int | None = None, label: str = "", **options: Any):
