@@ -422,7 +422,7 @@ def provenance(log: Iterable[AccountEvent]) -> dict[int, list[int]]:
     return {cid: seqs for cid, seqs in sorted(where.items()) if seqs}
 
 
-__all__ = ["Account", "ECONOMY", "OpenAccount", "GrantStarter", "BuyPack", "DestroyCard", "CraftCard", "RewardMatch", "SaveDeck",
+__all__ = ["Account", "ECONOMY", "OpenAccount", "BuyPack", "DestroyCard", "CraftCard", "RewardMatch", "SaveDeck",
            "DeleteDeck", "AccountCommand", "decide_account", "evolve_account", "fold_account", "audit_account",
            "AccountAudit", "provenance", "draw_pack", "pack_odds", "destroy_value", "craft_cost", "deck_problem",
-           "match_deck", "command_of", "economy_problem", "starter_cards", "STARTER_COPIES"]
+           "match_deck", "command_of", "economy_problem", "starter_cards", "STARTER_COPIES", "GrantStarter"]

@@ -108,5 +108,6 @@ AnyAccountEvent = Union[AccountOpened, PackOpened, CardDestroyed, CardCrafted, M
                         DeckDeleted, StarterGranted]
 ACCOUNT_EVENT_TYPES: tuple[type[AccountEvent], ...] = AnyAccountEvent.__args__  # type: ignore[attr-defined]
 
-__all__ = ["EconomyRules", "AccountEvent", "AccountOpened", "StarterGranted", "PackOpened", "CardDestroyed", "CardCrafted",
-           "MatchRewarded", "DeckSaved", "DeckDeleted", "AnyAccountEvent", "ACCOUNT_EVENT_TYPES", "WIN", "LOSS"]
+__all__ = ["EconomyRules", "AccountEvent", "AccountOpened", "PackOpened", "CardDestroyed", "CardCrafted",
+           "MatchRewarded", "DeckSaved", "DeckDeleted", "StarterGranted", "AnyAccountEvent", "ACCOUNT_EVENT_TYPES",
+           "WIN", "LOSS"]
