@@ -416,8 +416,8 @@ def provenance(log: Iterable[AccountEvent]) -> dict[int, list[int]]:
             case CardDestroyed():
                 copies = where.get(e.card)
                 if not copies:
-                    raise AccountError(f"account event {e.seq}: card {e.card} destroyed, but no copy came from a pack "
-                                       "or a craft")
+                    raise AccountError(f"account event {e.seq}: card {e.card} destroyed, but no copy came from the "
+                                       "starter, a pack or a craft")
                 copies.pop(0)
     return {cid: seqs for cid, seqs in sorted(where.items()) if seqs}
 
