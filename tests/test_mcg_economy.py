@@ -12,14 +12,14 @@ from hypothesis import given, settings, strategies as st
 
 from locm.engine.mcg.cards import TIERS, base_pool, tier
 from locm.engine.mcg.economy import (
-    ECONOMY, BuyPack, CraftCard, DeleteDeck, DestroyCard, OpenAccount, RewardMatch, SaveDeck, audit_account,
+    ECONOMY, BuyPack, CraftCard, DeleteDeck, DestroyCard, GrantStarter, OpenAccount, RewardMatch, SaveDeck, audit_account,
     craft_cost, decide_account, destroy_value, draw_pack, evolve_account, fold_account, match_deck, pack_odds,
     provenance,
 )
 from locm.engine.mcg.errors import AccountError
 from locm.engine.mcg.game import play_match
 from locm.engine.mcg.rules import STANDARD
-from locm.events.mcg.account import CardDestroyed, MatchRewarded, PackOpened
+from locm.events.mcg.account import CardDestroyed, MatchRewarded, PackOpened, StarterGranted
 from locm.events.mcg.codec import account_from_jsonl, to_jsonl
 
 CARDS = {c.id: c for c in base_pool().values() if not c.token}
@@ -60,6 +60,25 @@ def test_an_account_opens_with_gold_and_no_cards_and_every_change_is_an_event():
     with pytest.raises(AccountError, match=r"a pack costs 100 gold, the account has 0 \(R-PACK\)"):
         ledger.do(BuyPack())
     assert fold_account(account_from_jsonl(to_jsonl(ledger.log))).collection == ledger.state.collection
+
+
+def test_the_starter_is_granted_once_straight_after_the_opening_and_audits():
+    """R-STARTER: two copies of each of the 15 commonest cards (none rare), a legal deck; once, at seq 1 only."""
+    ledger = Ledger()
+    (event,) = ledger.do(GrantStarter())
+    commonest = sorted(CARDS.values(), key=lambda c: (c.rarity, c.id))[:15]
+    assert type(event) is StarterGranted and Counter(event.cards) == {c.id: 2 for c in commonest}
+    assert all(c.rarity < 75 for c in commonest)
+    ledger.do(SaveDeck(0, "starter", event.cards))
+    assert audit_account(ledger.log).ok and provenance(ledger.log)[commonest[0].id] == [1, 1]
+    with pytest.raises(AccountError, match=r"granted once, straight after the opening \(R-STARTER\)"):
+        ledger.do(GrantStarter())
+    late = Ledger()
+    late.do(BuyPack())
+    with pytest.raises(AccountError, match="R-STARTER"):
+        late.do(GrantStarter())
+    forged = [*ledger.log[:1], msgspec.structs.replace(event, cards=(76, *event.cards[1:]))]
+    assert audit_account(forged).seq == 1
 
 
 def test_packs_replay_from_their_recorded_seed():

@@ -7,7 +7,7 @@ from `Random(SHA-256(<pack seed>:<pack number>))` and record their cards (R-PACK
 exactly; `audit_account` re-decides a whole log from its commands (each event names the command it is the fact
 of) and names the first event that the rules would not give: a balance below zero, a card destroyed or put in a
 deck that was not owned, a pack whose cards are not its seed's. `provenance` traces every owned copy to the
-pack or craft that brought it.
+starter, pack or craft that brought it.
 """
 
 from __future__ import annotations
@@ -23,11 +23,13 @@ from locm.engine.mcg.emit import derived_random
 from locm.engine.mcg.errors import AccountError
 from locm.events.mcg.account import (
     LOSS, WIN, AccountEvent, AccountOpened, CardCrafted, CardDestroyed, DeckDeleted, DeckSaved, EconomyRules,
-    MatchRewarded, PackOpened,
+    MatchRewarded, PackOpened, StarterGranted,
 )
 from locm.events.mcg.rules import CardDef
 
 ECONOMY = EconomyRules()
+STARTER_COPIES = 2
+"""Copies of each starter card (R-STARTER): two, so the third copy of a card is still worth finding."""
 
 
 class Account:
@@ -60,6 +62,10 @@ class OpenAccount(msgspec.Struct, frozen=True):
     cards: tuple[CardDef, ...] = ()  # empty: the card file's collectible cards
 
 
+class GrantStarter(msgspec.Struct, frozen=True):
+    pass
+
+
 class BuyPack(msgspec.Struct, frozen=True):
     pass
 
@@ -87,7 +93,7 @@ class DeleteDeck(msgspec.Struct, frozen=True):
     slot: int
 
 
-AccountCommand = OpenAccount | BuyPack | DestroyCard | CraftCard | RewardMatch | SaveDeck | DeleteDeck
+AccountCommand = OpenAccount | GrantStarter | BuyPack | DestroyCard | CraftCard | RewardMatch | SaveDeck | DeleteDeck
 
 
 # --- decide ----------------------------------------------------------------------------------------------------
@@ -103,6 +109,10 @@ def decide_account(state: Account | None, command: AccountCommand) -> list[Accou
         raise AccountError("the account is not open: its log starts with account_opened")
     seq, econ = state.seq, state.economy
     match command:
+        case GrantStarter():
+            if seq != 1:
+                raise AccountError("the starter collection is granted once, straight after the opening (R-STARTER)")
+            return [StarterGranted(seq=seq, cause=-1, rule="R-STARTER", cards=starter_cards(state))]
         case BuyPack():
             if state.gold < econ.pack_price:
                 raise AccountError(f"a pack costs {econ.pack_price} gold, the account has {state.gold} (R-PACK)")
@@ -250,6 +260,21 @@ def draw_pack(cards: dict[int, CardDef], econ: EconomyRules, pack_seed: int, pac
     return tuple(out)
 
 
+def starter_cards(state: Account) -> tuple[int, ...]:
+    """The starter collection (R-STARTER): `STARTER_COPIES` copies of each of the commonest collectible cards
+    (lowest rarity first, then lowest id; none of rarity at least `rare_threshold`), enough for one deck."""
+    econ = state.economy
+    copies = min(STARTER_COPIES, econ.max_copies)
+    kinds = -(-econ.deck_size // copies)
+    pool = sorted((c for c in state.cards.values() if not c.token and c.rarity < min(econ.rare_threshold, 100)),
+                  key=lambda c: (c.rarity, c.id))
+    if len(pool) < kinds:
+        raise AccountError(f"the card pool has {len(pool)} cards below rarity {econ.rare_threshold:g}, a starter "
+                           f"deck needs {kinds} (R-STARTER)")
+    cards = [c.id for c in pool[:kinds] for _ in range(copies)][:econ.deck_size]
+    return tuple(sorted(cards))
+
+
 def deck_problem(state: Account, deck: Iterable[int]) -> str | None:
     """Why `deck` cannot be saved: R-DECK's rules, or more copies of a card than owned (R-DECKSLOT)."""
     econ = state.economy
@@ -293,6 +318,8 @@ def evolve_account(state: Account | None, e: AccountEvent) -> Account:
     if e.seq != state.seq:
         raise InvalidLogError(f"account event {e.seq} out of sequence: expected seq {state.seq}", e.seq)
     match e:
+        case StarterGranted():
+            state.collection.update(e.cards)
         case PackOpened():
             state.gold -= e.price
             state.packs += 1
@@ -330,6 +357,8 @@ def command_of(e: AccountEvent) -> AccountCommand:
     match e:
         case AccountOpened():
             return OpenAccount(e.account, e.pack_seed, e.economy, e.cards)
+        case StarterGranted():
+            return GrantStarter()
         case PackOpened():
             return BuyPack()
         case CardDestroyed():
@@ -374,12 +403,12 @@ def audit_account(log: Iterable[AccountEvent]) -> AccountAudit:
 
 
 def provenance(log: Iterable[AccountEvent]) -> dict[int, list[int]]:
-    """For every card owned at the end of the log, the seqs of the packs or crafts its copies came from (a
-    destroyed copy is the oldest one)."""
+    """For every card owned at the end of the log, the seqs of the starter, packs or crafts its copies came from
+    (a destroyed copy is the oldest one)."""
     where: dict[int, list[int]] = {}
     for e in log:
         match e:
-            case PackOpened():
+            case PackOpened() | StarterGranted():
                 for cid in e.cards:
                     where.setdefault(cid, []).append(e.seq)
             case CardCrafted():
@@ -387,8 +416,8 @@ def provenance(log: Iterable[AccountEvent]) -> dict[int, list[int]]:
             case CardDestroyed():
                 copies = where.get(e.card)
                 if not copies:
-                    raise AccountError(f"account event {e.seq}: card {e.card} destroyed, but no copy came from a pack "
-                                       "or a craft")
+                    raise AccountError(f"account event {e.seq}: card {e.card} destroyed, but no copy came from the "
+                                       "starter, a pack or a craft")
                 copies.pop(0)
     return {cid: seqs for cid, seqs in sorted(where.items()) if seqs}
 
@@ -396,4 +425,4 @@ def provenance(log: Iterable[AccountEvent]) -> dict[int, list[int]]:
 __all__ = ["Account", "ECONOMY", "OpenAccount", "BuyPack", "DestroyCard", "CraftCard", "RewardMatch", "SaveDeck",
            "DeleteDeck", "AccountCommand", "decide_account", "evolve_account", "fold_account", "audit_account",
            "AccountAudit", "provenance", "draw_pack", "pack_odds", "destroy_value", "craft_cost", "deck_problem",
-           "match_deck", "command_of", "economy_problem"]
+           "match_deck", "command_of", "economy_problem", "starter_cards", "STARTER_COPIES", "GrantStarter"]

@@ -52,6 +52,13 @@ class AccountOpened(AccountEvent, frozen=True, tag="mcg_account_opened"):
     cards: tuple[CardDef, ...]
 
 
+class StarterGranted(AccountEvent, frozen=True, tag="mcg_starter_granted"):
+    """The starter collection (R-STARTER), once, straight after the opening: its card ids, sorted (copies
+    repeated)."""
+
+    cards: tuple[int, ...]
+
+
 class PackOpened(AccountEvent, frozen=True, tag="mcg_pack_opened"):
     """Pack number ``pack`` (0, 1, …) bought for ``price`` gold; its cards in slot order, the last slot the
     boosted one (R-PACK, R-PACK-BOOST)."""
@@ -98,8 +105,9 @@ class DeckDeleted(AccountEvent, frozen=True, tag="mcg_deck_deleted"):
 
 
 AnyAccountEvent = Union[AccountOpened, PackOpened, CardDestroyed, CardCrafted, MatchRewarded, DeckSaved,
-                        DeckDeleted]
+                        DeckDeleted, StarterGranted]
 ACCOUNT_EVENT_TYPES: tuple[type[AccountEvent], ...] = AnyAccountEvent.__args__  # type: ignore[attr-defined]
 
 __all__ = ["EconomyRules", "AccountEvent", "AccountOpened", "PackOpened", "CardDestroyed", "CardCrafted",
-           "MatchRewarded", "DeckSaved", "DeckDeleted", "AnyAccountEvent", "ACCOUNT_EVENT_TYPES", "WIN", "LOSS"]
+           "MatchRewarded", "DeckSaved", "DeckDeleted", "StarterGranted", "AnyAccountEvent", "ACCOUNT_EVENT_TYPES",
+           "WIN", "LOSS"]

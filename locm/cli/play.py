@@ -26,9 +26,15 @@ from locm.cli.options import AGENT_HELP, GAME, RULESET, TIMEOUTS, make_sandbox, 
 @TIMEOUTS
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A referee parameter, e.g. shufflePlayer0Seed=5 (repeatable).")
+@click.option("--account", metavar="NAME", help="Seat 0 plays this account's deck (a game with accounts: "
+                                                 "my-card-game; the account is in --db, which the match's gold "
+                                                 "is credited to, once).")
+@click.option("--deck", type=int, metavar="SLOT", help="The deck slot of --account [default: its first deck].")
+@click.option("--account1", metavar="NAME", help="Seat 1's account, as --account.")
+@click.option("--deck1", type=int, metavar="SLOT", help="The deck slot of --account1, as --deck.")
 @sandbox_options
-def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, params, no_sandbox, bot_limits,
-         bot_network, bot_binds):
+def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, params, account, deck, account1, deck1,
+         no_sandbox, bot_limits, bot_network, bot_binds):
     """Play one game and print the winner and a short summary.
 
     The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
@@ -42,6 +48,7 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
       locm play --seed 7 --p0 "python3 examples/bot.py" --p1 greedy --db games.db --timeouts x2
       locm play --game mcg --ruleset standard --seed 7 --p0 greedy --p1 random --log m.jsonl
       locm play --game skyport --ruleset 2013 --seed 3 --agents hunter,random,random --db games.db
+      locm play --game mcg --seed 7 --account alice --deck 0 --p1 random --db games.db
     """
     from locm.engine import registry
     from locm.games.registry import hook
@@ -50,8 +57,15 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
     game = registry.get(game_name)
     request = PlayRequest(ruleset, seed, p0, p1, agents, log_path, db, timeouts, tuple(params))
     sandbox = functools.partial(_sandbox, no_sandbox, bot_limits, bot_network, bot_binds)
+    seats = ((account, deck), (account1, deck1))
     with usage_errors():
-        hook("play", game.name, play_any)(game, request, click.echo, sandbox)
+        if any(a is not None or d is not None for a, d in seats):  # a game with accounts plays their decks
+            with_accounts = hook("play_accounts", game.name)
+            if with_accounts is None:
+                raise click.UsageError(f"--account: {game.title} has no accounts")
+            with_accounts(game, request, seats, click.echo, sandbox)
+        else:
+            hook("play", game.name, play_any)(game, request, click.echo, sandbox)
 
 
 def _sandbox(no_sandbox, bot_limits, bot_network, bot_binds, agents, db, expected):

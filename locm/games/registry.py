@@ -26,12 +26,14 @@ from typing import Any, Callable
 COMMANDS: tuple[str, ...] = (
     "locm.games.locm.cli:register",
     "locm.games.skyport.cli:register",
+    "locm.games.mcg.cli:register",
 )
 """Functions that add a wing's own commands to the `locm` group: ``module:function``."""
 
 HOOKS: dict[str, dict[str, str]] = {
     # `locm play`, `locm tournament`: a game played its own way (LOCM: the official referee's two seats)
     "play": {"locm": "locm.games.locm.workflow:play"},
+    "play_accounts": {"mcg": "locm.games.mcg.play:play_with_accounts"},  # `locm play --account`: accounts' decks
     "tournament": {"locm": "locm.games.locm.workflow:tournament"},
     # seats taken by command-line bots that do not speak one line each way (Skyport's: its server's clients)
     "play_seated": {"skyport": "locm.games.skyport.hooks:play_seated"},

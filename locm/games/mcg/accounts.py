@@ -16,8 +16,8 @@ An account's log only grows: storing it again replaces the row only with a log t
 (the same events first), else it is refused (`AccountStoreError`): history is never rewritten. Every log is
 checked before it is stored, as `locm verify` checks an account file: seqs 0..n-1 and earlier causes, every
 event re-decided from its command on the state before it (no negative balance, no card not owned), every
-card owned traced to a pack or a craft. `account_problem` is that check; `locm verify --db` runs it on every
-stored account after checking its chain.
+card owned traced to the starter, a pack or a craft. `account_problem` is that check; `locm verify --db` runs
+it on every stored account after checking its chain.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ SIDE_LOGS = _Accounts()
 def _account_file(path: str, data: bytes, redecide: bool) -> list:
     """An account's log (its collection economy, R-ACCOUNT): its seqs 0..n-1 and causes, every event re-decided
     from its command on the state before it (no negative balance, no card not owned), and every card owned at
-    the end traced to a pack or a craft."""
+    the end traced to the starter, a pack or a craft."""
     from locm.events.codec import DecodeError
     from locm.verify.checks import Checked, Verdict
 

@@ -27,7 +27,7 @@ def report(db: Path, *, min_n: int, max_imbalance: float, agent: str | None, bac
 
 def verify_store(store) -> tuple[str, list[tuple[str, str | None]]]:
     """`locm verify` of a store's accounts: each one's chain, then its log re-decided and every card traced
-    to a pack or a craft; ``("stored account", [(label, problem or None), ...])``."""
+    to the starter, a pack or a craft; ``("stored account", [(label, problem or None), ...])``."""
     from locm.games.mcg.accounts import AccountStoreError, account_events, account_names, account_problem
 
     checked = []
