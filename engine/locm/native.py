@@ -90,6 +90,21 @@ def opening(game: Any) -> tuple[int, int, bytes, list[list[int]], int]:
             state.seq)
 
 
+def encode(value: Any) -> bytes:
+    """Canonical JSON, as the native core parses it (cards: arrays of their fields)."""
+    return _ENCODE(value)
+
+
+def opening_of(events: Sequence[Event]) -> tuple[int, int, bytes, list[list[int]], int]:
+    """`opening` from a game's opening events themselves (`engine.locm.setup.create`'s), with no state folded:
+    what a vector environment hands the native core once an episode."""
+    created = events[0]
+    pool = events[1]
+    assert type(created) is GameCreated and type(pool) is CardPoolDefined
+    offers = [list(e.base_ids) for e in events[2:] if type(e) is DraftOffered]
+    return (created.shuffle_player0_seed, created.shuffle_player1_seed, _ENCODE(pool.cards), offers, len(events))
+
+
 def agent_specs(agents: Sequence[Agent]) -> list[tuple[int, int]]:
     """The agents as the native core takes them: (kind, the generator's state) a seat."""
     players = [inner(a) for a in agents]
@@ -180,4 +195,4 @@ def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
     s.offer = offers[rnd] if phase == DRAFT_PHASE and rnd < len(offers) else ()
 
 
-__all__ = ["available", "why_not", "play", "opening", "agent_specs", "battle_vec", "play_jsonl", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]
+__all__ = ["available", "why_not", "play", "opening", "opening_of", "encode", "agent_specs", "battle_vec", "play_jsonl", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]

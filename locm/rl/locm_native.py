@@ -37,7 +37,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from locm.engine.locm import native
+from locm.engine.locm import native, setup
 from locm.rl.env import Layout, derive_seed
 from locm.rl.locm import LocmSpec
 
@@ -81,7 +81,8 @@ class NativeBattleVectorEnv(VectorEnv):
         self._terminations = np.zeros(num_envs, dtype=bool)
         self._truncations = np.zeros(num_envs, dtype=bool)
         self._rngs: list[np.random.Generator | None] = [None] * num_envs
-        self._openings: list[Any] = [None] * num_envs  # the Python core's game at each row's opening (keep_log)
+        self._openings: list[Any] = [None] * num_envs  # each row's opening events (with keep_log)
+        self._pool = self._seeded_pool()
 
     def reset(self, *, seed: int | Sequence[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -141,21 +142,45 @@ class NativeBattleVectorEnv(VectorEnv):
         game_seed = seed if seed is not None else int(rng.integers(0, 2**31))
         seat, other = self.seat, 1 - self.seat
         names = [self.name, self.opponent] if seat == 0 else [self.opponent, self.name]
-        match = self.spec_.new(game_seed, names)
         agents = [None, None]
         agents[other] = self.spec_.opponent(self.opponent, derive_seed(game_seed, f"agent{other}")).agent
         agents[seat] = self.spec_.opponent(self.own_agent, derive_seed(game_seed, f"own{seat}")).agent
-        self._core.open_row(i, *native.opening(match.game), seat, native.agent_specs(agents), self._obs, self._masks)
+        specs = native.agent_specs(agents)
+        if self._pool is not None:  # the opening decided natively from the game's seeds (its events not kept)
+            params = setup.derive_params(self.spec_.rules, game_seed)
+            self._core.open_row_seeded(i, params["shufflePlayer0Seed"], params["shufflePlayer1Seed"],
+                                       params[self._pool[0]], self._pool[1], seat, specs, self._obs, self._masks)
+            return
+        events = setup.create(self.spec_.rules, game_seed, None, (names[0], names[1]))  # what `LocmMatch` makes
+        self._core.open_row(i, *native.opening_of(events), seat, specs, self._obs, self._masks)
         if self.keep_log:
-            self._openings[i] = match.game
+            self._openings[i] = events
+
+    def _seeded_pool(self) -> tuple[str, int] | None:
+        """How the native core makes the card pool from a game's seed (the seed's name, the card generator's
+        handle), having handed it the 1.2 card list; None where the Python core's opening is needed: the log
+        kept (its opening events), or a generator's weights with ``cardChanges``."""
+        rules = self.spec_.rules
+        if self.keep_log:
+            return None
+        if rules.deck_building == "draft":
+            from locm.engine.locm.carddata import CARDLIST_SIZE, cardlist_12
+
+            cards = {**cardlist_12(), **{c.base_id: c for c in rules.cards}}  # as draft.draft_events takes them
+            self._core.set_card_list(native.encode(tuple(cards[b] for b in range(1, CARDLIST_SIZE + 1))))
+            return "draftChoicesSeed", 0
+        from locm.engine.locm.cardgen import _load_tables
+        from locm.engine.locm.nativecards import cardgen_handle
+
+        handle = cardgen_handle(rules.card_weights, _load_tables)
+        return None if handle is None else ("cardGenSeed", handle)
 
     def _episode(self, i: int) -> tuple[bytes, str]:
         """Row i's finished game: its whole log as JSON lines, and its episode id."""
         from locm.engine.locm.gameid import episode_id
         from locm.events.locm.codec import from_jsonl, to_jsonl
 
-        game = self._openings[i]
-        data = to_jsonl(game.log) + self._core.take_log(i)
+        data = to_jsonl(self._openings[i]) + self._core.take_log(i)
         return data, episode_id(from_jsonl(data))
 
 

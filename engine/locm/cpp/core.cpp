@@ -1380,20 +1380,20 @@ std::vector<Card> parse_cards(std::string_view s) {
 // final state, or None without `with_state`; the agents' generators; each seat's turns' times in ms).
 // A game at the state after its opening (the Python core's): its rules, shuffle seeds, card pool (as canonical
 // JSON), draft offers and next seq; greedy's keyword values (64, by mask) are the caller's and must outlive it.
-void open_game(Game& g, const Rules& rules, int64_t shuffle0, int64_t shuffle1, std::string_view cards,
-               const py::list& offers, int seq, const double* kw_values) {
+void open_game(Game& g, const Rules& rules, int64_t shuffle0, int64_t shuffle1, std::vector<Card> cards,
+               std::vector<std::vector<int>> offers, int seq, const double* kw_values) {
     g.rules = rules;
     g.shuffle_seed[0] = shuffle0;
     g.shuffle_seed[1] = shuffle1;
     int max_base = 0;
-    for (const Card& card : parse_cards(cards)) {
+    for (const Card& card : cards) {
         if (card.base_id < 0) throw std::invalid_argument("a negative base id");
         max_base = std::max(max_base, card.base_id);
-        g.cards.push_back(card);
     }
+    g.cards = std::move(cards);
     g.card_index.assign(max_base + 1, -1);
     for (size_t k = 0; k < g.cards.size(); ++k) g.card_index[g.cards[k].base_id] = static_cast<int>(k);
-    for (const py::handle& h : offers) g.offers.push_back(h.cast<std::vector<int>>());
+    g.offers = std::move(offers);
     for (int p = 0; p < 2; ++p) {
         g.players[p].health = g.rules.start_health;
         g.players[p].max_mana = p;
@@ -1413,7 +1413,8 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
                     const std::vector<double>& kw_values) {
     if (kw_values.size() != 64) throw std::invalid_argument("64 keyword values expected");
     Game g;
-    open_game(g, rules_from(rules), shuffle0, shuffle1, std::string_view(cards), offers, seq, kw_values.data());
+    open_game(g, rules_from(rules), shuffle0, shuffle1, parse_cards(std::string_view(cards)),
+              offers.cast<std::vector<std::vector<int>>>(), seq, kw_values.data());
     Agent ag[2];
     for (int p = 0; p < 2; ++p) {
         auto a = agents[p].cast<std::pair<int, uint64_t>>();
@@ -1491,24 +1492,58 @@ class BattleVec {
     int n_actions() const { return n_actions_; }
     int obs_size() const { return obs_size_; }
 
-    // EnvRow i's new game from its opening, played to the learner's first decision; its observation and mask written.
+    // Row i's new game from its opening (the Python core's events: `locm.engine.locm.native.opening_of`), played
+    // to the learner's first decision; its observation and mask written.
     void open_row(int i, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards, const py::list& offers, int seq,
                   int seat, const py::list& agents, py::array_t<float> obs, py::array_t<bool> mask) {
         EnvRow& r = row(i);
         r.g = Game();
-        open_game(r.g, rules_, shuffle0, shuffle1, std::string_view(cards), offers, seq, kw_values_.data());
-        r.g.keep_log = keep_log_;
-        r.seat = seat;
-        r.invalid = 0;
-        for (int p = 0; p < 2; ++p) {
-            auto a = agents[p].cast<std::pair<int, uint64_t>>();
-            r.ag[p].kind = a.first;
-            r.ag[p].rng.seed = a.second & MASK48;
+        open_game(r.g, rules_, shuffle0, shuffle1, parse_cards(std::string_view(cards)),
+                  offers.cast<std::vector<std::vector<int>>>(), seq, kw_values_.data());
+        start(i, seat, agents, obs, mask);
+    }
+    // The same from the game's seeds alone, its opening decided here as engine/locm/setup.py decides it: the 1.2
+    // draft (draft.py's `_offers_one_by_one` over `set_card_list`'s cards) or the constructed pool (cardgen.py,
+    // by the generator's tables `handle`). For games whose log is not kept: no opening event is made.
+    void open_row_seeded(int i, int64_t shuffle0, int64_t shuffle1, int64_t pool_seed, int handle, int seat,
+                         const py::list& agents, py::array_t<float> obs, py::array_t<bool> mask) {
+        EnvRow& r = row(i);
+        r.g = Game();
+        std::vector<Card> cards;
+        std::vector<std::vector<int>> offers;
+        if (rules_.draft) {
+            if (card_list_.empty()) throw std::runtime_error("set_card_list was not called");
+            constexpr int LIST = 160;
+            int rounds = rules_.draft_rounds, size = std::min(2 * rounds, LIST);
+            JRandom rng = JRandom::from_seed(pool_seed);
+            std::vector<bool> taken(LIST, false);
+            std::vector<int> pool;
+            while (static_cast<int>(pool.size()) < size) {
+                int k = java_next_int(rng, LIST);
+                if (!taken[k]) { taken[k] = true; pool.push_back(k + 1); }
+            }
+            for (int rnd = 0; rnd < rounds; ++rnd) {
+                int a = java_next_int(rng, size), b = java_next_int(rng, size);
+                while (b == a) b = java_next_int(rng, size);
+                int c = java_next_int(rng, size);
+                while (c == a || c == b) c = java_next_int(rng, size);
+                offers.push_back({pool[a], pool[b], pool[c]});
+            }
+            for (int b : pool) cards.push_back(card_list_.at(b - 1));
+        } else {
+            cards = generate_cards(pool_seed, handle);
         }
-        r.live = true;
-        float* o = rows_of(obs, obs_size_);
-        bool* m = rows_of(mask, n_actions_);
-        advance(r, o + static_cast<size_t>(i) * obs_size_, m + static_cast<size_t>(i) * n_actions_);
+        int seq = 2 + static_cast<int>(offers.size());  // game_created, card_pool_defined, the draft's offers
+        open_game(r.g, rules_, shuffle0, shuffle1, std::move(cards), std::move(offers), seq, kw_values_.data());
+        start(i, seat, agents, obs, mask);
+    }
+    // The 1.2 card list (baseIds 1..160, a variant's changed cards in place) `open_row_seeded` drafts from.
+    void set_card_list(const py::bytes& cards) {
+        std::vector<Card> list = parse_cards(std::string_view(cards));
+        if (list.size() != 160) throw std::invalid_argument("160 cards expected");
+        for (size_t k = 0; k < list.size(); ++k)
+            if (list[k].base_id != static_cast<int>(k) + 1) throw std::invalid_argument("cards by baseId expected");
+        card_list_ = std::move(list);
     }
 
     // Every row's action (a slot); the rows' results written in place. Rows not open are left as they are.
@@ -1554,7 +1589,7 @@ class BattleVec {
         }
     }
 
-    // EnvRow i's events since its opening as canonical JSON lines (with the log kept), then the row closed.
+    // Row i's events since its opening as canonical JSON lines (with the log kept), then the row closed.
     py::bytes take_log(int i) {
         EnvRow& r = row(i);
         Buf s;
@@ -1577,8 +1612,26 @@ class BattleVec {
     double invalid_reward_;
     int max_invalid_, h_ = 0, s_ = 0, use_base_ = 0, use_width_ = 0, attack_base_ = 0, n_actions_ = 0, obs_size_ = 0;
     std::vector<double> kw_values_;
+    std::vector<Card> card_list_;
+
+    void start(int i, int seat, const py::list& agents, py::array_t<float>& obs, py::array_t<bool>& mask) {
+        EnvRow& r = rows_[i];
+        r.g.keep_log = keep_log_;
+        r.seat = seat;
+        r.invalid = 0;
+        for (int p = 0; p < 2; ++p) {
+            auto a = agents[p].cast<std::pair<int, uint64_t>>();
+            r.ag[p].kind = a.first;
+            r.ag[p].rng.seed = a.second & MASK48;
+        }
+        r.live = true;
+        float* o = rows_of(obs, obs_size_);
+        bool* m = rows_of(mask, n_actions_);
+        advance(r, o + static_cast<size_t>(i) * obs_size_, m + static_cast<size_t>(i) * n_actions_);
+    }
 
     EnvRow& row(int i) {
+
         if (i < 0 || i >= static_cast<int>(rows_.size())) throw std::out_of_range("no such environment");
         return rows_[i];
     }
@@ -1729,6 +1782,8 @@ PYBIND11_MODULE(_native, m) {
         .def_property_readonly("n_actions", &BattleVec::n_actions)
         .def_property_readonly("obs_size", &BattleVec::obs_size)
         .def("open_row", &BattleVec::open_row)
+        .def("open_row_seeded", &BattleVec::open_row_seeded)
+        .def("set_card_list", &BattleVec::set_card_list)
         .def("step", &BattleVec::step)
         .def("take_log", &BattleVec::take_log)
         .def("row_state", &BattleVec::row_state)
