@@ -143,3 +143,20 @@ def test_a_variants_sizes():
         got, rewards, _, _, info = native.step(actions)
         want, want_rewards, _, _, want_info = python.step(actions)
         assert np.array_equal(got, want) and np.array_equal(info["action_mask"], want_info["action_mask"]), t
+
+
+def test_a_game_over_before_the_first_decision_is_passed_over():
+    """Health 1: the opponent's first turn can end a game before the learner (seat 1) decides; such a row opens
+    its next game rather than staying without a legal slot."""
+    import msgspec
+
+    from locm.engine.locm.rulesets import by_name
+
+    rules = msgspec.structs.replace(by_name("1.2"), start_health=1, name="thin")
+    envs = NativeBattleVectorEnv(64, rules, seat=1, opponent="greedy")
+    _, info = envs.reset(seed=0)
+    assert info["action_mask"].any(axis=1).all()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        _, _, terms, _, info = envs.step(_actions(rng, info["action_mask"], 0.0))
+        assert info["action_mask"].any(axis=1).all()

@@ -19,7 +19,8 @@ Where the work is done: each `step` is one call into core.cpp's ``BattleVec``, w
 the opponent's turns and the learner's own agent's deck building, and writes the arrays in place. Python runs
 once an episode (a finished row's next game: its opening, which the Python core makes, and its agents' seeds),
 never once a step. The opponent and the learner's own agent are the native core's built-in agents (``pass``,
-``random``, ``greedy``); the reward is win-loss.
+``random``, ``greedy``); the reward is win-loss. A game that ends before the learner's first decision (possible in a variant
+with tiny health) is passed over: its row opens its next game.
 
 ``keep_log=True`` keeps every game's event log: a finished row's log is in ``infos["episode_log"]`` (its JSON
 lines, the bytes `locm.events.locm.codec.to_jsonl` makes, so the same hash chain as the Python core's game for
@@ -136,7 +137,14 @@ class NativeBattleVectorEnv(VectorEnv):
     # --- inside ---------------------------------------------------------------------------------------------
 
     def _open(self, i: int, seed: int | None) -> None:
-        """Row i's next game (seed given, or drawn from the row's generator as `GameEnv.reset` draws it)."""
+        """Row i's next game (seed given, or drawn from the row's generator as `GameEnv.reset` draws it). A game
+        that ends before the learner's first decision (a variant's tiny health: `GameEnv` would give a mask with
+        no legal slot and refuse the next step) is passed over: the row opens the next seed of its generator."""
+        self._open_one(i, seed)
+        while not self._masks[i].any():
+            self._open_one(i, None)
+
+    def _open_one(self, i: int, seed: int | None) -> None:
         rng = self._rngs[i]
         assert rng is not None
         game_seed = seed if seed is not None else int(rng.integers(0, 2**31))
