@@ -79,15 +79,47 @@ def rules_tuple(r: Rules) -> tuple[Any, ...]:
             r.draft_rounds, r.max_copies, r.deck_building == DRAFT)
 
 
-def _run(game: Any, agents: Sequence[Agent], as_json: bool) -> tuple[Any, Any, Any, Any]:
+def opening(game: Any) -> tuple[int, int, bytes, list[list[int]], int]:
+    """What the native core takes of a game at its opening: the shuffle seeds, the card pool (canonical JSON of
+    the array-like Cards), the draft offers and the next seq."""
     state: GameState = game.state
     created = state.params
     assert created is not None
     cards = _ENCODE(tuple(state.cards.values()))  # array-like Cards: [base_id, type, ..., area, name, text]
+    return (created.shuffle_player0_seed, created.shuffle_player1_seed, cards, [list(o) for o in state._offers],
+            state.seq)
+
+
+def encode(value: Any) -> bytes:
+    """Canonical JSON, as the native core parses it (cards: arrays of their fields)."""
+    return _ENCODE(value)
+
+
+def opening_of(events: Sequence[Event]) -> tuple[int, int, bytes, list[list[int]], int]:
+    """`opening` from a game's opening events themselves (`engine.locm.setup.create`'s), with no state folded:
+    what a vector environment hands the native core once an episode."""
+    created = events[0]
+    pool = events[1]
+    assert type(created) is GameCreated and type(pool) is CardPoolDefined
+    offers = [list(e.base_ids) for e in events[2:] if type(e) is DraftOffered]
+    return (created.shuffle_player0_seed, created.shuffle_player1_seed, _ENCODE(pool.cards), offers, len(events))
+
+
+def agent_specs(agents: Sequence[Agent]) -> list[tuple[int, int]]:
+    """The agents as the native core takes them: (kind, the generator's state) a seat."""
     players = [inner(a) for a in agents]
-    specs = [(AGENT_KINDS[type(a)], a.rng._seed if type(a) is RandomAgent else 0) for a in players]
-    made = _native.play_game(rules_tuple(state.rules), created.shuffle_player0_seed, created.shuffle_player1_seed,
-                             cards, [list(o) for o in state._offers], state.seq, specs, not as_json, as_json,
+    return [(AGENT_KINDS[type(a)], a.rng._seed if type(a) is RandomAgent else 0) for a in players]
+
+
+def battle_vec(rules: Rules, n: int, bounded: bool, keep_log: bool, invalid_reward: float, max_invalid: int) -> Any:
+    """The native battle environment of `n` games (core.cpp's `BattleVec`; locm/rl/locm_native.py drives it)."""
+    if _native is None:
+        raise RuntimeError(WHY_UNAVAILABLE)
+    return _native.BattleVec(rules_tuple(rules), n, bounded, keep_log, invalid_reward, max_invalid, _KW_VALUES)
+
+
+def _run(game: Any, agents: Sequence[Agent], as_json: bool) -> tuple[Any, Any, Any, Any]:
+    made = _native.play_game(rules_tuple(game.state.rules), *opening(game), agent_specs(agents), not as_json, as_json,
                              _KW_VALUES)
     return cast("tuple[Any, Any, Any, Any]", made)
 
@@ -163,4 +195,4 @@ def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
     s.offer = offers[rnd] if phase == DRAFT_PHASE and rnd < len(offers) else ()
 
 
-__all__ = ["available", "why_not", "play", "play_jsonl", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]
+__all__ = ["available", "why_not", "play", "opening", "opening_of", "encode", "agent_specs", "battle_vec", "play_jsonl", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]

@@ -17,6 +17,16 @@ def generated_cards(card_gen_seed: int, weights: str, load_tables: Callable[[str
     """The cards of `card_gen_seed` by the native core, from the tables `load_tables(weights)` gives; None where
     it does not make them (not built here, or weights whose ``cardChanges`` change the generated cards)."""
     native, _ = native_module("locm")
+    handle = cardgen_handle(weights, load_tables)
+    if native is None or handle is None:
+        return None
+    return native.generated_cards(card_gen_seed, handle, Card)  # type: ignore[no-any-return]
+
+
+def cardgen_handle(weights: str, load_tables: Callable[[str], Tables]) -> int | None:
+    """The native core's handle of the generator's tables for `weights` (handed in on first use); None where it
+    does not make these cards (not built here, or weights whose ``cardChanges`` change the generated cards)."""
+    native, _ = native_module("locm")
     if native is None:
         return None
     handle = _CARDGEN.get(weights)
@@ -33,4 +43,4 @@ def generated_cards(card_gen_seed: int, weights: str, load_tables: Callable[[str
             choice(t.types), choice(t.mana), choice(t.kw_count), choice(t.area), choice(t.draw),
             choice(t.my_health), choice(t.opp_health), [None if c is None else choice(c) for c in t.keywords],
             (t.attack.mean, t.attack.std), (t.defense.mean, t.defense.std)))
-    return native.generated_cards(card_gen_seed, handle, Card)  # type: ignore[no-any-return]
+    return handle

@@ -9,7 +9,13 @@
 //
 // Built by setup.py as locm.engine.locm._native (pybind11). Identity with the Python core is what the tests
 // check: equal logs, byte for byte, on random seeds and random variants (tests/test_native.py).
+//
+// One file (past the house's 450 lines) on purpose: setup.py compiles in its sha256 and the Python side refuses a
+// build whose source changed, so the whole native core is one source. Its parts, in order: java.util.Random, the
+// state and `Game` (emit, drawing, battle, decide, evolve, the agents), the card generator, the events' JSON and
+// objects, `play_game`, and the battle environment of N games (`BattleVec`, tests/test_native_vec.py).
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -179,6 +185,7 @@ struct Game {
     std::vector<Unit> units;  // by id
     Player players[2];
     std::vector<Ev> log;
+    bool keep_log = true;  // off: the events are applied and dropped (a vector environment's games, log off)
 
     // the decision being made
     std::vector<Ev> out;
@@ -646,11 +653,13 @@ struct Game {
 
     // -- evolve.py -----------------------------------------------------------------------------------------------
     void apply() {
+        if (out.empty()) return;
+        int last = out.back().seq;
         for (Ev& e : out) {
             evolve(e);
-            log.push_back(std::move(e));
+            if (keep_log) log.push_back(std::move(e));
         }
-        if (!out.empty()) seq = log.back().seq + 1;
+        seq = last + 1;
         out.clear();
     }
     static void remove_id(std::vector<int>& v, int id) {
@@ -796,52 +805,52 @@ struct Game {
 
     // -- agents.py: pass, random and greedy ---------------------------------------------------------------------
     void play(Agent* agents) {
-        std::vector<Action> acts;
         while (phase != ENDED_PHASE) {
             int p = current;
-            Agent& ag = agents[p];
             auto started = std::chrono::steady_clock::now();
-            struct Timed {  // one agent's turn (what `Agent.play_turn` does once), timed for `turn_ms`
-                Game& g; int p; std::chrono::steady_clock::time_point t;
-                ~Timed() {
-                    std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - t;
-                    g.turn_ms[p].push_back(ms.count());
-                }
-            } timed{*this, p, started};
-            if (phase == DRAFT_PHASE) {
-                int n = static_cast<int>(offers[round].size());
-                pick(p, ag.kind == 1 ? java_next_int(ag.rng, n) : ag.kind == 2 ? greedy_pick(p) : 0);
-            } else if (phase == CONSTRUCT_PHASE) {
-                std::vector<int> deck;
-                if (ag.kind == 1) deck = random_deck(ag.rng);
-                else if (ag.kind == 2) deck = greedy_deck();
-                else fill_deck(deck);
-                build(p, deck);
-            } else {
-                if (ag.kind == 1) {
-                    while (true) {
-                        legal(acts);
-                        int n = static_cast<int>(acts.size());
-                        int k = java_next_int(ag.rng, n + 1);
-                        if (k == n) break;
-                        Action a = acts[k];
-                        battle_command(&a);
-                        if (phase == ENDED_PHASE) break;
-                    }
-                } else if (ag.kind == 2) {
-                    for (int k = 0; k < 3 * rules.hand_limit + 2 * rules.lane_size; ++k) {
-                        if (phase == ENDED_PHASE) break;
-                        legal(acts);
-                        const Action* a = greedy_choice(p, acts);
-                        if (!a) break;
-                        Action chosen = *a;
-                        battle_command(&chosen);
-                    }
-                }
-                if (phase != ENDED_PHASE) battle_command(nullptr);
-            }
+            agent_turn(agents[p]);
+            std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - started;
+            turn_ms[p].push_back(ms.count());  // one agent's turn (what `Agent.play_turn` does once), timed
         }
     }
+    // One turn of the player to move by a built-in agent: a pick, a deck, or a whole battle turn.
+    void agent_turn(Agent& ag) {
+        int p = current;
+        std::vector<Action>& acts = scratch;
+        if (phase == DRAFT_PHASE) {
+            int n = static_cast<int>(offers[round].size());
+            pick(p, ag.kind == 1 ? java_next_int(ag.rng, n) : ag.kind == 2 ? greedy_pick(p) : 0);
+        } else if (phase == CONSTRUCT_PHASE) {
+            std::vector<int> deck;
+            if (ag.kind == 1) deck = random_deck(ag.rng);
+            else if (ag.kind == 2) deck = greedy_deck();
+            else fill_deck(deck);
+            build(p, deck);
+        } else if (phase == BATTLE_PHASE) {
+            if (ag.kind == 1) {
+                while (true) {
+                    legal(acts);
+                    int n = static_cast<int>(acts.size());
+                    int k = java_next_int(ag.rng, n + 1);
+                    if (k == n) break;
+                    Action a = acts[k];
+                    battle_command(&a);
+                    if (phase == ENDED_PHASE) break;
+                }
+            } else if (ag.kind == 2) {
+                for (int k = 0; k < 3 * rules.hand_limit + 2 * rules.lane_size; ++k) {
+                    if (phase == ENDED_PHASE) break;
+                    legal(acts);
+                    const Action* a = greedy_choice(p, acts);
+                    if (!a) break;
+                    Action chosen = *a;
+                    battle_command(&chosen);
+                }
+            }
+            if (phase != ENDED_PHASE) battle_command(nullptr);
+        }
+    }
+    std::vector<Action> scratch;  // the agents' legal lists
 
     std::vector<double> turn_ms[2];  // each seat's turns (its agent's decisions), in milliseconds
 
@@ -1374,25 +1383,22 @@ std::vector<Card> parse_cards(std::string_view s) {
 // Plays a game from its opening (the events the Python core made: game_created, the card pool, the draft
 // offers) to its end. Returns (the rest of the log: the event objects, or with `as_json` their JSON lines; the
 // final state, or None without `with_state`; the agents' generators; each seat's turns' times in ms).
-py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards,
-                    const py::list& offers, int seq, const py::list& agents, bool with_state, bool as_json,
-                    const std::vector<double>& kw_values) {
-    Game g;
-    g.rules = rules_from(rules);
+// A game at the state after its opening (the Python core's): its rules, shuffle seeds, card pool (as canonical
+// JSON), draft offers and next seq; greedy's keyword values (64, by mask) are the caller's and must outlive it.
+void open_game(Game& g, const Rules& rules, int64_t shuffle0, int64_t shuffle1, std::vector<Card> cards,
+               std::vector<std::vector<int>> offers, int seq, const double* kw_values) {
+    g.rules = rules;
     g.shuffle_seed[0] = shuffle0;
     g.shuffle_seed[1] = shuffle1;
     int max_base = 0;
-    {
-        std::string_view text = cards;
-        for (const Card& card : parse_cards(text)) {
-            if (card.base_id < 0) throw std::invalid_argument("a negative base id");
-            max_base = std::max(max_base, card.base_id);
-            g.cards.push_back(card);
-        }
+    for (const Card& card : cards) {
+        if (card.base_id < 0) throw std::invalid_argument("a negative base id");
+        max_base = std::max(max_base, card.base_id);
     }
+    g.cards = std::move(cards);
     g.card_index.assign(max_base + 1, -1);
     for (size_t k = 0; k < g.cards.size(); ++k) g.card_index[g.cards[k].base_id] = static_cast<int>(k);
-    for (const py::handle& h : offers) g.offers.push_back(h.cast<std::vector<int>>());
+    g.offers = std::move(offers);
     for (int p = 0; p < 2; ++p) {
         g.players[p].health = g.rules.start_health;
         g.players[p].max_mana = p;
@@ -1400,12 +1406,20 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
         g.players[p].bonus = p == 1;
         g.players[p].runes = g.rules.runes;
     }
-    if (kw_values.size() != 64) throw std::invalid_argument("64 keyword values expected");
-    g.kw_value = kw_values.data();
+    g.kw_value = kw_values;
     g.phase = g.rules.draft ? DRAFT_PHASE : CONSTRUCT_PHASE;
     g.seq = seq;
     g.current = 0;
     g.next_id = 2 * (g.rules.draft ? g.rules.draft_rounds : g.rules.deck_size) + 1;
+}
+
+py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards,
+                    const py::list& offers, int seq, const py::list& agents, bool with_state, bool as_json,
+                    const std::vector<double>& kw_values) {
+    if (kw_values.size() != 64) throw std::invalid_argument("64 keyword values expected");
+    Game g;
+    open_game(g, rules_from(rules), shuffle0, shuffle1, parse_cards(std::string_view(cards)),
+              offers.cast<std::vector<std::vector<int>>>(), seq, kw_values.data());
     Agent ag[2];
     for (int p = 0; p < 2; ++p) {
         auto a = agents[p].cast<std::pair<int, uint64_t>>();
@@ -1443,6 +1457,313 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
                           py::make_tuple(g.turn_ms[0], g.turn_ms[1]));
 }
 
+
+// --- the battle environment, N games a call (locm/rl/locm_native.py) ---------------------------------------------
+//
+// LOCM's battle environment (locm/rl/env.py's `GameEnv` over locm/rl/locm.py's `LocmMatch`, learning the battle
+// only, the win-loss reward) for N games at once: each `step` plays every game's learner action, the other seat's
+// turns and the learner's own agent's deck building until the learner decides again, and writes the
+// observations, masks, rewards, terminations and truncations into the caller's NumPy arrays, with no Python
+// object made. The encoding is `LocmMatch._battle_obs` and `_battle_choices`, number for number (float32 of the
+// same double arithmetic). A game's opening is the Python core's (`open_row`, once an episode).
+
+constexpr int LANES = 2, OWN_UNIT = 10, ENEMY_UNIT = 9, HAND_WIDTH = 19;
+
+struct EnvRow {
+    Game g;
+    Agent ag[2];  // ag[seat]: the learner's own agent (deck building); ag[1 - seat]: the opponent
+    int seat = 0, invalid = 0;
+    bool live = false;
+    std::vector<Action> acts;      // the legal list at the learner's decision
+    std::vector<int> slot_action;  // slot -> index into acts, -1 for the end of the turn, -2 for no action
+};
+
+class BattleVec {
+  public:
+    BattleVec(const py::tuple& rules, int n, bool bounded, bool keep_log, double invalid_reward, int max_invalid,
+              std::vector<double> kw_values)
+        : rules_(rules_from(rules)), rows_(n), bounded_(bounded), keep_log_(keep_log),
+          invalid_reward_(invalid_reward), max_invalid_(max_invalid), kw_values_(std::move(kw_values)) {
+        if (n < 1) throw std::invalid_argument("at least one environment");
+        if (kw_values_.size() != 64) throw std::invalid_argument("64 keyword values expected");
+        h_ = rules_.hand_limit;
+        s_ = rules_.lane_size;
+        use_base_ = 1 + LANES * h_;
+        use_width_ = 1 + 2 * LANES * s_;
+        attack_base_ = use_base_ + h_ * use_width_;
+        n_actions_ = attack_base_ + LANES * s_ * (1 + s_);
+        obs_size_ = 16 + h_ * HAND_WIDTH + LANES * s_ * (OWN_UNIT + ENEMY_UNIT);
+    }
+    int n_actions() const { return n_actions_; }
+    int obs_size() const { return obs_size_; }
+
+    // Row i's new game from its opening (the Python core's events: `locm.engine.locm.native.opening_of`), played
+    // to the learner's first decision; its observation and mask written.
+    void open_row(int i, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards, const py::list& offers, int seq,
+                  int seat, const py::list& agents, py::array_t<float> obs, py::array_t<bool> mask) {
+        EnvRow& r = row(i);
+        r.g = Game();
+        open_game(r.g, rules_, shuffle0, shuffle1, parse_cards(std::string_view(cards)),
+                  offers.cast<std::vector<std::vector<int>>>(), seq, kw_values_.data());
+        start(i, seat, agents, obs, mask);
+    }
+    // The same from the game's seeds alone, its opening decided here as engine/locm/setup.py decides it: the 1.2
+    // draft (draft.py's `_offers_one_by_one` over `set_card_list`'s cards) or the constructed pool (cardgen.py,
+    // by the generator's tables `handle`). For games whose log is not kept: no opening event is made.
+    void open_row_seeded(int i, int64_t shuffle0, int64_t shuffle1, int64_t pool_seed, int handle, int seat,
+                         const py::list& agents, py::array_t<float> obs, py::array_t<bool> mask) {
+        EnvRow& r = row(i);
+        r.g = Game();
+        std::vector<Card> cards;
+        std::vector<std::vector<int>> offers;
+        if (rules_.draft) {
+            if (card_list_.empty()) throw std::runtime_error("set_card_list was not called");
+            constexpr int LIST = 160;
+            int rounds = rules_.draft_rounds, size = std::min(2 * rounds, LIST);
+            JRandom rng = JRandom::from_seed(pool_seed);
+            std::vector<bool> taken(LIST, false);
+            std::vector<int> pool;
+            while (static_cast<int>(pool.size()) < size) {
+                int k = java_next_int(rng, LIST);
+                if (!taken[k]) { taken[k] = true; pool.push_back(k + 1); }
+            }
+            for (int rnd = 0; rnd < rounds; ++rnd) {
+                int a = java_next_int(rng, size), b = java_next_int(rng, size);
+                while (b == a) b = java_next_int(rng, size);
+                int c = java_next_int(rng, size);
+                while (c == a || c == b) c = java_next_int(rng, size);
+                offers.push_back({pool[a], pool[b], pool[c]});
+            }
+            for (int b : pool) cards.push_back(card_list_.at(b - 1));
+        } else {
+            cards = generate_cards(pool_seed, handle);
+        }
+        int seq = 2 + static_cast<int>(offers.size());  // game_created, card_pool_defined, the draft's offers
+        open_game(r.g, rules_, shuffle0, shuffle1, std::move(cards), std::move(offers), seq, kw_values_.data());
+        start(i, seat, agents, obs, mask);
+    }
+    // The 1.2 card list (baseIds 1..160, a variant's changed cards in place) `open_row_seeded` drafts from.
+    void set_card_list(const py::bytes& cards) {
+        std::vector<Card> list = parse_cards(std::string_view(cards));
+        if (list.size() != 160) throw std::invalid_argument("160 cards expected");
+        for (size_t k = 0; k < list.size(); ++k)
+            if (list[k].base_id != static_cast<int>(k) + 1) throw std::invalid_argument("cards by baseId expected");
+        card_list_ = std::move(list);
+    }
+
+    // Every row's action (a slot); the rows' results written in place. Rows not open are left as they are.
+    void step(py::array_t<int64_t, py::array::c_style | py::array::forcecast> actions, py::array_t<float> obs,
+              py::array_t<bool> mask, py::array_t<double> rewards, py::array_t<bool> terminations,
+              py::array_t<bool> truncations) {
+        const int n = static_cast<int>(rows_.size());
+        if (actions.ndim() != 1 || actions.shape(0) != n) throw std::invalid_argument("one action a row expected");
+        const int64_t* a = actions.data();
+        float* o = rows_of(obs, obs_size_);
+        bool* m = rows_of(mask, n_actions_);
+        double* rw = vec_of(rewards);
+        bool* te = vec_of(terminations);
+        bool* tr = vec_of(truncations);
+        py::gil_scoped_release release;
+        for (int i = 0; i < n; ++i) {
+            EnvRow& r = rows_[i];
+            rw[i] = 0.0;
+            te[i] = tr[i] = false;
+            if (!r.live) continue;
+            float* oi = o + static_cast<size_t>(i) * obs_size_;
+            bool* mi = m + static_cast<size_t>(i) * n_actions_;
+            int64_t slot = a[i];
+            int k = slot >= 0 && slot < n_actions_ ? r.slot_action[slot] : -2;
+            if (k == -2) {  // outside the mask: nothing changes but the count of invalid actions in a row
+                rw[i] = invalid_reward_;
+                tr[i] = ++r.invalid >= max_invalid_;
+                continue;
+            }
+            r.invalid = 0;
+            if (k < 0) {
+                r.g.battle_command(nullptr);
+            } else {
+                Action chosen = r.acts[k];
+                r.g.battle_command(&chosen);
+            }
+            advance(r, oi, mi);
+            if (r.g.phase == ENDED_PHASE) {
+                te[i] = true;
+                bool first = r.g.winner == 0;  // the Python core's result: (1, -1) if seat 0 won, else (-1, 1)
+                rw[i] = (r.seat == 0) == first ? 1.0 : -1.0;
+            }
+        }
+    }
+
+    // Row i's events since its opening as canonical JSON lines (with the log kept), then the row closed.
+    py::bytes take_log(int i) {
+        EnvRow& r = row(i);
+        Buf s;
+        s.s.resize(r.g.log.size() * 120 + 4096);
+        for (const Ev& e : r.g.log) {
+            write_json(s, e);
+            s.put('\n');
+        }
+        r.g.log.clear();
+        return py::bytes(s.s.data(), s.n);
+    }
+    py::tuple row_state(int i) { return state_of(row(i).g); }
+    py::tuple row_rngs(int i) { EnvRow& r = row(i); return py::make_tuple(r.ag[0].rng.seed, r.ag[1].rng.seed); }
+    size_t row_bytes() const { return sizeof(EnvRow); }
+
+  private:
+    Rules rules_;
+    std::vector<EnvRow> rows_;
+    bool bounded_, keep_log_;
+    double invalid_reward_;
+    int max_invalid_, h_ = 0, s_ = 0, use_base_ = 0, use_width_ = 0, attack_base_ = 0, n_actions_ = 0, obs_size_ = 0;
+    std::vector<double> kw_values_;
+    std::vector<Card> card_list_;
+
+    void start(int i, int seat, const py::list& agents, py::array_t<float>& obs, py::array_t<bool>& mask) {
+        EnvRow& r = rows_[i];
+        r.g.keep_log = keep_log_;
+        r.seat = seat;
+        r.invalid = 0;
+        for (int p = 0; p < 2; ++p) {
+            auto a = agents[p].cast<std::pair<int, uint64_t>>();
+            r.ag[p].kind = a.first;
+            r.ag[p].rng.seed = a.second & MASK48;
+        }
+        r.live = true;
+        float* o = rows_of(obs, obs_size_);
+        bool* m = rows_of(mask, n_actions_);
+        advance(r, o + static_cast<size_t>(i) * obs_size_, m + static_cast<size_t>(i) * n_actions_);
+    }
+
+    EnvRow& row(int i) {
+
+        if (i < 0 || i >= static_cast<int>(rows_.size())) throw std::out_of_range("no such environment");
+        return rows_[i];
+    }
+    template <class T> T* rows_of(py::array_t<T>& a, int width) {
+        if (a.ndim() != 2 || a.shape(0) != static_cast<py::ssize_t>(rows_.size()) || a.shape(1) != width ||
+            !(a.flags() & py::array::c_style))
+            throw std::invalid_argument("a C-contiguous array of one row an environment expected");
+        return a.mutable_data();
+    }
+    template <class T> T* vec_of(py::array_t<T>& a) {
+        if (a.ndim() != 1 || a.shape(0) != static_cast<py::ssize_t>(rows_.size()) || !(a.flags() & py::array::c_style))
+            throw std::invalid_argument("a C-contiguous vector of one value an environment expected");
+        return a.mutable_data();
+    }
+
+    // GameEnv._advance: the others play until the learner decides in the battle, or the game ends.
+    void advance(EnvRow& r, float* o, bool* m) {
+        Game& g = r.g;
+        while (g.phase != ENDED_PHASE && !(g.phase == BATTLE_PHASE && g.current == r.seat)) g.agent_turn(r.ag[g.current]);
+        if (g.phase == ENDED_PHASE) {
+            std::fill(o, o + obs_size_, 0.0f);
+            std::fill(m, m + n_actions_, false);
+            r.acts.clear();
+            r.slot_action.assign(n_actions_, -2);
+            r.live = false;
+            return;
+        }
+        observe(g, r.seat, o);
+        choices(r, m);
+    }
+
+    // LocmMatch._battle_obs
+    void observe(const Game& g, int p, float* o) const {
+        const Player& me = g.players[p];
+        const Player& op = g.players[1 - p];
+        const double h = h_, deck = std::max(1, rules_.draft ? rules_.draft_rounds : rules_.deck_size),
+                     board = 2 * s_;
+        float* w = o;
+        for (const Player* pl : {&me, &op}) {
+            *w++ = static_cast<float>(pl->health / 30.0);
+            *w++ = static_cast<float>(pl->mana / 13.0);
+            *w++ = static_cast<float>(pl->max_mana / 13.0);
+            *w++ = static_cast<float>((pl->runes.empty() ? 0 : pl->runes[0]) / 30.0);
+            *w++ = static_cast<float>(pl->next_draw / 6.0);
+            *w++ = static_cast<float>(pl->hand.size() / h);
+            *w++ = static_cast<float>(pl->deck.size() / deck);
+            *w++ = static_cast<float>(pl->board.size() / board);
+        }
+        for (int id : me.hand) {
+            const Card& c = g.card_of(g.units[id]);
+            *w++ = 1.0f;
+            for (int t = 0; t < 4; ++t) *w++ = c.type == t ? 1.0f : 0.0f;
+            *w++ = static_cast<float>(c.cost / 12.0);
+            *w++ = static_cast<float>(c.attack / 12.0);
+            *w++ = static_cast<float>(std::max(-12, c.defense) / 12.0);
+            *w++ = static_cast<float>(c.my_health / 12.0);
+            *w++ = static_cast<float>(c.opp_health / 12.0);
+            *w++ = static_cast<float>(c.draw / 2.0);
+            for (int b = 0; b < 6; ++b) *w++ = (c.keywords & 63) >> b & 1 ? 1.0f : 0.0f;
+            *w++ = static_cast<float>(c.area / 2.0);
+            *w++ = c.cost <= me.mana ? 1.0f : 0.0f;
+        }
+        w = std::fill_n(w, (h_ - static_cast<int>(me.hand.size())) * HAND_WIDTH, 0.0f);
+        constexpr double I12 = 1.0 / 12;  // the Python core's `_I12`: a unit's stats times it, not divided
+        for (int own = 1; own >= 0; --own) {
+            const Player& pl = own ? me : op;
+            for (int lane = 0; lane < LANES; ++lane) {
+                int count = 0;
+                for (int id : pl.board) {
+                    const Unit& u = g.units[id];
+                    if (u.lane != lane) continue;
+                    ++count;
+                    *w++ = 1.0f;
+                    *w++ = static_cast<float>(u.attack * I12);
+                    *w++ = static_cast<float>(u.defense * I12);
+                    if (own) *w++ = u.can_attack && !u.has_attacked ? 1.0f : 0.0f;
+                    for (int b = 0; b < 6; ++b) *w++ = u.keywords >> b & 1 ? 1.0f : 0.0f;
+                }
+                w = std::fill_n(w, (s_ - count) * (own ? OWN_UNIT : ENEMY_UNIT), 0.0f);
+            }
+        }
+        if (!bounded_)
+            for (float* x = o; x < w; ++x) *x = std::min(100.0f, std::max(-100.0f, *x));
+    }
+
+    // LocmMatch._battle_choices: slot 0 (the end of the turn) and each legal action's slot
+    void choices(EnvRow& r, bool* m) {
+        Game& g = r.g;
+        int p = g.current;
+        g.legal(r.acts);
+        std::fill(m, m + n_actions_, false);
+        r.slot_action.assign(n_actions_, -2);
+        m[0] = true;
+        r.slot_action[0] = -1;
+        auto hand_index = [&](int id) {
+            const std::vector<int>& hand = g.players[p].hand;
+            return static_cast<int>(std::find(hand.begin(), hand.end(), id) - hand.begin());
+        };
+        auto place = [&](int player, int id, bool whole) {  // by lane then position (whole), or in its lane
+            int lane = g.units[id].lane, k = 0;
+            for (int v : g.players[player].board) {
+                if (v == id) break;
+                k += g.units[v].lane == lane;
+            }
+            return whole ? lane * s_ + k : k;
+        };
+        const int enemy_base = 1 + LANES * s_;
+        for (size_t k = 0; k < r.acts.size(); ++k) {
+            const Action& a = r.acts[k];
+            int slot;
+            if (a.verb == 0) {
+                slot = 1 + 2 * hand_index(a.a) + a.b;
+            } else if (a.verb == 1) {
+                slot = attack_base_ + (1 + s_) * place(p, a.a, true) + (a.b == -1 ? 0 : 1 + place(1 - p, a.b, false));
+            } else {
+                int t;
+                if (a.b == -1) t = 0;
+                else if (g.units[a.b].owner == p) t = 1 + place(p, a.b, true);
+                else t = enemy_base + g.units[a.b].lane * s_ + place(1 - p, a.b, false);
+                slot = use_base_ + use_width_ * hand_index(a.a) + t;
+            }
+            m[slot] = true;
+            r.slot_action[slot] = static_cast<int>(k);
+        }
+    }
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -1459,6 +1780,20 @@ PYBIND11_MODULE(_native, m) {
         for (int k = 0; k < count; ++k) out.push_back(java_next_int(r, bound));
         return out;
     });
+    py::class_<BattleVec>(m, "BattleVec")
+        .def(py::init<const py::tuple&, int, bool, bool, double, int, std::vector<double>>(), py::arg("rules"),
+             py::arg("n"), py::arg("bounded"), py::arg("keep_log"), py::arg("invalid_reward"), py::arg("max_invalid"),
+             py::arg("kw_values"))
+        .def_property_readonly("n_actions", &BattleVec::n_actions)
+        .def_property_readonly("obs_size", &BattleVec::obs_size)
+        .def("open_row", &BattleVec::open_row)
+        .def("open_row_seeded", &BattleVec::open_row_seeded)
+        .def("set_card_list", &BattleVec::set_card_list)
+        .def("step", &BattleVec::step)
+        .def("take_log", &BattleVec::take_log)
+        .def("row_state", &BattleVec::row_state)
+        .def("row_rngs", &BattleVec::row_rngs)
+        .def("row_bytes", &BattleVec::row_bytes);
     m.attr("AGENTS") = py::make_tuple("pass", "random", "greedy");
     m.attr("SOURCE_SHA256") = LOCM_SOURCE_SHA256;
 }
