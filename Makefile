@@ -117,7 +117,7 @@ test-fast: $(FAST_STAMP)
 	else echo "test-fast: no compiled core (no C compiler or no Python headers): its tests are skipped"; fi
 	@if PYTHONSAFEPATH=1 $(FAST)/bin/python -c "$$HAS_NATIVE"; \
 	then PYTHONSAFEPATH=1 LOCM_TEST_INSTALLED=1 LOCM_TEST_CORE=native LOCM_CORE=native \
-	     $(FAST)/bin/python -m pytest --import-mode=append $(FAST_TESTS) tests/test_native.py; \
+	     $(FAST)/bin/python -m pytest --import-mode=append $(FAST_TESTS) tests/test_native.py tests/test_native_vec.py; \
 	else echo "test-fast: no native core (no C++ compiler or no Python headers): its tests are skipped"; fi
 
 native: $(STAMP)
