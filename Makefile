@@ -70,6 +70,16 @@ demo: $(STAMP)
 	$(BIN)/locm audit skyport-tools-demo.jsonl --seq 254
 	$(BIN)/locm tournament --game skyport --seats 2 --agents hunter random --games 10 --db skyport-demo.db
 	$(BIN)/locm report --game skyport --db skyport-demo.db --min-games 10
+	@# my-card-game's collection: an account (its starter deck), a pack bought and opened, a game with its deck
+	@$(BIN)/locm mcg show alice --db mcg-demo.db >/dev/null 2>&1 || $(BIN)/locm mcg account new alice --db mcg-demo.db
+	$(BIN)/locm mcg buy alice --packs 1 --db mcg-demo.db
+	$(BIN)/locm play --game mcg --ruleset standard --seed 7 --account alice --deck 0 --p1 greedy --db mcg-demo.db
+	$(BIN)/locm mcg show alice --db mcg-demo.db | head -3
+	@# results that travel signed: the store's key signs its export, the import trusts that key only
+	@$(BIN)/locm key show --db locm-demo.db >/dev/null 2>&1 || $(BIN)/locm key new --db locm-demo.db
+	$(BIN)/locm export --all --db locm-demo.db -o locm-demo-export.jsonl
+	$(BIN)/locm import locm-demo-export.jsonl --db locm-demo-copy.db --skip-existing \
+	    --trust "$$($(BIN)/locm key show --db locm-demo.db)"
 	@# a tournament that stops when the answer is known: a sequential test over mirrored seed pairs
 	$(BIN)/locm tournament --agents lookahead greedy --games 400 --db locm-demo-sprt.db --sprt elo0=0,elo1=100
 	@echo
