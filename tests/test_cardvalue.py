@@ -169,6 +169,10 @@ def test_the_command_ranks_cards_and_refuses_bad_input_in_one_line(tmp_path):
     text = runner.invoke(cli, ["cardvalue", "--db", str(db), "--card", "5", "--seeds", "4", "--agents", "greedy",
                                "random"]).output
     assert "5 Grime Gnasher" in text and "95% interval" in text
+    # it says which question it answers, and its stars are discoveries among the cards valued (q shown)
+    assert data["question"].startswith("what the card causes for its holder")
+    assert text.startswith("question: what the card causes for its holder") and "Benjamini-Hochberg" in text
+    assert all("q" in c and c["significant"] == (c["excludes_zero"] and c["q"] <= 0.05) for c in data["cards"])
     for args, message in [
         (["--card", "500"], "card 500: expected a card id of the 1.2 list"),
         (["-r", "constructed", "--card", "5"], "constructed cards are generated anew"),
