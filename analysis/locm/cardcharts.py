@@ -71,10 +71,13 @@ def _extremes(shown: list[dict], key: str, k: int) -> list[dict]:
     return pick
 
 
-def _verdict(rows: list[dict], metric: str, what: str) -> str:
-    """How many of the rows shown differ from the baseline, in words."""
+def _verdict(rows: list[dict], metric: str, what: str, short: bool = False) -> str:
+    """How many of the rows shown differ from the baseline, in words (``short``: for a chart's title)."""
     marked = sum(bool(r.get(f"{metric}_significant")) for r in rows)
     q = f"Benjamini-Hochberg q <= {DEFAULT_FDR:g}"
+    if short:
+        return (f"none of {len(rows)} differs from the baseline (BH q <= {DEFAULT_FDR:g}): all grey" if not marked
+                else f"{marked} of {len(rows)} differ from the baseline (BH q <= {DEFAULT_FDR:g}): coloured")
     if not marked:
         return f"none of the {len(rows)} {what} differs from the baseline ({q}): every bar is grey"
     return f"{marked} of {len(rows)} {what} differ from the baseline ({q}, coloured); the rest are grey"
@@ -98,13 +101,13 @@ def best_worst(rows: list[dict], ruleset: str, out: Path, names: dict[int, str],
                              + (f", q={r['in_hand_q']:.2g})" if r["in_hand_q"] is not None else ")") for r in pick])
     ax.axvline(base, color="black", linestyle="--", linewidth=1)
     ax.set_xlim(0, 100)
-    ax.set_xlabel(f"win rate when in hand (GIH WR), % with its 95% interval; dashed: the baseline {base:.1f}% "
-                  "(the mean of every row shown)")
+    ax.set_xlabel(f"win rate when in hand (GIH WR), % with its 95% interval\ndashed: the baseline {base:.1f}%, "
+                  "the mean of every row with enough data")
     what = "feature buckets" if "feature" in shown[0] else "cards"
-    title = (f"{ruleset}: in-hand win rate of the {len(pick)} {what} highest and lowest of {len(shown)}"
+    title = (f"{ruleset}: in-hand win rate, the {len(pick)} highest and lowest of {len(shown)} {what}"
              if len(pick) < len(shown) else f"{ruleset}: in-hand win rate of every {what[:-1]} with enough data")
-    ax.set_title(title + "\n" + _verdict(shown, "in_hand", what) + (f"\n{pairing}" if pairing else ""),
-                 fontsize=10)
+    ax.set_title(title + "\n" + _verdict(shown, "in_hand", what, short=True) + (f"\n{pairing}" if pairing else ""),
+                 fontsize=9.5)
     name = _save(fig, out, f"{ruleset}-best-worst.png")
     return Chart(name, title,
                  f"In-hand win rates against the baseline measured on these games ({base:.1f}%, the mean of the "
@@ -130,11 +133,12 @@ def iih_chart(rows: list[dict], ruleset: str, out: Path, names: dict[int, str], 
     ax.set_yticks(range(len(pick)), [_label(r, names) + (f"  (q={r['iih_q']:.2g})" if r["iih_q"] is not None
                                                          else "") for r in pick])
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_xlabel(f"IIH minus its mean here ({bias:+.1f} points, the bias measured on these games), "
-                  "percentage points (95% CI)")
+    ax.set_xlabel(f"IIH minus its mean here, percentage points (95% CI)\nthe mean, {bias:+.1f} points, is the "
+                  "selection bias measured on these games")
     what = "feature buckets" if "feature" in shown[0] else "cards"
-    title = f"{ruleset}: improvement in hand (IIH) centred on its mean, {len(pick)} of {len(shown)} {what}"
-    ax.set_title(title + "\n" + _verdict(shown, "iih", what) + (f"\n{pairing}" if pairing else ""), fontsize=10)
+    title = f"{ruleset}: IIH (improvement in hand) minus its mean, {len(pick)} of {len(shown)} {what}"
+    ax.set_title(title + "\n" + _verdict(shown, "iih", what, short=True) + (f"\n{pairing}" if pairing else ""),
+                 fontsize=9.5)
     name = _save(fig, out, f"{ruleset}-iih.png")
     return Chart(name, title,
                  f"In-hand WR minus not-seen WR, minus its mean over the {len(shown)} {what} of these games "
@@ -291,10 +295,10 @@ def features_chart(features: dict[str, list[dict]], out: Path, pairing: str = ""
         ax.set_xlim(0, 100)
         ax.set_title(f"by {family}", loc="left", fontsize=11)
     axes[-1].set_xlabel("in-hand win rate, % (95% interval clustered by game), per (player-game, card) with the "
-                        "feature; dashed: the mean of the buckets; coloured: differs from it (BH q <= 0.05)")
-    fig.suptitle("constructed: in-hand win rate by card feature" + (f" ({pairing})" if pairing else ""),
+                        "feature\ndashed: the mean of the buckets; coloured: differs from it (BH q <= 0.05)")
+    fig.suptitle("constructed: in-hand win rate by card feature" + (f"\n{pairing}" if pairing else ""),
                  fontweight="bold")
-    fig.tight_layout(rect=(0, 0, 1, 0.985))
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
     fig.savefig(out / "constructed-features.png", dpi=100)
     plt.close(fig)
     return Chart("constructed-features.png", "constructed: in-hand win rate by card feature",
