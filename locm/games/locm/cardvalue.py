@@ -523,8 +523,10 @@ def cardvalue_lines(s: dict) -> list[str]:
            "played; under B it may have kept that edge, lost it, or another seat gained one: kept/lost/new); "
            f"95% interval clustered by seed; q: Benjamini-Hochberg over the {len(s['cards'])} cards valued "
            f"({STAR})", ""]
-    rows = []
+    rows, unheld = [], [r["card"] for r in s["cards"] if not r["units"]]
     for r in s["cards"]:
+        if not r["units"]:
+            continue
         v = "n/a" if r["value"] is None else f"{pts(r['value'])} pts" + (" *" if r["significant"] else "")
         ci = "n/a" if r["low"] is None else f"[{pts(r['low'])}, {pts(r['high'])}]"
         wa, wb = r["win_rate_a"], r["win_rate_b"]
@@ -536,6 +538,9 @@ def cardvalue_lines(s: dict) -> list[str]:
                      r["tied_games"]))
     out.append(table(("rank", "card", "baseline", "value", "95% interval", "q", "holders", "seeds", "WR as is",
                       "WR baseline", "outcomes B vs A", "edge kept/lost/new", "tied"), rows))
+    if unheld:
+        out.append(f"not valued, no holder (no seat held more copies than its opponent in any base game): "
+                   f"{', '.join(unheld)}")
     if s["errors"]:
         out.append(f"{s['errors']} re-runs failed (see --json)")
     return out
