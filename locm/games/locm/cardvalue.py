@@ -298,9 +298,11 @@ def strata(decks_a: tuple, decks_b: tuple, about: set, win_a: int, win_b: int) -
 
 
 QUESTION = ("what the card causes for its holder: the same seeds, seats and agents played again with only this card "
-            "replaced by its baseline; value = the holders' win rate with the card minus with the baseline. It can "
-            "differ from locm whatif's row of a card, which is the change in its holders' win rate when a whole "
-            "ruleset changes (its other cards and rules included) and is measured on the variant's holders")
+            "replaced by its baseline; value = the holders' win rate with the card as it is minus with the "
+            "baseline (A - B: with --baseline V.toml, the opposite sign of locm whatif's B - A for the same "
+            "change). locm whatif's row of a card answers another question: the change in its holders' win "
+            "rate when the whole ruleset changes, its other cards and rules and the agents' new decisions "
+            "included")
 """What `locm cardvalue` answers, said in its text and JSON."""
 
 
