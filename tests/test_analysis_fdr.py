@@ -93,7 +93,8 @@ def test_the_bias_quoted_is_the_mean_measured_on_the_data(tmp_path):
     measured = sum(shown) / len(shown)
     assert measured > 0.03  # the planted bias shows
     assert stratum.baselines["iih"]["baseline"] == round(measured, 4)
-    assert all(r["iih_centred"] == round(r["iih"] - round(measured, 4), 4) for r in stratum.cards if r["iih"] is not None)
+    assert all(r["iih_centred"] == round(r["iih"] - round(measured, 4), 4)
+               for r in stratum.cards if r["iih"] is not None)
     html = write_report(data, tmp_path / "rep").read_text()
     assert f"IIH {100 * round(measured, 4):+.1f} points (the mean of {len(shown)} rows" in html
     assert "about 2 points" not in html.split("How to read")[0]  # no fixed figure is quoted as this data's bias

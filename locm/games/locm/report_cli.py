@@ -183,7 +183,8 @@ def stats_footer(data, shown: list[dict], metric: str, left_out: int) -> list[st
             b = s.baselines
             line = f"{rs} {s.label}: {s.games} games ({s.player_games} player-games)"
             if b.get("in_hand", {}).get("baseline") is not None:
-                line += f"; in-hand WR baseline {100 * b['in_hand']['baseline']:.1f}% (mean of {b['in_hand']['tested']} rows)"
+                line += (f"; in-hand WR baseline {100 * b['in_hand']['baseline']:.1f}% (mean of "
+                         f"{b['in_hand']['tested']} rows)")
             if b.get("iih", {}).get("baseline") is not None:
                 line += (f"; IIH bias measured here {100 * b['iih']['baseline']:+.1f} points (mean of "
                          f"{b['iih']['tested']} rows)")
