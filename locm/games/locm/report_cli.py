@@ -189,7 +189,10 @@ def stats_footer(data, shown: list[dict], metric: str, left_out: int) -> list[st
                 line += (f"; IIH bias measured here {100 * b['iih']['baseline']:+.1f} points (mean of "
                          f"{b['iih']['tested']} rows)")
             out.append(line)
-    more = f"; {left_out} rows without a {metric} value (below the minimum sample) left out" if left_out else ""
+    if not shown:
+        out.append(f"no row has a value of {metric} (every one is below the minimum sample of {data.min_n} "
+                   "player-games): play more games, or lower --min-games knowing the intervals widen")
+    more = f"; {left_out} rows without a value of {metric} (below the minimum sample) left out" if left_out else ""
     out.append(f"definitions {data.version}, minimum sample {data.min_n} player-games, sorted by {metric}{more}; "
                "- base / - mean: the row minus its pairing's baseline, * : its interval excludes the baseline "
                "and its Benjamini-Hochberg q over the pairing's rows is at most 0.05; rates are observational "
