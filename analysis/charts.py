@@ -38,7 +38,7 @@ def win_rate_chart(results: dict[str, list[tuple[str, int, int]]], lengths: dict
     left.set_ylabel("win rate, % (95% Wilson interval)")
     left.set_ylim(0, 100)
     left.axhline(50, color="grey", linewidth=0.8, linestyle=":")
-    left.set_title("Round robin, mirrored seeds")
+    left.set_title("Win rate per agent, round robin (mirrored seeds)")
     left.legend()
     top = max((max(v) for v in lengths.values() if v), default=1)
     bins = range(0, top + 2)

@@ -182,4 +182,28 @@ def pts(x: float) -> str:
     return f"{round(100 * x, 1) + 0.0:+.1f}"
 
 
-__all__ = ["Paired", "Clustered", "PairedMean", "pts"]
+
+
+STAR = ("* : the interval excludes 0 and the Benjamini-Hochberg q-value over the rows tested is at most 0.05 "
+        "(about 1 in 20 starred rows may still be chance)")
+"""What a star on a card's or bucket's row means where many are tested at once (`mark_discoveries`)."""
+
+
+def mark_discoveries(rows: list[dict], fdr: float | None = None) -> int:
+    """Mark the rows of many paired comparisons at once (one per card or bucket, `Paired.as_dict` rows with
+    ``low`` and ``high``): each row with an interval gets ``p`` (two-sided, from its interval read as a normal
+    one around its centre, so that p < 0.05 exactly when it excludes 0), ``q`` (Benjamini-Hochberg over the
+    rows with an interval) and ``significant`` (its interval excludes 0 and q is at most ``fdr``, by default
+    `analysis.stats.DEFAULT_FDR`); a row without an interval gets None, None and False. A report stars
+    ``significant``, not ``excludes_zero``: among 160 cards some exclude 0 by chance. Returns how many are
+    marked."""
+    from locm.analysis.stats import DEFAULT_FDR, discoveries, p_from_interval
+
+    for r in rows:
+        lo, hi = r.get("low"), r.get("high")
+        r["p"] = None if lo is None or hi is None else round(p_from_interval((lo + hi) / 2, lo, hi), 6)
+    return discoveries(rows, "p", "q", "significant", lambda r: r["excludes_zero"],
+                       DEFAULT_FDR if fdr is None else fdr)
+
+
+__all__ = ["Paired", "Clustered", "PairedMean", "pts", "mark_discoveries", "STAR"]

@@ -41,3 +41,56 @@ def rate_text(successes: int, n: int) -> str:
         return "n/a"
     lo, hi = wilson(successes, n)
     return f"{100 * successes / n:5.1f}% [{100 * lo:4.1f}, {100 * hi:4.1f}]"
+
+
+DEFAULT_FDR = 0.05
+"""The false-discovery rate the reports control when they mark a card (`bh_qvalues`): a star or a colour says
+the card's interval excludes its baseline and its q-value is at most this."""
+
+
+def normal_p(z: float) -> float:
+    """The two-sided p-value of a standard normal statistic ``z``."""
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def p_from_interval(estimate: float, lo: float, hi: float, null: float = 0.0, z: float = Z95) -> float:
+    """The two-sided p-value of ``estimate`` against ``null`` from its 95% interval [lo, hi] read as a normal
+    one (standard error = width / 2z); 1.0 when the interval has no width (nothing is known), 0.0 when it is
+    a point away from ``null``."""
+    se = (hi - lo) / (2 * z)
+    if not math.isfinite(se):
+        return 1.0
+    if se <= 0:
+        return 1.0 if estimate == null else 0.0
+    return normal_p((estimate - null) / se)
+
+
+def bh_qvalues(pvalues: list[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (q-values), in the order given: ``q_(i) = min over j >= i of
+    m p_(j) / j`` over the p-values sorted ascending, capped at 1. Rejecting every q <= alpha controls the
+    false-discovery rate at alpha over the m tests (independent or positively dependent ones: Benjamini and
+    Hochberg 1995; Benjamini and Yekutieli 2001)."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    q = [1.0] * m
+    running = 1.0
+    for rank in range(m, 0, -1):
+        i = order[rank - 1]
+        running = min(running, m * pvalues[i] / rank)
+        q[i] = min(1.0, running)
+    return q
+
+
+def discoveries(rows: list[dict], p_key: str, q_key: str, mark_key: str, excludes, fdr: float = DEFAULT_FDR
+                ) -> int:
+    """Give every row with a p-value (``rows[i][p_key]`` not None) its q-value over those rows (`bh_qvalues`,
+    rounded to 4 places) and mark it (``mark_key`` True) when its q is at most ``fdr`` and ``excludes(row)``
+    (its interval excludes the baseline); the others get q None and False. Returns how many are marked."""
+    tested = [r for r in rows if r.get(p_key) is not None]
+    for r, q in zip(tested, bh_qvalues([r[p_key] for r in tested])):
+        r[q_key] = round(q, 4)
+        r[mark_key] = bool(q <= fdr and excludes(r))
+    for r in rows:
+        if r.get(p_key) is None:
+            r[q_key], r[mark_key] = None, False
+    return sum(r[mark_key] for r in tested)

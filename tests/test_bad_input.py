@@ -344,7 +344,7 @@ def test_report_and_cards_stats_work_on_a_read_only_store(tmp_path, projected):
         before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in mnt.iterdir()}
         stats = run_locm("cards", "stats", "--db", db, "--min-games", 1)
         assert stats.returncode == 0, stats.stderr
-        assert "4 games, definitions" in stats.stdout and "corrupt" not in stats.stderr
+        assert ": 4 games (4 player-games)" in stats.stdout and "corrupt" not in stats.stderr
         report = run_locm("report", "--db", db, "-o", tmp_path / "report")
         assert report.returncode == 0, report.stderr
         assert (tmp_path / "report" / "index.html").exists()

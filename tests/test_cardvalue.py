@@ -169,6 +169,10 @@ def test_the_command_ranks_cards_and_refuses_bad_input_in_one_line(tmp_path):
     text = runner.invoke(cli, ["cardvalue", "--db", str(db), "--card", "5", "--seeds", "4", "--agents", "greedy",
                                "random"]).output
     assert "5 Grime Gnasher" in text and "95% interval" in text
+    # it says which question it answers, and its stars are discoveries among the cards valued (q shown)
+    assert data["question"].startswith("what the card causes for its holder")
+    assert text.startswith("question: what the card causes for its holder") and "Benjamini-Hochberg" in text
+    assert all("q" in c and c["significant"] == (c["excludes_zero"] and c["q"] <= 0.05) for c in data["cards"])
     for args, message in [
         (["--card", "500"], "card 500: expected a card id of the 1.2 list"),
         (["-r", "constructed", "--card", "5"], "constructed cards are generated anew"),
@@ -198,3 +202,19 @@ def test_whatif_lists_the_paired_change_of_the_changed_cards_holders(tmp_path):
     assert changed["delta"] > 0 and changed["units"] >= 20  # its holders win more under B
     assert all(row["units"] >= 20 for row in rows.values())
     assert any(k.startswith("keyword: ") for k in rows)  # buckets too
+
+
+def test_a_card_no_seat_held_more_of_is_named_not_tabled_as_a_row_of_n_a():
+    from locm.engine.locm.rulesets import RULES_12
+    from locm.games.locm.cardvalue import CardValueRun, Row, Target, cardvalue_lines
+
+    held = Row(Target("5 Grime Gnasher", 0, "vanilla"))
+    for i in range(6):  # six seeds, the holder lost under A and won with the baseline in half of them
+        held.paired.add_cluster([(i % 2, 1 - i % 2, True, True)])
+    run = CardValueRun(RULES_12, ("greedy", "greedy"), 6, 1, [RULES_12, RULES_12],
+                       [held, Row(Target("12 Woodshroom", 1, "vanilla"))])
+    lines = cardvalue_lines(run.summary())
+    assert lines[0].startswith("question: what the card causes for its holder")
+    assert [line for line in lines if "12 Woodshroom" in line] == [
+        "not valued, no holder (no seat held more copies than its opponent in any base game): 12 Woodshroom"]
+    assert any("5 Grime Gnasher" in line for line in lines)

@@ -635,7 +635,7 @@ def test_report_and_cards_stats_take_a_variant_file_or_its_stored_name(tmp_path)
     for spec in (str(var), "low"):
         stats = runner.invoke(cli, ["cards", "stats", "--db", str(db), "--ruleset", spec, "--min-games", "1"])
         assert stats.exit_code == 0, stats.output
-        assert stats.output.splitlines()[2].split()[0] == "low" and "2 games, definitions" in stats.output
+        assert stats.output.splitlines()[2].split()[0] == "low" and ": 2 games (2 player-games)" in stats.output
         report = runner.invoke(cli, ["report", "--db", str(db), "--ruleset", spec, "-o", str(tmp_path / "r")])
         assert report.exit_code == 0, report.output
         assert report.stdout.startswith("2 games (low: 2)")

@@ -1,5 +1,7 @@
 """The card-balance report's charts (matplotlib, off-screen, PNG). Every rate is drawn with its 95% Wilson
-interval as an error bar; a rate below the report's minimum sample is left out and the chart says so."""
+interval as an error bar; a rate below the report's minimum sample is left out and the chart says so. A card's
+bar is coloured good or bad only where it differs from the baseline measured on the same games after
+false-discovery control (`bar_colour`), and each chart's title says what it plots."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from locm.analysis.stats import wilson  # noqa: E402
+from locm.analysis.stats import DEFAULT_FDR, wilson  # noqa: E402
 
 COLORS = {"1.2": "#1f77b4", "constructed": "#d62728"}
 SOURCE_COLORS = {"attack": "#4c72b0", "breakthrough": "#8172b2", "item": "#dd8452", "summon": "#55a868",
@@ -50,60 +52,99 @@ def _label(row: dict, names: dict[int, str]) -> str:
     return f"#{row['base_id']} {name}"[:28]
 
 
+GOOD, BAD, PLAIN = "#2a9d8f", "#e76f51", "#b8b8b8"
+
+
+def bar_colour(row: dict, metric: str) -> str:
+    """A bar's colour: good or bad only when the row differs from its baseline after the false-discovery
+    control of `analysis.locm.cardmetrics.against_baseline` (``M_significant``), by the side of the baseline it
+    is on; grey otherwise, whatever side its estimate is on."""
+    if not row.get(f"{metric}_significant"):
+        return PLAIN
+    return GOOD if row[f"{metric}_centred"] > 0 else BAD
+
+
+def _extremes(shown: list[dict], key: str, k: int) -> list[dict]:
+    shown = sorted(shown, key=lambda r: r[key], reverse=True)
+    pick = shown[:k] + [r for r in shown[-k:] if r not in shown[:k]]
+    pick.reverse()
+    return pick
+
+
+def _verdict(rows: list[dict], metric: str, what: str, short: bool = False) -> str:
+    """How many of the rows shown differ from the baseline, in words (``short``: for a chart's title)."""
+    marked = sum(bool(r.get(f"{metric}_significant")) for r in rows)
+    q = f"Benjamini-Hochberg q <= {DEFAULT_FDR:g}"
+    if short:
+        return (f"none of {len(rows)} differs from the baseline (BH q <= {DEFAULT_FDR:g}): all grey" if not marked
+                else f"{marked} of {len(rows)} differ from the baseline (BH q <= {DEFAULT_FDR:g}): coloured")
+    if not marked:
+        return f"none of the {len(rows)} {what} differs from the baseline ({q}): every bar is grey"
+    return f"{marked} of {len(rows)} {what} differ from the baseline ({q}, coloured); the rest are grey"
+
+
 def best_worst(rows: list[dict], ruleset: str, out: Path, names: dict[int, str], k: int = 10,
                pairing: str = "") -> Chart | None:
+    """The k highest and lowest in-hand win rates against the pairing's baseline (the mean in-hand WR of its
+    rows), coloured only where they differ from it (`bar_colour`)."""
     shown = [r for r in rows if r["in_hand_wr"] is not None]
     if not shown:
         return None
-    shown.sort(key=lambda r: r["in_hand_wr"], reverse=True)
-    pick = shown[:k] + [r for r in shown[-k:] if r not in shown[:k]]
-    pick.reverse()
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(pick) + 1.6))
+    base = 100 * shown[0]["in_hand_baseline"]
+    pick = _extremes(shown, "in_hand_wr", k)
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(pick) + 1.9))
     ys = range(len(pick))
     vals = [_row_err(r, "in_hand") for r in pick]
-    colors = ["#2a9d8f" if v[0] >= 50 else "#e76f51" for v in vals]
-    ax.barh(list(ys), [v[0] for v in vals], xerr=[[v[1] for v in vals], [v[2] for v in vals]], color=colors,
-            capsize=2, error_kw={"elinewidth": 1})
-    ax.set_yticks(list(ys), [f"{_label(r, names)}  (n={r['in_hand_n']})" for r in pick])
-    ax.axvline(50, color="grey", linestyle=":", linewidth=1)
+    ax.barh(list(ys), [v[0] for v in vals], xerr=[[v[1] for v in vals], [v[2] for v in vals]],
+            color=[bar_colour(r, "in_hand") for r in pick], capsize=2, error_kw={"elinewidth": 1})
+    ax.set_yticks(list(ys), [f"{_label(r, names)}  (n={r['in_hand_n']}"
+                             + (f", q={r['in_hand_q']:.2g})" if r["in_hand_q"] is not None else ")") for r in pick])
+    ax.axvline(base, color="black", linestyle="--", linewidth=1)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("win rate when in hand (GIH WR), % with its 95% interval")
+    ax.set_xlabel(f"win rate when in hand (GIH WR), % with its 95% interval\ndashed: the baseline {base:.1f}%, "
+                  "the mean of every row with enough data")
     what = "feature buckets" if "feature" in shown[0] else "cards"
-    ax.set_title(f"{ruleset}: best and worst {what} by in-hand win rate" + (f"\n{pairing}" if pairing else ""))
+    title = (f"{ruleset}: in-hand win rate, the {len(pick)} highest and lowest of {len(shown)} {what}"
+             if len(pick) < len(shown) else f"{ruleset}: in-hand win rate of every {what[:-1]} with enough data")
+    ax.set_title(title + "\n" + _verdict(shown, "in_hand", what, short=True) + (f"\n{pairing}" if pairing else ""),
+                 fontsize=9.5)
     name = _save(fig, out, f"{ruleset}-best-worst.png")
-    return Chart(name, f"{ruleset}: best and worst {what}",
-                 f"The {min(k, len(shown))} highest and lowest in-hand win rates among {len(shown)} {what} "
-                 f"with enough data{', ' + pairing if pairing else ''}. Observational: who holds a card, not "
-                 "what it causes.")
+    return Chart(name, title,
+                 f"In-hand win rates against the baseline measured on these games ({base:.1f}%, the mean of the "
+                 f"{len(shown)} {what} with enough data{', ' + pairing if pairing else ''}); "
+                 + _verdict(shown, "in_hand", what) + ". Observational: who holds a card, not what it causes.")
 
 
 def iih_chart(rows: list[dict], ruleset: str, out: Path, names: dict[int, str], k: int = 10,
               pairing: str = "") -> Chart | None:
+    """The k highest and lowest IIH centred on the pairing's mean IIH (the selection bias measured on these
+    games), coloured only where they differ from it (`bar_colour`)."""
     shown = [r for r in rows if r["iih"] is not None]
     if not shown:
         return None
-    shown.sort(key=lambda r: r["iih"], reverse=True)
-    pick = shown[:k] + [r for r in shown[-k:] if r not in shown[:k]]
-    pick.reverse()
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(pick) + 1.6))
-    vals, lo, hi = [], [], []
-    for r in pick:
-        p1, p2 = r["in_hand_wr"], r["not_seen_wr"]
-        (l1, u1), (l2, u2) = r["in_hand_ci"], r["not_seen_ci"]
-        d = p1 - p2  # Newcombe's hybrid interval from the rows' own intervals (clustered for a bucket)
-        a, b = d - ((p1 - l1) ** 2 + (u2 - p2) ** 2) ** 0.5, d + ((u1 - p1) ** 2 + (p2 - l2) ** 2) ** 0.5
-        vals.append(100 * d), lo.append(max(0.0, 100 * (d - a))), hi.append(max(0.0, 100 * (b - d)))
-    ax.barh(range(len(pick)), vals, xerr=[lo, hi], capsize=2, color=["#2a9d8f" if v >= 0 else "#e76f51" for v in vals],
+    bias = 100 * shown[0]["iih_baseline"]
+    pick = _extremes(shown, "iih_centred", k)
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(pick) + 1.9))
+    vals = [100 * r["iih_centred"] for r in pick]
+    lo = [max(0.0, 100 * (r["iih"] - r["iih_ci"][0])) for r in pick]
+    hi = [max(0.0, 100 * (r["iih_ci"][1] - r["iih"])) for r in pick]
+    ax.barh(range(len(pick)), vals, xerr=[lo, hi], capsize=2, color=[bar_colour(r, "iih") for r in pick],
             error_kw={"elinewidth": 1})
-    ax.set_yticks(range(len(pick)), [_label(r, names) for r in pick])
+    ax.set_yticks(range(len(pick)), [_label(r, names) + (f"  (q={r['iih_q']:.2g})" if r["iih_q"] is not None
+                                                         else "") for r in pick])
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_xlabel("improvement when in hand (IIH): in-hand WR minus not-seen WR, percentage points (95% CI)")
-    ax.set_title(f"{ruleset}: improvement in hand" + (f"\n{pairing}" if pairing else ""))
+    ax.set_xlabel(f"IIH minus its mean here, percentage points (95% CI)\nthe mean, {bias:+.1f} points, is the "
+                  "selection bias measured on these games")
+    what = "feature buckets" if "feature" in shown[0] else "cards"
+    title = f"{ruleset}: IIH (improvement in hand) minus its mean, {len(pick)} of {len(shown)} {what}"
+    ax.set_title(title + "\n" + _verdict(shown, "iih", what, short=True) + (f"\n{pairing}" if pairing else ""),
+                 fontsize=9.5)
     name = _save(fig, out, f"{ruleset}-iih.png")
-    return Chart(name, f"{ruleset}: improvement in hand (IIH)",
-                 "How much more often a deck wins when the card reaches the hand than when it stays in the deck"
+    return Chart(name, title,
+                 f"In-hand WR minus not-seen WR, minus its mean over the {len(shown)} {what} of these games "
+                 f"({bias:+.1f} points: the selection bias measured here, which every row carries)"
                  f"{' (' + pairing + ')' if pairing else ''}; intervals by Newcombe's method from the two rates' "
-                 "intervals.")
+                 f"intervals; " + _verdict(shown, "iih", what) + ".")
 
 
 def by_cost(data, out: Path) -> Chart | None:
@@ -245,19 +286,25 @@ def features_chart(features: dict[str, list[dict]], out: Path, pairing: str = ""
         ys = range(len(rows))
         ax.barh(list(ys), [v[0] if v else 0 for v in vals],
                 xerr=[[v[1] if v else 0 for v in vals], [v[2] if v else 0 for v in vals]], capsize=2,
-                color=["#d62728" if v else "#dddddd" for v in vals], error_kw={"elinewidth": 1})
+                color=[bar_colour(r, "in_hand") if v else "#eeeeee" for r, v in zip(rows, vals)],
+                error_kw={"elinewidth": 1})
         ax.set_yticks(list(ys), [lb if v else lb + " - not enough data" for lb, v in zip(labels, vals)])
-        ax.axvline(50, color="grey", linestyle=":", linewidth=1)
+        base = next((r["in_hand_baseline"] for r in rows if r["in_hand_baseline"] is not None), None)
+        if base is not None:
+            ax.axvline(100 * base, color="black", linestyle="--", linewidth=1)
         ax.set_xlim(0, 100)
         ax.set_title(f"by {family}", loc="left", fontsize=11)
     axes[-1].set_xlabel("in-hand win rate, % (95% interval clustered by game), per (player-game, card) with the "
-                        "feature")
-    fig.suptitle("constructed: win rate by card feature" + (f" ({pairing})" if pairing else ""), fontweight="bold")
-    fig.tight_layout(rect=(0, 0, 1, 0.985))
+                        "feature\ndashed: the mean of the buckets; coloured: differs from it (BH q <= 0.05)")
+    fig.suptitle("constructed: in-hand win rate by card feature" + (f"\n{pairing}" if pairing else ""),
+                 fontweight="bold")
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
     fig.savefig(out / "constructed-features.png", dpi=100)
     plt.close(fig)
-    return Chart("constructed-features.png", "constructed: win rate by card feature",
-                 "Constructed cards are generated anew each game, so they are grouped by feature.")
+    return Chart("constructed-features.png", "constructed: in-hand win rate by card feature",
+                 "Constructed cards are generated anew each game, so they are grouped by feature. A bucket is "
+                 "coloured only where its interval excludes the buckets' mean after Benjamini-Hochberg control "
+                 "over the buckets tested.")
 
 
 def draw_all(data, out: Path) -> list[Chart]:

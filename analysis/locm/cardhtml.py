@@ -68,7 +68,8 @@ def _num(v, fmt="{}") -> str:
 def card_table(rows: list[dict], names: dict[int, str]) -> str:
     feature = bool(rows) and "feature" in rows[0]
     head = ["feature" if feature else "card", "in deck n", "deck WR", "in hand n", "in-hand WR", "not seen n",
-            "not-seen WR", "IIH", "opening WR", "drawn WR", "played n", "played WR", "pick rate", "avg pick",
+            "not-seen WR", "IIH", "in-hand WR &minus; baseline", "q", "IIH &minus; its mean", "q", "opening WR",
+            "drawn WR", "played n", "played WR", "pick rate", "avg pick",
             "turn played", "turns held"]
     out = ['<div class="scroll"><table class="sortable"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
            + "</tr></thead><tbody>"]
@@ -82,6 +83,7 @@ def card_table(rows: list[dict], names: dict[int, str]) -> str:
                    + _rate_cell(r, "in_hand") + _num(r["not_seen_n"]) + _rate_cell(r, "not_seen")
                    + ('<td data-v="" class="na">n/a</td>' if iih is None else
                       f'<td data-v="{iih}">{100 * iih:+.1f} pp</td>')
+                   + _centred_cells(r, "in_hand") + _centred_cells(r, "iih")
                    + _rate_cell(r, "opening_hand") + _rate_cell(r, "drawn") + _num(r["played_n"])
                    + _rate_cell(r, "played")
                    + ('<td data-v="" class="na">-</td>' if r["pick_rate"] is None else
@@ -89,6 +91,31 @@ def card_table(rows: list[dict], names: dict[int, str]) -> str:
                    + _num(r["avg_pick"]) + _num(r["avg_turn_played"]) + _num(r["avg_turns_held"]) + "</tr>")
     out.append("</tbody></table></div>")
     return "\n".join(out)
+
+
+def _centred_cells(row: dict, metric: str) -> str:
+    """A tested metric minus its baseline (starred when it differs from it after Benjamini-Hochberg) and its
+    q-value."""
+    c, q = row[f"{metric}_centred"], row[f"{metric}_q"]
+    if c is None:
+        return '<td data-v="" class="na">n/a</td><td data-v="" class="na">-</td>'
+    star = " *" if row[f"{metric}_significant"] else ""
+    return f'<td data-v="{c}">{100 * c:+.1f}{star}</td><td data-v="{q}">{q:.3f}</td>'
+
+
+def baseline_line(stratum) -> str:
+    """The baselines of one pairing's rows and how many rows differ from them, in one sentence."""
+    b = stratum.baselines
+    if not b or b["in_hand"]["baseline"] is None:
+        return "<p class=lead>No row has enough data to be tested against a baseline.</p>"
+    i, h = b["in_hand"], b["iih"]
+    text = (f"Baselines measured on these games: in-hand WR {100 * i['baseline']:.1f}% (the mean of its "
+            f"{i['tested']} rows; {i['significant']} differ from it)")
+    if h["baseline"] is not None:
+        text += (f"; IIH {100 * h['baseline']:+.1f} points (the mean of {h['tested']} rows: the selection bias "
+                 f"of in-hand against not-seen on these games; {h['significant']} differ from it)")
+    return (f"<p class=lead>{text}. * : the interval excludes the baseline and the Benjamini-Hochberg q-value "
+            f"over the rows tested is at most {i['fdr']:g}.</p>")
 
 
 def _cell(wins: int, n: int) -> str:
@@ -176,13 +203,9 @@ def quality_box(data) -> str:
 def _strength_box(data, flagged: bool) -> str:
     bad = data.lopsided
     if bad:
-        names = ", ".join(f"{escape(rs)}: {escape(s.label)} ({100 * s.wins / s.player_games:.0f}% wins)"
-                          for rs, s in bad)
-        return (f"<div class=flag><b>Lopsided data.</b> In {len(bad)} pairing{'s' * (len(bad) != 1)} one agent "
-                f"wins more than {100 * (0.5 + data.max_imbalance):.0f}% of the games: {names}. There a card's win "
-                "rate mostly says which agent takes it, not how strong it is (a weak agent's cards look weak). "
-                "Read the self-play or balanced tables below, or make balance data with self-play: "
-                "<code>locm tournament --agents lookahead lookahead</code>.</div>")
+        return (f"<p class=note><b>Lopsided data</b> in {len(bad)} pairing{'s' * (len(bad) != 1)} (one agent wins "
+                f"more than {100 * (0.5 + data.max_imbalance):.0f}%, named in Pairings of agents): their card rates "
+                "say which agent takes a card; read the self-play tables.</p>")
     if flagged:  # mirrored decks: not "balanced data", whatever the strengths
         return ""
     return ("<div class=ok><b>Balanced data.</b> Every pairing is self-play or within "
@@ -272,6 +295,7 @@ def render(data, charts) -> str:
                 parts.append(f"<div class=flag><b>Lopsided pairing</b>: {escape(s.agent)} wins "
                              f"{100 * s.wins / s.player_games:.1f}% of its games against {escape(s.opponent)}. "
                              "These rates mostly tell which cards each agent takes.</div>")
+            parts.append(baseline_line(s))
             parts.append(card_table(s.cards, names))
     parts.append('<h2 id="games">Games: first player, length, damage</h2>')
     parts.append(summary_table(data.seat_summary()))

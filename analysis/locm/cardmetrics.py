@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 
-from locm.analysis.stats import DEFAULT_MIN_N, wilson
+from locm.analysis.stats import DEFAULT_FDR, DEFAULT_MIN_N, bh_qvalues, normal_p, wilson
 
 METRICS = ("deck", "opening_hand", "drawn", "in_hand", "not_seen", "played")
 EXTRA = ("picked", "pick_sum", "pick_games", "pick_first_sum", "plays", "play_turn_sum", "held_sum", "offered")
@@ -83,6 +83,77 @@ def diff_interval(w1: int, n1: int, w2: int, n2: int) -> tuple[float, float]:
     return d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
 
 
+def iih_interval(row: dict) -> list[float] | None:
+    """The 95% interval of a row's IIH by Newcombe's hybrid method from the rows' own two intervals (clustered
+    for a bucket), rounded to 4 places; None without an IIH."""
+    if row["iih"] is None:
+        return None
+    p1, p2 = row["in_hand_wr"], row["not_seen_wr"]
+    (l1, u1), (l2, u2) = row["in_hand_ci"], row["not_seen_ci"]
+    d = p1 - p2
+    return [round(d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), 4),
+            round(d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2), 4)]
+
+
+TESTED = (("in_hand", "in_hand_wr", "in_hand_ci"), ("iih", "iih", "iih_ci"))
+"""The metrics the report tests against their baseline, with the row's keys of the value and its interval:
+the charts' two (best and worst by in-hand WR; IIH)."""
+
+
+def score_p(row: dict, metric: str, base: float) -> float:
+    """The two-sided p-value of a row's in-hand WR (``metric`` "in_hand") or IIH ("iih") against the baseline
+    ``base``, a score test: the standard error is the one the baseline implies (for a rate, the test whose
+    inversion is the Wilson interval), over the row's effective n (`clustered_rate`, the n itself for a card).
+    For IIH the two rates under the null are the pooled rate moved apart by ``base``."""
+    n1 = row["_n_eff"].get("in_hand") or row["in_hand_n"]
+    if metric == "in_hand":
+        se = math.sqrt(base * (1 - base) / n1) if 0 < base < 1 else 0.0
+        return normal_p((row["in_hand_wr"] - base) / se) if se > 0 else 1.0
+    n2 = row["_n_eff"].get("not_seen") or row["not_seen_n"]
+    pooled = (row["in_hand_wr"] * n1 + row["not_seen_wr"] * n2) / (n1 + n2)
+    p1 = min(max(pooled + base * n2 / (n1 + n2), 1e-9), 1 - 1e-9)
+    p2 = min(max(pooled - base * n1 / (n1 + n2), 1e-9), 1 - 1e-9)
+    se = math.sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2)
+    return normal_p((row["iih"] - base) / se)
+
+
+def against_baseline(rows: list[dict], fdr: float = DEFAULT_FDR) -> dict[str, dict]:
+    """Centre the tested metrics (`TESTED`) of one pairing's rows on the baseline measured on those rows and
+    mark the rows that differ from it, controlling the false-discovery rate over every test of the pairing.
+
+    The baseline of a metric is the mean of the rows that show it (every card, or every feature bucket, with
+    enough data). Were no card to matter, each card's in-hand WR and IIH would scatter around it, not around
+    50% and 0: in-hand WR shares the pairing's win rate and the draw (a player who draws more holds more of
+    everything), and IIH carries the selection bias of in-hand against not-seen (long games reach more cards:
+    17lands' users measure about 2 points on theirs; here it is measured on these games). Each row gets
+    ``M_baseline``, ``M_centred`` (value minus baseline), ``M_p`` (two-sided, a score test against the
+    baseline: `score_p`), ``M_q`` (Benjamini-Hochberg over every (row, metric) tested in the pairing, so that
+    the stars of both metrics together keep the rate) and ``M_significant`` (q at most ``fdr`` and the
+    row's interval excludes the baseline). The baseline is taken as known: with tens of rows its own error is
+    small beside each row's. Returns per metric the baseline, the rows tested and how many are marked."""
+    for row in rows:
+        row["iih_ci"] = iih_interval(row)
+    tests: list[tuple[dict, str, str, float]] = []
+    bases: dict[str, float | None] = {}
+    for metric, value, ci in TESTED:
+        shown = [r for r in rows if r[value] is not None]
+        base = bases[metric] = round(sum(r[value] for r in shown) / len(shown), 4) if shown else None
+        for r in rows:
+            v = r[value]
+            r[f"{metric}_baseline"] = base
+            r[f"{metric}_centred"] = None if v is None else round(v - base, 4)
+            r[f"{metric}_p"], r[f"{metric}_q"], r[f"{metric}_significant"] = None, None, False
+            if v is not None:
+                tests.append((r, metric, ci, score_p(r, metric, base)))
+    for (r, metric, ci, p), q in zip(tests, bh_qvalues([t[3] for t in tests])):
+        base = bases[metric]
+        r[f"{metric}_p"], r[f"{metric}_q"] = round(p, 4), round(q, 4)
+        r[f"{metric}_significant"] = bool(q <= fdr and (r[ci][0] > base or r[ci][1] < base))
+    return {metric: {"baseline": bases[metric], "tested": sum(1 for t in tests if t[1] == metric),
+                     "significant": sum(bool(r[f"{metric}_significant"]) for r in rows), "fdr": fdr}
+            for metric, _, _ in TESTED}
+
+
 def add_counts(into: dict, counts: dict) -> None:
     for k in COUNT_FIELDS:
         into[k] = into.get(k, 0) + counts.get(k, 0)
@@ -95,10 +166,11 @@ def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version
     the player-games' agent and its opponent's. ``clusters``: a bucket's cluster sums per metric index
     (`clustered_rate`); without them the intervals are Wilson's over the player-games."""
     row: dict = {"ruleset": ruleset, "agent": pairing[0], "opponent": pairing[1], key_name: key}
+    n_eff: dict[str, float | None] = {}
     for i, m in enumerate(METRICS):
         n, w = counts.get(f"{m}_n", 0), counts.get(f"{m}_wins", 0)
         if clusters is not None:
-            wr, ci, _ = clustered_rate(w, n, clusters.get(i), min_n)
+            wr, ci, n_eff[m] = clustered_rate(w, n, clusters.get(i), min_n)
         else:
             wr, ci = rate(w, n, min_n)
         row.update({f"{m}_n": n, f"{m}_wins": w, f"{m}_wr": wr, f"{m}_ci": ci})
@@ -119,6 +191,7 @@ def card_row(ruleset: str, key_name: str, key, counts: dict, min_n: int, version
     row["avg_turns_held"] = round(counts.get("held_sum", 0) / plays, 2) if plays else None
     row["interval"] = "wilson, clustered by game" if clusters is not None else "wilson"
     row["definitions_version"] = version
+    row["_n_eff"] = n_eff  # a bucket's effective n per metric, for `score_p` (not written: not in CARD_KEYS)
     return row
 
 
@@ -154,4 +227,5 @@ def sort_key(metric: str):
 
 
 __all__ = ["METRICS", "COUNT_FIELDS", "rate", "card_row", "bucket_counts", "diff_interval", "sort_key",
-           "DEFAULT_MIN_N", "add_counts", "clustered_rate", "wilson_float"]
+           "DEFAULT_MIN_N", "add_counts", "clustered_rate", "wilson_float", "iih_interval", "against_baseline",
+           "TESTED", "score_p"]

@@ -20,8 +20,14 @@ METRIC_NOTES = (
                    "players who draw more (card draw, long games) hold more of everything."),
     ("Not-seen WR", "players with the card in the deck who never saw it: the baseline for IIH."),
     ("IIH", "in-hand WR minus not-seen WR: how much better players did when they saw the card. It is the least "
-            "biased of these rates (same decks, the difference is the draw), but long games still favour "
-            "control cards (17lands' users measure about 2 points)."),
+            "biased of these rates (same decks, the difference is the draw), but long games reach more cards "
+            "and still favour control cards, so every card carries a bias (17lands' users measure about 2 points "
+            "on their data). The report measures it on these games, as the mean IIH of a pairing's rows, quotes it "
+            "above each table and shows IIH minus that mean."),
+    ("Baseline, q, *", "each card's in-hand WR and IIH are tested against the mean of its pairing's rows (what "
+                       "they would scatter around if no card mattered). q: the Benjamini-Hochberg q-value over the "
+                       "rows tested; * and the charts' colours: the interval excludes the baseline and q is at "
+                       "most 0.05, so at most about 5% of the starred rows are expected to be chance."),
     ("Played WR", "players who played the card. An agent plays a card when it is ahead or when it can, so this "
                   "mixes the card with the situation; it cannot be read as the card's effect."),
     ("Turn played, turns held", "when the card is played and how long it waits: what the agents do with it, not "

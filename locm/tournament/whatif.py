@@ -25,11 +25,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Sequence
 
-from locm.analysis.paired import Paired, PairedMean
+from locm.analysis.paired import Paired, PairedMean, mark_discoveries
 from locm.analysis.stats import Z95, wilson
 from locm.engine.errors import LocmError
 from locm.engine.seam import GameDef, Outcome
 from locm.tournament.rerun import game_hook, outcome_of, play_again, recorded_seed, rules_identity
+
+
+QUESTION = ("what changed across the re-run games: the stored games of A played again under B on the same seeds, "
+            "seats and agents; a card's row is the change in its holders' win rate when the whole ruleset changes "
+            "(every changed card, rule and agent decision in it), not what that card causes (locm cardvalue "
+            "answers that)")
+"""What `locm whatif` answers, said in its text and JSON."""
 
 
 def rate(k: int, n: int) -> dict:
@@ -92,8 +99,9 @@ class Whatif:
     def summary(self, min_n: int = 20, top: int = 10) -> dict:
         """Every figure with its n and 95% interval; the paired changes (`analysis.paired`: B - A of the same
         seats, clustered by seed, Agresti-Min adjusted) of each agent and of each card's holders (the seat
-        whose deck held more copies of it under A), a card listed once held in ``min_n`` units; then the
-        game's own sections (``whatif_summary``)."""
+        whose deck held more copies of it under A), a card listed once held in ``min_n`` units, each with its
+        Benjamini-Hochberg q over the cards listed (`analysis.paired.mark_discoveries`); then the game's own
+        sections (``whatif_summary``)."""
         pairs = self.pairs
         n = len(pairs)
         changed = [p for p in pairs if p.a.winner != p.b.winner]
@@ -112,7 +120,8 @@ class Whatif:
         cards = self._cards(by_seed)
         rows = [{"card": k, **v.as_dict()} for k, v in cards.items() if v.units >= min_n]
         rows.sort(key=lambda r: (-r["delta"], r["card"]))
-        out = {"game": self.game.name, "ruleset_a": self.rules_a,
+        mark_discoveries(rows)
+        out = {"game": self.game.name, "question": QUESTION, "ruleset_a": self.rules_a,
                "ruleset_b": ({"name": self.rules_b} if isinstance(self.rules_b, str)  # a name alone
                              else rules_identity(self.game, self.rules_b)), "games": n,
                "rerun_now": self.played, "reused_from_store": self.read_back, "skipped": len(self.skipped),

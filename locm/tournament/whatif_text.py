@@ -6,6 +6,7 @@ rates and paired cards and buckets)."""
 from __future__ import annotations
 
 from locm.engine.seam import GameDef
+from locm.analysis.paired import STAR
 from locm.tournament.rerun import game_hook
 
 
@@ -38,7 +39,7 @@ def whatif_lines(s: dict, top: int = 10, game: GameDef | None = None) -> list[st
     n = s["games"]
     out = [f"{game.title}: {n} game{'' if n == 1 else 's'} of {a} re-run under {b} (same seeds, same agents; "
            f"{s['rerun_now']} played now, {s['reused_from_store']} already stored, {s['skipped']} skipped) in "
-           f"{s['seconds']:.1f} s"]
+           f"{s['seconds']:.1f} s", f"question: {s['question']}"]
     if not s["enough"]:
         out.append(f"not enough data: {n} games < --min-n {s['min_n']}; the figures below are shown with their "
                    "intervals but say little")
@@ -76,12 +77,12 @@ def whatif_lines(s: dict, top: int = 10, game: GameDef | None = None) -> list[st
     if s["cards_considered"]:
         out.append(f"cards whose holders gain or lose most (a holder: the seat whose deck held more copies under A; "
                    f"paired B - A clustered by seed; {len(rows)} of {s['cards_considered']} cards held in "
-                   f"{s['min_n']} units at least; * : the interval excludes 0):")
+                   f"{s['min_n']} units at least; {STAR}):")
         gain = [r for r in rows if r["delta"] > 0][:top]
         lose = [r for r in reversed(rows) if r["delta"] < 0][:top]
         for title, part in (("gain most", gain), ("lose most", lose)):
             for r in part:
-                out.append(f"  {title}: {r['card']}: {_paired(r)}" + (" *" if r["excludes_zero"] else ""))
+                out.append(f"  {title}: {r['card']}: {_paired(r)}, q={r['q']}" + (" *" if r["significant"] else ""))
         if not gain and not lose:
             out.append("  none moves (or none held in enough units)")
     return out + more

@@ -14,16 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from locm.analysis.locm.cardfacts import DEFINITIONS_VERSION, FEATURE_ORDER, features_of_key
-from locm.analysis.locm.cardmetrics import DEFAULT_MIN_N, METRICS, bucket_counts, card_row, sort_key
-from locm.analysis.stats import wilson
+from locm.analysis.locm.cardmetrics import (DEFAULT_MIN_N, METRICS, TESTED, against_baseline, bucket_counts,
+                                            card_row, sort_key)
+from locm.analysis.stats import DEFAULT_FDR, wilson
 from locm.engine.errors import LocmError
 from locm.games.locm import facts_store as cs
 
 RULESET_ORDER = ("1.2", "constructed")
 CARD_KEYS = (["ruleset", "agent", "opponent", "base_id", "feature"]
              + [f"{m}_{k}" for m in METRICS for k in ("n", "wins", "wr", "ci")]
-             + ["iih", "offered", "picked", "pick_rate", "avg_pick", "avg_turn_played", "avg_turns_held",
-                "pairing_games", "pairing_win_rate", "pairing_ci", "lopsided", "interval", "definitions_version"])
+             + ["iih", "iih_ci", "offered", "picked", "pick_rate", "avg_pick", "avg_turn_played", "avg_turns_held"]
+             + [f"{m}_{k}" for m, _, _ in TESTED for k in ("baseline", "centred", "p", "q", "significant")]
+             + ["pairing_games", "pairing_win_rate", "pairing_ci", "lopsided", "interval", "definitions_version"])
 from locm.analysis.locm.cardnotes import METRIC_NOTES, SELECTION_NOTE  # noqa: E402  (re-exported)
 DEFAULT_MAX_IMBALANCE = 0.10
 """A pairing of two different agents is lopsided when one wins more than 50% + this of their games."""
@@ -48,13 +50,18 @@ class Stratum:
     features: dict[str, list[dict]] = field(default_factory=dict)  # constructed: family -> rows
     lopsided: bool = False
     same_decks: int = 0  # games of this pairing where both decks held the same cards
+    baselines: dict = field(default_factory=dict)  # metric -> its baseline on these rows (`against_baseline`)
+
+    @property
+    def games(self) -> int:
+        """The games of this pairing (self-play: each game gives two player-games)."""
+        return self.player_games // 2 if self.selfplay else self.player_games
 
     @property
     def mirrored_decks(self) -> bool:
         """Most of the pairing's games had the same deck on both sides: a card's deck rate is about 50%
         whatever the card (both seats or neither hold it), and tells nothing."""
-        games = self.player_games // 2 if self.selfplay else self.player_games
-        return self.selfplay and games > 0 and self.same_decks > games / 2
+        return self.selfplay and self.games > 0 and self.same_decks > self.games / 2
 
     @property
     def selfplay(self) -> bool:
@@ -173,7 +180,7 @@ def check_request(path: str, ruleset: str | None) -> None:
 
 
 def _ruleset_data(db, rs: str, agent, opponent, seat, min_n: int, games: list[dict],
-                  max_imbalance: float) -> RulesetData:
+                  max_imbalance: float, fdr: float = DEFAULT_FDR) -> RulesetData:
     constructed = cs.is_constructed(db, rs)
     wins: dict[tuple[str, str], list[int]] = {}
     same: Counter = Counter()
@@ -199,7 +206,12 @@ def _ruleset_data(db, rs: str, agent, opponent, seat, min_n: int, games: list[di
         for row in stratum.cards:
             row.update(pairing_games=n, pairing_win_rate=round(k / n, 4), pairing_ci=[round(lo, 4), round(hi, 4)],
                        lopsided=stratum.lopsided)
-            row["interval"], row["definitions_version"] = row.pop("interval"), row.pop("definitions_version")
+        stratum.baselines = against_baseline(stratum.cards, fdr)
+        for i, row in enumerate(stratum.cards):  # the keys in the order of CARD_KEYS (cards.json, cards.csv)
+            stratum.cards[i] = {k: row[k] for k in CARD_KEYS if k in row}
+        if constructed:  # the families' lists hold the same rows
+            rows = {r["feature"]: r for r in stratum.cards}
+            stratum.features = {f: [rows[r["feature"]] for r in fam] for f, fam in stratum.features.items()}
         strata.append(stratum)
     if not strata:
         raise ReportError(f"no {rs} player-games of agent {agent!r} against {opponent!r}")
@@ -367,8 +379,13 @@ def write_report(data: ReportData, out: str | os.PathLike) -> Path:
     return out / "index.html"
 
 
-def top_rows(data: ReportData, metric: str, top: int | None) -> list[dict]:
+def top_rows(data: ReportData, metric: str, top: int | None, with_value: bool = False):
+    """The rows sorted by ``metric``, highest first, the first ``top``. ``with_value``: only the rows that have
+    a value of it, and how many were left out: ``(rows, left out)``."""
     rows = sorted(all_rows(data), key=sort_key(metric))
+    if with_value:
+        kept = [r for r in rows if r.get(metric) is not None]
+        return (kept if top is None else kept[:top]), len(rows) - len(kept)
     return rows if top is None else rows[:top]
 
 

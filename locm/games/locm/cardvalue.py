@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import msgspec
 
 from locm.analysis.locm.cardfacts import COST_TOP, card_features
-from locm.analysis.paired import Paired, pts
+from locm.analysis.paired import STAR, Paired, mark_discoveries, pts
 from locm.engine.locm.carddata import cardlist_12
 from locm.engine.errors import LocmError
 from locm.engine.locm.rulesets import DRAFT, Rules
@@ -297,6 +297,15 @@ def strata(decks_a: tuple, decks_b: tuple, about: set, win_a: int, win_b: int) -
 # --- the whole measurement ---------------------------------------------------------------------------------
 
 
+QUESTION = ("what the card causes for its holder: the same seeds, seats and agents played again with only this card "
+            "replaced by its baseline; value = the holders' win rate with the card as it is minus with the "
+            "baseline (A - B: with --baseline V.toml, the opposite sign of locm whatif's B - A for the same "
+            "change). locm whatif's row of a card answers another question: the change in its holders' win "
+            "rate when the whole ruleset changes, its other cards and rules and the agents' new decisions "
+            "included")
+"""What `locm cardvalue` answers, said in its text and JSON."""
+
+
 @dataclass
 class Row:
     target: Target
@@ -335,6 +344,7 @@ class CardValueRun:
     def ranked(self) -> list[dict]:
         out = [r.as_dict() for r in self.rows]
         out.sort(key=lambda r: (r["value"] is None, -(r["value"] or 0), r["card"]))
+        mark_discoveries(out)  # q over the cards valued together: a star is a discovery among them
         for i, r in enumerate(out, 1):
             r["rank"] = i
         return out
@@ -344,7 +354,8 @@ class CardValueRun:
                 "first_seed": self.first_seed, "base_games": self.base_stored + self.base_played,
                 "base_games_played_now": self.base_played, "reruns_played_now": self.played,
                 "reruns_read_back": self.reused, "reruns_identical_not_played": self.identical,
-                "errors": len(self.errors), "seconds": round(self.seconds, 3), "cards": self.ranked(),
+                "errors": len(self.errors), "seconds": round(self.seconds, 3), "question": QUESTION,
+                "cards": self.ranked(),
                 "definition": "value = holders' win rate with the card as it is minus with the baseline in its "
                               "place, same seeds, seats and agents; 95% interval clustered by seed"}
 
@@ -504,26 +515,34 @@ def cardvalue_lines(s: dict) -> list[str]:
     from locm.common.tables import table
 
     agents = " vs ".join(s["agents"]) if s["agents"][0] != s["agents"][1] else f"{s['agents'][0]} self-play"
-    out = [f"card value under {s['ruleset']}: {s['base_games']} base games ({agents}, seeds {s['first_seed']}.."
+    out = [f"question: {s['question']}",
+           f"card value under {s['ruleset']}: {s['base_games']} base games ({agents}, seeds {s['first_seed']}.."
            f"{s['first_seed'] + s['seeds'] - 1}); re-runs: {s['reruns_played_now']} played now, "
            f"{s['reruns_read_back']} read back, {s['reruns_identical_not_played']} identical (no changed card "
            f"in the pool) in {s['seconds']:.1f} s",
            "value = the holders' win rate with the card as it is minus with the baseline in its place, on the same "
            "seeds, seats and agents (the holder: the seat whose deck held more copies than its opponent's, as "
            "played; under B it may have kept that edge, lost it, or another seat gained one: kept/lost/new); "
-           "95% interval clustered by seed; * : the interval excludes 0", ""]
-    rows = []
+           f"95% interval clustered by seed; q: Benjamini-Hochberg over the {len(s['cards'])} cards valued "
+           f"({STAR})", ""]
+    rows, unheld = [], [r["card"] for r in s["cards"] if not r["units"]]
     for r in s["cards"]:
-        v = "n/a" if r["value"] is None else f"{pts(r['value'])} pts" + (" *" if r["excludes_zero"] else "")
+        if not r["units"]:
+            continue
+        v = "n/a" if r["value"] is None else f"{pts(r['value'])} pts" + (" *" if r["significant"] else "")
         ci = "n/a" if r["low"] is None else f"[{pts(r['low'])}, {pts(r['high'])}]"
         wa, wb = r["win_rate_a"], r["win_rate_b"]
-        rows.append((r["rank"], r["card"], r["baseline"], v, ci, r["units"], r["clusters"],
+        rows.append((r["rank"], r["card"], r["baseline"], v, ci, "n/a" if r["q"] is None else f"{r['q']:.3f}",
+                     r["units"], r["clusters"],
                      "n/a" if wa["rate"] is None else f"{100 * wa['rate']:.1f}%",
                      "n/a" if wb["rate"] is None else f"{100 * wb['rate']:.1f}%",
                      f"+{r['gained']}/-{r['lost']}", f"{r['kept_edge']}/{r['lost_edge']}/{r['new_edge']}",
                      r["tied_games"]))
-    out.append(table(("rank", "card", "baseline", "value", "95% interval", "holders", "seeds", "WR as is",
+    out.append(table(("rank", "card", "baseline", "value", "95% interval", "q", "holders", "seeds", "WR as is",
                       "WR baseline", "outcomes B vs A", "edge kept/lost/new", "tied"), rows))
+    if unheld:
+        out.append(f"not valued, no holder (no seat held more copies than its opponent in any base game): "
+                   f"{', '.join(unheld)}")
     if s["errors"]:
         out.append(f"{s['errors']} re-runs failed (see --json)")
     return out

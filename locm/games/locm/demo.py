@@ -101,11 +101,11 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
     data = collect(db)
     index = write_report(data, report_dir)
     flagged = sorted({s.label for _, s in data.lopsided})
-    echo(f"card-balance report: {index}   (next: {LOCM} cards stats --db {db} --ruleset 1.2 --agent lookahead "
-         f"--opponent lookahead --sort iih)")
+    echo(f"card-balance report: {index}   (next: {LOCM} cards stats --db {db} --ruleset constructed --agent "
+         f"lookahead --opponent lookahead --sort iih_centred)")
     if flagged:
-        echo(f"  flagged as lopsided (their card rates tell which cards each agent takes): {', '.join(flagged)}; "
-             f"the {MIRROR[0]} self-play tables come first")
+        echo(f"  flagged as lopsided (their card rates tell which cards each agent takes): {len(flagged)} pairings "
+             f"of the round robin, named in the report; the {MIRROR[0]} self-play tables come first")
     value_cards(db, games, workers, echo, progress_bar)
     other_games(db, games, workers, echo, progress_bar)
     sandboxed_game(echo)

@@ -15,8 +15,9 @@ from locm.cli.report import AGENT, DB, IMBALANCE, MIN, OPPONENT, RULESET, SEAT
 from locm.common.inputs import existing_store as _existing
 from locm.tournament.backends import join
 
-SORT_METRICS = [f"{m}_{k}" for m in METRICS for k in ("wr", "n")] + ["iih", "pick_rate", "avg_pick", "offered",
-                                                                      "picked", "avg_turn_played"]
+SORT_METRICS = [f"{m}_{k}" for m in METRICS for k in ("wr", "n")] + ["iih", "iih_centred", "in_hand_centred",
+                                                                      "pick_rate", "avg_pick", "offered", "picked",
+                                                                      "avg_turn_played"]
 
 
 def _ruleset(spec: str | None, path: str) -> str | None:
@@ -147,21 +148,56 @@ def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top)
         wr, ci = r[f"{m}_wr"], r[f"{m}_ci"]
         return "n/a" if wr is None else f"{100 * wr:5.1f} [{100 * ci[0]:4.1f},{100 * ci[1]:5.1f}]"
 
+    def centred(r, m):
+        c = r[f"{m}_centred"]
+        return "n/a" if c is None else f"{100 * c:+.1f}{' *' if r[f'{m}_significant'] else ''} q={r[f'{m}_q']:.2f}"
+
+    shown, left_out = top_rows(data, metric, top, with_value=True)
     rows = []
-    for r in top_rows(data, metric, top):
+    for r in shown:
         card = r["feature"] if "feature" in r else f"#{r['base_id']} {names.get(r['base_id'], '')}"[:26]
         pairing = f"{r['agent']} vs {r['opponent']}" + (" !" if r["lopsided"] else "")
         rows.append((r["ruleset"], pairing, card, r["deck_n"], pct(r, "deck"), r["in_hand_n"], pct(r, "in_hand"),
-                     pct(r, "not_seen"), "n/a" if r["iih"] is None else f"{100 * r['iih']:+.1f}",
+                     centred(r, "in_hand"), pct(r, "not_seen"),
+                     "n/a" if r["iih"] is None else f"{100 * r['iih']:+.1f}", centred(r, "iih"),
                      pct(r, "played"), "-" if r["pick_rate"] is None else f"{100 * r['pick_rate']:.1f}%",
                      "-" if r["avg_pick"] is None else r["avg_pick"],
                      "-" if r["avg_turn_played"] is None else r["avg_turn_played"]))
     click.echo(table(("ruleset", "pairing", "card", "deck n", "deck WR % [95% CI]", "hand n", "in-hand WR %",
-                      "not-seen WR %", "IIH pp", "played WR %", "pick", "avg pick", "turn"), rows))
-    click.echo(f"{data.coverage['games']} games, definitions {data.version}, minimum sample {min_n} "
-               f"player-games (n/a below), sorted by {metric}; rates are observational (who holds a card, "
-               "not what it causes: see locm cardvalue); compare rows of one pairing only")
+                      "in-hand - base", "not-seen WR %", "IIH pp", "IIH - mean", "played WR %", "pick", "avg pick",
+                      "turn"), rows))
+    for line in stats_footer(data, shown, metric, left_out):
+        click.echo(line)
     _warn_lopsided(data)
+
+
+def stats_footer(data, shown: list[dict], metric: str, left_out: int) -> list[str]:
+    """What `locm cards stats` prints under its table: the games of each pairing shown (not the store's), each
+    pairing's baselines and the bias they correct as measured on its games, and what the columns mean."""
+    pairings = {(r["ruleset"], r["agent"], r["opponent"]) for r in shown}
+    out = []
+    for rs, d in data.rulesets.items():
+        for s in d.strata:
+            if (rs, s.agent, s.opponent) not in pairings:
+                continue
+            b = s.baselines
+            line = f"{rs} {s.label}: {s.games} games ({s.player_games} player-games)"
+            if b.get("in_hand", {}).get("baseline") is not None:
+                line += (f"; in-hand WR baseline {100 * b['in_hand']['baseline']:.1f}% (mean of "
+                         f"{b['in_hand']['tested']} rows)")
+            if b.get("iih", {}).get("baseline") is not None:
+                line += (f"; IIH bias measured here {100 * b['iih']['baseline']:+.1f} points (mean of "
+                         f"{b['iih']['tested']} rows)")
+            out.append(line)
+    if not shown:
+        out.append(f"no row has a value of {metric} (every one is below the minimum sample of {data.min_n} "
+                   "player-games): play more games, or lower --min-games knowing the intervals widen")
+    more = f"; {left_out} rows without a value of {metric} (below the minimum sample) left out" if left_out else ""
+    out.append(f"definitions {data.version}, minimum sample {data.min_n} player-games, sorted by {metric}{more}; "
+               "- base / - mean: the row minus its pairing's baseline, * : its interval excludes the baseline "
+               "and its Benjamini-Hochberg q over the pairing's rows is at most 0.05; rates are observational "
+               "(who holds a card, not what it causes: see locm cardvalue); compare rows of one pairing only")
+    return out
 
 
 @click.command("rebuild")
@@ -185,4 +221,4 @@ def rebuild(db):
     click.echo(f"card facts rebuilt from the events: {s.projected} games, definitions {s.version}")
 
 
-__all__ = ["SORT_METRICS", "report", "stats", "rebuild"]
+__all__ = ["SORT_METRICS", "report", "stats", "rebuild", "stats_footer"]

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 from locm.analysis.locm.cardfacts import GameFacts, project
 from locm.analysis.locm.overview import DAMAGE_SOURCES
-from locm.analysis.paired import Paired, pts
+from locm.analysis.paired import STAR, Paired, mark_discoveries, pts
 from locm.engine.locm.rulesets import Rules
 from locm.events.locm.cards import AREA_NAMES, TYPE_NAMES, keywords_to_str
 from locm.games.locm.rerun import rerun_game, rerun_params
@@ -182,15 +182,16 @@ def paired_lines(rows: list[dict], a: str, b: str, top: int) -> list[str]:
     out = ["", f"who gains and who loses: the same seeds, seats and agents under {a} and under {b}; a holder is "
                "the seat whose deck held more copies of the card (or of the bucket's cards, as they were under A) "
                "than its opponent's in the game under A; win-rate change B - A with its 95% interval clustered by "
-               "seed (* : the interval excludes 0)"]
+               f"seed; q: Benjamini-Hochberg over the {len(rows)} rows tested ({STAR})"]
     gain = [r for r in rows if r["delta"] > 0][:top]
     lose = [r for r in reversed(rows) if r["delta"] < 0][:top]
     for title, part in (("gain most", gain), ("lose most", lose)):
         if part:
             out.append(f"{title}:")
-            out.append(table(("card or bucket", "change", "95% interval", "holders", "seeds", "won A", "won B"),
-                             [(r["key"], f"{pts(r['delta'])} pts" + (" *" if r["excludes_zero"] else ""),
-                               _interval(r), r["units"], r["clusters"], r["win_rate_a"]["k"], r["win_rate_b"]["k"])
+            out.append(table(("card or bucket", "change", "95% interval", "q", "holders", "seeds", "won A", "won B"),
+                             [(r["key"], f"{pts(r['delta'])} pts" + (" *" if r["significant"] else ""),
+                               _interval(r), "n/a" if r["q"] is None else f"{r['q']:.3f}", r["units"],
+                               r["clusters"], r["win_rate_a"]["k"], r["win_rate_b"]["k"])
                               for r in part]))
     if not gain and not lose:
         out.append("no holder's outcome changed")
@@ -259,6 +260,7 @@ def whatif_summary(groups: list, min_n: int, top: int) -> dict:
     rows = [{"key": k, "kind": "bucket" if ": " in k else "card", **v.as_dict()}
             for k, v in paired.items() if v.units >= min_n]
     rows.sort(key=lambda r: (-r["delta"], r["key"]))
+    mark_discoveries(rows)
     return {"damage_per_game_by_source": {s: {"a": mean(a.damage.get(s, [0] * n)), "b": mean(b.damage.get(s, [0] * n))}
                                           for s in sources if s in a.damage or s in b.damage},
             "cards_in_hand_win_rate_moves": card_moves(a, b, top, min_n), "paired_by_seed": rows}
