@@ -334,15 +334,16 @@ def game_log_target(name: str):
         from locm.engine import registry
         from locm.replay.sources import open_game
         from locm.replay.html import render_html
-        from locm.runner.play import import_match_log
+        from locm.games.registry import checker
+        from locm.verify.logimport import import_log
         from locm.store.eventstore import MemoryStore
 
         game = registry.get(name)
         path = tmp / "game.jsonl"
         path.write_bytes(data)
-        store = MemoryStore()
+        store = MemoryStore(checker=checker())
         try:
-            import_match_log(store, game, data, str(path))
+            import_log(store, game, data, str(path))
             event("imported")
         except LocmError:
             assert not list(store.matches()), "a refused log stored something"

@@ -33,7 +33,7 @@ STILL_NAMING = {
     "locm.api": "LOCM's notebook object, public as `locm.Game` since issue 12: a game-generic one is not built yet",
     "locm.runner.bots": "the bot runner's agents subclass LOCM's `Agent` and speak its referee protocol; the other "
                         "games' one-line bots go through it too (to split: the process half from LOCM's protocol)",
-    "locm.runner.play": "`play_one` and the import of an event log are LOCM's; `import_match_log` is every game's",
+    "locm.runner.play": "`play_one` is LOCM's (the import of any game's log is `locm.verify.logimport`)",
 }
 """Generic modules that still import a game, and why (issue 30 wants none but the registries)."""
 

@@ -8,6 +8,9 @@ optional names from that module:
 
 - ``facts(events, data)``: the derived rows kept beside a game in its transaction (LOCM's card facts for the
   card report: ``(version, blob, log hash)``, or None when they cannot be computed);
+- ``seat_extras(events)``: what a game's log says of each seat beyond its outcome, as the store's
+  `locm.store.records.SeatExtras` (LOCM's hard errors and timeouts), for a log imported without a runner's
+  account of it (`locm.verify.logimport.import_log`);
 - ``SIDE_LOGS``: a `SideLogs`, the chained logs a game keeps beside its games (my-card-game's accounts): their
   table, their lines in an export file (``{"<kind>": {...}}`` then the event lines) and their checks.
 
@@ -86,6 +89,12 @@ def facts_of(game: Any):
     return None if module is None else getattr(module, "facts", None)
 
 
+def seat_extras_of(game: Any):
+    """The game's ``seat_extras(events)`` (see the module docstring), or None."""
+    module = edges(game)
+    return None if module is None else getattr(module, "seat_extras", None)
+
+
 def side_logs() -> list[SideLogs]:
     """Every registered game's side logs (`SideLogs`), in the registry's order."""
     from locm.engine import registry
@@ -104,4 +113,4 @@ def side_logs_of(kind: str) -> SideLogs | None:
     return next((logs for logs in side_logs() if logs.kind == kind), None)
 
 
-__all__ = ["Checker", "Problem", "SideLogs", "edges", "facts_of", "side_logs", "side_logs_of"]
+__all__ = ["Checker", "Problem", "SideLogs", "edges", "facts_of", "seat_extras_of", "side_logs", "side_logs_of"]

@@ -327,6 +327,9 @@ def prepare_match(game: Any, extras: GameExtras | Mapping[str, Any], events: Seq
     from locm.engine.logcheck import check_log
 
     if game.name == LOCM:
+        if seats is not None:  # each seat's extras, flattened into LOCM's two seats' fields
+            extras = msgspec.structs.replace(_as_extras(extras), **{
+                f"{f}{i}": getattr(s, f) for i, s in enumerate(seats) for f in SeatExtras.__struct_fields__})
         return prepare_game(extras, events)
     x = _as_extras(extras)
     game_id = x.game_id

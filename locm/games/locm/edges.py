@@ -28,6 +28,18 @@ def facts(events: Sequence[Any], data: bytes) -> tuple[str, bytes, bytes] | None
         return None
 
 
+def seat_extras(events: Sequence[Any]) -> tuple[Any, ...]:
+    """Each seat's extras as a LOCM log gives them (`locm.store.hooks.seat_extras_of`): ``error`` when the
+    seat made a hard error, ``timeout`` when the error was a timeout (what the runner would have recorded)."""
+    from locm.events.locm.catalog import HardError
+    from locm.store.records import SeatExtras
+
+    errors = [e for e in events if type(e) is HardError]
+    return tuple(SeatExtras(error=any(e.player == p for e in errors),
+                            timeout=any(e.player == p and e.reason.startswith("timeout") for e in errors))
+                 for p in (0, 1))
+
+
 def content_problem(game_id: str | None, events: Sequence[Any], *, meta: str = "{}", winner: int | None = None,
                     reason: str | None = None, redecide: bool = True):
     """Check a whole LOCM log: re-deciding its inputs gives its events (``redecide``), the fold ends the game
@@ -136,4 +148,4 @@ def _referee_file(path: str, data: bytes, redecide: bool) -> list:
 FILE_CHECKS = {"events": _event_file, "official": _referee_file}
 """`locm verify FILE` of the kinds of file only LOCM has (`locm.replay.sources.read_source`'s kinds)."""
 
-__all__ = ["facts", "content_problem", "facts_problem", "FILE_CHECKS"]
+__all__ = ["facts", "seat_extras", "content_problem", "facts_problem", "FILE_CHECKS"]
