@@ -61,7 +61,7 @@ def _game_of(source, db):
 
         with open_store(db, create=False, readonly=True) as store:
             found = store.ids_named(source)
-            return registry.get(store.match(found[0]).game if len(found) == 1 else registry.DEFAULT)
+            return registry.get(store.game(found[0]).game if len(found) == 1 else registry.DEFAULT)
     kind, data = sniff(source)
     if kind != "match":
         return registry.get(registry.DEFAULT)

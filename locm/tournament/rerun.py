@@ -480,7 +480,7 @@ def match_whatif(store, game: GameDef, rules_b: Any, rules_a: str | None = None,
     base = getattr(rules_b, "base", None) or name_b
     name_a = rules_a or base
     result = MatchWhatif(game, name_a, name_b)
-    rows = [m for m in store.matches(game=game.name) if m.ruleset == name_a]
+    rows = [m for m in store.games(game=game.name) if m.ruleset == name_a]
     todo = []
     for m in rows:
         if any(a not in game.agent_names for a in m.agents):
@@ -531,20 +531,20 @@ def _init_rerun(path: str, game_name: str, rules_b: Any) -> None:
 def _rerun_task(game_id: str) -> tuple[Any, Pair]:
     """One stored game re-run under B (or its re-run read back): ``(the re-run prepared for the store, or None
     when it is stored already, the Pair)``."""
-    from locm.store.eventstore import GameExtras, prepare_match
+    from locm.store.eventstore import GameExtras, prepare_game
 
     store, game, rules_b = _RERUN["store"], _RERUN["game"], _RERUN["rules_b"]
-    events_a = store.verified_match_events(game_id)
+    events_a = store.verified_events(game_id)
     created = events_a[0]
     seed = _seed(game, created)
     probe = game.new(rules_b, seed, game.agents(created))
     gid_b = game.game_id(probe.log[0])
     prepared = None
     if store.has_game(gid_b):
-        events_b = store.verified_match_events(gid_b)
+        events_b = store.verified_events(gid_b)
     else:
         events_b = replay_under(game, events_a, rules_b)
-        prepared = prepare_match(game, GameExtras(game_id=gid_b), events_b)
+        prepared = prepare_game(game, GameExtras(game_id=gid_b), events_b)
     held = game.holdings(created) if game.holdings is not None else ()
     stats = (tuple(game.seat_stats(events_a)), tuple(game.seat_stats(events_b))) if game.seat_stats else ()
     return prepared, Pair(tuple(game.agents(created)), seed, game.outcome(events_a), game.outcome(events_b),

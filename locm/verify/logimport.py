@@ -47,13 +47,14 @@ def import_log(store: Any, game: Any, data: bytes, source: str, *, skip_existing
         raise InputFileError(source, f"the log does not follow the rules: {verdict.problem}")
     gid = game.game_id(events[0])
     if store.has_game(gid):
-        same = [game.codec.to_json(e) for e in store.match_events(gid)] == [game.codec.to_json(e) for e in events]
+        same = [game.codec.to_json(e) for e in store.events(gid)] == [game.codec.to_json(e) for e in events]
         if skip_existing and same:
             return gid, False
         raise InputFileError(source, f"game {gid!r} is already in the store"
                              + ("" if skip_existing else " (--skip-existing skips identical games)"))
     seat_extras = seat_extras_of(game)
-    store.append_match(game, GameExtras(game_id=gid), events, None if seat_extras is None else seat_extras(events))
+    store.append_game(game, GameExtras(game_id=gid, seats=None if seat_extras is None else seat_extras(events)),
+                      events)
     return gid, True
 
 

@@ -28,6 +28,19 @@ def facts(events: Sequence[Any], data: bytes) -> tuple[str, bytes, bytes] | None
         return None
 
 
+RECORD_FIELDS = ("ruleset_version", "shuffle_player0_seed", "shuffle_player1_seed", "draft_choices_seed",
+                 "predefined_draft_ids", "card_gen_seed", "constructed_choices_seed", "id_scheme")
+"""The fields of `game_created` a LOCM game's record keeps in its ``fields`` (beside its ruleset and seed)."""
+
+
+def record_fields(created: Any) -> dict[str, Any]:
+    """What a LOCM game's record keeps in its ``fields`` (`locm.store.hooks.record_fields_of`): the columns of
+    store schema 2 that only LOCM has, its ``game_created`` fields and its event schema."""
+    found = {f: getattr(created, f) for f in RECORD_FIELDS}
+    found["event_schema_version"] = created.schema_version
+    return found
+
+
 def seat_extras(events: Sequence[Any]) -> tuple[Any, ...]:
     """Each seat's extras as a LOCM log gives them (`locm.store.hooks.seat_extras_of`): ``error`` when the
     seat made a hard error, ``timeout`` when the error was a timeout (what the runner would have recorded)."""
@@ -148,4 +161,4 @@ def _referee_file(path: str, data: bytes, redecide: bool) -> list:
 FILE_CHECKS = {"events": _event_file, "official": _referee_file}
 """`locm verify FILE` of the kinds of file only LOCM has (`locm.replay.sources.read_source`'s kinds)."""
 
-__all__ = ["facts", "seat_extras", "content_problem", "facts_problem", "FILE_CHECKS"]
+__all__ = ["facts", "record_fields", "seat_extras", "content_problem", "facts_problem", "FILE_CHECKS"]

@@ -74,6 +74,7 @@ def _init_worker(db: str, rules_a_hash: str | None, variants: tuple[Rules, ...])
 def replay_under(store, events_a: Sequence, rules_b: Rules) -> tuple[list, object, str]:
     """Game A re-run under `rules_b`: ``(B's events, its PreparedGame to store or None, B's id)``. A B game
     already stored is read back, not played again (so a second run resumes)."""
+    from locm.engine.locm.definition import GAME
     from locm.store.eventstore import prepare_game
     from locm.games.locm.tournament import game_id
 
@@ -83,7 +84,7 @@ def replay_under(store, events_a: Sequence, rules_b: Rules) -> tuple[list, objec
     if store.has_game(gid_b):
         return store.verified_events(gid_b), None, gid_b  # a stored game is trusted only if its chain holds
     played = rerun_game(events_a, rules_b)
-    return played.game.log, prepare_game(played.extras, played.game.log), gid_b
+    return played.game.log, prepare_game(GAME, played.extras, played.game.log), gid_b
 
 
 def _work(gids: Sequence[str]) -> list[tuple]:
@@ -256,8 +257,8 @@ def select_by_seed(store, rules_a: Rules | str | None, base: str, agents: Sequen
     wanted = set(agents) if agents else None
     groups: dict = {}
     n = 0
-    for r in store.games(ruleset=name):
-        pair = (r.agent0, r.agent1)
+    for r in store.games(ruleset=name, game="locm"):
+        pair = r.agents
         if not all(is_builtin(a) for a in pair) or (wanted is not None and not set(pair) <= wanted):
             continue
         groups.setdefault(r.seed, []).append(r.game_id)
