@@ -379,7 +379,11 @@ def _own_checks(name: str) -> bool:
     """Whether a registered game's definition's edges give checks of its own (``content_problem``: LOCM's)."""
     from locm.engine import registry
 
-    return getattr(edges(registry.get(name)), "content_problem", None) is not None
+    try:
+        game = registry.get(name)
+    except LocmError:  # a game this locm does not know: the core's checks say so, one line
+        return False
+    return getattr(edges(game), "content_problem", None) is not None
 
 
 def _other_game_log(name: str, data: bytes, redecide: bool) -> Verdict:
