@@ -36,8 +36,8 @@ def main() -> None:
             dt = time.perf_counter() - t0
             cells: dict = {}
             for r in store.games(ruleset=ruleset):
-                if r.agent0 in agents and r.agent1 in agents and args.seed <= r.seed < args.seed + args.games // 2:
-                    for s, (me, other) in enumerate(((r.agent0, r.agent1), (r.agent1, r.agent0))):
+                if r.agents[0] in agents and r.agents[1] in agents and args.seed <= r.seed < args.seed + args.games // 2:
+                    for s, (me, other) in enumerate((r.agents, r.agents[::-1])):
                         c = cells.setdefault((me, other), [0, 0])
                         c[0] += r.winner == s
                         c[1] += 1

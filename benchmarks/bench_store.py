@@ -39,7 +39,10 @@ from pathlib import Path
 from locm.events.locm import catalog as ev
 from locm.events.locm.cards import Card
 from locm.events.locm.codec import from_json, from_msgpack, to_json, to_msgpack
-from locm.store.eventstore import GameExtras, open_store, prepare_game
+from locm.store.eventstore import GameExtras, SeatExtras, open_store, prepare_game
+from locm.engine.locm.definition import GAME as LOCM_GAME
+
+SEATS = (SeatExtras(think_ms=12.5), SeatExtras(think_ms=30.0))
 
 
 def make_game(rng: random.Random, n_events: int = 500) -> list[ev.Event]:
@@ -101,11 +104,11 @@ def run_once(games: list[list[ev.Event]], workdir: Path, run: int) -> dict[str, 
     with open_store(path) as store:
         t = time.perf_counter()
         for game_id, events in zip(ids, games):
-            store.append_game(GameExtras(game_id=game_id, think_ms0=12.5, think_ms1=30.0), events)
+            store.append_game(LOCM_GAME, GameExtras(game_id=game_id, seats=SEATS), events)
         rates["append"] = _rate(n, time.perf_counter() - t)
         store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     rates["bytes_per_game"] = path.stat().st_size / len(games)
-    prepared = [prepare_game(GameExtras(game_id=f"p{game_id}", think_ms0=12.5, think_ms1=30.0), events)
+    prepared = [prepare_game(LOCM_GAME, GameExtras(game_id=f"p{game_id}", seats=SEATS), events)
                 for game_id, events in zip(ids, games)]
     with open_store(workdir / f"prepared-{run}.db") as store:
         t = time.perf_counter()

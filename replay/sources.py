@@ -192,12 +192,12 @@ def open_stored(db: str | Path, game_id: str) -> Replay:
     untrusted = ""
     with open_store(db, create=False, readonly=True) as store:
         gid = resolve_id(store, game_id)
-        row = store.match(gid)
+        row = store.game(gid)
         try:
-            events = store.verified_match_events(gid)
+            events = store.verified_events(gid)
         except ChainError as exc:
             untrusted = f"its stored hash chain does not hold ({str(exc).removeprefix(f'game {gid!r}: ')})"
-            events = store.match_events(gid)
+            events = store.events(gid)
     game = registry.get(row.game)
     try:
         meta = json.loads(row.meta)

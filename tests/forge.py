@@ -13,6 +13,8 @@ import msgspec
 from locm.events.locm.catalog import Event
 from locm.events.locm.codec import from_json
 from locm.store.eventstore import GameExtras, GameRecord, MemoryStore
+from locm.store.export import _FlatRecord, _record_of
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 EditEvents = Callable[[list[Event]], list[Event]]
 
@@ -23,7 +25,7 @@ def games_of(export: bytes) -> list[tuple[GameRecord, list[Event]]]:
     for line in export.splitlines()[1:-1]:
         obj = json.loads(line)
         if "game" in obj:
-            out.append((msgspec.convert(obj["game"], GameRecord), []))
+            out.append((_record_of(msgspec.convert(obj["game"], _FlatRecord)), []))
         else:
             out[-1][1].append(from_json(json.dumps(obj["event"], separators=(",", ":"))))
     return out
@@ -40,7 +42,7 @@ def reforge(export: bytes, edit: EditEvents | None = None, *, game: int = 0, gam
                 events = [msgspec.structs.replace(e, seq=k) for k, e in enumerate(edit(events))]
             if game_id is not None:
                 extras = msgspec.structs.replace(extras, game_id=game_id)
-        store.append_game(extras, events)
+        store.append_game(LOCM_GAME, extras, events)
     buf = io.BytesIO()
     store.export_jsonl(None, buf)
     return buf.getvalue()

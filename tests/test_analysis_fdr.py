@@ -104,7 +104,7 @@ def test_a_card_made_far_stronger_by_a_variant_is_still_starred(tmp_path):
     """Random self-play under a 1.2 variant where one creature costs 0, is 12/12 with every keyword and deals
     20 damage when summoned: its holders win far more, and it stays starred after BH over every card tested."""
     from locm.engine.locm.variants import variant_from_dict
-    from locm.runner.play import play_one
+    from locm.games.locm.play import play_one
 
     planted = 42
     rules = variant_from_dict({"base": "1.2", "name": "planted", "cards": {str(planted): {

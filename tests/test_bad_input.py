@@ -13,6 +13,7 @@ import pytest
 
 from locm.events.locm.codec import MAX_LINE, to_jsonl
 from locm.games.locm.play import play_one
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -304,7 +305,7 @@ def test_names_and_texts_from_a_store_or_a_log_reach_the_terminal_escaped(tmp_pa
     play_game(game, (make_agent("greedy", 4), make_agent("random", 5)))
     db = tmp_path / "evil.db"
     with open_store(db) as store:
-        store.append_game({"game_id": "1.2-4-evil"}, game.log)
+        store.append_game(LOCM_GAME, {"game_id": "1.2-4-evil"}, game.log)
     log = tmp_path / "evil.jsonl"
     log.write_bytes(to_jsonl(game.log))
     for args in (["games", "--db", db], ["show", "--db", db, "1.2-4-evil", "--turn", 3],

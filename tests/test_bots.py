@@ -31,6 +31,7 @@ from locm.errors import AgentSpecError, LocmError, TimeLimitError
 from locm.store.eventstore import STDERR_LIMIT, GameExtras, open_store
 from locm.runner.sandbox.bwrap import UNCONFINED, Sandbox, probe
 from locm.games.locm import tournament as _tournament
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 BOTS = Path(__file__).resolve().parent / "bots"
 BOX = Sandbox() if probe().ok else UNCONFINED
@@ -195,8 +196,8 @@ def test_a_good_bot_plays_whole_games(ruleset, seat):
     assert answers[0] == "PASS" and any(a.startswith("SUMMON") for a in answers)
     meta = json.loads(x.meta)
     assert meta["turns"][seat] == len(answers) and meta["limits_ms"] == EASY.as_dict()
-    assert getattr(x, f"think_ms{seat}") > 0 and not getattr(x, f"error{seat}")
-    stderr = getattr(x, f"stderr{seat}")
+    assert x.seats[seat].think_ms > 0 and not x.seats[seat].error
+    stderr = x.seats[seat].stderr
     assert stderr.startswith("botlib: pid ") and stderr.count("\n") == 1
     assert_gone(stderr)
 
@@ -204,11 +205,11 @@ def test_a_good_bot_plays_whole_games(ruleset, seat):
 def test_two_bots_each_get_their_own_process():
     played = run_game("1.2", 8, [bot("good_bot.py"), bot("good_bot.py")], limits=EASY)
     assert played.game.ended and hard_errors(played.game) == []
-    (p0, _, ns0), (p1, _, ns1) = bot_pids(played.extras.stderr0)[0], bot_pids(played.extras.stderr1)[0]
+    (p0, _, ns0), (p1, _, ns1) = bot_pids(played.extras.seats[0].stderr)[0], bot_pids(played.extras.seats[1].stderr)[0]
     assert (p0, ns0) != (p1, ns1)
     assert (ns0 == ns1 == HOST_PIDNS) == (not BOX.enabled)  # sandboxed, each in its own PID namespace
-    assert_gone(played.extras.stderr0)
-    assert_gone(played.extras.stderr1)
+    assert_gone(played.extras.seats[0].stderr)
+    assert_gone(played.extras.seats[1].stderr)
 
 
 @pytest.mark.parametrize("ruleset, at", [("1.2", 2), ("constructed", 0)])
@@ -221,8 +222,8 @@ def test_player_1_still_gets_the_round_input_after_player_0_loses_it(ruleset, at
     assert game.owed_input() is not None
     answers = [e for e in game.log if type(e) is ActionReceived and e.player == 1]
     assert len(answers) == at  # rounds before the bad one: its answer in the bad round is never played
-    assert f"inputs: {at + 1}" in played.extras.stderr1
-    assert not played.extras.error1 and not played.extras.timeout1
+    assert f"inputs: {at + 1}" in played.extras.seats[1].stderr
+    assert not played.extras.seats[1].error and not played.extras.seats[1].timeout
 
 
 # Each bad bot fails at its own turn 3 (a draft pick in 1.2) unless told otherwise.
@@ -248,11 +249,11 @@ def test_a_failing_bot_loses_with_the_reason_recorded(script, args, reason, seat
     assert game.ended and game.winner == 1 - seat and game.state.end_reason == "hard_error"
     (err,) = hard_errors(game)
     assert (err.player, err.reason) == (seat, reason)
-    assert getattr(x, f"error{seat}") and not getattr(x, f"timeout{seat}")
-    assert not getattr(x, f"error{1 - seat}")
+    assert x.seats[seat].error and not x.seats[seat].timeout
+    assert not x.seats[1 - seat].error
     assert json.loads(x.meta)["turns"][seat] == 4
     assert elapsed < 10, "a failing bot must not hold the runner"
-    stderr = getattr(x, f"stderr{seat}")
+    stderr = x.seats[seat].stderr
     assert_gone(stderr)
     if script == "crash_bot.py":
         assert stderr.endswith("crash_bot: giving up at turn 3\n")
@@ -269,12 +270,12 @@ def test_a_slow_bot_times_out_at_its_limit_and_its_process_group_is_killed():
     game, x = played.game, played.extras
     (err,) = hard_errors(game)
     assert (err.player, err.reason, game.winner) == (0, "timeout", 1)
-    assert x.timeout0 and x.error0 and not x.timeout1
+    assert x.seats[0].timeout and x.seats[0].error and not x.seats[1].timeout
     slowest = json.loads(x.meta)["think_max_ms"][0]
     assert 300 <= slowest < 300 + 700, slowest  # enforced at the limit, not when the bot wakes up (120 s)
     assert elapsed < 15
-    assert "sleeping at turn 31; grandchild pid" in x.stderr0
-    assert_gone(x.stderr0)
+    assert "sleeping at turn 31; grandchild pid" in x.seats[0].stderr
+    assert_gone(x.seats[0].stderr)
 
 
 def test_the_first_turn_of_each_phase_has_the_longer_limit():
@@ -288,14 +289,14 @@ def test_stderr_is_kept_bounded_to_its_tail(tmp_path):
     played = run_game("1.2", 3, [bot("noisy_bot.py", "300"), "greedy"], limits=EASY)
     x = played.extras
     assert played.game.ended and hard_errors(played.game) == []
-    note, _, tail = x.stderr0.partition("\n")
+    note, _, tail = x.seats[0].stderr.partition("\n")
     assert re.fullmatch(r"\[\.\.\. \d+ bytes of stderr cut\]", note)
     assert len(tail.encode()) == STDERR_KEEP
     last_turn = json.loads(x.meta)["turns"][0] - 1
     assert tail.endswith(f"turn {last_turn} line 299: thinking hard about my next move\n")
     with open_store(tmp_path / "s.db") as store:  # the store keeps less again
-        record = store.append_game(x, played.game.log)
-    assert len(record.stderr0) <= STDERR_LIMIT and record.stderr0.endswith(tail[-1000:])
+        record = store.append_game(LOCM_GAME, x, played.game.log)
+    assert len(record.seats[0].stderr) <= STDERR_LIMIT and record.seats[0].stderr.endswith(tail[-1000:])
 
 
 def test_a_program_that_cannot_start_loses_at_its_first_turn(tmp_path):
@@ -331,11 +332,11 @@ def test_an_interrupted_game_leaves_no_bot_behind(monkeypatch):
 def test_the_store_accepts_what_the_runner_records(tmp_path):
     played = run_game("1.2", 3, [bot("crash_bot.py"), bot("good_bot.py")], limits=EASY)
     with open_store(tmp_path / "s.db") as store:
-        record = store.append_game(played.extras, played.game.log)
+        record = store.append_game(LOCM_GAME, played.extras, played.game.log)
         assert record.extras() == GameExtras(**{**{f: getattr(played.extras, f)
                                                   for f in GameExtras.__struct_fields__},
                                                 "created": record.created})
-        assert (record.winner, record.reason, record.error0, record.error1) == (1, "hard_error", True, False)
+        assert (record.winner, record.reason, record.seats[0].error, record.seats[1].error) == (1, "hard_error", True, False)
 
 
 def test_a_terminated_play_command_kills_its_bot(tmp_path):

@@ -26,6 +26,7 @@ from locm.cli.main import cli
 from locm.games.locm.cardreport import CARD_KEYS, collect, write_report
 from locm.store.eventstore import open_store
 from locm.games.locm.tournament import run_game
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 CARDS = cardlist_12()
 
@@ -89,7 +90,7 @@ def _game_b(agents=("a", "a")):
 def _store(path, *games):
     store = open_store(path)
     for i, events in enumerate(games):
-        store.append_game({"game_id": f"g{i}-{path.name}"}, events)
+        store.append_game(LOCM_GAME, {"game_id": f"g{i}-{path.name}"}, events)
     store.close()
 
 
@@ -186,7 +187,7 @@ def test_metric_identities_hold_on_played_games(ruleset, seeds, agents):
         db = Path(d) / "p.db"
         store = open_store(db)
         for s in seeds:
-            store.append_game({"game_id": f"{ruleset}-{s}"}, _played(ruleset, s, agents))
+            store.append_game(LOCM_GAME, {"game_id": f"{ruleset}-{s}"}, _played(ruleset, s, agents))
         store.close()
         data = collect(db, min_n=1)
     for r in data.rulesets[ruleset].cards:
@@ -245,7 +246,7 @@ def test_a_planted_card_tops_the_ranking_with_an_interval_above_half(tmp_path):
             game = Game.new("1.2", seed, agents=names)
             agents = [PlantedAgent(seed) if n == "planted" else AvoidingAgent(seed + 1000) for n in names]
             play(game, agents)
-            store.append_game({"game_id": f"p-{seed}-{seat}"}, game.log)
+            store.append_game(LOCM_GAME, {"game_id": f"p-{seed}-{seat}"}, game.log)
     store.close()
     data = collect(db, min_n=20)
     ranked = sorted((r for r in data.rulesets["1.2"].cards if r["in_hand_wr"] is not None),
@@ -268,7 +269,7 @@ def test_rebuilt_projection_equals_the_incremental_one(tmp_path, monkeypatch):
     summaries = []
     for batch in batches:
         for rs, s, agents in batch:
-            store.append_game({"game_id": f"{rs}-{s}-{agents}"}, _played(rs, s, agents))
+            store.append_game(LOCM_GAME, {"game_id": f"{rs}-{s}-{agents}"}, _played(rs, s, agents))
         summaries.append(cs.refresh(db, workers=1))
     store.close()
     # every game was stored with its facts: counted from them, its log not read
@@ -299,7 +300,7 @@ def test_games_without_usable_stored_facts_are_projected_from_their_events_and_g
     store = open_store(db)
     for s in range(1, 7):
         for rs in ("1.2", "constructed"):
-            store.append_game({"game_id": f"{rs}-{s}"}, _played(rs, s, ("greedy", "random")))
+            store.append_game(LOCM_GAME, {"game_id": f"{rs}-{s}"}, _played(rs, s, ("greedy", "random")))
     store.close()
     assert cs.refresh(db, workers=1).from_stored == 12
     expected = cs.dump(db)
@@ -402,7 +403,7 @@ def test_the_totals_are_the_definitions_and_are_added_chunk_by_chunk(tmp_path, m
                        ("constructed", ("random", "greedy"))):
         for s in range(1, 4):
             games.append((f"{rs}-{s}-{agents[0]}", _played(rs, s, agents)))
-            store.append_game({"game_id": games[-1][0]}, games[-1][1])
+            store.append_game(LOCM_GAME, {"game_id": games[-1][0]}, games[-1][1])
     store.close()
     monkeypatch.setattr(cs, "CHUNK", 2)
     seen = []
@@ -439,7 +440,7 @@ def small_db(tmp_path_factory):
     for rs in ("1.2", "constructed"):
         for s in range(1, 9):
             for agents in (("greedy", "random"), ("random", "greedy")):
-                store.append_game({"game_id": f"{rs}-{s}-{agents[0]}"}, _played(rs, s, agents))
+                store.append_game(LOCM_GAME, {"game_id": f"{rs}-{s}-{agents[0]}"}, _played(rs, s, agents))
     store.close()
     return db
 
@@ -568,7 +569,7 @@ def test_agent_matrix_and_ruleset_comparison_count_what_the_store_says(small_db)
     store = open_store(small_db)
     for rs in ("1.2", "constructed"):
         records = store.games(ruleset=rs)
-        greedy_wins = sum((r.agent0 == "greedy") == (r.winner == 0) for r in records)
+        greedy_wins = sum((r.agents[0] == "greedy") == (r.winner == 0) for r in records)
         assert data.agents[rs]["cells"][("greedy", "random")] == (greedy_wins, len(records))
         assert data.agents[rs]["cells"][("random", "greedy")] == (len(records) - greedy_wins, len(records))
         assert data.agents[rs]["mirrored"] == (16, 16)
@@ -641,10 +642,10 @@ def mixed_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("mixed") / "m.db"
     store = open_store(db)
     for s in range(1, 17):
-        store.append_game({"game_id": f"self-{s}"}, _played("constructed", s, ("lookahead", "lookahead")))
+        store.append_game(LOCM_GAME, {"game_id": f"self-{s}"}, _played("constructed", s, ("lookahead", "lookahead")))
     for s in range(1, 5):
         for agents in (("greedy", "random"), ("random", "greedy")):
-            store.append_game({"game_id": f"gr-{s}-{agents[0]}"}, _played("constructed", s, agents))
+            store.append_game(LOCM_GAME, {"game_id": f"gr-{s}-{agents[0]}"}, _played("constructed", s, agents))
     store.close()
     return db
 
@@ -681,7 +682,7 @@ def _direct_bucket_interval(db, bucket: str, agent: str) -> tuple[float, list[fl
     per_game = []
     with open_store(db, create=False) as store:
         for r in store.games(ruleset="constructed"):
-            if (r.agent0, r.agent1) != (agent, agent):
+            if r.agents != (agent, agent):
                 continue
             g = project(store.events(r.game_id))
             counts = [0, 0]
@@ -718,7 +719,7 @@ def test_self_play_with_the_same_deck_on_both_sides_is_flagged(mixed_db, tmp_pat
     db = tmp_path / "g.db"
     store = open_store(db)
     for s in range(1, 7):
-        store.append_game({"game_id": f"gg-{s}"}, _played("1.2", s, ("greedy", "greedy")))
+        store.append_game(LOCM_GAME, {"game_id": f"gg-{s}"}, _played("1.2", s, ("greedy", "greedy")))
     store.close()
     data = collect(db, min_n=1)
     (stratum,) = data.rulesets["1.2"].strata
@@ -741,6 +742,6 @@ def test_a_store_holding_other_games_too_reports_its_locm_games(tmp_path):
     mcg = registry.get("mcg")
     with open_store(db) as store:
         match = core.play(mcg, "standard", 3, ("greedy", "random"))
-        store.append_match(mcg, {"game_id": mcg.game_id(match.log[0])}, match.log)
+        store.append_game(mcg, {"game_id": mcg.game_id(match.log[0])}, match.log)
     data = collect(db, min_n=1)
     assert data.coverage["games"] == 2 and list(data.rulesets) == ["1.2"]

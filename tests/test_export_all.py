@@ -19,6 +19,7 @@ from locm.games.mcg.accounts import account_hashes, account_names, store_account
 from locm.games.locm.tournament import run_tournament
 from tests.test_mcg_account_store import account
 from tests.test_store_cli import locm
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +171,7 @@ def test_a_schedule_whose_key_is_not_its_manifests_is_refused(full_db):
 def test_a_forged_game_of_another_game_is_refused_at_the_first_event_the_rules_do_not_give(full_db):
     """A my-card-game game whose damage was raised, every hash and its record recomputed to agree."""
     from locm.engine import registry
-    from locm.store.eventstore import GameExtras, SeatExtras, prepare_match
+    from locm.store.eventstore import GameExtras, SeatExtras, prepare_game
     from locm.store.records import _verify
 
     data = export_of(full_db)
@@ -183,9 +184,9 @@ def test_a_forged_game_of_another_game_is_refused_at_the_first_event_the_rules_d
               for x in lines[k + 1:k + 1 + n]]
     j = next(i for i, e in enumerate(events) if type(e).__name__ == "PlayerDamaged")
     events[j] = msgspec.structs.replace(events[j], amount=events[j].amount + 1)
-    prepared = prepare_match(game, GameExtras(game_id=record["game_id"], created=record["created"],
-                                              meta=record["meta"]), events,
-                             msgspec.convert(record["seats"], type=tuple[SeatExtras, ...]))
+    seats = msgspec.convert(record["seats"], type=tuple[SeatExtras, ...])
+    prepared = prepare_game(game, GameExtras(game_id=record["game_id"], created=record["created"], seats=seats,
+                                             meta=record["meta"]), events)
     payloads = [game.codec.to_json(e) for e in events]
     block = [b'{"match":' + msgspec.json.encode(prepared.record) + b"}\n"]
     block += [b'{"hash":"' + h.hex().encode() + b'","event":' + p + b"}\n"
@@ -209,7 +210,7 @@ def test_a_store_of_locm_games_alone_exports_as_before():
     from locm.store.eventstore import GameExtras
 
     with open_store(":memory:") as store:
-        store.append_game(GameExtras(game_id=game_id("1.2", 3, ("greedy", "random"))),
+        store.append_game(LOCM_GAME, GameExtras(game_id=game_id("1.2", 3, ("greedy", "random"))),
                           play_one("1.2", 3, ("greedy", "random")).log)
         buf = io.BytesIO()
         store.export_jsonl(None, buf)

@@ -25,6 +25,7 @@ from locm.games.locm.play import play_one
 from locm.store.eventstore import GameExtras, open_store
 from tests.forge import games_of, reforge, replace_event
 from tests.test_store_cli import ROOT, locm
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 GAMES = [("1.2", 7, ("greedy", "random")), ("constructed", 3, ("greedy", "pass"))]
 
@@ -34,7 +35,7 @@ def export() -> bytes:
     """An export of two real games (a 1.2 game of seed 7, a constructed one)."""
     with open_store(":memory:") as store:
         for ruleset, seed, agents in GAMES:
-            store.append_game(GameExtras(game_id=game_id(ruleset, seed, agents)), play_one(ruleset, seed, agents).log)
+            store.append_game(LOCM_GAME, GameExtras(game_id=game_id(ruleset, seed, agents)), play_one(ruleset, seed, agents).log)
         buf = io.BytesIO()
         store.export_jsonl(None, buf)
     return buf.getvalue()
@@ -128,7 +129,7 @@ def store_of(tmp_path):
         with open_store(path) as store:
             for seed in range(1, n + 1):
                 agents = ("greedy", "random")
-                store.append_game(GameExtras(game_id=game_id("1.2", seed, agents)), play_one("1.2", seed, agents).log)
+                store.append_game(LOCM_GAME, GameExtras(game_id=game_id("1.2", seed, agents)), play_one("1.2", seed, agents).log)
         return path
     return make
 
@@ -163,7 +164,7 @@ def test_verify_names_a_deleted_last_game_and_a_game_stored_behind_the_stores_ba
     assert locm("verify", "--db", other)[0] == 0
     with open_store(other) as store:  # its next write makes the ledger over what it holds, then extends it
         agents = ("pass", "pass")
-        store.append_game(GameExtras(game_id=game_id("1.2", 9, agents)), play_one("1.2", 9, agents).log)
+        store.append_game(LOCM_GAME, GameExtras(game_id=game_id("1.2", 9, agents)), play_one("1.2", 9, agents).log)
         assert store.ledger()[0] == 5
     sql(other, "DELETE FROM logs WHERE game = 2", "DELETE FROM games WHERE id = 2")
     code, out, _ = locm("verify", "--db", other)
@@ -330,8 +331,7 @@ def test_a_tournament_records_its_schedule_and_each_games_place(tournament_db):
 def test_games_a_player_deleted_are_named_by_place(tournament_db):
     """The issue's bot deleting its lost games: the ledger says how many, the schedule which."""
     with open_store(tournament_db, readonly=True) as store:
-        lost = [r.game_id for r in store.games() if "random" in (r.agent0, r.agent1)
-                and (r.agent0, r.agent1)[r.winner] != "random"]
+        lost = [r.game_id for r in store.games() if "random" in r.agents and r.agents[r.winner] != "random"]
     assert lost
     ids = ", ".join(f"'{g}'" for g in lost)
     sql(tournament_db, f"DELETE FROM logs WHERE game IN (SELECT id FROM games WHERE game_id IN ({ids}))",
@@ -369,7 +369,7 @@ def test_a_game_under_a_scheduled_id_is_never_skipped_as_played(tmp_path):
     jobs = schedule("1.2", ["greedy", "random"], 2)
     squatted = jobs[0]
     with open_store(db) as store:
-        store.append_game(GameExtras(game_id=squatted.game_id), play_one("1.2", 7, ("greedy", "random")).log)
+        store.append_game(LOCM_GAME, GameExtras(game_id=squatted.game_id), play_one("1.2", 7, ("greedy", "random")).log)
     code, _, err = locm("tournament", "--agents", "greedy", "random", "--games", 2, "--db", db)
     assert code == 2 and f"the store holds another game under the id of scheduled game {squatted.game_id}" in err
     code, out, _ = locm("verify", "--db", db)
@@ -383,7 +383,7 @@ def test_a_game_claiming_a_place_that_is_another_games_is_named(tournament_db):
         key = store.schedules()[0][0]
         agents = ("greedy", "random")
         extra = game_id("1.2", 30, agents)
-        store.append_game(GameExtras(game_id=extra, meta=json.dumps({"schedule": key, "place": 0})),
+        store.append_game(LOCM_GAME, GameExtras(game_id=extra, meta=json.dumps({"schedule": key, "place": 0})),
                           play_one("1.2", 30, agents).log)
     code, out, _ = locm("verify", "--db", tournament_db)
     assert code == 1 and f"store: game {extra} says it is place 0 of schedule {key}, whose game there is " \
@@ -443,8 +443,8 @@ def test_verify_names_a_record_column_edited_behind_the_stores_back(store_of):
     sql(db, "UPDATE games SET agents = json_set(agents, '$[1]', 'greedy'), winner = 1 - winner WHERE id = 2")
     code, out, _ = locm("verify", "--db", db, "--no-redecide")
     assert code == 1
-    assert f"{game_id('1.2', 2, ('greedy', 'random'))}: the record says agent1 'greedy', its events say 'random'" \
-        in out.decode().splitlines()
+    assert f"{game_id('1.2', 2, ('greedy', 'random'))}: the record says agents ('greedy', 'greedy'), its events say " \
+           "('greedy', 'random')" in out.decode().splitlines()
 
 
 def test_verify_ties_each_scheduled_place_to_its_games_content(tmp_path):
@@ -459,8 +459,8 @@ def test_verify_ties_each_scheduled_place_to_its_games_content(tmp_path):
         record_schedule(store, jobs)
         job = jobs[0]
         other = play_one("1.2", job.seed, (job.agent0, job.agent1), {"shufflePlayer0Seed": 5}).log
-        store.append_game(GameExtras(game_id=job.game_id), other)  # the id is the place's, the game is not
-        store.append_game(GameExtras(game_id=jobs[1].game_id), play_one("1.2", 1, (jobs[1].agent0,
+        store.append_game(LOCM_GAME, GameExtras(game_id=job.game_id), other)  # the id is the place's, the game is not
+        store.append_game(LOCM_GAME, GameExtras(game_id=jobs[1].game_id), play_one("1.2", 1, (jobs[1].agent0,
                                                                                    jobs[1].agent1)).log)
     code, out, _ = locm("verify", "--db", db, "--no-redecide")
     assert code == 1 and f"store: schedule {jobs.key}: place 0 is game {job.game_id}, whose record is another " \

@@ -29,6 +29,7 @@ from hypothesis import event as _event
 
 from locm.engine.errors import LocmError
 from locm.events.locm.codec import to_jsonl
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -62,7 +63,7 @@ def export_file() -> bytes:
     store = MemoryStore()
     for seed in (1, 2):
         game = play_one("1.2", seed, ("greedy", "random"))
-        store.append_game({"game_id": game_id("1.2", seed, ("greedy", "random"))}, game.log)
+        store.append_game(LOCM_GAME, {"game_id": game_id("1.2", seed, ("greedy", "random"))}, game.log)
     out = io.BytesIO()
     store.export_jsonl(None, out)
     return out.getvalue()
@@ -334,18 +335,19 @@ def game_log_target(name: str):
         from locm.engine import registry
         from locm.replay.sources import open_game
         from locm.replay.html import render_html
-        from locm.runner.play import import_match_log
+        from locm.games.registry import checker
+        from locm.verify.logimport import import_log
         from locm.store.eventstore import MemoryStore
 
         game = registry.get(name)
         path = tmp / "game.jsonl"
         path.write_bytes(data)
-        store = MemoryStore()
+        store = MemoryStore(checker=checker())
         try:
-            import_match_log(store, game, data, str(path))
+            import_log(store, game, data, str(path))
             event("imported")
         except LocmError:
-            assert not list(store.matches()), "a refused log stored something"
+            assert not list(store.games()), "a refused log stored something"
             event("import refused")
         try:
             r = open_game(path)

@@ -9,7 +9,7 @@ import pytest
 from locm.tournament.matchplay import run_matches
 from locm.tournament.schedule import seats_schedule
 from locm.store.eventstore import SeatExtras, open_store
-from locm.store.records import MatchRecord
+from locm.store.records import GameRecord
 from tests.test_store_cli import locm
 
 
@@ -20,7 +20,7 @@ def skyport_db(tmp_path_factory):
         run_matches(store, seats_schedule("skyport", "2013", ["hunter", "random", "random"], 3,
                                                               seed=4, seats=3))
         run_matches(store, seats_schedule("skyport", "2013", ["hunter", "random"], 2, seed=1))
-        rows = store.matches(game="skyport")
+        rows = store.games(game="skyport")
     return db, rows
 
 
@@ -99,7 +99,7 @@ def test_each_seat_shows_its_agent_place_and_score_and_the_agents_own_columns(sk
 def test_a_shared_place_is_marked():
     from locm.reports.listing import seat_results as _seat_results
 
-    m = MatchRecord(game_id="x", game="skyport", ruleset="2013", seed=1, agents=("a", "b", "c"), winner=-1,
+    m = GameRecord(game_id="x", game="skyport", ruleset="2013", seed=1, agents=("a", "b", "c"), winner=-1,
                     places=(0, 0, 2), scores=(5.0, 5.0, 1.5), reason="turn-limit", turns=1, n_events=2,
                     head_hash="", created="", seats=(SeatExtras(),) * 3, fields={}, meta="{}")
     assert _seat_results(m) == "a 1= (5) | b 1= (5) | c 3 (1.5)"
@@ -116,4 +116,4 @@ def test_a_locm_agents_place(tmp_path):
         code, out, _ = listing("--db", db, "--agent", "random", "--place", k)
         shown = {line.split()[0] for line in out.splitlines() if line.startswith("1.2-")}
         assert code == 0 and shown == {r.game_id for r in records
-                                       if ((r.agent0, r.agent1)[r.winner] == "random") == (k == 1)}
+                                       if (r.agents[r.winner] == "random") == (k == 1)}

@@ -94,8 +94,8 @@ class Run:
         self.games = games
 
     def stderr_of(self, agent: str) -> str:
-        return "".join(getattr(r, f"stderr{s}") for r in self.records for s in (0, 1)
-                       if (r.agent0, r.agent1)[s] == agent)
+        return "".join(r.seats[s].stderr for r in self.records for s in (0, 1)
+                       if r.agents[s] == agent)
 
     def said(self, what: str) -> list[str]:
         """What the hostile bot reported about ``what`` (one entry per game)."""
@@ -109,16 +109,16 @@ class Run:
         v = locm("caller", "verify", "--db", str(self.db), cwd=self.dir)
         assert v.returncode == 0 and f"{self.games} games checked: {self.games} good, 0 bad" in v.stdout, v.stdout
         for r in self.records:
-            h = 0 if r.agent0 == self.hostile else 1
-            assert not getattr(r, f"error{1 - h}") and not getattr(r, f"timeout{1 - h}"), "the opponent was harmed"
+            h = 0 if r.agents[0] == self.hostile else 1
+            assert not r.seats[1 - h].error and not r.seats[1 - h].timeout, "the opponent was harmed"
             if reason is None:
-                assert not getattr(r, f"error{h}") and r.reason == "health", (r.reason, getattr(r, f"stderr{h}"))
+                assert not r.seats[h].error and r.reason == "health", (r.reason, r.seats[h].stderr)
             else:
                 assert r.winner == 1 - h and r.reason == "hard_error"
             meta = json.loads(r.meta)
             assert meta["sandbox"]["tool"].startswith("bwrap") and meta["sandbox"]["network"] is False
             for s in (0, 1):
-                ns = re.search(r"pidns (\S+)", getattr(r, f"stderr{s}")).group(1)
+                ns = re.search(r"pidns (\S+)", r.seats[s].stderr).group(1)
                 assert ns != HOST_PIDNS, "each bot runs in a PID namespace of its own"
                 left = in_namespace(ns)  # (a namespace's number is reused once it is gone: say whose they are)
                 assert not left, f"processes left in a sandbox: {[(p, _cmdline(p)) for p in left]}"

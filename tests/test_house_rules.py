@@ -5,10 +5,9 @@
 - no import circle between modules, imports inside functions included (grimp, the graph import-linter builds,
   with ``if TYPE_CHECKING:`` blocks left out), checked by the standard library's topological sort;
 - the generic modules import no game: only a game's wing (a ``locm`` / ``mcg`` / ``skyport`` subpackage of a layer,
-  or ``locm.games.<game>``) and the registries (``*.registry``) may import a game's package. The modules that
-  still do are listed in `STILL_NAMING` with the reason each one does: the list must be exactly what the code
-  has, so it can only shrink (a module that starts to import a game fails the test, and so does one that stops
-  without leaving the list).
+  or ``locm.games.<game>``) and the registries (``*.registry``) may import a game's package. `STILL_NAMING`
+  lists the exceptions with the reason for each: it is empty now, and the list must be exactly what the code has
+  (a module that starts to import a game fails the test, and so does one that stops without leaving the list).
 
 Setuptools' editable install maps ``engine/`` to ``locm.engine`` with an import hook that neither grimp nor
 lint-imports runs, so the test copies the checkout's folders into the installed layout first (as
@@ -29,11 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("engine", "events", "replay", "analysis", "data")
 GAMES = ("locm", "mcg", "skyport")
 LAYERS = ("locm.engine", "locm.events", "locm.replay", "locm.analysis", "locm.rl", "locm.games")
-STILL_NAMING = {
-    "locm.runner.play": "LOCM's import of an event log (`import_event_log`), which one door for every game's logs "
-                        "replaces (issue 30: another branch)",
-}
-"""Generic modules that still import a game, and why (issue 30 wants none but the registries)."""
+STILL_NAMING: dict[str, str] = {}
+"""Generic modules that still import a game, and why: none (issue 30: none but the registries)."""
 
 
 @pytest.fixture(scope="module")

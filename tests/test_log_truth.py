@@ -31,6 +31,7 @@ from locm.engine.locm.state import BATTLE
 from locm.engine.locm.upcast import upcast
 from locm.games.locm.play import play_one
 from tests.scenario import Position, card
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 GOLDEN = Path(__file__).parent / "golden"
 RULESETS = ("1.2", "constructed")
@@ -422,7 +423,7 @@ def test_a_stored_custom_ruleset_game_verifies_with_the_logs_own_rules(tmp_path)
     play(game, (RandomAgent(3), RandomAgent(4)))
     gid = game_id(mine, 17, ("greedy", "random"))
     with open_store(tmp_path / "s.db") as store:
-        store.append_game(GameExtras(game_id=gid), game.log)
+        store.append_game(LOCM_GAME, GameExtras(game_id=gid), game.log)
     with open_store(tmp_path / "s.db", readonly=True) as store:
         record = store.game(gid)
         assert record.ruleset == "constructed-25"

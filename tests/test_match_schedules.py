@@ -36,7 +36,7 @@ def test_a_my_card_game_tournament_records_its_schedule_and_each_games_place(mcg
         assert key == jobs.key and manifest == jobs.manifest and len(manifest) < 2000
         again = SeatsRoundRobin.from_manifest(manifest)
         assert list(again) == list(jobs) and again.key == key
-        for m in store.matches(game="mcg"):
+        for m in store.games(game="mcg"):
             meta = json.loads(m.meta)
             assert meta["schedule"] == key and jobs[meta["place"]].game_id == m.game_id
     code, out, _ = locm("verify", "--db", mcg_db)
@@ -58,7 +58,7 @@ def test_a_my_card_game_deleted_from_its_tournament_is_named_by_place_and_played
     code, out, err = locm("tournament", "--game", "mcg", "--agents", "greedy", "random", "--games", 4, "--db", db)
     assert code == 0 and "1 game played, 3 stored before: 4 of 4" in out.decode(), err
     with open_store(db, readonly=True) as store:
-        assert json.loads(store.match(lost.game_id).meta) == {"schedule": jobs.key, "place": 2}
+        assert json.loads(store.game(lost.game_id).meta) == {"schedule": jobs.key, "place": 2}
     code, out, _ = locm("verify", "--db", db)  # the place is filled; the ledger still says a game was lost
     assert code == 1 and "schedule" not in out.decode() and "1 deleted" in out.decode()
 
@@ -103,8 +103,8 @@ def test_a_game_claiming_a_place_of_another_games_schedule_is_named(mcg_db, tmp_
         key = store.schedules()[0][0]
         match, seats = play_seated(game, game.rules("standard"), 30, ("greedy", "random"))
         extra = game.game_id(match.log[0])
-        store.append_match(game, GameExtras(game_id=extra, meta=json.dumps({"schedule": key, "place": 0})),
-                           match.log, seats)
+        store.append_game(game, GameExtras(game_id=extra, seats=tuple(seats),
+                                           meta=json.dumps({"schedule": key, "place": 0})), match.log)
     code, out, _ = locm("verify", "--db", db)
     assert code == 1 and f"store: game {extra} says it is place 0 of schedule {key}, whose game there is " \
                          in out.decode(), out

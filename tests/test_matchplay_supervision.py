@@ -41,7 +41,7 @@ def test_a_stuck_mcg_worker_is_replaced_and_its_games_failed_after_two_starts(tm
     with open_store(tmp_path / "m.db") as store:
         run = run_matches(store, jobs, 1, limits=TimeLimits.parse("x0.01"), sandbox=UNCONFINED,
                           supervision=QUICK, on_incident=lines.append, target=stuck_on_seed_1)
-        stored = {m.game_id for m in store.matches(game="mcg")}
+        stored = {m.game_id for m in store.games(game="mcg")}
     assert stored == {j.game_id for j in jobs if j.seed == 2} and run.played == 2
     assert {g for g, _ in run.failed} == {j.game_id for j in jobs if j.seed == 1}
     assert all("(stuck)" in why for _, why in run.failed)
@@ -54,7 +54,7 @@ def test_an_mcg_bot_that_kills_its_worker_loses_the_worker_not_the_tournament(tm
     jobs = seats_schedule("mcg", "standard", [bad, "greedy"], 2)
     with open_store(tmp_path / "m.db") as store:
         run = run_matches(store, jobs, 1, sandbox=UNCONFINED, supervision=QUICK)
-        assert store.matches(game="mcg") == []
+        assert store.games(game="mcg") == []
     assert {g for g, _ in run.failed} == {j.game_id for j in jobs}
     assert all(why.startswith("its worker was lost 2 times") and "exit -9" in why for _, why in run.failed)
     assert len(run.incidents) == 4

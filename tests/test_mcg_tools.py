@@ -73,8 +73,8 @@ def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
         assert first.played == 4 and first.read_back == 0 and len(first.pairs) == 4
         # the figures are the outcomes of games played here again, independently
         expected = 0
-        for m in store.matches(game="mcg", ruleset="standard"):
-            a = MCG.outcome(store.match_events(m.game_id))
+        for m in store.games(game="mcg", ruleset="standard"):
+            a = MCG.outcome(store.events(m.game_id))
             b = core.play(MCG, short, m.seed, m.agents).log
             expected += a.winner != MCG.outcome(b).winner
         s = first.summary(min_n=2)
@@ -82,7 +82,7 @@ def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
         assert s["game_length_turns"]["b"]["mean"] <= 6
         assert set(s["agents"]) == {"greedy", "random"} and s["agents"]["greedy"]["units"] == 4
         greedy_a = greedy_b = 0  # the agent's paired change, counted here from the stored games and re-runs
-        for m in store.matches(game="mcg", ruleset="standard"):
+        for m in store.games(game="mcg", ruleset="standard"):
             seat = m.agents.index("greedy")
             b = MCG.outcome(core.play(MCG, short, m.seed, m.agents).log)
             greedy_a, greedy_b = greedy_a + (m.winner == seat), greedy_b + (b.winner == seat)
@@ -92,7 +92,7 @@ def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
         assert s["cards_considered"] > 0 and all(r["units"] >= 2 for r in s["cards_paired_by_seed"])
         again = whatif(store, MCG, short)
         assert again.played == 0 and again.read_back == 4 and again.summary(2) | RUN == s | RUN
-        assert store.matches(game="mcg", ruleset="short") and not first.summary(20)["enough"]
+        assert store.games(game="mcg", ruleset="short") and not first.summary(20)["enough"]
 
 
 def test_whatif_in_worker_processes_gives_what_one_process_gives(tmp_path):
@@ -112,7 +112,7 @@ def test_whatif_in_worker_processes_gives_what_one_process_gives(tmp_path):
     for name, workers in (("one.db", 1), ("two.db", 2)):
         with open_store(tmp_path / name) as store:
             result = whatif(store, MCG, short, workers=workers)
-            stored = sorted((m.game_id, m.head_hash) for m in store.matches(game="mcg", ruleset="short"))
+            stored = sorted((m.game_id, m.head_hash) for m in store.games(game="mcg", ruleset="short"))
             out.append((result.summary(min_n=2) | {"seconds": 0}, [p.seed for p in result.pairs], stored))
     assert out[0] == out[1] and out[0][0]["rerun_now"] == 6 and len(out[0][2]) == 6
 
@@ -169,7 +169,7 @@ def test_the_commands_take_mcg_games(tmp_path, played):
     assert run.exit_code == 0 and run.output.startswith("0 refused"), run.output
     db = tmp_path / "m.db"
     with open_store(db) as store:
-        store.append_match(MCG, {"game_id": MCG.game_id(played[0])}, played)
+        store.append_game(MCG, {"game_id": MCG.game_id(played[0])}, played)
     run = CliRunner().invoke(cli, ["whatif", "--game", "mcg", "--db", str(db), "--ruleset", str(variant)])
     assert run.exit_code == 0 and "1 game of standard" in run.output and "not enough data" in run.output
 

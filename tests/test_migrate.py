@@ -190,8 +190,8 @@ def test_migrate_from_schema_2_keeps_every_game_and_exports_the_same_file(v2, tm
     old = gzip.decompress((DATA / "store-v2-export.jsonl.gz").read_bytes())
     with open_store(v2, readonly=True) as store:
         assert [g.game_id for g in store.games()] == V2_IDS
-        assert [m.game for m in store.matches()] == ["locm"] * 3
-        assert store.games()[2].think_ms0 is not None and store.ledger_problem() is None
+        assert [m.game for m in store.games()] == ["locm"] * 3
+        assert store.games()[2].seats[0].think_ms is not None and store.ledger_problem() is None
         buf = io.BytesIO()
         store.export_jsonl(None, buf)
     assert buf.getvalue() == old  # the whole file, header included, byte for byte

@@ -140,5 +140,5 @@ def test_a_skyport_tournament_of_three_seats_on_ray_is_the_local_one(cluster):
         store = stores[backend] = MemoryStore()
         run = run_matches(store, jobs, backend=backend)
         assert run.played == len(jobs)
-    assert {m.game_id: stores["local"].match_events(m.game_id) for m in stores["local"].matches()} == \
-        {m.game_id: stores["ray"].match_events(m.game_id) for m in stores["ray"].matches()}
+    assert {m.game_id: stores["local"].events(m.game_id) for m in stores["local"].games()} == \
+        {m.game_id: stores["ray"].events(m.game_id) for m in stores["ray"].games()}

@@ -118,7 +118,7 @@ def test_a_real_bot_plays_a_whole_game_in_the_sandbox(built, kind):
     command = shlex.join(kind(built))
     played = run_game("1.2", 3, (command, "greedy"), limits=TimeLimits.parse("x10"))
     errors = [e for e in played.game.log if type(e) is HardError]
-    assert errors == [], (errors, played.extras.stderr0[-1000:])
+    assert errors == [], (errors, played.extras.seats[0].stderr[-1000:])
     assert played.game.ended and played.game.state.end_reason == "health"
     meta = json.loads(played.extras.meta)
     assert meta["turns"][0] > 30  # the 30 draft picks and the battle
@@ -136,7 +136,7 @@ def test_a_real_bot_plays_two_games_in_a_kept_sandbox(built, kind):
         for seed in (3, 4):
             played = run_game("1.2", seed, (command, "greedy"), limits=TimeLimits.parse("x10"))
             errors = [e for e in played.game.log if type(e) is HardError]
-            assert errors == [], (seed, errors, played.extras.stderr0[-1000:])
+            assert errors == [], (seed, errors, played.extras.seats[0].stderr[-1000:])
             assert played.game.ended and played.game.state.end_reason == "health"
             assert json.loads(played.extras.meta)["sandbox"]["kept"] is True
         assert sum(box.games for boxes in sandbox_kept._IDLE.values() for box in boxes) == 2  # one sandbox

@@ -26,6 +26,7 @@ import pytest
 
 from locm.engine.locm.gameid import game_id
 from locm.store.eventstore import GameExtras, open_store
+from locm.engine.locm.definition import GAME as LOCM_GAME
 from locm.games.locm.play import play_one
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,11 +71,12 @@ import os
 from locm.store.eventstore import open_store, GameExtras
 from locm.engine.locm.gameid import game_id
 from locm.games.locm.play import play_one
+from locm.engine.locm.definition import GAME as LOCM_GAME
 s = open_store({str(path)!r})
 {'' if checkpoint else "s._conn.execute('PRAGMA wal_autocheckpoint=0')"}
 for i in range({start}, {start + n}):
     g = play_one('1.2', i, ('greedy', 'random'))
-    s.append_game(GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), g.log)
+    s.append_game(LOCM_GAME, GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), g.log)
 {'s.close()' if checkpoint else 'os._exit(0)'}
 """
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
@@ -234,7 +236,7 @@ def _open_and_append(path, barrier, seat, errors):
         barrier.wait()
         with open_store(path) as store:
             game = play_one("1.2", seat, ("pass", "pass"))
-            store.append_game(GameExtras(game_id=f"g{seat}"), game.log)
+            store.append_game(LOCM_GAME, GameExtras(game_id=f"g{seat}"), game.log)
     except Exception as exc:  # reported to the test
         errors.put(f"{type(exc).__name__}: {exc}")
 
@@ -475,7 +477,7 @@ def test_a_tournament_resumed_with_an_edited_bot_is_refused_naming_it(tmp_path):
     assert r.returncode == 0, r.stderr
     with open_store(db, readonly=True) as store:
         ids = [g.game_id for g in store.games()]
-        assert all(json.loads(g.meta)["bot_sha256"][g.agent0 != bot] for g in store.games())
+        assert all(json.loads(g.meta)["bot_sha256"][g.agents[0] != bot] for g in store.games())
     r = run_locm(*args, "--games", 4)  # the same bot: resumed
     assert r.returncode == 0, r.stderr
     with (tmp_path / "good_bot.py").open("a") as f:

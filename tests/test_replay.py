@@ -20,6 +20,7 @@ from locm.replay.locm.conformance import read_log_file
 from locm.replay.rules import rule, rule_ids
 from locm.replay.locm.referee import referee_games
 from tests.helpers import LOG_12, LOG_15
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
@@ -37,7 +38,7 @@ def store_path(tmp_path_factory):
         for ruleset in ("1.2", "constructed"):
             for seed in (3, 4):
                 game = play_one(ruleset, seed, ("greedy", "random"))
-                store.append_game(GameExtras(game_id=f"{ruleset}-{seed}-test"), game.log)
+                store.append_game(LOCM_GAME, GameExtras(game_id=f"{ruleset}-{seed}-test"), game.log)
     return path
 
 
@@ -313,7 +314,7 @@ def test_a_stored_game_opens_by_a_prefix_with_its_record(store_path):
     with open_store(store_path, create=False, readonly=True) as store:
         events, record = store.events("constructed-3-test"), store.game("constructed-3-test")
     assert r.events == events and r.source == f"{store_path} constructed-3-test"
-    assert r.meta == {"game_id": "constructed-3-test", "agents": [record.agent0, record.agent1]}
+    assert r.meta == {"game_id": "constructed-3-test", "agents": [record.agents[0], record.agents[1]]}
 
 
 def test_showing_a_stored_game_does_not_import_sqlite_utils(store_path):

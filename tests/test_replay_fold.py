@@ -17,6 +17,7 @@ from locm.cli.main import cli
 from locm.games.locm.play import play_one
 from locm.store.eventstore import GameExtras, open_store
 from locm.replay import open_game
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 GAMES = [("1.2", 11, ("greedy", "random")), ("1.2", 12, ("random", "greedy")),
          ("constructed", 11, ("greedy", "random")), ("constructed", 12, ("random", "greedy"))]
@@ -100,7 +101,7 @@ def store(tmp_path_factory):
     with open_store(path) as s:
         for ruleset, seed, agents in GAMES:
             gid = f"{ruleset}-{seed}-{agents[0]}"
-            s.append_game(GameExtras(game_id=gid), play_one(ruleset, seed, agents).log)
+            s.append_game(LOCM_GAME, GameExtras(game_id=gid), play_one(ruleset, seed, agents).log)
             ids.append(gid)
     return path, ids
 

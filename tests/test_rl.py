@@ -22,6 +22,7 @@ from locm.rl import ENV_IDS, make_env  # noqa: E402
 from locm.rl.pz import env as aec_env  # noqa: E402
 from locm.rl.vector import make_vec  # noqa: E402
 from locm.store.eventstore import MemoryStore  # noqa: E402
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 # A variant of each ruleset with other hand and lane sizes: the action space follows the rules it plays.
 SMALL_12 = RULES_12.replace(name="small", base="1.2", hand_limit=6, lane_size=2)
@@ -281,7 +282,7 @@ def test_dataset_rows_are_the_stored_games_decisions(tmp_path):
                     lines += 1
                 else:
                     g.answer(0, f"PICK {rng.integers(3)}")
-            store.append_game(GameExtras(game_id=created_id(g.log[0])), g.log)
+            store.append_game(LOCM_GAME, GameExtras(game_id=created_id(g.log[0])), g.log)
     summary = export(db, tmp_path / "bc.npz", ruleset="1.2", phases=("battle",), agent="linebot")
     assert summary.games == 3 and not summary.skipped
     d = np.load(tmp_path / "bc.npz")

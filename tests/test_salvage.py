@@ -34,21 +34,22 @@ import os, random
 from locm.store.eventstore import open_store, GameExtras
 from locm.engine.locm.gameid import game_id
 from locm.games.locm.play import play_one
+from locm.engine.locm.definition import GAME as LOCM_GAME
 s = open_store({str(path)!r})
 s._conn.execute('PRAGMA wal_autocheckpoint=0')
 for i in range({checkpointed}):
-    s.append_game(GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), play_one('1.2', i, ('greedy', 'random')).log)
+    s.append_game(LOCM_GAME, GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), play_one('1.2', i, ('greedy', 'random')).log)
 if {checkpointed}:
     s._conn.execute('PRAGMA wal_checkpoint(TRUNCATE)')
 for i in range({checkpointed}, {checkpointed + in_wal}):
-    s.append_game(GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), play_one('1.2', i, ('greedy', 'random')).log)
+    s.append_game(LOCM_GAME, GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), play_one('1.2', i, ('greedy', 'random')).log)
 if {garble_then}:
     with open({str(path)!r} + '-wal', 'r+b') as f:
         f.write(random.Random(7).randbytes(32 * 1024))
     s._conn.execute('PRAGMA wal_checkpoint(TRUNCATE)')
     for i in range({checkpointed + in_wal}, {checkpointed + in_wal + garble_then}):
         try:
-            s.append_game(GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), play_one('1.2', i, ('greedy', 'random')).log)
+            s.append_game(LOCM_GAME, GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), play_one('1.2', i, ('greedy', 'random')).log)
         except Exception:
             pass
 os._exit(0)
@@ -82,10 +83,11 @@ import os, random, sys
 from locm.store.eventstore import open_store, GameExtras
 from locm.engine.locm.gameid import game_id
 from locm.games.locm.play import play_one
+from locm.engine.locm.definition import GAME as LOCM_GAME
 s = open_store({str(db)!r})
 s._conn.execute('PRAGMA wal_autocheckpoint=0')
 for i in range(40):
-    s.append_game(GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), play_one('1.2', i, ('greedy', 'random')).log)
+    s.append_game(LOCM_GAME, GameExtras(game_id=game_id('1.2', i, ('greedy', 'random'))), play_one('1.2', i, ('greedy', 'random')).log)
 size = os.path.getsize({str(db)!r} + '-wal')
 frames = 8 * (s._conn.execute('PRAGMA page_size').fetchone()[0] + 24)  # the last 8 frames of the -wal
 with open({str(db)!r} + '-wal', 'r+b') as f:

@@ -105,9 +105,9 @@ def test_a_kept_sandbox_plays_the_bots_games_one_after_another(keeping):
     for _ in range(3):
         bot = BotAgent(GOOD, TimeLimits.parse("x5"), sandbox=Sandbox())
         played, errors = play([bot, TimedAgent(make_agent("greedy", 1))])
-        assert errors == [] and played.game.ended, played.extras.stderr0[-500:]
+        assert errors == [] and played.game.ended, played.extras.seats[0].stderr[-500:]
         assert json.loads(played.extras.meta)["sandbox"]["kept"] is True
-        seen.append(played.extras.stderr0)
+        seen.append(played.extras.seats[0].stderr)
     assert len(sandbox_kept._IDLE[sandbox_kept.key(shlex.split(GOOD), Sandbox(), os.getcwd())]) == 1
     for stderr in seen:  # each game's PID namespace (a namespace's number is reused once it is gone) is empty
         assert "botlib: pid 2 pgid 2 " in stderr and in_namespace(re.search(r"pidns (\S+)", stderr).group(1)) == []
@@ -120,7 +120,7 @@ def test_a_killed_launcher_loses_the_game_as_a_killed_bot_and_the_next_game_gets
     assert [(e.player, e.reason) for e in errors] == [(0, "crashed (signal SIGKILL)")]
     assert played.game.state.winner == 1
     assert gone(meddler.launcher)
-    pidns = re.search(r"pidns (\S+)", played.extras.stderr0).group(1)
+    pidns = re.search(r"pidns (\S+)", played.extras.seats[0].stderr).group(1)
     assert in_namespace(pidns) == []
     again = BotAgent(GOOD, TimeLimits.parse("x5"), sandbox=Sandbox())
     played, errors = play([again, TimedAgent(make_agent("greedy", 1))])
@@ -228,7 +228,7 @@ def test_a_bot_whose_folder_is_in_tmp_sees_it_read_only_in_each_games_fresh_tmp(
         bot = BotAgent(command, TimeLimits.parse("x5"), sandbox=policy)
         played = run_game("1.2", seed, [command, "greedy"], limits=TimeLimits.parse("x5"), sandbox=policy,
                           seats=[bot, TimedAgent(make_agent("greedy", 1))])
-        said = played.extras.stderr0
+        said = played.extras.seats[0].stderr
         assert [e for e in played.game.log if type(e) is HardError] == [], said
         assert f"hostile: write {folder / 'planted.py'}: Read-only file system" in said
         assert "hostile: tmp: 64 MB, then No space left on device" in said
@@ -257,7 +257,7 @@ def test_the_runners_keyrings_are_out_of_reach_and_bots_make_no_key(tmp_path):
             "try:\n"
             "    for seed in (1, 2):\n"
             "        print(json.dumps(run_game('1.2', seed, [sys.argv[1], 'greedy'], limits=TimeLimits.parse('x5'))"
-            ".extras.stderr0))\n"
+            ".extras.seats[0].stderr))\n"
             "finally:\n"
             "    sandbox_kept.close_all()\n"
             "    keyutils.keyctl_unlink(mine, -4)\n")
@@ -327,4 +327,4 @@ def test_a_bot_started_as_dot_slash_folder_slash_program_plays_in_a_kept_sandbox
     monkeypatch.chdir(tmp_path / "bots")
     for seed in (1, 2):
         played = run_game("1.2", seed, ["./Coac/main", "greedy"], limits=TimeLimits.parse("x5"))
-        assert [e.reason for e in played.game.log if type(e) is HardError] == [], played.extras.stderr0
+        assert [e.reason for e in played.game.log if type(e) is HardError] == [], played.extras.seats[0].stderr

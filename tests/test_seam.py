@@ -259,19 +259,20 @@ def test_every_game_is_stored_read_back_and_verified(name, tmp_path):
     gid = game.game_id(log[0])
     db = tmp_path / "s.db"
     with open_store(db) as store:
-        m = store.append_match(game, GameExtras(game_id=gid, meta='{"k": 1}'), log)
+        m = store.append_game(game, GameExtras(game_id=gid, meta='{"k": 1}'), log)
         out = game.outcome(log)
         assert (m.game, m.agents, m.winner, m.places, m.scores) == (name, agents, out.winner, out.places(len(agents)),
                                                                      out.scores)
-        with pytest.raises(Exception, match="not the id its content gives|the id its content gives"):
-            store.append_match(game, GameExtras(game_id="forged-id"), log)
+    with open_store(":memory:") as other:  # the store keeps what it is given; verify names a wrong id
+        forged = other.append_game(game, GameExtras(game_id="forged-id"), log)
+        assert match_problem(other, forged).problem.startswith("the id is not what its content gives")
     with open_store(db, readonly=True) as store:
-        assert store.match(gid) == m and store.matches(game=name) == [m] and store.games() == []
-        assert store.match_events(gid) == log
+        assert store.game(gid) == m and store.games(game=name) == store.games() == [m] and store.games(game="locm") == []
+        assert store.events(gid) == log
         assert match_problem(store, m).ok
     sqlite3_set(db, "UPDATE games SET winner = winner + 1")
     with open_store(db, readonly=True) as store:
-        found = match_problem(store, store.match(gid))
+        found = match_problem(store, store.game(gid))
         assert not found.ok and found.problem.startswith("the record says winner"), found
 
 
@@ -290,8 +291,8 @@ def test_tictactoe_is_stored_and_verified_without_a_core_change(ttt, tmp_path):
 
     log = core.play(ttt, "standard", 8, ("random", "random")).log
     with open_store(tmp_path / "t.db") as store:
-        m = store.append_match(ttt, GameExtras(game_id=ttt.game_id(log[0])), log)
-        assert m.game == "tictactoe" and store.match_events(m.game_id) == log
+        m = store.append_game(ttt, GameExtras(game_id=ttt.game_id(log[0])), log)
+        assert m.game == "tictactoe" and store.events(m.game_id) == log
         assert match_problem(store, m).ok
 
 
@@ -328,7 +329,7 @@ def test_an_n_player_tournament_rotates_seats_and_ranks_by_places():
     store = open_store(":memory:")
     run = run_matches(store, jobs)
     assert (run.played, run.already) == (3, 0) and run_matches(store, jobs).already == 3
-    records = store.matches(game="skyport")
+    records = store.games(game="skyport")
     assert [m.game_id for m in records] == [j.game_id for j in jobs]
     table = {s.agent: s for s in match_standings(records, ["hunter", "random"])}
     assert table["hunter"].games == 3 and table["random"].games == 6
@@ -437,7 +438,7 @@ def test_a_my_card_game_tournament_with_a_sandboxed_bot(tmp_path):
     from locm.store.eventstore import open_store
 
     with open_store(db, readonly=True) as store:
-        rows = store.matches(game="mcg")
+        rows = store.games(game="mcg")
         seat = [m.agents.index(bot) for m in rows]
         assert all(m.seats[s].think_ms is not None for m, s in zip(rows, seat))  # the bot's think time, by seat
         assert all(m.seats[1 - s].think_ms is None for m, s in zip(rows, seat))  # none for the built-in agent

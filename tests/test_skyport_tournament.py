@@ -88,10 +88,10 @@ def test_a_tournament_of_the_node_and_python_clients_stores_the_schedule_once_an
     assert "6 games played, 0 stored before: 6 of 6 Skyport games" in result.output
     jobs = seats_schedule("skyport", GAME.variant(_variant(tmp_path, 30).read_text(), "short"), agents, 2, 1, 2)
     with open_store(tmp_path / "s.db") as store:
-        stored = {m.game_id: m for m in store.matches(game="skyport")}
+        stored = {m.game_id: m for m in store.games(game="skyport")}
         assert set(stored) == {j.game_id for j in jobs}  # the ids scheduled are the games played
         for job in jobs:
-            created = store.match_events(job.game_id)[0]
+            created = store.events(job.game_id)[0]
             assert created.agents == job.agents  # a seat is its command line
             assert created.bots == job.bots and all(created.bots[s] for s, a in enumerate(job.agents) if a != "hunter")
             named = dict(zip(created.agents, created.names))  # the handshakes' names, beside the seats
@@ -119,10 +119,10 @@ def test_crashed_silent_and_garbage_clients_lose_and_the_tournament_finishes(tmp
     why = {bad("crash"): "its client ended before its handshake", bad("silent"): "no handshake within 2 s",
            bad("garbage"): "no handshake within 2 s"}
     with open_store(tmp_path / "s.db") as store:
-        games = store.matches(game="skyport")
+        games = store.games(game="skyport")
         assert len(games) == 5
         for m in games:
-            events = store.match_events(m.game_id)
+            events = store.events(m.game_id)
             forfeits = {e.player: e.text for e in events if type(e) is CommandReceived and e.kind == FORFEIT}
             seat = {a: s for s, a in enumerate(m.agents)}
             assert forfeits == {seat[a]: text for a, text in why.items()}, m.game_id

@@ -68,14 +68,14 @@ def test_whatif_reports_points_places_and_kills_paired_by_seed(tmp_path):
     assert data["figures"] == ["points", "place", *STATS]
     with open_store(db) as store:  # the paired change, computed here from the stored games of A and B
         diffs = {"points": [], "kills": []}
-        for m in store.matches(game="skyport"):
+        for m in store.games(game="skyport"):
             if m.ruleset != "2013":
                 continue
             rules_b = GAME.variant(variant.read_text(encoding="utf-8"), str(variant))
-            created = store.match_events(m.game_id)[0]
+            created = store.events(m.game_id)[0]
             b_id = GAME.game_id(GAME.new(rules_b, m.seed, m.agents).log[0])
-            b = store.match(b_id)
-            stats_a, stats_b = seat_stats(store.match_events(m.game_id)), seat_stats(store.match_events(b_id))
+            b = store.game(b_id)
+            stats_a, stats_b = seat_stats(store.events(m.game_id)), seat_stats(store.events(b_id))
             for seat, agent in enumerate(m.agents):
                 if agent == "hunter":
                     diffs["points"].append(b.scores[seat] - m.scores[seat])

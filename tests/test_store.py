@@ -21,6 +21,7 @@ from locm.events.locm import catalog as ev
 from locm.events.locm.codec import to_json
 from locm import errors
 from locm.store import eventstore as store_mod
+from locm.engine.locm.definition import GAME as LOCM_GAME
 from locm.errors import (
     ChainError,
     CorruptStoreError,
@@ -41,6 +42,7 @@ from locm.store.eventstore import (
     GameExtras,
     GameRecord,
     MemoryStore,
+    SeatExtras,
     SqliteStore,
     open_store,
 )
@@ -137,43 +139,53 @@ def tamper(store, game_id: str, seq: int, payload: str | None = None, delete: bo
         store._games[game_id] = store._games[game_id]._replace(data=data)
 
 
+def _extras_with(field: str, value) -> GameExtras:
+    """Extras with one field set: a seat's (``think_ms0``: seat 0's ``think_ms``) or the game's."""
+    if field[-1] in "01" and field[:-1] in SeatExtras.__struct_fields__:
+        seats = [SeatExtras(), SeatExtras()]
+        seats[int(field[-1])] = SeatExtras(**{field[:-1]: value})
+        return GameExtras(game_id="g1", seats=tuple(seats))
+    return GameExtras(game_id="g1", **{field: value})
+
+
 class TestStoreContract:
     def test_append_then_read_back(self, store):
         game = make_game()
-        record = store.append_game(GameExtras(game_id="g1", created=T0), game)
+        record = store.append_game(LOCM_GAME, GameExtras(game_id="g1", created=T0), game)
         assert store.events("g1") == game
         assert store.game("g1") == record
-        assert (record.ruleset, record.ruleset_version, record.seed, record.shuffle_player0_seed,
-                record.shuffle_player1_seed, record.draft_choices_seed, record.card_gen_seed) == \
-               ("1.2", "1.2", 7, 8, 9, 10, None)
-        assert (record.agent0, record.agent1, record.winner, record.reason, record.turns) == \
-               ("greedy", "random", 0, "health", 4)
+        f = record.fields
+        assert (record.game, record.ruleset, f["ruleset_version"], record.seed, f["shuffle_player0_seed"],
+                f["shuffle_player1_seed"], f["draft_choices_seed"], f["card_gen_seed"]) == \
+               ("locm", "1.2", "1.2", 7, 8, 9, 10, None)
+        assert (record.agents, record.winner, record.places, record.scores, record.reason, record.turns) == \
+               (("greedy", "random"), 0, (0, 1), None, "health", 4)
         assert record.n_events == len(game)
         assert record.created == "2026-05-09T07:35:25.123456Z"
-        assert record.event_schema_version == ev.SCHEMA_VERSION
+        assert f["event_schema_version"] == ev.SCHEMA_VERSION
         assert store.has_game("g1") and not store.has_game("g2")
         assert (store.count(), store.count_events()) == (1, len(game))
 
     def test_extras_are_kept(self, store):
-        extras = GameExtras(game_id="g1", created=T0, stderr0="warn\n", stderr1="ü ✓", think_ms0=12.5,
-                            think_ms1=3, error0=True, timeout1=True, meta='{"round": 3}')
-        store.append_game(extras, make_game())
+        extras = GameExtras(game_id="g1", created=T0, meta='{"round": 3}', seats=(SeatExtras(stderr="warn\n", think_ms=12.5, error=True), SeatExtras(stderr="ü ✓", think_ms=3, timeout=True)))
+        store.append_game(LOCM_GAME, extras, make_game())
         r = store.game("g1")
-        assert (r.stderr0, r.stderr1, r.think_ms0, r.think_ms1) == ("warn\n", "ü ✓", 12.5, 3.0)
-        assert (r.error0, r.error1, r.timeout0, r.timeout1) == (True, False, False, True)
+        assert [(x.stderr, x.think_ms) for x in r.seats] == [("warn\n", 12.5), ("ü ✓", 3.0)]
+        assert [(x.error, x.timeout) for x in r.seats] == [(True, False), (False, True)]
         assert r.meta == '{"round": 3}'
-        assert r.extras() == msgspec.structs.replace(extras, created="2026-05-09T07:35:25.123456Z", think_ms1=3.0)
+        assert r.extras() == msgspec.structs.replace(extras, created="2026-05-09T07:35:25.123456Z", seats=(
+            extras.seats[0], msgspec.structs.replace(extras.seats[1], think_ms=3.0)))
 
     def test_extras_as_a_mapping(self, store):
-        store.append_game({"game_id": "g1", "think_ms0": 1.5}, make_game())
-        assert store.game("g1").think_ms0 == 1.5
+        store.append_game(LOCM_GAME, {"game_id": "g1", "seats": [{"think_ms": 1.5}, {}]}, make_game())
+        assert store.game("g1").seats[0].think_ms == 1.5
 
     def test_created_is_utc(self, store):
         paris = timezone(timedelta(hours=2))
-        store.append_game(GameExtras(game_id="a", created=datetime(2026, 5, 9, 9, 0, tzinfo=paris)), make_game())
-        store.append_game(GameExtras(game_id="b", created="2026-05-09T09:00:00+02:00"), make_game())
+        store.append_game(LOCM_GAME, GameExtras(game_id="a", created=datetime(2026, 5, 9, 9, 0, tzinfo=paris)), make_game())
+        store.append_game(LOCM_GAME, GameExtras(game_id="b", created="2026-05-09T09:00:00+02:00"), make_game())
         before = datetime.now(UTC)
-        store.append_game(GameExtras(game_id="c"), make_game())
+        store.append_game(LOCM_GAME, GameExtras(game_id="c"), make_game())
         after = datetime.now(UTC)
         assert store.game("a").created == store.game("b").created == "2026-05-09T07:00:00.000000Z"
         assert before <= datetime.fromisoformat(store.game("c").created) <= after
@@ -188,38 +200,39 @@ class TestStoreContract:
     ])
     def test_bad_extras_are_refused(self, store, field, value, message):
         with pytest.raises(InvalidRecordError) as info:
-            store.append_game(GameExtras(game_id="g1", **{field: value}), make_game())
+            store.append_game(LOCM_GAME, _extras_with(field, value), make_game())
         assert message in str(info.value)
         assert (info.value.field, info.value.got) == (field, value) or field == "think_ms1"
         assert store.count() == 0
 
     def test_seed_must_fit_64_bits(self, store):
         with pytest.raises(InvalidRecordError) as info:
-            store.append_game(GameExtras(game_id="g1"), make_game(seed=2**63 - 3))
+            store.append_game(LOCM_GAME, GameExtras(game_id="g1"), make_game(seed=2**63 - 3))
         assert str(info.value) == f"game 'g1': field 'draft_choices_seed': expected a 64-bit integer, got {2**63}"
         assert store.count() == 0
 
     def test_unknown_extras_field_is_refused(self, store):
         with pytest.raises(InvalidRecordError, match="field 'extras'"):
-            store.append_game({"game_id": "g1", "colour": "red"}, make_game())
+            store.append_game(LOCM_GAME, {"game_id": "g1", "colour": "red"}, make_game())
         with pytest.raises(InvalidRecordError, match="field 'game_id': expected a non-empty string"):
-            store.append_game({"game_id": ""}, make_game())
+            store.append_game(LOCM_GAME, {"game_id": ""}, make_game())
 
     def test_stderr_is_bounded_keeping_its_tail(self, store):
         long = "".join(f"line {i}\n" for i in range(5000))
-        store.append_game(GameExtras(game_id="g1", stderr0=long, stderr1="short"), make_game())
+        store.append_game(LOCM_GAME, GameExtras(game_id="g1", seats=(SeatExtras(stderr=long), SeatExtras(stderr="short"))), make_game())
         r = store.game("g1")
-        assert len(long) > STDERR_LIMIT >= len(r.stderr0)
-        assert r.stderr0.startswith(f"[... {len(long)} characters, start cut]\n")
-        assert long.endswith(r.stderr0.split("\n", 1)[1])
-        assert len(r.stderr0) > STDERR_LIMIT - 100
-        assert r.stderr1 == "short"
+        kept = r.seats[0].stderr
+        assert len(long) > STDERR_LIMIT >= len(kept)
+        assert kept.startswith(f"[... {len(long)} characters, start cut]\n")
+        assert long.endswith(kept.split("\n", 1)[1])
+        assert len(kept) > STDERR_LIMIT - 100
+        assert r.seats[1].stderr == "short"
 
     def test_duplicate_game_is_refused_and_the_first_kept(self, store):
         first = make_game(seed=1)
-        store.append_game(GameExtras(game_id="g1"), first)
+        store.append_game(LOCM_GAME, GameExtras(game_id="g1"), first)
         with pytest.raises(DuplicateGameError) as info:
-            store.append_game(GameExtras(game_id="g1"), make_game(seed=2))
+            store.append_game(LOCM_GAME, GameExtras(game_id="g1"), make_game(seed=2))
         assert str(info.value) == "game 'g1' is already stored" and info.value.game_id == "g1"
         assert store.events("g1") == first and store.count_events() == len(first)
 
@@ -233,7 +246,7 @@ class TestStoreContract:
         ("end_inside", "game 'g1': event 5: expected game_ended last and only last, got 'game_ended'"),
         ("created_twice", "game 'g1': event 1: expected game_created first and only first, got 'game_created'"),
         ("empty", "game 'g1': event 0: expected at least game_created and game_ended, got '0 event(s)'"),
-        ("not_event", "game 'g1': event 2: expected an event of events.locm.catalog, got 'hello'"),
+        ("not_event", "game 'g1': event 2: expected an event of Legends of Code and Magic, got 'hello'"),
     ])
     def test_bad_logs_are_refused_and_nothing_written(self, store, case, message):
         game = make_game()
@@ -258,21 +271,21 @@ class TestStoreContract:
         elif case == "not_event":
             game[2] = "hello"
         with pytest.raises(GameLogError) as info:
-            store.append_game(GameExtras(game_id="g1"), game)
+            store.append_game(LOCM_GAME, GameExtras(game_id="g1"), game)
         assert str(info.value) == message
         assert not store.has_game("g1") and store.count() == 0 and store.count_events() == 0
 
     def test_winner_must_be_a_seat(self, store):
         game = make_game()
         game[-1] = msgspec.structs.replace(game[-1], winner=2)
-        with pytest.raises(GameLogError, match="expected a winner 0 or 1, got 2"):
-            store.append_game(GameExtras(game_id="g1"), game)
+        with pytest.raises(GameLogError, match=r"expected a winner in -1\.\.1, got 2"):
+            store.append_game(LOCM_GAME, GameExtras(game_id="g1"), game)
 
     def test_games_listing_and_filters(self, store):
         specs = [("a", "1.2", ("greedy", "random"), 0), ("b", "1.5", ("random", "greedy"), 1),
                  ("c", "1.5", ("greedy", "greedy"), 0), ("d", "1.2", ("random", "random"), 1)]
         for game_id, ruleset, agents, winner in specs:
-            store.append_game(GameExtras(game_id=game_id), make_game(agents=agents, winner=winner, ruleset=ruleset))
+            store.append_game(LOCM_GAME, GameExtras(game_id=game_id), make_game(agents=agents, winner=winner, ruleset=ruleset))
 
         def ids(**kw):
             return [r.game_id for r in store.games(**kw)]
@@ -289,7 +302,7 @@ class TestStoreContract:
             store.games(limit=-1)
 
     def test_unknown_game(self, store):
-        store.append_game(GameExtras(game_id="g1"), make_game())
+        store.append_game(LOCM_GAME, GameExtras(game_id="g1"), make_game())
         for call in (lambda: store.game("zz"), lambda: store.events("zz"), lambda: store.verify_chain("zz"),
                      lambda: list(store.iter_events(["g1", "zz"]))):
             with pytest.raises(GameNotFoundError) as info:
@@ -299,7 +312,7 @@ class TestStoreContract:
     def test_iter_events_streams_games_in_order(self, store):
         games = {gid: make_game(turns=t, seed=t) for gid, t in (("b", 2), ("a", 3), ("c", 1))}
         for gid, game in games.items():
-            store.append_game(GameExtras(game_id=gid), game)
+            store.append_game(LOCM_GAME, GameExtras(game_id=gid), game)
         assert list(store.iter_events()) == [(gid, e) for gid, g in games.items() for e in g]
         assert list(store.iter_events(["c", "b"])) == [(g, e) for g in ("c", "b") for e in games[g]]
         turns = list(store.iter_events(types=["turn_started", "game_ended"]))
@@ -309,7 +322,7 @@ class TestStoreContract:
 
     def test_chain_is_sha256_of_previous_and_canonical_json(self, store):
         game = make_game()
-        record = store.append_game(GameExtras(game_id="g1"), game)
+        record = store.append_game(LOCM_GAME, GameExtras(game_id="g1"), game)
         expected = chain(game)
         assert GENESIS == bytes(32)
         assert record.head_hash == expected[-1].hex() == store.verify_chain("g1")
@@ -318,8 +331,8 @@ class TestStoreContract:
 
     def test_verify_chain_catches_a_changed_event(self, store):
         game = make_game()
-        store.append_game(GameExtras(game_id="g1"), game)
-        store.append_game(GameExtras(game_id="g2"), make_game(seed=3))
+        store.append_game(LOCM_GAME, GameExtras(game_id="g1"), game)
+        store.append_game(LOCM_GAME, GameExtras(game_id="g2"), make_game(seed=3))
         tamper(store, "g1", 7, to_json(msgspec.structs.replace(game[7], amount=99)).decode())
         with pytest.raises(ChainError) as info:
             store.verify_chain("g1")
@@ -333,7 +346,7 @@ class TestStoreContract:
 
     def test_verify_chain_catches_a_lost_last_event(self, store):
         game = make_game()
-        store.append_game(GameExtras(game_id="g1"), game)
+        store.append_game(LOCM_GAME, GameExtras(game_id="g1"), game)
         tamper(store, "g1", len(game) - 1, delete=True)
         with pytest.raises(ChainError) as info:
             store.verify_chain("g1")
@@ -341,7 +354,7 @@ class TestStoreContract:
         assert str(info.value) == f"game 'g1': head of chain: expected event count {len(game)}, got {len(game) - 1}"
 
     def test_verify_chain_catches_a_changed_head(self, store):
-        record = store.append_game(GameExtras(game_id="g1"), make_game())
+        record = store.append_game(LOCM_GAME, GameExtras(game_id="g1"), make_game())
         if isinstance(store, SqliteStore):
             store.db.execute("UPDATE games SET head_hash = zeroblob(32)")
         else:
@@ -352,7 +365,7 @@ class TestStoreContract:
         assert str(info.value) == f"game 'g1': head of chain: expected hash {'00' * 32}, got {record.head_hash}"
 
     def test_verify_chain_catches_a_lost_middle_event(self, store):
-        store.append_game(GameExtras(game_id="g1"), make_game())
+        store.append_game(LOCM_GAME, GameExtras(game_id="g1"), make_game())
         tamper(store, "g1", 4, delete=True)
         with pytest.raises(ChainError, match="^game 'g1': event 4: expected seq 4, got 5$"):
             store.verify_chain("g1")
@@ -361,8 +374,7 @@ class TestStoreContract:
 
     def test_export_import_round_trip_exactly(self, store, target):
         for i in range(3):
-            store.append_game(GameExtras(game_id=f"g{i}", created=T0, stderr0="é\n" * i, think_ms1=i * 1.5,
-                                         timeout0=bool(i % 2), meta=f'{{"i": {i}}}'),
+            store.append_game(LOCM_GAME, GameExtras(game_id=f"g{i}", created=T0, meta=f'{{"i": {i}}}', seats=(SeatExtras(stderr="é\n" * i, timeout=bool(i % 2)), SeatExtras(think_ms=i * 1.5))),
                               make_game(turns=i + 2, seed=i, text="SUMMON 1 0;ATTACK 1 -1 ✓"))
         data = export_bytes(store)
         assert target.import_jsonl(io.BytesIO(data), check=False) == (3, store.count_events(), 0, 0, 0, 0)
@@ -378,17 +390,17 @@ class TestStoreContract:
 
     def test_export_some_games_in_the_order_asked(self, store, target):
         for gid in "abc":
-            store.append_game(GameExtras(game_id=gid), make_game())
+            store.append_game(LOCM_GAME, GameExtras(game_id=gid), make_game())
         target.import_jsonl(io.BytesIO(export_bytes(store, ["c", "a"])), check=False)
         assert [r.game_id for r in target.games()] == ["c", "a"]
         with pytest.raises(GameNotFoundError):
             export_bytes(store, ["zz"])
 
     def test_import_skip_existing_only_skips_identical_games(self, store, target):
-        store.append_game(GameExtras(game_id="a", created=T0), make_game())
-        store.append_game(GameExtras(game_id="b", created=T0), make_game())
+        store.append_game(LOCM_GAME, GameExtras(game_id="a", created=T0), make_game())
+        store.append_game(LOCM_GAME, GameExtras(game_id="b", created=T0), make_game())
         data = export_bytes(store)
-        target.append_game(GameExtras(game_id="a", created=T0), make_game())
+        target.append_game(LOCM_GAME, GameExtras(game_id="a", created=T0), make_game())
         with pytest.raises(ImportFormatError) as info:
             target.import_jsonl(io.BytesIO(data), check=False)
         assert str(info.value) == "line 2: game 'a' is already in the store (--skip-existing skips identical games)"
@@ -397,7 +409,7 @@ class TestStoreContract:
             (1, store.game("b").n_events, 1, 0, 0, 0)  # and no schedule, no account
         assert export_bytes(target) == data
         other = MemoryStore()
-        other.append_game(GameExtras(game_id="a", created=T0), make_game(seed=99))
+        other.append_game(LOCM_GAME, GameExtras(game_id="a", created=T0), make_game(seed=99))
         with pytest.raises(ImportFormatError, match="line 2: game 'a' is already in the store$"):
             other.import_jsonl(io.BytesIO(data), skip_existing=True, check=False)
 
@@ -409,8 +421,8 @@ class TestStoreContract:
 def exported():
     """An export of two games, as a list of lines (without newlines)."""
     s = MemoryStore()
-    s.append_game(GameExtras(game_id="g1", created=T0), make_game(turns=2))
-    s.append_game(GameExtras(game_id="g2", created=T0), make_game(turns=2, seed=5, winner=1))
+    s.append_game(LOCM_GAME, GameExtras(game_id="g1", created=T0), make_game(turns=2))
+    s.append_game(LOCM_GAME, GameExtras(game_id="g2", created=T0), make_game(turns=2, seed=5, winner=1))
     return export_bytes(s).split(b"\n")[:-1]
 
 
@@ -535,9 +547,9 @@ texts = st.text(max_size=40)  # any Unicode but surrogates, newlines and quotes 
        stderr=texts, think=st.one_of(st.none(), st.floats(0, 1e9)))
 def test_any_game_round_trips_through_sqlite_and_export(tmp_path_factory, turns, seed, text, agents, stderr, think):
     game = make_game(turns=turns, seed=seed, text=text, agents=agents)
-    extras = GameExtras(game_id=text or "x", created=T0, stderr1=stderr, think_ms0=think)
+    extras = GameExtras(game_id=text or "x", created=T0, seats=(SeatExtras(think_ms=think), SeatExtras(stderr=stderr)))
     with open_store(tmp_path_factory.mktemp("p") / "s.db") as s:
-        record = s.append_game(extras, game)
+        record = s.append_game(LOCM_GAME, extras, game)
         assert s.events(extras.game_id) == game
         assert s.game(extras.game_id) == record
         data = export_bytes(s)
@@ -557,17 +569,21 @@ def test_schema_is_documented_and_matches_the_record():
     conn = sqlite3.connect(":memory:")
     conn.executescript(store_mod.SCHEMA_SQL)
     columns = tuple(r[1] for r in conn.execute("PRAGMA table_info(games)"))
-    assert columns == ("id",) + store_mod.MatchRecord.__struct_fields__
-    # a LOCM game's record is the row's columns plus LOCM's own fields, field for field
-    own = set(GameRecord.__struct_fields__) - set(columns)
-    assert own == set(store_mod.LOCM_FIELDS) | {"agent0", "agent1", "stderr0", "stderr1", "think_ms0", "think_ms1",
-                                                "error0", "error1", "timeout0", "timeout1"}
+    assert columns == ("id",) + GameRecord.__struct_fields__
+    # a LOCM game's export line is the row's columns with LOCM's own fields and its two seats as columns
+    from locm.store.export import _FLAT_FIELDS, _FlatRecord
+
+    own = set(_FlatRecord.__struct_fields__) - set(columns)
+    assert own == set(_FLAT_FIELDS) | {"agent0", "agent1", "stderr0", "stderr1", "think_ms0", "think_ms1",
+                                       "error0", "error1", "timeout0", "timeout1"}
 
 
 def test_games_table_holds_every_seed_and_parameter():
     created = set(ev.GameCreated.__struct_fields__) - {"seq", "cause", "rule"}
     # the resolved rules and the bots' versions travel in the stored game_created payload, not in a column
-    assert created == set(store_mod.CREATED_FIELDS) | {"agents", "schema_version", "rules", "rules_hash", "bot_sha256"}
+    from locm.engine.locm.definition import INDEX_FIELDS
+
+    assert created == set(INDEX_FIELDS) | {"agents", "schema_version", "rules", "rules_hash", "bot_sha256"}
 
 
 def test_new_store_is_wal_with_meta(tmp_path):
@@ -581,7 +597,7 @@ def test_new_store_is_wal_with_meta(tmp_path):
 
 def test_primary_key_refuses_a_second_log_of_a_game(tmp_path):
     with open_store(tmp_path / "s.db") as s:
-        s.append_game(GameExtras(game_id="g1"), make_game())
+        s.append_game(LOCM_GAME, GameExtras(game_id="g1"), make_game())
         with pytest.raises(sqlite3.IntegrityError, match="UNIQUE constraint failed: logs.game"):
             s.db.execute("INSERT INTO logs VALUES ((SELECT id FROM games WHERE game_id = 'g1'), x'00')")
         with pytest.raises(sqlite3.IntegrityError, match="UNIQUE constraint failed: games.game_id"):
@@ -592,7 +608,7 @@ def test_primary_key_refuses_a_second_log_of_a_game(tmp_path):
 def test_a_refused_log_row_rolls_back_its_game(tmp_path):
     """Bypass the Python checks: the database refuses the log (NOT NULL) and the game row goes with it."""
     with open_store(tmp_path / "s.db") as s:
-        prepared = store_mod._prepare(GameExtras(game_id="g1"), make_game())._replace(data=None)
+        prepared = store_mod.prepare_game(LOCM_GAME, GameExtras(game_id="g1"), make_game())._replace(data=None)
         with pytest.raises(StoreError) as info:
             s._write([prepared])
         assert str(info.value).startswith(f"{s.path}: game 'g1' refused by the database: NOT NULL constraint failed")
@@ -604,7 +620,7 @@ def test_the_events_view_gives_every_stored_payload(tmp_path):
     games = {"g1": make_game(), "g2": make_game(seed=3)}
     with open_store(tmp_path / "s.db") as s:
         for gid, game in games.items():
-            s.append_game(GameExtras(game_id=gid), game)
+            s.append_game(LOCM_GAME, GameExtras(game_id=gid), game)
         rows = s.db.execute("SELECT game_id, seq, type, payload FROM events ORDER BY game, seq").fetchall()
         expected = [(gid, e.seq, type(e).__struct_config__.tag, to_json(e).decode())
                     for gid, game in games.items() for e in game]
@@ -619,11 +635,11 @@ def test_the_events_view_gives_every_stored_payload(tmp_path):
 
 def test_an_error_midway_writes_nothing(tmp_path):
     with open_store(tmp_path / "s.db") as s:
-        s.append_game(GameExtras(game_id="old"), make_game())
+        s.append_game(LOCM_GAME, GameExtras(game_id="old"), make_game())
 
         def games():
-            yield store_mod._prepare(GameExtras(game_id="a"), make_game())
-            yield store_mod._prepare(GameExtras(game_id="b"), make_game())
+            yield store_mod.prepare_game(LOCM_GAME, GameExtras(game_id="a"), make_game())
+            yield store_mod.prepare_game(LOCM_GAME, GameExtras(game_id="b"), make_game())
             raise ImportFormatError(99, "boom")
 
         with pytest.raises(ImportFormatError):
@@ -636,14 +652,14 @@ def test_reopen_and_readonly(tmp_path):
     path = tmp_path / "s.db"
     game = make_game()
     with open_store(path) as s:
-        s.append_game(GameExtras(game_id="g1"), game)
+        s.append_game(LOCM_GAME, GameExtras(game_id="g1"), game)
     with open_store(path, create=False) as s:
         assert s.events("g1") == game and s.verify_chain("g1")
     before = path.read_bytes()
     with open_store(path, readonly=True) as s:
         assert s.events("g1") == game
         with pytest.raises(StoreError, match="opened read-only, cannot write"):
-            s.append_game(GameExtras(game_id="g2"), game)
+            s.append_game(LOCM_GAME, GameExtras(game_id="g2"), game)
     assert path.read_bytes() == before
 
 
@@ -667,7 +683,7 @@ def test_empty_files_become_stores(tmp_path):
         with pytest.raises(StoreNotFoundError):
             open_store(path, create=False)
         with open_store(path) as s:
-            s.append_game(GameExtras(game_id="g"), make_game())
+            s.append_game(LOCM_GAME, GameExtras(game_id="g"), make_game())
         with open_store(path, create=False) as s:
             assert s.count() == 1
 
@@ -675,7 +691,7 @@ def test_empty_files_become_stores(tmp_path):
 def _real_store(path) -> bytes:
     with open_store(path) as s:
         for i in range(40):
-            s.append_game(GameExtras(game_id=f"g{i}"), make_game(turns=8, seed=i))
+            s.append_game(LOCM_GAME, GameExtras(game_id=f"g{i}"), make_game(turns=8, seed=i))
     return path.read_bytes()
 
 

@@ -18,6 +18,7 @@ from locm.errors import DuplicateGameError
 from locm.games.locm.play import play_one
 from locm.store.eventstore import GameExtras, open_store
 from locm.store.records import prepare_game
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 TABLES = ("games", "logs", "game_facts", "locm_meta")
 
@@ -26,7 +27,7 @@ def prepared(seeds) -> list:
     out = []
     for seed in seeds:
         agents = ("greedy", "random")
-        p = prepare_game(GameExtras(game_id=game_id("1.2", seed, agents)), play_one("1.2", seed, agents).log)
+        p = prepare_game(LOCM_GAME, GameExtras(game_id=game_id("1.2", seed, agents)), play_one("1.2", seed, agents).log)
         out.append(p)
     return out
 

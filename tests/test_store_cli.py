@@ -17,10 +17,11 @@ from click.testing import CliRunner
 
 from locm.events.locm.codec import to_jsonl
 from locm.cli.main import cli
-from locm.store.eventstore import GameExtras, open_store
+from locm.store.eventstore import GameExtras, SeatExtras, open_store
 from locm.games.locm.play import play_one
 from locm.games.locm.tournament import game_id
 from locm.tournament.schedule import bot_fingerprint
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
@@ -58,7 +59,7 @@ def db(tmp_path) -> Path:
                                       ("constructed", 3, ("greedy", "pass")), ("constructed", 4, ("pass", "greedy")),
                                       ("1.2", 5, ("random", "pass"))]:
             game = play_one(ruleset, seed, agents)
-            store.append_game(GameExtras(game_id=game_id(ruleset, seed, agents), stderr1="ü\n", think_ms0=0.5),
+            store.append_game(LOCM_GAME, GameExtras(game_id=game_id(ruleset, seed, agents), seats=(SeatExtras(think_ms=0.5), SeatExtras(stderr="ü\n"))),
                               game.log)
     return path
 
@@ -104,8 +105,9 @@ def test_play_with_an_external_bot_stores_its_stderr(tmp_path):
     with open_store(tmp_path / "a.db", readonly=True) as store:
         (record,) = store.games()
     assert record.game_id == game_id("1.2", 4, (GOOD_BOT, "greedy"), bots=(bot_fingerprint(GOOD_BOT), ""))
-    assert record.agent0 == GOOD_BOT
-    assert record.stderr0.startswith("botlib: pid ") and record.think_ms0 > 0 and not record.error0
+    seat = record.seats[0]
+    assert record.agents[0] == GOOD_BOT
+    assert seat.stderr.startswith("botlib: pid ") and seat.think_ms > 0 and not seat.error
 
 
 @pytest.mark.parametrize("args, message", [
@@ -164,11 +166,11 @@ def test_verify_reports_each_bad_game_and_exits_1(db):
         log = store.events(third)
         # a forged result with an intact chain: the winner flipped in a copy of a real log
         forged = log[:-1] + [msgspec.structs.replace(log[-1], winner=1 - log[-1].winner)]
-        store.append_game(GameExtras(game_id="forged"), forged)
+        store.append_game(LOCM_GAME, GameExtras(game_id="forged"), forged)
         # a log that does not fold: one card draw left out, the seqs renumbered, the chain rebuilt
         draws = [(i, e.player) for i, e in enumerate(log) if type(e).__name__ == "CardDrawn"]
         drop = next(i for i, p in draws[10:] if any(j > i and q == p for j, q in draws))
-        store.append_game(GameExtras(game_id="gapped"),
+        store.append_game(LOCM_GAME, GameExtras(game_id="gapped"),
                           [msgspec.structs.replace(e, seq=i) for i, e in enumerate(log[:drop] + log[drop + 1:])])
     conn = sqlite3.connect(db)
 
@@ -213,7 +215,7 @@ def test_verify_redecides_and_catches_a_rechained_log_that_breaks_a_rule(db, tmp
     cheat = log[:k] + [msgspec.structs.replace(log[k], amount=log[k].amount + 1)] + log[k + 1:]
     other = tmp_path / "cheat.db"
     with open_store(other) as store:
-        store.append_game(GameExtras(game_id=record.game_id), cheat)
+        store.append_game(LOCM_GAME, GameExtras(game_id=record.game_id), cheat)
     r = run_locm("verify", "--db", other, "--no-redecide")
     assert r.returncode == 0, r.stdout  # chain, fold and id alone do not see it
     r = run_locm("verify", "--db", other)
@@ -271,7 +273,7 @@ def test_a_tampered_or_truncated_export_is_refused_with_its_line(db, tmp_path):
         assert not (tmp_path / "new.db").exists(), "a refused import leaves no store behind"
     # into an existing store: refused the same way, and nothing of the file is written
     with open_store(tmp_path / "existing.db") as store:
-        store.append_game(GameExtras(game_id="x"), play_one("1.2", 9, ("pass", "pass")).log)
+        store.append_game(LOCM_GAME, GameExtras(game_id="x"), play_one("1.2", 9, ("pass", "pass")).log)
     before = locm("export", "--all", "--db", tmp_path / "existing.db")[1]
     r = run_locm("import", tmp_path / "truncated.jsonl", "--db", tmp_path / "existing.db")
     assert r.returncode == 2

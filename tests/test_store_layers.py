@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from locm.engine import registry
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = tuple(registry.GAMES)
@@ -132,7 +133,7 @@ def test_an_import_needs_the_checker_its_caller_hands_the_store():
     from locm.engine.locm.gameid import created_id
 
     with open_store(":memory:") as source:
-        source.append_game(GameExtras(game_id=created_id(events[0])), events)
+        source.append_game(LOCM_GAME, GameExtras(game_id=created_id(events[0])), events)
         buf = io.BytesIO()
         source.export_jsonl(None, buf)
     with open_store(":memory:") as bare:
@@ -141,7 +142,7 @@ def test_an_import_needs_the_checker_its_caller_hands_the_store():
         assert bare.count() == 0
     with open_store(":memory:", checker=checker()) as checked:
         assert checked.import_jsonl(io.BytesIO(buf.getvalue())).games == 1
-    assert prepare_game(GameExtras(game_id=created_id(events[0])), events).facts is not None  # LOCM's edges
+    assert prepare_game(LOCM_GAME, GameExtras(game_id=created_id(events[0])), events).facts is not None  # LOCM's edges
 
 
 def test_a_game_without_edges_keeps_no_projection(monkeypatch):
@@ -149,11 +150,9 @@ def test_a_game_without_edges_keeps_no_projection(monkeypatch):
     (the same LOCM log, stored as a game whose definition has no edges)."""
     import dataclasses
 
-    from locm.store import records
     from locm.store.records import GameExtras, prepare_game
     from locm.games.locm.play import play_one
 
     events = play_one("1.2", 3, ("greedy", "pass")).log
     bare = dataclasses.replace(registry.get("locm"), edges="")
-    monkeypatch.setattr(records, "_locm", lambda: bare)
-    assert prepare_game(GameExtras(game_id="x"), events).facts is None
+    assert prepare_game(bare, GameExtras(game_id="x"), events).facts is None

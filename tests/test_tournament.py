@@ -23,6 +23,7 @@ from locm.store.eventstore import MemoryStore, register_functions
 from locm.games.locm.tournament import game_id, run_game, run_tournament, schedule
 from locm.tournament.run import play_jobs, to_play
 from locm.tournament.standings import pair_rows, standings
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD_BOT = shlex.join([sys.executable, str(ROOT / "tests" / "bots" / "good_bot.py")])
@@ -88,7 +89,7 @@ def test_self_play_standings_name_each_seat_and_count_each_game_once():
     assert (table["random"].games, table["pass"].games) == (4, 4)
     seat0, seat1 = table["random (seat 0)"], table["random (seat 1)"]
     assert seat0.games == seat1.games == 4 and seat0.wins + seat1.wins == 4
-    wins0 = sum(r.winner == 0 for r in records if r.agent0 == r.agent1 == "random")
+    wins0 = sum(r.winner == 0 for r in records if r.agents[0] == r.agents[1] == "random")
     assert seat0.wins == wins0
     rows = pair_rows(records, ["random", "pass", "random"])
     assert rows[1] == ("random (seat 0)", "random (seat 1)", 4, wins0, 4 - wins0)
@@ -139,7 +140,7 @@ def test_a_new_store_is_not_looked_up_game_by_game_and_a_game_stored_meanwhile_i
     assert todo is jobs and count == 4
     first = jobs[0]
     played = run_game(first.ruleset, first.seed, (first.agent0, first.agent1))
-    store.append_game(played.extras, played.game.log)  # "another run" got there first
+    store.append_game(LOCM_GAME, played.extras, played.game.log)  # "another run" got there first
     run = play_jobs(store, todo, workers=1, scheduled=len(jobs), count=count)
     assert (run.played, run.duplicates, run.failed) == (3, 1, [])
     assert sorted(r.game_id for r in store.games()) == sorted(j.game_id for j in jobs)

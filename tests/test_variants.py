@@ -29,6 +29,7 @@ from locm.store.eventstore import open_store
 from locm.games.locm.variants import resolve_ruleset
 from locm.engine import registry
 from locm.tournament.rerun import first_divergence, rerun_match
+from locm.engine.locm.definition import GAME as LOCM_GAME
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples" / "variants").glob("*.toml"))
@@ -430,7 +431,7 @@ def test_rerun_of_a_stored_schema_1_log_reads_it_as_the_current_schema(tmp_path)
     assert old[0].rules is None
     db = tmp_path / "old.db"
     with open_store(db) as store:
-        store.append_game({"game_id": "old-7"}, old)
+        store.append_game(LOCM_GAME, {"game_id": "old-7"}, old)
     result = CliRunner().invoke(cli, ["rerun", "old-7", "--db", str(db), "--ruleset", "1.2", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)

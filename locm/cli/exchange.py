@@ -147,14 +147,13 @@ def import_cmd(file, db, skip_existing, trusted):
 
             other = game_of_line(first)  # another registered game's event log (`locm play --game G --log`)
             if other is not None or _is_event_log_line(first):
-                from locm.runner.play import import_event_log, import_match_log
+                from locm.engine import registry
                 from locm.replay.sources import MAX_FILE
+                from locm.verify.logimport import import_log
 
                 data = first + stream.read(MAX_FILE)
-                if other is not None:
-                    gid, stored = import_match_log(store, other, data, str(file), skip_existing=skip_existing)
-                else:
-                    gid, stored = import_event_log(store, data, str(file), skip_existing=skip_existing)
+                game = other if other is not None else registry.get(registry.DEFAULT)
+                gid, stored = import_log(store, game, data, str(file), skip_existing=skip_existing)
                 ok = True
                 click.echo(f"imported game {gid} into {db}" if stored else f"game {gid} already stored, skipped")
                 return

@@ -76,7 +76,7 @@ def verify(files, db, redecide, full):
                 for record in bar:
                     report(record.game_id, stored_problem(store, record, redecide))
             own = set(games_with("stored_problem"))  # games whose stored games are its records, checked above
-            for m in store.matches():  # the other registered games' (the core's checks)
+            for m in store.games():  # the other registered games' (the core's checks)
                 if m.game not in own:
                     report(m.game_id, match_problem(store, m, redecide))
             for g in games_with("verify_store"):  # what a game keeps beside its games (my-card-game's accounts)

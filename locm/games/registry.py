@@ -149,14 +149,16 @@ class Schedules:
         from locm.engine.locm.rulesets import by_name
         from locm.engine.locm.setup import PARAM_FIELDS, derive_params
 
-        if not hasattr(record, "agent0"):
+        if record.game != "locm":
             return f"it is a {record.game} game, the schedule's are LOCM's"
         rules = by_name(jobs.ruleset) if isinstance(jobs.ruleset, str) else jobs.ruleset
         want = {"ruleset": rules.name, "seed": job.seed, "agent0": job.agent0, "agent1": job.agent1}
         want.update({PARAM_FIELDS[k]: v for k, v in derive_params(rules, job.seed).items() if k != "seed"})
+        given = {"ruleset": record.ruleset, "seed": record.seed, "agent0": record.agents[0],
+                 "agent1": record.agents[1], **record.fields}
         for field, value in want.items():
-            if getattr(record, field) != value:
-                return f"its {field} is {getattr(record, field)!r:.40}, the schedule's {value!r:.40}"
+            if given.get(field) != value:
+                return f"its {field} is {given.get(field)!r:.40}, the schedule's {value!r:.40}"
         return ""
 
     def describe(self, jobs: Any) -> str:

@@ -21,12 +21,12 @@ def _games_table(store, game, ruleset, agent, winner, winner_agent, seats, place
     from locm.errors import UsageProblem
 
     if fields:
-        known = {k for m in store.matches(game=game.name, limit=1) for k in m.fields}
+        known = {k for m in store.games(game=game.name, limit=1) for k in m.fields}
         unknown = sorted(set(fields) - known)
         if known and unknown:
             raise UsageProblem(f"--field {unknown[0]}: {game.title}'s stored games have the index fields "
                                f"{', '.join(sorted(known))}")
-    rows = store.matches(game=game.name, ruleset=ruleset, agent=agent, winner=winner, limit=limit,
+    rows = store.games(game=game.name, ruleset=ruleset, agent=agent, winner=winner, limit=limit,
                          seats=seats, winner_agent=winner_agent, place=None if place is None else place - 1,
                          fields=fields)
     points = any(m.scores is not None for m in rows)
@@ -68,7 +68,7 @@ def stderr_lines(store, game_id: str) -> Iterator[str]:
     is no such game)."""
     from locm.runner.bots import lost_by
 
-    m = store.match(game_id)
+    m = store.game(game_id)
     for seat, (agent, x) in enumerate(zip(m.agents, m.seats)):
         failed = lost_by(x.error, x.timeout)
         yield (f"== player {seat} ({agent}){f' (lost by {failed})' if failed else ''}: "

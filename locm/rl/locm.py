@@ -385,12 +385,13 @@ class LocmSpec:
         return open_store(option)
 
     def store_episode(self, store: Any, match: LocmMatch) -> str:
+        from locm.engine.locm.definition import GAME
         from locm.engine.locm.gameid import episode_id
         from locm.store.eventstore import GameExtras
 
         gid = episode_id(match.log)
         if not store.has_game(gid):  # the same seed, agents and actions: the same game, stored once
-            store.append_game(GameExtras(game_id=gid, meta='{"source": "rl"}'), match.log)
+            store.append_game(GAME, GameExtras(game_id=gid, meta='{"source": "rl"}'), match.log)
         return gid
 
 

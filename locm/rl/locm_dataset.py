@@ -113,7 +113,7 @@ def export(db: str | Path, out: str | Path, *, ruleset: str = "1.2", phases: Seq
     games: list[tuple[str, tuple[str, str], list[Row], dict[int, float]]] = []
     skipped: list[tuple[str, str]] = []
     with open_store(db, create=False, readonly=True) as store:
-        records = store.games(ruleset=ruleset_name(ruleset, store), agent=agent, limit=limit)
+        records = store.games(ruleset=ruleset_name(ruleset, store), agent=agent, limit=limit, game="locm")
         for record in records:
             if progress:
                 progress(1)
@@ -121,7 +121,7 @@ def export(db: str | Path, out: str | Path, *, ruleset: str = "1.2", phases: Seq
             if events[0].rules is not None and events[0].rules != spec.rules:
                 skipped.append((record.game_id, "another ruleset's values (a variant)"))
                 continue
-            names = (record.agent0, record.agent1)
+            names = record.agents
             wanted = [s for s in seats if agent is None or names[s] == agent]
             try:
                 rows = game_rows(events, layout, wanted)

@@ -7,8 +7,9 @@ calls.
 
 Modules (eventsourcing's split): this one is the factory (`open_store`, which picks the backend) and the
 store's description; `locm.store.interface` is the interface (`EventStore`, whose shared logic works on any
-backend) and the memory backend (`MemoryStore`); `locm.store.records` is the mapper (records, the checks and
-chain of a log before it is stored, the export format); `locm.store.sqlite` is the SQLite backend
+backend) and the memory backend (`MemoryStore`); `locm.store.records` is the mapper (the one record of a
+stored game of any game, `GameRecord`, the extras its caller hands in, the checks and chain of a log before it
+is stored); `locm.store.export` is the export format; `locm.store.sqlite` is the SQLite backend
 (`SqliteStore`, the DDL, the inspection of a file); `locm.store.hooks` is what the store is handed (its
 checker, each game's projections through its definition). Every name of the others is also reachable here.
 The store names no game and imports no runner, tournament or verify module (tests/test_store_layers.py).
@@ -43,10 +44,9 @@ The DDL is `SCHEMA_SQL` below; the README shows the same text (a test keeps them
   array of ``{"stderr", "think_ms", "error", "timeout"}``: stderr at most `STDERR_LIMIT` characters, a longer
   text keeping its tail behind a ``[... N characters, start cut]`` line; think time in milliseconds, null when
   unknown) and ``meta`` (free JSON text, ``{}`` by default). What only one game has is in ``fields``, a JSON
-  object of the game's index fields (`engine.seam.GameDef.index`): for LOCM the seeds and parameters of
-  ``GameCreated`` with ``ruleset_version``, ``id_scheme`` and ``event_schema_version`` (`LOCM_FIELDS`). A LOCM
-  game reads back as its `GameRecord` (the columns of schema 2, field for field: `locm_record`); any game as
-  its `MatchRecord`. The LOCM commands (games, show, export, report, ...) read LOCM's games only.
+  object of the game's index fields (`engine.seam.GameDef.index`): or those its edges' ``record_fields``
+  give (`locm.store.hooks`): for LOCM the seeds and parameters of ``GameCreated`` with ``ruleset_version``,
+  ``id_scheme`` and ``event_schema_version``. Every game, whatever its game, reads back as one `GameRecord`.
 - ``logs``: one row per game, its whole event log, in a table of its own so that listing or filtering games
   never reads a log page. ``data`` is the zlib stream (level `LOG_LEVEL`) of the events' canonical JSON bytes
   (exactly its game's codec's ``to_json(event)``, what is hashed and exported), one event per line, in seq order,
@@ -113,9 +113,9 @@ Export format (JSON lines, UTF-8, one object per line)
 -----------------------------------------------------
     {"locm_export":1,"store_schema":2,"event_schema":2}         line 1: the file header
     {"schedule":{"key":K,"manifest":"<the manifest's text>"}}    with --all: each tournament schedule kept
-    {"game":{...every field of GameRecord, head_hash in hex...}} one per LOCM game, then its n_events lines:
+    {"game":{...the columns of schema 2, head_hash in hex...}}   one per LOCM game, then its n_events lines:
     {"hash":"<64 hex>","event":{...the stored payload, byte for byte...}}
-    {"match":{...every field of MatchRecord...}}                 one per game of another game, then its events
+    {"match":{...every field of GameRecord...}}                  one per game of another game, then its events
     {"account":{"account":A,"n_events":N,"head_hash":H}}         with --all: each my-card-game account, then its
                                                                  N event lines (hashes of the account's chain)
     {"end":{"games":G,"events":E}}                               last line: totals, so a cut file is caught
@@ -163,67 +163,48 @@ from locm.errors import (
     StoreError,
     StoreNotFoundError,
 )
-from locm.store.records import (  # noqa: F401  (the mapper's names, re-exported)
-    CREATED_FIELDS,
+from locm.store.export import (  # noqa: F401  (the export format's names, re-exported)
     EXPORT_STORE_SCHEMA,
     EXPORT_STORE_SCHEMAS,
     EXPORT_VERSION,
+    ImportSummary,
+    account_block,
+    event_schema,
+    export_end,
+    export_header,
+    game_block,
+    parse_export,
+    schedule_block,
+)
+from locm.store.records import (  # noqa: F401  (the mapper's names, re-exported)
     GENESIS,
     GameExtras,
     GameRecord,
-    ImportSummary,
-    LOCM,
-    LOCM_FIELDS,
     LOG_LEVEL,
-    MatchRecord,
     OLD_SCHEMAS,
     PreparedGame,
     STDERR_LIMIT,
     STORE_FORMAT,
     STORE_SCHEMA_VERSION,
     SeatExtras,
-    _Control,
-    _ENDS,
-    _EventLine,
-    _FileHeader,
-    _Prepared,
-    _Seq,
-    _Totals,
     _AccountRow,
+    _Prepared,
     _ScheduleRow,
     _as_extras,
-    _as_match,
-    _b,
     _bound,
-    _check_end,
-    _control_dec,
-    _event_line_dec,
     _first_bad_seq,
     _first_fault,
     _gaps,
-    _header_dec,
     _inflate,
     _ledger_link,
     _lines,
-    _locm,
-    _make_record,
-    _parse_export,
-    _prepare,
-    _seq,
-    _seq_dec,
     _verify,
-    account_block,
     chain_hash,
-    export_end,
-    export_header,
-    schedule_block,
     first_difference,
-    locm_record,
+    game_facts,
     log_hash,
-    match_of,
     pack_log,
     prepare_game,
-    prepare_match,
     record_problem,
     utc_timestamp,
 )
@@ -242,27 +223,24 @@ _SQLITE_NAMES = frozenset((
     "SqliteStore",
     "_COLUMNS",
     "_DECODERS",
+    "_FIELDS",
     "_FACTS_COLUMNS",
-    "_FLAGS",
     "_HEAD",
     "_INSERT_LOG",
     "_JSON_COLUMNS",
-    "_MATCH_COLUMNS",
-    "_MATCH_FIELDS",
-    "_SCHEMA_2_FIELDS",
     "_SET_LEDGER",
+    "_SELECT",
     "_SQLITE_MAGIC",
     "_TABLES",
     "_connect_read",
     "_expected_columns",
+    "_from_row",
     "_inspect",
     "_json",
     "_log_json",
-    "_match_from_row",
-    "_match_to_row",
     "_print_wait",
     "_read_uri",
-    "_record_from_row",
+    "_to_row",
     "default_busy_timeout",
     "register_functions",
 ))

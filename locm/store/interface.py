@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Self
 
 import msgspec
 
-from locm.events.base import Event
 from locm.events.codec import DecodeError, json_array
 from locm.errors import (
     ChainError,
@@ -21,35 +20,22 @@ from locm.errors import (
     InvalidRecordError,
     StoreError,
 )
+from locm.store.export import ImportSummary, export_store, game_block, parse_export
 from locm.store.records import (
     GENESIS,
     GameExtras,
     GameRecord,
-    ImportSummary,
-    LOCM,
-    MatchRecord,
     PreparedGame,
-    SeatExtras,
-    _Prepared,
     _AccountRow,
+    _Prepared,
     _ScheduleRow,
-    _as_match,
     _first_bad_seq,
     _gaps,
-    _inflate,
     _ledger_link,
     _lines,
-    _locm,
-    _parse_export,
     _verify,
-    account_block,
-    export_end,
-    export_header,
-    schedule_block,
-    locm_record,
     log_hash,
     prepare_game,
-    prepare_match,
     utc_timestamp,
 )
 
@@ -68,9 +54,10 @@ class EventStore:
     path: str
     checker: Checker | None = None
 
-    def append_game(self, extras: GameExtras | Mapping[str, Any], events: Sequence[Event]) -> GameRecord:
-        """Store one complete game (``GameCreated`` first, ``GameEnded`` last, seqs 0..n-1) atomically."""
-        return self.append_prepared(prepare_game(extras, events))
+    def append_game(self, game: Any, extras: GameExtras | Mapping[str, Any], events: Sequence[Any]) -> GameRecord:
+        """Store one complete game of ``game`` (`engine.seam.GameDef`: its created event first, its end event last,
+        seqs 0..n-1) atomically, checked and chained by `prepare_game`."""
+        return self.append_prepared(prepare_game(game, extras, events))
 
     def append_prepared(self, prepared: PreparedGame) -> GameRecord:
         """Store a game checked and chained by `prepare_game` (possibly in another process) atomically."""
@@ -81,16 +68,8 @@ class EventStore:
         """Store several games checked by `prepare_game` in one transaction: all of them or none."""
         self._write(list(prepared))
 
-    def append_match(self, game: Any, extras: GameExtras | Mapping[str, Any], events: Sequence[Any],
-                     seats: Sequence[SeatExtras] | None = None) -> MatchRecord:
-        """Store one complete game of any registered game (`engine.seam.GameDef`) atomically, with each seat's
-        extras (`prepare_match`); a LOCM game is stored as `append_game` stores it."""
-        prepared = prepare_match(game, extras, events, seats)
-        self._write([prepared])
-        return _as_match(prepared.record)
-
     def has_game(self, game_id: str) -> bool:
-        return self._match(game_id) is not None
+        return self._row(game_id) is not None
 
     def stored_facts(self, game_id: str) -> tuple[str, str, bytes] | None:
         """A game's facts as stored with it (`locm.store.records.game_facts`; its definition's edges compute them:
@@ -110,59 +89,6 @@ class EventStore:
         """`log_hash` of each stored game's log bytes (what its facts are bound to)."""
         return {game_id: log_hash(self._log(game_id)) for game_id in game_ids}
 
-    def match(self, game_id: str) -> MatchRecord:
-        """A stored game's row, whatever its game (`GameNotFoundError` if there is none)."""
-        found = self._match(game_id)
-        if found is None:
-            raise GameNotFoundError(game_id)
-        return found
-
-    def matches(self, game: str | None = None, ruleset: str | None = None, agent: str | None = None,
-                winner: int | None = None, limit: int | None = None, *, seats: int | None = None,
-                winner_agent: str | None = None, place: int | None = None,
-                fields: Mapping[str, str] | None = None) -> list[MatchRecord]:
-        """The rows of the stored games (of one game when ``game`` is given), in the order stored; ``agent``
-        matches any seat; ``winner`` is a seat (-1: games without a winner); ``seats`` the number of players;
-        ``winner_agent`` the agent in the winner's seat; ``place`` (with ``agent``) the place that agent
-        finished in, 0 for the first (alone or shared), in any of its seats; ``fields`` index fields' values
-        (as text: ``{"map": "octagon-8p"}``)."""
-        if place is not None and agent is None:
-            raise StoreError("place: a place is an agent's: give the agent too")
-        if seats is None and winner_agent is None and place is None and not fields:
-            return self._matches(game, ruleset, agent, winner, limit)
-        found = [m for m in self._matches(game, ruleset, agent or winner_agent, winner, None)
-                 if (seats is None or len(m.agents) == seats)
-                 and (winner_agent is None or 0 <= m.winner < len(m.agents) and m.agents[m.winner] == winner_agent)
-                 and (place is None or any(a == agent and p == place for a, p in zip(m.agents, m.places)))
-                 and all(k in m.fields and _field_text(m.fields[k]) == v for k, v in (fields or {}).items())]
-        return found if limit is None else found[:limit]
-
-    def match_events(self, game_id: str) -> list[Any]:
-        """A stored game's events, decoded by its own game's codec (`engine.registry`)."""
-        from locm.engine.registry import get
-
-        m = self.match(game_id)
-        if m.game == LOCM:
-            return self.events(game_id)
-        codec = get(m.game).codec
-        raw = _inflate(self.path, game_id, self._log(game_id))
-        try:
-            return codec.from_json_array(json_array(raw))
-        except DecodeError as exc:
-            raise CorruptStoreError(self.path, f"game {game_id!r}: {exc}") from None
-
-    def _record(self, game_id: str) -> GameRecord | None:
-        """A LOCM game's record (None: no such game); another game's is refused in one line."""
-        m = self._match(game_id)
-        if m is None:
-            return None
-        if m.game != LOCM:
-            raise StoreError(f"{self.path}: game {game_id!r} is a {m.game} game: this reads LOCM games")
-        return locm_record(m)
-
-    def _records(self, ruleset, agent, winner, limit) -> list[GameRecord]:
-        return [locm_record(m) for m in self._matches(LOCM, ruleset, agent, winner, limit)]
-
     def game_ids_with_prefix(self, prefix: str, limit: int = 2) -> list[str]:
         """Up to ``limit`` stored game ids that start with ``prefix`` (to resolve an abbreviated id)."""
         return self._ids_with_prefix(prefix, limit)
@@ -175,48 +101,57 @@ class EventStore:
         return self._ids_with_prefix(name, 2) if name else []
 
     def find(self, game_id: str) -> GameRecord | None:
-        """A stored game's record, or None."""
-        return self._record(game_id)
+        """A stored game's record, whatever its game, or None."""
+        return self._row(game_id)
 
     def game(self, game_id: str) -> GameRecord:
-        record = self._record(game_id)
-        if record is None:
+        """A stored game's record, whatever its game (`GameNotFoundError` if there is none)."""
+        found = self._row(game_id)
+        if found is None:
             raise GameNotFoundError(game_id)
-        return record
+        return found
 
     def games(self, ruleset: str | None = None, agent: str | None = None, winner: int | None = None,
-              limit: int | None = None, *, winner_agent: str | None = None) -> list[GameRecord]:
-        """Records in the order stored. ``agent`` matches either seat; ``winner`` is the seat 0 or 1;
-        ``winner_agent`` the agent that won (in either seat)."""
+              limit: int | None = None, *, game: str | None = None, seats: int | None = None,
+              winner_agent: str | None = None, place: int | None = None,
+              fields: Mapping[str, str] | None = None) -> list[GameRecord]:
+        """The records of the stored games (of one game when ``game``, its registered name, is given), in the
+        order stored; ``agent`` matches any seat; ``winner`` is a seat (-1: games without a winner); ``seats``
+        the number of players; ``winner_agent`` the agent in the winner's seat; ``place`` (with ``agent``) the
+        place that agent finished in, 0 for the first (alone or shared), in any of its seats; ``fields`` index
+        fields' values (as text: ``{"map": "octagon-8p"}``)."""
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise StoreError(f"limit: expected an integer >= 0 or None, got {limit!r}")
-        if winner_agent is None:
-            return self._records(ruleset, agent, winner, limit)
-        found = [r for r in self._records(ruleset, agent or winner_agent, winner, None)
-                 if (r.agent0, r.agent1)[r.winner] == winner_agent]
+        if place is not None and agent is None:
+            raise StoreError("place: a place is an agent's: give the agent too")
+        if seats is None and winner_agent is None and place is None and not fields:
+            return self._rows(game, ruleset, agent, winner, limit)
+        found = [m for m in self._rows(game, ruleset, agent or winner_agent, winner, None)
+                 if (seats is None or len(m.agents) == seats)
+                 and (winner_agent is None or 0 <= m.winner < len(m.agents) and m.agents[m.winner] == winner_agent)
+                 and (place is None or any(a == agent and p == place for a, p in zip(m.agents, m.places)))
+                 and all(k in m.fields and _field_text(m.fields[k]) == v for k, v in (fields or {}).items())]
         return found if limit is None else found[:limit]
 
-    def events(self, game_id: str) -> list[Event]:
-        """A game's events, decoded, in seq order."""
-        raw = _inflate(self.path, game_id, self._log(game_id))
-        try:
-            return _locm().codec.from_json_array(json_array(raw))
-        except DecodeError:
-            return self._decode_lines(game_id, raw.split(b"\n"))  # names the line that does not decode
+    def events(self, game_id: str) -> list[Any]:
+        """A stored game's events, decoded by its own game's codec (`engine.registry`), in seq order."""
+        game = self.game(game_id).game
+        return self._decode_lines(game_id, game, _lines(self.path, game_id, self._log(game_id)))
 
     def iter_events(self, game_ids: Iterable[str] | None = None, *,
-                    types: Iterable[str] | None = None, verify: bool = False) -> Iterator[tuple[str, Event]]:
+                    types: Iterable[str] | None = None, verify: bool = False) -> Iterator[tuple[str, Any]]:
         """Stream ``(game_id, event)`` for the given games (all, in stored order, when None), each in seq
-        order, optionally only events whose tag is in ``types`` (the other lines are not decoded). With
-        ``verify`` each game's hash chain is checked against its record first (`ChainError`)."""
+        order and decoded by its game's codec, optionally only events whose tag is in ``types`` (the other lines
+        are not decoded). With ``verify`` each game's hash chain is checked against its record first
+        (`ChainError`)."""
         heads = None if types is None else tuple(b'{"type":"' + t.encode() + b'"' for t in types)
-        for game_id, data in self._iter_logs(None if game_ids is None else list(game_ids)):
+        for game_id, game, data in self._iter_logs(None if game_ids is None else list(game_ids)):
             lines = _lines(self.path, game_id, data)
             if verify:
                 self._check_chain(self.game(game_id), lines)
             if heads is not None:
                 lines = [line for line in lines if line.startswith(heads)]
-            for event in self._decode_lines(game_id, lines):
+            for event in self._decode_lines(game_id, game, lines):
                 yield game_id, event
 
     def verify_chain(self, game_id: str) -> str:
@@ -224,84 +159,27 @@ class EventStore:
         `GameNotFoundError`)."""
         return self._verified(game_id)[0].head_hash
 
-    def verified_events(self, game_id: str) -> list[Event]:
-        """`verify_chain`, then the game's events, from the one read of its log that the check made."""
-        return self._decode_lines(game_id, self._verified(game_id)[1])
-
-    def verified_match_events(self, game_id: str) -> list[Any]:
-        """A stored game of any game: its chain checked against its row (`ChainError`), then its events
-        decoded by its game's codec."""
-        from locm.engine.registry import get
-
-        m = self.match(game_id)
-        try:
-            lines = _lines(self.path, game_id, self._log(game_id))
-        except CorruptStoreError as exc:
-            raise ChainError(game_id, -1, "a readable log", exc.reason, "log") from None
-        self._check_chain(m, lines)
-        try:
-            return get(m.game).codec.from_json_array(json_array(b"\n".join(lines)))
-        except DecodeError as exc:
-            raise CorruptStoreError(self.path, f"game {game_id!r}: {exc}") from None
+    def verified_events(self, game_id: str) -> list[Any]:
+        """`verify_chain`, then the game's events (decoded by its game's codec), from the one read of its log
+        that the check made."""
+        record, lines, _ = self._verified(game_id)
+        return self._decode_lines(game_id, record.game, lines)
 
     def export_jsonl(self, game_ids: Iterable[str] | None, out: BinaryIO, *,
                      on_bad: Callable[[str, StoreError], None] | None = None) -> int:
         """Write games (all when ``game_ids`` is None: every registered game's, in the order stored, with the
-        store's tournament schedules first and its my-card-game accounts after) to ``out`` in the export
-        format; return how many games. Each game's and account's chain is verified before it is written
-        (`ChainError`, `AccountStoreError`: the output then lacks its end line, so importing it is refused).
-        With ``on_bad`` (salvage), a game that cannot be read or does not verify is passed to it and left out
-        instead, and the file stays importable (salvage writes games only)."""
-        out.write(export_header())
-        games = events = schedules = accounts = account_events = 0
-        whole = game_ids is None
-        if game_ids is None:
-            game_ids = self.readable_ids() if on_bad else [m.game_id for m in self._matches(None, None, None, None,
-                                                                                            None)]
-        if whole and on_bad is None:
-            for key, manifest in self.schedules():
-                out.write(schedule_block(key, manifest))
-                schedules += 1
-        for game_id in game_ids:
-            try:
-                block, n = self.export_game(game_id)
-            except StoreError as exc:
-                if on_bad is None or isinstance(exc, GameNotFoundError):
-                    raise
-                on_bad(game_id, exc)
-                continue
-            out.write(block)
-            games, events = games + 1, events + n
-        if whole and on_bad is None:
-            from locm.store.hooks import side_logs
-
-            for logs in side_logs():
-                for name in logs.names(self):
-                    lines = logs.lines(self, name)
-                    out.write(account_block(name, lines, logs.hashes(lines)))
-                    accounts, account_events = accounts + 1, account_events + len(lines)
-        out.write(export_end(games, events, schedules, accounts, account_events))
-        return games
+        store's tournament schedules first and its side logs, my-card-game's accounts, after) to ``out`` in the
+        export format (`locm.store.export`); return how many games. Each game's and account's chain is verified
+        before it is written (`ChainError`, `AccountStoreError`: the output then lacks its end line, so
+        importing it is refused). With ``on_bad`` (salvage), a game that cannot be read or does not verify is
+        passed to it and left out instead, and the file stays importable (salvage writes games only)."""
+        return export_store(self, game_ids, out, on_bad)
 
     def export_game(self, game_id: str) -> tuple[bytes, int]:
-        """One game in the export format (its record line, ``game`` for LOCM's and ``match`` for another
-        game's, and its event lines, the chain verified first) and its number of events; `ChainError` or
-        another `StoreError` if it does not read or verify."""
-        enc = msgspec.json.encode
-        m = self._match(game_id)
-        if m is not None and m.game != LOCM:
-            try:
-                lines = _lines(self.path, game_id, self._log(game_id))
-            except CorruptStoreError as exc:
-                raise ChainError(game_id, -1, "a readable log", exc.reason, "log") from None
-            hashes = self._check_chain(m, lines)
-            parts = [b'{"match":' + enc(m) + b"}\n"]
-        else:
-            record, lines, hashes = self._verified(game_id)
-            m = record
-            parts = [b'{"game":' + enc(record) + b"}\n"]
-        parts += [b'{"hash":"' + h.hex().encode() + b'","event":' + p + b"}\n" for p, h in zip(lines, hashes)]
-        return b"".join(parts), m.n_events
+        """One game in the export format (its record line and its event lines, the chain verified first) and
+        its number of events; `ChainError` or another `StoreError` if it does not read or verify."""
+        record, lines, hashes = self._verified(game_id)
+        return game_block(record, lines, hashes), record.n_events
 
     def _account_lines(self, name: str) -> list[bytes] | None:
         """A stored account's log lines (its chain checked: a game's side logs, `locm.store.hooks.SideLogs`), or
@@ -314,7 +192,7 @@ class EventStore:
     def readable_ids(self) -> list[str]:
         """The ids of the stored games, as far as they can still be read (for salvage): from the games table,
         or, where it is damaged, from whatever of it and of the events table still reads."""
-        return [r.game_id for r in self._records(None, None, None, None)]
+        return [r.game_id for r in self._rows(None, None, None, None, None)]
 
     def integrity(self, full: bool = False) -> list[str]:
         """What SQLite finds wrong with the file (``PRAGMA quick_check``, or with ``full`` the slower
@@ -381,7 +259,7 @@ class EventStore:
         recomputed is refused at the first event the rules would not produce (without a checker: `StoreError`);
         ``check=False`` is for logs that are not games of the rules (the store's own tests)."""
         counts = [0, 0, 0]
-        self._write(_parse_export(stream, self, skip_existing, counts, check, self.checker))
+        self._write(parse_export(stream, self, skip_existing, counts, check, self.checker))
         return ImportSummary(*counts)
 
     def close(self) -> None:
@@ -407,10 +285,10 @@ class EventStore:
         """Store every game of ``games`` or, if any error is raised while consuming it, none."""
         raise NotImplementedError
 
-    def _match(self, game_id: str) -> MatchRecord | None:
+    def _row(self, game_id: str) -> GameRecord | None:
         raise NotImplementedError
 
-    def _matches(self, game, ruleset, agent, winner, limit) -> list[MatchRecord]:
+    def _rows(self, game, ruleset, agent, winner, limit) -> list[GameRecord]:
         raise NotImplementedError
 
     def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
@@ -428,12 +306,12 @@ class EventStore:
         found = {}
         for game_id in game_ids:
             row = self._stored_facts(game_id)
-            if row is not None and row[1] == version and row[0] == self.match(game_id).head_hash:
+            if row is not None and row[1] == version and row[0] == self.game(game_id).head_hash:
                 found[game_id] = row[2]
         return found  # (the memory backend's logs cannot be edited behind its back)
 
-    def _iter_logs(self, game_ids: list[str] | None) -> Iterator[tuple[str, bytes]]:
-        """``(game_id, data)`` of the given games (all LOCM games, in stored order, when None)."""
+    def _iter_logs(self, game_ids: list[str] | None) -> Iterator[tuple[str, str, bytes]]:
+        """``(game_id, game, data)`` of the given games (all, in stored order, when None)."""
         raise NotImplementedError
 
     def _ledger(self) -> tuple[int, bytes]:
@@ -472,9 +350,12 @@ class EventStore:
             raise ChainError(game_id, -1, record.head_hash, hashes[-1].hex())
         return hashes
 
-    def _decode_lines(self, game_id: str, lines: list[bytes]) -> list[Event]:
-        """The events of JSON lines, decoded in one call (as one JSON array)."""
-        codec = _locm().codec
+    def _decode_lines(self, game_id: str, game: str, lines: list[bytes]) -> list[Any]:
+        """The events of JSON lines of a game of ``game`` (its registered name), decoded by its codec in one
+        call (as one JSON array)."""
+        from locm.engine.registry import get
+
+        codec = get(game).codec
         try:
             return codec.from_json_array(json_array(b"\n".join(lines)))
         except DecodeError:
@@ -540,12 +421,12 @@ class MemoryStore(EventStore):
     def _ledger_entries(self) -> list[tuple[int, str, bytes]]:
         return [(k, gid, bytes.fromhex(p.record.head_hash)) for k, (gid, p) in enumerate(self._games.items(), 1)]
 
-    def _match(self, game_id: str) -> MatchRecord | None:
+    def _row(self, game_id: str) -> GameRecord | None:
         p = self._games.get(game_id)
-        return None if p is None else _as_match(p.record)
+        return None if p is None else p.record
 
-    def _matches(self, game, ruleset, agent, winner, limit) -> list[MatchRecord]:
-        found = [m for m in map(_as_match, (p.record for p in self._games.values()))
+    def _rows(self, game, ruleset, agent, winner, limit) -> list[GameRecord]:
+        found = [m for m in (p.record for p in self._games.values())
                  if (game is None or m.game == game) and (ruleset is None or m.ruleset == ruleset)
                  and (agent is None or agent in m.agents) and (winner is None or m.winner == winner)]
         return found if limit is None else found[:limit]
@@ -566,7 +447,5 @@ class MemoryStore(EventStore):
         return p.record.head_hash, p.facts[0], p.facts[1]
 
     def _iter_logs(self, game_ids):
-        if game_ids is None:
-            game_ids = [g for g, p in self._games.items() if isinstance(p.record, GameRecord)]
-        for game_id in game_ids:
-            yield game_id, self._log(game_id)
+        for game_id in self._games if game_ids is None else game_ids:
+            yield game_id, self.game(game_id).game, self._log(game_id)

@@ -2,7 +2,7 @@
 columns) to schema 3 (`locm.store.eventstore`: a ``game`` column, each game's own index fields as JSON), losing nothing.
 
 Every game of the old file is read with its events and checked exactly as an import checks a game
-(`locm.store.eventstore._prepare`: each event decodes, seqs are 0..n-1, the record matches what the events say;
+(`locm.store.records.prepare_game`: each event decodes, seqs are 0..n-1, the record matches what the events say;
 the caller's checker, `locm.store.hooks.Checker`: its id is what its content gives, re-deciding its inputs
 gives its events) and its hash chain is recomputed and compared with every stored per-event hash and with the
 record's ``head_hash``; the first game that does not check stops the migration, naming it, with the old file
@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from locm.events.codec import DecodeError
 from locm.engine.errors import LocmError
+from locm.engine.registry import get
 from locm.errors import MigrateError, StoreError
 from locm.store.eventstore import (
     GENESIS,
@@ -41,15 +42,13 @@ from locm.store.eventstore import (
     OLD_SCHEMAS,
     STORE_FORMAT,
     STORE_SCHEMA_VERSION,
-    GameRecord,
-    _locm,
-    _prepare,
-    _record_from_row,
     chain_hash,
     _inflate,
     first_difference,
     open_store,
+    prepare_game,
 )
+from locm.store.export import FLAT_GAME, _FlatRecord, _flat_of, _record_of
 
 if TYPE_CHECKING:
     from locm.store.hooks import Checker
@@ -156,13 +155,13 @@ def _copy(old: sqlite3.Connection, version: int, new: Path, name: str, progress,
     """Copy every game into a new store at ``new``: (games, events, last rowid of the old games table)."""
     games = events = 0
     last = None
-    columns = ", ".join(GameRecord.__struct_fields__)
+    columns = ", ".join(_FlatRecord.__struct_fields__)
     with open_store(new) as store:
         batch = []
         rows = old.cursor().execute(f"SELECT rowid, {columns} FROM games ORDER BY rowid")
         while chunk := rows.fetchmany(BATCH):  # streamed: the events are read through another cursor
             for row in chunk:
-                last, record = row[0], _record_from_row(row[1:])
+                last, record = row[0], _flat_from_row(row[1:])
                 batch.append(_check(old, version, row[0], record, name, checker))
                 games, events = games + 1, events + record.n_events
             store.append_games(batch)
@@ -207,7 +206,17 @@ def _copy_beside(old: sqlite3.Connection, tables: set, new: Path, name: str, not
         note(f"{len(schedules)} tournament schedule{'s' * (len(schedules) != 1)} kept")
 
 
-def _check(old: sqlite3.Connection, version: int, key: int, record: GameRecord, name: str, checker: Checker):
+def _flat_from_row(row: Sequence) -> _FlatRecord:
+    """A LOCM game's record from a row of the ``games`` table of schema 1 or 2 (one column per field, in the
+    order of the export file's flat line, `locm.store.export._FlatRecord`)."""
+    doc = dict(zip(_FlatRecord.__struct_fields__, row))
+    doc["head_hash"] = doc["head_hash"].hex()
+    for flag in ("error0", "error1", "timeout0", "timeout1"):
+        doc[flag] = bool(doc[flag])
+    return _FlatRecord(**doc)
+
+
+def _check(old: sqlite3.Connection, version: int, key: int, record: _FlatRecord, name: str, checker: Checker):
     """The game as schema 3 writes it, after every check of an import and of its stored hashes (schema 1:
     every event's; schema 2: the record's head hash over its log)."""
     gid = record.game_id
@@ -228,7 +237,8 @@ def _check(old: sqlite3.Connection, version: int, key: int, record: GameRecord, 
             rows.append((i, line.decode("utf-8", "replace"), prev))
     if len(rows) != record.n_events:
         raise MigrateError(f"{where}: the record says {record.n_events} events, the file has {len(rows)}")
-    prev, payloads, decoded, codec = GENESIS, [], [], _locm().codec
+    game = get(FLAT_GAME)
+    prev, payloads, decoded, codec = GENESIS, [], [], game.codec
     for i, (seq, payload, stored) in enumerate(rows):
         data = payload.encode()
         prev = chain_hash(prev, data)
@@ -244,13 +254,14 @@ def _check(old: sqlite3.Connection, version: int, key: int, record: GameRecord, 
         raise MigrateError(f"{where}: the chain ends at {prev.hex()[:16]}..., the record says "
                            f"{record.head_hash[:16]}...")
     try:
-        prepared = _prepare(record.extras(), decoded, payloads, prev)  # the chain just checked, not hashed again
+        prepared = prepare_game(game, _record_of(record).extras(), decoded, payloads=payloads,
+                                head=prev)  # the chain just checked, not hashed again
     except StoreError as exc:
         raise MigrateError(f"{where}: {exc}") from None
-    if prepared.record != record:
-        field = first_difference(prepared.record, record)
+    if _flat_of(prepared.record) != record:
+        field = first_difference(_flat_of(prepared.record), record)
         raise MigrateError(f"{where}: field {field!r} differs from what its events say")
-    verdict = checker.game_problem(_locm(), gid, decoded, meta=record.meta)
+    verdict = checker.game_problem(game, gid, decoded, meta=record.meta)
     if not verdict.ok:  # its id, its fold, re-deciding its inputs: what `locm verify` checks of a stored game
         raise MigrateError(f"{where}: {verdict.problem}")
     return prepared

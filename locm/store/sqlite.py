@@ -1,7 +1,12 @@
 """The event store's SQLite backend (the recorder of eventsourcing's split): `SqliteStore`, the DDL of store
-schema 3 (`SCHEMA_SQL`), a row of the ``games`` table to and from a `MatchRecord`, and the inspection that
+schema 3 (`SCHEMA_SQL`), a row of the ``games`` table to and from a `GameRecord`, and the inspection that
 refuses a file that is not a store before anything is written (`_inspect`). The layout is described in
 `locm.store.eventstore`'s docstring; `locm.store.eventstore.open_store` is how a caller gets one.
+
+Over 450 lines for one reason: it is the one module that speaks SQL. The backend, its DDL and the inspection of
+a file share the expected tables and columns (`_COLUMNS`, `_TABLES`) and the read-only connection rules
+(`_read_uri`); split, the inspection would import the backend's constants and the backend the inspection,
+and `locm.store.eventstore` loads this module lazily, only when a store file is opened.
 """
 
 from __future__ import annotations
@@ -34,7 +39,6 @@ from locm.errors import (
 from locm.store.records import (
     GENESIS,
     GameRecord,
-    MatchRecord,
     OLD_SCHEMAS,
     STORE_FORMAT,
     STORE_SCHEMA_VERSION,
@@ -42,7 +46,6 @@ from locm.store.records import (
     _AccountRow,
     _Prepared,
     _ScheduleRow,
-    _as_match,
     _ledger_link,
     log_hash,
     utc_timestamp,
@@ -356,7 +359,7 @@ class SqliteStore(EventStore):
         before = key
         for p in chunk:
             key += 1
-            row = _match_to_row(_as_match(p.record))
+            row = _to_row(p.record)
             rows.append((key, *row))
             logs.append((key, p.data))
             if p.facts is not None and layout is not False:
@@ -479,11 +482,11 @@ class SqliteStore(EventStore):
     def has_game(self, game_id: str) -> bool:
         return bool(self._query("SELECT 1 FROM games WHERE game_id = ?", (game_id,)))
 
-    def _match(self, game_id: str) -> MatchRecord | None:
-        rows = self._query(f"SELECT {_MATCH_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
-        return self._match_from_row(rows[0]) if rows else None
+    def _row(self, game_id: str) -> GameRecord | None:
+        rows = self._query(f"SELECT {_SELECT} FROM games WHERE game_id = ?", (game_id,))
+        return self._from_row(rows[0]) if rows else None
 
-    def _matches(self, game, ruleset, agent, winner, limit) -> list[MatchRecord]:
+    def _rows(self, game, ruleset, agent, winner, limit) -> list[GameRecord]:
         where, params = [], []
         if game is not None:
             where.append("game = ?"), params.append(game)
@@ -493,15 +496,15 @@ class SqliteStore(EventStore):
             where.append("EXISTS (SELECT 1 FROM json_each(games.agents) a WHERE a.value = ?)"), params.append(agent)
         if winner is not None:
             where.append("winner = ?"), params.append(winner)
-        sql = (f"SELECT {_MATCH_COLUMNS} FROM games" + (" WHERE " + " AND ".join(where) if where else "")
+        sql = (f"SELECT {_SELECT} FROM games" + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY id")
         if limit is not None:
             sql, params = sql + " LIMIT ?", params + [limit]
-        return [self._match_from_row(r) for r in self._query(sql, params)]
+        return [self._from_row(r) for r in self._query(sql, params)]
 
-    def _match_from_row(self, row: Sequence) -> MatchRecord:
+    def _from_row(self, row: Sequence) -> GameRecord:
         try:
-            return _match_from_row(row)
+            return _from_row(row)
         except (msgspec.DecodeError, TypeError, ValueError, AttributeError) as exc:
             raise CorruptStoreError(self.path, f"game {row[0]!r}: its row does not read: {exc}") from None
 
@@ -522,11 +525,11 @@ class SqliteStore(EventStore):
     def _iter_logs(self, game_ids):
         if game_ids is not None:
             for game_id in game_ids:
-                yield game_id, self._log(game_id)
+                yield game_id, self.game(game_id).game, self._log(game_id)
             return
         try:
-            cursor = self._conn.execute("SELECT g.game_id, l.data FROM games g LEFT JOIN logs l ON l.game = g.id "
-                                        "WHERE g.game = 'locm' ORDER BY g.id")  # a missing log (NULL) is reported, not skipped
+            cursor = self._conn.execute("SELECT g.game_id, g.game, l.data FROM games g LEFT JOIN logs l ON "
+                                        "l.game = g.id ORDER BY g.id")  # a missing log (NULL) is reported, not skipped
             while batch := cursor.fetchmany(100):
                 yield from batch
         except sqlite3.DatabaseError as exc:
@@ -537,10 +540,10 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _TABLES = ("locm_meta", "games", "logs")
 
-_MATCH_FIELDS = MatchRecord.__struct_fields__
+_FIELDS = GameRecord.__struct_fields__
 
-_INSERT_GAME_KEYED = (f"INSERT INTO games (id, {', '.join(_MATCH_FIELDS)}) "
-                      f"VALUES ({', '.join('?' * (len(_MATCH_FIELDS) + 1))})")
+_INSERT_GAME_KEYED = (f"INSERT INTO games (id, {', '.join(_FIELDS)}) "
+                      f"VALUES ({', '.join('?' * (len(_FIELDS) + 1))})")
 
 _INSERT_LOG = "INSERT INTO logs (game, data) VALUES (?, ?)"
 
@@ -551,15 +554,15 @@ _FACTS_COLUMNS = ("game", "head_hash", "log_hash", "version", "data")
 _INSERT_FACTS = ("INSERT OR REPLACE INTO game_facts (game, head_hash, log_hash, version, data) "
                  "VALUES (?, ?, ?, ?, ?)")
 
-_MATCH_COLUMNS = ", ".join(_MATCH_FIELDS)
+_SELECT = ", ".join(_FIELDS)
 
-_HEAD = _MATCH_FIELDS.index("head_hash")
+_HEAD = _FIELDS.index("head_hash")
 
-_JSON_COLUMNS = tuple(_MATCH_FIELDS.index(f) for f in ("agents", "places", "scores", "seats", "fields"))
+_JSON_COLUMNS = tuple(_FIELDS.index(f) for f in ("agents", "places", "scores", "seats", "fields"))
 
 _json = msgspec.json.Encoder()
 
-def _match_to_row(m: MatchRecord) -> list:
+def _to_row(m: GameRecord) -> list:
     row = list(msgspec.structs.astuple(m))
     row[_HEAD] = bytes.fromhex(row[_HEAD])
     for i in _JSON_COLUMNS:
@@ -575,27 +578,13 @@ _DECODERS = {
 }
 
 
-def _match_from_row(row: Sequence) -> MatchRecord:
-    doc = dict(zip(_MATCH_FIELDS, row))
+def _from_row(row: Sequence) -> GameRecord:
+    doc = dict(zip(_FIELDS, row))
     doc["head_hash"] = doc["head_hash"].hex()
     for name, dec in _DECODERS.items():
         if doc[name] is not None:
             doc[name] = dec.decode(doc[name])
-    return MatchRecord(**doc)
-
-
-_SCHEMA_2_FIELDS = GameRecord.__struct_fields__
-
-_FLAGS = tuple(_SCHEMA_2_FIELDS.index(f) for f in ("error0", "error1", "timeout0", "timeout1"))
-
-def _record_from_row(row: Sequence) -> GameRecord:
-    """A game's record from a row of the ``games`` table of schema 1 or 2 (one column per field, in
-    `GameRecord`'s order): what `locm migrate` reads."""
-    row = list(row)
-    row[_SCHEMA_2_FIELDS.index("head_hash")] = row[_SCHEMA_2_FIELDS.index("head_hash")].hex()
-    for i in _FLAGS:
-        row[i] = bool(row[i])
-    return GameRecord(**dict(zip(_SCHEMA_2_FIELDS, row)))
+    return GameRecord(**doc)
 
 
 def _expected_columns() -> dict[str, list[tuple]]:

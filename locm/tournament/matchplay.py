@@ -59,12 +59,13 @@ def play(job: Job, limits, sandbox, seats: list | None = None):
 
 
 def prepared(game, match, seats: Sequence, place: tuple[str, int] | None):
-    """A played match prepared for the store (`locm.store.eventstore.prepare_match`), its place in its
+    """A played match prepared for the store (`locm.store.eventstore.prepare_game`), its place in its
     schedule, if any, in its meta."""
-    from locm.store.eventstore import GameExtras, prepare_match
+    from locm.store.eventstore import GameExtras, prepare_game
 
     meta = "{}" if place is None else json.dumps({"schedule": place[0], "place": place[1]}, separators=(",", ":"))
-    return prepare_match(game, GameExtras(game_id=game.game_id(match.log[0]), meta=meta), match.log, seats)
+    extras = GameExtras(game_id=game.game_id(match.log[0]), seats=None if seats is None else tuple(seats), meta=meta)
+    return prepare_game(game, extras, match.log)
 
 
 def turn_played(turn: int, limit: int) -> None:

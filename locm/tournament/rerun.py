@@ -339,7 +339,7 @@ def rerun_source(source: str, db: Path | None, ruleset: str) -> Rerun:
 
         with open_store(db, create=False, readonly=True) as store:
             source = resolve_game_id(store, source)
-            game = registry.get(store.match(source).game)
+            game = registry.get(store.game(source).game)
     else:
         kind, data = sniff(source)
         first = next((line for line in data.splitlines() if line.strip()), b"")

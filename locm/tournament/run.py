@@ -99,7 +99,7 @@ def _stored(store, job: Job) -> bool:
     """Whether the job's game is stored; a stored game under its id whose row is another game (another seed,
     ruleset or agents: put there behind the store's back) is refused, never skipped as if played."""
     try:
-        m = store.match(job.game_id)
+        m = store.game(job.game_id)
     except GameNotFoundError:
         return False
     game = registry.get(job.game)
@@ -329,7 +329,7 @@ class BotStderr(NamedTuple):
 
 def stored_stderr(store, game_id: str) -> list[BotStderr]:
     """Every seat's kept stderr of a stored game of any game (`GameNotFoundError` if there is none)."""
-    m = store.match(game_id)
+    m = store.game(game_id)
     return [BotStderr(seat, agent, x.stderr, x.error or x.timeout)
             for seat, (agent, x) in enumerate(zip(m.agents, m.seats))]
 

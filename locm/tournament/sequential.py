@@ -37,7 +37,7 @@ def _pair_scores(store: EventStore, pair: Sequence[Job]) -> tuple[float, float] 
     out = []
     for job in pair:
         try:
-            m = store.match(job.game_id)
+            m = store.game(job.game_id)
         except GameNotFoundError:
             return None
         mine, theirs = (m.places[0], m.places[1]) if m.agents[0] == first else (m.places[1], m.places[0])
@@ -93,12 +93,13 @@ def results(records: Sequence[GameRecord], agents: Sequence[str]) -> Iterator[li
     names, selfplay = _entries(agents)
     known = set(names)
     for r in records:
-        if r.agent0 == r.agent1:
-            if r.agent0 not in selfplay:
+        a, b = r.agents
+        if a == b:
+            if a not in selfplay:
                 continue
-            seats = (seat_entry(r.agent0, 0), seat_entry(r.agent0, 1))
+            seats = (seat_entry(a, 0), seat_entry(a, 1))
         else:
-            seats = (r.agent0, r.agent1)
+            seats = (a, b)
         if not known.issuperset(seats):
             continue
         yield [(seats[r.winner], 0), (seats[1 - r.winner], 1)]

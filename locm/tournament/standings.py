@@ -4,7 +4,7 @@
 - Two seats (`standings`, over LOCM's records): hard errors, timeouts and think time per turn too; an agent
   given twice (playing itself) has its games against itself in two more rows, one per seat (`seat_entry`);
   head to head (`pair_rows`) and how the bots were confined (`sandbox_lines`).
-- Any number of seats (`match_standings`, over any game's rows, `MatchRecord`): by places (so a game of points
+- Any number of seats (`match_standings`, over any game's rows, `GameRecord`): by places (so a game of points
   and a game won or lost rank alike), the mean place (1 = first), in a game of points the mean score with its
   95% interval, and the games lost by an error (a bot that crashed or broke the protocol, a client that did
   not join).
@@ -58,7 +58,7 @@ class Standing:
         return 1 + self.place_sum / self.games if self.games else 0.0
 
     def add(self, row: Any, seat: int, turns: Sequence[int]) -> None:
-        """Count one seat of a stored game (a `MatchRecord`), its bot's turns answered being ``turns[seat]``."""
+        """Count one seat of a stored game (a `GameRecord`), its bot's turns answered being ``turns[seat]``."""
         self.games += 1
         place = row.places[seat]
         self.place_sum += place
@@ -74,13 +74,6 @@ class Standing:
                 self.think_turns += turns[seat]
         if row.scores is not None:
             self.scores.append(row.scores[seat])
-
-
-def _row(record: Any):
-    """A stored game's row as any game's (`MatchRecord`; LOCM's `GameRecord` as the store maps it)."""
-    from locm.store.records import MatchRecord, match_of
-
-    return record if isinstance(record, MatchRecord) else match_of(record)
 
 
 def _turns(row: Any) -> Sequence[int]:
@@ -112,7 +105,7 @@ def standings(records: Sequence[Any], agents: Sequence[str]) -> list[Standing]:
     one per seat (`seat_entry`)."""
     names, selfplay = _entries(agents)
     table = {a: Standing(a) for a in names}
-    for row in map(_row, records):
+    for row in records:
         a, b = row.agents
         if a == b:
             if a not in selfplay:
@@ -132,7 +125,7 @@ def match_standings(records: Sequence[Any], agents: Sequence[str]) -> list[Stand
     """Per agent, over stored games of any number of seats (every seat an agent played counted), best win
     rate first, then the best mean place."""
     table = {a: Standing(a) for a in dict.fromkeys(agents)}
-    for row in map(_row, records):
+    for row in records:
         turns = _turns(row)
         for seat, name in enumerate(row.agents):
             st = table.get(name)
@@ -165,11 +158,11 @@ def pair_rows(records: Sequence[Any], agents: Sequence[str]) -> list[tuple]:
     rows = []
     distinct = list(dict.fromkeys(agents))
     for a, b in itertools.combinations(distinct, 2):
-        both = [r for r in records if {r.agent0, r.agent1} == {a, b} and a != b]
-        wins_a = sum((r.agent0, r.agent1)[r.winner] == a for r in both)
+        both = [r for r in records if set(r.agents) == {a, b} and a != b]
+        wins_a = sum(r.agents[r.winner] == a for r in both)
         rows.append((a, b, len(both), wins_a, len(both) - wins_a))
     for a in _entries(agents)[1]:
-        mirror = [r for r in records if r.agent0 == r.agent1 == a]
+        mirror = [r for r in records if r.agents == (a, a)]
         wins_0 = sum(r.winner == 0 for r in mirror)
         rows.append((seat_entry(a, 0), seat_entry(a, 1), len(mirror), wins_0, len(mirror) - wins_0))
     return rows

@@ -203,7 +203,7 @@ def ruleset_a_of(game: GameDef, spec: str, store) -> Any:
         return game_rules(game, spec)
     except LocmError:
         pass
-    if not store.matches(game=game.name, ruleset=spec, limit=1):
+    if not store.games(game=game.name, ruleset=spec, limit=1):
         raise RulesetChoiceError(f"unknown ruleset {spec!r}: expected a built-in ruleset of {game.title} "
                                  f"({', '.join(game.rulesets)}), a ruleset file (.toml) or the name of a variant "
                                  "with stored games")
@@ -216,7 +216,7 @@ def select(store, game: GameDef, name_a: str, agents: Sequence[str] | None, limi
     (of `agents` when given; a game of a command-line bot is added to `skipped`), at most `limit`."""
     wanted = set(agents) if agents else None
     out = []
-    for m in store.matches(game=game.name, ruleset=name_a):
+    for m in store.games(game=game.name, ruleset=name_a):
         if any(a not in game.agent_names for a in m.agents):
             skipped.append((m.game_id, "a command-line bot played: its re-run would not be the same player"))
             continue
@@ -338,10 +338,10 @@ def _probe_id(game: GameDef, events_a: Sequence[Any], rules_b: Any) -> str:
 
 def _play_prepared(events_a: Sequence[Any], rules_b: Any, gid_b: str, game: GameDef) -> tuple[list, Any]:
     """The generic ``rerun_stored``: B's log (`play_again`) and its record prepared for the store."""
-    from locm.store.eventstore import GameExtras, prepare_match
+    from locm.store.eventstore import GameExtras, prepare_game
 
     events_b = play_again(game, events_a, rules_b)
-    return events_b, prepare_match(game, GameExtras(game_id=gid_b), events_b)
+    return events_b, prepare_game(game, GameExtras(game_id=gid_b), events_b)
 
 
 def _rerun_task(game_id: str) -> tuple[str, str, Any, Pair | None]:
@@ -349,14 +349,14 @@ def _rerun_task(game_id: str) -> tuple[str, str, Any, Pair | None]:
     prepared for the store or None when it is stored already, the Pair)``."""
     store, game, rules_b, exact = _RERUN["store"], _RERUN["game"], _RERUN["rules_b"], _RERUN["exact"]
     try:
-        events_a = game.upcast(list(store.verified_match_events(game_id)))
+        events_a = game.upcast(list(store.verified_events(game_id)))
         created = events_a[0]
         if exact is not None and created.rules != exact:
             return game_id, "its rules differ from --ruleset-a", None, None
         gid_b = game_hook("rerun_id", game, lambda *a: _probe_id(game, *a))(events_a, rules_b)
         prepared = None
         if store.has_game(gid_b):
-            events_b = store.verified_match_events(gid_b)  # a stored game is trusted only if its chain holds
+            events_b = store.verified_events(gid_b)  # a stored game is trusted only if its chain holds
         else:
             events_b, prepared = game_hook("rerun_stored", game, _play_prepared)(events_a, rules_b, gid_b, game)
     except LocmError as exc:

@@ -1,7 +1,7 @@
 """`locm play`'s and `locm tournament`'s workflows for any registered game (`locm.tournament.matchplay`).
 
 `play`: one game played by its built-in agents or command-line bots (in the sandbox), its summary said line by
-line, stored if asked (`EventStore.append_match`) and its log written. `tournament`: the schedule (every
+line, stored if asked (`EventStore.append_game`) and its log written. `tournament`: the schedule (every
 combination of agents in every seat), the games played and stored (resumed where it stopped), then standings
 by places and ratings. A game that plays its own way (LOCM: the official referee's two seats, mirrored seed
 pairs, the sequential test) has its own versions, the hooks ``play`` and ``tournament`` of its wing
@@ -91,7 +91,7 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     if r.db:
         with open_store(r.db) as store:
             try:
-                store.append_match(game, GameExtras(game_id=gid), match.log, seats)
+                store.append_game(game, GameExtras(game_id=gid, seats=tuple(seats)), match.log)
                 say(f"stored: {gid} in {r.db}")
             except DuplicateGameError:
                 say(f"already stored: {gid} in {r.db}: stored nothing new")
@@ -170,7 +170,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
                 echo("\nlocm: interrupted: run the same command again to play the rest", err=True)
                 return 130
         ids = set(run.ids)
-        records = [m for m in store.matches(game=game.name) if m.game_id in ids]
+        records = [m for m in store.games(game=game.name) if m.game_id in ids]
     echo(f"{n(run.played, 'game')} played, {run.already} stored before: {len(records)} of "
          f"{n(len(jobs), game.title + ' game')} in {r.db}")
     echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))

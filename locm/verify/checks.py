@@ -50,7 +50,23 @@ def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str =
     own = getattr(edges(game), "content_problem", None)
     if own is not None:
         return own(game_id, events, meta=meta, winner=winner, reason=reason, redecide=redecide)
-    return core_verdict(game, events, redecide)
+    verdict = core_verdict(game, events, redecide)
+    return verdict if not verdict.ok else _id_problem(game, game_id, events)
+
+
+def _id_problem(game, game_id: str | None, events: Sequence[Event]) -> Verdict:
+    """A game's id is what its content gives (`engine.seam.GameDef.game_id`; None: a log file, which names none)."""
+    from locm.events.base import tag_of
+
+    if game_id is None or not events:
+        return Verdict(None)
+    try:
+        expected = game.game_id(events[0])
+    except LocmError as exc:
+        return Verdict(str(exc), 0)
+    if expected == game_id:
+        return Verdict(None)
+    return Verdict(f"the id is not what its content gives: its {tag_of(game.created)} gives {expected}", 0)
 
 
 def core_verdict(game, events: Sequence[Event], redecide: bool = True) -> Verdict:
@@ -106,9 +122,11 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
                        "store is damaged (see locm verify --full)")
     except LocmError as exc:
         return Verdict(str(exc))
+    from locm.engine.registry import get
     from locm.store.records import record_problem
 
-    problem = record_problem(record, events)  # a column edited behind the store's back (the chain covers the log)
+    # a column edited behind the store's back (the chain covers the log)
+    problem = record_problem(get(record.game), record, events)
     if problem:
         return Verdict(problem, 0)
     verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
@@ -132,7 +150,7 @@ def schedule_problems(store, records, ledger_ok: bool = True, matches: Sequence 
     """What a store's recorded tournament schedules say it should hold and it does not: each schedule's games
     missing from the store (by place and id), games that claim a place whose game is another, games that name a
     schedule the store does not keep. ``records``: the stored LOCM games, ``matches``: the stored games of the
-    other registered games (`MatchRecord`; their meta says their place, as LOCM's records' does). ``schedules``
+    other registered games (`GameRecord`; their meta says their place, as LOCM's records' does). ``schedules``
     reads the kept manifests (``of``), ties a place to its record (``not_the_job``) and names a schedule
     (``describe``): `locm.games.registry.SCHEDULES`, every kind of schedule alike.
 
@@ -142,11 +160,7 @@ def schedule_problems(store, records, ledger_ok: bool = True, matches: Sequence 
     import json
 
     problems, notes, kept, complete = [], [], {}, 0
-    by_id = {r.game_id: r for r in records}
-    from locm.store.records import LOCM
-
-    others = [m for m in matches if m.game != LOCM]
-    by_id.update((m.game_id, m) for m in others)
+    by_id = {r.game_id: r for r in [*records, *matches]}
     for key, manifest in store.schedules():
         try:
             jobs = schedules.of(manifest)
@@ -176,7 +190,7 @@ def schedule_problems(store, records, ledger_ok: bool = True, matches: Sequence 
                             f"missing (never played, or among the games the ledger says were deleted): {shown}")
         else:
             complete += 1
-    for record in [*records, *others]:
+    for record in by_id.values():
         try:
             meta = json.loads(record.meta)
         except ValueError:
@@ -229,13 +243,11 @@ def store_checks(store, full: bool = False, *, schedules) -> StoreChecks:
     if ledger:
         problems.append(f"ledger: {ledger}")
     try:
-        matches = store.matches()  # every game's row, read once: LOCM's as their GameRecord too
+        matches = store.games()  # every game's row, read once
     except LocmError as exc:
         problems.append(f"the games table does not read: {exc}")
         matches = []
-    from locm.store.records import LOCM, locm_record
-
-    records = [locm_record(m) for m in matches if m.game == LOCM]
+    records = [m for m in matches if _own_checks(m.game)]
     scheduled, notes, complete = schedule_problems(store, records, ledger_ok=not problems, matches=matches,
                                                    schedules=schedules)
     return StoreChecks(problems + scheduled, notes, records, store.ledger()[0], complete, check)
@@ -312,19 +324,21 @@ def match_problem(store, m, redecide: bool = True) -> Verdict:
     """A stored game of another registered game: its chain, its record (every column what its events and
     extras give, its id what its content gives) and, with ``redecide``, the core's `verify` of its log."""
     from locm.engine import core, registry
-    from locm.store.records import GameExtras, prepare_match
+    from locm.store.records import prepare_game
 
     try:
         game = registry.get(m.game)
-        events = store.verified_match_events(m.game_id)
-        again = prepare_match(game, GameExtras(game_id=m.game_id, created=m.created, meta=m.meta), events,
-                              m.seats).record
+        events = store.verified_events(m.game_id)
+        again = prepare_game(game, m.extras(), events).record
     except LocmError as exc:
         return Verdict(str(exc))
     if again != m:
         field = next(f for f in m.__struct_fields__ if getattr(again, f) != getattr(m, f))
         return Verdict(f"the record says {field} {getattr(m, field)!r:.60}, its events say "
                        f"{getattr(again, field)!r:.60}", 0)
+    found_id = _id_problem(game, m.game_id, events)
+    if not found_id.ok:
+        return found_id
     if redecide:
         found = core.verify(game, events)
         if found is not None:
@@ -337,20 +351,21 @@ def _export_file(path: str, data: bytes, redecide: bool, schedules=None) -> list
     from locm.errors import ImportFormatError
     from locm.events.codec import json_array
     from locm.store.eventstore import MemoryStore
-    from locm.store.records import LOCM, MatchRecord, _parse_export, _Prepared
+    from locm.store.export import parse_export
+    from locm.store.records import _Prepared
 
     out = []
     try:  # a schedule's key and an account's log (re-decided) are checked as the file is read
         checker = None if schedules is None else Checker(schedules)
-        for prepared in _parse_export(data.splitlines(), MemoryStore(), False, [0, 0, 0], False, checker):
+        for prepared in parse_export(data.splitlines(), MemoryStore(), False, [0, 0, 0], False, checker):
             if type(prepared) is not _Prepared:
                 continue
             record = prepared.record
-            if isinstance(record, MatchRecord):  # another game's: the core's checks, as a stored one's
+            if not _own_checks(record.game):  # a game without checks of its own: the core's, as a stored one's
                 out.append(Checked(f"{path} {record.game_id}", _other_game_log(record.game, prepared.data,
                                                                                redecide)))
                 continue
-            game = registry.get(LOCM)  # a game line is a LOCM game's (`locm.store.records.GameRecord`)
+            game = registry.get(record.game)
             events = game.codec.from_json_array(json_array(zlib.decompress(prepared.data)))
             out.append(Checked(f"{path} {record.game_id}", content_problem(
                 record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
@@ -358,6 +373,17 @@ def _export_file(path: str, data: bytes, redecide: bool, schedules=None) -> list
     except ImportFormatError as exc:  # the format itself: the rest of the file cannot be read as games
         out.append(Checked(path, Verdict(str(exc))))
     return out
+
+
+def _own_checks(name: str) -> bool:
+    """Whether a registered game's definition's edges give checks of its own (``content_problem``: LOCM's)."""
+    from locm.engine import registry
+
+    try:
+        game = registry.get(name)
+    except LocmError:  # a game this locm does not know: the core's checks say so, one line
+        return False
+    return getattr(edges(game), "content_problem", None) is not None
 
 
 def _other_game_log(name: str, data: bytes, redecide: bool) -> Verdict:

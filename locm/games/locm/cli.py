@@ -137,6 +137,7 @@ def import_referee(files, db, skip_existing):
       locm import-referee tests/data/official-1.2-games-00-49.txt.gz --db official.db
     """
     from locm.verify.checks import content_problem
+    from locm.engine.locm.definition import GAME
     from locm.store.eventstore import GameExtras, open_store, prepare_game
     from locm.replay.game import ReplaySourceError
     from locm.replay.locm.referee import referee_game, referee_game_id, referee_logs
@@ -167,7 +168,7 @@ def import_referee(files, db, skip_existing):
                         if not verdict.ok:  # the engine's own replay: only an engine bug gets here
                             raise ReplaySourceError(f"{path}: game {logged.index}: {verdict.problem}")
                         extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
-                        prepared.append(prepare_game(extras, g.events))
+                        prepared.append(prepare_game(GAME, extras, g.events))
             store.append_games(prepared)
             stored += len(prepared)
             click.echo(f"{path}: {len(prepared)} games stored" +

@@ -131,7 +131,7 @@ def other_games(db, games: int, workers: int, echo, progress_bar) -> None:
                 with progress_bar(len(todo), f"playing {name}") as bar:
                     run_matches(store, jobs, workers, bar.update)
             ids = {j.game_id for j in jobs}
-            records = [m for m in store.matches(game=name) if m.game_id in ids]
+            records = [m for m in store.games(game=name) if m.game_id in ids]
             bad = sum(not match_problem(store, m).ok for m in records)
             echo("")
             echo(f"== {name}: {len(records)} games through the game seam, {len(records) - bad} verified   "
@@ -167,9 +167,9 @@ def mcg_tools(store, db, echo) -> None:
              "examples/mcg/singleton-sudden-death.toml --games 20)")
         for line in whatif_lines(result.summary(20), game=mcg):
             echo(line)
-    gid = store.matches(game="mcg", ruleset="standard", limit=1)[0].game_id
+    gid = store.games(game="mcg", ruleset="standard", limit=1)[0].game_id
     page = Path(db).with_name(Path(db).stem + "-mcg-replay.html")
-    page.write_text(render_html(Replay(store.verified_match_events(gid), f"{db} {gid}", game=mcg)),
+    page.write_text(render_html(Replay(store.verified_events(gid), f"{db} {gid}", game=mcg)),
                     encoding="utf-8")
     echo(f"my-card-game replay with its drawn board: {page}   ({LOCM} html --db {db} {gid} -o {page.name}; "
          f"{LOCM} rerun --db {db} {gid} --ruleset examples/mcg/singleton-sudden-death.toml)")

@@ -28,6 +28,31 @@ def facts(events: Sequence[Any], data: bytes) -> tuple[str, bytes, bytes] | None
         return None
 
 
+RECORD_FIELDS = ("ruleset_version", "shuffle_player0_seed", "shuffle_player1_seed", "draft_choices_seed",
+                 "predefined_draft_ids", "card_gen_seed", "constructed_choices_seed", "id_scheme")
+"""The fields of `game_created` a LOCM game's record keeps in its ``fields`` (beside its ruleset and seed)."""
+
+
+def record_fields(created: Any) -> dict[str, Any]:
+    """What a LOCM game's record keeps in its ``fields`` (`locm.store.hooks.record_fields_of`): the columns of
+    store schema 2 that only LOCM has, its ``game_created`` fields and its event schema."""
+    found = {f: getattr(created, f) for f in RECORD_FIELDS}
+    found["event_schema_version"] = created.schema_version
+    return found
+
+
+def seat_extras(events: Sequence[Any]) -> tuple[Any, ...]:
+    """Each seat's extras as a LOCM log gives them (`locm.store.hooks.seat_extras_of`): ``error`` when the
+    seat made a hard error, ``timeout`` when the error was a timeout (what the runner would have recorded)."""
+    from locm.events.locm.catalog import HardError
+    from locm.store.records import SeatExtras
+
+    errors = [e for e in events if type(e) is HardError]
+    return tuple(SeatExtras(error=any(e.player == p for e in errors),
+                            timeout=any(e.player == p and e.reason.startswith("timeout") for e in errors))
+                 for p in (0, 1))
+
+
 def content_problem(game_id: str | None, events: Sequence[Any], *, meta: str = "{}", winner: int | None = None,
                     reason: str | None = None, redecide: bool = True):
     """Check a whole LOCM log: re-deciding its inputs gives its events (``redecide``), the fold ends the game
@@ -136,4 +161,4 @@ def _referee_file(path: str, data: bytes, redecide: bool) -> list:
 FILE_CHECKS = {"events": _event_file, "official": _referee_file}
 """`locm verify FILE` of the kinds of file only LOCM has (`locm.replay.sources.read_source`'s kinds)."""
 
-__all__ = ["facts", "content_problem", "facts_problem", "FILE_CHECKS"]
+__all__ = ["facts", "record_fields", "seat_extras", "content_problem", "facts_problem", "FILE_CHECKS"]

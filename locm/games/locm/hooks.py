@@ -49,21 +49,14 @@ def games_table(db, *, ruleset, agent, winner, winner_agent, place, limit, field
         raise UsageProblem("--field filters another game's index fields: LOCM's have columns and options")
     with open_store(db, create=False, readonly=True) as store:
         ruleset = ruleset_name(ruleset, store) if ruleset else None
-        if place is None:
-            records = store.games(ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent)
-        else:  # an agent's place: read from the rows every game has (its places), then as LOCM's records
-            from locm.store.eventstore import locm_record
-
-            records = [locm_record(m) for m in store.matches(
-                game="locm", ruleset=ruleset, agent=agent, winner=winner, limit=limit, winner_agent=winner_agent,
-                place=place - 1)]
+        records = store.games(game="locm", ruleset=ruleset, agent=agent, winner=winner, limit=limit,
+                              winner_agent=winner_agent, place=None if place is None else place - 1)
         rules_of = rules_identities(store, [r.game_id for r in records])
     rows = []
     for r in records:
-        notes = [f"p{s} {what}" for s in (0, 1) for what, flag in (("error", getattr(r, f"error{s}")),
-                                                                   ("timeout", getattr(r, f"timeout{s}")))
-                 if flag]
-        rows.append((r.game_id, r.ruleset, r.seed, r.agent0, r.agent1, r.winner, r.reason, turns_played(r.turns),
+        notes = [f"p{s} {what}" for s, x in enumerate(r.seats) for what, flag in (("error", x.error),
+                                                                                  ("timeout", x.timeout)) if flag]
+        rows.append((r.game_id, r.ruleset, r.seed, *r.agents, r.winner, r.reason, turns_played(r.turns),
                      r.n_events, r.created[:19] + "Z", ", ".join(notes), rules_of.get(r.game_id, "")))
     echo(table(("game id", "ruleset", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
                 "created", "notes", "rules (base #hash)"), rows))
@@ -98,7 +91,7 @@ def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> Non
     from locm.store.eventstore import open_store
 
     with open_store(db, create=False, readonly=True) as store:
-        total = len(store.games(ruleset=rules.name, agent=agent, limit=limit))
+        total = len(store.games(ruleset=rules.name, agent=agent, limit=limit, game="locm"))
     with progress_bar(length=total, label="encoding", show_pos=True) as bar:
         summary = export(db, output, ruleset=ruleset, phases=phases or None, seats=seats, agent=agent,
                          limit=limit, progress=bar.update)

@@ -38,7 +38,7 @@ def _ruleset(spec: str | None, path: str) -> str | None:
             from locm.engine.locm.rulesets import rules_hash
 
             mine = f"{found.base_name} #{rules_hash(found)[:12]}"
-            ids = [r.game_id for r in store.games(ruleset=found.name)]
+            ids = [r.game_id for r in store.games(ruleset=found.name, game="locm")]
             other = sum(v != mine for v in rules_identities(store, ids).values())
             if other:
                 raise ReportError(f"{spec}: {other} of the {len(ids)} stored games named {found.name!r} ran under "

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from locm.engine.locm.agents import AGENT_NAMES, seat_seed
+from locm.engine.locm.definition import GAME as LOCM_GAME
 from locm.engine.locm.playing import play as play_seats
 from locm.engine.locm.game import Game
 from locm.engine.locm.gameid import created_id, game_id
@@ -38,7 +39,7 @@ from locm.games.locm.bots import TimedAgent, is_builtin, make_agent
 from locm.runner.bots import BotAgent, TimeLimits
 from locm.runner.sandbox import kept as sandbox_kept
 from locm.runner.sandbox.bwrap import Sandbox, require
-from locm.store.eventstore import EventStore, GameExtras, GameRecord, PreparedGame, prepare_game
+from locm.store.eventstore import EventStore, GameExtras, GameRecord, PreparedGame, SeatExtras, prepare_game
 from locm.tournament.pool import Supervision
 from locm.tournament.run import TournamentRun, play_jobs, record_schedule, to_play
 from locm.tournament.schedule import MAX_GAMES, Job, Schedule, bot_fingerprint
@@ -114,13 +115,11 @@ def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, sandbox: Sand
         meta["sandbox"] = sandbox.meta()
         if sandbox_kept.keeping(sandbox):  # the bots ran in sandboxes kept across games, started afresh in each
             meta["sandbox"]["kept"] = True
-    fields = {"game_id": gid, "meta": json.dumps(meta, separators=(",", ":"))}
-    for s, a in enumerate(seats):
-        fields[f"think_ms{s}"] = round(a.think_ms_total / a.turns, 4) if a.turns else None
-        fields[f"error{s}"] = s in errors
-        fields[f"timeout{s}"] = bool(getattr(a, "timed_out", False))
-        fields[f"stderr{s}"] = a.stderr if isinstance(a, BotAgent) else ""
-    return GameExtras(**fields)
+    extras = tuple(SeatExtras(think_ms=round(a.think_ms_total / a.turns, 4) if a.turns else None, error=s in errors,
+                              timeout=bool(getattr(a, "timed_out", False)),
+                              stderr=a.stderr if isinstance(a, BotAgent) else "")
+                   for s, a in enumerate(seats))
+    return GameExtras(game_id=gid, seats=extras, meta=json.dumps(meta, separators=(",", ":")))
 
 
 def changed_bots(store: EventStore, agents: Sequence[str]) -> list[tuple[str, int]]:
@@ -133,12 +132,12 @@ def changed_bots(store: EventStore, agents: Sequence[str]) -> list[tuple[str, in
         if now is None:
             continue
         other = 0
-        for r in store.games(agent=agent):
+        for r in store.games(agent=agent, game=LOCM):
             try:
                 stored = json.loads(r.meta).get("bot_sha256") or [None, None]
             except (ValueError, AttributeError):
                 continue
-            for seat, name in enumerate((r.agent0, r.agent1)):
+            for seat, name in enumerate(r.agents):
                 if name == agent and stored[seat] is not None and stored[seat] != now:
                     other += 1
         if other:
@@ -166,9 +165,9 @@ def other_versions(store: EventStore, created, gid: str) -> list[tuple[GameRecor
               "predefined_draft_ids", "card_gen_seed", "constructed_choices_seed")
     now = created.bot_sha256 or ("", "")
     agents = tuple(created.agents)
-    for r in store.games(agent=agents[0]):
-        if r.game_id == gid or (r.agent0, r.agent1) != agents or any(getattr(r, f) != getattr(created, f)
-                                                                      for f in fields):
+    for r in store.games(agent=agents[0], game=LOCM):
+        given = {"ruleset": r.ruleset, "seed": r.seed, **r.fields}
+        if r.game_id == gid or r.agents != agents or any(given.get(f) != getattr(created, f) for f in fields):
             continue
         then = stored_versions(r)
         changed = [agents[s] for s in (0, 1) if now[s] and then[s] != now[s]]
@@ -301,7 +300,7 @@ def play(job: Job, limits: TimeLimits, sandbox: Sandbox, seats: list | None = No
     for a 1.2 game, and its packed facts, about 1 KB, so a game crosses the pipe as one small pickle)."""
     played = run_game(job.ruleset, job.seed, job.agents, limits=limits, versions=job.bots, place=job.place,
                       sandbox=sandbox, seats=seats)
-    return prepare_game(played.extras, played.game.log)
+    return prepare_game(LOCM_GAME, played.extras, played.game.log)
 
 
 def ahead(job: Job, limits: TimeLimits, sandbox: Sandbox) -> list | None:

@@ -47,7 +47,7 @@ def ruleset_or_name(spec: str, store) -> Rules | str:
     `store` (refused if there are none)."""
     if ALIASES.get(spec, spec) in RULESETS or _looks_like_a_file(spec):
         return resolve_ruleset(spec)
-    if not store.games(ruleset=spec, limit=1):
+    if not store.games(ruleset=spec, limit=1, game="locm"):
         raise RulesetChoiceError(f"unknown ruleset {spec!r}: expected 1.2, constructed (alias 1.5), a ruleset "
                                  "file (.toml) or the name of a variant with stored games")
     return spec

@@ -74,6 +74,7 @@ def _init_worker(db: str, rules_a_hash: str | None, variants: tuple[Rules, ...])
 def replay_under(store, events_a: Sequence, rules_b: Rules) -> tuple[list, object, str]:
     """Game A re-run under `rules_b`: ``(B's events, its PreparedGame to store or None, B's id)``. A B game
     already stored is read back, not played again (so a second run resumes)."""
+    from locm.engine.locm.definition import GAME
     from locm.store.eventstore import prepare_game
     from locm.games.locm.tournament import game_id
 
@@ -83,7 +84,7 @@ def replay_under(store, events_a: Sequence, rules_b: Rules) -> tuple[list, objec
     if store.has_game(gid_b):
         return store.verified_events(gid_b), None, gid_b  # a stored game is trusted only if its chain holds
     played = rerun_game(events_a, rules_b)
-    return played.game.log, prepare_game(played.extras, played.game.log), gid_b
+    return played.game.log, prepare_game(GAME, played.extras, played.game.log), gid_b
 
 
 def _results(db: str, hash_a, variants: tuple[Rules, ...], tasks: list, workers: int, work: Callable,
@@ -228,10 +229,11 @@ def rerun_refused(rules_a: Rules, rules_b: Rules) -> str:
 def rerun_stored(events_a: Sequence, rules_b: Rules, gid_b: str, game=None) -> tuple[list, object]:
     """``rerun_stored``: B's log and its record prepared for the store with the extras its play gives (each
     seat's think times, as a tournament's game keeps them)."""
+    from locm.engine.locm.definition import GAME
     from locm.store.eventstore import prepare_game
 
     played = rerun_game(events_a, rules_b)
-    return played.game.log, prepare_game(played.extras, played.game.log)
+    return played.game.log, prepare_game(GAME, played.extras, played.game.log)
 
 
 def whatif_facts(events_a: Sequence, events_b: Sequence) -> tuple:

@@ -65,7 +65,7 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
             if store is not None:
                 gid = played.game_id
                 earlier = other_versions(store, played.game.created, gid)
-                prepared = prepare_game(played.extras, played.game.log)
+                prepared = prepare_game(game, played.extras, played.game.log)
                 try:
                     store.append_prepared(prepared)
                     stored = True
@@ -82,8 +82,8 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     for e in played_game.log:
         if type(e) is HardError:
             say(f"hard error: player {e.player} ({agents[e.player]}): {e.reason}")
-    x = played.extras
-    for seat, (text, failed) in enumerate(((x.stderr0, x.error0 or x.timeout0), (x.stderr1, x.error1 or x.timeout1))):
+    for seat, x in enumerate(played.extras.seats):
+        text, failed = x.stderr, x.error or x.timeout
         if failed and text.strip():  # a bot that lost by an error: its traceback, usually
             say(f"stderr of player {seat} ({agents[seat]}), last lines:")
             for line in text.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
@@ -163,7 +163,7 @@ def tournament(game, request: TournamentRequest, echo: Echo, sandbox: MakeSandbo
                     from locm.tournament.sequential import play_sequential
                     run, state = play_sequential(store, jobs, test, **options)
                     verdict = state.summary()
-        records = [rec for rec in store.games(ruleset=ruleset.name) if jobs.holds(rec)]
+        records = [rec for rec in store.games(ruleset=ruleset.name, game=game.name) if jobs.holds(rec)]
     except KeyboardInterrupt:
         done = count_stored(store, jobs)
         echo(f"\nlocm: interrupted: {done} of {n(len(jobs), 'game')} stored in {r.db}; run the same "

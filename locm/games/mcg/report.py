@@ -54,8 +54,8 @@ def card_rates(store, min_games: int = MIN_GAMES, max_imbalance: float = MAX_IMB
     games: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     played: dict[tuple[str, str, int], list[int]] = defaultdict(lambda: [0, 0])
     names: dict[int, str] = {}
-    for m in store.matches(game="mcg"):
-        events = store.match_events(m.game_id)
+    for m in store.games(game="mcg"):
+        events = store.events(m.game_id)
         created = events[0]
         assert isinstance(created, GameCreated)
         names.update((c.id, c.name) for c in created.cards)

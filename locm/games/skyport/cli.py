@@ -173,7 +173,7 @@ def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, tim
 
 
 def _store(db: Path, served) -> str:
-    """Store a served game under the id its content gives (`EventStore.append_match`, Skyport's definition
+    """Store a served game under the id its content gives (`EventStore.append_game`, Skyport's definition
     in `engine.registry`), each started client's output as its seat's stderr; what was done, in words."""
     from locm.engine import registry
     from locm.store.eventstore import DuplicateGameError, GameExtras, SeatExtras, open_store
@@ -185,7 +185,7 @@ def _store(db: Path, served) -> str:
     seats = [SeatExtras(stderr=output.get(slot, "")) for slot in range(len(served.game.state.robots))]
     with open_store(db) as store:
         try:
-            store.append_match(skyport, GameExtras(game_id=game_id), log, seats)
+            store.append_game(skyport, GameExtras(game_id=game_id, seats=tuple(seats)), log)
         except DuplicateGameError:
             return f"already stored: {game_id} in {db}: stored nothing new"
     return f"stored: {game_id} in {db}"

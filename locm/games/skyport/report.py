@@ -48,8 +48,8 @@ def player_games(store) -> Iterable[tuple[str, str, str, bool, float]]:
     """(agent, loadout, map, won, score) of every seat of every stored Skyport game."""
     from locm.events.skyport.catalog import GameCreated, LoadoutChosen
 
-    for m in store.matches(game="skyport"):
-        events = store.match_events(m.game_id)
+    for m in store.games(game="skyport"):
+        events = store.events(m.game_id)
         created = events[0]
         assert isinstance(created, GameCreated)
         loadout = {e.player: f"{e.primary}+{e.secondary}" for e in events if type(e) is LoadoutChosen}
