@@ -12,6 +12,7 @@ from locm.analysis.stats import DEFAULT_FDR
 from locm.engine.locm.carddata import cardlist_12
 from locm.events.locm.catalog import CardDrawn, CardPoolDefined, DeckOrdered, GameCreated, GameEnded, TurnStarted
 from locm.games.locm.cardreport import collect, write_report
+from locm.engine.locm.definition import GAME as LOCM_GAME
 from locm.store.eventstore import open_store
 
 CARDS = cardlist_12()
@@ -58,7 +59,7 @@ def _null_store(path, seed: int, games: int, draw_bias: float = 0.0):
     rng = random.Random(seed)
     store = open_store(path)
     for i in range(games):
-        store.append_game({"game_id": f"n{seed}-{i}"}, _null_game(rng, seed * 100000 + i, draw_bias))
+        store.append_game(LOCM_GAME, {"game_id": f"n{seed}-{i}"}, _null_game(rng, seed * 100000 + i, draw_bias))
     store.close()
     return path
 
@@ -112,7 +113,7 @@ def test_a_card_made_far_stronger_by_a_variant_is_still_starred(tmp_path):
         "planted.toml")
     store = open_store(tmp_path / "planted.db")
     for seed in range(400):
-        store.append_game({"game_id": f"p{seed}"}, play_one(rules, seed, ("random", "random")).log)
+        store.append_game(LOCM_GAME, {"game_id": f"p{seed}"}, play_one(rules, seed, ("random", "random")).log)
     store.close()
     data = collect(tmp_path / "planted.db", min_n=30)
     row = next(r for r in data.rulesets["planted"].cards if r["base_id"] == planted)

@@ -32,7 +32,6 @@ COMMANDS: tuple[str, ...] = (
 
 HOOKS: dict[str, dict[str, str]] = {
     # `locm play`, `locm tournament`: a game played its own way (LOCM: the official referee's two seats)
-    "play": {"locm": "locm.games.locm.workflow:play"},
     "play_accounts": {"mcg": "locm.games.mcg.play:play_with_accounts"},  # `locm play --account`: accounts' decks
     "tournament": {"locm": "locm.games.locm.workflow:tournament"},
     # seats taken by command-line bots that do not speak one line each way (Skyport's: its server's clients)

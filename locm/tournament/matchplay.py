@@ -58,6 +58,16 @@ def play(job: Job, limits, sandbox, seats: list | None = None):
     return prepared(game, match, extras, job.place)
 
 
+def play_one(game, rules, seed: int, agents: Sequence[str], params=None, limits=None, sandbox=None):
+    """`locm play`'s game of a game whose definition names no player of its own: `play_seated`, as
+    ``(events, extras)`` (`locm.store.eventstore.GameExtras`: its id, each seat's extras). ``params``: a game
+    of the core has none (`locm.tournament.workflow.play` refuses ``--param`` for it first)."""
+    from locm.store.eventstore import GameExtras
+
+    match, seats = play_seated(game, rules, seed, agents, limits, sandbox)
+    return match.log, GameExtras(game_id=game.game_id(match.log[0]), seats=tuple(seats))
+
+
 def prepared(game, match, seats: Sequence, place: tuple[str, int] | None):
     """A played match prepared for the store (`locm.store.eventstore.prepare_game`), its place in its
     schedule, if any, in its meta."""
@@ -99,11 +109,13 @@ def run_matches(store, jobs: Sequence[Job], workers: int = 1,
         run = play_jobs(store, todo, workers=workers, supervision=supervision, on_incident=on_incident,
                         target=target, **options)
     else:
+        from locm.tournament.players import players
+
         run = TournamentRun(len(ids), len(ids) - len(todo))
-        results = (("game", j.game_id, play(j, limits, sandbox), None) for j in todo)
+        results = (("game", j.game_id, players(j.game).play(j, limits, sandbox), None) for j in todo)
         store_as_played(store, results, run, WRITE_BATCH, progress, on_incident)
     run.ids = ids
     return run
 
 
-__all__ = ["play", "play_seated", "prepared", "turn_played", "run_matches"]
+__all__ = ["play", "play_one", "play_seated", "prepared", "turn_played", "run_matches"]

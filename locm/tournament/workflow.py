@@ -45,19 +45,29 @@ MakeSandbox = Callable[[Sequence[str], "Path | None", Sequence[str]], object]
 
 
 def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
-    """Play, say, store and write one game of ``game`` (`engine.seam.GameDef`) as ``request`` asks."""
+    """Play, say, store and write one game of ``game`` (`engine.seam.GameDef`) as ``request`` asks, LOCM's as
+    every other's: its player (`locm.tournament.players`, the module its definition names) plays it
+    (``play_one``) and may give its rules' reading of ``--ruleset`` (``rules``), its parameters (``parse_params``),
+    its summary (``summary_lines``) and the games a changed bot played before (``earlier_versions``); a game's
+    clients that do not speak one line each way play through its hook ``play_seated`` (Skyport's server)."""
     from locm.common.outputs import check_output, write_output
     from locm.common.rulesets import rules_or_usage
     from locm.engine import core
+    from locm.errors import UsageProblem
     from locm.games.registry import hook
-    from locm.runner.bots import TimeLimits, command_argv, lost_by
+    from locm.runner.bots import TimeLimits, command_argv
     from locm.runner.processes import sigterm_as_interrupt
-    from locm.store.eventstore import DuplicateGameError, GameExtras, open_store
-    from locm.tournament.matchplay import play_seated
+    from locm.store.eventstore import DuplicateGameError, GameExtras, open_store, prepare_game
+    from locm.tournament import matchplay
+    from locm.tournament.players import players
 
+    player = players(game.name)
     r = request
     agents = r.agents.split(",") if r.agents else [r.p0, r.p1]
-    rules = rules_or_usage(game, r.ruleset)
+    rules = player.rules(r.ruleset) if hasattr(player, "rules") else rules_or_usage(game, r.ruleset)
+    if r.params and not hasattr(player, "parse_params"):
+        raise UsageProblem(f"--param: {game.title} has no parameters beside its rules (a variant file changes them)")
+    params = player.parse_params(r.params) if r.params else None
     bots = [a for a in agents if a not in game.agent_names]
     for spec in bots:
         command_argv(spec, game.agent_names)  # a command that cannot run: one line, before anything is played
@@ -71,34 +81,57 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     with sigterm_as_interrupt():
         if seated is not None:
             match, seats = seated(rules, r.seed, agents, policy)
+            events, extras = match.log, GameExtras(game_id=game.game_id(match.log[0]), seats=tuple(seats))
         else:
-            match, seats = play_seated(game, rules, r.seed, agents, limits, policy)
-    say = functools.partial(echo, err=to_stdout)
-    out = game.outcome(match.log)
-    gid = game.game_id(match.log[0])
-    places = out.places(len(agents))
-    say(f"{game.title} {game.rules_name(rules)}, seed {r.seed}: "
-        + (f"P{out.winner} ({agents[out.winner]}) wins" if out.winner >= 0 else "no winner")
-        + f" ({out.reason}) after {out.turns} turns, {len(match.log)} events")
-    for seat, agent in enumerate(agents):
-        score = f", score {out.scores[seat]:g}" if out.scores is not None else ""
-        failed = seats[seat].error or seats[seat].timeout
-        say(f"  P{seat} {agent}: place {places[seat] + 1}{score}"
-            + (f" (lost by {lost_by(seats[seat].error, seats[seat].timeout)})" if failed else ""))
-        if failed and seats[seat].stderr.strip():
-            for line in seats[seat].stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
-                say(f"  | {line}")
+            events, extras = getattr(player, "play_one", matchplay.play_one)(game, rules, r.seed, agents, params,
+                                                                             limits, policy)
+    gid = extras.game_id
+    say = functools.partial(echo, err=to_stdout)  # the log, if it goes to stdout, has it to itself
+    for line in getattr(player, "summary_lines", summary_lines)(game, rules, r.seed, agents, events, extras):
+        say(line)
     if r.db:
+        prepared = prepare_game(game, extras, events)
         with open_store(r.db) as store:
+            earlier = player.earlier_versions(store, events[0], gid) if hasattr(player, "earlier_versions") else []
             try:
-                store.append_game(game, GameExtras(game_id=gid, seats=tuple(seats)), match.log)
-                say(f"stored: {gid} in {r.db}")
+                store.append_prepared(prepared)
+                stored, same = True, True
             except DuplicateGameError:
-                say(f"already stored: {gid} in {r.db}: stored nothing new")
+                stored, same = False, store.game(gid).head_hash == prepared.record.head_hash
+        for line in earlier[:3]:
+            say(line)
+        if stored:
+            say(f"stored: {gid} in {r.db}")
+        else:
+            say(f"already stored: {gid} in {r.db}: stored nothing new"
+                + ("" if same else " (this play's log differs from the stored one: a bot answered or timed out "
+                                   "differently)"))
     if r.log_path:
-        write_output(r.log_path, game.codec.to_jsonl(match.log))
+        write_output(r.log_path, game.codec.to_jsonl(events))  # after the summary: a full disk still shows the game
         if not to_stdout:
             say(f"log: {r.log_path}")
+
+
+def summary_lines(game, rules, seed: int, agents: Sequence[str], events: Sequence, extras) -> list[str]:
+    """What `locm play` says of a finished game of any game: who won, why and when, each seat's place (and
+    score in a game of points), and the last lines of a bot that lost by an error or a timeout."""
+    from locm.runner.bots import lost_by
+
+    out = game.outcome(events)
+    places = out.places(len(agents))
+    lines = [f"{game.title} {game.rules_name(rules)}, seed {seed}: "
+             + (f"P{out.winner} ({agents[out.winner]}) wins" if out.winner >= 0 else "no winner")
+             + f" ({out.reason}) after {out.turns} turns, {len(events)} events"]
+    seats = extras.seats or ()
+    for seat, agent in enumerate(agents):
+        x = seats[seat] if seat < len(seats) else None
+        score = f", score {out.scores[seat]:g}" if out.scores is not None else ""
+        failed = x is not None and (x.error or x.timeout)
+        lines.append(f"  P{seat} {agent}: place {places[seat] + 1}{score}"
+                     + (f" (lost by {lost_by(x.error, x.timeout)})" if failed else ""))
+        if failed and x.stderr.strip():
+            lines += [f"  | {line}" for line in x.stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:]]
+    return lines
 
 
 Progress = Callable[[int], ContextManager[Callable[[int], None]]]

@@ -303,6 +303,67 @@ def play(job: Job, limits: TimeLimits, sandbox: Sandbox, seats: list | None = No
     return prepare_game(LOCM_GAME, played.extras, played.game.log)
 
 
+def rules(spec: str) -> Rules:
+    """`locm play`'s ``--ruleset`` as LOCM reads it: a built-in name or alias, or a variant file
+    (`locm.games.locm.variants.resolve_ruleset`)."""
+    from locm.games.locm.variants import resolve_ruleset
+
+    return resolve_ruleset(spec)
+
+
+def parse_params(items: Sequence[str]) -> dict:
+    """``--param NAME=VALUE`` items as the referee's parameters (integers; ``predefinedDraftIds`` as text)."""
+    from locm.engine.errors import GameParamError
+
+    out: dict = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise GameParamError(f"--param expects NAME=VALUE, got {item!r}", item)
+        if name == "predefinedDraftIds":
+            out[name] = value
+            continue
+        try:
+            out[name] = int(value)
+        except ValueError:
+            raise GameParamError(f"--param {name}: expected an integer, got {value!r}", name, value) from None
+    return out
+
+
+def play_one(game, rules: Rules, seed: int, agents: Sequence[str], params: dict | None = None,
+             limits: TimeLimits | None = None, sandbox: Sandbox | None = None) -> tuple[list, GameExtras]:
+    """`locm play`'s LOCM game: `run_game` (two seats as the official referee has them, the referee's
+    parameters, bots speaking its protocol), as ``(events, extras)``."""
+    Game.new(rules, seed, params)  # a bad seed or parameter is refused before any bot is started
+    played = run_game(rules, seed, agents, params, limits, sandbox=sandbox)
+    return played.game.log, played.extras
+
+
+def summary_lines(game, rules: Rules, seed: int, agents: Sequence[str], events: Sequence, extras: GameExtras
+                  ) -> list[str]:
+    """What `locm play` says of a finished LOCM game: the winner, health, cards played and damage taken
+    (`locm.games.locm.play.summarize`), each hard error, and the last lines of a bot that lost by one."""
+    from locm.games.locm.play import summarize
+    from locm.tournament.workflow import STDERR_TAIL_LINES
+
+    lines = summarize(Game.from_log(list(events))).lines(tuple(agents))
+    lines += [f"hard error: player {e.player} ({agents[e.player]}): {e.reason}" for e in events
+              if type(e) is HardError]
+    for seat, x in enumerate(extras.seats or ()):
+        if (x.error or x.timeout) and x.stderr.strip():  # a bot that lost by an error: its traceback, usually
+            lines.append(f"stderr of player {seat} ({agents[seat]}), last lines:")
+            lines += [f"  | {line}" for line in x.stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:]]
+    return lines
+
+
+def earlier_versions(store: EventStore, created, gid: str) -> list[str]:
+    """`locm play --db`'s note on each stored game that is this one played by another version of a bot
+    (`other_versions`)."""
+    return [f"bot {', '.join(repr(b) for b in bots)} changed since this game was played as {record.game_id} "
+            f"(its files differ): this is a new game, under its own id" for record, bots in
+            other_versions(store, created, gid)]
+
+
 def ahead(job: Job, limits: TimeLimits, sandbox: Sandbox) -> list | None:
     """The seats of the next job with their bots' sandboxes set up (`BotAgent.prepare`) while a game is
     played, or None."""
@@ -339,5 +400,5 @@ def check_stored_game(store: EventStore, record: GameRecord, redecide: bool = Tr
     return stored_problem(store, record, redecide).problem
 
 
-__all__ = ["game_id", "run_game", "make_seats", "PlayedGame", "RoundRobin", "schedule", "run_tournament", "play",
+__all__ = ["rules", "parse_params", "play_one", "summary_lines", "earlier_versions", "game_id", "run_game", "make_seats", "PlayedGame", "RoundRobin", "schedule", "run_tournament", "play",
            "ahead", "init", "close", "check_stored_game", "changed_bots", "stored_versions", "other_versions"]

@@ -4,103 +4,8 @@ named when they changed, mirrored seed pairs and the sequential test (`locm.tour
 
 from __future__ import annotations
 
-import functools
 
-from locm.tournament.workflow import STDERR_TAIL_LINES, Echo, MakeSandbox, PlayRequest, Progress, TournamentRequest
-
-
-def parse_params(items) -> dict:
-    """``--param NAME=VALUE`` items as the referee's parameters (integers; ``predefinedDraftIds`` as text)."""
-    from locm.engine.errors import GameParamError
-
-    out = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep:
-            raise GameParamError(f"--param expects NAME=VALUE, got {item!r}", item)
-        if name == "predefinedDraftIds":
-            out[name] = value
-            continue
-        try:
-            out[name] = int(value)
-        except ValueError:
-            raise GameParamError(f"--param {name}: expected an integer, got {value!r}", name, value) from None
-    return out
-
-
-def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
-    """One LOCM game as `locm play` asks: played, said, stored (once: a game already stored is said so) and
-    its log written after the summary (a full disk still shows the game)."""
-    from locm.common.outputs import check_output, write_output
-    from locm.engine.locm.game import Game
-    from locm.errors import UsageProblem
-    from locm.events.locm.catalog import HardError
-    from locm.events.locm.codec import to_jsonl
-    from locm.games.locm.tournament import other_versions, run_game
-    from locm.games.locm.variants import resolve_ruleset
-    from locm.games.locm.bots import check_agent
-    from locm.runner.bots import TimeLimits
-    from locm.games.locm.play import summarize
-    from locm.runner.processes import sigterm_as_interrupt
-    from locm.store.eventstore import DuplicateGameError, open_store, prepare_game
-
-    r = request
-    if r.agents:
-        raise UsageProblem("--agents is for another game's players: LOCM's are --p0 and --p1")
-    ruleset = resolve_ruleset(r.ruleset)
-    agents = (check_agent(r.p0), check_agent(r.p1))
-    limits = TimeLimits.parse(r.timeouts)
-    params = parse_params(r.params)
-    Game.new(ruleset, r.seed, params)  # a bad seed or parameter is refused before a store is created
-    policy = sandbox(agents, r.db, game.agent_names)
-    to_stdout = r.log_path is not None and str(r.log_path) == "-"
-    if r.log_path and not to_stdout:
-        check_output(r.log_path)  # before playing, not after
-    store = open_store(r.db) if r.db else None
-    stored = same = None
-    earlier = []
-    try:
-        with sigterm_as_interrupt():
-            played = run_game(ruleset, r.seed, agents, params, limits, sandbox=policy)
-            if store is not None:
-                gid = played.game_id
-                earlier = other_versions(store, played.game.created, gid)
-                prepared = prepare_game(game, played.extras, played.game.log)
-                try:
-                    store.append_prepared(prepared)
-                    stored = True
-                except DuplicateGameError:
-                    stored = False
-                    same = store.game(gid).head_hash == prepared.record.head_hash
-    finally:
-        if store is not None:
-            store.close()
-    played_game = played.game
-    say = functools.partial(echo, err=to_stdout)  # the log, if it goes to stdout, has it to itself
-    for line in summarize(played_game).lines(agents):
-        say(line)
-    for e in played_game.log:
-        if type(e) is HardError:
-            say(f"hard error: player {e.player} ({agents[e.player]}): {e.reason}")
-    for seat, x in enumerate(played.extras.seats):
-        text, failed = x.stderr, x.error or x.timeout
-        if failed and text.strip():  # a bot that lost by an error: its traceback, usually
-            say(f"stderr of player {seat} ({agents[seat]}), last lines:")
-            for line in text.rstrip().splitlines()[-STDERR_TAIL_LINES:]:
-                say(f"  | {line}")
-    for record, bots in earlier[:3]:
-        say(f"bot {', '.join(repr(b) for b in bots)} changed since this game was played as {record.game_id} "
-            f"(its files differ): this is a new game, under its own id")
-    if stored:
-        say(f"stored: {played.game_id} in {r.db}")
-    elif stored is False:
-        say(f"already stored: {played.game_id} in {r.db}: stored nothing new"
-            + ("" if same else " (this play's log differs from the stored one: a bot answered or timed out "
-                               "differently)"))
-    if r.log_path:
-        write_output(r.log_path, to_jsonl(played_game.log))  # after the summary: a full disk still shows the game
-        if not to_stdout:
-            say(f"log: {r.log_path}")
+from locm.tournament.workflow import Echo, MakeSandbox, Progress, TournamentRequest
 
 
 def tournament(game, request: TournamentRequest, echo: Echo, sandbox: MakeSandbox, progress: Progress) -> int:
@@ -189,4 +94,4 @@ def tournament(game, request: TournamentRequest, echo: Echo, sandbox: MakeSandbo
     return 1 if run.failed else 0
 
 
-__all__ = ["parse_params", "play", "tournament"]
+__all__ = ["tournament"]
