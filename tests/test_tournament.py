@@ -162,8 +162,8 @@ def test_the_command_prints_standings_and_resumes(tmp_path):
     r = run_locm(*args)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0] == f"12 games played in {lines[0].split(' in ')[1].split(' s,')[0]} s, 0 stored before: " \
-                       f"12 of 12 games in {tmp_path / 't.db'}"
+    assert lines[0] == f"12 games played, 0 stored before: 12 of 12 Legends of Code and Magic games in " \
+                       f"{tmp_path / 't.db'} ({lines[0].rsplit('(', 1)[1].split(' s)')[0]} s)"
     assert lines[1].split() == ["agent", "games", "wins", "win", "rate", "95%", "interval", "errors", "timeouts",
                                 "think", "ms"]
     rows = {line.split()[0]: line.split() for line in lines[3:6]}
@@ -180,7 +180,8 @@ def test_the_command_plays_an_agent_against_itself(tmp_path):
                  tmp_path / "t.db")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].startswith("4 games played") and lines[0].endswith(f"4 of 4 games in {tmp_path / 't.db'}")
+    assert lines[0].startswith("4 games played") and f"4 of 4 Legends of Code and Magic games in {tmp_path / 't.db'}" \
+        in lines[0]
     seat0, seat1 = (line.split() for line in lines[3:5])
     assert seat0[:4] == ["greedy", "(seat", "0)", "4"] and seat1[:4] == ["greedy", "(seat", "1)", "4"]
     assert int(seat0[4]) + int(seat1[4]) == 4

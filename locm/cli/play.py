@@ -1,4 +1,4 @@
-"""`locm play`: one game of any registered game (`locm.tournament.workflow.play`; LOCM's own, its wing's hook ``play``)."""
+"""`locm play`: one game of any registered game (`locm.tournament.workflow.play`, one path for every game)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
                 raise click.UsageError(f"--account: {game.title} has no accounts")
             with_accounts(game, request, seats, click.echo, sandbox)
         else:
-            hook("play", game.name, play_any)(game, request, click.echo, sandbox)
+            play_any(game, request, click.echo, sandbox)
 
 
 def _sandbox(no_sandbox, bot_limits, bot_network, bot_binds, agents, db, expected):

@@ -1,5 +1,5 @@
-"""`locm tournament`: a round robin of any registered game into an event store (`locm.tournament.workflow.tournament`;
-LOCM's own, its wing's hook ``tournament``)."""
+"""`locm tournament`: a round robin of any registered game into an event store (`locm.tournament.workflow.tournament`,
+one path for every game; what only LOCM has comes from its player: mirrored seed pairs, the sequential test)."""
 
 from __future__ import annotations
 
@@ -80,7 +80,6 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
           "python3 examples/skyport/client.py {host} {port}" --games 4 --db s.db
     """
     from locm.engine import registry
-    from locm.games.registry import hook
     from locm.tournament.workflow import TournamentRequest, tournament as tournament_any
 
     game = registry.get(game_name)
@@ -88,7 +87,7 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
                                 allow_changed_bots, think_ms, join_timeout, sprt, backend, address)
     sandbox = functools.partial(_sandbox, no_sandbox, bot_limits, bot_network, bot_binds)
     with usage_errors():
-        code = hook("tournament", game.name, tournament_any)(game, request, click.echo, sandbox, _bar)
+        code = tournament_any(game, request, click.echo, sandbox, _bar)
     if code:
         sys.exit(code)
 

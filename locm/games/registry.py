@@ -31,9 +31,9 @@ COMMANDS: tuple[str, ...] = (
 """Functions that add a wing's own commands to the `locm` group: ``module:function``."""
 
 HOOKS: dict[str, dict[str, str]] = {
-    # `locm play`, `locm tournament`: a game played its own way (LOCM: the official referee's two seats)
-    "play_accounts": {"mcg": "locm.games.mcg.play:play_with_accounts"},  # `locm play --account`: accounts' decks
-    "tournament": {"locm": "locm.games.locm.workflow:tournament"},
+    # `locm play --account`: my-card-game's accounts' decks (`locm play` and `locm tournament` are one path for
+    # every game: what only one game has comes from its player, `locm.tournament.players`)
+    "play_accounts": {"mcg": "locm.games.mcg.play:play_with_accounts"},
     # seats taken by command-line bots that do not speak one line each way (Skyport's: its server's clients)
     "play_seated": {"skyport": "locm.games.skyport.hooks:play_seated"},
     # a tournament's time limits and sandbox check for bots that connect to the game's server

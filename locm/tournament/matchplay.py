@@ -109,11 +109,14 @@ def run_matches(store, jobs: Sequence[Job], workers: int = 1,
         run = play_jobs(store, todo, workers=workers, supervision=supervision, on_incident=on_incident,
                         target=target, **options)
     else:
+        import time
+
         from locm.tournament.players import players
 
-        run = TournamentRun(len(ids), len(ids) - len(todo))
+        run, t0 = TournamentRun(len(ids), len(ids) - len(todo)), time.perf_counter()
         results = (("game", j.game_id, players(j.game).play(j, limits, sandbox), None) for j in todo)
         store_as_played(store, results, run, WRITE_BATCH, progress, on_incident)
+        run.seconds = time.perf_counter() - t0
     run.ids = ids
     return run
 

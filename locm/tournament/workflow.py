@@ -1,13 +1,26 @@
-"""`locm play`'s and `locm tournament`'s workflows for any registered game (`locm.tournament.matchplay`).
+"""`locm play`'s and `locm tournament`'s workflows, one for every registered game, LOCM's included.
 
 `play`: one game played by its built-in agents or command-line bots (in the sandbox), its summary said line by
-line, stored if asked (`EventStore.append_game`) and its log written. `tournament`: the schedule (every
-combination of agents in every seat), the games played and stored (resumed where it stopped), then standings
-by places and ratings. A game that plays its own way (LOCM: the official referee's two seats, mirrored seed
-pairs, the sequential test) has its own versions, the hooks ``play`` and ``tournament`` of its wing
-(`locm.games.registry`); a game whose command-line bots do not speak one line each way plays them through its
-hook ``play_seated``, and gives a tournament's time limits and sandbox check through ``served_limits``
-(Skyport: its server's clients)."""
+line, stored if asked and its log written. `tournament`: the schedule, the games played and stored (resumed
+where it stopped), then standings and ratings. The game's player (`locm.tournament.players`: the module its
+definition names, else the core's `locm.tournament.matchplay`) plays each game and may give what only that
+game has, each an optional function of the module:
+
+=================  ==========================================================================================
+``rules``          its reading of ``--ruleset`` (LOCM's aliases and variant files)
+``parse_params``   its ``--param NAME=VALUE`` (LOCM's referee parameters); without it ``--param`` is refused
+``play_one``       one game for `locm play`: ``(events, extras)``
+``summary_lines``  what `locm play` says of a finished game (else `summary_lines` here)
+``earlier_versions``  the stored games a changed bot played before
+``schedule``       its tournament's schedule (LOCM's round robin of mirrored seed pairs, which ``--sprt``
+                   needs); else every combination of agents in every seat (`seats_schedule`)
+``changed_bots``   bots whose files changed since their stored games (refused unless allowed)
+``standings_lines``  its tournament's tables (else the standings by places and the ratings)
+=================  ==========================================================================================
+
+A game whose command-line bots do not speak one line each way plays them through its hook ``play_seated``
+and gives a tournament's time limits and sandbox check through ``served_limits`` (Skyport: its server's
+clients, `locm.games.registry`)."""
 
 from __future__ import annotations
 
@@ -162,53 +175,105 @@ class TournamentRequest:
 def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progress) -> int:
     """Play and store ``game``'s tournament as ``request`` asks, then say its standings and ratings; the exit
     status (0, 1 when a game failed, 130 when interrupted). ``echo(line, err=False)`` says a line,
-    ``sandbox(bots, db, expected)`` makes the sandbox the user asked for."""
+    ``sandbox(bots, db, expected)`` makes the sandbox the user asked for. LOCM's goes this way too: its player
+    (`locm.tournament.players`) gives what only it has, its schedule (``schedule``: the round robin of mirrored
+    seed pairs, which the sequential test ``--sprt`` plays pair by pair), the bots whose files changed since
+    their stored games (``changed_bots``) and its tables (``standings_lines``: per seat, head to head); every
+    other game's schedule puts every combination of agents in every seat (`seats_schedule`)."""
     from locm.analysis.ratings import RATING_HEADERS, rating_rows
     from locm.common.rulesets import rules_or_usage
     from locm.common.tables import plural as n, table
-    from locm.errors import UsageProblem
+    from locm.errors import TournamentError, UsageProblem
     from locm.games.registry import hook
-    from locm.runner.bots import TimeLimits
+    from locm.runner.bots import TimeLimits, command_argv
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import open_store
     from locm.tournament.backends import join
     from locm.tournament.matchplay import run_matches
+    from locm.tournament.players import players
+    from locm.tournament.run import count_stored
     from locm.tournament.schedule import seats_schedule
     from locm.tournament.standings import MATCH_HEADERS, match_rows, match_standings
     from locm.tournament.sequential import match_ratings
 
+    player = players(game.name)
     r = request
-    if r.sprt is not None:
-        raise UsageProblem(f"--sprt plays LOCM's mirrored seed pairs only for now, not {game.name}")
-    join(r.backend, r.address)
     agents = list(r.agents)
-    ruleset = rules_or_usage(game, r.ruleset)
-    jobs = seats_schedule(game.name, ruleset, agents, r.games, r.seed, r.seats)
+    ruleset = player.rules(r.ruleset) if hasattr(player, "rules") else rules_or_usage(game, r.ruleset)
     bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
+    for spec in bots:
+        command_argv(spec, game.agent_names)  # a command that cannot run: one line, before anything is played
+    if hasattr(player, "schedule"):
+        lo, hi = game.seats
+        if r.seats is not None and not lo <= r.seats <= hi:
+            raise UsageProblem(f"--seats {r.seats}: {game.title} is played by {lo if lo == hi else f'{lo} to {hi}'}")
+        jobs = player.schedule(ruleset, agents, r.games, r.seed)
+    else:
+        jobs = seats_schedule(game.name, ruleset, agents, r.games, r.seed, r.seats)
+    test = None
+    if r.sprt is not None:
+        if not hasattr(player, "schedule"):
+            raise UsageProblem(f"--sprt plays mirrored seed pairs, which {game.title}'s schedule has not (yet)")
+        if r.backend == "ray":
+            raise UsageProblem("--sprt runs on local workers only (a sequential test plays pair by pair)")
+        from locm.analysis.sprt import Sprt
+        from locm.tournament.sequential import check_pairs
+
+        test = Sprt.parse(r.sprt)
+        check_pairs(jobs)
     policy = sandbox(bots, r.db, game.agent_names) if bots else None
     limits = TimeLimits.parse(r.timeouts)
     served = hook("served_limits", game.name)
     if served is not None:  # its clients connect to its server: their think and join times, their sandbox
         limits = served(agents, policy, r.think_ms, r.join_timeout)
+    join(r.backend, r.address)  # before the store is touched: no Ray, or no cluster there, is one line
+    verdict = None
     with open_store(r.db, busy_timeout=r.busy_timeout) as store:
         with sigterm_as_interrupt():
+            changed = player.changed_bots(store, agents) if hasattr(player, "changed_bots") else []
+            for bot, k in [] if r.allow_changed_bots else changed[:1]:
+                raise TournamentError(f"bot {bot!r} changed since {n(k, 'stored game')} with it (its files "
+                                      "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
             todo = sum(1 for j in jobs if not store.has_game(j.game_id))
-            echo(f"{n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, {todo} to play", err=True)
+            used = min(r.workers, max(todo, 1))
+            echo(f"{n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, "
+                 f"{'at most ' if test else ''}{todo} to play "
+                 + ("on Ray" if r.backend == "ray" else f"with {n(used, 'worker')}"), err=True)
+            incident = lambda line: echo(f"\nlocm: warning: {line}", err=True)  # noqa: E731
             try:
                 with progress(todo) as update:
-                    run = run_matches(store, jobs, r.workers, update, limits, policy,
-                                      on_incident=lambda line: echo(f"\nlocm: warning: {line}", err=True),
-                                      backend=r.backend, address=r.address)
+                    if test is None:
+                        run = run_matches(store, jobs, r.workers, update, limits, policy, on_incident=incident,
+                                          backend=r.backend, address=r.address)
+                    else:
+                        from locm.tournament.run import record_schedule
+                        from locm.tournament.sequential import play_sequential
+
+                        record_schedule(store, jobs)  # the store knows what it should hold: locm verify checks it
+                        run, state = play_sequential(store, jobs, test, workers=r.workers, limits=limits,
+                                                     progress=update, scheduled=len(jobs), count=todo,
+                                                     sandbox=policy, on_incident=incident)
+                        verdict = state.summary()
             except KeyboardInterrupt:
-                echo("\nlocm: interrupted: run the same command again to play the rest", err=True)
+                echo(f"\nlocm: interrupted: {count_stored(store, jobs)} of {n(len(jobs), 'game')} stored in {r.db}; "
+                     "run the same command again to play the rest", err=True)
                 return 130
-        ids = set(run.ids)
-        records = [m for m in store.games(game=game.name) if m.game_id in ids]
-    echo(f"{n(run.played, 'game')} played, {run.already} stored before: {len(records)} of "
-         f"{n(len(jobs), game.title + ' game')} in {r.db}")
-    echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
-    echo("")
-    echo(table(RATING_HEADERS, rating_rows(match_ratings(records, agents))))
+        records = [m for m in store.games(game=game.name) if jobs.holds(m)]
+    echo(f"{n(run.played, 'game')} played, {run.already} stored before"
+         + (f", {run.duplicates} stored meanwhile by another run" if run.duplicates else "")
+         + f": {len(records)} of {n(len(jobs), game.title + ' game')} in {r.db} ({run.seconds:.1f} s)")
+    if hasattr(player, "standings_lines"):
+        for line in player.standings_lines(records, agents, jobs):
+            echo(line)
+    else:
+        echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
+        echo("")
+        echo(table(RATING_HEADERS, rating_rows(match_ratings(records, agents))))
+    if verdict is not None:
+        from locm.tournament.sequential import sprt_text
+
+        echo("")
+        echo(sprt_text(verdict, agents))
     for gid, why in run.failed:
         echo(f"locm: error: game {gid} failed (not stored; the same command again retries it): {why}", err=True)
     return 1 if run.failed else 0

@@ -356,6 +356,22 @@ def summary_lines(game, rules: Rules, seed: int, agents: Sequence[str], events: 
     return lines
 
 
+def standings_lines(records: Sequence[GameRecord], agents: Sequence[str], jobs: Schedule) -> list[str]:
+    """`locm tournament`'s tables of a LOCM round robin: the standings with hard errors, timeouts and think
+    time (an agent playing itself has a row per seat), how the bots were confined, the ratings (the games in
+    schedule order) and head to head."""
+    from locm.analysis.ratings import RATING_HEADERS, rating_rows
+    from locm.common.tables import table
+    from locm.tournament.sequential import ratings, schedule_order
+    from locm.tournament.standings import (PAIR_HEADERS, STANDINGS_HEADERS, pair_rows, sandbox_lines, standings,
+                                           standings_rows)
+
+    lines = [table(STANDINGS_HEADERS, standings_rows(standings(records, agents))), *sandbox_lines(records), ""]
+    lines.append(table(RATING_HEADERS, rating_rows(ratings(sorted(records, key=schedule_order(jobs)), agents))))
+    lines += ["", table(PAIR_HEADERS, pair_rows(records, agents))]
+    return lines
+
+
 def earlier_versions(store: EventStore, created, gid: str) -> list[str]:
     """`locm play --db`'s note on each stored game that is this one played by another version of a bot
     (`other_versions`)."""
@@ -400,5 +416,5 @@ def check_stored_game(store: EventStore, record: GameRecord, redecide: bool = Tr
     return stored_problem(store, record, redecide).problem
 
 
-__all__ = ["rules", "parse_params", "play_one", "summary_lines", "earlier_versions", "game_id", "run_game", "make_seats", "PlayedGame", "RoundRobin", "schedule", "run_tournament", "play",
+__all__ = ["rules", "parse_params", "play_one", "summary_lines", "earlier_versions", "standings_lines", "game_id", "run_game", "make_seats", "PlayedGame", "RoundRobin", "schedule", "run_tournament", "play",
            "ahead", "init", "close", "check_stored_game", "changed_bots", "stored_versions", "other_versions"]
