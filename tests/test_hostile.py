@@ -104,7 +104,7 @@ class Run:
     def assert_sound(self, reason: str | None = None) -> None:
         """The tournament complete, the store verified, the opponent unharmed, the attacker's games ended by
         ``reason`` (None: by play, no hard error), nothing of either sandbox left."""
-        assert f"{self.games} of {self.games} games in" in self.result.stdout, self.result.stdout
+        assert f"{self.games} of {self.games} Legends of Code and Magic games in" in self.result.stdout, self.result.stdout
         assert len(self.records) == self.games
         v = locm("caller", "verify", "--db", str(self.db), cwd=self.dir)
         assert v.returncode == 0 and f"{self.games} games checked: {self.games} good, 0 bad" in v.stdout, v.stdout

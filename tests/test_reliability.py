@@ -267,7 +267,7 @@ def test_two_tournaments_started_together_on_a_new_file_both_finish(tmp_path):
         results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
         for out, err, code in results:
             assert code == 0, err
-            assert "6 of 6 games" in out
+            assert "6 of 6 Legends of Code and Magic games" in out
         with open_store(db, readonly=True) as store:
             ids = [g.game_id for g in store.games()]
         assert len(ids) == len(set(ids)) == 6
@@ -308,7 +308,7 @@ def test_a_writer_waits_for_the_lock_with_a_message_then_goes_on(tmp_path):
         r = run_locm("tournament", "--agents", "pass", "greedy", "--games", 2, "--db", db)
     assert r.returncode == 0, r.stderr
     assert "waiting for another writer" in r.stderr
-    assert "2 of 2 games" in r.stdout
+    assert "2 of 2 Legends of Code and Magic games" in r.stdout
     assert_all_readable(db, ids, tmp_path)
 
 

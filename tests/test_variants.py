@@ -499,7 +499,7 @@ def test_locm_goes_through_the_one_rerun_and_whatif_of_every_game(tmp_path):
     won_a = won_b = 0
     with open_store(db, create=False) as store:
         for r in store.games(ruleset="1.2"):
-            seat = (r.agent0, r.agent1).index("greedy")
+            seat = r.agents.index("greedy")
             b = rerun_game(store.events(r.game_id), resolve_ruleset(str(var))).game.log[-1]
             won_a, won_b = won_a + (r.winner == seat), won_b + (b.winner == seat)
     greedy = data["agents"]["greedy"]

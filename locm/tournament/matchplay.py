@@ -98,8 +98,10 @@ def run_matches(store, jobs: Sequence[Job], workers: int = 1,
 
     if isinstance(jobs, Schedule):  # the store knows what it should hold: locm verify checks it
         record_schedule(store, jobs)
+    from locm.tournament.run import pending
+
     ids = [j.game_id for j in jobs]
-    todo = [j for j in jobs if not store.has_game(j.game_id)]
+    todo = pending(store, jobs)  # a game stored behind the store's back under a scheduled id is refused
     options = dict(limits=limits, progress=progress, scheduled=len(ids), count=len(todo), sandbox=sandbox)
     if backend == "ray":
         from locm.tournament.ray_backend import play_jobs_ray

@@ -234,7 +234,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
             for bot, k in [] if r.allow_changed_bots else changed[:1]:
                 raise TournamentError(f"bot {bot!r} changed since {n(k, 'stored game')} with it (its files "
                                       "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
-            todo = sum(1 for j in jobs if not store.has_game(j.game_id))
+            todo = len(jobs) - count_stored(store, jobs)  # refuses another game under a scheduled id
             used = min(r.workers, max(todo, 1))
             echo(f"{n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, "
                  f"{'at most ' if test else ''}{todo} to play "

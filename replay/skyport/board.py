@@ -223,7 +223,8 @@ def score_chart(r: Replay) -> str:
     hi = max(1, *(s for row in series for s in row))
     n = max(1, len(series) - 1)
     X = lambda i: pad + (w - pad - 8) * i / n  # noqa: E731
-    Y = lambda s: h - pad + 8 - (h - pad) * (s - lo) / (hi - lo)  # noqa: E731
+    Y = lambda s: h - pad + 8 - (h - pad) * ((s - lo) / (hi - lo))  # noqa: E731  (ints first: a forged score
+    # past a float's range still divides exactly)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" class="chart">',
            f'<line x1="{pad}" y1="{Y(0):.1f}" x2="{w - 8}" y2="{Y(0):.1f}" stroke="#999"/>',
            f'<text x="2" y="{Y(hi) + 4:.1f}">{hi}</text><text x="2" y="{Y(lo):.1f}">{lo}</text>',
