@@ -12,8 +12,8 @@ the same arguments reads them back and plays none again:
    it only chooses what to measure.
 2. **Measure.** The causal value of every suspect and reference (`locm.games.locm.cardvalue`: the card
    replaced by the vanilla creature of its cost, paired re-runs). The band's centre is the median of these
-   values. A card whose interval neither lies outside nor inside the band is measured again on twice the
-   seeds (sequential: games go where they decide), while the budget lasts.
+   values. A card whose estimate lies outside the band but whose interval reaches into it is measured again
+   on twice the seeds (sequential: games go where they decide), from at most two thirds of the budget.
 3. **Search.** For each card outside the band, furthest first: single-field mutations (`mutations`: cost,
    attack, defense; a keyword removed or, for a weak card, added), each evaluated paired against the current
    ruleset (the holders' win rate with the card as it is minus with the mutation), the best kept (`choose`),
@@ -37,7 +37,7 @@ from typing import Callable
 import msgspec
 
 from locm.analysis.stats import wilson
-from locm.analysis.tune import (HIGH, IN, LOW, OPEN, Estimate, Field, Objectives, centre_of, choose, mutations,
+from locm.analysis.tune import (HIGH, LOW, OPEN, Estimate, Field, Objectives, centre_of, choose, mutations,
                                 seat_verdict, verdict)
 from locm.engine.errors import LocmError
 from locm.engine.locm.carddata import cardlist_12
@@ -243,14 +243,17 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
 
     found()
     n = seeds
-    while tuner.ledger.total < budget // 2 and n * 2 <= 8000:  # sequential: the undecided get more seeds, from
-        # at most half the budget (the other half is the search's)
-        open_ = [b for b, m in measured.items() if verdict(m["before"], centre, ob.band) == OPEN]
+    refine = budget * 2 // 3  # the rest is the search's
+    while tuner.ledger.total < refine and n * 2 <= 8000:
+        # sequential: the undecided cards whose estimate lies outside the band get twice the seeds (one inside
+        # the band with an interval wider than it needs no change whichever way it is decided)
+        open_ = [b for b, m in measured.items() if verdict(m["before"], centre, ob.band) == OPEN
+                 and m["before"].value is not None and abs(m["before"].value - centre) > ob.band]
         if not open_:
             break
         n *= 2
         for b in open_:
-            if tuner.ledger.total >= budget // 2:
+            if tuner.ledger.total >= refine:
                 break
             tuner.say(f"measuring card {b} again on {n} seeds")
             measured[b]["before"], _ = tuner.measure(rules0, b, n)
@@ -284,8 +287,11 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
             if best is None:
                 break
             change, delta, cand = tried[best]
-            tuner.say(f"card {b}: {change} kept; measuring it")
+            tuner.say(f"card {b}: {change} predicted best; measuring it")
             after, _ = tuner.measure(cand, b, n_b)
+            if after.value is None or abs(after.value - centre) >= abs(est.value - centre):
+                m["rejected"] = {"change": change, "value_after": _dict(after)}  # measured, it did not help
+                break
             steps.append({"card": b, "name": card_now.name, "change": change,
                           "from": {k: (keywords_to_str(card_now.keywords) if k == "keywords" else getattr(card_now, k))
                                    for k in change},
