@@ -142,3 +142,22 @@ def test_bad_input_is_one_line(tmp_path):
                             str(tmp_path / "y.toml")])
     assert r.exit_code != 0 and "nobody" in r.output and "Traceback" not in r.output
     assert not (tmp_path / "x.toml").exists()
+
+
+def test_hostile_names_are_escaped_in_the_page_and_the_file():
+    from locm.games.locm.tune import variant_toml
+    from locm.games.locm.tune_page import page
+
+    hostile = 'x"]\n[cards.2]\ncost = 0 <script>alert(1)</script>'
+    rules = parse_variant(f'base = "1.2"\nname = "h"\n[cards.5]\nname = {json.dumps(hostile)}\n', "h.toml")
+    again = parse_variant(variant_toml(rules, "h-tuned"), "again.toml")
+    assert again.cards == rules.cards and again.name == "h-tuned"  # the name round-trips, nothing injected
+    est = {"value": 0.1, "low": 0.0, "high": 0.2, "units": 9}
+    card = {"card": 5, "name": hostile, "role": "suspect", "seeds": 10, "before": est, "after": est,
+            "verdict_before": IN, "verdict_after": IN, "remeasured": False}
+    seat = {"wins": 5, "games": 10, "rate": 0.5, "low": 0.2, "high": 0.8, "verdict": OPEN}
+    html = page({"ruleset": "<b>r</b>", "base": "1.2", "agents": ["random", "random"], "budget": 10, "first_seed": 1,
+                 "games_used": 10, "games_played_now": 10, "seconds": 1.0, "method": "m", "centre": 0.0,
+                 "objectives": {"band": 0.1, "seat_margin": 0.05, "max_changes": 3}, "cards": [card], "changes": [],
+                 "fields_changed": 0, "seat_before": seat, "seat_after": seat})
+    assert "<script>" not in html and "<b>r</b>" not in html and "&lt;script&gt;" in html

@@ -51,6 +51,9 @@ Method: {{ r.method }}.</p>
 {% for k in c.candidates %}<tr><td>{% for f, v in k.change.items() %}<code>{{ f }} = {{ v }}</code>{% endfor %}</td>
 <td>{{ est(k.paired_delta) }}</td></tr>{% endfor %}</table>
 {% endfor %}
+{% for m in r.cards if m.rejected %}<p>Card {{ m.card }} {{ m.name }}: the best candidate,
+{% for k, v in m.rejected.change.items() %}<code>{{ k }} = {{ v }}</code>{% endfor %}, measured {{ est(m.rejected.value_after) }}:
+no closer to the median than the card as it was, so it was not kept.</p>{% endfor %}
 <h2>Measured cards</h2>
 <p class="muted">Value: the holders' win rate with the card as it is minus with the vanilla creature of its cost in its
 place (same seeds, seats and agents), 95% interval clustered by seed. The green area is the band around the median.
