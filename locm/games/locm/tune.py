@@ -64,8 +64,9 @@ class TuneError(LocmError):
 class Ledger:
     """The games a tune used (played now or read back), counted once per ruleset and re-run target at the most
     seeds asked, so the count depends on the arguments only (a resumed run counts the same). A game used by two
-    measurements (a re-run under a changed ruleset that is also one of its base games) counts in both. The budget
-    is checked before each measurement, so the last one may pass it."""
+    measurements (a re-run under a changed ruleset that is also one of its base games) counts in both. Before each
+    measurement the tune checks that one like the last still fits the budget (`Tuner.fits`), so it passes the
+    budget only by what a measurement costs more than the last one did."""
 
     used: dict = field(default_factory=dict)
     played_now: int = 0
@@ -91,6 +92,12 @@ class Tuner:
     address: str | None = None
     progress: Callable[[str], None] | None = None
     ledger: Ledger = field(default_factory=Ledger)
+    last_cost: int = 0  # the games the last measurement added: what the next one is expected to add
+
+    def fits(self, limit: int, factor: int = 1) -> bool:
+        """Whether another measurement like the last one (`factor` times its games: 2 on twice the seeds) stays
+        within `limit` games."""
+        return self.ledger.total + factor * self.last_cost <= limit
 
     def say(self, text: str) -> None:
         if self.progress:
@@ -110,9 +117,11 @@ class Tuner:
                         backend=self.backend, address=self.address)
         if run.errors:
             raise TuneError(f"re-run of game {run.errors[0][0]} failed: {run.errors[0][1]}")
+        before = self.ledger.total
         h = rules_hash(rules)
         self.ledger.add((h, "base"), run.base_stored + run.base_played, run.base_played)
         self.ledger.add((h, rules_hash(variants[0])), run.played + run.reused, run.played)
+        self.last_cost = self.ledger.total - before
         row = run.ranked()[0]
         return Estimate(row["value"], row["low"], row["high"], row["units"]), row
 
@@ -244,7 +253,7 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
     found()
     n = seeds
     refine = budget * 2 // 3  # the rest is the search's
-    while tuner.ledger.total < refine and n * 2 <= 8000:
+    while tuner.fits(refine, 2) and n * 2 <= 8000:
         # sequential: the undecided cards whose estimate lies outside the band get twice the seeds (one inside
         # the band with an interval wider than it needs no change whichever way it is decided)
         open_ = [b for b, m in measured.items() if verdict(m["before"], centre, ob.band) == OPEN
@@ -253,7 +262,7 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
             break
         n *= 2
         for b in open_:
-            if tuner.ledger.total >= refine:
+            if not tuner.fits(refine, 2):
                 break
             tuner.say(f"measuring card {b} again on {n} seeds")
             measured[b]["before"], _ = tuner.measure(rules0, b, n)
@@ -270,14 +279,14 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
     for m in out_of_band:
         b, n_b, est = m["card"], m["seeds"], m["before"]
         for _ in range(MAX_ROUNDS):
-            if changes_made >= ob.max_changes or tuner.ledger.total >= budget or verdict(est, centre, ob.band) not in (
+            if changes_made >= ob.max_changes or not tuner.fits(budget) or verdict(est, centre, ob.band) not in (
                     HIGH, LOW):
                 break
             weaken = est.value > centre
             card_now = {**cardlist_12(), **{c.base_id: c for c in rules.cards}}[b]
             tried = []
             for change in candidates(card_now, weaken, abs(est.value - centre) / ob.band):
-                if tuner.ledger.total >= budget:
+                if tried and not tuner.fits(budget):  # at least one candidate, then only what the budget holds
                     break
                 cand = apply(rules, b, change)
                 tuner.say(f"card {b}: trying {change}")
