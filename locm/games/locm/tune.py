@@ -82,6 +82,8 @@ class Ledger:
 
 @dataclass
 class Tuner:
+    """One tune's measurements: the store, the agents, where the games run, and the games used so far."""
+
     db: Path
     agents: tuple[str, str]
     objectives: Objectives
