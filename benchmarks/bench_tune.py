@@ -1,0 +1,59 @@
+"""`locm tune` on a planted card (issue 34): the games it needs to find a 1.2 card made far too strong, a median
+over runs on different seeds, and what it changed.
+
+Card 1 (Slimer, 1 mana 2/1) is planted at 1 mana ``--attack``/``--defense`` with ``--keywords``; random agents
+(they draft without looking at values, so holders exist). Each run is a fresh store with first seed ``1 +
+1000 * k``; "found" is the games used (base games and re-runs) when the card's interval first lay wholly above
+the band.
+
+    .venv/bin/python benchmarks/bench_tune.py --budget 3000 --runs 3 --workers 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from locm.analysis.tune import Objectives
+from locm.engine.locm.variants import variant_from_dict
+from locm.games.locm.tune import tune
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--budget", type=int, default=3000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--attack", type=int, default=12)
+    ap.add_argument("--defense", type=int, default=12)
+    ap.add_argument("--keywords", default="BCDGLW")
+    args = ap.parse_args()
+    planted = variant_from_dict({"base": "1.2", "name": "planted", "cards": {"1": {
+        "attack": args.attack, "defense": args.defense, "keywords": args.keywords}}})
+    rows = []
+    for k in range(args.runs):
+        with tempfile.TemporaryDirectory() as d:
+            t0 = time.perf_counter()
+            r = tune(Path(d) / "t.db", planted, ("random", "random"), args.budget, Objectives(), seed=1 + 1000 * k,
+                     workers=args.workers)
+            seconds = time.perf_counter() - t0
+        card = next((c for c in r["cards"] if c["card"] == 1), None)
+        rows.append({"seed": 1 + 1000 * k, "found_at_games": card and card["found_at_games"],
+                     "measured": card is not None, "games_used": r["games_used"], "seconds": round(seconds, 1),
+                     "changes": [{"card": c["card"], **c["change"]} for c in r["changes"]],
+                     "value_before": card and card["before"]["value"], "value_after": card and card["after"]["value"]})
+        print(json.dumps(rows[-1]), flush=True)
+    found = [r["found_at_games"] for r in rows if r["found_at_games"] is not None]
+    print(json.dumps({"runs": len(rows), "found": len(found),
+                      "median_games_to_find": statistics.median(found) if found else None,
+                      "median_seconds": statistics.median(r["seconds"] for r in rows),
+                      "load_average": os.getloadavg()}))
+
+
+if __name__ == "__main__":
+    main()

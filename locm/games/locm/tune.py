@@ -1,0 +1,377 @@
+"""`locm tune` for LOCM 1.2: find the cards out of balance and search card changes that bring them back, by
+the greedy local search with paired evaluation of `locm.analysis.tune` (its note names the method's source).
+
+The steps, every one on the same seeds, seats and agents (paired), every game stored as the tools store them
+(base games as `locm tournament` stores them, re-runs as `locm cardvalue` does), so that a second run with
+the same arguments reads them back and plays none again:
+
+1. **Screen.** The base games of the ruleset (``seeds`` seeds). Each card's holders (the seat whose deck held
+   more copies, `locm.games.locm.whatif.advantage`) and their win rate; the `SUSPECTS` cards whose holders'
+   win rate is furthest from 50% (a z-score, at least `MIN_HOLDERS` holders) are suspects, and the
+   `REFERENCES` cards held most often are references. This is observational (an agent's choices bias it):
+   it only chooses what to measure.
+2. **Measure.** The causal value of every suspect and reference (`locm.games.locm.cardvalue`: the card
+   replaced by the vanilla creature of its cost, paired re-runs). The band's centre is the median of these
+   values. A card whose estimate lies outside the band but whose interval reaches into it is measured again
+   on twice the seeds (sequential: games go where they decide), from at most two thirds of the budget.
+3. **Search.** For each card outside the band, furthest first: single-field mutations (`mutations`: cost,
+   attack, defense; a keyword removed or, for a weak card, added), each evaluated paired against the current
+   ruleset (the holders' win rate with the card as it is minus with the mutation), the best kept (`choose`),
+   and the card measured again under the changed ruleset; repeated while it is out of band and the change
+   budget (``max_changes`` fields) lasts.
+4. **Seat.** The first player's win rate in the base games before and after, against 50% +- the margin. It
+   is reported, not searched: no rule setting is changed by this version.
+
+Constructed (cards generated per game) and my-card-game are not tuned by this version: refused with one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import msgspec
+
+from locm.analysis.stats import wilson
+from locm.analysis.tune import (HIGH, LOW, OPEN, Estimate, Field, Objectives, centre_of, choose, mutations,
+                                seat_verdict, verdict)
+from locm.engine.errors import LocmError
+from locm.engine.locm.carddata import cardlist_12
+from locm.engine.locm.rulesets import DRAFT, Rules, rules_hash
+from locm.events.locm.cards import CREATURE, GREEN, KEYWORD_LETTERS, KEYWORD_NAMES, Card, keywords_to_str
+
+SUSPECTS = 4
+"""Cards the screen sends to causal measurement for their holders' win rate."""
+REFERENCES = 4
+"""Cards held most often, measured too, so that the band's centre (the median) is not the suspects' alone."""
+MIN_HOLDERS = 10
+"""The fewest holders a card needs in the base games to be a suspect."""
+MAX_ROUNDS = 3
+"""Mutation rounds per card."""
+LAMBDA = 8
+"""Candidates evaluated per round (the largest numeric steps and the keyword changes, interleaved)."""
+
+
+class TuneError(LocmError):
+    """A tune that cannot run as asked: a ruleset it cannot tune, a budget too small for one measurement."""
+
+
+@dataclass
+class Ledger:
+    """The games a tune used (played now or read back), counted once per ruleset and re-run target at the most
+    seeds asked, so the count depends on the arguments only (a resumed run counts the same). A game used by two
+    measurements (a re-run under a changed ruleset that is also one of its base games) counts in both. Before each
+    measurement the tune checks that one like the last still fits the budget (`Tuner.fits`), so it passes the
+    budget only by what a measurement costs more than the last one did."""
+
+    used: dict = field(default_factory=dict)
+    played_now: int = 0
+
+    def add(self, key: tuple, games: int, played: int) -> None:
+        self.used[key] = max(self.used.get(key, 0), games)
+        self.played_now += played
+
+    @property
+    def total(self) -> int:
+        return sum(self.used.values())
+
+
+@dataclass
+class Tuner:
+    """One tune's measurements: the store, the agents, where the games run, and the games used so far."""
+
+    db: Path
+    agents: tuple[str, str]
+    objectives: Objectives
+    budget: int
+    first_seed: int = 1
+    workers: int = 1
+    backend: str = "local"
+    address: str | None = None
+    progress: Callable[[str], None] | None = None
+    ledger: Ledger = field(default_factory=Ledger)
+    last_cost: int = 0  # the games the last measurement added: what the next one is expected to add
+
+    def fits(self, limit: int, factor: int = 1) -> bool:
+        """Whether another measurement like the last one (`factor` times its games: 2 on twice the seeds) stays
+        within `limit` games."""
+        return self.ledger.total + factor * self.last_cost <= limit
+
+    def say(self, text: str) -> None:
+        if self.progress:
+            self.progress(text)
+
+    def measure(self, rules: Rules, card: int, seeds: int, against: Rules | None = None) -> tuple[Estimate, dict]:
+        """The card's causal value under `rules` at `seeds` seeds: against the vanilla creature of its cost, or
+        (``against``) the holders' win rate under `rules` minus under `against` (the paired change a mutation
+        makes). One `locm.games.locm.cardvalue` run; its games enter the ledger."""
+        from locm.games.locm.cardvalue import cardvalue, make_targets, variant_targets
+
+        if against is None:
+            targets, variants = make_targets(rules, [str(card)], "vanilla")
+        else:
+            targets, variants = variant_targets(rules, against, [str(card)], against.name)
+        run = cardvalue(self.db, rules, self.agents, targets, variants, seeds, self.first_seed, self.workers,
+                        backend=self.backend, address=self.address)
+        if run.errors:
+            raise TuneError(f"re-run of game {run.errors[0][0]} failed: {run.errors[0][1]}")
+        before = self.ledger.total
+        h = rules_hash(rules)
+        self.ledger.add((h, "base"), run.base_stored + run.base_played, run.base_played)
+        self.ledger.add((h, rules_hash(variants[0])), run.played + run.reused, run.played)
+        self.last_cost = self.ledger.total - before
+        row = run.ranked()[0]
+        return Estimate(row["value"], row["low"], row["high"], row["units"]), row
+
+    def holders(self, rules: Rules, seeds: int) -> tuple[dict[int, list[int]], tuple[int, int]]:
+        """Per card, ``[holders, holders who won]`` in the base games, and the first player's ``(wins, games)``."""
+        from locm.analysis.locm.cardfacts import project
+        from locm.games.locm.cardvalue import base_games, base_schedule
+        from locm.games.locm.whatif import advantage
+        from locm.store.eventstore import open_store
+
+        stored, played = base_games(self.db, rules, self.agents, seeds, self.first_seed, self.workers,
+                                    backend=self.backend, address=self.address)
+        self.ledger.add((rules_hash(rules), "base"), stored + played, played)
+        counts: dict[int, list[int]] = {}
+        seat = [0, 0]
+        with open_store(self.db, create=False, readonly=True) as store:
+            for job in base_schedule(rules, self.agents, seeds, self.first_seed):
+                g = project(store.verified_events(job.game_id))
+                seat[0] += g.winner == 0
+                seat[1] += 1
+                for b in set(g.decks[0]) | set(g.decks[1]):
+                    adv = advantage(g.decks, {b})
+                    if adv is not None:
+                        c = counts.setdefault(b, [0, 0])
+                        c[0] += 1
+                        c[1] += g.winner == adv[0]
+        return counts, (seat[0], seat[1])
+
+
+def screen(counts: dict[int, list[int]], suspects: int = SUSPECTS, references: int = REFERENCES
+           ) -> tuple[list[int], list[int]]:
+    """The suspects (holders' win rate furthest from 50% by z-score) and the references (held most)."""
+    def z(b: int) -> float:
+        n, k = counts[b]
+        return abs(k - n / 2) / math.sqrt(n / 4)
+
+    able = [b for b in counts if counts[b][0] >= MIN_HOLDERS]
+    chosen = sorted(able, key=lambda b: (-z(b), b))[:suspects]
+    refs = [b for b in sorted(counts, key=lambda b: (-counts[b][0], b)) if b not in chosen][:references]
+    return chosen, refs
+
+
+def card_fields(c: Card, weaken: bool) -> list[Field]:
+    """The numeric fields a mutation may set on a card, each with its bounds and the sign of stronger."""
+    out = [Field("cost", c.cost, 0, 12, -1)]
+    if c.type in (CREATURE, GREEN):
+        out += [Field("attack", c.attack, 0, 12, 1), Field("defense", c.defense, 1 if c.type == CREATURE else 0, 12, 1)]
+    elif c.attack or c.defense:  # red and blue items: their negative values are damage
+        out += [Field(f, getattr(c, f), -12, 0, -1) for f in ("attack", "defense") if getattr(c, f)]
+    return out
+
+
+def candidates(c: Card, weaken: bool, distance: float) -> list[dict]:
+    """Changes to try on a card: numeric mutations, and a keyword removed (weaken) or added (a creature made
+    stronger); each ``{field: value}`` in the variant file's terms (keywords as letters)."""
+    by_field: dict[str, list[dict]] = {}
+    for m in mutations(card_fields(c, weaken), weaken, distance):
+        by_field.setdefault(next(iter(m)), []).append(m)
+    levels = [steps[::-1] for steps in by_field.values()]  # each field's largest step first, fields in turn
+    numeric = [lv[i] for i in range(max(map(len, levels), default=0)) for lv in levels if i < len(lv)]
+    keywords: list[dict] = []
+    letters = keywords_to_str(c.keywords)
+    for i, name in enumerate(KEYWORD_NAMES):
+        has = letters[i] != "-"
+        if has == weaken and (weaken or c.type == CREATURE):
+            new = letters[:i] + ("-" if has else KEYWORD_LETTERS[i]) + letters[i + 1:]
+            keywords.append({"keywords": new})
+    out = [x for pair in zip(numeric, keywords) for x in pair]
+    rest = numeric[len(keywords):] + keywords[len(numeric):]
+    return (out + rest)[:LAMBDA]
+
+
+def apply(rules: Rules, card: int, changes: dict) -> Rules:
+    """`rules` with the card's fields changed, named by its values (``tune-<hash>``)."""
+    from locm.engine.locm.variants import check_rules
+    from locm.events.locm.cards import keywords_from_str
+
+    current = {**cardlist_12(), **{c.base_id: c for c in rules.cards}}[card]
+    values = {k: (keywords_from_str(v) if k == "keywords" else v) for k, v in changes.items()}
+    new = msgspec.structs.replace(current, **values)
+    cards = tuple(sorted([c for c in rules.cards if c.base_id != card] + [new], key=lambda c: c.base_id))
+    draft = rules.replace(cards=cards)
+    name = f"tune-{rules_hash(draft)[:12]}"
+    out = draft.replace(name=name, base=rules.base_name)
+    check_rules(out, "tune")
+    return out
+
+
+def _dict(e: Estimate) -> dict:
+    return {"value": e.value, "low": e.low, "high": e.high, "units": e.units}
+
+
+def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectives: Objectives = Objectives(),
+         seed: int = 1, workers: int = 1, backend: str = "local", address: str | None = None,
+         progress: Callable[[str], None] | None = None, suspects: int = SUSPECTS, references: int = REFERENCES
+         ) -> dict:
+    """Run the steps of the module note; the evidence as a dict (`locm.games.locm.tune_page` writes it) with
+    the tuned `Rules` under ``"rules"``."""
+    from locm.games.locm.cardvalue import check_agents
+
+    if rules0.deck_building != DRAFT:
+        raise TuneError(f"--ruleset {rules0.name}: tune changes 1.2 cards; constructed cards are generated anew "
+                        "each game (not tuned by this version)")
+    seeds = max(20, min(2000, budget // 8)) // 2 * 2
+    check_agents(agents, seeds)
+    if budget < 2 * seeds:
+        raise TuneError(f"--budget {budget}: expected at least {2 * seeds} games (the base games and one re-run each)")
+    t0 = time.perf_counter()
+    tuner = Tuner(db, agents, objectives, budget, seed, workers, backend, address, progress)
+    ob = objectives
+    tuner.say(f"screening {seeds} base games")
+    counts, seat_before = tuner.holders(rules0, seeds)
+    suspects, refs = screen(counts, suspects, references)
+    cards = cardlist_12() | {c.base_id: c for c in rules0.cards}
+    measured: dict[int, dict] = {}
+    for b in suspects + refs:
+        tuner.say(f"measuring card {b} {cards[b].name}")
+        est, _ = tuner.measure(rules0, b, seeds)
+        measured[b] = {"card": b, "name": cards[b].name, "role": "suspect" if b in suspects else "reference",
+                       "screen_holders": counts[b][0], "screen_holders_won": counts[b][1], "seeds": seeds,
+                       "before": est}
+    centre = centre_of(m["before"].value for m in measured.values())
+
+    def found() -> None:  # the games used when a card's verdict was first decided out of band
+        for m in measured.values():
+            if "found_at_games" not in m and verdict(m["before"], centre, ob.band) in (HIGH, LOW):
+                m["found_at_games"] = tuner.ledger.total
+
+    found()
+    n = seeds
+    refine = budget * 2 // 3  # the rest is the search's
+    while tuner.fits(refine, 2) and n * 2 <= 8000:
+        # sequential: the undecided cards whose estimate lies outside the band get twice the seeds (one inside
+        # the band with an interval wider than it needs no change whichever way it is decided)
+        open_ = [b for b, m in measured.items() if verdict(m["before"], centre, ob.band) == OPEN
+                 and m["before"].value is not None and abs(m["before"].value - centre) > ob.band]
+        if not open_:
+            break
+        n *= 2
+        for b in open_:
+            if not tuner.fits(refine, 2):
+                break
+            tuner.say(f"measuring card {b} again on {n} seeds")
+            measured[b]["before"], _ = tuner.measure(rules0, b, n)
+            measured[b]["seeds"] = n
+        centre = centre_of(m["before"].value for m in measured.values())
+        found()
+    for m in measured.values():
+        m.setdefault("found_at_games", None)
+        m["verdict_before"] = verdict(m["before"], centre, ob.band)
+
+    rules, changes_made, steps = rules0, 0, []
+    out_of_band = sorted((m for m in measured.values() if m["verdict_before"] in (HIGH, LOW)),
+                         key=lambda m: -abs(m["before"].value - centre))
+    for m in out_of_band:
+        b, n_b, est = m["card"], m["seeds"], m["before"]
+        for _ in range(MAX_ROUNDS):
+            if changes_made >= ob.max_changes or not tuner.fits(budget) or verdict(est, centre, ob.band) not in (
+                    HIGH, LOW):
+                break
+            weaken = est.value > centre
+            card_now = {**cardlist_12(), **{c.base_id: c for c in rules.cards}}[b]
+            tried = []
+            for change in candidates(card_now, weaken, abs(est.value - centre) / ob.band):
+                if tried and not tuner.fits(budget):  # at least one candidate, then only what the budget holds
+                    break
+                cand = apply(rules, b, change)
+                tuner.say(f"card {b}: trying {change}")
+                delta, row = tuner.measure(rules, b, n_b, against=cand)
+                tried.append((change, delta, cand))
+            best = choose([(c, d) for c, d, _ in tried], est.value, centre)
+            if best is None:
+                break
+            change, delta, cand = tried[best]
+            tuner.say(f"card {b}: {change} predicted best; measuring it")
+            after, _ = tuner.measure(cand, b, n_b)
+            if after.value is None or abs(after.value - centre) >= abs(est.value - centre):
+                m["rejected"] = {"change": change, "value_after": _dict(after)}  # measured, it did not help
+                break
+            steps.append({"card": b, "name": card_now.name, "change": change,
+                          "from": {k: (keywords_to_str(card_now.keywords) if k == "keywords" else getattr(card_now, k))
+                                   for k in change},
+                          "paired_delta": _dict(delta), "value_before": _dict(est), "value_after": _dict(after),
+                          "candidates": [{"change": c, "paired_delta": _dict(d)} for c, d, _ in tried],
+                          "seeds": n_b})
+            rules, est, changes_made = cand, after, changes_made + len(change)
+        m["after"] = est
+    for m in measured.values():
+        m["remeasured"] = "after" in m and m["after"] is not m["before"]
+        m.setdefault("after", m["before"])
+        m["verdict_after"] = verdict(m["after"], centre, ob.band)
+    seat_after = seat_before
+    if rules is not rules0:
+        _, seat_after = tuner.holders(rules, seeds)
+
+    def seat(w: tuple[int, int]) -> dict:
+        lo, hi = wilson(*w)
+        return {"wins": w[0], "games": w[1], "rate": w[0] / w[1] if w[1] else None, "low": lo, "high": hi,
+                "verdict": seat_verdict(w[0], w[1], lo, hi, ob.seat_margin)}
+
+    return {"ruleset": rules0.name, "base": rules0.base_name, "agents": list(agents), "budget": budget,
+            "first_seed": seed, "screen_seeds": seeds,
+            "objectives": {"band": ob.band, "seat_margin": ob.seat_margin, "max_changes": ob.max_changes},
+            "centre": centre, "cards": [{**m, "before": _dict(m["before"]), "after": _dict(m["after"])}
+                                        for m in measured.values()],
+            "changes": steps, "fields_changed": changes_made,
+            "seat_before": seat(seat_before), "seat_after": seat(seat_after),
+            "games_used": tuner.ledger.total, "games_played_now": tuner.ledger.played_now,
+            "seconds": round(time.perf_counter() - t0, 2),
+            "method": "greedy local search with paired evaluation (after de Mesentier Silva et al. 2019, "
+                      "'Evolving the Hearthstone Meta')", "rules": rules}
+
+
+def variant_toml(rules: Rules, name: str) -> str:
+    """A variant file (`locm.engine.locm.variants`) for `rules`: its base, `name`, the rule settings that differ
+    from the base and every card field that differs from the 1.2 list."""
+    import tomli_w
+
+    from locm.engine.locm.rulesets import RULESETS
+    from locm.engine.locm.variants import OVERRIDABLE
+    from locm.events.locm.cards import AREA_NAMES, TYPE_NAMES
+
+    base = RULESETS[rules.base_name]
+    doc: dict = {"base": rules.base_name, "name": name}
+    for key in OVERRIDABLE:
+        if getattr(rules, key) != getattr(base, key):
+            v = getattr(rules, key)
+            doc[key] = list(v) if isinstance(v, tuple) else v
+    originals = cardlist_12()
+    show = {"type": lambda v: TYPE_NAMES[v], "area": lambda v: AREA_NAMES[v], "keywords": keywords_to_str}
+    cards: dict = {}
+    for c in rules.cards:
+        was = msgspec.structs.asdict(originals[c.base_id])
+        now = msgspec.structs.asdict(c)
+        diff = {k: show.get(k, lambda v: v)(v) for k, v in now.items() if k != "base_id" and v != was[k]}
+        if diff:
+            cards[str(c.base_id)] = diff
+    if cards:
+        doc["cards"] = cards
+    return tomli_w.dumps(doc)
+
+
+def tuned_name(rules0: Rules) -> str:
+    """The written variant's name: the ruleset's with ``-tuned`` (a long one shortened with a hash)."""
+    name = f"{rules0.name}-tuned"
+    if len(name) > 40:
+        name = f"{rules0.name[:25]}-{hashlib.sha256(rules0.name.encode()).hexdigest()[:8]}-tuned"
+    return name
+
+
+__all__ = ["tune", "variant_toml", "tuned_name", "TuneError", "screen", "candidates", "apply", "Ledger"]
