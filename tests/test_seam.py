@@ -250,7 +250,7 @@ TestSkyportMachine.settings = _SETTINGS
 
 @pytest.mark.parametrize("name", ["mcg", "skyport"])
 def test_every_game_is_stored_read_back_and_verified(name, tmp_path):
-    from locm.verify.checks import match_problem
+    from locm.verify.checks import stored_problem
     from locm.store.eventstore import GameExtras, open_store
 
     game = registry.get(name)
@@ -265,14 +265,14 @@ def test_every_game_is_stored_read_back_and_verified(name, tmp_path):
                                                                      out.scores)
     with open_store(":memory:") as other:  # the store keeps what it is given; verify names a wrong id
         forged = other.append_game(game, GameExtras(game_id="forged-id"), log)
-        assert match_problem(other, forged).problem.startswith("the id is not what its content gives")
+        assert stored_problem(other, forged).problem.startswith("the id is not what its content gives")
     with open_store(db, readonly=True) as store:
         assert store.game(gid) == m and store.games(game=name) == store.games() == [m] and store.games(game="locm") == []
         assert store.events(gid) == log
-        assert match_problem(store, m).ok
+        assert stored_problem(store, m).ok
     sqlite3_set(db, "UPDATE games SET winner = winner + 1")
     with open_store(db, readonly=True) as store:
-        found = match_problem(store, store.game(gid))
+        found = stored_problem(store, store.game(gid))
         assert not found.ok and found.problem.startswith("the record says winner"), found
 
 
@@ -286,14 +286,14 @@ def sqlite3_set(db, statement):
 
 
 def test_tictactoe_is_stored_and_verified_without_a_core_change(ttt, tmp_path):
-    from locm.verify.checks import match_problem
+    from locm.verify.checks import stored_problem
     from locm.store.eventstore import GameExtras, open_store
 
     log = core.play(ttt, "standard", 8, ("random", "random")).log
     with open_store(tmp_path / "t.db") as store:
         m = store.append_game(ttt, GameExtras(game_id=ttt.game_id(log[0])), log)
         assert m.game == "tictactoe" and store.events(m.game_id) == log
-        assert match_problem(store, m).ok
+        assert stored_problem(store, m).ok
 
 
 def test_play_verify_and_games_of_other_games_from_the_command_line(tmp_path):

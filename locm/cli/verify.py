@@ -43,7 +43,7 @@ def verify(files, db, redecide, full):
     """
     from locm.cli.progress import bar as progress_bar
     from locm.games.registry import SCHEDULES
-    from locm.verify.checks import check_file, match_problem, store_checks, stored_problem
+    from locm.verify.checks import check_file, store_checks, stored_problem
     from locm.games.registry import games_with, hook
     from locm.store.eventstore import open_store
 
@@ -75,10 +75,6 @@ def verify(files, db, redecide, full):
                               show_eta=True) as bar:
                 for record in bar:
                     report(record.game_id, stored_problem(store, record, redecide))
-            own = set(games_with("stored_problem"))  # games whose stored games are its records, checked above
-            for m in store.games():  # the other registered games' (the core's checks)
-                if m.game not in own:
-                    report(m.game_id, match_problem(store, m, redecide))
             for g in games_with("verify_store"):  # what a game keeps beside its games (my-card-game's accounts)
                 noun, checked = hook("verify_store", g)(store)
                 for label, problem in checked:

@@ -46,11 +46,10 @@ HOOKS: dict[str, dict[str, str]] = {
     "conformance": {"locm": "locm.games.locm.hooks:conformance", "skyport": "locm.games.skyport.hooks:conformance"},
     "dataset": {"locm": "locm.games.locm.hooks:dataset"},
     # `locm verify`, `locm export --all`, `locm import`: what a game keeps beside its games (my-card-game's
-    # accounts), and the games whose stored games are checked as their own records (LOCM's)
+    # accounts)
     "verify_store": {"mcg": "locm.games.mcg.hooks:verify_store"},
     "export_count": {"mcg": "locm.games.mcg.hooks:export_count"},
     "import_log": {"mcg": "locm.games.mcg.hooks:import_log"},
-    "stored_problem": {"locm": "locm.verify.checks:stored_problem"},
     # `locm rerun`, `locm whatif` (`locm.tournament.rerun`): how a game is played again, two events that differ
     # only as the rules do, the rules' differences, a ruleset's identity, the bots' recorded versions, an outcome
     "rerun_play": {"locm": "locm.games.locm.rerun:play"},
@@ -139,7 +138,7 @@ class Schedules:
         derives: a scheduled game gives no parameter); else what differs."""
         from locm.tournament.schedule import SeatsRoundRobin
 
-        if isinstance(jobs, SeatsRoundRobin):  # another game's: its id names its created event (`match_problem`)
+        if isinstance(jobs, SeatsRoundRobin):  # another game's: its id names its created event (`stored_problem`)
             want_match = {"seed": job.seed, "agents": tuple(job.agents)}
             for field, value in want_match.items():
                 if getattr(record, field, None) != value:

@@ -112,25 +112,27 @@ class Checker:
 
 
 def stored_problem(store, record, redecide: bool = True) -> Verdict:
-    """`content_problem` of a stored game, after its hash chain (read once, checked against its record)."""
+    """A stored game of any game, as `locm verify` checks it: its hash chain (read once, checked against its
+    record), its record (every column what its events and extras give: `locm.store.records.record_problem`),
+    `content_problem` (its game's own checks, or the core's re-decision and its id) and the derived rows the
+    store keeps with it (`facts_problem`)."""
+    from locm.engine import registry
     from locm.errors import GameNotFoundError
+    from locm.store.records import record_problem
 
     try:
+        game = registry.get(record.game)
         events = store.verified_events(record.game_id)
     except GameNotFoundError:  # its row was just read from the table: the look-up by id went wrong
         return Verdict("its row is in the games table, but looking its id up does not find it: an index of the "
                        "store is damaged (see locm verify --full)")
     except LocmError as exc:
         return Verdict(str(exc))
-    from locm.engine.registry import get
-    from locm.store.records import record_problem
-
-    # a column edited behind the store's back (the chain covers the log)
-    problem = record_problem(get(record.game), record, events)
+    problem = record_problem(game, record, events)  # a column edited behind the store's back (the chain covers the log)
     if problem:
         return Verdict(problem, 0)
     verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
-                              redecide=redecide)
+                              redecide=redecide, game=game)
     if verdict.ok:
         problem = facts_problem(store, record, events)
         if problem:
@@ -250,7 +252,7 @@ def store_checks(store, full: bool = False, *, schedules) -> StoreChecks:
     records = [m for m in matches if _own_checks(m.game)]
     scheduled, notes, complete = schedule_problems(store, records, ledger_ok=not problems, matches=matches,
                                                    schedules=schedules)
-    return StoreChecks(problems + scheduled, notes, records, store.ledger()[0], complete, check)
+    return StoreChecks(problems + scheduled, notes, matches, store.ledger()[0], complete, check)
 
 
 class Checked(NamedTuple):
@@ -318,32 +320,6 @@ def _departure(d, limit: int = 240) -> str:
     if d.stored or d.decided:
         text += f"; the log has {cut(d.stored) or 'no event'}, the rules give {cut(d.decided) or 'no event'}"
     return text
-
-
-def match_problem(store, m, redecide: bool = True) -> Verdict:
-    """A stored game of another registered game: its chain, its record (every column what its events and
-    extras give, its id what its content gives) and, with ``redecide``, the core's `verify` of its log."""
-    from locm.engine import core, registry
-    from locm.store.records import prepare_game
-
-    try:
-        game = registry.get(m.game)
-        events = store.verified_events(m.game_id)
-        again = prepare_game(game, m.extras(), events).record
-    except LocmError as exc:
-        return Verdict(str(exc))
-    if again != m:
-        field = next(f for f in m.__struct_fields__ if getattr(again, f) != getattr(m, f))
-        return Verdict(f"the record says {field} {getattr(m, field)!r:.60}, its events say "
-                       f"{getattr(again, field)!r:.60}", 0)
-    found_id = _id_problem(game, m.game_id, events)
-    if not found_id.ok:
-        return found_id
-    if redecide:
-        found = core.verify(game, events)
-        if found is not None:
-            return Verdict(_departure(found), found.seq)
-    return Verdict(None)
 
 
 def _export_file(path: str, data: bytes, redecide: bool, schedules=None) -> list[Checked]:

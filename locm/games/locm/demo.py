@@ -115,7 +115,6 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
 def other_games(db, games: int, workers: int, echo, progress_bar) -> None:
     """The game seam: my-card-game and Skyport played through the core into the same store (a tournament
     each, standings by places), then checked by the core (`locm verify`)."""
-    from locm.verify.checks import match_problem
     from locm.tournament.matchplay import run_matches
     from locm.tournament.schedule import seats_schedule
     from locm.tournament.standings import MATCH_HEADERS, match_rows, match_standings
@@ -132,7 +131,7 @@ def other_games(db, games: int, workers: int, echo, progress_bar) -> None:
                     run_matches(store, jobs, workers, bar.update)
             ids = {j.game_id for j in jobs}
             records = [m for m in store.games(game=name) if m.game_id in ids]
-            bad = sum(not match_problem(store, m).ok for m in records)
+            bad = sum(not stored_problem(store, m).ok for m in records)
             echo("")
             echo(f"== {name}: {len(records)} games through the game seam, {len(records) - bad} verified   "
                  f"({LOCM} tournament --game {name}{flag} --agents {' '.join(agents)} --games {n})")
