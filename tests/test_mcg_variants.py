@@ -44,7 +44,7 @@ def test_the_example_variant_tightens_adds_and_plays():
     ("banned = [4242]", "v.toml: banned: expected ids of collectible cards of the pool, got 4242"),
     ("banned = [901]", "v.toml: banned: expected ids of collectible cards of the pool, got 901"),
     ("max_copies = 1\nbanned = [" + ", ".join(str(i) for i in range(1, 60)) + "]",
-     "v.toml: banned: expected a pool with a legal deck: at most 29 cards fit a deck under these rules, a deck "
+     "v.toml: banned: expected a pool with a legal deck: at most 25 cards fit a deck under these rules, a deck "
      "needs 30"),
     ("[[cards]]\nid = 1\nname = \"Copy\"\ntype = \"monster\"\ncost = 1\nrarity = 1\nhealth = 1",
      "v.toml: cards: card 1 (Copy): id: expected an id no other card has, got 1"),
@@ -105,6 +105,8 @@ def test_the_built_in_caps_cut_no_game_and_a_variants_cards_raise_them():
     cap that rises with them when it sets none, and is refused when it sets one below."""
     chain, turns = bounds(STANDARD, pool(STANDARD))
     assert STANDARD.chain_limit >= chain and STANDARD.turn_limit >= turns
+    rules_md = (Path(__file__).resolve().parent.parent / "data" / "mcg" / "RULES.md").read_text()
+    assert f"card file gives turn `{turns}`" in rules_md and f"the card file gives `{chain}`" in rules_md
     healer = ('[[cards]]\nid = 3000\nname = "Healer"\ntype = "monster"\ncost = 1\nrarity = 1\nhealth = 5\n'
               'effects = [{ on = "turn", do = "heal", to = "own_player", amount = 30 }]\n')
     rules = parse_variant(f'base = "standard"\nname = "v"\n{healer}', "v.toml")
