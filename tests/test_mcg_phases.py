@@ -163,3 +163,23 @@ def test_games_of_the_card_file_use_every_hook_and_fold_to_their_state():
             break
     assert {("EffectDelayed", ""), ("EffectTriggered", "delayed"), ("EffectTriggered", "turn_start"),
             ("EffectTriggered", "main_start")} <= seen, seen
+
+
+def test_a_forged_waiting_effect_is_not_a_game():
+    """A log whose `effect_delayed` names an effect that does not wait (or no card) stops the fold."""
+    import msgspec
+    from locm.engine.errors import InvalidLogError
+
+    pos = Position()
+    _decks(pos, 0)
+    slow = pos.in_hand(0, spell(fx("heal", "own_player", at="end_phase", amount=1)))
+    _decks(pos, 1)
+    game = pos.game()
+    game.submit(Play(0, slow))
+    log = list(game.log)
+    i = next(k for k, e in enumerate(log) if type(e) is EffectDelayed)
+    assert fold(log).delayed
+    for change in ({"at": "turn_start"}, {"index": 3}, {"card": 424242}):
+        forged = [*log[:i], msgspec.structs.replace(log[i], **change), *log[i + 1:]]
+        with pytest.raises(InvalidLogError, match=f"event {i} "):
+            fold(forged)

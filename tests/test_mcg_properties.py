@@ -87,8 +87,13 @@ def variant_docs(draw: st.DrawFn) -> dict[str, object]:
         doc["cards"] = [{
             "id": 2001, "name": "Drawn", "type": "monster", "cost": draw(st.integers(0, 4)), "rarity": 5.0,
             "power": draw(st.integers(0, 8)), "toughness": draw(st.integers(0, 5)), "health": draw(st.integers(1, 8)),
-            "effects": draw(st.lists(st.sampled_from(["summon", "death", "turn"]).flatmap(effects), max_size=2)),
+            "effects": draw(st.lists(st.sampled_from(["summon", "death", "turn", "turn_start", "main_start"])
+                                     .flatmap(effects), max_size=2)),
         }]
+        if draw(st.booleans()):  # a spell that waits for a phase (R-FX-DELAY)
+            wait = {**draw(effects("")), "at": draw(st.sampled_from(["end_phase", "turn_start"]))}
+            doc["cards"].append({"id": 2002, "name": "Drawn Spell", "type": "spell", "cost": draw(st.integers(0, 3)),
+                                 "rarity": 5.0, "effects": [draw(effects("")), wait]})
     if draw(st.booleans()):
         doc["end_phase"] = [{"from_turn": draw(st.integers(1, 12)), **draw(effects(""))}]
     return doc

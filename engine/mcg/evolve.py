@@ -103,6 +103,9 @@ def _apply(s: McgState, e: Event) -> None:
         case TurnEnded():
             s.delayed = [d for d in s.delayed if d.turn > e.turn or (d.turn == e.turn and d.at != AT_END_PHASE)]
         case EffectDelayed():
+            effects = s.cards[e.card].effects
+            if not 0 <= e.index < len(effects) or not effects[e.index].at or effects[e.index].at != e.at:
+                raise ValueError(f"effect {e.index} of card {e.card} does not wait for {e.at!r}")
             s.delayed.append(e)
         case CardPlayed():
             pl = s.players[e.player]
