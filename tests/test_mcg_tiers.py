@@ -2,15 +2,15 @@
 and a fixed sample of lower-tier cards are played against their same-cost lower-tier substitutes on the same
 seeds (`locm.analysis.mcg.tiers`); the rare tiers' mean paired value must be above the lower tiers'.
 
-The sample size. Over 40 seeds a card (`benchmarks/bench_tiers.py --seeds 40`) the rare tiers' mean paired
-value was +0.070 (95% interval +-0.027, 600 pairs) and the lower tiers' +0.016 (+-0.013, 1880 pairs). A
-pair's value is -1, 0 or 1 with a standard deviation of 0.29 to 0.34 (from those intervals), so the
-difference of two means of n pairs each has a standard error near 0.32 * sqrt(2 / n): with the 15 rare cards and 15 lower ones (every k-th, each lower
-tier in the sample) at 24 seeds, 360 pairs a side (1440 games, under a minute alone), 0.024, and the expected
-gap (0.054) is about 2.3 of them: a fresh sample of this size would fail about once in 100. The seeds are
-fixed, so the test is deterministic (on them: rare +0.083, lower +0.025); a small change to one card moves a
-mean by at most 24 / 360 = 0.07 and in practice far less. Fewer seeds would let one card's luck decide; more
-cost a minute per 24 seeds."""
+The sample size. Over 40 seeds a card (`benchmarks/bench_tiers.py --seeds 40`) the rare tiers' mean paired value
+was +0.070 (95% interval +-0.027, 600 pairs) and the lower tiers' +0.016 (+-0.013, 1880 pairs). A pair's value
+is -1, 0 or 1 with a standard deviation of 0.29 to 0.34 (from those intervals), so the difference of two means
+of n pairs each has a standard error near 0.32 * sqrt(2 / n): with the 15 rare cards and 15 lower ones (every
+k-th, each lower tier in the sample) at 24 seeds, 360 pairs a side (1440 games, under a minute alone), 0.024,
+and the expected gap (0.054) is about 2.3 of them: a fresh sample of this size would fail about once in 100. The
+seeds are fixed, so the test is deterministic (on them: rare +0.083, lower +0.025); a small change to one card
+moves a mean by at most 2 * 24 / 360 = 0.13, in practice far less. Fewer seeds would let one card's luck decide;
+more cost a minute per 24 seeds."""
 
 from __future__ import annotations
 

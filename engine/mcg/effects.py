@@ -1,7 +1,9 @@
 """The effect language at work (R-EFFECTS) and the order of operations (R-ORDER).
 
-Every effect goes through one queue, first in, first out: a spell's effects when it is played, a monster's
-summon effects once it is on the board, its death effects once it has died, its turn effects in the end phase.
+Every effect goes through one queue, first in, first out: a spell's effects when it is played (or, for one
+that waits, at its phase: R-FX-DELAY), a monster's summon effects once it is on the board, its death effects
+once it has died, its turn effects in the end phase, its phase-start effects at the start of its player's
+turn or main phase (R-FX-PHASE).
 Each effect that resolves is an `effect_triggered` event (its cause: the play, the summon, the death or the end
 of the turn), and its results are caused by that event, so an audit can walk any chain of triggers back to
 the action that started it. After each effect, the monsters it left at 0 health or less die, in target order,
