@@ -20,8 +20,7 @@ from locm.engine.mcg.emit import Out, derived_random, draw, lose_health
 from locm.engine.mcg.state import McgState
 from locm.events.mcg.catalog import (
     ON_DEATH, ON_DELAYED, ON_PLAY, ON_SUMMON, EffectDelayed, EffectFizzled, EffectTriggered, MaxHealthRaised,
-    MonsterDamaged, MonsterDied,
-    MonsterHealed, MonsterSummoned, PlayerHealed, StatsChanged,
+    MonsterDamaged, MonsterDied, MonsterHealed, MonsterSummoned, PlayerHealed, StatsChanged,
 )
 from locm.events.mcg.rules import CardDef, Effect
 
