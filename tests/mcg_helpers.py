@@ -18,8 +18,8 @@ from locm.events.mcg.rules import CardDef, Effect, McgRules
 _ids = iter(range(5000, 10**6))
 
 
-def fx(do: str, to: str, on: str = "", **kw: int) -> Effect:
-    return Effect(do=do, to=to, on=on, **kw)
+def fx(do: str, to: str, on: str = "", at: str = "", **kw: int) -> Effect:
+    return Effect(do=do, to=to, on=on, at=at, **kw)
 
 
 def monster(power: int = 1, toughness: int = 0, health: int = 1, cost: int = 0, effects: tuple[Effect, ...] = (),

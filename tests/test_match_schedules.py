@@ -83,7 +83,7 @@ def test_a_variants_schedule_rebuilds_from_its_manifest_with_the_variants_rules(
     from locm.engine import registry
 
     game = registry.get("mcg")
-    rules = game.variant('base = "standard"\nname = "short"\nturn_limit = 40\n', "short.toml")
+    rules = game.variant('base = "standard"\nname = "short"\nmax_copies = 2\n', "short.toml")
     jobs = seats_schedule("mcg", rules, ["greedy", "random"], 2, seed=9)
     again = SeatsRoundRobin.from_manifest(jobs.manifest)
     assert list(again) == list(jobs) and again.key == jobs.key

@@ -7,7 +7,9 @@ from collections import Counter
 
 import pytest
 
-from locm.engine.mcg.cards import ACTIONS, SELECTORS, TARGET_KINDS, TIERS, base_cards, parse_cards, tier
+from locm.engine.mcg.cards import (
+    ACTIONS, SELECTORS, TARGET_KINDS, TIERS, TRIGGERS, WAITS, base_cards, parse_cards, tier,
+)
 from locm.engine.mcg.errors import CardFileError
 
 GOOD = '''
@@ -59,7 +61,8 @@ def test_the_built_in_cards_cover_the_text_and_the_issue():
     assert set(Counter(c.type for c in collectible)) == {"monster", "spell", "equipment"}
     assert {TIERS[tier(c.rarity)] for c in collectible} == set(TIERS)
     effects = [e for c in cards for e in c.effects]
-    assert {e.on for e in effects} == {"", "summon", "death", "turn"}
+    assert {e.on for e in effects} == {"", *TRIGGERS}
+    assert {e.at for e in effects} == {"", *WAITS}
     assert {e.do for e in effects} == set(ACTIONS)
     spells = [c for c in collectible if c.type == "spell"]
     assert any(c.target for c in spells) and any(not c.target for c in spells)
@@ -92,7 +95,8 @@ def test_a_good_file_reads():
     ('to = "enemy_player", amount = 1', 'to = "enemy_player", amount = 0',
      "test.toml: card 1 (Imp): effects[0].amount: expected an integer in 1..99, got 0"),
     ('on = "summon", do = "damage"', 'on = "attack", do = "damage"',
-     "test.toml: card 1 (Imp): effects[0].on: expected one of summon, death, turn, got 'attack'"),
+     "test.toml: card 1 (Imp): effects[0].on: expected one of summon, death, turn, turn_start, main_start, "
+     "got 'attack'"),
     ('do = "damage", to = "enemy_player"', 'do = "draw", to = "enemy_monsters"',
      "test.toml: card 1 (Imp): effects[0].to: expected characters draw acts on (player only), got 'enemy_monsters'"),
     ('to = "enemy_player", amount = 1 }', 'to = "enemy_player", amount = 1, power = 2 }',
@@ -137,5 +141,24 @@ def test_every_selector_and_target_kind_is_documented():
     from pathlib import Path
 
     text = (Path(__file__).resolve().parent.parent / "data" / "mcg" / "RULES.md").read_text()
-    for word in [*SELECTORS, *TARGET_KINDS, *ACTIONS]:
+    for word in [*SELECTORS, *TARGET_KINDS, *ACTIONS, *TRIGGERS, *WAITS]:
         assert f"`{word}" in text, word
+
+
+def _kinds(card):
+    """R-TIERS: an effect's kind is its trigger (or a spell's wait, or played at once), action and selector."""
+    return {(e.on or (f"at {e.at}" if e.at else "play"), e.do, e.to) for e in card.effects}
+
+
+def test_every_mythical_and_legendary_card_has_an_effect_no_lower_tier_has():
+    """R-TIERS: "Mythical and legendary cards have unique effects": each has an effect of a kind that no card of
+    a lower tier has (a Legendary card's, none of a Mythical one's either); none is equipment (no effect)."""
+    cards = [c for c in base_cards() if not c.token]
+    mythical = TIERS.index("Mythical")
+    rare = [c for c in cards if tier(c.rarity) >= mythical]
+    assert len(rare) >= 15
+    for card in rare:
+        below = set().union(*(_kinds(c) for c in cards if tier(c.rarity) < tier(card.rarity)))
+        assert card.type != "equipment" and _kinds(card) - below, f"{card.name}: {sorted(_kinds(card))}"
+    hooks = [c for c in cards if any(e.at or e.on in ("turn_start", "main_start") for e in c.effects)]
+    assert hooks and all(tier(c.rarity) >= mythical for c in hooks)  # the phase hooks are the rare tiers' own

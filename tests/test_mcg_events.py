@@ -15,7 +15,7 @@ from locm.engine.mcg.game import McgGame, play_match
 from locm.engine.mcg.rules import STANDARD
 from locm.events.locm.catalog import EVENT_TYPES as LOCM_EVENT_TYPES
 from locm.events.mcg.account import ACCOUNT_EVENT_TYPES
-from locm.events.mcg.catalog import EVENT_TYPES, EffectTriggered
+from locm.events.mcg.catalog import EVENT_TYPES, EffectDelayed, EffectTriggered
 from locm.events.mcg.codec import DecodeError, account_from_jsonl, from_json, from_jsonl, to_json, to_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,8 +23,13 @@ RULES_TEXT = (ROOT / "data" / "mcg" / "RULES.md").read_text()
 
 
 def _logs():
-    for seed in range(12):
+    for seed in range(22):  # seed 21 burns a card (R-HAND)
         yield play_match(STANDARD.replace(turn_limit=60), seeds=seed, agents=("random", "random")).log
+    for seed in range(40):  # R-FX-DELAY: the card file's waiting spells, played by greedy
+        log = play_match(STANDARD, seeds=seed, agents=("greedy", "random")).log
+        yield log
+        if any(type(e) is EffectDelayed for e in log):
+            break
     game = McgGame.new(seeds=1)
     game.timeout(game.to_move)
     yield game.log

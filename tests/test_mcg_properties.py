@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, note, reject, settings, strategies as
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from locm.engine.mcg.agents import make_agent
+from locm.engine.mcg.bounds import bounds
 from locm.engine.mcg.cards import base_pool
 from locm.engine.mcg.commands import Attack, ChooseStarter, EndTurn, Mulligan, Play, Surrender
 from locm.engine.mcg.evolve import fold
@@ -31,7 +32,7 @@ from locm.engine.mcg.rules import STANDARD, copies_allowed, deck_problem, pool
 from locm.engine.mcg.state import MAIN
 from locm.engine.mcg.variants import VariantError, variant_from_dict
 from locm.events.mcg.catalog import (
-    CardDrawn, FatigueTaken, MonsterDamaged, MulliganChosen, PlayerDamaged, TurnStarted,
+    TURN_LIMIT, CardDrawn, EffectFizzled, FatigueTaken, MonsterDamaged, MulliganChosen, PlayerDamaged, TurnStarted,
 )
 from locm.events.mcg.codec import from_json, to_json
 from tests.mcg_helpers import Position, monster
@@ -75,15 +76,24 @@ def variant_docs(draw: st.DrawFn) -> dict[str, object]:
         doc["rare_threshold"] = draw(st.floats(30, 75))
     if draw(st.booleans()):
         doc["banned"] = draw(st.lists(st.sampled_from(COLLECTIBLE), max_size=8, unique=True))
-    doc["turn_limit"] = draw(st.sampled_from([2, 6, 20, 100, 100, 100]))
-    doc["chain_limit"] = draw(st.integers(10, 60))
+    # R-CAP: a cap at least what a game of the rules can reach (a lower one is refused: test_mcg_variants);
+    # left out, it rises to that bound by itself
+    for cap, values in (("turn_limit", [None, None, 2000, 100_000]), ("chain_limit", [None, None, 1000, 100_000])):
+        value = draw(st.sampled_from(values))
+        if value is not None:
+            doc[cap] = value
     doc["rejection_limit"] = draw(st.integers(4, 30))
     if draw(st.booleans()):
         doc["cards"] = [{
             "id": 2001, "name": "Drawn", "type": "monster", "cost": draw(st.integers(0, 4)), "rarity": 5.0,
             "power": draw(st.integers(0, 8)), "toughness": draw(st.integers(0, 5)), "health": draw(st.integers(1, 8)),
-            "effects": draw(st.lists(st.sampled_from(["summon", "death", "turn"]).flatmap(effects), max_size=2)),
+            "effects": draw(st.lists(st.sampled_from(["summon", "death", "turn", "turn_start", "main_start"])
+                                     .flatmap(effects), max_size=2)),
         }]
+        if draw(st.booleans()):  # a spell that waits for a phase (R-FX-DELAY)
+            wait = {**draw(effects("")), "at": draw(st.sampled_from(["end_phase", "turn_start"]))}
+            doc["cards"].append({"id": 2002, "name": "Drawn Spell", "type": "spell", "cost": draw(st.integers(0, 3)),
+                                 "rarity": 5.0, "effects": [draw(effects("")), wait]})
     if draw(st.booleans()):
         doc["end_phase"] = [{"from_turn": draw(st.integers(1, 12)), **draw(effects(""))}]
     return doc
@@ -211,6 +221,12 @@ class McgMachine(RuleBasedStateMachine):
             game.submit(self.agents[p].act(game.state, p))
         assert game.ended, "the game did not end"
         assert game.state.turn <= game.state.rules.turn_limit
+        # R-CAP, R-VARIANT: no cap cuts a rule of the text short (unless the pool has no bound: a token loop)
+        chain, turns = bounds(game.state.rules, pool(game.state.rules))
+        if turns is not None:
+            assert game.state.end_reason != TURN_LIMIT, "the turn cap ended a game the text's rules would go on with"
+        if chain is not None:
+            assert not [e for e in game.log if type(e) is EffectFizzled and e.reason == "chain limit"]
         for e in game.log:
             assert from_json(to_json(e)) == e
         assert redecide(game.log)[1] == -1

@@ -11,7 +11,7 @@ from locm.cli.main import cli
 from locm.engine import core, registry
 from locm.engine.logcheck import causes
 from locm.events.mcg.catalog import (
-    ActionRejected, EffectTriggered, MonsterDamaged, MonsterDied, TurnStarted,
+    ActionRejected, EffectTriggered, MonsterDamaged, MonsterDied, PlayerDamaged, TurnStarted,
 )
 from locm.tournament.rerun import first_divergence, rerun_match
 from locm.tournament.whatif import whatif
@@ -21,7 +21,9 @@ from locm.store.eventstore import open_store
 
 MCG = registry.get("mcg")
 RUN = {"rerun_now": 0, "reused_from_store": 0, "seconds": 0}  # how a what-if ran, not what it found
-SHORT = 'base = "standard"\nname = "short"\nturn_limit = 6\n'  # R-CAP only: the decks are the same
+# R-VARIANT only (an end-phase effect from turn 1): the decks are the same. (A cap cannot make a game
+# diverge: R-CAP keeps it above what a game can reach.)
+SHORT = 'base = "standard"\nname = "short"\n[[end_phase]]\ndo = "damage"\nto = "both_players"\namount = 1\n'
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +41,12 @@ def test_rerun_under_the_same_rules_never_diverges(played):
 def test_rerun_lays_a_divergence_on_the_setting_of_its_rule(played):
     short = MCG.variant(SHORT, "short.toml")
     report = rerun_match(MCG, "g", played, short)
-    assert report.setup == []  # a turn limit changes no deck
-    assert report.seq is not None and report.rule_b == "R-CAP" and report.suspects == ["turn_limit"]
-    assert report.outcome_b.reason != report.outcome_a.reason
+    assert report.setup == []  # an end-phase effect changes no deck
+    assert report.seq is not None and report.rule_b == "R-VARIANT" and report.suspects == ["end_phase"]
+    assert report.outcome_b.turns != report.outcome_a.turns
     doc = report.as_json()
-    assert doc["divergence"]["changed_settings_of_that_rule"] == ["turn_limit"]
-    assert [c["field"] for c in doc["changed"]] == ["turn_limit"]
+    assert doc["divergence"]["changed_settings_of_that_rule"] == ["end_phase"]
+    assert [c["field"] for c in doc["changed"]] == ["end_phase"]
     # the boards are the position just before the divergence under each side, the same until then
     assert report.board_a == report.board_b and "turn" in report.board_a
 
@@ -72,14 +74,15 @@ def test_whatif_pairs_each_game_with_its_rerun_and_reads_reruns_back(tmp_path):
         first = whatif(store, MCG, short)
         assert first.played == 4 and first.read_back == 0 and len(first.pairs) == 4
         # the figures are the outcomes of games played here again, independently
-        expected = 0
+        expected, lengths = 0, []
         for m in store.games(game="mcg", ruleset="standard"):
             a = MCG.outcome(store.events(m.game_id))
             b = core.play(MCG, short, m.seed, m.agents).log
             expected += a.winner != MCG.outcome(b).winner
+            lengths.append(MCG.outcome(b).turns)
         s = first.summary(min_n=2)
         assert s["winner_changed"]["k"] == expected and s["winner_changed"]["n"] == 4
-        assert s["game_length_turns"]["b"]["mean"] <= 6
+        assert s["game_length_turns"]["b"]["mean"] == pytest.approx(sum(lengths) / len(lengths))
         assert set(s["agents"]) == {"greedy", "random"} and s["agents"]["greedy"]["units"] == 4
         greedy_a = greedy_b = 0  # the agent's paired change, counted here from the stored games and re-runs
         for m in store.games(game="mcg", ruleset="standard"):
@@ -161,8 +164,8 @@ def test_the_commands_take_mcg_games(tmp_path, played):
     variant.write_text(SHORT)
     run = CliRunner().invoke(cli, ["rerun", str(log), "--ruleset", str(variant), "--json"])
     assert run.exit_code == 0, run.output
-    assert json.loads(run.output)["divergence"]["rule_b"] == "R-CAP"
-    seq = next(e.seq for e in played if type(e) is MonsterDamaged)
+    assert json.loads(run.output)["divergence"]["rule_b"] == "R-VARIANT"
+    seq = next(e.seq for e in played if type(e) in (MonsterDamaged, PlayerDamaged))
     run = CliRunner().invoke(cli, ["audit", str(log), "--seq", str(seq)])
     assert run.exit_code == 0 and "caused by" in run.output, run.output
     run = CliRunner().invoke(cli, ["audit", str(log), "--rejected"])

@@ -1,12 +1,14 @@
 """The main phase's actions once found legal (`engine.mcg.legal`): playing a card (R-PLAY: a monster's summon,
-a spell, equipment) and an attack (R-ATTACK), each with the chain of effects it sets off (R-ORDER)."""
+a spell, with the effects that wait for a phase, R-FX-DELAY; equipment) and an attack (R-ATTACK), each with
+the chain of effects it sets off (R-ORDER)."""
 
 from __future__ import annotations
 
 from locm.engine.mcg.effects import Dead, deaths, resolve, triggers_of
 from locm.engine.mcg.emit import Out, lose_health
 from locm.events.mcg.catalog import (
-    ON_PLAY, ON_SUMMON, CardPlayed, MonsterAttacked, MonsterDamaged, MonsterSummoned, StatsChanged,
+    AT_END_PHASE, ON_PLAY, ON_SUMMON, CardPlayed, EffectDelayed, MonsterAttacked, MonsterDamaged, MonsterSummoned,
+    StatsChanged,
 )
 from locm.events.mcg.rules import EQUIPMENT, MONSTER
 
@@ -25,6 +27,11 @@ def play(out: Out, player: int, instance: int, target: int) -> None:
         out.emit(StatsChanged, "R-EQUIP", played.seq, id=target, power=card.power, toughness=card.toughness)
     else:
         resolve(out, triggers_of(card, ON_PLAY, player, instance, played.seq, target))
+        for i, e in enumerate(card.effects):  # the effects that wait for a phase (R-FX-DELAY)
+            if e.at and not out.ended:
+                turn = s.turn if e.at == AT_END_PHASE else s.turn + 2
+                out.emit(EffectDelayed, "R-FX-DELAY", played.seq, player=player, source=instance, card=card.id,
+                         index=i, at=e.at, turn=turn, target=target)
 
 
 def attack(out: Out, player: int, attacker: int, target: int) -> None:

@@ -66,12 +66,13 @@ TARGET_KINDS: dict[str, frozenset[str]] = {
     "character": _BOTH,
     "enemy_character": _BOTH,
 }
-TRIGGERS = ("summon", "death", "turn")
+TRIGGERS = ("summon", "death", "turn", "turn_start", "main_start")  # R-FX-PHASE: the last two
+WAITS = ("end_phase", "turn_start")  # a spell's effect's `at` (R-FX-DELAY)
 _LIMITS = {"amount": (1, 99), "power": (0, 99), "toughness": (0, 99), "count": (1, 5)}
 _DRAW_MAX = 10
 
 _CARD_KEYS = ("id", "name", "type", "cost", "rarity", "power", "toughness", "health", "target", "effects", "token")
-_EFFECT_KEYS = ("on", "do", "to", "amount", "power", "toughness", "card", "count")
+_EFFECT_KEYS = ("on", "at", "do", "to", "amount", "power", "toughness", "card", "count")
 
 
 def tier(rarity: float) -> int:
@@ -265,6 +266,10 @@ def check_effect(raw: object, source: str, where: str, kind: str, target: str) -
     elif "on" in raw:
         raise CardFileError(source, f"{where}.on", "no trigger for a spell's effect (it acts when played)",
                             has_got=False)
+    at = raw.get("at", "")
+    if "at" in raw and (kind != SPELL or not _named(at, WAITS)):
+        raise CardFileError(source, f"{where}.at", "a phase a spell's effect waits for (one of " + ", ".join(WAITS)
+                            + "); only a spell's effect waits", at)
     if to == "self" and kind != MONSTER:
         raise CardFileError(source, f"{where}.to", "a selector other than self (only a monster has a self)", to)
     values: dict[str, int] = {}
@@ -285,14 +290,14 @@ def check_effect(raw: object, source: str, where: str, kind: str, target: str) -
         values[key] = v
     if do == "buff" and values["power"] + values["toughness"] == 0:
         raise CardFileError(source, f"{where}.power", "a buff: power or toughness above 0", 0)
-    return Effect(on=on, do=do, to=to, **values)
+    return Effect(on=on, at=at, do=do, to=to, **values)
 
 
 def card_text(card: CardDef) -> str:
     """A card's effects in words, for views and descriptions: ``summon: damage 1 to enemy_player``."""
     parts = []
     for e in card.effects:
-        head = f"{e.on}: " if e.on else ""
+        head = f"{e.on}: " if e.on else f"at {e.at}: " if e.at else ""
         if e.do == "buff":
             what = f"buff +{e.power}/+{e.toughness}"
         elif e.do == "summon":
@@ -316,5 +321,5 @@ def as_table(card: CardDef) -> dict[str, Any]:
 
 
 __all__ = ["parse_cards", "base_cards", "base_pool", "check_cards", "tier", "TIERS", "TIER_BOUNDS", "ACTIONS",
-           "SELECTORS", "TARGET_KINDS", "TRIGGERS", "check_effect", "rule_of", "chosen_target", "card_text",
+           "SELECTORS", "TARGET_KINDS", "TRIGGERS", "WAITS", "check_effect", "rule_of", "chosen_target", "card_text",
            "collectible", "as_table", "MAX_COST"]

@@ -1,7 +1,9 @@
 """The effect language at work (R-EFFECTS) and the order of operations (R-ORDER).
 
-Every effect goes through one queue, first in, first out: a spell's effects when it is played, a monster's
-summon effects once it is on the board, its death effects once it has died, its turn effects in the end phase.
+Every effect goes through one queue, first in, first out: a spell's effects when it is played (or, for one
+that waits, at its phase: R-FX-DELAY), a monster's summon effects once it is on the board, its death effects
+once it has died, its turn effects in the end phase, its phase-start effects at the start of its player's
+turn or main phase (R-FX-PHASE).
 Each effect that resolves is an `effect_triggered` event (its cause: the play, the summon, the death or the end
 of the turn), and its results are caused by that event, so an audit can walk any chain of triggers back to
 the action that started it. After each effect, the monsters it left at 0 health or less die, in target order,
@@ -17,8 +19,8 @@ from locm.engine.mcg.cards import rule_of
 from locm.engine.mcg.emit import Out, derived_random, draw, lose_health
 from locm.engine.mcg.state import McgState
 from locm.events.mcg.catalog import (
-    ON_DEATH, ON_SUMMON, EffectFizzled, EffectTriggered, MaxHealthRaised, MonsterDamaged, MonsterDied,
-    MonsterHealed, MonsterSummoned, PlayerHealed, StatsChanged,
+    ON_DEATH, ON_DELAYED, ON_PLAY, ON_SUMMON, EffectDelayed, EffectFizzled, EffectTriggered, MaxHealthRaised,
+    MonsterDamaged, MonsterDied, MonsterHealed, MonsterSummoned, PlayerHealed, StatsChanged,
 )
 from locm.events.mcg.rules import CardDef, Effect
 
@@ -36,6 +38,7 @@ class Trigger(NamedTuple):
     effect: Effect
     cause: int
     target: int = -1
+    rule: str = "R-ORDER"
 
 
 class Dead(NamedTuple):
@@ -44,10 +47,18 @@ class Dead(NamedTuple):
     destroyed: bool
 
 
-def triggers_of(card: CardDef, on: str, player: int, source: int, cause: int, target: int = -1) -> list[Trigger]:
-    """A card's effects that trigger `on` (``play``: all of a spell's), in the order written (R-ORDER 1)."""
-    return [Trigger(player, source, card.id, on, i, e, cause, target)
-            for i, e in enumerate(card.effects) if e.on == on or (on == "play" and not e.on)]
+def triggers_of(card: CardDef, on: str, player: int, source: int, cause: int, target: int = -1,
+                rule: str = "R-ORDER") -> list[Trigger]:
+    """A card's effects that trigger `on` (``play``: a spell's that act at once, R-FX-DELAY), in the order
+    written (R-ORDER 1)."""
+    return [Trigger(player, source, card.id, on, i, e, cause, target, rule)
+            for i, e in enumerate(card.effects) if e.on == on or (on == ON_PLAY and not e.on and not e.at)]
+
+
+def delayed_trigger(d: EffectDelayed, card: CardDef, cause: int) -> Trigger:
+    """A spell's effect that waited for this phase (R-FX-DELAY), caused by the phase's event."""
+    return Trigger(d.player, d.source, d.card, ON_DELAYED, d.index, card.effects[d.index], cause, d.target,
+                   "R-FX-DELAY")
 
 
 def resolve(out: Out, first: list[Trigger]) -> None:
@@ -60,7 +71,7 @@ def resolve(out: Out, first: list[Trigger]) -> None:
             out.emit(EffectFizzled, "R-CAP", t.cause, source=t.source, card=t.card, index=t.number,
                      reason="chain limit")
             continue
-        trig = out.emit(EffectTriggered, "R-ORDER", t.cause, player=t.player, source=t.source, card=t.card,
+        trig = out.emit(EffectTriggered, t.rule, t.cause, player=t.player, source=t.source, card=t.card,
                         on=t.on, index=t.number)
         dead = _apply(out, t, trig.seq, queue)
         if not out.ended:
@@ -186,4 +197,4 @@ def summon_tokens(out: Out, player: int, effect: Effect, t: Trigger, trig: int, 
         queue.extend(triggers_of(token, ON_SUMMON, player, new.id, new.seq))
 
 
-__all__ = ["Trigger", "Dead", "triggers_of", "resolve", "deaths", "targets", "summon_tokens"]
+__all__ = ["Trigger", "Dead", "triggers_of", "delayed_trigger", "resolve", "deaths", "targets", "summon_tokens"]

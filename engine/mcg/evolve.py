@@ -17,8 +17,9 @@ from locm.engine.errors import InvalidLogError
 from locm.engine.seam import fold_log
 from locm.engine.mcg.state import ENDED, FIRST_INSTANCE, MAIN, MULLIGAN, McgState, Monster
 from locm.events.mcg.catalog import (
-    ActionRejected, CardBurned, CardDrawn, CardPlayed, CardsReturned, CoinFlipped, CommandReceived, DeckShuffled,
-    EffectFizzled, EffectTriggered, Event, FatigueTaken, GameCreated, GameEnded, HardError, MaxHealthRaised,
+    AT_END_PHASE, AT_TURN_START, ActionRejected, CardBurned, CardDrawn, CardPlayed, CardsReturned, CoinFlipped,
+    CommandReceived, DeckShuffled, EffectDelayed, EffectFizzled, EffectTriggered, Event, FatigueTaken, GameCreated,
+    GameEnded, HardError, MaxHealthRaised,
     MonsterAttacked, MonsterDamaged, MonsterDied, MonsterHealed, MonsterSummoned, MulliganChosen, PlayerDamaged,
     PlayerHealed, StarterChosen, StatsChanged, Surrendered, TurnEnded, TurnStarted,
 )
@@ -97,6 +98,15 @@ def _apply(s: McgState, e: Event) -> None:
                 p.rejections = 0
             for i in pl.board:
                 s.monsters[i].attacked = False
+            # the delayed effects due before this turn, and those due at its start, leave the list (R-FX-DELAY)
+            s.delayed = [d for d in s.delayed if d.turn > e.turn or (d.turn == e.turn and d.at != AT_TURN_START)]
+        case TurnEnded():
+            s.delayed = [d for d in s.delayed if d.turn > e.turn or (d.turn == e.turn and d.at != AT_END_PHASE)]
+        case EffectDelayed():
+            effects = s.cards[e.card].effects
+            if not 0 <= e.index < len(effects) or not effects[e.index].at or effects[e.index].at != e.at:
+                raise ValueError(f"effect {e.index} of card {e.card} does not wait for {e.at!r}")
+            s.delayed.append(e)
         case CardPlayed():
             pl = s.players[e.player]
             if s.card_of[e.id] != e.card:
@@ -163,7 +173,7 @@ def _apply(s: McgState, e: Event) -> None:
                 pl.deck.append(i)
         case GameEnded():
             s.phase, s.winner, s.end_reason, s.current = ENDED, e.winner, e.reason, -1
-        case TurnEnded() | EffectFizzled() | HardError() | Surrendered():
+        case EffectFizzled() | HardError() | Surrendered():
             pass
         case _:
             raise InvalidLogError(f"event {e.seq}: {type(e).__name__} is not a my-card-game event", e.seq)

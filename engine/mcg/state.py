@@ -82,7 +82,8 @@ class McgState:
     """A match: its rules and cards, both players, the monsters on the board, the phase and who is to move."""
 
     __slots__ = ("rules", "seeds", "agents", "cards", "card_of", "owner_of", "monsters", "players", "phase",
-                 "current", "first", "coin_winner", "turn", "seq", "next_id", "winner", "end_reason", "chain")
+                 "current", "first", "coin_winner", "turn", "seq", "next_id", "winner", "end_reason", "chain",
+                 "delayed")
 
     def __init__(self, rules: McgRules, seeds: Seeds, agents: tuple[str, str], cards: dict[int, CardDef]) -> None:
         self.rules = rules
@@ -103,6 +104,7 @@ class McgState:
         self.winner = -1
         self.end_reason = ""
         self.chain = 0  # effects triggered by the action being decided (R-CAP)
+        self.delayed: list[Any] = []  # the `effect_delayed` events still waiting for their phase (R-FX-DELAY)
 
     def copy(self) -> "McgState":
         s = McgState.__new__(McgState)
@@ -112,11 +114,14 @@ class McgState:
         s.owner_of = dict(self.owner_of)
         s.monsters = {i: m.copy() for i, m in self.monsters.items()}
         s.players = (self.players[0].copy(), self.players[1].copy())
+        s.delayed = list(self.delayed)
         return s
 
     def snapshot(self) -> dict[str, Any]:
         """Every value of the state as plain data (two states are the same game position when equal)."""
-        out = {k: getattr(self, k) for k in McgState.__slots__ if k not in ("monsters", "players", "cards")}
+        out = {k: getattr(self, k) for k in McgState.__slots__ if k not in ("monsters", "players", "cards",
+                                                                             "delayed")}
+        out["delayed"] = [(d.seq, d.at, d.turn) for d in self.delayed]
         out["cards"] = sorted(self.cards)
         out["monsters"] = {i: m.values() for i, m in sorted(self.monsters.items())}
         out["players"] = [p.values() for p in self.players]

@@ -1,15 +1,15 @@
 """The flow of a match: who starts (R-COIN, R-SERIES), the shuffles and opening hands (R-SHUFFLE, R-OPENING),
-the mulligan (R-MULLIGAN), the start of a turn with its mana and draw (R-TURN, R-MANA, R-DRAW), the end phase
-(R-END-PHASE, R-TURN-FX) and the cap (R-CAP)."""
+the mulligan (R-MULLIGAN), the start of a turn with its mana, draw and phase hooks (R-TURN, R-MANA, R-DRAW,
+R-FX-PHASE, R-FX-DELAY), the end phase (R-END-PHASE, R-TURN-FX) and the cap (R-CAP)."""
 
 from __future__ import annotations
 
 from locm.engine.jrandom import JavaRandom
-from locm.engine.mcg.effects import Trigger, resolve, triggers_of
+from locm.engine.mcg.effects import Trigger, delayed_trigger, resolve, triggers_of
 from locm.engine.mcg.emit import Out, derived_random, draw, end_game
 from locm.events.mcg.catalog import (
-    ON_END_PHASE, ON_TURN, TURN_LIMIT, CardsReturned, DeckShuffled, MulliganChosen, StarterChosen, TurnEnded,
-    TurnStarted,
+    AT_END_PHASE, AT_TURN_START, ON_END_PHASE, ON_MAIN_START, ON_TURN, ON_TURN_START, TURN_LIMIT, CardsReturned,
+    DeckShuffled, MulliganChosen, StarterChosen, TurnEnded, TurnStarted,
 )
 
 
@@ -44,8 +44,11 @@ def mulligan(out: Out, player: int, returned: tuple[int, ...]) -> None:
 
 
 def start_turn(out: Out, player: int, turn: int, cause: int) -> None:
-    """A turn begins (R-TURN): mana refilled and grown (R-MANA), then the draw (R-DRAW)."""
+    """A turn begins (R-TURN): mana refilled and grown (R-MANA); the start of the draw phase (R-FX-PHASE: the
+    player's monsters' ``turn_start`` effects, then the spells' effects waiting for it, R-FX-DELAY); the draw
+    (R-DRAW); the start of the main phase (the monsters' ``main_start`` effects)."""
     s = out.state
+    due = [d for d in s.delayed if d.at == AT_TURN_START and d.turn == turn]
     rules = s.rules
     previous = s.players[player].max_mana
     if previous == 0:  # the player's first turn
@@ -53,14 +56,37 @@ def start_turn(out: Out, player: int, turn: int, cause: int) -> None:
     else:
         mana = min(rules.max_mana, previous + rules.mana_step)
     started = out.emit(TurnStarted, "R-TURN", cause, player=player, turn=turn, max_mana=mana)
+    _phase_start(out, player, ON_TURN_START, started.seq)
+    for d in due:
+        if out.ended:
+            return
+        resolve(out, [delayed_trigger(d, s.cards[d.card], started.seq)])
+    if out.ended:
+        return
     draw(out, player, "R-DRAW", started.seq)
+    if not out.ended:
+        _phase_start(out, player, ON_MAIN_START, started.seq)
+
+
+def _phase_start(out: Out, player: int, on: str, cause: int) -> None:
+    """The effects of the player's monsters that trigger at the start of a phase (R-FX-PHASE), in board order,
+    each monster still on the board when its turn comes (as R-TURN-FX)."""
+    s = out.state
+    for i in list(s.players[player].board):
+        if out.ended:
+            return
+        m = s.monsters.get(i)
+        if m is not None:
+            resolve(out, triggers_of(m.card, on, player, i, cause, rule="R-FX-PHASE"))
 
 
 def end_turn(out: Out, player: int) -> None:
     """The end phase (R-END-PHASE): the turn effects of the player's monsters in board order, each still on
-    the board when its turn comes (R-TURN-FX), then a variant's end-phase effects (R-VARIANT), each with all it
-    triggers; then the cap (R-CAP) or the next turn."""
+    the board when its turn comes (R-TURN-FX), then the spells' effects waiting for it (R-FX-DELAY, in the order
+    played), then a variant's end-phase effects (R-VARIANT), each with all it triggers; then the cap (R-CAP) or
+    the next turn."""
     s = out.state
+    due = [d for d in s.delayed if d.at == AT_END_PHASE and d.turn == s.turn]
     ended = out.emit(TurnEnded, "R-END-PHASE", player=player, turn=s.turn)
     for i in list(s.players[player].board):
         if out.ended:
@@ -68,11 +94,15 @@ def end_turn(out: Out, player: int) -> None:
         m = s.monsters.get(i)
         if m is not None:  # still on the board
             resolve(out, triggers_of(m.card, ON_TURN, player, i, ended.seq))
+    for d in due:
+        if out.ended:
+            return
+        resolve(out, [delayed_trigger(d, s.cards[d.card], ended.seq)])
     for index, extra in enumerate(s.rules.end_phase):
         if out.ended:
             return
         if s.turn >= extra.from_turn:
-            resolve(out, [Trigger(player, -1, -1, ON_END_PHASE, index, extra.effect, ended.seq)])
+            resolve(out, [Trigger(player, -1, -1, ON_END_PHASE, index, extra.effect, ended.seq, rule="R-VARIANT")])
     if out.ended:
         return
     if s.turn >= s.rules.turn_limit:

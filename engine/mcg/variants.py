@@ -38,6 +38,7 @@ import re
 import tomllib
 from typing import Any
 
+from locm.engine.mcg.bounds import bounds, least_caps
 from locm.engine.mcg.cards import check_cards, check_effect
 from locm.engine.mcg.errors import CardFileError, VariantError
 from locm.engine.mcg.rules import ALIASES, ANY, FIELDS, FIXED, LOWER, RULESETS, deck_capacity, pool
@@ -103,7 +104,23 @@ def variant_from_dict(doc: dict[str, Any], source: str = "<variant>", default_na
     if capacity < rules.deck_size:
         raise VariantError(source, "banned", f"a pool with a legal deck: at most {capacity} cards fit a deck under "
                            f"these rules, a deck needs {rules.deck_size}", has_got=False)
-    return rules
+    return _caps(source, doc, rules, cards, base)
+
+
+def _caps(source: str, doc: dict[str, Any], rules: McgRules, cards: dict[int, Any], base: McgRules) -> McgRules:
+    """A cap a variant sets must cut no legal game (R-CAP): at least its bound; one it leaves alone rises to it."""
+    least = least_caps(rules, cards, bounds(base, pool(base)))
+    raised = {}
+    for cap, need in least.items():
+        value = getattr(rules, cap)
+        if value >= need:
+            continue
+        if cap in doc:
+            what = f"one action may trigger {need} effects" if cap == "chain_limit" else f"a game may last {need} turns"
+            raise VariantError(source, cap, f"an integer in {need}..{int(FIELDS[cap].high)} (R-CAP: under these "
+                               f"rules {what}; a cap may add a rule, never cut one short)", value)
+        raised[cap] = need
+    return rules.replace(**raised) if raised else rules
 
 
 def _number(source: str, key: str, value: object, old: Any, change: str, low: float, high: float,
@@ -153,6 +170,9 @@ def _end_phase(source: str, value: object, cards: dict[int, Any]) -> tuple[EndPh
         from_turn = raw.pop("from_turn", 1)
         if type(from_turn) is not int or not 1 <= from_turn <= 1000:
             raise VariantError(source, f"{where}.from_turn", "an integer in 1..1000", from_turn)
+        if "at" in raw:
+            raise VariantError(source, f"{where}.at", "no at: an end-phase effect acts in every end phase",
+                               has_got=False)
         if raw.get("to") in ("target", "self"):
             raise VariantError(source, f"{where}.to", "a selector that needs no card (not target or self)",
                                raw["to"])

@@ -19,7 +19,8 @@ from locm.engine.mcg.cards import card_text
 from locm.engine.mcg.state import MAIN, McgState, Monster
 from locm.events.mcg.catalog import (
     ActionRejected, CardBurned, CardDrawn, CardPlayed, CardsReturned, CoinFlipped, CommandReceived, DeckShuffled,
-    EffectFizzled, EffectTriggered, Event, FatigueTaken, GameCreated, GameEnded, HardError, MaxHealthRaised,
+    EffectDelayed, EffectFizzled, EffectTriggered, Event, FatigueTaken, GameCreated, GameEnded, HardError,
+    MaxHealthRaised,
     MonsterAttacked, MonsterDamaged, MonsterDied, MonsterHealed, MonsterSummoned, MulliganChosen, PlayerDamaged,
     PlayerHealed, StarterChosen, StatsChanged, Surrendered, TurnEnded, TurnStarted,
 )
@@ -59,6 +60,8 @@ def view(state: McgState, player: int) -> dict[str, Any]:
         "coin_winner": state.coin_winner, "you": mine, "enemy": theirs,
         "board": {"you": [monster_view(state, state.monsters[i]) for i in me.board],
                   "enemy": [monster_view(state, state.monsters[i]) for i in op.board]},
+        "delayed": [{"player": d.player, "card": d.card, "index": d.index, "at": d.at, "turn": d.turn,
+                     "target": d.target} for d in state.delayed],
     }
 
 
@@ -157,6 +160,9 @@ def describe(event: Event, state: McgState) -> str:
         case EffectTriggered():
             src = "the variant's end phase" if event.source == -1 else n(event.source)
             return f"{event.on} effect {event.index} of {src} triggers for player {event.player}"
+        case EffectDelayed():
+            at = event.at.replace("_", " ")
+            return f"effect {event.index} of {n(event.source)} waits for the {at} of turn {event.turn}"
         case EffectFizzled():
             src = "the variant's end phase" if event.source == -1 else n(event.source)
             return f"effect {event.index} of {src} fizzles: {event.reason}"

@@ -30,6 +30,10 @@ HEALTH, SURRENDER, INACTIVITY, BAD_ANSWER, REJECTIONS, TURN_LIMIT = (
 
 # When an effect triggers (`effect_triggered.on`)
 ON_SUMMON, ON_DEATH, ON_TURN, ON_PLAY, ON_END_PHASE = "summon", "death", "turn", "play", "end_phase"
+# ... at the start of a phase of its controller's turn (R-FX-PHASE), and a spell's effect that waited (R-FX-DELAY)
+ON_TURN_START, ON_MAIN_START, ON_DELAYED = "turn_start", "main_start", "delayed"
+# The phases a spell's effect may wait for (`Effect.at`): this turn's end phase, the start of its player's next turn
+AT_END_PHASE, AT_TURN_START = "end_phase", "turn_start"
 
 
 
@@ -253,6 +257,20 @@ class EffectTriggered(Event, frozen=True, tag="mcg_effect_triggered"):
     index: int
 
 
+class EffectDelayed(Event, frozen=True, tag="mcg_effect_delayed"):
+    """Effect ``index`` of the spell ``card`` (instance ``source``), played by ``player`` on ``target`` (-1:
+    none), waits for a phase (R-FX-DELAY): ``at`` (``end_phase`` or ``turn_start``) of turn ``turn``. It
+    resolves then as an `effect_triggered` with ``on`` ``delayed``, caused by that phase's event."""
+
+    player: int
+    source: int
+    card: int
+    index: int
+    at: str
+    turn: int
+    target: int = -1
+
+
 class EffectFizzled(Event, frozen=True, tag="mcg_effect_fizzled"):
     """An effect found nothing to act on, or the chain limit stopped it (R-ORDER, R-CAP)."""
 
@@ -284,7 +302,8 @@ AnyEvent = Union[
     GameCreated, CoinFlipped, StarterChosen, DeckShuffled, CardDrawn, CardBurned, FatigueTaken, MulliganChosen,
     CardsReturned, CommandReceived, ActionRejected, HardError, TurnStarted, TurnEnded, CardPlayed,
     MonsterSummoned, MonsterAttacked, MonsterDamaged, PlayerDamaged, MonsterHealed, PlayerHealed,
-    MaxHealthRaised, StatsChanged, MonsterDied, EffectTriggered, EffectFizzled, Surrendered, GameEnded,
+    MaxHealthRaised, StatsChanged, MonsterDied, EffectTriggered, EffectDelayed, EffectFizzled, Surrendered,
+    GameEnded,
 ]
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]
 

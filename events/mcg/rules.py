@@ -20,11 +20,13 @@ CARD_TYPES = (MONSTER, SPELL, EQUIPMENT)
 
 class Effect(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
     """One effect of the effect language (R-EFFECTS): when it triggers (``on``, monsters only), what it does
-    (``do``), to what (``to``) and how much."""
+    (``do``), to what (``to``) and how much; ``at`` (spells only): the phase it waits for (R-FX-DELAY), empty
+    for at once."""
 
     do: str
     to: str
     on: str = ""
+    at: str = ""
     amount: int = 0
     power: int = 0
     toughness: int = 0
@@ -79,7 +81,7 @@ class McgRules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     max_mana: int = 12
     fatigue_start: int = 1
     fatigue_step: int = 1
-    turn_limit: int = 100
+    turn_limit: int = 300
     chain_limit: int = 200
     rejection_limit: int = 10
     cards: tuple[CardDef, ...] = ()  # cards a variant adds to the pool

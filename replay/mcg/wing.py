@@ -11,7 +11,9 @@ import msgspec
 from typing import TYPE_CHECKING
 
 from locm.events.codec import DECODE_ERRORS
-from locm.events.mcg.catalog import CardDrawn, CommandReceived, EffectFizzled, EffectTriggered, MulliganChosen
+from locm.events.mcg.catalog import (
+    CardDrawn, CommandReceived, EffectDelayed, EffectFizzled, EffectTriggered, MulliganChosen,
+)
 from locm.replay.mcg.words import command_words, effect_words
 from locm.replay.wing import Wing
 
@@ -43,7 +45,7 @@ class McgWing(Wing):
         text = r.game.describe(state, e)
         if type(e) is CommandReceived:
             return command_words(e.player, e.text, e.kind, lambda i: _name(state, i))
-        if type(e) in (EffectTriggered, EffectFizzled):
+        if type(e) in (EffectTriggered, EffectDelayed, EffectFizzled):
             card = state.cards.get(e.card)
             effects = getattr(card, "effects", ())
             if 0 <= e.index < len(effects):

@@ -13,7 +13,9 @@ _WHO = {"target": "the chosen target", "self": "itself", "own_player": "its play
         "other_own_monsters": "every other monster of its side", "enemy_characters": "every enemy",
         "random_enemy_monster": "a random enemy monster"}
 _WHEN = {"summon": "when summoned", "death": "when it dies", "turn": "at each of its player's turns",
-         "play": "when played", "": "when played"}
+         "turn_start": "at the start of each of its player's turns",
+         "main_start": "at the start of each of its player's main phases", "play": "when played", "": "when played"}
+_AT = {"end_phase": "at the end of this turn", "turn_start": "at the start of its player's next turn"}
 
 
 def effect_words(e: Any, names: dict[int, str]) -> str:
@@ -40,7 +42,9 @@ def effect_words(e: Any, names: dict[int, str]) -> str:
         what = f"summons {count} {names.get(get('card', 0), 'card ' + str(get('card', 0)))}"
     else:
         what = f"{str(do).replace('_', ' ')} {to}"
-    return f"{_WHEN.get(get('on', '') or '', get('on', ''))}: {what}"
+    at = get("at", "") or ""
+    when = _AT.get(at, at) if at else _WHEN.get(get("on", "") or "", get("on", ""))
+    return f"{when}: {what}"
 
 
 def card_words(effects: Any, names: dict[int, str]) -> str:
