@@ -29,8 +29,12 @@ GAMES = {"1.2": 600, "constructed": 400}
 # process: another engineer's job on the same cores slows the wall clock of a run far more than its CPU time.
 SNIPPET = """
 import json, sys, time
-import locm.cli.main
-from locm.games.locm.play import play_one
+try:  # this layout (locm/ in rooms) or a baseline from before it (a flat locm/: locm/cli.py, locm/play.py)
+    import locm.cli.main
+    from locm.games.locm.play import play_one
+except ImportError:
+    import locm.cli
+    from locm.play import play_one
 ruleset, games = sys.argv[1], int(sys.argv[2])
 play_one(ruleset, 0, ("random", "random"))  # one-off loading (imports, card data) out of the clock, both sides
 logs = []  # kept, as `locm bench` keeps every game's log

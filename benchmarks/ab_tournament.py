@@ -29,8 +29,12 @@ HERE = Path(__file__).resolve().parent.parent
 SNIPPET = """
 import json, resource, sys, tempfile, time
 from pathlib import Path
-from locm.store.eventstore import open_store
-from locm.games.locm.tournament import run_tournament
+try:  # this layout (locm/ in rooms) or a baseline from before it (a flat locm/)
+    from locm.store.eventstore import open_store
+    from locm.games.locm.tournament import run_tournament
+except ImportError:
+    from locm.store import open_store
+    from locm.tournament import run_tournament
 ruleset, games, workers = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 before = resource.getrusage(resource.RUSAGE_CHILDREN)
 with tempfile.TemporaryDirectory() as tmp:

@@ -104,9 +104,6 @@ def cards(ctx, ruleset, seed, as_json):
 
 
 cards.add_command(report_cli.stats)
-
-
-cards.add_command(report_cli.stats)
 cards.add_command(report_cli.rebuild)
 
 
