@@ -44,7 +44,6 @@ def ids_of(text: str) -> set[str]:
     (("--game", "skyport", "--agent", "hunter", "--place", "9"), "--place 9: Skyport has 2 to 8 seats: expected a "
                                                                  "place 1..8"),
     (("--game", "skyport", "--field", "map"), "--field 'map': expected NAME=VALUE"),
-    (("--field", "map=x"), "--field filters another game's index fields"),
 ])
 def test_a_seat_filter_out_of_the_games_seats_is_one_line(skyport_db, args, message):
     db, _ = skyport_db

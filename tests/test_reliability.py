@@ -612,11 +612,11 @@ def test_games_selects_by_winning_agent(tmp_path):
     assert r.returncode == 0, r.stderr
     r = run_locm("games", "--db", db, "--winner-agent", "greedy")
     rows = r.stdout.splitlines()[2:-1]
-    assert r.stdout.splitlines()[-1] == "4 games" and len(rows) == 4
+    assert r.stdout.splitlines()[-1] == "4 Legends of Code and Magic games" and len(rows) == 4
     r = run_locm("games", "--db", db, "--winner-agent", "pass")
-    assert r.stdout.splitlines()[-1] == "0 games"
+    assert r.stdout.splitlines()[-1] == "0 Legends of Code and Magic games"
     r = run_locm("games", "--db", db, "--limit", 1)
-    assert r.stdout.splitlines()[-1] == "1 game"
+    assert r.stdout.splitlines()[-1] == "1 Legends of Code and Magic game"
 
 
 def test_every_option_has_help_and_workers_is_spelled_one_way():

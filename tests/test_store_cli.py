@@ -128,7 +128,7 @@ def test_games_lists_and_filters(db):
     code, out, _ = locm("games", "--db", db)
     lines = out.decode().splitlines()
     assert code == 0 and lines[0].split()[:4] == ["game", "id", "ruleset", "seed"]
-    assert len(lines) == 2 + 5 + 1 and lines[-1] == "5 games"
+    assert len(lines) == 2 + 5 + 1 and lines[-1] == "5 Legends of Code and Magic games"
     assert lines[2].startswith(game_id("1.2", 1, ("greedy", "random")))
 
     def ids(*args):
@@ -139,6 +139,10 @@ def test_games_lists_and_filters(db):
     assert len(ids("--agent", "pass")) == 3 and ids("--agent", "nobody") == []
     assert ids("--ruleset", "constructed", "--winner", "1") == [game_id("constructed", 4, ("pass", "greedy"))]
     assert len(ids("--limit", "2")) == 2
+    # LOCM's games are listed as every game's: its index fields filter them too
+    assert ids("--field", "shuffle_player0_seed=-1") == [] and ids("--field", "id_scheme=1.2") == ids("--ruleset", "1.2") != []
+    r = run_locm("games", "--db", db, "--field", "map=x")
+    assert r.returncode == 2 and "Legends of Code and Magic's stored games have the index fields" in r.stderr
 
 
 @pytest.mark.parametrize("args, message", [

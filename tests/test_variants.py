@@ -615,7 +615,7 @@ def test_games_filters_by_a_variant_name_or_file(tmp_path):
         assert runner.invoke(cli, ["play", "--seed", "2", "--ruleset", ruleset, "--db", str(db)]).exit_code == 0
     for spec in ("low", str(var)):
         out = runner.invoke(cli, ["games", "--db", str(db), "--ruleset", spec]).output
-        assert out.strip().endswith("1 game") and "low-2-" in out
+        assert out.strip().endswith("1 Legends of Code and Magic game") and "low-2-" in out
     unknown = runner.invoke(cli, ["games", "--db", str(db), "--ruleset", "high"])
     assert unknown.exit_code == 2 and "unknown ruleset 'high'" in unknown.output
 

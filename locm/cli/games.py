@@ -1,5 +1,4 @@
-"""`locm games`: the stored games of any registered game as a table (`locm.reports.listing`; LOCM's records, its
-wing's hook ``games_table``)."""
+"""`locm games`: the stored games of any registered game as one table (`locm.reports.listing`, LOCM's too)."""
 
 from __future__ import annotations
 
@@ -44,7 +43,6 @@ def games(db, game_name, ruleset, agent, winner, winner_agent, seats, place, fie
       locm games --db t.db --game skyport --winner 5 --field map=octagon-8p
     """
     from locm.engine import registry
-    from locm.games.registry import hook
     from locm.reports.listing import games_table, stderr_lines
     from locm.store.eventstore import open_store
 
@@ -62,7 +60,7 @@ def games(db, game_name, ruleset, agent, winner, winner_agent, seats, place, fie
                 click.echo(line)
         return
     with usage_errors():
-        hook("games_table", game.name, games_table)(
+        games_table(
             db, game=game, ruleset=ruleset, agent=agent, winner=winner, winner_agent=winner_agent, seats=seats,
             place=place, limit=limit, fields=wanted, echo=click.echo)
 

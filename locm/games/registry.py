@@ -38,8 +38,7 @@ HOOKS: dict[str, dict[str, str]] = {
     "play_seated": {"skyport": "locm.games.skyport.hooks:play_seated"},
     # a tournament's time limits and sandbox check for bots that connect to the game's server
     "served_limits": {"skyport": "locm.games.skyport.hooks:served_limits"},
-    # `locm games`, `locm rules diff`, `locm report`, `locm conformance`, `locm dataset`
-    "games_table": {"locm": "locm.games.locm.hooks:games_table"},
+    # `locm rules diff`, `locm report`, `locm conformance`, `locm dataset`
     "rules_diff": {"locm": "locm.games.locm.hooks:rules_diff"},
     "report": {"locm": "locm.games.locm.report_cli:report", "mcg": "locm.games.mcg.hooks:report",
                "skyport": "locm.games.skyport.hooks:report"},

@@ -1,7 +1,10 @@
-"""`locm games`' table of any registered game's stored games (`EventStore.matches`), any number of seats:
-each seat's agent, place and score in seat order, the game's listed index fields (`GameDef.listed`), and
-with an agent that agent's own columns; and a stored game's bots' stderr. A game with a table of its own
-(LOCM's records) has its hook ``games_table`` (`locm.games.registry`)."""
+"""`locm games`' table of any registered game's stored games (`EventStore.games`), LOCM's as every other's, any
+number of seats: each seat's agent, place and score in seat order, the game's listed index fields
+(`GameDef.listed`), the seats that lost by an error or a timeout, and with an agent that agent's own columns;
+and a stored game's bots' stderr. What only one game shows comes from its definition's edges
+(`locm.store.hooks.edges`), each optional: ``listing_ruleset(store, spec)`` (the stored ruleset name a
+``--ruleset`` means: LOCM's aliases, variant files and stored variant names), ``turns_shown(turns)`` (LOCM's
+battle turns begun) and ``listing_columns(store, records)`` (more columns: LOCM's rules, base and hash)."""
 
 from __future__ import annotations
 
@@ -19,6 +22,12 @@ def games_table(db, *, game, ruleset, agent, winner, winner_agent, seats, place,
 def _games_table(store, game, ruleset, agent, winner, winner_agent, seats, place, limit, fields, echo) -> None:
     from locm.common.tables import plural as n, table
     from locm.errors import UsageProblem
+    from locm.store.hooks import edges
+
+    own = edges(game)
+    if ruleset is not None and hasattr(own, "listing_ruleset"):
+        ruleset = own.listing_ruleset(store, ruleset)
+    turns = getattr(own, "turns_shown", lambda t: t)
 
     if fields:
         known = {k for m in store.games(game=game.name, limit=1) for k in m.fields}
@@ -31,13 +40,23 @@ def _games_table(store, game, ruleset, agent, winner, winner_agent, seats, place
                          fields=fields)
     points = any(m.scores is not None for m in rows)
     mine = ("seat", "place") + (("score",) if points else ()) if agent is not None else ()
+    more, extra = own.listing_columns(store, rows) if hasattr(own, "listing_columns") else ((), {})
     headers = ("game id", "ruleset", *game.listed, "seed", "seats", *mine, "winner",
-               "agents (place" + (", score" if points else "") + ") by seat", "reason", "turns", "events", "created")
+               "agents (place" + (", score" if points else "") + ") by seat", "reason", "turns", "events", "created",
+               "notes", *more)
     echo(table(headers, [(m.game_id, m.ruleset, *(m.fields.get(f, "") for f in game.listed), m.seed,
                           len(m.agents), *agent_columns(m, agent, points),
                           "-" if m.winner < 0 else f"{m.winner} {m.agents[m.winner]}", seat_results(m),
-                          m.reason, m.turns, m.n_events, m.created[:19] + "Z") for m in rows]))
+                          m.reason, turns(m.turns), m.n_events, m.created[:19] + "Z", notes(m),
+                          *extra.get(m.game_id, ("",) * len(more))) for m in rows]))
     echo(n(len(rows), f"{game.title} game"))
+
+
+def notes(m) -> str:
+    """The seats that lost by an error or a timeout: ``p0 error, p1 timeout`` ("" for none)."""
+    return ", ".join(f"p{s} {what}" for s, x in enumerate(m.seats or ()) for what, flag in (("error", x.error),
+                                                                                             ("timeout", x.timeout))
+                     if flag)
 
 
 def seat_results(m) -> str:
@@ -77,4 +96,4 @@ def stderr_lines(store, game_id: str) -> Iterator[str]:
             yield x.stderr.rstrip("\n")
 
 
-__all__ = ["games_table", "seat_results", "agent_columns", "stderr_lines"]
+__all__ = ["games_table", "notes", "seat_results", "agent_columns", "stderr_lines"]

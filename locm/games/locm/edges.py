@@ -161,4 +161,30 @@ def _referee_file(path: str, data: bytes, redecide: bool) -> list:
 FILE_CHECKS = {"events": _event_file, "official": _referee_file}
 """`locm verify FILE` of the kinds of file only LOCM has (`locm.replay.sources.read_source`'s kinds)."""
 
-__all__ = ["facts", "record_fields", "seat_extras", "content_problem", "facts_problem", "FILE_CHECKS"]
+
+
+def listing_ruleset(store, spec: str) -> str:
+    """`locm games --ruleset` of LOCM: the stored ruleset name it means (an alias, a variant file's name, or the
+    name of a variant with games in the store: `locm.games.locm.variants.ruleset_name`)."""
+    from locm.games.locm.variants import ruleset_name
+
+    return ruleset_name(spec, store)
+
+
+def turns_shown(turns: int) -> int:
+    """A LOCM game's length as `locm games` shows it: the battle turns begun (`locm.games.locm.play.turns_played`)."""
+    from locm.games.locm.play import turns_played
+
+    return turns_played(turns)
+
+
+def listing_columns(store, records) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """`locm games`' column of LOCM: the rules each game ran under, as its ``game_created`` records them."""
+    from locm.games.locm.variants import rules_identities
+
+    found = rules_identities(store, [r.game_id for r in records])
+    return ("rules (base #hash)",), {gid: (text,) for gid, text in found.items()}
+
+
+__all__ = ["facts", "record_fields", "seat_extras", "content_problem", "facts_problem", "FILE_CHECKS",
+           "listing_ruleset", "turns_shown", "listing_columns"]

@@ -35,34 +35,6 @@ def conformance(files, quiet: bool, echo) -> int:
     return 0 if same == total else 2 if bad == total else 1
 
 
-def games_table(db, *, ruleset, agent, winner, winner_agent, place, limit, fields, echo, **_filters) -> None:
-    """`locm games` of LOCM: a row per stored game with both seats' agents, the winner, the reason, the battle
-    turns begun (both players counted), the notes (errors, timeouts) and the rules it ran under."""
-    from locm.common.tables import table
-    from locm.errors import UsageProblem
-    from locm.games.locm.variants import rules_identities, ruleset_name
-    from locm.games.locm.play import turns_played
-
-    from locm.store.eventstore import open_store
-
-    if fields:
-        raise UsageProblem("--field filters another game's index fields: LOCM's have columns and options")
-    with open_store(db, create=False, readonly=True) as store:
-        ruleset = ruleset_name(ruleset, store) if ruleset else None
-        records = store.games(game="locm", ruleset=ruleset, agent=agent, winner=winner, limit=limit,
-                              winner_agent=winner_agent, place=None if place is None else place - 1)
-        rules_of = rules_identities(store, [r.game_id for r in records])
-    rows = []
-    for r in records:
-        notes = [f"p{s} {what}" for s, x in enumerate(r.seats) for what, flag in (("error", x.error),
-                                                                                  ("timeout", x.timeout)) if flag]
-        rows.append((r.game_id, r.ruleset, r.seed, *r.agents, r.winner, r.reason, turns_played(r.turns),
-                     r.n_events, r.created[:19] + "Z", ", ".join(notes), rules_of.get(r.game_id, "")))
-    echo(table(("game id", "ruleset", "seed", "agent 0", "agent 1", "winner", "reason", "turns", "events",
-                "created", "notes", "rules (base #hash)"), rows))
-    echo(n(len(rows), "game"))
-
-
 def rules_diff(game, left: str, right: str, as_json: bool, echo) -> None:
     """`locm rules diff` of two LOCM rulesets (`locm.games.locm.variants.rules_diff_command`: every rule by its
     R-… id, changed cards per card and field)."""
@@ -98,4 +70,4 @@ def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> Non
     say_summary(summary, output)
 
 
-__all__ = ["conformance", "games_table", "rules_diff", "dataset"]
+__all__ = ["conformance", "rules_diff", "dataset"]
