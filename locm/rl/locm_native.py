@@ -41,6 +41,7 @@ from gymnasium.vector.utils import batch_space
 from locm.engine.locm import native, setup
 from locm.rl.env import Layout, derive_seed
 from locm.rl.locm import LocmSpec
+from locm.rl.vector import row_seeds
 
 NATIVE_AGENTS = ("pass", "random", "greedy")
 ENV_ID = "LOCM-battle-native-v0"
@@ -87,14 +88,7 @@ class NativeBattleVectorEnv(VectorEnv):
 
     def reset(self, *, seed: int | Sequence[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        if seed is None:
-            seeds: list[int | None] = [None] * self.num_envs
-        elif isinstance(seed, int):
-            seeds = [seed + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
+        seeds = row_seeds(seed, self.num_envs)
         for i, s in enumerate(seeds):
             if s is not None or self._rngs[i] is None:
                 self._rngs[i], _ = seeding.np_random(s)

@@ -29,6 +29,19 @@ from locm.rl.adapter import GameSpec
 from locm.rl.env import GameEnv
 
 
+def row_seeds(seed: int | Sequence[int] | None, num_envs: int) -> list[int | None]:
+    """A vector environment's ``reset(seed=...)`` as one seed per row: None for none, ``seed + i`` for row i
+    from one integer, or one given per row (`ValueError` for another count)."""
+    if seed is None:
+        return [None] * num_envs
+    if isinstance(seed, int):
+        return [seed + i for i in range(num_envs)]
+    seeds = list(seed)
+    if len(seeds) != num_envs:
+        raise ValueError(f"{len(seeds)} seeds for {num_envs} environments")
+    return seeds
+
+
 class GameVectorEnv(VectorEnv):
     """`num_envs` games of one `GameSpec`, stepped in this process (module docstring)."""
 
@@ -53,14 +66,7 @@ class GameVectorEnv(VectorEnv):
 
     def reset(self, *, seed: int | Sequence[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        if seed is None:
-            seeds: list[int | None] = [None] * self.num_envs
-        elif isinstance(seed, int):
-            seeds = [seed + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
+        seeds = row_seeds(seed, self.num_envs)
         for i, env in enumerate(self.envs):
             self._obs[i], info = env.reset(seed=seeds[i])
             self._masks[i] = info["action_mask"]
@@ -118,4 +124,4 @@ def make_vec(env_id: str, num_envs: int, ruleset: Any = None, **options: Any) ->
                          **options)
 
 
-__all__ = ["GameVectorEnv", "make_vec", "gym"]
+__all__ = ["GameVectorEnv", "make_vec", "row_seeds", "gym"]
