@@ -199,7 +199,8 @@ def show_lines(db: Path, name: str) -> list[str]:
     state = _account(db, name)
     owned = sum(state.collection.values())
     out = [f"account {state.account}: {state.gold} gold, {state.material} material, {owned} cards "
-           f"({sum(1 for n in state.collection.values() if n)} different), {state.packs} packs opened"]
+           f"({sum(1 for n in state.collection.values() if n)} different), {state.packs} pack"
+           f"{'s' * (state.packs != 1)} opened"]
     for cid, n in sorted(state.collection.items()):
         if n:
             card = state.cards[cid]
