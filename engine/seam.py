@@ -266,8 +266,20 @@ class GameDef:
     """Its Gymnasium environment ids (`locm.rl.ENV_IDS`): (id, the phases the learner plays (None: every
     phase), the ruleset when none is given)."""
 
+    log_id: Callable[[Sequence[Event]], str | None] | None = None
+    """``log_id(events)``: the id of a game whose created event does not decide it, named by its whole log (a
+    game served to clients that connected by themselves: the same map, seed and turns may end any way), or
+    None for a game its ``game_id(created)`` names. `game_id_of` is the id of any log."""
+
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
+
+
+def game_id_of(game: GameDef, events: Sequence[Event]) -> str:
+    """The id a game's log is stored under: `GameDef.log_id` where the game gives one for it, else its created
+    event's (`GameDef.game_id`)."""
+    found = game.log_id(events) if game.log_id is not None else None
+    return found if found is not None else game.game_id(events[0])
 
 
 S = TypeVar("S")
@@ -342,4 +354,5 @@ def first_difference(produced: Sequence[Event], stored: Sequence[Event],
     return Divergence(i, "the log stops before the game ends", "", to_json(produced[i]).decode())
 
 
-__all__ = ["GameDef", "BotKind", "Match", "Agent", "Outcome", "Divergence", "content_id", "first_difference"]
+__all__ = ["GameDef", "BotKind", "Match", "Agent", "Outcome", "Divergence", "content_id", "first_difference",
+           "game_id_of"]

@@ -449,3 +449,48 @@ def test_localhost_is_served_on_both_loopbacks_on_one_port():
         pytest.skip("no IPv6 loopback on this machine")
     game = asyncio.run(_served_on_localhost())
     assert sorted(r.name for r in game.state.robots) == ["over-v4", "over-v6"] and game.state.turn == 4
+
+
+async def _served_game(first: str, second: str) -> SkyportGame:
+    """Two open seats taken by clients named alike that connect by themselves, playing ``first`` and
+    ``second``: the created event is the same whatever they play."""
+    server = SkyportServer(builtin_map("duel-2p"), [SeatSpec("open", "remote"), SeatSpec("open", "remote")], 5,
+                           RULES_2013.replace(turn_limit=8), Fast(3000))
+    port = await server.listen_tcp("127.0.0.1", 0)
+    clients = []
+    for name, agent in (("alpha", first), ("beta", second)):
+        clients.append(asyncio.ensure_future(net_play(make_agent(agent, 1), name, port=port)))
+        for _ in range(500):
+            if any(s.name == name for s in server.seats):
+                break
+            await asyncio.sleep(0.01)
+    try:
+        game = await asyncio.wait_for(server.run(), 10)
+    finally:
+        await server.close()
+    await asyncio.wait_for(asyncio.gather(*clients), 5)
+    return game
+
+
+def test_two_served_games_alike_in_all_but_their_play_never_share_an_id(tmp_path):
+    """Same map, seed, turns, names and seats: the created events are equal, the games are not. Each is
+    named by its whole log, stored beside the other, and an import of its log finds the same id."""
+    from locm.engine import registry
+    from locm.engine.seam import game_id_of
+    from locm.games.registry import checker
+    from locm.store.eventstore import GameExtras, open_store
+    from locm.verify.logimport import import_log
+
+    a = asyncio.run(_served_game("hunter", "random"))
+    b = asyncio.run(_served_game("random", "hunter"))
+    skyport = registry.get("skyport")
+    assert skyport.codec.to_json(a.log[0]) == skyport.codec.to_json(b.log[0])
+    assert [e.__class__ for e in a.log] != [e.__class__ for e in b.log] or a.log != b.log
+    ids = game_id_of(skyport, a.log), game_id_of(skyport, b.log)
+    assert ids[0] != ids[1] and skyport.game_id(a.log[0]) == skyport.game_id(b.log[0])
+    with open_store(tmp_path / "s.db", checker=checker()) as store:
+        for gid, game in zip(ids, (a, b)):
+            store.append_game(skyport, GameExtras(game_id=gid), game.log)
+        assert store.count() == 2
+    with open_store(tmp_path / "t.db", checker=checker()) as store:
+        assert import_log(store, skyport, skyport.codec.to_jsonl(b.log), "b.jsonl") == (ids[1], True)

@@ -8,11 +8,14 @@ line each way, so this definition plays built-in agents only; `locm.games.skypor
 A game's id (`game_id`) names its whole created event, except, in a game with clients (``bots`` set), the
 players' names: those are what the clients said in their handshakes, unknown until the game is played,
 while a tournament computes each game's id before (the seats' agents, command lines included, and the
-clients' versions stay in it).
+clients' versions stay in it). A game with a seat taken by a client that connected by itself (`locm serve`'s
+open seats, ``remote``) is named by its whole log (`log_id`): its created event does not decide it, and two
+such games on the same map and seed must never share an id.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Sequence, cast
 
@@ -202,6 +205,22 @@ def game_id(created: Event) -> str:
     return content_id("skyport", c.rules.name, c.seed, CODEC.to_json(c))
 
 
+SERVED = "remote"
+"""The ``agents`` entry of a seat taken by a client that connected by itself (`locm serve`'s open seats)."""
+
+
+def log_id(events: Sequence[Event]) -> str | None:
+    """The id of a game with a seat taken by a client that connected by itself (``remote``): its created event
+    does not decide it (another game on the same map, seed and turns may end otherwise), so its id names the
+    whole log, ``skyport-RULES-SEED-h`` with h the first 12 hex digits of the SHA-256 of its JSON lines. None
+    for any other game (its created event names it: `game_id`)."""
+    c = _created(events[0])
+    if SERVED not in c.agents:
+        return None
+    digest = hashlib.sha256(b"".join(CODEC.to_json(e) + b"\n" for e in events)).hexdigest()[:12]
+    return f"skyport-{c.rules.name}-{c.seed}-{digest}"
+
+
 GAME = GameDef(
     name="skyport",
     player="locm.games.skyport.tournament",
@@ -237,6 +256,7 @@ GAME = GameDef(
     redecide=_redecide,
     agents=lambda created: tuple(_created(created).agents),
     game_id=game_id,
+    log_id=log_id,
     new_versioned=_new_versioned,
     seat_stats=seat_stats,
     index=lambda created: {"ruleset": _created(created).rules.name, "seed": _created(created).seed,
@@ -247,4 +267,4 @@ GAME = GameDef(
     rl_envs=(("Skyport-v0", None, "2013"),),
 )
 
-__all__ = ["GAME", "by_name", "map_for", "hex_text", "TEXT_TILES", "game_id", "seat_stats", "STATS"]
+__all__ = ["GAME", "by_name", "map_for", "hex_text", "TEXT_TILES", "game_id", "log_id", "SERVED", "seat_stats", "STATS"]

@@ -56,12 +56,13 @@ def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str =
 
 def _id_problem(game, game_id: str | None, events: Sequence[Event]) -> Verdict:
     """A game's id is what its content gives (`engine.seam.GameDef.game_id`; None: a log file, which names none)."""
+    from locm.engine.seam import game_id_of
     from locm.events.base import tag_of
 
     if game_id is None or not events:
         return Verdict(None)
     try:
-        expected = game.game_id(events[0])
+        expected = game_id_of(game, events)
     except LocmError as exc:
         return Verdict(str(exc), 0)
     if expected == game_id:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from locm.engine.errors import LocmError
+from locm.engine.seam import game_id_of
 from locm.errors import InputFileError, StoreError
 from locm.events.base import tag_of
 from locm.events.codec import DecodeError
@@ -45,7 +46,7 @@ def import_log(store: Any, game: Any, data: bytes, source: str, *, skip_existing
         raise InputFileError(source, f"the log does not follow the rules: {type(exc).__name__} {exc}") from None
     if not verdict.ok:
         raise InputFileError(source, f"the log does not follow the rules: {verdict.problem}")
-    gid = game.game_id(events[0])
+    gid = game_id_of(game, events)
     if store.has_game(gid):
         same = [game.codec.to_json(e) for e in store.events(gid)] == [game.codec.to_json(e) for e in events]
         if skip_existing and same:

@@ -176,11 +176,12 @@ def _store(db: Path, served) -> str:
     """Store a served game under the id its content gives (`EventStore.append_game`, Skyport's definition
     in `engine.registry`), each started client's output as its seat's stderr; what was done, in words."""
     from locm.engine import registry
+    from locm.engine.seam import game_id_of
     from locm.store.eventstore import DuplicateGameError, GameExtras, SeatExtras, open_store
 
     skyport = registry.get("skyport")
     log = served.game.log
-    game_id = skyport.game_id(log[0])
+    game_id = game_id_of(skyport, log)
     output = {c.slot: c.output[-4096:] for c in served.clients}
     seats = [SeatExtras(stderr=output.get(slot, "")) for slot in range(len(served.game.state.robots))]
     with open_store(db) as store:

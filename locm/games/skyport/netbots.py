@@ -37,6 +37,7 @@ import uuid
 from typing import Any, Callable, Sequence
 
 from locm.runner.processes import TOKEN_VAR, become_subreaper, reap_escaped, unconfined, wait_gone
+from locm.engine.skyport.definition import SERVED
 from locm.engine.skyport.agents import AGENT_NAMES, agent_seed, make_agent
 from locm.engine.skyport.game import SkyportGame
 from locm.engine.skyport.hexmap import spawn_tiles
@@ -309,7 +310,7 @@ async def play_skyport_async(seats: Sequence[str], game_map: GameMap, seed: int,
     for slot, spec in enumerate(seats):
         kind = seat_kind(spec)
         agent = make_agent(spec, agent_seed(seed, slot)) if kind == LOCAL else None
-        specs.append(SeatSpec(kind, spec if kind != OPEN else "remote", agent))
+        specs.append(SeatSpec(kind, spec if kind != OPEN else SERVED, agent))
     server = SkyportServer(game_map, specs, seed, rules, timing, bounds, transcript, progress,
                            tuple(bots) if bots is not None else None, forfeits)
     clients: list[ClientProcess] = []
