@@ -243,11 +243,13 @@ class GameDef:
     e.g. ``locm.games.locm.edges``; "" for a game without any. Named, not imported: the rules never load the
     edges, and the store and verify find a game's parts through its definition, never by its name."""
     player: str = ""
-    """The module that plays a tournament's game of this game when the core's runner
-    (`locm.tournament.matchplay`) is not enough (LOCM's referee-protocol bots and its card facts, Skyport's clients
-    through its server): ``play(job, limits, sandbox, seats)``, optionally ``ahead``, ``init``, ``close`` and
-    ``check_client`` (`locm.tournament.run.players`); "" for the core's. Named, not imported: the rules never load
-    the tournaments' code."""
+    """The module that plays this game's games when the core's runner (`locm.tournament.matchplay`) is not enough
+    (LOCM's referee-protocol bots and its card facts, Skyport's clients through its server): a tournament's
+    ``play(job, limits, sandbox, seats)``, optionally ``ahead``, ``init``, ``close`` and ``check_client``, and
+    what `locm play` and `locm tournament` take from it where only this game has it (``play_one``, ``rules``,
+    ``parse_params``, ``summary_lines``, ``earlier_versions``, ``schedule``, ``changed_bots``,
+    ``standings_lines``: `locm.tournament.workflow`), found by `locm.tournament.players`; "" for the core's.
+    Named, not imported: the rules never load the tournaments' code."""
     rl_encoder: str = ""
     """``module:attr`` of the function ``encoder(rules)`` that gives the game's observation encoder for the
     environments (`locm.rl.seam_game.Encoder`: its phases, action slots and observations); "" for a game with
