@@ -99,9 +99,11 @@ def _apply(s: McgState, e: Event) -> None:
             for i in pl.board:
                 s.monsters[i].attacked = False
             # the delayed effects due before this turn, and those due at its start, leave the list (R-FX-DELAY)
-            s.delayed = [d for d in s.delayed if d.turn > e.turn or (d.turn == e.turn and d.at != AT_TURN_START)]
+            if s.delayed:  # rare: most turns have no spell waiting
+                s.delayed = [d for d in s.delayed if d.turn > e.turn or (d.turn == e.turn and d.at != AT_TURN_START)]
         case TurnEnded():
-            s.delayed = [d for d in s.delayed if d.turn > e.turn or (d.turn == e.turn and d.at != AT_END_PHASE)]
+            if s.delayed:
+                s.delayed = [d for d in s.delayed if d.turn > e.turn or (d.turn == e.turn and d.at != AT_END_PHASE)]
         case EffectDelayed():
             effects = s.cards[e.card].effects
             if not 0 <= e.index < len(effects) or not effects[e.index].at or effects[e.index].at != e.at:

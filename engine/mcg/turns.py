@@ -56,7 +56,7 @@ def start_turn(out: Out, player: int, turn: int, cause: int) -> None:
     else:
         mana = min(rules.max_mana, previous + rules.mana_step)
     started = out.emit(TurnStarted, "R-TURN", cause, player=player, turn=turn, max_mana=mana)
-    _phase_start(out, player, ON_TURN_START, started.seq)
+    _board_effects(out, player, ON_TURN_START, started.seq, "R-FX-PHASE")
     for d in due:
         if out.ended:
             return
@@ -65,19 +65,19 @@ def start_turn(out: Out, player: int, turn: int, cause: int) -> None:
         return
     draw(out, player, "R-DRAW", started.seq)
     if not out.ended:
-        _phase_start(out, player, ON_MAIN_START, started.seq)
+        _board_effects(out, player, ON_MAIN_START, started.seq, "R-FX-PHASE")
 
 
-def _phase_start(out: Out, player: int, on: str, cause: int) -> None:
-    """The effects of the player's monsters that trigger at the start of a phase (R-FX-PHASE), in board order,
-    each monster still on the board when its turn comes (as R-TURN-FX)."""
+def _board_effects(out: Out, player: int, on: str, cause: int, rule: str) -> None:
+    """The effects of the player's monsters that trigger ``on`` (the start of a phase, R-FX-PHASE; the end
+    phase, R-TURN-FX), in board order, each monster still on the board when its turn comes."""
     s = out.state
     for i in list(s.players[player].board):
         if out.ended:
             return
         m = s.monsters.get(i)
         if m is not None:
-            resolve(out, triggers_of(m.card, on, player, i, cause, rule="R-FX-PHASE"))
+            resolve(out, triggers_of(m.card, on, player, i, cause, rule=rule))
 
 
 def end_turn(out: Out, player: int) -> None:
@@ -88,12 +88,7 @@ def end_turn(out: Out, player: int) -> None:
     s = out.state
     due = [d for d in s.delayed if d.at == AT_END_PHASE and d.turn == s.turn]
     ended = out.emit(TurnEnded, "R-END-PHASE", player=player, turn=s.turn)
-    for i in list(s.players[player].board):
-        if out.ended:
-            return
-        m = s.monsters.get(i)
-        if m is not None:  # still on the board
-            resolve(out, triggers_of(m.card, ON_TURN, player, i, ended.seq))
+    _board_effects(out, player, ON_TURN, ended.seq, "R-ORDER")
     for d in due:
         if out.ended:
             return
