@@ -20,6 +20,7 @@ import ipaddress
 import json
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
@@ -45,13 +46,27 @@ def is_loopback(host: str) -> bool:
 
 def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, str] | None = None,
                replay_page: Callable[[str, str], str] | None = None, live_poll: float = 0.5,
-               index: str | Path | None = None) -> Starlette:
+               index: str | Path | None = None, reveal_after: float | None = None,
+               cards: str | Path | None = None, spectate: bool = True) -> Starlette:
     """The arena over the store ``db``. ``token``: required on every request when given. ``boards``: saved
     leaderboards, name -> query string of `Filters`. ``replay_page(db, game_id)``: the replay viewer's HTML of
     a stored game (default: `locm.replay.page.stored_page`). ``index``: the arena's index file
-    (`locm.arena.index`; default: one in the user's cache folder)."""
+    (`locm.arena.index`; default: one in the user's cache folder). ``spectate``: make the store's live spool
+    (`locm.arena.live`) so that runners publish their games being played; ``reveal_after``: seconds after
+    which a live game's events are shown with their hidden information (None: never, until it is stored).
+    ``cards``: a card report's folder (`locm report -o DIR`), served at ``/cards/``."""
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
+    from locm.arena.live import Feed, Spool, sprt_state
+
     model = ReadModel(db, index)
     model.index.refresh()
+    spool = Spool(db)
+    if spectate:
+        spool.make()
+    if cards is not None and not (Path(cards) / "index.html").is_file():
+        raise ArenaError(f"--cards {cards}: no card report there (make one with 'locm report --db {db} -o {cards}')")
     saved = {name: Filters.from_query(q) for name, q in (boards or {}).items()}
     env = Environment(loader=PackageLoader("locm.arena", "templates"), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True)
@@ -78,6 +93,7 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
     def index(request: Request) -> Response:
         f = filters(request)
         return page("index.html", request, f=f, table=model.standings(f), tournaments=model.tournaments(),
+                    sprt=sprts(),
                     boards=saved, games=model.values("game"), rulesets=model.values("ruleset"))
 
     def games(request: Request) -> Response:
@@ -117,7 +133,73 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
                         + b"]}", media_type="application/json")
 
     def api_standings(request: Request) -> Response:
-        return JSONResponse(model.standings(filters(request)))
+        return JSONResponse({**model.standings(filters(request)), "sprt": sprts()})
+
+    def sprts() -> list[dict]:
+        """The runs with a sequential test the spool names (running or not), their state from the store now."""
+        runs, out = spool.runs(), []
+        if not runs:
+            return out
+        kept = dict(model.schedules())
+        for key, run in sorted(runs.items(), key=lambda kv: -float(kv[1].get("updated") or 0)):
+            if key in kept:
+                out.append(model.cached(("sprt", key, run.get("running")),
+                                        lambda: sprt_state(db, run, kept[key])))
+        return out
+
+    def api_sprt(request: Request) -> Response:
+        return JSONResponse({"sprt": sprts()})
+
+    def live_games(request: Request) -> Response:
+        return page("live.html", request, games=spool.games(), spooling=spool.path.is_dir(),
+                    spool=str(spool.path), reveal_after=reveal_after)
+
+    def api_live(request: Request) -> Response:
+        return JSONResponse({"games": [{k: v for k, v in g.items() if k != "file"} for g in spool.games()],
+                             "spool": spool.path.is_dir(), "reveal_after": reveal_after})
+
+    def watch(request: Request) -> Response:
+        gid = request.path_params["game_id"]
+        found = next((g for g in spool.games() if g["game_id"] == gid), None)
+        if found is None:
+            if model.game(gid) is not None:
+                return Response(status_code=303, headers={"Location": f"/games/{quote(gid)}"})
+            return page("missing.html", request, what=f"no game {gid!r} is being played", status=404)
+        return page("watch.html", request, g=found, reveal_after=reveal_after)
+
+    async def watch_events(request: Request) -> Response:
+        gid = request.path_params["game_id"]
+        path = await _thread(spool.file_of, gid)
+        if path is None:
+            return JSONResponse({"error": f"no game {gid!r} is being played"}, status_code=404)
+        feed = await _thread(Feed, path, reveal_after)
+
+        async def stream():
+            yield "retry: 2000\n\n"
+            while True:
+                try:
+                    new, shown = await _thread(feed.poll)
+                except (LocmError, ValueError, TypeError, KeyError) as exc:  # a file the runner did not write
+                    yield f"event: failed\ndata: {json.dumps(str(exc).splitlines()[0][:300] if str(exc) else '')}\n\n"
+                    return
+                if new:
+                    yield f"event: events\ndata: {_safe_json(new)}\n\n"
+                if shown:
+                    yield f"event: reveal\ndata: {_safe_json(shown)}\n\n"
+                if feed.ended:
+                    yield f"event: ended\ndata: {json.dumps({'game_id': gid, 'stored': f'/games/{quote(gid)}'})}\n\n"
+                    if feed.reveal_after is None or feed.revealed >= feed.sent:
+                        return
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(live_poll)
+
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    def card_report(request: Request) -> Response:
+        if cards is not None:
+            return Response(status_code=307, headers={"Location": "/cards/"})
+        return page("cards.html", request, status=404)
 
     async def live(request: Request) -> Response:
         start = request.query_params.get("after")
@@ -149,11 +231,21 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
     routes = [Route("/", index), Route("/games", games), Route("/games/{game_id}", game),
               Route("/bots/{agent:path}", bot), Route("/api/games", api_games),
               Route("/api/games/{game_id}", api_game), Route("/api/standings", api_standings),
-              Route("/live", live)]
+              Route("/api/sprt", api_sprt), Route("/api/live", api_live), Route("/live", live),
+              Route("/live/games", live_games), Route("/live/games/{game_id}", watch),
+              Route("/live/games/{game_id}/events", watch_events)]
+    routes.append(Route("/cards", card_report))
+    if cards is not None:
+        routes.append(Mount("/cards", StaticFiles(directory=str(cards), html=True)))
     app = Starlette(routes=routes, exception_handlers={LocmError: error})
     if token:
         app.add_middleware(_TokenGate, token=token)
     return app
+
+
+def _safe_json(value) -> str:
+    """JSON for one SSE data line (no raw line break can end it early)."""
+    return json.dumps(value, ensure_ascii=True)
 
 
 def _events(db: str, game_id: str) -> list[bytes]:
@@ -220,7 +312,8 @@ def parse_boards(items: tuple[str, ...] | list[str]) -> dict[str, str]:
 
 def serve(db: str | Path, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
           boards: dict[str, str] | None = None, announce: Callable[[str], None] = print,
-          index: str | Path | None = None, workers: int = 1) -> None:
+          index: str | Path | None = None, workers: int = 1, reveal_after: float | None = None,
+          cards: str | Path | None = None, spectate: bool = True) -> None:
     """Serve the arena until interrupted, by ``workers`` processes (uvicorn's). Beyond loopback a token is
     required: one is made when none is given, and the address to open is announced with it."""
     import os
@@ -230,8 +323,10 @@ def serve(db: str | Path, *, host: str = "127.0.0.1", port: int = 8765, token: s
 
     if not is_loopback(host) and not token:
         token = secrets.token_urlsafe(18)
-    settings = {"db": str(db), "token": token, "boards": boards or {}, "index": str(index) if index else None}
-    app = create_app(db, token=token, boards=boards, index=index)  # checks the store and builds the index once
+    settings = {"db": str(db), "token": token, "boards": boards or {}, "index": str(index) if index else None,
+                "reveal_after": reveal_after, "cards": str(cards) if cards else None, "spectate": spectate}
+    app = create_app(db, token=token, boards=boards, index=index, reveal_after=reveal_after, cards=cards,
+                     spectate=spectate)  # checks the store and builds the index once
     shown = f"[{host}]" if ":" in host else host
     announce(f"locm arena: http://{shown}:{port}/" + (f"?token={token}" if token else "")
              + f" (store {db}, read-only; Ctrl-C stops)")
@@ -251,4 +346,5 @@ def app_from_environment() -> Starlette:
     import os
 
     s = json.loads(os.environ[_SETTINGS])
-    return create_app(s["db"], token=s["token"], boards=s["boards"], index=s["index"])
+    return create_app(s["db"], token=s["token"], boards=s["boards"], index=s["index"],
+                      reveal_after=s["reveal_after"], cards=s["cards"], spectate=s["spectate"])

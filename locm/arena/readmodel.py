@@ -231,6 +231,16 @@ class ReadModel:
                         "agents": [str(a) for a in m.get("agents", [])][:64], "games": m.get("games")})
         return out
 
+    def schedules(self) -> list[tuple[str, str]]:
+        """The store's schedules: (key, manifest)."""
+        if not self.has_schedules:
+            return []
+        return list(self._db().execute("SELECT key, manifest FROM schedules"))
+
+    def cached(self, key: tuple, compute):
+        """``compute()``, kept until a game is stored (`_cached`)."""
+        return self._cached(key, compute)
+
     def standings(self, filters: Filters) -> dict:
         """Per agent: games, wins (place 0), win rate with its 95% Wilson interval, mean place; ratings
         (openskill) over the newest `RATED_GAMES` games of the filter. Cached until a game is stored."""

@@ -21,20 +21,30 @@ import click
               help="The arena's own index of the store (derived, safe to delete; default: in ~/.cache/locm/arena).")
 @click.option("--workers", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes (each answers requests on its own core).")
+@click.option("--reveal-after", type=click.FloatRange(0, 86400), default=None, metavar="SECONDS",
+              help="Show a live game's hidden information this long after it happened (default: not until the "
+                   "game is stored).")
+@click.option("--no-spectate", is_flag=True,
+              help="Do not make the store's live spool (DB.live/), where runners publish the games being played.")
+@click.option("--cards", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="A card report's folder ('locm report -o DIR') to serve at /cards/.")
 def arena(db: Path, host: str, port: int, token: str | None, boards: tuple[str, ...], index: Path | None,
-          workers: int) -> None:
+          workers: int, reveal_after: float | None, no_spectate: bool, cards: Path | None) -> None:
     """Serve a live web view of a store: standings with ratings and intervals, leaderboards, the games with
     filters (new ones appear as they are stored), every game's replay at /games/ID (#seq=S&as=P deep links),
-    bot pages, and JSON at /api/games, /api/games/ID and /api/standings. Reads the store, never writes it.
+    bot pages, the state of running sequential tests (SPRT), the games being played at /live/games (watched as
+    a spectator: hidden information hidden, or shown --reveal-after SECONDS), a card report (--cards), and JSON
+    at /api/games, /api/games/ID, /api/standings, /api/sprt and /api/live. Reads the store, never writes it.
 
     \b
     Example:
       locm arena --db locm-demo.db                 # then open http://127.0.0.1:8765/
       locm arena --db t.db --board "1.2=game=locm&ruleset=1.2" --board "4p=game=skyport&seats=4"
+      locm arena --db t.db --reveal-after 60 --cards report/    # spectators see hidden cards a minute late
     """
     from locm.arena.app import parse_boards, serve
 
     if not db.is_file():
         raise click.UsageError(f"{db}: no such store (make one with 'locm tournament --db {db}')")
     serve(db, host=host, port=port, token=token, boards=parse_boards(boards), announce=click.echo, index=index,
-          workers=workers)
+          workers=workers, reveal_after=reveal_after, cards=cards, spectate=not no_spectate)

@@ -34,11 +34,14 @@ def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sand
     match = new_match(game, rules, seed, agents, bot_versions(game, agents) if bots is None else bots)
     players = [game.make_agent(a, seed, seat) if a in game.agent_names
                else BotAgent(a, limits or TimeLimits(), sandbox=sandbox) for seat, a in enumerate(agents)]
+    from locm.runner.live import watching
+
     try:
-        while not match.ended:
-            seat = match.to_move
-            players[seat].play_turn(match, seat)
-            decided()
+        with watching(game, game.game_id(match.log[0]), agents, match.log):  # for spectators (locm arena)
+            while not match.ended:
+                seat = match.to_move
+                players[seat].play_turn(match, seat)
+                decided()
     finally:
         for p in players:
             if isinstance(p, BotAgent):

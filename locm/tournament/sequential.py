@@ -17,6 +17,7 @@ from typing import Callable, Iterator, Sequence
 from locm.analysis.ratings import Rating, rate
 from locm.analysis.sprt import Sprt, SprtState
 from locm.errors import GameNotFoundError, TournamentError
+from locm.runner.live import publish_run
 from locm.store.eventstore import EventStore, GameRecord
 from locm.tournament.run import TournamentRun, count_stored, play_jobs
 from locm.tournament.schedule import Job, Schedule
@@ -48,24 +49,31 @@ def _pair_scores(store: EventStore, pair: Sequence[Job]) -> tuple[float, float] 
 class SequentialRun:
     """The jobs of a two-agent schedule, pair by pair, for `locm.tournament.run.play_jobs`, stopping when the test
     is conclusive. `state` is the test over the stored prefix of pairs; `advance` brings it up to date (call it
-    after the run to count the last pairs stored)."""
+    after the run to count the last pairs stored) and publishes it for the arena when it moved (not with
+    ``publish=False``: the arena's own reading)."""
 
-    def __init__(self, store: EventStore, jobs: Schedule, test: Sprt) -> None:
+    def __init__(self, store: EventStore, jobs: Schedule, test: Sprt, publish: bool = True) -> None:
         check_pairs(jobs)
         self.store, self.jobs, self.state = store, jobs, SprtState(test)
         self.pairs = len(jobs) // 2
         self._next = 0  # the first pair not yet counted by the test
+        self._publish, self._published = publish, False  # `locm.runner.live.publish_run`, when it moves
 
     def pair(self, k: int) -> list[Job]:
         return [self.jobs[2 * k], self.jobs[2 * k + 1]]
 
     def advance(self) -> SprtState:
+        counted = self._next
         while self.state.verdict is None and self._next < self.pairs:
             scores = _pair_scores(self.store, self.pair(self._next))
             if scores is None:
                 break
             self.state.add_pair(*scores)
             self._next += 1
+        if self._publish and (not self._published or self._next != counted):  # for the arena: test and state
+            publish_run(self.jobs.key, {"schedule": self.jobs.key, "test": self.state.test.text(),
+                                        "agents": list(self.jobs.agents), "summary": self.state.summary()})
+            self._published = True
         return self.state
 
     def __iter__(self) -> Iterator[Job]:

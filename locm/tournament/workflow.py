@@ -71,6 +71,7 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     from locm.runner.bots import TimeLimits, command_argv
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import DuplicateGameError, GameExtras, open_store, prepare_game
+    from locm.runner import live
     from locm.tournament import matchplay
     from locm.tournament.players import players
 
@@ -91,6 +92,7 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     if r.log_path and not to_stdout:
         check_output(r.log_path)
     seated = hook("play_seated", game.name) if bots else None
+    live.enable(r.db)  # spectators of the store's live spool (locm arena) see the game while it is played
     with sigterm_as_interrupt():
         if seated is not None:
             match, seats = seated(rules, r.seed, agents, policy)
@@ -185,6 +187,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     from locm.common.tables import plural as n, table
     from locm.errors import TournamentError, UsageProblem
     from locm.games.registry import hook
+    from locm.runner import live
     from locm.runner.bots import TimeLimits, command_argv
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import open_store
@@ -228,6 +231,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
         limits = served(agents, policy, r.think_ms, r.join_timeout)
     join(r.backend, r.address)  # before the store is touched: no Ray, or no cluster there, is one line
     verdict = None
+    live.enable(r.db)  # spectators of the store's live spool (locm arena): its games being played, the test
     with open_store(r.db, busy_timeout=r.busy_timeout) as store:
         with sigterm_as_interrupt():
             changed = player.changed_bots(store, agents) if hasattr(player, "changed_bots") else []

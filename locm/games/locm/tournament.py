@@ -37,6 +37,7 @@ from locm.events.locm.catalog import HardError
 from locm.errors import TournamentError
 from locm.games.locm.bots import TimedAgent, is_builtin, make_agent
 from locm.runner.bots import BotAgent, TimeLimits
+from locm.runner.live import watching
 from locm.runner.sandbox import kept as sandbox_kept
 from locm.runner.sandbox.bwrap import Sandbox, require
 from locm.store.eventstore import EventStore, GameExtras, GameRecord, PreparedGame, SeatExtras, prepare_game
@@ -93,7 +94,8 @@ def run_game(ruleset: str | Rules, seed: int, agents: Sequence[str], params: dic
         game = Game.new(ruleset, seed, params, agents=tuple(agents), bots=(versions[0], versions[1]))
         for bot in bots:
             bot.start(game.rules)  # both at once, so that their start-up overlaps
-        play_seats(game, seats)
+        with watching(LOCM_GAME, created_id(game.created), agents, game.log):  # for spectators (locm arena)
+            play_seats(game, seats)
     finally:
         for bot in bots:
             bot.kill()  # both at once, so that their sandboxes end together
