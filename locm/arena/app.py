@@ -143,7 +143,7 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
         kept = dict(model.schedules())
         for key, run in sorted(runs.items(), key=lambda kv: -float(kv[1].get("updated") or 0)):
             if key in kept:
-                out.append(model.cached(("sprt", key, run.get("running")),
+                out.append(model.cached(("sprt", key, run.get("running"), run["test"]),
                                         lambda: sprt_state(db, run, kept[key])))
         return out
 
