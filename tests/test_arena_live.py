@@ -83,6 +83,11 @@ def spooled(store, tmp_path, monkeypatch):
     yield db
 
 
+def _file(db: Path, game_id: str) -> Path | None:
+    """The live file of a game being played (as the arena finds it)."""
+    return next((Spool(db).path / g["file"] for g in Spool(db).games() if g["game_id"] == game_id), None)
+
+
 def _wait(predicate, timeout: float = 20.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -103,7 +108,7 @@ def test_nothing_is_published_without_the_spool(spooled):
 def test_a_spectator_reads_every_event_without_the_hidden_information(spooled):
     Spool(spooled).make()
     with Paced(spooled) as p:
-        path = _wait(lambda: Spool(spooled).file_of(p.game_id))
+        path = _wait(lambda: _file(spooled, p.game_id))
         listed = Spool(spooled).games()
         assert [(g["game_id"], g["agents"]) for g in listed] == [(p.game_id, ["greedy", "random"])]
         feed, got, polls = Feed(path), [], 0
@@ -130,7 +135,7 @@ def test_a_spectator_reads_every_event_without_the_hidden_information(spooled):
 def test_revealed_after_the_delay(spooled):
     Spool(spooled).make()
     with Paced(spooled, pause=0.03) as p:
-        path = _wait(lambda: Spool(spooled).file_of(p.game_id))
+        path = _wait(lambda: _file(spooled, p.game_id))
         feed = Feed(path, reveal_after=0.5)
         sent, shown, early = [], {}, []
         while not feed.ended or feed.revealed < feed.sent:
@@ -160,10 +165,11 @@ def test_a_hostile_spool_file_is_refused_in_one_line(spooled):
     (spool.path / "z.jsonl").write_text(json.dumps({"live": 1, "game_id": "z", "game": "mcg", "agents": [],
                                                     "pid": 2 ** 22 + 12345}) + "\n")  # no such process
     assert [g["game_id"] for g in spool.games()] == ["x"]
-    c = TestClient(create_app(spooled, index=spooled.with_suffix(".idx")))
-    with c.stream("GET", "/live/games/x/events") as r:
+    c = TestClient(create_app(spooled, index=spooled.with_suffix(".idx"), live_secret=b"k" * 16))
+    with c.stream("GET", f"/live/games/{Spool(spooled, b'k' * 16).handle('x')}/events") as r:
         text = "".join(r.iter_text())
     assert "event: failed" in text and "Traceback" not in text
+    assert c.get("/live/games/x/events").status_code == 404  # a game is not named by its id while played
 
 
 def _free_port() -> int:
@@ -202,7 +208,7 @@ def test_in_a_browser_a_game_being_played_is_watched_live(served, tmp_path):
         with Paced(db, pause=0.08) as p:
             browser.open(f"{url}/live/games", ready="document.getElementById('live') !== null")
             browser.wait_for(f"document.querySelector('#live a') !== null", timeout=20)
-            assert browser.eval("document.querySelector('#live a').textContent") == p.game_id
+            assert p.game_id not in browser.eval("document.body.innerHTML")  # its id names its seed
             browser.eval("location.href = document.querySelector('#live a').href")
             browser.wait_for("document.getElementById('feed') !== null && +document.getElementById('feed')"
                              ".dataset.events > 0", timeout=20)
@@ -212,6 +218,7 @@ def test_in_a_browser_a_game_being_played_is_watched_live(served, tmp_path):
             assert "live:" in browser.eval("document.getElementById('state').textContent")
             browser.wait_for("document.querySelector('#feed li[data-revealed]') !== null", timeout=20)
         browser.wait_for("document.getElementById('replay') !== null", timeout=20)
+        assert browser.eval("document.getElementById('replay').getAttribute('href')") == f"/games/{p.game_id}"
         n = browser.eval("document.querySelectorAll('#feed li').length")
         assert n == len(p.match.log)
         texts = browser.eval("JSON.stringify([...document.querySelectorAll('#feed li')].map(li => "

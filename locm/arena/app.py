@@ -47,14 +47,16 @@ def is_loopback(host: str) -> bool:
 def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, str] | None = None,
                replay_page: Callable[[str, str], str] | None = None, live_poll: float = 0.5,
                index: str | Path | None = None, reveal_after: float | None = None,
-               cards: str | Path | None = None, spectate: bool = True) -> Starlette:
+               cards: str | Path | None = None, spectate: bool = True, live_secret: bytes | None = None
+               ) -> Starlette:
     """The arena over the store ``db``. ``token``: required on every request when given. ``boards``: saved
     leaderboards, name -> query string of `Filters`. ``replay_page(db, game_id)``: the replay viewer's HTML of
     a stored game (default: `locm.replay.page.stored_page`). ``index``: the arena's index file
     (`locm.arena.index`; default: one in the user's cache folder). ``spectate``: make the store's live spool
     (`locm.arena.live`) so that runners publish their games being played; ``reveal_after``: seconds after
     which a live game's events are shown with their hidden information (None: never, until it is stored).
-    ``cards``: a card report's folder (`locm report -o DIR`), served at ``/cards/``."""
+    ``cards``: a card report's folder (`locm report -o DIR`), served at ``/cards/``. ``live_secret``: the key
+    of live games' handles (`locm.arena.live.Spool.handle`; the same in every worker process)."""
     from starlette.routing import Mount
     from starlette.staticfiles import StaticFiles
 
@@ -62,7 +64,7 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
 
     model = ReadModel(db, index)
     model.index.refresh()
-    spool = Spool(db)
+    spool = Spool(db, live_secret)
     if spectate:
         spool.make()
     if cards is not None and not (Path(cards) / "index.html").is_file():
@@ -155,24 +157,23 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
                     spool=str(spool.path), reveal_after=reveal_after)
 
     def api_live(request: Request) -> Response:
-        return JSONResponse({"games": [{k: v for k, v in g.items() if k != "file"} for g in spool.games()],
+        return JSONResponse({"games": [{k: g[k] for k in ("handle", "game", "agents", "started")}
+                                       for g in spool.games()],
                              "spool": spool.path.is_dir(), "reveal_after": reveal_after})
 
     def watch(request: Request) -> Response:
-        gid = request.path_params["game_id"]
-        found = next((g for g in spool.games() if g["game_id"] == gid), None)
+        found = spool.find(request.path_params["handle"])
         if found is None:
-            if model.game(gid) is not None:
-                return Response(status_code=303, headers={"Location": f"/games/{quote(gid)}"})
-            return page("missing.html", request, what=f"no game {gid!r} is being played", status=404)
+            return page("missing.html", request, what="no such game is being played (it may be over: see "
+                        "the games)", status=404)
         return page("watch.html", request, g=found, reveal_after=reveal_after)
 
     async def watch_events(request: Request) -> Response:
-        gid = request.path_params["game_id"]
-        path = await _thread(spool.file_of, gid)
-        if path is None:
-            return JSONResponse({"error": f"no game {gid!r} is being played"}, status_code=404)
-        feed = await _thread(Feed, path, reveal_after)
+        found = await _thread(spool.find, request.path_params["handle"])
+        if found is None:
+            return JSONResponse({"error": "no such game is being played"}, status_code=404)
+        gid = found["game_id"]  # said once the game is over
+        feed = await _thread(Feed, spool.path / found["file"], reveal_after)
 
         async def stream():
             yield "retry: 2000\n\n"
@@ -232,8 +233,8 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
               Route("/bots/{agent:path}", bot), Route("/api/games", api_games),
               Route("/api/games/{game_id}", api_game), Route("/api/standings", api_standings),
               Route("/api/sprt", api_sprt), Route("/api/live", api_live), Route("/live", live),
-              Route("/live/games", live_games), Route("/live/games/{game_id}", watch),
-              Route("/live/games/{game_id}/events", watch_events)]
+              Route("/live/games", live_games), Route("/live/games/{handle}", watch),
+              Route("/live/games/{handle}/events", watch_events)]
     routes.append(Route("/cards", card_report))
     if cards is not None:
         routes.append(Mount("/cards", StaticFiles(directory=str(cards), html=True)))
@@ -323,10 +324,12 @@ def serve(db: str | Path, *, host: str = "127.0.0.1", port: int = 8765, token: s
 
     if not is_loopback(host) and not token:
         token = secrets.token_urlsafe(18)
+    secret = secrets.token_hex(16)
     settings = {"db": str(db), "token": token, "boards": boards or {}, "index": str(index) if index else None,
-                "reveal_after": reveal_after, "cards": str(cards) if cards else None, "spectate": spectate}
+                "reveal_after": reveal_after, "cards": str(cards) if cards else None, "spectate": spectate,
+                "live_secret": secret}
     app = create_app(db, token=token, boards=boards, index=index, reveal_after=reveal_after, cards=cards,
-                     spectate=spectate)  # checks the store and builds the index once
+                     spectate=spectate, live_secret=bytes.fromhex(secret))  # checks the store, builds the index
     shown = f"[{host}]" if ":" in host else host
     announce(f"locm arena: http://{shown}:{port}/" + (f"?token={token}" if token else "")
              + f" (store {db}, read-only; Ctrl-C stops)")
@@ -347,4 +350,5 @@ def app_from_environment() -> Starlette:
 
     s = json.loads(os.environ[_SETTINGS])
     return create_app(s["db"], token=s["token"], boards=s["boards"], index=s["index"],
-                      reveal_after=s["reveal_after"], cards=s["cards"], spectate=s["spectate"])
+                      reveal_after=s["reveal_after"], cards=s["cards"], spectate=s["spectate"],
+                      live_secret=bytes.fromhex(s["live_secret"]))

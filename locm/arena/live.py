@@ -12,6 +12,8 @@ folder is read.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import time
@@ -53,8 +55,14 @@ def _header(path: Path) -> dict | None:
 class Spool:
     """The live spool of one store (read only; it may not exist)."""
 
-    def __init__(self, db: str | Path) -> None:
+    def __init__(self, db: str | Path, secret: bytes | None = None) -> None:
         self.path = spool_of(db)
+        self.secret = secret if secret is not None else os.urandom(16)
+
+    def handle(self, game_id: str) -> str:
+        """The name a spectator knows a live game by: not its id, which names its seed (and with its seed and
+        rules every hidden card could be computed), but a keyed hash of it (this arena's secret)."""
+        return hmac.new(self.secret, game_id.encode(), hashlib.sha256).hexdigest()[:20]
 
     def make(self) -> bool:
         """Make the spool folder (beside the store, never in it), so that runners publish; whether it exists."""
@@ -65,22 +73,22 @@ class Spool:
         return True
 
     def games(self) -> list[dict]:
-        """The games being played (their file's header: id, game, agents, started), oldest first."""
+        """The games being played (from their file's header: the handle, game, agents, started; and the id and
+        file, which the arena keeps to itself until the game is over), oldest first."""
         if not self.path.is_dir():
             return []
         out = []
         for p in self.path.glob("*.jsonl"):
             h = _header(p)
             if h is not None and _alive(h.get("pid")):
-                out.append({"game_id": h["game_id"], "game": h["game"], "agents": [str(a) for a in h["agents"]],
-                            "started": h.get("started"), "file": p.name})
-        return sorted(out, key=lambda g: (g["started"] or 0, g["game_id"]))
+                out.append({"handle": self.handle(h["game_id"]), "game": h["game"],
+                            "agents": [str(a) for a in h["agents"]], "started": h.get("started"),
+                            "game_id": h["game_id"], "file": p.name})
+        return sorted(out, key=lambda g: (g["started"] or 0, g["handle"]))
 
-    def file_of(self, game_id: str) -> Path | None:
-        for g in self.games():
-            if g["game_id"] == game_id:
-                return self.path / g["file"]
-        return None
+    def find(self, handle: str) -> dict | None:
+        """The live game a handle names (`handle`), None when none is being played."""
+        return next((g for g in self.games() if hmac.compare_digest(g["handle"], handle)), None)
 
     def runs(self) -> dict[str, dict]:
         """The runs with a sequential test, by their schedule's key: what each published (its test, agents,
