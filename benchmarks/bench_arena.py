@@ -108,6 +108,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=180)
     ap.add_argument("--db", type=Path, help="reuse a store built by an earlier run")
     ap.add_argument("--workers", type=int, default=2, help="the arena's server processes")
+    ap.add_argument("--index", type=Path, help="the arena's index file (kept between runs; default: its cache)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-arena-"))
     db = args.db or tmp / "arena.db"
@@ -117,7 +118,8 @@ def main() -> None:
         mid = conn.execute("SELECT max(id) / 2 FROM games").fetchone()[0]
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "locm.cli.main", "arena", "--db", str(db), "--port", str(port),
-                               "--workers", str(args.workers)],
+                               "--workers", str(args.workers), "--no-spectate",
+                               *(["--index", str(args.index)] if args.index else [])],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         server.stdout.readline()

@@ -15,6 +15,7 @@ Every text a store holds (agent names, stderr, reasons) is escaped by the templa
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import ipaddress
 import json
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import quote
 
+import msgspec
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -72,6 +74,7 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
     saved = {name: Filters.from_query(q) for name, q in (boards or {}).items()}
     env = Environment(loader=PackageLoader("locm.arena", "templates"), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True)
+    env.filters["path"] = _path_part  # a name in a link's path, quoted once per name (agents repeat)
     if replay_page is None:
         from locm.replay.page import stored_page as replay_page  # noqa: PLW0127 (the default viewer)
 
@@ -101,7 +104,7 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
     def games(request: Request) -> Response:
         f = filters(request)
         last = model.last_key()
-        rows = model.games(f, before(request), PAGE)
+        rows = model.games(f, before(request), PAGE, listed=True)
         nxt = rows[-1].key if len(rows) == PAGE else None
         return page("games.html", request, f=f, rows=rows, next_key=nxt, last=last, games=model.values("game"),
                     rulesets=model.values("ruleset"))
@@ -123,7 +126,7 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
             raise ArenaError(f"limit: expected 1 to 1000, got {limit[:20]!r}")
         rows = model.games(f, before(request), int(limit))
         nxt = rows[-1].key if len(rows) == int(limit) else None
-        return JSONResponse({"games": [r.as_dict() for r in rows], "next": nxt})
+        return Response(_encode({"games": [r.as_dict() for r in rows], "next": nxt}), media_type="application/json")
 
     def api_game(request: Request) -> Response:
         gid = request.path_params["game_id"]
@@ -242,6 +245,16 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
     if token:
         app.add_middleware(_TokenGate, token=token)
     return app
+
+
+_encode = msgspec.json.Encoder().encode
+"""JSON of a list of games (msgspec's encoder: a page of 1,000 games is most of what /api/games does)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _path_part(text: str) -> str:
+    """``text`` quoted for a URL's path (as Jinja's ``urlencode`` quotes a string), remembered."""
+    return quote(str(text), safe="")
 
 
 def _safe_json(value) -> str:

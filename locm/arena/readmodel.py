@@ -15,7 +15,6 @@ saved set of them (`locm arena --board NAME=QUERY`).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -23,6 +22,8 @@ from dataclasses import dataclass, fields as dc_fields
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import parse_qsl, urlencode
+
+import msgspec
 
 from locm.analysis.ratings import rate
 from locm.analysis.stats import wilson
@@ -126,13 +127,39 @@ _COLUMNS = ("id, game_id, game, ruleset, seed, agents, winner, places, scores, r
             "seats, fields, meta")
 
 
+_decode = msgspec.json.Decoder()
+
+
 def _json(text: str | None, default: Any) -> Any:
     if text is None:
         return default
     try:
-        return json.loads(text)
-    except ValueError:
+        return _decode.decode(text)
+    except (msgspec.DecodeError, TypeError):
         return default
+
+
+_LIST_COLUMNS = "id, game_id, game, ruleset, agents, winner, reason, turns, created"
+"""What a list page shows of a game (`ListRow`): not its seats (their stderr), fields or meta."""
+
+
+@dataclass(frozen=True)
+class ListRow:
+    """One stored game as the list page shows it (fewer columns than `GameRow`: a page reads only these)."""
+
+    key: int
+    game_id: str
+    game: str
+    ruleset: str
+    agents: list[str]
+    winner: int
+    reason: str
+    turns: int
+    created: str
+
+
+def _list_row(r: tuple) -> ListRow:
+    return ListRow(r[0], r[1], r[2], r[3], _json(r[4], []), r[5], r[6], r[7], r[8])
 
 
 def _row(r: tuple) -> GameRow:
@@ -174,20 +201,23 @@ class ReadModel:
         """The integer key of the newest stored game (0: none): what the caches and the live feed follow."""
         return self._db().execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
 
-    def games(self, filters: Filters, before: int | None = None, limit: int = PAGE) -> list[GameRow]:
+    def games(self, filters: Filters, before: int | None = None, limit: int = PAGE, *,
+              listed: bool = False) -> list[GameRow]:
         """The newest games matching ``filters`` (with a key below ``before``: the next page): their keys from
-        the index (one index range, however rare the match), their rows from the store."""
+        the index (one index range, however rare the match), their rows from the store. ``listed``: only what
+        a list page shows (`ListRow`)."""
+        columns, make = (_LIST_COLUMNS, _list_row) if listed else (_COLUMNS, _row)
         if filters.empty():
-            sql = f"SELECT {_COLUMNS} FROM games {'WHERE id < ?' if before is not None else ''} ORDER BY id DESC LIMIT ?"
-            return [_row(r) for r in self._db().execute(sql, [*([before] if before is not None else []), limit])]
+            sql = f"SELECT {columns} FROM games {'WHERE id < ?' if before is not None else ''} ORDER BY id DESC LIMIT ?"
+            return [make(r) for r in self._db().execute(sql, [*([before] if before is not None else []), limit])]
         keys = [k for (k,) in self.index.query(*self._keys(filters, before, limit))]
         if not keys:
             return []
         found = {}
         for i in range(0, len(keys), 900):
             part = keys[i:i + 900]
-            sql = f"SELECT {_COLUMNS} FROM games WHERE id IN ({','.join('?' * len(part))})"
-            found.update((r[0], _row(r)) for r in self._db().execute(sql, part))
+            sql = f"SELECT {columns} FROM games WHERE id IN ({','.join('?' * len(part))})"
+            found.update((r[0], make(r)) for r in self._db().execute(sql, part))
         return [found[k] for k in keys if k in found]
 
     def _keys(self, filters: Filters, before: int | None, limit: int) -> tuple[str, list]:
