@@ -46,8 +46,10 @@ def spool_of(db: str | Path) -> Path:
 
 
 def enable(db: str | Path | None) -> None:
-    """Publish this process's games (and its workers') into ``db``'s spool while the spool exists."""
+    """Publish this process's games (and its workers') into ``db``'s spool while the spool exists (None: a game
+    played without a store, published nowhere)."""
     if db is None:
+        os.environ.pop(ENV, None)
         return
     os.environ[ENV] = str(spool_of(db).resolve())
 
