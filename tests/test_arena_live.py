@@ -16,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -283,3 +284,61 @@ def test_the_card_report_is_served(store, tmp_path, monkeypatch):
     bare = TestClient(create_app(db, index=tmp_path / "c.idx", spectate=False))
     assert bare.get("/cards").status_code == 404 and "locm report --db" in bare.get("/cards").text
     assert not live.spool_of(db).exists() or live.spool_of(db).is_dir()
+
+
+SLOW_BOT = '''
+import sys, time
+def turn():  # one turn of the referee's protocol (R-INPUT), read and dropped
+    if not sys.stdin.readline():
+        return False
+    sys.stdin.readline()
+    _, n = map(int, sys.stdin.readline().split())
+    for _ in range(n):
+        sys.stdin.readline()
+    for _ in range(int(sys.stdin.readline())):
+        sys.stdin.readline()
+    return True
+while turn():
+    time.sleep(0.06)
+    print("PASS", flush=True)
+'''
+
+
+def test_a_tournament_publishes_its_games_being_played_from_its_workers(tmp_path, monkeypatch, request):
+    """The whole path: `locm tournament` (a sandboxed bot, so the games are played by worker processes) into a
+    store whose spool the arena made; the arena lists the LOCM game being played and its feed grows."""
+    monkeypatch.delenv(live.ENV, raising=False)
+    db = tmp_path / "t.db"
+    where = Path(tempfile.mkdtemp(prefix="locm-arena-bot-"))  # the sandbox runs bots as their own user
+    where.chmod(0o755)
+    bot = where / "slow.py"
+    bot.write_text(SLOW_BOT)
+    bot.chmod(0o644)
+    request.addfinalizer(lambda: shutil.rmtree(where, ignore_errors=True))
+    _locm("tournament", "--agents", "greedy", "random", "--games", "2", "--db", str(db))
+    c = TestClient(create_app(db, index=tmp_path / "t.idx", live_secret=b"s" * 16))
+    assert live.spool_of(db).is_dir()
+    spec = f"{sys.executable} {bot}"
+    run = subprocess.Popen([*LOCM, "tournament", "--agents", spec, "greedy", "--games", "2", "--seed", "40",
+                            "--timeouts", "x20", "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        listed = _wait(lambda: c.get("/api/live").json()["games"] or run.poll() is not None and [{}], timeout=60)
+        assert run.poll() is None, run.communicate()
+        assert listed[0]["game"] == "locm" and set(listed[0]["agents"]) == {spec, "greedy"}
+        assert "game_id" not in listed[0]
+        feed = Feed(_wait(lambda: next(iter(live.spool_of(db).glob("*.jsonl")), None)))
+        sizes, got = [], []
+        while not feed.ended:
+            got += feed.poll()[0]
+            sizes.append(len(got))
+            time.sleep(0.2)
+        assert len(set(sizes)) > 2  # it grew while played
+        assert [e[0] for e in got] == list(range(len(got))) and len(got) > 50
+        draws = [e for e in got if e[1] == "card_drawn"]
+        assert draws and all(re.fullmatch(r"P[01] draws a card", e[4]) for e in draws)
+    finally:
+        out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err[-2000:]
+    assert c.get("/api/games", params={"agent": spec}).json()["games"]  # stored, and the spool emptied
+    assert list(live.spool_of(db).glob("*.jsonl")) == []
