@@ -266,7 +266,7 @@ def test_the_state_of_a_sequential_test_from_the_store(tmp_path, monkeypatch):
     published[0].write_text(json.dumps(doc))
     t = c.get("/api/sprt").json()["sprt"][0]
     assert t["state"] == "running" and t["verdict"] is None and t["pairs"] >= int(at)
-    assert '<td class="verdict running">running</td>' in c.get("/").text
+    assert '<span class="verdict running">running</span>' in c.get("/").text
 
 
 def test_the_card_report_is_served(store, tmp_path, monkeypatch):
