@@ -342,3 +342,43 @@ def test_a_tournament_publishes_its_games_being_played_from_its_workers(tmp_path
     assert run.returncode == 0, err[-2000:]
     assert c.get("/api/games", params={"agent": spec}).json()["games"]  # stored, and the spool emptied
     assert list(live.spool_of(db).glob("*.jsonl")) == []
+
+
+@pytest.mark.skipif(_chromium() is None, reason="headless Chromium is not installed")
+def test_in_a_browser_the_standings_follow_a_running_test(tmp_path, monkeypatch):
+    """The standings page polls the tests while one runs: a run's published test that the stored pairs leave
+    open shows "running"; when what it publishes says otherwise the page shows the verdict, without a reload."""
+    import uvicorn
+
+    from tests.cdp import Browser
+
+    monkeypatch.delenv(live.ENV, raising=False)
+    db = tmp_path / "sprt.db"
+    live.spool_of(db).mkdir()
+    run = _locm("tournament", "--agents", "greedy", "random", "--games", "400", "--db", str(db),
+                "--sprt", "elo0=0,elo1=150,alpha=0.05,beta=0.05")
+    verdict, _, at = _sprt_text(run.stdout)
+    published = next(live.spool_of(db).glob("sprt-*.json"))
+    done = published.read_text()
+    doc = json.loads(done)
+    published.write_text(json.dumps({**doc, "test": "elo0=0,elo1=1,alpha=0.01,beta=0.01", "pid": os.getpid()}))
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(db, index=tmp_path / "i.idx"), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    _wait(lambda: server.started)
+    browser = Browser(_chromium(), str(tmp_path / "profile"))
+    try:
+        browser.open(f"http://127.0.0.1:{port}/", ready="document.getElementById('sprt') !== null")
+        assert browser.eval("document.querySelector('#sprt .verdict').textContent") == "running"
+        browser.eval("window.notReloaded = true")
+        published.write_text(done)
+        browser.wait_for("document.querySelector('#sprt .verdict').textContent.startsWith('H')", timeout=20)
+        assert browser.eval("document.querySelector('#sprt .verdict').textContent") == \
+            f"{verdict} accepted at pair {at}"
+        assert browser.eval("window.notReloaded === true")
+    finally:
+        browser.close()
+        server.should_exit = True
+        thread.join(10)
