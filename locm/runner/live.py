@@ -78,6 +78,17 @@ _lock = threading.Lock()
 _thread: threading.Thread | None = None
 
 
+def _forked() -> None:
+    """In a child made by fork: none of the parent's games, a lock of its own, no watcher thread yet."""
+    global _lock, _thread
+    _watched.clear()
+    _lock, _thread = threading.Lock(), None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
 def _line(doc: dict, events: Sequence[bytes] = ()) -> bytes:
     head = json.dumps(doc, separators=(",", ":"))
     if not events:
