@@ -206,9 +206,11 @@ def test_in_a_browser_a_game_being_played_is_watched_live(served, tmp_path):
     assert live.spool_of(db).is_dir()  # the arena made it
     browser = Browser(_chromium(), str(tmp_path / "profile"))
     try:
-        with Paced(db, pause=0.08) as p:
+        with Paced(db, pause=0.15) as p:
             browser.open(f"{url}/live/games", ready="document.getElementById('live') !== null")
-            browser.wait_for(f"document.querySelector('#live a') !== null", timeout=20)
+            browser.wait_for("document.querySelector('#live a') !== null", timeout=20)
+            browser.wait_for("+document.body.dataset.polled > 0", timeout=20)  # it follows /api/live
+            assert browser.eval("document.querySelectorAll('#live tbody tr[data-handle]').length") == 1
             assert p.game_id not in browser.eval("document.body.innerHTML")  # its id names its seed
             browser.eval("location.href = document.querySelector('#live a').href")
             browser.wait_for("document.getElementById('feed') !== null && +document.getElementById('feed')"
@@ -219,6 +221,7 @@ def test_in_a_browser_a_game_being_played_is_watched_live(served, tmp_path):
             assert "live:" in browser.eval("document.getElementById('state').textContent")
             browser.wait_for("document.querySelector('#feed li[data-revealed]') !== null", timeout=20)
         browser.wait_for("document.getElementById('replay') !== null", timeout=20)
+        assert browser.eval("document.getElementById('when').textContent") == "Over."
         assert browser.eval("document.getElementById('replay').getAttribute('href')") == f"/games/{p.game_id}"
         n = browser.eval("document.querySelectorAll('#feed li').length")
         assert n == len(p.match.log)
