@@ -171,6 +171,12 @@ def test_a_hostile_spool_file_is_refused_in_one_line(spooled):
         text = "".join(r.iter_text())
     assert "event: failed" in text and "Traceback" not in text
     assert c.get("/live/games/x/events").status_code == 404  # a game is not named by its id while played
+    import sqlite3
+
+    with sqlite3.connect(spooled) as conn:
+        key = conn.execute("SELECT key FROM schedules").fetchone()[0]
+    (spool.path / "sprt-bad.json").write_text(json.dumps({"schedule": key, "test": "elo0=nonsense", "pid": 1}))
+    assert c.get("/").status_code == 200 and c.get("/api/sprt").json() == {"sprt": []}
 
 
 def _free_port() -> int:

@@ -147,9 +147,13 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
             return out
         kept = dict(model.schedules())
         for key, run in sorted(runs.items(), key=lambda kv: -float(kv[1].get("updated") or 0)):
-            if key in kept:
+            if key not in kept:
+                continue
+            try:
                 out.append(model.cached(("sprt", key, run.get("running"), run["test"]),
                                         lambda: sprt_state(db, run, kept[key])))
+            except LocmError:  # a run's file the runner did not write (a test that does not parse): not shown
+                continue
         return out
 
     def api_sprt(request: Request) -> Response:
@@ -179,7 +183,15 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
         feed = await _thread(Feed, spool.path / found["file"], reveal_after)
 
         async def stream():
+            try:
+                async for chunk in feed_events():
+                    yield chunk
+            finally:
+                feed.close()
+
+        async def feed_events():
             yield "retry: 2000\n\n"
+            said_ended = False
             while True:
                 try:
                     new, shown = await _thread(feed.poll)
@@ -190,10 +202,11 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
                     yield f"event: events\ndata: {_safe_json(new)}\n\n"
                 if shown:
                     yield f"event: reveal\ndata: {_safe_json(shown)}\n\n"
-                if feed.ended:
+                if feed.ended and not said_ended:
+                    said_ended = True
                     yield f"event: ended\ndata: {json.dumps({'game_id': gid, 'stored': f'/games/{quote(gid)}'})}\n\n"
-                    if feed.reveal_after is None or feed.revealed >= feed.sent:
-                        return
+                if feed.ended and (feed.reveal_after is None or feed.revealed >= feed.sent):
+                    return
                 if await request.is_disconnected():
                     return
                 await asyncio.sleep(live_poll)

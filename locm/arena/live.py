@@ -157,6 +157,7 @@ class Feed:
                 self.times.append(t)
 
     def close(self) -> None:
+        """The feed is over (its end read, its runner gone, or its spectator gone): its file closed."""
         self.ended = True
         self.file.close()
 
