@@ -1,0 +1,169 @@
+"""Continue from here: a stored game's position as a string (`position_text`, `locm position`), and a game played
+on from one by built-in agents and stored (`play_on`, `locm play --from ID --seq S` and ``--position``), for
+any game (`engine.position`; LOCM's positions carry its inputs only, through its definition's ``resume``).
+
+The game played on is stored with its meta naming where it came from (``continued_from``: the game's id, the
+position's seq and the agents that played up to it). Played on by the agents that played the game, it is that
+game again (the same id; a store that holds it stores nothing new); by others, its created event names them
+(`GameDef.continue_as`) and its id covers its inputs (`GameDef.continued_id`: LOCM's ``cont-`` ids).
+
+The agents start at the position as at a game's start, seeded from the game's seed and their seat: an agent
+that keeps nothing between decisions (LOCM's ``greedy`` and ``pass``) plays on as it played, one with a
+generator of its own (``random``, ``lookahead``) draws from its generator's start again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from locm.engine.position import Position, PositionError, cut, decode, encode, position, rebuild, ref_of
+
+Echo = Callable[..., None]
+
+
+@dataclass(frozen=True)
+class ContinueRequest:
+    """What `locm play --from/--position` was asked: a stored game and seq, or a position string; the agents
+    (None: the ones that played the game); the store to read (and store the game in), the log file."""
+
+    position: str | None = None
+    game_id: str | None = None
+    seq: int | None = None
+    db: Path | None = None
+    agents: tuple[str, ...] | None = None
+    log_path: Path | None = None
+
+
+def position_text(db: Path, game_id: str, seq: int, reveal: bool = False, seat: int | None = None) -> str:
+    """The position string of stored game ``game_id`` after event ``seq``: redacted for ``seat`` (default: the
+    seat to move there) unless ``reveal``."""
+    from locm.engine import registry
+
+    gid, events = _stored(db, game_id)
+    game = registry.get(_game_of(db, gid))
+    if not reveal and seat is None:
+        end = cut(game.upcast(list(events)), seq)
+        seat = max(game.to_move(game.fold(events[:end + 1])), 0)
+    return encode(position(game, events, seq, gid, None if reveal else seat))
+
+
+def show_position(text: str) -> list[str]:
+    """What `locm position --show` says of a position string: what it names and the board it holds (a full
+    one rebuilt, a redacted one as its seat sees it)."""
+    from locm.engine import registry
+
+    p = decode(text)
+    game = registry.get(p.game)
+    head = (f"{game.title} {p.ruleset}, {'game ' + p.game_id if p.game_id else 'a stored game'}, after seq "
+            f"{p.seq}, behaviour {p.behaviour}, agents {', '.join(p.agents)}")
+    if p.redacted:
+        return [head, f"redacted for seat {p.seat}: what it sees", game.board_text(p.view or {})]
+    match = rebuild(game, p)
+    return [head, "full (every seat's hidden cards, the seeds)", game.board_text(game.view(match.state, None))]
+
+
+def play_on(request: ContinueRequest, echo: Echo) -> str:
+    """Play on from a position (a stored game's, or a string's) with built-in agents, say the outcome, and
+    store the game in ``request.db`` if given, its meta naming where it came from; returns its id."""
+    from locm.common.outputs import check_output, write_output
+    from locm.engine import core, registry
+    from locm.errors import UsageProblem
+    from locm.store.eventstore import DuplicateGameError, GameExtras, open_store, prepare_game
+
+    r = request
+    if r.log_path is not None:
+        check_output(r.log_path)
+    stored = None
+    if r.position is not None:
+        p = decode(r.position)
+        game = registry.get(p.game)
+        if r.db is not None and (p.redacted or (p.game_id is not None and _has(r.db, p.game_id))):
+            gid = p.game_id or _by_ref(r.db, p)
+            stored = _stored(r.db, gid)[1]
+            p = position(game, stored, p.seq, gid) if p.redacted else p
+    else:
+        if r.db is None or r.game_id is None or r.seq is None:
+            raise UsageProblem("--from needs --seq and --db (the store that holds the game)")
+        gid, stored = _stored(r.db, r.game_id)
+        game = registry.get(_game_of(r.db, gid))
+        p = position(game, stored, r.seq, gid)
+    match = rebuild(game, p, stored)
+    if match.ended:
+        raise PositionError(f"the game is over at seq {p.seq}: there is nothing to play on")
+    created = match.log[0]
+    before = tuple(game.agents(created))
+    agents = tuple(r.agents) if r.agents else before
+    core.check_seats(game, agents)  # built-in agents only, one per seat
+    if len(agents) != len(before):
+        raise UsageProblem(f"--agents: the game has {len(before)} seats, not {len(agents)}")
+    same = agents == before
+    if not same:
+        if game.continue_as is None or game.continued_id is None:
+            raise UsageProblem(f"{game.title}'s games are played on by their own agents only ({', '.join(before)})")
+        match = game.from_log([game.continue_as(created, agents), *match.log[1:]])
+    seed = game.index(created).get("seed") or 0
+    players = [game.make_agent(name, seed, seat) for seat, name in enumerate(agents)]
+    while not match.ended:
+        seat = match.to_move
+        players[seat].play_turn(match, seat)
+    events = match.log
+    gid = game.game_id(events[0]) if same else game.continued_id(events)
+    out = game.outcome(events)
+    echo(f"{game.title} {p.ruleset}, played on from seq {p.seq} of {p.game_id or 'its position'}: "
+         + (f"P{out.winner} ({agents[out.winner]}) wins" if out.winner >= 0 else "no winner")
+         + f" ({out.reason}) after {out.turns} turns, {len(events)} events")
+    if r.db is not None:
+        meta = {"continued_from": {"game": p.game_id, "seq": p.seq, "agents": list(before)}}
+        prepared = prepare_game(game, GameExtras(game_id=gid, meta=json.dumps(meta, separators=(",", ":"))), events)
+        with open_store(r.db) as store:
+            try:
+                store.append_prepared(prepared)
+                echo(f"stored: {gid} in {r.db}")
+            except DuplicateGameError:
+                same_log = store.game(gid).head_hash == prepared.record.head_hash
+                echo(f"already stored: {gid} in {r.db}: "
+                     + ("the same game, event for event" if same_log else "stored nothing new (its log differs)"))
+    if r.log_path is not None:
+        write_output(r.log_path, game.codec.to_jsonl(events))
+        echo(f"log: {r.log_path}")
+    return gid
+
+
+def _stored(db: Path, name: str) -> tuple[str, list]:
+    """A stored game's id (``name`` exactly or a unique prefix of it) and its log, its hash chain checked."""
+    from locm.store.eventstore import open_store
+    from locm.tournament.rerun import resolve_game_id
+
+    with open_store(db, create=False) as store:
+        gid = resolve_game_id(store, name)
+        return gid, store.verified_events(gid)
+
+
+def _game_of(db: Path, gid: str) -> str:
+    from locm.store.eventstore import open_store
+
+    with open_store(db, create=False) as store:
+        return store.game(gid).game
+
+
+def _has(db: Path, gid: str) -> bool:
+    from locm.store.eventstore import open_store
+
+    with open_store(db, create=False) as store:
+        return store.has_game(gid)
+
+
+def _by_ref(db: Path, p: Position) -> str:
+    from locm.store.eventstore import open_store
+
+    with open_store(db, create=False) as store:
+        for gid in store.readable_ids():
+            if ref_of(gid) == p.ref:
+                return gid
+    raise PositionError(f"{db} holds no game of this redacted position (it names its game by a hash of its id)")
+
+
+__all__ = ["ContinueRequest", "position_text", "show_position", "play_on"]
