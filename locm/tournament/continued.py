@@ -7,9 +7,11 @@ position's seq and the agents that played up to it). Played on by the agents tha
 game again (the same id; a store that holds it stores nothing new); by others, its created event names them
 (`GameDef.continue_as`) and its id covers its inputs (`GameDef.continued_id`: LOCM's ``cont-`` ids).
 
-The agents start at the position as at a game's start, seeded from the game's seed and their seat: an agent
-that keeps nothing between decisions (LOCM's ``greedy`` and ``pass``) plays on as it played, one with a
-generator of its own (``random``, ``lookahead``) draws from its generator's start again.
+A seat kept by the built-in agent that played it plays on as it would have: the game's agents are played
+again from its opening up to the position (`warmed`), so that one with a generator of its own (``random``) has
+drawn there what it drew; the same agents on every seat give the game played from the start, event for event.
+A new agent starts at the position as at a game's start, seeded from the game's seed and its seat; so does
+every seat where the game was not played by built-in agents that play its log again (a bot's game).
 """
 
 from __future__ import annotations
@@ -65,32 +67,43 @@ def show_position(text: str) -> list[str]:
     return [head, "full (every seat's hidden cards, the seeds)", game.board_text(game.view(match.state, None))]
 
 
+def rebuilt(text: str | None = None, game_id: str | None = None, seq: int | None = None, db: Path | None = None):
+    """``(game, position, match)``: the live match of a position string (``text``), or of stored game
+    ``game_id`` after event ``seq`` in ``db``. A string whose game ``db`` holds is rebuilt from the stored log
+    and checked against it (a redacted one can only be rebuilt so)."""
+    from locm.engine import registry
+
+    stored = None
+    if text is not None:
+        p = decode(text)
+        game = registry.get(p.game)
+        if db is not None and (p.redacted or (p.game_id is not None and _has(db, p.game_id))):
+            gid = p.game_id or _by_ref(db, p)
+            stored = _stored(db, gid)[1]
+            p = position(game, stored, p.seq, gid) if p.redacted else p
+    else:
+        if db is None or game_id is None or seq is None:
+            raise PositionError("a stored game's position needs its store, its id and a seq")
+        gid, stored = _stored(db, game_id)
+        game = registry.get(_game_of(db, gid))
+        p = position(game, stored, seq, gid)
+    return game, p, rebuild(game, p, stored)
+
+
 def play_on(request: ContinueRequest, echo: Echo) -> str:
     """Play on from a position (a stored game's, or a string's) with built-in agents, say the outcome, and
     store the game in ``request.db`` if given, its meta naming where it came from; returns its id."""
     from locm.common.outputs import check_output, write_output
-    from locm.engine import core, registry
+    from locm.engine import core
     from locm.errors import UsageProblem
     from locm.store.eventstore import DuplicateGameError, GameExtras, open_store, prepare_game
 
     r = request
     if r.log_path is not None:
         check_output(r.log_path)
-    stored = None
-    if r.position is not None:
-        p = decode(r.position)
-        game = registry.get(p.game)
-        if r.db is not None and (p.redacted or (p.game_id is not None and _has(r.db, p.game_id))):
-            gid = p.game_id or _by_ref(r.db, p)
-            stored = _stored(r.db, gid)[1]
-            p = position(game, stored, p.seq, gid) if p.redacted else p
-    else:
-        if r.db is None or r.game_id is None or r.seq is None:
-            raise UsageProblem("--from needs --seq and --db (the store that holds the game)")
-        gid, stored = _stored(r.db, r.game_id)
-        game = registry.get(_game_of(r.db, gid))
-        p = position(game, stored, r.seq, gid)
-    match = rebuild(game, p, stored)
+    if r.position is None and (r.db is None or r.game_id is None or r.seq is None):
+        raise UsageProblem("--from needs --seq and --db (the store that holds the game)")
+    game, p, match = rebuilt(r.position, r.game_id, r.seq, r.db)
     if match.ended:
         raise PositionError(f"the game is over at seq {p.seq}: there is nothing to play on")
     created = match.log[0]
@@ -105,7 +118,9 @@ def play_on(request: ContinueRequest, echo: Echo) -> str:
             raise UsageProblem(f"{game.title}'s games are played on by their own agents only ({', '.join(before)})")
         match = game.from_log([game.continue_as(created, agents), *match.log[1:]])
     seed = game.index(created).get("seed") or 0
-    players = [game.make_agent(name, seed, seat) for seat, name in enumerate(agents)]
+    warm = warmed(game, match.log, before, seed)
+    players = [warm[seat] if warm is not None and name == before[seat] else game.make_agent(name, seed, seat)
+               for seat, name in enumerate(agents)]
     while not match.ended:
         seat = match.to_move
         players[seat].play_turn(match, seat)
@@ -130,6 +145,62 @@ def play_on(request: ContinueRequest, echo: Echo) -> str:
         write_output(r.log_path, game.codec.to_jsonl(events))
         echo(f"log: {r.log_path}")
     return gid
+
+
+class _Cut(Exception):
+    """The replay of a position's log by its agents has reached the position."""
+
+
+class _Until:
+    """A match as the agents replaying a position's log see it: the real one, stopped (`_Cut`) as soon as a
+    decision brings its log to ``end`` events."""
+
+    def __init__(self, match, end: int) -> None:
+        self._match, self._end = match, end
+
+    def __getattr__(self, name: str):
+        return getattr(self._match, name)
+
+    def _after(self, events):
+        if len(self._match.log) >= self._end:
+            raise _Cut
+        return events
+
+    def submit(self, *args, **kwargs):
+        return self._after(self._match.submit(*args, **kwargs))
+
+    def answer(self, *args, **kwargs):
+        return self._after(self._match.answer(*args, **kwargs))
+
+    def end_turn(self, *args, **kwargs):
+        return self._after(self._match.end_turn(*args, **kwargs))
+
+    def forfeit(self, *args, **kwargs):
+        return self._after(self._match.forfeit(*args, **kwargs))
+
+
+def warmed(game, log, agents, seed: int) -> list | None:
+    """Each seat's built-in agent as it was at the end of ``log`` (a position's): the agents played again from
+    the game's opening, stopped at the position, so that one with a generator of its own has drawn what it
+    drew. None when a seat is not a built-in agent or they do not play that log again (a bot played it, or
+    other agents played on from an earlier position)."""
+    if any(a not in game.agent_names for a in agents):
+        return None
+    first = next((k for k in range(1, len(log)) if log[k].cause == -1), len(log))
+    shadow = game.from_log(log[:first])
+    players = [game.make_agent(a, seed, seat) for seat, a in enumerate(agents)]
+    until = _Until(shadow, len(log))
+    try:
+        for _ in range(len(log)):
+            if len(shadow.log) >= len(log) or shadow.ended:
+                break
+            seat = shadow.to_move
+            players[seat].play_turn(until, seat)
+    except _Cut:
+        pass
+    except Exception:  # an agent meeting a log it would not have played (an illegal move): not its log
+        return None
+    return players if game.codec.to_jsonl(shadow.log) == game.codec.to_jsonl(log) else None
 
 
 def _stored(db: Path, name: str) -> tuple[str, list]:
@@ -166,4 +237,4 @@ def _by_ref(db: Path, p: Position) -> str:
     raise PositionError(f"{db} holds no game of this redacted position (it names its game by a hash of its id)")
 
 
-__all__ = ["ContinueRequest", "position_text", "show_position", "play_on"]
+__all__ = ["ContinueRequest", "position_text", "show_position", "play_on", "rebuilt"]
