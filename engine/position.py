@@ -90,12 +90,12 @@ class Position:
         return self.seat is not None
 
     def doc(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"v": VERSION, "game": self.game, "seq": self.seq, "id": self.game_id,
-                             "behaviour": self.behaviour, "ruleset": self.ruleset, "agents": list(self.agents),
-                             "prefix": self.prefix}
-        for k in ("created", "inputs", "events", "seat", "view", "ref"):
+        d: dict[str, Any] = {"v": VERSION, "game": self.game, "seq": self.seq, "behaviour": self.behaviour,
+                             "ruleset": self.ruleset, "agents": list(self.agents), "prefix": self.prefix}
+        for k, key in (("game_id", "id"), ("created", "created"), ("inputs", "inputs"), ("events", "events"),
+                       ("seat", "seat"), ("view", "view"), ("ref", "ref")):
             if getattr(self, k) is not None:
-                d[k] = getattr(self, k)
+                d[key] = getattr(self, k)
         return d
 
 

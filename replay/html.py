@@ -49,12 +49,17 @@ def page_data(r: Replay) -> dict[str, Any]:
     cited = sorted({e.rule for e in r.events})
     return {
         "meta": {"title": f"{r.game.title}: {r.source}" if r.source else r.game.title, "result": r.wing.result(r),
-                 "seats": len(agents), "agents": agents},
+                 "seats": len(agents), "agents": agents, "game_id": _text_or_none(r.meta.get("game_id")),
+                 "store": _text_or_none(r.meta.get("store"))},
         "events": events,
         "rules": {rid: {"section": (s := game_rule(rules_file, rid)).heading, "text": s.text} for rid in cited},
         "turns": [[t.number, t.player, t.first_seq, t.start_seq, t.last_seq] for t in r.turns()],
         "stops": r.wing.stops(r), "warning": r.warning, "departs": {str(k): v for k, v in r.departs().items()},
     }
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def render_html(r: Replay) -> str:
