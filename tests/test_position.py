@@ -240,3 +240,31 @@ def test_a_notebook_game_continues_from_a_position(stored):
     assert h.outcome() is not None
     r = locm.Game.from_position(position_text(db, gid, 100), db=db)  # redacted: from the store that holds it
     assert list(r.log) == list(g.log)
+
+
+def test_a_person_plays_on_seeing_only_their_seat(stored):
+    db, gid, full = stored
+    shown: list[str] = []
+    answers = iter(["9", "x"] + ["0"] * 500)  # out of range and not a number: asked again
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    other = play_on(ContinueRequest(game_id=gid, seq=200, db=db, agents=("person", "greedy")), shown.append, read)
+    with open_store(db) as store:
+        record = store.game(other)
+        events = store.events(other)
+    assert record.agents == ("person", "greedy") and core.verify(LOCM, events) is None
+    boards = [s for s in shown if s.startswith("seq ")]
+    assert boards and all("(as P0)" in b and "hidden cards" in b for b in boards)  # P1's hand is a count
+    assert shown.count("expected a number 0..2") == 2 and prompts[0].startswith("P0 (Legends of Code and Magic)")
+
+    def leave(prompt: str) -> str:
+        raise EOFError
+
+    left = play_on(ContinueRequest(game_id=gid, seq=200, db=db, agents=("person", "greedy")), shown.append, leave)
+    with open_store(db) as store:
+        events = store.events(left)
+    assert events[-1].winner == 1 and any("the person left" in getattr(e, "reason", "") for e in events)

@@ -34,7 +34,8 @@ from locm.cli.options import AGENT_HELP, GAME, RULESET, TIMEOUTS, make_sandbox, 
 @click.option("--account1", metavar="NAME", help="Seat 1's account, as --account.")
 @click.option("--deck1", type=int, metavar="SLOT", help="The deck slot of --account1, as --deck.")
 @click.option("--from", "from_id", metavar="GAME_ID", help="Play on from a position of this game stored in --db "
-                                                           "(with --seq), by --agents (default: its own agents).")
+                                                           "(with --seq), by --agents (default: its own agents; "
+                                                           "built-in ones, or 'person': you, at this terminal).")
 @click.option("--seq", "from_seq", type=int, metavar="S", help="With --from: the position after event S (the end "
                                                                "of the decision holding it).")
 @click.option("--position", "position_text", metavar="STRING", help="Play on from a position string (`locm "
@@ -57,7 +58,7 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
       locm play --game skyport --ruleset 2013 --seed 3 --agents hunter,random,random --db games.db
       locm play --game mcg --seed 7 --account alice --deck 0 --p1 random --db games.db
       locm play --from 1.2-7-0123456789ab --seq 120 --agents greedy,lookahead --db games.db
-      locm play --position locm1:eNqt... --db games.db
+      locm play --position locm1:eNqt... --db games.db --agents person,greedy
     """
     from locm.engine import registry
     from locm.games.registry import hook

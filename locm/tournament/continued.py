@@ -1,5 +1,5 @@
 """Continue from here: a stored game's position as a string (`position_text`, `locm position`), and a game played
-on from one by built-in agents and stored (`play_on`, `locm play --from ID --seq S` and ``--position``), for
+on from one by built-in agents or a person and stored (`play_on`, `locm play --from ID --seq S` and ``--position``), for
 any game (`engine.position`; LOCM's positions carry its inputs only, through its definition's ``resume``).
 
 The game played on is stored with its meta naming where it came from (``continued_from``: the game's id, the
@@ -90,12 +90,15 @@ def rebuilt(text: str | None = None, game_id: str | None = None, seq: int | None
     return game, p, rebuild(game, p, stored)
 
 
-def play_on(request: ContinueRequest, echo: Echo) -> str:
-    """Play on from a position (a stored game's, or a string's) with built-in agents, say the outcome, and
-    store the game in ``request.db`` if given, its meta naming where it came from; returns its id."""
+def play_on(request: ContinueRequest, echo: Echo, read: Callable[[str], str] | None = None) -> str:
+    """Play on from a position (a stored game's, or a string's) with built-in agents or a person (the agent
+    ``person``: `locm.runner.person.Person`, reading its lines with ``read``, by default from the terminal),
+    say the outcome, and store the game in ``request.db`` if given, its meta naming where it came from;
+    returns its id."""
     from locm.common.outputs import check_output, write_output
     from locm.engine import core
     from locm.errors import UsageProblem
+    from locm.runner.person import PERSON, Person, terminal_line
     from locm.store.eventstore import DuplicateGameError, GameExtras, open_store, prepare_game
 
     r = request
@@ -109,7 +112,7 @@ def play_on(request: ContinueRequest, echo: Echo) -> str:
     created = match.log[0]
     before = tuple(game.agents(created))
     agents = tuple(r.agents) if r.agents else before
-    core.check_seats(game, agents)  # built-in agents only, one per seat
+    core.check_seats(game, [game.agent_names[0] if a == PERSON else a for a in agents])  # built-in, one a seat
     if len(agents) != len(before):
         raise UsageProblem(f"--agents: the game has {len(before)} seats, not {len(agents)}")
     same = agents == before
@@ -119,7 +122,8 @@ def play_on(request: ContinueRequest, echo: Echo) -> str:
         match = game.from_log([game.continue_as(created, agents), *match.log[1:]])
     seed = game.index(created).get("seed") or 0
     warm = warmed(game, match.log, before, seed)
-    players = [warm[seat] if warm is not None and name == before[seat] else game.make_agent(name, seed, seat)
+    players = [Person(game, read or terminal_line, echo) if name == PERSON
+               else warm[seat] if warm is not None and name == before[seat] else game.make_agent(name, seed, seat)
                for seat, name in enumerate(agents)]
     while not match.ended:
         seat = match.to_move
