@@ -268,3 +268,21 @@ def test_a_person_plays_on_seeing_only_their_seat(stored):
     with open_store(db) as store:
         events = store.events(left)
     assert events[-1].winner == 1 and any("the person left" in getattr(e, "reason", "") for e in events)
+
+
+def test_a_bot_plays_on_from_a_position_in_the_sandbox(stored):
+    from locm.runner.sandbox.bwrap import probe
+
+    db, gid, full = stored
+    bot = f"{sys.executable} {ROOT / 'examples' / 'bot.py'}"
+    box = [] if probe().ok else ["--no-sandbox"]
+    r = run_locm("play", "--from", gid, "--seq", "150", "--db", str(db), "--agents", f"greedy,{bot}",
+                 "--timeouts", "x10", *box)
+    assert r.returncode == 0, r.stderr
+    other = r.stdout.split("stored: ")[1].split()[0]
+    with open_store(db) as store:
+        record, events = store.game(other), store.events(other)
+    assert record.agents == ("greedy", bot) and not record.seats[1].error and not record.seats[1].timeout
+    assert events[0].bot_sha256[1] and not events[0].bot_sha256[0]  # the bot's version names the game
+    assert any(type(e).__name__ == "ActionReceived" and e.player == 1 and e.kind == "line" for e in events)
+    assert core.verify(LOCM, events) is None

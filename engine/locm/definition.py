@@ -84,10 +84,10 @@ def _resume(created: Event, inputs: Sequence[Event]) -> Game:
     return game
 
 
-def _continue_as(created: Event, agents: Sequence[str]) -> GameCreated:
-    """The `game_created` of a game played on by other built-in agents: theirs the names, no bot versions."""
+def _continue_as(created: Event, agents: Sequence[str], bots: Sequence[str]) -> GameCreated:
+    """The `game_created` of a game played on by other agents: theirs the names and the bots' versions."""
     return msgspec.structs.replace(cast(GameCreated, created), agents=(agents[0], agents[1]),
-                                   bot_sha256=msgspec.UNSET)
+                                   bot_sha256=(bots[0], bots[1]) if any(bots) else msgspec.UNSET)
 
 
 def _index(created: Event) -> dict[str, Any]:

@@ -35,7 +35,8 @@ from locm.cli.options import AGENT_HELP, GAME, RULESET, TIMEOUTS, make_sandbox, 
 @click.option("--deck1", type=int, metavar="SLOT", help="The deck slot of --account1, as --deck.")
 @click.option("--from", "from_id", metavar="GAME_ID", help="Play on from a position of this game stored in --db "
                                                            "(with --seq), by --agents (default: its own agents; "
-                                                           "built-in ones, or 'person': you, at this terminal).")
+                                                           "built-in ones, bots, or 'person': you, at this "
+                                                           "terminal).")
 @click.option("--seq", "from_seq", type=int, metavar="S", help="With --from: the position after event S (the end "
                                                                "of the decision holding it).")
 @click.option("--position", "position_text", metavar="STRING", help="Play on from a position string (`locm "
@@ -65,7 +66,8 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
     from locm.tournament.workflow import PlayRequest, play as play_any
 
     if from_id is not None or position_text is not None:
-        _play_on(from_id, from_seq, position_text, db, agents, p0, p1, log_path)
+        sandbox = functools.partial(_sandbox, no_sandbox, bot_limits, bot_network, bot_binds)
+        _play_on(from_id, from_seq, position_text, db, agents, p0, p1, log_path, timeouts, sandbox)
         return
     if seed is None:
         raise click.UsageError("Missing option '--seed'.")
@@ -83,8 +85,8 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
             play_any(game, request, click.echo, sandbox)
 
 
-def _play_on(from_id, from_seq, position_text, db, agents, p0, p1, log_path):
-    """--from/--position: built-in agents play on from a position (`locm.tournament.continued.play_on`)."""
+def _play_on(from_id, from_seq, position_text, db, agents, p0, p1, log_path, timeouts, sandbox):
+    """--from/--position: agents play on from a position (`locm.tournament.continued.play_on`)."""
     from locm.tournament.continued import ContinueRequest, play_on
 
     ctx = click.get_current_context()
@@ -93,7 +95,8 @@ def _play_on(from_id, from_seq, position_text, db, agents, p0, p1, log_path):
     if from_id is not None and (from_seq is None or position_text is not None):
         raise click.UsageError("--from takes --seq (and no --position)")
     with usage_errors():
-        play_on(ContinueRequest(position_text, from_id, from_seq, db, chosen, log_path), click.echo)
+        play_on(ContinueRequest(position_text, from_id, from_seq, db, chosen, log_path, timeouts), click.echo,
+                sandbox=sandbox)
 
 
 def _sandbox(no_sandbox, bot_limits, bot_network, bot_binds, agents, db, expected):

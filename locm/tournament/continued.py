@@ -1,5 +1,5 @@
 """Continue from here: a stored game's position as a string (`position_text`, `locm position`), and a game played
-on from one by built-in agents or a person and stored (`play_on`, `locm play --from ID --seq S` and ``--position``), for
+on from one by built-in agents, a person or bots and stored (`play_on`, `locm play --from ID --seq S` and ``--position``), for
 any game (`engine.position`; LOCM's positions carry its inputs only, through its definition's ``resume``).
 
 The game played on is stored with its meta naming where it came from (``continued_from``: the game's id, the
@@ -37,6 +37,8 @@ class ContinueRequest:
     db: Path | None = None
     agents: tuple[str, ...] | None = None
     log_path: Path | None = None
+    timeouts: str | None = None
+    """Bots' time limits (`locm.runner.bots.TimeLimits.parse`)."""
 
 
 def position_text(db: Path, game_id: str, seq: int, reveal: bool = False, seat: int | None = None) -> str:
@@ -90,16 +92,20 @@ def rebuilt(text: str | None = None, game_id: str | None = None, seq: int | None
     return game, p, rebuild(game, p, stored)
 
 
-def play_on(request: ContinueRequest, echo: Echo, read: Callable[[str], str] | None = None) -> str:
-    """Play on from a position (a stored game's, or a string's) with built-in agents or a person (the agent
-    ``person``: `locm.runner.person.Person`, reading its lines with ``read``, by default from the terminal),
-    say the outcome, and store the game in ``request.db`` if given, its meta naming where it came from;
-    returns its id."""
+def play_on(request: ContinueRequest, echo: Echo, read: Callable[[str], str] | None = None,
+            sandbox: Callable | None = None) -> str:
+    """Play on from a position (a stored game's, or a string's) with built-in agents, a person (the agent
+    ``person``: `locm.runner.person.Person`, reading its lines with ``read``, by default from the terminal) or
+    command-line bots of a game whose bots speak one line each way (in the sandbox that ``sandbox(bots, db,
+    expected)`` makes), say the outcome, and store the game in ``request.db`` if given, its meta naming where
+    it came from; returns its id."""
     from locm.common.outputs import check_output, write_output
     from locm.engine import core
     from locm.errors import UsageProblem
+    from locm.runner.bots import BotAgent, TimeLimits, command_argv
     from locm.runner.person import PERSON, Person, terminal_line
-    from locm.store.eventstore import DuplicateGameError, GameExtras, open_store, prepare_game
+    from locm.store.eventstore import DuplicateGameError, GameExtras, SeatExtras, open_store, prepare_game
+    from locm.tournament.schedule import bot_versions
 
     r = request
     if r.log_path is not None:
@@ -112,31 +118,56 @@ def play_on(request: ContinueRequest, echo: Echo, read: Callable[[str], str] | N
     created = match.log[0]
     before = tuple(game.agents(created))
     agents = tuple(r.agents) if r.agents else before
-    core.check_seats(game, [game.agent_names[0] if a == PERSON else a for a in agents])  # built-in, one a seat
     if len(agents) != len(before):
         raise UsageProblem(f"--agents: the game has {len(before)} seats, not {len(agents)}")
-    same = agents == before
+    bots = [a for a in agents if a not in game.agent_names and a != PERSON]
+    if bots and game.bots != "lines":
+        raise UsageProblem(f"{game.title}'s games are played on by built-in agents or a person, not by {bots[0]!r}")
+    for spec in bots:
+        command_argv(spec, game.agent_names)  # a command that cannot run: one line, before anything is played
+    core.check_seats(game, [a if a in game.agent_names else game.agent_names[0] for a in agents])
+    # the same built-in agents on a game its created event names give that game again; else a new one
+    same = agents == before and not bots and PERSON not in agents and p.game_id in (None, game.game_id(created))
     if not same:
         if game.continue_as is None or game.continued_id is None:
             raise UsageProblem(f"{game.title}'s games are played on by their own agents only ({', '.join(before)})")
-        match = game.from_log([game.continue_as(created, agents), *match.log[1:]])
+        versions = bot_versions(game, [a if a in bots else game.agent_names[0] for a in agents])
+        match = game.from_log([game.continue_as(created, agents, versions), *match.log[1:]])
+    policy = sandbox(bots, r.db, game.agent_names) if bots and sandbox is not None else None
+    if bots and policy is None:
+        raise UsageProblem("a command-line bot plays on in a sandbox: none was given")
     seed = game.index(created).get("seed") or 0
     warm = warmed(game, match.log, before, seed)
+    limits = TimeLimits.parse(r.timeouts)
     players = [Person(game, read or terminal_line, echo) if name == PERSON
+               else BotAgent(name, limits, sandbox=policy) if name in bots
                else warm[seat] if warm is not None and name == before[seat] else game.make_agent(name, seed, seat)
                for seat, name in enumerate(agents)]
-    while not match.ended:
-        seat = match.to_move
-        players[seat].play_turn(match, seat)
+    try:
+        while not match.ended:
+            seat = match.to_move
+            players[seat].play_turn(match, seat)
+    finally:
+        for pl in players:
+            if isinstance(pl, BotAgent):
+                pl.stop()
+    seats = tuple(SeatExtras(stderr=pl.stderr, think_ms=round(pl.think_ms_total / pl.turns, 4) if pl.turns else None,
+                             error=pl.failure is not None and not pl.timed_out, timeout=pl.timed_out)
+                  if isinstance(pl, BotAgent) else SeatExtras() for pl in players)
     events = match.log
     gid = game.game_id(events[0]) if same else game.continued_id(events)
     out = game.outcome(events)
     echo(f"{game.title} {p.ruleset}, played on from seq {p.seq} of {p.game_id or 'its position'}: "
          + (f"P{out.winner} ({agents[out.winner]}) wins" if out.winner >= 0 else "no winner")
          + f" ({out.reason}) after {out.turns} turns, {len(events)} events")
+    for seat, x in enumerate(seats):
+        if x.error or x.timeout:
+            echo(f"  P{seat} {agents[seat]} lost by {'a timeout' if x.timeout else 'an error'}"
+                 + "".join(f"\n  | {line}" for line in x.stderr.rstrip().splitlines()[-10:]))
     if r.db is not None:
         meta = {"continued_from": {"game": p.game_id, "seq": p.seq, "agents": list(before)}}
-        prepared = prepare_game(game, GameExtras(game_id=gid, meta=json.dumps(meta, separators=(",", ":"))), events)
+        extras = GameExtras(game_id=gid, seats=seats, meta=json.dumps(meta, separators=(",", ":")))
+        prepared = prepare_game(game, extras, events)
         with open_store(r.db) as store:
             try:
                 store.append_prepared(prepared)
