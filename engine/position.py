@@ -192,9 +192,11 @@ def decode(text: str) -> Position:
                      view=d.get("view"), ref=d.get("ref"))
     except (ValueError, AttributeError, TypeError) as exc:
         raise PositionError(f"a damaged position: {exc}", text) from None
-    if any(v is not None and type(v) is not str for v in (p.game_id, p.ref)) or (
-            p.seat is not None and type(p.seat) is not int):
-        raise PositionError("a damaged position: its id or seat is of the wrong type", text)
+    kinds = (("id", p.game_id, str), ("ref", p.ref, str), ("seat", p.seat, int), ("created", p.created, dict),
+             ("inputs", p.inputs, list), ("events", p.events, list), ("view", p.view, dict))
+    for key, value, kind in kinds:
+        if value is not None and type(value) is not kind:
+            raise PositionError(f"a damaged position: {key!r} should be a {kind.__name__}", text)
     if p.seat is None and p.created is None and p.events is None:
         raise PositionError("a damaged position: it holds neither a game nor a seat's view", text)
     return p

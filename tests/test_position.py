@@ -163,6 +163,12 @@ def test_a_changed_position_is_refused():
     for bad in ("", "locm2:abc.def", "locm1:!!!.0", "locm1:" + "A" * 50):
         with pytest.raises(PositionError):
             decode(bad)
+    for field, value in (("inputs", {"a": 1}), ("seq", "12"), ("created", [1]), ("agents", None)):
+        with pytest.raises(PositionError, match=f"'{field}' should be a"):
+            decode(_tampered(text, lambda d: {**d, field: value}))  # noqa: B023
+    forged = _tampered(text, lambda d: {**d, "inputs": [{"type": "no_such_event"}]})
+    with pytest.raises(PositionError, match="cannot be rebuilt"):
+        rebuild(LOCM, decode(forged))
 
 
 def test_a_later_behaviour_is_refused():

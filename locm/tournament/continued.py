@@ -64,7 +64,11 @@ def show_position(text: str) -> list[str]:
     head = (f"{game.title} {p.ruleset}, {'game ' + p.game_id if p.game_id else 'a stored game'}, after seq "
             f"{p.seq}, behaviour {p.behaviour}, agents {', '.join(p.agents)}")
     if p.redacted:
-        return [head, f"redacted for seat {p.seat}: what it sees", game.board_text(p.view or {})]
+        try:
+            board = game.board_text(p.view or {})
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:  # a forged view
+            raise PositionError(f"the position's view is not one of {game.title}'s: {exc!r}") from None
+        return [head, f"redacted for seat {p.seat}: what it sees", board]
     match = rebuild(game, p)
     return [head, "full (every seat's hidden cards, the seeds)", game.board_text(game.view(match.state, None))]
 
