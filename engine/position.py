@@ -38,7 +38,7 @@ import binascii
 import hashlib
 import json
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from locm.engine.errors import LocmError
@@ -137,20 +137,23 @@ def position(game: GameDef, events: Sequence[Event], seq: int, game_id: str | No
     end = cut(events, seq)
     prefix = events[:end + 1]
     created = events[0]
-    rules_name = str(game.index(created).get("ruleset", ""))
-    common = dict(game=game.name, seq=end, game_id=game_id, behaviour=behaviour_of(created), ruleset=rules_name,
-                  agents=tuple(game.agents(created)), prefix=prefix_hash(game, prefix))
+    agents = tuple(game.agents(created))
+    base = Position(game=game.name, seq=end, game_id=game_id, behaviour=behaviour_of(created),
+                    ruleset=str(game.index(created).get("ruleset", "")), agents=agents,
+                    prefix=prefix_hash(game, prefix))
     if seat is not None:
-        lo, hi = 0, len(common["agents"]) - 1
-        if not lo <= seat <= hi:
-            raise PositionError(f"--seat {seat}: the game's seats are {lo}..{hi}")
-        common.update(game_id=None, ref=None if game_id is None else ref_of(game_id))
-        return Position(**common, seat=seat, view=game.view(game.fold(prefix), seat))
-    doc = lambda e: json.loads(game.codec.to_json(e))  # noqa: E731
+        if not 0 <= seat < len(agents):
+            raise PositionError(f"--seat {seat}: the game's seats are 0..{len(agents) - 1}")
+        return replace(base, game_id=None, ref=None if game_id is None else ref_of(game_id), seat=seat,
+                       view=game.view(game.fold(prefix), seat))
+
+    def doc(e: Event) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(game.codec.to_json(e))
+        return value
+
     if game.resume is not None:
-        inputs = [doc(e) for e in prefix[1:] if e.cause == -1]
-        return Position(**common, created=doc(created), inputs=inputs)
-    return Position(**common, events=[doc(e) for e in prefix])
+        return replace(base, created=doc(created), inputs=[doc(e) for e in prefix[1:] if e.cause == -1])
+    return replace(base, events=[doc(e) for e in prefix])
 
 
 def encode(p: Position) -> str:
@@ -202,7 +205,7 @@ def decode(text: str) -> Position:
     return p
 
 
-def _typed(d: dict, key: str, kind: type) -> Any:
+def _typed(d: dict[str, Any], key: str, kind: type) -> Any:
     value = d.get(key)
     if type(value) is not kind:
         raise PositionError(f"a damaged position: {key!r} should be a {kind.__name__}, got {value!r}")
@@ -229,11 +232,11 @@ def rebuild(game: GameDef, p: Position, stored: Sequence[Event] | None = None) -
                                 "differ")
         return _matched(game, game.from_log(log[:p.seq + 1]), p)
     try:
-        created = game.codec.from_json(json.dumps(p.created)) if p.created is not None else None
+        created = game.codec.from_json(json.dumps(p.created).encode()) if p.created is not None else None
         if p.inputs is not None and created is not None and game.resume is not None:
-            match = game.resume(created, game.codec.from_json_array(json.dumps(p.inputs)))
+            match = game.resume(created, game.codec.from_json_array(json.dumps(p.inputs).encode()))
         elif p.events is not None:
-            match = game.from_log(game.codec.from_json_array(json.dumps(p.events)))
+            match = game.from_log(game.codec.from_json_array(json.dumps(p.events).encode()))
         else:
             raise PositionError("a damaged position: it holds no inputs or events to rebuild")
     except PositionError:
