@@ -195,6 +195,8 @@ def decode(text: str) -> Position:
                      view=d.get("view"), ref=d.get("ref"))
     except (ValueError, AttributeError, TypeError) as exc:
         raise PositionError(f"a damaged position: {exc}", text) from None
+    if not all(type(a) is str for a in p.agents):
+        raise PositionError("a damaged position: 'agents' should be names", text)
     kinds = (("id", p.game_id, str), ("ref", p.ref, str), ("seat", p.seat, int), ("created", p.created, dict),
              ("inputs", p.inputs, list), ("events", p.events, list), ("view", p.view, dict))
     for key, value, kind in kinds:
@@ -233,6 +235,9 @@ def rebuild(game: GameDef, p: Position, stored: Sequence[Event] | None = None) -
         return _matched(game, game.from_log(log[:p.seq + 1]), p)
     try:
         created = game.codec.from_json(json.dumps(p.created).encode()) if p.created is not None else None
+        if created is not None and behaviour_of(created) != p.behaviour:
+            raise PositionError(f"a damaged position: it says behaviour {p.behaviour}, its created event "
+                                f"{behaviour_of(created)}")
         if p.inputs is not None and created is not None and game.resume is not None:
             match = game.resume(created, game.codec.from_json_array(json.dumps(p.inputs).encode()))
         elif p.events is not None:

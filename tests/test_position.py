@@ -222,6 +222,9 @@ def test_the_command_line_prints_shows_and_plays_positions(stored):
     assert len(r.stderr.strip().splitlines()) == 1
     r = run_locm("play", "--position", redacted, "--db", str(db), "--agents", "lookahead,random")
     assert r.returncode == 0 and "stored: cont-1.2-9-" in r.stdout, r.stderr
+    moved = _tampered(redacted, lambda d: {**d, "seq": d["seq"] + 1})  # another position of the same game
+    r = run_locm("play", "--position", moved, "--db", str(db))
+    assert r.returncode == 2 and "the stored game is not the one the position names" in r.stderr, r.stderr
     full_text = run_locm("position", gid, "--seq", "120", "--db", str(db), "--reveal").stdout.strip()
     r = run_locm("play", "--position", full_text)  # a full position plays on anywhere, with no store
     assert r.returncode == 0 and "played on from seq" in r.stdout, r.stderr

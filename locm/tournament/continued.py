@@ -86,7 +86,8 @@ def rebuilt(text: str | None = None, game_id: str | None = None, seq: int | None
         if db is not None and (p.redacted or (p.game_id is not None and _has(db, p.game_id))):
             gid = p.game_id or _by_ref(db, p)
             stored = _stored(db, gid)[1]
-            p = position(game, stored, p.seq, gid) if p.redacted else p
+            match = rebuild(game, p, stored)  # the stored log is the one the position's prefix names
+            return game, position(game, stored, p.seq, gid) if p.redacted else p, match
     else:
         if db is None or game_id is None or seq is None:
             raise PositionError("a stored game's position needs its store, its id and a seq")
