@@ -231,6 +231,8 @@ def test_the_command_line_prints_shows_and_plays_positions(stored):
     r = run_locm("play", "--position", full_text[:-3] + "xyz")
     assert r.returncode == 2 and r.stderr.startswith("locm: error: a changed or damaged position")
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = run_locm("play", "--seed", "3", "--seq", "5")
+    assert r.returncode == 2 and "--seq goes with --from" in r.stderr
     r = run_locm("play", "--from", gid, "--db", str(db))
     assert r.returncode == 2 and "--from takes --seq" in r.stderr
     r = run_locm("play", "--from", gid, "--seq", str(len(full) - 1), "--db", str(db))

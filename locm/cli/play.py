@@ -51,6 +51,10 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
     parameters); a game already stored is played and shown again, and nothing new is stored. A bot whose
     files changed since it played this game is said so (its game is a new one).
 
+    --from ID --seq S (or --position STRING, from `locm position`) plays on from that position of a stored game
+    instead, by --agents (its own by default: they give the game again), and stores the game with where it came
+    from in its meta; a seat kept by its built-in agent plays on as it would have.
+
     \b
     Example:
       locm play --ruleset constructed --seed 42 --p0 greedy --p1 random --log g.jsonl
@@ -65,15 +69,16 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
     from locm.games.registry import hook
     from locm.tournament.workflow import PlayRequest, play as play_any
 
+    sandbox = functools.partial(_sandbox, no_sandbox, bot_limits, bot_network, bot_binds)
     if from_id is not None or position_text is not None:
-        sandbox = functools.partial(_sandbox, no_sandbox, bot_limits, bot_network, bot_binds)
         _play_on(from_id, from_seq, position_text, db, agents, p0, p1, log_path, timeouts, sandbox)
         return
+    if from_seq is not None:
+        raise click.UsageError("--seq goes with --from (the stored game to play on from)")
     if seed is None:
         raise click.UsageError("Missing option '--seed'.")
     game = registry.get(game_name)
     request = PlayRequest(ruleset, seed, p0, p1, agents, log_path, db, timeouts, tuple(params))
-    sandbox = functools.partial(_sandbox, no_sandbox, bot_limits, bot_network, bot_binds)
     seats = ((account, deck), (account1, deck1))
     with usage_errors():
         if any(a is not None or d is not None for a, d in seats):  # a game with accounts plays their decks
