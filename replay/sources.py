@@ -203,7 +203,7 @@ def open_stored(db: str | Path, game_id: str) -> Replay:
         meta = json.loads(row.meta)
     except ValueError:
         meta = {}
-    meta = {"game_id": gid, "store": str(db), "agents": list(row.agents), **(meta if isinstance(meta, dict) else {})}
+    meta = {"game_id": gid, "agents": list(row.agents), **(meta if isinstance(meta, dict) else {})}
     if untrusted:
         return checked_replay(events, f"{db} {gid}", meta, untrusted, game=game)
     return Replay(events, source=f"{db} {gid}", meta=meta, game=game)
