@@ -6,7 +6,7 @@ A position names the state of a game after one of its events, for any registered
 
 The JSON holds the game's name, the seq of the position's last event, the stored game's id, the behaviour of
 the engine that decided it (``behaviour`` of the created event, 1 where the field is absent), its ruleset's
-name, its agents, and ``prefix``, the SHA-256 of the log up to the position (its events' canonical JSON, one
+name and its rules' hash (a variant's differs from the built-in ruleset's), its agents, and ``prefix``, the SHA-256 of the log up to the position (its events' canonical JSON, one
 a line). A **full** position also holds what rebuilds that log: the created event (every seed, the rules'
 values) and, for a game with a ``resume`` hook (LOCM), only its recorded inputs (the events with cause -1), the
 rules deciding everything else again; a game without one carries its whole log up to the position. Rebuilding
@@ -84,6 +84,9 @@ class Position:
     view: dict[str, Any] | None = field(default=None, compare=False)
     ref: str | None = None
     """A redacted position's game: the SHA-256 (hex) of its id (`ref_of`)."""
+    rules_hash: str = ""
+    """The hash of the rules' values its created event records ("" for a game that records none): a variant
+    is told from the built-in ruleset of its name by it (a full position carries the values themselves)."""
 
     @property
     def redacted(self) -> bool:
@@ -93,8 +96,8 @@ class Position:
         d: dict[str, Any] = {"v": VERSION, "game": self.game, "seq": self.seq, "behaviour": self.behaviour,
                              "ruleset": self.ruleset, "agents": list(self.agents), "prefix": self.prefix}
         for k, key in (("game_id", "id"), ("created", "created"), ("inputs", "inputs"), ("events", "events"),
-                       ("seat", "seat"), ("view", "view"), ("ref", "ref")):
-            if getattr(self, k) is not None:
+                       ("seat", "seat"), ("view", "view"), ("ref", "ref"), ("rules_hash", "rules_hash")):
+            if getattr(self, k) not in (None, ""):
                 d[key] = getattr(self, k)
         return d
 
@@ -140,7 +143,7 @@ def position(game: GameDef, events: Sequence[Event], seq: int, game_id: str | No
     agents = tuple(game.agents(created))
     base = Position(game=game.name, seq=end, game_id=game_id, behaviour=behaviour_of(created),
                     ruleset=str(game.index(created).get("ruleset", "")), agents=agents,
-                    prefix=prefix_hash(game, prefix))
+                    prefix=prefix_hash(game, prefix), rules_hash=str(getattr(created, "rules_hash", "") or ""))
     if seat is not None:
         if not 0 <= seat < len(agents):
             raise PositionError(f"--seat {seat}: the game's seats are 0..{len(agents) - 1}")
@@ -192,12 +195,12 @@ def decode(text: str) -> Position:
                      behaviour=_typed(d, "behaviour", int), ruleset=_typed(d, "ruleset", str),
                      agents=tuple(_typed(d, "agents", list)), prefix=_typed(d, "prefix", str),
                      created=d.get("created"), inputs=d.get("inputs"), events=d.get("events"), seat=d.get("seat"),
-                     view=d.get("view"), ref=d.get("ref"))
+                     view=d.get("view"), ref=d.get("ref"), rules_hash=d.get("rules_hash", ""))
     except (ValueError, AttributeError, TypeError) as exc:
         raise PositionError(f"a damaged position: {exc}", text) from None
     if not all(type(a) is str for a in p.agents):
         raise PositionError("a damaged position: 'agents' should be names", text)
-    kinds = (("id", p.game_id, str), ("ref", p.ref, str), ("seat", p.seat, int), ("created", p.created, dict),
+    kinds = (("id", p.game_id, str), ("ref", p.ref, str), ("rules_hash", p.rules_hash, str), ("seat", p.seat, int), ("created", p.created, dict),
              ("inputs", p.inputs, list), ("events", p.events, list), ("view", p.view, dict))
     for key, value, kind in kinds:
         if value is not None and type(value) is not kind:

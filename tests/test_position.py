@@ -74,6 +74,19 @@ def test_every_game_plays_on_from_its_positions(name, ruleset, agents):
         assert game.codec.to_jsonl(again) == game.codec.to_jsonl(full), f"{name} seed 5 seq {seq}"
 
 
+def test_a_variant_game_plays_on_from_its_position_under_its_own_rules():
+    from locm.engine.locm.rulesets import rules_hash
+    from locm.games.locm.variants import resolve_ruleset
+
+    rules = resolve_ruleset(str(ROOT / "examples" / "variants" / "low-health.toml"))
+    full = core.play(LOCM, rules, 6, ("greedy", "random")).log
+    p = position(LOCM, full, len(full) // 2, "g")
+    assert p.rules_hash == full[0].rules_hash != rules_hash(LOCM.rules(rules.base or "1.2"))
+    again = _played_on(LOCM, encode(p), ("greedy", "random"), 6)
+    assert LOCM.codec.to_jsonl(again) == LOCM.codec.to_jsonl(full)
+    assert decode(encode(position(LOCM, full, 20, "g", seat=1))).rules_hash == full[0].rules_hash
+
+
 def test_a_position_ends_where_its_decision_ends():
     full = core.play(LOCM, "1.2", 3, ("greedy", "greedy")).log
     inputs = [e.seq for e in full[1:] if e.cause == -1]

@@ -61,7 +61,8 @@ def show_position(text: str) -> list[str]:
 
     p = decode(text)
     game = registry.get(p.game)
-    head = (f"{game.title} {p.ruleset}, {'game ' + p.game_id if p.game_id else 'a stored game'}, after seq "
+    rules = f" #{p.rules_hash[:12]}" if p.rules_hash else ""
+    head = (f"{game.title} {p.ruleset}{rules}, {'game ' + p.game_id if p.game_id else 'a stored game'}, after seq "
             f"{p.seq}, behaviour {p.behaviour}, agents {', '.join(p.agents)}")
     if p.redacted:
         try:
