@@ -32,6 +32,10 @@ ids and the store          ``game_id(created)`` (what a game's content names it)
                            fields the store keeps beside the log), ``agents(created)``
 environments               ``rl_adapter`` the module and class of its `locm.rl` adapter, ``rl_envs`` its
                            Gymnasium ids (both optional; named, not imported)
+continuing                 ``resume(created, inputs)``, ``continue_as(created, agents, bots)``,
+                           ``continued_id(events)``:
+                           a position's match rebuilt from its inputs, and a game played on by other agents
+                           (`engine.position`; all optional)
 =========================  =================================================================================
 
 The core's own functions over any game are in `engine.core` (play a match with built-in agents, verify a log)
@@ -272,6 +276,20 @@ class GameDef:
     """``log_id(events)``: the id of a game whose created event does not decide it, named by its whole log (a
     game served to clients that connected by themselves: the same map, seed and turns may end any way), or
     None for a game its ``game_id(created)`` names. `game_id_of` is the id of any log."""
+
+    # continuing from a position (`engine.position`; optional)
+    resume: Callable[[Event, Sequence[Event]], Match] | None = None
+    """``resume(created, inputs)``: the match that a created event and the log's recorded inputs after it (its
+    events with cause -1) rebuild, the rules deciding every other event again; a position of the game then
+    carries its inputs only (None: it carries its whole log up to the position, rebuilt by `from_log`)."""
+    continue_as: Callable[[Event, Sequence[str], Sequence[str]], Event] | None = None
+    """``continue_as(created, agents, bots)``: the created event of a game played on from a position by
+    ``agents`` (one per seat), which are not all the ones it names: them named in it, with ``bots``, each
+    seat's command-line bot's version ("" for a built-in agent or a person), in place of the earlier
+    players' (None: the game is played on by its own agents only)."""
+    continued_id: Callable[[Sequence[Event]], str] | None = None
+    """``continued_id(events)``: the id of such a game (with `continue_as`'s created event): its agents' names
+    do not fix the choices made before the position, so it is named by its created event and its inputs."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

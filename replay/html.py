@@ -49,12 +49,21 @@ def page_data(r: Replay) -> dict[str, Any]:
     cited = sorted({e.rule for e in r.events})
     return {
         "meta": {"title": f"{r.game.title}: {r.source}" if r.source else r.game.title, "result": r.wing.result(r),
-                 "seats": len(agents), "agents": agents},
+                 "seats": len(agents), "agents": agents, **_stored_as(r)},
         "events": events,
         "rules": {rid: {"section": (s := game_rule(rules_file, rid)).heading, "text": s.text} for rid in cited},
         "turns": [[t.number, t.player, t.first_seq, t.start_seq, t.last_seq] for t in r.turns()],
         "stops": r.wing.stops(r), "warning": r.warning, "departs": {str(k): v for k, v in r.departs().items()},
     }
+
+
+def _stored_as(r: Replay) -> dict[str, str]:
+    """A stored game's id and its store's path (the viewer's line that plays on from an event), from the
+    replay of a stored game (its source is ``"STORE ID"``: `replay.sources.open_stored`); {} for a file's."""
+    gid = r.meta.get("game_id")
+    if not isinstance(gid, str) or not r.source.endswith(" " + gid):
+        return {}
+    return {"game_id": gid, "store": r.source[:-len(gid) - 1]}
 
 
 def render_html(r: Replay) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence, cast
 
+import msgspec
+
 from locm.engine.locm import protocol
 from locm.engine.locm.agents import AGENT_NAMES, Agent, make_agent, seat_seed
 from locm.engine.locm.commands import EndTurn, Pick
@@ -15,9 +17,9 @@ from locm.engine.locm.describe import describe
 from locm.engine.locm.evolve import apply_all
 from locm.engine.locm.folding import fold
 from locm.engine.locm.game import Game
-from locm.engine.locm.gameid import created_id
+from locm.engine.locm.gameid import continued_id, created_id
 from locm.engine.locm.legal import legal_actions as battle_actions
-from locm.engine.locm.redecide import redecide
+from locm.engine.locm.redecide import feed_input, redecide
 from locm.engine.locm.rulesets import RULESETS, Rules, by_name, diff_rulesets
 from locm.engine.locm.variants import parse_variant
 from locm.engine.locm.state import BATTLE, DRAFT, ENDED, GameState
@@ -74,6 +76,20 @@ def _redecide(events: Sequence[Event]) -> Divergence | None:
     return redecide(events).divergence
 
 
+def _resume(created: Event, inputs: Sequence[Event]) -> Game:
+    """A position's game: its `game_created` and its recorded inputs, every other event decided again."""
+    game = Game.from_created(cast(GameCreated, created))
+    for e in inputs:
+        feed_input(game, e)
+    return game
+
+
+def _continue_as(created: Event, agents: Sequence[str], bots: Sequence[str]) -> GameCreated:
+    """The `game_created` of a game played on by other agents: theirs the names and the bots' versions."""
+    return msgspec.structs.replace(cast(GameCreated, created), agents=(agents[0], agents[1]),
+                                   bot_sha256=(bots[0], bots[1]) if any(bots) else msgspec.UNSET)
+
+
 def _index(created: Event) -> dict[str, Any]:
     return {f: getattr(created, f) for f in INDEX_FIELDS}
 
@@ -115,6 +131,9 @@ GAME = GameDef(
     agents=lambda created: tuple(cast(GameCreated, created).agents),
     game_id=lambda created: created_id(cast(GameCreated, created)),
     index=_index,
+    resume=_resume,
+    continue_as=_continue_as,
+    continued_id=continued_id,
     replay_wing="locm.replay.locm.wing:WING",
     rl_adapter="locm.rl.locm:LocmSpec",
     rl_envs=(("LOCM-draft-v0", ("draft",), "1.2"), ("LOCM-constructed-v0", ("construct",), "constructed"),

@@ -24,6 +24,11 @@ the answers the same way, under its own prefix:
 
     f"env-{ruleset}-{seed}-{h}"   with h over [key of its game_created, its recorded inputs]   (`episode_id`)
 
+A game played on from a position of another (`engine.position`) by other agents than the ones that played up
+to it is named the same way: its agents' names do not fix the choices made before the position.
+
+    f"cont-{ruleset}-{seed}-{h}"  with h over [key of its game_created, its recorded inputs]   (`continued_id`)
+
 Older ids stay valid as stored (`id_problem` accepts them when
 they are what the older function gives for the same content): ids of games played with a redundant
 ``--param`` (a seed given equal to the derived one, once part of the key), and ``ref-`` ids made before, whose
@@ -55,6 +60,7 @@ HASH_HEX = 12
 """Hex digits of the content hash in an id."""
 REFEREE_PREFIX = "ref-"
 EPISODE_PREFIX = "env-"
+CONTINUED_PREFIX = "cont-"
 
 
 def game_id(ruleset: str | Rules, seed: int | None, agents: Sequence[str], params: Mapping[str, Any] | None = None,
@@ -88,6 +94,12 @@ def episode_id(events: Sequence[Event]) -> str:
     """The id of a game played through an environment (`locm.rl`): like `referee_id`, its `game_created` and
     its recorded inputs, under the prefix ``env-``."""
     return referee_id(events, EPISODE_PREFIX)
+
+
+def continued_id(events: Sequence[Event]) -> str:
+    """The id of a game played on from a position by other agents (`engine.position`): like `referee_id`, its
+    `game_created` and its recorded inputs, under the prefix ``cont-``."""
+    return referee_id(events, CONTINUED_PREFIX)
 
 
 class IdCheck(NamedTuple):
@@ -126,6 +138,10 @@ def check_id(gid: str, events: Sequence[Event], meta: str = "{}") -> IdCheck:
                                  "file that the game never read")
     elif gid.startswith(EPISODE_PREFIX):
         expected = episode_id([created, *events[1:]])
+        if gid == expected:
+            return IdCheck(True)
+    elif gid.startswith(CONTINUED_PREFIX):
+        expected = continued_id([created, *events[1:]])
         if gid == expected:
             return IdCheck(True)
     else:

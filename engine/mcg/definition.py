@@ -8,7 +8,7 @@ from typing import Any, Sequence, cast
 
 from locm.engine.mcg.agents import AGENT_NAMES, make_agent
 from locm.engine.mcg.evolve import evolve, fold
-from locm.engine.mcg.game import McgGame, agent_seed, redecide
+from locm.engine.mcg.game import McgGame, agent_seed, redecide, resume
 from locm.engine.mcg.legal import legal_actions, to_move
 from locm.engine.mcg.protocol import message
 from locm.engine.mcg.rules import FIELDS, RULESETS, by_name
@@ -175,6 +175,7 @@ GAME = GameDef(
     describe=lambda state, e: describe(e, state),
     turn_starts=lambda events: [(e.seq, e.turn, e.player) for e in events if type(e) is TurnStarted],
     redecide=_redecide,
+    resume=resume,
     agents=lambda created: tuple(_created(created).agents),
     game_id=lambda created: content_id("mcg", _created(created).rules.name, _created(created).seeds.seed,
                                        CODEC.to_json(created)),

@@ -151,19 +151,13 @@ def redecide(log: Sequence[Event]) -> tuple[McgGame, int]:
     gives and the seq of the first event that differs from `log` (-1 when the two logs are identical)."""
     if not log or type(log[0]) is not GameCreated:
         raise InvalidLogError("a my-card-game log must start with mcg_game_created")
-    created = log[0]
-    game = McgGame.new(created.rules, created.seeds, created.agents, created.decks,
-                       None if created.first == -1 else created.first, {c.id: c for c in created.cards},
-                       created.bots or None)
+    game = _created_again(log[0])
     for e in log[1:]:
         if type(e) is CommandReceived and e.cause == -1:
             if game.ended:
                 break
             try:
-                if e.kind == TIMEOUT:
-                    game.submit(Timeout(e.player))
-                else:
-                    game.answer(e.player, e.text)
+                _feed(game, e)
             except LocmError:  # a record the rules would never have taken (another seat's action, ...)
                 return game, min(len(game.log), len(log))
     for i, (a, b) in enumerate(zip(game.log, log)):
@@ -172,4 +166,30 @@ def redecide(log: Sequence[Event]) -> tuple[McgGame, int]:
     return game, -1 if len(game.log) == len(log) else min(len(game.log), len(log))
 
 
-__all__ = ["McgGame", "McgResult", "outcome", "play_match", "redecide", "agent_seed", "next_first"]
+def resume(created: Event, inputs: Sequence[Event]) -> McgGame:
+    """The game a `game_created` and its log's recorded commands after it give (a position's: `engine.position`),
+    every other event decided again; a `LocmError` where one cannot be played."""
+    if type(created) is not GameCreated:
+        raise InvalidLogError("a my-card-game log must start with mcg_game_created")
+    game = _created_again(created)
+    for e in inputs:
+        if type(e) is not CommandReceived or e.cause != -1:
+            raise InvalidLogError(f"seq {e.seq}: not a recorded command")
+        _feed(game, e)
+    return game
+
+
+def _created_again(created: GameCreated) -> McgGame:
+    return McgGame.new(created.rules, created.seeds, created.agents, created.decks,
+                       None if created.first == -1 else created.first, {c.id: c for c in created.cards},
+                       created.bots or None)
+
+
+def _feed(game: McgGame, e: CommandReceived) -> None:
+    if e.kind == TIMEOUT:
+        game.submit(Timeout(e.player))
+    else:
+        game.answer(e.player, e.text)
+
+
+__all__ = ["McgGame", "McgResult", "outcome", "play_match", "redecide", "resume", "agent_seed", "next_first"]

@@ -45,6 +45,7 @@ def _register(group: click.Group) -> None:
     from locm.cli.games import games
     from locm.cli.keys import key
     from locm.cli.play import play
+    from locm.cli.position import position
     from locm.cli.report import report
     from locm.cli.rules import rules
     from locm.cli.sandbox import sandbox
@@ -54,7 +55,7 @@ def _register(group: click.Group) -> None:
     from locm.games.registry import add_commands
 
     for cmd in (play, conformance, report, rules, tournament, sandbox, games, verify, export_cmd, import_cmd, rerun,
-                whatif, dataset, arena, key):
+                whatif, dataset, arena, key, position):
         group.add_command(cmd)
     replay.register(group)  # show, audit, replay, html
     store.register(group)  # migrate, sql

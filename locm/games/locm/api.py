@@ -25,6 +25,9 @@ action's events (a pending `Choose` is simply dropped). The log is the engine's,
 `Game` played can be stored, exported, replayed and re-decided like any other game. Its `outcome` is the
 seam's (`engine.seam.Outcome`), as every game's definition gives it.
 
+`Game.from_position(text)` continues from a position string (`locm position`; a redacted one with ``db=``, the
+store that holds its game) and `Game.from_stored(db, game_id, seq)` from a stored game's event (`engine.position`).
+
 The front module of LOCM's notebook: `import locm; locm.Game` finds it through `locm.games.registry.NOTEBOOK`.
 """
 
@@ -77,6 +80,32 @@ class Game:
         """Continue a game from its event log (of any schema)."""
         g = cls.__new__(cls)
         g._game = engine_game.Game.from_log(events)
+        g._chosen = []
+        return g
+
+    @classmethod
+    def from_position(cls, position: str, *, db=None) -> "Game":
+        """Continue from a position string (`locm position`): a full one by itself, a redacted one from ``db``,
+        the store that holds its game (`engine.position`)."""
+        from locm.tournament.continued import rebuilt
+
+        return cls._of(rebuilt(position, db=db))
+
+    @classmethod
+    def from_stored(cls, db, game_id: str, seq: int) -> "Game":
+        """Continue from stored game ``game_id`` (an id or a unique prefix of one) in ``db`` after event ``seq``
+        (the end of the decision holding it, as `locm play --from` takes it)."""
+        from locm.tournament.continued import rebuilt
+
+        return cls._of(rebuilt(None, game_id, seq, db))
+
+    @classmethod
+    def _of(cls, found) -> "Game":
+        game, _, match = found
+        if game.name != "locm":
+            raise LocmError(f"the position is of {game.title}: locm.Game plays Legends of Code and Magic")
+        g = cls.__new__(cls)
+        g._game = match
         g._chosen = []
         return g
 
