@@ -75,3 +75,50 @@ def test_the_smallest_resolved_size_needs_every_larger_size_resolved():
     assert smallest_resolved(runs) == 2
     assert smallest_resolved({1: [True, True], 2: [False, False], 3: [True, True]}) == 3
     assert smallest_resolved({1: [False]}) is None
+
+
+# --- on real games ----------------------------------------------------------------------------------------------
+
+
+def test_on_real_games_the_adjusted_value_is_the_estimator_over_the_stored_games_and_only_the_first_seeds_rerun(
+        tmp_path):
+    """Random self-play of 1.2, 40 seeds re-run under a variant that makes card 5 a 7/7, base games on 120: the
+    seeds past 40 are not re-run; the row's paired value is what a run without the extra base seeds gives, and
+    its value is `ControlVariate` over the holders read back from the stored games by hand."""
+    from locm.analysis.locm.cardfacts import project
+    from locm.engine.locm.rulesets import RULES_12
+    from locm.engine.locm.variants import variant_from_dict
+    from locm.games.locm.cardvalue import base_schedule, cardvalue, variant_targets
+    from locm.games.locm.whatif import advantage, rerun_id
+    from locm.store.eventstore import open_store
+
+    db = tmp_path / "cv.db"
+    stronger = variant_from_dict({"base": "1.2", "name": "gnasher-7-7", "cards": {"5": {"attack": 7, "defense": 7}}},
+                                 "v.toml")
+    targets, variants = variant_targets(RULES_12, stronger, [], stronger.name)
+    agents = ("random", "random")
+    run = cardvalue(db, RULES_12, agents, targets, variants, 40, workers=1, base_seeds=120)
+    assert run.base_played == 120 and run.played + run.identical == 40 and not run.errors
+    (row,) = run.ranked()
+    plain = cardvalue(db, RULES_12, agents, targets, variants, 40, workers=1)
+    assert plain.played == 0 and plain.reused == run.played  # the same re-runs, read back
+    (prow,) = plain.ranked()
+    assert row["paired"]["value"] == prow["value"] and row["paired"]["low"] == prow["low"]
+
+    by_hand = ControlVariate()
+    with open_store(db, create=False, readonly=True) as store:
+        for job in base_schedule(RULES_12, agents, 120, 1):
+            events_a = store.events(job.game_id)
+            ga = project(events_a)
+            adv = advantage(ga.decks, {5})
+            if adv is None:
+                continue
+            won_a = int(ga.winner == adv[0])
+            if job.seed <= 40:
+                gb = project(store.events(rerun_id(events_a, stronger)))
+                by_hand.add_cluster([(won_a, int(gb.winner == adv[0]))])
+            else:
+                by_hand.add_base_cluster([won_a])
+    expected = by_hand.as_dict()
+    assert row["value"] == expected["value"] and row["low"] == expected["low"], (row, expected)
+    assert row["control_variate"]["base_units"] == expected["base_units"] > row["units"]
