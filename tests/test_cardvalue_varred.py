@@ -122,3 +122,17 @@ def test_on_real_games_the_adjusted_value_is_the_estimator_over_the_stored_games
     expected = by_hand.as_dict()
     assert row["value"] == expected["value"] and row["low"] == expected["low"], (row, expected)
     assert row["control_variate"]["base_units"] == expected["base_units"] > row["units"]
+
+
+def test_the_command_refuses_fewer_base_seeds_than_seeds_in_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from locm.cli.main import cli
+
+    r = CliRunner().invoke(cli, ["cardvalue", "--db", str(tmp_path / "x.db"), "--card", "5", "--seeds", "100",
+                                 "--base-seeds", "50"])
+    assert r.exit_code == 2 and "--base-seeds 50: expected at least --seeds (100)" in r.output
+    assert not (tmp_path / "x.db").exists()  # refused before any game
+    r = CliRunner().invoke(cli, ["cardvalue", "--db", str(tmp_path / "x.db"), "--card", "5", "--seeds", "100",
+                                 "--base-seeds", "301"])
+    assert r.exit_code != 0 and "expected an even number" in r.output and "Traceback" not in r.output
