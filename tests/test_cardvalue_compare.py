@@ -45,7 +45,8 @@ def test_cards_they_agree_on_have_no_line_and_other_reasons_are_named():
                 moves=[{"card": "3 C", "move": -0.08}])
     cv = {"cards": [_cv_row("1 A", -0.1, -0.15, -0.05, True, "weak"),  # the same once signed alike: no line
                     _cv_row("2 B", -0.1, -0.15, -0.05, True, "vanilla"),  # signs differ, another change
-                    _cv_row("3 C", -0.02, -0.09, 0.05, False, "weak")]}  # in-hand move the other way
+                    {**_cv_row("3 C", -0.02, -0.09, 0.05, False, "weak"), "rerun_under": "1.2~3~weak"}]}
+    # 3 C: the in-hand move points the other way, and cardvalue re-ran its change alone
     rows = {r["card"]: r for r in compare(w, cv)}
     assert set(rows) == {"2 B", "3 C"}
     assert rows["2 B"]["aligned"] is None and rows["2 B"]["reasons"][0].startswith("different changes")
@@ -82,3 +83,23 @@ def test_on_real_games_whatif_and_cardvalue_of_one_weakened_card_are_the_same_nu
     r = runner.invoke(cli, ["cardvalue", "--db", str(db), "--agents", "random", "random", "--seeds", "300",
                             "--baseline", str(weak), "--whatif", str(weak)])
     assert r.exit_code == 2 and "expected the JSON of 'locm whatif --json'" in r.output
+
+
+def test_a_variant_of_cards_alone_is_re_run_card_by_card_and_one_that_changes_rules_whole():
+    from locm.engine.locm.carddata import cardlist_12
+    from locm.engine.locm.rulesets import RULES_12
+    from locm.engine.locm.variants import variant_from_dict
+    from locm.games.locm.cardvalue import variant_targets
+
+    cards = variant_from_dict({"base": "1.2", "name": "two", "cards": {"5": {"attack": 7}, "9": {"name": "X"}}}, "t.toml")
+    targets, variants = variant_targets(RULES_12, cards, [], "t.toml")
+    assert [t.label for t in targets] == ["5 Grime Gnasher", "9 Corrupted Beavrat"] and len(variants) == 2
+    base = cardlist_12()
+    for t, v in zip(targets, variants):  # each variant: A with that card's change alone
+        (b,) = t.only
+        differ = [c.base_id for c in v.cards if base[c.base_id] != c]
+        assert differ == [b] and t.baseline == "two" and v.start_health == RULES_12.start_health
+    rules = variant_from_dict({"base": "1.2", "name": "rules", "start_health": 20, "runes": [15, 10, 5], "cards": {"5": {"attack": 7},
+                                                                                          "9": {"attack": 1}}}, "r.toml")
+    targets, variants = variant_targets(RULES_12, rules, [], "r.toml")
+    assert variants == [rules] and {t.variant for t in targets} == {0}  # its rules are no card's: re-run whole

@@ -210,7 +210,7 @@ class CardValueRun:
         return self.base_seeds > self.seeds
 
     def ranked(self) -> list[dict]:
-        out = [r.as_dict(self.adjusted) for r in self.rows]
+        out = [{**r.as_dict(self.adjusted), "rerun_under": self.variants[r.target.variant].name} for r in self.rows]
         out.sort(key=lambda r: (r["value"] is None, -(r["value"] or 0), r["card"]))
         mark_discoveries(out)  # q over the cards valued together: a star is a discovery among them
         for i, r in enumerate(out, 1):

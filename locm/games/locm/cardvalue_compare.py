@@ -73,7 +73,7 @@ def compare(whatif: dict, cardvalue: dict) -> list[dict]:
                            f"{pts(aligned)} pts, the same direction: they agree")
         elif wd * aligned < 0:
             reasons.append("they point opposite ways for the same change")
-        if same and len(same_change) > 1:
+        if same and len(same_change) > 1 and c.get("rerun_under", b_name) != b_name:
             reasons.append(f"other changes: whatif re-ran the {len(same_change)} cards {b_name} changes at once, "
                            "cardvalue this card's change alone")
         if same and c.get("units") and c.get("lost_edge"):

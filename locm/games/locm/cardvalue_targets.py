@@ -146,10 +146,10 @@ def make_targets(rules_a: Rules, items: Sequence[str], baseline: str) -> tuple[l
 
 def variant_targets(rules_a: Rules, rules_b: Rules, items: Sequence[str], source: str
                     ) -> tuple[list[Target], list[Rules]]:
-    """Rows for a variant file as the baseline: 1.2, one row per card it changes (or per card of `items`),
-    each re-run under A with that card's change alone (a variant that changes one card and nothing else is
-    re-run as it is, so `locm whatif`'s re-runs of it are read back); constructed, one row for the whole
-    change."""
+    """Rows for a variant file as the baseline: 1.2, one row per card it changes (or per card of `items`); when
+    it changes cards alone, each re-run under A with that card's change alone (a variant that changes one card
+    is re-run as it is, so `locm whatif`'s re-runs of it are read back), and when it changes rules too, every
+    row re-run under the whole variant; constructed, one row for the whole change."""
     if rules_b.deck_building != rules_a.deck_building:
         raise CardValueError(source, f"--baseline {source}: a variant of {rules_b.base_name}, the games are "
                                      f"{rules_a.base_name}")
@@ -165,8 +165,9 @@ def variant_targets(rules_a: Rules, rules_b: Rules, items: Sequence[str], source
         if not changed:
             raise CardValueError(source, f"--baseline {source}: it changes no card")
         everything = sorted(c.base_id for c in rules_b.cards if before.get(c.base_id) != c)
-        if everything == changed and len(changed) == 1 and _only_cards_differ(rules_a, rules_b):
-            return [Target(f"{changed[0]} {before[changed[0]].name}", 0, rules_b.name, frozenset(changed))], [rules_b]
+        if (everything == changed and len(changed) == 1) or not _only_cards_differ(rules_a, rules_b):
+            # one card changed: B itself; B changes rules too: B whole for every card (its rules are no card's)
+            return [Target(f"{b} {before[b].name}", 0, rules_b.name, frozenset([b])) for b in changed], [rules_b]
         new = {c.base_id: c for c in rules_b.cards}
         targets, variants = [], []
         for b in changed:  # the card's change alone: what the card causes, not what the rest of B does
