@@ -9,6 +9,18 @@ not re-played: `locm.games.locm.cardvalue`), storing and the statistics. Games/s
 
     .venv/bin/python benchmarks/bench_cardvalue.py --cards 20 --seeds 2000 --workers 2 --runs 3
     .venv/bin/python benchmarks/bench_cardvalue.py --cards 4 --seeds 200 --runs 1 --json
+
+Resolution (``--planted CARD``, issue 34 item 3): the smallest change `cardvalue` resolves. For each size k of
+``--ks``, a variant of 1.2 gives card CARD k more attack; `cardvalue` values the card as it is against each
+variant on ``--seeds`` re-run seeds, with base games on ``--base-seeds`` seeds (the control variate,
+`analysis.varred`), in ``--repeats`` disjoint blocks of seeds. A size is resolved in a block when its 95%
+interval excludes 0; the smallest resolved size is the smallest k resolved in most blocks, every larger k too
+(`analysis.varred.smallest_resolved`). "before" is the paired value on the re-run seeds alone (what
+`cardvalue --seeds N` gives), "after" the control-variate one; medians over the blocks of the interval's half
+width and of the variance ratio are printed per k.
+
+    LOCM_CORE=native .venv/bin/python benchmarks/bench_cardvalue.py --planted 104 --ks 2,4,6,8 --seeds 2000 \
+        --base-seeds 8000 --repeats 3 --workers 2
 """
 
 from __future__ import annotations
@@ -43,6 +55,66 @@ def one_run(store: Path, rules, agents, cards: list[str], seeds: int, workers: i
             "significant": sum(r["excludes_zero"] for r in run.ranked())}
 
 
+def planted(args) -> dict:
+    from locm.analysis.varred import smallest_resolved
+    from locm.engine.locm.carddata import cardlist_12
+    from locm.engine.locm.rulesets import RULES_12
+    from locm.engine.locm.variants import variant_from_dict
+    from locm.games.locm.cardvalue import Target
+
+    card = cardlist_12()[args.planted]
+    ks = [int(k) for k in args.ks.split(",")]
+    variants = [variant_from_dict({"base": "1.2", "name": f"planted-{card.base_id}-atk+{k}",
+                                   "cards": {str(card.base_id): {"attack": card.attack + k}}}, "planted.toml")
+                for k in ks]
+    targets = [Target(f"+{k} attack", i, variants[i].name, frozenset([card.base_id])) for i, k in enumerate(ks)]
+    agents = tuple(args.agents)
+    store = args.store or Path(tempfile.gettempdir()) / f"locm-bench-cardvalue-planted-{'-'.join(agents)}.db"
+    blocks = []
+    t0 = time.perf_counter()
+    for r in range(args.repeats):
+        first = 1 + r * args.base_seeds
+        run = cardvalue(store, RULES_12, agents, targets, variants, args.seeds, seed=first, workers=args.workers,
+                        base_seeds=args.base_seeds)
+        assert not run.errors, run.errors[:3]
+        blocks.append({row["card"]: row for row in run.ranked()})
+    seconds = time.perf_counter() - t0
+    per_k = {}
+    for k in ks:
+        rows = [b[f"+{k} attack"] for b in blocks]
+        half = [(r["high"] - r["low"]) / 2 for r in rows if r["low"] is not None]
+        half_p = [(r["paired"]["high"] - r["paired"]["low"]) / 2 for r in rows if r["paired"]["low"] is not None]
+        ratios = [r["control_variate"]["variance_ratio"] for r in rows
+                  if r["control_variate"]["variance_ratio"] is not None]
+        per_k[k] = {"value_median": statistics.median(r["value"] for r in rows),
+                    "paired_median": statistics.median(r["paired"]["value"] for r in rows),
+                    "half_width_median": statistics.median(half) if half else None,
+                    "paired_half_width_median": statistics.median(half_p) if half_p else None,
+                    "variance_ratio_median": statistics.median(ratios) if ratios else None,
+                    "holders_median": statistics.median(r["units"] for r in rows),
+                    "resolved": [r["excludes_zero"] for r in rows],
+                    "paired_resolved": [r["paired"]["excludes_zero"] for r in rows]}
+    return {"card": f"{card.base_id} {card.name} ({card.cost} mana {card.attack}/{card.defense})",
+            "agents": list(agents), "seeds": args.seeds, "base_seeds": args.base_seeds, "repeats": args.repeats,
+            "seconds": round(seconds, 1), "load": os.getloadavg()[0], "per_k": per_k,
+            "smallest_resolved_before": smallest_resolved({k: v["paired_resolved"] for k, v in per_k.items()}),
+            "smallest_resolved_after": smallest_resolved({k: v["resolved"] for k, v in per_k.items()})}
+
+
+def _print_planted(out: dict) -> None:
+    print(f"planted +k attack on {out['card']}, {' vs '.join(out['agents'])}: {out['seeds']} re-run seeds, base games "
+          f"on {out['base_seeds']}, {out['repeats']} blocks, {out['seconds']} s, load {out['load']:.2f}")
+    print("   k  holders  value  paired  half-width  paired half-width  var. ratio  resolved  paired resolved")
+    for k, v in out["per_k"].items():
+        f = (lambda x: "n/a" if x is None else f"{100 * x:+.1f}")
+        print(f"{k:>4}  {v['holders_median']:>7}  {f(v['value_median']):>5}  {f(v['paired_median']):>6}  "
+              f"{f(v['half_width_median']):>10}  {f(v['paired_half_width_median']):>17}  "
+              f"{v['variance_ratio_median'] or float('nan'):>10.2f}  {sum(v['resolved'])}/{len(v['resolved']):<6}  "
+              f"{sum(v['paired_resolved'])}/{len(v['paired_resolved'])}")
+    print(f"smallest change resolved in most blocks: before (paired) +{out['smallest_resolved_before']} attack, "
+          f"after (control variate) +{out['smallest_resolved_after']} attack")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ruleset", default="1.2")
@@ -53,7 +125,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--store", type=Path, default=None, help="where the base games are kept between invocations")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--planted", type=int, default=None, metavar="CARD", help="resolution of a planted change")
+    ap.add_argument("--ks", default="2,4,6,8", help="--planted: the attack changes")
+    ap.add_argument("--base-seeds", type=int, default=8000, help="--planted: seeds of base games per block")
+    ap.add_argument("--repeats", type=int, default=3, help="--planted: disjoint blocks of seeds")
     args = ap.parse_args()
+    if args.planted is not None:
+        out = planted(args)
+        print(json.dumps(out)) if args.json else _print_planted(out)
+        return
     rules, agents = by_name(args.ruleset), tuple(args.agents)
     store = args.store or Path(tempfile.gettempdir()) / f"locm-bench-cardvalue-{args.ruleset}-{'-'.join(agents)}.db"
     t0 = time.perf_counter()

@@ -560,8 +560,12 @@ def test_the_demo_writes_a_balance_report_and_says_where(tmp_path):
 
     with open_store(tmp_path / "demo.db", create=False, readonly=True) as store:  # the episodes are stored games
         ids = [r.game_id for r in store.games() if r.game_id.startswith("env-")]
+        selfplay = {rs: sum(1 for r in store.games(ruleset=rs, agent="lookahead") if r.agents == ("lookahead",) * 2)
+                    for rs in ("1.2", "constructed")}
     assert len(ids) == 3 and all(gid in said for gid in ids)
     assert "MCG-v0" in lines[-1] and "Skyport-v0" in lines[-1]
+    # 1.2's per-card rows need more self-play than its 17 buckets do constructed's (SELFPLAY_12 times --games)
+    assert selfplay == {"1.2": 12, "constructed": 2}, selfplay
 
 
 def test_agent_matrix_and_ruleset_comparison_count_what_the_store_says(small_db):

@@ -32,8 +32,9 @@ its mean bonus (``bonusAttackDistribution`` and ``bonusDefenseDistribution`` hav
 list's 4, 6, 7, 9.6 and 11 on average). Measuring every card against the same curve puts their values on one
 scale.
 
-Why one module of about 530 lines: the targets, the paired re-runs and the strata are one measurement, and
-its figures are only honest together (who holds a card under A decides which games count under B).
+The targets and their baselines are in `locm.games.locm.cardvalue_targets` (re-exported here). Why one module
+of about 450 lines: the paired re-runs, the strata and the control variate are one measurement, and its figures
+are only honest together (who holds a card under A decides which games count under B).
 """
 
 from __future__ import annotations
@@ -44,182 +45,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-import msgspec
-
-from locm.analysis.locm.cardfacts import COST_TOP, card_features
+from locm.analysis.locm.cardfacts import card_features
 from locm.analysis.paired import STAR, Paired, mark_discoveries, pts
-from locm.engine.locm.carddata import cardlist_12
+from locm.analysis.varred import ControlVariate
 from locm.engine.errors import LocmError
 from locm.engine.locm.rulesets import DRAFT, Rules
-from locm.engine.locm.variants import with_card_changes
-from locm.events.locm.cards import AREA_NAMES, CREATURE, KEYWORD_NAMES, TYPE_NAMES, Card
+from locm.events.locm.cards import Card
+from locm.games.locm.cardvalue_targets import (CardValueError, Target, _only_cards_differ, bucket_match,  # noqa: F401
+                                               make_targets, variant_targets, vanilla_card)
 
 if TYPE_CHECKING:
     from locm.tournament.backends import Backend
-
-
-class CardValueError(LocmError):
-    """A card value that cannot be measured as asked: an unknown card id or bucket, a baseline that does not
-    fit the ruleset, an agent that is not built in. ``what`` is the offending value."""
-
-    def __init__(self, what: object, message: str) -> None:
-        self.what = what
-        super().__init__(message)
-
-
-# --- baselines -------------------------------------------------------------------------------------------------
-
-
-def vanilla_card(card: Card) -> Card:
-    """The vanilla creature of a card's cost (see the module note), keeping its base id and name."""
-    stat = card.cost + 1
-    return Card(card.base_id, CREATURE, card.cost, stat, stat, 0, 0, 0, 0, 0, card.name, "vanilla")
-
-
-def _vanilla_values(cost: int) -> dict:
-    stat = cost + 1
-    return {"type": TYPE_NAMES[CREATURE], "attack": stat, "defense": stat, "keywords": "------", "my_health": 0,
-            "opp_health": 0, "draw": 0, "area": AREA_NAMES[0], "text": "vanilla"}
-
-
-# Report buckets a change to generated cards can select (`engine.locm.cardweights.CardMatch`); the others
-# (health effects, stat efficiency) depend on values a change may itself alter.
-def bucket_match(bucket: str) -> dict:
-    """The ``when`` of a feature bucket of the report (``keyword: guard``), or `CardValueError`."""
-    family, _, value = bucket.partition(": ")
-    if family == "type" and value in TYPE_NAMES:
-        return {"type": value}
-    if family == "cost":
-        if value == f"{COST_TOP}+":
-            return {"min_cost": COST_TOP}
-        if value.isdigit() and int(value) < COST_TOP:
-            return {"cost": int(value)}
-    if family == "keyword" and (value in KEYWORD_NAMES or value == "none"):
-        return {"keyword": value}
-    if family == "area" and value in AREA_NAMES:
-        return {"area": value}
-    if family == "draw" and value in ("0", "1", "2+"):
-        return {"min_draw": 2} if value == "2+" else {"draw": int(value)}
-    raise CardValueError(bucket, f"{bucket!r}: expected a card id or a bucket of type, cost, keyword, area or draw "
-                                 f"(e.g. 'keyword: guard', 'cost: 3', 'cost: {COST_TOP}+', 'draw: 2+')")
-
-
-@dataclass(frozen=True)
-class Target:
-    """One row of the result: a card or bucket (`label`), the variant it is re-run under (`variant`, an index
-    of `CardValueRun.variants`) and, when that variant changes more than this row is about, the base ids
-    this row is about (`only`; None: every card the variant changes)."""
-
-    label: str
-    variant: int
-    baseline: str
-    only: frozenset | None = None
-
-
-def _card_list(rules: Rules) -> dict[int, Card]:
-    return {**cardlist_12(), **{c.base_id: c for c in rules.cards}}
-
-
-def _name(rules_a: Rules, what: str, baseline: str) -> str:
-    """The baseline ruleset's name: A's, the card and the baseline (``1.2~116~vanilla``), at most 40 characters
-    (a long one ends in a short hash of what it names)."""
-    import hashlib
-
-    safe = "".join(ch if ch.isalnum() else "-" for ch in what).strip("-")
-    name = f"{rules_a.name}~{safe}~{baseline.replace(':', '')}"
-    if len(name) > 40:
-        name = name[:31] + "~" + hashlib.sha256(name.encode()).hexdigest()[:8]
-    return name
-
-
-def make_targets(rules_a: Rules, items: Sequence[str], baseline: str) -> tuple[list[Target], list[Rules]]:
-    """The rows and the variants for cards or buckets `items` against `baseline` (``vanilla``, ``card:ID``)."""
-    draft = rules_a.deck_building == DRAFT
-    targets, variants = [], []
-    for item in items:
-        item = item.strip()
-        if draft:
-            cards = _card_list(rules_a)
-            if item.isdigit():
-                if int(item) not in cards:
-                    raise CardValueError(item, f"card {item}: expected a card id of the 1.2 list (1..{len(cards)})")
-                chosen = [cards[int(item)]]
-                label = f"{item} {cards[int(item)].name}"
-            else:
-                bucket_match(item)  # checks the name
-                chosen = [c for c in cards.values() if item in card_features(c)]
-                label = item
-            if baseline == "vanilla":
-                new = [vanilla_card(c) for c in chosen]
-            elif baseline.startswith("card:") and baseline[5:].isdigit() and int(baseline[5:]) in cards:
-                other = cards[int(baseline[5:])]
-                new = [msgspec.structs.replace(other, base_id=c.base_id, name=c.name, text=f"as card {other.base_id}")
-                       for c in chosen]
-            else:
-                raise CardValueError(baseline, f"--baseline {baseline}: expected vanilla, card:ID (an id of the 1.2 "
-                                               "list) or a variant file")
-            kept = tuple(c for c in rules_a.cards if c.base_id not in {n.base_id for n in new})
-            rules_b = rules_a.replace(name=_name(rules_a, item, baseline), base=rules_a.base_name,
-                                      cards=tuple(sorted(kept + tuple(new), key=lambda c: c.base_id)))
-        else:
-            if item.isdigit():
-                raise CardValueError(item, f"{item}: constructed cards are generated anew for every game: expected a "
-                                           "bucket (e.g. 'keyword: guard')")
-            if baseline != "vanilla":
-                raise CardValueError(baseline, f"--baseline {baseline}: expected vanilla or a variant file under "
-                                               "constructed (a card id means a different card in every game)")
-            from locm.engine.locm.cardweights import CardChange
-
-            when = bucket_match(item)
-            costs = [when["cost"]] if "cost" in when else range(when.get("min_cost", 0), 13)
-            other = {k: v for k, v in when.items() if k not in ("cost", "min_cost")}
-            # one change per cost: a vanilla creature's stats follow its cost
-            changes = [msgspec.convert({"when": {**other, "cost": c}, "set": _vanilla_values(c)}, CardChange)
-                       for c in costs]
-            rules_b = rules_a.replace(name=_name(rules_a, item, baseline), base=rules_a.base_name,
-                                      card_weights=with_card_changes(rules_a.card_weights, changes))
-            label = item
-        targets.append(Target(label, len(variants), baseline))
-        variants.append(rules_b)
-    return targets, variants
-
-
-def variant_targets(rules_a: Rules, rules_b: Rules, items: Sequence[str], source: str
-                    ) -> tuple[list[Target], list[Rules]]:
-    """Rows for a variant file as the baseline: 1.2, one row per card it changes (or per card of `items`);
-    constructed, one row for the whole change."""
-    if rules_b.deck_building != rules_a.deck_building:
-        raise CardValueError(source, f"--baseline {source}: a variant of {rules_b.base_name}, the games are "
-                                     f"{rules_a.base_name}")
-    if rules_a.deck_building == DRAFT:
-        before = _card_list(rules_a)
-        changed = sorted(c.base_id for c in rules_b.cards if before.get(c.base_id) != c)
-        if items:
-            unknown = [i for i in items if not i.isdigit() or int(i) not in changed]
-            if unknown:
-                raise CardValueError(unknown[0], f"card {unknown[0]}: expected a card the variant changes "
-                                                 f"({', '.join(map(str, changed)) or 'it changes none'})")
-            changed = [int(i) for i in items]
-        if not changed:
-            raise CardValueError(source, f"--baseline {source}: it changes no card")
-        return [Target(f"{b} {before[b].name}", 0, rules_b.name, frozenset([b])) for b in changed], [rules_b]
-    return [Target(f"the cards {rules_b.name} changes", 0, rules_b.name)], [rules_b]
-
-
-def _only_cards_differ(a: Rules, b: Rules) -> bool:
-    """Whether two rulesets differ in card definitions alone (1.2 ``cards``, the generated cards'
-    ``cardChanges``): then a game whose pool no change reaches plays the same under both."""
-    from locm.engine.locm.cardgen import official_weights
-
-    def weights(r: Rules) -> dict:
-        doc = msgspec.json.decode(r.card_weights.encode() if r.card_weights else official_weights())
-        doc.pop("cardChanges", None)
-        return doc
-
-    blank = {"name": "", "base": "", "cards": (), "card_weights": ""}
-    if a.replace(**blank) != b.replace(**blank):
-        return False
-    return a.deck_building == DRAFT or weights(a) == weights(b)
 
 
 # --- the re-runs (in `locm.games.locm.whatif`'s workers) -------------------------------------------------------------------
@@ -234,13 +70,15 @@ def _pool_under(rules: Rules, created) -> dict[int, Card]:
     return {c.base_id: c for c in events[1].cards}
 
 
-def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[bool, ...]]) -> list[tuple]:
+def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[bool, ...], bool]) -> list[tuple]:
     """One seed's base games under every variant: per game and variant ``(gid, variant, status, prepared B or
-    None, {target: units}, error)``; status ``played``, ``stored`` (read back) or ``identical``."""
+    None, {target: units}, error)``; status ``played``, ``stored`` (read back) or ``identical``; a seed that is
+    not re-run (``rerun`` False: a base seed beyond ``--seeds``) gives ``base`` and its holders under A, each
+    ``("base", won under A, 0, copies ahead)``."""
     from locm.analysis.locm.cardfacts import project
     from locm.games.locm.whatif import _STATE, replay_under
 
-    gids, target_rows, identical_ok = task
+    gids, target_rows, identical_ok, rerun = task
     store, variants = _STATE["store"], _STATE["variants"]
     out = []
     for gid in gids:
@@ -255,6 +93,9 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
             try:
                 pool_b = _pool_under(rules_b, events_a[0])
                 changed = {b for b, c in pool_a.items() if pool_b.get(b) != c}
+                if not rerun:
+                    out.append((gid, k, "base", None, _base_units(decks_a, win_a, changed, target_rows, k), ""))
+                    continue
                 if not changed and identical_ok[k]:
                     out.append((gid, k, "identical", None, {}, ""))
                     continue
@@ -271,6 +112,18 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
             except LocmError as exc:
                 out.append((gid, k, "error", None, {}, str(exc)))
     return out
+
+
+def _base_units(decks_a: tuple, win_a: int, changed: set, target_rows: list, k: int) -> dict[int, list[tuple]]:
+    """A base game's holders under A of each target of variant `k` (the game is not re-run)."""
+    from locm.games.locm.whatif import advantage
+
+    units = {}
+    for t, (only, variant) in enumerate(target_rows):
+        adv = advantage(decks_a, changed if only is None else changed & only) if variant == k else None
+        if adv is not None:
+            units[t] = [("base", int(win_a == adv[0]), 0, adv[1])]
+    return units
 
 
 def strata(decks_a: tuple, decks_b: tuple, about: set, win_a: int, win_b: int) -> list[tuple]:
@@ -313,10 +166,20 @@ class Row:
     kept: Paired = field(default_factory=Paired)  # the holders that still held more copies under B
     strata: Counter = field(default_factory=Counter)
     copies_ahead: int = 0  # the holders' copies more than their opponents', summed
+    cv: ControlVariate = field(default_factory=ControlVariate)  # the same units, and the base-only seeds' holders
 
-    def as_dict(self) -> dict:
+    def as_dict(self, adjusted: bool = False) -> dict:
+        """The row for JSON; ``adjusted``: its value and interval are the control-variate ones
+        (`analysis.varred`, the base games on more seeds than are re-run), the paired ones kept beside."""
         d = self.paired.as_dict(sign=-1)  # A - B: the card's value over its baseline
         value = {"value": d.pop("delta"), "low": d.pop("low"), "high": d.pop("high")}
+        if adjusted:
+            c = self.cv.as_dict()
+            value["paired"] = {**value, "excludes_zero": d["excludes_zero"]}
+            if c["value"] is not None:
+                value.update(value=c["value"], low=c["low"], high=c["high"])
+                d["excludes_zero"] = c["excludes_zero"]
+            value["control_variate"] = {k: c[k] for k in ("theta", "variance_ratio", "base_units", "base_clusters")}
         k = self.kept.as_dict(sign=-1)
         return {"card": self.target.label, "baseline": self.target.baseline, **value, **d,
                 "kept_edge": self.strata["held"], "lost_edge": self.strata["a_only"], "new_edge": self.strata["b_only"],
@@ -340,9 +203,14 @@ class CardValueRun:
     identical: int = 0
     errors: list = field(default_factory=list)
     seconds: float = 0.0
+    base_seeds: int = 0  # the seeds of base games (at least `seeds`; more: the control variate)
+
+    @property
+    def adjusted(self) -> bool:
+        return self.base_seeds > self.seeds
 
     def ranked(self) -> list[dict]:
-        out = [r.as_dict() for r in self.rows]
+        out = [{**r.as_dict(self.adjusted), "rerun_under": self.variants[r.target.variant].name} for r in self.rows]
         out.sort(key=lambda r: (r["value"] is None, -(r["value"] or 0), r["card"]))
         mark_discoveries(out)  # q over the cards valued together: a star is a discovery among them
         for i, r in enumerate(out, 1):
@@ -351,7 +219,7 @@ class CardValueRun:
 
     def summary(self) -> dict:
         return {"ruleset": self.rules_a.name, "agents": list(self.agents), "seeds": self.seeds,
-                "first_seed": self.first_seed, "base_games": self.base_stored + self.base_played,
+                "base_seeds": max(self.base_seeds, self.seeds), "first_seed": self.first_seed, "base_games": self.base_stored + self.base_played,
                 "base_games_played_now": self.base_played, "reruns_played_now": self.played,
                 "reruns_read_back": self.reused, "reruns_identical_not_played": self.identical,
                 "errors": len(self.errors), "seconds": round(self.seconds, 3), "question": QUESTION,
@@ -425,34 +293,45 @@ def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, se
 def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[Target], variants: list[Rules],
               seeds: int, seed: int = 1, workers: int = 1, progress: Callable[[int], None] | None = None,
               announce: Callable[[int, str], None] | None = None, backend: Backend = "local",
-              address: str | None = None) -> CardValueRun:
+              address: str | None = None, base_seeds: int | None = None) -> CardValueRun:
     """Play the base games the store lacks (`base_games`), re-run each under every variant (or read the
     re-runs back), and measure each target's value (see the module note). `announce(n, what)` is told the
-    number of games ahead (the base games to play, then the re-runs), `progress(k)` as they are done."""
+    number of games ahead (the base games to play, then the re-runs), `progress(k)` as they are done.
+    ``base_seeds`` (more than ``seeds``): base games on that many seeds, of which the first ``seeds`` are
+    re-run; every value is then the control-variate one (`analysis.varred`: the holders' base outcome over
+    all base seeds), the paired one kept beside it."""
     from locm.store.eventstore import DuplicateGameError, open_store
     from locm.games.locm.whatif import _results
 
     t0 = time.perf_counter()
-    run = CardValueRun(rules_a, agents, seeds, seed, variants, [Row(t) for t in targets])
-    jobs = base_schedule(rules_a, agents, seeds, seed)
-    run.base_stored, run.base_played = base_games(db, rules_a, agents, seeds, seed, workers, progress, announce,
-                                                  backend, address)
+    base_seeds = max(base_seeds or seeds, seeds)
+    if base_seeds > seeds:
+        check_agents(agents, base_seeds)
+    run = CardValueRun(rules_a, agents, seeds, seed, variants, [Row(t) for t in targets], base_seeds=base_seeds)
+    jobs = base_schedule(rules_a, agents, base_seeds, seed)
+    run.base_stored, run.base_played = base_games(db, rules_a, agents, base_seeds, seed, workers, progress,
+                                                  announce, backend, address)
     if announce:
-        announce(len(jobs) * len(variants), "re-runs")
+        announce(len(jobs) * len(variants), "re-runs" if base_seeds == seeds else "re-runs and base-only seeds")
     with open_store(db) as store:
         groups: dict = {}
         for job in jobs:
             groups.setdefault(job.seed, []).append(job.game_id)
         identical_ok = tuple(_only_cards_differ(rules_a, v) for v in variants)
         rows = [(t.only, t.variant) for t in targets]
-        tasks = [(gids, rows, identical_ok) for gids in groups.values()]
+        tasks = [(gids, rows, identical_ok, s < seed + seeds) for s, gids in groups.items()]
         results = _results(str(db), None, tuple(variants), tasks, workers, _work_seed, backend, address)
         try:
             for done in results:
                 cluster: dict = {}
+                base_only: dict = {}
                 for gid, k, status, prepared, units, error in done:
                     if status == "error":
                         run.errors.append((gid, error))
+                        continue
+                    if status == "base":
+                        for t, u in units.items():
+                            base_only.setdefault(t, []).extend(wa for _, wa, _, _ in u)
                         continue
                     if prepared is not None:
                         try:
@@ -476,6 +355,9 @@ def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[T
                 for t, (under_a, kept) in cluster.items():
                     run.rows[t].paired.add_cluster(under_a)
                     run.rows[t].kept.add_cluster(kept)
+                    run.rows[t].cv.add_cluster((wa, wb) for wa, wb, _, _ in under_a)
+                for t, outcomes in base_only.items():
+                    run.rows[t].cv.add_base_cluster(outcomes)
                 if progress:
                     progress(len(done))
         finally:
@@ -517,14 +399,22 @@ def cardvalue_lines(s: dict) -> list[str]:
     agents = " vs ".join(s["agents"]) if s["agents"][0] != s["agents"][1] else f"{s['agents'][0]} self-play"
     out = [f"question: {s['question']}",
            f"card value under {s['ruleset']}: {s['base_games']} base games ({agents}, seeds {s['first_seed']}.."
-           f"{s['first_seed'] + s['seeds'] - 1}); re-runs: {s['reruns_played_now']} played now, "
+           f"{s['first_seed'] + s.get('base_seeds', s['seeds']) - 1}); re-runs (seeds {s['first_seed']}.."
+           f"{s['first_seed'] + s['seeds'] - 1}): {s['reruns_played_now']} played now, "
            f"{s['reruns_read_back']} read back, {s['reruns_identical_not_played']} identical (no changed card "
            f"in the pool) in {s['seconds']:.1f} s",
            "value = the holders' win rate with the card as it is minus with the baseline in its place, on the same "
            "seeds, seats and agents (the holder: the seat whose deck held more copies than its opponent's, as "
            "played; under B it may have kept that edge, lost it, or another seat gained one: kept/lost/new); "
            f"95% interval clustered by seed; q: Benjamini-Hochberg over the {len(s['cards'])} cards valued "
-           f"({STAR})", ""]
+           f"({STAR})"]
+    if s.get("base_seeds", s["seeds"]) > s["seeds"]:
+        out.append(f"control variate: base games on {s['base_seeds']} seeds, the first {s['seeds']} re-run; each "
+                   "value is the paired one corrected by the holders' base win rate over every base seed "
+                   "(analysis.varred); 'paired' is the value without it, 'var.' the variance of the value over "
+                   "the paired one's (below 1: narrower)")
+    out.append("")
+    adjusted = s.get("base_seeds", s["seeds"]) > s["seeds"]
     rows, unheld = [], [r["card"] for r in s["cards"] if not r["units"]]
     for r in s["cards"]:
         if not r["units"]:
@@ -532,13 +422,19 @@ def cardvalue_lines(s: dict) -> list[str]:
         v = "n/a" if r["value"] is None else f"{pts(r['value'])} pts" + (" *" if r["significant"] else "")
         ci = "n/a" if r["low"] is None else f"[{pts(r['low'])}, {pts(r['high'])}]"
         wa, wb = r["win_rate_a"], r["win_rate_b"]
+        extra = ()
+        if adjusted:
+            ratio = r["control_variate"]["variance_ratio"]
+            extra = ("n/a" if r["paired"]["value"] is None else f"{pts(r['paired']['value'])} pts",
+                     "n/a" if ratio is None else f"{ratio:.2f}")
         rows.append((r["rank"], r["card"], r["baseline"], v, ci, "n/a" if r["q"] is None else f"{r['q']:.3f}",
-                     r["units"], r["clusters"],
+                     *extra, r["units"], r["clusters"],
                      "n/a" if wa["rate"] is None else f"{100 * wa['rate']:.1f}%",
                      "n/a" if wb["rate"] is None else f"{100 * wb['rate']:.1f}%",
                      f"+{r['gained']}/-{r['lost']}", f"{r['kept_edge']}/{r['lost_edge']}/{r['new_edge']}",
                      r["tied_games"]))
-    out.append(table(("rank", "card", "baseline", "value", "95% interval", "q", "holders", "seeds", "WR as is",
+    out.append(table(("rank", "card", "baseline", "value", "95% interval", "q", *(("paired", "var.") if adjusted else ()),
+                      "holders", "seeds", "WR as is",
                       "WR baseline", "outcomes B vs A", "edge kept/lost/new", "tied"), rows))
     if unheld:
         out.append(f"not valued, no holder (no seat held more copies than its opponent in any base game): "

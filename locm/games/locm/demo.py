@@ -22,6 +22,10 @@ from locm.tournament.standings import STANDINGS_HEADERS, standings, standings_ro
 DEMO_AGENTS = ("lookahead", "greedy", "random", "pass")
 MIRROR = ("lookahead", "lookahead")
 VALUED = 3  # cards the demo values with locm cardvalue
+SELFPLAY_12 = 6
+"""1.2's self-play plays this many times ``--games`` (the report's per-card rows need 50 player-games a card:
+with the default 100 games only one of the 160 cards had them, and the best/worst chart one bar; with 600,
+some 110 do). Constructed's rows are 17 feature buckets, which ``--games`` fills."""
 RULESETS = ("1.2", "constructed")
 LOCM = ".venv/bin/locm" if Path(".venv/bin/locm").exists() else "locm"  # what to type next, from here
 
@@ -55,13 +59,14 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             results[ruleset] = (records, table_rows)
         mirror, seats = {}, {}
         for ruleset in RULESETS:
-            jobs = schedule(ruleset, MIRROR, games, seed=1)  # self-play: each of seeds 1..games once
+            n = games * SELFPLAY_12 if ruleset == "1.2" else games
+            jobs = schedule(ruleset, MIRROR, n, seed=1)  # self-play: each of seeds 1..n once
             record_schedule(store, jobs)
             todo = pending(store, jobs)
             if todo:
                 with progress_bar(len(todo), f"{MIRROR[0]} mirror {ruleset}") as bar:
                     play_jobs(store, todo, workers=workers, progress=bar.update, scheduled=len(jobs))
-            mirror[ruleset] = [j.game_id for j in jobs]
+            mirror[ruleset] = [j.game_id for j in schedule(ruleset, MIRROR, games, seed=1)]  # the same seeds
             ids = set(mirror[ruleset])
             seats[ruleset] = standings([r for r in store.games(ruleset=ruleset) if r.game_id in ids], MIRROR)
         echo("")
