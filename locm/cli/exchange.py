@@ -124,6 +124,11 @@ def import_cmd(file, db, skip_existing, trusted):
     from locm.games.registry import checker, games_with, hook
     from locm.store.eventstore import open_store
 
+    from locm.store.provenance import imported_source
+    from locm.store.records import utc_timestamp
+
+    name = "-" if str(file) == "-" else str(Path(file).resolve())
+    origin = imported_source(name, at=utc_timestamp())  # kept as untrusted: never counted as its agents'
     if trusted:
         from locm.provenance.signing import check_file, parse_public
 
@@ -131,6 +136,7 @@ def import_cmd(file, db, skip_existing, trusted):
             raise click.UsageError("--trust checks a file's signature beside it: give a file, not -")
         sig = check_file(file, [parse_public(t) for t in trusted])
         click.echo(f"{file}: signed by {sig.public}: valid", err=True)
+        origin = imported_source(name, at=origin.at, trusted=True, signer=sig.public, sha256=sig.sha256)
     existed = db.exists()
     store = open_store(db, checker=checker())
     ok = False
@@ -153,7 +159,7 @@ def import_cmd(file, db, skip_existing, trusted):
 
                 data = first + stream.read(MAX_FILE)
                 game = other if other is not None else registry.get(registry.DEFAULT)
-                gid, stored = import_log(store, game, data, str(file), skip_existing=skip_existing)
+                gid, stored = import_log(store, game, data, str(file), skip_existing=skip_existing, origin=origin)
                 ok = True
                 click.echo(f"imported game {gid} into {db}" if stored else f"game {gid} already stored, skipped")
                 return
@@ -162,7 +168,7 @@ def import_cmd(file, db, skip_existing, trusted):
             size = os.fstat(stream.fileno()).st_size if str(file) != "-" else 0
             with progress_bar(length=size, label="importing") as bar:  # a bar only where someone watches
                 summary = store.import_jsonl(_Counted(first, stream, bar.update if size else None),
-                                             skip_existing=skip_existing)
+                                             skip_existing=skip_existing, source=origin)
         ok = True
     except ImportFormatError as exc:
         raise InputFileError(str(file), exc) from None
@@ -173,6 +179,9 @@ def import_cmd(file, db, skip_existing, trusted):
         if not ok and not existed:  # leave no empty store behind a refused import
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
+    if summary.games and not trusted:
+        click.echo("locm: note: imported without --trust: kept as untrusted (a tournament or its standings never "
+                   "count these games; `locm verify` lists them)", err=True)
     click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else "")
                + (f"; {_n(summary.schedules, 'tournament schedule')}" if summary.schedules else "")

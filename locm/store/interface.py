@@ -289,12 +289,20 @@ class EventStore:
         ``check=False`` is for logs that are not games of the rules (the store's own tests).
 
         ``source``: the import's `Source` (default: an untrusted import of ``<stream>``); its ``sha256`` is that
-        of the bytes read, filled in as they are read, so that what is recorded is what was imported."""
+        of the bytes read, hashed as they are read, so that what is recorded is what was imported (a trusted
+        source's ``sha256``, the signed file's, must be it: else nothing is stored)."""
         counts = [0, 0, 0]
         base = source or imported_source("<stream>", at=utc_timestamp())
         hashing = _Hashing(stream)
-        self._write(parse_export(hashing.lines, self, skip_existing, counts, check, self.checker), base,
-                    hashing.hexdigest)
+        def digest() -> str:
+            found = hashing.hexdigest()
+            if base.trusted and base.sha256 and found != base.sha256:
+                raise StoreError(f"{base.file}: the bytes imported are not the bytes whose signature was checked "
+                                 f"(sha256 {found[:16]}..., signed {base.sha256[:16]}...): the file changed; "
+                                 "nothing was stored")
+            return found
+
+        self._write(parse_export(hashing.lines, self, skip_existing, counts, check, self.checker), base, digest)
         return ImportSummary(*counts)
 
     def close(self) -> None:

@@ -258,7 +258,8 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
                 echo(f"\nlocm: interrupted: {count_stored(store, jobs)} of {n(len(jobs), 'game')} stored in {r.db}; "
                      "run the same command again to play the rest", err=True)
                 return 130
-        records = [m for m in store.games(game=game.name) if jobs.holds(m)]
+        counted = {gid for gid, came in store.provenances().items() if came.counted}
+        records = [m for m in store.games(game=game.name) if jobs.holds(m) and m.game_id in counted]
     echo(f"{n(run.played, 'game')} played, {run.already} stored before"
          + (f", {run.duplicates} stored meanwhile by another run" if run.duplicates else "")
          + f": {len(records)} of {n(len(jobs), game.title + ' game')} in {r.db} ({run.seconds:.1f} s)")

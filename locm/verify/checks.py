@@ -6,6 +6,10 @@ same questions of a game's log (`content_problem`), and `locm verify` adds the s
 - The fold of its events ends the game, with the winner and reason its record says.
 - Re-deciding its recorded inputs gives exactly its events: a log edited and re-chained fails at the first event
   the rules would not produce (the seq, the event it has, the event the rules give).
+- Its built-in agents, re-run on its seed, make its decisions (`agents_problem`,
+  `locm.provenance.agents.rerun_agents`): a game relabelled as another agent's fails at the first decision that
+  is not that agent's. A seat played by a command-line bot cannot be re-run; an imported game that has one is
+  kept as untrusted provenance (`locm.store.provenance`).
 
 The checks know no game: what one game asks beyond the core's `engine.core.verify` (LOCM's fold, id and card
 facts, my-card-game's accounts, the files only one game has) comes from the module its definition names
@@ -106,17 +110,28 @@ class Checker:
         self.schedules = schedules
 
     def game_problem(self, game, game_id: str | None, events: Sequence[Event], *, meta: str = "{}") -> Verdict:
-        return content_problem(game_id, events, meta=meta, game=game)
+        verdict = content_problem(game_id, events, meta=meta, game=game)
+        return agents_problem(game, events) if verdict.ok else verdict
 
     def schedule_of(self, manifest: str):
         return self.schedules.of(manifest)
 
 
+def agents_problem(game, events: Sequence[Event]) -> Verdict:
+    """A sound game's built-in agents re-run on its seed (`locm.provenance.agents.rerun_agents`): the first
+    decision that is not theirs, as a problem; a game whose agents cannot be re-run (a command-line bot,
+    parameters given by hand) is not one."""
+    from locm.provenance.agents import rerun_agents
+
+    found = rerun_agents(game, events)
+    return Verdict(found.why, found.seq) if found.status == "differs" else Verdict(None)
+
+
 def stored_problem(store, record, redecide: bool = True) -> Verdict:
     """A stored game of any game, as `locm verify` checks it: its hash chain (read once, checked against its
     record), its record (every column what its events and extras give: `locm.store.records.record_problem`),
-    `content_problem` (its game's own checks, or the core's re-decision and its id) and the derived rows the
-    store keeps with it (`facts_problem`)."""
+    `content_problem` (its game's own checks, or the core's re-decision and its id), with ``redecide`` its
+    built-in agents re-run (`agents_problem`), and the derived rows the store keeps with it (`facts_problem`)."""
     from locm.engine import registry
     from locm.errors import GameNotFoundError
     from locm.store.records import record_problem
@@ -134,6 +149,10 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
         return Verdict(problem, 0)
     verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
                               redecide=redecide, game=game)
+    if verdict.ok and redecide:
+        again = agents_problem(game, events)
+        if not again.ok:
+            return Verdict(again.problem, again.seq, verdict.note)
     if verdict.ok:
         problem = facts_problem(store, record, events)
         if problem:
