@@ -64,6 +64,11 @@ class EventStore:
             self._run = new_run()
         return self._run
 
+    def name_run(self, command: str) -> str:
+        """Say what this writer's run is (``locm tournament ...``), before it stores a game; its run id."""
+        self._run_source = played_source(self.run, utc_timestamp(), command)
+        return self.run
+
     def played(self) -> Source:
         """The `Source` of the games this writer plays (`locm.store.provenance`)."""
         if self._run_source is None:
@@ -79,12 +84,12 @@ class EventStore:
 
     def append_prepared(self, prepared: PreparedGame, *, source: Source | None = None) -> GameRecord:
         """Store a game checked and chained by `prepare_game` (possibly in another process) atomically."""
-        self._write([prepared], source or self.played())
+        self._write([prepared], *(() if source is None else (source,)))
         return prepared.record
 
     def append_games(self, prepared: Sequence[PreparedGame], *, source: Source | None = None) -> None:
         """Store several games checked by `prepare_game` in one transaction: all of them or none."""
-        self._write(list(prepared), source or self.played())
+        self._write(list(prepared), *(() if source is None else (source,)))
 
     def provenance(self, game_id: str) -> Provenance:
         """How a stored game came into this store (`locm.store.provenance.Provenance`; `GameNotFoundError`)."""

@@ -103,10 +103,10 @@ def new_run() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def played_source(run: str, at: str) -> Source:
-    """The source of the games one writer plays: its run, the program's command line."""
-    command = " ".join(sys.argv)[:COMMAND_LIMIT]
-    return Source(kind="played", run=run, command=command, at=at)
+def played_source(run: str, at: str, command: str | None = None) -> Source:
+    """The source of the games one writer plays: its run and what it is (default: the program's command line)."""
+    text = " ".join(sys.argv) if command is None else command
+    return Source(kind="played", run=run, command=text[:COMMAND_LIMIT], at=at)
 
 
 def imported_source(file: str, *, at: str, trusted: bool = False, signer: str = "", sha256: str = "") -> Source:

@@ -105,6 +105,8 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     if r.db:
         prepared = prepare_game(game, extras, events)
         with open_store(r.db) as store:
+            store.name_run(f"locm play --game {game.name} --ruleset {game.rules_name(rules)} --seed {r.seed} "
+                           f"--agents {' '.join(map(repr, agents))}")
             earlier = player.earlier_versions(store, events[0], gid) if hasattr(player, "earlier_versions") else []
             try:
                 store.append_prepared(prepared)
@@ -229,6 +231,9 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     join(r.backend, r.address)  # before the store is touched: no Ray, or no cluster there, is one line
     verdict = None
     with open_store(r.db, busy_timeout=r.busy_timeout) as store:
+        store.name_run(f"locm tournament --game {game.name} --ruleset {game.rules_name(ruleset)} --agents "
+                       f"{' '.join(map(repr, agents))} --games {r.games} --seed {r.seed}"
+                       + (f" --sprt {r.sprt}" if r.sprt else ""))
         with sigterm_as_interrupt():
             changed = player.changed_bots(store, agents) if hasattr(player, "changed_bots") else []
             for bot, k in [] if r.allow_changed_bots else changed[:1]:

@@ -275,6 +275,43 @@ def store_checks(store, full: bool = False, *, schedules) -> StoreChecks:
     return StoreChecks(problems + scheduled, notes, matches, store.ledger()[0], complete, check)
 
 
+LISTED = 20
+"""The games `provenance_lines` names one by one under each heading; the rest are counted."""
+
+
+def provenance_lines(store) -> list[str]:
+    """`locm verify`'s listing of the games that did not come in as played here, apart from those that did
+    (`locm.store.provenance`): imported from a trusted (signed, ``--trust``) file, imported untrusted (kept,
+    never counted), without provenance (written behind the store's back), each game with where it came from
+    (at most `LISTED` a heading); and a line for the games stored before the store recorded provenance.
+    [] when every game was played here."""
+    found = store.provenances()
+    groups: dict[str, list[tuple[str, str]]] = {"trusted": [], "untrusted": [], "unrecorded": []}
+    before = 0
+    for gid, came in found.items():
+        if came.kind == "imported":
+            groups["trusted" if came.counted else "untrusted"].append((gid, came.text()))
+        elif came.kind == "unrecorded":
+            groups["unrecorded"].append((gid, came.text()))
+        elif came.kind == "before":
+            before += 1
+    heads = {"trusted": "imported from trusted files (counted)",
+             "untrusted": "imported, not trusted (kept; never counted by a tournament or its standings)",
+             "unrecorded": "without provenance (not counted)"}
+    lines = []
+    for kind, games in groups.items():
+        if not games:
+            continue
+        lines.append(f"provenance: {len(games)} game{'s' * (len(games) != 1)} {heads[kind]}:")
+        lines += [f"  {gid}: {text}" for gid, text in games[:LISTED]]
+        if len(games) > LISTED:
+            lines.append(f"  ... and {len(games) - LISTED} more")
+    if before:
+        lines.append(f"provenance: {before} game{'s' * (before != 1)} stored before this store recorded provenance "
+                     "(counted as played here, run unknown)")
+    return lines
+
+
 class Checked(NamedTuple):
     """One game of a file `check_file` read: a label for it (the file, ``FILE game K`` or ``FILE GAME_ID``)
     and its `Verdict`."""
@@ -396,5 +433,6 @@ def _other_game_log(name: str, data: bytes, redecide: bool) -> Verdict:
     return core_verdict(game, events, redecide)
 
 
-__all__ = ["Verdict", "Checked", "Checker", "StoreChecks", "content_problem", "stored_problem", "facts_problem",
+__all__ = ["Verdict", "Checked", "Checker", "StoreChecks", "agents_problem", "content_problem", "provenance_lines",
+           "stored_problem", "facts_problem",
            "check_file", "game_of", "schedule_problems", "store_checks"]
