@@ -88,10 +88,15 @@ def test_a_relabelled_builtin_game_planted_under_a_scheduled_id_is_not_counted_a
     code, out, err = locm("tournament", "--agents", "lookahead", "random", "--games", 2, "--db", db)
     assert code != 0 and "stored before" not in out + err
     assert f"the store holds scheduled game {gid}, imported from" in err and "not trusted" in err, err
+    code, out, err = locm("tournament", "--agents", "lookahead", "random", "--games", 2, "--db", db, "--sprt",
+                          "elo0=0,elo1=20,alpha=0.05,beta=0.05")  # an SPRT run counts it no more
+    assert code != 0 and "stored before" not in out + err and f"scheduled game {gid}" in err, err
     code, out, _ = locm("verify", "--db", db)
     assert code == 1
     assert f"{gid}: its agents would not play it: decision" in out, out
     assert "provenance: 1 game imported, not trusted" in out and f"  {gid}: imported from <stream>" in out, out
+    code, out, _ = locm("games", "--db", db)
+    assert code == 0 and "1 Legends of Code and Magic game, 1 of them not counted" in out, out
 
 
 def test_a_game_credited_to_an_external_bot_is_kept_untrusted_and_never_counted_as_the_bots(tmp_path, greedy_export):

@@ -95,10 +95,19 @@ def _departure(log: Sequence[Any], events: Sequence[Any], start: int) -> int | N
 
 def _differs(game: Any, agents: Sequence[str], seat: int, decision: int, seq: int, log: Sequence[Any],
              events: Sequence[Any]) -> str:
-    gives = game.codec.to_json(log[seq]).decode() if seq < len(log) else "nothing"
-    has = game.codec.to_json(events[seq]).decode() if seq < len(events) else "nothing"
+    gives = game.codec.to_json(log[seq]).decode() if seq < len(log) else ""
+    has = game.codec.to_json(events[seq]).decode() if seq < len(events) else ""
+    at = next((k for k, (x, y) in enumerate(zip(gives, has)) if x != y), min(len(gives), len(has)))
     return (f"its agents would not play it: decision {decision} (seq {seq}), P{seat} {agents[seat]!r} gives "
-            f"{gives[:90]}, the log has {has[:90]}")
+            f"{_around(gives, at)}, the log has {_around(has, at)}")
+
+
+def _around(text: str, at: int, before: int = 24, width: int = 60) -> str:
+    """The part of an event's JSON around where it differs (``nothing`` for no event)."""
+    if not text:
+        return "nothing"
+    start = max(0, at - before)
+    return ("..." if start else "") + text[start:start + width] + ("..." if start + width < len(text) else "")
 
 
 __all__ = ["AgentRerun", "MAX_DECISIONS", "rerun_agents"]

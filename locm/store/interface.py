@@ -2,6 +2,11 @@
 (`MemoryStore`); `locm.store.eventstore` describes the whole store and gives `open_store`, `locm.store.sqlite` the
 SQLite backend. A module of its own so that the SQLite backend, which builds on this interface, and the factory
 that picks the backend do not import each other.
+
+Over 450 lines for one reason: the interface's shared logic (reads, verification, the ledger, imports and each
+game's provenance) and the memory backend, which implements each of its primitives and which the shared tests
+run beside SQLite's; split, the memory backend would be a second module that imports every private helper of
+this one.
 """
 
 from __future__ import annotations
@@ -84,12 +89,15 @@ class EventStore:
 
     def append_prepared(self, prepared: PreparedGame, *, source: Source | None = None) -> GameRecord:
         """Store a game checked and chained by `prepare_game` (possibly in another process) atomically."""
-        self._write([prepared], *(() if source is None else (source,)))
+        self.append_games([prepared], source=source)
         return prepared.record
 
     def append_games(self, prepared: Sequence[PreparedGame], *, source: Source | None = None) -> None:
         """Store several games checked by `prepare_game` in one transaction: all of them or none."""
-        self._write(list(prepared), *(() if source is None else (source,)))
+        if source is None:  # the backend's default: played by this writer's run
+            self._write(list(prepared))
+        else:
+            self._write(list(prepared), source)
 
     def provenance(self, game_id: str) -> Provenance:
         """How a stored game came into this store (`locm.store.provenance.Provenance`; `GameNotFoundError`)."""
