@@ -77,6 +77,8 @@ def test_a_relabelled_builtin_game_is_refused_at_import_naming_the_first_differi
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert "its agents would not play it: decision" in err and "'lookahead' gives" in err, err
     assert not (tmp_path / "b.db").exists()  # nothing kept
+    code, out, _ = locm("verify", forged)  # the file itself, as verify reads an export
+    assert code == 1 and "its agents would not play it: decision" in out, out
 
 
 def test_a_relabelled_builtin_game_planted_under_a_scheduled_id_is_not_counted_and_verify_names_it(

@@ -348,7 +348,7 @@ def check_file(path: str, redecide: bool = True, *, schedules=None) -> list[Chec
 
 def _match_file(data: bytes, redecide: bool) -> Verdict:
     """A log of another registered game: the core's checks (`engine.core.verify`: its order and causes, its
-    end, and re-deciding its inputs gives its events)."""
+    end, and re-deciding its inputs gives its events), then its built-in agents re-run (`agents_problem`)."""
     from locm.engine import core
     from locm.events.codec import DecodeError
     from locm.replay.sources import game_of_line
@@ -366,7 +366,7 @@ def _match_file(data: bytes, redecide: bool) -> Verdict:
         return Verdict(f"not a {game.title} log: {exc}")
     except LocmError as exc:
         return Verdict(str(exc), getattr(exc, "seq", -1))
-    return Verdict(None) if found is None else Verdict(_departure(found), found.seq)
+    return agents_problem(game, events) if found is None else Verdict(_departure(found), found.seq)
 
 
 def _departure(d, limit: int = 240) -> str:
@@ -400,9 +400,11 @@ def _export_file(path: str, data: bytes, redecide: bool, schedules=None) -> list
                 continue
             game = registry.get(record.game)
             events = game.codec.from_json_array(json_array(zlib.decompress(prepared.data)))
-            out.append(Checked(f"{path} {record.game_id}", content_problem(
-                record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
-                redecide=redecide, game=game)))
+            verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner,
+                                      reason=record.reason, redecide=redecide, game=game)
+            if verdict.ok and redecide:  # its built-in agents re-run, as an import does
+                verdict = agents_problem(game, events)._replace(note=verdict.note)
+            out.append(Checked(f"{path} {record.game_id}", verdict))
     except ImportFormatError as exc:  # the format itself: the rest of the file cannot be read as games
         out.append(Checked(path, Verdict(str(exc))))
     return out
