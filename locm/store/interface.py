@@ -329,7 +329,8 @@ class EventStore:
 
     # primitives --------------------------------------------------------------------------------------------
 
-    def _write(self, games: Iterable[Any], source: Source | None = None, digest: Callable[[], str] | None = None) -> None:
+    def _write(self, games: Iterable[Any], source: Source | None = None,
+               digest: Callable[[], str] | None = None) -> None:
         """Store every game of ``games`` (and an import's schedule and account rows) or, if any error is raised
         while consuming it, none; each game's provenance is ``source``, its ``sha256`` what ``digest()`` gives
         once every game has been read (an import's file)."""
@@ -474,7 +475,8 @@ class MemoryStore(EventStore):
     def count_events(self) -> int:
         return sum(p.record.n_events for p in self._games.values())
 
-    def _write(self, games: Iterable[_Prepared], source: Source | None = None, digest: Callable[[], str] | None = None) -> None:
+    def _write(self, games: Iterable[_Prepared], source: Source | None = None,
+               digest: Callable[[], str] | None = None) -> None:
         staged: dict[str, _Prepared] = {}
         schedules: dict[str, str] = {}
         for p in games:  # consume (and so validate) everything before changing anything

@@ -308,7 +308,8 @@ class SqliteStore(EventStore):
         except sqlite3.DatabaseError as exc:
             raise CorruptStoreError(self.path, str(exc)) from None
 
-    def _write(self, games: Iterable[_Prepared], source: Source | None = None, digest: Callable[[], str] | None = None) -> None:
+    def _write(self, games: Iterable[_Prepared], source: Source | None = None,
+               digest: Callable[[], str] | None = None) -> None:
         """Store `games` (and an import's schedule and account rows) in one transaction, all or nothing. The
         games go in chunks of `WRITE_CHUNK`, each table's rows of a chunk in one statement (`_insert`), read as
         they come: an import's lines are never all held in memory. Each game's provenance row names
@@ -603,6 +604,7 @@ _HEAD = _FIELDS.index("head_hash")
 _JSON_COLUMNS = tuple(_FIELDS.index(f) for f in ("agents", "places", "scores", "seats", "fields"))
 
 _json = msgspec.json.Encoder()
+
 
 def _provenance(row: Sequence, since: int | None) -> Provenance:
     """A game's provenance from its row of `SqliteStore._provenances`' query (``since``: ``provenance_since``,
