@@ -101,7 +101,11 @@ def import_cmd(file, db, skip_existing, trusted):
     with the number of its first wrong line, and nothing is written. Each game is checked as 'locm verify'
     checks a stored game: its id is what its game_created gives, and re-deciding its recorded inputs gives
     exactly its events, so a forged game whose hash chain was recomputed is refused naming the game, the seq
-    and the first event the rules would not produce. The file's tournament schedules are kept (each key what
+    and the first event the rules would not produce; its built-in agents are re-run on its seed, so a game
+    relabelled as another agent's is refused naming the first decision that agent would not make. Each game
+    records where it came from (this file, its SHA-256, when, and whether --trust checked its signature): a
+    game imported without --trust is kept but never counted by a tournament or its standings (`locm verify`
+    lists it). The file's tournament schedules are kept (each key what
     its manifest gives) and its my-card-game accounts too: each account's log re-decided as 'locm verify'
     checks one (a forged one is refused naming the account and the seq), and an account already stored must
     have its log extended, never rewritten. FILE may be - for standard input.
