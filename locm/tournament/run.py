@@ -112,8 +112,8 @@ def _stored(store, job: Job) -> bool:
     came = store.provenance(job.game_id)
     if not came.counted:  # never skipped as if played here: its moves are the file's word, not its agents'
         raise TournamentError(f"the store holds scheduled game {job.game_id}, {came.text()}: a tournament counts "
-                              "only the games its store played or imported under --trust; play it in a new --db, "
-                              "or import its file with --trust PUBKEY of the store that played it")
+                              "only the games its store played or imported under --trust: use a new --db (into "
+                              "which the signed export of the store that played it may be imported with --trust)")
     return True
 
 

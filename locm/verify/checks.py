@@ -285,7 +285,10 @@ def provenance_lines(store) -> list[str]:
     never counted), without provenance (written behind the store's back), each game with where it came from
     (at most `LISTED` a heading); and a line for the games stored before the store recorded provenance.
     [] when every game was played here."""
-    found = store.provenances()
+    try:
+        found = store.provenances()
+    except LocmError as exc:  # a damaged page: the rest of the check still says what it found
+        return [f"provenance: does not read: {exc}"]
     groups: dict[str, list[tuple[str, str]]] = {"trusted": [], "untrusted": [], "unrecorded": []}
     before = 0
     for gid, came in found.items():
