@@ -245,3 +245,17 @@ def test_a_game_relabelled_as_another_builtin_agents_is_found_in_every_game():
             continue       # so its log departs from its opening on (found, as above, whichever way)
         assert found.status == "differs" and f"P0 {weak!r} gives" in found.why, (name, found)
         assert 0 < found.seq < len(forged) and found.decision >= 1
+
+
+def test_a_migrated_store_says_its_games_were_migrated_and_counts_them(tmp_path):
+    import gzip
+
+    db = tmp_path / "old.db"
+    db.write_bytes(gzip.decompress((Path(__file__).resolve().parent / "data" / "store-v2.db.gz").read_bytes()))
+    assert locm("migrate", db)[0] == 0
+    with open_store(db, create=False, readonly=True) as store:
+        found = store.provenances()
+    assert len(found) == 3
+    for came in found.values():
+        assert came.kind == "migrated" and came.counted and came.source.file == str(db)
+        assert came.text().startswith(f"migrated from {db} (") and "did not record provenance" in came.text()
