@@ -259,3 +259,16 @@ def test_a_migrated_store_says_its_games_were_migrated_and_counts_them(tmp_path)
     for came in found.values():
         assert came.kind == "migrated" and came.counted and came.source.file == str(db)
         assert came.text().startswith(f"migrated from {db} (") and "did not record provenance" in came.text()
+
+
+def test_a_source_row_locm_did_not_write_is_not_counted(tmp_path):
+    db = tmp_path / "a.db"
+    assert locm("play", "--seed", 1, "--db", db)[0] == 0
+    assert locm("play", "--seed", 2, "--db", db)[0] == 0
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA ignore_check_constraints = ON")  # what the table's CHECKs refuse, written anyway
+    conn.execute("UPDATE provenance_sources SET trusted = 'yes', kind = 'imported'")  # "trusted", says the row
+    conn.commit()
+    conn.close()
+    with open_store(db, create=False, readonly=True) as store:
+        assert [(c.kind, c.counted) for c in store.provenances().values()] == [("unrecorded", False)] * 2

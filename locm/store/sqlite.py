@@ -219,6 +219,7 @@ class SqliteStore(EventStore):
         self._conn = conn
         self._db = None
         self._facts: bool | None = None  # the game_facts table: None not looked at yet (`_facts_layout`)
+        self._provenance_layout: tuple | None = None  # `_provenances`' tables and provenance_since, once made
         self._checkpointer: _Checkpointer | None = None  # started by the first chunk of games (`_insert`)
         try:
             if not readonly:
@@ -366,11 +367,22 @@ class SqliteStore(EventStore):
         return conn.execute("SELECT id FROM provenance_sources WHERE run = ?", (source.run,)).fetchone()[0]
 
     def _provenances(self, game_ids: list[str] | None) -> dict[str, Provenance]:
-        tables = {r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
-                                            "('provenance', 'provenance_sources')")}
-        since = self._query("SELECT value FROM locm_meta WHERE key = 'provenance_since'")
-        where = "" if game_ids is None else " WHERE g.game_id IN (SELECT value FROM json_each(?))"
-        params = () if game_ids is None else (_json.encode(game_ids).decode(),)
+        if self._provenance_layout is None:  # (tables, provenance_since) once both tables are there: fixed
+            layout = ({r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
+                                                 "('provenance', 'provenance_sources')")},
+                      self._query("SELECT value FROM locm_meta WHERE key = 'provenance_since'"))
+            if len(layout[0]) < 2 or not layout[1]:
+                tables, since = layout
+            else:
+                self._provenance_layout = tables, since = layout
+        else:
+            tables, since = self._provenance_layout
+        if game_ids is not None and len(game_ids) == 1:  # a tournament's look-up of one scheduled game
+            where, params = " WHERE g.game_id = ?", (game_ids[0],)
+        elif game_ids is not None:
+            where, params = " WHERE g.game_id IN (SELECT value FROM json_each(?))", (_json.encode(game_ids).decode(),)
+        else:
+            where, params = "", ()
         if len(tables) < 2:
             rows = [(gid, key) + (None,) * 8 for gid, key in
                     self._query(f"SELECT g.game_id, g.id FROM games g{where} ORDER BY g.id", params)]
@@ -613,13 +625,16 @@ def _provenance(row: Sequence, since: int | None) -> Provenance:
     _, key, kind, run, command, file, sha256, at, trusted, signer = row
     if kind is None:
         return Provenance(kind="before" if since is None or key < since else "unrecorded")
-    try:
-        source = msgspec.convert({"kind": kind, "run": run, "command": command, "file": file, "sha256": sha256,
-                                  "at": at, "trusted": bool(trusted) if trusted in (0, 1) else trusted,
-                                  "signer": signer}, Source, strict=True)
-    except msgspec.ValidationError:
+    texts = (run, command, file, sha256, at, signer)
+    if kind not in _SOURCE_KINDS or type(trusted) is not int or trusted not in (0, 1) \
+            or not all(type(t) is str for t in texts):
         return Provenance(kind="unrecorded")
-    return Provenance(kind=source.kind, source=source)
+    source = Source(kind=kind, run=run, command=command, file=file, sha256=sha256, at=at, trusted=bool(trusted),
+                    signer=signer)
+    return Provenance(kind=kind, source=source)
+
+
+_SOURCE_KINDS = ("played", "imported", "migrated")
 
 
 def _to_row(m: GameRecord) -> list:
