@@ -128,6 +128,9 @@ def test_a_game_credited_to_an_external_bot_is_kept_untrusted_and_never_counted_
     assert code != 0 and "stored before" not in out + err and f"scheduled game {gid}" in err, err
     code, out, _ = locm("verify", "--db", db)
     assert f"  {gid}: imported from {forged.resolve()} (sha256 " in out and "not trusted" in out, out
+    assert locm("key", "new", "--db", db)[0] == 0  # provenance does not travel: a signed export says so
+    code, _, err = locm("export", "--all", "--db", db, "-o", tmp_path / "again.jsonl")
+    assert code == 0 and "warning: 1 game of the file this store did not play nor import under --trust" in err, err
 
 
 def test_the_provenance_of_played_and_imported_games(tmp_path):

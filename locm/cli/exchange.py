@@ -70,13 +70,13 @@ def export_cmd(game_ids, all_games, db, output, salvage):
     if output is not None and str(output) != "-":
         click.echo(f"{_n(n, 'game')}" + "".join(f", {_n(k, what)}" for k, what in extra if k)
                    + f" written to {output}", err=True)
-    _sign(db, output, salvage)
+    _sign(db, output, salvage, ids)
     if bad:
         click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
         sys.exit(1)
 
 
-def _sign(db, output, salvage) -> None:
+def _sign(db, output, salvage, ids) -> None:
     """An export signed where the store holds a key (`locm key new`): ``OUTPUT.sig`` beside the file."""
     from locm.provenance.signing import public_key, sign_file
 
@@ -87,6 +87,13 @@ def _sign(db, output, salvage) -> None:
         return
     sig = sign_file(db, output)
     click.echo(f"signed by {sig.public}: {output}.sig", err=True)
+    from locm.store.eventstore import open_store
+
+    with open_store(db, create=False, readonly=True) as store:  # provenance does not travel: say what is vouched for
+        foreign = sum(1 for came in store.provenances(ids).values() if not came.counted)
+    if foreign:
+        click.echo(f"locm: warning: {_n(foreign, 'game')} of the file this store did not play nor import under "
+                   "--trust: the signature vouches for them too (see locm verify)", err=True)
 
 
 @click.command("import")
