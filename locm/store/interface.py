@@ -307,6 +307,7 @@ class EventStore:
         counts = [0, 0, 0]
         base = source or imported_source("<stream>", at=utc_timestamp())
         hashing = _Hashing(stream)
+
         def digest() -> str:
             found = hashing.hexdigest()
             if base.trusted and base.sha256 and found != base.sha256:
