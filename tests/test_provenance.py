@@ -165,6 +165,11 @@ def test_the_provenance_of_played_and_imported_games(tmp_path):
             assert s.signer == (public if ok else "")
     code, text, _ = locm("verify", "--db", trusted)
     assert code == 0 and "provenance: 3 games imported from trusted files (counted)" in text, text
+    # the untrusted copy's games become the trusted file's when it is imported again under --trust
+    code, text, err = locm("import", out, "--db", plain, "--trust", public, "--skip-existing")
+    assert code == 0 and "3 already stored, skipped (3 of them now this trusted file's)" in text, text + err
+    with open_store(plain, create=False, readonly=True) as store:
+        assert all(c.counted and c.source.signer == public for c in store.provenances().values())
     # the trusted copy resumes the tournament: its games count as this store's
     code, text, err = locm("tournament", "--agents", "greedy", "random", "--games", 2, "--db", trusted)
     assert code == 0 and "2 stored before" in text + err, text + err

@@ -99,7 +99,9 @@ def _sign(db, output, salvage, ids) -> None:
 @click.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True, path_type=Path))
 @DB_OPTION
-@click.option("--skip-existing", is_flag=True, help="Skip games already stored identically instead of refusing.")
+@click.option("--skip-existing", is_flag=True,
+              help="Skip games already stored identically instead of refusing (with --trust, those an untrusted "
+                   "import had stored become this file's, and count).")
 @click.option("--trust", "trusted", multiple=True, metavar="PUBKEY",
               help="Import only a file signed by this key (64 hex digits, or a file holding them, as 'locm key "
                    "show' prints it; repeatable): FILE.sig must be a valid signature of FILE's bytes by one of them.")
@@ -177,9 +179,11 @@ def import_cmd(file, db, skip_existing, trusted):
             from locm.cli.progress import bar as progress_bar
 
             size = os.fstat(stream.fileno()).st_size if str(file) != "-" else 0
+            untrusted = {g for g, c in store.provenances().items() if not c.counted} if trusted else set()
             with progress_bar(length=size, label="importing") as bar:  # a bar only where someone watches
                 summary = store.import_jsonl(_Counted(first, stream, bar.update if size else None),
                                              skip_existing=skip_existing, source=origin)
+            now = sum(1 for c in store.provenances(list(untrusted)).values() if c.counted) if untrusted else 0
         ok = True
     except ImportFormatError as exc:
         raise InputFileError(str(file), exc) from None
@@ -195,6 +199,7 @@ def import_cmd(file, db, skip_existing, trusted):
                    "count these games; `locm verify` lists them)", err=True)
     click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else "")
+               + (f" ({now} of them now this trusted file's)" if now else "")
                + (f"; {_n(summary.schedules, 'tournament schedule')}" if summary.schedules else "")
                + (f"; {_n(summary.accounts, 'account')} ({_n(summary.account_events, 'event')})"
                   if summary.accounts else ""))

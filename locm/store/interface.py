@@ -33,6 +33,7 @@ from locm.store.records import (
     GameRecord,
     PreparedGame,
     _AccountRow,
+    _KnownGame,
     _Prepared,
     _ScheduleRow,
     _first_bad_seq,
@@ -334,7 +335,8 @@ class EventStore:
                digest: Callable[[], str] | None = None) -> None:
         """Store every game of ``games`` (and an import's schedule and account rows) or, if any error is raised
         while consuming it, none; each game's provenance is ``source``, its ``sha256`` what ``digest()`` gives
-        once every game has been read (an import's file)."""
+        once every game has been read (an import's file). A trusted ``source`` takes over the games an untrusted
+        import stored that it holds identically (`_KnownGame`)."""
         raise NotImplementedError
 
     def _provenances(self, game_ids: list[str] | None) -> dict[str, Provenance]:
@@ -480,9 +482,13 @@ class MemoryStore(EventStore):
                digest: Callable[[], str] | None = None) -> None:
         staged: dict[str, _Prepared] = {}
         schedules: dict[str, str] = {}
+        known: list[str] = []
         for p in games:  # consume (and so validate) everything before changing anything
             if type(p) is _ScheduleRow:
                 schedules.setdefault(p.key, p.manifest)
+                continue
+            if type(p) is _KnownGame:
+                known.append(p.game_id)
                 continue
             if type(p) is _AccountRow:
                 raise StoreError(f"{self.path}: accounts are kept in a store file (SQLite), not in memory")
@@ -497,6 +503,8 @@ class MemoryStore(EventStore):
         came = source if digest is None else msgspec.structs.replace(source, sha256=digest())
         self._games.update(staged)
         self._sources.update(dict.fromkeys(staged, came))
+        self._sources.update(dict.fromkeys([g for g in known if came.trusted and self._sources[g].kind == "imported"
+                                            and not self._sources[g].trusted], came))
         self._ledger_state = (count, head)
         for key, manifest in schedules.items():
             self._schedule_rows.setdefault(key, manifest)

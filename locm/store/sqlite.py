@@ -44,6 +44,7 @@ from locm.store.records import (
     STORE_SCHEMA_VERSION,
     SeatExtras,
     _AccountRow,
+    _KnownGame,
     _Prepared,
     _ScheduleRow,
     _ledger_link,
@@ -314,7 +315,9 @@ class SqliteStore(EventStore):
         """Store `games` (and an import's schedule and account rows) in one transaction, all or nothing. The
         games go in chunks of `WRITE_CHUNK`, each table's rows of a chunk in one statement (`_insert`), read as
         they come: an import's lines are never all held in memory. Each game's provenance row names
-        ``source`` (its row made or found by its ``run``; its ``sha256`` updated from ``digest()`` at the end)."""
+        ``source`` (its row made or found by its ``run``; its ``sha256`` updated from ``digest()`` at the end);
+        a trusted source takes over the games an untrusted import stored that it holds identically
+        (`_KnownGame`)."""
         if self.readonly:
             raise StoreError(f"{self.path}: opened read-only, cannot write")
         conn, game_id = self._conn, ""
@@ -336,6 +339,10 @@ class SqliteStore(EventStore):
                         from locm.store.hooks import side_logs_of
 
                         side_logs_of("account").write(conn, p.account, p.lines)
+                        continue
+                    if type(p) is _KnownGame:  # stored identically: an untrusted import of it is now this one
+                        if source.trusted:
+                            conn.execute(_TRUST_KNOWN, (sid, p.game_id))
                         continue
                     game_id = p.record.game_id
                     chunk.append(p)
@@ -601,6 +608,10 @@ _INSERT_GAME_KEYED = (f"INSERT INTO games (id, {', '.join(_FIELDS)}) "
 _INSERT_LOG = "INSERT INTO logs (game, data) VALUES (?, ?)"
 
 _INSERT_PROVENANCE = "INSERT OR REPLACE INTO provenance (game, source) VALUES (?, ?)"
+
+_TRUST_KNOWN = ("UPDATE provenance SET source = ? WHERE game = (SELECT id FROM games WHERE game_id = ?) AND source IN "
+                "(SELECT id FROM provenance_sources WHERE kind = 'imported' AND trusted = 0)")
+"""A stored game imported untrusted, now imported identically from a trusted file: that file's."""
 
 _SET_LEDGER = "INSERT OR REPLACE INTO locm_meta (key, value) VALUES ('ledger', ?)"
 

@@ -112,8 +112,8 @@ def _stored(store, job: Job) -> bool:
     came = store.provenance(job.game_id)
     if not came.counted:  # never skipped as if played here: its moves are the file's word, not its agents'
         raise TournamentError(f"the store holds scheduled game {job.game_id}, {came.text()}: a tournament counts "
-                              "only the games its store played or imported under --trust: use a new --db (into "
-                              "which the signed export of the store that played it may be imported with --trust)")
+                              "only the games its store played or imported under --trust: import the signed export "
+                              "of the store that played it with --trust PUBKEY --skip-existing, or use a new --db")
     return True
 
 
