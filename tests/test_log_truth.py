@@ -420,7 +420,10 @@ def test_a_stored_custom_ruleset_game_verifies_with_the_logs_own_rules(tmp_path)
 
     mine = RULES_CONSTRUCTED.replace(name="constructed-25", start_health=25)
     game = Game.new(mine, seed=17, agents=("greedy", "random"))
-    play(game, (RandomAgent(3), RandomAgent(4)))
+    from locm.engine.locm.agents import make_agent, seat_seed
+
+    play(game, (make_agent("greedy", seat_seed(17, 0)), make_agent("random", seat_seed(17, 1))))  # the agents
+    # it names: `locm verify` re-runs them
     gid = game_id(mine, 17, ("greedy", "random"))
     with open_store(tmp_path / "s.db") as store:
         store.append_game(LOCM_GAME, GameExtras(game_id=gid), game.log)

@@ -70,13 +70,13 @@ def export_cmd(game_ids, all_games, db, output, salvage):
     if output is not None and str(output) != "-":
         click.echo(f"{_n(n, 'game')}" + "".join(f", {_n(k, what)}" for k, what in extra if k)
                    + f" written to {output}", err=True)
-    _sign(db, output, salvage)
+    _sign(db, output, salvage, ids)
     if bad:
         click.echo(f"locm: {_n(len(bad), 'damaged game')} left out, {_n(n, 'game')} saved", err=True)
         sys.exit(1)
 
 
-def _sign(db, output, salvage) -> None:
+def _sign(db, output, salvage, ids) -> None:
     """An export signed where the store holds a key (`locm key new`): ``OUTPUT.sig`` beside the file."""
     from locm.provenance.signing import public_key, sign_file
 
@@ -87,12 +87,21 @@ def _sign(db, output, salvage) -> None:
         return
     sig = sign_file(db, output)
     click.echo(f"signed by {sig.public}: {output}.sig", err=True)
+    from locm.store.eventstore import open_store
+
+    with open_store(db, create=False, readonly=True) as store:  # provenance does not travel: say what is vouched for
+        foreign = sum(1 for came in store.provenances(ids).values() if not came.counted)
+    if foreign:
+        click.echo(f"locm: warning: {_n(foreign, 'game')} of the file this store did not play nor import under "
+                   "--trust: the signature vouches for them too (see locm verify)", err=True)
 
 
 @click.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True, path_type=Path))
 @DB_OPTION
-@click.option("--skip-existing", is_flag=True, help="Skip games already stored identically instead of refusing.")
+@click.option("--skip-existing", is_flag=True,
+              help="Skip games already stored identically instead of refusing (with --trust, those an untrusted "
+                   "import had stored become this file's, and count).")
 @click.option("--trust", "trusted", multiple=True, metavar="PUBKEY",
               help="Import only a file signed by this key (64 hex digits, or a file holding them, as 'locm key "
                    "show' prints it; repeatable): FILE.sig must be a valid signature of FILE's bytes by one of them.")
@@ -101,7 +110,11 @@ def import_cmd(file, db, skip_existing, trusted):
     with the number of its first wrong line, and nothing is written. Each game is checked as 'locm verify'
     checks a stored game: its id is what its game_created gives, and re-deciding its recorded inputs gives
     exactly its events, so a forged game whose hash chain was recomputed is refused naming the game, the seq
-    and the first event the rules would not produce. The file's tournament schedules are kept (each key what
+    and the first event the rules would not produce; its built-in agents are re-run on its seed, so a game
+    relabelled as another agent's is refused naming the first decision that agent would not make. Each game
+    records where it came from (this file, its SHA-256, when, and whether --trust checked its signature): a
+    game imported without --trust is kept but never counted by a tournament or its standings (`locm verify`
+    lists it). The file's tournament schedules are kept (each key what
     its manifest gives) and its my-card-game accounts too: each account's log re-decided as 'locm verify'
     checks one (a forged one is refused naming the account and the seq), and an account already stored must
     have its log extended, never rewritten. FILE may be - for standard input.
@@ -124,6 +137,11 @@ def import_cmd(file, db, skip_existing, trusted):
     from locm.games.registry import checker, games_with, hook
     from locm.store.eventstore import open_store
 
+    from locm.store.provenance import imported_source
+    from locm.store.records import utc_timestamp
+
+    name = "-" if str(file) == "-" else str(Path(file).resolve())
+    origin = imported_source(name, at=utc_timestamp())  # kept as untrusted: never counted as its agents'
     if trusted:
         from locm.provenance.signing import check_file, parse_public
 
@@ -131,6 +149,7 @@ def import_cmd(file, db, skip_existing, trusted):
             raise click.UsageError("--trust checks a file's signature beside it: give a file, not -")
         sig = check_file(file, [parse_public(t) for t in trusted])
         click.echo(f"{file}: signed by {sig.public}: valid", err=True)
+        origin = imported_source(name, at=origin.at, trusted=True, signer=sig.public, sha256=sig.sha256)
     existed = db.exists()
     store = open_store(db, checker=checker())
     ok = False
@@ -153,16 +172,18 @@ def import_cmd(file, db, skip_existing, trusted):
 
                 data = first + stream.read(MAX_FILE)
                 game = other if other is not None else registry.get(registry.DEFAULT)
-                gid, stored = import_log(store, game, data, str(file), skip_existing=skip_existing)
+                gid, stored = import_log(store, game, data, str(file), skip_existing=skip_existing, origin=origin)
                 ok = True
                 click.echo(f"imported game {gid} into {db}" if stored else f"game {gid} already stored, skipped")
                 return
             from locm.cli.progress import bar as progress_bar
 
             size = os.fstat(stream.fileno()).st_size if str(file) != "-" else 0
+            untrusted = {g for g, c in store.provenances().items() if not c.counted} if trusted else set()
             with progress_bar(length=size, label="importing") as bar:  # a bar only where someone watches
                 summary = store.import_jsonl(_Counted(first, stream, bar.update if size else None),
-                                             skip_existing=skip_existing)
+                                             skip_existing=skip_existing, source=origin)
+            now = sum(1 for c in store.provenances(list(untrusted)).values() if c.counted) if untrusted else 0
         ok = True
     except ImportFormatError as exc:
         raise InputFileError(str(file), exc) from None
@@ -173,8 +194,12 @@ def import_cmd(file, db, skip_existing, trusted):
         if not ok and not existed:  # leave no empty store behind a refused import
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
+    if summary.games and not trusted:
+        click.echo("locm: note: imported without --trust: kept as untrusted (a tournament or its standings never "
+                   "count these games; `locm verify` lists them)", err=True)
     click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else "")
+               + (f" ({now} of them now this trusted file's)" if now else "")
                + (f"; {_n(summary.schedules, 'tournament schedule')}" if summary.schedules else "")
                + (f"; {_n(summary.accounts, 'account')} ({_n(summary.account_events, 'event')})"
                   if summary.accounts else ""))

@@ -33,7 +33,10 @@ def verify(files, db, redecide, full):
     game is told by its first line), my-card-game account logs (re-decided, every card traced to a pack or a
     craft), official referee logs (each game replayed as 'locm conformance' does) and store exports, checked
     the same way; - is standard input. A store's games of other games are checked by the core (chain, record,
-    re-decided log). Prints a line per bad game and a summary.
+    re-decided log). Each stored game's built-in agents are re-run on its seed (with --redecide): a game whose
+    moves its agents would not make is named at the first such decision. The games the store did not play
+    (imported, with the file, its SHA-256 and whether its signature was trusted) are listed apart. Prints a
+    line per bad game and a summary.
 
     \b
     Example:
@@ -43,7 +46,7 @@ def verify(files, db, redecide, full):
     """
     from locm.cli.progress import bar as progress_bar
     from locm.games.registry import SCHEDULES
-    from locm.verify.checks import check_file, store_checks, stored_problem
+    from locm.verify.checks import check_file, provenance_lines, store_checks, stored_problem
     from locm.games.registry import games_with, hook
     from locm.store.eventstore import open_store
 
@@ -84,6 +87,8 @@ def verify(files, db, redecide, full):
                     k, b = extra.get(noun, (0, 0))
                     extra[noun] = (k + len(checked), b + sum(1 for _, p in checked if p))
             store_bad = not found.ok
+            for line in provenance_lines(store):  # the games not played here, apart
+                click.echo(line)
             from locm.provenance.signing import ledger_check
 
             signed = ledger_check(store, db or Path("locm.db"))

@@ -38,6 +38,8 @@ def _games_table(store, game, ruleset, agent, winner, winner_agent, seats, place
     rows = store.games(game=game.name, ruleset=ruleset, agent=agent, winner=winner, limit=limit,
                          seats=seats, winner_agent=winner_agent, place=None if place is None else place - 1,
                          fields=fields)
+    came = store.provenances([m.game_id for m in rows])
+    untrusted = {gid for gid, c in came.items() if not c.counted}  # imported untrusted, or no provenance
     points = any(m.scores is not None for m in rows)
     mine = ("seat", "place") + (("score",) if points else ()) if agent is not None else ()
     more, extra = own.listing_columns(store, rows) if hasattr(own, "listing_columns") else ((), {})
@@ -47,9 +49,11 @@ def _games_table(store, game, ruleset, agent, winner, winner_agent, seats, place
     echo(table(headers, [(m.game_id, m.ruleset, *(m.fields.get(f, "") for f in game.listed), m.seed,
                           len(m.agents), *agent_columns(m, agent, points),
                           "-" if m.winner < 0 else f"{m.winner} {m.agents[m.winner]}", seat_results(m),
-                          m.reason, turns(m.turns), m.n_events, m.created[:19] + "Z", notes(m),
+                          m.reason, turns(m.turns), m.n_events, m.created[:19] + "Z",
+                          ", ".join(filter(None, (notes(m), "not counted" * (m.game_id in untrusted)))),
                           *extra.get(m.game_id, ("",) * len(more))) for m in rows]))
-    echo(n(len(rows), f"{game.title} game"))
+    echo(n(len(rows), f"{game.title} game") + (f", {len(untrusted)} of them not counted (imported untrusted or "
+                                                f"without provenance: see locm verify)" if untrusted else ""))
 
 
 def notes(m) -> str:

@@ -97,6 +97,14 @@ tournament played says its place in ``meta`` (``"schedule": key, "place": k``). 
 schedule from its manifest and reports the scheduled games missing from the store, the games that claim a place
 whose game is another, and games that name a schedule the store does not keep.
 
+Provenance
+----------
+``provenance_sources`` and ``provenance`` (`locm.store.provenance`: `SOURCES_SQL`, `PROVENANCE_SQL`, made by the
+first write of games, so a store without them is still whole) say how each game came in: played here by a run
+(its id and command), imported from a file (its path, the SHA-256 of the bytes read, when, whether its signature
+was trusted), or migrated; ``locm_meta``'s ``provenance_since`` tells the games stored before provenance was
+recorded from those written behind the store's back. `EventStore.provenance` reads one game's.
+
 The store's ledger
 ------------------
 Every game stored extends one more chain, over the games in the order stored (transparency-log style):

@@ -25,6 +25,7 @@ from locm.store.records import (
     GameRecord,
     SeatExtras,
     _AccountRow,
+    _KnownGame,
     _Prepared,
     _ScheduleRow,
     _verify,
@@ -271,7 +272,8 @@ def parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool
     each checked; raise `ImportFormatError` at the first wrong line. With ``check``, each game's content is
     checked by ``checker`` (`locm.store.hooks.Checker`, the caller's: the store knows no game's rules), which
     also reads each schedule's manifest (without a checker a schedule's key is not checked against it).
-    ``counts`` receives [games, events, skipped, schedules, accounts, account events]."""
+    ``counts`` receives [games, events, skipped, schedules, accounts, account events]; a game skipped (stored
+    identically already, ``skip_existing``) is yielded as a `_KnownGame`."""
     if check and checker is None:
         raise StoreError(f"{store.path}: an import is checked by the checker its caller hands the store "
                          "(open_store(..., checker=...)): none was given (check=False reads without the checks)")
@@ -494,6 +496,8 @@ def parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool
         if prepared is not None:
             counts[0], counts[1] = counts[0] + 1, counts[1] + record.n_events
             yield prepared
+        else:  # stored identically already: its provenance may be this file's (`EventStore._write`)
+            yield _KnownGame(game_id)
 
 
 def _check_hashes(label: str, header_line: int, chain: Sequence[bytes], hashes: Sequence[bytes]) -> None:

@@ -2,6 +2,11 @@
 (`MemoryStore`); `locm.store.eventstore` describes the whole store and gives `open_store`, `locm.store.sqlite` the
 SQLite backend. A module of its own so that the SQLite backend, which builds on this interface, and the factory
 that picks the backend do not import each other.
+
+Over 450 lines for one reason: the interface's shared logic (reads, verification, the ledger, imports and each
+game's provenance) and the memory backend, which implements each of its primitives and which the shared tests
+run beside SQLite's; split, the memory backend would be a second module that imports every private helper of
+this one.
 """
 
 from __future__ import annotations
@@ -21,12 +26,14 @@ from locm.errors import (
     StoreError,
 )
 from locm.store.export import ImportSummary, export_store, game_block, parse_export
+from locm.store.provenance import Provenance, Source, imported_source, new_run, played_source
 from locm.store.records import (
     GENESIS,
     GameExtras,
     GameRecord,
     PreparedGame,
     _AccountRow,
+    _KnownGame,
     _Prepared,
     _ScheduleRow,
     _first_bad_seq,
@@ -53,20 +60,56 @@ class EventStore:
 
     path: str
     checker: Checker | None = None
+    _run: str | None = None
+    _run_source: Source | None = None
 
-    def append_game(self, game: Any, extras: GameExtras | Mapping[str, Any], events: Sequence[Any]) -> GameRecord:
+    @property
+    def run(self) -> str:
+        """This writer's run id: the games it stores without another `Source` are recorded as played by it."""
+        if self._run is None:
+            self._run = new_run()
+        return self._run
+
+    def name_run(self, command: str) -> str:
+        """Say what this writer's run is (``locm tournament ...``), before it stores a game; its run id."""
+        self._run_source = played_source(self.run, utc_timestamp(), command)
+        return self.run
+
+    def played(self) -> Source:
+        """The `Source` of the games this writer plays (`locm.store.provenance`)."""
+        if self._run_source is None:
+            self._run_source = played_source(self.run, utc_timestamp())
+        return self._run_source
+
+    def append_game(self, game: Any, extras: GameExtras | Mapping[str, Any], events: Sequence[Any], *,
+                    source: Source | None = None) -> GameRecord:
         """Store one complete game of ``game`` (`engine.seam.GameDef`: its created event first, its end event last,
-        seqs 0..n-1) atomically, checked and chained by `prepare_game`."""
-        return self.append_prepared(prepare_game(game, extras, events))
+        seqs 0..n-1) atomically, checked and chained by `prepare_game`. ``source``: how it came in (default:
+        played by this writer's run, `played`)."""
+        return self.append_prepared(prepare_game(game, extras, events), source=source)
 
-    def append_prepared(self, prepared: PreparedGame) -> GameRecord:
+    def append_prepared(self, prepared: PreparedGame, *, source: Source | None = None) -> GameRecord:
         """Store a game checked and chained by `prepare_game` (possibly in another process) atomically."""
-        self._write([prepared])
+        self.append_games([prepared], source=source)
         return prepared.record
 
-    def append_games(self, prepared: Sequence[PreparedGame]) -> None:
+    def append_games(self, prepared: Sequence[PreparedGame], *, source: Source | None = None) -> None:
         """Store several games checked by `prepare_game` in one transaction: all of them or none."""
-        self._write(list(prepared))
+        if source is None:  # the backend's default: played by this writer's run
+            self._write(list(prepared))
+        else:
+            self._write(list(prepared), source)
+
+    def provenance(self, game_id: str) -> Provenance:
+        """How a stored game came into this store (`locm.store.provenance.Provenance`; `GameNotFoundError`)."""
+        found = self._provenances([game_id])
+        if game_id not in found:
+            raise GameNotFoundError(game_id)
+        return found[game_id]
+
+    def provenances(self, game_ids: Sequence[str] | None = None) -> dict[str, Provenance]:
+        """The provenance of the given stored games (all when None), by id, in the order stored."""
+        return self._provenances(None if game_ids is None else list(game_ids))
 
     def has_game(self, game_id: str) -> bool:
         return self._row(game_id) is not None
@@ -251,15 +294,30 @@ class EventStore:
         return self._schedules()
 
     def import_jsonl(self, stream: BinaryIO | Iterable[bytes], *, skip_existing: bool = False,
-                     check: bool = True) -> ImportSummary:
+                     check: bool = True, source: Source | None = None) -> ImportSummary:
         """Read an export file; write all its games in one transaction or, on the first wrong line, none
         (`ImportFormatError` with the line number). With ``check`` (the default) each game is also checked as
         `locm verify` checks a stored game, by the store's ``checker`` (`locm.verify.checks.Checker`: its id is what
         its content gives, its fold, re-deciding its inputs gives its events), so a forged game with its chain
         recomputed is refused at the first event the rules would not produce (without a checker: `StoreError`);
-        ``check=False`` is for logs that are not games of the rules (the store's own tests)."""
+        ``check=False`` is for logs that are not games of the rules (the store's own tests).
+
+        ``source``: the import's `Source` (default: an untrusted import of ``<stream>``); its ``sha256`` is that
+        of the bytes read, hashed as they are read, so that what is recorded is what was imported (a trusted
+        source's ``sha256``, the signed file's, must be it: else nothing is stored)."""
         counts = [0, 0, 0]
-        self._write(parse_export(stream, self, skip_existing, counts, check, self.checker))
+        base = source or imported_source("<stream>", at=utc_timestamp())
+        hashing = _Hashing(stream)
+
+        def digest() -> str:
+            found = hashing.hexdigest()
+            if base.trusted and base.sha256 and found != base.sha256:
+                raise StoreError(f"{base.file}: the bytes imported are not the bytes whose signature was checked "
+                                 f"(sha256 {found[:16]}..., signed {base.sha256[:16]}...): the file changed; "
+                                 "nothing was stored")
+            return found
+
+        self._write(parse_export(hashing.lines, self, skip_existing, counts, check, self.checker), base, digest)
         return ImportSummary(*counts)
 
     def close(self) -> None:
@@ -273,16 +331,23 @@ class EventStore:
 
     # primitives --------------------------------------------------------------------------------------------
 
+    def _write(self, games: Iterable[Any], source: Source | None = None,
+               digest: Callable[[], str] | None = None) -> None:
+        """Store every game of ``games`` (and an import's schedule and account rows) or, if any error is raised
+        while consuming it, none; each game's provenance is ``source``, its ``sha256`` what ``digest()`` gives
+        once every game has been read (an import's file). A trusted ``source`` takes over the games an untrusted
+        import stored that it holds identically (`_KnownGame`)."""
+        raise NotImplementedError
+
+    def _provenances(self, game_ids: list[str] | None) -> dict[str, Provenance]:
+        raise NotImplementedError
+
     def count(self) -> int:
         """The number of games."""
         raise NotImplementedError
 
     def count_events(self) -> int:
         """The number of events of all games."""
-        raise NotImplementedError
-
-    def _write(self, games: Iterable[_Prepared]) -> None:
-        """Store every game of ``games`` or, if any error is raised while consuming it, none."""
         raise NotImplementedError
 
     def _row(self, game_id: str) -> GameRecord | None:
@@ -367,6 +432,30 @@ class EventStore:
             raise CorruptStoreError(self.path, f"game {game_id!r}: the log does not decode") from None
 
 
+class _Hashing:
+    """A binary stream (or an iterable of lines) whose bytes are hashed (SHA-256) as they are read: ``lines``
+    is what the reader reads (`events.codec.bounded_lines` takes either)."""
+
+    def __init__(self, stream: BinaryIO | Iterable[bytes]) -> None:
+        import hashlib
+
+        self._stream, self._sha = stream, hashlib.sha256()
+        self.lines = self if getattr(stream, "readline", None) is not None else self._iterate()
+
+    def readline(self, limit: int = -1) -> bytes:
+        line = self._stream.readline(limit)
+        self._sha.update(line)
+        return line
+
+    def _iterate(self) -> Iterator[bytes]:
+        for line in self._stream:
+            self._sha.update(line if isinstance(line, bytes) else line.encode())
+            yield line
+
+    def hexdigest(self) -> str:
+        return self._sha.hexdigest()
+
+
 def _field_text(value: Any) -> str:
     """An index field's value as a filter compares it: text as it is, anything else as its JSON."""
     return value if isinstance(value, str) else msgspec.json.encode(value).decode()
@@ -381,6 +470,7 @@ class MemoryStore(EventStore):
         self._games: dict[str, _Prepared] = {}
         self._ledger_state = (0, GENESIS)
         self._schedule_rows: dict[str, str] = {}
+        self._sources: dict[str, Source] = {}
 
     def count(self) -> int:
         return len(self._games)
@@ -388,12 +478,17 @@ class MemoryStore(EventStore):
     def count_events(self) -> int:
         return sum(p.record.n_events for p in self._games.values())
 
-    def _write(self, games: Iterable[_Prepared]) -> None:
+    def _write(self, games: Iterable[_Prepared], source: Source | None = None,
+               digest: Callable[[], str] | None = None) -> None:
         staged: dict[str, _Prepared] = {}
         schedules: dict[str, str] = {}
+        known: list[str] = []
         for p in games:  # consume (and so validate) everything before changing anything
             if type(p) is _ScheduleRow:
                 schedules.setdefault(p.key, p.manifest)
+                continue
+            if type(p) is _KnownGame:
+                known.append(p.game_id)
                 continue
             if type(p) is _AccountRow:
                 raise StoreError(f"{self.path}: accounts are kept in a store file (SQLite), not in memory")
@@ -404,13 +499,22 @@ class MemoryStore(EventStore):
         count, head = self._ledger_state
         for p in staged.values():
             count, head = count + 1, _ledger_link(head, p.record.game_id, bytes.fromhex(p.record.head_hash))
+        source = source or self.played()
+        came = source if digest is None else msgspec.structs.replace(source, sha256=digest())
         self._games.update(staged)
+        self._sources.update(dict.fromkeys(staged, came))
+        self._sources.update(dict.fromkeys([g for g in known if came.trusted and self._sources[g].kind == "imported"
+                                            and not self._sources[g].trusted], came))
         self._ledger_state = (count, head)
         for key, manifest in schedules.items():
             self._schedule_rows.setdefault(key, manifest)
 
     def _ledger(self) -> tuple[int, bytes]:
         return self._ledger_state
+
+    def _provenances(self, game_ids: list[str] | None) -> dict[str, Provenance]:
+        ids = self._games if game_ids is None else [g for g in game_ids if g in self._games]
+        return {g: Provenance(kind=self._sources[g].kind, source=self._sources[g]) for g in ids}
 
     def _record_schedule(self, key: str, manifest: str, created: str) -> None:
         self._schedule_rows.setdefault(key, manifest)

@@ -49,6 +49,8 @@ from locm.store.eventstore import (
     prepare_game,
 )
 from locm.store.export import FLAT_GAME, _FlatRecord, _flat_of, _record_of
+from locm.store.provenance import Source, new_run
+from locm.store.records import utc_timestamp
 
 if TYPE_CHECKING:
     from locm.store.hooks import Checker
@@ -156,7 +158,8 @@ def _copy(old: sqlite3.Connection, version: int, new: Path, name: str, progress,
     games = events = 0
     last = None
     columns = ", ".join(_FlatRecord.__struct_fields__)
-    with open_store(new) as store:
+    source = Source(kind="migrated", run=new_run(), file=name, at=utc_timestamp())  # how the old store got them
+    with open_store(new) as store:                                                  # it did not record
         batch = []
         rows = old.cursor().execute(f"SELECT rowid, {columns} FROM games ORDER BY rowid")
         while chunk := rows.fetchmany(BATCH):  # streamed: the events are read through another cursor
@@ -164,7 +167,7 @@ def _copy(old: sqlite3.Connection, version: int, new: Path, name: str, progress,
                 last, record = row[0], _flat_from_row(row[1:])
                 batch.append(_check(old, version, row[0], record, name, checker))
                 games, events = games + 1, events + record.n_events
-            store.append_games(batch)
+            store.append_games(batch, source=source)
             if progress:
                 progress(len(batch))
             batch = []

@@ -116,6 +116,13 @@ class _ScheduleRow(NamedTuple):
     manifest: str
 
 
+class _KnownGame(NamedTuple):
+    """A game of an import already stored identically (``--skip-existing``): under a trusted source, an untrusted
+    import of it is recorded as this one (`EventStore._write`)."""
+
+    game_id: str
+
+
 class _AccountRow(NamedTuple):
     """A my-card-game account's log to keep (an import's, checked: `EventStore._write` writes it with the
     games), as its events' canonical JSON lines."""

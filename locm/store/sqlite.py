@@ -44,6 +44,7 @@ from locm.store.records import (
     STORE_SCHEMA_VERSION,
     SeatExtras,
     _AccountRow,
+    _KnownGame,
     _Prepared,
     _ScheduleRow,
     _ledger_link,
@@ -51,6 +52,7 @@ from locm.store.records import (
     utc_timestamp,
 )
 from locm.store.interface import DEFAULT_PATH, EventStore
+from locm.store.provenance import PROVENANCE_SQL, SOURCES_SQL, Provenance, Source
 
 
 BUSY_TIMEOUT_S = 600.0
@@ -218,6 +220,7 @@ class SqliteStore(EventStore):
         self._conn = conn
         self._db = None
         self._facts: bool | None = None  # the game_facts table: None not looked at yet (`_facts_layout`)
+        self._provenance_layout: tuple | None = None  # `_provenances`' tables and provenance_since, once made
         self._checkpointer: _Checkpointer | None = None  # started by the first chunk of games (`_insert`)
         try:
             if not readonly:
@@ -307,18 +310,24 @@ class SqliteStore(EventStore):
         except sqlite3.DatabaseError as exc:
             raise CorruptStoreError(self.path, str(exc)) from None
 
-    def _write(self, games: Iterable[_Prepared]) -> None:
+    def _write(self, games: Iterable[_Prepared], source: Source | None = None,
+               digest: Callable[[], str] | None = None) -> None:
         """Store `games` (and an import's schedule and account rows) in one transaction, all or nothing. The
         games go in chunks of `WRITE_CHUNK`, each table's rows of a chunk in one statement (`_insert`), read as
-        they come: an import's lines are never all held in memory."""
+        they come: an import's lines are never all held in memory. Each game's provenance row names
+        ``source`` (its row made or found by its ``run``; its ``sha256`` updated from ``digest()`` at the end);
+        a trusted source takes over the games an untrusted import stored that it holds identically
+        (`_KnownGame`)."""
         if self.readonly:
             raise StoreError(f"{self.path}: opened read-only, cannot write")
         conn, game_id = self._conn, ""
         layout = self._facts_layout()
+        source = source or self.played()
         try:
             with self._transaction():
                 count, head = self._ledger()  # read under the write lock: no other writer extends it meanwhile
                 key = conn.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
+                sid = self._source_id(source, key)
                 chunk: list[_Prepared] = []
                 for p in games:
                     if type(p) is _ScheduleRow:  # an import's tournament schedule
@@ -331,22 +340,71 @@ class SqliteStore(EventStore):
 
                         side_logs_of("account").write(conn, p.account, p.lines)
                         continue
+                    if type(p) is _KnownGame:  # stored identically: an untrusted import of it is now this one
+                        if source.trusted:
+                            conn.execute(_TRUST_KNOWN, (sid, p.game_id))
+                        continue
                     game_id = p.record.game_id
                     chunk.append(p)
                     if len(chunk) == WRITE_CHUNK:
-                        key, count, head, layout = self._insert(chunk, key, count, head, layout)
+                        key, count, head, layout = self._insert(chunk, key, count, head, layout, sid)
                         chunk = []
                 if chunk:
-                    key, count, head, layout = self._insert(chunk, key, count, head, layout)
+                    key, count, head, layout = self._insert(chunk, key, count, head, layout, sid)
                 conn.execute(_SET_LEDGER, (f"{count} {head.hex()}",))
+                if digest is not None:
+                    conn.execute("UPDATE provenance_sources SET sha256 = ? WHERE id = ?", (digest(), sid))
             self._facts = layout  # only once committed: a rolled-back transaction took a new table away
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"{self.path}: game {game_id!r} refused by the database: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot write game {game_id!r}: {exc}") from None
 
-    def _insert(self, chunk: list[_Prepared], key: int, count: int, head: bytes, layout: bool | None
-                ) -> tuple[int, int, bytes, bool | None]:
+    def _source_id(self, source: Source, key: int) -> int:
+        """The key of ``source``'s row (made if new, with the provenance tables the first time: then
+        ``provenance_since`` is the key of the next game), in the open transaction."""
+        conn = self._conn
+        conn.execute(SOURCES_SQL)
+        conn.execute(PROVENANCE_SQL)
+        conn.execute("INSERT OR IGNORE INTO locm_meta (key, value) VALUES ('provenance_since', ?)", (str(key + 1),))
+        conn.execute("INSERT OR IGNORE INTO provenance_sources (run, kind, command, file, sha256, at, trusted, "
+                     "signer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     (source.run, source.kind, source.command, source.file, source.sha256, source.at,
+                      int(source.trusted), source.signer))
+        return conn.execute("SELECT id FROM provenance_sources WHERE run = ?", (source.run,)).fetchone()[0]
+
+    def _provenances(self, game_ids: list[str] | None) -> dict[str, Provenance]:
+        if self._provenance_layout is None:  # (tables, provenance_since) once both tables are there: fixed
+            layout = ({r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
+                                                 "('provenance', 'provenance_sources')")},
+                      self._query("SELECT value FROM locm_meta WHERE key = 'provenance_since'"))
+            if len(layout[0]) < 2 or not layout[1]:
+                tables, since = layout
+            else:
+                self._provenance_layout = tables, since = layout
+        else:
+            tables, since = self._provenance_layout
+        if game_ids is not None and len(game_ids) == 1:  # a tournament's look-up of one scheduled game
+            where, params = " WHERE g.game_id = ?", (game_ids[0],)
+        elif game_ids is not None:
+            where, params = " WHERE g.game_id IN (SELECT value FROM json_each(?))", (_json.encode(game_ids).decode(),)
+        else:
+            where, params = "", ()
+        if len(tables) < 2:
+            rows = [(gid, key) + (None,) * 8 for gid, key in
+                    self._query(f"SELECT g.game_id, g.id FROM games g{where} ORDER BY g.id", params)]
+        else:
+            rows = self._query("SELECT g.game_id, g.id, s.kind, s.run, s.command, s.file, s.sha256, s.at, s.trusted, "
+                               "s.signer FROM games g LEFT JOIN provenance p ON p.game = g.id LEFT JOIN "
+                               f"provenance_sources s ON s.id = p.source{where} ORDER BY g.id", params)
+        try:
+            first = int(since[0][0]) if since else None
+        except (TypeError, ValueError):
+            first = 0  # a value not written by locm: every game without a row is unrecorded
+        return {row[0]: _provenance(row, first) for row in rows}
+
+    def _insert(self, chunk: list[_Prepared], key: int, count: int, head: bytes, layout: bool | None,
+                source: int) -> tuple[int, int, bytes, bool | None]:
         """Whole games in the open transaction, each table's rows in one statement: the games' keys are given
         (the next after `key`, the largest so far, as SQLite would give them one by one), so the logs and facts
         need no key read back. The last key, the ledger's count and head after them, and the facts' layout."""
@@ -355,13 +413,14 @@ class SqliteStore(EventStore):
             conn.execute("PRAGMA wal_autocheckpoint=0")     # it from now on
             self._checkpointer = _Checkpointer(self.path, 1000 * conn.execute("PRAGMA page_size").fetchone()[0])
             self._checkpointer.start()
-        rows, logs, facts = [], [], []
+        rows, logs, facts, origins = [], [], [], []
         before = key
         for p in chunk:
             key += 1
             row = _to_row(p.record)
             rows.append((key, *row))
             logs.append((key, p.data))
+            origins.append((key, source))
             if p.facts is not None and layout is not False:
                 version, blob, digest = p.facts
                 facts.append((key, row[_HEAD], digest, version, blob))
@@ -373,6 +432,7 @@ class SqliteStore(EventStore):
                 raise DuplicateGameError(self._first_stored(chunk, before)) from None
             raise
         conn.executemany(_INSERT_LOG, logs)
+        conn.executemany(_INSERT_PROVENANCE, origins)
         if facts:
             if layout is None:
                 conn.execute(FACTS_SQL)
@@ -547,6 +607,12 @@ _INSERT_GAME_KEYED = (f"INSERT INTO games (id, {', '.join(_FIELDS)}) "
 
 _INSERT_LOG = "INSERT INTO logs (game, data) VALUES (?, ?)"
 
+_INSERT_PROVENANCE = "INSERT OR REPLACE INTO provenance (game, source) VALUES (?, ?)"
+
+_TRUST_KNOWN = ("UPDATE provenance SET source = ? WHERE game = (SELECT id FROM games WHERE game_id = ?) AND source IN "
+                "(SELECT id FROM provenance_sources WHERE kind = 'imported' AND trusted = 0)")
+"""A stored game imported untrusted, now imported identically from a trusted file: that file's."""
+
 _SET_LEDGER = "INSERT OR REPLACE INTO locm_meta (key, value) VALUES ('ledger', ?)"
 
 _FACTS_COLUMNS = ("game", "head_hash", "log_hash", "version", "data")
@@ -561,6 +627,26 @@ _HEAD = _FIELDS.index("head_hash")
 _JSON_COLUMNS = tuple(_FIELDS.index(f) for f in ("agents", "places", "scores", "seats", "fields"))
 
 _json = msgspec.json.Encoder()
+
+
+def _provenance(row: Sequence, since: int | None) -> Provenance:
+    """A game's provenance from its row of `SqliteStore._provenances`' query (``since``: ``provenance_since``,
+    None when the store never recorded provenance); a source row of other types or values is not one locm
+    wrote: unrecorded."""
+    _, key, kind, run, command, file, sha256, at, trusted, signer = row
+    if kind is None:
+        return Provenance(kind="before" if since is None or key < since else "unrecorded")
+    texts = (run, command, file, sha256, at, signer)
+    if kind not in _SOURCE_KINDS or type(trusted) is not int or trusted not in (0, 1) \
+            or not all(type(t) is str for t in texts):
+        return Provenance(kind="unrecorded")
+    source = Source(kind=kind, run=run, command=command, file=file, sha256=sha256, at=at, trusted=bool(trusted),
+                    signer=signer)
+    return Provenance(kind=kind, source=source)
+
+
+_SOURCE_KINDS = ("played", "imported", "migrated")
+
 
 def _to_row(m: GameRecord) -> list:
     row = list(msgspec.structs.astuple(m))

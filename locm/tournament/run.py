@@ -97,7 +97,8 @@ def to_play(store, jobs: Schedule) -> tuple[Iterable[Job], int]:
 
 def _stored(store, job: Job) -> bool:
     """Whether the job's game is stored; a stored game under its id whose row is another game (another seed,
-    ruleset or agents: put there behind the store's back) is refused, never skipped as if played."""
+    ruleset or agents: put there behind the store's back), or that this store neither played nor imported from
+    a trusted source (`locm.store.provenance.Provenance.counted`), is refused, never skipped as if played."""
     try:
         m = store.game(job.game_id)
     except GameNotFoundError:
@@ -108,6 +109,11 @@ def _stored(store, job: Job) -> bool:
         raise TournamentError(f"the store holds another game under the id of scheduled game {job.game_id} (ruleset "
                               f"{m.ruleset}, seed {m.seed}, {' vs '.join(m.agents)}): it was stored behind the "
                               f"store's back; see locm verify")
+    came = store.provenance(job.game_id)
+    if not came.counted:  # never skipped as if played here: its moves are the file's word, not its agents'
+        raise TournamentError(f"the store holds scheduled game {job.game_id}, {came.text()}: a tournament counts "
+                              "only the games its store played or imported under --trust: import the signed export "
+                              "of the store that played it with --trust PUBKEY --skip-existing, or use a new --db")
     return True
 
 

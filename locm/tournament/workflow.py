@@ -107,6 +107,8 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     if r.db:
         prepared = prepare_game(game, extras, events)
         with open_store(r.db) as store:
+            store.name_run(f"locm play --game {game.name} --ruleset {game.rules_name(rules)} --seed {r.seed} "
+                           f"--agents {' '.join(map(repr, agents))}")
             earlier = player.earlier_versions(store, events[0], gid) if hasattr(player, "earlier_versions") else []
             try:
                 store.append_prepared(prepared)
@@ -233,6 +235,9 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     verdict = None
     live.enable(r.db)  # spectators of the store's live spool (locm arena): its games being played, the test
     with open_store(r.db, busy_timeout=r.busy_timeout) as store:
+        store.name_run(f"locm tournament --game {game.name} --ruleset {game.rules_name(ruleset)} --agents "
+                       f"{' '.join(map(repr, agents))} --games {r.games} --seed {r.seed}"
+                       + (f" --sprt {r.sprt}" if r.sprt else ""))
         with sigterm_as_interrupt():
             changed = player.changed_bots(store, agents) if hasattr(player, "changed_bots") else []
             for bot, k in [] if r.allow_changed_bots else changed[:1]:
@@ -262,7 +267,8 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
                 echo(f"\nlocm: interrupted: {count_stored(store, jobs)} of {n(len(jobs), 'game')} stored in {r.db}; "
                      "run the same command again to play the rest", err=True)
                 return 130
-        records = [m for m in store.games(game=game.name) if jobs.holds(m)]
+        counted = {gid for gid, came in store.provenances().items() if came.counted}
+        records = [m for m in store.games(game=game.name) if jobs.holds(m) and m.game_id in counted]
     echo(f"{n(run.played, 'game')} played, {run.already} stored before"
          + (f", {run.duplicates} stored meanwhile by another run" if run.duplicates else "")
          + f": {len(records)} of {n(len(jobs), game.title + ' game')} in {r.db} ({run.seconds:.1f} s)")

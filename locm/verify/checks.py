@@ -6,6 +6,10 @@ same questions of a game's log (`content_problem`), and `locm verify` adds the s
 - The fold of its events ends the game, with the winner and reason its record says.
 - Re-deciding its recorded inputs gives exactly its events: a log edited and re-chained fails at the first event
   the rules would not produce (the seq, the event it has, the event the rules give).
+- Its built-in agents, re-run on its seed, make its decisions (`agents_problem`,
+  `locm.provenance.agents.rerun_agents`): a game relabelled as another agent's fails at the first decision that
+  is not that agent's. A seat played by a command-line bot cannot be re-run; an imported game that has one is
+  kept as untrusted provenance (`locm.store.provenance`).
 
 The checks know no game: what one game asks beyond the core's `engine.core.verify` (LOCM's fold, id and card
 facts, my-card-game's accounts, the files only one game has) comes from the module its definition names
@@ -106,17 +110,28 @@ class Checker:
         self.schedules = schedules
 
     def game_problem(self, game, game_id: str | None, events: Sequence[Event], *, meta: str = "{}") -> Verdict:
-        return content_problem(game_id, events, meta=meta, game=game)
+        verdict = content_problem(game_id, events, meta=meta, game=game)
+        return agents_problem(game, events) if verdict.ok else verdict
 
     def schedule_of(self, manifest: str):
         return self.schedules.of(manifest)
 
 
+def agents_problem(game, events: Sequence[Event]) -> Verdict:
+    """A sound game's built-in agents re-run on its seed (`locm.provenance.agents.rerun_agents`): the first
+    decision that is not theirs, as a problem; a game whose agents cannot be re-run (a command-line bot,
+    parameters given by hand) is not one."""
+    from locm.provenance.agents import rerun_agents
+
+    found = rerun_agents(game, events)
+    return Verdict(found.why, found.seq) if found.status == "differs" else Verdict(None)
+
+
 def stored_problem(store, record, redecide: bool = True) -> Verdict:
     """A stored game of any game, as `locm verify` checks it: its hash chain (read once, checked against its
     record), its record (every column what its events and extras give: `locm.store.records.record_problem`),
-    `content_problem` (its game's own checks, or the core's re-decision and its id) and the derived rows the
-    store keeps with it (`facts_problem`)."""
+    `content_problem` (its game's own checks, or the core's re-decision and its id), with ``redecide`` its
+    built-in agents re-run (`agents_problem`), and the derived rows the store keeps with it (`facts_problem`)."""
     from locm.engine import registry
     from locm.errors import GameNotFoundError
     from locm.store.records import record_problem
@@ -134,6 +149,10 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
         return Verdict(problem, 0)
     verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
                               redecide=redecide, game=game)
+    if verdict.ok and redecide:
+        again = agents_problem(game, events)
+        if not again.ok:
+            return Verdict(again.problem, again.seq, verdict.note)
     if verdict.ok:
         problem = facts_problem(store, record, events)
         if problem:
@@ -256,6 +275,46 @@ def store_checks(store, full: bool = False, *, schedules) -> StoreChecks:
     return StoreChecks(problems + scheduled, notes, matches, store.ledger()[0], complete, check)
 
 
+LISTED = 20
+"""The games `provenance_lines` names one by one under each heading; the rest are counted."""
+
+
+def provenance_lines(store) -> list[str]:
+    """`locm verify`'s listing of the games that did not come in as played here, apart from those that did
+    (`locm.store.provenance`): imported from a trusted (signed, ``--trust``) file, imported untrusted (kept,
+    never counted), without provenance (written behind the store's back), each game with where it came from
+    (at most `LISTED` a heading); and a line for the games stored before the store recorded provenance.
+    [] when every game was played here."""
+    try:
+        found = store.provenances()
+    except LocmError as exc:  # a damaged page: the rest of the check still says what it found
+        return [f"provenance: does not read: {exc}"]
+    groups: dict[str, list[tuple[str, str]]] = {"trusted": [], "untrusted": [], "unrecorded": []}
+    before = 0
+    for gid, came in found.items():
+        if came.kind == "imported":
+            groups["trusted" if came.counted else "untrusted"].append((gid, came.text()))
+        elif came.kind == "unrecorded":
+            groups["unrecorded"].append((gid, came.text()))
+        elif came.kind == "before":
+            before += 1
+    heads = {"trusted": "imported from trusted files (counted)",
+             "untrusted": "imported, not trusted (kept; never counted by a tournament or its standings)",
+             "unrecorded": "without provenance (not counted)"}
+    lines = []
+    for kind, games in groups.items():
+        if not games:
+            continue
+        lines.append(f"provenance: {len(games)} game{'s' * (len(games) != 1)} {heads[kind]}:")
+        lines += [f"  {gid}: {text}" for gid, text in games[:LISTED]]
+        if len(games) > LISTED:
+            lines.append(f"  ... and {len(games) - LISTED} more")
+    if before:
+        lines.append(f"provenance: {before} game{'s' * (before != 1)} stored before this store recorded provenance "
+                     "(counted as played here, run unknown)")
+    return lines
+
+
 class Checked(NamedTuple):
     """One game of a file `check_file` read: a label for it (the file, ``FILE game K`` or ``FILE GAME_ID``)
     and its `Verdict`."""
@@ -292,7 +351,7 @@ def check_file(path: str, redecide: bool = True, *, schedules=None) -> list[Chec
 
 def _match_file(data: bytes, redecide: bool) -> Verdict:
     """A log of another registered game: the core's checks (`engine.core.verify`: its order and causes, its
-    end, and re-deciding its inputs gives its events)."""
+    end, and re-deciding its inputs gives its events), then its built-in agents re-run (`agents_problem`)."""
     from locm.engine import core
     from locm.events.codec import DecodeError
     from locm.replay.sources import game_of_line
@@ -310,7 +369,7 @@ def _match_file(data: bytes, redecide: bool) -> Verdict:
         return Verdict(f"not a {game.title} log: {exc}")
     except LocmError as exc:
         return Verdict(str(exc), getattr(exc, "seq", -1))
-    return Verdict(None) if found is None else Verdict(_departure(found), found.seq)
+    return agents_problem(game, events) if found is None else Verdict(_departure(found), found.seq)
 
 
 def _departure(d, limit: int = 240) -> str:
@@ -344,9 +403,11 @@ def _export_file(path: str, data: bytes, redecide: bool, schedules=None) -> list
                 continue
             game = registry.get(record.game)
             events = game.codec.from_json_array(json_array(zlib.decompress(prepared.data)))
-            out.append(Checked(f"{path} {record.game_id}", content_problem(
-                record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
-                redecide=redecide, game=game)))
+            verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner,
+                                      reason=record.reason, redecide=redecide, game=game)
+            if verdict.ok and redecide:  # its built-in agents re-run, as an import does
+                verdict = agents_problem(game, events)._replace(note=verdict.note)
+            out.append(Checked(f"{path} {record.game_id}", verdict))
     except ImportFormatError as exc:  # the format itself: the rest of the file cannot be read as games
         out.append(Checked(path, Verdict(str(exc))))
     return out
@@ -377,5 +438,6 @@ def _other_game_log(name: str, data: bytes, redecide: bool) -> Verdict:
     return core_verdict(game, events, redecide)
 
 
-__all__ = ["Verdict", "Checked", "Checker", "StoreChecks", "content_problem", "stored_problem", "facts_problem",
+__all__ = ["Verdict", "Checked", "Checker", "StoreChecks", "agents_problem", "content_problem", "provenance_lines",
+           "stored_problem", "facts_problem",
            "check_file", "game_of", "schedule_problems", "store_checks"]

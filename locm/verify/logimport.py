@@ -11,7 +11,10 @@ on its name.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
+
+import msgspec
 
 from locm.engine.errors import LocmError
 from locm.engine.seam import game_id_of
@@ -19,16 +22,20 @@ from locm.errors import InputFileError, StoreError
 from locm.events.base import tag_of
 from locm.events.codec import DecodeError
 from locm.store.hooks import seat_extras_of
-from locm.store.records import GameExtras
+from locm.store.provenance import Source, imported_source
+from locm.store.records import GameExtras, utc_timestamp
 
 _UNREADABLE = (KeyError, ValueError, IndexError, AttributeError, TypeError)
 """What the rules may raise on a forged log they cannot read (a one-line error, never a traceback)."""
 
 
-def import_log(store: Any, game: Any, data: bytes, source: str, *, skip_existing: bool = False) -> tuple[str, bool]:
-    """Store the game of ``game``'s event log ``data`` (read from ``source``) after the store's checker's checks;
-    return (game id, stored). An identical game already stored is skipped with ``skip_existing``, else refused.
-    Every refusal is an `InputFileError` (one line), a store opened without a checker a `StoreError`."""
+def import_log(store: Any, game: Any, data: bytes, source: str, *, skip_existing: bool = False,
+               origin: Source | None = None) -> tuple[str, bool]:
+    """Store the game of ``game``'s event log ``data`` (read from ``source``) after the store's checker's checks
+    (its built-in agents re-run among them); return (game id, stored). An identical game already stored is
+    skipped with ``skip_existing``, else refused. Every refusal is an `InputFileError` (one line), a store
+    opened without a checker a `StoreError`. ``origin``: the import's provenance (`locm.store.provenance`;
+    default an untrusted import of ``source``), its ``sha256`` that of ``data``."""
     try:
         events = game.codec.from_jsonl(data)
     except DecodeError as exc:
@@ -54,8 +61,13 @@ def import_log(store: Any, game: Any, data: bytes, source: str, *, skip_existing
         raise InputFileError(source, f"game {gid!r} is already in the store"
                              + ("" if skip_existing else " (--skip-existing skips identical games)"))
     seat_extras = seat_extras_of(game)
+    origin = origin or imported_source(source, at=utc_timestamp())
+    digest = hashlib.sha256(data).hexdigest()
+    if origin.trusted and origin.sha256 and origin.sha256 != digest:
+        raise InputFileError(source, "the bytes imported are not the bytes whose signature was checked (the file "
+                                     "changed): nothing was stored")
     store.append_game(game, GameExtras(game_id=gid, seats=None if seat_extras is None else seat_extras(events)),
-                      events)
+                      events, source=msgspec.structs.replace(origin, sha256=digest))
     return gid, True
 
 

@@ -3,6 +3,7 @@ on a store's card metrics), `locm cardvalue`, `locm tune`, `locm import-referee`
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -142,6 +143,8 @@ def import_referee(files, db, skip_existing):
     from locm.errors import DuplicateGameError
 
     from locm.games.registry import checker
+    from locm.store.provenance import imported_source
+    from locm.store.records import utc_timestamp
 
     existed = db.exists()
     store = open_store(db, checker=checker())
@@ -167,7 +170,8 @@ def import_referee(files, db, skip_existing):
                             raise ReplaySourceError(f"{path}: game {logged.index}: {verdict.problem}")
                         extras = GameExtras(game_id=g.game_id, meta=json.dumps(g.meta, sort_keys=True))
                         prepared.append(prepare_game(GAME, extras, g.events))
-            store.append_games(prepared)
+            store.append_games(prepared, source=imported_source(  # provenance: the referee's, not played here
+                str(path.resolve()), at=utc_timestamp(), sha256=hashlib.sha256(path.read_bytes()).hexdigest()))
             stored += len(prepared)
             click.echo(f"{path}: {len(prepared)} games stored" +
                        (f", {len(logs) - len(prepared)} already there" if len(prepared) < len(logs) else ""))

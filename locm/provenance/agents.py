@@ -1,0 +1,113 @@
+"""Built-in agents re-run on a game's log: whether the agents a game names would have made its decisions.
+
+A game's built-in agents are deterministic given its seed (`engine.seam.GameDef.make_agent(name, seed, seat)`),
+so a log that says "lookahead against random" can be checked as lookahead and random playing it again: the
+same rules (its created event's), the same seed, the same agents, decision by decision, each decision's events
+compared with the log's. A game relabelled (greedy's moves credited to lookahead, its id and chain recomputed)
+follows the rules, so re-deciding its inputs does not catch it; re-running its agents does, at the first
+decision that is not theirs (`rerun_agents`). `locm import` refuses such a game and `locm verify` names it
+(`locm.verify.checks`).
+
+What cannot be re-run is said, not guessed: a seat played by a command-line bot (`external`: its program is not
+here, and its files' hash in the log is the log's word), and a game whose created event is not the one its
+rules, seed and agents give (`cannot`: parameters given by hand, an older schema): such a game is not refused
+for it, and an imported one is never counted as its agents' unless its file was signed by a trusted key
+(`locm.store.provenance.Provenance.counted`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, NamedTuple
+
+MAX_DECISIONS = 1_000_000
+"""A re-run stops here (the core's own bound on a match: `engine.core.play`)."""
+
+Status = Literal["same", "differs", "external", "cannot"]
+
+
+class AgentRerun(NamedTuple):
+    """What re-running a game's agents found: ``status``, one line ``why`` (but for ``same``), the ``seq``
+    where the log departs from its agents (-1: none) and the ``decision`` there (0: none)."""
+
+    status: Status
+    why: str = ""
+    seq: int = -1
+    decision: int = 0
+
+
+def rerun_agents(game: Any, events: Sequence[Any]) -> AgentRerun:
+    """Re-run the built-in agents a log of ``game`` (`engine.seam.GameDef`) names on its seed and compare what
+    they decide with the log, decision by decision (see the module docstring)."""
+    events = list(events)
+    if not events:
+        return AgentRerun("cannot", "an empty log")
+    created = events[0]
+    agents = tuple(game.agents(created))
+    bots = [(seat, a) for seat, a in enumerate(agents) if a not in game.agent_names]
+    if bots:
+        seat, name = bots[0]
+        return AgentRerun("external", f"seat {seat} is played by a command-line bot ({name[:60]!r}), which cannot "
+                                      "be re-run here")
+    seed = game.index(created).get("seed")
+    rules = getattr(created, "rules", None)
+    if not isinstance(seed, int) or rules is None:
+        return AgentRerun("cannot", "the game records no seed or rules to re-run its agents with")
+    try:
+        match = game.new(rules, seed, agents)
+        players = [game.make_agent(name, seed, seat) for seat, name in enumerate(agents)]
+    except Exception as exc:  # a made-up created event may break creation anywhere  # noqa: BLE001
+        return AgentRerun("cannot", f"the game cannot be created again from its rules and seed ({exc})"[:200])
+    log = match.log
+    if log[0] != created:
+        return AgentRerun("cannot", "its game_created is not the one its rules, seed and agents give (parameters "
+                                    "given by hand, or an older schema): its agents are not re-run")
+    seen = _departure(log, events, 0)
+    if seen is not None:
+        return AgentRerun("cannot", f"its opening (seq {seen}) is not what its rules and seed give")
+    decision = 0
+    try:
+        while not match.ended and decision < MAX_DECISIONS:
+            seat, before = match.to_move, len(log)
+            decision += 1
+            players[seat].play_turn(match, seat)
+            seq = _departure(log, events, before)
+            if seq is not None:
+                return AgentRerun("differs", _differs(game, agents, seat, decision, seq, log, events), seq, decision)
+    except Exception as exc:  # an agent refused by a state it never meant: not this game's agents  # noqa: BLE001
+        return AgentRerun("differs", f"its agents would not play it: decision {decision}: P{seat} "
+                                     f"{agents[seat]!r} fails on it ({type(exc).__name__})", len(log), decision)
+    if len(log) != len(events):
+        seq = min(len(log), len(events))
+        return AgentRerun("differs", f"its agents would not play it: the log has {len(events)} events, its agents' "
+                                     f"game {len(log)}", seq, decision)
+    return AgentRerun("same")
+
+
+def _departure(log: Sequence[Any], events: Sequence[Any], start: int) -> int | None:
+    """The first seq from ``start`` where the re-run's ``log`` and the stored ``events`` differ (None: the
+    re-run's events so far are the log's)."""
+    for seq in range(start, len(log)):
+        if seq >= len(events) or log[seq] != events[seq]:
+            return seq
+    return None
+
+
+def _differs(game: Any, agents: Sequence[str], seat: int, decision: int, seq: int, log: Sequence[Any],
+             events: Sequence[Any]) -> str:
+    gives = game.codec.to_json(log[seq]).decode() if seq < len(log) else ""
+    has = game.codec.to_json(events[seq]).decode() if seq < len(events) else ""
+    at = next((k for k, (x, y) in enumerate(zip(gives, has)) if x != y), min(len(gives), len(has)))
+    return (f"its agents would not play it: decision {decision} (seq {seq}), P{seat} {agents[seat]!r} gives "
+            f"{_around(gives, at)}, the log has {_around(has, at)}")
+
+
+def _around(text: str, at: int, before: int = 24, width: int = 60) -> str:
+    """The part of an event's JSON around where it differs (``nothing`` for no event)."""
+    if not text:
+        return "nothing"
+    start = max(0, at - before)
+    return ("..." if start else "") + text[start:start + width] + ("..." if start + width < len(text) else "")
+
+
+__all__ = ["AgentRerun", "MAX_DECISIONS", "rerun_agents"]
