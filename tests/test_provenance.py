@@ -280,3 +280,17 @@ def test_a_source_row_locm_did_not_write_is_not_counted(tmp_path):
     conn.close()
     with open_store(db, create=False, readonly=True) as store:
         assert [(c.kind, c.counted) for c in store.provenances().values()] == [("unrecorded", False)] * 2
+
+
+def test_a_game_played_on_by_other_agents_is_re_run_with_the_agents_of_each_part():
+    """`locm play --from` stores a game whose created event names the agents that played on, with the ones that
+    played up to the position in its meta: the re-run takes each part's agents, and a wrong claim is found."""
+    from locm.engine import core
+
+    game = LOCM_GAME
+    whole = core.play(game, "1.2", 5, ["random", "random"]).log
+    later = len(whole) + 10  # a position past the end: every decision was the earlier agents'
+    assert rerun_agents(game, whole, (later, ["random", "random"])).status == "same"
+    lie = rerun_agents(game, whole, (later, ["greedy", "random"]))
+    assert lie.status == "differs" and "P0 'greedy' gives" in lie.why
+    assert rerun_agents(game, whole, (later, ["random"])).status == "cannot"

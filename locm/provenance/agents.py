@@ -36,15 +36,23 @@ class AgentRerun(NamedTuple):
     decision: int = 0
 
 
-def rerun_agents(game: Any, events: Sequence[Any]) -> AgentRerun:
+def rerun_agents(game: Any, events: Sequence[Any], continued: tuple[int, Sequence[str]] | None = None) -> AgentRerun:
     """Re-run the built-in agents a log of ``game`` (`engine.seam.GameDef`) names on its seed and compare what
-    they decide with the log, decision by decision (see the module docstring)."""
+    they decide with the log, decision by decision (see the module docstring).
+
+    ``continued``: a game played on from a position by other agents (`locm.tournament.continued`: its meta's
+    ``continued_from``), as (the position's seq, the agents that played up to it): those agents are re-run up to
+    that seq, then each seat whose agent changed gets its new agent as `play_on` gave it (seeded from the game's
+    seed and its seat, starting there), and the seats kept go on with theirs."""
     events = list(events)
     if not events:
         return AgentRerun("cannot", "an empty log")
     created = events[0]
     agents = tuple(game.agents(created))
-    bots = [(seat, a) for seat, a in enumerate(agents) if a not in game.agent_names]
+    before = tuple(continued[1]) if continued is not None else agents
+    if len(before) != len(agents):
+        return AgentRerun("cannot", "its record's continued_from names another number of seats than the game has")
+    bots = [(seat, a) for seat, a in enumerate(agents + before) if a not in game.agent_names]
     if bots:
         seat, name = bots[0]
         return AgentRerun("external", f"seat {seat} is played by a command-line bot ({name[:60]!r}), which cannot "
@@ -55,7 +63,7 @@ def rerun_agents(game: Any, events: Sequence[Any]) -> AgentRerun:
         return AgentRerun("cannot", "the game records no seed or rules to re-run its agents with")
     try:
         match = game.new(rules, seed, agents)
-        players = [game.make_agent(name, seed, seat) for seat, name in enumerate(agents)]
+        players = [game.make_agent(name, seed, seat) for seat, name in enumerate(before)]
     except Exception as exc:  # a made-up created event may break creation anywhere  # noqa: BLE001
         return AgentRerun("cannot", f"the game cannot be created again from its rules and seed ({exc})"[:200])
     log = match.log
@@ -67,13 +75,19 @@ def rerun_agents(game: Any, events: Sequence[Any]) -> AgentRerun:
         return AgentRerun("cannot", f"its opening (seq {seen}) is not what its rules and seed give")
     decision = 0
     try:
+        switch = continued[0] if continued is not None else -1
         while not match.ended and decision < MAX_DECISIONS:
-            seat, before = match.to_move, len(log)
+            if switch >= 0 and len(log) > switch:  # the position is reached: the new agents take their seats
+                players = [pl if name == old else game.make_agent(name, seed, seat)
+                           for seat, (pl, name, old) in enumerate(zip(players, agents, before))]
+                switch = -1
+            seat, start = match.to_move, len(log)
             decision += 1
             players[seat].play_turn(match, seat)
-            seq = _departure(log, events, before)
+            seq = _departure(log, events, start)
             if seq is not None:
-                return AgentRerun("differs", _differs(game, agents, seat, decision, seq, log, events), seq, decision)
+                named = before if switch >= 0 else agents
+                return AgentRerun("differs", _differs(game, named, seat, decision, seq, log, events), seq, decision)
     except Exception as exc:  # an agent refused by a state it never meant: not this game's agents  # noqa: BLE001
         return AgentRerun("differs", f"its agents would not play it: decision {decision}: P{seat} "
                                      f"{agents[seat]!r} fails on it ({type(exc).__name__})", len(log), decision)

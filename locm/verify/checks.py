@@ -22,6 +22,7 @@ a note (`Verdict.note`).
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -111,20 +112,35 @@ class Checker:
 
     def game_problem(self, game, game_id: str | None, events: Sequence[Event], *, meta: str = "{}") -> Verdict:
         verdict = content_problem(game_id, events, meta=meta, game=game)
-        return agents_problem(game, events) if verdict.ok else verdict
+        return agents_problem(game, events, meta) if verdict.ok else verdict
 
     def schedule_of(self, manifest: str):
         return self.schedules.of(manifest)
 
 
-def agents_problem(game, events: Sequence[Event]) -> Verdict:
+def agents_problem(game, events: Sequence[Event], meta: str = "{}") -> Verdict:
     """A sound game's built-in agents re-run on its seed (`locm.provenance.agents.rerun_agents`): the first
     decision that is not theirs, as a problem; a game whose agents cannot be re-run (a command-line bot,
-    parameters given by hand) is not one."""
+    parameters given by hand) is not one. A game played on from a position (its ``meta``'s ``continued_from``)
+    is re-run with the agents that played up to it, then its own."""
     from locm.provenance.agents import rerun_agents
 
-    found = rerun_agents(game, events)
+    found = rerun_agents(game, events, _continued(meta))
     return Verdict(found.why, found.seq) if found.status == "differs" else Verdict(None)
+
+
+def _continued(meta: str) -> tuple[int, list[str]] | None:
+    """A record meta's ``continued_from`` as (seq, agents), or None (none, or not of that shape)."""
+    try:
+        made = json.loads(meta).get("continued_from") if meta else None
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(made, dict):
+        return None
+    seq, agents = made.get("seq"), made.get("agents")
+    if type(seq) is not int or not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
+        return None
+    return seq, agents
 
 
 def stored_problem(store, record, redecide: bool = True) -> Verdict:
@@ -150,7 +166,7 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
     verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
                               redecide=redecide, game=game)
     if verdict.ok and redecide:
-        again = agents_problem(game, events)
+        again = agents_problem(game, events, record.meta)
         if not again.ok:
             return Verdict(again.problem, again.seq, verdict.note)
     if verdict.ok:
