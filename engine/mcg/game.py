@@ -56,8 +56,8 @@ class McgGame:
     def new(cls, rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
             agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
             first: int | None = None, cards: Mapping[int, CardDef] | None = None,
-            bots: Sequence[str] | None = None) -> "McgGame":
-        events = create(rules, seeds, agents, decks, first, cards, bots)
+            bots: Sequence[str] | None = None, behaviour: int | None = None) -> "McgGame":
+        events = create(rules, seeds, agents, decks, first, cards, bots, behaviour)
         return cls(fold(events), events)
 
     @classmethod

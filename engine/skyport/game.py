@@ -34,9 +34,10 @@ class SkyportGame:
     @classmethod
     def new(cls, names: tuple[str, ...] | list[str], seed: int, game_map: GameMap | None = None,
             rules: SkyportRules = RULES_2013, agents: tuple[str, ...] = (),
-            bots: tuple[str, ...] | None = None) -> "SkyportGame":
-        """The game's opening events; `bots` (each seat's client version) is recorded when given."""
-        events = create(names, seed, game_map, rules, agents, bots)
+            bots: tuple[str, ...] | None = None, behaviour: int | None = None) -> "SkyportGame":
+        """The game's opening events; `bots` (each seat's client version) is recorded when given, and so is
+        ``behaviour`` (None: the current one)."""
+        events = create(names, seed, game_map, rules, agents, bots, behaviour)
         return cls(fold(events), events)
 
     @classmethod
