@@ -51,11 +51,12 @@ def build_deck(agent: str, cards: Mapping[int, CardDef], rules: McgRules, seed: 
 def create(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
            agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
            first: int | None = None, cards: Mapping[int, CardDef] | None = None,
-           bots: Sequence[str] | None = None, behaviour: int | None = None) -> list[Event]:
+           bots: Sequence[str] | None = None, behaviour: int | msgspec.UnsetType | None = None) -> list[Event]:
     """The opening events of a match: `game_created`, then the coin (the match waits for its winner's
     choice) or, with `first` given (a series, R-SERIES), the starter, shuffles and opening hands (it waits for
     the first mulligan). `decks` default to the agents' (`build_deck`); `cards` to the ruleset's pool.
-    ``behaviour``: the behaviour of the rules that decides it (`engine.mcg.behaviour`; None: the current one).
+    ``behaviour``: the behaviour of the rules that decides it (`engine.mcg.behaviour`; None: the current one;
+    unset: a log's from before behaviours were recorded, re-decided as behaviour 1 with its bytes).
     Raises `DeckError` for a deck that breaks R-DECK, `GameParamError` for bad seeds or a bad `first`."""
     s = derive_seeds(seeds)
     every = pool(rules) if cards is None else dict(cards)

@@ -48,11 +48,12 @@ def draw_spawns_and_order(game_map: GameMap, players: int, seed: int) -> tuple[l
 
 def create(names: tuple[str, ...] | list[str], seed: int, game_map: GameMap | None = None,
            rules: SkyportRules = RULES_2013, agents: tuple[str, ...] = (),
-           bots: tuple[str, ...] | None = None, behaviour: int | None = None) -> list[Event]:
+           bots: tuple[str, ...] | None = None, behaviour: int | msgspec.UnsetType | None = None) -> list[Event]:
     """The opening events of a game between `names` (by slot) on `game_map` (default: the rules' map);
     `bots`, each seat's client version, is recorded when given (a game with a client started from a command
     line); ``behaviour``, the behaviour of the rules that decides it (`engine.skyport.behaviour`; None: the
-    current one)."""
+    current one; unset: a log's from before behaviours were recorded, re-decided as behaviour 1 with its
+    bytes)."""
     rules = check_rules(rules) if rules is not RULES_2013 else rules
     if game_map is None:
         if not rules.map:
