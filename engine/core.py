@@ -46,7 +46,8 @@ def play(game: GameDef, rules: Any, seed: int, agents: Sequence[str], max_steps:
     elif 1 <= behaviour < game.behaviour:
         match = game.new(rules, seed, tuple(agents), behaviour=behaviour)  # type: ignore[call-arg]
     else:
-        raise CoreError(f"{game.title}: no behaviour {behaviour}: this engine knows 1..{game.behaviour}")
+        known = "1" if game.behaviour == 1 else f"1..{game.behaviour}"
+        raise CoreError(f"{game.title}: no behaviour {behaviour}: this engine knows {known}")
     players = [game.make_agent(name, seed, seat) for seat, name in enumerate(agents)]
     for _ in range(max_steps):
         if match.ended:

@@ -15,7 +15,7 @@ from locm.engine.mcg.emit import Out, derived_random
 from locm.engine.mcg.evolve import initial_state
 from locm.engine.mcg.rules import STANDARD, check_deck, pool, rules_hash
 from locm.engine.mcg.turns import choose_starter
-from locm.engine.mcg import behaviour as _behaviour
+from locm.engine.mcg.behaviour import BEHAVIOUR
 from locm.events.mcg.catalog import CoinFlipped, Event, GameCreated
 from locm.events.mcg.rules import CardDef, McgRules, Seeds
 
@@ -78,7 +78,7 @@ def create(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 
                           agents=(names[0], names[1]), decks=chosen, cards=_used_cards(rules, chosen, every),
                           first=-1 if first is None else first,
                           bots=tuple(bots) if bots and any(bots) else msgspec.UNSET,
-                          behaviour=_behaviour.BEHAVIOUR if behaviour is None else behaviour)
+                          behaviour=BEHAVIOUR if behaviour is None else behaviour)
     out = Out(initial_state(created), 0)
     if first is None:
         out.emit(CoinFlipped, "R-COIN", winner=derived_random(s.play, "coin").next_int(2))

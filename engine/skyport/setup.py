@@ -16,7 +16,7 @@ from locm.engine.errors import GameParamError
 from locm.engine.jrandom import JavaRandom
 from locm.engine.skyport.hexmap import spawn_tiles
 from locm.engine.skyport.rules import RULES_2013, builtin_map, check_rules
-from locm.engine.skyport import behaviour as _behaviour
+from locm.engine.skyport.behaviour import BEHAVIOUR
 from locm.events.skyport.catalog import Event, GameCreated, SpawnsDrawn, TurnOrderDrawn
 from locm.events.skyport.rules import GameMap, SkyportRules
 
@@ -78,7 +78,7 @@ def create(names: tuple[str, ...] | list[str], seed: int, game_map: GameMap | No
     return [
         GameCreated(seq=0, cause=-1, rule="R-SETUP", rules=rules, map=game_map, seed=seed, names=names,
                     agents=tuple(agents), bots=msgspec.UNSET if bots is None else tuple(bots),
-                    behaviour=_behaviour.BEHAVIOUR if behaviour is None else behaviour),
+                    behaviour=BEHAVIOUR if behaviour is None else behaviour),
         SpawnsDrawn(seq=1, cause=0, rule="R-SPAWN", spawns=tuple(chosen)),
         TurnOrderDrawn(seq=2, cause=0, rule="R-ORDER", order=tuple(order)),
     ]

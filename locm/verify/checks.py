@@ -56,7 +56,9 @@ def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str =
     else:
         verdict = core_verdict(game, events, redecide)
         verdict = verdict if not verdict.ok else _id_problem(game, game_id, events)
-    return verdict if not verdict.ok or verdict.note or not known.note else verdict._replace(note=known.note)
+    if not verdict.ok or not known.note:
+        return verdict
+    return verdict._replace(note="; ".join(n for n in (verdict.note, known.note) if n))
 
 
 def behaviour_verdict(game, events: Sequence[Event]) -> Verdict:
