@@ -62,8 +62,9 @@ blocks on a client that does not read (the 2013 server's writes do); and it ends
 `Transcript` (`locm.games.skyport.lines`) writes what each client sent and was sent in the oracle's log format, so
 ``locm conformance --game skyport`` checks a served game's messages the way it checks the Java server's.
 
-Why one module of about 640 lines: `SkyportServer` is one state machine over one event loop (its seats, their
-connections, the turn's clock and the game), and each of its steps reads and changes the same seats; the
+Why one module of about 760 lines: `SkyportServer` is one state machine over one event loop (its seats, their
+connections, the turn's clock and the game), and each of its steps reads and changes the same seats (a join by
+token too: it finds a free seat and hands it the connection); the
 parts that stand alone are modules of their own already (the wire format `locm.games.skyport.wire`, the
 transcript `locm.games.skyport.lines`, the client processes `locm.games.skyport.netbots`).
 """
@@ -254,6 +255,7 @@ class SkyportServer:
         if not seats:
             raise ServeError("a game needs at least one seat", "players")
         self.tokens = _checked_tokens(tokens, seats)  # each open seat's join token (None: the port is open)
+        self._joining: set[asyncio.StreamWriter] = set()  # connections whose token handshake is not in yet
         self.map, self.seed, self.rules = game_map, seed, rules
         self.bots = bots  # each seat's client version, recorded in the game (a game with started clients)
         self.forfeits = forfeits  # a seat that does not join in time forfeits (R-FORFEIT) instead of JoinError
@@ -332,6 +334,7 @@ class SkyportServer:
         names a free open seat's token (see the module docstring), then it is that seat's, its handshake and
         anything sent after it read as the seat's."""
         session, lines, read = ClientSession(), JavaLineReader(self.bounds.line_chars), 0
+        self._joining.add(writer)
 
         def answer(message: dict[str, Any]) -> None:
             writer.write(to_json_text(message).encode("utf-8", "replace") + b"\n")
@@ -351,14 +354,17 @@ class SkyportServer:
                         seat = self._token_seat(reading.name)
                         if seat is None or self._closing or self.game is not None:
                             answer({"error": REFUSED})
-                            writer.close()  # the error line is sent, then the connection ends
-                            return
+                            data = b""  # the error line is sent, then the connection ends
+                            break
+                        self._joining.discard(writer)
                         await self._take(seat, reader, writer, lines, got[k:])
                         return
                     if not data:
                         break
         except (TimeoutError, ConnectionError, OSError):
             pass
+        finally:
+            self._joining.discard(writer)
         writer.close()
 
     def _token_seat(self, name: str) -> Seat | None:
@@ -706,6 +712,8 @@ class SkyportServer:
         self._closing = True
         for server in self.servers:
             server.close()
+        for joining in list(self._joining):  # no seat of theirs to end: the game is over
+            joining.transport.abort()
         writers = [s.writer for s in self.seats if s.writer is not None]
         tasks = [s.task for s in self.seats if s.task is not None and s.task is not asyncio.current_task()]
         for seat in self.seats:
