@@ -47,8 +47,8 @@ def test_bad_tokens_are_refused_in_one_line(tokens, message):
         SkyportServer(builtin_map("duel-2p"), [SeatSpec(OPEN), SeatSpec(OPEN)], 1, tokens=tokens)
 
 
-async def _read_all(reader: asyncio.StreamReader) -> list[dict]:
-    data = await asyncio.wait_for(reader.read(), 5)
+async def _read_all(reader: asyncio.StreamReader, within: float = 5) -> list[dict]:
+    data = await asyncio.wait_for(reader.read(), within)
     return [json.loads(line) for line in data.decode().splitlines()]
 
 
@@ -66,14 +66,14 @@ async def _intruders_and_players():
     tokens, the second player's first; a reused token is refused."""
     tokens = join_tokens([OPEN, OPEN])
     server = SkyportServer(builtin_map("duel-2p"), [SeatSpec(OPEN), SeatSpec(OPEN)], 2,
-                           RULES_2013.replace(turn_limit=6), Fast(3000), Bounds(handshake_s=0.5), tokens=tokens)
+                           RULES_2013.replace(turn_limit=6), Fast(3000), Bounds(handshake_s=4), tokens=tokens)
     port = await server.listen_tcp("127.0.0.1", 0)
     silent = await asyncio.open_connection("127.0.0.1", port)
     intruder = await asyncio.open_connection("127.0.0.1", port)
     intruder[1].write(HANDSHAKE.format(rev=1, name="intruder").encode())
     guesser = await asyncio.open_connection("127.0.0.1", port)
     guesser[1].write(HANDSHAKE.format(rev=1, name="s1-" + "a" * 12).encode())
-    refused = [await _read_all(intruder[0]), await _read_all(guesser[0])]
+    refused = [await _read_all(intruder[0], 2.5), await _read_all(guesser[0], 2.5)]  # at once, not at 4 s
     assert all(s.writer is None and not s.name for s in server.seats)  # none of them holds a seat
     # a client that first sends a wrong revision is answered as 2013 answers it, then joins with its token
     late = await asyncio.open_connection("127.0.0.1", port)
@@ -81,7 +81,7 @@ async def _intruders_and_players():
     await _seated(server, tokens[1])
     reused = await asyncio.open_connection("127.0.0.1", port)
     reused[1].write(HANDSHAKE.format(rev=1, name=tokens[1]).encode())
-    refused.append(await _read_all(reused[0]))
+    refused.append(await _read_all(reused[0], 2.5))
     late[1].close()  # the seat is freed before its loadout: its token's client comes again
     await asyncio.sleep(0.1)
     clients = [asyncio.ensure_future(net_play(make_agent("hunter", 1), tokens[1], port=port))]
@@ -89,7 +89,7 @@ async def _intruders_and_players():
     clients.append(asyncio.ensure_future(net_play(make_agent("random", 2), tokens[0], port=port)))
     try:
         game = await asyncio.wait_for(server.run(), 10)
-        said = await asyncio.wait_for(silent[0].read(), 5)
+        said = await asyncio.wait_for(silent[0].read(), 10)
     finally:
         await server.close()
         silent[1].close()
