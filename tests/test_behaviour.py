@@ -21,6 +21,7 @@ from locm.engine.errors import InvalidLogError, UnknownBehaviourError
 from locm.engine.locm import behaviour as locm_behaviour, decide, drawing
 from locm.engine.locm.gameid import created_id, game_id
 from locm.engine.seam import behaviour_line, behaviour_of
+from locm.events.codec import DecodeError
 from locm.events.locm.catalog import GameEnded, TurnEnded
 from locm.replay.game import Replay
 from locm.replay.html import page_data
@@ -106,7 +107,7 @@ def test_a_behaviour_this_engine_does_not_know_is_a_one_line_error(name, tmp_pat
     assert shown.exit_code != 0 and "Traceback" not in shown.output
     assert "decided under behaviour 7; this engine knows 1" in shown.output
     assert len(shown.output.strip().splitlines()) == 1, shown.output
-    with pytest.raises(Exception, match="behaviour"):  # not a behaviour at all: refused when decoded
+    with pytest.raises(DecodeError, match="behaviour"):  # not a behaviour at all: refused when decoded
         game.codec.from_json(game.codec.to_json(log[0]).replace(b'"behaviour":7', b'"behaviour":0'))
 
 
