@@ -105,7 +105,7 @@ def test_a_behaviour_this_engine_does_not_know_is_a_one_line_error(name, tmp_pat
     assert f"{path}: decided under behaviour 7; this engine knows 1\n" in verified.output
     shown = CliRunner().invoke(cli, ["show", str(path)])
     assert shown.exit_code != 0 and "Traceback" not in shown.output
-    assert "decided under behaviour 7; this engine knows 1" in shown.output
+    assert f"locm: error: {path}: decided under behaviour 7; this engine knows 1" in shown.output
     assert len(shown.output.strip().splitlines()) == 1, shown.output
     with pytest.raises(DecodeError, match="behaviour"):  # not a behaviour at all: refused when decoded
         game.codec.from_json(game.codec.to_json(log[0]).replace(b'"behaviour":7', b'"behaviour":0'))
