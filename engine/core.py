@@ -32,13 +32,22 @@ def check_seats(game: GameDef, agents: Sequence[str]) -> None:
             raise CoreError(f"{game.title} has no agent {name!r}: expected one of {', '.join(game.agent_names)}")
 
 
-def play(game: GameDef, rules: Any, seed: int, agents: Sequence[str], max_steps: int = 1_000_000) -> Match:
+def play(game: GameDef, rules: Any, seed: int, agents: Sequence[str], max_steps: int = 1_000_000,
+         behaviour: int | None = None) -> Match:
     """A match of `game` between built-in agents (by name, one per seat), played to its end. ``rules`` is a
-    rules value or a built-in ruleset's name. The same arguments give the same log (byte for byte)."""
+    rules value or a built-in ruleset's name; ``behaviour`` the behaviour of the rules that decides it (None:
+    the game's current one, `GameDef.behaviour`; an earlier one is kept selectable). The same arguments give
+    the same log (byte for byte)."""
     check_seats(game, agents)
     if isinstance(rules, str):
         rules = game.rules(rules)
-    match = game.new(rules, seed, tuple(agents))
+    if behaviour is None or behaviour == game.behaviour:
+        match = game.new(rules, seed, tuple(agents))
+    elif 1 <= behaviour < game.behaviour:
+        match = game.new(rules, seed, tuple(agents), behaviour=behaviour)  # type: ignore[call-arg]
+    else:
+        known = "1" if game.behaviour == 1 else f"1..{game.behaviour}"
+        raise CoreError(f"{game.title}: no behaviour {behaviour}: this engine knows {known}")
     players = [game.make_agent(name, seed, seat) for seat, name in enumerate(agents)]
     for _ in range(max_steps):
         if match.ended:
@@ -50,7 +59,9 @@ def play(game: GameDef, rules: Any, seed: int, agents: Sequence[str], max_steps:
 
 def verify(game: GameDef, events: Sequence[Event]) -> Divergence | None:
     """None when `events` is a complete, well-formed log of `game` (`engine.logcheck`) that re-deciding its
-    recorded inputs gives exactly; else where it first departs. A malformed log raises `InvalidLogError`."""
+    recorded inputs gives exactly, under the behaviour of the rules its created event names; else where it
+    first departs. A malformed log raises `InvalidLogError` (`UnknownBehaviourError` for a behaviour this
+    engine does not know)."""
     events = game.upcast(list(events))
     check_log(game, events)
     return game.redecide(events)

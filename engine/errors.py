@@ -52,6 +52,18 @@ class InvalidLogError(LocmError):
         super().__init__(message)
 
 
+class UnknownBehaviourError(InvalidLogError):
+    """A log decided under a behaviour of its game's rules that this engine does not know (a later engine's, or
+    a made-up number): it cannot be re-decided as it was decided. Keeps ``behaviour`` (the log's) and ``known``
+    (the highest this engine has; it has every one from 1)."""
+
+    def __init__(self, behaviour: int, known: int) -> None:
+        self.behaviour = behaviour
+        self.known = known
+        span = "1" if known == 1 else f"1..{known}"
+        super().__init__(f"decided under behaviour {behaviour}; this engine knows {span}", 0)
+
+
 class ProtocolError(LocmError):
     """A player's answer that the referee treats as a hard error (R-ACTIONS); ``text`` is the answer."""
 

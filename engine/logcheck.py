@@ -1,6 +1,7 @@
 """The checks every game's log passes before anything reads it, whatever its game (the core's, not a rule's).
 
-- it starts with its game's created event and nothing else is one;
+- it starts with its game's created event and nothing else is one, and that names a behaviour of the game's
+  rules this engine knows (`engine.seam.check_behaviour`);
 - its seqs are 0, 1, 2, ... (an event dropped, repeated or moved is refused);
 - each event's cause is an earlier event, or -1 (a root: the creation, a player's recorded input);
 - a complete log ends with its game's end event, and only there.
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from locm.engine.errors import InvalidLogError
-from locm.engine.seam import GameDef
+from locm.engine.seam import GameDef, check_behaviour
 from locm.events.base import Event, tag_of
 
 
@@ -26,6 +27,7 @@ def check_log(game: GameDef, events: Sequence[Event], *, complete: bool = True) 
         raise InvalidLogError(f"the log is empty: a {game.title} log starts with {created}")
     if type(events[0]) is not game.created:
         raise InvalidLogError(f"seq 0: a {game.title} log starts with {created}, not {tag_of(type(events[0]))}", 0)
+    check_behaviour(events[0], game.behaviour)
     last = len(events) - 1
     for i, e in enumerate(events):
         if e.seq != i:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from locm.engine.errors import LocmError
-from locm.engine.seam import GameDef, Match
+from locm.engine.seam import GameDef, Match, behaviour_of
 from locm.events.base import Event
 
 PREFIX = "locm1:"
@@ -100,12 +100,6 @@ class Position:
             if getattr(self, k) not in (None, ""):
                 d[key] = getattr(self, k)
         return d
-
-
-def behaviour_of(created: Event) -> int:
-    """The behaviour of the rules that decided a game, from its created event (1 where it has no field)."""
-    value = getattr(created, "behaviour", 1)
-    return value if type(value) is int else 1
 
 
 def ref_of(game_id: str) -> str:

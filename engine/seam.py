@@ -28,6 +28,8 @@ environments               ``rl_encoder`` the module of its observation encoder 
 replay                     ``replay_wing`` its wing of the replay tools (`replay.wing.Wing`: what `show`,
                            `audit`, `replay` and `html` ask a game beyond this definition; optional)
 re-deciding                ``redecide(events)``: the first event the rules would not produce (`Divergence`)
+behaviours                 ``behaviour``: the behaviour of its rules new games are decided under; every
+                           earlier one stays selectable (`behaviour_of`, `check_behaviour`, `behaviour_line`)
 ids and the store          ``game_id(created)`` (what a game's content names it), ``index(created)`` (the
                            fields the store keeps beside the log), ``agents(created)``
 environments               ``rl_adapter`` the module and class of its `locm.rl` adapter, ``rl_envs`` its
@@ -55,7 +57,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Literal, Mapping, NamedTuple, Protocol, Sequence, TypeVar
 
-from locm.engine.errors import InvalidLogError
+import msgspec
+
+from locm.engine.errors import InvalidLogError, UnknownBehaviourError
 from locm.events.base import Event
 from locm.events.codec import Codec
 
@@ -177,7 +181,8 @@ class GameDef:
     # create, play
     new: Callable[[Any, int, Sequence[str]], Match]
     """``new(rules, seed, agents)``: a live match with its opening events; ``agents`` names each seat's player
-    (its length is the number of players)."""
+    (its length is the number of players). A game with more than one `behaviour` also takes ``behaviour=N``,
+    a new match decided under an earlier one (`engine.core.play`)."""
     from_log: Callable[[Sequence[Event]], Match]
     new_versioned: Callable[[Any, int, Sequence[str], Sequence[str]], Match] | None = None
     """``new_versioned(rules, seed, agents, bots)``: `new` with each seat's command-line bot's version (the
@@ -272,6 +277,14 @@ class GameDef:
     """Its Gymnasium environment ids (`locm.rl.ENV_IDS`): (id, the phases the learner plays (None: every
     phase), the ruleset when none is given)."""
 
+    behaviour: int = 1
+    """The behaviour of its rules this engine decides new games under: a number that changes only when what a
+    rule does changes (a rule's bug fixed, not the code's build), counted from 1. Every new game's created
+    event records it (its field ``behaviour``; a log without it is of behaviour 1); the engine keeps every
+    earlier one, 1 to this, so a stored game re-decides as it was decided: the game's rules read the number
+    its state took from its created event where a rule's behaviour changed. A log naming a later one is refused
+    (`check_behaviour`). docs/guides/behaviours.md says when to raise it."""
+
     log_id: Callable[[Sequence[Event]], str | None] | None = None
     """``log_id(events)``: the id of a game whose created event does not decide it, named by its whole log (a
     game served to clients that connected by themselves: the same map, seed and turns may end any way), or
@@ -300,6 +313,28 @@ def game_id_of(game: GameDef, events: Sequence[Event]) -> str:
     event's (`GameDef.game_id`)."""
     found = game.log_id(events) if game.log_id is not None else None
     return found if found is not None else game.game_id(events[0])
+
+
+def behaviour_of(created: Event) -> int:
+    """The behaviour of the rules that decided a game, from its created event (1 for a log without the field:
+    stored before it was recorded, or of a game that has never had a second behaviour)."""
+    n = getattr(created, "behaviour", 1)
+    return 1 if n is msgspec.UNSET else int(n)
+
+
+def check_behaviour(created: Event, known: int) -> int:
+    """`behaviour_of` a created event, where this engine knows it (1 to ``known``, the game's
+    `GameDef.behaviour`); else `UnknownBehaviourError` ("decided under behaviour 7; this engine knows 1..2")."""
+    n = behaviour_of(created)
+    if not 1 <= n <= known:
+        raise UnknownBehaviourError(n, known)
+    return n
+
+
+def behaviour_line(game: GameDef, created: Event) -> str:
+    """What `verify`, `show` and the viewer say of a game's behaviour: "decided under behaviour N (this
+    engine: M)"."""
+    return f"decided under behaviour {behaviour_of(created)} (this engine: {game.behaviour})"
 
 
 S = TypeVar("S")
@@ -351,10 +386,14 @@ def diff_tuples(differences: Sequence[RuleDifference]) -> list[tuple[str, str, A
 def content_id(game: str, ruleset: str, seed: int | None, created_json: bytes) -> str:
     """An id that names a game by its whole created event (rules, seeds, agents, bots' versions, decks...):
     ``GAME-RULESET-SEED-h`` with h the first 12 hex digits of the SHA-256 of its canonical JSON with ``seq``,
-    ``cause`` and ``rule`` left out. The same game asked for twice has the same id, before it is played."""
+    ``cause`` and ``rule`` left out, and ``behaviour`` when it is 1 (so the ids of games stored before it was
+    recorded stay what they were; a game of another behaviour is another game). The same game asked for twice
+    has the same id, before it is played."""
     doc = json.loads(created_json)
     for k in ("seq", "cause", "rule"):
         doc.pop(k, None)
+    if doc.get("behaviour") == 1:
+        del doc["behaviour"]
     key = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
     return f"{game}-{ruleset}-{'x' if seed is None else seed}-{hashlib.sha256(key).hexdigest()[:12]}"
 
@@ -375,4 +414,4 @@ def first_difference(produced: Sequence[Event], stored: Sequence[Event],
 
 
 __all__ = ["GameDef", "BotKind", "Match", "Agent", "Outcome", "Divergence", "content_id", "first_difference",
-           "game_id_of"]
+           "game_id_of", "behaviour_of", "check_behaviour", "behaviour_line"]

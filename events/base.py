@@ -15,6 +15,8 @@ game (STYLE 1, 8); two games may use the same tag (a log is decoded with its own
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
 
@@ -31,6 +33,12 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_
     rule: str
 
 
+Behaviour = Annotated[int, msgspec.Meta(ge=1)]
+"""The type of a created event's ``behaviour``: which behaviour of its game's rules decided the game, counted
+from 1 (`engine.seam.GameDef.behaviour`). A log without the field (unset: stored before it was recorded) is of
+behaviour 1 (`engine.seam.behaviour_of`)."""
+
+
 def tag_of(event_type: type[Event]) -> str:
     """The tag an event type is stored under (its ``type`` field)."""
     tag = event_type.__struct_config__.tag
@@ -38,4 +46,4 @@ def tag_of(event_type: type[Event]) -> str:
     return tag
 
 
-__all__ = ["Event", "tag_of"]
+__all__ = ["Event", "Behaviour", "tag_of"]

@@ -18,9 +18,9 @@ from typing import Any, Sequence
 
 import msgspec
 
-from locm.engine.errors import LocmError
+from locm.engine.errors import LocmError, UnknownBehaviourError
 from locm.engine.history import History
-from locm.engine.seam import Divergence, GameDef
+from locm.engine.seam import Divergence, GameDef, behaviour_line, behaviour_of
 from locm.replay.wing import ReplayError, ReplaySourceError, Turn, wing_of
 
 
@@ -58,6 +58,8 @@ class Replay:
             self.history = History(self.game, events)
             self.events = self.history.events  # as the fold reads them (older schemas upcast)
             self.final = self.history.final()
+        except UnknownBehaviourError as exc:  # a later engine's game: not unreadable, not to be re-decided here
+            raise ReplaySourceError(f"{source or 'log'}: {exc}") from None
         except LocmError as exc:
             raise ReplaySourceError(self.wing.unreadable(self.game, source, exc)) from None
         except (KeyError, ValueError, IndexError, AttributeError, TypeError) as exc:  # a fold of a forged log
@@ -91,6 +93,13 @@ class Replay:
         else:
             parts.append("re-decided from its inputs, it follows the rules")
         return f"WARNING: {self.source or 'log'}: " + "; ".join(parts)
+
+    def behaviour(self) -> dict[str, Any]:
+        """The behaviour of the rules that decided the game (its created event's, under which it was re-decided)
+        and this engine's: ``{"decided": N, "engine": M, "text": "decided under behaviour N (this engine: M)"}``."""
+        created = self.events[0]
+        return {"decided": behaviour_of(created), "engine": self.game.behaviour,
+                "text": behaviour_line(self.game, created)}
 
     def departs(self) -> dict[int, str]:
         """``{seq: what the rules give instead}`` for every event of `departures` (for marking them)."""

@@ -49,7 +49,7 @@ def page_data(r: Replay) -> dict[str, Any]:
     cited = sorted({e.rule for e in r.events})
     return {
         "meta": {"title": f"{r.game.title}: {r.source}" if r.source else r.game.title, "result": r.wing.result(r),
-                 "seats": len(agents), "agents": agents, **_stored_as(r)},
+                 "seats": len(agents), "agents": agents, "behaviour": r.behaviour()["text"], **_stored_as(r)},
         "events": events,
         "rules": {rid: {"section": (s := game_rule(rules_file, rid)).heading, "text": s.text} for rid in cited},
         "turns": [[t.number, t.player, t.first_seq, t.start_seq, t.last_seq] for t in r.turns()],

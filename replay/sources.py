@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from locm.engine.errors import LocmError
+from locm.engine.errors import LocmError, UnknownBehaviourError
 from locm.events.codec import DECODE_ERRORS, DecodeError
 from locm.replay.game import Replay, ReplaySourceError, game_of
 from locm.replay.wing import wing_of
@@ -174,6 +174,8 @@ def checked_replay(events: list, source: str, meta: dict | None = None, untruste
     wing = wing_of(game)
     try:
         departures = wing.departures(game, list(events))
+    except UnknownBehaviourError as exc:  # a later engine's game: readable, but not re-decided here
+        raise ReplaySourceError(f"{source or 'log'}: {exc}") from None
     except LocmError as exc:
         raise ReplaySourceError(wing.unreadable(game, source, exc)) from None
     except (KeyError, ValueError, IndexError, AttributeError, TypeError) as exc:  # a forged log the rules cannot read

@@ -580,10 +580,12 @@ def test_schema_is_documented_and_matches_the_record():
 
 def test_games_table_holds_every_seed_and_parameter():
     created = set(ev.GameCreated.__struct_fields__) - {"seq", "cause", "rule"}
-    # the resolved rules and the bots' versions travel in the stored game_created payload, not in a column
+    # the resolved rules, the bots' versions and the rules' behaviour travel in the stored game_created payload,
+    # not in a column
     from locm.engine.locm.definition import INDEX_FIELDS
 
-    assert created == set(INDEX_FIELDS) | {"agents", "schema_version", "rules", "rules_hash", "bot_sha256"}
+    assert created == set(INDEX_FIELDS) | {"agents", "schema_version", "rules", "rules_hash", "bot_sha256",
+                                           "behaviour"}
 
 
 def test_new_store_is_wal_with_meta(tmp_path):

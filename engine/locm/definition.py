@@ -12,6 +12,7 @@ import msgspec
 
 from locm.engine.locm import protocol
 from locm.engine.locm.agents import AGENT_NAMES, Agent, make_agent, seat_seed
+from locm.engine.locm.behaviour import BEHAVIOUR
 from locm.engine.locm.commands import EndTurn, Pick
 from locm.engine.locm.describe import describe
 from locm.engine.locm.evolve import apply_all
@@ -37,8 +38,8 @@ INDEX_FIELDS = (
 """The fields of `game_created` the store keeps beside a LOCM game's log."""
 
 
-def _new(rules: Rules, seed: int, agents: Sequence[str]) -> Game:
-    return Game.new(rules, seed, None, (agents[0], agents[1]))
+def _new(rules: Rules, seed: int, agents: Sequence[str], behaviour: int | None = None) -> Game:
+    return Game.new(rules, seed, None, (agents[0], agents[1]), behaviour=behaviour)
 
 
 def _agent(name: str, game_seed: int, seat: int) -> Agent:
@@ -128,6 +129,7 @@ GAME = GameDef(
     describe=_describe,
     turn_starts=_turn_starts,
     redecide=_redecide,
+    behaviour=BEHAVIOUR,
     agents=lambda created: tuple(cast(GameCreated, created).agents),
     game_id=lambda created: created_id(cast(GameCreated, created)),
     index=_index,

@@ -22,9 +22,11 @@ from locm.events.locm.catalog import (
     TurnEnded, TurnStarted, WardLost,
 )
 from locm.engine.errors import InvalidLogError
+from locm.engine.locm import behaviour as _behaviour
 from locm.engine.locm.rulesets import DRAFT
 from locm.engine.locm.state import BATTLE, CONSTRUCT, DRAFT as DRAFT_PHASE, ENDED, GameState, Unit
 from locm.engine.locm.variants import VariantError, check_rules
+from locm.engine.seam import check_behaviour
 
 
 def initial_state(created: Event) -> GameState:
@@ -34,6 +36,7 @@ def initial_state(created: Event) -> GameState:
     if created.rules is None:
         raise InvalidLogError("game_created carries no rules: a schema 1 log must be read through "
                               "locm.engine.locm.upcast.upcast")
+    check_behaviour(created, _behaviour.BEHAVIOUR)  # a later engine's behaviour cannot be decided here
     try:
         check_rules(created.rules, "game_created.rules", from_log=True)
     except VariantError as exc:

@@ -40,12 +40,14 @@ class Game:
 
     @classmethod
     def new(cls, ruleset: str | Rules = "1.2", seed: int | None = None, params: dict[str, Any] | None = None,
-            agents: tuple[str, str] = ("", ""), bots: tuple[str, str] | None = None) -> "Game":
+            agents: tuple[str, str] = ("", ""), bots: tuple[str, str] | None = None,
+            behaviour: int | None = None) -> "Game":
         """A new game (R-SEEDS) under `ruleset` (a built-in name or alias, or any `Rules` value, which the log
         then carries): `seed`, and any derived parameter given explicitly in `params`; ``agents`` and their
-        versions (``bots``: a bot's file hash, "" for a built-in agent) are recorded in `game_created`."""
+        versions (``bots``: a bot's file hash, "" for a built-in agent) are recorded in `game_created`, and so
+        is ``behaviour``, the behaviour of the rules that decides it (None: the current one)."""
         rules = by_name(ruleset) if isinstance(ruleset, str) else ruleset
-        events = setup.create(rules, seed, params, agents, bots)
+        events = setup.create(rules, seed, params, agents, bots, behaviour)
         return cls(fold(events), events)
 
     @classmethod

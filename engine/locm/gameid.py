@@ -5,13 +5,15 @@ A game played by locm (``locm play``, a tournament, a what-if re-run, a notebook
     f"{ruleset}-{seed}-{h}"   with h = the first 12 hex digits of sha256(key), key the compact JSON of
     [ruleset, seed, agent0, agent1, sorted(params)]  + [rules_hash]            if the rules are not the built-in
                                                       + ["bots", sha0, sha1]    if a seat is a command-line bot
+                                                      + ["behaviour", n]        if it is not behaviour 1
 
 where everything comes from its `game_created`: ``ruleset`` its name, ``seed``, ``agents``; ``params`` the seeds
 (referee names, e.g. ``shufflePlayer0Seed``) whose value is not what ``seed`` derives (R-SEEDS), and
 ``predefinedDraftIds`` when set (`canonical_params`); ``rules_hash`` of its rules' values when they are not the
-built-in ruleset of that name (a variant); ``bot_sha256``, the bots' versions. The tournament computes the same id
-before playing (`game_id`), so the id of a scheduled game is known, and a game stored under another game's id
-is caught (`id_problem`): its content gives another id.
+built-in ruleset of that name (a variant); ``bot_sha256``, the bots' versions; ``behaviour``, the behaviour of
+the rules that decided it (left out for behaviour 1, so ids made before it was recorded stay as they were). The
+tournament computes the same id before playing (`game_id`), so the id of a scheduled game is known, and a game
+stored under another game's id is caught (`id_problem`): its content gives another id.
 
 A game from an official referee log (``locm import-referee``) has no named agents: two referee games with the
 same seeds differ only by their answers, so their id also covers the answers:
@@ -52,8 +54,10 @@ from typing import Any, NamedTuple, cast
 import msgspec
 
 from locm.engine.errors import LocmError
+from locm.engine.locm import behaviour as _behaviour
 from locm.engine.locm.rulesets import RULESETS, Rules, by_name, rules_hash
 from locm.engine.locm.setup import PARAM_FIELDS, derive_params
+from locm.engine.seam import behaviour_of
 from locm.events.locm.catalog import ActionReceived, Event, GameCreated, HardError
 
 HASH_HEX = 12
@@ -64,19 +68,20 @@ CONTINUED_PREFIX = "cont-"
 
 
 def game_id(ruleset: str | Rules, seed: int | None, agents: Sequence[str], params: Mapping[str, Any] | None = None,
-            bots: Sequence[str | None] | None = None) -> str:
-    """The id of the game that ``Game.new(ruleset, seed, params, agents, bots)`` creates, without creating it
-    (a tournament's schedule computes it for every game). Equal to `created_id` of that game's `game_created`."""
+            bots: Sequence[str | None] | None = None, behaviour: int | None = None) -> str:
+    """The id of the game that ``Game.new(ruleset, seed, params, agents, bots, behaviour)`` creates, without
+    creating it (a tournament's schedule computes it for every game). Equal to `created_id` of that game's
+    `game_created`."""
     rules = by_name(ruleset) if isinstance(ruleset, str) else ruleset
     return _id(rules.name, seed, agents, canonical_params(rules, seed, params), _variant_hash(rules),
-               _bots(bots))
+               _bots(bots), _behaviour.BEHAVIOUR if behaviour is None else behaviour)
 
 
 def created_id(created: GameCreated) -> str:
     """The id that a game's `game_created` gives (a game played by locm, not a referee game)."""
     rules = _rules_of(created)
     return _id(created.ruleset, created.seed, created.agents, _created_params(created, rules), _variant_hash(rules),
-               _bots(created.bot_sha256))
+               _bots(created.bot_sha256), behaviour_of(created))
 
 
 def referee_id(events: Sequence[Event], prefix: str = REFEREE_PREFIX) -> str:
@@ -84,7 +89,7 @@ def referee_id(events: Sequence[Event], prefix: str = REFEREE_PREFIX) -> str:
     created = cast(GameCreated, events[0])
     rules = _rules_of(created)
     key = _key(created.ruleset, created.seed, created.agents, _created_params(created, rules), _variant_hash(rules),
-               _bots(created.bot_sha256))
+               _bots(created.bot_sha256), behaviour_of(created))
     inputs = [_input(e) for e in events[1:] if e.cause == -1 and isinstance(e, (ActionReceived, HardError))]
     seed = "x" if created.seed is None else created.seed
     return f"{prefix}{created.ruleset}-{seed}-{_hash([key, inputs])}"
@@ -187,17 +192,19 @@ def canonical_params(rules: Rules, seed: int | None, params: Mapping[str, Any] |
 
 
 def _id(name: str, seed: int | None, agents: Sequence[str], params: dict[str, Any], variant: str | None,
-        bots: tuple[str, str] | None) -> str:
-    return f"{name}-{seed}-{_hash(_key(name, seed, agents, params, variant, bots))}"
+        bots: tuple[str, str] | None, behaviour: int = 1) -> str:
+    return f"{name}-{seed}-{_hash(_key(name, seed, agents, params, variant, bots, behaviour))}"
 
 
 def _key(name: str, seed: int | None, agents: Sequence[str], params: dict[str, Any], variant: str | None,
-         bots: tuple[str, str] | None) -> list[Any]:
+         bots: tuple[str, str] | None, behaviour: int = 1) -> list[Any]:
     key: list[Any] = [name, seed, agents[0], agents[1], sorted(params.items())]
     if variant is not None:
         key.append(variant)
     if bots is not None:
         key.append(["bots", *bots])
+    if behaviour != 1:
+        key.append(["behaviour", behaviour])
     return key
 
 
@@ -237,7 +244,7 @@ def _older_ids(created: GameCreated) -> Iterator[str]:
     """Ids an older locm gave this content: a seed given with ``--param`` equal to its derived value was part of
     the key (every such subset of the seeds, at most 31)."""
     rules = _rules_of(created)
-    if created.seed is None:
+    if created.seed is None or behaviour_of(created) != 1:  # an older locm had behaviour 1 only
         return
     params = _created_params(created, rules)
     derived = derive_params(rules, created.seed)

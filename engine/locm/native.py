@@ -27,6 +27,7 @@ from locm.engine.locm.agents import _KW_VALUE, Agent, GreedyAgent, PassAgent, Ra
 from locm.engine.locm.legal import LegalCache
 from locm.engine.locm.rulesets import DRAFT, IDS_12, IDS_COG2022, IDS_REVISED, LOSE_RUNE, RUNES, TEN_DAMAGE, Rules
 from locm.engine.locm.state import CONSTRUCT, DRAFT as DRAFT_PHASE, GameState, Unit
+from locm.engine.seam import behaviour_of
 
 AGENT_KINDS: dict[type[Agent], int] = {PassAgent: 0, RandomAgent: 1, GreedyAgent: 2}
 # greedy's keyword values by mask, summed as `agents.card_score` sums them (Python's own float sum, whatever its
@@ -62,6 +63,10 @@ def why_not(game: Any, agents: Sequence[Agent]) -> str | None:
                     "and greedy)")
     state: GameState = game.state
     log = game.log
+    behaviour = behaviour_of(state.params) if state.params is not None else 1
+    if behaviour != _native.BEHAVIOUR:
+        return (f"the native core decides behaviour {_native.BEHAVIOUR} of the rules, not this game's "
+                f"{behaviour}")
     if state.phase not in (DRAFT_PHASE, CONSTRUCT) or state.seq != len(log) or state.current != 0 or state.round:
         return "the game is under way: the native core plays games from their opening"
     if any(type(e) not in (GameCreated, CardPoolDefined, DraftOffered) for e in log):

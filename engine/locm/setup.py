@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Any, cast
 
 from locm.events.locm.catalog import CardPoolDefined, Event, GameCreated
+from locm.engine.locm import behaviour as _behaviour
 from locm.engine.locm.emit import Out
 from locm.engine.errors import GameParamError
 from locm.engine.jrandom import JavaRandom
 from locm.engine.locm.rulesets import DRAFT, Ruleset, rules_hash
 from locm.engine.locm.state import GameState
 from locm.engine.locm.variants import check_rules
+from locm.engine.seam import check_behaviour
 
 # Parameter names as the referee spells them, and our field names for them.
 PARAM_FIELDS = {
@@ -60,10 +62,12 @@ def derive_params(
 
 def create(
     rules: Ruleset, seed: int | None, overrides: dict[str, Any] | None = None, agents: tuple[str, str] = ("", ""),
-    bots: tuple[str, str] | None = None,
+    bots: tuple[str, str] | None = None, behaviour: int | None = None,
 ) -> list[Event]:
     """The opening events of a game: GameCreated, the card pool and (1.2) the 30 draft offers. ``bots``: each
-    seat's bot version (`GameCreated.bot_sha256`, "" for a built-in agent); None or two "" leave it unset."""
+    seat's bot version (`GameCreated.bot_sha256`, "" for a built-in agent); None or two "" leave it unset.
+    ``behaviour``: the behaviour of the rules that decides it (`engine.locm.behaviour`; None: the current one,
+    else an earlier one this engine keeps)."""
     check_rules(rules)  # a value built in code meets a variant file's checks
     params = derive_params(rules, seed, overrides)
     fields = {PARAM_FIELDS[k]: v for k, v in params.items()}
@@ -79,8 +83,10 @@ def create(
         agents=cast("tuple[str, str]", tuple(agents)),
         rules=rules,
         rules_hash=rules_hash(rules),
+        behaviour=_behaviour.BEHAVIOUR if behaviour is None else behaviour,
         **fields,
     )
+    check_behaviour(created, _behaviour.BEHAVIOUR)
     return [created] + opening(created)
 
 

@@ -7,6 +7,7 @@ import json
 from typing import Any, Sequence, cast
 
 from locm.engine.mcg.agents import AGENT_NAMES, make_agent
+from locm.engine.mcg.behaviour import BEHAVIOUR
 from locm.engine.mcg.evolve import evolve, fold
 from locm.engine.mcg.game import McgGame, agent_seed, redecide, resume
 from locm.engine.mcg.legal import legal_actions, to_move
@@ -38,8 +39,8 @@ class _Agent:
         match.submit(self._agent.act(match.state, seat))
 
 
-def _new(rules: McgRules, seed: int, agents: Sequence[str]) -> McgGame:
-    return McgGame.new(rules, seed, tuple(agents))
+def _new(rules: McgRules, seed: int, agents: Sequence[str], behaviour: int | None = None) -> McgGame:
+    return McgGame.new(rules, seed, tuple(agents), behaviour=behaviour)
 
 
 def _agent(name: str, game_seed: int, seat: int) -> _Agent:
@@ -156,6 +157,7 @@ GAME = GameDef(
     variant=lambda text, source: parse_variant(text, source),
     rules_diff=_rules_diff,
     new=_new,
+    behaviour=BEHAVIOUR,
     from_log=McgGame.from_log,
     new_versioned=lambda rules, seed, agents, bots: McgGame.new(rules, seed, tuple(agents), bots=tuple(bots)),
     agent_names=AGENT_NAMES,

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from locm.engine.errors import InvalidLogError
-from locm.engine.seam import fold_log
+from locm.engine.mcg.behaviour import BEHAVIOUR
+from locm.engine.seam import check_behaviour, fold_log
 from locm.engine.mcg.state import ENDED, FIRST_INSTANCE, MAIN, MULLIGAN, McgState, Monster
 from locm.events.mcg.catalog import (
     AT_END_PHASE, AT_TURN_START, ActionRejected, CardBurned, CardDrawn, CardPlayed, CardsReturned, CoinFlipped,
@@ -34,6 +35,7 @@ def initial_state(created: Event) -> McgState:
         raise InvalidLogError("mcg_game_created must have seq 0 and cause -1", created.seq)
     cards = {c.id: c for c in created.cards}
     state = McgState(created.rules, created.seeds, created.agents, cards)
+    state.behaviour = check_behaviour(created, BEHAVIOUR)
     next_id = FIRST_INSTANCE
     for seat, deck in enumerate(created.decks):
         for cid in deck:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
+import msgspec
+
 from locm.engine.errors import InvalidLogError, LocmError
 from locm.engine.mcg.agents import make_agent
 from locm.engine.mcg.commands import Command, Timeout
@@ -56,8 +58,8 @@ class McgGame:
     def new(cls, rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
             agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
             first: int | None = None, cards: Mapping[int, CardDef] | None = None,
-            bots: Sequence[str] | None = None) -> "McgGame":
-        events = create(rules, seeds, agents, decks, first, cards, bots)
+            bots: Sequence[str] | None = None, behaviour: int | msgspec.UnsetType | None = None) -> "McgGame":
+        events = create(rules, seeds, agents, decks, first, cards, bots, behaviour)
         return cls(fold(events), events)
 
     @classmethod
@@ -182,7 +184,7 @@ def resume(created: Event, inputs: Sequence[Event]) -> McgGame:
 def _created_again(created: GameCreated) -> McgGame:
     return McgGame.new(created.rules, created.seeds, created.agents, created.decks,
                        None if created.first == -1 else created.first, {c.id: c for c in created.cards},
-                       created.bots or None)
+                       created.bots or None, created.behaviour)  # under the behaviour that decided it
 
 
 def _feed(game: McgGame, e: CommandReceived) -> None:

@@ -15,6 +15,7 @@ from locm.engine.mcg.emit import Out, derived_random
 from locm.engine.mcg.evolve import initial_state
 from locm.engine.mcg.rules import STANDARD, check_deck, pool, rules_hash
 from locm.engine.mcg.turns import choose_starter
+from locm.engine.mcg.behaviour import BEHAVIOUR
 from locm.events.mcg.catalog import CoinFlipped, Event, GameCreated
 from locm.events.mcg.rules import CardDef, McgRules, Seeds
 
@@ -50,10 +51,12 @@ def build_deck(agent: str, cards: Mapping[int, CardDef], rules: McgRules, seed: 
 def create(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
            agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
            first: int | None = None, cards: Mapping[int, CardDef] | None = None,
-           bots: Sequence[str] | None = None) -> list[Event]:
+           bots: Sequence[str] | None = None, behaviour: int | msgspec.UnsetType | None = None) -> list[Event]:
     """The opening events of a match: `game_created`, then the coin (the match waits for its winner's
     choice) or, with `first` given (a series, R-SERIES), the starter, shuffles and opening hands (it waits for
     the first mulligan). `decks` default to the agents' (`build_deck`); `cards` to the ruleset's pool.
+    ``behaviour``: the behaviour of the rules that decides it (`engine.mcg.behaviour`; None: the current one;
+    unset: a log's from before behaviours were recorded, re-decided as behaviour 1 with its bytes).
     Raises `DeckError` for a deck that breaks R-DECK, `GameParamError` for bad seeds or a bad `first`."""
     s = derive_seeds(seeds)
     every = pool(rules) if cards is None else dict(cards)
@@ -74,7 +77,8 @@ def create(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 
     created = GameCreated(seq=0, cause=-1, rule="R-SETUP", rules=rules, rules_hash=rules_hash(rules), seeds=s,
                           agents=(names[0], names[1]), decks=chosen, cards=_used_cards(rules, chosen, every),
                           first=-1 if first is None else first,
-                          bots=tuple(bots) if bots and any(bots) else msgspec.UNSET)
+                          bots=tuple(bots) if bots and any(bots) else msgspec.UNSET,
+                          behaviour=BEHAVIOUR if behaviour is None else behaviour)
     out = Out(initial_state(created), 0)
     if first is None:
         out.emit(CoinFlipped, "R-COIN", winner=derived_random(s.play, "coin").next_int(2))

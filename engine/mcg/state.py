@@ -83,7 +83,7 @@ class McgState:
 
     __slots__ = ("rules", "seeds", "agents", "cards", "card_of", "owner_of", "monsters", "players", "phase",
                  "current", "first", "coin_winner", "turn", "seq", "next_id", "winner", "end_reason", "chain",
-                 "delayed")
+                 "delayed", "behaviour")
 
     def __init__(self, rules: McgRules, seeds: Seeds, agents: tuple[str, str], cards: dict[int, CardDef]) -> None:
         self.rules = rules
@@ -105,6 +105,7 @@ class McgState:
         self.end_reason = ""
         self.chain = 0  # effects triggered by the action being decided (R-CAP)
         self.delayed: list[Any] = []  # the `effect_delayed` events still waiting for their phase (R-FX-DELAY)
+        self.behaviour = 1  # the behaviour of the rules deciding the match (its created event's)
 
     def copy(self) -> "McgState":
         s = McgState.__new__(McgState)

@@ -23,6 +23,7 @@ import msgspec
 
 from locm.engine.seam import Divergence, GameDef, Outcome, content_id, diff_rules, diff_tuples
 from locm.engine.skyport.agents import AGENT_NAMES, agent_seed, make_agent
+from locm.engine.skyport.behaviour import BEHAVIOUR
 from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn
 from locm.engine.skyport.evolve import evolve, fold
 from locm.engine.skyport.game import SkyportGame, redecide
@@ -57,9 +58,9 @@ def map_for(rules: SkyportRules, players: int) -> GameMap:
     return maps[-1][2]  # too many players: `create` says how many the largest map takes
 
 
-def _new(rules: SkyportRules, seed: int, agents: Sequence[str]) -> SkyportGame:
+def _new(rules: SkyportRules, seed: int, agents: Sequence[str], behaviour: int | None = None) -> SkyportGame:
     names = tuple(f"{a}{i}" for i, a in enumerate(agents))  # names are the server's usernames (R-SETUP)
-    return SkyportGame.new(names, seed, map_for(rules, len(agents)), rules, tuple(agents))
+    return SkyportGame.new(names, seed, map_for(rules, len(agents)), rules, tuple(agents), behaviour=behaviour)
 
 
 class _Agent:
@@ -236,6 +237,7 @@ GAME = GameDef(
     variant=lambda text, source: parse_variant(text, source),
     rules_diff=_rules_diff,
     new=_new,
+    behaviour=BEHAVIOUR,
     from_log=SkyportGame.from_log,
     agent_names=AGENT_NAMES,
     make_agent=lambda name, seed, seat: _Agent(name, agent_seed(seed, seat)),

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from locm.engine.errors import InvalidLogError
-from locm.engine.seam import fold_log
+from locm.engine.seam import check_behaviour, fold_log
+from locm.engine.skyport.behaviour import BEHAVIOUR
 from locm.engine.skyport.state import ENDED, LOADOUT, TURN, SkyportState
 from locm.events.skyport.catalog import (
     ACTION, ActionRejected, AreaHit, CommandReceived, Died, DroidFired, Event, GameCreated, GameEnded, Hit,
@@ -25,6 +26,7 @@ def initial_state(created: Event) -> SkyportState:
     if type(created) is not GameCreated:
         raise InvalidLogError(f"a Skyport log must start with game_created, not {type(created).__name__}")
     state = SkyportState(created.rules, created.map, created.names)
+    state.behaviour = check_behaviour(created, BEHAVIOUR)
     state.seq = created.seq + 1
     return state
 

@@ -34,9 +34,11 @@ class SkyportGame:
     @classmethod
     def new(cls, names: tuple[str, ...] | list[str], seed: int, game_map: GameMap | None = None,
             rules: SkyportRules = RULES_2013, agents: tuple[str, ...] = (),
-            bots: tuple[str, ...] | None = None) -> "SkyportGame":
-        """The game's opening events; `bots` (each seat's client version) is recorded when given."""
-        events = create(names, seed, game_map, rules, agents, bots)
+            bots: tuple[str, ...] | None = None,
+            behaviour: int | msgspec.UnsetType | None = None) -> "SkyportGame":
+        """The game's opening events; `bots` (each seat's client version) is recorded when given, and so is
+        ``behaviour`` (None: the current one)."""
+        events = create(names, seed, game_map, rules, agents, bots, behaviour)
         return cls(fold(events), events)
 
     @classmethod
@@ -94,7 +96,8 @@ def redecide(log: list[Event]) -> tuple[SkyportGame, int]:
         raise InvalidLogError("a Skyport log must start with game_created")
     created = log[0]
     game = SkyportGame.new(created.names, created.seed, created.map, created.rules, created.agents,
-                           None if isinstance(created.bots, msgspec.UnsetType) else created.bots)
+                           None if isinstance(created.bots, msgspec.UnsetType) else created.bots,
+                           created.behaviour)  # under the behaviour that decided it
     for e in log[3:]:
         if type(e) is CommandReceived and e.cause == -1:
             if game.state.phase == ENDED:

@@ -16,6 +16,7 @@ from locm.engine.errors import GameParamError
 from locm.engine.jrandom import JavaRandom
 from locm.engine.skyport.hexmap import spawn_tiles
 from locm.engine.skyport.rules import RULES_2013, builtin_map, check_rules
+from locm.engine.skyport.behaviour import BEHAVIOUR
 from locm.events.skyport.catalog import Event, GameCreated, SpawnsDrawn, TurnOrderDrawn
 from locm.events.skyport.rules import GameMap, SkyportRules
 
@@ -47,10 +48,12 @@ def draw_spawns_and_order(game_map: GameMap, players: int, seed: int) -> tuple[l
 
 def create(names: tuple[str, ...] | list[str], seed: int, game_map: GameMap | None = None,
            rules: SkyportRules = RULES_2013, agents: tuple[str, ...] = (),
-           bots: tuple[str, ...] | None = None) -> list[Event]:
+           bots: tuple[str, ...] | None = None, behaviour: int | msgspec.UnsetType | None = None) -> list[Event]:
     """The opening events of a game between `names` (by slot) on `game_map` (default: the rules' map);
     `bots`, each seat's client version, is recorded when given (a game with a client started from a command
-    line)."""
+    line); ``behaviour``, the behaviour of the rules that decides it (`engine.skyport.behaviour`; None: the
+    current one; unset: a log's from before behaviours were recorded, re-decided as behaviour 1 with its
+    bytes)."""
     rules = check_rules(rules) if rules is not RULES_2013 else rules
     if game_map is None:
         if not rules.map:
@@ -74,7 +77,8 @@ def create(names: tuple[str, ...] | list[str], seed: int, game_map: GameMap | No
     chosen, order = draw_spawns_and_order(game_map, len(names), seed)
     return [
         GameCreated(seq=0, cause=-1, rule="R-SETUP", rules=rules, map=game_map, seed=seed, names=names,
-                    agents=tuple(agents), bots=msgspec.UNSET if bots is None else tuple(bots)),
+                    agents=tuple(agents), bots=msgspec.UNSET if bots is None else tuple(bots),
+                    behaviour=BEHAVIOUR if behaviour is None else behaviour),
         SpawnsDrawn(seq=1, cause=0, rule="R-SPAWN", spawns=tuple(chosen)),
         TurnOrderDrawn(seq=2, cause=0, rule="R-ORDER", order=tuple(order)),
     ]

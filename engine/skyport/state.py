@@ -84,7 +84,7 @@ class SkyportState:
     of turns and where it stands."""
 
     __slots__ = ("rules", "map", "size", "tiles", "left", "robots", "order", "cursor", "turn", "phase",
-                 "current", "used", "valid", "seq", "ranking", "winner", "end_reason")
+                 "current", "used", "valid", "seq", "ranking", "winner", "end_reason", "behaviour")
 
     def __init__(self, rules: SkyportRules, game_map: GameMap, names: tuple[str, ...]) -> None:
         self.rules = rules
@@ -104,6 +104,7 @@ class SkyportState:
         self.ranking: tuple[int, ...] = ()
         self.winner = -1
         self.end_reason = ""
+        self.behaviour = 1  # the behaviour of the rules deciding the game (its created event's)
 
     def copy(self) -> "SkyportState":
         s = SkyportState.__new__(SkyportState)

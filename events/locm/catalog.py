@@ -15,7 +15,7 @@ from typing import Annotated, Union
 
 import msgspec
 
-from locm.events.base import Event as Event  # every module of the game names its events from here
+from locm.events.base import Behaviour, Event as Event  # every module of the game names its events from here
 from locm.events.locm.cards import Card, KeywordMask
 from locm.events.locm.rules import Rules
 
@@ -62,6 +62,10 @@ class GameCreated(Event, frozen=True, tag="game_created"):
     a game is its command (``agents``) and this version. Unset, and then absent from the JSON, when neither
     seat is a bot, so that logs of built-in agents keep their bytes (and in logs written before bots had
     versions)."""
+    behaviour: Behaviour | msgspec.UnsetType = msgspec.UNSET
+    """Which behaviour of the rules decided the game (`engine.seam.GameDef.behaviour`, read through
+    `engine.seam.behaviour_of`): written in every new game. Unset, and then absent from the JSON, in a log
+    stored before it was recorded, which is of behaviour 1 and keeps its bytes (its hash chain)."""
 
 
 class CardPoolDefined(Event, frozen=True, tag="card_pool_defined"):

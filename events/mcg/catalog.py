@@ -16,7 +16,7 @@ from typing import Union
 
 import msgspec
 
-from locm.events.base import Event as Event  # every module of the game names its events from here
+from locm.events.base import Behaviour, Event as Event  # every module of the game names its events from here
 from locm.events.mcg.rules import CardDef, McgRules, Seeds
 
 SCHEMA_VERSION = 1
@@ -58,6 +58,10 @@ class GameCreated(Event, frozen=True, tag="mcg_game_created"):
     first: int = -1
     schema_version: int = SCHEMA_VERSION
     bots: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
+    behaviour: Behaviour | msgspec.UnsetType = msgspec.UNSET
+    """Which behaviour of the rules decided the game (`engine.seam.GameDef.behaviour`, read through
+    `engine.seam.behaviour_of`): written in every new game. Unset, and then absent from the JSON, in a log
+    stored before it was recorded, which is of behaviour 1 and keeps its bytes (its hash chain)."""
 
 
 class CoinFlipped(Event, frozen=True, tag="mcg_coin_flipped"):

@@ -14,7 +14,7 @@ from typing import Union
 
 import msgspec
 
-from locm.events.base import Event as Event  # every module of the game names its events from here
+from locm.events.base import Behaviour, Event as Event  # every module of the game names its events from here
 from locm.events.skyport.rules import GameMap, SkyportRules
 
 SCHEMA_VERSION = 1
@@ -45,6 +45,10 @@ class GameCreated(Event, frozen=True, tag="game_created"):
     agents: tuple[str, ...] = ()
     schema_version: int = SCHEMA_VERSION
     bots: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
+    behaviour: Behaviour | msgspec.UnsetType = msgspec.UNSET
+    """Which behaviour of the rules decided the game (`engine.seam.GameDef.behaviour`, read through
+    `engine.seam.behaviour_of`): written in every new game. Unset, and then absent from the JSON, in a log
+    stored before it was recorded, which is of behaviour 1 and keeps its bytes (its hash chain)."""
 
 
 class SpawnsDrawn(Event, frozen=True, tag="spawns_drawn"):

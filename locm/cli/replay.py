@@ -104,9 +104,9 @@ def show(source, db, game_index, turn, seq, perspective, as_json):
     out = r.wing.show(r, s, perspective, as_json)  # the game's wing: its board and its turn's events
     _warn(r, to_stderr=as_json)
     if as_json:
-        _dump(out)
+        _dump({**out, "behaviour": r.behaviour()})
     else:
-        click.echo("\n".join(out))
+        click.echo("\n".join([*out, r.behaviour()["text"]]))
     _exit(r)
 
 

@@ -62,7 +62,10 @@ def rerun_agents(game: Any, events: Sequence[Any], continued: tuple[int, Sequenc
     if not isinstance(seed, int) or rules is None:
         return AgentRerun("cannot", "the game records no seed or rules to re-run its agents with")
     try:
-        match = game.new(rules, seed, agents)
+        from locm.engine.seam import behaviour_of
+
+        n = behaviour_of(created)  # a game decided under an earlier behaviour of its rules is re-run under it
+        match = game.new(rules, seed, agents) if n == game.behaviour else game.new(rules, seed, agents, behaviour=n)
         players = [game.make_agent(name, seed, seat) for seat, name in enumerate(before)]
     except Exception as exc:  # a made-up created event may break creation anywhere  # noqa: BLE001
         return AgentRerun("cannot", f"the game cannot be created again from its rules and seed ({exc})"[:200])

@@ -52,11 +52,34 @@ def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str =
     and id), else the core's (`engine.core.verify`, with ``redecide``; `engine.logcheck` without). ``winner``
     and ``reason``: a stored record's; ``game_id`` None: a log file, which names no id."""
     game = game if game is not None else game_of(events)
+    known = behaviour_verdict(game, events)
+    if not known.ok:
+        return known
     own = getattr(edges(game), "content_problem", None)
     if own is not None:
-        return own(game_id, events, meta=meta, winner=winner, reason=reason, redecide=redecide)
-    verdict = core_verdict(game, events, redecide)
-    return verdict if not verdict.ok else _id_problem(game, game_id, events)
+        verdict = own(game_id, events, meta=meta, winner=winner, reason=reason, redecide=redecide)
+    else:
+        verdict = core_verdict(game, events, redecide)
+        verdict = verdict if not verdict.ok else _id_problem(game, game_id, events)
+    if not verdict.ok or not known.note:
+        return verdict
+    return verdict._replace(note="; ".join(n for n in (verdict.note, known.note) if n))
+
+
+def behaviour_verdict(game, events: Sequence[Event]) -> Verdict:
+    """A log decided under a behaviour of its game's rules this engine does not know is a problem ("decided
+    under behaviour 7; this engine knows 1..2"); one decided under an earlier one than this engine's is sound
+    with a note ("decided under behaviour 1 (this engine: 2)": it was re-decided under that one)."""
+    from locm.engine.seam import behaviour_line, behaviour_of, check_behaviour
+
+    if not events:
+        return Verdict(None)
+    try:
+        check_behaviour(events[0], game.behaviour)
+    except LocmError as exc:
+        return Verdict(str(exc), 0)
+    earlier = behaviour_of(events[0]) != game.behaviour
+    return Verdict(None, note=behaviour_line(game, events[0]) if earlier else "")
 
 
 def _id_problem(game, game_id: str | None, events: Sequence[Event]) -> Verdict:
@@ -385,7 +408,11 @@ def _match_file(data: bytes, redecide: bool) -> Verdict:
         return Verdict(f"not a {game.title} log: {exc}")
     except LocmError as exc:
         return Verdict(str(exc), getattr(exc, "seq", -1))
-    return agents_problem(game, events) if found is None else Verdict(_departure(found), found.seq)
+    if found is not None:
+        return Verdict(_departure(found), found.seq)
+    noted = behaviour_verdict(game, events)
+    again = agents_problem(game, events) if noted.ok else noted
+    return noted if again.ok else Verdict(again.problem, again.seq, noted.note)
 
 
 def _departure(d, limit: int = 240) -> str:

@@ -33,6 +33,11 @@
 
 namespace py = pybind11;
 
+// The behaviour of LOCM's rules this core decides (engine/locm/behaviour.py): it changes with the Python core's,
+// only when what a rule does changes. engine/locm/native.py plays a game here only when its game_created names
+// this one (an earlier behaviour is the Python core's to decide), and tests/test_behaviour.py checks the two agree.
+constexpr int BEHAVIOUR = 1;
+
 #ifndef LOCM_SOURCE_SHA256
 #define LOCM_SOURCE_SHA256 "unknown"  // setup.py passes the sha256 of this file (engine/locm/native.py checks it)
 #endif
@@ -1796,4 +1801,5 @@ PYBIND11_MODULE(_native, m) {
         .def("row_bytes", &BattleVec::row_bytes);
     m.attr("AGENTS") = py::make_tuple("pass", "random", "greedy");
     m.attr("SOURCE_SHA256") = LOCM_SOURCE_SHA256;
+    m.attr("BEHAVIOUR") = BEHAVIOUR;
 }

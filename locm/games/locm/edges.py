@@ -124,7 +124,7 @@ def facts_problem(store: Any, record: Any, events: Sequence[Any]) -> str | None:
 def _event_file(path: str, data: bytes, redecide: bool) -> list:
     """A LOCM event log (``locm play --log``): its seqs, then `content_problem`."""
     from locm.events.locm.codec import DecodeError, from_jsonl
-    from locm.verify.checks import Checked, Verdict
+    from locm.verify.checks import Checked, Verdict, content_problem as checked
 
     try:
         events = from_jsonl(data)
@@ -133,7 +133,7 @@ def _event_file(path: str, data: bytes, redecide: bool) -> list:
     for i, e in enumerate(events):
         if e.seq != i:
             return [Checked(path, Verdict(f"line {i + 1} has seq {e.seq}, expected {i}", i))]
-    return [Checked(path, content_problem(None, events, redecide=redecide))]
+    return [Checked(path, checked(None, events, redecide=redecide))]  # its behaviour, then this module's
 
 
 def _referee_file(path: str, data: bytes, redecide: bool) -> list:

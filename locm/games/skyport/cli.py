@@ -82,8 +82,12 @@ def _policy(seats: list[str], no_sandbox: bool, bot_limits, bot_network: bool, b
               help="Store the game in this event store (SQLite; any game's store, as 'locm play --db').")
 @click.option("--join-timeout", type=click.FloatRange(1, 86_400), default=60, show_default=True,
               help="Seconds for every seat to connect, shake hands and choose its loadout.")
+@click.option("--tokens", "use_tokens", is_flag=True,
+              help="Give each seat that clients connect to a secret join token, printed here: a client takes a "
+                   "seat only by connecting with its seat's token as its name (any 2013 client sends the name "
+                   "it is given); others are refused. Without it, the first to connect takes a seat.")
 def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, timing, rules_file, log_path,
-          transcript, db, join_timeout, no_sandbox, bot_limits, bot_network, bot_binds):
+          transcript, db, join_timeout, use_tokens, no_sandbox, bot_limits, bot_network, bot_binds):
     """Serve one game of Skyport (protocol rev 1, as the 2013 server speaks it) and print the standings.
 
     Any 2013 client connects unchanged: to --port, or started by locm with --seat. The game is an event log
@@ -93,6 +97,8 @@ def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, tim
     Examples:
       locm serve --game skyport --map duel-2p --seat hunter --log game.jsonl --db games.db
           (then, in another shell: node examples/skyport/client.js 127.0.0.1 54321)
+      locm serve --game skyport --map duel-2p --seat hunter --tokens
+          (prints "seat 1: join token s1-...": node examples/skyport/client.js 127.0.0.1 54321 s1-...)
       locm serve --game skyport --map crossroads-4p --turns 40 --seat hunter \\
           --seat "node examples/skyport/client.js {host} {port}" --seat random --seat random --log g.jsonl
     """
@@ -101,9 +107,9 @@ def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, tim
     from locm.engine.skyport.rules import RULES_2013, parse_variant
     from locm.errors import InputFileError
     from locm.events.skyport.codec import to_jsonl
-    from locm.games.skyport.netbots import OPEN_SEAT, play_skyport_async
+    from locm.games.skyport.netbots import OPEN_SEAT, play_skyport_async, seat_kind
     from locm.common.outputs import check_output, write_output
-    from locm.games.skyport.server import Bounds, Transcript, timing as make_timing
+    from locm.games.skyport.server import Bounds, Transcript, join_tokens, timing as make_timing
 
     game_map = load_map(map_name)
     rules = RULES_2013
@@ -130,15 +136,21 @@ def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, tim
         f"(think {think_ms} ms), {rules.turn_limit} turns")
     bar = progress_bar(length=rules.turn_limit, label="turns")
 
+    tokens = join_tokens([seat_kind(s) for s in seat_list]) if use_tokens else None
+
     def listening(real_port: int) -> None:
-        say(f"waiting for {seat_list.count(OPEN_SEAT)} client(s) on {host}:{real_port}")
+        say(f"waiting for {seat_list.count(OPEN_SEAT)} client(s) on {host}:{real_port}"
+            + (", each connecting with its seat's join token as its name" if tokens else ""))
+        for slot, token in enumerate(tokens or ()):
+            if token:
+                say(f"seat {slot}: join token {token}")
 
     try:
         with bar:
             served = asyncio.run(play_skyport_async(
                 seat_list, game_map, seed, rules=rules, timing=make_timing(timing, think_ms),
                 bounds=Bounds(join_s=join_timeout), sandbox=policy, host=host, port=port, transcript=tracer,
-                progress=lambda turn, limit: bar.update(turn - bar.pos), listening=listening))
+                progress=lambda turn, limit: bar.update(turn - bar.pos), listening=listening, tokens=tokens))
     except KeyboardInterrupt:
         click.echo("locm serve: interrupted: no game", err=True)
         sys.exit(130)

@@ -296,12 +296,15 @@ async def play_skyport_async(seats: Sequence[str], game_map: GameMap, seed: int,
                              port: int = 0, transcript: Transcript | None = None,
                              progress: Callable[[int, int], None] | None = None,
                              listening: Callable[[int], None] | None = None,
-                             bots: Sequence[str] | None = None, forfeits: bool = False) -> ServedGame:
+                             bots: Sequence[str] | None = None, forfeits: bool = False,
+                             tokens: Sequence[str] | None = None) -> ServedGame:
     """Play one Skyport game with these seats (see the module docstring) and return it. `listening` is told
     the TCP port of the open seats once the server listens (when there are any). Raises `JoinError` when the
     game cannot start (the clients' last output is in its message), unless seats forfeit (`forfeits`: a seat
     whose client has not joined by the deadline, or has ended before, forfeits, R-FORFEIT). When a seat is a
-    command line, the game records each seat's client version (`bots`, default: its files hashed now)."""
+    command line, the game records each seat's client version (`bots`, default: its files hashed now).
+    ``tokens``: each seat's join token (`locm.games.skyport.server.join_tokens`; None: the open seats are
+    anyone's who connects first)."""
     check_seats(seats, game_map)
     policy = sandbox_for(seats, sandbox)
     if bots is None and clients_wanted(seats):
@@ -312,7 +315,8 @@ async def play_skyport_async(seats: Sequence[str], game_map: GameMap, seed: int,
         agent = make_agent(spec, agent_seed(seed, slot)) if kind == LOCAL else None
         specs.append(SeatSpec(kind, spec if kind != OPEN else SERVED, agent))
     server = SkyportServer(game_map, specs, seed, rules, timing, bounds, transcript, progress,
-                           tuple(bots) if bots is not None else None, forfeits)
+                           tuple(bots) if bots is not None else None, forfeits,
+                           tuple(tokens) if tokens is not None else None)
     clients: list[ClientProcess] = []
     watchers: list[asyncio.Future[None]] = []
     folder = tempfile.mkdtemp(prefix="locm-skyport-") if policy.enabled and clients_wanted(seats) else ""

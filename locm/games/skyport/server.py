@@ -43,6 +43,16 @@ after `Bounds.handshake_s` (the protocol text's 10 s) is closed and its seat fre
 (`JoinError`) if the seats are not all joined with a loadout after `Bounds.join_s`. A disconnected player is
 what it is in 2013: it keeps its turns (without think time) and their penalties, and cannot come back.
 
+Join tokens (``tokens``, `locm serve --tokens`): an open seat is otherwise anyone's who reaches the port first,
+and may be held by a stranger until the join deadline. With tokens, each open seat has a secret name
+(`join_tokens`: ``s1-`` and 12 random letters and digits, about 71 bits, within the protocol's 16 characters),
+and a connection takes a seat only with a handshake that gives that seat's token as its ``name``, the one field
+every 2013 client already sends and takes from its command line (``node client.js HOST PORT NAME``), so the
+clients need no change. Until then the connection holds no seat: its lines before the handshake are answered as
+the 2013 server answers them, a handshake with another name is refused (one error line, then the connection is
+closed), and one without a handshake after `Bounds.handshake_s` is closed. The token is then the player's name
+in the game, as any name is; it has done its work once the seat is taken.
+
 Where this server differs from the 2013 one, on purpose: it needs no graphics client (the 2013 server waits
 for one and tells only it the result); it creates the game when every handshake is in rather than when the
 last client connects (so the turn-0 gamestate always has every name); a seat whose connection closes before
@@ -52,8 +62,9 @@ blocks on a client that does not read (the 2013 server's writes do); and it ends
 `Transcript` (`locm.games.skyport.lines`) writes what each client sent and was sent in the oracle's log format, so
 ``locm conformance --game skyport`` checks a served game's messages the way it checks the Java server's.
 
-Why one module of about 640 lines: `SkyportServer` is one state machine over one event loop (its seats, their
-connections, the turn's clock and the game), and each of its steps reads and changes the same seats; the
+Why one module of about 760 lines: `SkyportServer` is one state machine over one event loop (its seats, their
+connections, the turn's clock and the game), and each of its steps reads and changes the same seats (a join by
+token too: it finds a free seat and hands it the connection); the
 parts that stand alone are modules of their own already (the wire format `locm.games.skyport.wire`, the
 transcript `locm.games.skyport.lines`, the client processes `locm.games.skyport.netbots`).
 """
@@ -62,7 +73,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hmac
+import secrets
 import socket
+import string
 import time
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -73,6 +87,7 @@ from locm.engine.skyport.game import SkyportGame
 from locm.engine.skyport.orgjson import JSONError, JavaCrash, parse_object, to_json_text
 from locm.engine.skyport.protocol import DEAD, ENDTURN, PLAYING, ClientSession, broadcast, errors, gamestate
 from locm.engine.skyport.rules import RULES_2013
+from locm.engine.skyport.setup import username_error
 from locm.engine.skyport.state import TURN
 from locm.errors import JoinError, ServeError
 from locm.events.skyport.catalog import DroidFired, Event, GameEnded, LaserFired, Mined, Moved, MortarFired, Upgraded
@@ -170,6 +185,19 @@ def timing(name: TimingName, think_ms: int) -> Timing:
 # --- seats ----------------------------------------------------------------------------------------------------
 
 
+TOKEN_CHARS = 12
+"""Random letters and digits in a join token (62 ** 12, about 2 ** 71: no client guesses one in a join's time)."""
+REFUSED = "Username not accepted: this game's seats are joined by token (connect with the name your seat was given)"
+
+
+def join_tokens(kinds: list[SeatKind]) -> tuple[str, ...]:
+    """A fresh join token for each open seat (``s{slot}-`` and `TOKEN_CHARS` random letters and digits: a
+    name the protocol accepts, R-SETUP), "" for the other seats."""
+    alphabet = string.ascii_letters + string.digits
+    return tuple(f"s{slot}-" + "".join(secrets.choice(alphabet) for _ in range(TOKEN_CHARS)) if kind == OPEN else ""
+                 for slot, kind in enumerate(kinds))
+
+
 class Seat:
     """One player: a connection (or a built-in agent), what its reader accepted, its inbox and its budget."""
 
@@ -223,9 +251,11 @@ class SkyportServer:
     def __init__(self, game_map: GameMap, seats: list[SeatSpec], seed: int, rules: SkyportRules = RULES_2013,
                  timing: Timing | None = None, bounds: Bounds = Bounds(), transcript: Transcript | None = None,
                  progress: Callable[[int, int], None] | None = None, bots: tuple[str, ...] | None = None,
-                 forfeits: bool = False) -> None:
+                 forfeits: bool = False, tokens: tuple[str, ...] | None = None) -> None:
         if not seats:
             raise ServeError("a game needs at least one seat", "players")
+        self.tokens = _checked_tokens(tokens, seats)  # each open seat's join token (None: the port is open)
+        self._joining: set[asyncio.StreamWriter] = set()  # connections whose token handshake is not in yet
         self.map, self.seed, self.rules = game_map, seed, rules
         self.bots = bots  # each seat's client version, recorded in the game (a game with started clients)
         self.forfeits = forfeits  # a seat that does not join in time forfeits (R-FORFEIT) instead of JoinError
@@ -294,6 +324,61 @@ class SkyportServer:
         if seat is None or self._closing:  # every seat is taken (2013: the acceptor has stopped)
             writer.close()
             return
+        if slot is None and self.tokens is not None:
+            await self._join_by_token(reader, writer)
+            return
+        await self._take(seat, reader, writer)
+
+    async def _join_by_token(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A connection to the shared port when seats are joined by token: it holds no seat until its handshake
+        names a free open seat's token (see the module docstring), then it is that seat's, its handshake and
+        anything sent after it read as the seat's."""
+        session, lines, read = ClientSession(), JavaLineReader(self.bounds.line_chars), 0
+        self._joining.add(writer)
+
+        def answer(message: dict[str, Any]) -> None:
+            writer.write(to_json_text(message).encode("utf-8", "replace") + b"\n")
+
+        try:
+            async with asyncio.timeout(self.bounds.handshake_s):
+                while not lines.overflow and read < self.bounds.bytes_per_turn:
+                    data = await reader.read(READ_CHUNK)
+                    read += len(data)
+                    got = lines.feed(data, final=not data)
+                    for k, line in enumerate(got):
+                        reading = session.feed(line)
+                        if reading.name is None:  # not a handshake yet: answered as 2013 answers it
+                            for reply in reading.replies:
+                                answer(reply)
+                            continue
+                        seat = self._token_seat(reading.name)
+                        if seat is None or self._closing or self.game is not None:
+                            answer({"error": REFUSED})
+                            data = b""  # the error line is sent, then the connection ends
+                            break
+                        self._joining.discard(writer)
+                        await self._take(seat, reader, writer, lines, got[k:])
+                        return
+                    if not data:
+                        break
+        except (TimeoutError, ConnectionError, OSError):
+            pass
+        finally:
+            self._joining.discard(writer)
+        writer.close()
+
+    def _token_seat(self, name: str) -> Seat | None:
+        """The free open seat whose token `name` is (compared in constant time), or None."""
+        found = None
+        for s in self.seats:
+            token = self.tokens[s.slot] if self.tokens is not None else ""
+            if token and hmac.compare_digest(token.encode(), name.encode("utf-8", "replace")):
+                found = s
+        return found if found is not None and found.writer is None and not found.name else None
+
+    async def _take(self, seat: Seat, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                    lines: JavaLineReader | None = None, pending: list[str] | None = None) -> None:
+        """The connection is `seat`'s: read it (`lines`, `pending`: what its token's handshake left unread)."""
         sock = writer.get_extra_info("socket")
         if sock is not None:  # the kernel's share of what a client leaves unread is bounded too
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.bounds.socket_buffer)
@@ -304,7 +389,7 @@ class SkyportServer:
         seat.task = asyncio.current_task()
         asyncio.get_running_loop().call_later(self.bounds.handshake_s, self._handshake_due, seat, writer)
         try:
-            await self._read(seat, reader, writer)
+            await self._read(seat, reader, writer, lines, pending)
         except asyncio.CancelledError:
             pass  # the connection was ended by the server (asyncio would report a cancelled handler as an error)
 
@@ -314,9 +399,10 @@ class SkyportServer:
 
     # --- reading ----------------------------------------------------------------------------------------------
 
-    async def _read(self, seat: Seat, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        lines = JavaLineReader(self.bounds.line_chars)
-        pending: list[str] = []
+    async def _read(self, seat: Seat, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                    lines: JavaLineReader | None = None, pending: list[str] | None = None) -> None:
+        lines = lines if lines is not None else JavaLineReader(self.bounds.line_chars)
+        pending = pending or []
         size = 0
         try:
             while seat.writer is writer:
@@ -626,6 +712,8 @@ class SkyportServer:
         self._closing = True
         for server in self.servers:
             server.close()
+        for joining in list(self._joining):  # no seat of theirs to end: the game is over
+            joining.transport.abort()
         writers = [s.writer for s in self.seats if s.writer is not None]
         tasks = [s.task for s in self.seats if s.task is not None and s.task is not asyncio.current_task()]
         for seat in self.seats:
@@ -649,6 +737,23 @@ class SkyportServer:
             self.transcript.close()
 
 
+def _checked_tokens(tokens: tuple[str, ...] | None, seats: list[SeatSpec]) -> tuple[str, ...] | None:
+    """`SkyportServer`'s ``tokens``, checked: one a seat, a name the protocol accepts and unique for each open
+    seat (`ServeError` otherwise)."""
+    if tokens is None:
+        return None
+    if len(tokens) != len(seats):
+        raise ServeError(f"join tokens: expected one for each of the {len(seats)} seats, got {len(tokens)}",
+                         "tokens")
+    wanted = [t for t, s in zip(tokens, seats) if s.kind == OPEN]
+    for token in wanted:
+        if not token or username_error(token):
+            raise ServeError(f"join token {token!r}: {username_error(token) or 'empty'}", "tokens")
+    if len(set(wanted)) != len(wanted):
+        raise ServeError("join tokens: two open seats have the same token", "tokens")
+    return tuple(tokens)
+
+
 def _is_endturn(line: str) -> bool:
     try:
         obj = parse_object(line)
@@ -657,5 +762,5 @@ def _is_endturn(line: str) -> bool:
     return obj.get("message") == "endturn"
 
 
-__all__ = ["Bounds", "Timing", "Fast", "Faithful", "timing", "JavaLineReader", "Seat", "SeatSpec",
+__all__ = ["Bounds", "Timing", "Fast", "Faithful", "timing", "join_tokens", "JavaLineReader", "Seat", "SeatSpec",
            "SkyportServer", "Transcript", "OPEN", "RESERVED", "LOCAL", "FACTS"]
