@@ -35,13 +35,13 @@ budget of {{ r.budget }} ({{ r.games_played_now }} played by this run, the rest 
 Method: {{ r.method }}.</p>
 <h2>Objectives</h2>
 <table><tr><th>objective</th><th>before</th><th>after</th></tr>
-<tr><td>every measured card's value within {{ pts(r.objectives.band) }} points of the median ({{ pts(r.centre) }})</td>
+{% if r.cards %}<tr><td>every measured card's value within {{ pts(r.objectives.band) }} points of the median ({{ pts(r.centre) }})</td>
 <td>{{ counts(r.cards, "verdict_before") }}</td>
-<td>{{ counts(r.cards, "verdict_after") }}</td></tr>
+<td>{{ counts(r.cards, "verdict_after") }}</td></tr>{% endif %}
 <tr><td>first player's win rate within 50% &plusmn; {{ pts(r.objectives.seat_margin) }} points (rule settings searched when it lies outside)</td>
 <td>{{ seat(r.seat_before) }}</td><td>{{ seat(r.seat_after) }}</td></tr>
 <tr><td>at most {{ r.objectives.max_changes }} changed fields</td><td>0</td><td>{{ r.fields_changed }}</td></tr></table>
-<h2>Changes</h2>
+{% if r.cards %}<h2>Changes</h2>
 {% if not r.changes %}<p>No change: no measured card lay outside its band with its whole interval.</p>{% endif %}
 {% for c in r.changes %}
 <h3>Card {{ c.card }} {{ c.name }}: {% for k, v in c.change.items() %}<code>{{ k }} {{ c["from"][k] }} &rarr; {{ v }}</code> {% endfor %}</h3>
@@ -53,7 +53,7 @@ Method: {{ r.method }}.</p>
 {% endfor %}
 {% for m in r.cards if m.rejected %}<p>Card {{ m.card }} {{ m.name }}: the best candidate,
 {% for k, v in m.rejected.change.items() %}<code>{{ k }} = {{ v }}</code>{% endfor %}, measured {{ est(m.rejected.value_after) }}:
-no closer to the median than the card as it was, so it was not kept.</p>{% endfor %}
+no closer to the median than the card as it was, so it was not kept.</p>{% endfor %}{% endif %}
 {% if r.seat_search %}{% set s = r.seat_search %}<h2>Rule settings for the first player's rate</h2>
 <p>The first player's rate {{ rate(s.before) }} ({{ s.before.verdict }}) on {{ s.seeds }} seeds, {{ rate(s.after) }}
 ({{ s.after.verdict }}) after.</p>

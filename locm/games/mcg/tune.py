@@ -61,9 +61,8 @@ def _canonical(doc: dict) -> str:
 
 
 def named(doc: dict) -> dict:
-    """The variant document with its name: the input's when unchanged, else ``tune-<hash of its content>``."""
-    if "name" in doc:
-        return doc
+    """The variant document named by its content (``tune-<hash>``), so that the games of one ruleset have one
+    name in the store whatever the input file called it."""
     return {**doc, "name": "tune-" + hashlib.sha256(_canonical(doc).encode()).hexdigest()[:12]}
 
 
