@@ -179,25 +179,30 @@ def race_levels(candidates: int) -> int:
 
 @dataclass
 class SeatGame:
-    """What a game's wing hands `seat_search`. ``play(rules, seeds)``: the first player's score on each of the
-    first ``seeds`` seeds (1: the first player won; with two agents, each seed is played in both seatings and
-    the score is the mean), playing only what its store lacks. ``candidates(rules)``: the single changes a
+    """What a game's wing hands `seat_search`. ``play(rulesets, seeds)``: for each ruleset, the first player's
+    score on each of the first ``seeds`` seeds (1: the first player won; with two agents, each seed is played in
+    both seatings and the score is the mean), playing only what its store lacks (all of them at once: one pool
+    of workers for a level of a race). ``candidates(rules)``: the single changes a
     variant of ``rules`` may make, each a JSON-able dict with a ``"label"`` for people. ``apply(rules,
     change)``: the changed rules. ``key(rules)``: the identity of a ruleset (the games used are counted once per
     key, at the most seeds asked). ``games_per_seed``: 1 (self-play) or 2 (both seatings)."""
 
-    play: Callable[[Any, int], list[float]]
+    play: Callable[[list, int], list[list[float]]]
     candidates: Callable[[Any], list[dict]]
     apply: Callable[[Any, dict], Any]
     key: Callable[[Any], str]
     games_per_seed: int = 1
     used: dict = field(default_factory=dict)
 
-    def measure(self, rules: Any, seeds: int) -> list[float]:
-        scores = self.play(rules, seeds)
-        k = self.key(rules)
-        self.used[k] = max(self.used.get(k, 0), seeds * self.games_per_seed)
+    def measure_all(self, rulesets: list, seeds: int) -> list[list[float]]:
+        scores = self.play(rulesets, seeds) if rulesets else []
+        for rules in rulesets:
+            k = self.key(rules)
+            self.used[k] = max(self.used.get(k, 0), seeds * self.games_per_seed)
         return scores
+
+    def measure(self, rules: Any, seeds: int) -> list[float]:
+        return self.measure_all([rules], seeds)[0]
 
     @property
     def games(self) -> int:
@@ -278,13 +283,17 @@ def seat_search(game: SeatGame, rules0: Any, objectives: Objectives, budget: int
         seeds_of: dict[int, int] = {}
         stop = False
         while True:
+            level, spend = [], game.games
             for i in alive:
                 changed = game.apply(rules, cands[i])
-                if game.games + game.cost(changed, n) > budget:
+                if spend + game.cost(changed, n) > budget:
                     stop = True  # the budget is spent: the race ends at the seeds each got
                     continue
-                say(f"trying {cands[i]['label']} on {n} seeds")
-                scores[i], seeds_of[i] = game.measure(changed, n), n
+                spend += game.cost(changed, n)
+                level.append((i, changed))
+            say(f"racing {len(level)} candidate{'s' * (len(level) != 1)} on {n} seeds")
+            for (i, _), got in zip(level, game.measure_all([c for _, c in level], n)):
+                scores[i], seeds_of[i] = got, n
             if stop or n >= n_full or len(alive) <= 2:
                 break
             alive = sorted(alive, key=lambda i: (_off(scores[i]), i))[:max(2, math.ceil(len(alive) / 2))]

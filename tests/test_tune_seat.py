@@ -97,9 +97,12 @@ def _known(rates: dict[str, float], seed: int = 7) -> SeatGame:
     """A game whose first player wins with a known probability per ruleset (a frozenset of changes), each seed's
     result drawn from the seed alone, so that two rulesets' games on one seed are paired (common random numbers)."""
 
-    def play(rules: frozenset, seeds: int) -> list[float]:
-        p = 0.2 + sum(rates[c] for c in rules)
-        return [float(random.Random(seed * 100_003 + s).random() < p) for s in range(seeds)]
+    def play(rulesets: list[frozenset], seeds: int) -> list[list[float]]:
+        out = []
+        for rules in rulesets:
+            p = 0.2 + sum(rates[c] for c in rules)
+            out.append([float(random.Random(seed * 100_003 + s).random() < p) for s in range(seeds)])
+        return out
 
     return SeatGame(play, lambda rules: [{"label": c} for c in sorted(rates) if c not in rules],
                     lambda rules, c: rules | {c["label"]}, lambda rules: ",".join(sorted(rules)))

@@ -352,12 +352,20 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
             "centre": centre, "cards": [{**m, "before": _dict(m["before"]), "after": _dict(m["after"])}
                                         for m in measured.values()],
             "changes": steps, "fields_changed": changes_made,
-            "seat_before": seat(seat_before), "seat_after": seat(seat_after),
+            "seat_before": seat(seat_before),
+            "seat_after": seat_row(searched["after"], agents) if searched and searched["changes"] else seat(seat_after),
             "seat_search": searched,
             "games_used": tuner.ledger.total, "games_played_now": tuner.ledger.played_now,
             "seconds": round(time.perf_counter() - t0, 2),
             "method": "greedy local search with paired evaluation (after de Mesentier Silva et al. 2019, "
                       "'Evolving the Hearthstone Meta')", "rules": rules}
+
+
+def seat_row(e: dict, agents: tuple[str, str]) -> dict:
+    """The page's seat row (wins of games) of a seat search's rate (`locm.analysis.tune.seat_search`)."""
+    games = e["units"] * (1 if agents[0] == agents[1] else 2)
+    return {"wins": round(e["value"] * games), "games": games, "rate": e["value"], "low": e["low"],
+            "high": e["high"], "verdict": e["verdict"]}
 
 
 def seat_only(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectives: Objectives, seed: int,
@@ -374,17 +382,13 @@ def seat_only(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, obj
     except ValueError as exc:
         raise TuneError(str(exc)) from None
 
-    def seat(e: dict) -> dict:  # the card page's seat row: wins of games
-        games = e["units"] * (1 if agents[0] == agents[1] else 2)
-        return {"wins": round(e["value"] * games), "games": games, "rate": e["value"], "low": e["low"],
-                "high": e["high"], "verdict": e["verdict"]}
-
     ob = objectives
     return {"ruleset": rules0.name, "base": rules0.base_name, "agents": list(agents), "budget": budget,
             "first_seed": seed, "screen_seeds": 0,
             "objectives": {"band": ob.band, "seat_margin": ob.seat_margin, "max_changes": ob.max_changes},
             "centre": 0.0, "cards": [], "changes": [], "fields_changed": len(found["changes"]),
-            "seat_before": seat(found["before"]), "seat_after": seat(found["after"]), "seat_search": found,
+            "seat_before": seat_row(found["before"], agents), "seat_after": seat_row(found["after"], agents),
+            "seat_search": found,
             "games_used": found["games_used"], "games_played_now": played,
             "seconds": round(time.perf_counter() - t0, 2),
             "method": "greedy (1 + lambda) search with paired, raced evaluation (after de Mesentier Silva et al. "

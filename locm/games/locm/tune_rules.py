@@ -104,7 +104,11 @@ class LocmSeats:
         self.backend, self.address = backend, address
         self.played_now = 0
 
-    def play(self, rules: Rules, seeds: int) -> list[float]:
+    def play(self, rulesets: list[Rules], seeds: int) -> list[list[float]]:
+        """Each ruleset's scores (`one`), one ruleset after another (each a `locm tournament` of its own)."""
+        return [self.one(rules, seeds) for rules in rulesets]
+
+    def one(self, rules: Rules, seeds: int) -> list[float]:
         from locm.games.locm.cardvalue import base_games, base_schedule
         from locm.store.eventstore import open_store
 

@@ -109,37 +109,43 @@ class McgSeats:
     def rules(self, doc: dict):
         return variant_from_dict(named(doc), "tune")
 
-    def play(self, doc: dict, seeds: int) -> list[float]:
-        """The first player's score on each of the first ``seeds`` seeds under ``doc``, playing (and storing)
-        only the games the store lacks."""
+    def play(self, docs: list[dict], seeds: int) -> list[list[float]]:
+        """For each of ``docs``, the first player's score on each of the first ``seeds`` seeds, playing (and
+        storing) the games the store lacks, all in one pool of workers."""
         from locm.store.eventstore import open_store
         from locm.tournament.run import pending, play_jobs
         from locm.tournament.schedule import Job, new_match
 
-        rules = self.rules(doc)
-        jobs = [Job(self.game.game_id(new_match(self.game, rules, s, seated).log[0]), "mcg", rules, s, seated)
-                for s in range(self.first_seed, self.first_seed + seeds) for seated in self.seatings]
+        every = []
+        for doc in docs:
+            rules = self.rules(doc)
+            every.append([Job(self.game.game_id(new_match(self.game, rules, s, seated).log[0]), "mcg", rules, s,
+                              seated)
+                          for s in range(self.first_seed, self.first_seed + seeds) for seated in self.seatings])
+        out = []
         with open_store(self.db) as store:
-            todo = pending(store, jobs)
+            todo = pending(store, [j for jobs in every for j in jobs])
             if todo:
                 run = play_jobs(store, todo, workers=self.workers)
                 if run.failed:
                     raise McgTuneError(f"game {run.failed[0][0]} failed: {run.failed[0][1]}")
                 self.played_now += run.played
-            held = self.held.setdefault(self.key(doc), Counter())
-            per_seed: list[float] = []
-            for k in range(0, len(jobs), len(self.seatings)):
-                total = 0.0
-                for job in jobs[k:k + len(self.seatings)]:
-                    if job.game_id not in self._scores:
-                        record = store.game(job.game_id)
-                        first = self.game.turn_starts(store.events(job.game_id))[0][2]
-                        self._scores[job.game_id] = float(record.winner == first)
-                        for deck in record.fields.get("decks", ()):
-                            held.update(set(deck))
-                    total += self._scores[job.game_id]
-                per_seed.append(total / len(self.seatings))
-        return per_seed
+            for doc, jobs in zip(docs, every):
+                held = self.held.setdefault(self.key(doc), Counter())
+                per_seed: list[float] = []
+                for k in range(0, len(jobs), len(self.seatings)):
+                    total = 0.0
+                    for job in jobs[k:k + len(self.seatings)]:
+                        if job.game_id not in self._scores:
+                            record = store.game(job.game_id)
+                            first = self.game.turn_starts(store.events(job.game_id))[0][2]
+                            self._scores[job.game_id] = float(record.winner == first)
+                            for deck in record.fields.get("decks", ()):
+                                held.update(set(deck))
+                        total += self._scores[job.game_id]
+                    per_seed.append(total / len(self.seatings))
+                out.append(per_seed)
+        return out
 
     def candidates(self, doc: dict) -> list[dict]:
         """The single changes of the module note that ``doc`` has not made yet."""
