@@ -7,6 +7,12 @@ Card 1 (Slimer, 1 mana 2/1) is planted at 1 mana ``--attack``/``--defense`` with
 the band.
 
     .venv/bin/python benchmarks/bench_tune.py --budget 3000 --runs 3 --workers 1
+
+``--seat mcg``: the wall time of `locm tune --game mcg --agents greedy` (the seat search) at ``--budget`` on
+``--workers`` workers, a fresh store a run, with the games used, their rate and the first player's rate
+before and after; and the wall time of a second run on the same store (every game read back):
+
+    .venv/bin/python benchmarks/bench_tune.py --seat mcg --budget 4000 --runs 1 --workers 2
 """
 
 from __future__ import annotations
@@ -32,7 +38,12 @@ def main() -> None:
     ap.add_argument("--attack", type=int, default=12)
     ap.add_argument("--defense", type=int, default=12)
     ap.add_argument("--keywords", default="BCDGLW")
+    ap.add_argument("--seat", choices=["mcg"], default=None,
+                    help="Time the seat search of my-card-game instead of finding a planted card.")
     args = ap.parse_args()
+    if args.seat:
+        seat(args)
+        return
     planted = variant_from_dict({"base": "1.2", "name": "planted", "cards": {"1": {
         "attack": args.attack, "defense": args.defense, "keywords": args.keywords}}})
     rows = []
@@ -52,6 +63,33 @@ def main() -> None:
     print(json.dumps({"runs": len(rows), "found": len(found),
                       "median_games_to_find": statistics.median(found) if found else None,
                       "median_seconds": statistics.median(r["seconds"] for r in rows),
+                      "load_average": os.getloadavg()}))
+
+
+def seat(args) -> None:
+    """The wall time of my-card-game's seat search (see the module note)."""
+    from locm.games.mcg.tune import tune as mcg_tune
+
+    rows = []
+    for k in range(args.runs):
+        with tempfile.TemporaryDirectory() as d:
+            times = []
+            for _ in range(2):  # a fresh store, then the same store again (every game read back)
+                t0 = time.perf_counter()
+                _, ev = mcg_tune(Path(d) / "t.db", "standard", ("greedy",), args.budget, Objectives(),
+                                 seed=1 + 1000 * k, workers=args.workers)
+                times.append(time.perf_counter() - t0)
+                if len(times) == 1:
+                    first = ev
+        s = first["seat"]
+        rows.append({"seed": 1 + 1000 * k, "seconds": round(times[0], 1), "resumed_seconds": round(times[1], 1),
+                     "games_used": first["games_used"], "games_per_s": round(first["games_used"] / times[0], 1),
+                     "before": round(s["before"]["value"], 3), "after": round(s["after"]["value"], 3),
+                     "changes": [c["change"]["label"] for c in s["changes"]]})
+        print(json.dumps(rows[-1]), flush=True)
+    print(json.dumps({"runs": len(rows), "budget": args.budget, "workers": args.workers,
+                      "median_seconds": statistics.median(r["seconds"] for r in rows),
+                      "median_games_per_s": statistics.median(r["games_per_s"] for r in rows),
                       "load_average": os.getloadavg()}))
 
 

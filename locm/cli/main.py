@@ -50,12 +50,13 @@ def _register(group: click.Group) -> None:
     from locm.cli.rules import rules
     from locm.cli.sandbox import sandbox
     from locm.cli.tournament import tournament
+    from locm.cli.tune import tune
     from locm.cli.verify import verify
     from locm.cli.whatif import rerun, whatif
     from locm.games.registry import add_commands
 
     for cmd in (play, conformance, report, rules, tournament, sandbox, games, verify, export_cmd, import_cmd, rerun,
-                whatif, dataset, arena, key, position):
+                whatif, dataset, arena, key, position, tune):
         group.add_command(cmd)
     replay.register(group)  # show, audit, replay, html
     store.register(group)  # migrate, sql

@@ -44,6 +44,8 @@ HOOKS: dict[str, dict[str, str]] = {
                "skyport": "locm.games.skyport.hooks:report"},
     "conformance": {"locm": "locm.games.locm.hooks:conformance", "skyport": "locm.games.skyport.hooks:conformance"},
     "dataset": {"locm": "locm.games.locm.hooks:dataset"},
+    # `locm tune`: a search for a ruleset in balance (`locm.analysis.tune`), the game's fields and play
+    "tune": {"locm": "locm.games.locm.tune_cli:run", "mcg": "locm.games.mcg.tune:run"},
     # `locm verify`, `locm export --all`, `locm import`: what a game keeps beside its games (my-card-game's
     # accounts)
     "verify_store": {"mcg": "locm.games.mcg.hooks:verify_store"},

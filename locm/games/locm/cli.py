@@ -1,5 +1,6 @@
 """LOCM's own commands (added by `locm.games.registry`): `locm bench`, `locm cards` (with `stats` and `rebuild`
-on a store's card metrics), `locm cardvalue`, `locm tune`, `locm import-referee` and `locm demo`."""
+on a store's card metrics), `locm cardvalue`, `locm import-referee` and `locm demo` (`locm tune` is generic:
+`locm.cli.tune`, LOCM's part the hook ``tune``)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,8 @@ from locm.games.locm import report_cli
 def register(cli: click.Group) -> None:
     """Add LOCM's commands to the `locm` group."""
     from locm.games.locm.cardvalue_cli import cardvalue
-    from locm.games.locm.tune_cli import tune
 
-    for cmd in (bench, cards, cardvalue, tune, import_referee, demo):
+    for cmd in (bench, cards, cardvalue, import_referee, demo):
         cli.add_command(cmd)
 
 

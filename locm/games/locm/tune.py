@@ -19,10 +19,13 @@ the same arguments reads them back and plays none again:
    ruleset (the holders' win rate with the card as it is minus with the mutation), the best kept (`choose`),
    and the card measured again under the changed ruleset; repeated while it is out of band and the change
    budget (``max_changes`` fields) lasts.
-4. **Seat.** The first player's win rate in the base games before and after, against 50% +- the margin. It
-   is reported, not searched: no rule setting is changed by this version.
+4. **Seat.** The first player's win rate in the base games before and after, against 50% +- the margin;
+   when it lies wholly outside, the seat search over rule settings (`locm.games.locm.tune_rules`) with the
+   budget left.
 
-Constructed (cards generated per game) and my-card-game are not tuned by this version: refused with one line.
+``target`` chooses the steps: ``cards`` (1 to 3), ``seat`` (4 alone, on the ruleset as given) or ``all``.
+Constructed's cards are generated per game: its cards are not tuned (``cards`` is refused with one line), its
+seat is (rule settings and the generator's type weights).
 """
 
 from __future__ import annotations
@@ -218,15 +221,20 @@ def _dict(e: Estimate) -> dict:
 
 def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectives: Objectives = Objectives(),
          seed: int = 1, workers: int = 1, backend: str = "local", address: str | None = None,
-         progress: Callable[[str], None] | None = None, suspects: int = SUSPECTS, references: int = REFERENCES
-         ) -> dict:
+         progress: Callable[[str], None] | None = None, suspects: int = SUSPECTS, references: int = REFERENCES,
+         target: str = "all") -> dict:
     """Run the steps of the module note; the evidence as a dict (`locm.games.locm.tune_page` writes it) with
     the tuned `Rules` under ``"rules"``."""
     from locm.games.locm.cardvalue import check_agents
 
-    if rules0.deck_building != DRAFT:
-        raise TuneError(f"--ruleset {rules0.name}: tune changes 1.2 cards; constructed cards are generated anew "
-                        "each game (not tuned by this version)")
+    if rules0.deck_building != DRAFT and target == "cards":
+        raise TuneError(f"--ruleset {rules0.name}: --target cards changes 1.2 cards; constructed cards are generated "
+                        "anew each game (--target seat tunes its rule settings and generator weights)")
+    if rules0.card_weights and "cardChanges" in msgspec.json.decode(rules0.card_weights):
+        raise TuneError(f"--ruleset {rules0.name}: a variant with [[generated]] card changes is not tuned by this "
+                        "version")
+    if target == "seat" or rules0.deck_building != DRAFT:
+        return seat_only(db, rules0, agents, budget, objectives, seed, workers, backend, address, progress)
     seeds = max(20, min(2000, budget // 8)) // 2 * 2
     check_agents(agents, seeds)
     if budget < 2 * seeds:
@@ -318,6 +326,20 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
     seat_after = seat_before
     if rules is not rules0:
         _, seat_after = tuner.holders(rules, seeds)
+    searched = None
+    lo, hi = wilson(*seat_after)
+    if target == "all" and seat_verdict(*seat_after, lo, hi, ob.seat_margin) in (HIGH, LOW) and \
+            budget - tuner.ledger.total >= 40:
+        from locm.games.locm.tune_rules import seat_step
+
+        tuner.say("the first player's rate lies outside the margin: racing rule settings")
+        try:
+            rules, searched, played = seat_step(db, rules, agents, budget - tuner.ledger.total, ob, seed, workers,
+                                                backend, address, progress)
+        except ValueError:  # the budget left cannot pay for the seat's base measurement
+            searched, played = None, 0
+        if searched is not None:
+            tuner.ledger.add(("seat search",), searched["games_used"], played)
 
     def seat(w: tuple[int, int]) -> dict:
         lo, hi = wilson(*w)
@@ -330,11 +352,47 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
             "centre": centre, "cards": [{**m, "before": _dict(m["before"]), "after": _dict(m["after"])}
                                         for m in measured.values()],
             "changes": steps, "fields_changed": changes_made,
-            "seat_before": seat(seat_before), "seat_after": seat(seat_after),
+            "seat_before": seat(seat_before),
+            "seat_after": seat_row(searched["after"], agents) if searched and searched["changes"] else seat(seat_after),
+            "seat_search": searched,
             "games_used": tuner.ledger.total, "games_played_now": tuner.ledger.played_now,
             "seconds": round(time.perf_counter() - t0, 2),
             "method": "greedy local search with paired evaluation (after de Mesentier Silva et al. 2019, "
                       "'Evolving the Hearthstone Meta')", "rules": rules}
+
+
+def seat_row(e: dict, agents: tuple[str, str]) -> dict:
+    """The page's seat row (wins of games) of a seat search's rate (`locm.analysis.tune.seat_search`)."""
+    games = e["units"] * (1 if agents[0] == agents[1] else 2)
+    return {"wins": round(e["value"] * games), "games": games, "rate": e["value"], "low": e["low"],
+            "high": e["high"], "verdict": e["verdict"]}
+
+
+def seat_only(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectives: Objectives, seed: int,
+              workers: int, backend: str, address: str | None, progress: Callable[[str], None] | None) -> dict:
+    """Step 4 alone (``target="seat"``, and constructed): the seat search on the ruleset as given."""
+    from locm.games.locm.cardvalue import check_agents
+    from locm.games.locm.tune_rules import seat_step
+
+    check_agents(agents, 2)
+    t0 = time.perf_counter()
+    try:
+        rules, found, played = seat_step(db, rules0, agents, budget, objectives, seed, workers, backend, address,
+                                         progress)
+    except ValueError as exc:
+        raise TuneError(str(exc)) from None
+
+    ob = objectives
+    return {"ruleset": rules0.name, "base": rules0.base_name, "agents": list(agents), "budget": budget,
+            "first_seed": seed, "screen_seeds": 0,
+            "objectives": {"band": ob.band, "seat_margin": ob.seat_margin, "max_changes": ob.max_changes},
+            "centre": 0.0, "cards": [], "changes": [], "fields_changed": len(found["changes"]),
+            "seat_before": seat_row(found["before"], agents), "seat_after": seat_row(found["after"], agents),
+            "seat_search": found,
+            "games_used": found["games_used"], "games_played_now": played,
+            "seconds": round(time.perf_counter() - t0, 2),
+            "method": "greedy (1 + lambda) search with paired, raced evaluation (after de Mesentier Silva et al. "
+                      "2019, 'Evolving the Hearthstone Meta')", "rules": rules}
 
 
 def variant_toml(rules: Rules, name: str) -> str:
@@ -363,6 +421,11 @@ def variant_toml(rules: Rules, name: str) -> str:
             cards[str(c.base_id)] = diff
     if cards:
         doc["cards"] = cards
+    from locm.games.locm.tune_rules import weights_table
+
+    weights = weights_table(rules)
+    if weights:
+        doc["weights"] = weights
     return tomli_w.dumps(doc)
 
 

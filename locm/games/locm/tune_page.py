@@ -35,13 +35,13 @@ budget of {{ r.budget }} ({{ r.games_played_now }} played by this run, the rest 
 Method: {{ r.method }}.</p>
 <h2>Objectives</h2>
 <table><tr><th>objective</th><th>before</th><th>after</th></tr>
-<tr><td>every measured card's value within {{ pts(r.objectives.band) }} points of the median ({{ pts(r.centre) }})</td>
+{% if r.cards %}<tr><td>every measured card's value within {{ pts(r.objectives.band) }} points of the median ({{ pts(r.centre) }})</td>
 <td>{{ counts(r.cards, "verdict_before") }}</td>
-<td>{{ counts(r.cards, "verdict_after") }}</td></tr>
-<tr><td>first player's win rate within 50% &plusmn; {{ pts(r.objectives.seat_margin) }} points (reported, not searched)</td>
+<td>{{ counts(r.cards, "verdict_after") }}</td></tr>{% endif %}
+<tr><td>first player's win rate within 50% &plusmn; {{ pts(r.objectives.seat_margin) }} points (rule settings searched when it lies outside)</td>
 <td>{{ seat(r.seat_before) }}</td><td>{{ seat(r.seat_after) }}</td></tr>
 <tr><td>at most {{ r.objectives.max_changes }} changed fields</td><td>0</td><td>{{ r.fields_changed }}</td></tr></table>
-<h2>Changes</h2>
+{% if r.cards %}<h2>Changes</h2>
 {% if not r.changes %}<p>No change: no measured card lay outside its band with its whole interval.</p>{% endif %}
 {% for c in r.changes %}
 <h3>Card {{ c.card }} {{ c.name }}: {% for k, v in c.change.items() %}<code>{{ k }} {{ c["from"][k] }} &rarr; {{ v }}</code> {% endfor %}</h3>
@@ -53,8 +53,18 @@ Method: {{ r.method }}.</p>
 {% endfor %}
 {% for m in r.cards if m.rejected %}<p>Card {{ m.card }} {{ m.name }}: the best candidate,
 {% for k, v in m.rejected.change.items() %}<code>{{ k }} = {{ v }}</code>{% endfor %}, measured {{ est(m.rejected.value_after) }}:
-no closer to the median than the card as it was, so it was not kept.</p>{% endfor %}
-<h2>Measured cards</h2>
+no closer to the median than the card as it was, so it was not kept.</p>{% endfor %}{% endif %}
+{% if r.seat_search %}{% set s = r.seat_search %}<h2>Rule settings for the first player's rate</h2>
+<p>The first player's rate {{ rate(s.before) }} ({{ s.before.verdict }}) on {{ s.seeds }} seeds, {{ rate(s.after) }}
+({{ s.after.verdict }}) after.</p>
+{% for c in s.changes %}<h3>{{ loop.index }}. <code>{{ c.change.label }}</code></h3>
+<p>{{ rate(c.rate_before) }} before, {{ rate(c.rate_after) }} after; paired on the {{ c.seeds_raced }} seeds it was raced
+on it moved the rate by {{ delta(c.paired_delta) }} points.</p>
+<table><tr><th>candidate raced</th><th class="num">seeds</th><th>the first player's rate</th></tr>
+{% for k in c.candidates|sort(attribute="seeds", reverse=true) %}<tr><td>{{ k.change.label }}</td>
+<td class="num">{{ k.seeds }}</td><td>{{ rate(k.rate) }}</td></tr>{% endfor %}</table>{% endfor %}
+{% if not s.changes %}<p>No rule setting brought it closer to 50%.</p>{% endif %}{% endif %}
+{% if r.cards %}<h2>Measured cards</h2>
 <p class="muted">Value: the holders' win rate with the card as it is minus with the vanilla creature of its cost in its
 place (same seeds, seats and agents), 95% interval clustered by seed. The green area is the band around the median.
 Suspects come from the screen (holders' win rate in the base games, observational); references are the cards held most.</p>
@@ -69,7 +79,7 @@ Suspects come from the screen (holders' win rate in the base games, observationa
 {% for side, e in (("before", m.before), ("after", m.after if m.remeasured else none)) if e and e.value is not none %}
 {% if e.low is not none %}<div class="ci {{ side }}" style="left: {{ x(e.low) }}%; width: {{ x(e.high) - x(e.low) }}%"></div>{% endif %}
 <div class="pt {{ side }}" style="left: {{ x(e.value) }}%"></div>{% endfor %}</div></td></tr>
-{% endfor %}</table>
+{% endfor %}</table>{% endif %}
 </body></html>
 """
 
@@ -91,6 +101,12 @@ def _seat(s: dict) -> str:
     return f"{100 * s['rate']:.1f}% [{100 * s['low']:.1f}, {100 * s['high']:.1f}] of {s['games']} games: {s['verdict']}"
 
 
+def _rate(e: dict) -> str:
+    if e["value"] is None:
+        return "n/a"
+    return f"{100 * e['value']:.1f}% [{100 * e['low']:.1f}, {100 * e['high']:.1f}]"
+
+
 def _counts(cards: list[dict], key: str) -> str:
     from collections import Counter
 
@@ -105,7 +121,8 @@ def page(result: dict) -> str:
 
     env = jinja2.Environment(autoescape=True)
     return env.from_string(_PAGE).render(
-        r=result, pts=lambda x: _pts(x).lstrip("+"), est=_est, seat=_seat,
+        r=result, pts=lambda x: _pts(x).lstrip("+"), est=_est, seat=_seat, rate=_rate,
+        delta=lambda e: "n/a" if e["value"] is None else f"{_pts(e['value'])} [{_pts(e['low'])}, {_pts(e['high'])}]",
         counts=_counts,
         cls=lambda v: "out" if v in ("too strong", "too weak") else "in" if v == "in band" else "muted",
         x=lambda v: round(max(0.0, min(100.0, 50 + 100 * v)), 2))
@@ -113,10 +130,10 @@ def page(result: dict) -> str:
 
 def run_tune(db: Path, rules, agents: tuple[str, str], budget: int, objectives: Objectives, out: Path,
              seed: int = 1, workers: int = 1, backend: str = "local", address: str | None = None,
-             progress: Callable[[str], None] | None = None) -> dict:
+             progress: Callable[[str], None] | None = None, target: str = "all") -> dict:
     """`locm tune`: `locm.games.locm.tune.tune`, then the variant file at `out`, the evidence beside it
     (``<out stem>.json`` and ``.html``); the evidence with the paths written."""
-    result = tune(db, rules, agents, budget, objectives, seed, workers, backend, address, progress)
+    result = tune(db, rules, agents, budget, objectives, seed, workers, backend, address, progress, target=target)
     tuned = result.pop("rules")
     name = tuned_name(rules)
     out.write_text(variant_toml(tuned, name), encoding="utf-8")
@@ -130,15 +147,19 @@ def run_tune(db: Path, rules, agents: tuple[str, str], budget: int, objectives: 
 
 def summary_lines(r: dict) -> list[str]:
     """The result in a few lines for the terminal."""
-    out = [f"tune {r['ruleset']}: {r['games_used']} games used of {r['budget']} ({r['games_played_now']} played now), "
-           f"band {_pts(r['objectives']['band']).lstrip('+')} pts around the median {_pts(r['centre'])}"]
+    out = [f"tune {r['ruleset']}: {r['games_used']} games used of {r['budget']} ({r['games_played_now']} played now)"
+           + (f", band {_pts(r['objectives']['band']).lstrip('+')} pts around the median {_pts(r['centre'])}"
+              if r["cards"] else "")]
     for m in r["cards"]:
         out.append(f"  card {m['card']} {m['name']} ({m['role']}): {_est(m['before'])} {m['verdict_before']}"
                    + (f" -> {_est(m['after'])} {m['verdict_after']}" if m["after"] != m["before"] else ""))
     for c in r["changes"]:
         out.append(f"  changed card {c['card']} {c['name']}: " +
                    ", ".join(f"{k} {c['from'][k]} -> {v}" for k, v in c["change"].items()))
-    if not r["changes"]:
+    for c in (r.get("seat_search") or {}).get("changes", []):
+        out.append(f"  changed the rules: {c['change']['label']} (first player {_rate(c['rate_before'])} -> "
+                   f"{_rate(c['rate_after'])})")
+    if not r["changes"] and not (r.get("seat_search") or {}).get("changes"):
         out.append("  no change")
     out.append(f"  first player: {_seat(r['seat_before'])} -> {_seat(r['seat_after'])}")
     out.append(f"wrote {r['tuned_variant']['path']} ({r['tuned_variant']['name']}), {r['evidence']['html']}, "
