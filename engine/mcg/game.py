@@ -56,8 +56,8 @@ class McgGame:
     def new(cls, rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
             agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
             first: int | None = None, cards: Mapping[int, CardDef] | None = None,
-            bots: Sequence[str] | None = None) -> "McgGame":
-        events = create(rules, seeds, agents, decks, first, cards, bots)
+            bots: Sequence[str] | None = None, accounts: Sequence[str] | None = None) -> "McgGame":
+        events = create(rules, seeds, agents, decks, first, cards, bots, accounts)
         return cls(fold(events), events)
 
     @classmethod
@@ -154,7 +154,7 @@ def redecide(log: Sequence[Event]) -> tuple[McgGame, int]:
     created = log[0]
     game = McgGame.new(created.rules, created.seeds, created.agents, created.decks,
                        None if created.first == -1 else created.first, {c.id: c for c in created.cards},
-                       created.bots or None)
+                       created.bots or None, created.accounts or None)
     for e in log[1:]:
         if type(e) is CommandReceived and e.cause == -1:
             if game.ended:

@@ -47,7 +47,9 @@ class GameCreated(Event, frozen=True, tag="mcg_game_created"):
     ``first`` is the seat that starts when it is given (R-SERIES), -1 for a coin flip (R-COIN). ``bots``:
     each seat's command-line bot's version (the SHA-256 of its files; "" for a built-in agent), absent (and
     not written) in a game of built-in agents or a log from before it was recorded, so such logs are
-    unchanged; being part of the event, it is part of the game's id (`GameDef.game_id`)."""
+    unchanged; being part of the event, it is part of the game's id (`GameDef.game_id`). ``accounts``: the
+    collection account (R-ACCOUNT) each seat played for ("" for a seat without one), absent in a game without
+    accounts: it is what names the accounts a match's gold goes to (R-REWARD), and part of the id too."""
 
     rules: McgRules
     rules_hash: str
@@ -58,6 +60,7 @@ class GameCreated(Event, frozen=True, tag="mcg_game_created"):
     first: int = -1
     schema_version: int = SCHEMA_VERSION
     bots: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
+    accounts: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
 
 
 class CoinFlipped(Event, frozen=True, tag="mcg_coin_flipped"):

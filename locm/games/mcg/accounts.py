@@ -16,15 +16,19 @@ An account's log only grows: storing it again replaces the row only with a log t
 (the same events first), else it is refused (`AccountStoreError`): history is never rewritten. Every log is
 checked before it is stored, as `locm verify` checks an account file: seqs 0..n-1 and earlier causes, every
 event re-decided from its command on the state before it (no negative balance, no card not owned), every
-card owned traced to the starter, a pack or a craft. `account_problem` is that check; `locm verify --db` runs
-it on every stored account after checking its chain.
+card owned traced to the starter, a pack or a craft; the account's economy and card pool the game's, not what
+its opening declares (`locm.engine.mcg.economy.not_the_games`); and every reward for a match the store holds,
+once, with the result that match's log gives the account its ``mcg_game_created`` names (`reward_problem`).
+`account_problem` is that check; `locm verify --db` runs it on every stored account after checking its chain,
+and `locm import` on every account of a file (the file's own matches count as held: they are stored with it).
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from locm.errors import StoreError
+from locm.events.mcg.account import LOSS, WIN
 from locm.store.records import chain_hash, pack_log, utc_timestamp
 
 ACCOUNTS_SQL = """\
@@ -41,9 +45,62 @@ class AccountStoreError(StoreError):
     """An account log the store refuses (it does not verify, or it would rewrite the stored history)."""
 
 
-def account_problem(events: Sequence[Any]) -> tuple[str | None, int]:
+Credits = Mapping[str, str]
+"""What a stored match gives accounts (R-REWARD): account → ``"win"`` or ``"loss"``, for each seat its
+``mcg_game_created`` names an account for, by the winner its ``mcg_game_ended`` gives."""
+
+
+def credits_of(events: Sequence[Any]) -> dict[str, str] | None:
+    """The accounts a match's log credits and their results (`Credits`; empty for a match played without
+    accounts), or None when `events` is not a finished my-card-game match."""
+    from locm.events.mcg.catalog import GameCreated, GameEnded
+
+    if len(events) < 2 or type(events[0]) is not GameCreated or type(events[-1]) is not GameEnded:
+        return None
+    names = events[0].accounts or ()
+    winner = events[-1].winner
+    return {name: WIN if seat == winner else LOSS for seat, name in enumerate(names) if name}
+
+
+def stored_credits(store: Any, match_id: str) -> dict[str, str] | None:
+    """`credits_of` the game `match_id` of `store`, or None when the store holds no such game (or it is not a
+    my-card-game match)."""
+    if not isinstance(match_id, str) or not store.has_game(match_id):
+        return None
+    return credits_of(store.events(match_id))
+
+
+def reward_problem(events: Sequence[Any], store: Any, also: Mapping[str, Credits] | None = None
+                   ) -> tuple[str | None, int]:
+    """None when every reward of an account's log (R-REWARD) is for a match `store` holds (or `also` names:
+    an import's matches, stored with it), whose log names this account in a seat and gives it the result the
+    reward claims, else the problem and the reward's seq. (Once each: `audit_account` refuses a second
+    reward of one match.)"""
+    from locm.events.mcg.account import MatchRewarded
+
+    name = events[0].account
+    for e in events:
+        if type(e) is not MatchRewarded:
+            continue
+        credits = also[e.match] if also and e.match in also else stored_credits(store, e.match)
+        if credits is None:
+            return (f"account event {e.seq}: a reward for match {e.match[:80]!r}, which is not a my-card-game game "
+                    "the store holds (R-REWARD: gold comes only from stored games)"), e.seq
+        if name not in credits:
+            seats = ", ".join(map(repr, credits)) or "none"
+            return (f"account event {e.seq}: a reward for match {e.match!r}, whose log does not name account "
+                    f"{name!r} (its accounts: {seats}; R-REWARD)"), e.seq
+        if credits[name] != e.result:
+            return (f"account event {e.seq}: a reward for a {e.result} in match {e.match!r}, whose log gives "
+                    f"account {name!r} a {credits[name]} (R-REWARD)"), e.seq
+    return None, -1
+
+
+def account_problem(events: Sequence[Any], store: Any = None, also: Mapping[str, Credits] | None = None
+                    ) -> tuple[str | None, int]:
     """None when `events` is an account's log the rules give (see the module docstring), else the problem
-    and the seq where it is (-1: the whole log)."""
+    and the seq where it is (-1: the whole log). With `store`, its rewards are checked against the matches
+    the store holds (`reward_problem`); without, a file alone, they are not."""
     from locm.engine.mcg.economy import audit_account, provenance
     from locm.engine.mcg.errors import AccountError
     from locm.events.mcg.account import AccountOpened
@@ -60,6 +117,8 @@ def account_problem(events: Sequence[Any]) -> tuple[str | None, int]:
         provenance(events)
     except AccountError as exc:
         return str(exc), -1
+    if store is not None:
+        return reward_problem(events, store, also)
     return None, -1
 
 
@@ -99,7 +158,7 @@ def store_account(store, events: Sequence[Any]) -> tuple[str, bool]:
 
     from locm.events.mcg.codec import ACCOUNT_CODEC
 
-    problem, seq = account_problem(events)
+    problem, seq = account_problem(events, store)
     if problem:
         raise AccountStoreError(f"account log refused: {problem}")
     name = events[0].account
@@ -160,5 +219,6 @@ def account_events(store, name: str) -> list[Any]:
         raise AccountStoreError(f"account {name!r}: {exc}") from None
 
 
-__all__ = ["ACCOUNTS_SQL", "AccountStoreError", "account_problem", "store_account", "account_names",
+__all__ = ["ACCOUNTS_SQL", "AccountStoreError", "account_problem", "reward_problem", "credits_of", "stored_credits",
+           "Credits", "store_account", "account_names",
            "account_events", "account_lines", "account_hashes", "write_account"]

@@ -23,9 +23,9 @@ from locm.engine.mcg.economy import (
     decide_account, evolve_account, fold_account, match_deck,
 )
 from locm.engine.mcg.errors import AccountError
-from locm.events.mcg.account import LOSS, WIN, AccountEvent, AccountOpened
+from locm.events.mcg.account import AccountEvent, AccountOpened
 from locm.events.mcg.rules import CardDef
-from locm.games.mcg.accounts import account_events, account_names, store_account
+from locm.games.mcg.accounts import account_events, account_names, store_account, stored_credits
 
 STARTER_SLOT = 0
 STARTER_NAME = "starter"
@@ -235,19 +235,22 @@ def play_decks(store: Any, seats: Sequence[tuple[str | None, int | None]]) -> li
     return out
 
 
-def credit_match(store: Any, match_id: str, winner: int, accounts: Sequence[str | None]) -> list[tuple[str, int]]:
-    """Credit a stored match's gold to its accounts (R-REWARD): the winner's seat a win, the other a loss.
-    An account already credited for this match gets nothing; the gold each account got (0: already credited)."""
+def credit_match(store: Any, match_id: str) -> list[tuple[str, int]]:
+    """Credit a stored match's gold (R-REWARD) to the accounts its ``mcg_game_created`` names, each with the
+    result its log gives that seat. An account already credited for this match gets nothing; the gold each
+    account got (0: already credited)."""
+    credits = stored_credits(store, match_id)
+    if credits is None:
+        raise AccountError(f"no my-card-game match {match_id!r} in {store.path}: gold comes only from stored games "
+                           "(R-REWARD)")
     out = []
-    for seat, name in enumerate(accounts):
-        if name is None:
-            continue
+    for name, result in credits.items():
         log = _events(store, name)
         state = fold_account(log)
         if match_id in state.rewarded:
             out.append((name, 0))
             continue
-        new = decide_account(state, RewardMatch(match_id, WIN if seat == winner else LOSS))
+        new = decide_account(state, RewardMatch(match_id, result))
         store_account(store, [*log, *new])
         out.append((name, new[0].gold))
     return out

@@ -3,7 +3,7 @@ accounts, the chained logs the store keeps beside its games (`locm.games.mcg.acc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from locm.events.mcg.codec import ACCOUNT_CODEC
@@ -26,8 +26,13 @@ class _Accounts:
     def hashes(self, lines: Sequence[bytes]) -> list[bytes]:
         return accounts.account_hashes(lines)
 
-    def problem(self, events: Sequence[Any]) -> tuple[str | None, int]:
-        return accounts.account_problem(events)
+    def problem(self, events: Sequence[Any], store: Any = None, also: Mapping[str, Any] | None = None
+                ) -> tuple[str | None, int]:
+        return accounts.account_problem(events, store, also)
+
+    def credits(self, events: Sequence[Any]) -> dict[str, str] | None:
+        found = accounts.credits_of(events)
+        return found or None
 
     def write(self, conn: Any, name: str, lines: Sequence[bytes]) -> None:
         accounts.write_account(conn, name, lines)
