@@ -24,7 +24,10 @@ from locm.engine.mcg.cards import base_cards, collectible
 from locm.engine.mcg.economy import (
     ECONOMY, BuyPack, OpenAccount, RewardMatch, decide_account, evolve_account, fold_account,
 )
+from locm.engine.errors import LocmError
 from locm.engine.mcg.errors import AccountError
+from locm.engine.mcg.game import McgGame, play_match
+from locm.events.mcg.codec import CODEC
 from locm.events.mcg.account import AccountOpened, MatchRewarded
 from locm.events.mcg.codec import ACCOUNT_CODEC
 from locm.games.mcg.accounts import account_events, account_names, write_account
@@ -243,3 +246,29 @@ def test_a_variant_may_tighten_the_deck_rules_never_loosen_them():
                             ({"win_gold": 3000}, "win_gold: expected 30, the log declares 3000")]:
         with pytest.raises(AccountError, match=re.escape(message)):
             decide_account(None, OpenAccount("ann", 1, msgspec.structs.replace(ECONOMY, **change)))
+
+
+def test_a_match_naming_an_account_credits_it_only_if_it_played_a_saved_deck(tmp_path):
+    """R-PLAYDECK: a match of the account's is played with one of its saved decks. A match that names carol
+    but was played with a deck of the agents' own (any log a forger can make and verify) credits her
+    nothing."""
+    game = play_match(seeds=4, agents=("greedy", "random"), accounts=("carol", ""))
+    assert game.log[0].accounts == ("carol", "")
+    log = tmp_path / "g.jsonl"
+    log.write_bytes(CODEC.to_jsonl(game.log))
+    db = tmp_path / "t.db"
+    gid = ok("import", log, "--db", db).split()[2]
+    claim = [*invented_rewards("carol", 0), MatchRewarded(seq=1, cause=-1, rule="R-REWARD", match=gid,
+                                                          result="win" if game.log[-1].winner == 0 else "loss",
+                                                          gold=30 if game.log[-1].winner == 0 else 10)]
+    path = tmp_path / "carol.jsonl"
+    path.write_bytes(ACCOUNT_CODEC.to_jsonl(claim))
+    line = refused_line(locm("import", path, "--db", db))
+    assert f"account event 1: a reward for match {gid!r}, played with a deck account 'carol' had not saved " \
+           "(R-PLAYDECK)" in line, line
+
+
+def test_a_match_names_two_different_accounts():
+    with pytest.raises(LocmError, match="two different accounts"):
+        McgGame.new(seeds=1, accounts=("alice", "alice"))
+    assert McgGame.new(seeds=1).log[0].accounts is msgspec.UNSET  # a match without accounts: its log unchanged

@@ -71,9 +71,9 @@ def create(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 
     for seat in (0, 1):
         check_deck(rules, chosen[seat], every, seat)
     named = tuple(accounts) if accounts and any(accounts) else ()
-    if named and (len(named) != 2 or not all(isinstance(a, str) for a in named)):
-        raise GameParamError(f"a match names an account (or \"\") for each of its two seats, got {named!r}",
-                             "accounts", named)
+    if named and (len(named) != 2 or not all(isinstance(a, str) for a in named) or named[0] == named[1]):
+        raise GameParamError(f"a match names an account (or \"\") for each of its two seats, two different "
+                             f"accounts, got {named!r}", "accounts", named)
     if first not in (None, 0, 1):
         raise GameParamError(f"the first seat is 0 or 1, got {first!r}", "first", first)
     created = GameCreated(seq=0, cause=-1, rule="R-SETUP", rules=rules, rules_hash=rules_hash(rules), seeds=s,

@@ -45,24 +45,25 @@ class AccountStoreError(StoreError):
     """An account log the store refuses (it does not verify, or it would rewrite the stored history)."""
 
 
-Credits = Mapping[str, str]
-"""What a stored match gives accounts (R-REWARD): account → ``"win"`` or ``"loss"``, for each seat its
-``mcg_game_created`` names an account for, by the winner its ``mcg_game_ended`` gives."""
+Credits = Mapping[str, tuple[str, tuple[int, ...]]]
+"""What a stored match gives accounts (R-REWARD): account → (``"win"`` or ``"loss"``, the deck it played,
+sorted), for each seat its ``mcg_game_created`` names an account for, by the winner its ``mcg_game_ended``
+gives."""
 
 
-def credits_of(events: Sequence[Any]) -> dict[str, str] | None:
-    """The accounts a match's log credits and their results (`Credits`; empty for a match played without
-    accounts), or None when `events` is not a finished my-card-game match."""
+def credits_of(events: Sequence[Any]) -> dict[str, tuple[str, tuple[int, ...]]] | None:
+    """The accounts a match's log credits, each with its result and deck (`Credits`; empty for a match played
+    without accounts), or None when `events` is not a finished my-card-game match."""
     from locm.events.mcg.catalog import GameCreated, GameEnded
 
     if len(events) < 2 or type(events[0]) is not GameCreated or type(events[-1]) is not GameEnded:
         return None
-    names = events[0].accounts or ()
-    winner = events[-1].winner
-    return {name: WIN if seat == winner else LOSS for seat, name in enumerate(names) if name}
+    created, winner = events[0], events[-1].winner
+    return {name: (WIN if seat == winner else LOSS, tuple(sorted(created.decks[seat])))
+            for seat, name in enumerate(created.accounts or ()) if name}
 
 
-def stored_credits(store: Any, match_id: str) -> dict[str, str] | None:
+def stored_credits(store: Any, match_id: str) -> dict[str, tuple[str, tuple[int, ...]]] | None:
     """`credits_of` the game `match_id` of `store`, or None when the store holds no such game (or it is not a
     my-card-game match)."""
     if not isinstance(match_id, str) or not store.has_game(match_id):
@@ -73,26 +74,31 @@ def stored_credits(store: Any, match_id: str) -> dict[str, str] | None:
 def reward_problem(events: Sequence[Any], store: Any, also: Mapping[str, Credits] | None = None
                    ) -> tuple[str | None, int]:
     """None when every reward of an account's log (R-REWARD) is for a match `store` holds (or `also` names:
-    an import's matches, stored with it), whose log names this account in a seat and gives it the result the
-    reward claims, else the problem and the reward's seq. (Once each: `audit_account` refuses a second
-    reward of one match.)"""
+    an import's matches, stored with it), whose log names this account in a seat, played with a deck the
+    account had saved (R-PLAYDECK), and gives it the result the reward claims; else the problem and the
+    reward's seq. (Once each: `audit_account` refuses a second reward of one match.)"""
+    from locm.engine.mcg.economy import evolve_account
     from locm.events.mcg.account import MatchRewarded
 
-    name = events[0].account
+    name, state = events[0].account, None
     for e in events:
-        if type(e) is not MatchRewarded:
-            continue
-        credits = also[e.match] if also and e.match in also else stored_credits(store, e.match)
-        if credits is None:
-            return (f"account event {e.seq}: a reward for match {e.match[:80]!r}, which is not a my-card-game game "
-                    "the store holds (R-REWARD: gold comes only from stored games)"), e.seq
-        if name not in credits:
-            seats = ", ".join(map(repr, credits)) or "none"
-            return (f"account event {e.seq}: a reward for match {e.match!r}, whose log does not name account "
-                    f"{name!r} (its accounts: {seats}; R-REWARD)"), e.seq
-        if credits[name] != e.result:
-            return (f"account event {e.seq}: a reward for a {e.result} in match {e.match!r}, whose log gives "
-                    f"account {name!r} a {credits[name]} (R-REWARD)"), e.seq
+        if type(e) is MatchRewarded:
+            credits = also[e.match] if also and e.match in also else stored_credits(store, e.match)
+            if credits is None:
+                return (f"account event {e.seq}: a reward for match {e.match[:80]!r}, which is not a my-card-game "
+                        "game the store holds (R-REWARD: gold comes only from stored games)"), e.seq
+            if name not in credits:
+                seats = ", ".join(map(repr, credits)) or "none"
+                return (f"account event {e.seq}: a reward for match {e.match!r}, whose log does not name account "
+                        f"{name!r} (its accounts: {seats}; R-REWARD)"), e.seq
+            result, deck = credits[name]
+            if result != e.result:
+                return (f"account event {e.seq}: a reward for a {e.result} in match {e.match!r}, whose log gives "
+                        f"account {name!r} a {result} (R-REWARD)"), e.seq
+            if all(tuple(sorted(cards)) != deck for _, cards in state.decks.values()):
+                return (f"account event {e.seq}: a reward for match {e.match!r}, played with a deck account "
+                        f"{name!r} had not saved (R-PLAYDECK)"), e.seq
+        state = evolve_account(state, e)
     return None, -1
 
 

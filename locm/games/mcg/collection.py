@@ -244,7 +244,7 @@ def credit_match(store: Any, match_id: str) -> list[tuple[str, int]]:
         raise AccountError(f"no my-card-game match {match_id!r} in {store.path}: gold comes only from stored games "
                            "(R-REWARD)")
     out = []
-    for name, result in credits.items():
+    for name, (result, _) in credits.items():
         log = _events(store, name)
         state = fold_account(log)
         if match_id in state.rewarded:

@@ -30,7 +30,7 @@ class _Accounts:
                 ) -> tuple[str | None, int]:
         return accounts.account_problem(events, store, also)
 
-    def credits(self, events: Sequence[Any]) -> dict[str, str] | None:
+    def credits(self, events: Sequence[Any]) -> dict[str, tuple[str, tuple[int, ...]]] | None:
         found = accounts.credits_of(events)
         return found or None
 
