@@ -119,6 +119,10 @@ def test_a_forged_economy_or_pool_is_refused_at_import_and_named_by_verify(tmp_p
     assert r.exit_code == 1, r.output
     assert re.search("account mallory: " + message, r.output), r.output
     assert "2 stored accounts checked: 1 good, 1 bad" in r.output, r.output
+    for use in (["mcg", "show", "mallory"], ["mcg", "buy", "mallory"],
+                ["play", "--game", "mcg", "--seed", 1, "--account", "mallory"]):
+        line = refused_line(locm(*use, "--db", db))  # a planted account is of no use
+        assert "account 'mallory' in " in line and re.search(f"does not verify: {message}", line), line
 
     # the same account in an export file (its chain intact): refused naming the account and the event
     dump = tmp_path / "all.jsonl"

@@ -2,7 +2,7 @@
 (R-ACCOUNT … R-PLAYDECK in data/mcg/RULES.md).
 
 Each function opens the store, folds the account's stored log (`locm.games.mcg.accounts.account_events`, its
-chain checked), decides the commands on a working copy (`locm.engine.mcg.economy.decide_account`) and stores
+chain checked, and the log checked as `locm verify --db` checks it), decides the commands on a working copy (`locm.engine.mcg.economy.decide_account`) and stores
 the longer log once (`store_account`, which re-checks it whole): a command with several steps (three packs,
 two copies destroyed) is all or nothing, and a refused one (`AccountError`, one line) stores nothing. Cards are
 named by id or by name (any case). `play_decks` and `credit_match` are what `locm play --account` adds to a
@@ -25,7 +25,7 @@ from locm.engine.mcg.economy import (
 from locm.engine.mcg.errors import AccountError
 from locm.events.mcg.account import AccountEvent, AccountOpened
 from locm.events.mcg.rules import CardDef
-from locm.games.mcg.accounts import account_events, account_names, store_account, stored_credits
+from locm.games.mcg.accounts import account_events, account_names, account_problem, store_account, stored_credits
 
 STARTER_SLOT = 0
 STARTER_NAME = "starter"
@@ -44,9 +44,15 @@ def _store(db: Path, create: bool = False) -> Iterator[Any]:
 
 
 def _events(store: Any, name: str) -> list[AccountEvent]:
+    """A stored account's log, checked as `locm verify --db` checks it: an account written into the store
+    past `locm import` (a forged economy, pool or reward) is refused, naming the event, before any use."""
     if name not in account_names(store):
         raise AccountError(f"no account {name!r} in {store.path} (locm mcg account new {name} --db {store.path})")
-    return account_events(store, name)
+    log = account_events(store, name)
+    problem, _ = account_problem(log, store)
+    if problem:
+        raise AccountError(f"account {name!r} in {store.path} does not verify: {problem}")
+    return log
 
 
 def _run(db: Path, name: str, commands: Sequence[Any]) -> tuple[Account, list[AccountEvent]]:
