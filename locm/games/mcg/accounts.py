@@ -68,21 +68,23 @@ def stored_credits(store: Any, match_id: str) -> dict[str, tuple[str, tuple[int,
     my-card-game match)."""
     if not isinstance(match_id, str) or not store.has_game(match_id):
         return None
-    return credits_of(store.events(match_id))
+    ends = [e for _, e in store.iter_events([match_id], types=("mcg_game_created", "mcg_game_ended"))]
+    return credits_of(ends)  # its first and last events, the others not decoded
 
 
-def reward_problem(events: Sequence[Any], store: Any, also: Mapping[str, Credits] | None = None
+def reward_problem(events: Sequence[Any], store: Any, also: Mapping[str, Credits] | None = None, since: int = 0
                    ) -> tuple[str | None, int]:
     """None when every reward of an account's log (R-REWARD) is for a match `store` holds (or `also` names:
     an import's matches, stored with it), whose log names this account in a seat, played with a deck the
     account had saved (R-PLAYDECK), and gives it the result the reward claims; else the problem and the
-    reward's seq. (Once each: `audit_account` refuses a second reward of one match.)"""
+    reward's seq. (Once each: `audit_account` refuses a second reward of one match.) Rewards before seq
+    `since` are taken as checked (by the caller, against this store)."""
     from locm.engine.mcg.economy import evolve_account
     from locm.events.mcg.account import MatchRewarded
 
     name, state = events[0].account, None
     for e in events:
-        if type(e) is MatchRewarded:
+        if type(e) is MatchRewarded and e.seq >= since:
             credits = also[e.match] if also and e.match in also else stored_credits(store, e.match)
             if credits is None:
                 return (f"account event {e.seq}: a reward for match {e.match[:80]!r}, which is not a my-card-game "
@@ -102,11 +104,11 @@ def reward_problem(events: Sequence[Any], store: Any, also: Mapping[str, Credits
     return None, -1
 
 
-def account_problem(events: Sequence[Any], store: Any = None, also: Mapping[str, Credits] | None = None
-                    ) -> tuple[str | None, int]:
+def account_problem(events: Sequence[Any], store: Any = None, also: Mapping[str, Credits] | None = None,
+                    since: int = 0) -> tuple[str | None, int]:
     """None when `events` is an account's log the rules give (see the module docstring), else the problem
     and the seq where it is (-1: the whole log). With `store`, its rewards are checked against the matches
-    the store holds (`reward_problem`); without, a file alone, they are not."""
+    the store holds (`reward_problem`, from seq `since`); without, a file alone, they are not."""
     from locm.engine.mcg.economy import audit_account, provenance
     from locm.engine.mcg.errors import AccountError
     from locm.events.mcg.account import AccountOpened
@@ -124,7 +126,7 @@ def account_problem(events: Sequence[Any], store: Any = None, also: Mapping[str,
     except AccountError as exc:
         return str(exc), -1
     if store is not None:
-        return reward_problem(events, store, also)
+        return reward_problem(events, store, also, since)
     return None, -1
 
 
@@ -157,14 +159,16 @@ def _sqlite(store):
     return conn
 
 
-def store_account(store, events: Sequence[Any]) -> tuple[str, bool]:
+def store_account(store, events: Sequence[Any], checked: int = 0) -> tuple[str, bool]:
     """Store an account's log (checked first); returns (account, whether the row changed). A log equal to
-    the stored one changes nothing; a longer one that extends it replaces it; any other is refused."""
+    the stored one changes nothing; a longer one that extends it replaces it; any other is refused.
+    `checked`: how many of its first events the caller has just checked against this store (their rewards
+    are not looked up again: a command's cost does not grow with the account's matches)."""
     import zlib
 
     from locm.events.mcg.codec import ACCOUNT_CODEC
 
-    problem, seq = account_problem(events, store)
+    problem, seq = account_problem(events, store, since=checked)
     if problem:
         raise AccountStoreError(f"account log refused: {problem}")
     name = events[0].account

@@ -66,7 +66,7 @@ def _run(db: Path, name: str, commands: Sequence[Any]) -> tuple[Account, list[Ac
             for e in decide_account(state, command):
                 state = evolve_account(state, e)
                 new.append(e)
-        store_account(store, [*log, *new])
+        store_account(store, [*log, *new], checked=len(log))
     return state, new
 
 
@@ -257,7 +257,7 @@ def credit_match(store: Any, match_id: str) -> list[tuple[str, int]]:
             out.append((name, 0))
             continue
         new = decide_account(state, RewardMatch(match_id, result))
-        store_account(store, [*log, *new])
+        store_account(store, [*log, *new], checked=len(log))
         out.append((name, new[0].gold))
     return out
 
