@@ -21,7 +21,7 @@ from locm.engine.errors import InvalidLogError
 from locm.engine.mcg.cards import TIERS, base_cards, collectible, tier
 from locm.engine.mcg.emit import derived_random
 from locm.engine.mcg.errors import AccountError
-from locm.engine.mcg.rules import FIELDS, LOWER
+from locm.engine.mcg.bounds import not_the_games
 from locm.events.mcg.account import (
     LOSS, WIN, AccountEvent, AccountOpened, CardCrafted, CardDestroyed, DeckDeleted, DeckSaved, EconomyRules,
     MatchRewarded, PackOpened, StarterGranted,
@@ -206,39 +206,6 @@ def economy_problem(econ: EconomyRules) -> str | None:
         v = getattr(econ, name)
         if type(v) not in (int, float) or not 0 <= v <= 100:
             return f"{name}: expected a number in 0..100, got {v!r}"
-    return None
-
-
-DECK_RULES = ("deck_size", "max_copies", "max_copies_rare", "rare_threshold")
-"""The economy's values that are the match's deck rules (R-DECK, R-DECKSLOT): a variant may tighten them as it
-may tighten the match's (`engine.mcg.rules.FIELDS`); every other value of an account's economy is the game's."""
-
-
-def not_the_games(econ: EconomyRules, cards: Iterable[CardDef]) -> str | None:
-    """Why an account's economy or card pool is not the game's (R-ACCOUNT), or None: its values are
-    `ECONOMY`'s but for deck rules a variant tightens ("rules may be added, never subtracted", R-VARIANT), and
-    its cards are the card file's collectible cards, each as the file defines it, none left out or added."""
-    for name in EconomyRules.__struct_fields__:
-        got, own = getattr(econ, name), getattr(ECONOMY, name)
-        if got == own:
-            continue
-        info = FIELDS.get(name) if name in DECK_RULES else None
-        if info is not None and info.change == LOWER and info.low <= got < own:
-            continue
-        how = (f"{info.low:g}..{own:g} (a variant may tighten it)" if info is not None and info.change == LOWER
-               else f"{own!r}")
-        return f"{name}: expected {how}, the log declares {got!r}"
-    game = {c.id: c for c in collectible(base_cards())}
-    pool = {c.id: c for c in cards if not c.token}
-    for cid, card in sorted(pool.items()):
-        if cid not in game:
-            return f"card {cid} ({card.name[:40]}) is not a card of the game (R-CARDS)"
-        if card != game[cid]:
-            return f"card {cid} ({game[cid].name}) is not the card file's card {cid} (R-CARDS)"
-    missing = sorted(set(game) - set(pool))
-    if missing:
-        shown = ", ".join(map(str, missing[:8])) + (", ..." if len(missing) > 8 else "")
-        return f"the card pool leaves out {len(missing)} of the game's {len(game)} cards ({shown}; R-PACK)"
     return None
 
 
@@ -462,5 +429,4 @@ def provenance(log: Iterable[AccountEvent]) -> dict[int, list[int]]:
 __all__ = ["Account", "ECONOMY", "OpenAccount", "BuyPack", "DestroyCard", "CraftCard", "RewardMatch", "SaveDeck",
            "DeleteDeck", "AccountCommand", "decide_account", "evolve_account", "fold_account", "audit_account",
            "AccountAudit", "provenance", "draw_pack", "pack_odds", "destroy_value", "craft_cost", "deck_problem",
-           "match_deck", "command_of", "economy_problem", "not_the_games", "DECK_RULES", "starter_cards",
-           "STARTER_COPIES", "GrantStarter"]
+           "match_deck", "command_of", "economy_problem", "starter_cards", "STARTER_COPIES", "GrantStarter"]
