@@ -44,7 +44,8 @@ SIDE_LOGS = _Accounts()
 def _account_file(path: str, data: bytes, redecide: bool) -> list:
     """An account's log (its collection economy, R-ACCOUNT): its seqs 0..n-1 and causes, every event re-decided
     from its command on the state before it (no negative balance, no card not owned), and every card owned at
-    the end traced to the starter, a pack or a craft."""
+    the end traced to the starter, a pack or a craft; its economy and card pool the game's. Its rewards name
+    matches, which only a store holds: `locm verify --db` and `locm import` check them against it."""
     from locm.events.codec import DecodeError
     from locm.verify.checks import Checked, Verdict
 
