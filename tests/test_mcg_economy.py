@@ -176,10 +176,17 @@ def test_the_audit_names_a_forged_pack_a_negative_balance_and_an_unowned_card():
     assert audit_account(cheap).seq == 4
     rich = [msgspec.structs.replace(log[0], gold=5000)] + list(log[1:])
     assert audit_account(rich).seq == 0
-    poor_economy = msgspec.structs.replace(ECONOMY, start_gold=150)
+    poor_economy = msgspec.structs.replace(ECONOMY, start_gold=150)  # an economy the log declares: not the game's
     poor = [msgspec.structs.replace(log[0], economy=poor_economy, gold=150)] + list(log[1:])
     result = audit_account(poor)
-    assert (result.seq, result.reason) == (2, "a pack costs 100 gold, the account has 50 (R-PACK)")
+    assert (result.seq, result.reason) == (0, "an account opens with the game's economy and cards (R-ACCOUNT): "
+                                          "start_gold: expected 1000, the log declares 150")
+    spent = Ledger()
+    for _ in range(10):  # the starting gold buys 10 packs (R-ACCOUNT)
+        spent.do(BuyPack())
+    eleventh = msgspec.structs.replace(spent.log[-1], seq=len(spent.log), pack=10)
+    result = audit_account([*spent.log, eleventh])
+    assert (result.seq, result.reason) == (11, "a pack costs 100 gold, the account has 0 (R-PACK)")
     unowned = list(log) + [CardDestroyed(seq=4, cause=-1, rule="R-DESTROY", card=76, material=400)]
     assert audit_account(unowned).seq == 4 and "not in the collection" in audit_account(unowned).reason
 

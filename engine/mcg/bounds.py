@@ -21,13 +21,20 @@ heals: the one-shot heals of at most ``2 * deck_size`` cards, and per own turn t
 phase-start effects) of at most ``2 * board_size`` monsters and the variant's end-phase heals of two end
 phases. The first n at which the fatigue taken outweighs the most health a player can have is the last own
 turn a player can survive; the game ends by turn twice that at the latest.
+
+The same rule holds for the collection economy (R-ACCOUNT): an account's economy and card pool are the game's,
+and a variant may only add a rule to them, never subtract one (`not_the_games`): its deck rules tightened as a
+match's are, every other value the built-in one, the card file's cards neither left out nor added.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Mapping
+from typing import Iterable, Mapping
 
+from locm.engine.mcg.cards import base_cards, collectible
+from locm.engine.mcg.rules import FIELDS, LOWER
+from locm.events.mcg.account import EconomyRules
 from locm.events.mcg.rules import CardDef, Effect, McgRules
 
 _RECURRING = ("turn", "turn_start", "main_start")
@@ -124,6 +131,41 @@ def bounds(rules: McgRules, cards: Mapping[int, CardDef]) -> tuple[int | None, i
     return _bounds(rules, tuple(sorted(cards.items())))
 
 
+DECK_RULES = ("deck_size", "max_copies", "max_copies_rare", "rare_threshold")
+"""The economy's values that are the match's deck rules (R-DECK, R-DECKSLOT): a variant may tighten them as it
+may tighten the match's (`engine.mcg.rules.FIELDS`); every other value of an account's economy is the game's."""
+
+
+def not_the_games(econ: EconomyRules, cards: Iterable[CardDef]) -> str | None:
+    """Why an account's economy or card pool is not the game's (R-ACCOUNT), or None: its values are the
+    built-in economy's (`EconomyRules()`) but for deck rules a variant tightens ("rules may be added, never
+    subtracted", R-VARIANT), and its cards are the card file's collectible cards, each as the file defines
+    it, none left out or added."""
+    own_economy = EconomyRules()
+    for name in EconomyRules.__struct_fields__:
+        got, own = getattr(econ, name), getattr(own_economy, name)
+        if got == own:
+            continue
+        info = FIELDS.get(name) if name in DECK_RULES else None
+        if info is not None and info.change == LOWER and info.low <= got < own:
+            continue
+        how = (f"{info.low:g}..{own:g} (a variant may tighten it)" if info is not None and info.change == LOWER
+               else f"{own!r}")
+        return f"{name}: expected {how}, the log declares {got!r}"
+    game = {c.id: c for c in collectible(base_cards())}
+    pool = {c.id: c for c in cards if not c.token}
+    for cid, card in sorted(pool.items()):
+        if cid not in game:
+            return f"card {cid} ({card.name[:40]}) is not a card of the game (R-CARDS)"
+        if card != game[cid]:
+            return f"card {cid} ({game[cid].name}) is not the card file's card {cid} (R-CARDS)"
+    missing = sorted(set(game) - set(pool))
+    if missing:
+        shown = ", ".join(map(str, missing[:8])) + (", ..." if len(missing) > 8 else "")
+        return f"the card pool leaves out {len(missing)} of the game's {len(game)} cards ({shown}; R-PACK)"
+    return None
+
+
 CAPS = ("chain_limit", "turn_limit")
 
 
@@ -134,4 +176,4 @@ def least_caps(rules: McgRules, cards: Mapping[int, CardDef], text: tuple[int | 
     return {cap: b if b is not None else (t or 0) for cap, b, t in zip(CAPS, own, text)}
 
 
-__all__ = ["bounds", "least_caps", "CAPS"]
+__all__ = ["bounds", "least_caps", "CAPS", "not_the_games", "DECK_RULES"]

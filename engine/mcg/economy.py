@@ -21,6 +21,7 @@ from locm.engine.errors import InvalidLogError
 from locm.engine.mcg.cards import TIERS, base_cards, collectible, tier
 from locm.engine.mcg.emit import derived_random
 from locm.engine.mcg.errors import AccountError
+from locm.engine.mcg.bounds import not_the_games
 from locm.events.mcg.account import (
     LOSS, WIN, AccountEvent, AccountOpened, CardCrafted, CardDestroyed, DeckDeleted, DeckSaved, EconomyRules,
     MatchRewarded, PackOpened, StarterGranted,
@@ -178,6 +179,9 @@ def _open(command: OpenAccount) -> AccountOpened:
     if len({c.id for c in cards}) != len(cards) or not [c for c in cards if not c.token and boost <= c.rarity < 100]:
         raise AccountError("an account's card pool holds each card once, and a card of rarity below 100 for every "
                            "slot of a pack (R-PACK-BOOST)")
+    problem = not_the_games(command.economy, cards)
+    if problem is not None:
+        raise AccountError(f"an account opens with the game's economy and cards (R-ACCOUNT): {problem}")
     return AccountOpened(seq=0, cause=-1, rule="R-ACCOUNT", account=account, economy=command.economy,
                          pack_seed=command.pack_seed, gold=command.economy.start_gold,
                          cards=tuple(c for c in cards if not c.token))

@@ -58,8 +58,9 @@ class McgGame:
     def new(cls, rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
             agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
             first: int | None = None, cards: Mapping[int, CardDef] | None = None,
-            bots: Sequence[str] | None = None, behaviour: int | msgspec.UnsetType | None = None) -> "McgGame":
-        events = create(rules, seeds, agents, decks, first, cards, bots, behaviour)
+            bots: Sequence[str] | None = None, behaviour: int | msgspec.UnsetType | None = None,
+            accounts: Sequence[str] | None = None) -> "McgGame":
+        events = create(rules, seeds, agents, decks, first, cards, bots, behaviour, accounts)
         return cls(fold(events), events)
 
     @classmethod
@@ -135,9 +136,10 @@ def agent_seed(seeds: Seeds, seat: int) -> int:
 def play_match(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
                agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
                first: int | None = None, cards: Mapping[int, CardDef] | None = None,
-               agent_seeds: Sequence[int] | None = None) -> McgGame:
-    """A whole match between built-in agents, each seeded (`agent_seed` unless given), played to its end."""
-    game = McgGame.new(rules, seeds, agents, decks, first, cards)
+               agent_seeds: Sequence[int] | None = None, accounts: Sequence[str] | None = None) -> McgGame:
+    """A whole match between built-in agents, each seeded (`agent_seed` unless given), played to its end;
+    `accounts`: the seats' collection accounts (R-REWARD), as `McgGame.new` takes them."""
+    game = McgGame.new(rules, seeds, agents, decks, first, cards, accounts=accounts)
     created = game.log[0]
     assert isinstance(created, GameCreated)
     own = list(agent_seeds) if agent_seeds is not None else [agent_seed(created.seeds, i) for i in (0, 1)]
@@ -184,7 +186,8 @@ def resume(created: Event, inputs: Sequence[Event]) -> McgGame:
 def _created_again(created: GameCreated) -> McgGame:
     return McgGame.new(created.rules, created.seeds, created.agents, created.decks,
                        None if created.first == -1 else created.first, {c.id: c for c in created.cards},
-                       created.bots or None, created.behaviour)  # under the behaviour that decided it
+                       created.bots or None, created.behaviour,  # under the behaviour that decided it
+                       created.accounts or None)
 
 
 def _feed(game: McgGame, e: CommandReceived) -> None:

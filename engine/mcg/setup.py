@@ -51,10 +51,12 @@ def build_deck(agent: str, cards: Mapping[int, CardDef], rules: McgRules, seed: 
 def create(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 0,
            agents: Sequence[str] = ("random", "random"), decks: Sequence[Sequence[int]] | None = None,
            first: int | None = None, cards: Mapping[int, CardDef] | None = None,
-           bots: Sequence[str] | None = None, behaviour: int | msgspec.UnsetType | None = None) -> list[Event]:
+           bots: Sequence[str] | None = None, behaviour: int | msgspec.UnsetType | None = None,
+           accounts: Sequence[str] | None = None) -> list[Event]:
     """The opening events of a match: `game_created`, then the coin (the match waits for its winner's
     choice) or, with `first` given (a series, R-SERIES), the starter, shuffles and opening hands (it waits for
-    the first mulligan). `decks` default to the agents' (`build_deck`); `cards` to the ruleset's pool.
+    the first mulligan). `decks` default to the agents' (`build_deck`); `cards` to the ruleset's pool;
+    `accounts` names each seat's collection account ("" for none; R-REWARD), recorded only when one is given.
     ``behaviour``: the behaviour of the rules that decides it (`engine.mcg.behaviour`; None: the current one;
     unset: a log's from before behaviours were recorded, re-decided as behaviour 1 with its bytes).
     Raises `DeckError` for a deck that breaks R-DECK, `GameParamError` for bad seeds or a bad `first`."""
@@ -72,13 +74,18 @@ def create(rules: McgRules = STANDARD, seeds: int | Mapping[str, int] | Seeds = 
         chosen = (tuple(decks[0]), tuple(decks[1]))
     for seat in (0, 1):
         check_deck(rules, chosen[seat], every, seat)
+    named = tuple(accounts) if accounts and any(accounts) else ()
+    if named and (len(named) != 2 or not all(isinstance(a, str) for a in named) or named[0] == named[1]):
+        raise GameParamError(f"a match names an account (or \"\") for each of its two seats, two different "
+                             f"accounts, got {named!r}", "accounts", named)
     if first not in (None, 0, 1):
         raise GameParamError(f"the first seat is 0 or 1, got {first!r}", "first", first)
     created = GameCreated(seq=0, cause=-1, rule="R-SETUP", rules=rules, rules_hash=rules_hash(rules), seeds=s,
                           agents=(names[0], names[1]), decks=chosen, cards=_used_cards(rules, chosen, every),
                           first=-1 if first is None else first,
                           bots=tuple(bots) if bots and any(bots) else msgspec.UNSET,
-                          behaviour=BEHAVIOUR if behaviour is None else behaviour)
+                          behaviour=BEHAVIOUR if behaviour is None else behaviour,
+                          accounts=named or msgspec.UNSET)
     out = Out(initial_state(created), 0)
     if first is None:
         out.emit(CoinFlipped, "R-COIN", winner=derived_random(s.play, "coin").next_int(2))

@@ -47,7 +47,9 @@ class GameCreated(Event, frozen=True, tag="mcg_game_created"):
     ``first`` is the seat that starts when it is given (R-SERIES), -1 for a coin flip (R-COIN). ``bots``:
     each seat's command-line bot's version (the SHA-256 of its files; "" for a built-in agent), absent (and
     not written) in a game of built-in agents or a log from before it was recorded, so such logs are
-    unchanged; being part of the event, it is part of the game's id (`GameDef.game_id`)."""
+    unchanged; being part of the event, it is part of the game's id (`GameDef.game_id`). ``accounts``: the
+    collection account (R-ACCOUNT) each seat played for ("" for a seat without one), absent in a game without
+    accounts: it is what names the accounts a match's gold goes to (R-REWARD), and part of the id too."""
 
     rules: McgRules
     rules_hash: str
@@ -62,6 +64,7 @@ class GameCreated(Event, frozen=True, tag="mcg_game_created"):
     """Which behaviour of the rules decided the game (`engine.seam.GameDef.behaviour`, read through
     `engine.seam.behaviour_of`): written in every new game. Unset, and then absent from the JSON, in a log
     stored before it was recorded, which is of behaviour 1 and keeps its bytes (its hash chain)."""
+    accounts: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
 
 
 class CoinFlipped(Event, frozen=True, tag="mcg_coin_flipped"):

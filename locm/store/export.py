@@ -278,6 +278,9 @@ def parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool
         raise StoreError(f"{store.path}: an import is checked by the checker its caller hands the store "
                          "(open_store(..., checker=...)): none was given (check=False reads without the checks)")
     counts.extend([0] * (6 - len(counts)))
+    from locm.store.hooks import side_logs_of
+
+    side, in_file = side_logs_of("account"), {}  # the file's games' credits, for the side logs after them
     lines = enumerate(bounded_lines(stream, MAX_LINE), 1)
     lineno = 0
 
@@ -368,6 +371,8 @@ def parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool
             if not verdict.ok:
                 at = header_line + 1 + verdict.seq if 0 <= verdict.seq < record.n_events else header_line
                 raise ImportFormatError(at, f"game {game_id!r}: {verdict.problem}")
+        if side is not None and (credits := side.credits(parsed)) is not None:
+            in_file[game_id] = credits  # what the file's side logs may say of it (a reward for this match)
         return prepared
 
     def line_game(record: GameRecord, flat: bool) -> Any:
@@ -423,7 +428,7 @@ def parse_export(stream: Iterable[bytes], store: EventStore, skip_existing: bool
         if getattr(parsed[0], "account", name) != name:
             raise ImportFormatError(header_line + 1, f"account {name!r}: its log opens the account "
                                                      f"{getattr(parsed[0], 'account', '')!r}")
-        problem, seq = logs.problem(parsed)
+        problem, seq = logs.problem(parsed, store, in_file)
         if problem:
             at = header_line + 1 + seq if 0 <= seq < head.n_events else header_line
             raise ImportFormatError(at, f"account {name!r}: {problem}")

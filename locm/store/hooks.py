@@ -72,8 +72,13 @@ class SideLogs(Protocol):
     def hashes(self, lines: Sequence[bytes]) -> list[bytes]:
         """The chained hashes of a log's lines (the last is its head)."""
 
-    def problem(self, events: Sequence[Any]) -> tuple[str | None, int]:
-        """None when the log is one the rules give, else the problem and the seq where it is (-1: none)."""
+    def problem(self, events: Sequence[Any], store: Any = None, also: Any = None) -> tuple[str | None, int]:
+        """None when the log is one the rules give, else the problem and the seq where it is (-1: none); with
+        ``store``, what it says of games (my-card-game's rewards) checked against the games ``store`` holds and
+        those ``also`` maps (game id → ``credits`` of an import's games, stored with it)."""
+
+    def credits(self, events: Sequence[Any]) -> Any:
+        """What a game's log gives these logs (my-card-game: the accounts a match credits), or None."""
 
     def write(self, conn: Any, name: str, lines: Sequence[bytes]) -> None:
         """Write a log (checked by the caller) inside the caller's SQLite transaction."""

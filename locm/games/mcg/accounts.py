@@ -16,15 +16,19 @@ An account's log only grows: storing it again replaces the row only with a log t
 (the same events first), else it is refused (`AccountStoreError`): history is never rewritten. Every log is
 checked before it is stored, as `locm verify` checks an account file: seqs 0..n-1 and earlier causes, every
 event re-decided from its command on the state before it (no negative balance, no card not owned), every
-card owned traced to the starter, a pack or a craft. `account_problem` is that check; `locm verify --db` runs
-it on every stored account after checking its chain.
+card owned traced to the starter, a pack or a craft; the account's economy and card pool the game's, not what
+its opening declares (`locm.engine.mcg.economy.not_the_games`); and every reward for a match the store holds,
+once, with the result that match's log gives the account its ``mcg_game_created`` names (`reward_problem`).
+`account_problem` is that check; `locm verify --db` runs it on every stored account after checking its chain,
+and `locm import` on every account of a file (the file's own matches count as held: they are stored with it).
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from locm.errors import StoreError
+from locm.events.mcg.account import LOSS, WIN
 from locm.store.records import chain_hash, pack_log, utc_timestamp
 
 ACCOUNTS_SQL = """\
@@ -41,9 +45,70 @@ class AccountStoreError(StoreError):
     """An account log the store refuses (it does not verify, or it would rewrite the stored history)."""
 
 
-def account_problem(events: Sequence[Any]) -> tuple[str | None, int]:
+Credits = Mapping[str, tuple[str, tuple[int, ...]]]
+"""What a stored match gives accounts (R-REWARD): account → (``"win"`` or ``"loss"``, the deck it played,
+sorted), for each seat its ``mcg_game_created`` names an account for, by the winner its ``mcg_game_ended``
+gives."""
+
+
+def credits_of(events: Sequence[Any]) -> dict[str, tuple[str, tuple[int, ...]]] | None:
+    """The accounts a match's log credits, each with its result and deck (`Credits`; empty for a match played
+    without accounts), or None when `events` is not a finished my-card-game match."""
+    from locm.events.mcg.catalog import GameCreated, GameEnded
+
+    if len(events) < 2 or type(events[0]) is not GameCreated or type(events[-1]) is not GameEnded:
+        return None
+    created, winner = events[0], events[-1].winner
+    return {name: (WIN if seat == winner else LOSS, tuple(sorted(created.decks[seat])))
+            for seat, name in enumerate(created.accounts or ()) if name}
+
+
+def stored_credits(store: Any, match_id: str) -> dict[str, tuple[str, tuple[int, ...]]] | None:
+    """`credits_of` the game `match_id` of `store`, or None when the store holds no such game (or it is not a
+    my-card-game match)."""
+    if not isinstance(match_id, str) or not store.has_game(match_id):
+        return None
+    ends = [e for _, e in store.iter_events([match_id], types=("mcg_game_created", "mcg_game_ended"))]
+    return credits_of(ends)  # its first and last events, the others not decoded
+
+
+def reward_problem(events: Sequence[Any], store: Any, also: Mapping[str, Credits] | None = None, since: int = 0
+                   ) -> tuple[str | None, int]:
+    """None when every reward of an account's log (R-REWARD) is for a match `store` holds (or `also` names:
+    an import's matches, stored with it), whose log names this account in a seat, played with a deck the
+    account had saved (R-PLAYDECK), and gives it the result the reward claims; else the problem and the
+    reward's seq. (Once each: `audit_account` refuses a second reward of one match.) Rewards before seq
+    `since` are taken as checked (by the caller, against this store)."""
+    from locm.engine.mcg.economy import evolve_account
+    from locm.events.mcg.account import MatchRewarded
+
+    name, state = events[0].account, None
+    for e in events:
+        if type(e) is MatchRewarded and e.seq >= since:
+            credits = also[e.match] if also and e.match in also else stored_credits(store, e.match)
+            if credits is None:
+                return (f"account event {e.seq}: a reward for match {e.match[:80]!r}, which is not a my-card-game "
+                        "game the store holds (R-REWARD: gold comes only from stored games)"), e.seq
+            if name not in credits:
+                seats = ", ".join(map(repr, credits)) or "none"
+                return (f"account event {e.seq}: a reward for match {e.match!r}, whose log does not name account "
+                        f"{name!r} (its accounts: {seats}; R-REWARD)"), e.seq
+            result, deck = credits[name]
+            if result != e.result:
+                return (f"account event {e.seq}: a reward for a {e.result} in match {e.match!r}, whose log gives "
+                        f"account {name!r} a {result} (R-REWARD)"), e.seq
+            if all(tuple(sorted(cards)) != deck for _, cards in state.decks.values()):
+                return (f"account event {e.seq}: a reward for match {e.match!r}, played with a deck account "
+                        f"{name!r} had not saved (R-PLAYDECK)"), e.seq
+        state = evolve_account(state, e)
+    return None, -1
+
+
+def account_problem(events: Sequence[Any], store: Any = None, also: Mapping[str, Credits] | None = None,
+                    since: int = 0) -> tuple[str | None, int]:
     """None when `events` is an account's log the rules give (see the module docstring), else the problem
-    and the seq where it is (-1: the whole log)."""
+    and the seq where it is (-1: the whole log). With `store`, its rewards are checked against the matches
+    the store holds (`reward_problem`, from seq `since`); without, a file alone, they are not."""
     from locm.engine.mcg.economy import audit_account, provenance
     from locm.engine.mcg.errors import AccountError
     from locm.events.mcg.account import AccountOpened
@@ -60,6 +125,8 @@ def account_problem(events: Sequence[Any]) -> tuple[str | None, int]:
         provenance(events)
     except AccountError as exc:
         return str(exc), -1
+    if store is not None:
+        return reward_problem(events, store, also, since)
     return None, -1
 
 
@@ -92,14 +159,16 @@ def _sqlite(store):
     return conn
 
 
-def store_account(store, events: Sequence[Any]) -> tuple[str, bool]:
+def store_account(store, events: Sequence[Any], checked: int = 0) -> tuple[str, bool]:
     """Store an account's log (checked first); returns (account, whether the row changed). A log equal to
-    the stored one changes nothing; a longer one that extends it replaces it; any other is refused."""
+    the stored one changes nothing; a longer one that extends it replaces it; any other is refused.
+    `checked`: how many of its first events the caller has just checked against this store (their rewards
+    are not looked up again: a command's cost does not grow with the account's matches)."""
     import zlib
 
     from locm.events.mcg.codec import ACCOUNT_CODEC
 
-    problem, seq = account_problem(events)
+    problem, seq = account_problem(events, store, since=checked)
     if problem:
         raise AccountStoreError(f"account log refused: {problem}")
     name = events[0].account
@@ -160,5 +229,6 @@ def account_events(store, name: str) -> list[Any]:
         raise AccountStoreError(f"account {name!r}: {exc}") from None
 
 
-__all__ = ["ACCOUNTS_SQL", "AccountStoreError", "account_problem", "store_account", "account_names",
+__all__ = ["ACCOUNTS_SQL", "AccountStoreError", "account_problem", "reward_problem", "credits_of", "stored_credits",
+           "Credits", "store_account", "account_names",
            "account_events", "account_lines", "account_hashes", "write_account"]

@@ -2,7 +2,7 @@
 (R-ACCOUNT … R-PLAYDECK in data/mcg/RULES.md).
 
 Each function opens the store, folds the account's stored log (`locm.games.mcg.accounts.account_events`, its
-chain checked), decides the commands on a working copy (`locm.engine.mcg.economy.decide_account`) and stores
+chain checked, and the log checked as `locm verify --db` checks it), decides the commands on a working copy (`locm.engine.mcg.economy.decide_account`) and stores
 the longer log once (`store_account`, which re-checks it whole): a command with several steps (three packs,
 two copies destroyed) is all or nothing, and a refused one (`AccountError`, one line) stores nothing. Cards are
 named by id or by name (any case). `play_decks` and `credit_match` are what `locm play --account` adds to a
@@ -23,9 +23,9 @@ from locm.engine.mcg.economy import (
     decide_account, evolve_account, fold_account, match_deck,
 )
 from locm.engine.mcg.errors import AccountError
-from locm.events.mcg.account import LOSS, WIN, AccountEvent, AccountOpened
+from locm.events.mcg.account import AccountEvent, AccountOpened
 from locm.events.mcg.rules import CardDef
-from locm.games.mcg.accounts import account_events, account_names, store_account
+from locm.games.mcg.accounts import account_events, account_names, account_problem, store_account, stored_credits
 
 STARTER_SLOT = 0
 STARTER_NAME = "starter"
@@ -44,9 +44,15 @@ def _store(db: Path, create: bool = False) -> Iterator[Any]:
 
 
 def _events(store: Any, name: str) -> list[AccountEvent]:
+    """A stored account's log, checked as `locm verify --db` checks it: an account written into the store
+    past `locm import` (a forged economy, pool or reward) is refused, naming the event, before any use."""
     if name not in account_names(store):
         raise AccountError(f"no account {name!r} in {store.path} (locm mcg account new {name} --db {store.path})")
-    return account_events(store, name)
+    log = account_events(store, name)
+    problem, _ = account_problem(log, store)
+    if problem:
+        raise AccountError(f"account {name!r} in {store.path} does not verify: {problem}")
+    return log
 
 
 def _run(db: Path, name: str, commands: Sequence[Any]) -> tuple[Account, list[AccountEvent]]:
@@ -60,7 +66,7 @@ def _run(db: Path, name: str, commands: Sequence[Any]) -> tuple[Account, list[Ac
             for e in decide_account(state, command):
                 state = evolve_account(state, e)
                 new.append(e)
-        store_account(store, [*log, *new])
+        store_account(store, [*log, *new], checked=len(log))
     return state, new
 
 
@@ -235,20 +241,23 @@ def play_decks(store: Any, seats: Sequence[tuple[str | None, int | None]]) -> li
     return out
 
 
-def credit_match(store: Any, match_id: str, winner: int, accounts: Sequence[str | None]) -> list[tuple[str, int]]:
-    """Credit a stored match's gold to its accounts (R-REWARD): the winner's seat a win, the other a loss.
-    An account already credited for this match gets nothing; the gold each account got (0: already credited)."""
+def credit_match(store: Any, match_id: str) -> list[tuple[str, int]]:
+    """Credit a stored match's gold (R-REWARD) to the accounts its ``mcg_game_created`` names, each with the
+    result its log gives that seat. An account already credited for this match gets nothing; the gold each
+    account got (0: already credited)."""
+    credits = stored_credits(store, match_id)
+    if credits is None:
+        raise AccountError(f"no my-card-game match {match_id!r} in {store.path}: gold comes only from stored games "
+                           "(R-REWARD)")
     out = []
-    for seat, name in enumerate(accounts):
-        if name is None:
-            continue
+    for name, (result, _) in credits.items():
         log = _events(store, name)
         state = fold_account(log)
         if match_id in state.rewarded:
             out.append((name, 0))
             continue
-        new = decide_account(state, RewardMatch(match_id, WIN if seat == winner else LOSS))
-        store_account(store, [*log, *new])
+        new = decide_account(state, RewardMatch(match_id, result))
+        store_account(store, [*log, *new], checked=len(log))
         out.append((name, new[0].gold))
     return out
 

@@ -3,7 +3,7 @@ accounts, the chained logs the store keeps beside its games (`locm.games.mcg.acc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from locm.events.mcg.codec import ACCOUNT_CODEC
@@ -26,8 +26,13 @@ class _Accounts:
     def hashes(self, lines: Sequence[bytes]) -> list[bytes]:
         return accounts.account_hashes(lines)
 
-    def problem(self, events: Sequence[Any]) -> tuple[str | None, int]:
-        return accounts.account_problem(events)
+    def problem(self, events: Sequence[Any], store: Any = None, also: Mapping[str, Any] | None = None
+                ) -> tuple[str | None, int]:
+        return accounts.account_problem(events, store, also)
+
+    def credits(self, events: Sequence[Any]) -> dict[str, tuple[str, tuple[int, ...]]] | None:
+        found = accounts.credits_of(events)
+        return found or None
 
     def write(self, conn: Any, name: str, lines: Sequence[bytes]) -> None:
         accounts.write_account(conn, name, lines)
@@ -39,7 +44,8 @@ SIDE_LOGS = _Accounts()
 def _account_file(path: str, data: bytes, redecide: bool) -> list:
     """An account's log (its collection economy, R-ACCOUNT): its seqs 0..n-1 and causes, every event re-decided
     from its command on the state before it (no negative balance, no card not owned), and every card owned at
-    the end traced to the starter, a pack or a craft."""
+    the end traced to the starter, a pack or a craft; its economy and card pool the game's. Its rewards name
+    matches, which only a store holds: `locm verify --db` and `locm import` check them against it."""
     from locm.events.codec import DecodeError
     from locm.verify.checks import Checked, Verdict
 

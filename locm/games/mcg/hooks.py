@@ -26,14 +26,15 @@ def report(db: Path, *, min_n: int, max_imbalance: float, agent: str | None, bac
 
 
 def verify_store(store) -> tuple[str, list[tuple[str, str | None]]]:
-    """`locm verify` of a store's accounts: each one's chain, then its log re-decided and every card traced
-    to the starter, a pack or a craft; ``("stored account", [(label, problem or None), ...])``."""
+    """`locm verify` of a store's accounts: each one's chain, then its log re-decided (its economy and card
+    pool the game's), every card traced to the starter, a pack or a craft, and every reward for a match the
+    store holds with the result its log gives; ``("stored account", [(label, problem or None), ...])``."""
     from locm.games.mcg.accounts import AccountStoreError, account_events, account_names, account_problem
 
     checked = []
     for name in account_names(store):
         try:
-            problem, _ = account_problem(account_events(store, name))
+            problem, _ = account_problem(account_events(store, name), store)
         except AccountStoreError as exc:
             problem = str(exc)
         checked.append((f"account {name}", problem))
@@ -57,14 +58,17 @@ def import_log(store, first: bytes, stream, path: str, db) -> str | None:
     from locm.errors import InputFileError
     from locm.events.codec import DecodeError
     from locm.events.mcg.codec import ACCOUNT_CODEC
-    from locm.games.mcg.accounts import store_account
+    from locm.games.mcg.accounts import AccountStoreError, store_account
     from locm.replay.sources import MAX_FILE
 
     try:
         events = ACCOUNT_CODEC.from_jsonl(first + stream.read(MAX_FILE))
     except DecodeError as exc:
         raise InputFileError(path, f"not a my-card-game account log: {exc}") from None
-    name, changed = store_account(store, events)
+    try:
+        name, changed = store_account(store, events)
+    except AccountStoreError as exc:  # refused as a forged game is: one line naming the file and the event
+        raise InputFileError(path, str(exc)) from None
     return (f"stored account {name!r} ({n(len(events), 'event')}) in {db}" if changed else
             f"account {name!r} already stored with this log, unchanged")
 

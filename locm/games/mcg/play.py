@@ -3,8 +3,10 @@ accounts' saved decks (R-PLAYDECK), stored, and its gold credited to the account
 
 The game is played, said, stored and written by the generic `locm.tournament.workflow.play`, with the
 definition's ``new`` giving the accounts' decks (a seat without an account keeps its agent's own deck, the one
-it would bring anyway). The match's id names its content, decks included, so the same command again finds the
-game stored and credits nothing more: a match id is credited at most once per account."""
+it would bring anyway) and naming each seat's account in its ``game_created`` (R-REWARD: the gold goes to the
+accounts the stored game names, with the result its log gives). The match's id names its content, decks and
+accounts included, so the same command again finds the game stored and credits nothing more: a match id is
+credited at most once per account."""
 
 from __future__ import annotations
 
@@ -32,24 +34,25 @@ def play_with_accounts(game: Any, request: Any, seats: Sequence[tuple[str | None
         raise UsageProblem("--account: accounts are kept in a store: give --db (the store that holds them)")
     with open_store(existing_store(request.db), create=False, readonly=True) as store:
         decks = play_decks(store, seats)
+    names = tuple(a or "" for a, _ in seats)  # the game's log names its accounts: their gold comes from it
     played: list[McgGame] = []
 
     def new(rules, seed, agents, bots=()):
         own = McgGame.new(rules, seed, tuple(agents), bots=tuple(bots)).log[0].decks  # the agents' own decks
         match = McgGame.new(rules, seed, tuple(agents), decks=[d or own[i] for i, d in enumerate(decks)],
-                            bots=tuple(bots))
+                            bots=tuple(bots), accounts=names)
         played.append(match)
         return match
 
     with_decks = dataclasses.replace(game, new=new, new_versioned=new)
     play_any(with_decks, request, echo, sandbox)
     match = played[-1]
-    gid, outcome = game.game_id(match.log[0]), game.outcome(match.log)
+    gid = game.game_id(match.log[0])
     say = echo if request.log_path is None or str(request.log_path) != "-" else (lambda s: echo(s, err=True))
     with open_store(request.db) as store:
         if not store.has_game(gid):
             return
-        for name, gold in credit_match(store, gid, outcome.winner, [a for a, _ in seats]):
+        for name, gold in credit_match(store, gid):
             say(f"credited: account {name} +{gold} gold" if gold else
                 f"account {name} was already credited for {gid}: credited nothing")
 
