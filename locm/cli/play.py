@@ -32,9 +32,14 @@ from locm.cli.options import AGENT_HELP, GAME, RULESET, TIMEOUTS, make_sandbox, 
 @click.option("--deck", type=int, metavar="SLOT", help="The deck slot of --account [default: its first deck].")
 @click.option("--account1", metavar="NAME", help="Seat 1's account, as --account.")
 @click.option("--deck1", type=int, metavar="SLOT", help="The deck slot of --account1, as --deck.")
+@click.option("--best-of", type=int, metavar="N",
+              help="Play a series of N matches (odd) until one side has won a majority: match k on seed "
+                   "SEED+k-1; LOCM and Skyport swap the seats every match, my-card-game keeps them and the "
+                   "player who did not start the previous match starts (R-SERIES). Each match is stored with "
+                   "its series in its meta.")
 @sandbox_options
 def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, params, account, deck, account1, deck1,
-         no_sandbox, bot_limits, bot_network, bot_binds):
+         best_of, no_sandbox, bot_limits, bot_network, bot_binds):
     """Play one game and print the winner and a short summary.
 
     The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
@@ -49,13 +54,14 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
       locm play --game mcg --ruleset standard --seed 7 --p0 greedy --p1 random --log m.jsonl
       locm play --game skyport --ruleset 2013 --seed 3 --agents hunter,random,random --db games.db
       locm play --game mcg --seed 7 --account alice --deck 0 --p1 random --db games.db
+      locm play --game mcg --seed 7 --p0 greedy --p1 random --best-of 3 --db games.db
     """
     from locm.engine import registry
     from locm.games.registry import hook
     from locm.tournament.workflow import PlayRequest, play as play_any
 
     game = registry.get(game_name)
-    request = PlayRequest(ruleset, seed, p0, p1, agents, log_path, db, timeouts, tuple(params))
+    request = PlayRequest(ruleset, seed, p0, p1, agents, log_path, db, timeouts, tuple(params), best_of)
     sandbox = functools.partial(_sandbox, no_sandbox, bot_limits, bot_network, bot_binds)
     seats = ((account, deck), (account1, deck1))
     with usage_errors():
@@ -63,6 +69,8 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
             with_accounts = hook("play_accounts", game.name)
             if with_accounts is None:
                 raise click.UsageError(f"--account: {game.title} has no accounts")
+            if best_of is not None:
+                raise click.UsageError("--best-of plays the agents' own decks (not yet an account's)")
             with_accounts(game, request, seats, click.echo, sandbox)
         else:
             play_any(game, request, click.echo, sandbox)

@@ -47,10 +47,14 @@ from locm.tournament.backends import backend_options
               help="Two agents: stop as soon as a sequential test over mirrored seed pairs is conclusive "
                    "(--games is then the cap), e.g. 'elo0=0,elo1=5,alpha=0.05,beta=0.05' (these are the "
                    "defaults of the items left out): H0 the first agent is elo0 logistic Elo stronger, H1 elo1.")
+@click.option("--best-of", type=int, metavar="N",
+              help="Each scheduled unit is a series of N matches (odd), played until one side has won a majority: "
+                   "--games is then the series per pair (an even number, half in each seating); series j of a "
+                   "seating starts at seed SEED+j*N. Standings by series follow those by games.")
 @backend_options
 @sandbox_options
 def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed, timeouts, busy_timeout,
-               allow_changed_bots, think_ms, join_timeout, sprt, backend, address, no_sandbox, bot_limits,
+               allow_changed_bots, think_ms, join_timeout, sprt, best_of, backend, address, no_sandbox, bot_limits,
                bot_network, bot_binds):
     """Round robin: every pair of agents plays N games on mirrored seeds; results go to an event store.
 
@@ -75,6 +79,7 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
       locm tournament --agents greedy "python3 examples/bot.py" --games 20 --db t.db --timeouts x2
       locm tournament --ruleset constructed --agents greedy greedy --games 200 --db self.db
       locm tournament --game mcg --ruleset standard --agents greedy random --games 20 --db m.db
+      locm tournament --game mcg --agents greedy random --games 10 --best-of 3 --db series.db
       locm tournament --game skyport --ruleset 2013 --seats 3 --agents hunter random hunter --games 6 --db s.db
       locm tournament --game skyport --seats 2 --agents hunter "node examples/skyport/client.js {host} {port}" \\
           "python3 examples/skyport/client.py {host} {port}" --games 4 --db s.db
@@ -84,7 +89,8 @@ def tournament(game_name, ruleset, seats, first, more, games, db, workers, seed,
 
     game = registry.get(game_name)
     request = TournamentRequest(ruleset, (*first, *more), games, db, seats, workers, seed, timeouts, busy_timeout,
-                                allow_changed_bots, think_ms, join_timeout, sprt, backend, address)
+                                allow_changed_bots, think_ms, join_timeout, sprt, backend, address,
+                                best_of=best_of)
     sandbox = functools.partial(_sandbox, no_sandbox, bot_limits, bot_network, bot_binds)
     with usage_errors():
         code = tournament_any(game, request, click.echo, sandbox, _bar)
