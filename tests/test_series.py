@@ -1,7 +1,8 @@
 """Best-of-N series (`locm.tournament.series`; `locm play --best-of`, `locm tournament --best-of`): a best-of-3
 played and stored, my-card-game's starter alternation as its text says (R-SERIES: after the first coin flip,
 the player who did not start the previous match starts), a series stopping at a majority, LOCM's seats swapped
-every match, standings by series checked against the stored games, and a series cut short resumed."""
+every match, standings by series checked against the stored games, a series cut short resumed, and the
+starter's win rate in my-card-game's report and standings."""
 
 from __future__ import annotations
 
@@ -150,3 +151,21 @@ def test_series_refusals_are_one_line(tmp_path):
     r = locm("tournament", "--agents", "greedy", "random", "--games", 4, "--best-of", 3, "--sprt", "elo1=5",
              "--db", tmp_path / "t.db")
     assert r.exit_code == 2 and "--best-of plays series on local workers" in r.output
+
+
+def test_the_report_and_the_standings_say_the_starters_win_rate(tmp_path):
+    db = tmp_path / "m.db"
+    r = locm("tournament", "--game", "mcg", "--agents", "greedy", "random", "--games", 10, "--db", db)
+    assert r.exit_code == 0, r.output
+    games = won = 0
+    with open_store(db) as store:
+        for m in store.games(game="mcg"):
+            first = [e.first for e in store.events(m.game_id) if type(e) is StarterChosen]
+            games += 1
+            won += m.winner == first[0]
+    assert games == 10
+    said = f"the starter won {won} of {games} games ({won / games:.1%}, 95% interval "
+    assert said in r.output, r.output
+    report = locm("report", "--game", "mcg", "--db", db, "--min-games", 3)
+    assert report.exit_code == 0 and report.output.splitlines()[0].startswith(said), report.output
+

@@ -163,6 +163,7 @@ def _play_series(game, rules, r: PlayRequest, agents: Sequence[str], limits, pol
     series = one_series(game.name, rules, agents, r.seed, r.best_of)
     played = play_series(series, limits, policy)
     wins = [0, 0]
+    a, b = agents if agents[0] != agents[1] else [f"{agents[0]} (side {k})" for k in (0, 1)]
     echo(f"{game.title} {game.rules_name(rules)}, series {series.series_id}: {agents[0]} against {agents[1]}, "
          f"best of {r.best_of}")
     for prepared in played:
@@ -173,10 +174,10 @@ def _play_series(game, rules, r: PlayRequest, agents: Sequence[str], limits, pol
         starter = f", P{meta['starter']} started" if "starter" in meta else ""
         echo(f"  match {meta['match']}: seed {m.seed}, {m.agents[0]} (P0) vs {m.agents[1]} (P1){starter}: "
              + (f"P{m.winner} ({m.agents[m.winner]}) wins" if m.winner >= 0 else "no winner")
-             + f" ({m.reason}) after {m.turns} turns; {agents[0]} {wins[0]}-{wins[1]} {agents[1]}")
+             + f" ({m.reason}) after {m.turns} turns; {a} {wins[0]}-{wins[1]} {b}")
     lead = 0 if wins[0] > wins[1] else 1 if wins[1] > wins[0] else -1
-    echo(f"series: {agents[0]} {wins[0]}-{wins[1]} {agents[1]}: "
-         + (f"{agents[lead]} wins the series" if lead >= 0 else "even") + f" after {len(played)} of {r.best_of}")
+    echo(f"series: {a} {wins[0]}-{wins[1]} {b}: " + (f"{(a, b)[lead]} wins the series" if lead >= 0 else "even")
+         + f" after {len(played)} of {r.best_of}")
     if r.db:
         stored = 0
         with open_store(r.db) as store:
@@ -226,6 +227,9 @@ class TournamentRequest:
     backend: Backend = "local"
     address: str | None = None
     best_of: int | None = None  # each scheduled unit a series of that many matches (`locm.tournament.series`)
+    map: str | None = None  # a served game's map: a built-in map's name or a map file (the player's ``with_map``)
+    timing: str = "fast"  # a served game's timing (its server's, `served_limits`)
+    wall_clock: float | None = None  # a served game's wall-clock limit in seconds (`served_limits`)
 
 
 def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progress) -> int:
@@ -239,8 +243,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     from locm.common.rulesets import rules_or_usage
     from locm.common.tables import plural as n
     from locm.errors import TournamentError, UsageProblem
-    from locm.games.registry import hook
-    from locm.runner.bots import TimeLimits, command_argv
+    from locm.runner.bots import command_argv
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import open_store
     from locm.tournament.backends import join
@@ -253,6 +256,10 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     r = request
     agents = list(r.agents)
     ruleset = player.rules(r.ruleset) if hasattr(player, "rules") else rules_or_usage(game, r.ruleset)
+    if r.map is not None:
+        if not hasattr(player, "with_map"):
+            raise UsageProblem(f"--map: {game.title} has no maps")
+        ruleset = player.with_map(ruleset, r.map)
     bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
     for spec in bots:
         command_argv(spec, game.agent_names)  # a command that cannot run: one line, before anything is played
@@ -262,10 +269,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
         if r.seats not in (None, 2):
             raise UsageProblem(f"--best-of with --seats {r.seats}: a series is two sides")
         policy = sandbox(bots, r.db, game.agent_names) if bots else None
-        limits = TimeLimits.parse(r.timeouts)
-        served = hook("served_limits", game.name)
-        if served is not None:
-            limits = served(agents, policy, r.think_ms, r.join_timeout)
+        limits = _limits(game, r, agents, policy)
         return _series_tournament(game, r, ruleset, agents, limits, policy, echo, progress)
     if hasattr(player, "schedule"):
         lo, hi = game.seats
@@ -286,10 +290,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
         test = Sprt.parse(r.sprt)
         check_pairs(jobs)
     policy = sandbox(bots, r.db, game.agent_names) if bots else None
-    limits = TimeLimits.parse(r.timeouts)
-    served = hook("served_limits", game.name)
-    if served is not None:  # its clients connect to its server: their think and join times, their sandbox
-        limits = served(agents, policy, r.think_ms, r.join_timeout)
+    limits = _limits(game, r, agents, policy)
     join(r.backend, r.address)  # before the store is touched: no Ray, or no cluster there, is one line
     verdict = None
     with open_store(r.db, busy_timeout=r.busy_timeout) as store:
@@ -337,6 +338,23 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     for gid, why in run.failed:
         echo(f"locm: error: game {gid} failed (not stored; the same command again retries it): {why}", err=True)
     return 1 if run.failed else 0
+
+
+def _limits(game, r: TournamentRequest, agents: Sequence[str], policy):
+    """A tournament's time limits: ``--timeouts``, or for a game whose clients connect to its server (its hook
+    ``served_limits``: Skyport) their think and join times, its timing and wall-clock limit, their sandbox
+    checked; ``--timing`` and ``--wall-clock`` are refused for another game."""
+    from locm.errors import UsageProblem
+    from locm.games.registry import hook
+    from locm.runner.bots import TimeLimits
+
+    served = hook("served_limits", game.name)
+    if served is None:
+        if r.timing != "fast" or r.wall_clock is not None:
+            raise UsageProblem(f"--timing and --wall-clock time a served game's turns: {game.title}'s games are not "
+                               "served (Skyport's are)")
+        return TimeLimits.parse(r.timeouts)
+    return served(agents, policy, r.think_ms, r.join_timeout, timing=r.timing, wall_s=r.wall_clock)
 
 
 def _series_tournament(game, r: TournamentRequest, ruleset, agents: Sequence[str], limits, policy, echo: Echo,
