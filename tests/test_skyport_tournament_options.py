@@ -1,5 +1,5 @@
-"""Skyport for organisers: `locm tournament --game skyport --map/--timing/--wall-clock` (locm/games/skyport/tournament.py,
-netbots.py, server.py). The map is recorded in every game; a game that runs past its wall-clock limit ends
+"""Skyport for organisers: `locm tournament --game skyport --map/--timing/--wall-clock`
+(locm/games/skyport/tournament.py, netbots.py, server.py). The map is recorded in every game; a game that runs past its wall-clock limit ends
 there with a recorded stop (R-WALL-CLOCK: `command_received` kind ``stop``, `game_ended` reason ``wall-clock``)
 and re-decides; faithful timing makes every served turn last the think time, so the same clients under the
 same wall clock finish by the turn limit with fast timing and are stopped with faithful timing."""
@@ -52,6 +52,26 @@ def test_the_organisers_map_is_recorded_in_every_game_and_names_its_id(tmp_path)
     assert locm("verify", "--db", tmp_path / "b.db").exit_code == 0
     again = locm(*base, "--map", "crossroads-4p", "--db", tmp_path / "b.db")
     assert again.exit_code == 0 and "2 already stored, 0 to play" in again.output  # the same ids: resumable
+
+
+def test_a_map_file_is_every_games_map_kept_in_the_schedule_and_verified(tmp_path):
+    text = (ROOT / "data" / "skyport" / "maps" / "triangle-3p.skyportmap").read_text()
+    path = tmp_path / "mine.skyportmap"
+    path.write_text(text)
+    db = tmp_path / "m.db"
+    args = ("tournament", "--game", "skyport", "--agents", "hunter", "random", "--games", 2, "--map", path, "--db", db)
+    r = locm(*args)
+    assert r.exit_code == 0, r.output
+    games = stored(db)
+    assert len(games) == 2 and {e[0].map.name for _, e in games} == {"mine"}  # the file's name, recorded
+    assert {m.fields["map"] for m, _ in games} == {"mine"} and {e[0].rules.map for _, e in games} == {""}
+    assert {e[0].map.rows for _, e in games} == {builtin_map("triangle-3p").rows}
+    checked = locm("verify", "--db", db)  # the schedule's manifest keeps the map: verify rebuilds its ids
+    assert checked.exit_code == 0 and "1 tournament schedule complete" in checked.output, checked.output
+    assert "2 already stored, 0 to play" in locm(*args).output
+    r = locm("tournament", "--game", "skyport", "--agents", "hunter", "random", "--games", 2, "--best-of", 3,
+             "--map", path, "--db", tmp_path / "s.db")
+    assert r.exit_code == 2 and "not yet a map file" in r.output
 
 
 def test_a_game_past_its_wall_clock_ends_there_recorded_and_redecides(tmp_path):
@@ -107,6 +127,7 @@ def test_organiser_options_refused_in_one_line(tmp_path):
     r = locm("tournament", "--game", "skyport", "--agents", "hunter", "random", "--games", 2, "--map", "nowhere",
              "--db", tmp_path / "a.db")
     assert r.exit_code == 2 and "--map 'nowhere': expected a built-in map (crossroads-4p, duel-2p" in r.output
+    assert "or a .skyportmap file" in r.output
     r = locm("tournament", "--game", "mcg", "--agents", "greedy", "random", "--games", 2, "--timing", "faithful",
              "--db", tmp_path / "a.db")
     assert r.exit_code == 2 and "my-card-game's games are not served" in r.output

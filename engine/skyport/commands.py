@@ -95,5 +95,5 @@ def upgrade(weapon: str) -> dict[str, Any]:
     return {"message": "action", "type": "upgrade", "weapon": weapon}
 
 
-__all__ = ["Command", "ChooseLoadout", "Act", "EndTurn", "Forfeit", "Stop", "action_text", "move", "laser", "mortar", "droid", "mine",
-           "upgrade"]
+__all__ = ["Command", "ChooseLoadout", "Act", "EndTurn", "Forfeit", "Stop", "action_text", "move", "laser", "mortar",
+           "droid", "mine", "upgrade"]

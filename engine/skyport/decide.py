@@ -21,8 +21,8 @@ from locm.engine.skyport.rules import WEAPONS
 from locm.engine.skyport.state import ENDED, LOADOUT, TURN, SkyportState
 from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn, Forfeit, Stop
 from locm.events.skyport.catalog import (
-    ACTION, END, FORFEIT, LOADOUT as LOADOUT_KIND, STOP, CommandReceived, Event, LoadoutChosen, LoadoutRejected, Penalized,
-    Respawned, TurnEnded, TurnSkipped, TurnStarted,
+    ACTION, END, FORFEIT, LOADOUT as LOADOUT_KIND, STOP, CommandReceived, Event, LoadoutChosen, LoadoutRejected,
+    Penalized, Respawned, TurnEnded, TurnSkipped, TurnStarted,
 )
 
 

@@ -44,8 +44,9 @@ from locm.tournament.backends import backend_options
               help="Skyport: seconds a client has to connect, shake hands and choose its loadout; one that "
                    "has not (or has ended before) forfeits its seat and plays as a client that left.")
 @click.option("--map", "map_name", metavar="MAP",
-              help="Skyport: the map of every game, one of its built-in maps (e.g. duel-2p, crossroads-4p; the "
-                   "error of another name lists them), recorded in each game (its rules' map, R-MAP).")
+              help="Skyport: the map of every game: a built-in map (e.g. duel-2p, crossroads-4p; the error of "
+                   "another name lists them) or a .skyportmap file, recorded in each game (and a file's map in the "
+                   "kept schedule).")
 @click.option("--timing", type=click.Choice(["fast", "faithful"]), default="fast", show_default=True,
               help="Skyport: a served client's turns: fast (a turn ends once its player sent its actions or "
                    "endturn) or faithful (every turn lasts --think-ms, as the 2013 server's).")

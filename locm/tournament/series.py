@@ -403,6 +403,6 @@ class _PlaySeries(NamedTuple):
         return series_result(series, self.limits, self.sandbox)
 
 
-__all__ = ["MAX_BEST_OF", "Series", "SeriesResult", "SeriesPlaces", "SeriesStanding", "SERIES_HEADERS", "alternate", "check_best_of",
-           "decided", "match_job", "one_series", "play_series", "results", "resume", "run_series", "series_id",
+__all__ = ["MAX_BEST_OF", "Series", "SeriesResult", "SeriesPlaces", "SeriesStanding", "SERIES_HEADERS", "alternate",
+           "check_best_of", "decided", "match_job", "one_series", "play_series", "results", "resume", "run_series", "series_id",
            "series_lines", "series_result", "series_schedule", "series_standings"]

@@ -95,6 +95,9 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     if r.best_of is not None:
         if r.log_path:
             raise UsageProblem("--log writes one game: a series' matches are kept in --db (locm export writes them)")
+        served = hook("served_limits", game.name)  # a served game's clients: a tournament's default times
+        if served is not None and bots:
+            limits = served(agents, policy, TournamentRequest.think_ms, TournamentRequest.join_timeout)
         with sigterm_as_interrupt():
             return _play_series(game, rules, r, agents, limits, policy, echo)
     seated = hook("play_seated", game.name) if bots else None
@@ -227,7 +230,7 @@ class TournamentRequest:
     backend: Backend = "local"
     address: str | None = None
     best_of: int | None = None  # each scheduled unit a series of that many matches (`locm.tournament.series`)
-    map: str | None = None  # a served game's map: a built-in map's name or a map file (the player's ``with_map``)
+    map: str | None = None  # a game's map: a built-in map's name or a map file (the player's ``with_map``)
     timing: str = "fast"  # a served game's timing (its server's, `served_limits`)
     wall_clock: float | None = None  # a served game's wall-clock limit in seconds (`served_limits`)
 
@@ -242,7 +245,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     other game's schedule puts every combination of agents in every seat (`seats_schedule`)."""
     from locm.common.rulesets import rules_or_usage
     from locm.common.tables import plural as n
-    from locm.errors import TournamentError, UsageProblem
+    from locm.errors import UsageProblem
     from locm.runner.bots import command_argv
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import open_store
@@ -256,10 +259,11 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     r = request
     agents = list(r.agents)
     ruleset = player.rules(r.ruleset) if hasattr(player, "rules") else rules_or_usage(game, r.ruleset)
+    on_map = None  # a map of the organiser's that the rules cannot name (a map file): the schedule's
     if r.map is not None:
         if not hasattr(player, "with_map"):
             raise UsageProblem(f"--map: {game.title} has no maps")
-        ruleset = player.with_map(ruleset, r.map)
+        ruleset, on_map = player.with_map(ruleset, r.map)
     bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
     for spec in bots:
         command_argv(spec, game.agent_names)  # a command that cannot run: one line, before anything is played
@@ -268,6 +272,8 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
             raise UsageProblem(f"--best-of plays series on local workers, without {'--sprt' if r.sprt else 'Ray'}")
         if r.seats not in (None, 2):
             raise UsageProblem(f"--best-of with --seats {r.seats}: a series is two sides")
+        if on_map is not None:
+            raise UsageProblem("--best-of plays on the rules' map or a built-in one (--map NAME), not yet a map file")
         policy = sandbox(bots, r.db, game.agent_names) if bots else None
         limits = _limits(game, r, agents, policy)
         return _series_tournament(game, r, ruleset, agents, limits, policy, echo, progress)
@@ -278,6 +284,8 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
         jobs = player.schedule(ruleset, agents, r.games, r.seed)
     else:
         jobs = seats_schedule(game.name, ruleset, agents, r.games, r.seed, r.seats)
+        if on_map is not None:
+            jobs = player.map_schedule(jobs, on_map)
     test = None
     if r.sprt is not None:
         if not hasattr(player, "schedule"):
@@ -295,10 +303,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     verdict = None
     with open_store(r.db, busy_timeout=r.busy_timeout) as store:
         with sigterm_as_interrupt():
-            changed = player.changed_bots(store, agents) if hasattr(player, "changed_bots") else []
-            for bot, k in [] if r.allow_changed_bots else changed[:1]:
-                raise TournamentError(f"bot {bot!r} changed since {n(k, 'stored game')} with it (its files "
-                                      "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
+            _refuse_changed_bots(player, store, agents, r.allow_changed_bots)
             todo = len(jobs) - count_stored(store, jobs)  # refuses another game under a scheduled id
             used = min(r.workers, max(todo, 1))
             echo(f"{n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, "
@@ -340,6 +345,18 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     return 1 if run.failed else 0
 
 
+def _refuse_changed_bots(player, store, agents: Sequence[str], allowed: bool) -> None:
+    """`TournamentError` for a bot whose files changed since its stored games (the game's player's
+    ``changed_bots``), unless ``--allow-changed-bots``."""
+    from locm.common.tables import plural as n
+    from locm.errors import TournamentError
+
+    changed = player.changed_bots(store, agents) if hasattr(player, "changed_bots") else []
+    for bot, k in [] if allowed else changed[:1]:
+        raise TournamentError(f"bot {bot!r} changed since {n(k, 'stored game')} with it (its files differ): pass "
+                              "--allow-changed-bots to mix its versions, or use a new --db")
+
+
 def _limits(game, r: TournamentRequest, agents: Sequence[str], policy):
     """A tournament's time limits: ``--timeouts``, or for a game whose clients connect to its server (its hook
     ``served_limits``: Skyport) their think and join times, its timing and wall-clock limit, their sandbox
@@ -373,6 +390,7 @@ def _series_tournament(game, r: TournamentRequest, ruleset, agents: Sequence[str
         from locm.tournament.series import resume
 
         with sigterm_as_interrupt():
+            _refuse_changed_bots(player, store, agents, r.allow_changed_bots)
             todo = sum(resume(store, s) is not None for s in schedule)
             echo(f"{len(schedule)} series of best of {r.best_of} scheduled, "
                  f"{len(schedule) - todo} over before, {todo} to play with {n(min(r.workers, max(todo, 1)), 'worker')}",

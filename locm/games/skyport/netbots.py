@@ -411,21 +411,20 @@ class ServeLimits:
 
 def play_skyport_seated(rules: SkyportRules, seed: int, agents: Sequence[str], sandbox: Sandbox | None = None,
                         bots: Sequence[str] | None = None, limits: ServeLimits | None = None,
-                        forfeits: bool = False, progress: Callable[[int, int], None] | None = None
-                        ) -> tuple[SkyportGame, list[Any]]:
+                        forfeits: bool = False, progress: Callable[[int, int], None] | None = None,
+                        game_map: GameMap | None = None) -> tuple[SkyportGame, list[Any]]:
     """One game for the generic runner (`locm play --game skyport`, `locm tournament --game skyport`): `agents`
-    are built-in agents' names and client command lines, on the rules' map (else the smallest built-in map
-    that seats them), `limits`' timing and think time (default fast, the 2013 think time) and wall-clock
-    limit; `bots` the clients'
-    versions to record (default: their files hashed now); `forfeits`: a client that does not join in time
-    forfeits its seat (R-FORFEIT) instead of the game failing. Returns the game and each seat's
+    are built-in agents' names and client command lines, on ``game_map`` (default: the rules' map, else the
+    smallest built-in map that seats them), `limits`' timing and think time (default fast, the 2013 think
+    time) and wall-clock limit; `bots` the clients' versions to record (default: their files hashed now);
+    `forfeits`: a client that does not join in time forfeits its seat (R-FORFEIT) instead of the game failing. Returns the game and each seat's
     `locm.store.eventstore.SeatExtras` (a client's output as its stderr; a client whose connection ended early, or that
     forfeited, lost by an error)."""
     from locm.engine.skyport.definition import map_for
     from locm.store.eventstore import SeatExtras
 
     limits = limits or ServeLimits()
-    served = play_skyport(list(agents), map_for(rules, len(agents)), seed, rules=rules,
+    served = play_skyport(list(agents), game_map or map_for(rules, len(agents)), seed, rules=rules,
                           sandbox=sandbox if sandbox is not None else Sandbox(),
                           timing=make_timing(limits.timing, limits.think_ms),
                           bounds=Bounds(join_s=limits.join_s, wall_s=limits.wall_s), bots=bots, forfeits=forfeits,
