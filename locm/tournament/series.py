@@ -8,14 +8,15 @@ game whose ``meta`` says ``series`` (the series' id), ``match`` (1 to N), ``best
 series' side in each seat). Match ``k`` (0-based) of a series whose first seed is ``s`` plays seed ``s + k``;
 a tournament's series ``j`` of a pairing starts at seed ``seed + j * N`` (`series_schedule`).
 
-Who sits where and starts is the game's series rule: its player's ``series_match(head, k, previous)`` (the
-match's `Job` and sides, given the series' first job and the previous match's log), else `alternate`: the sides
+Who sits where and starts is the game's series rule: its player's ``series_match(schedule, head, k,
+previous)`` (match ``k``'s `Job` and sides, given a schedule of the game that computes ids, the series' first
+job and the previous match's log), else `alternate`: the sides
 swap seats every match (LOCM and Skyport, whose seat 0 moves first). my-card-game keeps its seats and gives
 the starter as its text says (R-SERIES, `locm.games.mcg.tournament.series_match`).
 
 Ids are deterministic: a series' id names its first match (`series_id`), and each match's id is its content's,
-computed from the match it is before it is played; match ``k``'s depends on the matches before it only through
-the series rule, so a series is resumed by walking its stored matches (`resume`): a finished series is skipped,
+known before it is played; match ``k``'s depends on the matches before it only through the series rule, so a
+series is resumed by walking its stored matches (`walk`, `resume`): a finished series is skipped,
 a series cut short is played on from its first match not stored, with the wins so far. A series' new matches
 are stored together, in one transaction, or not at all (a series that failed: the same command again plays
 it). A series' schedule is not kept in the store (its matches' ids are known only as it is played, and `locm
@@ -210,33 +211,6 @@ def one_series(game_name: str, rules, agents: Sequence[str], seed: int, best_of:
     return Series(series_id(head, best_of), head, best_of)
 
 
-def resume(store, series: Series) -> Series | None:
-    """Where a series stands in ``store``: None when it is over (a majority, or every match stored), else the
-    series with its matches stored, the wins so far and its next match (a stored match that is another game
-    under its id is refused, `TournamentError`)."""
-    from locm.tournament.players import players
-
-    player = players(series.game)
-    schedule = _schedules.get(series.head.game, series.head.ruleset)
-    wins = [0, 0]
-    previous = None
-    for k in range(series.best_of):
-        job, sides = match_job(player, schedule, series.head, k, previous)
-        try:
-            record = store.game(job.game_id)
-        except GameNotFoundError:
-            return series._replace(start=k, wins=tuple(wins), upcoming=(job, sides))
-        if tuple(record.agents) != job.agents or record.seed != job.seed:
-            raise TournamentError(f"the store holds another game under the id of series {series.series_id}'s "
-                                  f"match {k + 1} ({job.game_id})")
-        if record.winner >= 0:
-            wins[sides[record.winner]] += 1
-        if decided(wins, series.best_of):
-            return None
-        previous = store.events(job.game_id) if _needs_log(player) else None
-    return None
-
-
 @dataclass
 class SeriesResult:
     """One series as stored: its sides' agents, each side's wins, its matches' ids, whether it is over."""
@@ -256,31 +230,47 @@ class SeriesResult:
         return 0 if self.wins[0] > self.wins[1] else 1
 
 
-def results(store, schedule: Sequence[Series]) -> list[SeriesResult]:
-    """Each scheduled series as the store holds it (its matches walked by the series rule, as `resume` does)."""
+def walk(store, series: Series) -> tuple[SeriesResult, tuple[Job, tuple[int, int]] | None]:
+    """A series as ``store`` holds it, its matches found by the series rule one after the other, and the job
+    and sides of its next match (None when it is over: a majority, or every match stored). A stored match that
+    is another game under its id is refused (`TournamentError`)."""
     from locm.tournament.players import players
 
-    out = []
-    for series in schedule:
-        player = players(series.game)
-        sched = _schedules.get(series.head.game, series.head.ruleset)
-        res = SeriesResult(series.series_id, (series.head.agents[0], series.head.agents[1]), series.best_of)
-        previous = None
-        for k in range(series.best_of):
-            job, sides = match_job(player, sched, series.head, k, previous)
-            try:
-                record = store.game(job.game_id)
-            except GameNotFoundError:
-                break
-            res.games.append(job.game_id)
-            if record.winner >= 0:
-                res.wins[sides[record.winner]] += 1
-            if decided(res.wins, series.best_of) or k + 1 == series.best_of:
-                res.over = True
-                break
-            previous = store.events(job.game_id) if _needs_log(player) else None
-        out.append(res)
-    return out
+    player = players(series.game)
+    schedule = _schedules.get(series.head.game, series.head.ruleset)
+    res = SeriesResult(series.series_id, (series.head.agents[0], series.head.agents[1]), series.best_of)
+    previous = None
+    for k in range(series.best_of):
+        job, sides = match_job(player, schedule, series.head, k, previous)
+        try:
+            record = store.game(job.game_id)
+        except GameNotFoundError:
+            return res, (job, sides)
+        if tuple(record.agents) != job.agents or record.seed != job.seed:
+            raise TournamentError(f"the store holds another game under the id of series {series.series_id}'s "
+                                  f"match {k + 1} ({job.game_id})")
+        res.games.append(job.game_id)
+        if record.winner >= 0:
+            res.wins[sides[record.winner]] += 1
+        if decided(res.wins, series.best_of):
+            break
+        previous = store.events(job.game_id) if _needs_log(player) else None
+    res.over = True
+    return res, None
+
+
+def resume(store, series: Series) -> Series | None:
+    """Where a series stands in ``store`` (`walk`): None when it is over, else the series with its matches
+    stored, the wins so far and its next match."""
+    res, upcoming = walk(store, series)
+    if upcoming is None:
+        return None
+    return series._replace(start=len(res.games), wins=(res.wins[0], res.wins[1]), upcoming=upcoming)
+
+
+def results(store, schedule: Sequence[Series]) -> list[SeriesResult]:
+    """Each scheduled series as the store holds it (`walk`)."""
+    return [walk(store, series)[0] for series in schedule]
 
 
 class SeriesPlaces:
@@ -404,5 +394,5 @@ class _PlaySeries(NamedTuple):
 
 
 __all__ = ["MAX_BEST_OF", "Series", "SeriesResult", "SeriesPlaces", "SeriesStanding", "SERIES_HEADERS", "alternate",
-           "check_best_of", "decided", "match_job", "one_series", "play_series", "results", "resume", "run_series", "series_id",
-           "series_lines", "series_result", "series_schedule", "series_standings"]
+           "check_best_of", "decided", "match_job", "one_series", "play_series", "results", "resume", "run_series",
+           "series_id", "series_lines", "series_result", "series_schedule", "series_standings", "walk"]

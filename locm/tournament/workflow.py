@@ -16,6 +16,8 @@ game has, each an optional function of the module:
                    needs); else every combination of agents in every seat (`seats_schedule`)
 ``changed_bots``   bots whose files changed since their stored games (refused unless allowed)
 ``standings_lines``  its tournament's tables (else the standings by places and the ratings)
+``series_match``   its series rule, match by match (`locm.tournament.series`; else the seats swap every match)
+``with_map``       its reading of ``--map`` (Skyport's maps), and ``map_schedule`` for a map the rules cannot name
 =================  ==========================================================================================
 
 A game whose command-line bots do not speak one line each way plays them through its hook ``play_seated``
