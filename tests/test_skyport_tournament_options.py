@@ -106,6 +106,11 @@ def test_a_stop_comes_only_before_the_turn_of_the_player_to_move():
     game.submit(Act(mover, {"message": "action", "type": "move", "direction": "up"}))
     game.submit(Stop(mover, "wall-clock limit 1 s"))
     assert game.ended and GAME.outcome(game.log).reason == "wall-clock"
+    from locm.replay.skyport.words import describe
+
+    names = game.log[0].names
+    assert describe(game.log[-2], names) == (f"the game is stopped before P{mover} {names[mover]}'s turn: "
+                                             "wall-clock limit 1 s")
 
 
 def test_faithful_timing_makes_every_turn_last_the_think_time(tmp_path):
