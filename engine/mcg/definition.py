@@ -150,6 +150,7 @@ GAME = GameDef(
     created=GameCreated,
     ended=GameEnded,
     edges="locm.games.mcg.edges",
+    player="locm.games.mcg.tournament",
     rules_file="mcg/RULES.md",
     rulesets=tuple(RULESETS),
     rules=by_name,

@@ -8,6 +8,8 @@ as a `command_received`.
 - `EndTurn`: the turn's deadline came with fewer actions than allowed.
 - `Forfeit`: the player's client did not join in time (locm's tournaments, R-FORFEIT): its seat gets the
   default loadout and plays on as a client that has left.
+- `Stop`: the game's wall-clock limit ran out before the turn of the player to move (locm's tournaments,
+  R-WALL-CLOCK): the game ends there, scored as it stands.
 
 The helpers `move`, `laser`, `mortar`, `droid`, `mine` and `upgrade` build the action objects a well-formed
 client sends.
@@ -53,6 +55,16 @@ class Forfeit(Command, frozen=True):
         return self.why
 
 
+class Stop(Command, frozen=True):
+    """The wall-clock limit ran out before ``player``'s turn (``player``: the player to move); ``why`` says the
+    limit."""
+
+    why: str = ""
+
+    def text(self) -> str:
+        return self.why
+
+
 def action_text(action: dict[str, Any]) -> str:
     """The action object as the JSON text its record keeps (insertion order, floats stay floats)."""
     return json.dumps(action, separators=(",", ":"))
@@ -83,5 +95,5 @@ def upgrade(weapon: str) -> dict[str, Any]:
     return {"message": "action", "type": "upgrade", "weapon": weapon}
 
 
-__all__ = ["Command", "ChooseLoadout", "Act", "EndTurn", "Forfeit", "action_text", "move", "laser", "mortar", "droid", "mine",
-           "upgrade"]
+__all__ = ["Command", "ChooseLoadout", "Act", "EndTurn", "Forfeit", "Stop", "action_text", "move", "laser", "mortar",
+           "droid", "mine", "upgrade"]

@@ -19,10 +19,10 @@ from locm.engine.skyport.actions import perform
 from locm.engine.skyport.emit import Out
 from locm.engine.skyport.rules import WEAPONS
 from locm.engine.skyport.state import ENDED, LOADOUT, TURN, SkyportState
-from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn, Forfeit
+from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn, Forfeit, Stop
 from locm.events.skyport.catalog import (
-    ACTION, END, FORFEIT, LOADOUT as LOADOUT_KIND, CommandReceived, Event, LoadoutChosen, LoadoutRejected, Penalized,
-    Respawned, TurnEnded, TurnSkipped, TurnStarted,
+    ACTION, END, FORFEIT, LOADOUT as LOADOUT_KIND, STOP, CommandReceived, Event, LoadoutChosen, LoadoutRejected,
+    Penalized, Respawned, TurnEnded, TurnSkipped, TurnStarted,
 )
 
 
@@ -47,6 +47,14 @@ def decide_and_apply(state: SkyportState, command: Command) -> tuple[list[Event]
                 raise CommandError(f"it is not player {player}'s turn (phase {state.phase}, to move: "
                                    f"{list(state.to_move)})")
             out = _act(state, command)
+        case Stop():
+            if state.phase != TURN or state.current != player:
+                raise CommandError(f"a game is stopped before the turn of the player to move, not player {player}'s "
+                                   f"(phase {state.phase}, to move: {list(state.to_move)})")
+            out = Out(state)
+            out.cause = out.emit(CommandReceived, "R-WALL-CLOCK", player=player, kind=STOP, text=command.text(),
+                                 turn=state.turn).seq
+            out.end_game("wall-clock", "R-WALL-CLOCK")
         case _:
             raise CommandError(f"not a Skyport command: {command!r}")
     return out.events, out.state

@@ -59,8 +59,20 @@ def map_for(rules: SkyportRules, players: int) -> GameMap:
 
 
 def _new(rules: SkyportRules, seed: int, agents: Sequence[str], behaviour: int | None = None) -> SkyportGame:
-    names = tuple(f"{a}{i}" for i, a in enumerate(agents))  # names are the server's usernames (R-SETUP)
-    return SkyportGame.new(names, seed, map_for(rules, len(agents)), rules, tuple(agents), behaviour=behaviour)
+    return new_on(rules, seed, agents, behaviour=behaviour)
+
+
+def new_on(rules: SkyportRules, seed: int, agents: Sequence[str], bots: Sequence[str] = (),
+           game_map: GameMap | None = None, behaviour: int | None = None) -> SkyportGame:
+    """A live game as the definition's ``new`` (no client) or ``new_versioned`` (``bots``: a client's version in
+    its seat) makes it, on ``game_map`` (default: `map_for`), under ``behaviour`` (default: the current one):
+    names are the server's usernames (R-SETUP), a client's ``playerN`` until its handshake."""
+    game_map = game_map or map_for(rules, len(agents))
+    if not any(bots):
+        names = tuple(f"{a}{i}" for i, a in enumerate(agents))
+        return SkyportGame.new(names, seed, game_map, rules, tuple(agents), behaviour=behaviour)
+    names = tuple(f"{a}{i}" if a in AGENT_NAMES else f"player{i}" for i, a in enumerate(agents))
+    return SkyportGame.new(names, seed, game_map, rules, tuple(agents), tuple(bots), behaviour=behaviour)
 
 
 class _Agent:
@@ -269,4 +281,4 @@ GAME = GameDef(
     rl_envs=(("Skyport-v0", None, "2013"),),
 )
 
-__all__ = ["GAME", "by_name", "map_for", "hex_text", "TEXT_TILES", "game_id", "log_id", "SERVED", "seat_stats", "STATS"]
+__all__ = ["GAME", "by_name", "map_for", "new_on", "hex_text", "TEXT_TILES", "game_id", "log_id", "SERVED", "seat_stats", "STATS"]

@@ -14,13 +14,13 @@ from typing import Iterable
 import msgspec
 
 from locm.engine.errors import InvalidLogError
-from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn, Forfeit
+from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn, Forfeit, Stop
 from locm.engine.skyport.decide import decide_and_apply
 from locm.engine.skyport.evolve import fold
 from locm.engine.skyport.rules import RULES_2013
 from locm.engine.skyport.setup import create
 from locm.engine.skyport.state import ENDED, SkyportState
-from locm.events.skyport.catalog import ACTION, END, FORFEIT, LOADOUT, CommandReceived, Event, GameCreated
+from locm.events.skyport.catalog import ACTION, END, FORFEIT, LOADOUT, STOP, CommandReceived, Event, GameCreated
 from locm.events.skyport.rules import GameMap, SkyportRules
 
 
@@ -86,6 +86,8 @@ def command_of(record: CommandReceived) -> Command:
         return EndTurn(record.player)
     if record.kind == FORFEIT:
         return Forfeit(record.player, record.text)
+    if record.kind == STOP:
+        return Stop(record.player, record.text)
     raise InvalidLogError(f"event {record.seq}: unknown command kind {record.kind!r}")
 
 

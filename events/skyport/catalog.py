@@ -22,7 +22,7 @@ SCHEMA_VERSION = 1
 Pos = tuple[int, int]
 
 # Kinds of `CommandReceived`
-LOADOUT, ACTION, END, FORFEIT = "loadout", "action", "end", "forfeit"
+LOADOUT, ACTION, END, FORFEIT, STOP = "loadout", "action", "end", "forfeit", "stop"
 
 
 
@@ -72,8 +72,10 @@ class CommandReceived(Event, frozen=True, tag="command_received"):
 
     ``kind`` ``loadout`` (``text`` is the two weapons as a JSON object), ``action`` (``text`` is the action
     object as JSON, ``index`` its place among the turn's actions, 0-based), ``end`` (the turn's deadline
-    came before all of its actions were used), or ``forfeit`` (the player's client did not join in time:
-    ``text`` says what it lacked; the server plays its seat as a client that has left, R-FORFEIT)."""
+    came before all of its actions were used), ``forfeit`` (the player's client did not join in time:
+    ``text`` says what it lacked; the server plays its seat as a client that has left, R-FORFEIT), or ``stop``
+    (the game's wall-clock limit ran out before the turn of ``player``, the player to move: ``text`` says the
+    limit; the game ends there, R-WALL-CLOCK)."""
 
     player: int
     kind: str

@@ -41,9 +41,14 @@ from locm.cli.options import AGENT_HELP, GAME, RULESET, TIMEOUTS, make_sandbox, 
                                                                "of the decision holding it).")
 @click.option("--position", "position_text", metavar="STRING", help="Play on from a position string (`locm "
               "position`); a redacted one needs the --db that holds its game.")
+@click.option("--best-of", type=int, metavar="N",
+              help="Play a series of N matches (odd) until one side has won a majority: match k on seed "
+                   "SEED+k-1; LOCM and Skyport swap the seats every match, my-card-game keeps them and the "
+                   "player who did not start the previous match starts (R-SERIES). Each match is stored with "
+                   "its series in its meta.")
 @sandbox_options
 def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, params, account, deck, account1, deck1,
-         from_id, from_seq, position_text, no_sandbox, bot_limits, bot_network, bot_binds):
+         from_id, from_seq, position_text, best_of, no_sandbox, bot_limits, bot_network, bot_binds):
     """Play one game and print the winner and a short summary.
 
     The same seed and the same built-in agents give a byte-identical event log. With --db the game is stored
@@ -64,6 +69,7 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
       locm play --game mcg --seed 7 --account alice --deck 0 --p1 random --db games.db
       locm play --from 1.2-7-0123456789ab --seq 120 --agents greedy,lookahead --db games.db
       locm play --position locm1:eNqt... --db games.db --agents person,greedy
+      locm play --game mcg --seed 7 --p0 greedy --p1 random --best-of 3 --db games.db
     """
     from locm.engine import registry
     from locm.games.registry import hook
@@ -78,13 +84,15 @@ def play(game_name, ruleset, seed, p0, p1, agents, log_path, db, timeouts, param
     if seed is None:
         raise click.UsageError("Missing option '--seed'.")
     game = registry.get(game_name)
-    request = PlayRequest(ruleset, seed, p0, p1, agents, log_path, db, timeouts, tuple(params))
+    request = PlayRequest(ruleset, seed, p0, p1, agents, log_path, db, timeouts, tuple(params), best_of)
     seats = ((account, deck), (account1, deck1))
     with usage_errors():
         if any(a is not None or d is not None for a, d in seats):  # a game with accounts plays their decks
             with_accounts = hook("play_accounts", game.name)
             if with_accounts is None:
                 raise click.UsageError(f"--account: {game.title} has no accounts")
+            if best_of is not None:
+                raise click.UsageError("--best-of plays the agents' own decks (not yet an account's)")
             with_accounts(game, request, seats, click.echo, sandbox)
         else:
             play_any(game, request, click.echo, sandbox)

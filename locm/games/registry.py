@@ -75,8 +75,10 @@ NOTEBOOK = "locm.games.locm.api"
 
 SCHEDULE_KINDS: dict[str, tuple[str, str]] = {
     "round_robin": ("locm.games.locm.tournament", "RoundRobin"),
+    "skyport_map_round_robin": ("locm.games.skyport.tournament", "MapRoundRobin"),
 }
-"""LOCM's round robin (mirrored seeds, self-play), kept as its stores have it since schema 1."""
+"""LOCM's round robin (mirrored seeds, self-play), kept as its stores have it since schema 1; Skyport's round
+robin on a map file of the organiser's (its map in its manifest)."""
 
 
 def _load(path: str) -> Any:

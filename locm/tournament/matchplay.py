@@ -24,14 +24,17 @@ if TYPE_CHECKING:
 
 
 def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sandbox=None,
-                bots: Sequence[str] | None = None):
+                bots: Sequence[str] | None = None, match=None):
     """One game of `game` between built-in agents and command-line bots (run in `sandbox`, answering within
     `limits`); returns the match and each seat's extras (`locm.store.eventstore.SeatExtras`). Bots are stopped at the
-    end, whatever happens. ``bots``: each seat's bot version to record (default: their files hashed now)."""
+    end, whatever happens. ``bots``: each seat's bot version to record (default: their files hashed now);
+    ``match``: the live match to play, made by the caller (a series' match that opens as its rule says), else
+    the game's ``new``."""
     from locm.runner.bots import BotAgent, TimeLimits
     from locm.store.eventstore import SeatExtras
 
-    match = new_match(game, rules, seed, agents, bot_versions(game, agents) if bots is None else bots)
+    if match is None:
+        match = new_match(game, rules, seed, agents, bot_versions(game, agents) if bots is None else bots)
     players = [game.make_agent(a, seed, seat) if a in game.agent_names
                else BotAgent(a, limits or TimeLimits(), sandbox=sandbox) for seat, a in enumerate(agents)]
     from locm.runner.live import watching
@@ -52,12 +55,12 @@ def play_seated(game, rules, seed: int, agents: Sequence[str], limits=None, sand
     return match, seats
 
 
-def play(job: Job, limits, sandbox, seats: list | None = None):
+def play(job: Job, limits, sandbox, seats: list | None = None, match=None):
     """A tournament's game played by the core's runner (`play_seated`) and prepared for the store: its record
-    and compressed log, its place in its schedule, if any, in its meta."""
+    and compressed log, its place in its schedule, if any, in its meta. ``match``: as `play_seated`'s."""
     game = registry.get(job.game)
     rules = game.rules(job.ruleset) if isinstance(job.ruleset, str) else job.ruleset
-    match, extras = play_seated(game, rules, job.seed, job.agents, limits, sandbox, job.bots)
+    match, extras = play_seated(game, rules, job.seed, job.agents, limits, sandbox, job.bots, match)
     return prepared(game, match, extras, job.place)
 
 

@@ -129,11 +129,13 @@ def store_as_played(store, results: Iterable[tuple], run: TournamentRun, batch: 
     ready: list = []  # played games not stored yet (whole games)
     since = 0.0  # when the first of them came
     duplicates = 0
+    units = 0  # the results in ``ready`` (a series is one, whatever its games)
 
     def flush() -> None:
-        nonlocal duplicates
-        games = ready[:]
+        nonlocal duplicates, units
+        games, done = ready[:], units
         ready.clear()  # taken once: a write that fails is not tried again on the way out
+        units = 0
         try:
             store.append_games(games)
             run.played += len(games)
@@ -145,7 +147,7 @@ def store_as_played(store, results: Iterable[tuple], run: TournamentRun, batch: 
                 except DuplicateGameError:
                     duplicates += 1
         if progress:
-            progress(len(games))
+            progress(done)
 
     try:
         for kind, gid, a, _ in results:
@@ -153,10 +155,14 @@ def store_as_played(store, results: Iterable[tuple], run: TournamentRun, batch: 
                 run.incidents.append(a)
                 if on_incident:
                     on_incident(a)
-            elif kind == "game":
+            elif kind == "game":  # a game, or a series' games (a list: stored in one transaction)
                 if not ready:
                     since = time.monotonic()
-                ready.append(a)
+                units += 1
+                if isinstance(a, list):
+                    ready.extend(a)
+                else:
+                    ready.append(a)
             elif kind == "failed":
                 run.failed.append((gid, a))
                 if progress:
@@ -176,7 +182,7 @@ def play_jobs(store, jobs: Iterable[Job], *, workers: int = 1, limits=None,
               progress: Callable[[int], None] | None = None, scheduled: int | None = None,
               count: int | None = None, sandbox=None, supervision: Supervision | None = None,
               on_incident: Callable[[str], None] | None = None, batch: int = WRITE_BATCH,
-              target: Callable | None = None) -> TournamentRun:
+              target: Callable | None = None, work: Work | None = None) -> TournamentRun:
     """Play `jobs` (of one game) in `workers` processes and store the games as they arrive, up to ``batch``
     whole games in one transaction (never later than `WRITE_AFTER_S` after the first of them came; a batch
     with a game another run stored meanwhile is stored game by game, that one counted as a duplicate);
@@ -185,7 +191,8 @@ def play_jobs(store, jobs: Iterable[Job], *, workers: int = 1, limits=None,
     summary); it is consumed as workers become free. Bots run in `sandbox` (default: the sandbox;
     `SandboxUnavailableError` at the first game with a bot if this machine has none). A lost worker
     (`Supervision`) is reported to ``on_incident`` (one line) and kept in ``TournamentRun.incidents``.
-    ``target``: a worker's function of its own (tests give faulty ones; see `_pool`)."""
+    ``target``: a worker's function of its own (tests give faulty ones; see `_pool`); ``work``: what the
+    workers run instead of each job's game (`locm.tournament.series`: a whole series per job)."""
     from locm.runner.bots import TimeLimits
     from locm.runner.sandbox.bwrap import Sandbox
 
@@ -199,7 +206,7 @@ def play_jobs(store, jobs: Iterable[Job], *, workers: int = 1, limits=None,
     run = TournamentRun(total, total - count)
     t0 = time.perf_counter()
     results = _pool(jobs, max(1, min(workers, count)), limits or TimeLimits(), sandbox, supervision or Supervision(),
-                    target)
+                    target, work)
     run.duplicates += store_as_played(store, results, run, batch, progress, on_incident)
     run.seconds = time.perf_counter() - t0
     return run
@@ -219,7 +226,7 @@ def play_job(job: Job, limits, sandbox, seats: list | None = None) -> tuple:
 
 
 def _pool(jobs: Iterable[Job], workers: int, limits, sandbox=None, supervision: Supervision | None = None,
-          target: Callable | None = None):
+          target: Callable | None = None, work: Work | None = None):
     """Yield ``("game", id, PreparedGame, None)`` (prepared in the worker, so the one writing process only runs
     the SQL), ``("failed", id, message, None)`` for every job, ``("incident", id, message, None)`` when a
     worker is lost and replaced (`Supervision`), and ``("tick", None, None, None)`` after each wait (at most
@@ -253,7 +260,7 @@ def _pool(jobs: Iterable[Job], workers: int, limits, sandbox=None, supervision: 
     common = dict(supervision=sup, stall_s=stall_s, label=_game_label, verbs=("played", "playing"),
                   stalled="played no turn", error=TournamentError)
     if target is None:
-        run = supervised(checked(source), workers, job=game_work(first.game, limits, sandbox), **common)
+        run = supervised(checked(source), workers, job=work or game_work(first.game, limits, sandbox), **common)
     else:
         run = supervised(checked(source), workers, target=target, target_args=(limits, sandbox, sup.heartbeat_s),
                          **common)

@@ -45,8 +45,10 @@ more is refused up front. Play a bigger experiment as several runs with differen
 class Job(NamedTuple):
     """One scheduled game of any game: its id (what its content will give, known before it is played), the
     game's registered name, its rules (a built-in ruleset's name or a rules value), its seed, its agents by
-    seat, each seat's bot version when the schedule was made ("" for a built-in agent), and its place in a
-    recorded schedule (``(key, index)``, kept in the stored game's meta)."""
+    seat, each seat's bot version when the schedule was made ("" for a built-in agent), its place in a
+    recorded schedule (``(key, index)``, kept in the stored game's meta), and what a series' rule gives the
+    match beside its seed and seats (``opening``: my-card-game's starting seat, R-SERIES; None for a game
+    that opens as it always does, `locm.tournament.series`)."""
 
     game_id: str
     game: str
@@ -55,6 +57,7 @@ class Job(NamedTuple):
     agents: tuple[str, ...]
     bots: tuple[str, ...] = ()
     place: tuple[str, int] | None = None
+    opening: Any = None
 
     @property
     def agent0(self) -> str:

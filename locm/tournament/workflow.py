@@ -16,6 +16,8 @@ game has, each an optional function of the module:
                    needs); else every combination of agents in every seat (`seats_schedule`)
 ``changed_bots``   bots whose files changed since their stored games (refused unless allowed)
 ``standings_lines``  its tournament's tables (else the standings by places and the ratings)
+``series_match``   its series rule, match by match (`locm.tournament.series`; else the seats swap every match)
+``with_map``       its reading of ``--map`` (Skyport's maps), and ``map_schedule`` for a map the rules cannot name
 =================  ==========================================================================================
 
 A game whose command-line bots do not speak one line each way plays them through its hook ``play_seated``
@@ -25,6 +27,7 @@ clients, `locm.games.registry`)."""
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, ContextManager, Sequence
@@ -49,6 +52,7 @@ class PlayRequest:
     db: Path | None = None
     timeouts: str | None = None
     params: tuple[str, ...] = ()
+    best_of: int | None = None  # a series of that many matches (odd), `locm.tournament.series`
 
 
 Echo = Callable[..., None]
@@ -91,6 +95,14 @@ def play(game, request: PlayRequest, echo: Echo, sandbox: MakeSandbox) -> None:
     to_stdout = r.log_path is not None and str(r.log_path) == "-"
     if r.log_path and not to_stdout:
         check_output(r.log_path)
+    if r.best_of is not None:
+        if r.log_path:
+            raise UsageProblem("--log writes one game: a series' matches are kept in --db (locm export writes them)")
+        served = hook("served_limits", game.name)  # a served game's clients: a tournament's default times
+        if served is not None and bots:
+            limits = served(agents, policy, TournamentRequest.think_ms, TournamentRequest.join_timeout)
+        with sigterm_as_interrupt():
+            return _play_series(game, rules, r, agents, limits, policy, echo)
     seated = hook("play_seated", game.name) if bots else None
     live.enable(r.db)  # spectators of the store's live spool (locm arena) see the game while it is played
     with sigterm_as_interrupt():
@@ -151,6 +163,55 @@ def summary_lines(game, rules, seed: int, agents: Sequence[str], events: Sequenc
     return lines
 
 
+def _play_series(game, rules, r: PlayRequest, agents: Sequence[str], limits, policy, echo: Echo) -> None:
+    """`locm play --best-of N`: one series played (`locm.tournament.series.play_series`), each match said in a
+    line, then the series; with ``--db`` its matches stored (a match already stored is said so)."""
+    from locm.store.eventstore import DuplicateGameError, open_store
+    from locm.tournament.series import one_series, play_series
+
+    series = one_series(game.name, rules, agents, r.seed, r.best_of)
+    played = play_series(series, limits, policy)
+    wins = [0, 0]
+    a, b = agents if agents[0] != agents[1] else [f"{agents[0]} (side {k})" for k in (0, 1)]
+    echo(f"{game.title} {game.rules_name(rules)}, series {series.series_id}: {agents[0]} against {agents[1]}, "
+         f"best of {r.best_of}")
+    for prepared in played:
+        m, meta = prepared.record, json.loads(prepared.record.meta)
+        sides = meta["sides"]
+        if m.winner >= 0:
+            wins[sides[m.winner]] += 1
+        starter = f", P{meta['starter']} started" if "starter" in meta else ""
+        echo(f"  match {meta['match']}: seed {m.seed}, {m.agents[0]} (P0) vs {m.agents[1]} (P1){starter}: "
+             + (f"P{m.winner} ({m.agents[m.winner]}) wins" if m.winner >= 0 else "no winner")
+             + f" ({m.reason}) after {m.turns} turns; {a} {wins[0]}-{wins[1]} {b}")
+    lead = 0 if wins[0] > wins[1] else 1 if wins[1] > wins[0] else -1
+    echo(f"series: {a} {wins[0]}-{wins[1]} {b}: " + (f"{(a, b)[lead]} wins the series" if lead >= 0 else "even")
+         + f" after {len(played)} of {r.best_of}")
+    if r.db:
+        stored = 0
+        with open_store(r.db) as store:
+            for prepared in played:
+                try:
+                    store.append_prepared(prepared)
+                    stored += 1
+                except DuplicateGameError:
+                    pass
+        echo(f"stored: {stored} of {len(played)} matches in {r.db}"
+             + ("" if stored == len(played) else f" ({len(played) - stored} already stored)"))
+
+
+def match_tables(records: Sequence, agents: Sequence[str]) -> list[str]:
+    """The standings of any game's tournament (by places, `locm.tournament.standings.match_standings`) and its
+    ratings: what `tournament` says of a game whose player gives no tables of its own."""
+    from locm.analysis.ratings import RATING_HEADERS, rating_rows
+    from locm.common.tables import table
+    from locm.tournament.sequential import match_ratings
+    from locm.tournament.standings import MATCH_HEADERS, match_rows, match_standings
+
+    return [table(MATCH_HEADERS, match_rows(match_standings(records, agents))), "",
+            table(RATING_HEADERS, rating_rows(match_ratings(records, agents)))]
+
+
 Progress = Callable[[int], ContextManager[Callable[[int], None]]]
 """``progress(length)``: a context whose value is told each game played (a progress bar's ``update``)."""
 
@@ -174,6 +235,10 @@ class TournamentRequest:
     sprt: str | None = None
     backend: Backend = "local"
     address: str | None = None
+    best_of: int | None = None  # each scheduled unit a series of that many matches (`locm.tournament.series`)
+    map: str | None = None  # a game's map: a built-in map's name or a map file (the player's ``with_map``)
+    timing: str = "fast"  # a served game's timing (its server's, `served_limits`)
+    wall_clock: float | None = None  # a served game's wall-clock limit in seconds (`served_limits`)
 
 
 def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progress) -> int:
@@ -184,13 +249,11 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     seed pairs, which the sequential test ``--sprt`` plays pair by pair), the bots whose files changed since
     their stored games (``changed_bots``) and its tables (``standings_lines``: per seat, head to head); every
     other game's schedule puts every combination of agents in every seat (`seats_schedule`)."""
-    from locm.analysis.ratings import RATING_HEADERS, rating_rows
     from locm.common.rulesets import rules_or_usage
-    from locm.common.tables import plural as n, table
-    from locm.errors import TournamentError, UsageProblem
-    from locm.games.registry import hook
+    from locm.common.tables import plural as n
+    from locm.errors import UsageProblem
     from locm.runner import live
-    from locm.runner.bots import TimeLimits, command_argv
+    from locm.runner.bots import command_argv
     from locm.runner.processes import sigterm_as_interrupt
     from locm.store.eventstore import open_store
     from locm.tournament.backends import join
@@ -198,16 +261,29 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     from locm.tournament.players import players
     from locm.tournament.run import count_stored
     from locm.tournament.schedule import seats_schedule
-    from locm.tournament.standings import MATCH_HEADERS, match_rows, match_standings
-    from locm.tournament.sequential import match_ratings
 
     player = players(game.name)
     r = request
     agents = list(r.agents)
     ruleset = player.rules(r.ruleset) if hasattr(player, "rules") else rules_or_usage(game, r.ruleset)
+    on_map = None  # a map of the organiser's that the rules cannot name (a map file): the schedule's
+    if r.map is not None:
+        if not hasattr(player, "with_map"):
+            raise UsageProblem(f"--map: {game.title} has no maps")
+        ruleset, on_map = player.with_map(ruleset, r.map)
     bots = [a for a in dict.fromkeys(agents) if a not in game.agent_names]
     for spec in bots:
         command_argv(spec, game.agent_names)  # a command that cannot run: one line, before anything is played
+    if r.best_of is not None:
+        if r.sprt is not None or r.backend == "ray":
+            raise UsageProblem(f"--best-of plays series on local workers, without {'--sprt' if r.sprt else 'Ray'}")
+        if r.seats not in (None, 2):
+            raise UsageProblem(f"--best-of with --seats {r.seats}: a series is two sides")
+        if on_map is not None:
+            raise UsageProblem("--best-of plays on the rules' map or a built-in one (--map NAME), not yet a map file")
+        policy = sandbox(bots, r.db, game.agent_names) if bots else None
+        limits = _limits(game, r, agents, policy)
+        return _series_tournament(game, r, ruleset, agents, limits, policy, echo, progress)
     if hasattr(player, "schedule"):
         lo, hi = game.seats
         if r.seats is not None and not lo <= r.seats <= hi:
@@ -215,6 +291,8 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
         jobs = player.schedule(ruleset, agents, r.games, r.seed)
     else:
         jobs = seats_schedule(game.name, ruleset, agents, r.games, r.seed, r.seats)
+        if on_map is not None:
+            jobs = player.map_schedule(jobs, on_map)
     test = None
     if r.sprt is not None:
         if not hasattr(player, "schedule"):
@@ -227,10 +305,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
         test = Sprt.parse(r.sprt)
         check_pairs(jobs)
     policy = sandbox(bots, r.db, game.agent_names) if bots else None
-    limits = TimeLimits.parse(r.timeouts)
-    served = hook("served_limits", game.name)
-    if served is not None:  # its clients connect to its server: their think and join times, their sandbox
-        limits = served(agents, policy, r.think_ms, r.join_timeout)
+    limits = _limits(game, r, agents, policy)
     join(r.backend, r.address)  # before the store is touched: no Ray, or no cluster there, is one line
     verdict = None
     live.enable(r.db)  # spectators of the store's live spool (locm arena): its games being played, the test
@@ -239,10 +314,7 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
                        f"{' '.join(map(repr, agents))} --games {r.games} --seed {r.seed}"
                        + (f" --sprt {r.sprt}" if r.sprt else ""))
         with sigterm_as_interrupt():
-            changed = player.changed_bots(store, agents) if hasattr(player, "changed_bots") else []
-            for bot, k in [] if r.allow_changed_bots else changed[:1]:
-                raise TournamentError(f"bot {bot!r} changed since {n(k, 'stored game')} with it (its files "
-                                      "differ): pass --allow-changed-bots to mix its versions, or use a new --db")
+            _refuse_changed_bots(player, store, agents, r.allow_changed_bots)
             todo = len(jobs) - count_stored(store, jobs)  # refuses another game under a scheduled id
             used = min(r.workers, max(todo, 1))
             echo(f"{n(len(jobs), 'game')} scheduled, {len(jobs) - todo} already stored, "
@@ -272,13 +344,9 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     echo(f"{n(run.played, 'game')} played, {run.already} stored before"
          + (f", {run.duplicates} stored meanwhile by another run" if run.duplicates else "")
          + f": {len(records)} of {n(len(jobs), game.title + ' game')} in {r.db} ({run.seconds:.1f} s)")
-    if hasattr(player, "standings_lines"):
-        for line in player.standings_lines(records, agents, jobs):
-            echo(line)
-    else:
-        echo(table(MATCH_HEADERS, match_rows(match_standings(records, agents))))
-        echo("")
-        echo(table(RATING_HEADERS, rating_rows(match_ratings(records, agents))))
+    for line in (player.standings_lines(records, agents, jobs) if hasattr(player, "standings_lines")
+                 else match_tables(records, agents)):
+        echo(line)
     if verdict is not None:
         from locm.tournament.sequential import sprt_text
 
@@ -289,5 +357,80 @@ def tournament(game, request: TournamentRequest, echo, sandbox, progress: Progre
     return 1 if run.failed else 0
 
 
-__all__ = ["Echo", "MakeSandbox", "PlayRequest", "Progress", "STDERR_TAIL_LINES", "TournamentRequest", "play",
-           "tournament"]
+def _refuse_changed_bots(player, store, agents: Sequence[str], allowed: bool) -> None:
+    """`TournamentError` for a bot whose files changed since its stored games (the game's player's
+    ``changed_bots``), unless ``--allow-changed-bots``."""
+    from locm.common.tables import plural as n
+    from locm.errors import TournamentError
+
+    changed = player.changed_bots(store, agents) if hasattr(player, "changed_bots") else []
+    for bot, k in [] if allowed else changed[:1]:
+        raise TournamentError(f"bot {bot!r} changed since {n(k, 'stored game')} with it (its files differ): pass "
+                              "--allow-changed-bots to mix its versions, or use a new --db")
+
+
+def _limits(game, r: TournamentRequest, agents: Sequence[str], policy):
+    """A tournament's time limits: ``--timeouts``, or for a game whose clients connect to its server (its hook
+    ``served_limits``: Skyport) their think and join times, its timing and wall-clock limit, their sandbox
+    checked; ``--timing`` and ``--wall-clock`` are refused for another game."""
+    from locm.errors import UsageProblem
+    from locm.games.registry import hook
+    from locm.runner.bots import TimeLimits
+
+    served = hook("served_limits", game.name)
+    if served is None:
+        if r.timing != "fast" or r.wall_clock is not None:
+            raise UsageProblem(f"--timing and --wall-clock time a served game's turns: {game.title}'s games are not "
+                               "served (Skyport's are)")
+        return TimeLimits.parse(r.timeouts)
+    return served(agents, policy, r.think_ms, r.join_timeout, timing=r.timing, wall_s=r.wall_clock)
+
+
+def _series_tournament(game, r: TournamentRequest, ruleset, agents: Sequence[str], limits, policy, echo: Echo,
+                       progress: Progress) -> int:
+    """`locm tournament --best-of N`: ``--games`` series per pair of agents (`locm.tournament.series`), those not
+    over played and stored, then the standings of their games and by series."""
+    from locm.common.tables import plural as n
+    from locm.store.eventstore import open_store
+    from locm.tournament.players import players
+    from locm.tournament.series import SeriesPlaces, results, run_series, series_lines, series_schedule
+
+    player = players(game.name)
+    schedule = series_schedule(game.name, ruleset, agents, r.games, r.best_of, r.seed)
+    with open_store(r.db, busy_timeout=r.busy_timeout) as store:
+        from locm.runner.processes import sigterm_as_interrupt
+        from locm.tournament.series import resume
+
+        with sigterm_as_interrupt():
+            _refuse_changed_bots(player, store, agents, r.allow_changed_bots)
+            todo = sum(resume(store, s) is not None for s in schedule)
+            echo(f"{len(schedule)} series of best of {r.best_of} scheduled, "
+                 f"{len(schedule) - todo} over before, {todo} to play with {n(min(r.workers, max(todo, 1)), 'worker')}",
+                 err=True)
+            incident = lambda line: echo(f"\nlocm: warning: {line}", err=True)  # noqa: E731
+            try:
+                with progress(todo) as update:
+                    run = run_series(store, schedule, r.workers, update, limits, policy, on_incident=incident)
+            except KeyboardInterrupt:
+                echo(f"\nlocm: interrupted: the series stored so far are in {r.db}; run the same command again to "
+                     "play the rest", err=True)
+                return 130
+        done = results(store, schedule)
+        played = SeriesPlaces(done)
+        records = [m for m in store.games(game=game.name) if played.holds(m)]
+    echo(f"{n(run.played, 'game')} played in {todo - len(run.failed)} series "
+         f"({run.seconds:.1f} s): {sum(s.over for s in done)} of {len(schedule)} series over, "
+         f"{len(records)} games in {r.db}")
+    for line in (player.standings_lines(records, agents, played) if hasattr(player, "standings_lines")
+                 else match_tables(records, agents)):
+        echo(line)
+    echo("")
+    for line in series_lines(done, agents):
+        echo(line)
+    for sid, why in run.failed:
+        echo(f"locm: error: series {sid} failed (not stored; the same command again retries it): {why}", err=True)
+    return 1 if run.failed else 0
+
+
+__all__ = ["Echo", "MakeSandbox", "PlayRequest", "Progress", "STDERR_TAIL_LINES", "TournamentRequest", "match_tables",
+           "play", "tournament"]

@@ -63,6 +63,10 @@ def describe(e: Any, names: tuple[str, ...]) -> str:
             return "the spawn tiles are drawn: " + ", ".join(f"{who(i)} at {_tile(p)}" for i, p in enumerate(e.spawns))
         case TurnOrderDrawn():
             return "the turn order is drawn: " + ", ".join(who(p) for p in e.order)
+        case CommandReceived(kind="stop"):
+            return f"the game is stopped before {who(e.player)}'s turn: {e.text or 'its wall-clock limit'}"
+        case CommandReceived(kind="forfeit"):
+            return f"{who(e.player)} forfeits its seat: {e.text or 'its client did not join'}"
         case CommandReceived():
             return f"{who(e.player)} {_command(e.text, e.kind)}"
         case LoadoutChosen():

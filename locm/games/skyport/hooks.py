@@ -17,14 +17,17 @@ def play_seated(rules, seed: int, agents: Sequence[str], sandbox):
     return play_skyport_seated(rules, seed, agents, sandbox)
 
 
-def served_limits(agents: Sequence[str], sandbox, think_ms: int, join_s: float):
-    """A tournament's time limits for served clients (--think-ms, --join-timeout); the sandbox checked first
-    (socat missing, a client's files unreadable: one line, before any game)."""
+def served_limits(agents: Sequence[str], sandbox, think_ms: int, join_s: float, timing: str = "fast",
+                  wall_s: float | None = None):
+    """A tournament's time limits for served games (--think-ms, --join-timeout, --timing, --wall-clock); the
+    sandbox checked first (socat missing, a client's files unreadable: one line, before any game)."""
     from locm.games.skyport.netbots import ServeLimits, sandbox_for
+    from locm.games.skyport.server import timing as make_timing
 
+    make_timing(timing, think_ms)  # fast or faithful, a think time it takes: one line otherwise
     if sandbox is not None:
         sandbox_for(agents, sandbox)
-    return ServeLimits(think_ms, join_s)
+    return ServeLimits(think_ms, join_s, timing, wall_s)
 
 
 def report(db: Path, *, min_n: int, backend: Backend, echo, **_options) -> None:

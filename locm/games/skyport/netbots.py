@@ -47,8 +47,8 @@ from locm.events.skyport.rules import GameMap, SkyportRules
 from locm.runner.sandbox import cgroup
 from locm.runner.sandbox.bwrap import Sandbox, build, child_pid, require, wait_child_pid
 from locm.runner.sandbox.views import unreadable
-from locm.games.skyport.server import (LOCAL, OPEN, RESERVED, Bounds, Fast, SeatSpec, SkyportServer, Timing,
-                                 Transcript)
+from locm.games.skyport.server import (LOCAL, OPEN, RESERVED, Bounds, SeatSpec, SkyportServer, Timing,
+                                 TimingName, Transcript, timing as make_timing)
 
 OPEN_SEAT = "-"
 SANDBOX_HOST, SANDBOX_PORT = "127.0.0.1", 54321
@@ -393,12 +393,21 @@ def play_skyport(seats: Sequence[str], game_map: GameMap, seed: int, **options: 
 
 @dataclasses.dataclass(frozen=True)
 class ServeLimits:
-    """The time a served game gives its clients (`locm tournament --game skyport`): ``think_ms`` a turn (fast
-    timing), ``join_s`` to connect, shake hands and choose a loadout. `as_dict` is what a supervised worker's
-    watchdog reads (`locm.tournament.run._pool`: the longest wait without a turn played)."""
+    """The time a served game gives its clients (`locm tournament --game skyport`): ``think_ms`` a turn,
+    ``join_s`` to connect, shake hands and choose a loadout, the ``timing`` of its turns (``fast``: a turn ends
+    early once its player is done; ``faithful``: every turn lasts the think time, as in 2013) and the game's
+    wall-clock limit (``wall_s``, R-WALL-CLOCK; None: none). `as_dict` is what a supervised worker's watchdog
+    reads (`locm.tournament.run._pool`: the longest wait without a turn played)."""
 
     think_ms: int = 3000
     join_s: float = 60.0
+    timing: TimingName = "fast"
+    wall_s: float | None = None
+
+    @property
+    def served(self) -> bool:
+        """Whether every game must go through the server, built-in agents only too (a clock to keep)."""
+        return self.timing != "fast" or self.wall_s is not None
 
     def as_dict(self) -> dict[str, float]:
         return {"think_ms": float(self.think_ms), "join_ms": self.join_s * 1000 + self.think_ms}
@@ -406,22 +415,24 @@ class ServeLimits:
 
 def play_skyport_seated(rules: SkyportRules, seed: int, agents: Sequence[str], sandbox: Sandbox | None = None,
                         bots: Sequence[str] | None = None, limits: ServeLimits | None = None,
-                        forfeits: bool = False, progress: Callable[[int, int], None] | None = None
-                        ) -> tuple[SkyportGame, list[Any]]:
+                        forfeits: bool = False, progress: Callable[[int, int], None] | None = None,
+                        game_map: GameMap | None = None) -> tuple[SkyportGame, list[Any]]:
     """One game for the generic runner (`locm play --game skyport`, `locm tournament --game skyport`): `agents`
-    are built-in agents' names and client command lines, on the rules' map (else the smallest built-in map
-    that seats them), fast timing with `limits`' think time (default the 2013 one); `bots` the clients'
-    versions to record (default: their files hashed now); `forfeits`: a client that does not join in time
-    forfeits its seat (R-FORFEIT) instead of the game failing. Returns the game and each seat's
+    are built-in agents' names and client command lines, on ``game_map`` (default: the rules' map, else the
+    smallest built-in map that seats them), `limits`' timing and think time (default fast, the 2013 think
+    time) and wall-clock limit; `bots` the clients' versions to record (default: their files hashed now);
+    `forfeits`: a client that does not join in time forfeits its seat (R-FORFEIT) instead of the game failing. Returns the game and each seat's
     `locm.store.eventstore.SeatExtras` (a client's output as its stderr; a client whose connection ended early, or that
     forfeited, lost by an error)."""
     from locm.engine.skyport.definition import map_for
     from locm.store.eventstore import SeatExtras
 
     limits = limits or ServeLimits()
-    served = play_skyport(list(agents), map_for(rules, len(agents)), seed, rules=rules,
-                          sandbox=sandbox if sandbox is not None else Sandbox(), timing=Fast(limits.think_ms),
-                          bounds=Bounds(join_s=limits.join_s), bots=bots, forfeits=forfeits, progress=progress)
+    served = play_skyport(list(agents), game_map or map_for(rules, len(agents)), seed, rules=rules,
+                          sandbox=sandbox if sandbox is not None else Sandbox(),
+                          timing=make_timing(limits.timing, limits.think_ms),
+                          bounds=Bounds(join_s=limits.join_s, wall_s=limits.wall_s), bots=bots, forfeits=forfeits,
+                          progress=progress)
     reports = {c.slot: c for c in served.clients}
     seats = [SeatExtras(stderr=_stderr(reports[slot]), error=bool(reports[slot].gone))
              if slot in reports else SeatExtras() for slot in range(len(agents))]

@@ -40,7 +40,9 @@ read until the next turn begins: its own backpressure, nobody else's); a client 
 messages until `Bounds.unsent_bytes` wait for it (besides the `Bounds.socket_buffer` its socket's kernel
 buffer is held to) is disconnected; a connection without an accepted handshake
 after `Bounds.handshake_s` (the protocol text's 10 s) is closed and its seat freed; the game is abandoned
-(`JoinError`) if the seats are not all joined with a loadout after `Bounds.join_s`. A disconnected player is
+(`JoinError`) if the seats are not all joined with a loadout after `Bounds.join_s`; a game with a wall-clock
+limit (`Bounds.wall_s`, from its first turn) that has run out before a turn ends there, recorded (a `Stop`
+command, R-WALL-CLOCK: as the 2013 server ends its games by time). A disconnected player is
 what it is in 2013: it keeps its turns (without think time) and their penalties, and cannot come back.
 
 Join tokens (``tokens``, `locm serve --tokens`): an open seat is otherwise anyone's who reaches the port first,
@@ -82,7 +84,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from locm.engine.skyport.agents import Agent
-from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn, Forfeit
+from locm.engine.skyport.commands import Act, ChooseLoadout, EndTurn, Forfeit, Stop
 from locm.engine.skyport.game import SkyportGame
 from locm.engine.skyport.orgjson import JSONError, JavaCrash, parse_object, to_json_text
 from locm.engine.skyport.protocol import DEAD, ENDTURN, PLAYING, ClientSession, broadcast, errors, gamestate
@@ -115,6 +117,7 @@ class Bounds:
     socket_buffer: int = 256 * 1024
     handshake_s: float = 10.0
     join_s: float = 60.0
+    wall_s: float | None = None  # a game's wall-clock limit from its first turn (R-WALL-CLOCK); None: none
 
 
 TimingName = Literal["fast", "faithful"]
@@ -588,7 +591,12 @@ class SkyportServer:
                 raise JoinError(self._missing(), self.bounds.join_s) from None
         game = self.game
         assert game is not None
+        wall = self.bounds.wall_s
+        stop_at = None if wall is None else time.monotonic() + wall
         while game.state.phase == TURN:
+            if stop_at is not None and time.monotonic() >= stop_at:  # checked before each turn, as in 2013
+                game.submit(Stop(game.state.current, f"wall-clock limit {wall:g} s"))
+                break
             await self._turn(game)
         ended = game.log[-1]
         assert isinstance(ended, GameEnded)
