@@ -304,6 +304,12 @@ class GameDef:
     """``continued_id(events)``: the id of such a game (with `continue_as`'s created event): its agents' names
     do not fix the choices made before the position, so it is named by its created event and its inputs."""
 
+    # the inputs a runner gives (optional)
+    runner_command: Callable[[Event], Any] | None = None
+    """``runner_command(event)``: the command a recorded input is when the runner gave it, not a seat's player
+    (Skyport's wall-clock stop), to be submitted as it stands when a game's built-in agents are re-run
+    (`locm.provenance.agents`); None for any other event (None: the game has no such input)."""
+
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
 

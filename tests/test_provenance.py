@@ -294,3 +294,18 @@ def test_a_game_played_on_by_other_agents_is_re_run_with_the_agents_of_each_part
     lie = rerun_agents(game, whole, (later, ["greedy", "random"]))
     assert lie.status == "differs" and "P0 'greedy' gives" in lie.why
     assert rerun_agents(game, whole, (later, ["random"])).status == "cannot"
+
+
+def test_a_runners_own_input_is_given_as_recorded_when_the_agents_are_re_run():
+    """A Skyport game stopped by the tournament's wall clock: its last input is the runner's stop, not an
+    agent's move; the re-run submits it as recorded, and a stop put where the log had an agent's move is found."""
+    from locm.engine.skyport.commands import Stop
+    from locm.engine.skyport.definition import GAME as SKYPORT
+
+    match = SKYPORT.new(SKYPORT.rules("2013"), 3, ["hunter", "random"])
+    players = [SKYPORT.make_agent(a, 3, s) for s, a in enumerate(["hunter", "random"])]
+    for _ in range(6):
+        players[match.to_move].play_turn(match, match.to_move)
+    match.submit(Stop(match.to_move, "wall-clock limit 1 s"))
+    assert match.ended and rerun_agents(SKYPORT, match.log).status == "same"
+    assert SKYPORT.runner_command(match.log[-2]) is not None

@@ -26,7 +26,7 @@ from locm.engine.skyport.agents import AGENT_NAMES, agent_seed, make_agent
 from locm.engine.skyport.behaviour import BEHAVIOUR
 from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn
 from locm.engine.skyport.evolve import evolve, fold
-from locm.engine.skyport.game import SkyportGame, redecide
+from locm.engine.skyport.game import SkyportGame, command_of, redecide
 from locm.engine.skyport.hexmap import spawn_tiles
 from locm.engine.skyport.legal import legal_actions
 from locm.engine.skyport.protocol import gamestate
@@ -34,8 +34,8 @@ from locm.engine.errors import LocmError
 from locm.engine.skyport.rules import FIELDS, BUILTIN, WEAPONS, builtin_map, builtin_map_names, parse_variant
 from locm.engine.skyport.state import LOADOUT, SkyportState, view
 from locm.events.base import Event, tag_of
-from locm.events.skyport.catalog import (AreaHit, Died, GameCreated, GameEnded, Hit, Penalized, Scored, TurnStarted,
-                                         Upgraded)
+from locm.events.skyport.catalog import (STOP, AreaHit, CommandReceived, Died, GameCreated, GameEnded, Hit, Penalized,
+                                         Scored, TurnStarted, Upgraded)
 from locm.events.skyport.codec import CODEC
 from locm.events.skyport.rules import GameMap, SkyportRules
 
@@ -234,9 +234,15 @@ def log_id(events: Sequence[Event]) -> str | None:
     return f"skyport-{c.rules.name}-{c.seed}-{digest}"
 
 
+def _runner_command(event: Event) -> Any:
+    """A wall-clock stop (R-WALL-CLOCK) is the runner's, not a player's input."""
+    return command_of(event) if type(event) is CommandReceived and event.kind == STOP else None
+
+
 GAME = GameDef(
     name="skyport",
     player="locm.games.skyport.tournament",
+    runner_command=_runner_command,
     title="Skyport",
     seats=(2, 8),
     codec=CODEC,

@@ -79,12 +79,21 @@ def rerun_agents(game: Any, events: Sequence[Any], continued: tuple[int, Sequenc
     decision = 0
     try:
         switch = continued[0] if continued is not None else -1
+        runner = game.runner_command
         while not match.ended and decision < MAX_DECISIONS:
             if switch >= 0 and len(log) > switch:  # the position is reached: the new agents take their seats
                 players = [pl if name == old else game.make_agent(name, seed, seat)
                            for seat, (pl, name, old) in enumerate(zip(players, agents, before))]
                 switch = -1
             seat, start = match.to_move, len(log)
+            given = runner(events[start]) if runner is not None and start < len(events) else None
+            if given is not None:  # the runner's own input (a wall-clock stop): the log's word, as a timeout is
+                match.submit(given)
+                seq = _departure(log, events, start)
+                if seq is not None:
+                    return AgentRerun("differs", f"its runner's input at seq {start} does not give its events "
+                                                 f"(seq {seq})", seq, decision)
+                continue
             decision += 1
             players[seat].play_turn(match, seat)
             seq = _departure(log, events, start)
