@@ -502,8 +502,9 @@ class SkyportServer:
                 raise JoinError(self._missing(), self.bounds.join_s) from None
         game = self.game
         assert game is not None
-        while game.state.phase == TURN:
-            await self._turn(game)
+        with self._published(game):
+            while game.state.phase == TURN:
+                await self._turn(game)
         ended = game.log[-1]
         assert isinstance(ended, GameEnded)
         if self.transcript:
@@ -513,6 +514,17 @@ class SkyportServer:
             self.transcript.record({"type": "end", "reason": "server-crash" if ended.reason == "server-crash"
                                     else "game-over", "last_turn": ended.turn, "result": result})
         return game
+
+    def _published(self, game: SkyportGame) -> Any:
+        """Its turns published to the live spool of the store the process plays into (`locm.runner.live`, for
+        `locm arena`'s spectators), under a name of its own: its id may name its whole log. Skyport hides
+        nothing, so the spectators read everything."""
+        from locm.engine.seam import game_id_of
+        from locm.engine.skyport.definition import GAME
+        from locm.runner.live import live_name, watching
+
+        return watching(GAME, live_name(GAME.name), [s.label for s in self.seats], game.log,
+                        final_id=lambda: game_id_of(GAME, game.log))
 
     async def _start(self) -> None:
         await self.changed(lambda: all(s.name for s in self.seats))
