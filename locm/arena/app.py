@@ -198,6 +198,7 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
             while True:
                 try:
                     new, shown = await _thread(feed.poll)
+                    frame = await _thread(feed.frame)
                 except (LocmError, ValueError, TypeError, KeyError) as exc:  # a file the runner did not write
                     yield f"event: failed\ndata: {json.dumps(str(exc).splitlines()[0][:300] if str(exc) else '')}\n\n"
                     return
@@ -205,7 +206,6 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
                     yield f"event: events\ndata: {_safe_json(new)}\n\n"
                 if shown:
                     yield f"event: reveal\ndata: {_safe_json(shown)}\n\n"
-                frame = await _thread(feed.frame)
                 if frame is not None:
                     yield f"event: board\ndata: {_safe_json(frame)}\n\n"
                 if feed.ended and not said_ended:

@@ -8,6 +8,9 @@ that long ago is revealed: its words as everyone reads them once the game is sto
 the runners', so they are read as hostile: a line that does not parse, a header that does not say what it
 should or an event its game's codec refuses ends that game's feed with one line, and nothing but the spool
 folder is read.
+
+A game that hides nothing has a board too (`live_board`: its viewer board's ``live_frame``, Skyport's): the
+boards after the new events, which the watch page draws with the viewer's own board script.
 """
 
 from __future__ import annotations
@@ -198,12 +201,16 @@ class Feed:
 
     def frame(self) -> dict | None:
         """The boards after the events not drawn yet (`live_board`'s ``live_frame``); None when there are none,
-        and for a game without a live board."""
+        for a game without a live board, and from a log its board cannot draw on (then never again)."""
         r = self._replay
         if self.board is None or r is None or len(self.events) - 1 <= self._drawn:
             return None
         since, self._drawn = self._drawn, len(self.events) - 1
-        return self.board.live_frame(r, since)
+        try:
+            return self.board.live_frame(r, since)
+        except Exception:  # noqa: BLE001  (a forged log the board cannot draw: its events still come, in words)
+            self.board = None
+            return None
 
 
 def live_board(game) -> ModuleType | None:

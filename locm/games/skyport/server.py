@@ -52,7 +52,10 @@ blocks on a client that does not read (the 2013 server's writes do); and it ends
 `Transcript` (`locm.games.skyport.lines`) writes what each client sent and was sent in the oracle's log format, so
 ``locm conformance --game skyport`` checks a served game's messages the way it checks the Java server's.
 
-Why one module of about 640 lines: `SkyportServer` is one state machine over one event loop (its seats, their
+While it is played, a game is published to the live spool of the store the process plays into, if that is on
+(`locm.runner.live`, for `locm arena`'s spectators), under a name of its own until its id is known.
+
+Why one module of about 670 lines: `SkyportServer` is one state machine over one event loop (its seats, their
 connections, the turn's clock and the game), and each of its steps reads and changes the same seats; the
 parts that stand alone are modules of their own already (the wire format `locm.games.skyport.wire`, the
 transcript `locm.games.skyport.lines`, the client processes `locm.games.skyport.netbots`).
