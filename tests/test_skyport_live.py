@@ -11,6 +11,7 @@ seconds a turn), started by locm as a seat's command or connecting to `locm serv
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import socket
@@ -206,3 +207,32 @@ def test_in_a_browser_a_served_skyport_game_is_watched_on_its_board(store, tmp_p
                 p.wait()
         server.should_exit = True
         thread.join(10)
+
+
+def test_a_forged_map_in_a_spool_file_draws_no_markup(tmp_path):
+    """The spool's files are hostile: a map letter that is a quote or a bracket does not reach the board's
+    SVG (which the page puts in with innerHTML) as markup."""
+    import msgspec
+
+    game = registry.get("skyport")
+    match = game.new(game.rules("2013").replace(turn_limit=6), 3, ("hunter", "random"))
+    players = [game.make_agent(a, 3, s) for s, a in enumerate(("hunter", "random"))]
+    while not match.ended:
+        players[match.to_move].play_turn(match, match.to_move)
+    created = match.log[0]
+    rows = list(created.map.rows)
+    rows[0] = rows[0][:8] + '"/><b x'
+    forged = msgspec.structs.replace(created, map=msgspec.structs.replace(created.map, rows=tuple(rows)))
+    path = tmp_path / "forged.jsonl"
+    header = {"live": 1, "game_id": "forged", "game": "skyport", "agents": ["a", "b"], "pid": os.getpid(),
+              "started": time.time()}
+    events = b",".join(game.codec.to_json(e) for e in [forged, *match.log[1:]])
+    path.write_bytes(json.dumps(header).encode() + b"\n" + b'{"t":1,"events":[' + events + b"]}\n")
+    feed = Feed(path)
+    assert len(feed.poll()[0]) == len(match.log)
+    frame = feed.frame()
+    assert frame is not None
+    tiles = frame["svg"]["tiles"]
+    assert '"/><b' not in tiles and "<b" not in tiles
+    assert set(re.findall(r'class="t(.)"', tiles)) <= set("GVSERCOU")
+    feed.close()

@@ -70,6 +70,7 @@ def tiles_svg(rows: list[str]) -> str:
     for j, row in enumerate(rows):
         for k, t in enumerate(row):
             x, y = centre((j, k), size)
+            t = t if t in TILE_NAME else "U"  # a forged map's letter is no markup (U: unknown, drawn unfilled)
             out.append(f'<polygon class="t{t}" points="{_hexagon(x, y, S - 0.6)}"><title>{j}, {k} '
                        f'{TILE_NAME.get(t, "?")}</title></polygon>')
     return "".join(out)
