@@ -198,7 +198,6 @@ class Feed:
                 self.revealed += 1
         return new, shown
 
-
     def frame(self) -> dict | None:
         """The boards after the events not drawn yet (`live_board`'s ``live_frame``); None when there are none,
         for a game without a live board, and from a log its board cannot draw on (then never again)."""
@@ -216,7 +215,8 @@ class Feed:
 def live_board(game) -> ModuleType | None:
     """The module that draws ``game``'s board in the viewer (`locm.replay.html`), if it draws a live one too:
     its ``live_frame(replay, since)`` gives the page's data for the boards after the events past ``since``
-    (and their ``seqs``), which its ``BOARD_JS`` draws one after another. Only a game that hides nothing has one (a spectator sees its whole board)."""
+    (and their ``seqs``), which its ``BOARD_JS`` draws one after another. Only a game that hides nothing has
+    one (a spectator sees its whole board)."""
     from locm.replay.wing import wing_of
 
     name = wing_of(game).viewer_board or game.html_board

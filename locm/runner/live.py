@@ -15,8 +15,8 @@ JSON, what the store will hold), and ``{"t": ..., "ended": true}`` when the game
 is removed (the game is then stored, or failed). A game whose id is known only once it is over (a Skyport game
 with a seat its client took by itself: its id names its whole log) is published under a name of its own
 (`live_name`), and its end line says the id it is stored under (``"game_id"``). The file holds every seat's
-hidden information: the arena shows a spectator only what a seat's opponents may see (`locm.arena.live`). A file left by a killed process
-names its ``pid``, which the arena checks.
+hidden information: the arena shows a spectator only what a seat's opponents may see (`locm.arena.live`). A
+file left by a killed process names its ``pid``, which the arena checks.
 
 A run with a sequential test writes ``sprt-<schedule key>.json`` (`publish_run`): its test, agents and pid,
 rewritten as the test advances, so that the arena can show its state (computed again from the store).

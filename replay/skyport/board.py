@@ -371,6 +371,6 @@ function drawBoard(table) {
 BOARD_JS = SVG_JS
 
 
-__all__ = ["board_data", "viewer_data", "live_frame", "LIVE_FRAMES", "shots", "tiles_svg", "reach", "score_chart", "centre",
-           "SVG_JS",
+__all__ = ["board_data", "viewer_data", "live_frame", "LIVE_FRAMES", "shots", "tiles_svg", "reach", "score_chart",
+           "centre", "SVG_JS",
            "BOARD_JS", "STYLE", "KEY"]
