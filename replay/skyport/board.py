@@ -255,7 +255,7 @@ def score_chart(r: Replay) -> str:
 
 STYLE = """
 .tG{fill:#cfe8b0}.tV{fill:#20232a}.tS{fill:#f3e6a0}.tE{fill:#f08a4b}.tR{fill:#d46ad8}.tC{fill:#9aa4ad}
-.tO{fill:#6b5b4b}polygon[class^=t]{stroke:#fff;stroke-width:.6}
+.tO{fill:#6b5b4b}.tU{fill:none}polygon[class^=t]{stroke:#fff;stroke-width:.6}
 .rl{fill:none;stroke:#e00;stroke-width:1.4}.rm{fill:#06c;fill-opacity:.18;stroke:#06c;stroke-width:1.6;stroke-dasharray:2 2}
 .rd{fill:none;stroke:#080;stroke-width:1;stroke-dasharray:1 3}
 .shot{fill:none;stroke-width:3.5;stroke-linecap:round;opacity:.85}.droid{stroke-dasharray:6 3}
