@@ -62,7 +62,7 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
     from starlette.routing import Mount
     from starlette.staticfiles import StaticFiles
 
-    from locm.arena.live import Feed, Spool, sprt_state
+    from locm.arena.live import Feed, Spool, live_board, sprt_state
 
     model = ReadModel(db, index)
     model.index.refresh()
@@ -173,13 +173,16 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
         if found is None:
             return page("missing.html", request, what="no such game is being played (it may be over: see "
                         "the games)", status=404)
-        return page("watch.html", request, g=found, reveal_after=reveal_after)
+        from locm.engine import registry
+
+        board = live_board(registry.get(found["game"]))  # a game that hides nothing: its board, live
+        return page("watch.html", request, g=found, reveal_after=reveal_after,
+                    board_js=board.BOARD_JS if board is not None else "")
 
     async def watch_events(request: Request) -> Response:
         found = await _thread(spool.find, request.path_params["handle"])
         if found is None:
             return JSONResponse({"error": "no such game is being played"}, status_code=404)
-        gid = found["game_id"]  # said once the game is over
         feed = await _thread(Feed, spool.path / found["file"], reveal_after)
 
         async def stream():
@@ -195,6 +198,7 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
             while True:
                 try:
                     new, shown = await _thread(feed.poll)
+                    frame = await _thread(feed.frame)
                 except (LocmError, ValueError, TypeError, KeyError) as exc:  # a file the runner did not write
                     yield f"event: failed\ndata: {json.dumps(str(exc).splitlines()[0][:300] if str(exc) else '')}\n\n"
                     return
@@ -202,8 +206,11 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
                     yield f"event: events\ndata: {_safe_json(new)}\n\n"
                 if shown:
                     yield f"event: reveal\ndata: {_safe_json(shown)}\n\n"
+                if frame is not None:
+                    yield f"event: board\ndata: {_safe_json(frame)}\n\n"
                 if feed.ended and not said_ended:
                     said_ended = True
+                    gid = feed.stored_id  # said once the game is over (its end line's, under a live name)
                     yield f"event: ended\ndata: {json.dumps({'game_id': gid, 'stored': f'/games/{quote(gid)}'})}\n\n"
                 if feed.ended and (feed.reveal_after is None or feed.revealed >= feed.sent):
                     return

@@ -8,16 +8,21 @@ that long ago is revealed: its words as everyone reads them once the game is sto
 the runners', so they are read as hostile: a line that does not parse, a header that does not say what it
 should or an event its game's codec refuses ends that game's feed with one line, and nothing but the spool
 folder is read.
+
+A game that hides nothing has a board too (`live_board`: its viewer board's ``live_frame``, Skyport's): the
+boards after the new events, which the watch page draws with the viewer's own board script.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib
 import json
 import os
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from locm.engine.errors import LocmError
@@ -131,7 +136,11 @@ class Feed:
         self.sent = 0
         self.revealed = 0
         self.ended = False
+        self.stored_id = head["game_id"]
+        """The id the game is stored under (its end line's, for a game published under a live name)."""
         self._replay = None
+        self.board = live_board(self.game)
+        self._drawn = -1
 
     def _read(self) -> None:
         if self.ended:
@@ -150,6 +159,8 @@ class Feed:
             if not isinstance(doc, dict) or doc.get("live") == 1:
                 continue
             if doc.get("ended") is True:
+                if isinstance(doc.get("game_id"), str):
+                    self.stored_id = doc["game_id"][:200]  # a game published under a live name: its id at last
                 self.close()
             t = float(doc.get("t", 0))
             for raw in doc.get("events", ()):
@@ -187,6 +198,31 @@ class Feed:
                 self.revealed += 1
         return new, shown
 
+    def frame(self) -> dict | None:
+        """The boards after the events not drawn yet (`live_board`'s ``live_frame``); None when there are none,
+        for a game without a live board, and from a log its board cannot draw on (then never again)."""
+        r = self._replay
+        if self.board is None or r is None or len(self.events) - 1 <= self._drawn:
+            return None
+        since, self._drawn = self._drawn, len(self.events) - 1
+        try:
+            return self.board.live_frame(r, since)
+        except Exception:  # noqa: BLE001  (a forged log the board cannot draw: its events still come, in words)
+            self.board = None
+            return None
+
+
+def live_board(game) -> ModuleType | None:
+    """The module that draws ``game``'s board in the viewer (`locm.replay.html`), if it draws a live one too:
+    its ``live_frame(replay, since)`` gives the page's data for the boards after the events past ``since``
+    (and their ``seqs``), which its ``BOARD_JS`` draws one after another. Only a game that hides nothing has
+    one (a spectator sees its whole board)."""
+    from locm.replay.wing import wing_of
+
+    name = wing_of(game).viewer_board or game.html_board
+    board = importlib.import_module(name) if name else None
+    return board if hasattr(board, "live_frame") else None
+
 
 def _tag(event) -> str:
     from locm.events.base import tag_of
@@ -214,4 +250,4 @@ def sprt_state(db: str | Path, run: dict, manifest: str) -> dict:
             "state": state, **summary}
 
 
-__all__ = ["Spool", "Feed", "sprt_state", "SUFFIX", "MAX_FILE"]
+__all__ = ["Spool", "Feed", "live_board", "sprt_state", "SUFFIX", "MAX_FILE"]

@@ -12,9 +12,11 @@ milliseconds: they cost a dictionary entry per game), so only games slow enough 
 A game's file ``<game_id>.jsonl`` is append-only: a first line ``{"live": 1, "game_id", "game", "agents",
 "pid", "started"}``, then lines ``{"t": unix time, "events": [event, ...]}`` (each event its codec's canonical
 JSON, what the store will hold), and ``{"t": ..., "ended": true}`` when the game is over, after which the file
-is removed (the game is then stored, or failed). The file holds every seat's hidden information: the arena
-shows a spectator only what a seat's opponents may see (`locm.arena.live`). A file left by a killed process
-names its ``pid``, which the arena checks.
+is removed (the game is then stored, or failed). A game whose id is known only once it is over (a Skyport game
+with a seat its client took by itself: its id names its whole log) is published under a name of its own
+(`live_name`), and its end line says the id it is stored under (``"game_id"``). The file holds every seat's
+hidden information: the arena shows a spectator only what a seat's opponents may see (`locm.arena.live`). A
+file left by a killed process names its ``pid``, which the arena checks.
 
 A run with a sequential test writes ``sprt-<schedule key>.json`` (`publish_run`): its test, agents and pid,
 rewritten as the test advances, so that the arena can show its state (computed again from the store).
@@ -22,12 +24,14 @@ rewritten as the test advances, so that the arena can show its state (computed a
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import secrets
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 ENV = "LOCM_LIVE_SPOOL"
@@ -63,10 +67,12 @@ def _spool() -> Path | None:
 
 
 class _Watched:
-    __slots__ = ("path", "header", "log", "codec", "written", "since", "lock", "done")
+    __slots__ = ("path", "header", "log", "codec", "written", "since", "lock", "done", "final_id")
 
-    def __init__(self, path: Path, header: dict, log: list, codec: Any) -> None:
+    def __init__(self, path: Path, header: dict, log: list, codec: Any,
+                 final_id: Callable[[], str] | None = None) -> None:
         self.path, self.header, self.log, self.codec = path, header, log, codec
+        self.final_id = final_id
         self.lock = threading.Lock()  # the watcher's flush and the game's last one
         self.done = False
         self.written = -1  # -1: nothing written yet (not even the header)
@@ -113,7 +119,13 @@ def _append(w: _Watched, ended: bool) -> None:
         out += _line({"t": round(time.time(), 3)}, [w.codec.to_json(e) for e in w.log[w.written:n]])
         w.written = n
     if ended:
-        out += _line({"t": round(time.time(), 3), "ended": True})
+        end: dict[str, Any] = {"t": round(time.time(), 3), "ended": True}
+        if w.final_id is not None:
+            try:
+                end["game_id"] = w.final_id()
+            except Exception:  # noqa: BLE001  (a game that failed has no id: its feed ends all the same)
+                pass
+        out += _line(end)
     if out:
         with open(w.path, "ab") as f:
             f.write(out)
@@ -135,9 +147,12 @@ def _loop() -> None:
 
 
 @contextmanager
-def watching(game, game_id: str, agents: Sequence[str], log: list) -> Iterator[None]:
+def watching(game, game_id: str, agents: Sequence[str], log: list,
+             final_id: Callable[[], str] | None = None) -> Iterator[None]:
     """Publish the game whose log is ``log`` (``game``: its definition, whose codec writes the events) while the
-    block plays it, if the spool is on; its file is ended and removed when the block ends, however."""
+    block plays it, if the spool is on; its file is ended and removed when the block ends, however. ``game_id``
+    names its file; ``final_id``, for a game published under a `live_name`, gives the id it is stored under
+    once it is over (said in its end line)."""
     global _thread
     spool = _spool()
     if spool is None:
@@ -145,7 +160,7 @@ def watching(game, game_id: str, agents: Sequence[str], log: list) -> Iterator[N
         return
     header = {"live": 1, "game_id": game_id, "game": game.name, "agents": list(agents), "pid": os.getpid(),
               "started": round(time.time(), 3)}
-    w = _Watched(spool / f"{_safe(game_id)}.jsonl", header, log, game.codec)
+    w = _Watched(spool / f"{_safe(game_id)}.jsonl", header, log, game.codec, final_id)
     with _lock:
         _watched[id(log)] = w
         if _thread is None or not _thread.is_alive():
@@ -164,6 +179,15 @@ def watching(game, game_id: str, agents: Sequence[str], log: list) -> Iterator[N
                     w.path.unlink()
             except OSError:
                 pass
+
+
+_names = itertools.count()
+
+
+def live_name(game_name: str) -> str:
+    """A name to publish a game under while its id is not known (``GAME-live-PID-N-RANDOM``: unique among the
+    games being played, and telling nothing of the game's seed)."""
+    return f"{game_name}-live-{os.getpid()}-{next(_names)}-{secrets.token_hex(4)}"
 
 
 def _safe(game_id: str) -> str:
@@ -186,4 +210,4 @@ def publish_run(key: str, doc: dict) -> None:
         pass
 
 
-__all__ = ["ENV", "POLL", "spool_of", "enable", "watching", "publish_run"]
+__all__ = ["ENV", "POLL", "spool_of", "enable", "watching", "live_name", "publish_run"]

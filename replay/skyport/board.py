@@ -12,7 +12,8 @@ distinct position and loadout (only a resource tile changes, so a reach depends 
 log that changes rock gets reaches of its own); and per event one
 small frame of indexes into those tables. ``SVG_JS``'s ``drawSvg`` draws a frame: the changed tiles, the
 reach of the robot to move, the event's shot and hits, the robots, and the side table. A score chart gives
-every player's points at each turn's start.
+every player's points at each turn's start. `live_frame` is the board of a game being played (`locm arena`'s
+watch page draws it with the same ``BOARD_JS``).
 
 Geometry: the map's rows are ``j + k`` from the top, and a row runs from the largest ``j`` to the smallest
 (`engine.skyport.hexmap`), so a tile's centre is ``x = 1.5·s·(k - j)``, ``y = (√3/2)·s·(j + k)`` for
@@ -69,6 +70,7 @@ def tiles_svg(rows: list[str]) -> str:
     for j, row in enumerate(rows):
         for k, t in enumerate(row):
             x, y = centre((j, k), size)
+            t = t if t in TILE_NAME else "U"  # a forged map's letter is no markup (U: unknown, drawn unfilled)
             out.append(f'<polygon class="t{t}" points="{_hexagon(x, y, S - 0.6)}"><title>{j}, {k} '
                        f'{TILE_NAME.get(t, "?")}</title></polygon>')
     return "".join(out)
@@ -209,6 +211,19 @@ def viewer_data(r: Replay) -> dict[str, Any]:
     return {"svg": board_data(r, list(range(len(r.events))))}
 
 
+LIVE_FRAMES = 40
+"""At most this many frames in one of `live_frame`'s answers (the newest: a fast game's board skips ahead)."""
+
+
+def live_frame(r: Replay, since: int = -1) -> dict[str, Any]:
+    """The boards of a game being played after each event past ``since`` (at most the newest `LIVE_FRAMES`),
+    for `locm arena`'s watch page, which draws them one after another with ``BOARD_JS``, as the viewer does
+    (each shot and its hits as they happened): `board_data` at those events (``svg``) and their ``seqs``.
+    Skyport hides nothing, so a spectator is shown the whole board."""
+    seqs = list(range(max(since + 1, r.last_seq + 1 - LIVE_FRAMES, 0), r.last_seq + 1))
+    return {"svg": board_data(r, seqs), "seqs": seqs}
+
+
 def score_chart(r: Replay) -> str:
     """Every player's score at each turn's start and at the end, as an SVG line chart."""
     starts = [seq for seq, _, _ in r.game.turn_starts(r.events)] + [r.last_seq]
@@ -240,7 +255,7 @@ def score_chart(r: Replay) -> str:
 
 STYLE = """
 .tG{fill:#cfe8b0}.tV{fill:#20232a}.tS{fill:#f3e6a0}.tE{fill:#f08a4b}.tR{fill:#d46ad8}.tC{fill:#9aa4ad}
-.tO{fill:#6b5b4b}polygon[class^=t]{stroke:#fff;stroke-width:.6}
+.tO{fill:#6b5b4b}.tU{fill:none}polygon[class^=t]{stroke:#fff;stroke-width:.6}
 .rl{fill:none;stroke:#e00;stroke-width:1.4}.rm{fill:#06c;fill-opacity:.18;stroke:#06c;stroke-width:1.6;stroke-dasharray:2 2}
 .rd{fill:none;stroke:#080;stroke-width:1;stroke-dasharray:1 3}
 .shot{fill:none;stroke-width:3.5;stroke-linecap:round;opacity:.85}.droid{stroke-dasharray:6 3}
@@ -340,12 +355,14 @@ function drawBoard(table) {
     const side = el('div'); side.style.flex = '1 1 320px'; side.style.minWidth = '0';
     const legend = el('div'); legend.id = 'legend';
     const key = el('div'); key.innerHTML = S.key;  // fixed words only (board.py's KEY)
-    const chart = el('div'); chart.innerHTML = S.chart;  // numbers and fixed words only
+    const chart = el('div'); chart.id = 'svgchart';
     side.append(legend, key, chart);
     pic.append(svg, side);
     table.appendChild(pic);
     table.dataset.ready = '1';
   }
+  const chart = document.getElementById('svgchart');  // a live game's board gets a new chart with each frame
+  if (chart.drawnFrom !== S) { chart.innerHTML = S.chart; chart.drawnFrom = S; }  // numbers and fixed words only
   drawSvg(S, String(seq), document.getElementById('layer'), document.getElementById('overlay'),
           document.getElementById('legend'));
 }
@@ -354,5 +371,6 @@ function drawBoard(table) {
 BOARD_JS = SVG_JS
 
 
-__all__ = ["board_data", "viewer_data", "shots", "tiles_svg", "reach", "score_chart", "centre", "SVG_JS",
+__all__ = ["board_data", "viewer_data", "live_frame", "LIVE_FRAMES", "shots", "tiles_svg", "reach", "score_chart",
+           "centre", "SVG_JS",
            "BOARD_JS", "STYLE", "KEY"]

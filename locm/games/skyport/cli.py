@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from locm.cli.progress import bar as progress_bar
-
+from locm.runner import live
 
 
 def load_map(text: str):
@@ -130,6 +130,7 @@ def serve(game, map_name, port, host, players, seats, seed, turns, think_ms, tim
             check_output(path)
     if seed is None:
         seed = secrets.randbits(62)
+    live.enable(db)  # spectators of the store's live spool (locm arena) see the game while it is played
     tracer = Transcript(transcript) if transcript is not None else None
     say = lambda text: click.echo(f"locm serve: {text}", err=True)  # noqa: E731
     say(f"skyport, map {game_map.name or map_name}, {count} players, seed {seed}, {timing} timing "

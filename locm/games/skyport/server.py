@@ -64,7 +64,10 @@ blocks on a client that does not read (the 2013 server's writes do); and it ends
 `Transcript` (`locm.games.skyport.lines`) writes what each client sent and was sent in the oracle's log format, so
 ``locm conformance --game skyport`` checks a served game's messages the way it checks the Java server's.
 
-Why one module of about 760 lines: `SkyportServer` is one state machine over one event loop (its seats, their
+While it is played, a game is published to the live spool of the store the process plays into, if that is on
+(`locm.runner.live`, for `locm arena`'s spectators), under a name of its own until its id is known.
+
+Why one module of about 790 lines: `SkyportServer` is one state machine over one event loop (its seats, their
 connections, the turn's clock and the game), and each of its steps reads and changes the same seats (a join by
 token too: it finds a free seat and hands it the connection); the
 parts that stand alone are modules of their own already (the wire format `locm.games.skyport.wire`, the
@@ -593,11 +596,12 @@ class SkyportServer:
         assert game is not None
         wall = self.bounds.wall_s
         stop_at = None if wall is None else time.monotonic() + wall
-        while game.state.phase == TURN:
-            if stop_at is not None and time.monotonic() >= stop_at:  # checked before each turn, as in 2013
-                game.submit(Stop(game.state.current, f"wall-clock limit {wall:g} s"))
-                break
-            await self._turn(game)
+        with self._published(game):
+            while game.state.phase == TURN:
+                if stop_at is not None and time.monotonic() >= stop_at:  # checked before each turn, as in 2013
+                    game.submit(Stop(game.state.current, f"wall-clock limit {wall:g} s"))
+                    break
+                await self._turn(game)
         ended = game.log[-1]
         assert isinstance(ended, GameEnded)
         if self.transcript:
@@ -607,6 +611,17 @@ class SkyportServer:
             self.transcript.record({"type": "end", "reason": "server-crash" if ended.reason == "server-crash"
                                     else "game-over", "last_turn": ended.turn, "result": result})
         return game
+
+    def _published(self, game: SkyportGame) -> Any:
+        """Its turns published to the live spool of the store the process plays into (`locm.runner.live`, for
+        `locm arena`'s spectators), under a name of its own: its id may name its whole log. Skyport hides
+        nothing, so the spectators read everything."""
+        from locm.engine.seam import game_id_of
+        from locm.engine.skyport.definition import GAME
+        from locm.runner.live import live_name, watching
+
+        return watching(GAME, live_name(GAME.name), [s.label for s in self.seats], game.log,
+                        final_id=lambda: game_id_of(GAME, game.log))
 
     async def _start(self) -> None:
         await self.changed(lambda: all(s.name for s in self.seats))
