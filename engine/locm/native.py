@@ -13,8 +13,9 @@ exactly the classes it has (not subclasses: `locm.games.locm.bots` subclasses th
 already under way, a fold) is the Python core's, which `why_not` says in one line.
 
 `redecide(events)` re-decides a stored log of built-in agents natively (`engine.locm.redecide` uses it under the
-native core): its recorded inputs played again through the C++ rules and the log that makes compared byte for byte
-with the stored one, in C++.
+native core): its recorded inputs, read from the stored events' JSON in C++, played again through the C++ rules,
+and the log that makes compared byte for byte with the stored one, in C++. Only the opening is the Python core's
+(made again from `game_created` and compared here).
 """
 
 from __future__ import annotations
@@ -25,8 +26,7 @@ import msgspec
 
 from locm.events.base import tag_of
 from locm.events.locm.cards import Card
-from locm.events.locm.catalog import (ACTION, END_TURN, EVENT_TYPES, ActionReceived, CardPoolDefined, DraftOffered,
-                                      Event, GameCreated, HardError)
+from locm.events.locm.catalog import EVENT_TYPES, CardPoolDefined, DraftOffered, Event, GameCreated
 from locm.engine.corebuild import native_module
 from locm.engine.locm.agents import _KW_VALUE, Agent, GreedyAgent, PassAgent, RandomAgent
 from locm.engine.locm.legal import LegalCache
@@ -165,29 +165,16 @@ def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random
     return to_jsonl(game.log) + cast(bytes, rest)
 
 
-_INPUT_KINDS = {ACTION: 0, END_TURN: 1}
-
-
 def redecide(events: list[Event]) -> tuple[int, int, int] | None:
     """Re-decide a log of the current schema natively: (0, -1, inputs) when every event is what the rules give
     (byte for byte, the game over at its end), (1, seq, inputs) for the first event that is not, and None when
     the native core does not take this log (not built; an input of kind ``line``, an external bot's answer; an
-    uncaused event that is no input; an opening the Python core cannot make again, or that differs from the
+    opening the Python core cannot make again, or that differs from the
     stored one; an input it does not play as it is, such as a command the rules refuse): the Python path
     (`engine.locm.redecide`) re-decides those, and says what is wrong with a log in its words."""
     if _native is None or not events or type(events[0]) is not GameCreated:
         return None
     created = events[0]
-    inputs = []
-    kinds = _INPUT_KINDS
-    for e in [e for e in events if e.cause == -1][1:]:
-        t = type(e)
-        if t is ActionReceived and e.kind in kinds:
-            inputs.append((kinds[e.kind], e.player, e.text, ""))
-        elif t is HardError:
-            inputs.append((2, e.player, e.text, e.reason))
-        else:
-            return None
     from locm.engine.locm.setup import opening as make_opening
 
     try:
@@ -199,12 +186,12 @@ def redecide(events: list[Event]) -> tuple[int, int, int] | None:
     if _ENCODE(made) != _ENCODE(events[:n]):
         return None
     s0, s1, cards, offers, seq = opening_of(made)
-    status, at = _native.redecide_inputs(rules, s0, s1, cards, offers, seq, inputs, _ENCODE(events[n:]))
+    status, at, inputs = _native.redecide_inputs(rules, s0, s1, cards, offers, seq, _ENCODE(events[n:]))
     if status == 2:
         return None
     if status == 1 and at < len(events):  # named as the Python path names it: by the stored event's own seq
         at = events[at].seq
-    return status, at, len(inputs)
+    return status, at, inputs
 
 
 def generated_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...] | None:

@@ -1547,13 +1547,83 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
                           py::make_tuple(g.turn_ms[0], g.turn_ms[1]));
 }
 
+// One recorded input, read from the stored log: kind (0 action, 1 end_turn, 2 hard error), player, text, reason.
+struct Input {
+    int kind, player;
+    std::string text, reason;
+};
+
+// A JSON string at `s[i]` (its opening quote) as msgspec writes printable ASCII (only `\"` and `\\` escaped);
+// false for anything else. `i` ends past the closing quote.
+bool read_str(std::string_view s, size_t& i, std::string& out) {
+    if (i >= s.size() || s[i] != '"') return false;
+    out.clear();
+    for (++i; i < s.size(); ++i) {
+        char c = s[i];
+        if (c == '"') { ++i; return true; }
+        if (c == '\\') {
+            if (++i >= s.size() || (s[i] != '"' && s[i] != '\\')) return false;
+            c = s[i];
+        } else if (c < 0x20 || c > 0x7e) {
+            return false;
+        }
+        out += c;
+    }
+    return false;
+}
+
+// The recorded inputs of a stored log (`[e,e,...]`, each event its canonical JSON): every `action_received` and
+// `hard_error` with cause -1, in order. False when one is not of a kind this core plays (an answer line) or not
+// of the canonical form. They are only what to play: whether the log is sound is the byte comparison's to say.
+bool stored_inputs(std::string_view s, std::vector<Input>& in) {
+    static constexpr std::string_view ACT = "{\"type\":\"action_received\",\"player\":",
+                                      HARD = "{\"type\":\"hard_error\",\"player\":",
+                                      CAUSE = ",\"cause\":-1,\"rule\":";
+    size_t i = 0, n = s.size();
+    while (true) {
+        size_t at = s.find("{\"type\":\"", i);
+        if (at == std::string_view::npos) return true;
+        std::string_view rest = s.substr(at);
+        bool act = rest.substr(0, ACT.size()) == ACT, hard = !act && rest.substr(0, HARD.size()) == HARD;
+        if (!act && !hard) {  // another event: `{"` starts one only (in a JSON string a quote is escaped)
+            i = at + 1;
+            continue;
+        }
+        i = at + (act ? ACT.size() : HARD.size());
+        Input x;
+        if (i + 1 >= n || (s[i] != '0' && s[i] != '1')) return false;
+        x.player = s[i++] - '0';
+        auto key = [&](std::string_view k) {
+            if (s.substr(i, k.size()) != k) return false;
+            i += k.size();
+            return true;
+        };
+        std::string kind;
+        if (act) {
+            if (!key(",\"text\":") || !read_str(s, i, x.text) || !key(",\"kind\":") || !read_str(s, i, kind))
+                return false;
+            if (kind == "action") x.kind = 0;
+            else if (kind == "end_turn") x.kind = 1;
+            else return false;  // an answer line (an external bot's): the Python core's
+        } else {
+            x.kind = 2;
+            if (!key(",\"reason\":") || !read_str(s, i, x.reason) || !key(",\"text\":") || !read_str(s, i, x.text))
+                return false;
+        }
+        if (!key(",\"seq\":")) return false;
+        while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+        if (s.substr(i, CAUSE.size()) == CAUSE) in.push_back(std::move(x));
+    }
+}
+
 // `redecide_inputs` past its arguments (no Python object touched: it runs without the GIL).
-std::pair<int, int> replay_and_compare(Game& g, std::vector<std::tuple<int, int, std::string, std::string>>& in,
-                                       std::string_view want, int seq) {
+std::tuple<int, int, int> replay_and_compare(Game& g, std::string_view want, int seq) {
+    std::vector<Input> in;
+    if (!stored_inputs(want, in)) return {2, -1, 0};
+    int inputs = static_cast<int>(in.size());
     for (size_t k = 0; k < in.size(); ++k) {
         if (g.phase == ENDED_PHASE) break;  // the log goes on: its next event is where it differs
-        auto& [kind, player, text, reason] = in[k];
-        if (!g.play_input(kind, player, text, reason)) return {2, static_cast<int>(k)};
+        if (!g.play_input(in[k].kind, in[k].player, in[k].text, in[k].reason)) return {2, static_cast<int>(k), inputs};
     }
     Buf s;
     s.s.resize(g.log.size() * 120 + 4096);
@@ -1565,34 +1635,33 @@ std::pair<int, int> replay_and_compare(Game& g, std::vector<std::tuple<int, int,
         size_t end = s.n;
         if (want.size() <= end || want.compare(start, end - start, std::string_view(s.s.data() + start, end - start))
             || (want[end] != ',' && want[end] != ']'))
-            return {1, seq + static_cast<int>(k)};
+            return {1, seq + static_cast<int>(k), inputs};
     }
     s.put(']');
     int after = seq + static_cast<int>(g.log.size());
-    if (std::string_view(s.s.data(), s.n) != want || g.phase != ENDED_PHASE) return {1, after};
-    return {0, -1};
+    if (std::string_view(s.s.data(), s.n) != want || g.phase != ENDED_PHASE) return {1, after, inputs};
+    return {0, -1, inputs};
 }
 
-// Re-decides a game (engine/locm/redecide.py) from its opening (as `play_game` takes it) and its recorded inputs
-// (kind, player, text, reason: `Game.play_input`), and compares the log it makes, after the opening, with
-// `stored`: the stored events from the same seq as msgspec encodes a list of them (`[e,e,...]`, each event as
-// its canonical JSON). Returns (0, -1) when they are the same byte for byte and the game is over; (1, seq) for
-// the first event that differs (or that one side lacks: the log goes on past the game's end, or ends before
-// it); (2, k) when input k is not one this core plays as it is (the Python core re-decides such a log).
+// Re-decides a game (engine/locm/redecide.py) from its opening (as `play_game` takes it) and the log stored after
+// it, `stored`: its events from that seq as msgspec encodes a list of them (`[e,e,...]`, each event its
+// canonical JSON). The recorded inputs are read from `stored` (`stored_inputs`), played again
+// (`Game.play_input`), and the log they make is compared with `stored`, byte for byte. Returns (status, seq,
+// the inputs read): status 0 (seq -1) when they are the same and the game is over; 1 with the seq of the first
+// event that differs (or that one side lacks: the log goes on past the game's end, or ends before it); 2 when
+// an input is not one this core plays as it is (the Python core re-decides such a log).
 py::tuple redecide_inputs(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards,
-                          const py::list& offers, int seq, const py::list& inputs, const py::bytes& stored) {
+                          const py::list& offers, int seq, const py::bytes& stored) {
     Game g;
     open_game(g, rules_from(rules), shuffle0, shuffle1, parse_cards(std::string_view(cards)),
               offers.cast<std::vector<std::vector<int>>>(), seq, nullptr);
-    std::vector<std::tuple<int, int, std::string, std::string>> in =
-        inputs.cast<std::vector<std::tuple<int, int, std::string, std::string>>>();
     std::string_view want(stored);
-    int status = 0, at = -1;
+    std::tuple<int, int, int> made;
     {
         py::gil_scoped_release release;
-        std::tie(status, at) = replay_and_compare(g, in, want, seq);
+        made = replay_and_compare(g, want, seq);
     }
-    return py::make_tuple(status, at);
+    return py::make_tuple(std::get<0>(made), std::get<1>(made), std::get<2>(made));
 }
 
 // --- the battle environment, N games a call (locm/rl/locm_native.py) ---------------------------------------------
@@ -1910,7 +1979,7 @@ PYBIND11_MODULE(_native, m) {
           py::arg("as_json") = false, py::arg("kw_values") = std::vector<double>(64, 0.0));
     m.def("set_event_types", &set_event_types, py::arg("classes"));
     m.def("redecide_inputs", &redecide_inputs, py::arg("rules"), py::arg("shuffle0"), py::arg("shuffle1"),
-          py::arg("cards"), py::arg("offers"), py::arg("seq"), py::arg("inputs"), py::arg("stored"));
+          py::arg("cards"), py::arg("offers"), py::arg("seq"), py::arg("stored"));
     m.def("set_cardgen_tables", &set_cardgen_tables, py::arg("tables"));
     m.def("generated_cards", &generated_cards, py::arg("card_gen_seed"), py::arg("handle"), py::arg("card_class"));
     m.def("java_next_ints", [](int64_t seed, int bound, int count) {
