@@ -140,10 +140,13 @@ def test_a_forged_log_is_caught_at_the_same_event_on_both_cores(ruleset, seed, a
     if forged is None or forged == log:
         return
     pure, nat = both(forged)
-    assert not pure.ok, (ruleset, seed, agents, k, how)
     assert nat == pure, (ruleset, seed, agents, k, how)
     fast = native.redecide(forged)
-    if fast is not None:  # the native core took the log: it found the forgery itself, at the same event
+    if fast is None:
+        return
+    if pure.ok:  # an input edited into another one the rules take (a hard error's reason): a sound log still
+        assert fast[0] == 0, (ruleset, seed, agents, k, how, fast)
+    else:  # the native core took the log: it found the forgery itself, at the same event
         assert fast[:2] == (1, pure.divergence.seq), (ruleset, seed, agents, k, how, fast, pure.divergence)
 
 
