@@ -169,3 +169,21 @@ def test_logs_the_native_core_does_not_take_go_to_the_python_path():
     assert native.redecide(refused) is None  # a command the rules refuse: Python says how
     pure, nat = both(refused)
     assert not pure.ok and nat == pure
+
+
+@pytest.mark.parametrize("reason, taken", [('a "quoted" reason \\ and a backslash', True),
+                                           ("a line\nbreak", False), ("non-ASCII: é", False),
+                                           ('{"type":"action_received","player":0}', True)])
+def test_a_hard_errors_texts_are_read_from_the_json_as_stored(reason, taken):
+    log = played("1.2", 9, ("random", "random"))
+    cut = [k for k, e in enumerate(log) if k and e.cause == -1][70]
+    game = Game.from_log(log[:cut])
+    game.forfeit(game.to_move, reason, reason[::-1])
+    log = list(game.log)
+    fast = native.redecide(log)
+    assert fast == ((0, -1, len(inputs_of(log))) if taken else None)
+    pure, nat = both(log)
+    assert pure.ok and nat == pure
+    forged = log[:-2] + [msgspec.structs.replace(log[-2], player=1 - log[-2].player)] + log[-1:]
+    pure, nat = both(forged)
+    assert not pure.ok and nat == pure
