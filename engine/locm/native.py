@@ -175,6 +175,8 @@ def redecide(events: list[Event]) -> tuple[int, int, int] | None:
     if _native is None or not events or type(events[0]) is not GameCreated:
         return None
     created = events[0]
+    if created.rules is None:  # a schema 1 log (read through engine.locm.upcast): the Python path's
+        return None
     from locm.engine.locm.setup import opening as make_opening
 
     try:
