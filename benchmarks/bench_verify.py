@@ -1,18 +1,26 @@
-"""Speed of `locm verify` on a big store (a script, not a test).
+"""Speed of `locm verify` on a big store, on each rules core built here (a script, not a test).
 
 Builds (once) a store of ``--games`` games with ``locm tournament`` (greedy vs random, 1.2: the schedule is
-recorded, so verify also checks it), then times ``locm verify --db DB`` as a user runs it (a new process each,
-Python start-up included), the median of ``--runs`` runs, in four ways: the default (SQLite's quick_check,
-the ledger, the schedule, every game's chain, id, fold and re-decide), with ``--full`` (integrity_check
-instead of quick_check), and both with ``--no-redecide``. Every run must find the store sound.
+recorded, so verify also checks it), then, interleaved round by round so that a slow spell of a loaded machine
+hits every way alike, the median of ``--runs`` rounds of:
+
+- ``locm verify --db DB`` as a user runs it (a new process each, Python start-up included) under each core of
+  ``--cores`` (``LOCM_CORE``), in the ways of ``--modes``: ``default`` (SQLite's quick_check, the ledger, the
+  schedule, every game's chain, id, fold and re-decide), ``full`` (integrity_check instead of quick_check),
+  ``no_redecide`` and ``full_no_redecide`` (``--no-redecide``: the same core either way, so run once). Every run
+  must find the store sound.
+- ``engine.locm.redecide.redecide`` alone, in this process, over the first ``--redecide-games`` stored games'
+  events (decoded once, before timing), under each core: microseconds a game.
 
     .venv/bin/python benchmarks/bench_verify.py --games 10000 --runs 3
+    .venv/bin/python benchmarks/bench_verify.py --games 2000 --runs 5 --cores native,pure --modes default
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -38,15 +46,37 @@ def build_store(db: Path, games: int, workers: int) -> None:
                     "--workers", str(workers)], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
 
 
-def timed(args: list[str], runs: int) -> list[float]:
+def timed(args: list[str], runs: int, core: str = "") -> list[float]:
     times = []
+    env = {**os.environ, "LOCM_CORE": core} if core else None
     for _ in range(runs):
         t = time.perf_counter()
-        r = subprocess.run([*LOCM, *args], cwd=ROOT, capture_output=True, text=True)
+        r = subprocess.run([*LOCM, *args], cwd=ROOT, capture_output=True, text=True, env=env)
         times.append(time.perf_counter() - t)
         if r.returncode != 0:
             sys.exit(f"locm {' '.join(args)} found a problem (exit {r.returncode}): {r.stdout[-500:]}")
     return times
+
+
+def redecide_times(db: Path, games: int, cores: list[str], runs: int) -> dict[str, list[float]]:
+    """Seconds of `redecide` over the first `games` stored games, a list a core (one entry a round)."""
+    import locm
+    from locm.engine.locm.redecide import redecide
+    from locm.store.eventstore import open_store
+
+    with open_store(db, readonly=True) as store:
+        ids = [r.game_id for r in store.games(limit=games)]
+        logs = [store.events(i) for i in ids]
+    out: dict[str, list[float]] = {c: [] for c in cores}
+    for _ in range(runs):
+        for c in cores:
+            locm.CORE_CHOICE = c
+            t = time.perf_counter()
+            bad = sum(not redecide(log).ok for log in logs)
+            out[c].append(time.perf_counter() - t)
+            if bad:
+                sys.exit(f"redecide under {c} found {bad} unsound games")
+    return out
 
 
 def main() -> None:
@@ -55,32 +85,54 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=10000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cores", default="native,pure", help="LOCM_CORE values, comma-separated (those built here)")
+    ap.add_argument("--modes", default="default,no_redecide", help=f"comma-separated, of {', '.join(MODES)}")
+    ap.add_argument("--redecide-games", type=int, default=2000, help="games re-decided in process (0: none)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from locm.store.eventstore import open_store
 
+    cores = [c for c in args.cores.split(",") if c]
+    modes = [m for m in args.modes.split(",") if m]
     build_store(args.db, args.games, args.workers)
     with open_store(args.db, readonly=True) as store:
         n = store.count()
-    result: dict = {"games_in_store": n, "store_bytes": args.db.stat().st_size, "runs": args.runs}
-    for name, flags in MODES.items():  # interleaved by round, so that a slow spell hits every mode alike
-        result[name] = []
-    for _ in range(args.runs):
-        for name, flags in MODES.items():
-            result[name] += timed(["verify", "--db", str(args.db), *flags], 1)
-    for name in MODES:
-        times = result.pop(name)
-        result[f"{name}_s"] = round(statistics.median(times), 2)
-        result[f"{name}_runs_s"] = [round(t, 2) for t in times]
-        result[f"{name}_games_per_s"] = round(n / statistics.median(times), 1)
+    result: dict = {"games_in_store": n, "store_bytes": args.db.stat().st_size, "runs": args.runs,
+                    "load_average_before": round(os.getloadavg()[0], 2)}
+    ways = [(m, c) for m in modes for c in (cores if "redecide" not in m else cores[:1])]
+    times: dict[tuple[str, str], list[float]] = {w: [] for w in ways}
+    for _ in range(args.runs):  # interleaved by round, so that a slow spell hits every way alike
+        for m, c in ways:
+            times[m, c] += timed(["verify", "--db", str(args.db), *MODES[m]], 1, c)
+    for (m, c), ts in times.items():
+        key = f"{m}_{c}"
+        result[f"{key}_s"] = round(statistics.median(ts), 2)
+        result[f"{key}_runs_s"] = [round(t, 2) for t in ts]
+        result[f"{key}_games_per_s"] = round(n / statistics.median(ts), 1)
+    rd = redecide_times(args.db, args.redecide_games, cores, args.runs) if args.redecide_games else {}
+    k = min(args.redecide_games, n)
+    for c, ts in rd.items():
+        result[f"redecide_{c}_us_per_game"] = round(statistics.median(ts) / k * 1e6, 1)
+        result[f"redecide_{c}_runs_s"] = [round(t, 3) for t in ts]
+    result["load_average_after"] = round(os.getloadavg()[0], 2)
     if args.json:
         print(json.dumps(result, indent=1))
         return
-    print(f"store: {n} games, {result['store_bytes'] / 1e6:.1f} MB; medians of {args.runs} runs, each a new process")
-    for name, flags in MODES.items():
-        print(f"  locm verify {' '.join(flags) or '(default)'}: {result[f'{name}_s']} s "
-              f"({result[f'{name}_games_per_s']} games/s; runs {result[f'{name}_runs_s']})")
+    print(f"store: {n} games, {result['store_bytes'] / 1e6:.1f} MB; medians of {args.runs} rounds, interleaved; "
+          f"load average {result['load_average_before']} before, {result['load_average_after']} after")
+    for m, c in ways:
+        key = f"{m}_{c}"
+        print(f"  LOCM_CORE={c} locm verify {' '.join(MODES[m]) or '(default)'}: {result[f'{key}_s']} s "
+              f"({result[f'{key}_games_per_s']} games/s; runs {result[f'{key}_runs_s']})")
+    for c in rd:
+        print(f"  redecide alone, in process, {k} games, {c}: {result[f'redecide_{c}_us_per_game']} us a game "
+              f"(runs {result[f'redecide_{c}_runs_s']} s)")
+    if len(rd) > 1:
+        base = cores[0]
+        for c in cores[1:]:
+            print(f"  redecide: {base} is {result[f'redecide_{c}_us_per_game'] / result[f'redecide_{base}_us_per_game']:.2f}x "
+                  f"faster than {c}")
 
 
 if __name__ == "__main__":

@@ -292,3 +292,20 @@ def test_dataset_rows_are_the_stored_games_decisions(tmp_path):
     assert (d["action"] == 0).sum() >= lines - 3  # a line ends its turn (unless its game ended)
     assert d["done"].sum() == 3 and set(d["reward"][d["done"]]) <= {1.0, -1.0}
     assert (d["reward"][~d["done"]] == 0).all()
+
+
+def test_a_game_that_ends_before_the_learners_first_decision_is_skipped_by_reset():
+    """With health 1 the opponent's first-turn charge can end the game before the learner decides: reset must not
+    give an episode with nothing legal (an all-false mask that step refuses), but the next derived seed's game."""
+    rules = RULES_12.replace(name="h1", base="1.2", start_health=1, runes=())
+    env = make_env("LOCM-battle-v0", ruleset=rules, opponent="greedy", seat=1)
+    skipped_any = False
+    for seed in range(40):
+        obs, info = env.reset(seed=seed)
+        assert info["action_mask"].any() and env.match.to_move() == 1, seed
+        skipped_any |= info["skipped"] > 0
+        if info["skipped"]:
+            again, info2 = env.reset(seed=seed)  # deterministic: the same skip, the same game
+            assert info2["skipped"] == info["skipped"] and np.array_equal(again, obs)
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert skipped_any  # seed 4 (and others) end on the opponent's first turn

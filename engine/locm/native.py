@@ -10,7 +10,12 @@ ordinary `Game`: the same log, byte for byte, and the same state (the tests comp
 `play(game, agents)` says whether it played the game: it plays only a game still at its opening, with agents of
 exactly the classes it has (not subclasses: `locm.games.locm.bots` subclasses them), under the selected core
 (`engine.corebuild.core`, ``LOCM_CORE``). Anything else (other agents, answer lines of external bots, a game
-already under way, a fold, re-deciding a log) is the Python core's, which `why_not` says in one line.
+already under way, a fold) is the Python core's, which `why_not` says in one line.
+
+`redecide(events)` re-decides a stored log of built-in agents natively (`engine.locm.redecide` uses it under the
+native core): its recorded inputs, read from the stored events' JSON in C++, played again through the C++ rules,
+and the log that makes compared byte for byte with the stored one, in C++. Only the opening is the Python core's
+(made again from `game_created` and compared here).
 """
 
 from __future__ import annotations
@@ -165,6 +170,37 @@ def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random
     return to_jsonl(game.log) + cast(bytes, rest)
 
 
+def redecide(events: list[Event]) -> tuple[int, int, int] | None:
+    """Re-decide a log of the current schema natively: (0, -1, inputs) when every event is what the rules give
+    (byte for byte, the game over at its end), (1, seq, inputs) for the first event that is not, and None when
+    the native core does not take this log (not built; an input of kind ``line``, an external bot's answer; an
+    opening the Python core cannot make again, or that differs from the
+    stored one; an input it does not play as it is, such as a command the rules refuse): the Python path
+    (`engine.locm.redecide`) re-decides those, and says what is wrong with a log in its words."""
+    if _native is None or not events or type(events[0]) is not GameCreated:
+        return None
+    created = events[0]
+    if created.rules is None:  # a schema 1 log (read through engine.locm.upcast): the Python path's
+        return None
+    from locm.engine.locm.setup import opening as make_opening
+
+    try:
+        made = [created, *make_opening(created)]
+        rules = rules_tuple(created.rules)
+    except Exception:  # a made-up game_created may break the opening anywhere: the Python path says how
+        return None
+    n = len(made)
+    if _ENCODE(made) != _ENCODE(events[:n]):
+        return None
+    s0, s1, cards, offers, seq = opening_of(made)
+    status, at, inputs = _native.redecide_inputs(rules, s0, s1, cards, offers, seq, _ENCODE(events[n:]))
+    if status == 2:
+        return None
+    if status == 1 and at < len(events):  # named as the Python path names it: by the stored event's own seq
+        at = events[at].seq
+    return status, at, inputs
+
+
 def generated_cards(card_gen_seed: int, weights: str = "") -> tuple[Card, ...] | None:
     """`engine.locm.cardgen.generate_cards` by the native core, from the Python core's tables; None where it
     does not make them (not built here, or weights whose ``cardChanges`` change the generated cards)."""
@@ -200,4 +236,4 @@ def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
     s.offer = offers[rnd] if phase == DRAFT_PHASE and rnd < len(offers) else ()
 
 
-__all__ = ["available", "why_not", "play", "opening", "opening_of", "encode", "agent_specs", "battle_vec", "play_jsonl", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]
+__all__ = ["available", "why_not", "play", "opening", "opening_of", "encode", "agent_specs", "battle_vec", "play_jsonl", "redecide", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]

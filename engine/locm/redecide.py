@@ -11,6 +11,11 @@ The inputs of a game are exactly its events with ``cause`` -1 after `game_create
 - `HardError` (a timeout, a crash, a flood: `Game.forfeit`).
 Everything else must be caused by one of them, and must be what the rules make of it.
 
+Under the native core (``LOCM_CORE``, `engine.corebuild.core`) a log of the current schema whose inputs are all
+of built-in agents (``action``, ``end_turn``, `HardError`) is re-decided in C++ (`engine.locm.native.redecide`);
+a log it finds wrong, or does not take (answer lines of external bots among them), is re-decided here as well,
+so what is reported is always this module's.
+
 Logs of the current schema are compared byte for byte (their JSON encoding, as stored). A log of an older
 schema is upcast first and compared on its facts: the types and values of its events, without ``cause``,
 ``rule`` and the wording of ``reason`` (which later schemas record differently); the result says so.
@@ -28,6 +33,7 @@ from locm.events.locm.codec import to_json
 from locm.engine.locm.commands import parse_command
 from locm.engine.errors import LocmError
 from locm.engine.seam import Divergence
+from locm.engine.locm import native
 from locm.engine.locm.game import Game
 from locm.engine.locm.upcast import schema_of, upcast
 
@@ -57,6 +63,10 @@ def redecide(events: Iterable[Event]) -> Redecided:
     """Re-decide a complete log (any schema) and report the first event the rules do not give."""
     events = list(events)
     schema = schema_of(events)
+    if schema >= SCHEMA_VERSION and _native_selected():
+        fast = native.redecide(events)
+        if fast is not None and fast[0] == 0:
+            return Redecided(len(events), fast[2], schema, None)
     inputs = 0
     try:
         events = upcast(events)
@@ -92,6 +102,12 @@ def redecide(events: Iterable[Event]) -> Redecided:
         return Redecided(len(events), inputs, schema,
                          Divergence(len(events), "the log ends before the game does", "", ""))
     return Redecided(len(events), inputs, schema, None)
+
+
+def _native_selected() -> bool:
+    from locm.engine.corebuild import core
+
+    return core().kind == "native"
 
 
 def departures(events: Iterable[Event], limit: int = 200) -> list[Divergence]:

@@ -16,7 +16,10 @@ the episode.
 
 Seeds: ``reset(seed=s)`` plays game seed ``s`` with agents seeded from it, so the same seed and the same actions
 give the same event log (`match.log`) as `locm.Game` with the same seed and actions; ``reset()`` without a seed
-draws the game's seed from the environment's generator (seeded by the first ``reset(seed=...)``).
+draws the game's seed from the environment's generator (seeded by the first ``reset(seed=...)``). A game that
+ends before the learner's first decision (a variant's health of 1, a charge on the first turn) is no episode:
+`reset` plays the next seed derived from it instead (``derive_seed(s, "skip1")``, ...), says how many it skipped
+in ``info["skipped"]``, and gives up with an error after 100 in a row.
 
 Rewards: ``"win-loss"`` (1 / -1 at the end, the default), a name of the game's shaping terms (LOCM: gym-locm's
 ``player-health``, ``opponent-health``, ``player-board-presence``, ``opponent-board-presence``), a dict of names
@@ -182,6 +185,7 @@ class GameEnv(EpisodeHoldings, gym.Env):
         self._value, self._win_loss = make_reward(spec, reward)
         self.invalid_reward = invalid_reward
         self.max_invalid = max_invalid
+        self.max_skipped = 100
         self.name = name
         self.render_mode = render_mode
         self._store_option = store
@@ -203,6 +207,22 @@ class GameEnv(EpisodeHoldings, gym.Env):
         game_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31))
         self.seat = self._choose_seat()
         self._episodes += 1
+        obs = self._start(game_seed)
+        skipped = 0
+        while self.match.to_move() < 0:  # the game ended before the learner's first decision: not an episode
+            skipped += 1
+            if skipped > self.max_skipped:
+                raise RuntimeError(f"{skipped} games in a row ended before the learner's first decision (game "
+                                   f"seed {game_seed}): these rules leave the learner nothing to decide")
+            self._close_agents()
+            obs = self._start(derive_seed(game_seed, f"skip{skipped}"))
+        self._potential = self._value(self.match, self.seat) if self._value else 0.0
+        info = self._info(False)
+        info["skipped"] = skipped
+        return obs, info
+
+    def _start(self, game_seed: int) -> np.ndarray:
+        """A new game of seed ``game_seed`` with its agents, played up to the learner's first decision."""
         opponent = self.opponent_spec if isinstance(self.opponent_spec, str) else "policy"
         names = [self.name, opponent] if self.seat == 0 else [opponent, self.name]
         self.match = self.spec_.new(game_seed, names)
@@ -215,9 +235,7 @@ class GameEnv(EpisodeHoldings, gym.Env):
                 if p not in self._agents:
                     self._agents[p] = self.spec_.opponent(self.own_agent_spec, derive_seed(game_seed, f"own{p}"))
         self._invalid = 0
-        obs = self._advance()
-        self._potential = self._value(self.match, self.seat) if self._value else 0.0
-        return obs, self._info(False)
+        return self._advance()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         match = self.match

@@ -109,14 +109,14 @@ enum Rule : uint8_t { R_ACTIONS, R_DRAFT, R_CONSTRUCT, R_DECK, R_TURN, R_DRAW, R
 const char* const RULE_NAMES[] = {"R-ACTIONS", "R-DRAFT", "R-CONSTRUCT", "R-DECK", "R-TURN", "R-DRAW", "R-RUNES",
                                   "R-DAMAGEDRAW", "R-SUMMON", "R-ATTACK", "R-USE", "R-WIN", "R-CAP"};
 enum Word : uint8_t { W_ATTACK, W_BREAKTHROUGH, W_ITEM, W_SUMMON, W_DECK, W_TURN_LIMIT, W_DRAIN, W_RUNE, W_DAMAGE,
-                      W_CARD, W_HAND_FULL, W_HEALTH, W_CAP, W_ACTION, W_END_TURN };
+                      W_CARD, W_HAND_FULL, W_HEALTH, W_CAP, W_ACTION, W_END_TURN, W_HARD_ERROR };
 const char* const WORDS[] = {"attack", "breakthrough", "item", "summon", "deck", "turn_limit", "drain", "rune",
-                             "damage", "card", "hand_full", "health", "cap", "action", "end_turn"};
+                             "damage", "card", "hand_full", "health", "cap", "action", "end_turn", "hard_error"};
 
 enum Type : uint8_t { CARD_PICKED, DECK_CHOSEN, DECK_ORDERED, ACTION_RECEIVED, TURN_STARTED, TURN_ENDED, CARD_DRAWN,
                       DRAW_LOST, DRAW_BONUS, CREATURE_SUMMONED, CREATURE_ATTACKED, ITEM_USED, CREATURE_MODIFIED,
                       WARD_LOST, CREATURE_DAMAGED, CREATURE_DIED, PLAYER_DAMAGED, PLAYER_HEALED, RUNE_BROKEN,
-                      GAME_ENDED };
+                      GAME_ENDED, HARD_ERROR };
 
 // One event: its type, seq, cause, rule and up to seven numbers (their meaning by type, see `write_json`),
 // a word, two flags, a text and two lists.
@@ -127,7 +127,7 @@ struct Ev {
     bool f1, f2;
     int seq, cause;
     int n[7];
-    std::string text;
+    std::string text, reason;  // reason: a hard error's only
     std::vector<int> v1, v2;
 };
 
@@ -656,6 +656,94 @@ struct Game {
         apply();
     }
 
+    // A timeout, a crash, a flood (decide.py's `hard_error` with no cause): recorded, and the player loses.
+    void forfeit(int player, std::string reason, std::string text) {
+        begin(-1);
+        Ev& h = emit(HARD_ERROR, -1, R_ACTIONS);
+        h.n[0] = player; h.reason = std::move(reason); h.text = std::move(text);
+        int error = h.seq;
+        Ev& e = emit(GAME_ENDED, error, R_ACTIONS);
+        e.n[0] = 1 - player; e.word = W_HARD_ERROR; e.n[1] = turn;
+        apply();
+    }
+
+    // -- redecide.py: one recorded input again ---------------------------------------------------------------------
+    // `kind` 0 an action (its canonical text: PICK, CHOOSE, SUMMON, ATTACK, USE), 1 the end of a turn, 2 a hard
+    // error. False, with nothing played, for an input this core does not take as it is (a text not in its
+    // canonical form, a command the rules refuse, the wrong player, a game over, a text not printable ASCII):
+    // the Python core re-decides that log and says what is wrong with it.
+    bool play_input(int kind, int player, const std::string& text, const std::string& reason) {
+        if (phase == ENDED_PHASE || player != current) return false;
+        if (kind == 2) {
+            if (!printable(text) || !printable(reason)) return false;
+            forfeit(player, reason, text);
+            return true;
+        }
+        if (kind == 1) {
+            if (phase != BATTLE_PHASE) return false;
+            battle_command(nullptr);
+            return true;
+        }
+        if (kind != 0) return false;
+        std::string_view t(text);
+        if (phase == DRAFT_PHASE) {
+            int k;
+            if (!starts(t, "PICK ") || !whole_int(t.substr(5), k)) return false;
+            if (round >= static_cast<int>(offers.size()) || k < 0 || k >= static_cast<int>(offers[round].size()))
+                return false;
+            pick(player, k);
+            return true;
+        }
+        if (phase == CONSTRUCT_PHASE) {
+            std::vector<int> deck;
+            std::vector<int> counts(cards.size(), 0);
+            while (true) {
+                size_t end = t.find(';');
+                std::string_view part = t.substr(0, end);
+                int b;
+                if (!starts(part, "CHOOSE ") || !whole_int(part.substr(7), b)) return false;
+                if (b < 0 || b >= static_cast<int>(cards.size()) || ++counts[b] > rules.max_copies) return false;
+                deck.push_back(b);
+                if (end == std::string_view::npos) break;
+                t = t.substr(end + 1);
+            }
+            if (static_cast<int>(deck.size()) != rules.deck_size) return false;
+            build(player, deck);
+            return true;
+        }
+        static const std::string_view VERBS[] = {"SUMMON ", "ATTACK ", "USE "};
+        for (int verb = 0; verb < 3; ++verb) {
+            if (!starts(t, VERBS[verb])) continue;
+            std::string_view rest = t.substr(VERBS[verb].size());
+            size_t space = rest.find(' ');
+            int a, b;
+            if (space == std::string_view::npos || !whole_int(rest.substr(0, space), a)
+                || !whole_int(rest.substr(space + 1), b))
+                return false;
+            legal(scratch);
+            for (const Action& act : scratch) {
+                if (act.verb == verb && act.a == a && act.b == b) {
+                    Action chosen = act;
+                    battle_command(&chosen);
+                    return true;
+                }
+            }
+            return false;  // not in the legal list: the Python core rejects it (`battle.reject`)
+        }
+        return false;
+    }
+    static bool starts(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+    static bool whole_int(std::string_view s, int& v) {  // an int as Python's str(int) writes it, nothing else
+        if (s.empty() || s[0] == '+' || (s.size() > 1 && s[0] == '0') || starts(s, "-0")) return false;
+        auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        return r.ec == std::errc() && r.ptr == s.data() + s.size();
+    }
+    static bool printable(const std::string& s) {
+        for (char c : s)
+            if (c < 0x20 || c > 0x7e) return false;
+        return true;
+    }
+
     // -- evolve.py -----------------------------------------------------------------------------------------------
     void apply() {
         if (out.empty()) return;
@@ -677,7 +765,7 @@ struct Game {
     }
     void evolve(const Ev& e) {
         switch (e.type) {
-        case ACTION_RECEIVED: case TURN_ENDED: case DRAW_LOST: break;
+        case ACTION_RECEIVED: case TURN_ENDED: case DRAW_LOST: case HARD_ERROR: break;
         case CARD_DRAWN: {
             Player& pl = players[e.n[0]];
             int id = pl.deck.back();
@@ -1143,14 +1231,15 @@ void put_str(Buf& s, const std::string& v) {
 const char* const TAGS[] = {"card_picked", "deck_chosen", "deck_ordered", "action_received", "turn_started",
                             "turn_ended", "card_drawn", "draw_lost", "draw_bonus", "creature_summoned",
                             "creature_attacked", "item_used", "creature_modified", "ward_lost", "creature_damaged",
-                            "creature_died", "player_damaged", "player_healed", "rune_broken", "game_ended"};
-constexpr int N_TYPES = 20;
+                            "creature_died", "player_damaged", "player_healed", "rune_broken", "game_ended",
+                            "hard_error"};
+constexpr int N_TYPES = 21;
 const std::string_view TAG_VIEWS[] = {"card_picked", "deck_chosen", "deck_ordered", "action_received",
     "turn_started", "turn_ended", "card_drawn", "draw_lost", "draw_bonus", "creature_summoned",
     "creature_attacked", "item_used", "creature_modified", "ward_lost", "creature_damaged", "creature_died",
-    "player_damaged", "player_healed", "rune_broken", "game_ended"};
+    "player_damaged", "player_healed", "rune_broken", "game_ended", "hard_error"};
 const std::string_view WORD_VIEWS[] = {"attack", "breakthrough", "item", "summon", "deck", "turn_limit", "drain",
-    "rune", "damage", "card", "hand_full", "health", "cap", "action", "end_turn"};
+    "rune", "damage", "card", "hand_full", "health", "cap", "action", "end_turn", "hard_error"};
 const std::string_view RULE_VIEWS[] = {"R-ACTIONS", "R-DRAFT", "R-CONSTRUCT", "R-DECK", "R-TURN", "R-DRAW",
     "R-RUNES", "R-DAMAGEDRAW", "R-SUMMON", "R-ATTACK", "R-USE", "R-WIN", "R-CAP"};
 
@@ -1187,6 +1276,7 @@ template <class V> void visit(const Ev& e, V& j) {
     case PLAYER_HEALED: j.i("player", n[0]).i("amount", n[1]).w("source", e.word); break;
     case RUNE_BROKEN: j.i("player", n[0]).i("rune", n[1]); break;
     case GAME_ENDED: j.i("winner", n[0]).w("reason", e.word).i("turn", n[1]); break;
+    case HARD_ERROR: j.i("player", n[0]).t("reason", e.reason).t("text", e.text); break;
     }
     j.i("seq", e.seq).i("cause", e.cause).r("rule", e.rule);
 }
@@ -1462,6 +1552,122 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
                           py::make_tuple(g.turn_ms[0], g.turn_ms[1]));
 }
 
+// One recorded input, read from the stored log: kind (0 action, 1 end_turn, 2 hard error), player, text, reason.
+struct Input {
+    int kind, player;
+    std::string text, reason;
+};
+
+// A JSON string at `s[i]` (its opening quote) as msgspec writes printable ASCII (only `\"` and `\\` escaped);
+// false for anything else. `i` ends past the closing quote.
+bool read_str(std::string_view s, size_t& i, std::string& out) {
+    if (i >= s.size() || s[i] != '"') return false;
+    out.clear();
+    for (++i; i < s.size(); ++i) {
+        char c = s[i];
+        if (c == '"') { ++i; return true; }
+        if (c == '\\') {
+            if (++i >= s.size() || (s[i] != '"' && s[i] != '\\')) return false;
+            c = s[i];
+        } else if (c < 0x20 || c > 0x7e) {
+            return false;
+        }
+        out += c;
+    }
+    return false;
+}
+
+// The recorded inputs of a stored log (`[e,e,...]`, each event its canonical JSON): every `action_received` and
+// `hard_error` with cause -1, in order. False when one is not of a kind this core plays (an answer line) or not
+// of the canonical form. They are only what to play: whether the log is sound is the byte comparison's to say.
+bool stored_inputs(std::string_view s, std::vector<Input>& in) {
+    static constexpr std::string_view ACT = "{\"type\":\"action_received\",\"player\":",
+                                      HARD = "{\"type\":\"hard_error\",\"player\":",
+                                      CAUSE = ",\"cause\":-1,\"rule\":";
+    size_t i = 0, n = s.size();
+    while (true) {
+        size_t at = s.find("{\"type\":\"", i);
+        if (at == std::string_view::npos) return true;
+        std::string_view rest = s.substr(at);
+        bool act = rest.substr(0, ACT.size()) == ACT, hard = !act && rest.substr(0, HARD.size()) == HARD;
+        if (!act && !hard) {  // another event: `{"` starts one only (in a JSON string a quote is escaped)
+            i = at + 1;
+            continue;
+        }
+        i = at + (act ? ACT.size() : HARD.size());
+        Input x;
+        if (i + 1 >= n || (s[i] != '0' && s[i] != '1')) return false;
+        x.player = s[i++] - '0';
+        auto key = [&](std::string_view k) {
+            if (s.substr(i, k.size()) != k) return false;
+            i += k.size();
+            return true;
+        };
+        std::string kind;
+        if (act) {
+            if (!key(",\"text\":") || !read_str(s, i, x.text) || !key(",\"kind\":") || !read_str(s, i, kind))
+                return false;
+            if (kind == "action") x.kind = 0;
+            else if (kind == "end_turn") x.kind = 1;
+            else return false;  // an answer line (an external bot's): the Python core's
+        } else {
+            x.kind = 2;
+            if (!key(",\"reason\":") || !read_str(s, i, x.reason) || !key(",\"text\":") || !read_str(s, i, x.text))
+                return false;
+        }
+        if (!key(",\"seq\":")) return false;
+        while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+        if (s.substr(i, CAUSE.size()) == CAUSE) in.push_back(std::move(x));
+    }
+}
+
+// `redecide_inputs` past its arguments (no Python object touched: it runs without the GIL).
+std::tuple<int, int, int> replay_and_compare(Game& g, std::string_view want, int seq) {
+    std::vector<Input> in;
+    if (!stored_inputs(want, in)) return {2, -1, 0};
+    int inputs = static_cast<int>(in.size());
+    for (size_t k = 0; k < in.size(); ++k) {
+        if (g.phase == ENDED_PHASE) break;  // the log goes on: its next event is where it differs
+        if (!g.play_input(in[k].kind, in[k].player, in[k].text, in[k].reason)) return {2, static_cast<int>(k), inputs};
+    }
+    Buf s;
+    s.s.resize(g.log.size() * 120 + 4096);
+    s.put('[');
+    for (size_t k = 0; k < g.log.size(); ++k) {
+        if (k) s.put(',');
+        size_t start = s.n;
+        write_json(s, g.log[k]);
+        size_t end = s.n;
+        if (want.size() <= end || want.compare(start, end - start, std::string_view(s.s.data() + start, end - start))
+            || (want[end] != ',' && want[end] != ']'))
+            return {1, seq + static_cast<int>(k), inputs};
+    }
+    s.put(']');
+    int after = seq + static_cast<int>(g.log.size());
+    if (std::string_view(s.s.data(), s.n) != want || g.phase != ENDED_PHASE) return {1, after, inputs};
+    return {0, -1, inputs};
+}
+
+// Re-decides a game (engine/locm/redecide.py) from its opening (as `play_game` takes it) and the log stored after
+// it, `stored`: its events from that seq as msgspec encodes a list of them (`[e,e,...]`, each event its
+// canonical JSON). The recorded inputs are read from `stored` (`stored_inputs`), played again
+// (`Game.play_input`), and the log they make is compared with `stored`, byte for byte. Returns (status, seq,
+// the inputs read): status 0 (seq -1) when they are the same and the game is over; 1 with the seq of the first
+// event that differs (or that one side lacks: the log goes on past the game's end, or ends before it); 2 when
+// an input is not one this core plays as it is (the Python core re-decides such a log).
+py::tuple redecide_inputs(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards,
+                          const py::list& offers, int seq, const py::bytes& stored) {
+    Game g;
+    open_game(g, rules_from(rules), shuffle0, shuffle1, parse_cards(std::string_view(cards)),
+              offers.cast<std::vector<std::vector<int>>>(), seq, nullptr);
+    std::string_view want(stored);
+    std::tuple<int, int, int> made;
+    {
+        py::gil_scoped_release release;
+        made = replay_and_compare(g, want, seq);
+    }
+    return py::make_tuple(std::get<0>(made), std::get<1>(made), std::get<2>(made));
+}
 
 // --- the battle environment, N games a call (locm/rl/locm_native.py) ---------------------------------------------
 //
@@ -1777,6 +1983,8 @@ PYBIND11_MODULE(_native, m) {
           py::arg("offers"), py::arg("seq"), py::arg("agents"), py::arg("with_state") = true,
           py::arg("as_json") = false, py::arg("kw_values") = std::vector<double>(64, 0.0));
     m.def("set_event_types", &set_event_types, py::arg("classes"));
+    m.def("redecide_inputs", &redecide_inputs, py::arg("rules"), py::arg("shuffle0"), py::arg("shuffle1"),
+          py::arg("cards"), py::arg("offers"), py::arg("seq"), py::arg("stored"));
     m.def("set_cardgen_tables", &set_cardgen_tables, py::arg("tables"));
     m.def("generated_cards", &generated_cards, py::arg("card_gen_seed"), py::arg("handle"), py::arg("card_class"));
     m.def("java_next_ints", [](int64_t seed, int bound, int count) {
