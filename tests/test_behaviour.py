@@ -48,6 +48,10 @@ def _short_cap_end_turn(original, *, by_behaviour: bool = True):
 
 
 def _change(monkeypatch, *, by_behaviour: bool = True):
+    import locm
+
+    # the change is the Python core's: the native one (which plays and re-decides in C++) is not asked
+    monkeypatch.setattr(locm, "CORE_CHOICE", "pure", raising=False)
     monkeypatch.setattr(drawing, "end_turn", _short_cap_end_turn(drawing.end_turn, by_behaviour=by_behaviour))
     if by_behaviour:
         monkeypatch.setattr(locm_behaviour, "BEHAVIOUR", 2)

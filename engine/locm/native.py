@@ -182,6 +182,8 @@ def redecide(events: list[Event]) -> tuple[int, int, int] | None:
     created = events[0]
     if created.rules is None:  # a schema 1 log (read through engine.locm.upcast): the Python path's
         return None
+    if behaviour_of(created) != _native.BEHAVIOUR:  # decided under another behaviour of the rules: Python's
+        return None
     from locm.engine.locm.setup import opening as make_opening
 
     try:
