@@ -225,7 +225,9 @@ MATCH_KIND = "seats_round_robin"
 """The ``kind`` of a `SeatsRoundRobin` manifest."""
 
 
-class _SeatsManifest(msgspec.Struct, forbid_unknown_fields=True):
+class SeatsManifest(msgspec.Struct, forbid_unknown_fields=True):
+    """A `SeatsRoundRobin` manifest as it is read (a game's own schedule kinds extend it)."""
+
     format: str
     version: int
     kind: str
@@ -239,7 +241,7 @@ class _SeatsManifest(msgspec.Struct, forbid_unknown_fields=True):
     scheduled: int
 
 
-_seats_dec = msgspec.json.Decoder(_SeatsManifest)
+_seats_dec = msgspec.json.Decoder(SeatsManifest)
 
 
 def _rules_type(game) -> Any:
@@ -376,5 +378,5 @@ def seats_schedule(game_name: str, ruleset, agents: Sequence[str], games: int, s
     return SeatsRoundRobin(game.name, rules, agents, seed, games, n, version)
 
 
-__all__ = ["Job", "Schedule", "SeatsRoundRobin", "MATCH_KIND", "MAX_GAMES", "seats_schedule", "schedule_kind",
+__all__ = ["Job", "Schedule", "SeatsRoundRobin", "SeatsManifest", "MATCH_KIND", "MAX_GAMES", "seats_schedule", "schedule_kind",
            "new_match", "bot_fingerprint", "bot_versions"]

@@ -18,7 +18,7 @@ import msgspec
 from locm.engine import registry
 from locm.errors import TournamentError
 from locm.tournament import matchplay
-from locm.tournament.schedule import Job, SeatsRoundRobin, new_match
+from locm.tournament.schedule import Job, SeatsManifest, SeatsRoundRobin, new_match
 
 MAP_KIND = "skyport_map_round_robin"
 """The ``kind`` of a `MapRoundRobin` manifest (`locm.games.registry.SCHEDULE_KINDS`)."""
@@ -72,18 +72,7 @@ class MapRoundRobin(SeatsRoundRobin):
         return super().describe().replace(", seeds", f", map {self.map.name}, seeds", 1)
 
 
-class _MapManifest(msgspec.Struct, forbid_unknown_fields=True):
-    format: str
-    version: int
-    kind: str
-    game: str
-    rules: msgspec.Raw
-    agents: list[str]
-    bots: list[str]
-    seed: int
-    games: int
-    seats: int
-    scheduled: int
+class _MapManifest(SeatsManifest, forbid_unknown_fields=True):
     map_name: str
     map: str
 
