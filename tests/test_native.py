@@ -8,7 +8,6 @@ with is the one of the same install (pure or compiled). Ten thousand games a rul
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import subprocess
@@ -22,8 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import locm
+from tests.cores import PYTHON_KIND, selected
 
-from locm.engine.corebuild import CoreChoiceError, built, core, native_module
+from locm.engine.corebuild import CoreChoiceError, core, native_module
 from locm.engine.locm.agents import make_agent, seat_seed
 from locm.engine.locm.playing import play
 from locm.engine.locm.commands import Pick
@@ -42,18 +42,7 @@ ENCODE = msgspec.json.Encoder().encode
 NATIVE_AGENTS = ("random", "pass", "greedy")
 
 
-PYTHON_KIND = next(c.kind for c in built() if c.kind != "native")
 
-
-@contextlib.contextmanager
-def selected(kind):
-    """The core `kind` selected (as LOCM_CORE selects it: `locm.CORE_CHOICE`), whatever the test run selects."""
-    before = locm.CORE_CHOICE
-    locm.CORE_CHOICE = kind
-    try:
-        yield
-    finally:
-        locm.CORE_CHOICE = before
 
 
 def _python(rules, seed, agents):

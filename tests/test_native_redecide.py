@@ -8,21 +8,18 @@ Skipped, saying why, where the native core is not built (`make native`).
 
 from __future__ import annotations
 
-import contextlib
-
 import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import locm
-
-from locm.engine.corebuild import built, core, native_module
+from locm.engine.corebuild import core, native_module
 from locm.engine.locm.agents import make_agent, seat_seed
 from locm.engine.locm.game import Game, last_input
 from locm.engine.locm.playing import play
 from locm.engine.locm.redecide import redecide
 from locm.events.locm.catalog import ActionReceived, HardError, PlayerDamaged
+from tests.cores import PYTHON_KIND, selected
 from tests.variant_strategies import variants
 
 MODULE, WHY = native_module("locm")
@@ -32,18 +29,8 @@ if MODULE is not None:
     from locm.engine.locm import native
 
 AGENTS = ("random", "pass", "greedy")
-PYTHON_KIND = next(c.kind for c in built() if c.kind != "native")
 SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
-
-@contextlib.contextmanager
-def selected(kind):
-    before = locm.CORE_CHOICE
-    locm.CORE_CHOICE = kind
-    try:
-        yield
-    finally:
-        locm.CORE_CHOICE = before
 
 
 def played(rules, seed, agents):
