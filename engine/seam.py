@@ -404,6 +404,19 @@ def content_id(game: str, ruleset: str, seed: int | None, created_json: bytes) -
     return f"{game}-{ruleset}-{'x' if seed is None else seed}-{hashlib.sha256(key).hexdigest()[:12]}"
 
 
+def continued_content_id(game: str, ruleset: str, seed: int | None, events: Sequence[Event],
+                         to_json: Callable[[Any], bytes]) -> str:
+    """The id of a game played on from a position by other agents than the ones that played up to it (a
+    `GameDef.continued_id` of a game named by its content): its created event names the agents that played on,
+    so it does not fix the choices made before the position, and the id covers the recorded inputs (events with
+    ``cause`` -1) too: ``cont-GAME-RULESET-SEED-h``."""
+    digest = hashlib.sha256(content_id(game, ruleset, seed, to_json(events[0])).encode())
+    for e in events[1:]:
+        if getattr(e, "cause", None) == -1:
+            digest.update(b"\n" + to_json(e))
+    return f"cont-{game}-{ruleset}-{'x' if seed is None else seed}-{digest.hexdigest()[:12]}"
+
+
 def first_difference(produced: Sequence[Event], stored: Sequence[Event],
                      to_json: Callable[[Any], bytes]) -> Divergence | None:
     """The first event where two logs differ, compared on their canonical JSON (None: identical)."""
@@ -419,5 +432,5 @@ def first_difference(produced: Sequence[Event], stored: Sequence[Event],
     return Divergence(i, "the log stops before the game ends", "", to_json(produced[i]).decode())
 
 
-__all__ = ["GameDef", "BotKind", "Match", "Agent", "Outcome", "Divergence", "content_id", "first_difference",
+__all__ = ["GameDef", "BotKind", "Match", "Agent", "Outcome", "Divergence", "content_id", "continued_content_id", "first_difference",
            "game_id_of", "behaviour_of", "check_behaviour", "behaviour_line"]

@@ -310,3 +310,27 @@ def test_a_bot_plays_on_from_a_position_in_the_sandbox(stored):
     assert events[0].bot_sha256[1] and not events[0].bot_sha256[0]  # the bot's version names the game
     assert any(type(e).__name__ == "ActionReceived" and e.player == 1 and e.kind == "line" for e in events)
     assert core.verify(LOCM, events) is None
+
+
+@pytest.mark.parametrize("name, ruleset, agents, others", [("mcg", "standard", ("greedy", "random"), ("random", "greedy")),
+                                                           ("skyport", "2013", ("random", "hunter"), ("hunter", "hunter"))])
+def test_every_game_is_played_on_by_other_agents_as_a_continued_game_that_verifies(tmp_path, name, ruleset, agents,
+                                                                                     others):
+    game = registry.get(name)
+    db = tmp_path / "g.db"
+    match = core.play(game, ruleset, 4, agents)
+    gid = game.game_id(match.log[0])
+    with open_store(db) as store:
+        store.append_game(game, GameExtras(game_id=gid), match.log)
+    seq = len(match.log) // 2
+    lines: list[str] = []
+    other = play_on(ContinueRequest(game_id=gid, seq=seq, db=db, agents=others), lines.append)
+    assert other.startswith(f"cont-{name}-") and lines[-1] == f"stored: {other} in {db}", lines
+    with open_store(db) as store:
+        record, events = store.game(other), store.events(other)
+    k = cut(match.log, seq) + 1
+    assert game.codec.to_jsonl(events[1:k]) == game.codec.to_jsonl(match.log[1:k])  # the stored game's prefix
+    assert tuple(record.agents) == others and tuple(game.agents(events[0])) == others
+    assert core.verify(game, events) is None
+    r = run_locm("verify", "--db", str(db))
+    assert r.returncode == 0 and "2 good, 0 bad" in r.stdout + r.stderr, r.stdout + r.stderr

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence, cast
 
+import msgspec
+
 from locm.engine.mcg.agents import AGENT_NAMES, make_agent
 from locm.engine.mcg.behaviour import BEHAVIOUR
 from locm.engine.mcg.evolve import evolve, fold
@@ -18,7 +20,7 @@ from locm.engine.mcg.setup import derive_seeds
 from locm.engine.mcg.state import McgState
 from locm.engine.mcg.views import describe, view
 from locm.engine import seam
-from locm.engine.seam import Divergence, GameDef, Outcome, content_id, diff_tuples
+from locm.engine.seam import Divergence, GameDef, Outcome, content_id, continued_content_id, diff_tuples
 from locm.events.base import Event
 from locm.events.mcg.catalog import (
     ActionRejected, CardsReturned, DeckShuffled, GameCreated, GameEnded, HardError, MonsterAttacked,
@@ -179,6 +181,10 @@ GAME = GameDef(
     turn_starts=lambda events: [(e.seq, e.turn, e.player) for e in events if type(e) is TurnStarted],
     redecide=_redecide,
     resume=resume,
+    continue_as=lambda created, agents, bots: msgspec.structs.replace(
+        _created(created), agents=tuple(agents), bots=tuple(bots) if any(bots) else msgspec.UNSET),
+    continued_id=lambda events: continued_content_id("mcg", _created(events[0]).rules.name,
+                                                     _created(events[0]).seeds.seed, events, CODEC.to_json),
     agents=lambda created: tuple(_created(created).agents),
     game_id=lambda created: content_id("mcg", _created(created).rules.name, _created(created).seeds.seed,
                                        CODEC.to_json(created)),

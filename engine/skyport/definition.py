@@ -21,7 +21,7 @@ from typing import Any, Sequence, cast
 
 import msgspec
 
-from locm.engine.seam import Divergence, GameDef, Outcome, content_id, diff_rules, diff_tuples
+from locm.engine.seam import Divergence, GameDef, Outcome, content_id, continued_content_id, diff_rules, diff_tuples
 from locm.engine.skyport.agents import AGENT_NAMES, agent_seed, make_agent
 from locm.engine.skyport.behaviour import BEHAVIOUR
 from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn
@@ -276,6 +276,10 @@ GAME = GameDef(
     redecide=_redecide,
     agents=lambda created: tuple(_created(created).agents),
     game_id=game_id,
+    continue_as=lambda created, agents, bots: msgspec.structs.replace(
+        _created(created), agents=tuple(agents), bots=tuple(bots) if any(bots) else msgspec.UNSET),
+    continued_id=lambda events: continued_content_id("skyport", _created(events[0]).rules.name,
+                                                     _created(events[0]).seed, events, CODEC.to_json),
     log_id=log_id,
     new_versioned=_new_versioned,
     seat_stats=seat_stats,

@@ -95,6 +95,8 @@ def _id_problem(game, game_id: str | None, events: Sequence[Event]) -> Verdict:
         return Verdict(str(exc), 0)
     if expected == game_id:
         return Verdict(None)
+    if game.continued_id is not None and game_id == game.continued_id(events):  # played on from a position
+        return Verdict(None)
     return Verdict(f"the id is not what its content gives: its {tag_of(game.created)} gives {expected}", 0)
 
 
