@@ -106,6 +106,21 @@ def test_nothing_is_published_without_the_spool(spooled):
     assert p.match.ended
 
 
+def test_a_spool_this_process_may_not_look_into_publishes_nowhere(spooled, monkeypatch):
+    """A process that inherited another user's spool (a bot's runner as nobody under root's store) plays on,
+    publishing nothing: looking at the spool is refused, not raised."""
+    Spool(spooled).make()
+    monkeypatch.setenv(live.ENV, str(live.spool_of(spooled).resolve()))
+    assert live._spool() == live.spool_of(spooled).resolve()
+
+    def refused(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    with monkeypatch.context() as m:
+        m.setattr(Path, "is_dir", refused)
+        assert live._spool() is None
+
+
 def test_a_spectator_reads_every_event_without_the_hidden_information(spooled):
     Spool(spooled).make()
     with Paced(spooled) as p:

@@ -63,7 +63,10 @@ def _spool() -> Path | None:
     if not where:
         return None
     path = Path(where)
-    return path if path.is_dir() else None
+    try:
+        return path if path.is_dir() else None
+    except (OSError, ValueError):  # a spool this process may not look into (another user's): published nowhere
+        return None
 
 
 class _Watched:
