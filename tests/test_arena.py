@@ -266,3 +266,22 @@ def test_a_store_replaced_under_the_same_name_is_indexed_again(store, tmp_path):
     again = ReadModel(db, tmp_path / "s.idx")
     assert [g.key for g in again.games(Filters(game="locm"), limit=1000)] == _direct(db, "game = 'locm'")
     assert {a for g in again.games(Filters(game="locm"), limit=1000) for a in g.agents} == {"greedy", "lookahead"}
+
+
+def test_a_bots_think_time_is_kept_turn_by_turn_and_charted_by_turn(tmp_path):
+    db = tmp_path / "b.db"
+    _locm("play", "--seed", "3", "--p0", f"{sys.executable} examples/bot.py", "--p1", "greedy", "--db", str(db),
+          "--no-sandbox")
+    with sqlite3.connect(db) as conn:
+        meta, seats = conn.execute("SELECT meta, seats FROM games").fetchone()
+    turns = json.loads(meta)["think_turn_ms"]
+    bot_turns = turns[0]
+    assert turns[1] is None and bot_turns and all(ms >= 0 for ms in bot_turns)
+    assert json.loads(meta)["turns"][0] == len(bot_turns)  # one time a turn the bot played
+    assert abs(sum(bot_turns) / len(bot_turns) - json.loads(seats)[0]["think_ms"]) < 0.05  # the mean it stores
+    model = ReadModel(db, index=tmp_path / "b.idx")
+    by_turn = model.bot(f"{sys.executable} examples/bot.py")["by_turn"]
+    assert [p["turn"] for p in by_turn] == list(range(1, len(bot_turns) + 1))
+    assert [p["mean_ms"] for p in by_turn] == [round(ms, 3) for ms in bot_turns]  # one game: its own times
+    page = TestClient(create_app(db, index=tmp_path / "c.idx")).get("/bots/" + f"{sys.executable} examples/bot.py")
+    assert page.status_code == 200 and 'id="byturn"' in page.text and '"turn": 1' in page.text

@@ -117,7 +117,8 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
 
     def bot(request: Request) -> Response:
         info = model.bot(request.path_params["agent"])
-        return page("bot.html", request, bot=info, think=json.dumps(info["think"]).replace("<", "\\u003c"))
+        return page("bot.html", request, bot=info, think=json.dumps(info["think"]).replace("<", "\\u003c"),
+                    by_turn=json.dumps(info["by_turn"]).replace("<", "\\u003c"))
 
     def api_games(request: Request) -> Response:
         f = filters(request)

@@ -307,6 +307,7 @@ class ReadModel:
         think times and errors, and stderr excerpts (as stored: the page escapes them)."""
         games = self.games(Filters(agent=agent), limit=limit)
         points, excerpts, errors = [], [], 0
+        by_turn: list[list[float]] = []  # each turn number's think times over the games (meta think_turn_ms)
         for g in reversed(games):
             for seat, name in enumerate(g.agents):
                 if name != agent or seat >= len(g.seats):
@@ -315,11 +316,21 @@ class ReadModel:
                 think_max = g.meta.get("think_max_ms")
                 peak = think_max[seat] if isinstance(think_max, list) and seat < len(think_max) else None
                 points.append({"game_id": g.game_id, "mean_ms": s.get("think_ms"), "max_ms": peak})
+                turns = g.meta.get("think_turn_ms")
+                turns = turns[seat] if isinstance(turns, list) and seat < len(turns) else None
+                for k, ms in enumerate(turns[:500] if isinstance(turns, list) else ()):
+                    if isinstance(ms, (int, float)) and not isinstance(ms, bool) and 0 <= ms < 1e9:
+                        while len(by_turn) <= k:
+                            by_turn.append([])
+                        by_turn[k].append(float(ms))
                 if s.get("error") or s.get("timeout"):
                     errors += 1
                 if s.get("stderr") and len(excerpts) < 20:
                     excerpts.append({"game_id": g.game_id, "seat": seat, "stderr": str(s["stderr"])[-2000:]})
-        return {"agent": agent, "games": len(games), "errors": errors, "think": points, "stderr": excerpts,
+        turn_points = [{"turn": k + 1, "games": len(v), "mean_ms": round(sum(v) / len(v), 3), "max_ms": max(v)}
+                       for k, v in enumerate(by_turn) if v]
+        return {"agent": agent, "games": len(games), "errors": errors, "think": points, "by_turn": turn_points,
+                "stderr": excerpts,
                 "versions": sorted({a for g in games for a in g.agents if a.split("@")[0] == agent.split("@")[0]})}
 
     def _cached(self, key: tuple, compute):

@@ -174,6 +174,13 @@ def count_turn(agent: Any, ms: float) -> None:
     agent.turns += 1
     agent.think_ms_total += ms
     agent.think_ms_max = max(agent.think_ms_max, ms)
+    kept = getattr(agent, "turn_ms", None)
+    if kept is not None and len(kept) < TURNS_KEPT:
+        kept.append(ms)
+
+
+TURNS_KEPT = 500
+"""A bot's think time is kept turn by turn (``turn_ms``, the game's meta ``think_turn_ms``) for this many turns."""
 
 
 # --- the bot ----------------------------------------------------------------------------------------------
@@ -189,6 +196,7 @@ class BotAgent(BotProcess):
         self.limits = limits or TimeLimits()
         self.think_ms_total = 0.0
         self.think_ms_max = 0.0
+        self.turn_ms: list[float] = []  # each turn's think time (`count_turn`), the first `TURNS_KEPT`
         self._asked: dict[str, int] = collections.defaultdict(int)  # answers asked for, by phase
         self._out = bytearray()  # stdout read but not yet answered with
         self._pending = bytearray()  # input not yet written

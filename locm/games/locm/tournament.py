@@ -111,6 +111,9 @@ def _extras(gid: str, game: Game, seats: list, limits: TimeLimits, sandbox: Sand
     meta = {"turns": [a.turns for a in seats], "think_max_ms": [round(a.think_ms_max, 3) for a in seats]}
     if place is not None:
         meta["schedule"], meta["place"] = place
+    if any(isinstance(a, BotAgent) for a in seats):  # a bot's think time turn by turn (the arena's bot pages)
+        meta["think_turn_ms"] = [[round(ms, 2) for ms in a.turn_ms] if isinstance(a, BotAgent) else None
+                                 for a in seats]
     if sandbox is not None:
         meta["limits_ms"] = limits.as_dict()
         meta["bot_sha256"] = [v or None for v in game.created.bot_sha256 or (None, None)]
