@@ -52,6 +52,19 @@ setup: $(STAMP)
 	@.ci/apt-install socat socat || echo "setup: socat could not be installed: sandboxed Skyport clients cannot run" >&2
 	@# sqlite3: SQLite's own recovery (.recover), which `locm export --salvage` tries first (locm/store/salvage.py)
 	@.ci/apt-install sqlite3 sqlite3 || echo "setup: sqlite3 could not be installed: salvage goes without SQLite's recovery" >&2
+	@# Debian 12's sqlite3 (3.40.1) has no sqlite_dbpage table, so its .recover cannot run: a shell that can is built
+	@# from SQLite's own shell.c and sqlite3.c as the npm package sqlite3 ships them (its deps/sqlite-autoconf-*),
+	@# with SQLITE_ENABLE_DBPAGE_VTAB, into .venv/bin/sqlite3-recover (salvage's recover_shell finds it there)
+	@$(MAKE) --no-print-directory $(BIN)/sqlite3-recover || echo "setup: no sqlite3-recover: salvage goes without SQLite's recovery where the system shell cannot" >&2
+
+SQLITE_NPM := sqlite3@6.0.1
+$(BIN)/sqlite3-recover: | $(STAMP)
+	@command -v npm >/dev/null && command -v cc >/dev/null || { echo "setup: sqlite3-recover needs npm and a C compiler" >&2; exit 1; }
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; cd "$$tmp"; \
+	    npm pack --silent $(SQLITE_NPM) >/dev/null; tar xzf sqlite3-*.tgz; tar xzf package/deps/sqlite-autoconf-*.tar.gz; \
+	    cd sqlite-autoconf-*/; echo "setup: building sqlite3-recover (SQLite's shell with sqlite_dbpage, about 30 s)" >&2; \
+	    cc -O1 -DSQLITE_ENABLE_DBPAGE_VTAB -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION shell.c sqlite3.c -lm \
+	        -o "$(CURDIR)/$(BIN)/sqlite3-recover"
 
 demo: $(STAMP)
 	@# which core runs (pure Python here; .venv-fast/bin/locm --version after make fast: compiled, its build's hash)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -97,13 +98,26 @@ class RecoverUnavailable(OSError):
     nothing; the message says which."""
 
 
+def recover_shell() -> str | None:
+    """The sqlite3 shell salvage runs ``.recover`` with (the seam): ``LOCM_SQLITE3_SHELL`` if set, else the one
+    ``make setup`` builds beside this Python (``sqlite3-recover``: SQLite's own shell.c with
+    SQLITE_ENABLE_DBPAGE_VTAB, which Debian 12's ``sqlite3`` lacks), else ``sqlite3`` on the PATH."""
+    named = os.environ.get("LOCM_SQLITE3_SHELL")
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    built = Path(sys.executable).parent / "sqlite3-recover"
+    if os.access(built, os.X_OK):
+        return str(built)
+    return shutil.which("sqlite3")
+
+
 def recover(path: Path, out: Path) -> None:
     """SQLite's own recovery of the store at ``path`` (and its ``-wal``) into the new database ``out``: the
     ``sqlite3`` shell's ``.recover`` of a private copy, its SQL run by a second shell into ``out``.
     `RecoverUnavailable` when it cannot."""
-    shell = shutil.which("sqlite3")
+    shell = recover_shell()
     if shell is None:
-        raise RecoverUnavailable("the sqlite3 shell is not installed (apt-get install sqlite3)")
+        raise RecoverUnavailable("the sqlite3 shell is not installed (make setup builds one that recovers)")
     source = out.parent / "recover-source" / path.name
     source.parent.mkdir()
     shutil.copyfile(path, source)
@@ -152,4 +166,4 @@ def _views(path: Path, tmp: Path):
     yield "its main file alone", main
 
 
-__all__ = ["salvage_jsonl", "recover", "RecoverUnavailable"]
+__all__ = ["salvage_jsonl", "recover", "recover_shell", "RecoverUnavailable"]
