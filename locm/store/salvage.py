@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -140,6 +141,26 @@ def recover(path: Path, out: Path) -> None:
     if not out.exists() or not out.stat().st_size:
         said = loaded.stderr.decode("utf-8", "replace").strip()[:200]
         raise RecoverUnavailable(f"it recovered nothing{f' ({said})' if said else ''}")
+    _logs_from_lost_and_found(out)
+
+
+def _logs_from_lost_and_found(db: Path) -> None:
+    """Rows whose table's root page is gone land in ``.recover``'s ``lost_and_found`` (rowid in ``id``, columns in
+    ``c0``...). A row of two fields whose second is a blob, under the rowid of a game the recovery holds, is put
+    back as that game's log; export verifies every log's chain, so a row that was not one is refused there."""
+    conn = sqlite3.connect(db)
+    try:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"lost_and_found", "logs", "games"} <= tables:
+            return
+        cols = {row[1] for row in conn.execute("PRAGMA table_info(lost_and_found)")}
+        if not {"nfield", "id", "c1"} <= cols:
+            return
+        with conn:
+            conn.execute("INSERT OR IGNORE INTO logs (game, data) SELECT id, c1 FROM lost_and_found "
+                         "WHERE nfield = 2 AND typeof(c1) = 'blob' AND id IN (SELECT id FROM games)")
+    finally:
+        conn.close()
 
 
 def _views(path: Path, tmp: Path):
