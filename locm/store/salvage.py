@@ -5,12 +5,13 @@ a checkpoint copied into the main file), a ``-wal`` whose frames no longer match
 of the games table. SQLite may read the games through one view of the files and not another, so salvage
 reads up to four views and keeps each game once, the first time it reads and verifies:
 
-0. SQLite's own recovery first (`recover`: the ``sqlite3`` shell's ``.recover``, Debian package ``sqlite3``,
-   installed by ``make setup``): it reads every page of a private copy of the main file and its ``-wal`` and
-   writes what it finds into a new database, so games survive a damaged root page of ``games`` or ``logs``
-   or a damaged file header, which no view through SQLite's own B-trees gets past. A shell built without the
-   ``sqlite_dbpage`` table that ``.recover`` reads (Debian 12's 3.40.1) cannot: the view says so and the
-   others go on;
+0. SQLite's own recovery first (`recover`: the ``.recover`` of the shell `recover_shell` finds, by default
+   ``.venv/bin/sqlite3-recover``, which ``make setup`` builds from SQLite's own sources with the
+   ``sqlite_dbpage`` table that Debian 12's ``sqlite3`` 3.40.1 lacks): it reads every page of a private copy of
+   the main file and its ``-wal`` and writes what it finds into a new database, so games survive a damaged root
+   page of ``logs``, which no view through SQLite's own B-trees gets past (its rows come back through
+   ``lost_and_found``). A damaged one-page ``games`` root or file header it does not get past. Without a shell
+   that can recover, the view says so in one line and the others go on;
 1. the store as it is: its ``-wal`` read through its index, the ``locm_meta`` checks skipped when that page is
    what is damaged;
 2. a private copy of the main file and its ``-wal`` without the index: SQLite rebuilds the index from the
