@@ -269,7 +269,7 @@ def test_report_reads_each_seats_loadout_from_the_log():
 
     g, _ = _lined_up()
     match = SimpleNamespace(game_id="x", agents=("a", "b", "c"), winner=0, scores=g.state.scores)
-    store = SimpleNamespace(games=lambda game: [match], events=lambda _id: g.log)
+    store = SimpleNamespace(games=lambda game, counted=True: [match], events=lambda _id: g.log)
     assert list(player_games(store)) == [("a", "laser+mortar", "scenario", True, float(g.state.scores[0])),
                                          ("b", "laser+mortar", "scenario", False, float(g.state.scores[1])),
                                          ("c", "laser+mortar", "scenario", False, float(g.state.scores[2]))]

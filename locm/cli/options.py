@@ -19,6 +19,12 @@ RULESET = click.option("--ruleset", "-r", default="1.2", show_default=True,
 
 
 
+INCLUDE_UNTRUSTED = click.option(
+    "--include-untrusted", is_flag=True,
+    help="Also count the games this store neither played nor imported from a trusted (signed, --trust) file; "
+         "by default a result counts only those, and says how many it left out (locm verify lists them).")
+
+
 AGENT_HELP = ("random, pass, greedy, lookahead, or a bot's command line in quotes, e.g. \"python3 examples/bot.py\" "
               "(one process per game speaking the referee protocol on stdin/stdout).")
 TIMEOUTS = click.option("--timeouts", metavar="SPEC",
@@ -137,5 +143,5 @@ def check_output(path: Path) -> None:
     check(path)
 
 
-__all__ = ["RULESET", "AGENT_HELP", "TIMEOUTS", "DB_OPTION", "GAME", "GAME_NAMES", "GameName", "sandbox_options",
+__all__ = ["RULESET", "INCLUDE_UNTRUSTED", "AGENT_HELP", "TIMEOUTS", "DB_OPTION", "GAME", "GAME_NAMES", "GameName", "sandbox_options",
            "make_sandbox", "usage_errors", "n", "check_output"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from locm.analysis.stats import DEFAULT_MIN_N
-from locm.cli.options import GAME_NAMES, usage_errors
+from locm.cli.options import GAME_NAMES, INCLUDE_UNTRUSTED, usage_errors
 from locm.engine import registry
 from locm.tournament.backends import backend_options
 
@@ -42,15 +42,19 @@ MIN = click.option("--min-games", "min_n", type=click.IntRange(min=1), default=D
               default=registry.DEFAULT, show_default=True,
               help="mcg: my-card-game's card win rates by pairing, printed (locm.games.mcg.report); skyport: win and "
                    "score rates per agent by loadout and by map, printed (locm.games.skyport.report).")
+@INCLUDE_UNTRUSTED
 @backend_options
-def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild, game_name, backend, address):
+def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild, game_name, include_untrusted, backend,
+           address):
     """Write a card-balance report: cards.json, cards.csv, PNG charts and a self-contained index.html.
 
     Brings the card-facts projection (tables cardfacts_* in the store file) up to date with the stored
     events first: only games stored since the last run are read. Every rate is given per pairing of agents
     (an agent against an opponent) with its sample size and a 95% interval (Wilson; clustered by game for
     constructed buckets); rates on fewer than --min-games player-games are shown as not enough data. A
-    pairing whose agents differ in strength beyond --max-imbalance is flagged loudly.
+    pairing whose agents differ in strength beyond --max-imbalance is flagged loudly. Only the games this store
+    played or imported from a trusted file are counted (--include-untrusted: all), and a line says how many
+    were left out.
 
     \b
     Example:
@@ -69,7 +73,8 @@ def report(db, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuil
         raise LocmError(f"{game.title} has no report")
     with usage_errors():
         own(db, ruleset=ruleset, agent=agent, opponent=opponent, seat=seat, min_n=min_n, max_imbalance=max_imbalance,
-            out=out, rebuild=rebuild, backend=backend, address=address, echo=click.echo)
+            out=out, rebuild=rebuild, backend=backend, address=address, echo=click.echo,
+            include_untrusted=include_untrusted)
 
 
 __all__ = ["DB", "RULESET", "AGENT", "OPPONENT", "IMBALANCE", "SEAT", "MIN", "report"]

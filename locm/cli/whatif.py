@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from locm.cli.options import GAME_NAMES
+from locm.cli.options import GAME_NAMES, INCLUDE_UNTRUSTED
 from locm.engine import registry
 from locm.tournament.backends import backend_options
 
@@ -78,15 +78,18 @@ def rerun(source, ruleset, db, as_json):
 @click.option("--game", "game_name", type=GAME_NAMES, default=registry.DEFAULT,
               show_default=True, help="The game whose stored games are re-run (mcg: my-card-game; skyport).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@INCLUDE_UNTRUSTED
 @backend_options
-def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name, as_json, backend, address):
+def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name, as_json, include_untrusted, backend,
+           address):
     """Re-run stored games of built-in agents under ruleset B (same seeds, same agents) and report, each with
     n and a 95% interval (Wilson for rates; mean +- 1.96 standard errors for lengths and damage): the share
     of games whose winner changes, the first player's win rate, game length and damage by source under A and
     B, the cards whose in-hand win rate moves most, and which cards (1.2) and feature buckets gain or lose:
     the win-rate change of the seat holding more copies of one under A, paired by seed with an interval
     clustered by seed (--json: paired_by_seed). The re-runs are stored as games of B, so running the
-    command again reads them back instead of playing them.
+    command again reads them back instead of playing them. Only the games of A this store played or imported
+    from a trusted file are re-run (--include-untrusted: every one; --json: left_out).
 
     \b
     Example:
@@ -124,19 +127,26 @@ def whatif(db, ruleset, ruleset_a, agents, games, workers, top, min_n, game_name
 
     try:
         result = whatif_store(db, game, ruleset, ruleset_a, agents, games, workers, progress=lambda k: bar.update(k),
-                              announce=announce, backend=backend, address=address)
+                              announce=announce, backend=backend, address=address,
+                              include_untrusted=include_untrusted)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+    from locm.store.provenance import left_out_note
+
     summary = result.summary(min_n, top)
+    note = left_out_note(result.left_out, include_untrusted)
     if as_json:
         summary["skipped_games"] = [{"game": g, "why": w} for g, w in result.skipped]
+        summary["left_out"] = {"counted": include_untrusted, **result.left_out}
         click.echo(json.dumps(summary, indent=1))
         return
     for line in whatif_lines(summary, top, game):
         click.echo(line)
     for g, why in result.skipped[:5]:
         click.echo(f"skipped {g}: {why}", err=True)
+    if note:
+        click.echo(note)
     if result.selected == 0:
         click.echo(f"no stored games of {result.rules_a} between built-in agents to re-run (see --ruleset-a and "
                    "--agents)", err=True)

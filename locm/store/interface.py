@@ -157,24 +157,37 @@ class EventStore:
     def games(self, ruleset: str | None = None, agent: str | None = None, winner: int | None = None,
               limit: int | None = None, *, game: str | None = None, seats: int | None = None,
               winner_agent: str | None = None, place: int | None = None,
-              fields: Mapping[str, str] | None = None) -> list[GameRecord]:
+              fields: Mapping[str, str] | None = None, counted: bool = False) -> list[GameRecord]:
         """The records of the stored games (of one game when ``game``, its registered name, is given), in the
         order stored; ``agent`` matches any seat; ``winner`` is a seat (-1: games without a winner); ``seats``
         the number of players; ``winner_agent`` the agent in the winner's seat; ``place`` (with ``agent``) the
         place that agent finished in, 0 for the first (alone or shared), in any of its seats; ``fields`` index
-        fields' values (as text: ``{"map": "octagon-8p"}``)."""
+        fields' values (as text: ``{"map": "octagon-8p"}``); ``counted``: only the games a result may count
+        (`locm.store.provenance.Provenance.counted`; `left_out` says how many others)."""
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise StoreError(f"limit: expected an integer >= 0 or None, got {limit!r}")
         if place is not None and agent is None:
             raise StoreError("place: a place is an agent's: give the agent too")
         if seats is None and winner_agent is None and place is None and not fields:
-            return self._rows(game, ruleset, agent, winner, limit)
-        found = [m for m in self._rows(game, ruleset, agent or winner_agent, winner, None)
+            return self._rows(game, ruleset, agent, winner, limit, counted)
+        found = [m for m in self._rows(game, ruleset, agent or winner_agent, winner, None, counted)
                  if (seats is None or len(m.agents) == seats)
                  and (winner_agent is None or 0 <= m.winner < len(m.agents) and m.agents[m.winner] == winner_agent)
                  and (place is None or any(a == agent and p == place for a, p in zip(m.agents, m.places)))
                  and all(k in m.fields and _field_text(m.fields[k]) == v for k, v in (fields or {}).items())]
         return found if limit is None else found[:limit]
+
+    def left_out(self, game: str | None = None, ruleset: str | None = None) -> dict[str, int]:
+        """How many stored games (of ``game``, of ``ruleset``, when given) a result may not count
+        (`games`' ``counted``), by why: ``imported`` (untrusted) or ``unrecorded`` (no provenance row); the words
+        a reader prints are `locm.store.provenance.left_out_note`'s."""
+        ids = {m.game_id for m in self._rows(game, ruleset, None, None, None)}
+        out: dict[str, int] = {}
+        for came in self._provenances(list(ids)).values():
+            if not came.counted:
+                why = "imported" if came.kind == "imported" else "unrecorded"
+                out[why] = out.get(why, 0) + 1
+        return out
 
     def events(self, game_id: str) -> list[Any]:
         """A stored game's events, decoded by its own game's codec (`engine.registry`), in seq order."""
@@ -353,7 +366,8 @@ class EventStore:
     def _row(self, game_id: str) -> GameRecord | None:
         raise NotImplementedError
 
-    def _rows(self, game, ruleset, agent, winner, limit) -> list[GameRecord]:
+    def _rows(self, game, ruleset, agent, winner, limit, counted: bool = False) -> list[GameRecord]:
+        """``counted``: only the games `Provenance.counted` takes."""
         raise NotImplementedError
 
     def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
@@ -529,10 +543,12 @@ class MemoryStore(EventStore):
         p = self._games.get(game_id)
         return None if p is None else p.record
 
-    def _rows(self, game, ruleset, agent, winner, limit) -> list[GameRecord]:
+    def _rows(self, game, ruleset, agent, winner, limit, counted: bool = False) -> list[GameRecord]:
+        came = self._provenances(None) if counted else {}
         found = [m for m in (p.record for p in self._games.values())
                  if (game is None or m.game == game) and (ruleset is None or m.ruleset == ruleset)
-                 and (agent is None or agent in m.agents) and (winner is None or m.winner == winner)]
+                 and (agent is None or agent in m.agents) and (winner is None or m.winner == winner)
+                 and (not counted or came[m.game_id].counted)]
         return found if limit is None else found[:limit]
 
     def _ids_with_prefix(self, prefix: str, limit: int) -> list[str]:

@@ -16,8 +16,12 @@ written behind the store's back (``unrecorded``, never counted).
 What counts (`Provenance.counted`): a tournament, an SPRT run and their standings take as their own only the
 games this store played (or a locm before provenance, or a migration, said it played) and the games imported
 from a file whose signature a trusted key made. An untrusted import is kept, shown and verified, never
-counted. Whoever can write the store's file can write these rows too: provenance protects the results from
-what comes in through `locm import`; a store file in hostile hands is the signed ledger's matter
+counted. Every other reader that turns stored games into a result (the card reports, `whatif`, the arena's
+standings, ratings and bot pages) counts the same games, the rule applied in SQL (`Scope`): the few source rows
+are classified once by `Provenance.counted`, each game's source is looked up by its key. `INCLUDE_UNTRUSTED`,
+the one flag every such reader takes, counts the rest too; `left_out_note` is the line each prints about them.
+Whoever can write the store's file can write these rows too: provenance protects the results from what comes
+in through `locm import`; a store file in hostile hands is the signed ledger's matter
 (`locm.provenance.signing`).
 """
 
@@ -52,6 +56,9 @@ CREATE TABLE IF NOT EXISTS provenance (
 
 COMMAND_LIMIT = 300
 """The characters of a run's command line kept (its start)."""
+
+INCLUDE_UNTRUSTED = "--include-untrusted"
+"""The flag of every reader of stored games that counts, beside the games `Provenance.counted` takes, the rest."""
 
 SourceKind = Literal["played", "imported", "migrated"]
 
@@ -98,6 +105,59 @@ class Provenance(msgspec.Struct, frozen=True, kw_only=True):
         return f"imported from {s.file} (sha256 {s.sha256[:16]}..., {s.at}): {trust}"
 
 
+class Scope(msgspec.Struct, frozen=True, kw_only=True):
+    """Which of a store file's games count (`Provenance.counted`), as SQL over their integer keys (made from the
+    file by `locm.store.sqlite.scope_of`). ``tables``: the provenance tables are there; ``since``:
+    ``provenance_since`` (None: the store never recorded provenance; a game without a row is counted when its key
+    is below it); ``uncounted``: the keys of the source rows not counted, each with its kind (``imported``, or
+    ``unrecorded`` for a row locm did not write)."""
+
+    tables: bool
+    since: int | None
+    uncounted: tuple[tuple[int, str], ...] = ()
+
+    def uncounted_sql(self, key: str = "g.id", schema: str = "") -> str:
+        """An SQL condition true of a game not counted, its integer key the column ``key``; the provenance tables
+        in ``schema`` (``"s."``: an attached store). Literals only (integer keys read from the file), no
+        parameters: one lookup of the game's provenance row by its key, of its source row by its key."""
+        since = "0" if self.since is None else f"{key} >= {int(self.since)}"
+        if not self.tables:
+            return f"({since})"
+        keys = ", ".join(str(int(k)) for k, _ in self.uncounted)
+        return (f"coalesce((SELECT s_.id IN ({keys}) FROM {schema}provenance p_ JOIN {schema}provenance_sources s_ "
+                f"ON s_.id = p_.source AND s_.kind IS NOT NULL WHERE p_.game = {key}), {since})")
+
+    def counted_sql(self, key: str = "g.id", schema: str = "") -> str:
+        """An SQL condition true of a game counted (`uncounted_sql`'s negation)."""
+        return f"NOT {self.uncounted_sql(key, schema)}"
+
+    def kind_sql(self, key: str = "g.id", schema: str = "") -> str:
+        """An SQL expression of a game not counted: its source row's key, NULL when it has none (unrecorded)."""
+        if not self.tables:
+            return "NULL"
+        return (f"(SELECT s_.id FROM {schema}provenance p_ JOIN {schema}provenance_sources s_ ON s_.id = p_.source "
+                f"AND s_.kind IS NOT NULL WHERE p_.game = {key})")
+
+    def kind_of(self, source: int | None) -> str:
+        """The kind of a game not counted from its `kind_sql` value."""
+        return dict(self.uncounted).get(source, "unrecorded") if source is not None else "unrecorded"
+
+
+def left_out_note(left_out: dict[str, int], included: bool = False) -> str | None:
+    """The one line a reader prints about the games it did not count (``left_out``: how many of each kind not
+    counted, `locm.store.interface.EventStore.left_out`), or counted only because of `INCLUDE_UNTRUSTED`
+    (``included``); None when there are none."""
+    parts = [f"{n} imported game{'s' * (n != 1)}" for n in [left_out.get("imported", 0)] if n]
+    parts += [f"{n} game{'s' * (n != 1)} without provenance (written behind the store's back)"
+              for n in [left_out.get("unrecorded", 0)] if n]
+    if not parts:
+        return None
+    what = " and ".join(parts)
+    if included:
+        return f"{what} counted though untrusted ({INCLUDE_UNTRUSTED})"
+    return f"{what} not counted: untrusted; {INCLUDE_UNTRUSTED} to count them"
+
+
 def new_run() -> str:
     """A fresh run id (12 hex digits)."""
     return uuid.uuid4().hex[:12]
@@ -115,4 +175,5 @@ def imported_source(file: str, *, at: str, trusted: bool = False, signer: str = 
                   trusted=trusted, signer=signer)
 
 
-__all__ = ["PROVENANCE_SQL", "Provenance", "SOURCES_SQL", "Source", "imported_source", "new_run", "played_source"]
+__all__ = ["INCLUDE_UNTRUSTED", "PROVENANCE_SQL", "Provenance", "SOURCES_SQL", "Scope", "Source", "imported_source",
+           "left_out_note", "new_run", "played_source"]

@@ -52,7 +52,7 @@ from locm.store.records import (
     utc_timestamp,
 )
 from locm.store.interface import DEFAULT_PATH, EventStore
-from locm.store.provenance import PROVENANCE_SQL, SOURCES_SQL, Provenance, Source
+from locm.store.provenance import PROVENANCE_SQL, SOURCES_SQL, Provenance, Scope, Source
 
 
 BUSY_TIMEOUT_S = 600.0
@@ -546,8 +546,31 @@ class SqliteStore(EventStore):
         rows = self._query(f"SELECT {_SELECT} FROM games WHERE game_id = ?", (game_id,))
         return self._from_row(rows[0]) if rows else None
 
-    def _rows(self, game, ruleset, agent, winner, limit) -> list[GameRecord]:
+    def scope(self) -> Scope:
+        """Which of the stored games count (`locm.store.provenance.Scope`), read now (a few source rows)."""
+        try:
+            return scope_of(self._conn)
+        except sqlite3.DatabaseError as exc:
+            raise CorruptStoreError(self.path, str(exc)) from None
+
+    def left_out(self, game: str | None = None, ruleset: str | None = None) -> dict[str, int]:
+        scope = self.scope()
+        where, params = [scope.uncounted_sql("g.id")], []
+        if game is not None:
+            where.append("g.game = ?"), params.append(game)
+        if ruleset is not None:
+            where.append("g.ruleset = ?"), params.append(ruleset)
+        out: dict[str, int] = {}
+        for source, n in self._query(f"SELECT {scope.kind_sql('g.id')}, count(*) FROM games g WHERE "
+                                     f"{' AND '.join(where)} GROUP BY 1", params):
+            why = scope.kind_of(source)
+            out[why] = out.get(why, 0) + n
+        return out
+
+    def _rows(self, game, ruleset, agent, winner, limit, counted: bool = False) -> list[GameRecord]:
         where, params = [], []
+        if counted:
+            where.append(self.scope().counted_sql("games.id"))
         if game is not None:
             where.append("game = ?"), params.append(game)
         if ruleset is not None:
@@ -646,6 +669,34 @@ def _provenance(row: Sequence, since: int | None) -> Provenance:
 
 
 _SOURCE_KINDS = ("played", "imported", "migrated")
+
+
+def scope_of(conn: sqlite3.Connection, schema: str = "") -> Scope:
+    """Which games of the store open on ``conn`` (its tables in ``schema``, ``"s."`` for an attached store) count:
+    its source rows (few: one per run or file) each classified by `Provenance.counted` as `_provenance` reads
+    it, and its ``provenance_since`` read as `SqliteStore._provenances` reads it."""
+    try:
+        since_rows = conn.execute(f"SELECT value FROM {schema}locm_meta WHERE key = 'provenance_since'").fetchall()
+    except sqlite3.OperationalError:
+        since_rows = []
+    try:
+        since = int(since_rows[0][0]) if since_rows else None
+    except (TypeError, ValueError):
+        since = 0  # a value not written by locm: every game without a row is unrecorded
+    try:
+        conn.execute(f"SELECT game, source FROM {schema}provenance LIMIT 0")
+        rows = conn.execute(f"SELECT id, kind, run, command, file, sha256, at, trusted, signer FROM "
+                            f"{schema}provenance_sources ORDER BY id").fetchall()
+    except sqlite3.OperationalError:  # no provenance tables (yet)
+        return Scope(tables=False, since=since)
+    uncounted = []
+    for key, *rest in rows:
+        if rest[0] is None:  # read as no source row (`_provenance`): the game's key decides
+            continue
+        came = _provenance((None, None, *rest), since)
+        if not came.counted and type(key) is int:
+            uncounted.append((key, "imported" if came.kind == "imported" else "unrecorded"))
+    return Scope(tables=True, since=since, uncounted=tuple(uncounted))
 
 
 def _to_row(m: GameRecord) -> list:

@@ -88,6 +88,8 @@ class Whatif:
     read_back: int = 0  # re-runs read back from the store
     played: int = 0  # re-runs played now (and stored)
     selected: int = 0  # the stored games chosen to re-run (skipped ones included)
+    left_out: dict = field(default_factory=dict)  # games of A not counted, by why (`EventStore.left_out`)
+    include_untrusted: bool = False  # those were re-run too
     seconds: float = 0.0
 
     def _by_seed(self) -> dict[int, list[Pair]]:
@@ -211,12 +213,13 @@ def ruleset_a_of(game: GameDef, spec: str, store) -> Any:
 
 
 def select(store, game: GameDef, name_a: str, agents: Sequence[str] | None, limit: int | None,
-           skipped: list) -> list[str]:
+           skipped: list, counted: bool = True) -> list[str]:
     """The stored games of `game` of ruleset `name_a` to re-run, in stored order: every seat a built-in agent
-    (of `agents` when given; a game of a command-line bot is added to `skipped`), at most `limit`."""
+    (of `agents` when given; a game of a command-line bot is added to `skipped`), at most `limit`; only games
+    the store may count (`locm.store.provenance`) when ``counted``."""
     wanted = set(agents) if agents else None
     out = []
-    for m in store.games(game=game.name, ruleset=name_a):
+    for m in store.games(game=game.name, ruleset=name_a, counted=counted):
         if any(a not in game.agent_names for a in m.agents):
             skipped.append((m.game_id, "a command-line bot played: its re-run would not be the same player"))
             continue
@@ -231,7 +234,7 @@ def select(store, game: GameDef, name_a: str, agents: Sequence[str] | None, limi
 def whatif(store, game: GameDef, rules_b: Any, rules_a: Any = None, games: int | None = None,
            progress: Callable[[int], None] | None = None, announce: Callable[[int], None] | None = None,
            workers: int = 1, agents: Sequence[str] | None = None, backend: str = "local",
-           address: str | None = None) -> Whatif:
+           address: str | None = None, include_untrusted: bool = False) -> Whatif:
     """Re-run the stored games of `game` of ruleset A between built-in agents (of `agents` when given) under
     `rules_b`; each re-run is stored as a game of B (its id is its content's, so a second run finds it and
     reads it back instead of playing it). ``rules_a``: a name (every stored game of it; default B's base, else
@@ -247,8 +250,9 @@ def whatif(store, game: GameDef, rules_b: Any, rules_a: Any = None, games: int |
     exact = None if rules_a is None or isinstance(rules_a, str) else rules_a
     name_a = named or (game.rules_name(exact) if exact is not None else _base(rules_b, ident))
     result = Whatif(game, name_a, rules_b)
-    tasks = select(store, game, name_a, agents, games, result.skipped)
+    tasks = select(store, game, name_a, agents, games, result.skipped, counted=not include_untrusted)
     result.selected = len(tasks)
+    result.left_out, result.include_untrusted = store.left_out(game=game.name, ruleset=name_a), include_untrusted
     if announce:
         announce(len(tasks))
     path = store.path
@@ -289,8 +293,9 @@ def whatif(store, game: GameDef, rules_b: Any, rules_a: Any = None, games: int |
 def whatif_store(db: Path, game: GameDef, ruleset: str, ruleset_a: str | None = None,
                  agents: Sequence[str] = (), games: int | None = None, workers: int = 1,
                  progress: Callable[[int], None] | None = None, announce: Callable[[int], None] | None = None,
-                 backend: str = "local", address: str | None = None) -> Whatif:
-    """`locm whatif`: `whatif` over the store at `db`, ruleset B ``ruleset`` (a built-in name or a variant file
+                 backend: str = "local", address: str | None = None, include_untrusted: bool = False) -> Whatif:
+    """`locm whatif`: `whatif` over the store at `db` (its games of A that it may count, or every one with
+    ``include_untrusted``), ruleset B ``ruleset`` (a built-in name or a variant file
     of `game`), ruleset A ``ruleset_a`` (`ruleset_a_of`; default B's base), only games of the built-in
     ``agents`` when given; a ruleset A its game's ``rerun_refused`` says no game of can be re-run under B is
     refused at once."""
@@ -310,7 +315,7 @@ def whatif_store(db: Path, game: GameDef, ruleset: str, ruleset_a: str | None = 
         if why:
             raise UsageProblem(why)
         return whatif(store, game, rules_b, rules_a, games, progress, announce, workers, agents or None, backend,
-                      address)
+                      address, include_untrusted)
 
 
 def _base(rules: Any, ident: dict) -> str:

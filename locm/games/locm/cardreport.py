@@ -134,14 +134,15 @@ def _cost_bucket(fkey: int) -> str:
 def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: str | None = None,
             seat: int | None = None, min_n: int = DEFAULT_MIN_N, refresh: bool = True, progress=None,
             on_start=None, opponent: str | None = None,
-            max_imbalance: float = DEFAULT_MAX_IMBALANCE) -> ReportData:
+            max_imbalance: float = DEFAULT_MAX_IMBALANCE, include_untrusted: bool = False) -> ReportData:
     """Refresh the projection (unless ``refresh`` is False) and compute every number of the report: per
-    ruleset, the card rows of each pairing of agents (`Stratum`; `agent` and `opponent` keep some)."""
+    ruleset, the card rows of each pairing of agents (`Stratum`; `agent` and `opponent` keep some), over the
+    games the store may count (`locm.store.provenance`; every game with ``include_untrusted``)."""
     path = str(db_path)
     check_request(path, ruleset)
     if refresh:
-        cs.refresh(path, progress=progress, on_start=on_start)
-    db = cs.connect(path)
+        cs.refresh(path, progress=progress, on_start=on_start, include_untrusted=include_untrusted)
+    db = cs.connect(path, include_untrusted)
     try:
         stored = dict(db.execute("SELECT ruleset, count(*) FROM cardfacts_games GROUP BY ruleset").fetchall())
         names = [r for r in RULESET_ORDER if r in stored] + sorted(set(stored) - set(RULESET_ORDER))
@@ -150,7 +151,8 @@ def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: st
         for rs in wanted:
             games = cs.game_facts(db, rs, agent)
             if not games:
-                raise ReportError(f"{path} holds no {rs} games with agent {agent!r}")
+                raise ReportError(f"{path} holds no {rs} games with agent {agent!r} that it may count"
+                                  + ("" if include_untrusted else " (--include-untrusted: count every game)"))
             out[rs] = _ruleset_data(db, rs, agent, opponent, seat, min_n, games, max_imbalance)
         all_games = [g for d in out.values() for g in d.games]
         coverage = _coverage(all_games)

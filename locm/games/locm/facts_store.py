@@ -31,6 +31,12 @@ Tables (all prefixed ``cardfacts_``; the store's open check ignores them):
 The sums are `analysis.locm.cardtotals`'s (its docstring defines each); a game's card rows are in its stored facts
 (`analysis.locm.packedfacts.card_rows`), never in a table of their own.
 
+Which games: the store file's own projection holds the LOCM games a result may count (``scope`` ``counted`` in
+``cardfacts_meta``: played here or imported from a trusted file, `locm.store.provenance.Scope`); a game that
+becomes counted (its signed export imported under ``--trust``) is projected by the next refresh, a projected game
+no longer counted rebuilds it. With ``include_untrusted`` (``--include-untrusted``) every LOCM game is projected,
+in a temporary file of this process (scope ``all``), never into the store's own tables.
+
 `refresh` projects the games stored since the last run (LOCM games that ``cardfacts_games`` lacks), in chunks
 of `CHUNK` games: a chunk's games rows and the totals of its games are added in one transaction, so a crash
 leaves whole chunks, and there is no serial tail. It rebuilds everything when the definitions version or the
@@ -196,16 +202,20 @@ def project_chunk(task: tuple[Sequence[str], bool]) -> ChunkResult:
 # --- the store file ------------------------------------------------------------------------------------------
 
 
-def connect(path: str | os.PathLike) -> sqlite_utils.Database:
+def connect(path: str | os.PathLike, include_untrusted: bool = False) -> sqlite_utils.Database:
     """The store file through sqlite-utils, with the projection's tables created if missing. The file must
     already be an event store (opened once through `open_store`, which refuses anything else).
 
     A store that cannot be written (read-only media, a read-only file or directory) is never written: its own
     projection is used as it is when it is up to date (`_current`), else the projection is kept in a temporary
-    file for this process, with the store attached read-only (`_scratch`); either way reports work."""
+    file for this process, with the store attached read-only (`_scratch`); either way reports work. With
+    ``include_untrusted`` the projection of every LOCM game, counted or not, is always such a temporary one."""
     path = str(path)
     if path == ":memory:" or not Path(path).is_file():
         raise StoreError(f"{path}: no such event store")
+    if include_untrusted:
+        open_store(path, create=False, readonly=True).close()  # refuses a file that is not a store
+        return _scratch(path, _read_uri_of(path), ALL)
     if not writable(path):
         open_store(path, create=False, readonly=True).close()  # refuses a file that is not a store
         return _read_only(path)
@@ -225,8 +235,27 @@ def writable(path: str | os.PathLike) -> bool:
     return os.access(path, os.W_OK) and os.access(Path(path).resolve().parent, os.W_OK)
 
 
-_SCRATCH: dict[str, str] = {}
-"""Per read-only store (its resolved path), this process's temporary projection file."""
+_SCRATCH: dict[tuple[str, str], str] = {}
+"""Per read-only store (its resolved path) and scope, this process's temporary projection file."""
+
+COUNTED, ALL = "counted", "all"
+"""The projection's scopes: the games a result may count (`locm.store.provenance.Scope`), every LOCM game."""
+
+
+def _scope_sql(conn, scope: str) -> str:
+    """The SQL condition over ``games`` that keeps a game of the projection's ``scope`` (the store's own
+    `locm.store.sqlite.scope_of`, read through ``conn``: its tables resolve to the store's, attached or not)."""
+    from locm.store.sqlite import scope_of
+
+    if scope == ALL:
+        return "1"
+    raw = conn.conn if isinstance(conn, sqlite_utils.Database) else conn
+    return scope_of(raw).counted_sql("games.id")
+
+
+def _scope(db) -> str:
+    """The scope a projection connection holds (a temporary one says; the store's own is always counted)."""
+    return getattr(db, "scope", COUNTED)
 
 
 def _read_only(path: str) -> sqlite_utils.Database:
@@ -253,24 +282,27 @@ def _current(conn: sqlite3.Connection) -> bool:
     no other."""
     try:
         meta = dict(conn.execute("SELECT key, value FROM cardfacts_meta").fetchall())
-        if (meta.get("definitions_version"), meta.get("layout")) != (DEFINITIONS_VERSION, LAYOUT):
+        if (meta.get("definitions_version"), meta.get("layout"), meta.get("scope")) != \
+                (DEFINITIONS_VERSION, LAYOUT, COUNTED):
             return False
+        kept = _scope_sql(conn, COUNTED)
         missing, extra = conn.execute(
-            "SELECT (SELECT count(*) FROM games WHERE game = 'locm' AND game_id NOT IN (SELECT game_id FROM "
-            "cardfacts_games)), (SELECT count(*) FROM cardfacts_games WHERE game_id NOT IN (SELECT game_id FROM "
-            "games))").fetchone()
+            f"SELECT (SELECT count(*) FROM games WHERE game = 'locm' AND {kept} AND game_id NOT IN (SELECT game_id "
+            "FROM cardfacts_games)), (SELECT count(*) FROM cardfacts_games WHERE game_id NOT IN (SELECT game_id "
+            f"FROM games WHERE {kept}))").fetchone()
     except sqlite3.Error:  # no projection tables
         return False
     return not missing and not extra
 
 
-def _scratch(path: str, uri: str) -> sqlite_utils.Database:
-    """The projection in a temporary file (made once per process, removed at exit), the store attached
-    read-only: `games` resolves to the store's table, the ``cardfacts_`` tables to the temporary file's."""
+def _scratch(path: str, uri: str, scope: str = COUNTED) -> sqlite_utils.Database:
+    """The projection of ``scope`` in a temporary file (made once per process, removed at exit), the store
+    attached read-only: `games` resolves to the store's table, the ``cardfacts_`` tables to the temporary
+    file's."""
     import atexit
     import tempfile
 
-    key = str(Path(path).resolve())
+    key = (str(Path(path).resolve()), scope)
     tmp = _SCRATCH.get(key)
     if tmp is None:
         fd, tmp = tempfile.mkstemp(prefix="locm-cardfacts-", suffix=".db")
@@ -282,6 +314,7 @@ def _scratch(path: str, uri: str) -> sqlite_utils.Database:
     db = sqlite_utils.Database(conn)
     db.executescript(DDL)
     db.scratch = True  # type: ignore[attr-defined]  # the store is not written: no facts are stored back
+    db.scope = scope  # type: ignore[attr-defined]
     return db
 
 
@@ -300,14 +333,15 @@ def drop(db: sqlite_utils.Database) -> None:
 def refresh(path: str | os.PathLike, *, rebuild: bool = False, workers: int | None = None,
             progress: Callable[[int], None] | None = None,
             on_start: Callable[[int], None] | None = None, backend: Backend = "local",
-            address: str | None = None) -> ProjectionSummary:
+            address: str | None = None, include_untrusted: bool = False) -> ProjectionSummary:
     """Bring the projection up to date with the events: project the games it lacks (all of them when
     ``rebuild``, when the definitions version or layout changed, or when a projected game left the store),
     from their stored facts where they hold (not with ``rebuild``: then from every game's events).
     ``on_start(n)`` is told how many games will be projected, ``progress(k)`` after each chunk of k. The chunks
     are projected by ``workers`` processes of the one pool (default: one per core; one: in this process), or
-    with ``backend="ray"`` on the Ray cluster at ``address`` (the store's path readable on every node)."""
-    db = connect(path)
+    with ``backend="ray"`` on the Ray cluster at ``address`` (the store's path readable on every node).
+    ``include_untrusted``: the projection of every LOCM game (a temporary one, `connect`)."""
+    db = connect(path, include_untrusted)
     if getattr(db, "read_only", False):  # a read-only store whose own projection is up to date
         if not rebuild:
             n = db.execute("SELECT count(*) FROM cardfacts_games").fetchone()[0]
@@ -329,20 +363,22 @@ def _refresh(db, path: str, rebuild: bool, workers, progress, on_start, backend=
     from locm.tournament.pool import imap
 
     meta = dict(db.execute("SELECT key, value FROM cardfacts_meta").fetchall())
+    scope = _scope(db)
+    kept = _scope_sql(db, scope)
     stale = (meta and (meta.get("definitions_version") != DEFINITIONS_VERSION
-                       or meta.get("layout") != LAYOUT)) or db.execute(
-        "SELECT EXISTS (SELECT 1 FROM cardfacts_games c WHERE c.game_id NOT IN (SELECT game_id FROM games))"
-    ).fetchone()[0]
+                       or meta.get("layout") != LAYOUT or meta.get("scope") != scope)) or db.execute(
+        f"SELECT EXISTS (SELECT 1 FROM cardfacts_games c WHERE c.game_id NOT IN (SELECT game_id FROM games WHERE "
+        f"{kept}))").fetchone()[0]
     rebuilt = bool(rebuild or stale)
     if rebuilt:
         drop(db)
         db.executescript(DDL)
     with db.conn:
         db.execute("INSERT OR REPLACE INTO cardfacts_meta (key, value) VALUES ('definitions_version', ?), "
-                   "('layout', ?)", (DEFINITIONS_VERSION, LAYOUT))
+                   "('layout', ?), ('scope', ?)", (DEFINITIONS_VERSION, LAYOUT, scope))
     todo = [r[0] for r in db.execute(
-        "SELECT game_id FROM games WHERE game = 'locm' AND game_id NOT IN (SELECT game_id FROM cardfacts_games) "
-        "ORDER BY id")]
+        f"SELECT game_id FROM games WHERE game = 'locm' AND {kept} AND game_id NOT IN (SELECT game_id FROM "
+        "cardfacts_games) ORDER BY id")]
     already = db.execute("SELECT count(*) FROM cardfacts_games").fetchone()[0]
     if on_start:
         on_start(len(todo))

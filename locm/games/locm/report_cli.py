@@ -11,6 +11,7 @@ import click
 from locm.cli.progress import bar as progress_bar
 
 from locm.analysis.locm.cardmetrics import METRICS
+from locm.cli.options import INCLUDE_UNTRUSTED
 from locm.cli.report import AGENT, DB, IMBALANCE, MIN, OPPONENT, RULESET, SEAT
 from locm.common.inputs import existing_store as _existing
 from locm.tournament.backends import join
@@ -83,10 +84,20 @@ def _warn_lopsided(data) -> None:
                    "lookahead lookahead)", err=True)
 
 
+def left_out_line(path: str, ruleset: str | None, include_untrusted: bool) -> str | None:
+    """The line saying how many of the store's LOCM games (of ``ruleset``) the report did not count
+    (`locm.store.provenance.left_out_note`), None when it counted every one."""
+    from locm.store.eventstore import open_store
+    from locm.store.provenance import left_out_note
+
+    with open_store(path, create=False, readonly=True) as store:
+        return left_out_note(store.left_out(game="locm", ruleset=ruleset), include_untrusted)
+
+
 def report(db: Path, *, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild, backend, address,
-           echo) -> None:
+           echo, include_untrusted: bool = False) -> None:
     """`locm report` of LOCM: cards.json, cards.csv, PNG charts and index.html in ``out``, the card-facts
-    projection brought up to date first."""
+    projection brought up to date first (of the games the store may count unless ``include_untrusted``)."""
     from locm.games.locm import facts_store as cardfacts_store
     from locm.games.locm.cardreport import ReportError, check_request, collect, write_report
 
@@ -98,9 +109,9 @@ def report(db: Path, *, ruleset, agent, opponent, seat, min_n, max_imbalance, ou
     join(backend, address)
     with _progress("projecting games") as (start, step):
         cardfacts_store.refresh(path, rebuild=rebuild, progress=step, on_start=start, backend=backend,
-                                address=address)
+                                address=address, include_untrusted=include_untrusted)
     data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False, opponent=opponent,
-                   max_imbalance=max_imbalance)
+                   max_imbalance=max_imbalance, include_untrusted=include_untrusted)
     index = write_report(data, out)
     _warn_lopsided(data)
     echo(f"{data.coverage['games']} games ({', '.join(f'{k}: {v}' for k, v in data.coverage['rulesets'].items())}), "
@@ -108,6 +119,9 @@ def report(db: Path, *, ruleset, agent, opponent, seat, min_n, max_imbalance, ou
     facts = data.coverage["facts"]
     echo(f"card facts: {facts['stored']} games' as stored beside their events (locm verify recomputes "
          f"them), {facts['from_events']} games' projected from their events")
+    note = left_out_line(path, ruleset, include_untrusted)
+    if note:
+        echo(note)
     echo(f"report: {index}  (also {out / 'cards.json'}, {out / 'cards.csv'})")
 
 
@@ -122,9 +136,11 @@ def report(db: Path, *, ruleset, agent, opponent, seat, min_n, max_imbalance, ou
 @click.option("--sort", "metric", type=click.Choice(SORT_METRICS), default="in_hand_wr", show_default=True,
               help="The metric to sort by, highest first (rows without a value last).")
 @click.option("--top", type=click.IntRange(min=1), default=20, show_default=True, help="Rows to show.")
-def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top):
+@INCLUDE_UNTRUSTED
+def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top, include_untrusted):
     """The card metrics of the report as a terminal table (1.2: per card; constructed: per feature bucket),
-    per pairing of agents.
+    per pairing of agents, over the games the store played or imported from a trusted file (--include-untrusted:
+    every game).
 
     \b
     Example:
@@ -139,9 +155,9 @@ def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top)
     ruleset = _ruleset(ruleset, path)
     check_request(path, ruleset)
     with _progress("projecting games") as (start, step):
-        cardfacts_store.refresh(path, progress=step, on_start=start)
+        cardfacts_store.refresh(path, progress=step, on_start=start, include_untrusted=include_untrusted)
     data = collect(path, ruleset=ruleset, agent=agent, seat=seat, min_n=min_n, refresh=False, opponent=opponent,
-                   max_imbalance=max_imbalance)
+                   max_imbalance=max_imbalance, include_untrusted=include_untrusted)
     names = {b: c.name for b, c in cardlist_12().items()}
 
     def pct(r, m):
@@ -168,6 +184,9 @@ def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top)
                       "turn"), rows))
     for line in stats_footer(data, shown, metric, left_out):
         click.echo(line)
+    note = left_out_line(path, ruleset, include_untrusted)
+    if note:
+        click.echo(note)
     _warn_lopsided(data)
 
 
@@ -221,4 +240,4 @@ def rebuild(db):
     click.echo(f"card facts rebuilt from the events: {s.projected} games, definitions {s.version}")
 
 
-__all__ = ["SORT_METRICS", "report", "stats", "rebuild", "stats_footer"]
+__all__ = ["SORT_METRICS", "report", "stats", "rebuild", "stats_footer", "left_out_line"]

@@ -7,22 +7,28 @@ from pathlib import Path
 
 
 def report(db: Path, *, min_n: int, max_imbalance: float, agent: str | None, backend: str, echo,
-           **_options) -> None:
-    """`locm report --game mcg`: card win rates by pairing of agents, printed."""
+           include_untrusted: bool = False, **_options) -> None:
+    """`locm report --game mcg`: card win rates by pairing of agents, printed (over the games the store may
+    count unless ``include_untrusted``)."""
     from locm.errors import UsageProblem
     from locm.games.mcg.report import card_rates, report_lines
     from locm.games.locm.cardreport import ReportError
     from locm.common.inputs import existing_store
     from locm.store.eventstore import open_store
+    from locm.store.provenance import left_out_note
 
     if backend != "local":
         raise UsageProblem("--backend ray projects LOCM's card facts only")
     with open_store(existing_store(db), create=False, readonly=True) as store:
-        pairings, rates = card_rates(store, min_n, max_imbalance, agent)
+        pairings, rates = card_rates(store, min_n, max_imbalance, agent, counted=not include_untrusted)
+        note = left_out_note(store.left_out(game="mcg"), include_untrusted)
     if not pairings:
-        raise ReportError(f"{db}: no my-card-game games stored (locm tournament --game mcg ... --db {db})")
+        raise ReportError(f"{db}: no my-card-game games stored (locm tournament --game mcg ... --db {db})"
+                          + (f"; {note}" if note else ""))
     for line in report_lines(pairings, rates, min_n):
         echo(line)
+    if note:
+        echo(note)
 
 
 def verify_store(store) -> tuple[str, list[tuple[str, str | None]]]:

@@ -53,14 +53,15 @@ class Pairing:
 
 
 def card_rates(store, min_games: int = MIN_GAMES, max_imbalance: float = MAX_IMBALANCE,
-               agent: str | None = None) -> tuple[list[Pairing], list[CardRate]]:
-    """The pairings and every card's rate in each (see the module docstring), over the stored mcg games."""
+               agent: str | None = None, counted: bool = True) -> tuple[list[Pairing], list[CardRate]]:
+    """The pairings and every card's rate in each (see the module docstring), over the stored mcg games (only
+    those the store may count, `locm.store.provenance`, when ``counted``)."""
     from locm.events.mcg.catalog import CardPlayed, GameCreated, StarterChosen
 
     games: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # games, wins, started, won those
     played: dict[tuple[str, str, int], list[int]] = defaultdict(lambda: [0, 0])
     names: dict[int, str] = {}
-    for m in store.games(game="mcg"):
+    for m in store.games(game="mcg", counted=counted):
         events = store.events(m.game_id)
         created = events[0]
         assert isinstance(created, GameCreated)

@@ -30,23 +30,28 @@ def served_limits(agents: Sequence[str], sandbox, think_ms: int, join_s: float, 
     return ServeLimits(think_ms, join_s, timing, wall_s)
 
 
-def report(db: Path, *, min_n: int, backend: Backend, echo, **_options) -> None:
+def report(db: Path, *, min_n: int, backend: Backend, echo, include_untrusted: bool = False, **_options) -> None:
     """`locm report --game skyport`: win and score rates per agent by loadout and by map, printed
-    (`locm.games.skyport.report`)."""
+    (`locm.games.skyport.report`), over the games the store may count unless ``include_untrusted``."""
     from locm.errors import UsageProblem
     from locm.games.skyport.report import report_lines, summary
     from locm.games.locm.cardreport import ReportError
     from locm.common.inputs import existing_store
     from locm.store.eventstore import open_store
+    from locm.store.provenance import left_out_note
 
     if backend != "local":
         raise UsageProblem("--backend ray projects LOCM's card facts only")
     with open_store(existing_store(db), create=False, readonly=True) as store:
-        rows = summary(store, min_n)
+        rows = summary(store, min_n, counted=not include_untrusted)
+        note = left_out_note(store.left_out(game="skyport"), include_untrusted)
     if not rows:
-        raise ReportError(f"{db}: no Skyport games stored (locm tournament --game skyport ... --db {db})")
+        raise ReportError(f"{db}: no Skyport games stored (locm tournament --game skyport ... --db {db})"
+                          + (f"; {note}" if note else ""))
     for line in report_lines(rows, min_n):
         echo(line)
+    if note:
+        echo(note)
 
 
 def conformance(files, quiet: bool, echo) -> int:

@@ -44,11 +44,12 @@ def _verdict(low: float, high: float, base: float) -> str:
     return "above" if low > base + eps else "below" if high < base - eps else "within"
 
 
-def player_games(store) -> Iterable[tuple[str, str, str, bool, float]]:
-    """(agent, loadout, map, won, score) of every seat of every stored Skyport game."""
+def player_games(store, counted: bool = True) -> Iterable[tuple[str, str, str, bool, float]]:
+    """(agent, loadout, map, won, score) of every seat of every stored Skyport game (only those the store may
+    count, `locm.store.provenance`, when ``counted``)."""
     from locm.events.skyport.catalog import GameCreated, LoadoutChosen
 
-    for m in store.games(game="skyport"):
+    for m in store.games(game="skyport", counted=counted):
         events = store.events(m.game_id)
         created = events[0]
         assert isinstance(created, GameCreated)
@@ -100,8 +101,8 @@ def report_lines(rows: list[Row], min_games: int) -> list[str]:
     return out
 
 
-def summary(store, min_games: int = MIN_GAMES) -> list[Row]:
-    return rates(player_games(store), min_games)
+def summary(store, min_games: int = MIN_GAMES, counted: bool = True) -> list[Row]:
+    return rates(player_games(store, counted), min_games)
 
 
 __all__ = ["Row", "rates", "report_lines", "summary", "player_games", "MIN_GAMES"]
