@@ -38,6 +38,8 @@ continuing                 ``resume(created, inputs)``, ``continue_as(created, a
                            ``continued_id(events)``:
                            a position's match rebuilt from its inputs, and a game played on by other agents
                            (`engine.position`; all optional)
+re-running agents          ``runner_command(event)`` an input the runner gave, ``feed(match, event)`` a bot's
+                           recorded input played as received (`locm.provenance.agents`; both optional)
 =========================  =================================================================================
 
 The core's own functions over any game are in `engine.core` (play a match with built-in agents, verify a log)
@@ -309,6 +311,11 @@ class GameDef:
     """``runner_command(event)``: the command a recorded input is when the runner gave it, not a seat's player
     (Skyport's wall-clock stop), to be submitted as it stands when a game's built-in agents are re-run
     (`locm.provenance.agents`); None for any other event (None: the game has no such input)."""
+    feed: Callable[[Match, Event], None] | None = None
+    """``feed(match, event)``: one recorded input (an event with ``cause`` -1) played into a live match as it was
+    received, a `LocmError` where the event is not one, or not the input of the seat to move: how a re-run of a
+    game's built-in agents takes a command-line bot's inputs as given (`locm.provenance.agents`; None: the
+    bots' seats of the game are not re-run, and neither are the built-in seats beside them)."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

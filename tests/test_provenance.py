@@ -109,7 +109,7 @@ def test_a_game_credited_to_an_external_bot_is_kept_untrusted_and_never_counted_
     forged = tmp_path / "evil.jsonl"
     forged.write_bytes(relabelled(greedy_export, {"greedy": spec}, bots=bot_versions(LOCM_GAME, agents)))
     db = tmp_path / "c.db"
-    code, out, err = locm("import", forged, "--db", db)  # cannot be re-run: kept, as untrusted
+    code, out, err = locm("import", forged, "--db", db)  # the bot's inputs are its own: kept, as untrusted
     assert code == 0, err
     assert "imported without --trust: kept as untrusted" in err
     with open_store(db, create=False, readonly=True) as store:
@@ -117,7 +117,8 @@ def test_a_game_credited_to_an_external_bot_is_kept_untrusted_and_never_counted_
         assert came.kind == "imported" and not came.counted
         assert came.source.sha256 == hashlib.sha256(forged.read_bytes()).hexdigest()
         assert came.source.file == str(forged.resolve())
-        assert rerun_agents(LOCM_GAME, store.events(gid)).status == "external"
+        # the bot's seat is the log's word; the random seat beside it re-runs as random's
+        assert rerun_agents(LOCM_GAME, store.events(gid)).status == "same"
         from locm.tournament.players import players
 
         jobs = players("locm").schedule(LOCM_GAME.rules("1.2"), list(agents), 2, 1)

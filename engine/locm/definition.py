@@ -134,6 +134,7 @@ GAME = GameDef(
     game_id=lambda created: created_id(cast(GameCreated, created)),
     index=_index,
     resume=_resume,
+    feed=feed_input,
     continue_as=_continue_as,
     continued_id=continued_id,
     replay_wing="locm.replay.locm.wing:WING",

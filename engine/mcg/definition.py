@@ -11,7 +11,7 @@ import msgspec
 from locm.engine.mcg.agents import AGENT_NAMES, make_agent
 from locm.engine.mcg.behaviour import BEHAVIOUR
 from locm.engine.mcg.evolve import evolve, fold
-from locm.engine.mcg.game import McgGame, agent_seed, redecide, resume
+from locm.engine.mcg.game import McgGame, agent_seed, feed_input, redecide, resume
 from locm.engine.mcg.legal import legal_actions, to_move
 from locm.engine.mcg.protocol import message
 from locm.engine.mcg.rules import FIELDS, RULESETS, by_name
@@ -181,6 +181,7 @@ GAME = GameDef(
     turn_starts=lambda events: [(e.seq, e.turn, e.player) for e in events if type(e) is TurnStarted],
     redecide=_redecide,
     resume=resume,
+    feed=feed_input,
     continue_as=lambda created, agents, bots: msgspec.structs.replace(
         _created(created), agents=tuple(agents), bots=tuple(bots) if any(bots) else msgspec.UNSET),
     continued_id=lambda events: continued_content_id("mcg", _created(events[0]).rules.name,

@@ -183,6 +183,17 @@ def resume(created: Event, inputs: Sequence[Event]) -> McgGame:
     return game
 
 
+def feed_input(game: McgGame, e: Event) -> None:
+    """Play one recorded command (an uncaused `command_received`) into `game` as it was received; a `LocmError`
+    when `e` is not one or is not the input of the seat to move."""
+    if type(e) is not CommandReceived or e.cause != -1:
+        raise InvalidLogError(f"seq {e.seq}: not a recorded command")
+    if e.player != game.to_move:
+        raise InvalidLogError(f"seq {e.seq}: the command is player {e.player}'s, but player {game.to_move} is to "
+                              "move")
+    _feed(game, e)
+
+
 def _created_again(created: GameCreated) -> McgGame:
     return McgGame.new(created.rules, created.seeds, created.agents, created.decks,
                        None if created.first == -1 else created.first, {c.id: c for c in created.cards},
@@ -197,4 +208,5 @@ def _feed(game: McgGame, e: CommandReceived) -> None:
         game.answer(e.player, e.text)
 
 
-__all__ = ["McgGame", "McgResult", "outcome", "play_match", "redecide", "resume", "agent_seed", "next_first"]
+__all__ = ["McgGame", "McgResult", "feed_input", "outcome", "play_match", "redecide", "resume", "agent_seed",
+           "next_first"]

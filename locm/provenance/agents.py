@@ -8,10 +8,18 @@ follows the rules, so re-deciding its inputs does not catch it; re-running its a
 decision that is not theirs (`rerun_agents`). `locm import` refuses such a game and `locm verify` names it
 (`locm.verify.checks`).
 
-What cannot be re-run is said, not guessed: a seat played by a command-line bot (`external`: its program is not
-here, and its files' hash in the log is the log's word), and a game whose created event is not the one its
-rules, seed and agents give (`cannot`: parameters given by hand, an older schema): such a game is not refused
-for it, and an imported one is never counted as its agents' unless its file was signed by a trusted key
+A game with command-line bots in some seats and built-in agents in the others is re-run all the same: each
+bot's recorded inputs are taken as given (played into the match as received, `GameDef.feed`: its program is
+not here, and its files' hash in the log is the log's word), and each built-in seat's decisions are its
+agent's, compared as in a game of built-in agents only; a game whose built-in seat departs from its agent is
+refused at import and named by verify. Its created event must be the one its rules, seed and agents give,
+the bots' versions set aside (`GameDef.continue_as` with none), and the match is opened from the created event
+itself (`GameDef.resume`), so the bots' versions it records stand.
+
+What cannot be re-run is said, not guessed: a game whose every seat is a command-line bot, or of a game
+without `feed` and `resume` (`external`), and a game whose created event is not the one its rules, seed and
+agents give (`cannot`: parameters given by hand, an older schema): such a game is not refused for it, and an
+imported one is never counted as its agents' unless its file was signed by a trusted key
 (`locm.store.provenance.Provenance.counted`).
 """
 
@@ -52,11 +60,17 @@ def rerun_agents(game: Any, events: Sequence[Any], continued: tuple[int, Sequenc
     before = tuple(continued[1]) if continued is not None else agents
     if len(before) != len(agents):
         return AgentRerun("cannot", "its record's continued_from names another number of seats than the game has")
-    bots = [(seat, a) for seat, a in enumerate(agents + before) if a not in game.agent_names]
+    builtin = set(game.agent_names)
+    bots = [(seat, a) for seat, a in enumerate(agents + before) if a not in builtin]
     if bots:
         seat, name = bots[0]
-        return AgentRerun("external", f"seat {seat} is played by a command-line bot ({name[:60]!r}), which cannot "
-                                      "be re-run here")
+        seat %= len(agents)
+        if len(bots) == 2 * len(agents):
+            return AgentRerun("external", f"every seat is played by a command-line bot (seat {seat}: "
+                                          f"{name[:60]!r}): no built-in agent to re-run")
+        if game.feed is None or game.resume is None or game.continue_as is None:
+            return AgentRerun("external", f"seat {seat} is played by a command-line bot ({name[:60]!r}), whose "
+                                          f"inputs {game.title} cannot take as given in a re-run")
     seed = game.index(created).get("seed")
     rules = getattr(created, "rules", None)
     if not isinstance(seed, int) or rules is None:
@@ -66,11 +80,16 @@ def rerun_agents(game: Any, events: Sequence[Any], continued: tuple[int, Sequenc
 
         n = behaviour_of(created)  # a game decided under an earlier behaviour of its rules is re-run under it
         match = game.new(rules, seed, agents) if n == game.behaviour else game.new(rules, seed, agents, behaviour=n)
-        players = [game.make_agent(name, seed, seat) for seat, name in enumerate(before)]
+        opened, expected = match.log[0], created
+        if bots:  # its bots' versions are the log's word: the rest of its created event must be what new gives,
+            expected = game.continue_as(created, agents, ("",) * len(agents))  # and it opens the match as it is
+            if opened == expected:
+                match = game.resume(created, [])
+        players = [game.make_agent(name, seed, seat) if name in builtin else None for seat, name in enumerate(before)]
     except Exception as exc:  # a made-up created event may break creation anywhere  # noqa: BLE001
         return AgentRerun("cannot", f"the game cannot be created again from its rules and seed ({exc})"[:200])
     log = match.log
-    if log[0] != created:
+    if opened != expected or log[0] != created:
         return AgentRerun("cannot", "its game_created is not the one its rules, seed and agents give (parameters "
                                     "given by hand, or an older schema): its agents are not re-run")
     seen = _departure(log, events, 0)
@@ -82,10 +101,25 @@ def rerun_agents(game: Any, events: Sequence[Any], continued: tuple[int, Sequenc
         runner = game.runner_command
         while not match.ended and decision < MAX_DECISIONS:
             if switch >= 0 and len(log) > switch:  # the position is reached: the new agents take their seats
-                players = [pl if name == old else game.make_agent(name, seed, seat)
+                players = [pl if name == old else game.make_agent(name, seed, seat) if name in builtin else None
                            for seat, (pl, name, old) in enumerate(zip(players, agents, before))]
                 switch = -1
             seat, start = match.to_move, len(log)
+            if players[seat] is None:  # a command-line bot's seat: its recorded input, as it was received
+                named = (before if switch >= 0 else agents)[seat]
+                if start >= len(events):
+                    return AgentRerun("differs", f"its log ends where P{seat}'s bot ({named[:60]!r}) is to move "
+                                                 f"(seq {start})", start, decision)
+                try:
+                    game.feed(match, events[start])
+                except Exception as exc:  # a hostile log's event, whatever it breaks  # noqa: BLE001
+                    return AgentRerun("differs", f"its seq {start} is not an input of P{seat}'s bot ({named[:60]!r}), "
+                                                 f"which is to move there ({str(exc)[:80]})", start, decision)
+                seq = _departure(log, events, start)
+                if seq is not None:
+                    return AgentRerun("differs", f"P{seat}'s bot's input at seq {start} does not give its events "
+                                                 f"(seq {seq})", seq, decision)
+                continue
             given = runner(events[start]) if runner is not None and start < len(events) else None
             if given is not None:  # the runner's own input (a wall-clock stop): the log's word, as a timeout is
                 match.submit(given)
