@@ -118,17 +118,24 @@ enum Type : uint8_t { CARD_PICKED, DECK_CHOSEN, DECK_ORDERED, ACTION_RECEIVED, T
                       WARD_LOST, CREATURE_DAMAGED, CREATURE_DIED, PLAYER_DAMAGED, PLAYER_HEALED, RUNE_BROKEN,
                       GAME_ENDED, HARD_ERROR };
 
+// How an action_received's text is made (`text_into`): no string is kept for the commands the core makes.
+enum Text : uint8_t { TX_PASS, TX_COMMAND, TX_PICK, TX_CHOOSE, TX_STRING };
+
 // One event: its type, seq, cause, rule and up to seven numbers (their meaning by type, see `write_json`),
-// a word, two flags, a text and two lists.
+// a word, two flags, a text and two lists. Plain data (copied, never allocating): the lists are spans of the
+// game's `ints` (offset, length), a text is made from the numbers by its kind (an action_received's verb, ids
+// and lane in n[1..3], a pick's index in n[1], a deck's choices the list l1) or, for the rare texts read from
+// outside (a hard error's), the game's `strs` (indexes s1 the text, s2 the reason).
 struct Ev {
     Type type;
     Rule rule;
     Word word;
     bool f1, f2;
+    Text tk;
     int seq, cause;
     int n[7];
-    std::string text, reason;  // reason: a hard error's only
-    std::vector<int> v1, v2;
+    int l1, n1, l2, n2;
+    int s1, s2;
 };
 
 // --- state ----------------------------------------------------------------------------------------------------
@@ -189,13 +196,26 @@ struct Game {
     int end_reason = -1;  // a Word
     std::vector<Unit> units;  // by id
     Player players[2];
-    std::vector<Ev> log;
+    std::vector<Ev> log;   // every event (the decision being made: from `start` on)
+    std::vector<int> ints;  // the events' lists (Ev::l1, l2)
+    std::vector<std::string> strs;  // the events' texts from outside (Ev::s1, s2)
     bool keep_log = true;  // off: the events are applied and dropped (a vector environment's games, log off)
+    bool timed = true;     // each agent's turn timed (`turn_ms`)
 
     // the decision being made
-    std::vector<Ev> out;
+    size_t start = 0;
     int out_seq = 0, out_cause = -1;
     Ahead ahead;
+
+    int put_list(const int* p, size_t k) {
+        int at = static_cast<int>(ints.size());
+        ints.insert(ints.end(), p, p + k);
+        return at;
+    }
+    void set_l1(Ev& e, const std::vector<int>& v) { e.n1 = static_cast<int>(v.size()); e.l1 = put_list(v.data(), v.size()); }
+    void set_l2(Ev& e, const std::vector<int>& v) { e.n2 = static_cast<int>(v.size()); e.l2 = put_list(v.data(), v.size()); }
+    const int* l1(const Ev& e) const { return ints.data() + e.l1; }
+    const int* l2(const Ev& e) const { return ints.data() + e.l2; }
 
     const Card& card_of(const Unit& u) const { return cards[u.card]; }
     Unit& unit(int id) {
@@ -205,18 +225,19 @@ struct Game {
 
     // -- emitting --------------------------------------------------------------------------------------------
     Ev& emit(Type t, int cause, Rule r) {
-        out.emplace_back();
-        Ev& e = out.back();
+        Ev& e = log.emplace_back();
         e.type = t;
         e.rule = r;
         e.seq = out_seq++;
         e.cause = cause;
         e.word = W_ATTACK;
         e.f1 = e.f2 = false;
+        e.tk = TX_PASS;
+        e.n1 = e.n2 = 0;
         return e;
     }
     void begin(int cause) {
-        out.clear();
+        log.resize(start);  // nothing left of a decision not applied (none is: each ends in apply)
         out_seq = seq;
         out_cause = cause;
         ahead.made = false;
@@ -265,13 +286,10 @@ struct Game {
         int h = a.health[player] - amount;
         a.health[player] = h;
         if (rules.draw_runes) {
-            std::vector<int> runes = a.runes[player];
+            std::vector<int>& runes = a.runes[player];
             if (!runes.empty() && runes[0] >= h) {
-                std::vector<int> kept;
+                size_t had = runes.size();
                 int broken = damage;
-                for (int r : runes) {
-                    if (r < h) kept.push_back(r);
-                }
                 for (int r : runes) {
                     if (r >= h) {
                         Ev& b = emit(RUNE_BROKEN, damage, R_RUNES);
@@ -279,10 +297,10 @@ struct Game {
                         broken = b.seq;
                     }
                 }
-                a.runes[player] = kept;
+                runes.erase(std::remove_if(runes.begin(), runes.end(), [h](int r) { return r >= h; }), runes.end());
                 if (bonus) {
                     Ev& b = emit(DRAW_BONUS, broken, R_RUNES);
-                    b.n[0] = player; b.n[1] = static_cast<int>(runes.size() - kept.size()); b.word = W_RUNE;
+                    b.n[0] = player; b.n[1] = static_cast<int>(had - runes.size()); b.word = W_RUNE;
                 }
             }
         } else if (counts && rules.damage_draw_step) {
@@ -359,9 +377,9 @@ struct Game {
         int draws = pl.next_draw;
         Ev& e = emit(TURN_STARTED, cause, R_TURN);
         e.n[0] = p; e.n[1] = turn + 1; e.n[2] = mm; e.n[3] = mm; e.f1 = spent; e.n[4] = draws;
-        e.v1 = pl.board;
-        e.v2 = players[1 - p].board;
         int started = e.seq;
+        set_l1(e, pl.board);
+        set_l2(log.back(), players[1 - p].board);
         if (rules.empty_lose_rune) draw_with_runes(p, draws, started);
         else draw_with_damage(p, draws, started);
     }
@@ -437,8 +455,10 @@ struct Game {
                 for (auto& [i, b] : numbered) { ids.push_back(i); base_ids.push_back(b); }
             }
             Ev& e = emit(DECK_ORDERED, cause, R_DECK);
-            e.n[0] = p; e.v1 = ids; e.v2 = base_ids;
+            e.n[0] = p;
             ordered[p] = e.seq;
+            set_l1(e, ids);
+            set_l2(log.back(), base_ids);
             Ahead& a = t();
             a.has_deck[p] = true;
             a.decks[p].assign(ids.rbegin(), ids.rend());
@@ -594,22 +614,19 @@ struct Game {
     }
 
     // -- decide.py -----------------------------------------------------------------------------------------------
-    int record(int player, std::string text, Word kind) {
+    Ev& record(int player, Text text, Word kind) {
         Ev& e = emit(ACTION_RECEIVED, -1, R_ACTIONS);
-        e.n[0] = player; e.text = std::move(text); e.word = kind;
-        return e.seq;
+        e.n[0] = player; e.tk = text; e.word = kind;
+        return e;
     }
     // A battle command (an action of the legal list, or the end of the turn): its record, then the dead player's
     // end or the cap, else the command itself.
     void battle_command(const Action* act) {
         int player = current;
         begin(-1);
-        std::string text = "PASS";
-        if (act) {
-            static const char* const VERBS[] = {"SUMMON ", "ATTACK ", "USE "};
-            text = VERBS[act->verb] + std::to_string(act->a) + " " + std::to_string(act->b);
-        }
-        out_cause = record(player, std::move(text), act ? W_ACTION : W_END_TURN);
+        Ev& r = record(player, act ? TX_COMMAND : TX_PASS, act ? W_ACTION : W_END_TURN);
+        if (act) { r.n[1] = act->verb; r.n[2] = act->a; r.n[3] = act->b; }
+        out_cause = r.seq;
         if (players[0].health <= 0 || players[1].health <= 0) {
             win_check(player);
         } else if (seq >= CAP_EVENTS) {
@@ -627,8 +644,9 @@ struct Game {
     }
     void pick(int player, int index) {
         begin(-1);
-        static const char* const PICKS[] = {"PICK 0", "PICK 1", "PICK 2"};
-        out_cause = record(player, index < 3 ? PICKS[index] : "PICK " + std::to_string(index), W_ACTION);
+        Ev& r = record(player, TX_PICK, W_ACTION);
+        r.n[1] = index;
+        out_cause = r.seq;
         bool last = player == 1 && round == rules.draft_rounds - 1;
         Ev& e = emit(CARD_PICKED, out_cause, R_DRAFT);
         int base = offers[round][index];
@@ -642,15 +660,13 @@ struct Game {
     }
     void build(int player, const std::vector<int>& deck) {
         begin(-1);
-        std::string text;
-        for (size_t i = 0; i < deck.size(); ++i) {
-            if (i) text += ';';
-            text += "CHOOSE " + std::to_string(deck[i]);
-        }
-        out_cause = record(player, std::move(text), W_ACTION);
+        Ev& r = record(player, TX_CHOOSE, W_ACTION);
+        out_cause = r.seq;
+        set_l1(r, deck);
         bool last = player == 1;
         Ev& e = emit(DECK_CHOSEN, out_cause, R_CONSTRUCT);
-        e.n[0] = player; e.v1 = deck; e.f1 = last;
+        e.n[0] = player; e.f1 = last;
+        e.l1 = log[log.size() - 2].l1; e.n1 = log[log.size() - 2].n1;  // the list its record's text is made of
         int chosen = e.seq;
         if (last) begin_battle(players[0].picks, deck, chosen);
         apply();
@@ -660,7 +676,9 @@ struct Game {
     void forfeit(int player, std::string reason, std::string text) {
         begin(-1);
         Ev& h = emit(HARD_ERROR, -1, R_ACTIONS);
-        h.n[0] = player; h.reason = std::move(reason); h.text = std::move(text);
+        h.n[0] = player; h.tk = TX_STRING;
+        h.s2 = static_cast<int>(strs.size()); strs.push_back(std::move(reason));
+        h.s1 = static_cast<int>(strs.size()); strs.push_back(std::move(text));
         int error = h.seq;
         Ev& e = emit(GAME_ENDED, error, R_ACTIONS);
         e.n[0] = 1 - player; e.word = W_HARD_ERROR; e.n[1] = turn;
@@ -746,14 +764,17 @@ struct Game {
 
     // -- evolve.py -----------------------------------------------------------------------------------------------
     void apply() {
-        if (out.empty()) return;
-        int last = out.back().seq;
-        for (Ev& e : out) {
-            evolve(e);
-            if (keep_log) log.push_back(std::move(e));
-        }
+        if (log.size() == start) return;
+        int last = log.back().seq;
+        for (size_t k = start; k < log.size(); ++k) evolve(log[k]);
         seq = last + 1;
-        out.clear();
+        if (keep_log) {
+            start = log.size();
+        } else {
+            log.clear();
+            ints.clear();
+            strs.clear();
+        }
     }
     static void remove_id(std::vector<int>& v, int id) {
         auto it = std::find(v.begin(), v.end(), id);
@@ -838,8 +859,8 @@ struct Game {
         case RUNE_BROKEN: remove_id(players[e.n[0]].runes, e.n[1]); break;
         case TURN_STARTED: {
             int p = e.n[0];
-            for (int id : e.v2) { Unit& u = unit(id); u.can_attack = false; u.has_attacked = false; }
-            for (int id : e.v1) unit(id).can_attack = true;
+            for (int k = 0; k < e.n2; ++k) { Unit& u = unit(l2(e)[k]); u.can_attack = false; u.has_attacked = false; }
+            for (int k = 0; k < e.n1; ++k) unit(l1(e)[k]).can_attack = true;
             if (e.n[1] > 0) { Player& ending = players[1 - p]; ending.draw_shown = ending.next_draw; }
             phase = BATTLE_PHASE;
             current = p;
@@ -867,7 +888,7 @@ struct Game {
             break;
         }
         case DECK_CHOSEN: {
-            players[e.n[0]].picks = e.v1;
+            players[e.n[0]].picks.assign(l1(e), l1(e) + e.n1);
             current = 1 - e.n[0];
             if (e.f1) phase = BATTLE_PHASE;
             break;
@@ -876,13 +897,13 @@ struct Game {
             int p = e.n[0];
             std::vector<int>& deck = players[p].deck;
             deck.clear();
-            for (size_t k = 0; k < e.v1.size(); ++k) {
-                int id = e.v1[k];
+            for (int k = 0; k < e.n1; ++k) {
+                int id = l1(e)[k];
                 ensure_unit(id);
                 Unit& u = units[id];
                 u = Unit();
                 u.id = id;
-                int b = e.v2[k];
+                int b = l2(e)[k];
                 if (b < 0 || b >= static_cast<int>(card_index.size()) || card_index[b] < 0)
                     throw std::runtime_error("deck_ordered: a card not in the pool");
                 u.card = card_index[b];
@@ -890,7 +911,7 @@ struct Game {
                 const Card& c = cards[u.card];
                 u.attack = c.attack; u.defense = c.defense; u.keywords = c.keywords;
             }
-            deck.assign(e.v1.rbegin(), e.v1.rend());
+            for (int k = e.n1 - 1; k >= 0; --k) deck.push_back(l1(e)[k]);
             break;
         }
         }
@@ -900,6 +921,10 @@ struct Game {
     void play(Agent* agents) {
         while (phase != ENDED_PHASE) {
             int p = current;
+            if (!timed) {
+                agent_turn(agents[p]);
+                continue;
+            }
             auto started = std::chrono::steady_clock::now();
             agent_turn(agents[p]);
             std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - started;
@@ -1195,7 +1220,9 @@ py::tuple generated_cards(int64_t card_gen_seed, int handle, const py::object& c
 // --- canonical JSON (msgspec's encoding of the events: the tag first, the event's own fields, then seq, cause,
 // rule) -----------------------------------------------------------------------------------------------------------
 
-// An output buffer of bytes, grown by doubling; writes are memcpy of known lengths.
+// An output buffer of bytes, grown by doubling and kept between calls (no zero-filling once grown). An event is
+// written through a `W`, a raw pointer into room reserved for the event's longest JSON (`json_bound`): no check
+// per byte.
 struct Buf {
     std::string s;
     size_t n = 0;
@@ -1212,22 +1239,76 @@ struct Buf {
     }
 };
 
-void put_list(Buf& s, const std::vector<int>& v) {
-    s.put('[');
-    for (size_t i = 0; i < v.size(); ++i) {
-        if (i) s.put(',');
-        s.put_int(v[i]);
+struct W {
+    char* p;
+    template <size_t N> void lit(const char (&k)[N]) { std::memcpy(p, k, N - 1); p += N - 1; }
+    void put(const char* q, size_t k) { std::memcpy(p, q, k); p += k; }
+    void put(std::string_view v) { put(v.data(), v.size()); }
+    void put(char c) { *p++ = c; }
+    void put_int(int v) {
+        if (static_cast<unsigned>(v) < 10) { *p++ = static_cast<char>('0' + v); return; }
+        if (static_cast<unsigned>(v) < 100) {
+            p[0] = static_cast<char>('0' + v / 10); p[1] = static_cast<char>('0' + v % 10); p += 2;
+            return;
+        }
+        p = std::to_chars(p, p + 12, v).ptr;
     }
-    s.put(']');
-}
-void put_str(Buf& s, const std::string& v) {
-    s.put('"');
-    for (char ch : v) {
-        if (ch == '"' || ch == '\\') s.put('\\');
-        s.put(ch);  // the texts made here are printable ASCII
+    void put_long(int64_t v) { p = std::to_chars(p, p + 21, v).ptr; }
+    void put_list(const int* v, int k) {
+        *p++ = '[';
+        for (int i = 0; i < k; ++i) {
+            if (i) *p++ = ',';
+            put_int(v[i]);
+        }
+        *p++ = ']';
     }
-    s.put('"');
+    void put_str(const std::string& v) {  // as msgspec writes printable ASCII: `"` and `\` escaped
+        *p++ = '"';
+        for (char ch : v) {
+            if (ch == '"' || ch == '\\') *p++ = '\\';
+            *p++ = ch;
+        }
+        *p++ = '"';
+    }
+};
+
+// An action_received's or a hard error's text (`which` 1) or a hard error's reason (`which` 2), written
+// through `o` unquoted and, for the texts from outside, unescaped (the caller escapes those: `from_outside`).
+struct TextRef {
+    const Game* g;
+    const Ev* e;
+    int which;
+    const std::string* from_outside() const {
+        if (e->tk != TX_STRING) return nullptr;
+        return &g->strs[which == 2 ? e->s2 : e->s1];
+    }
+    template <class O> void write(O& o) const {
+        static const std::string_view VERBS[] = {"SUMMON ", "ATTACK ", "USE "};
+        const int* n = e->n;
+        switch (e->tk) {
+        case TX_PASS: o.put(std::string_view("PASS")); break;
+        case TX_COMMAND: o.put(VERBS[n[1]]); o.put_int(n[2]); o.put(' '); o.put_int(n[3]); break;
+        case TX_PICK: o.put(std::string_view("PICK ")); o.put_int(n[1]); break;
+        case TX_CHOOSE:
+            for (int i = 0; i < e->n1; ++i) {
+                if (i) o.put(';');
+                o.put(std::string_view("CHOOSE "));
+                o.put_int(g->l1(*e)[i]);
+            }
+            break;
+        case TX_STRING: o.put(*from_outside()); break;
+        }
+    }
+};
+
+// The longest JSON an event can take (its fixed part, its lists and texts): the room `write_json` reserves.
+size_t json_bound(const Game& g, const Ev& e) {
+    size_t k = 400 + 12 * static_cast<size_t>(e.n1 + e.n2);
+    if (e.tk == TX_CHOOSE) k += 20 * static_cast<size_t>(e.n1);
+    if (e.tk == TX_STRING) k += 2 * (g.strs[e.s1].size() + g.strs[e.s2].size());
+    return k;
 }
+
 const char* const TAGS[] = {"card_picked", "deck_chosen", "deck_ordered", "action_received", "turn_started",
                             "turn_ended", "card_drawn", "draw_lost", "draw_bonus", "creature_summoned",
                             "creature_attacked", "item_used", "creature_modified", "ward_lost", "creature_damaged",
@@ -1245,16 +1326,18 @@ const std::string_view RULE_VIEWS[] = {"R-ACTIONS", "R-DRAFT", "R-CONSTRUCT", "R
 
 // Every field of an event, in the order of its class (engine/events/locm/catalog.py: the event's own fields,
 // then seq, cause, rule), for a visitor: `i` an integer, `b` a flag, `w` a word, `t` a text, `l` a list.
-template <class V> void visit(const Ev& e, V& j) {
+template <class V> void visit(const Game& g, const Ev& e, V& j) {
     const int* n = e.n;
+    const int* l1 = g.ints.data() + e.l1;
+    const int* l2 = g.ints.data() + e.l2;
     switch (e.type) {
     case CARD_PICKED: j.i("player", n[0]).i("round", n[1]).i("base_id", n[2]).b("ends_phase", e.f1); break;
-    case DECK_CHOSEN: j.i("player", n[0]).l("base_ids", e.v1).b("ends_phase", e.f1); break;
-    case DECK_ORDERED: j.i("player", n[0]).l("ids", e.v1).l("base_ids", e.v2); break;
-    case ACTION_RECEIVED: j.i("player", n[0]).t("text", e.text).w("kind", e.word); break;
+    case DECK_CHOSEN: j.i("player", n[0]).l("base_ids", l1, e.n1).b("ends_phase", e.f1); break;
+    case DECK_ORDERED: j.i("player", n[0]).l("ids", l1, e.n1).l("base_ids", l2, e.n2); break;
+    case ACTION_RECEIVED: j.i("player", n[0]).t("text", TextRef{&g, &e, 1}).w("kind", e.word); break;
     case TURN_STARTED:
         j.i("player", n[0]).i("turn", n[1]).i("max_mana", n[2]).i("mana", n[3]).b("bonus_spent", e.f1)
-            .i("draws", n[4]).l("ready", e.v1).l("cleared", e.v2);
+            .i("draws", n[4]).l("ready", l1, e.n1).l("cleared", l2, e.n2);
         break;
     case TURN_ENDED: j.i("player", n[0]); break;
     case CARD_DRAWN: j.i("player", n[0]).i("id", n[1]); break;
@@ -1276,35 +1359,52 @@ template <class V> void visit(const Ev& e, V& j) {
     case PLAYER_HEALED: j.i("player", n[0]).i("amount", n[1]).w("source", e.word); break;
     case RUNE_BROKEN: j.i("player", n[0]).i("rune", n[1]); break;
     case GAME_ENDED: j.i("winner", n[0]).w("reason", e.word).i("turn", n[1]); break;
-    case HARD_ERROR: j.i("player", n[0]).t("reason", e.reason).t("text", e.text); break;
+    case HARD_ERROR: j.i("player", n[0]).t("reason", TextRef{&g, &e, 2}).t("text", TextRef{&g, &e, 1}); break;
     }
     j.i("seq", e.seq).i("cause", e.cause).r("rule", e.rule);
 }
 
 // A key as it is written: `,"name":` (known at compile time, so its length is too).
 struct J {
-    Buf& s;
-    template <size_t N> void key(const char (&k)[N]) { s.put(','); s.put('"'); s.put(k, N - 1); s.put('"'); s.put(':'); }
+    W& s;
+    template <size_t N> void key(const char (&k)[N]) {
+        s.p[0] = ','; s.p[1] = '"';
+        std::memcpy(s.p + 2, k, N - 1);
+        s.p[N + 1] = '"'; s.p[N + 2] = ':';
+        s.p += N + 3;
+    }
     template <size_t N> J& i(const char (&k)[N], int v) { key(k); s.put_int(v); return *this; }
     template <size_t N> J& b(const char (&k)[N], bool v) {
         key(k);
-        if (v) s.put("true", 4); else s.put("false", 5);
+        if (v) s.lit("true"); else s.lit("false");
         return *this;
     }
     template <size_t N> J& w(const char (&k)[N], Word v) { key(k); s.put('"'); s.put(WORD_VIEWS[v]); s.put('"'); return *this; }
     template <size_t N> J& r(const char (&k)[N], Rule v) { key(k); s.put('"'); s.put(RULE_VIEWS[v]); s.put('"'); return *this; }
-    template <size_t N> J& t(const char (&k)[N], const std::string& v) { key(k); put_str(s, v); return *this; }
-    template <size_t N> J& l(const char (&k)[N], const std::vector<int>& v) { key(k); put_list(s, v); return *this; }
+    template <size_t N> J& t(const char (&k)[N], const TextRef& v) {
+        key(k);
+        if (const std::string* outside = v.from_outside()) {
+            s.put_str(*outside);
+        } else {
+            s.put('"');
+            v.write(s);
+            s.put('"');
+        }
+        return *this;
+    }
+    template <size_t N> J& l(const char (&k)[N], const int* v, int n) { key(k); s.put_list(v, n); return *this; }
 };
 
-void write_json(Buf& s, const Ev& e) {
-    static const char PREFIX[] = "{\"type\":\"";
-    s.put(PREFIX, sizeof PREFIX - 1);
-    s.put(TAG_VIEWS[e.type]);
-    s.put('"');
-    J j{s};
-    visit(e, j);
-    s.put('}');
+void write_json(Buf& s, const Game& g, const Ev& e) {
+    W w{s.room(json_bound(g, e))};
+    char* begin = w.p;
+    w.lit("{\"type\":\"");
+    w.put(TAG_VIEWS[e.type]);
+    w.put('"');
+    J j{w};
+    visit(g, e, j);
+    w.put('}');
+    s.n += static_cast<size_t>(w.p - begin);
 }
 
 // The events as the msgspec Structs themselves (the classes handed in by `set_event_types`), each built by one
@@ -1315,8 +1415,8 @@ struct Names {
     Names& b(const char* k, bool) { names.push_back(k); return *this; }
     Names& w(const char* k, Word) { names.push_back(k); return *this; }
     Names& r(const char* k, Rule) { names.push_back(k); return *this; }
-    Names& t(const char* k, const std::string&) { names.push_back(k); return *this; }
-    Names& l(const char* k, const std::vector<int>&) { names.push_back(k); return *this; }
+    Names& t(const char* k, const TextRef&) { names.push_back(k); return *this; }
+    Names& l(const char* k, const int*, int) { names.push_back(k); return *this; }
 };
 
 struct PyTypes {
@@ -1328,16 +1428,24 @@ struct PyTypes {
 };
 PyTypes TYPES;
 
-PyObject* int_list_tuple(const std::vector<int>& v) {
-    PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
+PyObject* int_list_tuple(const int* v, int n) {
+    PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(n));
     if (!t) throw py::error_already_set();
-    for (size_t k = 0; k < v.size(); ++k) {
+    for (int k = 0; k < n; ++k) {
         PyObject* x = PyLong_FromLong(v[k]);
         if (!x) { Py_DECREF(t); throw py::error_already_set(); }
         PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(k), x);
     }
     return t;
 }
+
+// A text made into a std::string (for a Python str).
+struct StrOut {
+    std::string s;
+    void put(std::string_view v) { s.append(v.data(), v.size()); }
+    void put(char c) { s.push_back(c); }
+    void put_int(int v) { char b[12]; s.append(b, std::to_chars(b, b + 12, v).ptr - b); }
+};
 
 struct Values {
     PyObject* args[16];
@@ -1350,17 +1458,19 @@ struct Values {
     Values& b(const char*, bool v) { PyObject* o = v ? Py_True : Py_False; Py_INCREF(o); push(o); return *this; }
     Values& w(const char*, Word v) { Py_INCREF(TYPES.words[v]); push(TYPES.words[v]); return *this; }
     Values& r(const char*, Rule v) { Py_INCREF(TYPES.rules[v]); push(TYPES.rules[v]); return *this; }
-    Values& t(const char*, const std::string& v) {
-        push(PyUnicode_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size())));
+    Values& t(const char*, const TextRef& v) {
+        StrOut o;
+        v.write(o);
+        push(PyUnicode_FromStringAndSize(o.s.data(), static_cast<Py_ssize_t>(o.s.size())));
         return *this;
     }
-    Values& l(const char*, const std::vector<int>& v) { push(int_list_tuple(v)); return *this; }
+    Values& l(const char*, const int* v, int k) { push(int_list_tuple(v, k)); return *this; }
     ~Values() { for (int k = 0; k < n; ++k) Py_DECREF(args[1 + k]); }
 };
 
-PyObject* event_object(const Ev& e) {
+PyObject* event_object(const Game& g, const Ev& e) {
     Values v;
-    visit(e, v);
+    visit(g, e, v);
     return PyObject_Vectorcall(TYPES.cls[e.type], v.args + 1, PY_VECTORCALL_ARGUMENTS_OFFSET,
                                TYPES.kwnames[e.type]);
 }
@@ -1370,10 +1480,11 @@ void set_event_types(const py::dict& classes) {
         py::object cls = classes[py::str(TAGS[k])];
         Py_XDECREF(TYPES.cls[k]);
         TYPES.cls[k] = cls.release().ptr();
+        Game g;
         Ev e{};
         e.type = static_cast<Type>(k);
         Names names;
-        visit(e, names);
+        visit(g, e, names);
         PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(names.names.size()));
         for (size_t i = 0; i < names.names.size(); ++i)
             PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), PyUnicode_InternFromString(names.names[i]));
@@ -1506,13 +1617,27 @@ void open_game(Game& g, const Rules& rules, int64_t shuffle0, int64_t shuffle1, 
     g.seq = seq;
     g.current = 0;
     g.next_id = 2 * (g.rules.draft ? g.rules.draft_rounds : g.rules.deck_size) + 1;
+    g.log.reserve(1024);
+    g.ints.reserve(2048);
+}
+
+// A game's log as canonical JSON lines, in this thread's buffer (kept between calls, valid until its next one).
+Buf& json_lines(const Game& g) {
+    thread_local Buf s;
+    s.n = 0;
+    for (const Ev& e : g.log) {
+        write_json(s, g, e);
+        s.put('\n');
+    }
+    return s;
 }
 
 py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, const py::bytes& cards,
                     const py::list& offers, int seq, const py::list& agents, bool with_state, bool as_json,
-                    const std::vector<double>& kw_values) {
+                    const std::vector<double>& kw_values, bool timed) {
     if (kw_values.size() != 64) throw std::invalid_argument("64 keyword values expected");
     Game g;
+    g.timed = timed;
     open_game(g, rules_from(rules), shuffle0, shuffle1, parse_cards(std::string_view(cards)),
               offers.cast<std::vector<std::vector<int>>>(), seq, kw_values.data());
     Agent ag[2];
@@ -1528,12 +1653,7 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
 
     py::object log;
     if (as_json) {
-        Buf s;
-        s.s.resize(g.log.size() * 120 + 4096);
-        for (const Ev& e : g.log) {
-            write_json(s, e);
-            s.put('\n');
-        }
+        Buf& s = json_lines(g);
         log = py::bytes(s.s.data(), s.n);
     } else {
         if (!TYPES.ready) throw std::runtime_error("set_event_types was not called");
@@ -1541,7 +1661,7 @@ py::tuple play_game(const py::tuple& rules, int64_t shuffle0, int64_t shuffle1, 
         if (!list) throw py::error_already_set();
         log = py::reinterpret_steal<py::object>(list);
         for (size_t k = 0; k < g.log.size(); ++k) {
-            PyObject* o = event_object(g.log[k]);
+            PyObject* o = event_object(g, g.log[k]);
             if (!o) throw py::error_already_set();
             PyList_SET_ITEM(list, static_cast<Py_ssize_t>(k), o);
         }
@@ -1631,12 +1751,11 @@ std::tuple<int, int, int> replay_and_compare(Game& g, std::string_view want, int
         if (!g.play_input(in[k].kind, in[k].player, in[k].text, in[k].reason)) return {2, static_cast<int>(k), inputs};
     }
     Buf s;
-    s.s.resize(g.log.size() * 120 + 4096);
     s.put('[');
     for (size_t k = 0; k < g.log.size(); ++k) {
         if (k) s.put(',');
         size_t start = s.n;
-        write_json(s, g.log[k]);
+        write_json(s, g, g.log[k]);
         size_t end = s.n;
         if (want.size() <= end || want.compare(start, end - start, std::string_view(s.s.data() + start, end - start))
             || (want[end] != ',' && want[end] != ']'))
@@ -1808,13 +1927,11 @@ class BattleVec {
     // Row i's events since its opening as canonical JSON lines (with the log kept), then the row closed.
     py::bytes take_log(int i) {
         EnvRow& r = row(i);
-        Buf s;
-        s.s.resize(r.g.log.size() * 120 + 4096);
-        for (const Ev& e : r.g.log) {
-            write_json(s, e);
-            s.put('\n');
-        }
+        Buf& s = json_lines(r.g);
         r.g.log.clear();
+        r.g.ints.clear();
+        r.g.strs.clear();
+        r.g.start = 0;
         return py::bytes(s.s.data(), s.n);
     }
     py::tuple row_state(int i) { return state_of(row(i).g); }
@@ -1981,7 +2098,8 @@ PYBIND11_MODULE(_native, m) {
     m.doc() = "LOCM's rules core in C++ (engine/locm/native.py is its Python side)";
     m.def("play_game", &play_game, py::arg("rules"), py::arg("shuffle0"), py::arg("shuffle1"), py::arg("cards"),
           py::arg("offers"), py::arg("seq"), py::arg("agents"), py::arg("with_state") = true,
-          py::arg("as_json") = false, py::arg("kw_values") = std::vector<double>(64, 0.0));
+          py::arg("as_json") = false, py::arg("kw_values") = std::vector<double>(64, 0.0),
+          py::arg("timed") = true);
     m.def("set_event_types", &set_event_types, py::arg("classes"));
     m.def("redecide_inputs", &redecide_inputs, py::arg("rules"), py::arg("shuffle0"), py::arg("shuffle1"),
           py::arg("cards"), py::arg("offers"), py::arg("seq"), py::arg("stored"));
