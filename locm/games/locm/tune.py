@@ -158,13 +158,22 @@ class Tuner:
 
 def screen(counts: dict[int, list[int]], suspects: int = SUSPECTS, references: int = REFERENCES
            ) -> tuple[list[int], list[int]]:
-    """The suspects (holders' win rate furthest from 50% by z-score) and the references (held most)."""
-    def z(b: int) -> float:
+    """The suspects (holders' win rate furthest above and below 50% by z-score, the two tails in turn) and the
+    references (held most)."""
+    def signed(b: int) -> float:
         n, k = counts[b]
-        return abs(k - n / 2) / math.sqrt(n / 4)
+        return (k - n / 2) / math.sqrt(n / 4)
 
     able = [b for b in counts if counts[b][0] >= MIN_HOLDERS]
-    chosen = sorted(able, key=lambda b: (-z(b), b))[:suspects]
+    # both tails: the cards whose holders win most and those whose holders win least, in turn (one far-too-strong
+    # card's z dwarfs a weak card's, and a |z| ranking would fill every place with noise on the strong side)
+    high = sorted(able, key=lambda b: (-signed(b), b))
+    low = sorted(able, key=lambda b: (signed(b), b))
+    chosen: list[int] = []
+    for pair in zip(high, low):
+        for b in pair:
+            if b not in chosen and len(chosen) < suspects:
+                chosen.append(b)
     refs = [b for b in sorted(counts, key=lambda b: (-counts[b][0], b)) if b not in chosen][:references]
     return chosen, refs
 
@@ -176,6 +185,10 @@ def card_fields(c: Card, weaken: bool) -> list[Field]:
         out += [Field("attack", c.attack, 0, 12, 1), Field("defense", c.defense, 1 if c.type == CREATURE else 0, 12, 1)]
     elif c.attack or c.defense:  # red and blue items: their negative values are damage
         out += [Field(f, getattr(c, f), -12, 0, -1) for f in ("attack", "defense") if getattr(c, f)]
+    # a health effect the card has (a summon or use that heals or hurts a player): more health for its player is
+    # stronger, more for the opponent weaker
+    out += [Field(f, getattr(c, f), -99, 99, sign) for f, sign in (("my_health", 1), ("opp_health", -1))
+            if getattr(c, f)]
     return out
 
 
