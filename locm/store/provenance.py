@@ -16,9 +16,9 @@ written behind the store's back (``unrecorded``, never counted).
 What counts (`Provenance.counted`): a tournament, an SPRT run and their standings take as their own only the
 games this store played (or a locm before provenance, or a migration, said it played) and the games imported
 from a file whose signature a trusted key made. An untrusted import is kept, shown and verified, never
-counted. Every other reader that turns stored games into a result (the card reports, `whatif`, the arena's
-standings, ratings and bot pages) counts the same games, the rule applied in SQL (`Scope`): the few source rows
-are classified once by `Provenance.counted`, each game's source is looked up by its key. `INCLUDE_UNTRUSTED`,
+counted. The card reports and `whatif` count the same games, the rule applied in SQL (`Scope`): the few source
+rows are classified once by `Provenance.counted`, each game's source is looked up by its key (the arena's
+standings, ratings and bot pages do not yet: they read every stored game). `INCLUDE_UNTRUSTED`,
 the one flag every such reader takes, counts the rest too; `left_out_note` is the line each prints about them.
 Whoever can write the store's file can write these rows too: provenance protects the results from what comes
 in through `locm import`; a store file in hostile hands is the signed ledger's matter

@@ -89,7 +89,6 @@ class Whatif:
     played: int = 0  # re-runs played now (and stored)
     selected: int = 0  # the stored games chosen to re-run (skipped ones included)
     left_out: dict = field(default_factory=dict)  # games of A not counted, by why (`EventStore.left_out`)
-    include_untrusted: bool = False  # those were re-run too
     seconds: float = 0.0
 
     def _by_seed(self) -> dict[int, list[Pair]]:
@@ -252,7 +251,7 @@ def whatif(store, game: GameDef, rules_b: Any, rules_a: Any = None, games: int |
     result = Whatif(game, name_a, rules_b)
     tasks = select(store, game, name_a, agents, games, result.skipped, counted=not include_untrusted)
     result.selected = len(tasks)
-    result.left_out, result.include_untrusted = store.left_out(game=game.name, ruleset=name_a), include_untrusted
+    result.left_out = store.left_out(game=game.name, ruleset=name_a)
     if announce:
         announce(len(tasks))
     path = store.path

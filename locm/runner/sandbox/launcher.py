@@ -225,30 +225,14 @@ class _Fprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
 
 
-_FILTERS: dict = {}
-"""The bot filters already decoded (by their hex text, as the runner sends it: the same each game), with the
-bytes their ``struct sock_fprog`` points to kept alive."""
-
-
-def _prepared_filter(text: str) -> "_Fprog":
-    """The bot filter of a request as the kernel takes it, made once per sandbox and before the game's fork: the
-    game's first process only loads it (decoding it there cost each start its copied pages)."""
-    if text not in _FILTERS:
-        try:
-            program = bytes.fromhex(text)
-        except ValueError as exc:
-            raise OSError(f"the bot filter does not decode ({exc})") from None
-        _FILTERS[text] = (_Fprog(len(program) // 8, program), program)
-    return _FILTERS[text][0]
-
-
-def _load_filter(prog: "_Fprog") -> None:
+def _load_filter(program: bytes) -> None:
     """Load the bot filter (`locm.runner.sandbox.filter.BOT_DENIED`: classic BPF, 8 bytes an instruction) on this
     process, which the bot inherits; ``no_new_privs`` is set (bubblewrap's), so no capability is needed."""
+    prog = _Fprog(len(program) // 8, program)
     _check(_libc.prctl(22, 2, ctypes.byref(prog), 0, 0), "load the bot filter")  # PR_SET_SECCOMP, MODE_FILTER
 
 
-def _game_init(req: dict, fds: list[int], prog: _Fprog) -> None:
+def _game_init(req: dict, fds: list[int]) -> None:
     """PID 1 of the game: its /proc, the game's uid (run by a user: in a user namespace of the game's own), its
     limits (the bot inherits them), the bot in a session of its own, then wait for it and exit as it did (never
     returns)."""
@@ -280,7 +264,7 @@ def _game_init(req: dict, fds: list[int], prog: _Fprog) -> None:
                 os.setresgid(uid, uid, uid)
                 os.setresuid(uid, uid, uid)  # every capability is gone with root's ids
             _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the bot, of the same uid, cannot trace this process
-            _load_filter(prog)
+            _load_filter(bytes.fromhex(req["seccomp"]))
             bot = os.posix_spawnp(req["argv"][0], req["argv"], req["env"], setsid=True, setsigdef=DEFAULT_SIGNALS,
                                   file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)])
         except OSError as exc:  # said as a wrapper says it: the runner reads it as the bot's failure to start
@@ -302,7 +286,6 @@ def _fork_game(req: dict, fds: list[int], home: Home) -> int:
     """Enter a game's new namespaces, set them up, fork its first process (a child of this launcher, which
     the namespaces now belong to) and come back home; that process's pid."""
     try:
-        prog = _prepared_filter(req["seccomp"])
         flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNET if req["net"] else 0)
         _check(_libc.unshare(flags), "unshare")
         _game_mounts(req)
@@ -310,7 +293,7 @@ def _fork_game(req: dict, fds: list[int], home: Home) -> int:
             _loopback_up()
         init = os.fork()
         if init == 0:
-            _game_init(req, fds, prog)
+            _game_init(req, fds)
     finally:
         home.back()
         for fd in fds:
