@@ -234,7 +234,7 @@ def render(data, charts) -> str:
     names = {b: c.name for b, c in cardlist_12().items()}
     cov = data.coverage
     f = data.filters
-    filt = ", ".join(f"{k} = {v}" for k, v in f.items() if v is not None) or "none (all games, both seats)"
+    filt = ", ".join(f"{k} = {v}" for k, v in f.items() if v is not None) or "none (every game counted, both seats)"
     seeds = cov["seeds"]
     facts = [
         ("games", f"{cov['games']:,}".replace(",", " ") + " (" + ", ".join(f"{k}: {v}" for k, v in
@@ -242,6 +242,7 @@ def render(data, charts) -> str:
         ("agents", ", ".join(f"{escape(a)} ({n} player-games)" for a, n in cov["agents"].items())),
         ("seeds", f"{seeds['count']} distinct, {seeds['min']} to {seeds['max']}"),
         ("filters", escape(filt)),
+        *([("not counted", escape(cov["left_out"]))] if cov.get("left_out") else []),
         ("minimum sample", f"{data.min_n} player-games: a rate on fewer is shown as n/a (not enough data), "
                            "never as a number"),
         ("definitions", f"version <b>{escape(data.version)}</b> of data/ANALYTICS.md as implemented in "

@@ -195,8 +195,8 @@ def import_cmd(file, db, skip_existing, trusted):
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
     if summary.games and not trusted:
-        click.echo("locm: note: imported without --trust: kept as untrusted (a tournament or its standings never "
-                   "count these games; `locm verify` lists them)", err=True)
+        click.echo("locm: note: imported without --trust: kept as untrusted (no tournament or its standings counts "
+                   "these games, reports and whatif only with --include-untrusted; `locm verify` lists them)", err=True)
     click.echo(f"imported {_n(summary.games, 'game')} ({_n(summary.events, 'event')}) into {db}"
                + (f"; {summary.skipped} already stored, skipped" if summary.skipped else "")
                + (f" ({now} of them now this trusted file's)" if now else "")

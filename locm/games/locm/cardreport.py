@@ -156,6 +156,7 @@ def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: st
             out[rs] = _ruleset_data(db, rs, agent, opponent, seat, min_n, games, max_imbalance)
         all_games = [g for d in out.values() for g in d.games]
         coverage = _coverage(all_games)
+        coverage["left_out"] = _left_out(path, ruleset, include_untrusted)
         agents = {rs: _agent_matrix(d.games) for rs, d in out.items()}
         comparison = _comparison(out["1.2"].games, out["constructed"].games) \
             if "1.2" in out and "constructed" in out else None
@@ -164,6 +165,16 @@ def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: st
                           agents, comparison, max_imbalance)
     finally:
         db.close()
+
+
+def _left_out(path: str, ruleset: str | None, include_untrusted: bool) -> str | None:
+    """The line saying how many of the store's LOCM games (of ``ruleset``) the report did not count, or counted
+    only because of ``include_untrusted`` (`locm.store.provenance.left_out_note`); None when there are none."""
+    from locm.store.eventstore import open_store
+    from locm.store.provenance import left_out_note
+
+    with open_store(path, create=False, readonly=True) as store:
+        return left_out_note(store.left_out(game="locm", ruleset=ruleset), include_untrusted)
 
 
 def check_request(path: str, ruleset: str | None) -> None:

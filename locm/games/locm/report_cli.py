@@ -84,16 +84,6 @@ def _warn_lopsided(data) -> None:
                    "lookahead lookahead)", err=True)
 
 
-def left_out_line(path: str, ruleset: str | None, include_untrusted: bool) -> str | None:
-    """The line saying how many of the store's LOCM games (of ``ruleset``) the report did not count
-    (`locm.store.provenance.left_out_note`), None when it counted every one."""
-    from locm.store.eventstore import open_store
-    from locm.store.provenance import left_out_note
-
-    with open_store(path, create=False, readonly=True) as store:
-        return left_out_note(store.left_out(game="locm", ruleset=ruleset), include_untrusted)
-
-
 def report(db: Path, *, ruleset, agent, opponent, seat, min_n, max_imbalance, out, rebuild, backend, address,
            echo, include_untrusted: bool = False) -> None:
     """`locm report` of LOCM: cards.json, cards.csv, PNG charts and index.html in ``out``, the card-facts
@@ -119,9 +109,8 @@ def report(db: Path, *, ruleset, agent, opponent, seat, min_n, max_imbalance, ou
     facts = data.coverage["facts"]
     echo(f"card facts: {facts['stored']} games' as stored beside their events (locm verify recomputes "
          f"them), {facts['from_events']} games' projected from their events")
-    note = left_out_line(path, ruleset, include_untrusted)
-    if note:
-        echo(note)
+    if data.coverage["left_out"]:
+        echo(data.coverage["left_out"])
     echo(f"report: {index}  (also {out / 'cards.json'}, {out / 'cards.csv'})")
 
 
@@ -184,9 +173,8 @@ def stats(db, ruleset, agent, opponent, seat, min_n, max_imbalance, metric, top,
                       "turn"), rows))
     for line in stats_footer(data, shown, metric, left_out):
         click.echo(line)
-    note = left_out_line(path, ruleset, include_untrusted)
-    if note:
-        click.echo(note)
+    if data.coverage["left_out"]:
+        click.echo(data.coverage["left_out"])
     _warn_lopsided(data)
 
 
@@ -240,4 +228,4 @@ def rebuild(db):
     click.echo(f"card facts rebuilt from the events: {s.projected} games, definitions {s.version}")
 
 
-__all__ = ["SORT_METRICS", "report", "stats", "rebuild", "stats_footer", "left_out_line"]
+__all__ = ["SORT_METRICS", "report", "stats", "rebuild", "stats_footer"]
