@@ -311,7 +311,7 @@ class GameDef:
     """``runner_command(event)``: the command a recorded input is when the runner gave it, not a seat's player
     (Skyport's wall-clock stop), to be submitted as it stands when a game's built-in agents are re-run
     (`locm.provenance.agents`); None for any other event (None: the game has no such input)."""
-    feed: Callable[[Match, Event], None] | None = None
+    feed: Callable[[Any, Event], None] | None = None
     """``feed(match, event)``: one recorded input (an event with ``cause`` -1) played into a live match as it was
     received, a `LocmError` where the event is not one, or not the input of the seat to move: how a re-run of a
     game's built-in agents takes a command-line bot's inputs as given (`locm.provenance.agents`; None: the
