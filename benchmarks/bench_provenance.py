@@ -4,6 +4,13 @@
   into a fresh SQLite store by 64 a transaction, as a tournament's writer stores them (µs a game, all of the
   store's work); then, on that store, the provenance statements alone as `SqliteStore._write` runs them (the
   source's row and each game's provenance row, in a transaction rolled back): their share of a write.
+- **Chaining it** (`locm.store.provchain`): the chain's entries of those games alone (a digest and a link a
+  game, their rows and the head written, in a transaction rolled back); `locm verify`'s check of the chain
+  against every provenance row (`provenance_problems`), µs a game.
+- **Signing it** (`locm.provenance.signing`): `sign_ledger` (the store's chains checked, then the games' ledger
+  and the provenance chain signed, as each signed export does) and `ledger_check` (verify's: the signature, the
+  ledger's prefix and the chain's prefix recomputed from the rows), ms a call over the whole store and µs a
+  game of it.
 - **Reading it**: `EventStore.provenances()` over the whole store (what a tournament and `locm verify` read),
   µs a game.
 - **Re-running the built-in agents in verify**: for each stored game, `locm verify`'s check of it without the
@@ -43,6 +50,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
 
+    from locm.provenance import signing
+    from locm.store import provchain
     from locm.store import sqlite as backend
     from locm.store.eventstore import open_store
     from locm.verify import checks
@@ -64,10 +73,38 @@ def main() -> None:
                 conn = store._conn
                 t = time.perf_counter()
                 conn.execute("BEGIN IMMEDIATE")
-                sid = store._source_id(store.played(), n)
+                sid, _ = store._source_id(store.played(), n)
                 conn.executemany(backend._INSERT_PROVENANCE, [(k, sid) for k in range(1, n + 1)])
                 conn.execute("ROLLBACK")
                 figures.setdefault("of which provenance rows, us", []).append((time.perf_counter() - t) / n * 1e6)
+                run = store.played().run
+                conn.execute("BEGIN IMMEDIATE")
+                t = time.perf_counter()
+                chain = provchain.Writer(conn)
+                for k, p in enumerate(prepared, 1):
+                    chain.game(k, p.record.game_id, sid, run)
+                chain.close()
+                figures.setdefault("of which provenance chain entries, us", []).append(
+                    (time.perf_counter() - t) / n * 1e6)
+                conn.execute("ROLLBACK")
+                t = time.perf_counter()
+                assert store.provenance_problems() == []
+                figures.setdefault("verify: check the provenance chain, us", []).append(
+                    (time.perf_counter() - t) / n * 1e6)
+            signing.new_key(db)
+            t = time.perf_counter()
+            signing.sign_ledger(db)
+            signed = time.perf_counter() - t
+            with open_store(db, create=False, readonly=True) as store:
+                t = time.perf_counter()
+                verdict = signing.ledger_check(store, db)
+                checked = time.perf_counter() - t
+                assert verdict.signed and verdict.problem is None and verdict.pcount == n + 2, verdict
+            figures.setdefault(f"sign the ledger, ms (once, {n} games)", []).append(signed * 1e3)
+            figures.setdefault("sign the ledger, us a game", []).append(signed / n * 1e6)
+            figures.setdefault(f"verify: its signature, ms (once, {n} games)", []).append(checked * 1e3)
+            figures.setdefault("verify: its signature, us a game", []).append(checked / n * 1e6)
+            with open_store(db) as store:
                 t = time.perf_counter()
                 found = store.provenances()
                 figures.setdefault("read every game's provenance, us", []).append(

@@ -767,7 +767,12 @@ def test_directory_is_refused(tmp_path):
 def test_damaged_page_is_a_project_error_on_read(tmp_path):
     path = tmp_path / "s.db"
     data = bytearray(_real_store(path))
-    data[len(data) // 2: len(data) // 2 + 3000] = random.Random(1).randbytes(3000)
+    conn = sqlite3.connect(path)  # the middle page of the games' logs (not one of the tables beside them)
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    pages = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name = 'logs' ORDER BY pageno")]
+    conn.close()
+    at = (pages[len(pages) // 2] - 1) * size + size // 2
+    data[at: at + 3000] = random.Random(1).randbytes(3000)
     path.write_bytes(bytes(data))
     with open_store(path, readonly=True) as s:
         with pytest.raises(CorruptStoreError) as info:

@@ -96,8 +96,11 @@ def verify(files, db, redecide, full):
                 click.echo(f"store: {signed.problem}")
                 store_bad = True
             elif signed.signed:
+                covers = "" if signed.note else f", and how they came in ({signed.pcount} provenance chain entries)"
                 click.echo(f"store: ledger signed at {_n(signed.count, 'game')} by {signed.public} ({signed.when}): "
-                           "valid")
+                           f"valid{covers}")
+                if signed.note:
+                    click.echo(f"store: note: {signed.note}")
             if found.ok:
                 click.echo(f"store: {found.summary()}")
     click.echo(f"{_n(total, 'game')} checked: {total - bad} good, {bad} bad")

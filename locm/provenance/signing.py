@@ -11,9 +11,13 @@ What a signature proves, and what it does not (the threat model, also in the man
   ``signing_keys``), so whoever can read the store can sign as it: keep the store where results are made, and
   give others the public key only (`locm key show`). A key cannot be taken back; a store whose file was
   copied by someone else needs a new key (`locm key new --replace`), and importers trust the new one.
-- A signed ledger (`sign_ledger`, written by each signed export) says that the store held exactly its first
-  ``count`` games, in that order, with these head hashes, when it signed: `locm verify` checks the last
-  signature against the ledger as it is now, so a game stored then and removed or replaced since is named.
+- A signed ledger (`sign_ledger`, written by each signed export and by `locm key sign`) says that the store
+  held exactly its first ``count`` games, in that order, with these head hashes, and that its provenance chain
+  (`locm.store.provchain`: how each game came in, its first ``pcount`` entries) had this head, when it signed:
+  `locm verify` checks the last signature against the ledger and the provenance rows as they are now, so a
+  game stored then and removed or replaced since, or a provenance row changed since, is named. A signature of
+  version 1 (`LEDGER_TAG`, before the provenance chain) still reads and still covers the games, not their
+  provenance: verify says so, and `locm key sign` signs again with it.
 
 The signature of a file is detached (``FILE.sig``, JSON): the export's bytes stay what they were, and a
 reader that knows nothing of signatures reads the file as before. It signs the SHA-256 of the file's bytes
@@ -34,6 +38,8 @@ from locm.errors import LocmError
 
 FILE_TAG = b"locm export file v1\0"
 LEDGER_TAG = b"locm ledger v1\0"
+LEDGER_TAG_V2 = b"locm ledger v2\0"
+LEDGER_VERSION = 2
 SIG_FORMAT = "locm-signature"
 SIG_VERSION = 1
 MAX_SIG_BYTES = 4096
@@ -52,7 +58,10 @@ CREATE TABLE IF NOT EXISTS signing_ledger (
     head      TEXT NOT NULL,
     public    TEXT NOT NULL,
     signature TEXT NOT NULL,
-    signed    TEXT NOT NULL
+    signed    TEXT NOT NULL,
+    version   INTEGER NOT NULL DEFAULT 1,
+    pcount    INTEGER NOT NULL DEFAULT 0,
+    phead     TEXT NOT NULL DEFAULT ''
 );
 """
 
@@ -86,6 +95,12 @@ def _connect(db: str | os.PathLike) -> sqlite3.Connection:
         raise SignatureError(f"{db}: no such store")
     conn = sqlite3.connect(db, timeout=30)
     conn.executescript(_DDL)
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(signing_ledger)")}
+    for column, kind in (("version", "INTEGER NOT NULL DEFAULT 1"), ("pcount", "INTEGER NOT NULL DEFAULT 0"),
+                         ("phead", "TEXT NOT NULL DEFAULT ''")):
+        if column not in columns:  # a table of a locm before the provenance chain: its rows are of version 1
+            with conn:
+                conn.execute(f"ALTER TABLE signing_ledger ADD COLUMN {column} {kind}")
     return conn
 
 
@@ -137,8 +152,12 @@ def _file_message(sha256: str, size: int) -> bytes:
     return FILE_TAG + bytes.fromhex(sha256) + size.to_bytes(8, "big")
 
 
-def _ledger_message(count: int, head: str) -> bytes:
-    return LEDGER_TAG + count.to_bytes(8, "big") + bytes.fromhex(head)
+def _ledger_message(count: int, head: str, version: int = 1, pcount: int = 0, phead: str = "") -> bytes:
+    """What a ledger signature signs: version 1 the games' ledger, version 2 the provenance chain's too."""
+    if version == 1:
+        return LEDGER_TAG + count.to_bytes(8, "big") + bytes.fromhex(head)
+    return (LEDGER_TAG_V2 + count.to_bytes(8, "big") + bytes.fromhex(head) + pcount.to_bytes(8, "big")
+            + bytes.fromhex(phead))
 
 
 def file_digest(path: str | os.PathLike) -> tuple[str, int]:
@@ -158,12 +177,14 @@ def sig_path(path: str | os.PathLike) -> Path:
 
 def sign_file(db: str | os.PathLike, path: str | os.PathLike) -> Signature | None:
     """Sign a file (an export) with the store's key, writing ``FILE.sig``; None (nothing written) if the store
-    has no key. The store's ledger is signed at the same time (`sign_ledger`)."""
+    has no key. The store's ledger is signed first (`sign_ledger`: refused, and the file left unsigned, when the
+    store does not agree with its own chains)."""
     with _connect(db) as conn:
         public, key = _private(conn)
     conn.close()
     if key is None:
         return None
+    sign_ledger(db)
     sha, size = file_digest(path)
     sig = Signature(public, sha, size, key.sign(_file_message(sha, size)).hex())
     text = json.dumps({"format": SIG_FORMAT, "version": SIG_VERSION, "algorithm": "ed25519", "public_key": public,
@@ -171,7 +192,6 @@ def sign_file(db: str | os.PathLike, path: str | os.PathLike) -> Signature | Non
     tmp = sig_path(path).with_name(sig_path(path).name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, sig_path(path))
-    sign_ledger(db)
     return sig
 
 
@@ -239,60 +259,106 @@ def check_file(path: str | os.PathLike, trusted: list[str]) -> Signature:
 
 
 def sign_ledger(db: str | os.PathLike) -> tuple[int, str] | None:
-    """Sign the store's ledger as it stands (its count and head) with its key; None if it has no key."""
+    """Sign the store's ledger as it stands with its key (version 2: the games' ledger's count and head and the
+    provenance chain's, the chain started first where the store's provenance rows predate it); None if it has
+    no key. Refused (`SignatureError`) when the games or the provenance rows do not agree with their chains: a
+    signature would bless an edit made behind the store's back."""
     from locm.store.eventstore import open_store
 
-    with open_store(db, create=False, readonly=True) as store:
+    if public_key(db) is None:
+        return None
+    with open_store(db, create=False) as store:
+        chain = getattr(store, "chain_provenance", None)
+        if chain is not None:
+            chain()
+        found = [p for p in [store.ledger_problem(), *store.provenance_problems()] if p]
+        if found:
+            raise SignatureError(f"{db}: not signed: {found[0]} (locm verify --db {db} says more)")
         count, head = store.ledger()
+        pcount, phead = store.provenance_ledger() or (0, "")
+    from locm.store.provchain import GENESIS
+
+    phead = phead or GENESIS.hex()
     with _connect(db) as conn:
         public, key = _private(conn)
         if key is None:
             return None
-        signature = key.sign(_ledger_message(count, head)).hex()
-        conn.execute("INSERT INTO signing_ledger (count, head, public, signature, signed) VALUES (?, ?, ?, ?, ?)",
-                     (count, head, public, signature, _now()))
+        signature = key.sign(_ledger_message(count, head, LEDGER_VERSION, pcount, phead)).hex()
+        conn.execute("INSERT INTO signing_ledger (count, head, public, signature, signed, version, pcount, phead) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     (count, head, public, signature, _now(), LEDGER_VERSION, pcount, phead))
     conn.close()
     return count, head
 
 
+OLD_SIGNATURE = ("signed by a locm before the provenance chain (ledger signature version 1): the games are covered, "
+                 "how they came in is not; 'locm key sign' signs the ledger again with it")
+
+
 @dataclass(frozen=True)
 class LedgerCheck:
-    """`ledger_check`'s verdict: ``problem`` None when the last signature holds for the ledger as it is."""
+    """`ledger_check`'s verdict: ``problem`` None when the last signature holds for the ledger as it is;
+    ``note``: what it does not cover (`OLD_SIGNATURE`)."""
 
     signed: bool
     count: int = 0
     public: str = ""
     when: str = ""
     problem: str | None = None
+    version: int = LEDGER_VERSION
+    pcount: int = 0
+    note: str | None = None
+
+
+def _last_signature(db: str | os.PathLike) -> tuple | None:
+    conn = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
+    try:
+        try:
+            return conn.execute("SELECT count, head, public, signature, signed, version, pcount, phead FROM "
+                                "signing_ledger ORDER BY id DESC LIMIT 1").fetchone()
+        except sqlite3.OperationalError:  # a table of a locm before the provenance chain (or none)
+            row = conn.execute("SELECT count, head, public, signature, signed FROM signing_ledger "
+                               "ORDER BY id DESC LIMIT 1").fetchone()
+            return None if row is None else (*row, 1, 0, "")
+    except sqlite3.OperationalError:
+        return None
+    finally:
+        conn.close()
 
 
 def ledger_check(store, db: str | os.PathLike) -> LedgerCheck:
-    """The store's last ledger signature checked: valid under its key, and its ``count`` games the first
-    ``count`` of the ledger now, with the head it signed (a game removed, replaced or reordered since is a
-    problem). ``store``: the open store (`locm.store.eventstore.EventStore`) of the file ``db``."""
+    """The store's last ledger signature checked: valid under its key, its ``count`` games the first ``count``
+    of the ledger now, with the head it signed (a game removed, replaced or reordered since is a problem), and
+    (version 2) the provenance chain's first ``pcount`` entries, recomputed from the provenance rows as they
+    are now, the head it signed (a row changed since is a problem). ``store``: the open store
+    (`locm.store.eventstore.EventStore`) of the file ``db``."""
     invalid, _, _, public_cls = _crypto()
-    conn = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
-    try:
-        row = conn.execute("SELECT count, head, public, signature, signed FROM signing_ledger "
-                           "ORDER BY id DESC LIMIT 1").fetchone()
-    except sqlite3.OperationalError:
-        row = None
-    finally:
-        conn.close()
+    row = _last_signature(db)
     if row is None:
         return LedgerCheck(False)
-    count, head, public, signature, when = row
+    count, head, public, signature, when, version, pcount, phead = row
+    told = dict(signed=True, count=count, public=public, when=when, version=version, pcount=pcount)
     try:
-        public_cls.from_public_bytes(bytes.fromhex(public)).verify(bytes.fromhex(signature),
-                                                                   _ledger_message(count, head))
-    except (invalid, ValueError):
-        return LedgerCheck(True, count, public, when, "the ledger's signature is not valid under its key")
+        if version not in (1, LEDGER_VERSION):
+            raise ValueError(version)
+        public_cls.from_public_bytes(bytes.fromhex(public)).verify(
+            bytes.fromhex(signature), _ledger_message(count, head, version, pcount, phead))
+    except (invalid, ValueError, TypeError, OverflowError):
+        return LedgerCheck(**told, problem="the ledger's signature is not valid under its key")
     if store.ledger_head_at(count) != head:
-        return LedgerCheck(True, count, public, when,
-                           f"the ledger signed at {count} games is not the store's first {count} games now: a game "
-                           "stored then was removed, replaced or reordered since")
-    return LedgerCheck(True, count, public, when)
+        return LedgerCheck(**told, problem=f"the ledger signed at {count} games is not the store's first {count} "
+                                           "games now: a game stored then was removed, replaced or reordered since")
+    if version == 1:
+        return LedgerCheck(**told, note=OLD_SIGNATURE)
+    from locm.store.provchain import GENESIS
+
+    now = store.provenance_head_at(pcount) if pcount else GENESIS.hex()
+    if now != phead:
+        return LedgerCheck(**told, problem=f"the provenance rows signed with the ledger ({pcount} chain entries) are "
+                                           "not as they are now: a game's provenance or a source row was changed "
+                                           "since it was signed")
+    return LedgerCheck(**told)
 
 
 __all__ = ["SignatureError", "Signature", "new_key", "public_key", "sign_file", "read_signature", "parse_public",
-           "check_file", "sign_ledger", "ledger_check", "LedgerCheck", "sig_path", "file_digest"]
+           "check_file", "sign_ledger", "ledger_check", "LedgerCheck", "OLD_SIGNATURE", "sig_path", "file_digest"]

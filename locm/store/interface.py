@@ -271,6 +271,19 @@ class EventStore:
             prev = _ledger_link(prev, game_id, head_hash)
         return prev.hex()
 
+    def provenance_ledger(self) -> tuple[int, str] | None:
+        """The provenance chain's length and head (hex; `locm.store.provchain`), None when the store keeps none
+        (a store in memory, whose rows nobody edits behind its back)."""
+        return None
+
+    def provenance_head_at(self, count: int) -> str | None:
+        """The provenance chain's head over its first ``count`` entries, recomputed from the rows (None: fewer)."""
+        return None
+
+    def provenance_problems(self) -> list[str]:
+        """What differs between the provenance rows and their chain, a line each ([] when nothing)."""
+        return []
+
     def ledger_problem(self) -> str | None:
         """None if the ledger matches the stored games (in the order stored); else what differs, in one line."""
         count, head = self._ledger()

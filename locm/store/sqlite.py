@@ -52,6 +52,7 @@ from locm.store.records import (
     utc_timestamp,
 )
 from locm.store.interface import DEFAULT_PATH, EventStore
+from locm.store import provchain
 from locm.store.provenance import PROVENANCE_SQL, SOURCES_SQL, Provenance, Scope, Source
 
 
@@ -327,7 +328,8 @@ class SqliteStore(EventStore):
             with self._transaction():
                 count, head = self._ledger()  # read under the write lock: no other writer extends it meanwhile
                 key = conn.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
-                sid = self._source_id(source, key)
+                sid, made = self._source_id(source, key)
+                chain = provchain.Writer(conn)  # the provenance chain, extended as the rows are written
                 chunk: list[_Prepared] = []
                 for p in games:
                     if type(p) is _ScheduleRow:  # an import's tournament schedule
@@ -341,37 +343,81 @@ class SqliteStore(EventStore):
                         side_logs_of("account").write(conn, p.account, p.lines)
                         continue
                     if type(p) is _KnownGame:  # stored identically: an untrusted import of it is now this one
-                        if source.trusted:
-                            conn.execute(_TRUST_KNOWN, (sid, p.game_id))
+                        if source.trusted and conn.execute(_TRUST_KNOWN, (sid, p.game_id)).rowcount:
+                            taken = conn.execute("SELECT id FROM games WHERE game_id = ?", (p.game_id,)).fetchone()
+                            chain.game(taken[0], p.game_id, sid, source.run)
                         continue
                     game_id = p.record.game_id
                     chunk.append(p)
                     if len(chunk) == WRITE_CHUNK:
                         key, count, head, layout = self._insert(chunk, key, count, head, layout, sid)
+                        self._chain_games(chain, chunk, key, sid, source.run)
                         chunk = []
                 if chunk:
                     key, count, head, layout = self._insert(chunk, key, count, head, layout, sid)
+                    self._chain_games(chain, chunk, key, sid, source.run)
                 conn.execute(_SET_LEDGER, (f"{count} {head.hex()}",))
                 if digest is not None:
                     conn.execute("UPDATE provenance_sources SET sha256 = ? WHERE id = ?", (digest(), sid))
+                if made:  # the source row as its transaction leaves it (an import's SHA-256 known only now)
+                    chain.source(sid)
+                chain.close()
             self._facts = layout  # only once committed: a rolled-back transaction took a new table away
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"{self.path}: game {game_id!r} refused by the database: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot write game {game_id!r}: {exc}") from None
 
-    def _source_id(self, source: Source, key: int) -> int:
-        """The key of ``source``'s row (made if new, with the provenance tables the first time: then
-        ``provenance_since`` is the key of the next game), in the open transaction."""
+    def _source_id(self, source: Source, key: int) -> tuple[int, bool]:
+        """The key of ``source``'s row and whether it was made now (with the provenance tables the first time:
+        then ``provenance_since`` is the key of the next game; and the provenance chain, `provchain.start`, over
+        the rows before it), in the open transaction."""
         conn = self._conn
         conn.execute(SOURCES_SQL)
         conn.execute(PROVENANCE_SQL)
         conn.execute("INSERT OR IGNORE INTO locm_meta (key, value) VALUES ('provenance_since', ?)", (str(key + 1),))
-        conn.execute("INSERT OR IGNORE INTO provenance_sources (run, kind, command, file, sha256, at, trusted, "
-                     "signer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     (source.run, source.kind, source.command, source.file, source.sha256, source.at,
-                      int(source.trusted), source.signer))
-        return conn.execute("SELECT id FROM provenance_sources WHERE run = ?", (source.run,)).fetchone()[0]
+        provchain.start(conn)
+        made = conn.execute("INSERT OR IGNORE INTO provenance_sources (run, kind, command, file, sha256, at, "
+                            "trusted, signer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            (source.run, source.kind, source.command, source.file, source.sha256, source.at,
+                             int(source.trusted), source.signer)).rowcount == 1
+        return conn.execute("SELECT id FROM provenance_sources WHERE run = ?", (source.run,)).fetchone()[0], made
+
+    @staticmethod
+    def _chain_games(chain: provchain.Writer, chunk: list[_Prepared], last: int, sid: int, run: str) -> None:
+        """The provenance chain's entries of a chunk of games just stored (keys up to ``last``)."""
+        for k, p in enumerate(chunk, last - len(chunk) + 1):
+            chain.game(k, p.record.game_id, sid, run)
+
+    def provenance_ledger(self) -> tuple[int, str] | None:
+        """The provenance chain's length and head (hex), None if the store has none (`locm.store.provchain`)."""
+        found = self._read(provchain.read_head)
+        return None if found is None else (found[0], found[1].hex())
+
+    def provenance_head_at(self, count: int) -> str | None:
+        """The provenance chain's head (hex) over its first ``count`` entries recomputed from the rows as they
+        are, None if it has fewer (what a signed ledger's chain must still read)."""
+        found = self._read(lambda conn: provchain.head_at(conn, count))
+        return None if found is None else found.hex()
+
+    def provenance_problems(self) -> list[str]:
+        """What differs between the provenance rows and their chain (`locm.store.provchain.problems`)."""
+        return self._read(provchain.problems)
+
+    def chain_provenance(self) -> None:
+        """Start the provenance chain of a store whose provenance rows were written before it (nothing if it has
+        one or has no provenance tables), in a transaction of its own."""
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only, cannot write")
+        with self._transaction():
+            if provchain.has_tables(self._conn):
+                provchain.start(self._conn)
+
+    def _read(self, query: Callable[[sqlite3.Connection], Any]) -> Any:
+        try:
+            return query(self._conn)
+        except sqlite3.DatabaseError as exc:
+            raise CorruptStoreError(self.path, str(exc)) from None
 
     def _provenances(self, game_ids: list[str] | None) -> dict[str, Provenance]:
         if self._provenance_layout is None:  # (tables, provenance_since) once both tables are there: fixed

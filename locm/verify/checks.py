@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from locm.engine.errors import LocmError
 from locm.events.base import Event
+from locm.store import provchain
 from locm.store.hooks import edges
 
 
@@ -313,7 +314,10 @@ def store_checks(store, full: bool = False, *, schedules) -> StoreChecks:
     records = [m for m in matches if _own_checks(m.game)]
     scheduled, notes, complete = schedule_problems(store, records, ledger_ok=not problems, matches=matches,
                                                    schedules=schedules)
-    return StoreChecks(problems + scheduled, notes, matches, store.ledger()[0], complete, check)
+    chained = []  # the provenance rows against their chain (`locm.store.provchain`)
+    for line in store.provenance_problems() if not problems else []:
+        (notes if line == provchain.NOT_CHAINED else chained).append(f"provenance chain: {line}")
+    return StoreChecks(problems + chained + scheduled, notes, matches, store.ledger()[0], complete, check)
 
 
 LISTED = 20
