@@ -171,3 +171,37 @@ def test_a_migrated_store_is_chained_and_verifies(tmp_path) -> None:
         assert store.provenance_problems() == []
     code, out, _ = locm("verify", "--db", db)
     assert code == 0 and "provenance chain" not in out, out
+
+
+def test_a_trusted_import_taking_over_untrusted_games_is_chained_and_an_edit_after_it_named(tmp_path) -> None:
+    played = tmp_path / "played.db"
+    for seed in (1, 2):
+        assert locm("play", "--seed", seed, "--db", played)[0] == 0
+    public = locm("key", "new", "--db", played)[1].strip()
+    out = tmp_path / "all.jsonl"
+    assert locm("export", "--all", "--db", played, "-o", out)[0] == 0
+    db = tmp_path / "copy.db"
+    assert locm("import", out, "--db", db)[0] == 0
+    code, text, err = locm("import", out, "--db", db, "--trust", public, "--skip-existing")
+    assert code == 0 and "(2 of them now this trusted file's)" in text, text + err
+    with open_store(db, create=False, readonly=True) as store:
+        assert store.provenance_problems() == []
+        assert store.provenance_ledger()[0] == 1 + 2 + 1 + 2 + 1  # since, 2 games and their file, twice
+    code, text, _ = locm("verify", "--db", db)
+    assert code == 0 and "provenance chain" not in text, text
+    conn = sqlite3.connect(db)
+    untrusted = conn.execute("SELECT id FROM provenance_sources WHERE trusted = 0").fetchone()[0]
+    conn.close()
+    sql(db, f"UPDATE provenance SET source = {untrusted} WHERE game = 1")  # the take-over undone by hand
+    code, text, _ = locm("verify", "--db", db)
+    assert code == 1 and f"names source row {untrusted} (imported), the chain source row " in text, text
+
+
+def test_an_export_of_a_store_edited_behind_its_back_is_not_signed(tmp_path, mixed) -> None:
+    db, _, played, _ = mixed
+    sql(db, f"UPDATE provenance SET source = {played} WHERE game = 2")
+    out = tmp_path / "again.jsonl"
+    code, _, err = locm("export", "--all", "--db", db, "-o", out)
+    errors = [line for line in err.splitlines() if line.startswith("locm: error: ")]
+    assert code != 0 and len(errors) == 1 and ": not signed: 1 provenance row not as the chain" in errors[0], err
+    assert not Path(f"{out}.sig").exists()
