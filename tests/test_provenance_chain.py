@@ -72,7 +72,7 @@ def test_an_imported_games_row_flipped_to_played_here_is_named_by_verify(mixed) 
             f"provenance row names source row {played} (played), the chain source row {source} (imported)") in out
 
 
-@pytest.mark.parametrize("edit", ["trusted", "kind", "since", "deleted"])
+@pytest.mark.parametrize("edit", ["trusted", "kind", "since", "deleted", "head"])
 def test_a_source_row_or_the_boundary_edited_is_named_by_verify(mixed, edit: str) -> None:
     db, imported, _, source = mixed
     statement, named = {
@@ -81,9 +81,11 @@ def test_a_source_row_or_the_boundary_edited_is_named_by_verify(mixed, edit: str
         "kind": (f"UPDATE provenance_sources SET kind = 'played' WHERE id = {source}", f"source row {source} (run "),
         "since": ("UPDATE locm_meta SET value = '9' WHERE key = 'provenance_since'", "provenance_since"),
         "deleted": ("DELETE FROM provenance WHERE game = 2", f"game {imported}: its provenance row was deleted"),
+        "head": (f"DELETE FROM locm_meta WHERE key = '{provchain.META_KEY}'", "the provenance chain's head is "
+                 "missing from locm_meta (5 entries in its table)"),
     }[edit]
     sql(db, statement)
-    if edit in ("since", "deleted"):  # both at once: the game now reads as stored before provenance, counted
+    if edit in ("since", "deleted", "head"):  # both at once: the game now reads as stored before provenance, counted
         sql(db, "UPDATE locm_meta SET value = '9' WHERE key = 'provenance_since'",
             "DELETE FROM provenance WHERE game = 2")
     with open_store(db, create=False, readonly=True) as store:

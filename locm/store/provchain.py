@@ -61,7 +61,7 @@ def since_digest(value: object) -> bytes:
     return hashlib.sha256(b"since\0" + _encode(value)).digest()
 
 
-def source_digest(row: tuple) -> bytes:
+def source_digest(row: tuple[object, ...]) -> bytes:
     """A source row's digest: every column (`_SOURCE_COLUMNS`) as stored, types and all."""
     return hashlib.sha256(b"source\0" + _encode(list(row))).digest()
 
@@ -191,6 +191,11 @@ def problems(conn: sqlite3.Connection) -> list[str]:
     except sqlite3.OperationalError:
         return ["the provenance chain's table does not read (dropped behind the store's back?)"]
     if head is None:
+        logged = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'provenance_log'") \
+            .fetchone() and conn.execute("SELECT count(*) FROM provenance_log").fetchone()[0]
+        if logged:  # a chain whose head was taken out of locm_meta: not a store written before the chain
+            return [f"the provenance chain's head is missing from locm_meta ({logged} entries in its table): "
+                    "removed behind the store's back"]
         return [NOT_CHAINED]
     found: list[str] = []
     edited, prev = [], GENESIS
