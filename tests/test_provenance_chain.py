@@ -207,3 +207,13 @@ def test_an_export_of_a_store_edited_behind_its_back_is_not_signed(tmp_path, mix
     errors = [line for line in err.splitlines() if line.startswith("locm: error: ")]
     assert code != 0 and len(errors) == 1 and ": not signed: 1 provenance row not as the chain" in errors[0], err
     assert not Path(f"{out}.sig").exists()
+
+
+def test_a_chain_dropped_with_a_row_flipped_reads_as_an_old_store_but_not_to_the_signature(mixed) -> None:
+    db, _, played, _ = mixed
+    sql(db, f"UPDATE provenance SET source = {played} WHERE game = 2", "DROP TABLE provenance_log",
+        f"DELETE FROM locm_meta WHERE key = '{provchain.META_KEY}'")
+    code, out, _ = locm("verify", "--db", db)
+    assert f"store: note: provenance chain: {provchain.NOT_CHAINED}" in out, out
+    assert code == 1 and "store: the provenance rows signed with the ledger (5 chain entries) are not as they " \
+                         "are now" in out, out
