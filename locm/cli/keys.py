@@ -19,6 +19,7 @@ def key():
       locm key show --db t.db > t.pub
       locm export --all --db t.db -o games.jsonl   # writes games.jsonl.sig too
       locm import games.jsonl --db copy.db --trust t.pub
+      locm key sign --db t.db                # the ledger signed as it stands, without an export
     """
 
 

@@ -103,7 +103,10 @@ Provenance
 first write of games, so a store without them is still whole) say how each game came in: played here by a run
 (its id and command), imported from a file (its path, the SHA-256 of the bytes read, when, whether its signature
 was trusted), or migrated; ``locm_meta``'s ``provenance_since`` tells the games stored before provenance was
-recorded from those written behind the store's back. `EventStore.provenance` reads one game's.
+recorded from those written behind the store's back. `EventStore.provenance` reads one game's. Every
+provenance row written extends the provenance chain in the same transaction (``provenance_log``, its head in
+``locm_meta``'s ``provenance_ledger``: `locm.store.provchain`), which ``locm verify`` checks the rows against
+(`EventStore.provenance_problems`) and the signed ledger covers.
 
 The store's ledger
 ------------------

@@ -21,8 +21,9 @@ rows are classified once by `Provenance.counted`, each game's source is looked u
 standings, ratings and bot pages do not yet: they read every stored game). `INCLUDE_UNTRUSTED`,
 the one flag every such reader takes, counts the rest too; `left_out_note` is the line each prints about them.
 Whoever can write the store's file can write these rows too: provenance protects the results from what comes
-in through `locm import`; a store file in hostile hands is the signed ledger's matter
-(`locm.provenance.signing`).
+in through `locm import`; every row written extends the provenance chain (`locm.store.provchain`), so an edit
+behind the store's back is named by `locm verify`, and one with the chain rebuilt too by the signed ledger
+(`locm.provenance.signing`), which covers the chain.
 """
 
 from __future__ import annotations
