@@ -10,6 +10,9 @@ same questions of a game's log (`content_problem`), and `locm verify` adds the s
   `locm.provenance.agents.rerun_agents`): a game relabelled as another agent's fails at the first decision that
   is not that agent's. A seat played by a command-line bot cannot be re-run; an imported game that has one is
   kept as untrusted provenance (`locm.store.provenance`).
+- A game of built-in agents only whose game plays it out whole at once (`GameDef.play_out`, LOCM's native core)
+  and gets its log byte for byte is proven by that one run for both of the last two (`proven`); one that does
+  not get it is re-decided and re-run decision by decision, so what is named is the same either way.
 
 The checks know no game: what one game asks beyond the core's `engine.core.verify` (LOCM's fold, id and card
 facts, my-card-game's accounts, the files only one game has) comes from the module its definition names
@@ -136,11 +139,24 @@ class Checker:
         self.schedules = schedules
 
     def game_problem(self, game, game_id: str | None, events: Sequence[Event], *, meta: str = "{}") -> Verdict:
-        verdict = content_problem(game_id, events, meta=meta, game=game)
-        return agents_problem(game, events, meta) if verdict.ok else verdict
+        whole = proven(game, events, meta)
+        verdict = content_problem(game_id, events, meta=meta, game=game, redecide=not whole)
+        if not verdict.ok:
+            return verdict
+        return Verdict(None) if whole else agents_problem(game, events, meta)
 
     def schedule_of(self, manifest: str):
         return self.schedules.of(manifest)
+
+
+def proven(game, events: Sequence[Event], meta: str = "{}") -> bool:
+    """Whether a game's log is what its game plays out whole at once from its created event
+    (`locm.provenance.agents.played_out`): its inputs then re-decide to its events and its built-in agents make
+    its decisions, so neither is checked decision by decision. A game played on from a position (its ``meta``'s
+    ``continued_from``) never is."""
+    from locm.provenance.agents import played_out
+
+    return played_out(game, events, _continued(meta))
 
 
 def agents_problem(game, events: Sequence[Event], meta: str = "{}") -> Verdict:
@@ -188,9 +204,10 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
     problem = record_problem(game, record, events)  # a column edited behind the store's back (the chain covers the log)
     if problem:
         return Verdict(problem, 0)
+    whole = redecide and proven(game, events, record.meta)  # one run proves both re-decisions below
     verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
-                              redecide=redecide, game=game)
-    if verdict.ok and redecide:
+                              redecide=redecide and not whole, game=game)
+    if verdict.ok and redecide and not whole:
         again = agents_problem(game, events, record.meta)
         if not again.ok:
             return Verdict(again.problem, again.seq, verdict.note)
@@ -448,9 +465,10 @@ def _export_file(path: str, data: bytes, redecide: bool, schedules=None) -> list
                 continue
             game = registry.get(record.game)
             events = game.codec.from_json_array(json_array(zlib.decompress(prepared.data)))
+            whole = redecide and proven(game, events)  # as its agents are re-run below: from its opening
             verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner,
-                                      reason=record.reason, redecide=redecide, game=game)
-            if verdict.ok and redecide:  # its built-in agents re-run, as an import does
+                                      reason=record.reason, redecide=redecide and not whole, game=game)
+            if verdict.ok and redecide and not whole:  # its built-in agents re-run, as an import does
                 verdict = agents_problem(game, events)._replace(note=verdict.note)
             out.append(Checked(f"{path} {record.game_id}", verdict))
     except ImportFormatError as exc:  # the format itself: the rest of the file cannot be read as games
