@@ -78,7 +78,7 @@ def _redecide(events: Sequence[Event]) -> Divergence | None:
 
 
 def _play_out(rules: Rules, seed: int, agents: Sequence[str]) -> bytes | None:
-    """A whole game between built-in agents played by the native core (`engine.locm.native.play_jsonl`), when it is
+    """A whole game between built-in agents played by the native core (`engine.locm.native.play_out`), when it is
     the selected core (``LOCM_CORE``, `engine.corebuild.core`) and takes these agents and rules; else None (the
     Python core's re-run is then the only one)."""
     from locm.engine.corebuild import core
@@ -87,7 +87,7 @@ def _play_out(rules: Rules, seed: int, agents: Sequence[str]) -> bytes | None:
     if len(agents) != 2 or not native.available() or core().kind != "native":
         return None
     try:
-        return native.play_jsonl(rules, seed, (agents[0], agents[1]))
+        return native.play_out(rules, seed, (agents[0], agents[1]))
     except Exception:  # agents it has not, rules a made-up created event gives: the re-run decides  # noqa: BLE001
         return None
 

@@ -150,13 +150,16 @@ def rerun_agents(game: Any, events: Sequence[Any], continued: tuple[int, Sequenc
     return AgentRerun("same")
 
 
-def played_out(game: Any, events: Sequence[Any], continued: tuple[int, Sequence[str]] | None = None) -> bool:
+def played_out(game: Any, events: Sequence[Any], continued: tuple[int, Sequence[str]] | None = None,
+               lines: Sequence[bytes] | None = None) -> bool:
     """Whether ``game`` (`engine.seam.GameDef`) plays the whole of this log out at once (``play_out``, from its
     created event's rules, seed and agents, every seat a built-in agent, under its current behaviour) and that
     gives the log byte for byte: then its agents made its decisions and its rules every other event, and neither
     needs re-running decision by decision. False where it does not (no ``play_out``, a command-line bot, a game
     played on from a position (``continued``), an earlier behaviour, or a log that differs): the re-decision and
-    `rerun_agents` then say what is wrong, if anything."""
+    `rerun_agents` then say what is wrong, if anything. ``lines``: the JSON lines, as stored, that ``events``
+    were decoded from (a stored game's, their chain checked), compared as they are instead of the events encoded
+    again."""
     if game.play_out is None or continued is not None or not events:
         return False
     try:
@@ -170,7 +173,9 @@ def played_out(game: Any, events: Sequence[Any], continued: tuple[int, Sequence[
                 or behaviour_of(created) != game.behaviour):
             return False
         made = game.play_out(rules, seed, agents)
-        return made is not None and made == game.codec.to_jsonl(events)
+        if made is None:
+            return False
+        return made == (game.codec.to_jsonl(events) if lines is None else b"\n".join(lines) + b"\n")
     except Exception:  # a made-up created event may break anything: the per-decision paths say what  # noqa: BLE001
         return False
 
