@@ -12,6 +12,10 @@ hits every way alike, the median of ``--runs`` rounds of:
 - with ``--against DIR``, the same ``locm verify`` of another checkout (DIR, run with DIR/.venv/bin/python from
   DIR: e.g. this one at an earlier commit, ``git worktree add DIR COMMIT`` and ``make setup native`` there), in
   the same rounds, and the ratio of each way's median to its median there.
+- with ``--parts N``, where each of the first N stored games' `stored_problem` time goes, in this process, under
+  the selected core: its log read and its chain checked (`EventStore.verified_log`), the whole-game run
+  (`locm.verify.checks.proven`), its record, its content (with the re-decision and the agents' re-run when
+  the run did not prove it) and its stored facts, in microseconds a game.
 - ``engine.locm.redecide.redecide`` alone, in this process, over the first ``--redecide-games`` stored games'
   events (decoded once, before timing), under each core: microseconds a game.
 
@@ -32,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCM = [sys.executable, "-m", "locm.cli.main"]
@@ -85,6 +90,38 @@ def redecide_times(db: Path, games: int, cores: list[str], runs: int) -> dict[st
     return out
 
 
+def parts(db: Path, games: int) -> dict[str, float]:
+    """Microseconds a game of each stage of `stored_problem` (see the module docstring), over the first
+    ``games`` stored games."""
+    from locm.engine import registry
+    from locm.store.eventstore import open_store
+    from locm.store.records import record_problem
+    from locm.verify.checks import agents_problem, content_problem, facts_problem, proven
+
+    spent = dict.fromkeys(["read and chain", "whole-game run", "record", "content and agents", "facts"], 0.0)
+
+    def timed_part(name: str, f: Any) -> Any:
+        t = time.perf_counter()
+        out = f()
+        spent[name] += time.perf_counter() - t
+        return out
+
+    with open_store(db, readonly=True) as store:
+        records = store.games(limit=games)
+        for r in records:
+            game = registry.get(r.game)
+            events, lines, head = timed_part("read and chain", lambda: store.verified_log(r.game_id))
+            whole = timed_part("whole-game run", lambda: proven(game, events, r.meta, lines))
+            if timed_part("record", lambda: record_problem(game, r, events, (lines, head) if whole else None)):
+                sys.exit(f"game {r.game_id}: its record is not what its events give")
+            ok = timed_part("content and agents", lambda: content_problem(
+                r.game_id, events, meta=r.meta, winner=r.winner, reason=r.reason, game=game, proven=whole).ok
+                and (whole or agents_problem(game, events, r.meta).ok))
+            if not ok or timed_part("facts", lambda: facts_problem(store, r, events)):
+                sys.exit(f"game {r.game_id} is not sound")
+    return {k: round(v / max(1, len(records)) * 1e6, 1) for k, v in spent.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "locm-bench-verify.db")
@@ -95,6 +132,7 @@ def main() -> None:
     ap.add_argument("--modes", default="default,no_redecide", help=f"comma-separated, of {', '.join(MODES)}")
     ap.add_argument("--redecide-games", type=int, default=2000, help="games re-decided in process (0: none)")
     ap.add_argument("--against", type=Path, help="another checkout whose locm verify is timed in the same rounds")
+    ap.add_argument("--parts", type=int, default=0, help="games whose verify stages are timed in process (0: none)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -130,6 +168,8 @@ def main() -> None:
     for c, ts in rd.items():
         result[f"redecide_{c}_us_per_game"] = round(statistics.median(ts) / k * 1e6, 1)
         result[f"redecide_{c}_runs_s"] = [round(t, 3) for t in ts]
+    if args.parts:
+        result["parts_us_per_game"] = parts(args.db, args.parts)
     result["load_average_after"] = round(os.getloadavg()[0], 2)
     if args.json:
         print(json.dumps(result, indent=1))
@@ -146,6 +186,10 @@ def main() -> None:
     for c in rd:
         print(f"  redecide alone, in process, {k} games, {c}: {result[f'redecide_{c}_us_per_game']} us a game "
               f"(runs {result[f'redecide_{c}_runs_s']} s)")
+    if args.parts:
+        spent = result["parts_us_per_game"]
+        print(f"  where verify's time goes, first {min(args.parts, n)} games, in process, us a game: "
+              + ", ".join(f"{k} {v}" for k, v in spent.items()) + f" (total {round(sum(spent.values()), 1)})")
     if len(rd) > 1:
         base = cores[0]
         for c in cores[1:]:
