@@ -39,7 +39,9 @@ continuing                 ``resume(created, inputs)``, ``continue_as(created, a
                            a position's match rebuilt from its inputs, and a game played on by other agents
                            (`engine.position`; all optional)
 re-running agents          ``runner_command(event)`` an input the runner gave, ``feed(match, event)`` a bot's
-                           recorded input played as received (`locm.provenance.agents`; both optional)
+                           recorded input played as received (`locm.provenance.agents`; both optional);
+                           ``play_out(rules, seed, agents)`` a whole game of built-in agents at once (a
+                           faster core's; optional)
 =========================  =================================================================================
 
 The core's own functions over any game are in `engine.core` (play a match with built-in agents, verify a log)
@@ -316,6 +318,14 @@ class GameDef:
     received, a `LocmError` where the event is not one, or not the input of the seat to move: how a re-run of a
     game's built-in agents takes a command-line bot's inputs as given (`locm.provenance.agents`; None: the
     bots' seats of the game are not re-run, and neither are the built-in seats beside them)."""
+    play_out: Callable[[Any, int, Sequence[str]], bytes | None] | None = None
+    """``play_out(rules, seed, agents)``: the whole log of the game `new` and `make_agent` make of these (its
+    current behaviour, every seat a built-in agent), played to its end at once, as its codec's JSON lines
+    (``codec.to_jsonl``), where the game has a faster way than decision by decision (LOCM's native core,
+    when it is the selected one and has these agents); None where it has not. A stored game it gives byte
+    for byte is proven its agents' and its rules' in one run: `locm.provenance.agents.played_out`, which
+    `locm verify` and an import ask before re-deciding and re-running it decision by decision (None: they
+    always do that)."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

@@ -77,6 +77,21 @@ def _redecide(events: Sequence[Event]) -> Divergence | None:
     return redecide(events).divergence
 
 
+def _play_out(rules: Rules, seed: int, agents: Sequence[str]) -> bytes | None:
+    """A whole game between built-in agents played by the native core (`engine.locm.native.play_out`), when it is
+    the selected core (``LOCM_CORE``, `engine.corebuild.core`) and takes these agents and rules; else None (the
+    Python core's re-run is then the only one)."""
+    from locm.engine.corebuild import core
+    from locm.engine.locm import native
+
+    if len(agents) != 2 or not native.available() or core().kind != "native":
+        return None
+    try:
+        return native.play_out(rules, seed, (agents[0], agents[1]))
+    except Exception:  # agents it has not, rules a made-up created event gives: the re-run decides  # noqa: BLE001
+        return None
+
+
 def _resume(created: Event, inputs: Sequence[Event]) -> Game:
     """A position's game: its `game_created` and its recorded inputs, every other event decided again."""
     game = Game.from_created(cast(GameCreated, created))
@@ -135,6 +150,7 @@ GAME = GameDef(
     index=_index,
     resume=_resume,
     feed=feed_input,
+    play_out=_play_out,
     continue_as=_continue_as,
     continued_id=continued_id,
     replay_wing="locm.replay.locm.wing:WING",

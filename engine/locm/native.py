@@ -170,6 +170,27 @@ def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random
     return to_jsonl(game.log) + cast(bytes, rest)
 
 
+def play_out(rules: Rules, seed: int, agents: tuple[str, str]) -> bytes | None:
+    """`play_jsonl` with no `Game` made (its opening events made by `engine.locm.setup.create` and handed over as
+    `opening_of` reads them, no state folded): the whole log of the game a stored one's created event names, as
+    `locm verify` plays it out (`engine.locm.definition`'s ``play_out``); None where the native core does not play
+    it (not built, an agent it has not, a behaviour it does not decide)."""
+    from locm.engine.locm.agents import make_agent, seat_seed
+    from locm.engine.locm.setup import create
+    from locm.events.locm.codec import to_jsonl
+
+    if _native is None:
+        return None
+    players = [make_agent(agents[s], seat_seed(seed, s)) for s in (0, 1)]
+    if any(type(p) not in AGENT_KINDS for p in players):
+        return None
+    events = create(rules, seed, None, agents, None, None)
+    if behaviour_of(events[0]) != _native.BEHAVIOUR:
+        return None
+    rest = _native.play_game(rules_tuple(rules), *opening_of(events), agent_specs(players), False, True, _KW_VALUES)[0]
+    return to_jsonl(events) + cast(bytes, rest)
+
+
 def redecide(events: list[Event]) -> tuple[int, int, int] | None:
     """Re-decide a log of the current schema natively: (0, -1, inputs) when every event is what the rules give
     (byte for byte, the game over at its end), (1, seq, inputs) for the first event that is not, and None when
@@ -238,4 +259,4 @@ def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
     s.offer = offers[rnd] if phase == DRAFT_PHASE and rnd < len(offers) else ()
 
 
-__all__ = ["available", "why_not", "play", "opening", "opening_of", "encode", "agent_specs", "battle_vec", "play_jsonl", "redecide", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]
+__all__ = ["available", "why_not", "play", "opening", "opening_of", "encode", "agent_specs", "battle_vec", "play_jsonl", "play_out", "redecide", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]

@@ -34,7 +34,9 @@ def verify(files, db, redecide, full):
     craft), official referee logs (each game replayed as 'locm conformance' does) and store exports, checked
     the same way; - is standard input. A store's games of other games are checked by the core (chain, record,
     re-decided log). Each stored game's built-in agents are re-run on its seed (with --redecide): a game whose
-    moves its agents would not make is named at the first such decision. The games the store did not play
+    moves its agents would not make is named at the first such decision. A game of built-in agents the native
+    core plays (LOCM's pass, random and greedy) is first played out whole from its game_created: the same log,
+    byte for byte, proves both at once; any other log is re-decided and re-run decision by decision. The games the store did not play
     (imported, with the file, its SHA-256 and whether its signature was trusted) are listed apart. Prints a
     line per bad game and a summary.
 

@@ -16,6 +16,12 @@ refused at import and named by verify. Its created event must be the one its rul
 the bots' versions set aside (`GameDef.continue_as` with none), and the match is opened from the created event
 itself (`GameDef.resume`), so the bots' versions it records stand.
 
+A game whose every seat is a built-in agent may be proven in one run instead, where its game plays whole games
+out at once (`GameDef.play_out`: LOCM's native core): `played_out` plays it from its created event's rules, seed
+and agents and compares the log that gives with the stored one, byte for byte. Equal, the game is its agents'
+and its rules' (they made every event of it); different, or not played out, `rerun_agents` goes decision by
+decision and names where it departs.
+
 What cannot be re-run is said, not guessed: a game whose every seat is a command-line bot, or of a game
 without `feed` and `resume` (`external`), and a game whose created event is not the one its rules, seed and
 agents give (`cannot`: parameters given by hand, an older schema): such a game is not refused for it, and an
@@ -144,6 +150,36 @@ def rerun_agents(game: Any, events: Sequence[Any], continued: tuple[int, Sequenc
     return AgentRerun("same")
 
 
+def played_out(game: Any, events: Sequence[Any], continued: tuple[int, Sequence[str]] | None = None,
+               lines: Sequence[bytes] | None = None) -> bool:
+    """Whether ``game`` (`engine.seam.GameDef`) plays the whole of this log out at once (``play_out``, from its
+    created event's rules, seed and agents, every seat a built-in agent, under its current behaviour) and that
+    gives the log byte for byte: then its agents made its decisions and its rules every other event, and neither
+    needs re-running decision by decision. False where it does not (no ``play_out``, a command-line bot, a game
+    played on from a position (``continued``), an earlier behaviour, or a log that differs): the re-decision and
+    `rerun_agents` then say what is wrong, if anything. ``lines``: the JSON lines, as stored, that ``events``
+    were decoded from (a stored game's, their chain checked), compared as they are instead of the events encoded
+    again."""
+    if game.play_out is None or continued is not None or not events:
+        return False
+    try:
+        from locm.engine.seam import behaviour_of
+
+        created = events[0]
+        agents = tuple(game.agents(created))
+        seed = game.index(created).get("seed")
+        rules = getattr(created, "rules", None)
+        if (not agents or not set(agents) <= set(game.agent_names) or not isinstance(seed, int) or rules is None
+                or behaviour_of(created) != game.behaviour):
+            return False
+        made = game.play_out(rules, seed, agents)
+        if made is None:
+            return False
+        return made == (game.codec.to_jsonl(events) if lines is None else b"\n".join(lines) + b"\n")
+    except Exception:  # a made-up created event may break anything: the per-decision paths say what  # noqa: BLE001
+        return False
+
+
 def _departure(log: Sequence[Any], events: Sequence[Any], start: int) -> int | None:
     """The first seq from ``start`` where the re-run's ``log`` and the stored ``events`` differ (None: the
     re-run's events so far are the log's)."""
@@ -170,4 +206,4 @@ def _around(text: str, at: int, before: int = 24, width: int = 60) -> str:
     return ("..." if start else "") + text[start:start + width] + ("..." if start + width < len(text) else "")
 
 
-__all__ = ["AgentRerun", "MAX_DECISIONS", "rerun_agents"]
+__all__ = ["AgentRerun", "MAX_DECISIONS", "played_out", "rerun_agents"]

@@ -218,8 +218,13 @@ class EventStore:
     def verified_events(self, game_id: str) -> list[Any]:
         """`verify_chain`, then the game's events (decoded by its game's codec), from the one read of its log
         that the check made."""
-        record, lines, _ = self._verified(game_id)
-        return self._decode_lines(game_id, record.game, lines)
+        return self.verified_log(game_id)[0]
+
+    def verified_log(self, game_id: str) -> tuple[list[Any], list[bytes], bytes]:
+        """`verified_events`, the JSON lines, as stored, that they were decoded from, and the last hash of their
+        chain (checked: the record's)."""
+        record, lines, hashes = self._verified(game_id)
+        return self._decode_lines(game_id, record.game, lines), lines, hashes[-1]
 
     def export_jsonl(self, game_ids: Iterable[str] | None, out: BinaryIO, *,
                      on_bad: Callable[[str, StoreError], None] | None = None) -> int:

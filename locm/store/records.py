@@ -164,6 +164,23 @@ def prepare_game(game: Any, extras: GameExtras | Mapping[str, Any], events: Sequ
     JSON bytes when the caller has them (default: its codec encodes them); ``head``: the last hash of their
     chain when the caller has already computed it."""
     x = _as_extras(extras)
+    lines, prev = _checked_chain(game, x, events, payloads, head)
+    data = pack_log(lines)
+    return _Prepared(_make_record(game, x, events, prev), data, game_facts(game, events, data))
+
+
+def record_of(game: Any, extras: GameExtras | Mapping[str, Any], events: Sequence[Event], *,
+              payloads: Sequence[bytes] | None = None, head: bytes | None = None) -> GameRecord:
+    """The record `prepare_game` would make of a log, and only that (no compressed log, no derived facts): the
+    same checks, the same chain (``payloads`` and ``head`` as `prepare_game` takes them)."""
+    x = _as_extras(extras)
+    return _make_record(game, x, events, _checked_chain(game, x, events, payloads, head)[1])
+
+
+def _checked_chain(game: Any, x: GameExtras, events: Sequence[Event], payloads: Sequence[bytes] | None,
+                   head: bytes | None) -> tuple[list[bytes], bytes]:
+    """`prepare_game`'s checks of a log, then its events' JSON lines (``payloads`` when given) and the last hash
+    of their chain (``head`` when given)."""
     game_id = x.game_id
     if not isinstance(game_id, str) or not game_id:
         raise InvalidRecordError(str(game_id), "game_id", "a non-empty string", game_id)
@@ -183,8 +200,7 @@ def prepare_game(game: Any, extras: GameExtras | Mapping[str, Any], events: Sequ
         prev, sha256 = GENESIS, hashlib.sha256
         for line in lines:
             prev = sha256(prev + line).digest()  # chain_hash, inlined
-    data = pack_log(lines)
-    return _Prepared(_make_record(game, x, events, prev), data, game_facts(game, events, data))
+    return lines, prev
 
 
 def game_facts(game: Any, events: Sequence[Event], data: bytes) -> tuple[str, bytes, bytes] | None:
@@ -204,11 +220,16 @@ def log_hash(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-def record_problem(game: Any, record: GameRecord, events: Sequence[Event]) -> str | None:
+def record_problem(game: Any, record: GameRecord, events: Sequence[Event],
+                   chained: tuple[Sequence[bytes], bytes] | None = None) -> str | None:
     """None if every column of a stored game's record is what its events and its extras give (what
-    `prepare_game` would write); otherwise the first that is not, in one line."""
+    `prepare_game` would write, `record_of`); otherwise the first that is not, in one line. ``chained``: the
+    events' own JSON lines and the last hash of their chain, when the caller knows the stored lines they were
+    decoded from are exactly their encoding (a log proven byte for byte, `locm.verify.checks.proven`) and has
+    chained them (`EventStore.verified_log`): not encoded and chained again."""
+    lines, head = chained if chained is not None else (None, None)
     try:
-        again = prepare_game(game, record.extras(), events).record
+        again = record_of(game, record.extras(), events, payloads=lines, head=head)
     except (GameLogError, InvalidRecordError) as exc:
         return str(exc)
     if again == record:

@@ -10,6 +10,9 @@ same questions of a game's log (`content_problem`), and `locm verify` adds the s
   `locm.provenance.agents.rerun_agents`): a game relabelled as another agent's fails at the first decision that
   is not that agent's. A seat played by a command-line bot cannot be re-run; an imported game that has one is
   kept as untrusted provenance (`locm.store.provenance`).
+- A game of built-in agents only whose game plays it out whole at once (`GameDef.play_out`, LOCM's native core)
+  and gets its log byte for byte is proven by that one run for both of the last two (`proven`); one that does
+  not get it is re-decided and re-run decision by decision, so what is named is the same either way.
 
 The checks know no game: what one game asks beyond the core's `engine.core.verify` (LOCM's fold, id and card
 facts, my-card-game's accounts, the files only one game has) comes from the module its definition names
@@ -47,20 +50,24 @@ class Verdict(NamedTuple):
 
 
 def content_problem(game_id: str | None, events: Sequence[Event], *, meta: str = "{}", winner: int | None = None,
-                    reason: str | None = None, redecide: bool = True, game=None) -> Verdict:
+                    reason: str | None = None, redecide: bool = True, game=None, proven: bool = False) -> Verdict:
     """Check a whole log of ``game`` (default: the registered game whose created event opens it): its game's own
     checks when its definition's edges give them (``content_problem``: LOCM's re-decided inputs, fold, winner
     and id), else the core's (`engine.core.verify`, with ``redecide``; `engine.logcheck` without). ``winner``
-    and ``reason``: a stored record's; ``game_id`` None: a log file, which names no id."""
+    and ``reason``: a stored record's; ``game_id`` None: a log file, which names no id. ``proven``: the log is
+    what its game plays out whole (`proven`), so it is not re-decided (its own checks are told so: a game's
+    edges that check content and whose definition has ``play_out`` take ``proven``)."""
     game = game if game is not None else game_of(events)
     known = behaviour_verdict(game, events)
     if not known.ok:
         return known
     own = getattr(edges(game), "content_problem", None)
     if own is not None:
-        verdict = own(game_id, events, meta=meta, winner=winner, reason=reason, redecide=redecide)
+        more = {"proven": True} if proven else {}
+        verdict = own(game_id, events, meta=meta, winner=winner, reason=reason, redecide=redecide and not proven,
+                      **more)
     else:
-        verdict = core_verdict(game, events, redecide)
+        verdict = core_verdict(game, events, redecide and not proven)
         verdict = verdict if not verdict.ok else _id_problem(game, game_id, events)
     if not verdict.ok or not known.note:
         return verdict
@@ -137,11 +144,25 @@ class Checker:
         self.schedules = schedules
 
     def game_problem(self, game, game_id: str | None, events: Sequence[Event], *, meta: str = "{}") -> Verdict:
-        verdict = content_problem(game_id, events, meta=meta, game=game)
-        return agents_problem(game, events, meta) if verdict.ok else verdict
+        whole = proven(game, events, meta)
+        verdict = content_problem(game_id, events, meta=meta, game=game, proven=whole)
+        if not verdict.ok:
+            return verdict
+        return Verdict(None) if whole else agents_problem(game, events, meta)
 
     def schedule_of(self, manifest: str):
         return self.schedules.of(manifest)
+
+
+def proven(game, events: Sequence[Event], meta: str = "{}", lines: Sequence[bytes] | None = None) -> bool:
+    """Whether a game's log is what its game plays out whole at once from its created event
+    (`locm.provenance.agents.played_out`): its inputs then re-decide to its events and its built-in agents make
+    its decisions, so neither is checked decision by decision. A game played on from a position (its ``meta``'s
+    ``continued_from``) never is. ``lines``: the JSON lines, as stored, the events were decoded from (those are
+    compared)."""
+    from locm.provenance.agents import played_out
+
+    return played_out(game, events, _continued(meta), lines)
 
 
 def agents_problem(game, events: Sequence[Event], meta: str = "{}") -> Verdict:
@@ -180,18 +201,21 @@ def stored_problem(store, record, redecide: bool = True) -> Verdict:
 
     try:
         game = registry.get(record.game)
-        events = store.verified_events(record.game_id)
+        events, lines, head = store.verified_log(record.game_id)
     except GameNotFoundError:  # its row was just read from the table: the look-up by id went wrong
         return Verdict("its row is in the games table, but looking its id up does not find it: an index of the "
                        "store is damaged (see locm verify --full)")
     except LocmError as exc:
         return Verdict(str(exc))
-    problem = record_problem(game, record, events)  # a column edited behind the store's back (the chain covers the log)
+    # one run proves both re-decisions below, and that the stored lines are the events' own encoding
+    whole = redecide and proven(game, events, record.meta, lines)
+    # a column edited behind the store's back (the chain covers the log)
+    problem = record_problem(game, record, events, (lines, head) if whole else None)
     if problem:
         return Verdict(problem, 0)
     verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner, reason=record.reason,
-                              redecide=redecide, game=game)
-    if verdict.ok and redecide:
+                              redecide=redecide, game=game, proven=whole)
+    if verdict.ok and redecide and not whole:
         again = agents_problem(game, events, record.meta)
         if not again.ok:
             return Verdict(again.problem, again.seq, verdict.note)
@@ -452,9 +476,10 @@ def _export_file(path: str, data: bytes, redecide: bool, schedules=None) -> list
                 continue
             game = registry.get(record.game)
             events = game.codec.from_json_array(json_array(zlib.decompress(prepared.data)))
+            whole = redecide and proven(game, events)  # as its agents are re-run below: from its opening
             verdict = content_problem(record.game_id, events, meta=record.meta, winner=record.winner,
-                                      reason=record.reason, redecide=redecide, game=game)
-            if verdict.ok and redecide:  # its built-in agents re-run, as an import does
+                                      reason=record.reason, redecide=redecide, game=game, proven=whole)
+            if verdict.ok and redecide and not whole:  # its built-in agents re-run, as an import does
                 verdict = agents_problem(game, events)._replace(note=verdict.note)
             out.append(Checked(f"{path} {record.game_id}", verdict))
     except ImportFormatError as exc:  # the format itself: the rest of the file cannot be read as games

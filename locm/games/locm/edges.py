@@ -54,13 +54,14 @@ def seat_extras(events: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def content_problem(game_id: str | None, events: Sequence[Any], *, meta: str = "{}", winner: int | None = None,
-                    reason: str | None = None, redecide: bool = True):
+                    reason: str | None = None, redecide: bool = True, proven: bool = False):
     """Check a whole LOCM log: re-deciding its inputs gives its events (``redecide``), the fold ends the game
     (with ``winner`` and ``reason`` when given: a stored record's), and ``game_id`` is what its content gives
     (None: a log file, which names no id; `engine.locm.gameid.check_id`, whose note an id of an older form
-    that cannot be recomputed gets)."""
+    that cannot be recomputed gets). ``proven``: the log is byte for byte a game the rules played out whole
+    (`locm.verify.checks.proven`): neither re-decided nor folded, as the rules' own events end the game by its
+    rules, and the winner and reason given are compared with its end event's (the fold's)."""
     from locm.engine.locm.folding import fold
-    from locm.engine.locm.gameid import check_id
     from locm.engine.locm.state import ENDED
     from locm.events.locm.catalog import GameEnded, HardError
     from locm.verify.checks import Verdict
@@ -68,6 +69,12 @@ def content_problem(game_id: str | None, events: Sequence[Any], *, meta: str = "
     if not events or type(events[-1]) is not GameEnded:
         return Verdict(f"the last event is {type(events[-1]).__name__ if events else 'missing'}, not game_ended",
                        len(events) - 1)
+    if proven:
+        end = events[-1]
+        if winner is not None and (end.winner, end.reason) != (winner, reason):
+            return Verdict(f"the fold gives winner {end.winner} by {end.reason}, the record says winner "
+                           f"{winner} by {reason}", len(events) - 1)
+        return _id_verdict(game_id, events, meta)
     if redecide:  # first: it names the first event the rules would not produce (and implies the fold's checks)
         from locm.engine.locm.redecide import redecide as redecide_log
 
@@ -90,6 +97,14 @@ def content_problem(game_id: str | None, events: Sequence[Any], *, meta: str = "
     if state.end_reason == "hard_error" and not (type(events[-2]) is HardError and events[-2].player == loser):
         return Verdict(f"won by a hard error, but the event before the end is not a hard error of player {loser}",
                        len(events) - 1)
+    return _id_verdict(game_id, events, meta)
+
+
+def _id_verdict(game_id: str | None, events: Sequence[Any], meta: str):
+    """``game_id`` is what the log's content gives (None: a log file, which names no id)."""
+    from locm.engine.locm.gameid import check_id
+    from locm.verify.checks import Verdict
+
     if game_id is None:
         return Verdict(None)
     found = check_id(game_id, events, meta)
