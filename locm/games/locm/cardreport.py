@@ -134,10 +134,13 @@ def _cost_bucket(fkey: int) -> str:
 def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: str | None = None,
             seat: int | None = None, min_n: int = DEFAULT_MIN_N, refresh: bool = True, progress=None,
             on_start=None, opponent: str | None = None,
-            max_imbalance: float = DEFAULT_MAX_IMBALANCE, include_untrusted: bool = False) -> ReportData:
+            max_imbalance: float = DEFAULT_MAX_IMBALANCE, include_untrusted: bool = False,
+            rulesets: tuple[str, ...] | None = None) -> ReportData:
     """Refresh the projection (unless ``refresh`` is False) and compute every number of the report: per
     ruleset, the card rows of each pairing of agents (`Stratum`; `agent` and `opponent` keep some), over the
-    games the store may count (`locm.store.provenance`; every game with ``include_untrusted``)."""
+    games the store may count (`locm.store.provenance`; every game with ``include_untrusted``). ``rulesets``
+    keeps those of the store's rulesets (the page's filters say so): `locm demo` reports its own rulesets, not
+    the variants its card values re-ran."""
     path = str(db_path)
     check_request(path, ruleset)
     if refresh:
@@ -146,7 +149,7 @@ def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: st
     try:
         stored = dict(db.execute("SELECT ruleset, count(*) FROM cardfacts_games GROUP BY ruleset").fetchall())
         names = [r for r in RULESET_ORDER if r in stored] + sorted(set(stored) - set(RULESET_ORDER))
-        wanted = [ruleset] if ruleset else names
+        wanted = [ruleset] if ruleset else [r for r in names if rulesets is None or r in rulesets]
         out: dict[str, RulesetData] = {}
         for rs in wanted:
             games = cs.game_facts(db, rs, agent)
@@ -161,7 +164,8 @@ def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: st
         comparison = _comparison(out["1.2"].games, out["constructed"].games) \
             if "1.2" in out and "constructed" in out else None
         return ReportData(path, cs.version(db) or DEFINITIONS_VERSION, min_n,
-                          {"ruleset": ruleset, "agent": agent, "opponent": opponent, "seat": seat}, out, coverage,
+                          {"ruleset": ruleset or (", ".join(wanted) if rulesets is not None else None),
+                           "agent": agent, "opponent": opponent, "seat": seat}, out, coverage,
                           agents, comparison, max_imbalance)
     finally:
         db.close()
