@@ -806,3 +806,12 @@ def test_the_report_keeps_the_rulesets_it_is_asked_for_and_says_so(small_db):
     assert list(data.rulesets) == ["1.2"] and data.filters["ruleset"] == "1.2"
     assert data.coverage["games"] == len(data.rulesets["1.2"].games) == 16
     assert list(collect(small_db).rulesets) == ["1.2", "constructed"] and collect(small_db).filters["ruleset"] is None
+
+
+def test_the_report_keeps_the_games_between_the_agents_it_is_asked_for(mixed_db):
+    # the demo's store also holds its RL episodes (policy vs greedy): its report counts its tournaments only
+    data = collect(mixed_db, min_n=1, agents=("lookahead",))
+    assert [s.label for s in data.rulesets["constructed"].strata] == ["lookahead vs lookahead (self-play)"]
+    assert data.coverage["games"] == 16 and data.filters["agents"] == "lookahead"
+    both = collect(mixed_db, min_n=1, agents=("greedy", "random", "pass"))
+    assert {s.label for s in both.rulesets["constructed"].strata} == {"greedy vs random", "random vs greedy"}

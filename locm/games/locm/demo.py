@@ -114,7 +114,8 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
     finally:
         store.close()
     report_dir = Path(report_dir) if report_dir else Path(db).with_name("locm-demo-report")
-    data = collect(db, rulesets=RULESETS)  # not the variants the card values below re-ran on an earlier run
+    # its own tournaments: not the variants the card values below re-ran, nor the RL episodes, of an earlier run
+    data = collect(db, rulesets=RULESETS, agents=DEMO_AGENTS)
     index = write_report(data, report_dir)
     flagged = len(data.lopsided)
     pairings = sum(len(d.strata) for d in data.rulesets.values())
