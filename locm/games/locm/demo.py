@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from locm.analysis.charts import win_rate_chart
+from locm.analysis.charts import games_per_ruleset, win_rate_chart
 from locm.analysis.locm.overview import overview, overview_text
 from locm.games.locm.cardreport import collect, write_report
 from locm.store.eventstore import open_store
@@ -34,10 +34,7 @@ def played_by(agents: tuple[str, str], games: dict[str, int]) -> str:
     """What a chart of these games plots, for its title: the agents (one agent twice: against itself) and
     the games per ruleset."""
     who = f"{agents[0]} against itself" if agents[0] == agents[1] else f"{agents[0]} vs {agents[1]}"
-    counts = set(games.values())
-    if len(counts) == 1:
-        return f"{who}, {counts.pop()} games per ruleset"
-    return f"{who}, " + ", ".join(f"{rs}: {n} games" for rs, n in games.items())
+    return f"{who}, {games_per_ruleset(games)}"
 
 
 def write_replay(store, db, game_id: str, path: Path) -> Path:
