@@ -815,3 +815,20 @@ def test_the_report_keeps_the_games_between_the_agents_it_is_asked_for(mixed_db)
     assert data.coverage["games"] == 16 and data.filters["agents"] == "lookahead"
     both = collect(mixed_db, min_n=1, agents=("greedy", "random", "pass"))
     assert {s.label for s in both.rulesets["constructed"].strata} == {"greedy vs random", "random vs greedy"}
+
+
+def test_the_cards_stats_footer_counts_the_self_play_pairings_games_as_the_store_holds_them(mixed_db):
+    # the footer the demo suggests (self-play, --sort iih_centred): the pairing's games, counted here from the
+    # store's records, not the report's player-games (two per self-play game) nor the store's total
+    with open_store(mixed_db, create=False) as store:
+        games = sum(r.agents == ("lookahead", "lookahead") for r in store.games(ruleset="constructed"))
+        total = len(store.games(ruleset="constructed"))
+    assert (games, total) == (16, 24)
+    result = CliRunner().invoke(cli, ["cards", "stats", "--db", str(mixed_db), "-r", "constructed", "--agent",
+                                      "lookahead", "--opponent", "lookahead", "--sort", "iih_centred",
+                                      "--min-games", "1"])
+    assert result.exit_code == 0, result.output
+    footer = [line for line in result.stdout.splitlines() if line.startswith("constructed lookahead vs lookahead")]
+    assert len(footer) == 1 and f": {games} games ({2 * games} player-games)" in footer[0], footer
+    rows = [line for line in result.stdout.splitlines()[2:] if line.startswith("constructed  ")]
+    assert rows and all(line.count(" q=") == 2 for line in rows)  # the sorted column has a value in every row
