@@ -12,6 +12,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 from locm.analysis.stats import wilson  # noqa: E402
 
 
+def games_per_ruleset(games: dict[str, int]) -> str:
+    """'N games per ruleset', or each ruleset's count where they differ: for a chart's title."""
+    if len(set(games.values())) == 1:
+        return f"{next(iter(games.values()))} games per ruleset"
+    return ", ".join(f"{rs}: {n} games" for rs, n in games.items())
+
+
 def win_rate_chart(results: dict[str, list[tuple[str, int, int]]], lengths: dict[str, list[int]],
                    path: str | Path, lengths_of: str = "") -> Path:
     """Left: each agent's win rate with its 95% Wilson interval, one group of bars per ruleset.
@@ -38,7 +45,8 @@ def win_rate_chart(results: dict[str, list[tuple[str, int, int]]], lengths: dict
     left.set_ylabel("win rate, % (95% Wilson interval)")
     left.set_ylim(0, 100)
     left.axhline(50, color="grey", linewidth=0.8, linestyle=":")
-    left.set_title("Win rate per agent, round robin (mirrored seeds)")
+    left.set_title("Win rate per agent, round robin (mirrored seeds)\n" + games_per_ruleset(
+        {rs: sum(n for _, _, n in results[rs]) // 2 for rs in rulesets}))
     left.legend()
     top = max((max(v) for v in lengths.values() if v), default=1)
     bins = range(0, top + 2)
@@ -46,7 +54,7 @@ def win_rate_chart(results: dict[str, list[tuple[str, int, int]]], lengths: dict
         right.hist(lengths.get(rs, []), bins=bins, alpha=0.6, label=rs)
     right.set_xlabel("game length (turns, both players)")
     right.set_ylabel("games")
-    right.set_title(f"Game length, {lengths_of}" if lengths_of else "Game length")
+    right.set_title(f"Game length\n{lengths_of}" if lengths_of else "Game length")
     right.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -749,3 +749,86 @@ def test_a_store_holding_other_games_too_reports_its_locm_games(tmp_path):
         store.append_game(mcg, {"game_id": mcg.game_id(match.log[0])}, match.log)
     data = collect(db, min_n=1)
     assert data.coverage["games"] == 2 and list(data.rulesets) == ["1.2"]
+
+
+def test_the_lopsided_note_is_one_line_and_each_lopsided_pairing_is_folded(mixed_db, tmp_path):
+    import re
+
+    data = collect(mixed_db, min_n=1)
+    write_report(data, tmp_path / "r")
+    html = (tmp_path / "r" / "index.html").read_text()
+    note = next(p for p in re.findall(r"<p class=note>(.*?)</p>", html, re.S) if "Lopsided data" in p)
+    text = re.sub(r"<[^>]+>", "", note)
+    assert "2 of 3 pairings" in text and "\n" not in text and len(text) <= 120, text
+    # each lopsided pairing's table is folded under a line saying so; the self-play table is not
+    for agent, opponent in (("greedy", "random"), ("random", "greedy")):
+        section = html.split(f"constructed: {agent} vs {opponent} <span")[1].split("<h3>")[0]
+        assert section.lstrip().split("\n")[1].startswith("<details class=folded><summary"), section[:300]
+        assert "Lopsided pairing" in section.split("</summary>")[0]
+    selfplay = html.split("constructed: lookahead vs lookahead (self-play) <span")[1].split("<h3>")[0]
+    assert "<details" not in selfplay
+
+
+def test_the_whole_ruleset_charts_say_they_count_every_pairing_with_its_games(mixed_db, tmp_path):
+    from locm.analysis.locm.cardcharts import draw_all
+
+    data = collect(mixed_db, min_n=1)
+    games = len(data.rulesets["constructed"].games)
+    assert games == 16 + 8
+    titles = [c.title for c in draw_all(data, tmp_path)]
+    seat = next(t for t in titles if t.startswith("First player"))
+    length = next(t for t in titles if t.startswith("Game length"))
+    for t in (seat, length):
+        assert f"every pairing's games (constructed: {games})" in t, t
+
+
+def test_the_pick_rate_chart_names_the_pairing_it_plots(small_db, tmp_path):
+    from locm.analysis.locm.cardcharts import draw_all
+
+    data = collect(small_db, min_n=1)
+    first = data.rulesets["1.2"].strata[0]
+    pick = next(c for c in draw_all(data, tmp_path) if "pick rate" in c.title)
+    assert f"{first.label}, {first.player_games} player-games" in pick.title, pick.title
+
+
+def test_the_demo_chart_of_game_lengths_is_titled_by_the_agents_and_games_it_plots():
+    from locm.games.locm.demo import played_by
+
+    assert played_by(("lookahead", "lookahead"), {"1.2": 100, "constructed": 100}) == \
+        "lookahead against itself, 100 games per ruleset"
+    assert played_by(("greedy", "random"), {"1.2": 6, "constructed": 4}) == \
+        "greedy vs random, 1.2: 6 games, constructed: 4 games"
+
+
+def test_the_report_keeps_the_rulesets_it_is_asked_for_and_says_so(small_db):
+    # the demo reports its own rulesets, not the variants its card values re-ran into the same store
+    data = collect(small_db, rulesets=("1.2",))
+    assert list(data.rulesets) == ["1.2"] and data.filters["ruleset"] == "1.2"
+    assert data.coverage["games"] == len(data.rulesets["1.2"].games) == 16
+    assert list(collect(small_db).rulesets) == ["1.2", "constructed"] and collect(small_db).filters["ruleset"] is None
+
+
+def test_the_report_keeps_the_games_between_the_agents_it_is_asked_for(mixed_db):
+    # the demo's store also holds its RL episodes (policy vs greedy): its report counts its tournaments only
+    data = collect(mixed_db, min_n=1, agents=("lookahead",))
+    assert [s.label for s in data.rulesets["constructed"].strata] == ["lookahead vs lookahead (self-play)"]
+    assert data.coverage["games"] == 16 and data.filters["agents"] == "lookahead"
+    both = collect(mixed_db, min_n=1, agents=("greedy", "random", "pass"))
+    assert {s.label for s in both.rulesets["constructed"].strata} == {"greedy vs random", "random vs greedy"}
+
+
+def test_the_cards_stats_footer_counts_the_self_play_pairings_games_as_the_store_holds_them(mixed_db):
+    # the footer the demo suggests (self-play, --sort iih_centred): the pairing's games, counted here from the
+    # store's records, not the report's player-games (two per self-play game) nor the store's total
+    with open_store(mixed_db, create=False) as store:
+        games = sum(r.agents == ("lookahead", "lookahead") for r in store.games(ruleset="constructed"))
+        total = len(store.games(ruleset="constructed"))
+    assert (games, total) == (16, 24)
+    result = CliRunner().invoke(cli, ["cards", "stats", "--db", str(mixed_db), "-r", "constructed", "--agent",
+                                      "lookahead", "--opponent", "lookahead", "--sort", "iih_centred",
+                                      "--min-games", "1"])
+    assert result.exit_code == 0, result.output
+    footer = [line for line in result.stdout.splitlines() if line.startswith("constructed lookahead vs lookahead")]
+    assert len(footer) == 1 and f": {games} games ({2 * games} player-games)" in footer[0], footer
+    rows = [line for line in result.stdout.splitlines()[2:] if line.startswith("constructed  ")]
+    assert rows and all(line.count(" q=") == 2 for line in rows)  # the sorted column has a value in every row

@@ -218,3 +218,27 @@ def test_a_card_no_seat_held_more_of_is_named_not_tabled_as_a_row_of_n_a():
     assert [line for line in lines if "12 Woodshroom" in line] == [
         "not valued, no holder (no seat held more copies than its opponent in any base game): 12 Woodshroom"]
     assert any("5 Grime Gnasher" in line for line in lines)
+
+
+def test_most_held_ranks_by_the_games_with_a_holder_not_by_the_seats_that_held_it(tmp_path):
+    # A card both decks hold alike has no holder (its value is measured on no game): `most_held` ranks by the
+    # games where one seat held more copies than the other, counted here from the stored decks themselves.
+    from collections import Counter
+
+    from locm.analysis.locm.cardfacts import project
+    from locm.games.locm.cardvalue import base_games, base_schedule, most_held
+
+    db, agents = tmp_path / "held.db", ("lookahead", "lookahead")
+    base_games(db, RULES_12, agents, 8, 1)
+    with_holder, held_by_seats = Counter(), Counter()
+    with open_store(db, create=False) as store:
+        for job in base_schedule(RULES_12, agents, 8, 1):
+            decks = project(store.events(job.game_id)).decks
+            c0, c1 = Counter(decks[0]), Counter(decks[1])
+            with_holder.update(str(b) for b in set(c0) | set(c1) if c0[b] != c1[b])
+            held_by_seats.update(str(b) for d in (c0, c1) for b in d)
+    ranked = most_held(db, RULES_12, agents, 8, 1, 200)
+    assert [with_holder[k] for k in ranked] == sorted(with_holder.values(), reverse=True)
+    assert set(ranked) == set(with_holder)  # no card without a holder in any game
+    assert any(with_holder[k] < held_by_seats[k] for k in ranked)  # the two counts do differ on these games
+

@@ -147,6 +147,20 @@ def iih_chart(rows: list[dict], ruleset: str, out: Path, names: dict[int, str], 
                  f"intervals; " + _verdict(shown, "iih", what) + ".")
 
 
+def first_pairings(data) -> str:
+    """The pairing each ruleset's per-pairing charts show (its first: self-play first), once where every
+    ruleset's is the same: for the charts' titles."""
+    labels = {rs: d.strata[0].label for rs, d in data.rulesets.items() if d.strata}
+    if len(set(labels.values())) == 1:
+        return next(iter(labels.values()))
+    return "; ".join(f"{rs}: {label}" for rs, label in labels.items())
+
+
+def all_games(summary: dict[str, dict]) -> str:
+    """What the whole-ruleset charts count: every game of every pairing, with each ruleset's number."""
+    return "every pairing's games (" + ", ".join(f"{rs}: {s['games']}" for rs, s in summary.items()) + ")"
+
+
 def by_cost(data, out: Path) -> Chart | None:
     fig, ax = plt.subplots(figsize=(9, 4.5))
     drawn = False
@@ -167,7 +181,7 @@ def by_cost(data, out: Path) -> Chart | None:
     ax.axhline(50, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("mana cost of the card")
     ax.set_ylabel("in-hand win rate, % (95% Wilson)")
-    ax.set_title("Win rate by mana cost (cards that reached the hand)")
+    ax.set_title(f"Win rate by mana cost (cards that reached the hand)\n{first_pairings(data)}")
     ax.legend(title="ruleset")
     return Chart(_save(fig, out, "cost.png"), "Win rate by mana cost",
                  "Per (player-game, card) that reached the hand, grouped by the card's cost, in each ruleset's "
@@ -175,7 +189,8 @@ def by_cost(data, out: Path) -> Chart | None:
                  + ").")
 
 
-def pick_vs_win(rows: list[dict], ruleset: str, out: Path, names: dict[int, str]) -> Chart | None:
+def pick_vs_win(rows: list[dict], ruleset: str, out: Path, names: dict[int, str],
+                pairing: str = "") -> Chart | None:
     pts = [r for r in rows if r["pick_rate"] is not None and r["in_hand_wr"] is not None]
     if len(pts) < 3:
         return None
@@ -195,8 +210,9 @@ def pick_vs_win(rows: list[dict], ruleset: str, out: Path, names: dict[int, str]
     ax.axhline(50, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("pick rate, % (picks / times offered)")
     ax.set_ylabel("in-hand win rate, % (95% Wilson)")
-    ax.set_title(f"{ruleset}: pick rate against win rate")
-    return Chart(_save(fig, out, f"{ruleset}-pick-vs-win.png"), f"{ruleset}: pick rate against win rate",
+    ax.set_title(f"{ruleset}: pick rate against in-hand win rate" + (f"\n{pairing}" if pairing else ""))
+    return Chart(_save(fig, out, f"{ruleset}-pick-vs-win.png"),
+                 f"{ruleset}: pick rate against in-hand win rate" + (f", {pairing}" if pairing else ""),
                  "Cards above the dotted line win more than half their games when drawn; cards far right are "
                  "picked often. A card high and to the left is undervalued by the drafters; the highest and "
                  "lowest are named.")
@@ -221,7 +237,7 @@ def by_turn(data, out: Path) -> Chart | None:
         return None
     top.axhline(50, color="grey", linestyle=":", linewidth=1)
     top.set_ylabel("win rate, % (95% Wilson)")
-    top.set_title("Win rate by the own turn a card was first played")
+    top.set_title(f"Win rate by the own turn a card was first played\n{first_pairings(data)}")
     top.legend(title="ruleset")
     bottom.set_ylabel("share of first plays, %")
     bottom.set_xlabel("the player's own turn (1 = its first turn)")
@@ -243,9 +259,10 @@ def seat_chart(summary: dict[str, dict], out: Path) -> Chart:
     ax.set_ylim(0, 100)
     ax.set_ylabel("first player's win rate, % (95% Wilson)")
     ax.set_xlabel("ruleset")
-    ax.set_title("First-player advantage")
-    return Chart(_save(fig, out, "seat.png"), "First-player advantage",
-                 "Win rate of the player who moves first (seat 0), per ruleset.")
+    ax.set_title(f"First player's win rate\n{all_games(summary)}")
+    return Chart(_save(fig, out, "seat.png"), f"First player's win rate, {all_games(summary)}",
+                 "Win rate of the player who moves first (seat 0), per ruleset, over every game of the report "
+                 "(every pairing plays both seats on the same seeds).")
 
 
 def length_damage(summary: dict[str, dict], out: Path) -> Chart:
@@ -256,6 +273,7 @@ def length_damage(summary: dict[str, dict], out: Path) -> Chart:
     left.set_xlabel("game length (turns, both players)")
     left.set_ylabel("games")
     left.set_title("Game length")
+    fig.suptitle(f"Game length and damage by source, {all_games(summary)}", fontweight="bold")
     left.legend(title="ruleset")
     sources = [k for k in SOURCE_COLORS if any(s["damage"].get(k) for s in summary.values())]
     sources += sorted({k for s in summary.values() for k in s["damage"]} - set(sources))
@@ -269,7 +287,7 @@ def length_damage(summary: dict[str, dict], out: Path) -> Chart:
     right.set_xlabel("ruleset")
     right.set_title("Damage by source")
     right.legend(loc="center left", bbox_to_anchor=(1, 0.5), fontsize=9)
-    return Chart(_save(fig, out, "length-damage.png"), "Game length and damage by source",
+    return Chart(_save(fig, out, "length-damage.png"), f"Game length and damage by source, {all_games(summary)}",
                  "Drain healing is listed in the table below; 'deck' is deck-out damage, 'rune' rune damage.")
 
 
@@ -318,7 +336,7 @@ def draw_all(data, out: Path) -> list[Chart]:
         charts.append(best_worst(first.cards, rs, out, names, pairing=label))
         charts.append(iih_chart(first.cards, rs, out, names, pairing=label))
         if not d.constructed:
-            charts.append(pick_vs_win(first.cards, rs, out, names))
+            charts.append(pick_vs_win(first.cards, rs, out, names, pairing=label))
         else:
             charts.append(features_chart(d.features, out, label))
     charts.append(by_cost(data, out))

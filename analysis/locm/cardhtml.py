@@ -30,6 +30,7 @@ nav a{margin-right:14px}
 dl.notes dt{font-weight:600;margin-top:6px} dl.notes dd{margin-left:18px;color:#333}
 h3 .pairing{font-weight:normal;color:#555;font-size:15px}
 td.text{text-align:left;white-space:normal;min-width:14em} table.pairs td{text-align:left}
+details.folded summary{cursor:pointer}
 """
 
 JS = """
@@ -163,6 +164,14 @@ def summary_table(summary: dict[str, dict]) -> str:
     return "\n".join(out)
 
 
+def folded_pairing(stratum, body: str) -> str:
+    """A lopsided pairing's table, folded under one line that says so and how many of its rows have a rate."""
+    rated = sum(r["in_hand_wr"] is not None for r in stratum.cards)
+    return (f"<details class=folded><summary class=note><b>Lopsided pairing</b>: {escape(stratum.agent)} wins "
+            f"{100 * stratum.wins / stratum.player_games:.1f}% against {escape(stratum.opponent)}: its rates tell "
+            f"who takes a card; {rated} of {len(stratum.cards)} rows have a rate (open)</summary>" + body + "</details>")
+
+
 def pairings_table(data) -> str:
     """Every pairing of the report with its player-games, the agent's win rate against the opponent (both
     seats) and whether it is lopsided."""
@@ -203,14 +212,20 @@ def quality_box(data) -> str:
 def _strength_box(data, flagged: bool) -> str:
     bad = data.lopsided
     if bad:
-        return (f"<p class=note><b>Lopsided data</b> in {len(bad)} pairing{'s' * (len(bad) != 1)} (one agent wins "
-                f"more than {100 * (0.5 + data.max_imbalance):.0f}%, named in Pairings of agents): their card rates "
-                "say which agent takes a card; read the self-play tables.</p>")
+        return f"<p class=note>{lopsided_note(data)}</p>"
     if flagged:  # mirrored decks: not "balanced data", whatever the strengths
         return ""
     return ("<div class=ok><b>Balanced data.</b> Every pairing is self-play or within "
             f"{100 * data.max_imbalance:.0f} points of 50%. The rates below still carry selection bias "
             "(see How to read these numbers).</div>")
+
+
+def lopsided_note(data) -> str:
+    """The lopsided pairings in one line: how many, the threshold, and what to read instead."""
+    bad = data.lopsided
+    total = sum(len(d.strata) for d in data.rulesets.values())
+    return (f'<b>Lopsided data</b>: <a href="#pairings">{len(bad)} of {total} pairings</a> (one agent wins over '
+            f"{100 * (0.5 + data.max_imbalance):.0f}%) say who takes a card; read the self-play tables.")
 
 
 def facts_source(facts: dict | None) -> str:
@@ -264,7 +279,7 @@ def render(data, charts) -> str:
              + '<a href="#read">how to read</a><a href="#games">games</a><a href="#agents">agents</a>'
              + '<a href="#defs">definitions</a><a href="cards.json">cards.json</a>'
              + '<a href="cards.csv">cards.csv</a></nav>',
-             "<h2>Pairings of agents</h2>",
+             '<h2 id="pairings">Pairings of agents</h2>',
              "<p class=lead>Every rate below is given per pairing: the player-games of one agent against one "
              "opponent. Rates of different pairings are not comparable.</p>",
              pairings_table(data),
@@ -292,10 +307,9 @@ def render(data, charts) -> str:
             strength = ("" if s.selfplay else f", {escape(s.agent)} wins {100 * s.wins / s.player_games:.1f}%")
             parts.append(f"<h3>{escape(rs)}: {escape(s.label)} <span class=pairing>({s.player_games} "
                          f"player-games{strength})</span></h3>")
-            if s.lopsided:
-                parts.append(f"<div class=flag><b>Lopsided pairing</b>: {escape(s.agent)} wins "
-                             f"{100 * s.wins / s.player_games:.1f}% of its games against {escape(s.opponent)}. "
-                             "These rates mostly tell which cards each agent takes.</div>")
+            if s.lopsided:  # folded: its rates tell which cards each agent takes, not what a card does
+                parts.append(folded_pairing(s, baseline_line(s) + card_table(s.cards, names)))
+                continue
             parts.append(baseline_line(s))
             parts.append(card_table(s.cards, names))
     parts.append('<h2 id="games">Games: first player, length, damage</h2>')

@@ -134,10 +134,14 @@ def _cost_bucket(fkey: int) -> str:
 def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: str | None = None,
             seat: int | None = None, min_n: int = DEFAULT_MIN_N, refresh: bool = True, progress=None,
             on_start=None, opponent: str | None = None,
-            max_imbalance: float = DEFAULT_MAX_IMBALANCE, include_untrusted: bool = False) -> ReportData:
+            max_imbalance: float = DEFAULT_MAX_IMBALANCE, include_untrusted: bool = False,
+            rulesets: tuple[str, ...] | None = None, agents: tuple[str, ...] | None = None) -> ReportData:
     """Refresh the projection (unless ``refresh`` is False) and compute every number of the report: per
     ruleset, the card rows of each pairing of agents (`Stratum`; `agent` and `opponent` keep some), over the
-    games the store may count (`locm.store.provenance`; every game with ``include_untrusted``)."""
+    games the store may count (`locm.store.provenance`; every game with ``include_untrusted``). ``rulesets``
+    keeps those of the store's rulesets, ``agents`` the games between those agents (the page's filters say
+    so): `locm demo` reports its own tournaments, not the variants its card values re-ran nor its
+    reinforcement-learning episodes."""
     path = str(db_path)
     check_request(path, ruleset)
     if refresh:
@@ -146,10 +150,12 @@ def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: st
     try:
         stored = dict(db.execute("SELECT ruleset, count(*) FROM cardfacts_games GROUP BY ruleset").fetchall())
         names = [r for r in RULESET_ORDER if r in stored] + sorted(set(stored) - set(RULESET_ORDER))
-        wanted = [ruleset] if ruleset else names
+        wanted = [ruleset] if ruleset else [r for r in names if rulesets is None or r in rulesets]
         out: dict[str, RulesetData] = {}
         for rs in wanted:
             games = cs.game_facts(db, rs, agent)
+            if agents is not None:
+                games = [g for g in games if set(g["agents"]) <= set(agents)]
             if not games:
                 raise ReportError(f"{path} holds no {rs} games with agent {agent!r} that it may count"
                                   + ("" if include_untrusted else " (--include-untrusted: count every game)"))
@@ -157,12 +163,14 @@ def collect(db_path: str | os.PathLike, *, ruleset: str | None = None, agent: st
         all_games = [g for d in out.values() for g in d.games]
         coverage = _coverage(all_games)
         coverage["left_out"] = _left_out(path, ruleset, include_untrusted)
-        agents = {rs: _agent_matrix(d.games) for rs, d in out.items()}
+        matrices = {rs: _agent_matrix(d.games) for rs, d in out.items()}
         comparison = _comparison(out["1.2"].games, out["constructed"].games) \
             if "1.2" in out and "constructed" in out else None
         return ReportData(path, cs.version(db) or DEFINITIONS_VERSION, min_n,
-                          {"ruleset": ruleset, "agent": agent, "opponent": opponent, "seat": seat}, out, coverage,
-                          agents, comparison, max_imbalance)
+                          {"ruleset": ruleset or (", ".join(wanted) if rulesets is not None else None),
+                           "agent": agent, "opponent": opponent, "seat": seat,
+                           "agents": ", ".join(agents) if agents is not None else None}, out, coverage,
+                          matrices, comparison, max_imbalance)
     finally:
         db.close()
 

@@ -367,9 +367,11 @@ def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[T
 
 
 def most_held(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, seed: int, n: int) -> list[str]:
-    """The `n` cards (1.2) or buckets (constructed: of the families `bucket_match` takes) held by most seats
-    in the stored base games."""
+    """The `n` cards (1.2) or buckets (constructed: of the families `bucket_match` takes) with a holder in most
+    of the stored base games: a seat whose deck held more copies than its opponent's (`advantage`), the units
+    a card's value is measured on. A card both decks hold alike has no holder there, however often it is held."""
     from locm.analysis.locm.cardfacts import project
+    from locm.games.locm.whatif import advantage
     from locm.store.eventstore import open_store
 
     counts: Counter = Counter()
@@ -380,12 +382,13 @@ def most_held(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, see
                 continue
             g = project(store.events(job.game_id))
             pool, both = g.defs, g.decks
-            for deck in both:
-                if draft:
-                    counts.update(str(b) for b in set(deck))
-                else:
-                    counts.update({f for b in set(deck) for f in card_features(pool[b])
-                                   if f.split(":")[0] in ("type", "cost", "keyword", "area", "draw")})
+            held: dict[str, set] = {}
+            for b in set(both[0]) | set(both[1]):
+                keys = [str(b)] if draft else [f for f in card_features(pool[b])
+                                               if f.split(":")[0] in ("type", "cost", "keyword", "area", "draw")]
+                for key in keys:
+                    held.setdefault(key, set()).add(b)
+            counts.update(key for key, ids in held.items() if advantage(both, ids) is not None)
     return [k for k, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
 
 

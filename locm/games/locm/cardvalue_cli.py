@@ -32,7 +32,8 @@ from locm.tournament.backends import backend_options, join
               help="A card to value: a 1.2 card id, or a bucket of the report (type, cost, keyword, area or draw, "
                    "e.g. 'keyword: guard'; the only kind under constructed). Repeatable.")
 @click.option("--most-held", type=click.IntRange(min=1), metavar="N",
-              help="Value the N cards (constructed: buckets) held by most seats in the base games.")
+              help="Value the N cards (constructed: buckets) with a holder (a seat with more copies than its "
+                   "opponent) in most base games.")
 @click.option("--baseline", "-b", default="vanilla", show_default=True,
               help="What replaces each card: vanilla (a creature of its cost, attack = defense = cost + 1, no "
                    "ability), card:ID (another 1.2 card's values), or a variant file (the cards it changes, as it "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from locm.analysis.charts import win_rate_chart
+from locm.analysis.charts import games_per_ruleset, win_rate_chart
 from locm.analysis.locm.overview import overview, overview_text
 from locm.games.locm.cardreport import collect, write_report
 from locm.store.eventstore import open_store
@@ -28,6 +28,13 @@ with the default 100 games only one of the 160 cards had them, and the best/wors
 some 110 do). Constructed's rows are 17 feature buckets, which ``--games`` fills."""
 RULESETS = ("1.2", "constructed")
 LOCM = ".venv/bin/locm" if Path(".venv/bin/locm").exists() else "locm"  # what to type next, from here
+
+
+def played_by(agents: tuple[str, str], games: dict[str, int]) -> str:
+    """What a chart of these games plots, for its title: the agents (one agent twice: against itself) and
+    the games per ruleset."""
+    who = f"{agents[0]} against itself" if agents[0] == agents[1] else f"{agents[0]} vs {agents[1]}"
+    return f"{who}, {games_per_ruleset(games)}"
 
 
 def write_replay(store, db, game_id: str, path: Path) -> Path:
@@ -75,7 +82,8 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             echo(table(STANDINGS_HEADERS, standings_rows(rows)))
             echo("")
         for ruleset, rows in seats.items():
-            echo(f"== {ruleset}: {MIRROR[0]} against itself, by seat (locm tournament --agents {MIRROR[0]} {MIRROR[0]})")
+            echo(f"== {ruleset}: {MIRROR[0]} against itself, by seat, seeds 1..{games} (locm tournament --agents "
+                 f"{MIRROR[0]} {MIRROR[0]})")
             echo(table(STANDINGS_HEADERS, standings_rows(rows)))
             echo("")
         logs = [(ruleset, store.events(gid)) for ruleset, ids in mirror.items() for gid in ids]
@@ -86,7 +94,7 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
             {rs: [(s.agent, s.wins, s.games) for s in rows] for rs, (_, rows) in results.items()},
             {rs: o.turns for rs, o in summary.items()},
             chart,
-            lengths_of=f"{MIRROR[0]} against itself",
+            lengths_of=played_by(MIRROR, {rs: len(o.turns) for rs, o in summary.items()}),
         )
         echo("")
         echo(f"chart: {path}   games and events: {db}   (try: {LOCM} games --db {db}   or   "
@@ -103,15 +111,18 @@ def run_demo(db: str | Path, games: int, workers: int, chart: str | Path, echo, 
     finally:
         store.close()
     report_dir = Path(report_dir) if report_dir else Path(db).with_name("locm-demo-report")
-    data = collect(db)
+    # its own tournaments: not the variants the card values below re-ran, nor the RL episodes, of an earlier run
+    data = collect(db, rulesets=RULESETS, agents=DEMO_AGENTS)
     index = write_report(data, report_dir)
-    flagged = sorted({s.label for _, s in data.lopsided})
+    flagged = len(data.lopsided)
+    pairings = sum(len(d.strata) for d in data.rulesets.values())
     echo(f"card-balance report: {index}   (next: {LOCM} cards stats --db {db} --ruleset constructed --agent "
          f"lookahead --opponent lookahead --sort iih_centred)")
     if flagged:
-        echo(f"  flagged as lopsided (their card rates tell which cards each agent takes): {len(flagged)} pairings "
-             f"of the round robin, named in the report; the {MIRROR[0]} self-play tables come first")
-    value_cards(db, games, workers, echo, progress_bar)
+        echo(f"  flagged as lopsided (their card rates tell which cards each agent takes): {flagged} of the "
+             f"report's {pairings} pairings (both rulesets), folded in the report; the {MIRROR[0]} self-play "
+             "tables come first")
+    value_cards(db, games * SELFPLAY_12, workers, echo, progress_bar)
     other_games(db, games, workers, echo, progress_bar)
     sandboxed_game(echo)
     rl_episodes(db, echo)
@@ -180,7 +191,8 @@ def mcg_tools(store, db, echo) -> None:
 
 
 def value_cards(db, games: int, workers: int, echo, progress_bar) -> None:
-    """`locm cardvalue` on the self-play seeds: the cards most held, each against a vanilla creature."""
+    """`locm cardvalue` on 1.2's self-play seeds (``games`` of them): the cards with a holder in most of those
+    games, each against a vanilla creature."""
     from locm.games.locm.cardvalue import cardvalue, cardvalue_lines, make_targets, most_held
     from locm.engine.locm.rulesets import RULES_12
 
@@ -196,8 +208,9 @@ def value_cards(db, games: int, workers: int, echo, progress_bar) -> None:
         run = cardvalue(Path(db), RULES_12, MIRROR, targets, variants, seeds, workers=workers,
                         progress=bar.update, announce=announce)
     echo("")
-    echo(f"== card value: the {VALUED} cards most held in {MIRROR[0]} self-play, each replaced by a vanilla creature "
-         f"of its cost on the same {seeds} seeds")
+    echo(f"== card value: the {len(cards)} cards with a holder (more copies than the opponent) in most of "
+         f"{MIRROR[0]}'s {seeds} self-play games of 1.2, each replaced by a vanilla creature of its cost on the "
+         "same seeds")
     for line in cardvalue_lines(run.summary()):
         echo(line)
     echo(f"(a demonstration: {seeds} seeds give wide intervals; next: {LOCM} cardvalue --db {db} --most-held 20 "
