@@ -15,7 +15,8 @@ stratum (`pilot`).
 
 The allocation after the pilot depends on the pilot's outcomes, so the pilot is not pooled into a stratum's
 sample mean (that is biased: a pilot whose differences happened to be 0 keeps its stratum small and its zeros
-weigh more; in this module's test setting such intervals covered 70% instead of 95%). Instead the pilot's
+weigh more; on synthetic strata like the test's, 1,200 seeds and 120 re-runs, such intervals covered 70%
+instead of 95%). Instead the pilot's
 ``p_h`` seeds are known exactly and the other ``R_h = M_h - p_h`` seeds of the stratum are estimated from the
 ``m_h`` re-run after it (the next ones in seed order: a random sample of them, whatever the pilot showed):
 

@@ -107,7 +107,8 @@ def planted(args) -> dict:
                             strat_half_width_median=statistics.median(sh) if sh else None,
                             strat_reruns_median=statistics.median(r["stratified"]["reruns"] for r in srows),
                             strat_units_median=statistics.median(r["units"] for r in srows),
-                            strat_resolved=[r["excludes_zero"] for r in srows])
+                            strat_resolved=[r["excludes_zero"] for r in srows],
+                            strat_strata=[r["stratified"]["strata"] for r in srows])
     return {"card": f"{card.base_id} {card.name} ({card.cost} mana {card.attack}/{card.defense})",
             "agents": list(agents), "seeds": args.seeds, "base_seeds": args.base_seeds, "repeats": args.repeats,
             "seconds": round(seconds, 1), "load": os.getloadavg()[0], "per_k": per_k,
