@@ -34,7 +34,9 @@ the first the sampling of the strata after their pilots (``s_h^2``: the sample v
 re-runs after the pilot; two of them at least), the second that of the M seeds themselves (the
 cluster-robust variance of the full paired estimate, estimated from the re-runs). With every seed of every
 stratum re-run the first is 0 and the second is the paired estimator's clustered variance (a seed is a
-cluster: its games, both seats): the test of this module's agreement. `allocate` keeps a compromise floor
+cluster: its games, both seats): the test of this module's agreement. As `analysis.paired` does (Agresti and
+Min's half units), the seed term counts two pseudo-seeds of one unit with d = +1 and -1 (and U + 2 units), so
+that re-runs that changed no outcome give an interval around 0 rather than [0, 0]; the estimate is unchanged. `allocate` keeps a compromise floor
 (a compromise allocation: a tenth of the proportional share, two re-runs at least) so that a pilot of small spread by
 chance does not leave its stratum almost unsampled.
 """
@@ -183,7 +185,10 @@ class TwoPhase:
                     ok = False
                     continue
                 var_strata += rest * rest * (1 - len(re_) / rest) * statistics_sd(re_) ** 2 / len(re_)
-        u2 = self.units ** 2
+        # two pseudo-seeds of one unit, d = +1 and -1 (as `analysis.paired` adds Agresti-Min's half units), so
+        # that a card whose re-runs changed no outcome gets an honest interval around 0, not [0, 0]
+        var_seeds += (1 - v) ** 2 + (1 + v) ** 2
+        u2 = (self.units + 2) ** 2
         if not ok:
             return {**dict.fromkeys(keys), "value": v}
         se = math.sqrt((var_strata + var_seeds) / u2)

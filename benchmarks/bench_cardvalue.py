@@ -17,10 +17,14 @@ variant on ``--seeds`` re-run seeds, with base games on ``--base-seeds`` seeds (
 interval excludes 0; the smallest resolved size is the smallest k resolved in most blocks, every larger k too
 (`analysis.varred.smallest_resolved`). "before" is the paired value on the re-run seeds alone (what
 `cardvalue --seeds N` gives), "after" the control-variate one; medians over the blocks of the interval's half
-width and of the variance ratio are printed per k.
+width and of the variance ratio are printed per k. ``--stratify``: in each block also the stratified value
+(`locm.games.locm.cardvalue_strat`, `cardvalue --stratify`): the same base games, as many re-runs a card as
+the paired value's, chosen among all the base seeds by stratum; its half widths and resolution beside.
 
     LOCM_CORE=native .venv/bin/python benchmarks/bench_cardvalue.py --planted 104 --ks 2,4,6,8 --seeds 2000 \
         --base-seeds 8000 --repeats 3 --workers 2
+    LOCM_CORE=native .venv/bin/python benchmarks/bench_cardvalue.py --planted 104 --ks 3,6,9,12 --seeds 2000 \
+        --base-seeds 8000 --repeats 3 --workers 2 --agents random random --stratify
 """
 
 from __future__ import annotations
