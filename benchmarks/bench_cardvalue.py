@@ -17,10 +17,14 @@ variant on ``--seeds`` re-run seeds, with base games on ``--base-seeds`` seeds (
 interval excludes 0; the smallest resolved size is the smallest k resolved in most blocks, every larger k too
 (`analysis.varred.smallest_resolved`). "before" is the paired value on the re-run seeds alone (what
 `cardvalue --seeds N` gives), "after" the control-variate one; medians over the blocks of the interval's half
-width and of the variance ratio are printed per k.
+width and of the variance ratio are printed per k. ``--stratify``: in each block also the stratified value
+(`locm.games.locm.cardvalue_strat`, `cardvalue --stratify`): the same base games, as many re-runs a card as
+the paired value's, chosen among all the base seeds by stratum; its half widths and resolution beside.
 
     LOCM_CORE=native .venv/bin/python benchmarks/bench_cardvalue.py --planted 104 --ks 2,4,6,8 --seeds 2000 \
         --base-seeds 8000 --repeats 3 --workers 2
+    LOCM_CORE=native .venv/bin/python benchmarks/bench_cardvalue.py --planted 104 --ks 3,6,9,12 --seeds 2000 \
+        --base-seeds 8000 --repeats 3 --workers 2 --agents random random --stratify
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from locm.games.locm.cardvalue import base_games, cardvalue, make_targets, most_held  # noqa: E402
+from locm.games.locm.cardvalue_strat import cardvalue_stratified  # noqa: E402
 from locm.engine.locm.rulesets import by_name  # noqa: E402
 
 
@@ -70,7 +75,7 @@ def planted(args) -> dict:
     targets = [Target(f"+{k} attack", i, variants[i].name, frozenset([card.base_id])) for i, k in enumerate(ks)]
     agents = tuple(args.agents)
     store = args.store or Path(tempfile.gettempdir()) / f"locm-bench-cardvalue-planted-{'-'.join(agents)}.db"
-    blocks = []
+    blocks, strat_blocks = [], []
     t0 = time.perf_counter()
     for r in range(args.repeats):
         first = 1 + r * args.base_seeds
@@ -78,6 +83,11 @@ def planted(args) -> dict:
                         base_seeds=args.base_seeds)
         assert not run.errors, run.errors[:3]
         blocks.append({row["card"]: row for row in run.ranked()})
+        if args.stratify:  # the same base games and as many re-runs a card, chosen by stratum
+            st = cardvalue_stratified(store, RULES_12, agents, targets, variants, args.seeds, args.base_seeds,
+                                      seed=first, workers=args.workers)
+            assert not st.errors, st.errors[:3]
+            strat_blocks.append({row["card"]: row for row in st.ranked()})
     seconds = time.perf_counter() - t0
     per_k = {}
     for k in ks:
@@ -94,11 +104,22 @@ def planted(args) -> dict:
                     "holders_median": statistics.median(r["units"] for r in rows),
                     "resolved": [r["excludes_zero"] for r in rows],
                     "paired_resolved": [r["paired"]["excludes_zero"] for r in rows]}
+        if strat_blocks:
+            srows = [b[f"+{k} attack"] for b in strat_blocks]
+            sh = [(r["high"] - r["low"]) / 2 for r in srows if r["low"] is not None]
+            per_k[k].update(strat_value_median=statistics.median(r["value"] for r in srows),
+                            strat_half_width_median=statistics.median(sh) if sh else None,
+                            strat_reruns_median=statistics.median(r["stratified"]["reruns"] for r in srows),
+                            strat_units_median=statistics.median(r["units"] for r in srows),
+                            strat_resolved=[r["excludes_zero"] for r in srows],
+                            strat_strata=[r["stratified"]["strata"] for r in srows])
     return {"card": f"{card.base_id} {card.name} ({card.cost} mana {card.attack}/{card.defense})",
             "agents": list(agents), "seeds": args.seeds, "base_seeds": args.base_seeds, "repeats": args.repeats,
             "seconds": round(seconds, 1), "load": os.getloadavg()[0], "per_k": per_k,
             "smallest_resolved_before": smallest_resolved({k: v["paired_resolved"] for k, v in per_k.items()}),
-            "smallest_resolved_after": smallest_resolved({k: v["resolved"] for k, v in per_k.items()})}
+            "smallest_resolved_after": smallest_resolved({k: v["resolved"] for k, v in per_k.items()}),
+            "smallest_resolved_stratified": smallest_resolved({k: v["strat_resolved"] for k, v in per_k.items()})
+            if strat_blocks else None}
 
 
 def _print_planted(out: dict) -> None:
@@ -113,6 +134,14 @@ def _print_planted(out: dict) -> None:
               f"{sum(v['paired_resolved'])}/{len(v['paired_resolved'])}")
     print(f"smallest change resolved in most blocks: before (paired) +{out['smallest_resolved_before']} attack, "
           f"after (control variate) +{out['smallest_resolved_after']} attack")
+    if out["smallest_resolved_stratified"] is not None or "strat_resolved" in next(iter(out["per_k"].values())):
+        print("   k  stratified: value  half-width  re-runs  holders re-run  resolved")
+        for k, v in out["per_k"].items():
+            print(f"{k:>4}  {100 * v['strat_value_median']:>+17.1f}  {100 * v['strat_half_width_median']:>10.1f}  "
+                  f"{v['strat_reruns_median']:>7}  {v['strat_units_median']:>14}  "
+                  f"{sum(v['strat_resolved'])}/{len(v['strat_resolved'])}")
+        print(f"smallest change resolved in most blocks, stratified (--stratify): "
+              f"+{out['smallest_resolved_stratified']} attack")
 
 
 def main() -> None:
@@ -129,6 +158,8 @@ def main() -> None:
     ap.add_argument("--ks", default="2,4,6,8", help="--planted: the attack changes")
     ap.add_argument("--base-seeds", type=int, default=8000, help="--planted: seeds of base games per block")
     ap.add_argument("--repeats", type=int, default=3, help="--planted: disjoint blocks of seeds")
+    ap.add_argument("--stratify", action="store_true",
+                    help="--planted: also the stratified re-runs (cardvalue --stratify), the same re-run count")
     args = ap.parse_args()
     if args.planted is not None:
         out = planted(args)

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from locm.analysis.locm.cardfacts import card_features
 from locm.analysis.paired import STAR, Paired, mark_discoveries, pts
+from locm.analysis.stratified import TwoPhase
 from locm.analysis.varred import ControlVariate
 from locm.engine.errors import LocmError
 from locm.engine.locm.rulesets import DRAFT, Rules
@@ -78,7 +79,7 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
     from locm.analysis.locm.cardfacts import project
     from locm.games.locm.whatif import _STATE, replay_under
 
-    gids, target_rows, identical_ok, rerun = task
+    gids, target_rows, identical_ok, rerun = task  # rerun: a bool, or the variants re-run (the others: "base")
     store, variants = _STATE["store"], _STATE["variants"]
     out = []
     for gid in gids:
@@ -93,8 +94,9 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
             try:
                 pool_b = _pool_under(rules_b, events_a[0])
                 changed = {b for b, c in pool_a.items() if pool_b.get(b) != c}
-                if not rerun:
-                    out.append((gid, k, "base", None, _base_units(decks_a, win_a, changed, target_rows, k), ""))
+                if not (rerun if isinstance(rerun, bool) else k in rerun):
+                    status = "base" if changed or not identical_ok[k] else "base-identical"
+                    out.append((gid, k, status, None, _base_units(ga, changed, target_rows, k), ""))
                     continue
                 if not changed and identical_ok[k]:
                     out.append((gid, k, "identical", None, {}, ""))
@@ -114,15 +116,18 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
     return out
 
 
-def _base_units(decks_a: tuple, win_a: int, changed: set, target_rows: list, k: int) -> dict[int, list[tuple]]:
-    """A base game's holders under A of each target of variant `k` (the game is not re-run)."""
+def _base_units(ga, changed: set, target_rows: list, k: int) -> dict[int, list[tuple]]:
+    """A base game's holders under A of each target of variant `k` (the game is not re-run), each ``("base",
+    won under A, 0, copies ahead, whether either seat drew one of the changed cards)``."""
     from locm.games.locm.whatif import advantage
 
     units = {}
     for t, (only, variant) in enumerate(target_rows):
-        adv = advantage(decks_a, changed if only is None else changed & only) if variant == k else None
+        about = changed if only is None else changed & only
+        adv = advantage(ga.decks, about) if variant == k else None
         if adv is not None:
-            units[t] = [("base", int(win_a == adv[0]), 0, adv[1])]
+            drawn = any(f.card in about and f.drawn + f.opening > 0 for f in ga.cards)
+            units[t] = [("base", int(ga.winner == adv[0]), 0, adv[1], drawn)]
     return units
 
 
@@ -167,6 +172,7 @@ class Row:
     strata: Counter = field(default_factory=Counter)
     copies_ahead: int = 0  # the holders' copies more than their opponents', summed
     cv: ControlVariate = field(default_factory=ControlVariate)  # the same units, and the base-only seeds' holders
+    two_phase: TwoPhase | None = None  # --stratify: the value is its estimate (`cardvalue_strat`)
 
     def as_dict(self, adjusted: bool = False) -> dict:
         """The row for JSON; ``adjusted``: its value and interval are the control-variate ones
@@ -180,6 +186,11 @@ class Row:
                 value.update(value=c["value"], low=c["low"], high=c["high"])
                 d["excludes_zero"] = c["excludes_zero"]
             value["control_variate"] = {k: c[k] for k in ("theta", "variance_ratio", "base_units", "base_clusters")}
+        if self.two_phase is not None:  # the paired figures below are of the re-run sample, unweighted
+            t = self.two_phase.as_dict()
+            value = {"value": t.pop("value"), "low": t.pop("low"), "high": t.pop("high"),
+                     "sample_paired": {**value, "excludes_zero": d["excludes_zero"]}, "stratified": t}
+            d["excludes_zero"] = t["excludes_zero"]
         k = self.kept.as_dict(sign=-1)
         return {"card": self.target.label, "baseline": self.target.baseline, **value, **d,
                 "kept_edge": self.strata["held"], "lost_edge": self.strata["a_only"], "new_edge": self.strata["b_only"],
@@ -206,8 +217,12 @@ class CardValueRun:
     base_seeds: int = 0  # the seeds of base games (at least `seeds`; more: the control variate)
 
     @property
+    def stratified(self) -> bool:
+        return any(r.two_phase is not None for r in self.rows)
+
+    @property
     def adjusted(self) -> bool:
-        return self.base_seeds > self.seeds
+        return self.base_seeds > self.seeds and not self.stratified
 
     def ranked(self) -> list[dict]:
         out = [{**r.as_dict(self.adjusted), "rerun_under": self.variants[r.target.variant].name} for r in self.rows]
@@ -223,6 +238,7 @@ class CardValueRun:
                 "base_games_played_now": self.base_played, "reruns_played_now": self.played,
                 "reruns_read_back": self.reused, "reruns_identical_not_played": self.identical,
                 "errors": len(self.errors), "seconds": round(self.seconds, 3), "question": QUESTION,
+                "design": "stratified" if self.stratified else "control variate" if self.adjusted else "paired",
                 "cards": self.ranked(),
                 "definition": "value = holders' win rate with the card as it is minus with the baseline in its "
                               "place, same seeds, seats and agents; 95% interval clustered by seed"}
@@ -329,9 +345,9 @@ def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[T
                     if status == "error":
                         run.errors.append((gid, error))
                         continue
-                    if status == "base":
+                    if status.startswith("base"):
                         for t, u in units.items():
-                            base_only.setdefault(t, []).extend(wa for _, wa, _, _ in u)
+                            base_only.setdefault(t, []).extend(x[1] for x in u)
                         continue
                     if prepared is not None:
                         try:
@@ -400,10 +416,11 @@ def cardvalue_lines(s: dict) -> list[str]:
     from locm.common.tables import table
 
     agents = " vs ".join(s["agents"]) if s["agents"][0] != s["agents"][1] else f"{s['agents'][0]} self-play"
+    strat = s.get("design") == "stratified"
     out = [f"question: {s['question']}",
            f"card value under {s['ruleset']}: {s['base_games']} base games ({agents}, seeds {s['first_seed']}.."
-           f"{s['first_seed'] + s.get('base_seeds', s['seeds']) - 1}); re-runs (seeds {s['first_seed']}.."
-           f"{s['first_seed'] + s['seeds'] - 1}): {s['reruns_played_now']} played now, "
+           f"{s['first_seed'] + s.get('base_seeds', s['seeds']) - 1}); re-runs ({'chosen among the base seeds' if strat else 'seeds '}"
+           f"{'' if strat else str(s['first_seed']) + '..' + str(s['first_seed'] + s['seeds'] - 1)}): {s['reruns_played_now']} played now, "
            f"{s['reruns_read_back']} read back, {s['reruns_identical_not_played']} identical (no changed card "
            f"in the pool) in {s['seconds']:.1f} s",
            "value = the holders' win rate with the card as it is minus with the baseline in its place, on the same "
@@ -411,13 +428,18 @@ def cardvalue_lines(s: dict) -> list[str]:
            "played; under B it may have kept that edge, lost it, or another seat gained one: kept/lost/new); "
            f"95% interval clustered by seed; q: Benjamini-Hochberg over the {len(s['cards'])} cards valued "
            f"({STAR})"]
-    if s.get("base_seeds", s["seeds"]) > s["seeds"]:
+    if s.get("design") == "stratified":
+        out.append(f"stratified (--stratify): base games on {s['base_seeds']} seeds; each card re-run on as many "
+                   f"seeds as --seeds {s['seeds']} re-runs, chosen by stratum (no holder: never; the card not "
+                   "drawn; drawn, by the holders' base outcome) with Neyman allocation after a pilot; the value "
+                   "estimates the paired value over every base seed; 'holders' counts the re-run ones")
+    elif s.get("base_seeds", s["seeds"]) > s["seeds"]:
         out.append(f"control variate: base games on {s['base_seeds']} seeds, the first {s['seeds']} re-run; each "
                    "value is the paired one corrected by the holders' base win rate over every base seed "
                    "(analysis.varred); 'paired' is the value without it, 'var.' the variance of the value over "
                    "the paired one's (below 1: narrower)")
     out.append("")
-    adjusted = s.get("base_seeds", s["seeds"]) > s["seeds"]
+    adjusted = s.get("design", "control variate") == "control variate" and s.get("base_seeds", s["seeds"]) > s["seeds"]
     rows, unheld = [], [r["card"] for r in s["cards"] if not r["units"]]
     for r in s["cards"]:
         if not r["units"]:

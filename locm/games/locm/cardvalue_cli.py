@@ -28,6 +28,10 @@ from locm.tournament.backends import backend_options, join
               help="Play the base games on M seeds (more than --seeds) and re-run only the first --seeds: each value "
                    "is then corrected by its holders' base win rate over all M (a control variate; its narrowing "
                    "is shown as 'var.'). Base games are shared by every card valued, re-runs are not.")
+@click.option("--stratify", is_flag=True,
+              help="With --base-seeds M: re-run each card on as many seeds as --seeds re-runs, chosen among all M by "
+                   "stratum (a seed where no seat held the card is never re-run; Neyman allocation over the rest) "
+                   "instead of the first --seeds; the value then estimates the paired value over all M seeds.")
 @click.option("--card", "-c", "cards", multiple=True, metavar="CARD",
               help="A card to value: a 1.2 card id, or a bucket of the report (type, cost, keyword, area or draw, "
                    "e.g. 'keyword: guard'; the only kind under constructed). Repeatable.")
@@ -45,7 +49,7 @@ from locm.tournament.backends import backend_options, join
                    "with both numbers and why (sign, the other changes, the agents' new decisions, chance).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @backend_options
-def cardvalue(db, ruleset, agents, seeds, seed, base_seeds, cards, most_held, baseline, workers, whatif_json, as_json,
+def cardvalue(db, ruleset, agents, seeds, seed, base_seeds, stratify, cards, most_held, baseline, workers, whatif_json, as_json,
               backend, address):
     """What a card is worth to the player holding it: each card is replaced by a baseline, the same games
     (seeds, seats, agents) are played again, and the holders' win rate as the card is is compared with
@@ -58,6 +62,7 @@ def cardvalue(db, ruleset, agents, seeds, seed, base_seeds, cards, most_held, ba
       locm cardvalue --db cv.db --card 116 --card 5 --seeds 2000 --workers 2
       locm cardvalue --db cv.db --most-held 20 --seeds 2000 --workers 2
       locm cardvalue --db cv.db --most-held 20 --seeds 2000 --base-seeds 8000
+      locm cardvalue --db cv.db --card 104 --seeds 2000 --base-seeds 8000 --stratify
       locm cardvalue --db cv.db -r constructed --card "keyword: guard" --card "cost: 2"
       locm cardvalue --db cv.db --baseline examples/variants/low-health.toml --json
       locm whatif --db cv.db --ruleset weak.toml --json > w.json
@@ -83,6 +88,8 @@ def cardvalue(db, ruleset, agents, seeds, seed, base_seeds, cards, most_held, ba
         if base_seeds < seeds:
             raise click.UsageError(f"--base-seeds {base_seeds}: expected at least --seeds ({seeds})")
         check_agents(agents, base_seeds)
+    if stratify and (base_seeds is None or base_seeds <= seeds):
+        raise click.UsageError("--stratify: expected --base-seeds M above --seeds (the seeds it chooses among)")
     file_baseline = _looks_like_a_file(baseline) and not baseline.startswith("card:")
     rules_b = resolve_ruleset(baseline) if file_baseline else None
     if not cards and not most_held and rules_b is None:
@@ -110,9 +117,16 @@ def cardvalue(db, ruleset, agents, seeds, seed, base_seeds, cards, most_held, ba
             targets, variants = variant_targets(rules_a, rules_b, cards, baseline)
         else:
             targets, variants = make_targets(rules_a, cards, baseline)
-        result = run(db, rules_a, agents, targets, variants, seeds, seed, workers,
-                     progress=lambda k: bar.update(k), announce=announce, backend=backend, address=address,
-                     base_seeds=base_seeds)
+        if stratify:
+            from locm.games.locm.cardvalue_strat import cardvalue_stratified
+
+            result = cardvalue_stratified(db, rules_a, agents, targets, variants, seeds, base_seeds, seed, workers,
+                                          progress=lambda k: bar.update(k), announce=announce, backend=backend,
+                                          address=address)
+        else:
+            result = run(db, rules_a, agents, targets, variants, seeds, seed, workers,
+                         progress=lambda k: bar.update(k), announce=announce, backend=backend, address=address,
+                         base_seeds=base_seeds)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
