@@ -144,10 +144,11 @@ class StoreIndex:
             self.last = newest
             return newest
 
-    def uncounted(self) -> bool:
-        """Whether any indexed game is one the store may not count (then the readers leave ``u``'s keys out)."""
+    def uncounted(self) -> int | None:
+        """The smallest key of an indexed game the store may not count (None: none; the readers leave ``u``'s
+        keys out, looked up only for the games from it on)."""
         with self.lock:
-            return self.conn.execute("SELECT EXISTS (SELECT 1 FROM u)").fetchone()[0] == 1
+            return self.conn.execute("SELECT min(id) FROM u").fetchone()[0]
 
     def query(self, sql: str, args: list) -> list[tuple]:
         with self.lock:
