@@ -44,6 +44,7 @@ def test_the_store_reads_only_the_counted_games_when_asked(planted):
         assert {m.agents for m in store.games(counted=True)} == {("random", "random")}
         assert len(store.games(agent="greedy", counted=True)) == 0 and len(store.games(agent="greedy")) == 2
         assert store.left_out(game="locm") == {"imported": 2} and store.left_out(game="mcg") == {}
+        assert store.left_out(agent="greedy") == {"imported": 2} and store.left_out(agent="pass") == {}
 
 
 def test_cards_stats_leaves_the_untrusted_games_out_unless_asked(planted):
@@ -133,3 +134,19 @@ def test_the_arena_index_follows_a_change_of_what_counts(planted, tmp_path):
     assert locm("tournament", "--agents", "pass", "pass", "--games", 2, "--db", planted)[0] == 0
     assert model.left_out(Filters()) == {"imported": 4}
     assert [r["agent"] for r in model.standings(Filters())["rows"]] == ["pass"]
+
+
+def test_dataset_exports_only_the_counted_games_unless_asked(planted, tmp_path):
+    pytest.importorskip("numpy")
+    code, out, err = locm("dataset", "--db", planted, "--phase", "battle", "-o", tmp_path / "d1.npz")
+    assert code == 0, err
+    assert "from 2 games" in out and NOTE in out, out
+    code, out, err = locm("dataset", "--db", planted, "--phase", "battle", "--agent", "greedy", "-o", tmp_path / "d2.npz")
+    assert code == 0, err
+    assert "0 rows from 0 games" in out and NOTE in out, out
+    code, out, err = locm("dataset", "--db", planted, "--phase", "battle", "--include-untrusted", "-o", tmp_path / "d3.npz")
+    assert code == 0, err
+    assert "from 4 games" in out and COUNTED in out, out
+    code, out, err = locm("dataset", "--db", planted, "--phase", "battle", "--agent", "random", "--seat", "0",
+                          "-o", tmp_path / "d4.npz")
+    assert code == 0 and "from 2 games" in out and NOTE in out, out  # random plays a seat of the imported games too
