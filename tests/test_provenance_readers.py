@@ -110,8 +110,8 @@ def test_the_arena_standings_ratings_and_bot_pages_leave_an_untrusted_import_out
     page = arena.get("/").text
     assert NOTE in page and "/bots/greedy" not in page
     bot = arena.get("/bots/random").text
-    assert "2 newest games looked at" in bot and NOTE in bot, bot
-    assert "0 newest games looked at" in arena.get("/bots/greedy").text
+    assert "2 newest counted games looked at" in bot and NOTE in bot, bot
+    assert "0 newest counted games looked at" in arena.get("/bots/greedy").text
     assert len(arena.get("/api/games").json()["games"]) == 4  # the list shows every game
     every = TestClient(create_app(db, index=tmp_path / "b.idx", spectate=False, include_untrusted=True))
     counted = every.get("/api/standings").json()

@@ -344,7 +344,8 @@ class ReadModel:
         agents = sorted({a for r in rankings for a, _ in r})
         ratings = sorted((r.as_dict() for r in rate(rankings, agents)), key=lambda d: -d["mu"]) if agents else []
         return {"rows": rows, "ratings": ratings, "rated_games": len(rankings), "as_of": self.last_key(),
-                "left_out": self.left_out(filters), "left_out_note": self.left_out_note(filters)}
+                "left_out": self.left_out(filters), "left_out_note": self.left_out_note(filters),
+                "counted_only": not self.include_untrusted}
 
     def bot(self, agent: str, limit: int = 500) -> dict:
         """One agent's page: its versions (the ids it was stored under that share its name), its newest counted
@@ -375,7 +376,7 @@ class ReadModel:
         turn_points = [{"turn": k + 1, "games": len(v), "mean_ms": round(sum(v) / len(v), 3), "max_ms": max(v)}
                        for k, v in enumerate(by_turn) if v]
         return {"agent": agent, "games": len(games), "errors": errors, "think": points, "by_turn": turn_points,
-                "stderr": excerpts, "left_out_note": self.cached(("left out", agent),
+                "stderr": excerpts, "counted_only": not self.include_untrusted, "left_out_note": self.cached(("left out", agent),
                                                                  lambda: self.left_out_note(Filters(agent=agent))),
                 "versions": sorted({a for g in games for a in g.agents if a.split("@")[0] == agent.split("@")[0]})}
 
