@@ -316,6 +316,11 @@ class GameDef:
     received, a `LocmError` where the event is not one, or not the input of the seat to move: how a re-run of a
     game's built-in agents takes a command-line bot's inputs as given (`locm.provenance.agents`; None: the
     bots' seats of the game are not re-run, and neither are the built-in seats beside them)."""
+    seated: Callable[[Event], Event] | None = None
+    """``seated(created)``: a created event with what its seats' players chose in it set aside, as `new` makes
+    it (Skyport: the names the server gave its seats, a client's the username of its handshake, R-SETUP); what
+    the re-run of a game with bots compares, its seed-drawn rest the rules' (None: a created event holds nothing
+    its players chose)."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
