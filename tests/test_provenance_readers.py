@@ -150,3 +150,26 @@ def test_dataset_exports_only_the_counted_games_unless_asked(planted, tmp_path):
     code, out, err = locm("dataset", "--db", planted, "--phase", "battle", "--agent", "random", "--seat", "0",
                           "-o", tmp_path / "d4.npz")
     assert code == 0 and "from 2 games" in out and NOTE in out, out  # random plays a seat of the imported games too
+
+
+def test_the_arena_reads_a_sequential_test_over_the_counted_games_only(tmp_path, monkeypatch):
+    """A run's games made an untrusted source's behind its back: the arena's reading of its test counts none."""
+    import sqlite3
+
+    from starlette.testclient import TestClient
+
+    from locm.arena.app import create_app
+    from locm.runner import live
+
+    monkeypatch.delenv(live.ENV, raising=False)
+    db = tmp_path / "sprt.db"
+    live.spool_of(db).mkdir()
+    code, out, err = locm("tournament", "--agents", "greedy", "pass", "--games", 8, "--db", db,
+                          "--sprt", "elo0=0,elo1=1,alpha=0.01,beta=0.01")
+    assert code == 0, err
+    arena = TestClient(create_app(db, index=tmp_path / "s.idx"))
+    assert [t["pairs"] for t in arena.get("/api/sprt").json()["sprt"]] == [4]
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE provenance_sources SET kind = 'imported' WHERE kind = 'played'")
+    arena = TestClient(create_app(db, index=tmp_path / "s2.idx"))
+    assert [t["pairs"] for t in arena.get("/api/sprt").json()["sprt"]] == [0]
