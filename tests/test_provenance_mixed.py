@@ -128,3 +128,16 @@ def test_a_forged_builtin_decision_in_a_mixed_game_is_refused_at_import_and_name
     genuine.write_bytes(export_of(game, replayed(game, events, 0, bot_inputs=["PASS"] * 40)))
     code, _, err = locm("import", genuine, "--db", tmp_path / "d.db")
     assert code == 0, err
+
+
+def test_a_forged_builtin_decision_in_a_mixed_skyport_game_is_refused_at_import(tmp_path):
+    """Skyport's clients name their seats (their handshakes' usernames): set aside, its built-in seat (random) re-runs."""
+    game, events = played(tmp_path, "skyport", 3, 1)
+    genuine, forged = tmp_path / "genuine.jsonl", tmp_path / "forged.jsonl"
+    genuine.write_bytes(export_of(game, events))
+    forged.write_bytes(export_of(game, replayed(game, events, 1, swap_at=6)))
+    code, _, err = locm("import", forged, "--db", tmp_path / "b.db")
+    assert code != 0 and err.count("\n") == 1 and "its agents would not play it: decision" in err, err
+    assert "P0 'random' gives" in err, err
+    code, _, err = locm("import", genuine, "--db", tmp_path / "c.db")
+    assert code == 0, err
