@@ -4,8 +4,11 @@ on the arena: the arena takes no write lock).
 
 The store: a real tournament (LOCM greedy/random, and Skyport) is played into a file, then its ``games`` rows are
 copied with new keys and ids until the table holds ``--games`` rows (the list pages read only ``games``; the
-copies have no log rows, so only the real games' replays open). Bounded: ``--requests`` in all, and the run
-stops after ``--seconds`` whatever is left.
+copies have no log rows, so only the real games' replays open; each copy's provenance row names its original's
+source, so the copies count as played here). ``--untrusted N``: N of the copies are made an untrusted import's
+(the standings leave them out, issue 32). Before the load: the arena's index built, and the standings and
+ratings over every game and over one agent's computed (uncached, the median of three), in this process. Bounded: ``--requests`` in
+all, and the run stops after ``--seconds`` whatever is left.
 
     .venv/bin/python benchmarks/bench_arena.py --games 1000000 --clients 50 --requests 3000
 """
@@ -50,10 +53,41 @@ def build(db: Path, games: int) -> None:
         while conn.execute("SELECT count(*) FROM games").fetchone()[0] < games:
             copy += 1
             left = games - conn.execute("SELECT count(*) FROM games").fetchone()[0]
+            top = conn.execute("SELECT max(id) FROM games").fetchone()[0]
             conn.execute(f"INSERT INTO games (game_id, {rest}) SELECT game_id || '-c{copy}', {rest} FROM games "
                          f"ORDER BY id LIMIT ?", (left,))
+            conn.execute("INSERT INTO provenance (game, source) SELECT g.id, p.source FROM games g JOIN provenance p "
+                         "ON p.game = g.id - ? WHERE g.id > ?", (top, top))  # keys dense: the copy of k is top + k
             conn.commit()
     print(f"store: {games:,} game rows ({n} real games), {db.stat().st_size / 1e6:.0f} MB", flush=True)
+
+
+def make_untrusted(db: Path, n: int) -> None:
+    """The newest ``n`` games made an untrusted import's (a source row as `locm import` without --trust makes)."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT OR IGNORE INTO provenance_sources (run, kind, command, file, sha256, at, trusted, "
+                     "signer) VALUES ('bench-untrusted', 'imported', '', 'bench.jsonl', '', '', 0, '')")
+        sid = conn.execute("SELECT id FROM provenance_sources WHERE run = 'bench-untrusted'").fetchone()[0]
+        conn.execute("UPDATE provenance SET source = ? WHERE game > (SELECT max(id) FROM games) - ?", (sid, n))
+
+
+def measure_standings(db: Path, index: Path | None) -> None:
+    from locm.arena.readmodel import Filters, ReadModel
+
+    t0 = time.perf_counter()
+    model = ReadModel(db, index)
+    model.index.refresh()
+    built = time.perf_counter() - t0
+    print(f"index ready in {built:.1f} s", flush=True)
+    for what, f in (("every game", Filters()), ("agent=greedy", Filters(agent="greedy"))):
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            table = model._standings(f)
+            times.append(time.perf_counter() - t0)
+        print(f"standings and ratings, {what}: {statistics.median(times) * 1e3:.0f} ms (median of 3); "
+              f"{table.get('left_out_note') or 'every game counted'}", flush=True)
+    model.index.close()
 
 
 def free_port() -> int:
@@ -109,11 +143,15 @@ def main() -> None:
     ap.add_argument("--db", type=Path, help="reuse a store built by an earlier run")
     ap.add_argument("--workers", type=int, default=2, help="the arena's server processes")
     ap.add_argument("--index", type=Path, help="the arena's index file (kept between runs; default: its cache)")
+    ap.add_argument("--untrusted", type=int, default=0, help="copies made an untrusted import's (on a new store)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-arena-"))
     db = args.db or tmp / "arena.db"
     if not db.exists():
         build(db, args.games)
+        if args.untrusted:
+            make_untrusted(db, args.untrusted)
+    measure_standings(db, args.index)
     with sqlite3.connect(db) as conn:
         mid = conn.execute("SELECT max(id) / 2 FROM games").fetchone()[0]
     port = free_port()

@@ -4,8 +4,7 @@ The core (the store, verify, History, the runner, bots and their sandbox, tourna
 reports' shell, the command line) knows no game: it is handed a `GameDef` and asks it everything a game
 decides. A game is one registered definition, the shape OpenSpiel and boardgame.io use:
 
-=========================  =================================================================================
-events                     ``codec`` (its union's `events.codec.Codec`), ``created``/``ended`` (the types that
+=========================  ==========================================================================events                     ``codec`` (its union's `events.codec.Codec`), ``created``/``ended`` (the types that
                            open and close every log of the game), ``upcast`` (older schemas)
 rules                      ``rules(name)`` a built-in ruleset, ``variant(text, source)`` a variant file's,
                            ``rules_diff``, ``rules_name``, ``rulesets``, ``rules_file``
@@ -42,8 +41,7 @@ re-running agents          ``runner_command(event)`` an input the runner gave, `
                            recorded input played as received (`locm.provenance.agents`; both optional);
                            ``play_out(rules, seed, agents)`` a whole game of built-in agents at once (a
                            faster core's; optional)
-=========================  =================================================================================
-
+=========================  ==========================================================================
 The core's own functions over any game are in `engine.core` (play a match with built-in agents, verify a log)
 and `engine.history` (any state of a log), `engine.logcheck` (a log's order and causes).
 
@@ -326,6 +324,11 @@ class GameDef:
     for byte is proven its agents' and its rules' in one run: `locm.provenance.agents.played_out`, which
     `locm verify` and an import ask before re-deciding and re-running it decision by decision (None: they
     always do that)."""
+    seated: Callable[[Event], Event] | None = None
+    """``seated(created)``: a created event with what its seats' players chose in it set aside, as `new` makes
+    it (Skyport: the names the server gave its seats, a client's the username of its handshake, R-SETUP); what
+    the re-run of a game with bots compares, its seed-drawn rest the rules' (None: a created event holds nothing
+    its players chose)."""
 
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)

@@ -21,7 +21,8 @@ from locm.store.eventstore import GameExtras, MemoryStore, open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = {"locm": f"{sys.executable} {ROOT / 'tests' / 'bots' / 'good_bot.py'}",
-        "mcg": f"{sys.executable} {ROOT / 'examples' / 'mcg' / 'bot.py'}"}
+        "mcg": f"{sys.executable} {ROOT / 'examples' / 'mcg' / 'bot.py'}",
+        "skyport": f"{sys.executable} {ROOT / 'examples' / 'skyport' / 'client.py'} {{host}} {{port}}"}
 
 
 def locm(*args):
@@ -60,7 +61,11 @@ def replayed(game, events, bot_seat: int, bot_inputs=None, swap_at: int = -1):
     while not match.ended:
         if match.to_move == bot_seat:
             given = next(inputs, None)
-            if given is None:
+            if given is None and game.name == "skyport":  # its clients speak no line: the turn ends, as at a timeout
+                from locm.engine.skyport.commands import EndTurn
+
+                match.submit(EndTurn(bot_seat))
+            elif given is None:
                 match.forfeit(bot_seat, "timeout", "")
             else:
                 game.feed(match, given) if not isinstance(given, str) else match.answer(bot_seat, given)
@@ -79,7 +84,8 @@ def export_of(game, events) -> bytes:
     return buf.getvalue()
 
 
-@pytest.mark.parametrize("name,seed,bot_seat", [("locm", 3, 0), ("locm", 4, 1), ("mcg", 5, 1)])
+@pytest.mark.parametrize("name,seed,bot_seat", [("locm", 3, 0), ("locm", 4, 1), ("mcg", 5, 1), ("skyport", 3, 1),
+                                                ("skyport", 4, 0)])
 def test_a_mixed_games_builtin_seat_is_re_run_and_a_forged_decision_of_it_is_found(tmp_path, name, seed, bot_seat):
     game, events = played(tmp_path, name, seed, bot_seat)
     assert rerun_agents(game, events).status == "same"  # the genuine game: the built-in seat is its agent
@@ -121,4 +127,17 @@ def test_a_forged_builtin_decision_in_a_mixed_game_is_refused_at_import_and_name
     genuine = tmp_path / "genuine.jsonl"  # and the bot's inputs are never what is refused
     genuine.write_bytes(export_of(game, replayed(game, events, 0, bot_inputs=["PASS"] * 40)))
     code, _, err = locm("import", genuine, "--db", tmp_path / "d.db")
+    assert code == 0, err
+
+
+def test_a_forged_builtin_decision_in_a_mixed_skyport_game_is_refused_at_import(tmp_path):
+    """Skyport's clients name their seats (their handshakes' usernames): set aside, its built-in seat (random) re-runs."""
+    game, events = played(tmp_path, "skyport", 3, 1)
+    genuine, forged = tmp_path / "genuine.jsonl", tmp_path / "forged.jsonl"
+    genuine.write_bytes(export_of(game, events))
+    forged.write_bytes(export_of(game, replayed(game, events, 1, swap_at=6)))
+    code, _, err = locm("import", forged, "--db", tmp_path / "b.db")
+    assert code != 0 and err.count("\n") == 1 and "its agents would not play it: decision" in err, err
+    assert "P0 'random' gives" in err, err
+    code, _, err = locm("import", genuine, "--db", tmp_path / "c.db")
     assert code == 0, err

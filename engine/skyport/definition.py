@@ -26,7 +26,7 @@ from locm.engine.skyport.agents import AGENT_NAMES, agent_seed, make_agent
 from locm.engine.skyport.behaviour import BEHAVIOUR
 from locm.engine.skyport.commands import Act, ChooseLoadout, Command, EndTurn
 from locm.engine.skyport.evolve import evolve, fold
-from locm.engine.skyport.game import SkyportGame, command_of, redecide
+from locm.engine.skyport.game import SkyportGame, command_of, feed_input, redecide, resume
 from locm.engine.skyport.hexmap import spawn_tiles
 from locm.engine.skyport.legal import legal_actions
 from locm.engine.skyport.protocol import gamestate
@@ -69,10 +69,14 @@ def new_on(rules: SkyportRules, seed: int, agents: Sequence[str], bots: Sequence
     names are the server's usernames (R-SETUP), a client's ``playerN`` until its handshake."""
     game_map = game_map or map_for(rules, len(agents))
     if not any(bots):
-        names = tuple(f"{a}{i}" for i, a in enumerate(agents))
-        return SkyportGame.new(names, seed, game_map, rules, tuple(agents), behaviour=behaviour)
-    names = tuple(f"{a}{i}" if a in AGENT_NAMES else f"player{i}" for i, a in enumerate(agents))
-    return SkyportGame.new(names, seed, game_map, rules, tuple(agents), tuple(bots), behaviour=behaviour)
+        return SkyportGame.new(_names(agents), seed, game_map, rules, tuple(agents), behaviour=behaviour)
+    return SkyportGame.new(_names(agents), seed, game_map, rules, tuple(agents), tuple(bots), behaviour=behaviour)
+
+
+def _names(agents: Sequence[str]) -> tuple[str, ...]:
+    """The seats' names a game made here (not served) has: a built-in agent's name and its slot, ``playerN``
+    for any other seat (a client's until its handshake: a command line is no username, R-SETUP)."""
+    return tuple(f"{a}{i}" if a in AGENT_NAMES else f"player{i}" for i, a in enumerate(agents))
 
 
 class _Agent:
@@ -205,8 +209,7 @@ def _created(e: Event) -> GameCreated:
 
 
 def _new_versioned(rules: SkyportRules, seed: int, agents: Sequence[str], bots: Sequence[str]) -> SkyportGame:
-    names = tuple(f"{a}{i}" if a in AGENT_NAMES else f"player{i}" for i, a in enumerate(agents))
-    return SkyportGame.new(names, seed, map_for(rules, len(agents)), rules, tuple(agents), tuple(bots))
+    return SkyportGame.new(_names(agents), seed, map_for(rules, len(agents)), rules, tuple(agents), tuple(bots))
 
 
 def game_id(created: Event) -> str:
@@ -278,6 +281,9 @@ GAME = GameDef(
     game_id=game_id,
     continue_as=lambda created, agents, bots: msgspec.structs.replace(
         _created(created), agents=tuple(agents), bots=tuple(bots) if any(bots) else msgspec.UNSET),
+    resume=resume,
+    feed=feed_input,
+    seated=lambda created: msgspec.structs.replace(_created(created), names=_names(_created(created).agents)),
     continued_id=lambda events: continued_content_id("skyport", _created(events[0]).rules.name,
                                                      _created(events[0]).seed, events, CODEC.to_json),
     log_id=log_id,

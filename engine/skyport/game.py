@@ -91,6 +91,35 @@ def command_of(record: CommandReceived) -> Command:
     raise InvalidLogError(f"event {record.seq}: unknown command kind {record.kind!r}")
 
 
+def _opened(created: GameCreated) -> SkyportGame:
+    """The game a created event opens, its opening drawn again from its seed (under its behaviour)."""
+    return SkyportGame.new(created.names, created.seed, created.map, created.rules, created.agents,
+                           None if isinstance(created.bots, msgspec.UnsetType) else created.bots, created.behaviour)
+
+
+def feed_input(game: SkyportGame, e: Event) -> None:
+    """Play one recorded command (an uncaused `command_received`) into `game` as it was received; an
+    `InvalidLogError` when `e` is not one or is not the command of the seat to move."""
+    if type(e) is not CommandReceived or e.cause != -1:
+        raise InvalidLogError(f"seq {e.seq}: not a recorded command")
+    if e.player != game.to_move:
+        raise InvalidLogError(f"seq {e.seq}: the command is player {e.player}'s, but player {game.to_move} is to "
+                              "move")
+    game.submit(command_of(e))
+
+
+def resume(created: Event, inputs: Iterable[Event]) -> SkyportGame:
+    """The game a created event and the recorded commands after it rebuild (the rules deciding the rest)."""
+    if type(created) is not GameCreated:
+        raise InvalidLogError("a Skyport log must start with game_created")
+    game = _opened(created)
+    for e in inputs:
+        if type(e) is not CommandReceived or e.cause != -1:
+            raise InvalidLogError(f"seq {e.seq}: not a recorded command")
+        game.submit(command_of(e))
+    return game
+
+
 def redecide(log: list[Event]) -> tuple[SkyportGame, int]:
     """Replay the commands recorded in `log` through `decide` from its opening events. Returns the game this
     gives and the seq of the first event that differs from `log` (-1 when the two logs are identical)."""
@@ -111,4 +140,4 @@ def redecide(log: list[Event]) -> tuple[SkyportGame, int]:
     return game, -1 if len(game.log) == len(log) else min(len(game.log), len(log))
 
 
-__all__ = ["SkyportGame", "command_of", "redecide"]
+__all__ = ["SkyportGame", "command_of", "feed_input", "redecide", "resume"]

@@ -49,8 +49,8 @@ def is_loopback(host: str) -> bool:
 def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, str] | None = None,
                replay_page: Callable[[str, str], str] | None = None, live_poll: float = 0.5,
                index: str | Path | None = None, reveal_after: float | None = None,
-               cards: str | Path | None = None, spectate: bool = True, live_secret: bytes | None = None
-               ) -> Starlette:
+               cards: str | Path | None = None, spectate: bool = True, live_secret: bytes | None = None,
+               include_untrusted: bool = False) -> Starlette:
     """The arena over the store ``db``. ``token``: required on every request when given. ``boards``: saved
     leaderboards, name -> query string of `Filters`. ``replay_page(db, game_id)``: the replay viewer's HTML of
     a stored game (default: `locm.replay.page.stored_page`). ``index``: the arena's index file
@@ -58,13 +58,15 @@ def create_app(db: str | Path, *, token: str | None = None, boards: dict[str, st
     (`locm.arena.live`) so that runners publish their games being played; ``reveal_after``: seconds after
     which a live game's events are shown with their hidden information (None: never, until it is stored).
     ``cards``: a card report's folder (`locm report -o DIR`), served at ``/cards/``. ``live_secret``: the key
-    of live games' handles (`locm.arena.live.Spool.handle`; the same in every worker process)."""
+    of live games' handles (`locm.arena.live.Spool.handle`; the same in every worker process).
+    ``include_untrusted``: the standings, ratings and bot pages count the games the store may not count too
+    (`locm.arena.readmodel`; by default they leave them out and say how many)."""
     from starlette.routing import Mount
     from starlette.staticfiles import StaticFiles
 
     from locm.arena.live import Feed, Spool, live_board, sprt_state
 
-    model = ReadModel(db, index)
+    model = ReadModel(db, index, include_untrusted=include_untrusted)
     model.index.refresh()
     spool = Spool(db, live_secret)
     if spectate:
@@ -348,7 +350,7 @@ def parse_boards(items: tuple[str, ...] | list[str]) -> dict[str, str]:
 def serve(db: str | Path, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
           boards: dict[str, str] | None = None, announce: Callable[[str], None] = print,
           index: str | Path | None = None, workers: int = 1, reveal_after: float | None = None,
-          cards: str | Path | None = None, spectate: bool = True) -> None:
+          cards: str | Path | None = None, spectate: bool = True, include_untrusted: bool = False) -> None:
     """Serve the arena until interrupted, by ``workers`` processes (uvicorn's). Beyond loopback a token is
     required: one is made when none is given, and the address to open is announced with it."""
     import os
@@ -361,9 +363,10 @@ def serve(db: str | Path, *, host: str = "127.0.0.1", port: int = 8765, token: s
     secret = secrets.token_hex(16)
     settings = {"db": str(db), "token": token, "boards": boards or {}, "index": str(index) if index else None,
                 "reveal_after": reveal_after, "cards": str(cards) if cards else None, "spectate": spectate,
-                "live_secret": secret}
+                "live_secret": secret, "include_untrusted": include_untrusted}
     app = create_app(db, token=token, boards=boards, index=index, reveal_after=reveal_after, cards=cards,
-                     spectate=spectate, live_secret=bytes.fromhex(secret))  # checks the store, builds the index
+                     spectate=spectate, live_secret=bytes.fromhex(secret),
+                     include_untrusted=include_untrusted)  # checks the store, builds the index
     shown = f"[{host}]" if ":" in host else host
     announce(f"locm arena: http://{shown}:{port}/" + (f"?token={token}" if token else "")
              + f" (store {db}, read-only; Ctrl-C stops)")
@@ -385,4 +388,4 @@ def app_from_environment() -> Starlette:
     s = json.loads(os.environ[_SETTINGS])
     return create_app(s["db"], token=s["token"], boards=s["boards"], index=s["index"],
                       reveal_after=s["reveal_after"], cards=s["cards"], spectate=s["spectate"],
-                      live_secret=bytes.fromhex(s["live_secret"]))
+                      live_secret=bytes.fromhex(s["live_secret"]), include_untrusted=s["include_untrusted"])

@@ -4,10 +4,14 @@ the arena never writes the store).
 
 The index file holds, per stored game (by its integer key): its game, ruleset, number of seats, the agent in
 the winner's seat, its tournament (``meta.schedule``) and map (``fields.map``), and one row per seat (agent,
-place); and the distinct games and rulesets (the filter form's choices). It is built by SQL alone (the store attached read-only, ``mode=ro``) and extended with the games stored
+place); the distinct games and rulesets (the filter form's choices); and the keys of the games the store may not
+count (``u``: `locm.store.provenance.Scope`, each with its source row's key, NULL when it has none), which the
+standings, ratings and bot pages leave out: few, so leaving them out costs a lookup of a small table. It is built by SQL alone (the store attached read-only, ``mode=ro``) and extended with the games stored
 since (``id > last``) before each read, so it follows a store that tournaments are writing. It names the store it
 indexes (its path and the id of its first and last indexed game): a store replaced or rewritten under the same
-name is indexed again from scratch.
+name is indexed again from scratch. The store's `Scope` (its few source rows, classified) is read again whenever
+a game was stored since: when it changed (an untrusted import, the provenance tables made), ``u`` is made again
+over every indexed game, the rest of the index kept.
 
 Where it lives: ``--index PATH``, else ``$XDG_CACHE_HOME/locm/arena/`` (``~/.cache``), a file per store path; it
 is derived data, safe to delete.
@@ -21,7 +25,10 @@ import sqlite3
 import threading
 from pathlib import Path
 
-INDEX_VERSION = "2"
+from locm.store.provenance import Scope
+from locm.store.sqlite import scope_of
+
+INDEX_VERSION = "3"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -29,6 +36,7 @@ CREATE TABLE IF NOT EXISTS g (
     id INTEGER PRIMARY KEY, game TEXT, ruleset TEXT, seats INTEGER, winner_agent TEXT, tournament TEXT, map TEXT);
 CREATE TABLE IF NOT EXISTS a (agent TEXT NOT NULL, id INTEGER NOT NULL, seat INTEGER NOT NULL, place INTEGER,
     PRIMARY KEY (agent, id, seat)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS u (id INTEGER PRIMARY KEY, source INTEGER);
 CREATE TABLE IF NOT EXISTS vals (kind TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, value)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS g_game ON g (game, id);
 CREATE INDEX IF NOT EXISTS g_ruleset ON g (ruleset, id);
@@ -75,6 +83,7 @@ class StoreIndex:
         self.conn.executescript(_SCHEMA)
         self.conn.execute("ATTACH DATABASE ? AS s", (f"{store.resolve().as_uri()}?mode=ro",))
         self.last = 0
+        self.scope = Scope(tables=False, since=None)
 
     def _meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -102,13 +111,24 @@ class StoreIndex:
                 return newest
             indexed = int(self._meta("last_key") or 0)
             if not self._same_store(indexed) or indexed > newest:
-                self.conn.executescript("BEGIN; DELETE FROM g; DELETE FROM a; DELETE FROM vals; DELETE FROM meta; COMMIT;")
+                self.conn.executescript("BEGIN; DELETE FROM g; DELETE FROM a; DELETE FROM u; DELETE FROM vals; "
+                                        "DELETE FROM meta; COMMIT;")
                 indexed = 0
+            self.scope = scope = scope_of(self.conn, "s.")
+            uncounted = (f"INSERT INTO u (id, source) SELECT g.id, {scope.kind_sql('g.id', 's.')} FROM s.games g "
+                         f"WHERE g.id > ? AND g.id <= ? AND {scope.uncounted_sql('g.id', 's.')}")
+            said = repr((scope.tables, scope.since, scope.uncounted))
+            if self._meta("scope") != said:  # u made again over the indexed games, under the scope now
+                self.conn.execute("BEGIN")
+                self.conn.execute("DELETE FROM u")
+                self.conn.execute(uncounted, (0, indexed))
+                self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('scope', ?)", (said,))
+                self.conn.execute("COMMIT")
             start = indexed
             while indexed < newest:
                 upto = min(newest, indexed + self.CHUNK)
                 self.conn.execute("BEGIN")
-                for statement in _FILL.strip().split(";\n"):
+                for statement in [*_FILL.strip().split(";\n"), uncounted]:
                     self.conn.execute(statement.rstrip(";"), (indexed, upto))
                 first = self.conn.execute("SELECT id, game_id FROM s.games ORDER BY id LIMIT 1").fetchone()
                 last = self.conn.execute("SELECT id, game_id FROM s.games WHERE id <= ? ORDER BY id DESC LIMIT 1",
@@ -123,6 +143,12 @@ class StoreIndex:
                     progress(indexed - start, newest - start)
             self.last = newest
             return newest
+
+    def uncounted(self) -> int | None:
+        """The smallest key of an indexed game the store may not count (None: none; the readers leave ``u``'s
+        keys out, looked up only for the games from it on)."""
+        with self.lock:
+            return self.conn.execute("SELECT min(id) FROM u").fetchone()[0]
 
     def query(self, sql: str, args: list) -> list[tuple]:
         with self.lock:

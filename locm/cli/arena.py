@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from locm.cli.options import INCLUDE_UNTRUSTED
+
 
 @click.command()
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("locm.db"), show_default=True,
@@ -28,13 +30,17 @@ import click
               help="Do not make the store's live spool (DB.live/), where runners publish the games being played.")
 @click.option("--cards", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="A card report's folder ('locm report -o DIR') to serve at /cards/.")
+@INCLUDE_UNTRUSTED
 def arena(db: Path, host: str, port: int, token: str | None, boards: tuple[str, ...], index: Path | None,
-          workers: int, reveal_after: float | None, no_spectate: bool, cards: Path | None) -> None:
+          workers: int, reveal_after: float | None, no_spectate: bool, cards: Path | None,
+          include_untrusted: bool) -> None:
     """Serve a live web view of a store: standings with ratings and intervals, leaderboards, the games with
     filters (new ones appear as they are stored), every game's replay at /games/ID (#seq=S&as=P deep links),
     bot pages, the state of running sequential tests (SPRT), the games being played at /live/games (watched as
     a spectator: hidden information hidden, or shown --reveal-after SECONDS), a card report (--cards), and JSON
     at /api/games, /api/games/ID, /api/standings, /api/sprt and /api/live. Reads the store, never writes it.
+    The standings, ratings and bot pages count the games played here or imported from a trusted file
+    (--include-untrusted: all), and a line says how many they left out; the game list shows every game.
 
     \b
     Example:
@@ -47,4 +53,5 @@ def arena(db: Path, host: str, port: int, token: str | None, boards: tuple[str, 
     if not db.is_file():
         raise click.UsageError(f"{db}: no such store (make one with 'locm tournament --db {db}')")
     serve(db, host=host, port=port, token=token, boards=parse_boards(boards), announce=click.echo, index=index,
-          workers=workers, reveal_after=reveal_after, cards=cards, spectate=not no_spectate)
+          workers=workers, reveal_after=reveal_after, cards=cards, spectate=not no_spectate,
+          include_untrusted=include_untrusted)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from locm.cli.options import INCLUDE_UNTRUSTED
 from locm.engine import registry
 
 
@@ -29,12 +30,15 @@ from locm.engine import registry
 @click.option("--seat", type=click.Choice(["0", "1", "both"]), default="both", show_default=True,
               help="Whose decisions.")
 @click.option("--limit", type=click.IntRange(min=1), help="At most this many games.")
-def dataset(db, output, ruleset, phases, game, logs, agent, seat, limit):
+@INCLUDE_UNTRUSTED
+def dataset(db, output, ruleset, phases, game, logs, agent, seat, limit, include_untrusted):
     """Export (observation, mask, action, reward, outcome) rows from stored games, for behaviour cloning.
 
     Each decision of a seat is one row, encoded as the environment with the same phases encodes it
     (LOCM-battle-v0: --phase battle), so a policy cloned from the rows plays there as it is. A bot's
     answer line gives one row per action it played. Needs the extra locm[rl] (NumPy, Gymnasium).
+    From a store, only the games it played or imported from a trusted file (--include-untrusted: all), and a
+    line says how many it left out; an environment's episode logs (--logs) are read as they are.
 
     \b
     Example:
@@ -45,10 +49,11 @@ def dataset(db, output, ruleset, phases, game, logs, agent, seat, limit):
     from locm.games.registry import hook
 
     seats = (0, 1) if seat == "both" else (int(seat),)
-    hook("dataset", game, _from_logs)(game, db, output, ruleset, phases, logs, agent, seats, limit)
+    hook("dataset", game, _from_logs)(game, db, output, ruleset, phases, logs, agent, seats, limit,
+                                      include_untrusted)
 
 
-def _from_logs(game, db, output, ruleset, phases, logs, agent, seats, limit) -> None:
+def _from_logs(game, db, output, ruleset, phases, logs, agent, seats, limit, include_untrusted=False) -> None:
     """The rows of the episodes an environment of ``game`` stored in the folder ``logs``."""
     from locm.engine.errors import LocmError
 
@@ -72,11 +77,14 @@ def check_phases(phases, names, what) -> None:
                                      param_hint="--phase")
 
 
-def say_summary(summary, output) -> None:
+def say_summary(summary, output, note: str | None = None) -> None:
+    """The summary line (and ``note``, the line about the stored games not counted, when there is one)."""
     for gid, why in summary.skipped:
         click.echo(f"{gid}: skipped: {why}", err=True)
     click.echo(f"{output}: {summary.rows} rows from {summary.games} games"
                + (f" ({len(summary.skipped)} skipped)" if summary.skipped else ""))
+    if note is not None:
+        click.echo(note)
 
 
 __all__ = ["dataset", "check_phases", "say_summary"]

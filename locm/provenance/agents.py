@@ -13,8 +13,9 @@ bot's recorded inputs are taken as given (played into the match as received, `Ga
 not here, and its files' hash in the log is the log's word), and each built-in seat's decisions are its
 agent's, compared as in a game of built-in agents only; a game whose built-in seat departs from its agent is
 refused at import and named by verify. Its created event must be the one its rules, seed and agents give,
-the bots' versions set aside (`GameDef.continue_as` with none), and the match is opened from the created event
-itself (`GameDef.resume`), so the bots' versions it records stand.
+the bots' versions set aside (`GameDef.continue_as` with none) and what its seats' players chose in it
+(`GameDef.seated`: Skyport's seat names, a client's its handshake's), and the match is opened from the created
+event itself (`GameDef.resume`), so the bots' versions and names it records stand.
 
 A game whose every seat is a built-in agent may be proven in one run instead, where its game plays whole games
 out at once (`GameDef.play_out`: LOCM's native core): `played_out` plays it from its created event's rules, seed
@@ -89,6 +90,8 @@ def rerun_agents(game: Any, events: Sequence[Any], continued: tuple[int, Sequenc
         opened, expected = match.log[0], created
         if bots:  # its bots' versions are the log's word: the rest of its created event must be what new gives,
             expected = game.continue_as(created, agents, ("",) * len(agents))  # and it opens the match as it is
+            if game.seated is not None:  # and what its seats' players chose in it (Skyport's names)
+                opened, expected = game.seated(opened), game.seated(expected)
             if opened == expected:
                 match = game.resume(created, [])
         players = [game.make_agent(name, seed, seat) if name in builtin else None for seat, name in enumerate(before)]

@@ -102,9 +102,11 @@ def _decisions(game: engine_game.Game, e: ActionReceived, layout: Layout) -> lis
 
 def export(db: str | Path, out: str | Path, *, ruleset: str = "1.2", phases: Sequence[str] | None = None,
            seats: Sequence[int] = (0, 1), agent: str | None = None, limit: int | None = None,
-           progress: Callable[[int], None] | None = None) -> Summary:
+           progress: Callable[[int], None] | None = None, counted: bool = False) -> Summary:
     """Write the rows of the stored games of `ruleset` (those where `agent` plays a seat, if given; `seats`
-    then are that agent's seats) to `out` (.npz). Returns how many games and rows, and the games skipped."""
+    then are that agent's seats; only the games the store may count when `counted`,
+    `locm.store.provenance.Provenance.counted`) to `out` (.npz). Returns how many games and rows, and the games
+    skipped."""
     from locm.store.eventstore import open_store
     from locm.games.locm.variants import ruleset_name
 
@@ -113,7 +115,8 @@ def export(db: str | Path, out: str | Path, *, ruleset: str = "1.2", phases: Seq
     games: list[tuple[str, tuple[str, str], list[Row], dict[int, float]]] = []
     skipped: list[tuple[str, str]] = []
     with open_store(db, create=False, readonly=True) as store:
-        records = store.games(ruleset=ruleset_name(ruleset, store), agent=agent, limit=limit, game="locm")
+        records = store.games(ruleset=ruleset_name(ruleset, store), agent=agent, limit=limit, game="locm",
+                              counted=counted)
         for record in records:
             if progress:
                 progress(1)

@@ -177,11 +177,12 @@ class EventStore:
                  and all(k in m.fields and _field_text(m.fields[k]) == v for k, v in (fields or {}).items())]
         return found if limit is None else found[:limit]
 
-    def left_out(self, game: str | None = None, ruleset: str | None = None) -> dict[str, int]:
-        """How many stored games (of ``game``, of ``ruleset``, when given) a result may not count
+    def left_out(self, game: str | None = None, ruleset: str | None = None,
+                 agent: str | None = None) -> dict[str, int]:
+        """How many stored games (of ``game``, of ``ruleset``, with ``agent`` in a seat, when given) a result may not count
         (`games`' ``counted``), by why: ``imported`` (untrusted) or ``unrecorded`` (no provenance row); the words
         a reader prints are `locm.store.provenance.left_out_note`'s."""
-        ids = {m.game_id for m in self._rows(game, ruleset, None, None, None)}
+        ids = {m.game_id for m in self._rows(game, ruleset, agent, None, None)}
         out: dict[str, int] = {}
         for came in self._provenances(list(ids)).values():
             if not came.counted:

@@ -17,8 +17,9 @@ What counts (`Provenance.counted`): a tournament, an SPRT run and their standing
 games this store played (or a locm before provenance, or a migration, said it played) and the games imported
 from a file whose signature a trusted key made. An untrusted import is kept, shown and verified, never
 counted. The card reports and `whatif` count the same games, the rule applied in SQL (`Scope`): the few source
-rows are classified once by `Provenance.counted`, each game's source is looked up by its key (the arena's
-standings, ratings and bot pages do not yet: they read every stored game). `INCLUDE_UNTRUSTED`,
+rows are classified once by `Provenance.counted`, each game's source is looked up by its key; the arena's
+standings, ratings and bot pages the same, through its index's table of the keys not counted
+(`locm.arena.index`). `INCLUDE_UNTRUSTED`,
 the one flag every such reader takes, counts the rest too; `left_out_note` is the line each prints about them.
 Whoever can write the store's file can write these rows too: provenance protects the results from what comes
 in through `locm import`; every row written extends the provenance chain (`locm.store.provchain`), so an edit

@@ -599,13 +599,16 @@ class SqliteStore(EventStore):
         except sqlite3.DatabaseError as exc:
             raise CorruptStoreError(self.path, str(exc)) from None
 
-    def left_out(self, game: str | None = None, ruleset: str | None = None) -> dict[str, int]:
+    def left_out(self, game: str | None = None, ruleset: str | None = None,
+                 agent: str | None = None) -> dict[str, int]:
         scope = self.scope()
         where, params = [scope.uncounted_sql("g.id")], []
         if game is not None:
             where.append("g.game = ?"), params.append(game)
         if ruleset is not None:
             where.append("g.ruleset = ?"), params.append(ruleset)
+        if agent is not None:
+            where.append("EXISTS (SELECT 1 FROM json_each(g.agents) a WHERE a.value = ?)"), params.append(agent)
         out: dict[str, int] = {}
         for source, n in self._query(f"SELECT {scope.kind_sql('g.id')}, count(*) FROM games g WHERE "
                                      f"{' AND '.join(where)} GROUP BY 1", params):

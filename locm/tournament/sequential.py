@@ -33,12 +33,16 @@ def check_pairs(jobs: Schedule) -> None:
 
 def _pair_scores(store: EventStore, pair: Sequence[Job]) -> tuple[float, float] | None:
     """The first agent's score in each game of a pair (by the first agent of the schedule: 1 a win, 1/2 a
-    shared place, 0 a loss, by the game's places), or None while a game of the pair is not stored."""
+    shared place, 0 a loss, by the game's places), or None while a game of the pair is not stored, or is stored
+    but not counted (`locm.store.provenance.Provenance.counted`: a run refuses such a game under its id; the
+    arena's reading of the test stops there too)."""
     first = pair[0].agents[0]
     out = []
     for job in pair:
         try:
             m = store.game(job.game_id)
+            if not store.provenance(job.game_id).counted:
+                return None
         except GameNotFoundError:
             return None
         mine, theirs = (m.places[0], m.places[1]) if m.agents[0] == first else (m.places[1], m.places[0])

@@ -43,8 +43,9 @@ def rules_diff(game, left: str, right: str, as_json: bool, echo) -> None:
     rules_diff_command(left, right, as_json, echo)
 
 
-def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> None:
-    """`locm dataset` of LOCM: the rows of the games stored in ``db`` (`locm.rl.locm_dataset.export`)."""
+def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit, include_untrusted=False) -> None:
+    """`locm dataset` of LOCM: the rows of the games stored in ``db`` (`locm.rl.locm_dataset.export`), those the
+    store may count unless ``include_untrusted``, and the line about the others."""
     from pathlib import Path
 
     from locm.cli.dataset import check_phases, say_summary
@@ -60,14 +61,18 @@ def dataset(game, db, output, ruleset, phases, logs, agent, seats, limit) -> Non
 
     rules = resolve_ruleset(ruleset)
     check_phases(phases, [p.name for p in LocmSpec(rules).phases], rules.name)
+    from locm.games.locm.variants import ruleset_name
     from locm.store.eventstore import open_store
+    from locm.store.provenance import left_out_note
 
     with open_store(db, create=False, readonly=True) as store:
-        total = len(store.games(ruleset=rules.name, agent=agent, limit=limit, game="locm"))
+        name = ruleset_name(ruleset, store)
+        total = len(store.games(ruleset=name, agent=agent, limit=limit, game="locm", counted=not include_untrusted))
+        note = left_out_note(store.left_out(game="locm", ruleset=name, agent=agent), include_untrusted)
     with progress_bar(length=total, label="encoding", show_pos=True) as bar:
         summary = export(db, output, ruleset=ruleset, phases=phases or None, seats=seats, agent=agent,
-                         limit=limit, progress=bar.update)
-    say_summary(summary, output)
+                         limit=limit, progress=bar.update, counted=not include_untrusted)
+    say_summary(summary, output, note)
 
 
 __all__ = ["conformance", "rules_diff", "dataset"]
