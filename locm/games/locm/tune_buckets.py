@@ -12,7 +12,7 @@ on buckets:
    keyword's ``addCost`` moved by 1, 2 or 3 up when too strong (by 1 to 4 down, not below 0, when too weak),
    its ``multCost`` (the factor on the card's stat budget) by 0.25 or 0.5 the other way, and, too strong, its
    ``weight`` halved (how often it is generated), raced paired against the current weights
-   (`locm.games.locm.tune.race`); the best kept (`choose`) and the bucket measured again; repeated while its
+   (`locm.games.locm.tune_measure.race`); the best kept (`choose`) and the bucket measured again; repeated while its
    estimate lies outside the band and the change budget lasts.
 
 There is no screen: six buckets are measured, not a hundred and sixty cards."""
@@ -29,6 +29,7 @@ from locm.analysis.stats import wilson
 from locm.analysis.tune import HIGH, LOW, OPEN, Objectives, centre_of, choose, seat_verdict, verdict
 from locm.engine.locm.rulesets import Rules
 from locm.events.locm.cards import KEYWORD_NAMES
+from locm.games.locm.tune_measure import TuneError, Tuner, _dict, race
 
 MAX_ROUNDS = 2
 """Mutation rounds per bucket."""
@@ -77,7 +78,6 @@ def tune_buckets(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, 
     """The steps of the module note: the evidence (as `locm.games.locm.tune.tune` gives it, the buckets under
     ``"cards"`` with their names as ``card``) with the tuned `Rules` under ``"rules"``."""
     from locm.games.locm.cardvalue import check_agents
-    from locm.games.locm.tune import TuneError, Tuner, _dict, race
 
     seeds = max(20, min(2000, budget // 16)) // 2 * 2
     check_agents(agents, seeds)
