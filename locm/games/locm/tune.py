@@ -14,7 +14,8 @@ the same arguments reads them back and plays none again:
    replaced by the vanilla creature of its cost, paired re-runs). The band's centre is the median of these
    values. Sequential: an undecided card whose estimate lies more than half a band from the centre is
    measured again on twice its seeds, the furthest first, while the games each is expected to cost
-   (`Tuner.expect`) fit in two thirds of the budget (games go where they decide). Half a band, not the band:
+   (`Tuner.expect`) fit in two thirds of the budget (games go where they decide; in all of it when none is
+   decided out of band by then, as the search would have nothing to change). Half a band, not the band:
    a far-too-weak card's holders seldom play it, so on few seeds its estimate often lies just inside the band
    with an interval reaching far out of it, and a rule that waited for the estimate to leave the band never
    measured it again.
@@ -201,6 +202,10 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
             measured[b]["before"], _ = tuner.measure(rules0, b, n)
             measured[b]["seeds"] = n
             done += 1
+        if not done and refine < budget and not any(verdict(m["before"], centre, ob.band) in (HIGH, LOW)
+                                                    for m in measured.values()):
+            refine = budget  # nothing is decided out of band, so the search's third goes to deciding
+            continue
         if not done:
             break
         centre = centre_of(m["before"].value for m in measured.values())
