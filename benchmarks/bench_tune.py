@@ -8,6 +8,12 @@ the band.
 
     .venv/bin/python benchmarks/bench_tune.py --budget 3000 --runs 3 --workers 1
 
+``--strengths 2 4 8``: the games to find the same card made stronger by that much attack only (Slimer 2/1 as a
+4/1, 6/1, 10/1, its keyword and health effect as they are), ``--runs`` runs each, the median per strength
+("found" None: the run ended before the card's interval lay wholly above the band):
+
+    .venv/bin/python benchmarks/bench_tune.py --strengths 2 4 8 --budget 3000 --runs 3 --workers 2
+
 ``--seat mcg``: the wall time of `locm tune --game mcg --agents greedy` (the seat search) at ``--budget`` on
 ``--workers`` workers, a fresh store a run, with the games used, their rate and the first player's rate
 before and after; and the wall time of a second run on the same store (every game read back):
@@ -38,20 +44,47 @@ def main() -> None:
     ap.add_argument("--attack", type=int, default=12)
     ap.add_argument("--defense", type=int, default=12)
     ap.add_argument("--keywords", default="BCDGLW")
+    ap.add_argument("--strengths", type=int, nargs="*", default=None,
+                    help="Attack added to Slimer's 2, one plant a strength (nothing else of the card changed).")
     ap.add_argument("--seat", choices=["mcg"], default=None,
                     help="Time the seat search of my-card-game instead of finding a planted card.")
     args = ap.parse_args()
     if args.seat:
         seat(args)
         return
+    if args.strengths:
+        summary = []
+        for plus in args.strengths:
+            planted = variant_from_dict({"base": "1.2", "name": f"planted-plus{plus}",
+                                         "cards": {"1": {"attack": 2 + plus}}})
+            rows = plant_runs(args, planted)
+            found = [r["found_at_games"] for r in rows if r["found_at_games"] is not None]
+            summary.append({"attack_plus": plus, "runs": len(rows), "found": len(found),
+                            "median_games_to_find": statistics.median(found) if found else None,
+                            "changed": sum(bool(r["changes"]) for r in rows),
+                            "median_seconds": statistics.median(r["seconds"] for r in rows)})
+            print(json.dumps(summary[-1]), flush=True)
+        print(json.dumps({"budget": args.budget, "workers": args.workers, "strengths": summary,
+                          "load_average": os.getloadavg()}))
+        return
     planted = variant_from_dict({"base": "1.2", "name": "planted", "cards": {"1": {
         "attack": args.attack, "defense": args.defense, "keywords": args.keywords}}})
+    rows = plant_runs(args, planted)
+    found = [r["found_at_games"] for r in rows if r["found_at_games"] is not None]
+    print(json.dumps({"runs": len(rows), "found": len(found),
+                      "median_games_to_find": statistics.median(found) if found else None,
+                      "median_seconds": statistics.median(r["seconds"] for r in rows),
+                      "load_average": os.getloadavg()}))
+
+
+def plant_runs(args, planted) -> list[dict]:
+    """``args.runs`` tunes of `planted`, each a fresh store with first seed ``1 + 1000 * k``: a row each."""
     rows = []
     for k in range(args.runs):
         with tempfile.TemporaryDirectory() as d:
             t0 = time.perf_counter()
             r = tune(Path(d) / "t.db", planted, ("random", "random"), args.budget, Objectives(), seed=1 + 1000 * k,
-                     workers=args.workers)
+                     workers=args.workers, target="cards")
             seconds = time.perf_counter() - t0
         card = next((c for c in r["cards"] if c["card"] == 1), None)
         rows.append({"seed": 1 + 1000 * k, "found_at_games": card and card["found_at_games"],
@@ -59,11 +92,7 @@ def main() -> None:
                      "changes": [{"card": c["card"], **c["change"]} for c in r["changes"]],
                      "value_before": card and card["before"]["value"], "value_after": card and card["after"]["value"]})
         print(json.dumps(rows[-1]), flush=True)
-    found = [r["found_at_games"] for r in rows if r["found_at_games"] is not None]
-    print(json.dumps({"runs": len(rows), "found": len(found),
-                      "median_games_to_find": statistics.median(found) if found else None,
-                      "median_seconds": statistics.median(r["seconds"] for r in rows),
-                      "load_average": os.getloadavg()}))
+    return rows
 
 
 def seat(args) -> None:

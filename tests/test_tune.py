@@ -135,7 +135,6 @@ def test_bad_input_is_one_line(tmp_path):
     base = ["tune", "--agents", "random", "--budget", "1000", "--db", str(tmp_path / "x.db"), "-o",
             str(tmp_path / "x.toml")]
     for extra, expected in ((["--objective", "band=2"], "--objective"),
-                            (["--ruleset", "constructed", "--target", "cards"], "constructed"),
                             (["greedy", "lookahead"], "one or two agents")):
         r = runner.invoke(cli, base + extra)
         assert r.exit_code != 0 and expected in r.output and "Traceback" not in r.output, r.output

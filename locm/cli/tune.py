@@ -30,7 +30,8 @@ from locm.tournament.backends import backend_options, join
                    "first player's win rate within 50% +- this; default 0.05), changes=N (at most N changes; "
                    "default 3). Repeatable.")
 @click.option("--target", type=click.Choice(["all", "cards", "seat"]), default="all", show_default=True,
-              help="What to balance: cards (LOCM 1.2's cards), seat (the first player's win rate, by rule "
+              help="What to balance: cards (LOCM 1.2's cards; constructed's keyword buckets, by the card "
+                   "generator's keyword costs), seat (the first player's win rate, by rule "
                    "settings) or all (the cards, then the seat when it lies outside the margin).")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes playing games (the main process stores them).")
@@ -59,6 +60,7 @@ def tune(game, ruleset, agent, budget, objectives, target, workers, seed, db, ou
       locm tune --ruleset my-variant.toml --agents random --budget 6000 --db tune.db -o tuned.toml
       locm tune --ruleset 1.2 --agents lookahead greedy --budget 20000 --workers 2 --db tune.db -o tuned.toml
       locm tune --ruleset constructed --target seat --agents random --budget 8000 --db tune.db -o tuned.toml
+      locm tune --ruleset constructed --target cards --agents random --budget 8000 --db tune.db -o tuned.toml
     """
     from locm.analysis.tune import Objectives
     from locm.cli.options import check_output

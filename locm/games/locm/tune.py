@@ -5,27 +5,34 @@ The steps, every one on the same seeds, seats and agents (paired), every game st
 (base games as `locm tournament` stores them, re-runs as `locm cardvalue` does), so that a second run with
 the same arguments reads them back and plays none again:
 
-1. **Screen.** The base games of the ruleset (``seeds`` seeds). Each card's holders (the seat whose deck held
-   more copies, `locm.games.locm.whatif.advantage`) and their win rate; the `SUSPECTS` cards whose holders'
-   win rate is furthest from 50% (a z-score, at least `MIN_HOLDERS` holders) are suspects, and the
-   `REFERENCES` cards held most often are references. This is observational (an agent's choices bias it):
-   it only chooses what to measure.
+1. **Screen.** The base games of the ruleset (``seeds`` = ``budget / 16`` seeds). Each card's holders (the
+   seat whose deck held more copies, `locm.games.locm.whatif.advantage`) and their win rate; the `SUSPECTS`
+   cards whose holders' win rate lies furthest above and below 50% (a z-score, the two tails in turn, at least
+   `MIN_HOLDERS` holders) are suspects, and the `REFERENCES` cards held most often are references. This is
+   observational (an agent's choices bias it): it only chooses what to measure.
 2. **Measure.** The causal value of every suspect and reference (`locm.games.locm.cardvalue`: the card
    replaced by the vanilla creature of its cost, paired re-runs). The band's centre is the median of these
-   values. A card whose estimate lies outside the band but whose interval reaches into it is measured again
-   on twice the seeds (sequential: games go where they decide), from at most two thirds of the budget.
-3. **Search.** For each card outside the band, furthest first: single-field mutations (`mutations`: cost,
-   attack, defense; a keyword removed or, for a weak card, added), each evaluated paired against the current
-   ruleset (the holders' win rate with the card as it is minus with the mutation), the best kept (`choose`),
-   and the card measured again under the changed ruleset; repeated while it is out of band and the change
-   budget (``max_changes`` fields) lasts.
+   values. Sequential: an undecided card whose estimate lies more than half a band from the centre is
+   measured again on twice its seeds, the furthest first, while the games each is expected to cost
+   (`Tuner.expect`) fit in two thirds of the budget (games go where they decide; in all of it when none is
+   decided out of band by then, as the search would have nothing to change). Half a band, not the band:
+   a far-too-weak card's holders seldom play it, so on few seeds its estimate often lies just inside the band
+   with an interval reaching far out of it, and a rule that waited for the estimate to leave the band never
+   measured it again.
+3. **Search.** For each card decided outside the band, furthest first, with an equal share of the budget left:
+   single-field mutations (`candidates`: cost, attack, defense, a health effect, the field of the largest
+   magnitude first; a keyword removed or, for a weak creature, added), raced (`race`: successive halving, each
+   paired against the current ruleset, the holders' win rate with the card as it is minus with the mutation),
+   the best kept (`choose`) and the card measured again under the changed ruleset on the seeds its race gave
+   it; repeated while its estimate lies outside the band and the change budget (``max_changes`` fields) lasts.
 4. **Seat.** The first player's win rate in the base games before and after, against 50% +- the margin;
    when it lies wholly outside, the seat search over rule settings (`locm.games.locm.tune_rules`) with the
    budget left.
 
 ``target`` chooses the steps: ``cards`` (1 to 3), ``seat`` (4 alone, on the ruleset as given) or ``all``.
-Constructed's cards are generated per game: its cards are not tuned (``cards`` is refused with one line), its
-seat is (rule settings and the generator's type weights).
+Constructed's cards are generated per game: ``cards`` tunes its keyword buckets by the generator's keyword
+costs (`locm.games.locm.tune_buckets`), ``seat`` and ``all`` its seat (rule settings and the generator's type
+weights).
 """
 
 from __future__ import annotations
@@ -33,19 +40,17 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import msgspec
 
 from locm.analysis.stats import wilson
-from locm.analysis.tune import (HIGH, LOW, OPEN, Estimate, Field, Objectives, centre_of, choose, mutations,
-                                seat_verdict, verdict)
-from locm.engine.errors import LocmError
+from locm.analysis.tune import HIGH, LOW, OPEN, Field, Objectives, centre_of, choose, mutations, seat_verdict, verdict
 from locm.engine.locm.carddata import cardlist_12
 from locm.engine.locm.rulesets import DRAFT, Rules, rules_hash
 from locm.events.locm.cards import CREATURE, GREEN, KEYWORD_LETTERS, KEYWORD_NAMES, Card, keywords_to_str
+from locm.games.locm.tune_measure import Ledger, TuneError, Tuner, _dict, race
 
 SUSPECTS = 4
 """Cards the screen sends to causal measurement for their holders' win rate."""
@@ -56,104 +61,7 @@ MIN_HOLDERS = 10
 MAX_ROUNDS = 3
 """Mutation rounds per card."""
 LAMBDA = 8
-"""Candidates evaluated per round (the largest numeric steps and the keyword changes, interleaved)."""
-
-
-class TuneError(LocmError):
-    """A tune that cannot run as asked: a ruleset it cannot tune, a budget too small for one measurement."""
-
-
-@dataclass
-class Ledger:
-    """The games a tune used (played now or read back), counted once per ruleset and re-run target at the most
-    seeds asked, so the count depends on the arguments only (a resumed run counts the same). A game used by two
-    measurements (a re-run under a changed ruleset that is also one of its base games) counts in both. Before each
-    measurement the tune checks that one like the last still fits the budget (`Tuner.fits`), so it passes the
-    budget only by what a measurement costs more than the last one did."""
-
-    used: dict = field(default_factory=dict)
-    played_now: int = 0
-
-    def add(self, key: tuple, games: int, played: int) -> None:
-        self.used[key] = max(self.used.get(key, 0), games)
-        self.played_now += played
-
-    @property
-    def total(self) -> int:
-        return sum(self.used.values())
-
-
-@dataclass
-class Tuner:
-    """One tune's measurements: the store, the agents, where the games run, and the games used so far."""
-
-    db: Path
-    agents: tuple[str, str]
-    objectives: Objectives
-    budget: int
-    first_seed: int = 1
-    workers: int = 1
-    backend: str = "local"
-    address: str | None = None
-    progress: Callable[[str], None] | None = None
-    ledger: Ledger = field(default_factory=Ledger)
-    last_cost: int = 0  # the games the last measurement added: what the next one is expected to add
-
-    def fits(self, limit: int, factor: int = 1) -> bool:
-        """Whether another measurement like the last one (`factor` times its games: 2 on twice the seeds) stays
-        within `limit` games."""
-        return self.ledger.total + factor * self.last_cost <= limit
-
-    def say(self, text: str) -> None:
-        if self.progress:
-            self.progress(text)
-
-    def measure(self, rules: Rules, card: int, seeds: int, against: Rules | None = None) -> tuple[Estimate, dict]:
-        """The card's causal value under `rules` at `seeds` seeds: against the vanilla creature of its cost, or
-        (``against``) the holders' win rate under `rules` minus under `against` (the paired change a mutation
-        makes). One `locm.games.locm.cardvalue` run; its games enter the ledger."""
-        from locm.games.locm.cardvalue import cardvalue, make_targets, variant_targets
-
-        if against is None:
-            targets, variants = make_targets(rules, [str(card)], "vanilla")
-        else:
-            targets, variants = variant_targets(rules, against, [str(card)], against.name)
-        run = cardvalue(self.db, rules, self.agents, targets, variants, seeds, self.first_seed, self.workers,
-                        backend=self.backend, address=self.address)
-        if run.errors:
-            raise TuneError(f"re-run of game {run.errors[0][0]} failed: {run.errors[0][1]}")
-        before = self.ledger.total
-        h = rules_hash(rules)
-        self.ledger.add((h, "base"), run.base_stored + run.base_played, run.base_played)
-        self.ledger.add((h, rules_hash(variants[0])), run.played + run.reused, run.played)
-        self.last_cost = self.ledger.total - before
-        row = run.ranked()[0]
-        return Estimate(row["value"], row["low"], row["high"], row["units"]), row
-
-    def holders(self, rules: Rules, seeds: int) -> tuple[dict[int, list[int]], tuple[int, int]]:
-        """Per card, ``[holders, holders who won]`` in the base games, and the first player's ``(wins, games)``."""
-        from locm.analysis.locm.cardfacts import project
-        from locm.games.locm.cardvalue import base_games, base_schedule
-        from locm.games.locm.whatif import advantage
-        from locm.store.eventstore import open_store
-
-        stored, played = base_games(self.db, rules, self.agents, seeds, self.first_seed, self.workers,
-                                    backend=self.backend, address=self.address)
-        self.ledger.add((rules_hash(rules), "base"), stored + played, played)
-        counts: dict[int, list[int]] = {}
-        seat = [0, 0]
-        with open_store(self.db, create=False, readonly=True) as store:
-            for job in base_schedule(rules, self.agents, seeds, self.first_seed):
-                g = project(store.verified_events(job.game_id))
-                seat[0] += g.winner == 0
-                seat[1] += 1
-                for b in set(g.decks[0]) | set(g.decks[1]):
-                    adv = advantage(g.decks, {b})
-                    if adv is not None:
-                        c = counts.setdefault(b, [0, 0])
-                        c[0] += 1
-                        c[1] += g.winner == adv[0]
-        return counts, (seat[0], seat[1])
+"""Candidates raced per round (the largest numeric steps and the keyword changes, interleaved)."""
 
 
 def screen(counts: dict[int, list[int]], suspects: int = SUSPECTS, references: int = REFERENCES
@@ -198,7 +106,10 @@ def candidates(c: Card, weaken: bool, distance: float) -> list[dict]:
     by_field: dict[str, list[dict]] = {}
     for m in mutations(card_fields(c, weaken), weaken, distance):
         by_field.setdefault(next(iter(m)), []).append(m)
-    levels = [steps[::-1] for steps in by_field.values()]  # each field's largest step first, fields in turn
+    # each field's largest step first, fields in turn, the field of the largest magnitude first (a card's largest
+    # number, e.g. a 12 attack or a 30-health summon effect, is the likeliest to be out of line)
+    order = sorted(by_field, key=lambda f: -abs(getattr(c, f)))
+    levels = [by_field[f][::-1] for f in order]
     numeric = [lv[i] for i in range(max(map(len, levels), default=0)) for lv in levels if i < len(lv)]
     keywords: list[dict] = []
     letters = keywords_to_str(c.keywords)
@@ -228,10 +139,6 @@ def apply(rules: Rules, card: int, changes: dict) -> Rules:
     return out
 
 
-def _dict(e: Estimate) -> dict:
-    return {"value": e.value, "low": e.low, "high": e.high, "units": e.units}
-
-
 def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectives: Objectives = Objectives(),
          seed: int = 1, workers: int = 1, backend: str = "local", address: str | None = None,
          progress: Callable[[str], None] | None = None, suspects: int = SUSPECTS, references: int = REFERENCES,
@@ -240,15 +147,16 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
     the tuned `Rules` under ``"rules"``."""
     from locm.games.locm.cardvalue import check_agents
 
-    if rules0.deck_building != DRAFT and target == "cards":
-        raise TuneError(f"--ruleset {rules0.name}: --target cards changes 1.2 cards; constructed cards are generated "
-                        "anew each game (--target seat tunes its rule settings and generator weights)")
     if rules0.card_weights and "cardChanges" in msgspec.json.decode(rules0.card_weights):
         raise TuneError(f"--ruleset {rules0.name}: a variant with [[generated]] card changes is not tuned by this "
                         "version")
+    if rules0.deck_building != DRAFT and target == "cards":  # generated cards: keyword buckets, generator costs
+        from locm.games.locm.tune_buckets import tune_buckets
+
+        return tune_buckets(db, rules0, agents, budget, objectives, seed, workers, backend, address, progress)
     if target == "seat" or rules0.deck_building != DRAFT:
         return seat_only(db, rules0, agents, budget, objectives, seed, workers, backend, address, progress)
-    seeds = max(20, min(2000, budget // 8)) // 2 * 2
+    seeds = max(20, min(2000, budget // 16)) // 2 * 2
     check_agents(agents, seeds)
     if budget < 2 * seeds:
         raise TuneError(f"--budget {budget}: expected at least {2 * seeds} games (the base games and one re-run each)")
@@ -274,22 +182,32 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
                 m["found_at_games"] = tuner.ledger.total
 
     found()
-    n = seeds
     refine = budget * 2 // 3  # the rest is the search's
-    while tuner.fits(refine, 2) and n * 2 <= 8000:
-        # sequential: the undecided cards whose estimate lies outside the band get twice the seeds (one inside
-        # the band with an interval wider than it needs no change whichever way it is decided)
-        open_ = [b for b, m in measured.items() if verdict(m["before"], centre, ob.band) == OPEN
-                 and m["before"].value is not None and abs(m["before"].value - centre) > ob.band]
-        if not open_:
-            break
-        n *= 2
+    while True:
+        # sequential: an undecided card whose estimate lies more than half a band from the centre gets twice
+        # its seeds, the furthest first, each while the games it is expected to cost (`Tuner.expect`) fit. Not
+        # only estimates outside the band: a card far out of band is often estimated just inside it on few
+        # seeds (a weak card's holders seldom play it), and a rule that waits for its estimate to leave the band
+        # never measures it again
+        open_ = sorted((b for b, m in measured.items() if verdict(m["before"], centre, ob.band) == OPEN
+                        and m["before"].value is not None and abs(m["before"].value - centre) > ob.band / 2
+                        and m["seeds"] * 2 <= 8000),
+                       key=lambda b: (-abs(measured[b]["before"].value - centre), b))
+        done = 0
         for b in open_:
-            if not tuner.fits(refine, 2):
-                break
+            n = measured[b]["seeds"] * 2
+            if tuner.ledger.total + tuner.expect(rules0, b, n) > refine:
+                continue
             tuner.say(f"measuring card {b} again on {n} seeds")
             measured[b]["before"], _ = tuner.measure(rules0, b, n)
             measured[b]["seeds"] = n
+            done += 1
+        if not done and refine < budget and not any(verdict(m["before"], centre, ob.band) in (HIGH, LOW)
+                                                    for m in measured.values()):
+            refine = budget  # nothing is decided out of band, so the search's third goes to deciding
+            continue
+        if not done:
+            break
         centre = centre_of(m["before"].value for m in measured.values())
         found()
     for m in measured.values():
@@ -299,28 +217,28 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
     rules, changes_made, steps = rules0, 0, []
     out_of_band = sorted((m for m in measured.values() if m["verdict_before"] in (HIGH, LOW)),
                          key=lambda m: -abs(m["before"].value - centre))
-    for m in out_of_band:
+    for k, m in enumerate(out_of_band):
         b, n_b, est = m["card"], m["seeds"], m["before"]
+        # each card out of band gets an equal share of the budget left (the furthest is not allowed all of it)
+        limit = tuner.ledger.total + (budget - tuner.ledger.total) // (len(out_of_band) - k)
         for _ in range(MAX_ROUNDS):
-            if changes_made >= ob.max_changes or not tuner.fits(budget) or verdict(est, centre, ob.band) not in (
-                    HIGH, LOW):
+            # on while its estimate lies outside the band (a change that brought it closer but not in is built on)
+            if changes_made >= ob.max_changes or est.value is None or abs(est.value - centre) <= ob.band:
                 break
             weaken = est.value > centre
             card_now = {**cardlist_12(), **{c.base_id: c for c in rules.cards}}[b]
-            tried = []
-            for change in candidates(card_now, weaken, abs(est.value - centre) / ob.band):
-                if tried and not tuner.fits(budget):  # at least one candidate, then only what the budget holds
-                    break
-                cand = apply(rules, b, change)
-                tuner.say(f"card {b}: trying {change}")
-                delta, row = tuner.measure(rules, b, n_b, against=cand)
-                tried.append((change, delta, cand))
+            options = [(change, apply(rules, b, change))
+                       for change in candidates(card_now, weaken, abs(est.value - centre) / ob.band)]
+            tried, raced = race(tuner, rules, b, options, n_b, est.value, centre, limit)
+            if not tried:
+                break
             best = choose([(c, d) for c, d, _ in tried], est.value, centre)
             if best is None:
                 break
             change, delta, cand = tried[best]
-            tuner.say(f"card {b}: {change} predicted best; measuring it")
-            after, _ = tuner.measure(cand, b, n_b)
+            n_w = delta.units and next(r["seeds"] for r in raced if r["change"] == change)
+            tuner.say(f"card {b}: {change} predicted best; measuring it on the {n_w} seeds it was raced on")
+            after, _ = tuner.measure(cand, b, n_w)
             if after.value is None or abs(after.value - centre) >= abs(est.value - centre):
                 m["rejected"] = {"change": change, "value_after": _dict(after)}  # measured, it did not help
                 break
@@ -328,8 +246,7 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
                           "from": {k: (keywords_to_str(card_now.keywords) if k == "keywords" else getattr(card_now, k))
                                    for k in change},
                           "paired_delta": _dict(delta), "value_before": _dict(est), "value_after": _dict(after),
-                          "candidates": [{"change": c, "paired_delta": _dict(d)} for c, d, _ in tried],
-                          "seeds": n_b})
+                          "candidates": raced, "seeds": n_w})
             rules, est, changes_made = cand, after, changes_made + len(change)
         m["after"] = est
     for m in measured.values():

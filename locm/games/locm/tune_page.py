@@ -46,10 +46,11 @@ Method: {{ r.method }}.</p>
 {% for c in r.changes %}
 <h3>Card {{ c.card }} {{ c.name }}: {% for k, v in c.change.items() %}<code>{{ k }} {{ c["from"][k] }} &rarr; {{ v }}</code> {% endfor %}</h3>
 <p>value {{ est(c.value_before) }} before, {{ est(c.value_after) }} after (on {{ c.seeds }} seeds); this change took
-{{ est(c.paired_delta) }} from its holders' win rate, paired on the same seeds.</p>
-<table><tr><th>candidate</th><th>paired change of the holders' win rate (current minus candidate)</th></tr>
-{% for k in c.candidates %}<tr><td>{% for f, v in k.change.items() %}<code>{{ f }} = {{ v }}</code>{% endfor %}</td>
-<td>{{ est(k.paired_delta) }}</td></tr>{% endfor %}</table>
+{{ est(c.paired_delta) }} from its holders' win rate, paired on the same seeds. The candidates were raced
+(successive halving: all on a few seeds, those predicted closest to the median on twice as many):</p>
+<table><tr><th>candidate</th><th class="num">seeds</th><th>paired change of the holders' win rate (current minus candidate)</th></tr>
+{% for k in c.candidates|sort(attribute="seeds", reverse=true) %}<tr><td>{% for f, v in k.change.items() %}<code>{{ f }} = {{ v }}</code>{% endfor %}</td>
+<td class="num">{{ k.seeds }}</td><td>{{ est(k.paired_delta) }}</td></tr>{% endfor %}</table>
 {% endfor %}
 {% for m in r.cards if m.rejected %}<p>Card {{ m.card }} {{ m.name }}: the best candidate,
 {% for k, v in m.rejected.change.items() %}<code>{{ k }} = {{ v }}</code>{% endfor %}, measured {{ est(m.rejected.value_after) }}:
