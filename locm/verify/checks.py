@@ -258,9 +258,9 @@ def schedule_problems(store, records, ledger_ok: bool = True, matches: Sequence 
         if jobs.key != key:
             problems.append(f"schedule {key}: its manifest is not the one its key names (edited after it was kept)")
             continue
-        kept[key] = jobs
+        kept[key] = listed = list(jobs)  # each job made once (a job's id is computed from its seeds)
         missing = []
-        for k, job in enumerate(jobs):
+        for k, job in enumerate(listed):
             record = by_id.get(job.game_id)
             if record is None:
                 missing.append((k, job.game_id))
@@ -286,7 +286,7 @@ def schedule_problems(store, records, ledger_ok: bool = True, matches: Sequence 
         key = meta.get("schedule") if isinstance(meta, dict) else None
         if key is None:
             continue
-        jobs = kept.get(key)
+        jobs = kept.get(key)  # the schedule's jobs, as listed above
         place = meta.get("place")
         if jobs is None:
             problems.append(f"game {record.game_id} says it is place {place} of schedule {key}, which the store "
