@@ -159,6 +159,8 @@ def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random
     `GameParamError` for a seed the rules refuse."""
     made = _OPENERS.get((rules, agents))
     if made is None:
+        if len(_OPENERS) >= 64:  # many rules in turn (variants): the cache kept small
+            _OPENERS.clear()
         made = _OPENERS[(rules, agents)] = opener(rules, agents) or False
     if made is not False and type(seed) is int and _LONG_MIN <= seed <= _LONG_MAX:
         return cast(bytes, made.play(seed))
