@@ -208,6 +208,15 @@ def test_the_draft_under_the_native_core_is_drawn_by_it_as_the_python_core_draws
     assert len(drawn) == 5
 
 
+def test_the_native_next_int_draws_again_past_a_draw_java_rejects_as_java_does():
+    from locm.engine.jrandom import JavaRandom
+
+    # seed 21237's 39th draw at bound 160 is one Java rejects (tests/test_jrandom.py), seeds 1-3 have none there
+    for seed in (21237, 1, 2, 3):
+        r = JavaRandom(seed)
+        assert MODULE.java_next_ints(seed, 160, 200) == [r.next_int(160) for _ in range(200)], seed
+
+
 def test_agents_play_hands_the_game_to_the_selected_core(monkeypatch):
     python_kind = PYTHON_KIND
     expected = head(_python(by_name("1.2"), 5, ("random", "random"))[0].log)

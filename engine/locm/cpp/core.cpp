@@ -65,9 +65,11 @@ int32_t java_next_int(JRandom& rng, int32_t bound) {
     int32_t r = rng.next(31);
     int32_t m = bound - 1;
     if ((bound & m) == 0) return static_cast<int32_t>((static_cast<int64_t>(bound) * r) >> 31);
-    int32_t u = r;
-    for (r = u % bound; wrap32(static_cast<int64_t>(u) - r + m) < 0; u = rng.next(31)) r = u % bound;
-    return r;
+    // Java: for (int u = r; u - (r = u % bound) + m < 0; u = next(31)); (r taken again from each new draw)
+    for (int32_t u = r;; u = rng.next(31)) {
+        r = u % bound;
+        if (wrap32(static_cast<int64_t>(u) - r + m) >= 0) return r;
+    }
 }
 
 template <class T> void java_shuffle(JRandom& rng, std::vector<T>& v) {
