@@ -7,6 +7,10 @@ after it; what comes back is the rest of the log as canonical JSON, decoded here
 the Python core makes, and the final state, set into the game's `GameState`. So a game played natively is an
 ordinary `Game`: the same log, byte for byte, and the same state (the tests compare both with the Python core).
 
+`play_jsonl(rules, seed, agents)` plays a whole game from its seed alone, its opening decided natively too
+(`opener`: game_created from a template the Python core makes once for the rules and agents, the seeds, the
+draft or the generated pool), and gives its log as JSON lines with no Python object made.
+
 `play(game, agents)` says whether it played the game: it plays only a game still at its opening, with agents of
 exactly the classes it has (not subclasses: `locm.games.locm.bots` subclasses them), under the selected core
 (`engine.corebuild.core`, ``LOCM_CORE``). Anything else (other agents, answer lines of external bots, a game

@@ -5,7 +5,9 @@
 // it never changes (with the decision's look-ahead, `Ahead`, as engine/locm/emit.py), then `evolve` applies
 // the buffer. Randomness is java.util.Random (engine/jrandom.py). What a game needs that is decided before its
 // first choice (game_created, the card pool, the draft offers) is made by the Python core and handed in; the
-// Python side (engine/locm/native.py) decodes the JSON into the same msgspec events and the final state.
+// Python side (engine/locm/native.py) decodes the JSON into the same msgspec events and the final state. A game
+// from its seed alone (`Opener`, for the log as JSON lines) decides its opening here too, from a game_created
+// template the Python core makes once.
 //
 // Built by setup.py as locm.engine.locm._native (pybind11). Identity with the Python core is what the tests
 // check: equal logs, byte for byte, on random seeds and random variants (tests/test_native.py).
