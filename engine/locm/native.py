@@ -161,7 +161,7 @@ def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random
     is decided natively, from the seed (`opener`), where the native core makes it; else the Python core's opening
     is handed in. `CoreChoiceError`-free: it raises `LocmError` when the native core cannot play these agents,
     `GameParamError` for a seed the rules refuse."""
-    made = _OPENERS.get((rules, agents))
+    made: Any = _OPENERS.get((rules, agents))
     if made is None:
         if len(_OPENERS) >= 64:  # many rules in turn (variants): the cache kept small
             _OPENERS.clear()
