@@ -82,7 +82,7 @@ def _native_extensions() -> list:
     digest = hashlib.sha256((HERE / NATIVE_SOURCE).read_bytes()).hexdigest()
     return [Pybind11Extension("locm.engine.locm._native", [NATIVE_SOURCE], cxx_std=17,
                               define_macros=[("LOCM_SOURCE_SHA256", f'"{digest}"')],
-                              extra_compile_args=["-O2", "-ffp-contract=off"])]
+                              extra_compile_args=["-O3", "-ffp-contract=off"])]
 
 
 def _build_hash() -> tuple[str, dict[str, str]]:

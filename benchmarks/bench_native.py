@@ -11,7 +11,9 @@ Sides (each a separate process per round):
   jsonl     .venv-fast, the native core with the log kept as its JSON lines (`engine.locm.native.play_jsonl`):
             no event object past the opening, the bytes a store keeps and hashes
   peer      benchmarks/peer_gymlocm.py under /work/peer-venv (bash benchmarks/setup_peer.sh)
-A side whose python is missing is left out, saying so. Ratios are of the medians of this run.
+A side whose python is missing is left out, saying so. Ratios are of the medians of this run: of wall-clock
+games/s, and of games a second of each process's own CPU time (every side reports it), which a machine shared
+with other work disturbs less.
 
 `--inner-jsonl` is the jsonl side's own process (it prints one JSON object, as `locm bench --json` does).
 """
@@ -96,10 +98,19 @@ def measure(ruleset: str, games: int, rounds: int, seed: int, peer_python: str, 
         out[side] = {"games_per_s": _median(x.get("games_per_s") for x in rs),
                      "games_per_s_runs": [x.get("games_per_s") for x in rs],
                      "core": rs[0].get("core", rs[0].get("engine"))}
+        if all(x.get("cpu_seconds") for x in rs):  # games per second of the process's own CPU time
+            out[side]["games_per_cpu_s"] = _median(round(x["games"] / x["cpu_seconds"], 1) for x in rs)
     gps = {side: out[side]["games_per_s"] for side in runs}
-    out["ratios"] = {f"{a}/{b}": round(gps[a] / gps[b], 2) for a in ("native", "jsonl", "compiled", "pure")
-                     for b in ("peer", "compiled", "pure") if a in gps and b in gps and a != b and gps[b]}
+    out["ratios"] = _ratios(gps)
+    cpu = {side: out[side]["games_per_cpu_s"] for side in runs if "games_per_cpu_s" in out[side]}
+    if len(cpu) == len(runs):
+        out["cpu_ratios"] = _ratios(cpu)
     return out
+
+
+def _ratios(gps: dict) -> dict:
+    return {f"{a}/{b}": round(gps[a] / gps[b], 2) for a in ("native", "jsonl", "compiled", "pure")
+            for b in ("peer", "compiled", "pure") if a in gps and b in gps and a != b and gps[b]}
 
 
 def main() -> int:
@@ -128,8 +139,12 @@ def main() -> int:
         print(f"{res['ruleset']}: {res['games']} games x {res['rounds']} rounds (medians, games/s)")
         for side in ("peer", "pure", "compiled", "native", "jsonl"):
             if side in res:
-                print(f"  {side:9} {res[side]['games_per_s']:>10,.1f}   runs {res[side]['games_per_s_runs']}")
+                cpu = res[side].get("games_per_cpu_s")
+                print(f"  {side:9} {res[side]['games_per_s']:>10,.1f}   runs {res[side]['games_per_s_runs']}"
+                      + (f"   a CPU second: {cpu:,.1f}" if cpu else ""))
         print("  ratios   " + ", ".join(f"{k} {v}x" for k, v in res["ratios"].items()))
+        if "cpu_ratios" in res:
+            print("  of CPU time   " + ", ".join(f"{k} {v}x" for k, v in res["cpu_ratios"].items()))
         if res["missing"]:
             print(f"  not measured (not set up here): {', '.join(res['missing'])}")
     print(f"load average after: {load}")

@@ -1,5 +1,6 @@
 """Ten thousand games a ruleset (or --games), each played by the Python core and by the native core, compared by
-the hash chain of their logs' canonical JSON: half under the built-in ruleset with random 64-bit seeds, half
+the hash chain of their logs' canonical JSON (and by the native core's JSON lines from the seed alone,
+`engine.locm.native.play_jsonl`): half under the built-in ruleset with random 64-bit seeds, half
 under random variants of it (tests/variant_strategies.py, every field drawn from the validator's ranges), agent
 pairs among pass and random. Too long for the default suite (tests/test_native.py plays a few hundred); run:
 
@@ -55,11 +56,23 @@ class Differs(Exception):
     pass
 
 
+def jsonl_head(rules, seed: int, agents) -> str:
+    """The head of the log `engine.locm.native.play_jsonl` writes (its opening decided natively from the seed)."""
+    from locm.engine.locm import native
+
+    locm.CORE_CHOICE = "native"
+    h = b""
+    for line in native.play_jsonl(rules, seed, agents).splitlines():
+        h = hashlib.sha256(h + line).digest()
+    return h.hex()
+
+
 def check(kinds: tuple[str, str], rules, seed: int, agents, counts: dict) -> None:
     (a, n), (b, _) = game_head(kinds[0], rules, seed, agents), game_head(kinds[1], rules, seed, agents)
-    if a != b:
+    c = jsonl_head(rules, seed, agents)
+    if not a == b == c:
         raise Differs(f"{rules.name}: seed {seed}, agents {agents}: the heads differ ({kinds[0]} {a[:12]}, "
-                      f"{kinds[1]} {b[:12]}); rules {rules!r}")
+                      f"{kinds[1]} {b[:12]}, native JSON lines {c[:12]}); rules {rules!r}")
     counts["games"] += 1
     counts["events"] += n
 
@@ -103,7 +116,7 @@ def main() -> int:
             print(f"native_identity: {exc}", file=sys.stderr)
             return 1
         print(f"{ruleset}: {counts['games']} games ({args.games // 2} built-in, the rest under random variants), "
-              f"{counts['events']} events: equal head hashes, {python_kind} and native "
+              f"{counts['events']} events: equal head hashes, {python_kind}, native and native JSON lines "
               f"({time.perf_counter() - t:.0f} s)")
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import cast
 
 from locm.events.locm.catalog import CardPicked, CardPoolDefined, DraftOffered, GameCreated
+from locm.engine.corebuild import core, native_module
 from locm.engine.locm.carddata import CARDLIST_SIZE, cardlist_12
 from locm.engine.locm.emit import Out
 from locm.engine.jrandom import JavaRandom
@@ -17,11 +18,21 @@ ROUNDS = RULES_12.draft_rounds  # the official value (30), a default for tests a
 
 
 def draft_offers(draft_choices_seed: int, rounds: int = ROUNDS) -> tuple[list[int], list[tuple[int, int, int]]]:
-    """The drafted baseIds (twice the rounds: 60) and the offered triples, as the referee draws them."""
+    """The drafted baseIds (twice the rounds: 60) and the offered triples, as the referee draws them; under the
+    native core (`engine.corebuild.core`), drawn by it (core.cpp's `draft_offers`, the referee's procedure)."""
+    if _native_selected():
+        native, _ = native_module("locm")
+        if native is not None:
+            pool, offers = native.draft_offers(draft_choices_seed, rounds)
+            return pool, offers
     batched = _offers_batched(draft_choices_seed, rounds)
     if batched is not None:
         return batched
     return _offers_one_by_one(draft_choices_seed, rounds)
+
+
+def _native_selected() -> bool:
+    return core().kind == "native"
 
 
 def _offers_one_by_one(draft_choices_seed: int, rounds: int) -> tuple[list[int], list[tuple[int, int, int]]]:

@@ -7,6 +7,10 @@ after it; what comes back is the rest of the log as canonical JSON, decoded here
 the Python core makes, and the final state, set into the game's `GameState`. So a game played natively is an
 ordinary `Game`: the same log, byte for byte, and the same state (the tests compare both with the Python core).
 
+`play_jsonl(rules, seed, agents)` plays a whole game from its seed alone, its opening decided natively too
+(`opener`: game_created from a template the Python core makes once for the rules and agents, the seeds, the
+draft or the generated pool), and gives its log as JSON lines with no Python object made.
+
 `play(game, agents)` says whether it played the game: it plays only a game still at its opening, with agents of
 exactly the classes it has (not subclasses: `locm.games.locm.bots` subclasses them), under the selected core
 (`engine.corebuild.core`, ``LOCM_CORE``). Anything else (other agents, answer lines of external bots, a game
@@ -153,9 +157,22 @@ def play(game: Any, agents: Sequence[Agent]) -> bool:
 
 def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random", "random")) -> bytes:
     """A whole game between built-in agents (seeded as `locm.play.play_one` seeds them) as its log in JSON lines,
-    the bytes a store keeps and hashes (`events.locm.codec.to_jsonl`), with no event object made past the
-    opening: what the native core costs with the log kept as bytes. `CoreChoiceError`-free: it raises
-    `LocmError` when the native core cannot play these agents."""
+    the bytes a store keeps and hashes (`events.locm.codec.to_jsonl`), with no event object made: its opening too
+    is decided natively, from the seed (`opener`), where the native core makes it; else the Python core's opening
+    is handed in. `CoreChoiceError`-free: it raises `LocmError` when the native core cannot play these agents,
+    `GameParamError` for a seed the rules refuse."""
+    made: Any = _OPENERS.get((rules, agents))
+    if made is None:
+        if len(_OPENERS) >= 64:  # many rules in turn (variants): the cache kept small
+            _OPENERS.clear()
+        made = _OPENERS[(rules, agents)] = opener(rules, agents) or False
+    if made is not False and type(seed) is int and _LONG_MIN <= seed <= _LONG_MAX:
+        return cast(bytes, made.play(seed))
+    return _play_jsonl_opened(rules, seed, agents)
+
+
+def _play_jsonl_opened(rules: Rules | str, seed: int, agents: tuple[str, str]) -> bytes:
+    """`play_jsonl` from the Python core's opening (`Game.new`)."""
     from locm.engine.errors import LocmError
     from locm.engine.locm.agents import make_agent, seat_seed
     from locm.engine.locm.game import Game
@@ -181,6 +198,13 @@ def play_out(rules: Rules, seed: int, agents: tuple[str, str]) -> bytes | None:
 
     if _native is None:
         return None
+    made: Any = _OPENERS.get((rules, agents))  # the opening decided natively too, as play_jsonl does
+    if made is None:
+        if len(_OPENERS) >= 64:
+            _OPENERS.clear()
+        made = _OPENERS[(rules, agents)] = opener(rules, agents) or False
+    if made is not False and type(seed) is int and _LONG_MIN <= seed <= _LONG_MAX:
+        return cast(bytes, made.play(seed))
     players = [make_agent(agents[s], seat_seed(seed, s)) for s in (0, 1)]
     if any(type(p) not in AGENT_KINDS for p in players):
         return None
@@ -189,6 +213,74 @@ def play_out(rules: Rules, seed: int, agents: tuple[str, str]) -> bytes | None:
         return None
     rest = _native.play_game(rules_tuple(rules), *opening_of(events), agent_specs(players), False, True, _KW_VALUES)[0]
     return to_jsonl(events) + cast(bytes, rest)
+
+
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+_KINDS_BY_NAME = {"pass": 0, "random": 1, "greedy": 2}  # `agents.make_agent`'s classes (AGENT_KINDS)
+_OPENERS: dict[tuple[Any, tuple[str, str]], Any] = {}  # play_jsonl's, by rules and agents (False: none)
+_SENTINEL = 7_346_019_281_553_000_000  # the seed parameters' stand-ins while game_created is cut (any longs)
+
+
+def opener(rules: Rules | str, agents: tuple[str, str]) -> Any:
+    """The native core's maker of whole games under `rules` between built-in `agents` from a seed alone
+    (core.cpp's `Opener`: `.play(seed)` gives the log as JSON lines), or None where it does not make them: not
+    built, agents it has not, an earlier behaviour of the rules, weights whose ``cardChanges`` change the
+    generated cards, or an opening that is not the Python core's (checked here on one seed)."""
+    if _native is None or len(agents) != 2 or any(a not in _KINDS_BY_NAME for a in agents):
+        return None
+    from locm.engine.locm import setup
+    from locm.engine.locm.rulesets import by_name
+
+    r = by_name(rules) if isinstance(rules, str) else rules
+    names = list(r.seed_params)
+    pool_name = "draftChoicesSeed" if r.deck_building == DRAFT else "cardGenSeed"
+    if not {pool_name, "shufflePlayer0Seed", "shufflePlayer1Seed"} <= set(names) or len(names) > 8:
+        return None
+    # game_created made with every seed parameter a stand-in (and no seed), cut where the seeds go
+    stand_in = {name: _SENTINEL + k for k, name in enumerate(names)}
+    created = setup.create(r, None, stand_in, agents)[0]
+    if behaviour_of(created) != _native.BEHAVIOUR:
+        return None
+    text = _ENCODE(created)
+    marks = [(b'"seed":', b"null", 0)] + [(b'"%s":' % setup.PARAM_FIELDS[n].encode(), b"%d" % stand_in[n], 1 + k)
+                                          for k, n in enumerate(names)]
+    cuts = []
+    for key, value, slot in marks:
+        if text.count(key + value) != 1:
+            return None
+        at = text.index(key + value) + len(key)
+        cuts.append((at, at + len(value), slot))
+    cuts.sort()
+    pieces, slots, last = [], [], 0
+    for at, end, slot in cuts:
+        pieces.append(text[last:at])
+        slots.append(slot)
+        last = end
+    pieces.append(text[last:])
+    card_list, card_json, handle = b"", [], -1
+    if r.deck_building == DRAFT:
+        from locm.engine.locm.carddata import CARDLIST_SIZE, cardlist_12
+
+        cards = {**cardlist_12(), **{c.base_id: c for c in r.cards}}  # as draft.draft_events takes them
+        listed = tuple(cards[b] for b in range(1, CARDLIST_SIZE + 1))
+        card_list, card_json = _ENCODE(listed), [_ENCODE(c) for c in listed]
+    else:
+        from locm.engine.locm.cardgen import _load_tables
+        from locm.engine.locm.nativecards import cardgen_handle
+
+        found = cardgen_handle(r.card_weights, _load_tables)
+        if found is None:
+            return None
+        handle = found
+    made = _native.Opener(rules_tuple(r), len(names), names.index(pool_name), names.index("shufflePlayer0Seed"),
+                          names.index("shufflePlayer1Seed"), pieces, slots, card_list, card_json, handle,
+                          [_KINDS_BY_NAME[a] for a in agents], _KW_VALUES)
+    from locm.events.locm.codec import to_jsonl
+
+    opening = to_jsonl(setup.create(r, _SENTINEL, None, agents))  # the same opening as the Python core's, or none
+    if made.play(_SENTINEL)[:len(opening)] != opening:
+        return None
+    return made
 
 
 def redecide(events: list[Event]) -> tuple[int, int, int] | None:
@@ -259,4 +351,4 @@ def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
     s.offer = offers[rnd] if phase == DRAFT_PHASE and rnd < len(offers) else ()
 
 
-__all__ = ["available", "why_not", "play", "opening", "opening_of", "encode", "agent_specs", "battle_vec", "play_jsonl", "play_out", "redecide", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]
+__all__ = ["available", "why_not", "play", "opening", "opening_of", "encode", "agent_specs", "battle_vec", "play_jsonl", "play_out", "opener", "redecide", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]

@@ -5,7 +5,9 @@
 // it never changes (with the decision's look-ahead, `Ahead`, as engine/locm/emit.py), then `evolve` applies
 // the buffer. Randomness is java.util.Random (engine/jrandom.py). What a game needs that is decided before its
 // first choice (game_created, the card pool, the draft offers) is made by the Python core and handed in; the
-// Python side (engine/locm/native.py) decodes the JSON into the same msgspec events and the final state.
+// Python side (engine/locm/native.py) decodes the JSON into the same msgspec events and the final state. A game
+// from its seed alone (`Opener`, for the log as JSON lines) decides its opening here too, from a game_created
+// template the Python core makes once.
 //
 // Built by setup.py as locm.engine.locm._native (pybind11). Identity with the Python core is what the tests
 // check: equal logs, byte for byte, on random seeds and random variants (tests/test_native.py).
@@ -65,9 +67,11 @@ int32_t java_next_int(JRandom& rng, int32_t bound) {
     int32_t r = rng.next(31);
     int32_t m = bound - 1;
     if ((bound & m) == 0) return static_cast<int32_t>((static_cast<int64_t>(bound) * r) >> 31);
-    int32_t u = r;
-    for (r = u % bound; wrap32(static_cast<int64_t>(u) - r + m) < 0; u = rng.next(31)) r = u % bound;
-    return r;
+    // Java: for (int u = r; u - (r = u % bound) + m < 0; u = next(31)); (r taken again from each new draw)
+    for (int32_t u = r;; u = rng.next(31)) {
+        r = u % bound;
+        if (wrap32(static_cast<int64_t>(u) - r + m) >= 0) return r;
+    }
 }
 
 template <class T> void java_shuffle(JRandom& rng, std::vector<T>& v) {
@@ -1237,21 +1241,50 @@ struct Buf {
         char* p = room(12);
         n = std::to_chars(p, p + 12, v).ptr - s.data();
     }
+    void put_long(int64_t v) {
+        char* p = room(21);
+        n = std::to_chars(p, p + 21, v).ptr - s.data();
+    }
 };
+
+// The writers below are inlined where they are used (a call each was a third of writing an event).
+#if defined(__GNUC__)
+#define LOCM_INLINE inline __attribute__((always_inline))
+#else
+#define LOCM_INLINE inline
+#endif
+
+constexpr char DIGIT_PAIRS[] = "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243"
+                               "4445464748495051525354555657585960616263646566676869707172737475767778798081828384858687"
+                               "888990919293949596979899";
 
 struct W {
     char* p;
-    template <size_t N> void lit(const char (&k)[N]) { std::memcpy(p, k, N - 1); p += N - 1; }
-    void put(const char* q, size_t k) { std::memcpy(p, q, k); p += k; }
-    void put(std::string_view v) { put(v.data(), v.size()); }
-    void put(char c) { *p++ = c; }
-    void put_int(int v) {
-        if (static_cast<unsigned>(v) < 10) { *p++ = static_cast<char>('0' + v); return; }
-        if (static_cast<unsigned>(v) < 100) {
-            p[0] = static_cast<char>('0' + v / 10); p[1] = static_cast<char>('0' + v % 10); p += 2;
+    template <size_t N> LOCM_INLINE void lit(const char (&k)[N]) { std::memcpy(p, k, N - 1); p += N - 1; }
+    LOCM_INLINE void put(const char* q, size_t k) { std::memcpy(p, q, k); p += k; }
+    LOCM_INLINE void put(std::string_view v) { put(v.data(), v.size()); }
+    LOCM_INLINE void put(char c) { *p++ = c; }
+    LOCM_INLINE void put_int(int v) {  // as std::to_chars writes it: up to four digits by pairs, the rest by it
+        unsigned u = static_cast<unsigned>(v);
+        if (v < 0) {
+            *p++ = '-';
+            u = 0u - u;
+        }
+        if (u < 10) { *p++ = static_cast<char>('0' + u); return; }
+        if (u < 100) { std::memcpy(p, DIGIT_PAIRS + 2 * u, 2); p += 2; return; }
+        if (u < 1000) {
+            *p = static_cast<char>('0' + u / 100);
+            std::memcpy(p + 1, DIGIT_PAIRS + 2 * (u % 100), 2);
+            p += 3;
             return;
         }
-        p = std::to_chars(p, p + 12, v).ptr;
+        if (u < 10000) {
+            std::memcpy(p, DIGIT_PAIRS + 2 * (u / 100), 2);
+            std::memcpy(p + 2, DIGIT_PAIRS + 2 * (u % 100), 2);
+            p += 4;
+            return;
+        }
+        p = std::to_chars(p, p + 12, u).ptr;
     }
     void put_long(int64_t v) { p = std::to_chars(p, p + 21, v).ptr; }
     void put_list(const int* v, int k) {
@@ -1367,21 +1400,21 @@ template <class V> void visit(const Game& g, const Ev& e, V& j) {
 // A key as it is written: `,"name":` (known at compile time, so its length is too).
 struct J {
     W& s;
-    template <size_t N> void key(const char (&k)[N]) {
+    template <size_t N> LOCM_INLINE void key(const char (&k)[N]) {
         s.p[0] = ','; s.p[1] = '"';
         std::memcpy(s.p + 2, k, N - 1);
         s.p[N + 1] = '"'; s.p[N + 2] = ':';
         s.p += N + 3;
     }
-    template <size_t N> J& i(const char (&k)[N], int v) { key(k); s.put_int(v); return *this; }
-    template <size_t N> J& b(const char (&k)[N], bool v) {
+    template <size_t N> LOCM_INLINE J& i(const char (&k)[N], int v) { key(k); s.put_int(v); return *this; }
+    template <size_t N> LOCM_INLINE J& b(const char (&k)[N], bool v) {
         key(k);
         if (v) s.lit("true"); else s.lit("false");
         return *this;
     }
-    template <size_t N> J& w(const char (&k)[N], Word v) { key(k); s.put('"'); s.put(WORD_VIEWS[v]); s.put('"'); return *this; }
-    template <size_t N> J& r(const char (&k)[N], Rule v) { key(k); s.put('"'); s.put(RULE_VIEWS[v]); s.put('"'); return *this; }
-    template <size_t N> J& t(const char (&k)[N], const TextRef& v) {
+    template <size_t N> LOCM_INLINE J& w(const char (&k)[N], Word v) { key(k); s.put('"'); s.put(WORD_VIEWS[v]); s.put('"'); return *this; }
+    template <size_t N> LOCM_INLINE J& r(const char (&k)[N], Rule v) { key(k); s.put('"'); s.put(RULE_VIEWS[v]); s.put('"'); return *this; }
+    template <size_t N> LOCM_INLINE J& t(const char (&k)[N], const TextRef& v) {
         key(k);
         if (const std::string* outside = v.from_outside()) {
             s.put_str(*outside);
@@ -1392,7 +1425,7 @@ struct J {
         }
         return *this;
     }
-    template <size_t N> J& l(const char (&k)[N], const int* v, int n) { key(k); s.put_list(v, n); return *this; }
+    template <size_t N> LOCM_INLINE J& l(const char (&k)[N], const int* v, int n) { key(k); s.put_list(v, n); return *this; }
 };
 
 void write_json(Buf& s, const Game& g, const Ev& e) {
@@ -1788,6 +1821,201 @@ py::tuple redecide_inputs(const py::tuple& rules, int64_t shuffle0, int64_t shuf
     return py::make_tuple(std::get<0>(made), std::get<1>(made), std::get<2>(made));
 }
 
+// --- a game's opening from its seeds -------------------------------------------------------------------------
+//
+// The card pool and draft offers as engine/locm/setup.py decides them from the pool's seed: the 1.2 draft
+// (draft.py's `_offers_one_by_one` over `card_list`, the 160 cards by baseId, a variant's changed cards in place)
+// or the constructed pool (cardgen.py, by the generator's tables `handle`).
+constexpr int CARDLIST_SIZE = 160;
+
+void draft_draw(int64_t seed, int rounds, std::vector<int>& pool, std::vector<std::vector<int>>& offers) {
+    int size = std::min(2 * rounds, CARDLIST_SIZE);
+    JRandom rng = JRandom::from_seed(seed);
+    bool taken[CARDLIST_SIZE] = {};
+    pool.clear();
+    while (static_cast<int>(pool.size()) < size) {
+        int k = java_next_int(rng, CARDLIST_SIZE);
+        if (!taken[k]) { taken[k] = true; pool.push_back(k + 1); }
+    }
+    offers.clear();
+    for (int rnd = 0; rnd < rounds; ++rnd) {
+        int a = java_next_int(rng, size), b = java_next_int(rng, size);
+        while (b == a) b = java_next_int(rng, size);
+        int c = java_next_int(rng, size);
+        while (c == a || c == b) c = java_next_int(rng, size);
+        offers.push_back({pool[a], pool[b], pool[c]});
+    }
+}
+
+void seeded_pool(const Rules& rules, const std::vector<Card>& card_list, int64_t pool_seed, int handle,
+                 std::vector<Card>& cards, std::vector<std::vector<int>>& offers) {
+    cards.clear();
+    offers.clear();
+    if (rules.draft) {
+        if (card_list.size() != CARDLIST_SIZE) throw std::runtime_error("no 1.2 card list was given");
+        std::vector<int> pool;
+        draft_draw(pool_seed, rules.draft_rounds, pool, offers);
+        for (int b : pool) cards.push_back(card_list[b - 1]);
+    } else {
+        cards = generate_cards(pool_seed, handle);
+    }
+}
+
+// The 1.2 card list (baseIds 1..160) from its canonical JSON.
+std::vector<Card> card_list_from(const py::bytes& cards) {
+    std::vector<Card> list = parse_cards(std::string_view(cards));
+    if (list.size() != CARDLIST_SIZE) throw std::invalid_argument("160 cards expected");
+    for (size_t k = 0; k < list.size(); ++k)
+        if (list[k].base_id != static_cast<int>(k) + 1) throw std::invalid_argument("cards by baseId expected");
+    return list;
+}
+
+// --- whole games from their seeds (engine/locm/native.py's `play_jsonl`) ----------------------------------------
+//
+// A game between built-in agents from its seed alone, its opening decided here as engine/locm/setup.py's `create`
+// decides it (R-SEEDS: each seed parameter the next long of the seed's generator, in the ruleset's order; then
+// the card pool and the draft's offers) and its whole log written as canonical JSON lines, with no Python object
+// made. What does not change with the seed is the Python core's, handed in once an `Opener`: the game_created
+// line cut where the seeds go (`pieces` around `slots`: 0 the seed, 1 + k the k-th seed parameter), the 1.2 card
+// list with each card's JSON, or the card generator's tables; the agents (each seat's seeded from the game's seed
+// as engine/locm/agents.py's `seat_seed` seeds it).
+
+int64_t java_next_long(JRandom& r) {
+    uint64_t hi = static_cast<uint64_t>(static_cast<int64_t>(r.next(32)));
+    uint64_t lo = static_cast<uint64_t>(static_cast<int64_t>(r.next(32)));
+    return static_cast<int64_t>((hi << 32) + lo);
+}
+
+int64_t seat_seed(int64_t game_seed, int seat) {
+    uint64_t x = static_cast<uint64_t>(game_seed) * 0x9E3779B97F4A7C15ULL
+                 + static_cast<uint64_t>(seat + 1) * 0xBF58476D1CE4E5B9ULL;
+    return static_cast<int64_t>(x);
+}
+
+class Opener {
+  public:
+    Opener(const py::tuple& rules, int n_params, int pool_at, int shuffle0_at, int shuffle1_at,
+           std::vector<std::string> pieces, std::vector<int> slots, const py::bytes& card_list,
+           std::vector<std::string> card_json, int handle, std::vector<int> kinds, std::vector<double> kw_values)
+        : rules_(rules_from(rules)), n_params_(n_params), pool_at_(pool_at), shuffle_at_{shuffle0_at, shuffle1_at},
+          pieces_(std::move(pieces)), slots_(std::move(slots)), card_json_(std::move(card_json)), handle_(handle),
+          kinds_(std::move(kinds)), kw_values_(std::move(kw_values)) {
+        if (n_params < 0 || n_params > 8) throw std::invalid_argument("at most 8 seed parameters");
+        for (int at : {pool_at, shuffle0_at, shuffle1_at})
+            if (at < 0 || at >= n_params) throw std::invalid_argument("a seed parameter out of range");
+        if (pieces_.size() != slots_.size() + 1) throw std::invalid_argument("one piece more than slots expected");
+        for (int k : slots_)
+            if (k < 0 || k > n_params) throw std::invalid_argument("a slot out of range");
+        if (rules_.draft) {
+            card_list_ = card_list_from(card_list);
+            if (card_json_.size() != CARDLIST_SIZE) throw std::invalid_argument("160 cards' JSON expected");
+        } else if (handle < 0 || handle >= static_cast<int>(CARDGEN.size())) {
+            throw std::invalid_argument("no such card generator");
+        }
+        if (kinds_.size() != 2) throw std::invalid_argument("two agents expected");
+        for (int k : kinds_)
+            if (k < 0 || k > 2) throw std::invalid_argument("an agent kind is 0 pass, 1 random or 2 greedy");
+        if (kw_values_.size() != 64) throw std::invalid_argument("64 keyword values expected");
+    }
+
+    // The game of `seed`: its whole log, canonical JSON lines.
+    py::bytes play(int64_t seed) {
+        thread_local Buf s;
+        s.n = 0;
+        {
+            py::gil_scoped_release release;
+            write_game(s, seed);
+        }
+        return py::bytes(s.s.data(), s.n);
+    }
+
+  private:
+    Rules rules_;
+    int n_params_, pool_at_, shuffle_at_[2];
+    std::vector<std::string> pieces_;
+    std::vector<int> slots_;
+    std::vector<Card> card_list_;
+    std::vector<std::string> card_json_;
+    int handle_;
+    std::vector<int> kinds_;
+    std::vector<double> kw_values_;
+
+    void write_game(Buf& s, int64_t seed) {
+        int64_t values[9];
+        values[0] = seed;
+        JRandom r = JRandom::from_seed(seed);
+        for (int k = 0; k < n_params_; ++k) values[1 + k] = java_next_long(r);
+        for (size_t k = 0; k < slots_.size(); ++k) {
+            s.put(pieces_[k]);
+            s.put_long(values[slots_[k]]);
+        }
+        s.put(pieces_.back());
+        s.put('\n');
+
+        std::vector<Card> cards;
+        std::vector<std::vector<int>> offers;
+        seeded_pool(rules_, card_list_, values[1 + pool_at_], handle_, cards, offers);
+        s.put(std::string_view("{\"type\":\"card_pool_defined\",\"cards\":["));
+        for (size_t k = 0; k < cards.size(); ++k) {
+            if (k) s.put(',');
+            const Card& c = cards[k];
+            if (rules_.draft) {
+                s.put(card_json_[c.base_id - 1]);
+                continue;
+            }
+            W w{s.room(160)};  // a generated card: its ten numbers, no name, no text
+            char* begin = w.p;
+            const int v[10] = {c.base_id, c.type, c.cost, c.attack, c.defense, c.keywords, c.my_health,
+                               c.opp_health, c.draw, c.area};
+            w.put_list(v, 10);
+            w.p -= 1;  // reopen the list for the name and the text
+            w.lit(",\"\",\"\"]");
+            s.n += static_cast<size_t>(w.p - begin);
+        }
+        s.put(rules_.draft ? std::string_view("],\"seq\":1,\"cause\":0,\"rule\":\"R-DRAFT\"}\n")
+                           : std::string_view("],\"seq\":1,\"cause\":0,\"rule\":\"R-CARDGEN\"}\n"));
+        for (size_t k = 0; k < offers.size(); ++k) {
+            W w{s.room(200)};
+            char* begin = w.p;
+            w.lit("{\"type\":\"draft_offered\",\"round\":");
+            w.put_int(static_cast<int>(k));
+            w.lit(",\"base_ids\":");
+            w.put_list(offers[k].data(), static_cast<int>(offers[k].size()));
+            w.lit(",\"seq\":");
+            w.put_int(2 + static_cast<int>(k));
+            w.lit(",\"cause\":0,\"rule\":\"R-DRAFT\"}\n");
+            s.n += static_cast<size_t>(w.p - begin);
+        }
+
+        Game g;
+        g.timed = false;
+        int seq = 2 + static_cast<int>(offers.size());
+        open_game(g, rules_, values[1 + shuffle_at_[0]], values[1 + shuffle_at_[1]], std::move(cards),
+                  std::move(offers), seq, kw_values_.data());
+        Agent ag[2];
+        for (int p = 0; p < 2; ++p) {
+            ag[p].kind = kinds_[p];
+            ag[p].rng = JRandom::from_seed(kinds_[p] == 1 ? seat_seed(seed, p) : 0);
+        }
+        g.play(ag);
+        for (const Ev& e : g.log) {
+            write_json(s, g, e);
+            s.put('\n');
+        }
+    }
+};
+
+// The 1.2 draft's cards and offers of a draftChoicesSeed (engine/locm/draft.py's `draft_offers`).
+py::tuple draft_offers(int64_t seed, int rounds) {
+    if (rounds < 0) throw std::invalid_argument("rounds must not be negative");
+    std::vector<int> pool;
+    std::vector<std::vector<int>> offers;
+    draft_draw(seed, rounds, pool, offers);
+    py::list triples(offers.size());
+    for (size_t k = 0; k < offers.size(); ++k) triples[k] = py::make_tuple(offers[k][0], offers[k][1], offers[k][2]);
+    return py::make_tuple(py::cast(pool), triples);
+}
+
 // --- the battle environment, N games a call (locm/rl/locm_native.py) ---------------------------------------------
 //
 // LOCM's battle environment (locm/rl/env.py's `GameEnv` over locm/rl/locm.py's `LocmMatch`, learning the battle
@@ -1846,40 +2074,13 @@ class BattleVec {
         r.g = Game();
         std::vector<Card> cards;
         std::vector<std::vector<int>> offers;
-        if (rules_.draft) {
-            if (card_list_.empty()) throw std::runtime_error("set_card_list was not called");
-            constexpr int LIST = 160;
-            int rounds = rules_.draft_rounds, size = std::min(2 * rounds, LIST);
-            JRandom rng = JRandom::from_seed(pool_seed);
-            std::vector<bool> taken(LIST, false);
-            std::vector<int> pool;
-            while (static_cast<int>(pool.size()) < size) {
-                int k = java_next_int(rng, LIST);
-                if (!taken[k]) { taken[k] = true; pool.push_back(k + 1); }
-            }
-            for (int rnd = 0; rnd < rounds; ++rnd) {
-                int a = java_next_int(rng, size), b = java_next_int(rng, size);
-                while (b == a) b = java_next_int(rng, size);
-                int c = java_next_int(rng, size);
-                while (c == a || c == b) c = java_next_int(rng, size);
-                offers.push_back({pool[a], pool[b], pool[c]});
-            }
-            for (int b : pool) cards.push_back(card_list_.at(b - 1));
-        } else {
-            cards = generate_cards(pool_seed, handle);
-        }
+        seeded_pool(rules_, card_list_, pool_seed, handle, cards, offers);
         int seq = 2 + static_cast<int>(offers.size());  // game_created, card_pool_defined, the draft's offers
         open_game(r.g, rules_, shuffle0, shuffle1, std::move(cards), std::move(offers), seq, kw_values_.data());
         start(i, seat, agents, obs, mask);
     }
     // The 1.2 card list (baseIds 1..160, a variant's changed cards in place) `open_row_seeded` drafts from.
-    void set_card_list(const py::bytes& cards) {
-        std::vector<Card> list = parse_cards(std::string_view(cards));
-        if (list.size() != 160) throw std::invalid_argument("160 cards expected");
-        for (size_t k = 0; k < list.size(); ++k)
-            if (list[k].base_id != static_cast<int>(k) + 1) throw std::invalid_argument("cards by baseId expected");
-        card_list_ = std::move(list);
-    }
+    void set_card_list(const py::bytes& cards) { card_list_ = card_list_from(cards); }
 
     // Every row's action (a slot); the rows' results written in place. Rows not open are left as they are.
     void step(py::array_t<int64_t, py::array::c_style | py::array::forcecast> actions, py::array_t<float> obs,
@@ -2111,6 +2312,14 @@ PYBIND11_MODULE(_native, m) {
         for (int k = 0; k < count; ++k) out.push_back(java_next_int(r, bound));
         return out;
     });
+    m.def("draft_offers", &draft_offers, py::arg("draft_choices_seed"), py::arg("rounds"));
+    py::class_<Opener>(m, "Opener")
+        .def(py::init<const py::tuple&, int, int, int, int, std::vector<std::string>, std::vector<int>,
+                      const py::bytes&, std::vector<std::string>, int, std::vector<int>, std::vector<double>>(),
+             py::arg("rules"), py::arg("n_params"), py::arg("pool_at"), py::arg("shuffle0_at"),
+             py::arg("shuffle1_at"), py::arg("pieces"), py::arg("slots"), py::arg("card_list"),
+             py::arg("card_json"), py::arg("handle"), py::arg("kinds"), py::arg("kw_values"))
+        .def("play", &Opener::play, py::arg("seed"));
     py::class_<BattleVec>(m, "BattleVec")
         .def(py::init<const py::tuple&, int, bool, bool, double, int, std::vector<double>>(), py::arg("rules"),
              py::arg("n"), py::arg("bounded"), py::arg("keep_log"), py::arg("invalid_reward"), py::arg("max_invalid"),

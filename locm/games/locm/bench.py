@@ -62,6 +62,7 @@ def bench(ruleset, games: int, seed: int = 1, progress=None) -> dict:
     logs = []
     events = 0
     t0 = time.perf_counter()
+    c0 = time.process_time()
     for k in range(games):
         g = play_one(ruleset, seed + k, ("random", "random"))
         logs.append(g.log)
@@ -69,6 +70,7 @@ def bench(ruleset, games: int, seed: int = 1, progress=None) -> dict:
         if progress:
             progress(1)
     elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - c0  # the process's own CPU time: what a machine shared with other work leaves
     # Rebuild the state at the last turn start of each game (a late turn): by a plain fold from the first
     # event, and from a History whose snapshots are already built.
     cold, warm = [], []
@@ -87,6 +89,7 @@ def bench(ruleset, games: int, seed: int = 1, progress=None) -> dict:
         "ruleset": getattr(ruleset, "name", ruleset),
         "games": games,
         "seconds": round(elapsed, 4),
+        "cpu_seconds": round(cpu, 4),
         "games_per_s": round(games / elapsed, 1),
         "events": events,
         "events_per_s": round(events / elapsed, 1),
