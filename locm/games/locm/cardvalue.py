@@ -77,22 +77,21 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
     not re-run (``rerun`` False: a base seed beyond ``--seeds``) gives ``base`` and its holders under A, each
     ``("base", won under A, 0, copies ahead)``."""
     from locm.analysis.locm.cardfacts import project
-    from locm.games.locm.whatif import _STATE, replay_under
+    from locm.games.locm.whatif import _STATE, rerun_under, verified_game
 
     gids, target_rows, identical_ok, rerun = task  # rerun: a bool, or the variants re-run (the others: "base")
     store, variants = _STATE["store"], _STATE["variants"]
     out = []
     for gid in gids:
         try:
-            events_a = store.verified_events(gid)  # a stored game is trusted only if its chain holds
+            created, ga = verified_game(store, gid)  # read, checked and folded once per process
         except LocmError as exc:
             out.append((gid, -1, "error", None, {}, str(exc)))
             continue
-        ga = project(events_a)
         pool_a, decks_a, win_a = ga.defs, ga.decks, ga.winner
         for k, rules_b in enumerate(variants):
             try:
-                pool_b = _pool_under(rules_b, events_a[0])
+                pool_b = _pool_under(rules_b, created)
                 changed = {b for b, c in pool_a.items() if pool_b.get(b) != c}
                 if not (rerun if isinstance(rerun, bool) else k in rerun):
                     status = "base" if changed or not identical_ok[k] else "base-identical"
@@ -101,8 +100,7 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
                 if not changed and identical_ok[k]:
                     out.append((gid, k, "identical", None, {}, ""))
                     continue
-                events_b, prepared, _ = replay_under(store, events_a, rules_b)
-                gb = project(events_b)
+                gb, prepared = rerun_under(store, created, rules_b)
                 decks_b, win_b = gb.decks, gb.winner
                 units = {}
                 for t, (only, variant) in enumerate(target_rows):
