@@ -47,3 +47,27 @@ def python_head(played) -> str:
 def test_a_game_with_explicit_parameters_is_left_to_the_python_path():
     base = run_game(by_name("1.2"), 4, ("random", "random"), {"draftChoicesSeed": 77}).game.log
     assert play_out_under(base[0], parse_variant(VARIANTS[0])) is None
+
+
+def test_a_kept_base_game_is_read_and_checked_again_once_its_log_changes(tmp_path):
+    import zlib
+
+    from locm.errors import ChainError
+    from locm.store.eventstore import open_store, pack_log, prepare_game
+    from locm.games.locm.whatif import verified_game
+
+    played = run_game(by_name("1.2"), 5, ("random", "random"))
+    with open_store(tmp_path / "s.db") as store:
+        store.append_prepared(prepare_game(GAME, played.extras, played.game.log))
+        gid = played.game_id
+        created, facts = verified_game(store, gid)
+        assert created == played.game.log[0] and facts.winner == played.game.log[-1].winner
+        assert verified_game(store, gid)[1] is facts  # kept: not folded again
+        (data,) = store.db.execute("SELECT data FROM logs WHERE game = (SELECT id FROM games WHERE game_id = ?)",
+                                   (gid,)).fetchone()
+        lines = zlib.decompress(data).split(b"\n")
+        lines[3] = lines[3].replace(b'"seq":3', b'"seq":3 ')
+        store.db.execute("UPDATE logs SET data = ? WHERE game = (SELECT id FROM games WHERE game_id = ?)",
+                         (pack_log(lines), gid))
+        with pytest.raises(ChainError):
+            verified_game(store, gid)

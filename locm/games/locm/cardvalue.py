@@ -76,7 +76,6 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
     None, {target: units}, error)``; status ``played``, ``stored`` (read back) or ``identical``; a seed that is
     not re-run (``rerun`` False: a base seed beyond ``--seeds``) gives ``base`` and its holders under A, each
     ``("base", won under A, 0, copies ahead)``."""
-    from locm.analysis.locm.cardfacts import project
     from locm.games.locm.whatif import _STATE, rerun_under, verified_game
 
     gids, target_rows, identical_ok, rerun = task  # rerun: a bool, or the variants re-run (the others: "base")
@@ -100,8 +99,7 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
                 if not changed and identical_ok[k]:
                     out.append((gid, k, "identical", None, {}, ""))
                     continue
-                gb, prepared = rerun_under(store, created, rules_b)
-                decks_b, win_b = gb.decks, gb.winner
+                decks_b, win_b, prepared = rerun_under(store, created, rules_b)
                 units = {}
                 for t, (only, variant) in enumerate(target_rows):
                     if variant != k:

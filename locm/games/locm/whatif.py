@@ -128,22 +128,25 @@ def play_out_under(created, rules_b: Rules) -> tuple[list, object] | None:
     return events, prepare_game(GAME, extras, events, payloads=lines)
 
 
-def rerun_under(store, created, rules_b: Rules) -> tuple[GameFacts, object]:
-    """`replay_under` of a game known by its created event (`verified_game`), as B's facts and its PreparedGame
-    to store (None: read back, its facts kept by `verified_game`), B played whole by `play_out_under` where it
-    applies, else as `replay_under` plays it."""
+def rerun_under(store, created, rules_b: Rules) -> tuple[tuple, int, object]:
+    """`replay_under` of a game known by its created event (`verified_game`), as B's decks and winner
+    (`analysis.locm.cardfacts.decks_and_winner`) and its PreparedGame to store (None: read back, its facts kept
+    by `verified_game`), B played whole by `play_out_under` where it applies, else as `replay_under` plays it."""
+    from locm.analysis.locm.cardfacts import decks_and_winner
+
     from locm.games.locm.tournament import game_id
 
     seed, params = rerun_params(created, rules_b)
     gid_b = game_id(rules_b, seed, tuple(created.agents), params)
     if store.has_game(gid_b):
-        return verified_game(store, gid_b)[1], None
+        gb = verified_game(store, gid_b)[1]
+        return gb.decks, gb.winner, None
     whole = play_out_under(created, rules_b)
     if whole is None:
         events_b, prepared, _ = replay_under(store, [created], rules_b)
     else:
         events_b, prepared = whole
-    return project(events_b), prepared
+    return (*decks_and_winner(events_b), prepared)
 
 
 def replay_under(store, events_a: Sequence, rules_b: Rules) -> tuple[list, object, str]:
