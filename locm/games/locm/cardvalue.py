@@ -6,7 +6,10 @@ with that card (or every card of the bucket) replaced by a baseline: a *vanilla*
 (`vanilla`), another card's values (1.2, ``card:ID``), or whatever a variant file changes. The base games
 (A: ``seeds`` seeds, the agents given, stored as games of A, played only if missing) are re-run under B with
 the same seeds, seats and agents, and stored as games of B, as `locm whatif` does; a second run reads them
-back (it resumes). The re-runs go through `locm.games.locm.whatif`'s worker pool.
+back (it resumes). The re-runs go through `locm.games.locm.whatif`'s worker pool; each worker reads, checks
+and folds a base game once (`verified_game`: kept while its stored log is the same bytes, so `locm tune`'s
+next measurement does not read it again), and a re-run of built-in agents from its seed alone is played whole
+by the native core (`play_out_under`: the same log, byte for byte, as the Python path's).
 
 The *holder* of a card in a game is the seat whose deck held more copies of it (for a bucket: of its cards)
 than the opponent's in the game as played, under A (`locm.games.locm.whatif.advantage`). A game where both decks hold
