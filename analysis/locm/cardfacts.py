@@ -227,6 +227,21 @@ def card_features(card: Card) -> list[str]:
 # --- the projection ---------------------------------------------------------------------------------------
 
 
+def decks_and_winner(events) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], int]:
+    """`project`'s ``decks`` and ``winner`` of a game and nothing else (`locm cardvalue`'s re-runs read only
+    those of a game under B): the same values, with one look at each event's type."""
+    decks: list = [None, None]
+    winner = -1
+    for e in events:
+        t = type(e)
+        if t is DeckOrdered:
+            decks[e.player] = tuple(e.base_ids)
+        elif t is GameEnded:
+            winner = e.winner
+    return (decks[0] or (), decks[1] or ()), winner
+
+
+
 def project(events) -> GameFacts:
     """One pass over one complete game's events (in seq order) -> its `GameFacts`."""
     g = GameFacts()
@@ -336,5 +351,5 @@ def project(events) -> GameFacts:
     return g
 
 
-__all__ = ["project", "GameFacts", "CardFact", "card_features", "DEFINITIONS_VERSION", "TYPES", "CARD_COLUMNS",
+__all__ = ["project", "decks_and_winner", "GameFacts", "CardFact", "card_features", "DEFINITIONS_VERSION", "TYPES", "CARD_COLUMNS",
            "FEATURE_FAMILIES", "feature_key", "features_of_key", "feature_codes", "FEATURE_ORDER", "unpack_counts"]

@@ -6,7 +6,10 @@ with that card (or every card of the bucket) replaced by a baseline: a *vanilla*
 (`vanilla`), another card's values (1.2, ``card:ID``), or whatever a variant file changes. The base games
 (A: ``seeds`` seeds, the agents given, stored as games of A, played only if missing) are re-run under B with
 the same seeds, seats and agents, and stored as games of B, as `locm whatif` does; a second run reads them
-back (it resumes). The re-runs go through `locm.games.locm.whatif`'s worker pool.
+back (it resumes). The re-runs go through `locm.games.locm.whatif`'s worker pool; each worker reads, checks
+and folds a base game once (`verified_game`: kept while its stored log is the same bytes, so `locm tune`'s
+next measurement does not read it again), and a re-run of built-in agents from its seed alone is played whole
+by the native core (`play_out_under`: the same log, byte for byte, as the Python path's).
 
 The *holder* of a card in a game is the seat whose deck held more copies of it (for a bucket: of its cards)
 than the opponent's in the game as played, under A (`locm.games.locm.whatif.advantage`). A game where both decks hold
@@ -76,23 +79,21 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
     None, {target: units}, error)``; status ``played``, ``stored`` (read back) or ``identical``; a seed that is
     not re-run (``rerun`` False: a base seed beyond ``--seeds``) gives ``base`` and its holders under A, each
     ``("base", won under A, 0, copies ahead)``."""
-    from locm.analysis.locm.cardfacts import project
-    from locm.games.locm.whatif import _STATE, replay_under
+    from locm.games.locm.whatif import _STATE, rerun_under, verified_game
 
     gids, target_rows, identical_ok, rerun = task  # rerun: a bool, or the variants re-run (the others: "base")
     store, variants = _STATE["store"], _STATE["variants"]
     out = []
     for gid in gids:
         try:
-            events_a = store.verified_events(gid)  # a stored game is trusted only if its chain holds
+            created, ga = verified_game(store, gid)  # read, checked and folded once per process
         except LocmError as exc:
             out.append((gid, -1, "error", None, {}, str(exc)))
             continue
-        ga = project(events_a)
         pool_a, decks_a, win_a = ga.defs, ga.decks, ga.winner
         for k, rules_b in enumerate(variants):
             try:
-                pool_b = _pool_under(rules_b, events_a[0])
+                pool_b = _pool_under(rules_b, created)
                 changed = {b for b, c in pool_a.items() if pool_b.get(b) != c}
                 if not (rerun if isinstance(rerun, bool) else k in rerun):
                     status = "base" if changed or not identical_ok[k] else "base-identical"
@@ -101,9 +102,7 @@ def _work_seed(task: tuple[list[str], list[tuple[frozenset | None, int]], tuple[
                 if not changed and identical_ok[k]:
                     out.append((gid, k, "identical", None, {}, ""))
                     continue
-                events_b, prepared, _ = replay_under(store, events_a, rules_b)
-                gb = project(events_b)
-                decks_b, win_b = gb.decks, gb.winner
+                decks_b, win_b, prepared = rerun_under(store, created, rules_b)
                 units = {}
                 for t, (only, variant) in enumerate(target_rows):
                     if variant != k:

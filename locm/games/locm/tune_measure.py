@@ -106,9 +106,8 @@ class Tuner:
 
     def holders(self, rules: Rules, seeds: int) -> tuple[dict[int, list[int]], tuple[int, int]]:
         """Per card, ``[holders, holders who won]`` in the base games, and the first player's ``(wins, games)``."""
-        from locm.analysis.locm.cardfacts import project
         from locm.games.locm.cardvalue import base_games, base_schedule
-        from locm.games.locm.whatif import advantage
+        from locm.games.locm.whatif import advantage, verified_game
         from locm.store.eventstore import open_store
 
         stored, played = base_games(self.db, rules, self.agents, seeds, self.first_seed, self.workers,
@@ -118,7 +117,7 @@ class Tuner:
         seat = [0, 0]
         with open_store(self.db, create=False, readonly=True) as store:
             for job in base_schedule(rules, self.agents, seeds, self.first_seed):
-                g = project(store.verified_events(job.game_id))
+                g = verified_game(store, job.game_id)[1]  # checked and folded once: cardvalue's re-runs read it again
                 seat[0] += g.winner == 0
                 seat[1] += 1
                 for b in set(g.decks[0]) | set(g.decks[1]):

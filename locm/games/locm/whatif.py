@@ -71,6 +71,84 @@ def _init_worker(db: str, rules_a_hash: str | None, variants: tuple[Rules, ...])
     _STATE.update(store=open_store(db, create=False, readonly=True), hash_a=rules_a_hash, variants=variants)
 
 
+_BASE: dict = {}
+_BASE_MAX = 4096  # games kept per process (a created event and a game's facts: a few KB each)
+
+
+def verified_game(store, game_id: str) -> tuple:
+    """A stored game's created event (of the current schema, `engine.locm.upcast`) and its facts
+    (`analysis.locm.cardfacts.project`), its chain verified (`EventStore.verified_events`) and folded once per
+    process: kept by the store's path, the game's id, its record's head hash and event count and the SHA-256 of
+    its log's stored bytes, so a game read again (the same base game under the next variant, the next
+    `locm.games.locm.cardvalue` call of `locm tune`) is not inflated, chain-checked, decoded and folded again,
+    and a log or record changed since is read and checked afresh."""
+    from locm.engine.locm.upcast import upcast
+
+    record = store.game(game_id)
+    key = (str(store.path), game_id, record.head_hash, record.n_events, store.log_hashes([game_id]).get(game_id))
+    hit = _BASE.get(key)
+    if hit is None:
+        events = store.verified_events(game_id)  # a stored game is trusted only if its chain holds
+        hit = (upcast(events)[0], project(events))
+        if len(_BASE) >= _BASE_MAX:
+            _BASE.pop(next(iter(_BASE)))
+        _BASE[key] = hit
+    return hit
+
+
+def play_out_under(created, rules_b: Rules) -> tuple[list, object] | None:
+    """The game of `created` re-run under `rules_b` whole by the game's ``play_out`` (`engine.seam.GameDef`:
+    LOCM's native core) where it applies (built-in agents, the game played from its seed alone: no explicit
+    parameter to keep), as ``(B's events, its PreparedGame)``; None elsewhere (the re-run then decides turn by
+    turn, `locm.games.locm.rerun.rerun_game`). The log is the one `rerun_game` gives, byte for byte
+    (tests/test_cardvalue_native.py); the record has no think times (the core plays the whole game at once)."""
+    from locm.engine.locm.definition import GAME
+    from locm.events.codec import json_array
+    from locm.games.locm.bots import is_builtin
+    from locm.store.eventstore import GameExtras, SeatExtras, prepare_game
+
+    if GAME.play_out is None or rules_b.deck_building != created.rules.deck_building:
+        return None
+    agents = tuple(created.agents)
+    if len(agents) != 2 or not all(agents) or not all(is_builtin(a) for a in agents):
+        return None
+    seed, params = rerun_params(created, rules_b)
+    if seed is None or params:
+        return None
+    data = GAME.play_out(rules_b, seed, agents)
+    if data is None:
+        return None
+    lines = data.rstrip(b"\n").split(b"\n")
+    events = GAME.codec.from_json_array(json_array(b"\n".join(lines)))
+    from locm.engine.locm.gameid import created_id
+    from locm.events.locm.catalog import HardError
+
+    errors = {e.player for e in events if type(e) is HardError}
+    extras = GameExtras(game_id=created_id(events[0]), seats=tuple(SeatExtras(error=s in errors) for s in (0, 1)))
+    return events, prepare_game(GAME, extras, events, payloads=lines)
+
+
+def rerun_under(store, created, rules_b: Rules) -> tuple[tuple, int, object]:
+    """`replay_under` of a game known by its created event (`verified_game`), as B's decks and winner
+    (`analysis.locm.cardfacts.decks_and_winner`) and its PreparedGame to store (None: read back, its facts kept
+    by `verified_game`), B played whole by `play_out_under` where it applies, else as `replay_under` plays it."""
+    from locm.analysis.locm.cardfacts import decks_and_winner
+
+    from locm.games.locm.tournament import game_id
+
+    seed, params = rerun_params(created, rules_b)
+    gid_b = game_id(rules_b, seed, tuple(created.agents), params)
+    if store.has_game(gid_b):
+        gb = verified_game(store, gid_b)[1]
+        return gb.decks, gb.winner, None
+    whole = play_out_under(created, rules_b)
+    if whole is None:
+        events_b, prepared, _ = replay_under(store, [created], rules_b)
+    else:
+        events_b, prepared = whole
+    return (*decks_and_winner(events_b), prepared)
+
+
 def replay_under(store, events_a: Sequence, rules_b: Rules) -> tuple[list, object, str]:
     """Game A re-run under `rules_b`: ``(B's events, its PreparedGame to store or None, B's id)``. A B game
     already stored is read back, not played again (so a second run resumes)."""
@@ -296,5 +374,5 @@ def whatif_lines(s: dict, top: int) -> tuple[list, list[str]]:
     return rows, out + paired_lines(s["paired_by_seed"], a, b, top)
 
 
-__all__ = ["facts", "facts_of", "replay_under", "card_units", "decks", "advantage", "Side", "paired_lines",
+__all__ = ["facts", "facts_of", "replay_under", "rerun_under", "verified_game", "play_out_under", "card_units", "decks", "advantage", "Side", "paired_lines",
            "rerun_id", "rerun_refused", "rerun_stored", "whatif_facts", "whatif_summary", "whatif_lines", "card_moves"]
