@@ -115,8 +115,11 @@ $(DOCS): $(STAMP) pyproject.toml
 docs: $(DOCS)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
+# The suite's files spread over the machine's cores (pytest-xdist; a file's tests stay together in one worker, so
+# its module fixtures are made once): PARALLEL= runs it in one process.
+PARALLEL ?= -n auto --dist loadfile
 test: $(STAMP) $(RAY)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PARALLEL)
 	@$(MAKE) --no-print-directory test-fast
 
 $(FAST_STAMP): pyproject.toml setup.py $(shell git ls-files engine events 2>/dev/null)
@@ -136,11 +139,11 @@ test-fast: $(FAST_STAMP)
 	@# Every core built there in turn: the compiled one (LOCM_CORE=compiled), then the native one (LOCM_CORE=native).
 	@if PYTHONSAFEPATH=1 $(FAST)/bin/python -c "$$IS_COMPILED"; \
 	then PYTHONSAFEPATH=1 LOCM_TEST_INSTALLED=1 LOCM_TEST_CORE=compiled LOCM_CORE=compiled \
-	     $(FAST)/bin/python -m pytest --import-mode=append $(FAST_TESTS); \
+	     $(FAST)/bin/python -m pytest $(PARALLEL) --import-mode=append $(FAST_TESTS); \
 	else echo "test-fast: no compiled core (no C compiler or no Python headers): its tests are skipped"; fi
 	@if PYTHONSAFEPATH=1 $(FAST)/bin/python -c "$$HAS_NATIVE"; \
 	then PYTHONSAFEPATH=1 LOCM_TEST_INSTALLED=1 LOCM_TEST_CORE=native LOCM_CORE=native \
-	     $(FAST)/bin/python -m pytest --import-mode=append $(FAST_TESTS) tests/test_native.py tests/test_native_vec.py; \
+	     $(FAST)/bin/python -m pytest $(PARALLEL) --import-mode=append $(FAST_TESTS) tests/test_native.py tests/test_native_vec.py; \
 	else echo "test-fast: no native core (no C++ compiler or no Python headers): its tests are skipped"; fi
 
 native: $(STAMP)
