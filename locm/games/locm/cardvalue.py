@@ -305,6 +305,23 @@ def base_games(db: Path, rules_a: Rules, agents: tuple[str, str], seeds: int, se
     return len(jobs) - missing, tr.played
 
 
+def _count_rerun(store, run: CardValueRun, status: str, prepared) -> None:
+    """A re-run's outcome into the store and the run's counts: a new game stored (played), one the store held
+    already or a worker found stored (reused), or one identical to its base game (identical)."""
+    from locm.store.eventstore import DuplicateGameError
+
+    if prepared is not None:
+        try:
+            store.append_prepared(prepared)
+            run.played += 1
+        except DuplicateGameError:
+            run.reused += 1
+    elif status == "stored":
+        run.reused += 1
+    else:
+        run.identical += 1
+
+
 def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[Target], variants: list[Rules],
               seeds: int, seed: int = 1, workers: int = 1, progress: Callable[[int], None] | None = None,
               announce: Callable[[int, str], None] | None = None, backend: Backend = "local",
@@ -315,7 +332,7 @@ def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[T
     ``base_seeds`` (more than ``seeds``): base games on that many seeds, of which the first ``seeds`` are
     re-run; every value is then the control-variate one (`analysis.varred`: the holders' base outcome over
     all base seeds), the paired one kept beside it."""
-    from locm.store.eventstore import DuplicateGameError, open_store
+    from locm.store.eventstore import open_store
     from locm.games.locm.whatif import _results
 
     t0 = time.perf_counter()
@@ -348,16 +365,7 @@ def cardvalue(db: Path, rules_a: Rules, agents: tuple[str, str], targets: list[T
                         for t, u in units.items():
                             base_only.setdefault(t, []).extend(x[1] for x in u)
                         continue
-                    if prepared is not None:
-                        try:
-                            store.append_prepared(prepared)
-                            run.played += 1
-                        except DuplicateGameError:
-                            run.reused += 1
-                    elif status == "stored":
-                        run.reused += 1
-                    else:
-                        run.identical += 1
+                    _count_rerun(store, run, status, prepared)
                     for t, u in units.items():
                         row = run.rows[t]
                         for stratum, wa, wb, by in u:

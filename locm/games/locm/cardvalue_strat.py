@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Callable
 
 from locm.analysis.stratified import TwoPhase, allocate, pilot
 from locm.engine.locm.rulesets import Rules
-from locm.games.locm.cardvalue import (CardValueError, CardValueRun, Row, Target, _only_cards_differ, _work_seed,
-                                       base_games, base_schedule, check_agents)
+from locm.games.locm.cardvalue import (CardValueError, CardValueRun, Row, Target, _count_rerun, _only_cards_differ,
+                                       _work_seed, base_games, base_schedule, check_agents)
 
 if TYPE_CHECKING:
     from locm.tournament.backends import Backend
@@ -128,7 +128,7 @@ def _rerun(run: CardValueRun, db: Path, variants: list[Rules], targets: list[Tar
            address, progress, is_pilot: bool, announce=None) -> None:
     """Re-run, for each target, the seeds of each stratum from ``taken[t][h]`` up to ``want[t][h]`` (in seed
     order), add them to its `TwoPhase` (and the row's sample figures), and move ``taken`` on."""
-    from locm.store.eventstore import DuplicateGameError, open_store
+    from locm.store.eventstore import open_store
     from locm.games.locm.whatif import _results
 
     chosen: dict[int, dict[int, str]] = {}  # seed -> target -> stratum
@@ -154,16 +154,7 @@ def _rerun(run: CardValueRun, db: Path, variants: list[Rules], targets: list[Tar
                         continue
                     if status.startswith("base"):
                         continue
-                    if prepared is not None:
-                        try:
-                            store.append_prepared(prepared)
-                            run.played += 1
-                        except DuplicateGameError:
-                            run.reused += 1
-                    elif status == "stored":
-                        run.reused += 1
-                    else:
-                        run.identical += 1
+                    _count_rerun(store, run, status, prepared)
                     for t, u in units.items():
                         if t not in chosen[s]:
                             continue  # re-run for another target of the variant: not in this one's sample

@@ -50,7 +50,7 @@ from locm.analysis.tune import HIGH, LOW, OPEN, Field, Objectives, centre_of, ch
 from locm.engine.locm.carddata import cardlist_12
 from locm.engine.locm.rulesets import DRAFT, Rules, rules_hash
 from locm.events.locm.cards import CREATURE, GREEN, KEYWORD_LETTERS, KEYWORD_NAMES, Card, keywords_to_str
-from locm.games.locm.tune_measure import Ledger, TuneError, Tuner, _dict, race
+from locm.games.locm.tune_measure import Ledger, TuneError, Tuner, _dict, race, seat_summary, tune_result
 
 SUSPECTS = 4
 """Cards the screen sends to causal measurement for their holders' win rate."""
@@ -271,24 +271,12 @@ def tune(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, objectiv
         if searched is not None:
             tuner.ledger.add(("seat search",), searched["games_used"], played)
 
-    def seat(w: tuple[int, int]) -> dict:
-        lo, hi = wilson(*w)
-        return {"wins": w[0], "games": w[1], "rate": w[0] / w[1] if w[1] else None, "low": lo, "high": hi,
-                "verdict": seat_verdict(w[0], w[1], lo, hi, ob.seat_margin)}
-
-    return {"ruleset": rules0.name, "base": rules0.base_name, "agents": list(agents), "budget": budget,
-            "first_seed": seed, "screen_seeds": seeds,
-            "objectives": {"band": ob.band, "seat_margin": ob.seat_margin, "max_changes": ob.max_changes},
-            "centre": centre, "cards": [{**m, "before": _dict(m["before"]), "after": _dict(m["after"])}
-                                        for m in measured.values()],
-            "changes": steps, "fields_changed": changes_made,
-            "seat_before": seat(seat_before),
-            "seat_after": seat_row(searched["after"], agents) if searched and searched["changes"] else seat(seat_after),
-            "seat_search": searched,
-            "games_used": tuner.ledger.total, "games_played_now": tuner.ledger.played_now,
-            "seconds": round(time.perf_counter() - t0, 2),
-            "method": "greedy local search with paired evaluation (after de Mesentier Silva et al. 2019, "
-                      "'Evolving the Hearthstone Meta')", "rules": rules}
+    after = seat_row(searched["after"], agents) if searched and searched["changes"] else \
+        seat_summary(seat_after, ob.seat_margin)
+    return tune_result(rules0, rules, agents, budget, seed, seeds, ob, centre, measured, steps, changes_made, tuner,
+                       seat_summary(seat_before, ob.seat_margin), after, searched, time.perf_counter() - t0,
+                       "greedy local search with paired evaluation (after de Mesentier Silva et al. 2019, "
+                       "'Evolving the Hearthstone Meta')")
 
 
 def seat_row(e: dict, agents: tuple[str, str]) -> dict:

@@ -25,11 +25,10 @@ from typing import Callable
 
 import msgspec
 
-from locm.analysis.stats import wilson
-from locm.analysis.tune import HIGH, LOW, OPEN, Objectives, centre_of, choose, seat_verdict, verdict
+from locm.analysis.tune import HIGH, LOW, OPEN, Objectives, centre_of, choose, verdict
 from locm.engine.locm.rulesets import Rules
 from locm.events.locm.cards import KEYWORD_NAMES
-from locm.games.locm.tune_measure import TuneError, Tuner, _dict, race
+from locm.games.locm.tune_measure import TuneError, Tuner, _dict, race, seat_summary, tune_result
 
 MAX_ROUNDS = 2
 """Mutation rounds per bucket."""
@@ -150,22 +149,10 @@ def tune_buckets(db: Path, rules0: Rules, agents: tuple[str, str], budget: int, 
         m["found_at_games"] = None
     seat_after = tuner.holders(rules, seeds)[1] if rules is not rules0 else seat_before
 
-    def seat(w: tuple[int, int]) -> dict:
-        lo, hi = wilson(*w)
-        return {"wins": w[0], "games": w[1], "rate": w[0] / w[1] if w[1] else None, "low": lo, "high": hi,
-                "verdict": seat_verdict(w[0], w[1], lo, hi, ob.seat_margin)}
-
-    return {"ruleset": rules0.name, "base": rules0.base_name, "agents": list(agents), "budget": budget,
-            "first_seed": seed, "screen_seeds": seeds,
-            "objectives": {"band": ob.band, "seat_margin": ob.seat_margin, "max_changes": ob.max_changes},
-            "centre": centre, "cards": [{**m, "before": _dict(m["before"]), "after": _dict(m["after"])}
-                                        for m in measured.values()],
-            "changes": steps, "fields_changed": changes_made, "seat_before": seat(seat_before),
-            "seat_after": seat(seat_after),
-            "seat_search": None, "games_used": tuner.ledger.total, "games_played_now": tuner.ledger.played_now,
-            "seconds": round(time.perf_counter() - t0, 2),
-            "method": "greedy local search with paired, raced evaluation over the generator's keyword costs (after "
-                      "de Mesentier Silva et al. 2019, 'Evolving the Hearthstone Meta')", "rules": rules}
+    return tune_result(rules0, rules, agents, budget, seed, seeds, ob, centre, measured, steps, changes_made, tuner,
+                       seat_summary(seat_before, ob.seat_margin), seat_summary(seat_after, ob.seat_margin), None,
+                       time.perf_counter() - t0, "greedy local search with paired, raced evaluation over the "
+                       "generator's keyword costs (after de Mesentier Silva et al. 2019, 'Evolving the Hearthstone Meta')")
 
 
 __all__ = ["tune_buckets", "apply", "candidates", "keyword_option"]

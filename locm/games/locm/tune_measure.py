@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from locm.analysis.tune import Estimate, Objectives
+from locm.analysis.stats import wilson
+from locm.analysis.tune import Estimate, Objectives, seat_verdict
 from locm.engine.errors import LocmError
 from locm.engine.locm.rulesets import Rules, rules_hash
 
@@ -171,8 +172,26 @@ def race(tuner: Tuner, rules: Rules, card: int | str, options: list[tuple[dict, 
 def _dict(e: Estimate) -> dict:
     return {"value": e.value, "low": e.low, "high": e.high, "units": e.units}
 
-def _dict(e: Estimate) -> dict:
-    return {"value": e.value, "low": e.low, "high": e.high, "units": e.units}
+
+def seat_summary(w: tuple[int, int], margin: float) -> dict:
+    """The first player's wins of games ``w`` as a result row: its rate, Wilson interval and verdict."""
+    lo, hi = wilson(*w)
+    return {"wins": w[0], "games": w[1], "rate": w[0] / w[1] if w[1] else None, "low": lo, "high": hi,
+            "verdict": seat_verdict(w[0], w[1], lo, hi, margin)}
 
 
-__all__ = ["Tuner", "Ledger", "TuneError", "race", "games_key", "RACE_SEEDS"]
+def tune_result(rules0: Rules, rules: Rules, agents: tuple[str, str], budget: int, seed: int, seeds: int,
+                ob: Objectives, centre: float, measured: dict, steps: list, changes_made: int, tuner: "Tuner",
+                seat_before: dict, seat_after: dict, searched: dict | None, seconds: float, method: str) -> dict:
+    """A card tune's result, as `locm tune --json` prints it and its evidence page reads it."""
+    return {"ruleset": rules0.name, "base": rules0.base_name, "agents": list(agents), "budget": budget,
+            "first_seed": seed, "screen_seeds": seeds,
+            "objectives": {"band": ob.band, "seat_margin": ob.seat_margin, "max_changes": ob.max_changes},
+            "centre": centre, "cards": [{**m, "before": _dict(m["before"]), "after": _dict(m["after"])}
+                                        for m in measured.values()],
+            "changes": steps, "fields_changed": changes_made, "seat_before": seat_before, "seat_after": seat_after,
+            "seat_search": searched, "games_used": tuner.ledger.total, "games_played_now": tuner.ledger.played_now,
+            "seconds": round(seconds, 2), "method": method, "rules": rules}
+
+
+__all__ = ["Tuner", "Ledger", "TuneError", "race", "games_key", "seat_summary", "tune_result", "RACE_SEEDS"]
