@@ -27,6 +27,9 @@ FAST_TESTS := tests/test_conformance.py tests/test_oracle_games.py tests/test_go
               tests/test_rules.py tests/test_variants.py tests/test_variant_safety.py tests/test_seam.py \
               tests/test_cardgen.py tests/test_jrandom.py tests/test_construct.py tests/test_lookahead.py \
               tests/test_replay_fold.py tests/test_corebuild.py
+# On the native core, those and the tests that only it can run (they skip in .venv/, where it is not built)
+NATIVE_TESTS = $(FAST_TESTS) tests/test_native.py tests/test_native_vec.py tests/test_native_redecide.py \
+               tests/test_verify_whole_game.py tests/test_cardvalue_native.py tests/test_behaviour.py
 
 export IS_COMPILED := import sys; from locm.engine.corebuild import python_core; sys.exit(python_core().kind != "compiled")
 export HAS_NATIVE := import sys; from locm.engine.corebuild import native_module; sys.exit(native_module("locm")[0] is None)
@@ -143,7 +146,7 @@ test-fast: $(FAST_STAMP)
 	else echo "test-fast: no compiled core (no C compiler or no Python headers): its tests are skipped"; fi
 	@if PYTHONSAFEPATH=1 $(FAST)/bin/python -c "$$HAS_NATIVE"; \
 	then PYTHONSAFEPATH=1 LOCM_TEST_INSTALLED=1 LOCM_TEST_CORE=native LOCM_CORE=native \
-	     $(FAST)/bin/python -m pytest $(PARALLEL) --import-mode=append $(FAST_TESTS) tests/test_native.py tests/test_native_vec.py; \
+	     $(FAST)/bin/python -m pytest $(PARALLEL) --import-mode=append $(NATIVE_TESTS); \
 	else echo "test-fast: no native core (no C++ compiler or no Python headers): its tests are skipped"; fi
 
 native: $(STAMP)
