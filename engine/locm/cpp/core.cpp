@@ -22,6 +22,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <charconv>
 #include <cstdint>
@@ -2016,6 +2017,84 @@ py::tuple draft_offers(int64_t seed, int rounds) {
     return py::make_tuple(py::cast(pool), triples);
 }
 
+// --- SHA-256 (FIPS 180-4), for locm/rl/env.py's `derive_seed` ---------------------------------------------------
+//
+// The environment seeds each game's agents with the first 31 bits of sha256(f"{seed}:{salt}"). The round
+// constants are the first 32 bits of the fractional parts of the cube roots of the first 64 primes, the initial
+// hash those of the square roots of the first 8: computed here once, exactly, by integer roots (no table typed
+// in); tests/test_native_vec.py checks the digest against hashlib's.
+
+uint64_t iroot(unsigned __int128 x, int k) {  // the largest r with r**k <= x
+    uint64_t lo = 0, hi = 1ULL << 40;  // roots here are below 2**36; 2**120 still fits
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        unsigned __int128 v = 1;
+        for (int j = 0; j < k; ++j) v *= mid;
+        if (v <= x) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+struct Sha256Consts {
+    uint32_t k[64], h[8];
+    Sha256Consts() {
+        int primes[64], n = 0;
+        for (int c = 2; n < 64; ++c) {
+            bool prime = true;
+            for (int d = 2; d * d <= c; ++d) prime = prime && c % d;
+            if (prime) primes[n++] = c;
+        }
+        // frac(p**(1/k)) * 2**32 = floor(root(p * 2**(32k))) mod 2**32
+        for (int j = 0; j < 64; ++j)
+            k[j] = static_cast<uint32_t>(iroot(static_cast<unsigned __int128>(primes[j]) << 96, 3));
+        for (int j = 0; j < 8; ++j)
+            h[j] = static_cast<uint32_t>(iroot(static_cast<unsigned __int128>(primes[j]) << 64, 2));
+    }
+};
+const Sha256Consts SHA;
+
+inline uint32_t rotr(uint32_t x, int n) { return x >> n | x << (32 - n); }
+inline uint32_t be32(const unsigned char* p) {  // four bytes, big-endian
+    return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | uint32_t(p[3]);
+}
+
+void sha256(const unsigned char* data, size_t len, unsigned char out[32]) {
+    uint32_t h[8];
+    std::copy(SHA.h, SHA.h + 8, h);
+    size_t total = (len + 9 + 63) / 64 * 64;
+    std::vector<unsigned char> m(total, 0);
+    std::copy(data, data + len, m.begin());
+    m[len] = 0x80;
+    uint64_t bits = static_cast<uint64_t>(len) * 8;
+    for (int j = 0; j < 8; ++j) m[total - 1 - j] = static_cast<unsigned char>(bits >> (8 * j));
+    for (size_t at = 0; at < total; at += 64) {
+        uint32_t w[64];
+        for (int t = 0; t < 16; ++t) w[t] = be32(&m[at + 4 * t]);
+        for (int t = 16; t < 64; ++t) {
+            uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
+            uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
+            w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+        }
+        uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+        for (int t = 0; t < 64; ++t) {
+            uint32_t t1 = hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + SHA.k[t] + w[t];
+            uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+            hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+        }
+        h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+    }
+    for (int j = 0; j < 8; ++j)
+        for (int b = 0; b < 4; ++b) out[4 * j + b] = static_cast<unsigned char>(h[j] >> (24 - 8 * b));
+}
+
+// locm/rl/env.py's derive_seed(seed, salt): int.from_bytes(sha256(f"{seed}:{salt}")[:4], "big") >> 1
+int64_t derive_seed(int64_t seed, const std::string& salt) {
+    std::string text = std::to_string(seed) + ":" + salt;
+    unsigned char d[32];
+    sha256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), d);
+    return static_cast<int64_t>(be32(d) >> 1);
+}
+
 // --- the battle environment, N games a call (locm/rl/locm_native.py) ---------------------------------------------
 //
 // LOCM's battle environment (locm/rl/env.py's `GameEnv` over locm/rl/locm.py's `LocmMatch`, learning the battle
@@ -2078,6 +2157,65 @@ class BattleVec {
         int seq = 2 + static_cast<int>(offers.size());  // game_created, card_pool_defined, the draft's offers
         open_game(r.g, rules_, shuffle0, shuffle1, std::move(cards), std::move(offers), seq, kw_values_.data());
         start(i, seat, agents, obs, mask);
+    }
+    // How `open_row_from` opens a game from its seed alone: the seed parameters (engine/locm/setup.py's
+    // `derive_params`: each the next long of Random(seed), `n_params` of them in the ruleset's order, the pool's
+    // and the shuffles' at their indices), the generator's tables `handle` (constructed), the learner's seat and
+    // the agents' kinds (0 pass, 1 random, 2 greedy: `own` the learner's deck building, `opp` the other seat's).
+    void set_seeding(int n_params, int pool_at, int shuffle0_at, int shuffle1_at, int handle, int seat, int own,
+                     int opp) {
+        if (n_params < 1 || n_params > 8) throw std::invalid_argument("1 to 8 seed parameters");
+        for (int at : {pool_at, shuffle0_at, shuffle1_at})
+            if (at < 0 || at >= n_params) throw std::invalid_argument("a seed parameter out of range");
+        for (int k : {own, opp})
+            if (k < 0 || k > 2) throw std::invalid_argument("an agent kind is 0 pass, 1 random or 2 greedy");
+        if (seat != 0 && seat != 1) throw std::invalid_argument("seat 0 or 1");
+        bool pooled = rules_.draft ? card_list_.size() == CARDLIST_SIZE
+                                   : handle >= 0 && handle < static_cast<int>(CARDGEN.size());
+        if (!pooled)
+            throw std::invalid_argument(rules_.draft ? "no 1.2 card list was given" : "no such card generator");
+        seeding_ = {n_params, pool_at, shuffle0_at, shuffle1_at, handle, seat, own, opp};
+        seeded_ = true;
+    }
+    // Row i's game of `seed`, all of it decided here as locm/rl/locm_native.py's Python path decides it: the
+    // seeds (`derive_params`), the pool and offers, the agents (the other seat's seeded by derive_seed(seed,
+    // "agent<other>"), the learner's own by derive_seed(seed, "own<seat>"), a random agent's Random of that seed).
+    // True if the learner then has a decision (a legal slot), false if the game ended before it.
+    bool open_row_from(int i, int64_t seed, py::array_t<float> obs, py::array_t<bool> mask) {
+        if (!seeded_) throw std::runtime_error("set_seeding first");
+        EnvRow& r = row(i);
+        float* o = rows_of(obs, obs_size_) + static_cast<size_t>(i) * obs_size_;
+        bool* m = rows_of(mask, n_actions_) + static_cast<size_t>(i) * n_actions_;
+        const auto& z = seeding_;
+        int64_t values[8];
+        JRandom jr = JRandom::from_seed(seed);
+        for (int k = 0; k < z[0]; ++k) values[k] = java_next_long(jr);
+        int seat = z[5], other = 1 - seat;
+        int kind[2];
+        int64_t agent_seed[2];
+        kind[other] = z[7];
+        kind[seat] = z[6];
+        agent_seed[other] = kind[other] == 1 ? derive_seed(seed, "agent" + std::to_string(other)) : 0;
+        agent_seed[seat] = kind[seat] == 1 ? derive_seed(seed, "own" + std::to_string(seat)) : 0;
+        r.g = Game();
+        std::vector<Card> cards;
+        std::vector<std::vector<int>> offers;
+        seeded_pool(rules_, card_list_, values[z[1]], z[4], cards, offers);
+        int seq = 2 + static_cast<int>(offers.size());
+        open_game(r.g, rules_, values[z[2]], values[z[3]], std::move(cards), std::move(offers), seq, kw_values_.data());
+        r.g.keep_log = keep_log_;
+        r.seat = seat;
+        r.invalid = 0;
+        for (int p = 0; p < 2; ++p) {
+            r.ag[p].kind = kind[p];
+            r.ag[p].rng = kind[p] == 1 ? JRandom::from_seed(agent_seed[p]) : JRandom{0};
+        }
+        r.live = true;
+        {
+            py::gil_scoped_release release;
+            advance(r, o, m);
+        }
+        return std::any_of(m, m + n_actions_, [](bool b) { return b; });
     }
     // The 1.2 card list (baseIds 1..160, a variant's changed cards in place) `open_row_seeded` drafts from.
     void set_card_list(const py::bytes& cards) { card_list_ = card_list_from(cards); }
@@ -2147,6 +2285,8 @@ class BattleVec {
     int max_invalid_, h_ = 0, s_ = 0, use_base_ = 0, use_width_ = 0, attack_base_ = 0, n_actions_ = 0, obs_size_ = 0;
     std::vector<double> kw_values_;
     std::vector<Card> card_list_;
+    std::array<int, 8> seeding_{};
+    bool seeded_ = false;
 
     void start(int i, int seat, const py::list& agents, py::array_t<float>& obs, py::array_t<bool>& mask) {
         EnvRow& r = rows_[i];
@@ -2312,6 +2452,7 @@ PYBIND11_MODULE(_native, m) {
         for (int k = 0; k < count; ++k) out.push_back(java_next_int(r, bound));
         return out;
     });
+    m.def("derive_seed", &derive_seed, py::arg("seed"), py::arg("salt"));
     m.def("draft_offers", &draft_offers, py::arg("draft_choices_seed"), py::arg("rounds"));
     py::class_<Opener>(m, "Opener")
         .def(py::init<const py::tuple&, int, int, int, int, std::vector<std::string>, std::vector<int>,
@@ -2329,6 +2470,8 @@ PYBIND11_MODULE(_native, m) {
         .def("open_row", &BattleVec::open_row)
         .def("open_row_seeded", &BattleVec::open_row_seeded)
         .def("set_card_list", &BattleVec::set_card_list)
+        .def("set_seeding", &BattleVec::set_seeding)
+        .def("open_row_from", &BattleVec::open_row_from)
         .def("step", &BattleVec::step)
         .def("take_log", &BattleVec::take_log)
         .def("row_state", &BattleVec::row_state)
