@@ -19,7 +19,7 @@ Where the work is done: each `step` is one call into core.cpp's ``BattleVec``, w
 the opponent's turns and the learner's own agent's deck building, and writes the arrays in place. Once an
 episode, a finished row's next game is one call too (``open_row_from``: its seed drawn from the row's generator
 in Python, then in C++ its seed parameters as `engine.locm.setup.derive_params` derives them, the draft's offers
-or the generated pool, the agents seeded as `locm.rl.env.derive_seed` seeds them, SHA-256 included); with the
+or the generated pool, the agents seeded by the seeds `locm.rl.env.derive_seed` gives them in Python, hashlib's SHA-256); with the
 log kept, or ``native_opening=False``, the opening's events or seeds and agents are Python's, as before (the
 tests compare both paths). The opponent and the learner's own agent are the native core's built-in agents (``pass``,
 ``random``, ``greedy``); the reward is win-loss. A game that ends before the learner's first decision (possible in a variant
@@ -153,7 +153,8 @@ class NativeBattleVectorEnv(VectorEnv):
         assert rng is not None
         game_seed = seed if seed is not None else int(rng.integers(0, 2**31))
         if self._from_seed and _LONG_MIN <= game_seed <= _LONG_MAX:
-            self._core.open_row_from(i, game_seed, self._obs, self._masks)
+            self._core.open_row_from(i, game_seed, derive_seed(game_seed, f"own{self.seat}"),
+                                     derive_seed(game_seed, f"agent{1 - self.seat}"), self._obs, self._masks)
             return
         seat, other = self.seat, 1 - self.seat
         names = [self.name, self.opponent] if seat == 0 else [self.opponent, self.name]

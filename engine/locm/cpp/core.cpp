@@ -2017,84 +2017,6 @@ py::tuple draft_offers(int64_t seed, int rounds) {
     return py::make_tuple(py::cast(pool), triples);
 }
 
-// --- SHA-256 (FIPS 180-4), for locm/rl/env.py's `derive_seed` ---------------------------------------------------
-//
-// The environment seeds each game's agents with the first 31 bits of sha256(f"{seed}:{salt}"). The round
-// constants are the first 32 bits of the fractional parts of the cube roots of the first 64 primes, the initial
-// hash those of the square roots of the first 8: computed here once, exactly, by integer roots (no table typed
-// in); tests/test_native_vec.py checks the digest against hashlib's.
-
-uint64_t iroot(unsigned __int128 x, int k) {  // the largest r with r**k <= x
-    uint64_t lo = 0, hi = 1ULL << 40;  // roots here are below 2**36; 2**120 still fits
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo + 1) / 2;
-        unsigned __int128 v = 1;
-        for (int j = 0; j < k; ++j) v *= mid;
-        if (v <= x) lo = mid; else hi = mid - 1;
-    }
-    return lo;
-}
-
-struct Sha256Consts {
-    uint32_t k[64], h[8];
-    Sha256Consts() {
-        int primes[64], n = 0;
-        for (int c = 2; n < 64; ++c) {
-            bool prime = true;
-            for (int d = 2; d * d <= c; ++d) prime = prime && c % d;
-            if (prime) primes[n++] = c;
-        }
-        // frac(p**(1/k)) * 2**32 = floor(root(p * 2**(32k))) mod 2**32
-        for (int j = 0; j < 64; ++j)
-            k[j] = static_cast<uint32_t>(iroot(static_cast<unsigned __int128>(primes[j]) << 96, 3));
-        for (int j = 0; j < 8; ++j)
-            h[j] = static_cast<uint32_t>(iroot(static_cast<unsigned __int128>(primes[j]) << 64, 2));
-    }
-};
-const Sha256Consts SHA;
-
-inline uint32_t rotr(uint32_t x, int n) { return x >> n | x << (32 - n); }
-inline uint32_t be32(const unsigned char* p) {  // four bytes, big-endian
-    return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | uint32_t(p[3]);
-}
-
-void sha256(const unsigned char* data, size_t len, unsigned char out[32]) {
-    uint32_t h[8];
-    std::copy(SHA.h, SHA.h + 8, h);
-    size_t total = (len + 9 + 63) / 64 * 64;
-    std::vector<unsigned char> m(total, 0);
-    std::copy(data, data + len, m.begin());
-    m[len] = 0x80;
-    uint64_t bits = static_cast<uint64_t>(len) * 8;
-    for (int j = 0; j < 8; ++j) m[total - 1 - j] = static_cast<unsigned char>(bits >> (8 * j));
-    for (size_t at = 0; at < total; at += 64) {
-        uint32_t w[64];
-        for (int t = 0; t < 16; ++t) w[t] = be32(&m[at + 4 * t]);
-        for (int t = 16; t < 64; ++t) {
-            uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
-            uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
-            w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-        }
-        uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-        for (int t = 0; t < 64; ++t) {
-            uint32_t t1 = hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + SHA.k[t] + w[t];
-            uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-            hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
-        }
-        h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
-    }
-    for (int j = 0; j < 8; ++j)
-        for (int b = 0; b < 4; ++b) out[4 * j + b] = static_cast<unsigned char>(h[j] >> (24 - 8 * b));
-}
-
-// locm/rl/env.py's derive_seed(seed, salt): int.from_bytes(sha256(f"{seed}:{salt}")[:4], "big") >> 1
-int64_t derive_seed(int64_t seed, const std::string& salt) {
-    std::string text = std::to_string(seed) + ":" + salt;
-    unsigned char d[32];
-    sha256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), d);
-    return static_cast<int64_t>(be32(d) >> 1);
-}
-
 // --- the battle environment, N games a call (locm/rl/locm_native.py) ---------------------------------------------
 //
 // LOCM's battle environment (locm/rl/env.py's `GameEnv` over locm/rl/locm.py's `LocmMatch`, learning the battle
@@ -2178,10 +2100,12 @@ class BattleVec {
         seeded_ = true;
     }
     // Row i's game of `seed`, all of it decided here as locm/rl/locm_native.py's Python path decides it: the
-    // seeds (`derive_params`), the pool and offers, the agents (the other seat's seeded by derive_seed(seed,
-    // "agent<other>"), the learner's own by derive_seed(seed, "own<seat>"), a random agent's Random of that seed).
+    // seeds (`derive_params`), the pool and offers, the agents (a random agent's Random seeded by the seed given
+    // for it: `own_seed` the learner's own, `opp_seed` the other seat's, which Python derives with hashlib's SHA-256
+    // as locm.rl.env's `derive_seed` does).
     // True if the learner then has a decision (a legal slot), false if the game ended before it.
-    bool open_row_from(int i, int64_t seed, py::array_t<float> obs, py::array_t<bool> mask) {
+    bool open_row_from(int i, int64_t seed, int64_t own_seed, int64_t opp_seed, py::array_t<float> obs,
+                       py::array_t<bool> mask) {
         if (!seeded_) throw std::runtime_error("set_seeding first");
         EnvRow& r = row(i);
         float* o = rows_of(obs, obs_size_) + static_cast<size_t>(i) * obs_size_;
@@ -2195,8 +2119,8 @@ class BattleVec {
         int64_t agent_seed[2];
         kind[other] = z[7];
         kind[seat] = z[6];
-        agent_seed[other] = kind[other] == 1 ? derive_seed(seed, "agent" + std::to_string(other)) : 0;
-        agent_seed[seat] = kind[seat] == 1 ? derive_seed(seed, "own" + std::to_string(seat)) : 0;
+        agent_seed[other] = kind[other] == 1 ? opp_seed : 0;
+        agent_seed[seat] = kind[seat] == 1 ? own_seed : 0;
         r.g = Game();
         std::vector<Card> cards;
         std::vector<std::vector<int>> offers;
@@ -2452,7 +2376,6 @@ PYBIND11_MODULE(_native, m) {
         for (int k = 0; k < count; ++k) out.push_back(java_next_int(r, bound));
         return out;
     });
-    m.def("derive_seed", &derive_seed, py::arg("seed"), py::arg("salt"));
     m.def("draft_offers", &draft_offers, py::arg("draft_choices_seed"), py::arg("rounds"));
     py::class_<Opener>(m, "Opener")
         .def(py::init<const py::tuple&, int, int, int, int, std::vector<std::string>, std::vector<int>,
