@@ -3,11 +3,14 @@ run: steps/s with random masked actions, single and batched, medians over rounds
 
     .venv/bin/python benchmarks/bench_native_vec.py                     # both rulesets, 3 rounds of 2 s a side
     .venv/bin/python benchmarks/bench_native_vec.py --ruleset 1.2 --rounds 5 --seconds 3 --json
+    .venv/bin/python benchmarks/bench_native_vec.py --rounds 3 --seconds 2 --compare-openings
 
 Sides (each a separate process per round, the order rotating within a round):
   gym-locm      benchmarks/rl_steps.py --engine gym-locm under /work/peer-venv (bash benchmarks/setup_peer.sh)
   locm          benchmarks/rl_steps.py --engine locm: `GameEnv` (single) and `GameVectorEnv` (batched)
   native        this file's --inner: `NativeBattleVectorEnv` (single: one game; batched: N games a step)
+  native (Python opening)   with --compare-openings: the same with ``native_opening=False``, each episode's
+                seeds and agents made in Python (the path before core.cpp's `open_row_from`), in the same rotation
 Every side: the opponent and the deck building are the engine's random agents, the learner's action a random
 legal slot (rl_steps.py's policies: ``rng.choice(flatnonzero(mask))`` single, the highest of random numbers
 times the mask batched); a step includes the opponent's turns up to the learner's next decision, and a game's
@@ -43,11 +46,11 @@ def _rss() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def inner(ruleset: str, num_envs: int, seconds: float, seed: int) -> dict:
+def inner(ruleset: str, num_envs: int, seconds: float, seed: int, native_opening: bool = True) -> dict:
     """The native side: steps/s of `num_envs` games (1: the single environment)."""
     from locm.rl.locm_native import NativeBattleVectorEnv
 
-    envs = NativeBattleVectorEnv(num_envs, ruleset, opponent="random")
+    envs = NativeBattleVectorEnv(num_envs, ruleset, opponent="random", native_opening=native_opening)
 
     def run(seconds: float, seed: int) -> dict:
         rng = np.random.default_rng(seed)
@@ -106,7 +109,7 @@ def _run(cmd: list[str], label: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _sides(ruleset: str, seconds: float, peer: bool) -> list[tuple[str, list[str]]]:
+def _sides(ruleset: str, seconds: float, peer: bool, compare: bool) -> list[tuple[str, list[str]]]:
     steps = [str(HERE / "rl_steps.py"), "--env", "battle", "--ruleset", ruleset, "--seconds", str(seconds)]
     me = [str(OURS), str(Path(__file__).resolve()), "--inner", "--ruleset", ruleset, "--seconds", str(seconds)]
     sides = []
@@ -116,6 +119,9 @@ def _sides(ruleset: str, seconds: float, peer: bool) -> list[tuple[str, list[str
               ("locm 64 (GameVectorEnv)", [str(OURS), *steps, "--engine", "locm", "--num-envs", "64"]),
               ("native single", [*me, "--num-envs", "1"])]
     sides += [(f"native {n}", [*me, "--num-envs", str(n)]) for n in BATCHES]
+    if compare:
+        sides += [(f"native {n} (Python opening)", [*me, "--num-envs", str(n), "--python-opening"])
+                  for n in (1, *BATCHES)]
     return sides
 
 
@@ -137,12 +143,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--num-envs", type=int, default=1)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--compare-openings", action="store_true",
+                   help="also the native sides with each episode's seeds and agents made in Python")
+    p.add_argument("--python-opening", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--inner-memory", choices=["native", "locm", "gym-locm"], help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     rulesets = args.ruleset or ["1.2", "constructed"]
     if args.inner:
-        print(json.dumps(inner(rulesets[0], args.num_envs, args.seconds, args.seed)))
+        print(json.dumps(inner(rulesets[0], args.num_envs, args.seconds, args.seed, not args.python_opening)))
         return 0
     if args.inner_memory:
         print(json.dumps(inner_memory(args.inner_memory, rulesets[0], args.num_envs)))
@@ -152,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gym-locm left out: no {PEER} (bash benchmarks/setup_peer.sh)", file=sys.stderr)
     report: dict = {"load_before": os.getloadavg(), "rounds": args.rounds, "seconds": args.seconds, "rulesets": {}}
     for ruleset in rulesets:
-        sides = _sides(ruleset, args.seconds, peer)
+        sides = _sides(ruleset, args.seconds, peer, args.compare_openings)
         runs: dict[str, list[dict]] = {label: [] for label, _ in sides}
         for r in range(args.rounds):
             k = r % len(sides)

@@ -4,6 +4,10 @@ time: inside the C++ `BattleVec.step` call, in the next games' openings made in 
 the mask) and in the rest of the Gymnasium wrapper (the arrays' copies, the infos), per environment step.
 
     .venv/bin/python benchmarks/native_vec_where.py --num-envs 64 --ruleset 1.2 --steps 1000
+    .venv/bin/python benchmarks/native_vec_where.py --num-envs 64 --ruleset 1.2 --steps 1000 --python-opening
+
+``--python-opening``: each episode's seeds and agents made in Python (``native_opening=False``, the path before
+core.cpp's `open_row_from`), to compare in one session.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ def main() -> int:
     ap.add_argument("--num-envs", type=int, default=64)
     ap.add_argument("--ruleset", default="1.2")
     ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--python-opening", action="store_true", help="the seeds and agents made in Python")
     args = ap.parse_args()
     n = args.num_envs
-    envs = NativeBattleVectorEnv(n, args.ruleset, opponent="random")
+    envs = NativeBattleVectorEnv(n, args.ruleset, opponent="random", native_opening=not args.python_opening)
     rng = np.random.default_rng(0)
     _, info = envs.reset(seed=0)
     spent = {"step": 0.0, "open": 0.0}
@@ -55,7 +60,8 @@ def main() -> int:
     total = time.process_time() - total
     k = n * args.steps
     rest = total - spent["step"] - spent["open"] - policy
-    print(f"{args.ruleset}, {n} games: us of CPU an environment step: total {total / k * 1e6:.2f} "
+    which = "Python" if args.python_opening else "native"
+    print(f"{args.ruleset}, {n} games, {which} opening: us of CPU an environment step: total {total / k * 1e6:.2f} "
           f"({k / total:,.0f} steps a CPU second), BattleVec.step {spent['step'] / k * 1e6:.2f}, next games' "
           f"openings {spent['open'] / k * 1e6:.2f}, policy {policy / k * 1e6:.2f}, the wrapper's rest "
           f"{rest / k * 1e6:.2f}; {k / max(episodes, 1):.1f} steps an episode")

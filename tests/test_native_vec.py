@@ -160,3 +160,39 @@ def test_a_game_over_before_the_first_decision_is_passed_over():
     for _ in range(20):
         _, _, terms, _, info = envs.step(_actions(rng, info["action_mask"], 0.0))
         assert info["action_mask"].any(axis=1).all()
+
+
+@pytest.mark.parametrize(("ruleset", "opponent", "own_agent", "seat", "health"), [
+    ("1.2", "random", "random", 0, None), ("constructed", "random", "random", 1, None),
+    ("1.2", "greedy", "random", 1, None), ("constructed", "random", "greedy", 0, None),
+    ("1.2", "greedy", "random", 1, 1)])
+def test_native_openings_are_the_python_paths(ruleset, opponent, own_agent, seat, health):
+    """Each episode's opening made in C++ from its seed (`open_row_from`: the seeds, the pool and offers, the
+    agents' seeds) gives the episodes of the opening made from Python's seeds and agents (`native_opening=False`),
+    observation for observation, over several seeds a row and its autoresets, both rulesets (health 1: games over
+    before the learner's first decision, passed over)."""
+    import msgspec
+
+    from locm.engine.locm.rulesets import by_name
+
+    rules = ruleset if health is None else msgspec.structs.replace(by_name(ruleset), start_health=health, name="thin")
+    n, seeds = 4, [21, 1, 2**40 + 3, 77]
+    options = dict(opponent=opponent, own_agent=own_agent, seat=seat, max_invalid=3)
+    fast = NativeBattleVectorEnv(n, rules, **options)
+    slow = NativeBattleVectorEnv(n, rules, native_opening=False, **options)
+    assert fast._from_seed and not slow._from_seed
+    got, info = fast.reset(seed=seeds)
+    want, want_info = slow.reset(seed=seeds)
+    assert np.array_equal(got, want) and np.array_equal(info["action_mask"], want_info["action_mask"])
+    rng = np.random.default_rng(4)
+    finished = 0
+    for t in range(300):
+        actions = _actions(rng, info["action_mask"], 0.05)
+        got, rewards, terms, truncs, info = fast.step(actions)
+        want, want_rewards, want_terms, want_truncs, want_info = slow.step(actions)
+        assert np.array_equal(got, want), t
+        assert np.array_equal(info["action_mask"], want_info["action_mask"]), t
+        assert np.array_equal(rewards, want_rewards) and np.array_equal(terms, want_terms), t
+        assert np.array_equal(truncs, want_truncs), t
+        finished += int(terms.sum())
+    assert finished >= 2 * n

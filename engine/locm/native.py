@@ -216,7 +216,8 @@ def play_out(rules: Rules, seed: int, agents: tuple[str, str]) -> bytes | None:
 
 
 _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
-_KINDS_BY_NAME = {"pass": 0, "random": 1, "greedy": 2}  # `agents.make_agent`'s classes (AGENT_KINDS)
+# `agents.make_agent`'s classes (AGENT_KINDS) by name, as the native core numbers them
+_KINDS_BY_NAME = AGENT_KIND_OF = {"pass": 0, "random": 1, "greedy": 2}
 _OPENERS: dict[tuple[Any, tuple[str, str]], Any] = {}  # play_jsonl's, by rules and agents (False: none)
 _SENTINEL = 7_346_019_281_553_000_000  # the seed parameters' stand-ins while game_created is cut (any longs)
 
@@ -351,4 +352,5 @@ def _set_state(s: GameState, final: tuple[Any, ...]) -> None:
     s.offer = offers[rnd] if phase == DRAFT_PHASE and rnd < len(offers) else ()
 
 
-__all__ = ["available", "why_not", "play", "opening", "opening_of", "encode", "agent_specs", "battle_vec", "play_jsonl", "play_out", "opener", "redecide", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE"]
+__all__ = ["available", "why_not", "play", "opening", "opening_of", "encode", "agent_specs", "battle_vec", "play_jsonl", "play_out", "opener", "redecide", "generated_cards", "inner", "rules_tuple", "WHY_UNAVAILABLE",
+           "AGENT_KIND_OF"]

@@ -16,9 +16,12 @@ next game's seed is drawn from the row's generator, seeded by the first `reset`)
 checks this element for element.
 
 Where the work is done: each `step` is one call into core.cpp's ``BattleVec``, which plays every row's action,
-the opponent's turns and the learner's own agent's deck building, and writes the arrays in place. Python runs
-once an episode (a finished row's next game: its opening, which the Python core makes, and its agents' seeds),
-never once a step. The opponent and the learner's own agent are the native core's built-in agents (``pass``,
+the opponent's turns and the learner's own agent's deck building, and writes the arrays in place. Once an
+episode, a finished row's next game is one call too (``open_row_from``: its seed drawn from the row's generator
+in Python, then in C++ its seed parameters as `engine.locm.setup.derive_params` derives them, the draft's offers
+or the generated pool, the agents seeded by the seeds `locm.rl.env.derive_seed` gives them in Python, hashlib's SHA-256); with the
+log kept, or ``native_opening=False``, the opening's events or seeds and agents are Python's, as before (the
+tests compare both paths). The opponent and the learner's own agent are the native core's built-in agents (``pass``,
 ``random``, ``greedy``); the reward is win-loss. A game that ends before the learner's first decision (possible in a variant
 with tiny health) is passed over: its row opens its next game.
 
@@ -44,6 +47,7 @@ from locm.rl.locm import LocmSpec
 from locm.rl.vector import row_seeds
 
 NATIVE_AGENTS = ("pass", "random", "greedy")
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1  # the seeds the native opening takes (others: Python's, refused)
 ENV_ID = "LOCM-battle-native-v0"
 
 
@@ -54,7 +58,7 @@ class NativeBattleVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int, ruleset: Any = "1.2", *, seat: int = 0, opponent: str = "random",
                  own_agent: str = "random", invalid_reward: float = 0.0, max_invalid: int = 100,
-                 keep_log: bool = False, name: str = "policy") -> None:
+                 keep_log: bool = False, name: str = "policy", native_opening: bool = True) -> None:
         if not native.available():
             raise RuntimeError(f"the native vector environment needs the native core: {native.WHY_UNAVAILABLE}")
         if num_envs < 1:
@@ -85,6 +89,12 @@ class NativeBattleVectorEnv(VectorEnv):
         self._rngs: list[np.random.Generator | None] = [None] * num_envs
         self._openings: list[Any] = [None] * num_envs  # each row's opening events (with keep_log)
         self._pool = self._seeded_pool()
+        self._from_seed = native_opening and self._pool is not None
+        if self._from_seed:  # each episode's opening from its seed alone, in C++ (`_open_one`)
+            names = list(self.spec_.rules.seed_params)
+            self._core.set_seeding(len(names), names.index(self._pool[0]), names.index("shufflePlayer0Seed"),
+                                   names.index("shufflePlayer1Seed"), self._pool[1], seat,
+                                   native.AGENT_KIND_OF[own_agent], native.AGENT_KIND_OF[opponent])
 
     def reset(self, *, seed: int | Sequence[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -142,6 +152,10 @@ class NativeBattleVectorEnv(VectorEnv):
         rng = self._rngs[i]
         assert rng is not None
         game_seed = seed if seed is not None else int(rng.integers(0, 2**31))
+        if self._from_seed and _LONG_MIN <= game_seed <= _LONG_MAX:
+            self._core.open_row_from(i, game_seed, derive_seed(game_seed, f"own{self.seat}"),
+                                     derive_seed(game_seed, f"agent{1 - self.seat}"), self._obs, self._masks)
+            return
         seat, other = self.seat, 1 - self.seat
         names = [self.name, self.opponent] if seat == 0 else [self.opponent, self.name]
         agents = [None, None]

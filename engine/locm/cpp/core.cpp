@@ -22,6 +22,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <charconv>
 #include <cstdint>
@@ -2079,6 +2080,67 @@ class BattleVec {
         open_game(r.g, rules_, shuffle0, shuffle1, std::move(cards), std::move(offers), seq, kw_values_.data());
         start(i, seat, agents, obs, mask);
     }
+    // How `open_row_from` opens a game from its seed alone: the seed parameters (engine/locm/setup.py's
+    // `derive_params`: each the next long of Random(seed), `n_params` of them in the ruleset's order, the pool's
+    // and the shuffles' at their indices), the generator's tables `handle` (constructed), the learner's seat and
+    // the agents' kinds (0 pass, 1 random, 2 greedy: `own` the learner's deck building, `opp` the other seat's).
+    void set_seeding(int n_params, int pool_at, int shuffle0_at, int shuffle1_at, int handle, int seat, int own,
+                     int opp) {
+        if (n_params < 1 || n_params > 8) throw std::invalid_argument("1 to 8 seed parameters");
+        for (int at : {pool_at, shuffle0_at, shuffle1_at})
+            if (at < 0 || at >= n_params) throw std::invalid_argument("a seed parameter out of range");
+        for (int k : {own, opp})
+            if (k < 0 || k > 2) throw std::invalid_argument("an agent kind is 0 pass, 1 random or 2 greedy");
+        if (seat != 0 && seat != 1) throw std::invalid_argument("seat 0 or 1");
+        bool pooled = rules_.draft ? card_list_.size() == CARDLIST_SIZE
+                                   : handle >= 0 && handle < static_cast<int>(CARDGEN.size());
+        if (!pooled)
+            throw std::invalid_argument(rules_.draft ? "no 1.2 card list was given" : "no such card generator");
+        seeding_ = {n_params, pool_at, shuffle0_at, shuffle1_at, handle, seat, own, opp};
+        seeded_ = true;
+    }
+    // Row i's game of `seed`, all of it decided here as locm/rl/locm_native.py's Python path decides it: the
+    // seeds (`derive_params`), the pool and offers, the agents (a random agent's Random seeded by the seed given
+    // for it: `own_seed` the learner's own, `opp_seed` the other seat's, which Python derives with hashlib's SHA-256
+    // as locm.rl.env's `derive_seed` does).
+    // True if the learner then has a decision (a legal slot), false if the game ended before it.
+    bool open_row_from(int i, int64_t seed, int64_t own_seed, int64_t opp_seed, py::array_t<float> obs,
+                       py::array_t<bool> mask) {
+        if (!seeded_) throw std::runtime_error("set_seeding first");
+        EnvRow& r = row(i);
+        float* o = rows_of(obs, obs_size_) + static_cast<size_t>(i) * obs_size_;
+        bool* m = rows_of(mask, n_actions_) + static_cast<size_t>(i) * n_actions_;
+        const auto& z = seeding_;
+        int64_t values[8];
+        JRandom jr = JRandom::from_seed(seed);
+        for (int k = 0; k < z[0]; ++k) values[k] = java_next_long(jr);
+        int seat = z[5], other = 1 - seat;
+        int kind[2];
+        int64_t agent_seed[2];
+        kind[other] = z[7];
+        kind[seat] = z[6];
+        agent_seed[other] = kind[other] == 1 ? opp_seed : 0;
+        agent_seed[seat] = kind[seat] == 1 ? own_seed : 0;
+        r.g = Game();
+        std::vector<Card> cards;
+        std::vector<std::vector<int>> offers;
+        seeded_pool(rules_, card_list_, values[z[1]], z[4], cards, offers);
+        int seq = 2 + static_cast<int>(offers.size());
+        open_game(r.g, rules_, values[z[2]], values[z[3]], std::move(cards), std::move(offers), seq, kw_values_.data());
+        r.g.keep_log = keep_log_;
+        r.seat = seat;
+        r.invalid = 0;
+        for (int p = 0; p < 2; ++p) {
+            r.ag[p].kind = kind[p];
+            r.ag[p].rng = kind[p] == 1 ? JRandom::from_seed(agent_seed[p]) : JRandom{0};
+        }
+        r.live = true;
+        {
+            py::gil_scoped_release release;
+            advance(r, o, m);
+        }
+        return std::any_of(m, m + n_actions_, [](bool b) { return b; });
+    }
     // The 1.2 card list (baseIds 1..160, a variant's changed cards in place) `open_row_seeded` drafts from.
     void set_card_list(const py::bytes& cards) { card_list_ = card_list_from(cards); }
 
@@ -2147,6 +2209,8 @@ class BattleVec {
     int max_invalid_, h_ = 0, s_ = 0, use_base_ = 0, use_width_ = 0, attack_base_ = 0, n_actions_ = 0, obs_size_ = 0;
     std::vector<double> kw_values_;
     std::vector<Card> card_list_;
+    std::array<int, 8> seeding_{};
+    bool seeded_ = false;
 
     void start(int i, int seat, const py::list& agents, py::array_t<float>& obs, py::array_t<bool>& mask) {
         EnvRow& r = rows_[i];
@@ -2329,6 +2393,8 @@ PYBIND11_MODULE(_native, m) {
         .def("open_row", &BattleVec::open_row)
         .def("open_row_seeded", &BattleVec::open_row_seeded)
         .def("set_card_list", &BattleVec::set_card_list)
+        .def("set_seeding", &BattleVec::set_seeding)
+        .def("open_row_from", &BattleVec::open_row_from)
         .def("step", &BattleVec::step)
         .def("take_log", &BattleVec::take_log)
         .def("row_state", &BattleVec::row_state)
