@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from locm.analysis.locm.cardfacts import GameFacts, project
+from locm.analysis.locm.cardfacts import CARD_COLUMNS, GameFacts, project
 from locm.analysis.locm.overview import DAMAGE_SOURCES
 from locm.analysis.paired import STAR, Paired, mark_discoveries, pts
 from locm.engine.locm.rulesets import Rules
@@ -61,6 +61,7 @@ def _card_key(c, named: bool) -> str:
 
 
 _STATE: dict = {}
+_PLAYER, _CARD, _COPIES = (CARD_COLUMNS.index(c) for c in ("player", "card", "copies"))
 
 
 def _init_worker(db: str, rules_a_hash: str | None, variants: tuple[Rules, ...]) -> None:
@@ -128,6 +129,35 @@ def play_out_under(created, rules_b: Rules) -> tuple[list, object] | None:
     return events, prepare_game(GAME, extras, events, payloads=lines)
 
 
+def stored_outcome(store, game_id: str) -> tuple[tuple, int] | None:
+    """A stored game's decks and winner read from the facts the store keeps beside its events
+    (`locm.analysis.locm.packedfacts`), without inflating, chain-checking, decoding or folding its log; None when
+    it has none current (no such game, facts of another version, or a game changed since: the caller then reads
+    it through `verified_game`, whose chain check stops at a log edited behind the store's back). Current means
+    what `EventStore.current_facts` binds them to: the record's head hash and the SHA-256 of the log's stored bytes
+    as they are now, so an edited log or record is never answered from here. What is trusted: the facts blob
+    itself, written in the game's own transaction by the process that had its events (as `locm report` trusts
+    it; `locm verify` recomputes every game's facts from its events and names one that differs). Each deck is
+    its cards with their copies (base ids in ascending order, not deck order): `locm.games.locm.cardvalue`'s
+    re-runs count copies (`advantage`) and nothing else of B's decks."""
+    from locm.analysis.locm.packedfacts import FACTS_VERSION, WIDTH, card_ints, unpack
+
+    blob = store.current_facts([game_id], FACTS_VERSION).get(game_id)
+    if blob is None:
+        return None
+    try:
+        p = unpack(blob)
+    except ValueError:
+        return None
+    flat = card_ints(p)
+    decks: tuple[list, list] = ([], [])
+    for k in range(0, len(flat), WIDTH):
+        player, card, copies = flat[k + _PLAYER], flat[k + _CARD], flat[k + _COPIES]
+        if copies > 0 and card >= 0:
+            decks[player].extend([card] * copies)
+    return (tuple(sorted(decks[0])), tuple(sorted(decks[1]))), p.winner
+
+
 def rerun_under(store, created, rules_b: Rules) -> tuple[tuple, int, object]:
     """`replay_under` of a game known by its created event (`verified_game`), as B's decks and winner
     (`analysis.locm.cardfacts.decks_and_winner`) and its PreparedGame to store (None: read back, its facts kept
@@ -138,6 +168,9 @@ def rerun_under(store, created, rules_b: Rules) -> tuple[tuple, int, object]:
 
     seed, params = rerun_params(created, rules_b)
     gid_b = game_id(rules_b, seed, tuple(created.agents), params)
+    known = stored_outcome(store, gid_b)
+    if known is not None:
+        return (*known, None)
     if store.has_game(gid_b):
         gb = verified_game(store, gid_b)[1]
         return gb.decks, gb.winner, None
