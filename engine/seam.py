@@ -4,7 +4,8 @@ The core (the store, verify, History, the runner, bots and their sandbox, tourna
 reports' shell, the command line) knows no game: it is handed a `GameDef` and asks it everything a game
 decides. A game is one registered definition, the shape OpenSpiel and boardgame.io use:
 
-=========================  ==========================================================================events                     ``codec`` (its union's `events.codec.Codec`), ``created``/``ended`` (the types that
+=========================  =================================================================================
+events                     ``codec`` (its union's `events.codec.Codec`), ``created``/``ended`` (the types that
                            open and close every log of the game), ``upcast`` (older schemas)
 rules                      ``rules(name)`` a built-in ruleset, ``variant(text, source)`` a variant file's,
                            ``rules_diff``, ``rules_name``, ``rulesets``, ``rules_file``
@@ -40,8 +41,10 @@ continuing                 ``resume(created, inputs)``, ``continue_as(created, a
 re-running agents          ``runner_command(event)`` an input the runner gave, ``feed(match, event)`` a bot's
                            recorded input played as received (`locm.provenance.agents`; both optional);
                            ``play_out(rules, seed, agents)`` a whole game of built-in agents at once (a
-                           faster core's; optional)
-=========================  ==========================================================================
+                           faster core's), ``seated(created)`` a created event without its players' choices
+                           (all optional)
+=========================  =================================================================================
+
 The core's own functions over any game are in `engine.core` (play a match with built-in agents, verify a log)
 and `engine.history` (any state of a log), `engine.logcheck` (a log's order and causes).
 

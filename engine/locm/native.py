@@ -161,14 +161,20 @@ def play_jsonl(rules: Rules | str, seed: int, agents: tuple[str, str] = ("random
     is decided natively, from the seed (`opener`), where the native core makes it; else the Python core's opening
     is handed in. `CoreChoiceError`-free: it raises `LocmError` when the native core cannot play these agents,
     `GameParamError` for a seed the rules refuse."""
+    made = _cached_opener(rules, agents, seed)
+    if made is not None:
+        return cast(bytes, made.play(seed))
+    return _play_jsonl_opened(rules, seed, agents)
+
+
+def _cached_opener(rules: Rules | str, agents: tuple[str, str], seed: Any) -> Any:
+    """`opener(rules, agents)`, kept for the next game of these, or None where it does not make this seed's game."""
     made: Any = _OPENERS.get((rules, agents))
     if made is None:
         if len(_OPENERS) >= 64:  # many rules in turn (variants): the cache kept small
             _OPENERS.clear()
         made = _OPENERS[(rules, agents)] = opener(rules, agents) or False
-    if made is not False and type(seed) is int and _LONG_MIN <= seed <= _LONG_MAX:
-        return cast(bytes, made.play(seed))
-    return _play_jsonl_opened(rules, seed, agents)
+    return made if made is not False and type(seed) is int and _LONG_MIN <= seed <= _LONG_MAX else None
 
 
 def _play_jsonl_opened(rules: Rules | str, seed: int, agents: tuple[str, str]) -> bytes:
@@ -198,12 +204,8 @@ def play_out(rules: Rules, seed: int, agents: tuple[str, str]) -> bytes | None:
 
     if _native is None:
         return None
-    made: Any = _OPENERS.get((rules, agents))  # the opening decided natively too, as play_jsonl does
-    if made is None:
-        if len(_OPENERS) >= 64:
-            _OPENERS.clear()
-        made = _OPENERS[(rules, agents)] = opener(rules, agents) or False
-    if made is not False and type(seed) is int and _LONG_MIN <= seed <= _LONG_MAX:
+    made = _cached_opener(rules, agents, seed)  # the opening decided natively too, as play_jsonl does
+    if made is not None:
         return cast(bytes, made.play(seed))
     players = [make_agent(agents[s], seat_seed(seed, s)) for s in (0, 1)]
     if any(type(p) not in AGENT_KINDS for p in players):
