@@ -104,7 +104,9 @@ def play_out_under(created, rules_b: Rules) -> tuple[list, object] | None:
     turn, `locm.games.locm.rerun.rerun_game`). The log is the one `rerun_game` gives, byte for byte
     (tests/test_cardvalue_native.py); the record has no think times (the core plays the whole game at once)."""
     from locm.engine.locm.definition import GAME
+    from locm.engine.locm.gameid import created_id
     from locm.events.codec import json_array
+    from locm.events.locm.catalog import HardError
     from locm.games.locm.bots import is_builtin
     from locm.store.eventstore import GameExtras, SeatExtras, prepare_game
 
@@ -121,9 +123,6 @@ def play_out_under(created, rules_b: Rules) -> tuple[list, object] | None:
         return None
     lines = data.rstrip(b"\n").split(b"\n")
     events = GAME.codec.from_json_array(json_array(b"\n".join(lines)))
-    from locm.engine.locm.gameid import created_id
-    from locm.events.locm.catalog import HardError
-
     errors = {e.player for e in events if type(e) is HardError}
     extras = GameExtras(game_id=created_id(events[0]), seats=tuple(SeatExtras(error=s in errors) for s in (0, 1)))
     return events, prepare_game(GAME, extras, events, payloads=lines)
@@ -407,5 +406,6 @@ def whatif_lines(s: dict, top: int) -> tuple[list, list[str]]:
     return rows, out + paired_lines(s["paired_by_seed"], a, b, top)
 
 
-__all__ = ["facts", "facts_of", "replay_under", "rerun_under", "verified_game", "play_out_under", "card_units", "decks", "advantage", "Side", "paired_lines",
+__all__ = ["facts", "facts_of", "replay_under", "rerun_under", "verified_game", "play_out_under", "stored_outcome",
+           "card_units", "decks", "advantage", "Side", "paired_lines",
            "rerun_id", "rerun_refused", "rerun_stored", "whatif_facts", "whatif_summary", "whatif_lines", "card_moves"]
