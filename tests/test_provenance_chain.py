@@ -62,7 +62,7 @@ def mixed(tmp_path: Path):
 def test_an_imported_games_row_flipped_to_played_here_is_named_by_verify(mixed) -> None:
     db, imported, played, source = mixed
     code, out, _ = locm("verify", "--db", db)
-    assert "valid, and how they came in (5 provenance chain entries)" in out, out
+    assert "valid, with the games' provenance (5 chain entries)" in out, out
     sql(db, f"UPDATE provenance SET source = {played} WHERE game = 2")
     with open_store(db, create=False, readonly=True) as store:
         assert store.provenance(imported).counted  # what the flip buys: the game counted as played here
@@ -131,13 +131,13 @@ def test_a_signature_made_before_the_chain_reads_says_what_it_does_not_cover_and
         f"INSERT INTO signing_ledger (count, head, public, signature, signed) SELECT {count}, '{head}', public, "
         f"'{old}', 'then' FROM signing_keys")
     code, out, _ = locm("verify", "--db", db)
-    assert code == 0 and "store: ledger signed at 2 games by " in out and "valid, and how" not in out, out
+    assert code == 0 and "store: ledger signed at 2 games by " in out and "valid, with the games' provenance" not in out, out
     assert f"store: note: {signing.OLD_SIGNATURE}" in out
     # Re-signed, the signature covers provenance: a flip with the chain rebuilt is then caught by it.
     code, out, err = locm("key", "sign", "--db", db)
     assert code == 0, err
     code, out, _ = locm("verify", "--db", db)
-    assert code == 0 and "valid, and how they came in (5 provenance chain entries)" in out, out
+    assert code == 0 and "valid, with the games' provenance (5 chain entries)" in out, out
     assert "note: signed by a locm before" not in out
     sql(db, f"UPDATE provenance SET source = {played} WHERE game = 2", "DELETE FROM provenance_log",
         f"DELETE FROM locm_meta WHERE key = '{provchain.META_KEY}'")

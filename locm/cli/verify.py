@@ -98,7 +98,7 @@ def verify(files, db, redecide, full):
                 click.echo(f"store: {signed.problem}")
                 store_bad = True
             elif signed.signed:
-                covers = "" if signed.note else f", and how they came in ({signed.pcount} provenance chain entries)"
+                covers = "" if signed.note else f", with the games' provenance ({signed.pcount} chain entries)"
                 click.echo(f"store: ledger signed at {_n(signed.count, 'game')} by {signed.public} ({signed.when}): "
                            f"valid{covers}")
                 if signed.note:
