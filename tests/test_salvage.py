@@ -154,8 +154,7 @@ RECOVER = _recover_here()
     pytest.param("games", marks=pytest.mark.xfail(strict=True, reason="open (issue 32 item 5): a one-page `games` "
                                                   "root overwritten loses its rows; .recover cannot bring them back")),
     "logs",
-    pytest.param("header", marks=pytest.mark.xfail(strict=True, reason="open (issue 32 item 5): after 100 random "
-                                                   "header bytes .recover reads nothing (page size unknown)"))])
+    "header"])
 def test_sqlites_recovery_saves_the_games_past_a_damaged_root_page_or_header(tmp_path, damage):
     """The root page of ``games`` or ``logs``, or the file's first 100 bytes, overwritten: no view through
     SQLite's B-trees reads a game (0 of 180 saved before), SQLite's own recovery reads them all."""

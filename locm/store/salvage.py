@@ -10,7 +10,9 @@ reads up to four views and keeps each game once, the first time it reads and ver
    ``sqlite_dbpage`` table that Debian 12's ``sqlite3`` 3.40.1 lacks): it reads every page of a private copy of
    the main file and its ``-wal`` and writes what it finds into a new database, so games survive a damaged root
    page of ``logs``, which no view through SQLite's own B-trees gets past (its rows come back through
-   ``lost_and_found``). A damaged one-page ``games`` root or file header it does not get past. Without a shell
+   ``lost_and_found``). A file whose first 100 bytes (SQLite's header) are damaged gets a new header first
+   (`_header_for`: the page size the pages themselves agree with); a damaged one-page ``games`` root it does
+   not get past. Without a shell
    that can recover, the view says so in one line and the others go on;
 1. the store as it is: its ``-wal`` read through its index, the ``locm_meta`` checks skipped when that page is
    what is damaged;
@@ -126,6 +128,7 @@ def recover(path: Path, out: Path) -> None:
     wal = Path(f"{path}-wal")
     if wal.exists():
         shutil.copyfile(wal, Path(f"{source}-wal"))
+    _repair_header(source, wal=wal.exists())
     with open(out.parent / "recover.sql", "w+b") as sql, open(out.parent / "recover.err", "w+b") as err:
         try:
             subprocess.run([shell, "-batch", str(source), ".recover --ignore-freelist"], stdin=subprocess.DEVNULL, stdout=sql,
@@ -143,6 +146,75 @@ def recover(path: Path, out: Path) -> None:
         said = loaded.stderr.decode("utf-8", "replace").strip()[:200]
         raise RecoverUnavailable(f"it recovered nothing{f' ({said})' if said else ''}")
     _logs_from_lost_and_found(out)
+
+
+MAGIC = b"SQLite format 3\x00"
+PAGE_SIZES = (4096, 16384, 1024, 2048, 8192, 32768, 65536, 512)
+"""The page sizes SQLite allows, SQLite's default first and then the store's own (`locm.store.sqlite.PAGE_SIZE`)."""
+
+
+def _header_for(page_size: int, *, wal: bool) -> bytes:
+    """A database header of SQLite's file format (https://sqlite.org/fileformat.html, 1.3) for a file of
+    ``page_size`` pages: UTF-8, schema format 4, no free list (``.recover --ignore-freelist`` reads past one),
+    no auto-vacuum, the size taken from the file's length (the change counter and version-valid-for differ),
+    WAL when a ``-wal`` lies beside it."""
+    header = bytearray(100)
+    header[0:16] = MAGIC
+    header[16:18] = (1 if page_size == 65536 else page_size).to_bytes(2, "big")
+    header[18] = header[19] = 2 if wal else 1
+    header[21:24] = bytes((64, 32, 32))
+    header[24:28] = (1).to_bytes(4, "big")
+    header[40:44] = (1).to_bytes(4, "big")
+    header[44:48] = (4).to_bytes(4, "big")
+    header[56:60] = (1).to_bytes(4, "big")
+    major, minor, patch = sqlite3.sqlite_version_info
+    header[96:100] = (major * 1_000_000 + minor * 1000 + patch).to_bytes(4, "big")
+    return bytes(header)
+
+
+def _readable(db: Path) -> int:
+    """How many rows of its tables SQLite reads through ``db``'s B-trees (-1 when its schema does not read)."""
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return -1
+    try:
+        tables = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        rows = 0
+        for name in tables:
+            try:
+                rows += 1 + conn.execute(f'SELECT count(*) FROM "{name.replace(chr(34), chr(34) * 2)}"').fetchone()[0]
+            except sqlite3.Error:
+                pass
+        return rows
+    except sqlite3.Error:
+        return -1
+    finally:
+        conn.close()
+
+
+def _repair_header(copy: Path, *, wal: bool) -> None:
+    """Give the private ``copy`` a new header when its own is not SQLite's (the magic string or page size
+    damaged): of the page sizes that divide the file, the one through which SQLite reads the most rows. The
+    header holds nothing of the games (page 1's schema starts at byte 100), so nothing is lost by it."""
+    with open(copy, "r+b") as f:
+        old = f.read(100)
+        size = f.seek(0, 2)
+    page = int.from_bytes(old[16:18], "big") if len(old) == 100 else 0
+    page = 65536 if page == 1 else page
+    if len(old) == 100 and old[:16] == MAGIC and page in PAGE_SIZES and size % page == 0 and old[18] in (1, 2):
+        return
+    best, best_rows = None, 0
+    for candidate in PAGE_SIZES:
+        if size < candidate or size % candidate:
+            continue
+        with open(copy, "r+b") as f:
+            f.write(_header_for(candidate, wal=wal))
+        if (rows := _readable(copy)) > best_rows:
+            best, best_rows = candidate, rows
+    if best is not None:
+        with open(copy, "r+b") as f:
+            f.write(_header_for(best, wal=wal))
 
 
 def _logs_from_lost_and_found(db: Path) -> None:
