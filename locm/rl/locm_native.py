@@ -19,8 +19,8 @@ Where the work is done: each `step` is one call into core.cpp's ``BattleVec``, w
 the opponent's turns and the learner's own agent's deck building, and writes the arrays in place. Once an
 episode, a finished row's next game is one call too (``open_row_from``: its seed drawn from the row's generator
 in Python, then in C++ its seed parameters as `engine.locm.setup.derive_params` derives them, the draft's offers
-or the generated pool, the agents seeded by the seeds `locm.rl.env.derive_seed` gives them in Python);
-with the log kept, or ``native_opening=False``, the opening's events or seeds and agents are Python's, as before (the
+or the generated pool, the agents seeded by the seeds `locm.rl.env.derive_seed` gives them in Python, hashlib's SHA-256); with the
+log kept, or ``native_opening=False``, the opening's events or seeds and agents are Python's, as before (the
 tests compare both paths). The opponent and the learner's own agent are the native core's built-in agents (``pass``,
 ``random``, ``greedy``); the reward is win-loss. A game that ends before the learner's first decision (possible in a variant
 with tiny health) is passed over: its row opens its next game.

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from locm.errors import StoreError
-from locm.store.eventstore import _SQLITE_MAGIC as MAGIC, export_end, export_header, open_store
+from locm.store.eventstore import export_end, export_header, open_store
 
 
 def salvage_jsonl(path: str | os.PathLike, game_ids: Iterable[str] | None, out: BinaryIO, *,
@@ -148,6 +148,7 @@ def recover(path: Path, out: Path) -> None:
     _logs_from_lost_and_found(out)
 
 
+MAGIC = b"SQLite format 3\x00"
 PAGE_SIZES = (4096, 16384, 1024, 2048, 8192, 32768, 65536, 512)
 """The page sizes SQLite allows, SQLite's default first and then the store's own (`locm.store.sqlite.PAGE_SIZE`)."""
 
